@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from waymarks.core.egress import Egress, quote
+from waymarks.core.egress import Egress, made_id, quote
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import WITHHELD, has_markers
 
@@ -84,11 +84,17 @@ def _shown(egress: Egress, text: str, level: str | None) -> str:
     return egress.quoted(text, level) or quote(WITHHELD)
 
 
-@functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs, plan after plan
 def ident(egress: Egress, value: str, level: str | None) -> str:
     """An identifier read from a ledger (an item's, an entry's, a session's: any string a
     hand edit or a foreign file can hold): bare when plain and free of credentials, else
-    through the egress like the stored text."""
+    through the egress like the stored text (quoted, spans ``level`` text may not send
+    withheld, credentials redacted). The one rule for every ID shown to a model (plans,
+    ``context_persistence`` results); an ID Waymarks made costs one regex match."""
+    return value if made_id(value) else _ident(egress, value, level)
+
+
+@functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs, plan after plan
+def _ident(egress: Egress, value: str, level: str | None) -> str:
     shown = meta(value)
     return shown if shown == value and egress.label(value) == value else \
         _shown(egress, value, level)

@@ -174,21 +174,32 @@ def result_text(details: dict[str, Any]) -> str:
 
 
 def render_text(details: dict[str, Any]) -> str:
-    """The deterministic text of a result, from its metadata alone."""
-    head = f"context_persistence {details.get('action')}: {details.get('outcome')}"
+    """The deterministic text of a result, from its metadata alone; a value that is not
+    printable on one line is quoted (IDs reach here as the egress showed them, and no
+    value may start a line of its own whatever put it in the metadata)."""
+    head = (f"context_persistence {_value(details.get('action'))}: "
+            f"{_value(details.get('outcome'))}")
     if details.get("errorCode"):
-        head += f" ({details['errorCode']})"
+        head += f" ({_value(details['errorCode'])})"
     lines = [head]
     if details.get("id"):
-        lines.append(f"id {details['id']}" + (f" revision {details['revision']}"
-                                              if details.get("revision") else ""))
+        lines.append(f"id {_value(details['id'])}" + (
+            f" revision {_value(details['revision'])}" if details.get("revision") else ""))
     if details.get("conflicts"):
-        lines.append("conflicts with " + ", ".join(details["conflicts"]))
+        lines.append("conflicts with " + ", ".join(_value(c) for c in details["conflicts"]))
     for item in details.get("items", ()):
-        lines.append(" ".join(f"{k}={item[k]}" for k in sorted(item)))
+        lines.append(" ".join(f"{k}={_value(item[k])}" for k in sorted(item)))
     if details.get("truncated"):
         lines.append("more items exist; raise maxResults or narrow the query")
     return "\n".join(lines)
+
+
+def _value(value: object) -> str:
+    """A metadata value on a result's text line: as it is when printable (enumerations,
+    numbers, plain IDs, an ID the egress quoted), else quoted (a raw line break, control
+    or directional override never reaches the model)."""
+    text = str(value)
+    return text if text.isprintable() else quote(text)
 
 
 # -- whole conversations ----------------------------------------------------------------

@@ -56,6 +56,7 @@ from waymarks.core.decisions import (
 )
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import Classification, filter_text, has_markers, highest
+from waymarks.planner.render import ident
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
     Committed,
@@ -262,13 +263,16 @@ class ContextPersistence:
 
     def _item_meta(self, view: ItemView, session: SessionLog, egress: Egress
                    ) -> dict[str, Any]:
+        # IDs as a model may see them: a hand-edited or foreign ledger line can make one
+        # hold any text (a forged line, a local-only span, a credential)
         meta: dict[str, Any] = {
-            "id": view.id, "kind": view.kind, "scope": view.scope, "status": view.status,
+            "id": ident(egress, view.id, view.classification), "kind": view.kind,
+            "scope": view.scope, "status": view.status,
             "classification": effective_level(view.text, view.classification, egress),
             "applies": view.applies, "createdAt": view.created_at,
         }
         if view.superseded_by:
-            meta["supersededBy"] = view.superseded_by
+            meta["supersededBy"] = ident(egress, view.superseded_by, view.classification)
         if view.status == "active":
             meta["revision"] = self.revisions.issue(
                 view.id, view_state(view), self._context(session), session.leaf_id, self._now())
@@ -324,12 +328,12 @@ class ContextPersistence:
         decided = self.app.dry_run(_decider(request, target.id if target else None,
                                             stored_level, provenance))
         if isinstance(decided, Rejected) and decided.code not in _AFTER_EGRESS:
-            return _outcome(action.name, decided)  # the request itself is refused
+            return _outcome(action.name, decided, egress)  # the request itself is refused
         refused = _over_level(level, egress, rejected)
         if refused is not None:
             return refused
         if isinstance(decided, Rejected | Duplicate) and not self._withholds(decided):
-            return _outcome(action.name, decided)  # what is stored answers only now
+            return _outcome(action.name, decided, egress)  # what is stored answers only now
         # a duplicate of (or a conflict with) an item this provider may not receive: the
         # answer would confirm the model's guess at its text, silently; the person is
         # asked as for any add, and the answer after it names no such item
@@ -382,9 +386,9 @@ class ContextPersistence:
             return rejected("active-source")
         # the checks every other write's reason gets, before anyone is asked
         cleaned = clean_reason(str(request.get("reason") or ""))
-        if isinstance(cleaned, Rejected):
-            return _outcome(request.action.name, cleaned)
         egress = self._egress()
+        if isinstance(cleaned, Rejected):
+            return _outcome(request.action.name, cleaned, egress)
         refused = _over_level(self._level(request, None, egress), egress, rejected)
         if refused is not None:
             return refused
@@ -440,7 +444,7 @@ class ContextPersistence:
         if isinstance(outcome, Rejected | Duplicate) and self._withholds(outcome):
             return result(name, "ok", persistence=persistence, duplicate=True) if isinstance(
                 outcome, Duplicate) else result(name, "rejected", error=CATEGORIES["conflict"])
-        return _outcome(name, outcome)
+        return _outcome(name, outcome, self._egress())
 
     def _withholds(self, outcome: Rejected | Duplicate) -> bool:
         """Whether the answer would name an item the destination may not receive."""
@@ -525,12 +529,16 @@ class _Rejector:
         return result(self.action, "rejected", error=code)
 
 
-def _outcome(action: str, outcome: WriteOutcome) -> ToolResult:
+def _outcome(action: str, outcome: WriteOutcome, egress: Egress) -> ToolResult:
+    """A write's result; the stored items it names (a duplicate, conflicts) by their IDs as
+    a model may see them (:func:`~waymarks.planner.render.ident`: a ledger line can hold
+    any text as an ID)."""
     if isinstance(outcome, Duplicate):
-        return result(action, "ok", persistence="canonical", id=outcome.id, duplicate=True)
+        return result(action, "ok", persistence="canonical",
+                      id=ident(egress, outcome.id, None), duplicate=True)
     if isinstance(outcome, Rejected):
         return result(action, "rejected", error=CATEGORIES[outcome.code],
-                      conflicts=list(outcome.conflicts) or None)
+                      conflicts=[ident(egress, c, None) for c in outcome.conflicts] or None)
     assert isinstance(outcome, Committed)
     pending = outcome.warning is not None
     return result(action, "committed_projection_pending" if pending else "committed",
