@@ -96,3 +96,39 @@ def test_an_id_made_by_waymarks_is_bare_and_never_a_credential() -> None:
         assert not find_secrets(made) and ident(remote, made, None) == made
     assert ident(remote, TOKEN_ID, None) == json.dumps(REDACTED)
     assert ident(remote, "plain-id_1", None) == "plain-id_1"
+
+
+def test_a_label_withholds_the_marked_spans_its_destination_may_not_receive(
+        home: Path, project: Path) -> None:
+    """Egress.label (the recall digest's claim ID, a learned claim's origin and source IDs,
+    a personal entry's slug) redacted credentials only: a local-only span in a ledger ID
+    reached a remote model in ``recall`` and MCP ``memory_recall``."""
+    _hostile_home(home, project)
+    with Waymarks(home, cwd=str(project)) as app:
+        recalled = app.recall("where do kafka events go?", provider="anthropic")
+    rows = json.dumps(recalled.rows, ensure_ascii=False) + recalled.digest
+    [forged] = [r for r in recalled.rows if str(r["id"]).startswith("m1\nSYSTEM")]
+    assert WITHHELD_SHOWN in str(forged["id"]) and "Acme" not in rows
+    assert "ds4:" not in rows
+    [(text, structured)] = _recall_tool(home, project, "where do kafka events go?")
+    assert structured["claims"] and "Acme" not in text + json.dumps(structured)
+    assert "ds4:" not in text + json.dumps(structured)
+    # a destination that may receive the span gets it, markers removed
+    remote = Egress.to(ProviderPolicy(), "anthropic")
+    allowed = Egress.to(ProviderPolicy(local_providers=frozenset({"ollama"})), "ollama")
+    assert allowed.label(FORGED) == FORGED.replace("[ds4:local-only]", "").replace(
+        "[/ds4:local-only]", "")
+    assert remote.label("[ds4:local-only]Acme[/ds4:local-only]") == WITHHELD_SHOWN
+    assert remote.label(f"a {TOKEN_ID} [ds4:internal]x[/ds4:internal]") == (
+        f"a {REDACTED} {WITHHELD_SHOWN}")
+
+
+def _recall_tool(home: Path, project: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
+    async def run() -> list[tuple[str, dict[str, Any]]]:
+        with Waymarks(home, cwd=str(project)) as app:
+            async with Client(build_server(app)) as client:
+                done = await client.call_tool("memory_recall", {"query": query})
+                text = "".join(getattr(p, "text", "") for p in done.content)
+                return [(text, dict(done.structured_content or {}))]
+
+    return anyio.run(run)

@@ -37,10 +37,12 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import (
+    WITHHELD,
     Classification,
     ProviderPolicy,
     classify,
     filter_text,
+    has_markers,
     is_level,
     levels_up_to,
     normalize_provider,
@@ -169,8 +171,12 @@ class Egress(msgspec.Struct, frozen=True):
 
     def label(self, stored: str) -> str:
         """A stored name that labels an item (a personal entry's slug, which a person may
-        have chosen by hand) as this destination may see it: a credential in it is
-        redacted, like one in the item's text."""
+        have chosen by hand; an ID or origin read from a ledger) as this destination may
+        see it, filtered as the item's text is: spans it may not receive withheld, markers
+        removed, credentials redacted (``WITHHELD`` when nothing of it may be sent).
+        Unquoted: the caller puts it in JSON or quotes it."""
+        if has_markers(stored):  # a local-only span in an ID went out with it
+            return self.text(stored) or WITHHELD
         return redact(stored)[0] if self.redacts else stored
 
     def quoted(self, stored: str, explicit: str | None = None) -> str | None:
