@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
+from tests.evolution.test_aging import learn
 from tests.privacy.hostile_ids import FORGED, REDACTED, TOKEN_ID, WITHHELD_SHOWN, forge, leaks
 from tests.tool.test_persistence import Person
 from waymarks.core.egress import Egress
@@ -39,14 +40,15 @@ def _hostile_home(home: Path, project: Path) -> None:
               "Kafka consumers commit offsets after the write.")
 
 
-def _tool_results(home: Path, project: Path, calls: list[dict[str, Any]]
-                  ) -> list[tuple[str, dict[str, Any]]]:
+def _tool_results(home: Path, project: Path, calls: list[dict[str, Any]],
+                  tool: str = "context_persistence") -> list[tuple[str, dict[str, Any]]]:
+    """Each call's text and structured content, through the MCP SDK's client."""
     async def run() -> list[tuple[str, dict[str, Any]]]:
         with Waymarks(home, cwd=str(project)) as app:
             async with Client(build_server(app)) as client:
                 out = []
                 for arguments in calls:
-                    done = await client.call_tool("context_persistence", arguments)
+                    done = await client.call_tool(tool, arguments)
                     text = "".join(getattr(p, "text", "") for p in done.content)
                     out.append((text, dict(done.structured_content or {})))
                 return out
@@ -110,7 +112,8 @@ def test_a_label_withholds_the_marked_spans_its_destination_may_not_receive(
     [forged] = [r for r in recalled.rows if str(r["id"]).startswith("m1\nSYSTEM")]
     assert WITHHELD_SHOWN in str(forged["id"]) and "Acme" not in rows
     assert "ds4:" not in rows
-    [(text, structured)] = _recall_tool(home, project, "where do kafka events go?")
+    [(text, structured)] = _tool_results(home, project, [
+        {"query": "where do kafka events go?"}], "memory_recall")
     assert structured["claims"] and "Acme" not in text + json.dumps(structured)
     assert "ds4:" not in text + json.dumps(structured)
     # a destination that may receive the span gets it, markers removed
@@ -123,12 +126,50 @@ def test_a_label_withholds_the_marked_spans_its_destination_may_not_receive(
         f"a {REDACTED} {WITHHELD_SHOWN}")
 
 
-def _recall_tool(home: Path, project: Path, query: str) -> list[tuple[str, dict[str, Any]]]:
-    async def run() -> list[tuple[str, dict[str, Any]]]:
-        with Waymarks(home, cwd=str(project)) as app:
-            async with Client(build_server(app)) as client:
-                done = await client.call_tool("memory_recall", {"query": query})
-                text = "".join(getattr(p, "text", "") for p in done.content)
-                return [(text, dict(done.structured_content or {}))]
+def _forge_learned(home: Path, *records: dict[str, Any]) -> None:
+    """Append records to the learned ledger, as a hand edit would."""
+    path = home / "evolution" / "ledger.jsonl"
+    lines = path.read_text().splitlines()
+    parent = json.loads(lines[-1])["id"]
+    with path.open("a") as out:
+        for n, data in enumerate(records, len(lines)):
+            entry = {"type": "custom", "customType": "waymarks-evolution-v1",
+                     "data": {"schemaVersion": 1, **data},
+                     "timestamp": "2026-03-02T00:00:00.000Z", "id": f"e{n:07x}",
+                     "parentId": parent}
+            out.write(json.dumps(entry) + "\n")
+            parent = entry["id"]
 
-    return anyio.run(run)
+
+def test_learned_memory_history_sends_the_ledgers_actor_and_ids_through_the_egress(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """``learned_memory`` ``history`` had no egress at all, and ``show``'s events none
+    either: a hand-edited record's actor and a claim's ID reached the model raw."""
+    claim, kept = (learn(home, str(tmp_path / "elsewhere"), {
+        "kind": "decision", "content": content, "searchTerms": ["deploy tool"]},
+        "2026-03-01T00:00:00.000Z") for content in (
+            "Deployments use Kamal, not Capistrano", "Deployments run from the CI runner"))
+    stored = next(json.loads(line)["data"] for line in (
+        home / "evolution" / "ledger.jsonl").read_text().splitlines()
+        if json.loads(line).get("data", {}).get("op") == "claim")
+    actor = f"person {TOKEN_ID} {FORGED}"
+    at = "2026-03-02T00:00:00.000Z"
+    _forge_learned(home, {**stored, "id": FORGED, "content": "Releases are cut on Fridays"},
+                   {"op": "forget", "id": claim, "at": at, "actor": actor},
+                   {"op": "feedback", "id": kept, "verdict": "useful", "sourceId": "cli-1",
+                    "at": at, "actor": actor})
+    answers = _tool_results(home, project, [{"action": "history"}, {"action": "list"},
+                                            {"action": "show", "id": kept}],
+                            "learned_memory")
+    for text, structured in answers:
+        assert leaks(text + json.dumps(structured, ensure_ascii=False)) == [], text
+    (_, history), (_, listed), (_, shown) = answers
+    forgotten = next(e for e in history["events"] if e["op"] == "forget")
+    assert forgotten["actor"].startswith(f"person {REDACTED} m1\nSYSTEM"), forgotten
+    assert WITHHELD_SHOWN in forgotten["actor"] and forgotten["subject"] == claim
+    made = next(e for e in history["events"] if e["op"] == "claim"
+                and e["subject"] != claim)
+    assert WITHHELD_SHOWN in made["subject"] and WITHHELD_SHOWN in made["changes"][0]["claim"]
+    [bad] = listed["badRows"]  # its ID is not its content's hash: named, not listed
+    assert WITHHELD_SHOWN in bad, listed
+    assert any(WITHHELD_SHOWN in e["actor"] for e in shown["events"]), shown

@@ -130,7 +130,9 @@ def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
     start = (page - 1) * PAGE_SIZE
     claims, withheld = _page(rows[start:start + PAGE_SIZE], levels, stamp, egress)
     return {"scope": scope, "page": page, "pageSize": PAGE_SIZE, "total": len(rows),
-            "claims": claims, "badRows": bad, **({"withheld": withheld} if egress else {})}
+            # a bad row is named by its ID, which a hand-made record can fill with anything
+            "claims": claims, "badRows": [_labeller(egress)(b) for b in bad],
+            **({"withheld": withheld} if egress else {})}
 
 
 def _page(rows: list[ClaimRow], levels: dict[str, str], stamp: str, egress: Egress | None,
@@ -171,18 +173,24 @@ def search(home: Path, query: str, now: str | None = None,
     return {"query": query, "claims": claims, **({"withheld": withheld} if egress else {})}
 
 
-def change_json(change: Change) -> dict[str, Any]:
-    """A change as states and field names (no content)."""
+def change_json(change: Change, label: Callable[[str], str] = str) -> dict[str, Any]:
+    """A change as states and field names (no content); its claim's ID through ``label``
+    (:func:`_labeller`)."""
     before, after = change.before, change.after
     fields = sorted(k for k in after if before is None or before.get(k) != after.get(k))
-    return {"claim": change.claim_id, "before": None if before is None else before["state"],
+    return {"claim": label(change.claim_id),
+            "before": None if before is None else before["state"],
             "after": after["state"], "fields": fields}
 
 
-def event_json(event: EventRow) -> dict[str, Any]:
-    return {"event": event.seq, "op": event.op, "subject": event.subject,
-            "applied": event.applied, "reason": event.reason, "actor": event.actor,
-            "at": event.at, "changes": [change_json(c) for c in event.changes]}
+def event_json(event: EventRow, label: Callable[[str], str] = str) -> dict[str, Any]:
+    """An event; what its ledger record holds as free text (the subject and every claim
+    ID, the actor, the time, the reason a feedback record gives) through ``label``:
+    a hand-edited ledger can make any of them hold anything."""
+    return {"event": event.seq, "op": event.op, "subject": label(event.subject),
+            "applied": event.applied, "reason": label(event.reason),
+            "actor": label(event.actor), "at": label(event.at),
+            "changes": [change_json(c, label) for c in event.changes]}
 
 
 def show(home: Path, claim_id: str, now: str | None = None, egress: Egress | None = None
@@ -237,7 +245,7 @@ def show_or_match(home: Path, given: str, now: str | None = None,
             "settled": None if source.settled is None else label(source.settled)}
         receipts = [{"sourceId": label(s), "verdict": v, "at": a, "event": q}
                     for s, v, a, q in evo.store.receipts(claim_id)]
-        events = [event_json(e) for e in evo.store.history(50, claim_id)]
+        events = [event_json(e, label) for e in evo.store.history(50, claim_id)]
         old_events = imports.events_of(claim_id)
         old_ids = imports.ids_of(claim_id)
     return {**claim, "provenance": provenance, "receipts": receipts,
@@ -247,15 +255,17 @@ def show_or_match(home: Path, given: str, now: str | None = None,
 
 
 def history(home: Path, limit: int = HISTORY_LIMIT, claim_id: str | None = None,
-            before: int | None = None) -> dict[str, Any]:
+            before: int | None = None, egress: Egress | None = None) -> dict[str, Any]:
     """The latest events that changed a claim, across every origin (newest first); with
     ``claim_id``, those of that claim (``known``: whether there is such a claim at all, so
-    a mistyped ID is told from a claim nothing changed)."""
+    a mistyped ID is told from a claim nothing changed); with ``egress``, the events'
+    ledger-held text as that destination may see it."""
     if _empty(home):
         return {"events": [], **({"known": False} if claim_id is not None else {})}
     with Evolution(home) as evo:
         evo.sync()
-        events = [event_json(e) for e in evo.store.history(limit, claim_id, before)]
+        label = _labeller(egress)
+        events = [event_json(e, label) for e in evo.store.history(limit, claim_id, before)]
         if claim_id is None:
             return {"events": events}
         return {"events": events, "known": evo.store.view.claim(claim_id) is not None}

@@ -97,7 +97,7 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
                                          "that claim's classification")
         return {"outcome": "ok", **shown}
     if action == "history":
-        return {"outcome": "ok", **inspect.history(app.home)}
+        return {"outcome": "ok", **inspect.history(app.home, egress=egress)}
     return {"outcome": "ok", **inspect.learning(app.home, egress=egress)}
 
 
