@@ -110,7 +110,7 @@ def register_inspection(root: Group) -> None:
                  f"{data['id']} {data['kind']} {data['state']}",
                  f"claim: {cell(data['content'])}", f"origin: {cell(data['origin'])}",
                  f"evidence: {data['evidence']['basis']}/{data['evidence']['method']} from "
-                 f"{data['evidence']['sourceId']} at {data['evidence']['at']}",
+                 f"{cell(data['evidence']['sourceId'])} at {cell(data['evidence']['at'])}",
                  f"aging: {aging['ageDays']} days since confirmation, freshness "
                  f"{aging['freshness']}{', dormant (not injected)' if aging['dormant'] else ''}"]
         for slot in ("utility", "accuracy"):
@@ -118,9 +118,10 @@ def register_inspection(root: Group) -> None:
                 lines.append(f"{slot}: {data['feedback'][slot]['verdict']} at "
                              f"{data['feedback'][slot]['at']}")
         if data.get("legacyIds"):
-            lines.append(f"legacy IDs (pi-memory-evolution): {', '.join(data['legacyIds'])}")
-        lines += [f"event {e['event']}: {e['op']} by {e['actor']} at {e['at']} ({e['reason']})"
-                  for e in data["events"]]
+            lines.append("legacy IDs (pi-memory-evolution): "
+                         + cell(", ".join(data["legacyIds"])))
+        lines += [f"event {e['event']}: {e['op']} by {cell(e['actor'])} at {cell(e['at'])} "
+                  f"({cell(e['reason'])})" for e in data["events"]]
         return Result(data, "\n".join(lines))
 
     @command(group, "history", summary="The latest events that changed learned claims, "
@@ -141,8 +142,11 @@ def register_inspection(root: Group) -> None:
             shown = echoed(claim_id or "")
             return refused("not_found", f"no learned claim has the ID '{shown}'; see "
                            "`waymarks evolution list` (IDs are 24 hex digits)")
-        rows = [(str(e["event"]), e["op"], e["actor"], e["at"], e["reason"],
-                 ", ".join(f"{c['claim']} {c['before']}->{c['after']}" for c in e["changes"]))
+        # what the learned ledger holds as free text (a hand edit can put a line break,
+        # a terminal escape in an actor or a claim ID) is escaped, as every table's text
+        rows = [(str(e["event"]), e["op"], cell(e["actor"]), cell(e["at"]), cell(e["reason"]),
+                 cell(", ".join(f"{c['claim']} {c['before']}->{c['after']}"
+                                for c in e["changes"])))
                 for e in data["events"]]
         return table_result(data, [Column("EVENT", "right"), Column("OP"), Column("ACTOR"),
                                    Column("AT"), Column("REASON"),
@@ -156,7 +160,8 @@ def register_inspection(root: Group) -> None:
         from waymarks.service.evolution_inspect import learning
 
         data = learning(runtime().app().home)
-        rows = [(s["sourceId"], s["kind"], cell(s["origin"]), s["decision"], str(s["claims"]))
+        rows = [(cell(s["sourceId"]), s["kind"], cell(s["origin"]), cell(s["decision"]),
+                 str(s["claims"]))
                 for s in data["sources"]]
         from waymarks.commands.evolution_observe import learning_lines
 

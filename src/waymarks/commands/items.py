@@ -67,8 +67,9 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     columns.append(Column("TEXT", wide=True))
     rows = []
     for v in chosen:
-        row = ["*" if v.applies else "", v.id[:8], _status(v), v.scope, when(v.created_at),
-               when(dates[v.id])]
+        # an ID (and a superseding one) from a hand-edited ledger line can hold a line break
+        row = ["*" if v.applies else "", cell(v.id[:8]), cell(_status(v)), v.scope,
+               when(v.created_at), when(dates[v.id])]
         row += [cell(v.key) or "-"] * with_key + [v.classification or "-"] * with_level
         rows.append((*row, cell(v.text)))
     footer = ["(* = applies on the active branch)"] if chosen else []

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from waymarks.core.egress import Egress
+from waymarks.core.egress import Egress, made_id
 from waymarks.core.records import replace
 from waymarks.service.config import Settings
 from waymarks.service.outcomes import ServiceError
@@ -185,25 +185,30 @@ _NAMED_BY_TEXT = frozenset({"snippet", "personal"})
 
 def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
     """``entry`` as the manifest and the log name it ("IDs, classifications and reasons,
-    never text"): an ID made of text that holds a credential or a marker, or of a
-    local-only item, is its digest (a heading holding a token went into the log; a
-    local-only entry's slug, made of its words, into the manifest while the log had its
-    digest), keyed by this home's secret (:func:`.name_key.name_key`): without a key,
-    anyone reading the log could test guesses of the words offline."""
+    never text"): an ID that holds a credential, a marker or a control character (a pin's
+    or a claim's from a hand-edited ledger line, a heading holding a token), or one made
+    of a local-only item's text, is its digest (a local-only entry's slug, made of its
+    words, went into the manifest while the log had its digest; a ledger ID holding a
+    token or a local-only span into both), keyed by this home's secret
+    (:func:`.name_key.name_key`): without a key, anyone reading the log could test
+    guesses of the words offline. An ID Waymarks made costs one pattern match."""
     ident = entry.id
-    if entry.kind not in _NAMED_BY_TEXT:  # an opaque ID (most of a plan's): as it is
+    by_text = entry.kind in _NAMED_BY_TEXT
+    if not by_text and made_id(ident):  # the common case: as it is
         return entry
     from waymarks.core.privacy import has_markers
     from waymarks.core.secrets import find_secrets
 
-    if entry.classification == "local-only" or has_markers(ident) or find_secrets(ident):
+    if (by_text and entry.classification == "local-only") or not ident.isprintable() \
+            or has_markers(ident) or find_secrets(ident):
         from waymarks.core.digests import blake2b
         from waymarks.service.name_key import name_key
 
         key = name_key(home)
         if key is None:  # a home that cannot keep a key: named by kind alone
             return replace(entry, id=f"{entry.kind}:withheld")
-        digest = blake2b(ident.encode(), digest_size=8, key=key).hexdigest()
+        digest = blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=8,
+                         key=key).hexdigest()
         return replace(entry, id=f"{entry.kind}:digest-{digest}")
     return entry
 
