@@ -214,3 +214,29 @@ def test_concurrent_exclusions_are_both_kept(make_app, repo: Path,
     assert state.anchors["bob-00000002"]["excluded"] is True
     assert state.anchors["carol-00000003"].get("excluded") is True
     assert [i.entry.contributor for i in team_views.team_items(app, state, provenance=False)] == []
+
+
+def test_a_local_only_team_items_id_is_named_by_its_digest(repo: Path, home: Path) -> None:
+    """A review: a teammate's item ID is text the teammate chose; a local-only item's ID
+    (``falcon-merger-closes-friday``) went raw into the manifest and the log, which name a
+    local-only personal entry or docs passage by its digest."""
+    from waymarks.core.team import make_line
+
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    eve = Writer(directory, "eve-0000cccc", "Eve")
+    eve.seq += 1
+    line, eve.prev = make_line(contributor=eve.contributor, seq=eve.seq, prev=eve.prev,
+                               entry_id="e-eve-1", at=2_000, author="Eve", op="add",
+                               kind="memory",
+                               item={"id": "falcon-merger-closes-friday",
+                                     "text": "The falcon merger closes on Friday.",
+                                     "classification": "local-only"})
+    eve.path.write_bytes(line)
+    run(home, repo, "plan", "when does the falcon merger close?")
+    manifest = json.dumps(run(home, repo, "manifest"))
+    logged = "".join(p.read_text() for p in (home / "logs").glob("*.jsonl"))
+    for shown in (manifest, logged):
+        assert "team:digest-" in shown
+        assert "falcon-merger" not in shown

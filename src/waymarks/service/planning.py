@@ -178,9 +178,10 @@ PASTED_PROVIDER = "pasted"
 UNKNOWN_HOST_MODELS = frozenset({MCP_CLIENT_PROVIDER, PI_UNKNOWN_PROVIDER, PASTED_PROVIDER})
 
 
-#: manifest entries whose ID is made of their text (a docs passage: its path and heading;
-#: a personal entry: its slug), not an opaque one
-_NAMED_BY_TEXT = frozenset({"snippet", "personal"})
+#: manifest entries whose ID may be made of their text (a docs passage: its path and
+#: heading; a personal entry: its slug; a team item: whatever the teammate's file says),
+#: not an opaque one
+_NAMED_BY_TEXT = frozenset({"snippet", "personal", "team"})
 
 
 def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
