@@ -385,3 +385,37 @@ def test_an_option_of_one_value_given_twice_is_refused(home: Path, project: Path
     # after `--` it is text, and a flag or an option taking several values may repeat
     run(home, project, "memory", "add", "--key", "a", "--", "--key", "b")
     assert _stored(home, project) == ["--key b"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="file-size limit, SIGXFSZ")
+def test_an_export_cut_short_by_a_full_disk_fails(home: Path, project: Path,
+                                                   tmp_path: Path) -> None:
+    """A review: on a device that filled part way (`export > backup.jsonl` on a small
+    tmpfs), the buffered layer returned a short count, the text layer dropped it, and the
+    export wrote a cut file with exit 0 and no word. A file-size limit makes a disk that
+    is full after 64 KiB; each write's count is checked now, and the export fails."""
+    import resource
+    import signal
+
+    padding = " ".join(f"word{k}" for k in range(250))  # ~1.8 KB a claim
+    for n in range(100):
+        run(home, project, "memory", "add", "--", f"Widget {n} runs on {n + 1000}. {padding}")
+    backup = tmp_path / "backup.jsonl"
+
+    def full_after_64k() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past it fails (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+
+    with backup.open("wb") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "export"], cwd=project,
+            env={**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+                 "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"},
+            stdout=out, stderr=subprocess.PIPE, text=True, timeout=60,
+            preexec_fn=full_after_64k)
+    assert backup.stat().st_size == 65536, done.stderr  # what the disk took
+    assert done.returncode == 1, done.stderr
+    assert "standard output cannot be written" in done.stderr
+    assert "Traceback" not in done.stderr
+    whole = run(home, project, "export", json_out=False)
+    assert len(whole.encode()) > 65536 * 2  # (the case is a cut, not an empty store)

@@ -14,6 +14,7 @@ that a message repeats without ``cell`` cannot drive the terminal either.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -68,8 +69,23 @@ def _write(text: str, json: bool = False) -> None:
             codecs.register_error(_JSON_ESCAPES, _json_escapes)
             text = text.encode(encoding, _JSON_ESCAPES if json else "backslashreplace") \
                 .decode(encoding)
-    out.write(text)
+    raw = getattr(out, "buffer", None)
+    if raw is None:  # (a stream of text only: a test's, a host's)
+        out.write(text)
+        out.flush()
+        return
     out.flush()
+    # bytes, each write's count checked: the buffered layer returned a short count on a
+    # device that filled up part way (tmpfs, a quota) and the text layer dropped it, so
+    # `export > backup.jsonl` wrote a cut file, exit 0, without a word; the next write
+    # of the rest raises (ENOSPC)
+    rest = memoryview(text.encode(out.encoding or "utf-8", out.errors or "strict"))
+    while rest:
+        count = raw.write(rest)
+        if not count:
+            raise OSError(errno.EIO, "standard output took no more bytes")
+        rest = rest[count:]
+    raw.flush()
 
 
 _JSON_ESCAPES = "waymarks-json-escapes"

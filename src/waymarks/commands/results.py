@@ -72,6 +72,9 @@ class Result(msgspec.Struct, frozen=True):
     table: Table | None = None
     #: the command wrote its own output (a protocol on stdout): print nothing after it
     printed: bool = False
+    #: the output is what the command makes (`export` to standard output): output that
+    #: cannot be written whole fails the command (exit 1), as a full disk fails `-o FILE`
+    produced: bool = False
 
 
 class Shown(Exception):

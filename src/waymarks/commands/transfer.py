@@ -123,7 +123,8 @@ def register_transfer(root: click.Group) -> None:
         # JSON leaves raw, are escaped (a reader splitting on them read no line at all)
         lines = "".join(json_line(i) + "\n" for i in items)
         if output is None or output == "-":
-            return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"))
+            return Result({"format": FORMAT, "items": items}, lines.rstrip("\n"),
+                          produced=True)
         try:
             write_atomic(Path(output), lines, mode=0o600)  # an export holds stored text
         except NotARegularFile as exc:  # a FIFO, a device, a link: never replaced
