@@ -28,8 +28,8 @@ from waymarks.core.privacy import OMITTED, WITHHELD, classify
 from waymarks.core.secrets import holds_credential, redact
 from waymarks.core.text import escaped, is_unicode
 from waymarks.personal.curation import MAX_PREFILL_CHARS
-from waymarks.personal.entry import CredentialRefused, PersonalMemoryError, check_slug
-from waymarks.personal.store import INDEX_STEM, NotAnEntry, PersonalStore
+from waymarks.personal.entry import INDEX_STEM, CredentialRefused, PersonalMemoryError, check_slug
+from waymarks.personal.store import NotAnEntry, PersonalStore
 from waymarks.service.ports import Decision
 from waymarks.service.shown import Shown, digest_of
 
