@@ -205,42 +205,85 @@ def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
     return entry.hash == head and line_hash(line[:-1]) == head
 
 
+class TeamDirectoryLinked(TeamAppendError):
+    """The team directory or its parent is a symbolic link (never written through)."""
+
+
+def appendable(directory: Path, contributor: str | None) -> None:
+    """What :func:`append_entry` checks before it writes, read-only and without its lock
+    (a rehearsal's: the person is asked only once these pass); ``contributor`` ``None``:
+    no own file yet, only the directory is checked. An absent file passes (the append
+    makes it). :class:`TeamAppendError` says what is wrong."""
+    _refuse_linked(directory)
+    if contributor is None:
+        return
+    path = directory / f"{contributor}{SUFFIX}"
+    try:  # non-blocking: a FIFO there is refused, never waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return
+    except OSError as problem:
+        raise _unopenable(path, problem) from None
+    try:
+        _next_link(fd, path.name, contributor)
+    finally:
+        os.close(fd)
+
+
+def _refuse_linked(directory: Path) -> None:
+    linked = linked_directory(directory)
+    if linked is not None:
+        raise TeamDirectoryLinked(f"{linked} is a symbolic link; the team ledger must "
+                                  "be a plain directory of the repository")
+
+
+def _unopenable(path: Path, problem: OSError) -> TeamAppendError:
+    return TeamAppendError(f"{path.name} {_why(problem)}; restore it from git "
+                           "(`git checkout -- PATH`) before sharing")
+
+
+def _next_link(fd: int, name: str, contributor: str) -> tuple[int, str]:
+    """The ``seq`` and ``prev`` of the line to append to the open file ``fd``, once its
+    last line is verified to be a complete line of ``contributor``'s chain."""
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode):
+        raise _unopenable(Path(name), OSError(errno.ENODEV, "not a regular file"))
+    size = found.st_size
+    if not size:
+        return 1, genesis(contributor)
+    tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
+    if not tail.endswith(b"\n"):
+        raise TeamAppendError(f"{name} ends with an incomplete line; restore it from git "
+                              "(`git checkout -- PATH`) before sharing")
+    start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
+    if start == 0 and size > len(tail):
+        raise TeamAppendError(f"{name}: its last line is too long")
+    try:
+        last = parse_line(tail[start:-1])
+    except TeamFormatError as problem:
+        raise TeamAppendError(f"{name}: the last line is damaged ({problem}); restore it "
+                              "from git before sharing") from None
+    if last.contributor != contributor:
+        raise TeamAppendError(f"{name} holds another contributor's entries")
+    return last.seq + 1, last.hash
+
+
 def append_entry(path: Path, contributor: str, make: Callable[[int, str], bytes],
                  after: Callable[[TeamEntry], None] | None = None) -> TeamEntry:
     """Append the line ``make(seq, prev)`` returns to the contributor's own file, under
-    an exclusive lock, after verifying the file's last line is its chain's head;
-    ``after(entry)`` runs once it is durable, still under the lock (so two appends of
-    this contributor are noted in the order they were written)."""
+    an exclusive lock, after verifying the file's last line is its chain's head
+    (:func:`appendable`'s checks); ``after(entry)`` runs once it is durable, still under
+    the lock (so two appends of this contributor are noted in the order they were
+    written)."""
+    _refuse_linked(path.parent)  # (before the mkdir, which would follow the link)
     path.parent.mkdir(parents=True, exist_ok=True)
-    linked = linked_directory(path.parent)
-    if linked is not None:
-        raise TeamAppendError(f"{linked} is a symbolic link; the team ledger must "
-                              "be a plain directory of the repository")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     except OSError as problem:
-        raise TeamAppendError(f"{path.name} {_why(problem)}; restore it from git "
-                              "(`git checkout -- PATH`) before sharing") from None
+        raise _unopenable(path, problem) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        seq, prev = 1, genesis(contributor)
-        if size:
-            tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
-            if not tail.endswith(b"\n"):
-                raise TeamAppendError(f"{path.name} ends with an incomplete line; restore "
-                                      "it from git (`git checkout -- PATH`) before sharing")
-            start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
-            if start == 0 and size > len(tail):
-                raise TeamAppendError(f"{path.name}: its last line is too long")
-            try:
-                last = parse_line(tail[start:-1])
-            except TeamFormatError as problem:
-                raise TeamAppendError(f"{path.name}: the last line is damaged ({problem}); "
-                                      "restore it from git before sharing") from None
-            if last.contributor != contributor:
-                raise TeamAppendError(f"{path.name} holds another contributor's entries")
-            seq, prev = last.seq + 1, last.hash
+        seq, prev = _next_link(fd, path.name, contributor)
         line = make(seq, prev)
         if len(line) - 1 > MAX_LINE_BYTES:  # every reader would stop at it
             raise TeamLineTooLong(f"the entry would be {len(line) - 1} bytes long; a team "

@@ -50,9 +50,10 @@ from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
     SUFFIX,
     TeamAppendError,
+    TeamDirectoryLinked,
     TeamLineTooLong,
     append_entry,
-    linked_directory,
+    appendable,
 )
 from waymarks.service import team_git
 from waymarks.service.outcomes import Rehearsed, ServiceError
@@ -164,10 +165,7 @@ def init(app: Waymarks) -> dict[str, Any]:
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
                           "team memory travels through git (run `git init` first)")
     directory = team_dir(app)
-    linked = linked_directory(directory)
-    if linked is not None:  # mkdir and the writes below would go where it points
-        raise TeamRefused("linked_team_directory", f"{linked} is a symbolic link; the team "
-                          "ledger must be a plain directory of the repository")
+    _refuse_linked(directory)  # mkdir and the writes below would go where it points
     for each in (directory.parent, directory):
         if each.exists() and not each.is_dir():
             raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
@@ -183,6 +181,13 @@ def init(app: Waymarks) -> dict[str, Any]:
             created.append(name)
     return {"directory": str(directory.relative_to(app.cwd)), "created": created,
             "contributor": me, "trusted": app.project_trusted}
+
+
+def _refuse_linked(directory: Path) -> None:
+    try:
+        appendable(directory, None)
+    except TeamAppendError as problem:
+        raise _unappendable(problem) from None
 
 
 def team_egress(app: Waymarks) -> Egress:
@@ -203,6 +208,7 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     if not app.project_trusted:
         raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so it has no project "
                           "memory to share; trust it first (`waymarks trust .`)")
+    _refuse_linked(team_dir(app))  # (its files read as withdrawn, not as damaged)
     if not team_dir(app).is_dir():
         raise TeamRefused("not_initialized", "this repository has no team ledger yet; "
                           "create it with `waymarks team init`")
@@ -262,6 +268,10 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
 
     if app.rehearsing:  # every check, as under the lock, and nothing appended
         still(refresh(app))
+        try:  # the own file's, as the append makes them (read-only, no lock)
+            appendable(team_dir(app), me)
+        except TeamAppendError as problem:
+            raise _unappendable(problem) from None
         raise Rehearsed
     if me is None:  # checked before an ID is made for it (again under the lock)
         still(refresh(app))
@@ -277,11 +287,16 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
     try:
         entry = append_entry(team_dir(app) / f"{me}{SUFFIX}", me, make,
                              after=lambda written: note_own(app, me, written))
-    except TeamLineTooLong as problem:
-        raise TeamRefused("too_long", str(problem)) from None
     except TeamAppendError as problem:
-        raise TeamRefused("own_file_damaged", str(problem)) from None
+        raise _unappendable(problem) from None
     return entry.seq, me, refresh(app)
+
+
+def _unappendable(problem: TeamAppendError) -> TeamRefused:
+    """The refusal of a write the own file (or the team directory) cannot take."""
+    code = ("too_long" if isinstance(problem, TeamLineTooLong) else "linked_team_directory"
+            if isinstance(problem, TeamDirectoryLinked) else "own_file_damaged")
+    return TeamRefused(code, str(problem))
 
 
 def stamp(now: int, after: ItemState | None) -> int:
