@@ -3,12 +3,15 @@ each test failed before its fix."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import _own_file, _shared_pin, repo  # noqa: F401
+from tests.team.test_team_source import Writer
+from waymarks.service import team, team_write
 
 
 def _project_pin(home: Path, repo: Path, text: str) -> str:  # noqa: F811
@@ -55,3 +58,104 @@ def test_a_linked_team_directory_is_refused_before_the_question_and_named(
         assert refused["code"] == "linked_team_directory", (args, refused)
         assert "symbolic link" in refused["message"]
     assert {p.name: p.read_bytes() for p in elsewhere.iterdir()} == before
+
+
+# -- a share that is withdrawn as soon as written is never "committed" -----------------------
+
+
+def _own_items(home: Path, repo: Path) -> list[dict]:  # type: ignore[type-arg]  # noqa: F811
+    team.forget_process_state()
+    status = run(home, repo, "team", "status")
+    return [i for i in status["items"] if i["contributor"] == _own_file(home, repo).stem]
+
+
+def test_excluding_ones_own_contributor_id_is_refused(repo: Path, home: Path) -> None:  # noqa: F811
+    """Excluded, one's own items were withdrawn here while `team share` went on
+    appending them for everyone: the duplicate check saw none of them, so one pin was
+    shared twice, each answered "committed"."""
+    _shared_pin(home, repo)
+    me = _own_file(home, repo).stem
+    anchors = list((home / "team").glob("*.anchors.jsonl"))
+    before = [p.read_bytes() for p in anchors]
+    refused = run(home, repo, "team", "exclude", me, expect=2)
+    assert refused["code"] == "own_contributor", refused
+    assert "team unshare" in refused["message"]
+    assert [p.read_bytes() for p in anchors] == before
+    assert [i["status"] for i in _own_items(home, repo)] == ["active"]
+
+
+def test_a_share_while_ones_own_file_is_excluded_is_refused_before_the_question(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """An exclusion of one's own ID an earlier version let through (kept in the home's
+    anchors): refused, with the way back, instead of appended and withdrawn at once."""
+    _shared_pin(home, repo)
+    own = _own_file(home, repo)
+    [anchors] = (home / "team").glob("*.anchors.jsonl")
+    with anchors.open("a") as handle:
+        handle.write(json.dumps({"c": own.stem, "excluded": True}) + "\n")
+    before = own.read_bytes()
+    pin = _project_pin(home, repo, "Squash commits before merging")
+    for flag in ([], ["--yes"], ["--yes"]):
+        refused = run(home, repo, "team", "share", pin, *flag, expect=2)
+        assert refused["code"] == "own_file_excluded", refused
+        assert f"waymarks team include {own.stem}" in refused["message"]
+    assert own.read_bytes() == before
+
+
+def test_a_share_the_fold_does_not_apply_is_not_committed(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The check after the append, for an exclusion another terminal made between this
+    share's checks and its append (the window is opened here by skipping the check):
+    the share said "committed", exit 0, for an item nobody's fold held."""
+    _shared_pin(home, repo)
+    own = _own_file(home, repo)
+    [anchors] = (home / "team").glob("*.anchors.jsonl")
+    with anchors.open("a") as handle:
+        handle.write(json.dumps({"c": own.stem, "excluded": True}) + "\n")
+    monkeypatch.setattr(team_write, "_refuse_unusable_own", lambda state, me: None,
+                        raising=False)  # (absent before the fix: nothing to skip)
+    pin = _project_pin(home, repo, "Squash commits before merging")
+    done = run(home, repo, "team", "share", pin, "--yes", expect=1)
+    assert done["outcome"] == "not_applied" and done["code"] == "not_applied", done
+    assert "entry 2 was appended" in done["message"]
+
+
+def test_a_share_to_a_missing_own_file_is_refused_until_accepted(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """The own file gone (deleted in a commit, or a branch without it) while this home
+    had seen its entries: a share began a new chain at entry 1, said "committed", and
+    the file was at once ``truncated (1 entries, 2 seen before)``: every own item
+    withdrawn, for teammates too."""
+    _shared_pin(home, repo)
+    second = _project_pin(home, repo, "Tag releases by date")
+    run(home, repo, "team", "share", second, "--yes")
+    own = _own_file(home, repo)
+    own.unlink()
+    team.forget_process_state()
+    pin = _project_pin(home, repo, "Squash commits before merging")
+    for flag in ([], ["--yes"]):
+        refused = run(home, repo, "team", "share", pin, *flag, expect=2)
+        assert refused["code"] == "own_file_damaged", refused
+        assert "missing" in refused["message"] and "restore it from git" in refused["message"]
+        assert f"waymarks team accept {own.stem}" in refused["message"]
+    assert not own.exists()
+    # removed on purpose: accepted as an empty history, the next share begins it anew
+    assert run(home, repo, "team", "accept", own.stem)["changed"] is True
+    shared = run(home, repo, "team", "share", pin, "--yes")
+    assert (shared["outcome"], shared["seq"]) == ("committed", 1), shared
+    team.forget_process_state()
+    status = run(home, repo, "team", "status")
+    assert [s["status"] for s in status["sources"]] == ["available"], status["sources"]
+    assert [i["id"] for i in status["items"] if i["status"] == "active"] == [shared["id"]]
+
+
+def test_accept_of_a_teammates_missing_file_is_still_not_found(repo: Path, home: Path,  # noqa: F811
+                                                               tmp_path: Path) -> None:
+    """Only one's own gone file is taken as an empty history."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000001", "Bob").add("Use tabs")
+    run(home, repo, "team", "status")
+    (directory / "bob-00000001.jsonl").unlink()
+    team.forget_process_state()
+    assert run(home, repo, "team", "accept", "bob-00000001", expect=2)["code"] == "not_found"

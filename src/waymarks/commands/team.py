@@ -137,7 +137,7 @@ def team_group() -> Group:
     def share(item_id: str, yes: bool) -> Result:
         """ID is a pin or memory ID, or a unique prefix. The item is checked before you
         are asked, and again before anything is written."""
-        from waymarks.service.team_write import TeamRefused, share, shareable
+        from waymarks.service.team_write import TeamNotApplied, TeamRefused, share, shareable
 
         app = runtime().app()
         try:
@@ -147,7 +147,7 @@ def team_group() -> Group:
             if asked is not None:
                 return asked
             return _written(app, share(app, view.id), "Shared")
-        except TeamRefused as problem:
+        except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
 
     @command(team, "unshare", summary="Withdraw a team item for everyone.",

@@ -235,6 +235,12 @@ def save_anchors(app: Waymarks, state: TeamState) -> None:
     state.anchors_stamp = _anchors_stamp(app)
 
 
+def seen_before(state: TeamState, contributor: str) -> int:
+    """The most entries of ``contributor``'s file this home has seen or appended."""
+    a = state.anchors.get(contributor, {})
+    return max(n if isinstance(n, int) else 0 for n in (a.get("count"), a.get("ownSeq")))
+
+
 def counts(state: TeamState, contributor: str) -> bool:
     """Whether a contributor's items are in the fold."""
     source = state.sources.get(contributor)
@@ -398,10 +404,8 @@ def _refresh(app: Waymarks) -> TeamState:
                 fresh.extend(read.entries)
         else:
             read = read_chain(file.path, file.contributor)
-            if source is None:  # a new contributor: its entries may still fold in place
-                arrived = True
-            else:
-                arrived = False
+            arrived = source is None  # a new contributor: its entries may fold in place
+            if source is not None:
                 refold = refold or was_counting or bool(read.entries)
             source = SourceState(file.contributor, file.path, entries=read.entries,
                                  removals=_removals_of(read.entries))
@@ -540,14 +544,17 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
         if contributor not in state.sources:
             raise ServiceError("not_found", f"no contributor {contributor!r} in this "
                                "repository's team ledger; see `waymarks team status`")
+        if excluded and contributor == stored_id(contributor_path(app)):
+            raise ServiceError("own_contributor", f"{contributor} is your own ID: your team "
+                               "writes would go to everyone, withdrawn only here; withdraw "
+                               "an item for all with `waymarks team unshare TEAM_ID`")
         anchor = state.anchors.setdefault(contributor, {})
         if bool(anchor.get("excluded")) == excluded:
             return False
         anchor["excluded"] = excluded
+        anchor.pop("reason", None)
         if reason and excluded:
             anchor["reason"] = reason
-        else:
-            anchor.pop("reason", None)
         save_anchors(app, state)
     _refold(state)
     return True
@@ -557,18 +564,20 @@ def accept(app: Waymarks, contributor: str) -> bool:
     """Take a contributor file's present history as the one seen here; returns whether
     anything changed. For a history that is shorter or different than this home saw but
     verifies on its own: one's own unpushed shares undone with ``git reset``, a branch
-    switch, or a rewrite the team agreed on. A chain that does not verify is never
-    accepted (restore it from git). The home's anchor moves to it; its items count again."""
+    switch, a rewrite the team agreed on, one's own file gone (an empty history). Never a
+    chain that does not verify (restore it from git). The anchor moves; its items count again."""
     with _policy_turn(app):
         state = _policy_state(app)
         source = state.sources.get(contributor)
         if source is None or source.status == "missing":
-            raise ServiceError("not_found", f"no team file for {contributor}; see "
-                               "`waymarks team status`")
-        if source.status == AVAILABLE:
+            if contributor != state.me or not seen_before(state, contributor):
+                raise ServiceError("not_found", f"no team file for {contributor}; see "
+                                   "`waymarks team status`")
+            source = SourceState(contributor, "")  # one's own, gone: the next share begins it
+        elif source.status == AVAILABLE:
             return False
-        own = source.status == FOREIGN and contributor == state.me
-        if source.status not in ("truncated", "rewritten") and not own:
+        elif source.status not in ("truncated", "rewritten") and not (
+                source.status == FOREIGN and contributor == state.me):
             raise ServiceError("not_acceptable", f"{contributor}'s file is {source.status} "
                                f"({source.detail}); only a history whose chain verifies can "
                                "be accepted: restore the file from git")

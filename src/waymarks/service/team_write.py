@@ -59,10 +59,12 @@ from waymarks.service import team_git
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.team import (
+    AVAILABLE,
     FOREIGN,
     TeamState,
     note_own,
     refresh,
+    seen_before,
     team_dir,
 )
 from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
@@ -216,16 +218,36 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     if me is None:  # damaged, or missing though this home wrote under an ID: refused
         _refuse_damaged_contributor(app)
     state = refresh(app)
-    own = state.sources.get(me) if me is not None else None
-    if own is not None and own.status != "available":
+    if me is not None:
+        _refuse_unusable_own(state, me)
+    return state, me
+
+
+def _refuse_unusable_own(state: TeamState, me: str) -> None:
+    """Refuse a write whose entry would be withdrawn as soon as written (and reported
+    ``committed`` all the same): the own file damaged; gone though this home has seen
+    entries in it (a share began a new chain, at once ``truncated``: every own item was
+    withdrawn, for teammates too); or excluded here."""
+    own = state.sources.get(me)
+    status, detail = (own.status, own.detail) if own is not None else (AVAILABLE, None)
+    seen = seen_before(state, me)
+    if own is None and seen:  # (listed earlier in this process: status "missing")
+        status, detail = "missing", f"this home has seen {seen} entries of it"
+    if status != AVAILABLE:
         accept = (f", or, if you undid your own shares on purpose (`git reset`), accept "
                   f"its present history: `waymarks team accept {me}`"
-                  if own.status in ("truncated", "rewritten") else
+                  if status in ("truncated", "rewritten") else
                   f", or, if you wrote those entries from a copy of this home, accept them: "
-                  f"`waymarks team accept {me}`" if own.status == FOREIGN else "")
-        raise TeamRefused("own_file_damaged", f"your team file is {own.status} "
-                          f"({own.detail}); restore it from git before writing{accept}")
-    return state, me
+                  f"`waymarks team accept {me}`" if status == FOREIGN else
+                  ", or, if it was removed on purpose (or this branch does not have it), "
+                  f"start it anew: `waymarks team accept {me}`" if status == "missing"
+                  else "")
+        raise TeamRefused("own_file_damaged", f"your team file is {status} "
+                          f"({detail}); restore it from git before writing{accept}")
+    if state.anchors.get(me, {}).get("excluded"):
+        raise TeamRefused("own_file_excluded", "your own team file is excluded here, so "
+                          "what you write would be withdrawn as soon as written; count it "
+                          f"again first: `waymarks team include {me}`")
 
 
 def _author(app: Waymarks, me: str) -> str:
@@ -304,16 +326,18 @@ def stamp(now: int, after: ItemState | None) -> int:
     return now if after is None else max(now, after.item.created_at + 1)
 
 
-def _applied(state: TeamState, me: str, seq: int, withdrawn: str,
+def _applied(state: TeamState, me: str, seq: int, withdrawn: str | None,
              added: str | None = None) -> None:
-    """Raise :class:`TeamNotApplied` unless the fold shows the write: ``withdrawn`` no
-    longer active and ``added`` (a replacement) active."""
+    """Raise :class:`TeamNotApplied` unless the fold shows the write: ``withdrawn`` (an
+    unshared or replaced item) no longer active and ``added`` (a share, a replacement)
+    active."""
     items = state.fold.view.items
-    old, new = items.get(withdrawn), items.get(added) if added else None
+    old = items.get(withdrawn) if withdrawn else None
+    new = items.get(added) if added else None
     if (old is None or old.status != "active") and (added is None or (
             new is not None and new.status == "active")):
         return
-    what = (f"team item {withdrawn[:12]} is still {old.status if old else 'absent'}"
+    what = (f"team item {(withdrawn or '')[:12]} is still {old.status if old else 'absent'}"
             if old is not None and old.status == "active" else
             f"the new item {(added or '')[:12]} is {new.status if new else 'absent'}")
     raise TeamNotApplied("not_applied", f"entry {seq} was appended to .waymarks/team/"
@@ -353,9 +377,10 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
         _refuse_conflict(state, me, view.kind, item)
 
     try:
-        seq, me, _ = _append(app, me, unshared, op="add", kind=view.kind, item=item)
+        seq, me, after = _append(app, me, unshared, op="add", kind=view.kind, item=item)
     except _Shared as shared:
         return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
+    _applied(after, me, seq, None, team_id)
     return TeamWrite("committed", team_id, view.kind, me, seq, "add")
 
 
