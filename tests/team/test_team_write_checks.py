@@ -11,6 +11,7 @@ import pytest
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import _own_file, _shared_pin, repo  # noqa: F401
 from tests.team.test_team_source import Writer
+from waymarks.core.team import make_line
 from waymarks.service import team, team_write
 
 
@@ -159,3 +160,60 @@ def test_accept_of_a_teammates_missing_file_is_still_not_found(repo: Path, home:
     (directory / "bob-00000001.jsonl").unlink()
     team.forget_process_state()
     assert run(home, repo, "team", "accept", "bob-00000001", expect=2)["code"] == "not_found"
+
+
+# -- a replacement is written at its writer's level -------------------------------------------
+
+
+def _replaced_level(home: Path, repo: Path, theirs: str, *args: str) -> str | None:  # noqa: F811
+    """Alice's pin at level ``theirs`` superseded by this home (Bob) with ``args``: the
+    level Bob's line holds."""
+    run(home, repo, "team", "init")
+    alice = Writer(repo / ".waymarks" / "team", "alice-00000001", "Alice")
+    line, _ = make_line(contributor=alice.contributor, seq=1, prev=alice.prev,
+                        entry_id="e-alice-1", at=1_000, author="Alice", op="add",
+                        kind="pin", item={"id": "alice-pin-1", "classification": theirs,
+                                          "text": "Deploy from the main branch"})
+    alice.path.write_bytes(line)
+    team.forget_process_state()
+    done = run(home, repo, "team", "supersede", "alice-pin-1", "--yes", *args, "--",
+               "Deploy from the release branch")
+    assert done["outcome"] == "committed", done
+    [mine] = [json.loads(raw) for raw in _own_file(home, repo).read_bytes().splitlines()]
+    return mine["item"].get("classification")  # type: ignore[no-any-return]
+
+
+def test_a_replacement_is_written_at_the_superseders_default_when_stricter(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """Bob, whose ``defaultClassification`` is ``internal``, replaced Alice's ``normal``
+    pin: his text was written ``normal`` (the item's level), so teammates on default
+    settings sent it to every remote provider Bob keeps his text from."""
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "internal"\n')
+    assert _replaced_level(home, repo, "normal") == "internal"
+
+
+def test_a_replacement_keeps_the_items_level_when_stricter(repo: Path, home: Path  # noqa: F811
+                                                          ) -> None:
+    assert _replaced_level(home, repo, "internal") == "internal"  # Bob's default: normal
+
+
+def test_a_replacement_takes_an_explicit_level(repo: Path, home: Path) -> None:  # noqa: F811
+    """``--classification``, as ``memory supersede`` takes it (an unknown one refused)."""
+    assert _replaced_level(home, repo, "normal", "--classification", "internal") == "internal"
+    refused = run(home, repo, "team", "supersede", "alice-pin-1", "--yes",
+                  "--classification", "secret", "--", "x", expect=2)
+    assert refused["code"] == "usage", refused
+
+
+def test_its_own_text_at_a_stricter_level_is_appended(repo: Path, home: Path) -> None:  # noqa: F811
+    """Not answered ``duplicate`` (nothing appended) when the level is what changes."""
+    _replaced_level(home, repo, "normal")
+    [mine] = run(home, repo, "team", "status")["items"][-1:]
+    done = run(home, repo, "team", "supersede", mine["id"], "--yes", "--classification",
+               "internal", "--", "Deploy from the release branch")
+    assert done["outcome"] == "committed", done
+    last = json.loads(_own_file(home, repo).read_bytes().splitlines()[-1])
+    assert last["item"]["classification"] == "internal"
+    same = run(home, repo, "team", "supersede", done["id"], "--yes", "--",
+               "Deploy from the release branch")
+    assert same["outcome"] == "duplicate", same

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import EXIT_ERROR, Column, Group, Result, command, runtime
+from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
 
 if TYPE_CHECKING:
@@ -172,21 +173,29 @@ def team_group() -> Group:
 
     @command(team, "supersede", summary="Replace a team item's text for everyone (also "
              "settles a conflict).",
-             examples=["waymarks team supersede 9f3e --yes -- Deploy to staging first."])
+             examples=["waymarks team supersede 9f3e --yes -- Deploy to staging first.",
+                       "waymarks team supersede 9f3e --classification internal -- x"])
     @click.argument("team_id", metavar="TEAM_ID")
     @click.argument("text", nargs=-1, required=True, metavar="TEXT")
     @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
                   "E.g. --yes")
-    def supersede(team_id: str, text: tuple[str, ...], yes: bool) -> Result:
+    @classification_option("new text")
+    def supersede(team_id: str, text: tuple[str, ...], yes: bool,
+                  classification: str | None) -> Result:
+        """The new text is written at --classification if given, else at your
+        defaultClassification, and never at a looser level than the item it replaces."""
         from waymarks.service.team_write import TeamNotApplied, TeamRefused, supersede
 
         app = runtime().app()
+
+        def write() -> Any:
+            return supersede(app, team_id, " ".join(text), classification)
+
         try:
-            asked = _asked(app, yes, f"Replace team item {cell(team_id)}?",
-                           lambda: supersede(app, team_id, " ".join(text)))
+            asked = _asked(app, yes, f"Replace team item {cell(team_id)}?", write)
             if asked is not None:
                 return asked
-            return _written(app, supersede(app, team_id, " ".join(text)), "Shared")
+            return _written(app, write(), "Shared")
         except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
 

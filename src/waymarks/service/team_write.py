@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
 
 import msgspec
 
-from waymarks.core.decisions import Rejected, clean_reason, clean_text
+from waymarks.core.decisions import Rejected, clean_reason, clean_text, parse_classification
 from waymarks.core.egress import Egress
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
+from waymarks.core.privacy import level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import (
     TEAM_LEVELS,
@@ -457,12 +458,17 @@ def _settles(state: TeamState, item_id: str) -> bool:
                for winner in conflict.winners)
 
 
-def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
-    """Replace a team item's text for everyone (also how a conflict is settled)."""
+def supersede(app: Waymarks, ref: str, text: str,
+              classification: str | None = None) -> TeamWrite:
+    """Replace a team item's text for everyone (also how a conflict is settled), at
+    ``classification`` if given (as ``memory supersede --classification``), else at
+    :func:`_replacing_level`."""
     state, me = _ready(app)
     target = _team_item(state, ref)
-    # the new text is this person's: stored without a level, it has their default
-    level = app.settings().policy.written(target.item.classification)
+    given = parse_classification(classification)
+    if isinstance(given, Rejected):
+        _refuse(given)
+    level = given or _replacing_level(app, target)
     key = target.key if target.kind == "memory" else None
     # a local pin's or claim's limits (an unbounded text made a line the readers refuse,
     # which withdrew every item of the writer's own file)
@@ -472,7 +478,9 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
         _refuse(cleaned)
     text = cleaned
     _check(app, text, key, level)
-    if normalize(text) == target.norm and not _settles(state, target.id):
+    tightened = given is not None and level_rank(given) > level_rank(
+        target.item.classification or "normal")  # (its own text at a stricter level)
+    if normalize(text) == target.norm and not tightened and not _settles(state, target.id):
         # its own text (its key and level are kept): a replacement changes nothing, and
         # was appended for everyone all the same. Unless the item won a conflict nobody
         # settled: `team status` says to settle it by superseding the kept item, and its
@@ -493,3 +501,13 @@ def supersede(app: Waymarks, ref: str, text: str) -> TeamWrite:
                          item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
+
+
+def _replacing_level(app: Waymarks, target: ItemState) -> str | None:
+    """The level a replacement is written at: the new text is this person's, written as
+    their share would be (:meth:`ProviderPolicy.written`: their ``defaultClassification``
+    unless ``normal``), and never looser than the item it replaces (as ``memory
+    supersede`` keeps a claim's level). The item's level alone wrote a text of someone
+    whose default is ``internal`` as ``normal``."""
+    mine, theirs = app.settings().policy.written(None), target.item.classification
+    return max(mine, theirs, key=level_rank) if mine and theirs else mine or theirs
