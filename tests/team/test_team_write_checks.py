@@ -4,6 +4,12 @@ each test failed before its fix."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +223,54 @@ def test_its_own_text_at_a_stricter_level_is_appended(repo: Path, home: Path) ->
     same = run(home, repo, "team", "supersede", done["id"], "--yes", "--",
                "Deploy from the release branch")
     assert same["outcome"] == "duplicate", same
+
+
+# -- the question is not drawn over ---------------------------------------------------------
+
+
+def _answered_at_a_terminal(args: list[str], home: Path, cwd: Path, answer: bytes
+                            ) -> tuple[str, str, int]:
+    """Run ``waymarks`` with all three streams on a pseudo-terminal; wait for its
+    question, then watch the terminal for 2 s more (the spinner starts 0.5 s into a
+    command) before answering: (what it printed up to the question, what it printed
+    while the question waited, its exit status)."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "COLUMNS": "120", "TERM": "xterm"}
+    process = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", *args], cwd=cwd,
+                               env=env, stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    shown, waiting = b"", b""
+    try:
+        while b"[y/N]:" not in shown:
+            ready, _, _ = select.select([leader], [], [], 30)
+            assert ready, shown
+            shown += os.read(leader, 65536)
+        shown, _, waiting = shown.partition(b"[y/N]:")
+        deadline = time.monotonic() + 2.0  # (how long to watch; nothing is timed)
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([leader], [], [], left)
+            if ready:
+                waiting += os.read(leader, 65536)
+        os.write(leader, answer)
+        status = process.wait(timeout=30)
+    finally:
+        process.kill()
+        os.close(leader)
+    return shown.decode("utf-8", "replace"), waiting.decode("utf-8", "replace"), status
+
+
+def test_the_share_question_is_not_drawn_over_by_the_spinner(repo: Path, home: Path  # noqa: F811
+                                                             ) -> None:
+    """`team share ID` at a terminal asked inside the command's progress spinner, which
+    went on drawing over the question (`Continue? [y/N]: ESC[?25l ⠋ working: …`)."""
+    run(home, repo, "team", "init")
+    pin = _project_pin(home, repo, "Squash commits before merging")
+    own = repo / ".waymarks" / "team"
+    before = sorted(p.name for p in own.iterdir())
+    asked, waiting, status = _answered_at_a_terminal(
+        ["--home", str(home), "team", "share", pin], home, repo, b"n\r")
+    assert "Share pin" in asked and "Continue?" in asked
+    assert "working" not in waiting and "\x1b[?25l" not in waiting, waiting
+    assert status == 2  # declined: nothing shared
+    assert sorted(p.name for p in own.iterdir()) == before

@@ -33,6 +33,7 @@ def _confirmed(yes: bool, what: str) -> Result | None:
     if yes:
         return None
     if run.interactive and not run.json and sys.stdin is not None and sys.stdin.isatty():
+        run.progress.stop()  # the question has the terminal now (the spinner drew over it)
         if click.confirm(f"{what} Everyone who can clone this repository will see it. "
                          "Continue?", default=False, err=True):
             return None
