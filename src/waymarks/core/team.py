@@ -16,7 +16,8 @@ What must stay true:
 - **The chain.** ``seq`` counts from 1 without gaps; ``prev`` is the previous line's
   ``hash`` (the first line's is :func:`genesis` of the contributor); ``hash`` is the
   SHA-256 of the line's canonical JSON without ``hash`` (keys sorted, compact, UTF-8;
-  checked on the line's own bytes, :func:`line_hash`).
+  checked on the line's own bytes, :func:`line_hash`), and the line is that canonical
+  JSON with ``hash`` (:func:`is_canonical`: no key twice, no other spelling).
   A line that breaks any of this breaks the file: :func:`verify_line` names the line and
   why, never its content. Anyone can recompute a chain, so it proves order and
   completeness against an earlier reading (an anchor: the hash at a known ``seq``), not
@@ -229,7 +230,24 @@ def verify_line(line: bytes, contributor: str, seq: int, prev: str) -> TeamEntry
         raise TeamFormatError("does not follow the line before it")
     if line_hash(line) != entry.hash:
         raise TeamFormatError("its hash does not match its content")
+    if not is_canonical(line):
+        raise TeamFormatError("not in canonical form (keys sorted, compact, none repeated)")
     return entry
+
+
+def is_canonical(line: bytes) -> bool:
+    """Whether ``line`` is exactly the canonical JSON of what it decodes to, as
+    :func:`make_line` writes it. The hash covers the line's bytes, which a line with a
+    key given twice (``"text":"A","text":"B"``) also hashes right: the decoders keep the
+    last, a reader of the file or its diff sees the first."""
+    try:
+        body = msgspec.json.decode(line)
+        # msgspec's sorted encoding is canonical()'s bytes (every code point, integers,
+        # literals), at a third of the cost; canonical() itself settles any difference
+        return isinstance(body, dict) and (
+            msgspec.json.encode(body, order="sorted") == line or canonical(body) == line)
+    except (msgspec.DecodeError, msgspec.EncodeError, UnicodeEncodeError, RecursionError):
+        return False
 
 
 def removal_of(entry: TeamEntry) -> TeamEntry | None:
