@@ -302,6 +302,10 @@ def test_exclusion_from_the_cli_is_local_policy(today: Waymarks, home: Path, pro
 
     code, listed = run("memory", "sources")
     assert code == 0 and {s["sessionId"] for s in listed["sources"]} >= {sibling.id}
+    # a review: the reason had no limit, and was never shown anywhere
+    code, long_reason = run("memory", "exclude", sibling.id[:8], "r" * 501)
+    assert code == 2 and long_reason["code"] == "too_long"
+    assert not any(s["excluded"] for s in run("memory", "sources")[1]["sources"])
     assert run("memory", "exclude", sibling.id[:8], "noisy")[0] == 0
     assert run("memory", "list")[1]["items"] == []
     code, refused = run("memory", "exclude", active.session_id)
@@ -309,6 +313,7 @@ def test_exclusion_from_the_cli_is_local_policy(today: Waymarks, home: Path, pro
     code, sources = run("memory", "sources")
     mine = next(s for s in sources["sources"] if s["sessionId"] == sibling.id)
     assert mine["excluded"] is True and mine["heldBack"] == 1
+    assert mine["excludedReason"] == "noisy"
     assert run("memory", "include", sibling.id)[0] == 0
     assert [i["text"] for i in run("memory", "list")[1]["items"]] == [
         "Releases are tagged vX.Y.Z"]

@@ -48,7 +48,8 @@ def register_sources(memory: Group) -> None:
             "PATH`)."]
         rows = [(v.session_id, v.status + (" (active)" if v.active else "")
                  + (" (excluded)" if v.excluded else ""), str(v.contributed),
-                 str(v.held_back), when(v.updated_at), cell(v.detail) or "")
+                 str(v.held_back), when(v.updated_at),
+                 cell("; ".join(filter(None, (v.detail, v.excluded_reason)))) or "")
                 for v in views]
         columns = [Column("SESSION"), Column("STATUS"), Column("ITEMS", "right"),
                    Column("HELD", "right"), Column("LAST INDEXED"), Column("DETAIL", wide=True)]
@@ -68,9 +69,13 @@ def register_sources(memory: Group) -> None:
         found = _full_id(app, session_id)
         if isinstance(found, Result):
             return found
+        from waymarks.core.decisions import Rejected, clean_reason
         from waymarks.service.sources import set_source_excluded
 
-        changed = set_source_excluded(app, found, True, " ".join(reason) or None)
+        cleaned = clean_reason(" ".join(reason) or None)  # as every other reason: 500 at most
+        if isinstance(cleaned, Rejected):
+            return refused(cleaned.code, cleaned.message)
+        changed = set_source_excluded(app, found, True, cleaned)
         text = (f"Excluded {found}: its project pins and memory no longer count here."
                 if changed else f"{found} was already excluded.")
         return Result({"sessionId": found, "excluded": True, "changed": changed}, text)

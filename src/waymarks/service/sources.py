@@ -75,11 +75,13 @@ class SourceView(msgspec.Struct, frozen=True):
     active: bool
     updated_at: int  # when its checkpoint last moved (ms)
     detail: str | None = None
+    excluded_reason: str | None = None  # as `memory exclude` was given it
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionId": self.session_id, "path": self.path, "status": self.status,
                 "detail": self.detail, "contributed": self.contributed,
-                "heldBack": self.held_back, "excluded": self.excluded, "active": self.active,
+                "heldBack": self.held_back, "excluded": self.excluded,
+                "excludedReason": self.excluded_reason, "active": self.active,
                 "lastIndexedAt": self.updated_at}
 
 
@@ -340,6 +342,9 @@ def list_sources(app: Waymarks, limit: int = 1000) -> list[SourceView]:
              in app.projection.project_sources(app.cwd, limit)]
     if any(view.excluded for view in views):
         _exclusions_were_used(app)  # (a home that excluded before the file existed)
+        reasons = app.projection.excluded_sessions()
+        views = [msgspec.structs.replace(view, excluded_reason=reasons.get(view.session_id))
+                 if view.excluded else view for view in views]
     return views
 
 
