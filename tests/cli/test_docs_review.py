@@ -3,6 +3,7 @@ before its fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -113,3 +114,24 @@ def test_a_client_with_no_new_privileges_is_never_confined_alike(tmp_path: Path)
     assert warm.confinement(process("nnp", free.replace("Privs:\t0", "Privs:\t1"))) is None
     assert warm.confinement(process("capless", free.replace("1ff", "000"))) != \
         warm.confinement(process("free-again", free))
+
+
+def test_tokens_after_a_plan_that_fell_back_says_so(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A review: after a plan that fell back (pins and request past the model limit),
+    `tokens` said "No plan yet." though `manifest` listed that plan."""
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.chdir(project)
+    assert main(["plan", "--fixed-tokens", "99999", "--model-limit", "8000", "--prompt",
+                 "hi"]) == 0
+    capsys.readouterr()
+    assert main(["tokens"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("The last plan fell back") and "8000" in said
+    assert main(["--json", "tokens"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["blocks"] == [] and "8000" in document["fallback"]

@@ -125,9 +125,16 @@ def register_planning(root: click.Group) -> None:
         rows = [*((b["kind"], b["tokens"]) for b in blocks), *([("fixed", fixed)] if fixed
                                                                else [])]
         text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in rows)
+        fallback = data.get("fallback")
+        if blocks:
+            text += f"\n{'total':<9} {total:>7}"
+        else:  # a plan that fell back has no blocks, and is no "no plan yet"
+            from waymarks.commands.render import cell
+
+            text = (f"The last plan fell back, with no blocks: {cell(str(fallback))}"
+                    if fallback else "No plan yet.")
         return Result({"blocks": blocks, "fixedTokens": fixed, "totalTokens": total,
-                       "modelLimit": data.get("modelLimit")},
-                      (text + f"\n{'total':<9} {total:>7}") if blocks else "No plan yet.")
+                       "modelLimit": data.get("modelLimit"), "fallback": fallback}, text)
 
 
 def _decision_command(root: click.Group, decision: str, summary: str) -> None:
