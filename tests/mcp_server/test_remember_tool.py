@@ -218,8 +218,8 @@ def test_a_yes_is_spent_by_the_save_it_confirms(store: PersonalStore) -> None:
     tool = Remember()
     plan = plan_remember(store, "Prefers helix", "editor")
     assert isinstance(plan, RememberPlan)
-    tool.shown(plan)
-    tool.shown(plan)
+    tool.shown(plan.message)
+    tool.shown(plan.message)
     assert tool.commit(store, "Prefers helix", "editor", "accepted")["outcome"] == "saved"
     store.forget("editor")
     assert tool.commit(store, "Prefers helix", "editor", "accepted") == {

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 from mcp.types import ElicitResult
 
@@ -65,3 +66,54 @@ def test_a_named_session_stays(home: Path, project: Path) -> None:
         done = _add(server_app, follow, "Nightly builds run at 02:00 UTC")
         assert done["outcome"] == "committed", done
         assert _texts(home, project, named) == ["Nightly builds run at 02:00 UTC"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("meanwhile", ["session new", "a message"])
+def test_a_yes_confirms_only_the_write_it_was_asked_about(
+        home: Path, project: Path, mode: str, meanwhile: str) -> None:
+    """A review: on protocol 2026-07-28 (``auto``) the SDK runs the resolver again with
+    the answer and applies it to any question of the same text. The question named
+    neither the session nor the message the write would carry, so a yes given while the
+    person started another session (or typed a message) wrote into that session, which
+    was never shown; on 2025-11-25 the same call was refused. Now the question names
+    both: a yes applies only to the write it described (the changed one is asked
+    again, or refused), never to another."""
+    asked: list[str] = []
+
+    async def person(context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        if len(asked) == 1:  # while the first question is open
+            with Waymarks(home, cwd=str(project)) as terminal:
+                if meanwhile == "session new":
+                    terminal.session_new()
+                else:
+                    terminal.session_say("Actually, keep it for later")
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    with Waymarks(home, cwd=str(project)) as app:
+        first = app.session_new().id
+        app.session_say("Remember where staging listens")
+        server_app, follow = prepare_mcp(CliRuntime(open_app=lambda: app), False)
+
+        async def run() -> dict[str, Any]:
+            async with Client(build_server(server_app, follow=follow),
+                              elicitation_callback=person, mode=mode
+                              ) as client:  # type: ignore[arg-type]
+                done = await client.call_tool("context_persistence", {
+                    "action": "memory_add", "content": "The staging database listens on 5433"})
+                return dict(done.structured_content or {})
+
+        outcome = anyio.run(run)
+    with Waymarks(home, cwd=str(project)) as terminal:
+        sessions = [s.id for s in terminal.session_list()]
+    landed = [s for s in sessions if _texts(home, project, s)]
+    if outcome["outcome"] != "committed":
+        assert outcome["errorCode"] == "changed-since-confirmation", outcome
+        assert landed == [] and len(asked) == 1
+        return
+    # committed: the last question the person said yes to described the write made
+    [session] = landed
+    assert len(asked) == 2 and asked[0] != asked[1], asked
+    assert f"ledger of session {session})" in asked[-1]
+    assert (session == first) is (meanwhile == "a message")

@@ -244,7 +244,7 @@ def test_the_target_guard_runs_under_the_lock(app: Waymarks,
                  "targetRevision": item["revision"]}
     plan = tool.prepare(arguments)
     assert isinstance(plan, WritePlan)
-    tool.shown(plan)
+    tool.shown(plan.question)
     real_prepare = tool._prepare
 
     def prepare_then_race(request: Any) -> Any:  # someone writes right after the re-check

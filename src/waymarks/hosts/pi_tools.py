@@ -98,7 +98,7 @@ def _remember(bridge: Bridge, text: object, slug: object) -> dict[str, Any]:
         return plan  # refused before anyone is asked
     answer: Decision = "unavailable"
     if bridge.has_ui:
-        bridge.remember.shown(plan)
+        bridge.remember.shown(plan.message)
         answer = HostConfirmer(bridge).confirm(ConfirmationRequest(CONFIRM_TITLE,
                                                                    plan.message))
     saved: dict[str, Any] = bridge.remember.commit(store, text, slug, answer)

@@ -17,6 +17,7 @@ from mcp.server.elicitation import (
     DeclinedElicitation,
 )
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
@@ -122,6 +123,16 @@ def advertise(server: MCPServer, name: str, required: tuple[str, ...]) -> None:
 
 #: the result of a call naming a field the tool does not take
 UNKNOWN_FIELD: dict[str, Any] = {"outcome": "rejected", "category": "invalid-parameters"}
+
+
+def ask(question: str, shown: Callable[[str], None]) -> Elicit[Confirm]:
+    """The question a confirming tool's resolver puts to the person, recorded as shown
+    (``shown``) by its text alone, the text the body spends after the yes. On protocol
+    2026-07-28 the resolver runs again on the round that carries the answer, and the SDK
+    applies that answer to any question of the same text: each tool's question names
+    everything its yes stands for (:mod:`waymarks.service.shown`)."""
+    shown(question)
+    return Elicit(question, Confirm)
 
 
 def can_elicit(ctx: Context) -> bool:

@@ -31,7 +31,7 @@ from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.entry import INDEX_STEM, CredentialRefused, PersonalMemoryError, check_slug
 from waymarks.personal.store import NotAnEntry, PersonalStore
 from waymarks.service.ports import Decision
-from waymarks.service.shown import Shown, digest_of
+from waymarks.service.shown import Shown
 
 #: answers that end a remember without saving, as (outcome, category)
 _NOT_SAVED: Final[dict[str, tuple[str, str]]] = {
@@ -80,10 +80,6 @@ class RememberPlan(msgspec.Struct, frozen=True):
         return (f"{CONFIRM_TITLE}\n\nPersonal memory applies to every project, in every "
                 f"session, until you remove it (`waymarks personal forget SLUG`).\n\n"
                 f"{what}\n{_visible(self.text)}{lost}{kept}")
-
-    @property
-    def digest(self) -> str:
-        return digest_of(self.message)
 
 
 def plan_remember(store: PersonalStore, text: object,
@@ -137,12 +133,13 @@ class Remember:
     """``remember`` for a host that asks the person (MCP elicitation): one per server."""
 
     def __init__(self) -> None:
-        self._shown = Shown()  # confirmation digests shown, with expiry
+        self._shown = Shown()  # the questions shown, with expiry
 
-    def shown(self, plan: RememberPlan) -> None:
-        """Record that ``plan``'s confirmation was put in front of the person (a resolver
-        may run more than once per question: it is recorded once)."""
-        self._shown.record(plan.digest)
+    def shown(self, question: str) -> None:
+        """Record that ``question`` (a plan's :attr:`RememberPlan.message`) was put in
+        front of the person (a resolver may run more than once per question: it is
+        recorded once)."""
+        self._shown.record(question)
 
     def commit(self, store: PersonalStore, text: object, slug: object,
                answer: Decision | Literal["invalid", "not-asked"]) -> dict[str, Any]:
@@ -154,7 +151,7 @@ class Remember:
         if answer != "accepted":
             outcome, category = _NOT_SAVED[answer]
             return {"outcome": outcome, "category": category}
-        if not self._shown.spend(plan.digest):  # the person saw another save than this
+        if not self._shown.spend(plan.message):  # the person saw another save than this
             return _rejected("changed-since-confirmation")
         return save_planned(store, plan)
 

@@ -28,14 +28,18 @@ def effective_level(text: str, explicit: str | None, egress: Egress) -> Classifi
 
 
 def item_confirmation(request: Request, target: ItemView | None,
-                      level: Classification | None, replaces: str | None = None
-                      ) -> ConfirmationRequest:
-    """What the person is asked about a pin or memory write: the action, the target and
-its current text (a local-only one not shown), the scope, key, level, content and
-reason, each as it will be written."""
+                      level: Classification | None, session: str, provenance: str | None,
+                      replaces: str | None = None) -> ConfirmationRequest:
+    """What the person is asked about a pin or memory write: the action, the session whose
+ledger it goes to, the target and its current text (a local-only one not shown), the
+scope, key, level, content, the message it cites as its source, and the reason, each as
+it will be written. A yes stands for this text alone (:mod:`waymarks.service.shown`):
+the session and the source are in it, so a yes to a write into one session, citing one
+message, never confirms the write planned after another session or message came."""
     action = request.action
     lines = [f"Action: {action.name}",
-             "Persistence: canonical (appended to the session ledger)"]
+             f"Persistence: canonical (appended to the ledger of session "
+             f"{shown_text(session)})"]
     if replaces is not None:
         lines.append(f"Supersedes: {replaces} (the same text, stored at a looser level)")
     if target is not None:
@@ -50,6 +54,9 @@ reason, each as it will be written."""
         lines.append(f"Key: {shown_text(str(request.get('key')))}")
     if level is not None:
         lines.append(f"Classification: {level}")
+        lines.append("Source: " + (
+            f"your message {shown_text(provenance)}, the latest on this branch"
+            if provenance else "this confirmation (no message of yours on this branch)"))
         lines.append(f"Content:\n{shown_text(str(request.get('content')))}")
     if request.get("reason"):
         lines.append(f"Reason: {shown_text(str(request.get('reason')))}")

@@ -75,7 +75,7 @@ from waymarks.service.ports import (
     epoch_ms,
 )
 from waymarks.service.search import find_items
-from waymarks.service.shown import Shown, digest_of
+from waymarks.service.shown import Shown
 from waymarks.service.sources import list_sources, set_source_excluded
 from waymarks.service.views import ItemView
 from waymarks.service.write_path import unsaved
@@ -131,16 +131,13 @@ class WritePlan(msgspec.Struct, frozen=True):
     provenance: str | None  # entry ID of the latest user message on the branch
     level: Classification | None  # the classification to store (raised, never lowered)
     confirmation: ConfirmationRequest
-    #: the session it writes into (another one current after the yes voids it)
-    session: str = ""
 
     @property
-    def digest(self) -> str:
-        """What was confirmed: the message shown, the provenance it will carry and the
-        session it goes to (a new user message or another session meanwhile means the
-        person confirmed in another context)."""
-        return digest_of(f"{self.confirmation.message}\x1f{self.provenance or ''}"
-                         f"\x1f{self.session}")
+    def question(self) -> str:
+        """What the person is asked, whole: what a yes stands for. It names the session
+        the write goes to and the message it cites (:func:`item_confirmation`), so a new
+        user message or another session meanwhile is another question."""
+        return f"{self.confirmation.title}\n\n{self.confirmation.message}"
 
 
 class ContextPersistence:
@@ -156,7 +153,7 @@ class ContextPersistence:
         self.refs = refs or SourceRefs()
         self.confirmed_via = confirmed_via
         self._lock = threading.Lock()
-        self._shown = Shown()  # confirmation digests shown, with expiry
+        self._shown = Shown()  # the questions shown, with expiry
         self._provenance_cache: tuple[tuple[str, int, str | None], str | None] | None = None
 
     # -- the whole call, for hosts with a synchronous confirmer ------------------------
@@ -165,7 +162,7 @@ class ContextPersistence:
         prepared = self.prepare(arguments)
         if isinstance(prepared, ToolResult):
             return prepared
-        self.shown(prepared)
+        self.shown(prepared.question)
         try:
             decision = confirmer.confirm(prepared.confirmation)
         except Exception:  # noqa: BLE001 (a dialog that failed is not a yes)
@@ -181,9 +178,10 @@ class ContextPersistence:
         with self._lock:
             return self._prepare(request)
 
-    def shown(self, plan: WritePlan) -> None:
-        """Record that ``plan``'s confirmation was put in front of the person."""
-        self._shown.record(plan.digest)
+    def shown(self, question: str) -> None:
+        """Record that ``question`` (a plan's :attr:`WritePlan.question`) was put in
+        front of the person."""
+        self._shown.record(question)
 
     def _prepare(self, request: Request) -> ToolResult | WritePlan:
         """One request (:meth:`Waymarks.begin`): the session brought up to date once,
@@ -221,7 +219,7 @@ class ContextPersistence:
             plan = self._prepare(request)  # everything is checked again after the answer
             if isinstance(plan, ToolResult):
                 return plan
-            if not self._shown.spend(plan.digest):
+            if not self._shown.spend(plan.question):
                 return result(name, "rejected", error="changed-since-confirmation")
             return self._execute(plan)
 
@@ -342,8 +340,8 @@ class ContextPersistence:
             decided, Rejected | Duplicate) and decided.operation == "supersede" else None
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
-                         item_confirmation(request, target, stored_level, replaces),
-                         session.session_id)
+                         item_confirmation(request, target, stored_level,
+                                           session.session_id, provenance, replaces))
 
     def _provenance(self, session: SessionLog) -> str | None:
         """The newest user message on the branch (cached per ledger state: one call

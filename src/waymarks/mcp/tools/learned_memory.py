@@ -28,12 +28,13 @@ from waymarks.mcp.common import (
     advertise,
     answer_of,
     argument,
+    ask,
     can_elicit,
     json_result,
     unknown_field,
 )
 from waymarks.service.app import Waymarks
-from waymarks.service.shown import Shown, digest_of
+from waymarks.service.shown import Shown
 from waymarks.tool.unavailable import answered, unavailable
 
 if TYPE_CHECKING:
@@ -261,7 +262,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
 
     shown = Shown()  # the questions asked: a yes applies only to the claim as it was shown
 
-    def ask(ctx: Context) -> Elicit[Confirm] | str:
+    def ask_edit(ctx: Context) -> Elicit[Confirm] | str:
         if not can_elicit(ctx) or unknown_field(ctx, EDIT_FIELDS):
             return NO_QUESTION  # the body answers: a refusal, or unavailable
         parsed = _edit_arguments({n: argument(ctx, n) for n in EDIT_FIELDS})
@@ -271,8 +272,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
             question = answered(lambda: _question(app, *parsed))
         if isinstance(question, dict):
             return NO_QUESTION
-        shown.record(digest_of(question))
-        return Elicit(question, Confirm)
+        return ask(question, shown.record)
 
     @server.tool(
         name=EDIT_NAME,
@@ -285,7 +285,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
     )
     def learned_edit(
         ctx: Context,
-        answer: Annotated[ElicitationResult[Confirm], Resolve(ask)],
+        answer: Annotated[ElicitationResult[Confirm], Resolve(ask_edit)],
         action: Annotated[Any, WithJsonSchema({"type": "string", "enum": list(EDITS)})] = None,
         id: Annotated[Any, WithJsonSchema(_STRING)] = None,
         text: Annotated[Any, WithJsonSchema(_STRING)] = None,
@@ -314,7 +314,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                 code = "confirmation-invalid" if decision == "invalid" else decision
                 return json_result({"outcome": "cancelled", "code": code,
                                     "message": "the person did not confirm; nothing changed"})
-            if not shown.spend(digest_of(question)):
+            if not shown.spend(question):
                 # the claim changed while the person decided (a client on a protocol
                 # whose SDK never asks again: the yes was to the claim as it was)
                 return json_result(_rejected(

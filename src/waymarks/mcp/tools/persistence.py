@@ -22,6 +22,7 @@ from waymarks.mcp.common import (
     Serial,
     advertise,
     answer_of,
+    ask,
     can_elicit,
     raw_arguments,
     tool_result,
@@ -54,7 +55,7 @@ CONTRACTS: dict[str, Any] = {"contract": TOOL_CONTRACT, "resultContract": RESULT
 
 
 def register(server: MCPServer, persistence: ContextPersistence, serial: Serial) -> None:
-    def ask(ctx: Context) -> Elicit[Confirm] | str:
+    def ask_persistence(ctx: Context) -> Elicit[Confirm] | str:
         """Runs before the tool body: plan the call (every check that can refuse, a dry
         run of the write included), and ask the person only about a write that can
         succeed and that the client can show. Anything else is left to the body."""
@@ -68,8 +69,7 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
             plan = persistence.prepare(arguments)
         if not isinstance(plan, WritePlan):
             return NO_QUESTION
-        persistence.shown(plan)
-        return Elicit(f"{plan.confirmation.title}\n\n{plan.confirmation.message}", Confirm)
+        return ask(plan.question, persistence.shown)
 
     @server.tool(
         name=NAME, description=DESCRIPTION,
@@ -79,7 +79,7 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
     )
     def persistence_tool(
         ctx: Context,
-        answer: Annotated[ElicitationResult[Confirm], Resolve(ask)],
+        answer: Annotated[ElicitationResult[Confirm], Resolve(ask_persistence)],
         action: Annotated[Any, WithJsonSchema(_SCHEMA["action"])] = None,
         content: Annotated[Any, WithJsonSchema(_SCHEMA["content"])] = None,
         scope: Annotated[Any, WithJsonSchema(_SCHEMA["scope"])] = None,

@@ -19,6 +19,7 @@ from waymarks.mcp.common import (
     advertise,
     answer_of,
     argument,
+    ask,
     can_elicit,
     json_result,
     unknown_field,
@@ -54,8 +55,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                 if isinstance(store, PersonalStore) else store
         if not isinstance(plan, RememberPlan):
             return NO_QUESTION
-        personal.shown(plan)
-        return Elicit(plan.message, Confirm)
+        return ask(plan.message, personal.shown)
 
     @server.tool(
         name=NAME, description=DESCRIPTION,
