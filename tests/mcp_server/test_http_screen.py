@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import queue
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,51 @@ def test_an_unknown_prompt_is_reported_as_unknown(configured: Path, project: Pat
             assert error == {"code": -32602, "message": "unknown prompt (see prompts/list)"}
         assert "messages" in prompt("promote_notes", 9)["result"]  # a known one renders
     assert SECRET not in stderr[0]
+
+
+@pytest.mark.slow
+def test_a_confirmation_answer_the_sdk_cannot_take_ends_the_call(configured: Path,
+                                                                 project: Path) -> None:
+    """A review: a client's answer to ``elicitation/create`` holding a lone surrogate was
+    answered 400 as a bad request, the SDK never saw an answer, and the tool call waited
+    forever. Now the SDK gets an error response with its id: the call ends
+    ``cancelled``/``confirmation-invalid`` and nothing is written."""
+    init = json.loads(INIT)
+    init["params"]["capabilities"] = {"elicitation": {}}
+    events: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+    with server(configured, project) as (port, stderr):
+        _status, session, _body = exchange(port, json.dumps(init).encode())
+        assert session is not None
+        exchange(port, b'{"jsonrpc":"2.0","method":"notifications/initialized"}', session)
+
+        def call() -> None:  # the call's answer streams the question, then the result
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            connection.request("POST", "/mcp", body=json.dumps({
+                "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "name": "context_persistence", "arguments": {
+                        "action": "memory_add", "content": "Staging listens on 5433"}}}),
+                headers={"Authorization": f"Bearer {TOKEN}",
+                         "Content-Type": "application/json",
+                         "Accept": "application/json, text/event-stream",
+                         "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"})
+            response = connection.getresponse()
+            for line in iter(response.readline, b""):
+                if line.startswith(b"data: "):
+                    events.put(json.loads(line[len(b"data: "):]))
+            connection.close()
+
+        streaming = threading.Thread(target=call, daemon=True)
+        streaming.start()
+        question = events.get(timeout=120)  # a bound, not a measure
+        assert question["method"] == "elicitation/create", question
+        status, _session, answer = exchange(port, b'{"jsonrpc":"2.0","id":%d,"result":{'
+                                            b'"action":"accept","content":{"confirm":'
+                                            b'"\\ud800"}}}' % question["id"], session)
+        assert (status, answer) == (202, b""), answer  # a response is never answered
+        done = events.get(timeout=120)
+        streaming.join(timeout=120)
+    assert done["id"] == 2, done
+    content = done["result"]["structuredContent"]
+    assert (content["outcome"], content["errorCode"]) == ("cancelled", "confirmation-invalid")
+    assert "Traceback" not in stderr[0]
+    assert not [p for p in configured.rglob("*.jsonl") if "5433" in p.read_text()]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -17,7 +18,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from waymarks.mcp.stdio import screen
+from waymarks.mcp.stdio import Instead, screen
+from waymarks.service.app import Waymarks
 
 
 def _initialize() -> list[str]:
@@ -185,3 +187,83 @@ def test_an_id_that_is_not_valid_unicode_is_answered_with_a_null_id() -> None:
         assert isinstance(answer, types.JSONRPCError), answer
         assert answer.id is None and answer.error.code == types.INVALID_REQUEST
         assert answer.model_dump_json()  # it can be written
+
+
+@pytest.mark.slow  # a real server in a subprocess
+def test_a_confirmation_answer_the_sdk_cannot_take_ends_the_call_unanswered(
+        home: Path, project: Path) -> None:
+    """A review: the client's answer to the server's ``elicitation/create`` holding a lone
+    surrogate (escaped, or a byte that is not UTF-8), or not a response the SDK validates,
+    went down the request path: the server sent an error "answer" to the client's own
+    response, the SDK never saw one, and the tool call was left waiting forever. Now such
+    a response reaches the SDK as an error response with its id: the call ends as any
+    client's error does (``cancelled``/``confirmation-invalid``), nothing is written, no
+    response is answered, and a later yes still commits."""
+    lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    with tempfile.TemporaryFile() as errors:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
+            env={**os.environ, "WAYMARKS_HOME": str(home)})
+        assert server.stdin is not None and server.stdout is not None
+        out, stdin = server.stdout, server.stdin
+        reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(
+            out.readline, b"")], daemon=True)
+        reader.start()
+
+        def send(line: bytes) -> None:
+            stdin.write(line + b"\n")
+            stdin.flush()
+
+        def receive() -> dict[str, Any]:
+            return dict(json.loads(lines.get(timeout=120)))  # a bound, not a measure
+
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "test", "version": "1"}}}).encode())
+        assert receive()["id"] == 1
+        send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        answers = [b'{"action":"accept","content":{"confirm":"\\ud800"}}',
+                   b'{"action":"accept","content":{"confirm":"\xff"}}', b"5",
+                   b'{"action":"accept","content":{"confirm":true}}']
+        outcomes: list[tuple[str, str | None]] = []
+        asked: list[int] = []
+        for call, answer in enumerate(answers, start=2):
+            send(json.dumps({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {
+                "name": "context_persistence", "arguments": {
+                    "action": "memory_add", "content": f"Staging listens on {5430 + call}"}}
+            }).encode())
+            question = receive()
+            assert question["method"] == "elicitation/create", question
+            asked.append(question["id"])
+            send(b'{"jsonrpc":"2.0","id":%d,"result":%s}' % (question["id"], answer))
+            done = receive()
+            assert done["id"] == call, done  # the call's answer, not one to the response
+            content = done["result"]["structuredContent"]
+            outcomes.append((content["outcome"], content.get("errorCode")))
+        stdin.close()
+        server.wait(timeout=120)
+        reader.join(timeout=30)
+        errors.seek(0)
+        assert b"Traceback" not in errors.read()
+    assert outcomes == [("cancelled", "confirmation-invalid")] * 3 + [("committed", None)]
+    assert lines.empty()  # nothing more was said: no response was answered
+    with Waymarks(home, cwd=str(project)) as reader:
+        assert [view.text for view in reader.items("memory")] == ["Staging listens on 5435"]
+
+
+def test_a_response_is_passed_on_or_dropped_never_answered() -> None:
+    """A response the SDK can take passes unchanged; one it cannot becomes an error
+    response with its id for the SDK (the server numbers its requests), or is dropped
+    when its id is no integer: none is answered."""
+    sound = '{"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}'
+    assert screen(sound) is None
+    for bad in ('{"jsonrpc":"2.0","id":4,"result":{"content":{"confirm":"\\udfff"}}}',
+                '{"jsonrpc":"2.0","id":4,"result":5}', '{"jsonrpc":"2.0","id":4,"error":7}'):
+        instead = screen(bad)
+        assert isinstance(instead, Instead), bad
+        passed = json.loads(instead.line())
+        assert passed["id"] == 4 and passed["error"]["code"] == -32602
+        assert screen(instead.line()) is None  # the SDK takes it
+    assert screen('{"jsonrpc":"2.0","id":"a","result":{"x":"\\ud800"}}') == "drop"
+    assert screen('{"jsonrpc":"2.0","id":"\\ud800","result":{}}') == "drop"

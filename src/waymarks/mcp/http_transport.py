@@ -184,8 +184,11 @@ class ScreenedBodies:
     notification), and refused a batch or bad ``params`` with pydantic's dump of the
     input (a credential in it echoed back). An error is 400 (as the SDK's own parse
     error), a refused ``tools/call`` 200; a notification stdio drops is 400 here (HTTP
-    answers every request). Its ``receive`` must give the whole body at once
-    (``RequestBodyLimitMiddleware`` in front does)."""
+    answers every request). A client's response the SDK cannot take (the answer to an
+    elicitation holding a lone surrogate) reaches the SDK as the error response the screen
+    passes on instead (:class:`~waymarks.mcp.stdio.Instead`), so the call waiting for it
+    ends; answered 400 here, it never did. Its ``receive`` must give the whole body at
+    once (``RequestBodyLimitMiddleware`` in front does)."""
 
     def __init__(self, inner: Any, path: str = "/mcp") -> None:
         self.inner = inner
@@ -199,7 +202,9 @@ class ScreenedBodies:
         first = await receive()
         if first["type"] == "http.request" and not first.get("more_body", False):
             answer = _screened(first.get("body", b""))
-            if answer is not None:
+            if isinstance(answer, bytes):  # a response: the SDK gets this one instead
+                first = {**first, "body": answer}
+            elif answer is not None:
                 status, body = answer
                 await send({"type": "http.response.start", "status": status,
                             "headers": [(b"content-type", b"application/json")]})
@@ -217,16 +222,19 @@ class ScreenedBodies:
         await self.inner(scope, replay, send)
 
 
-def _screened(body: bytes) -> tuple[int, bytes] | None:
-    """The status and body answering ``body``, if the screen answers it."""
+def _screened(body: bytes) -> tuple[int, bytes] | bytes | None:
+    """The status and body answering ``body``, if the screen answers it; or the body the
+    SDK gets in its place (a response it cannot take, passed on as an error response)."""
     import mcp_types as types
 
-    from waymarks.mcp.stdio import UNICODE_MESSAGE, screen
+    from waymarks.mcp.stdio import UNICODE_MESSAGE, Instead, screen
 
     # bytes that are not UTF-8 become lone surrogates, which the screen refuses (as stdio)
     answer = screen(body.decode("utf-8", errors="surrogateescape"))
     if answer is None:
         return None
+    if isinstance(answer, Instead):
+        return answer.line().encode()
     if answer == "drop":
         answer = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
             code=types.INVALID_PARAMS, message=f"Invalid params: {UNICODE_MESSAGE}"))

@@ -12,7 +12,14 @@ into an exception the session only logs, so a JSON-RPC client waits for its time
   no ledger line can hold, or bytes that are not UTF-8 (decoded strictly: each such byte
   is read as a lone surrogate, never replaced by U+FFFD and stored): ``tools/call`` is a
   refused tool result (``invalid-parameters``), any other request ``-32602``, a
-  notification nothing; a line whose bytes are not UTF-8 outside a string is not JSON.
+  notification nothing; a line whose bytes are not UTF-8 outside a string is not JSON;
+- a response (the client's answer to the server's own request, an elicitation) that the
+  SDK cannot take (a lone surrogate in it, or not a valid response) is never answered, as
+  JSON-RPC forbids: it goes to the SDK as a JSON-RPC error response with its id
+  (:class:`Instead`), so the call waiting for it ends (a confirmation answered so is
+  ``cancelled``/``confirmation-invalid``, as any client's error is). Before, it was
+  answered with an error the client ignored, and the tool call waited forever. One whose
+  id the server cannot have sent is dropped.
 
 Every other line goes to the SDK unchanged. Standard input is moved off fd 0 while
 serving (as the SDK does), so a child process never reads the protocol's bytes.
@@ -27,7 +34,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from io import TextIOWrapper
-from typing import Any, BinaryIO, Final, Literal, cast
+from typing import Any, BinaryIO, Final, Literal, NamedTuple, cast
 
 import anyio
 import mcp_types as types
@@ -45,9 +52,20 @@ UNICODE_MESSAGE = ("the request holds text that is not valid Unicode (lone surro
 Answer = types.JSONRPCResponse | types.JSONRPCError
 
 
-def screen(line: str) -> Answer | Literal["drop"] | None:
+class Instead(NamedTuple):
+    """A client's response the SDK cannot take, to pass on to it as ``message`` (an error
+    response with the same id): a response is never answered."""
+
+    message: types.JSONRPCError
+
+    def line(self) -> str:
+        return self.message.model_dump_json(by_alias=True, exclude_unset=True)
+
+
+def screen(line: str) -> Answer | Instead | Literal["drop"] | None:
     """The answer to a line the SDK cannot take (``None``: pass it on; ``"drop"``: a
-    notification the SDK cannot take, which gets no answer)."""
+    notification or response the SDK cannot take, which gets no answer; :class:`Instead`:
+    pass that on instead)."""
     try:
         raw = json.loads(line)
     except (ValueError, RecursionError):
@@ -56,6 +74,8 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
     if not isinstance(raw, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object "
                       "(batches are not supported)")
+    if "method" not in raw and ("result" in raw or "error" in raw):
+        return _response(line, raw, request_id)
     if "method" in raw and "id" in raw and request_id is None:
         return _error(None, types.INVALID_REQUEST, "Invalid Request: the id must be a string "
                       "(of valid Unicode) or an integer")
@@ -74,6 +94,24 @@ def screen(line: str) -> Answer | Literal["drop"] | None:
         return _error(request_id, types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC "
                       "2.0 request, notification or response")
     return None
+
+
+def _response(line: str, raw: dict[str, Any], request_id: int | str | None
+              ) -> Instead | Literal["drop"] | None:
+    """A response passes unchanged when the SDK can take it; else it is passed on as an
+    error response with its id, for the request waiting for it (never answered: JSON-RPC
+    forbids it, and the client would not read it), or dropped when its id is none the
+    server sends (an integer: the server's requests are numbered)."""
+    if all_unicode(raw):
+        try:
+            types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            return None
+        except ValueError:  # pydantic's ValidationError
+            pass
+    if type(request_id) is not int:
+        return "drop"
+    return Instead(_error(request_id, types.INVALID_PARAMS, "the client's response was not "
+                          "valid Unicode or not a JSON-RPC 2.0 response"))
 
 
 def _id_of(raw: object) -> int | str | None:
@@ -151,6 +189,8 @@ class _Screened:
             answer = screen(line)
             if answer is None:
                 yield line
+            elif isinstance(answer, Instead):
+                yield answer.line()
             elif answer != "drop" and self._write is not None:
                 await self._write.send(SessionMessage(answer))
 
