@@ -117,3 +117,37 @@ def test_a_yes_confirms_only_the_write_it_was_asked_about(
     assert len(asked) == 2 and asked[0] != asked[1], asked
     assert f"ledger of session {session})" in asked[-1]
     assert (session == first) is (meanwhile == "a message")
+
+
+def _call(app: Waymarks, follow: Any, tool: str, arguments: dict[str, Any]
+          ) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        async with Client(build_server(app, follow=follow), elicitation_callback=_yes
+                          ) as client:  # type: ignore[arg-type]
+            done = await client.call_tool(tool, arguments)
+            return dict(done.structured_content or {})
+
+    return anyio.run(run)
+
+
+def test_a_session_file_deleted_while_the_server_runs_is_followed_by_a_new_one(
+        home: Path, project: Path) -> None:
+    """A review: with the only session's file deleted, every tool stayed unavailable
+    (``memory_add`` runtime-unavailable, ``memory_recall`` an I/O error) until a command
+    made a session: with none left, the server kept the deleted one. Now it lets it go,
+    as a command started then would: a read answers as with no session yet, and the next
+    write makes a session, the one the next command acts on."""
+    with Waymarks(home, cwd=str(project)) as app:
+        server_app, follow = prepare_mcp(CliRuntime(open_app=lambda: app), False)
+        first = _add(server_app, follow, "The staging database listens on 5433")
+        assert first["outcome"] == "committed", first
+        [gone] = [Path(s.path) for s in app.session_list()]
+        gone.unlink()
+        recalled = _call(server_app, follow, "memory_recall", {"query": "staging port"})
+        assert recalled["outcome"] == "ok", recalled
+        second = _add(server_app, follow, "Nightly builds run at 02:00 UTC")
+        assert second["outcome"] == "committed", second
+    with Waymarks(home, cwd=str(project)) as terminal:
+        [made] = terminal.session_list()
+        assert Path(made.path) != gone
+        assert _texts(home, project, made.id) == ["Nightly builds run at 02:00 UTC"]

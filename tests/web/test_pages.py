@@ -160,3 +160,26 @@ def test_a_session_started_while_the_inspector_runs_is_the_one_it_acts_on(
     sessions = [s["id"] for s in cli("session", "list")["sessions"]]  # oldest first
     assert len(sessions) == 2 and sessions[0] == first
     assert pin("Pinned after the new session") == sessions[1]
+
+
+def test_a_session_file_deleted_while_the_inspector_runs_is_let_go(
+        web: Any, cli: Any) -> None:
+    """With the only session's file deleted, the inspector kept the deleted one: its
+    pages and actions failed until a command made a session. It lets it go, as a new
+    command starts without one: the overview answers, and a pin made on the page goes
+    to a new session, the one later commands act on."""
+    from pathlib import Path
+
+    client, gate = _client(web)
+    assert client.get("/").status_code == 200  # bound to the session it views
+    [only] = cli("session", "list")["sessions"]
+    Path(only["path"]).unlink()
+    assert client.get("/").status_code == 200
+    done = client.post("/act", data={"csrf": gate.csrf, "action": "pin",
+                                     "text": "Pinned after the session was deleted",
+                                     "confirmed": "yes"})
+    assert done.status_code == 200, done.text
+    [made] = cli("session", "list")["sessions"]
+    assert made["id"] != only["id"]
+    assert [p["sessionId"] for p in cli("pins")["items"]
+            if p["text"] == "Pinned after the session was deleted"] == [made["id"]]

@@ -236,8 +236,8 @@ class Waymarks:
         """The session already in use, without looking for one."""
         return self._held_session()
 
-    def bind_session(self, session: SessionLog) -> None:
-        """Act on ``session`` from now on (a host that names its own session)."""
+    def bind_session(self, session: SessionLog | None) -> None:
+        """Act on ``session`` from now on (a host that names its own; ``None``: none yet)."""
         self._session = session
 
     def _create_session(self) -> SessionLog:

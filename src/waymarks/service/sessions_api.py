@@ -100,13 +100,30 @@ def follow_newest(app: Waymarks) -> None:
     """For a process that outlives commands (the web inspector), started on the newest
     session of its project: act on the newest one now, as a new command would. After
     ``waymarks session new`` it stayed on the old one, and what it wrote went there. A
-    session named at the start (``--session``) or handed over by a host stays."""
+    session named at the start (``--session``) or handed over by a host stays. With none
+    left (the one in use deleted), it lets that one go, as a new command starts without
+    one: a read answers as before the first session, the next write makes one. It kept
+    the deleted one, and every tool was unavailable until a command made a session."""
     if not app.follows_newest:
         return
     newest = newest_session(app.home, app.cwd)
     bound = app.bound_session
     if newest is not None and (bound is None or Path(bound.path) != newest):
         app.bind_session(app.open_session(newest))
+    elif newest is None and bound is not None and _gone(Path(bound.path)):
+        app.bind_session(None)
+
+
+def _gone(path: Path) -> bool:
+    """Whether nothing is at ``path`` any more (a file that cannot be looked at is kept:
+    the error it causes says why)."""
+    try:
+        path.lstat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def first_session(app: Waymarks) -> SessionLog:
