@@ -26,6 +26,7 @@ from waymarks.commands.results import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_REJECTED,
+    SESSION_NOTE,
     NullProgress,
     Result,
     Runtime,
@@ -168,7 +169,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if repaired and not as_json and not result.printed and "REPAIRED" not in result.text:
         note(repair_note(repaired))
     if replaced and not as_json and replaced not in result.text:  # (`health` names it)
-        note(f"note: the active session cannot be read as before: {replaced}")
+        note(f"{SESSION_NOTE}{replaced}")
     return result.exit_code
 
 

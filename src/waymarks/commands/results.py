@@ -25,6 +25,9 @@ EXIT_REJECTED = 2
 #: interrupted (Ctrl-C, SIGINT), as shells report it: 128 + 2
 EXIT_INTERRUPTED = 130
 ProgressFn = Callable[[int, int], None]
+#: said after a command's output when the active session could not be read as before
+#: (its file replaced or cut short: ``Waymarks.refresh_problem``)
+SESSION_NOTE: Final = "note: the active session cannot be read as before: "
 
 #: the fix for the file-system errors a person can mend (a read error names its own file)
 _FIXES: Final = {
@@ -75,6 +78,17 @@ class Result(msgspec.Struct, frozen=True):
     #: the output is what the command makes (`export` to standard output): output that
     #: cannot be written whole fails the command (exit 1), as a full disk fails `-o FILE`
     produced: bool = False
+
+
+def session_noted(result: Result, problem: str | None) -> Result:
+    """``result`` with the active session's ``problem`` noted after its text and as
+    ``sessionProblem`` (a host's answer, which has no standard error); as it was when
+    there is none, or its text names it already (``health``)."""
+    if problem is None or problem in result.text:
+        return result
+    text = "\n".join(filter(None, (result.text.rstrip(), SESSION_NOTE + problem)))
+    return msgspec.structs.replace(result, data={**result.data, "sessionProblem": problem},
+                                   text=text)
 
 
 class Shown(Exception):

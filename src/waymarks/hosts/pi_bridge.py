@@ -301,6 +301,7 @@ class Bridge:
         import click
 
         from waymarks.commands.base import Runtime, Shown, invoke
+        from waymarks.commands.results import session_noted
         from waymarks.commands.table import HOST_COMMANDS, build
         from waymarks.core.arguments import ArgumentError
 
@@ -328,6 +329,7 @@ class Bridge:
             self._table = build("/context")
         app = self._app()
         run = Runtime(open_app=lambda: app, interactive=False)
+        app.refresh_problem = None  # (what this command finds, as a process of its own)
         try:
             result = invoke(self._table, tokens, run, prog="/context")
         except Shown as shown:
@@ -338,6 +340,7 @@ class Bridge:
             return _shown(str(exc), {"code": "invalid_argument"}, 2)
         except ServiceError as exc:
             return _shown(str(exc), {"code": exc.code}, 2)
+        result = session_noted(result, app.refresh_problem)  # as the command line notes it
         # `--json` shows the document, as on the command line (a listing's text is empty)
         return _shown(json_line(result.data) if run.json else result.text, result.data,
                       result.exit_code)

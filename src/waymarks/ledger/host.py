@@ -21,6 +21,7 @@ What must stay true (the shared ledger contract, ``tests/ledger/test_contract.py
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from waymarks.ledger.discovery import read_header
 from waymarks.ledger.entries import Message, bodies
 from waymarks.ledger.log import Entry, ProgressFn, SessionFileError, SessionLog
 
@@ -139,6 +141,66 @@ class HostSessionLog(SessionLog):
         except OSError:
             return False
         return f'"id":"{self.entries[-1].id}"'.encode() in tail
+
+    def file_problem(self, offset: int) -> str | None:
+        """Why the file the host writes no longer holds this session as the host sent it,
+        or ``None``; ``offset``: the bytes of this ledger already projected. The host goes
+        on appending to whatever is at its path, so what is recorded meanwhile is lost
+        when it ends (the file no longer opens as this session, or lacks the entries its
+        new ones follow). Cheap enough for every request: a ``stat`` and the first line;
+        the file's start and end only when it is shorter than what was projected.
+
+        - another session's header on its first line (another session's file copied
+          over it), whether or not the host saved the session yet;
+        - once the host saved it (:meth:`unsaved`): no session header, or fewer bytes
+          than were projected and without the session's first or newest entry (cut
+          short, or an older copy restored over it). The host never shortens its file:
+          Pi rewrites it only whole, and Pi 0.73 writes a session's lines again, so it
+          only grows; its JSON is the bytes of this ledger's lines."""
+        try:
+            info = os.stat(self.path)
+        except OSError:  # not written yet (Pi writes once it holds a reply), or gone
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:  # (empty: nothing written)
+            return None
+        header = read_header(self.path)
+        if header is not None and header.id != self.session_id:
+            return (f"{self.path}: indexed as session {self.session_id}, it now holds "
+                    f"session {header.id} (replaced by another session's file)")
+        if self.unsaved() is not None:
+            return None
+        if header is None:
+            return (f"{self.path}: it has no session header now (emptied or overwritten "
+                    "since Pi saved the session)")
+        if info.st_size >= offset or not self.entries:
+            return None
+        missing = self._first_entry_other() or (
+            None if self._newest_written() else f"its newest entry {self.entries[-1].id}")
+        if missing is None:
+            return None
+        return (f"{self.path}: {info.st_size} bytes, shorter than the {offset} bytes "
+                f"projected from it, and without {missing} (the file cut short, or an older "
+                "copy restored over it)")
+
+    def _first_entry_other(self) -> str | None:
+        """``its first entry ID`` when the file's first entry (past the header lines: Pi
+        0.73 writes the header again) is another one, else ``None`` (the same, or not
+        within the file's first ``_TAIL_BYTES``)."""
+        try:
+            with open(self.path, "rb") as file:
+                start = file.read(_TAIL_BYTES)
+        except OSError:
+            return None
+        for line in start.split(b"\n")[:-1]:
+            try:
+                entry = msgspec.json.decode(line)
+            except msgspec.DecodeError:
+                return None
+            if isinstance(entry, dict) and entry.get("type") == "session":
+                continue
+            found = entry.get("id") if isinstance(entry, dict) else None
+            return None if found == self.entries[0].id else f"its first entry {self.entries[0].id}"
+        return None
 
     def _replied(self) -> bool:
         if not self._shared.replied:

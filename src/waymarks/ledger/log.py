@@ -184,6 +184,12 @@ class SessionLog(ABC):
         self._resume(offset, lines, entries, fingerprint)
         return True
 
+    def file_problem(self, offset: int) -> str | None:
+        """Why the file another program writes for this ledger no longer holds it, the
+        first ``offset`` bytes having been projected (a host's ledger: see
+        :meth:`.host.HostSessionLog.file_problem`); ``None`` for one whose file it is."""
+        return None
+
     def drop_index(self) -> None:
         """Read the whole ledger again from its start, keeping this object (requests and
         snapshots hold it): the store's index of the entries before the checkpoint is

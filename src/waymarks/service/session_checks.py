@@ -71,11 +71,14 @@ def _not_as_indexed(projection: Store, session: SessionLog, offset: int,
     `rebuild-index` reads it as it is. Other bytes that still hold every projected entry
     are no loss (Pi 0.73 writes a session's lines again when it opens one; a host's buffer
     encodes a number otherwise than Pi's file): such a file is read again quietly, as it
-    was before, and the whole reading happens only when the bytes differ."""
+    was before, and the whole reading happens only when the bytes differ. A host's ledger
+    (Pi's bridge) holds what the host sent; the file the host writes is checked instead
+    (:meth:`~waymarks.ledger.host.HostSessionLog.file_problem`): Pi goes on appending to a
+    file replaced or cut short, and what was recorded there is lost when it ends."""
     from waymarks.ledger.session_file import SessionFile, SessionFileError
 
-    if not isinstance(session, SessionFile):  # a host's ledger holds what the host sent
-        return None
+    if not isinstance(session, SessionFile):  # a host's ledger holds what the host sent:
+        return session.file_problem(offset)  # the file it writes is what is kept
     try:
         size = os.path.getsize(session.path)
         if size < offset:
