@@ -140,3 +140,27 @@ def test_pins_over_their_budget_are_said_once_per_reason(tmp_path: Path) -> None
     assert len(said) == 2, errors[0]
     assert all("pin budget (120)" in line and "maxPinnedTokens" in line for line in said)
     assert said[0] != said[1]  # one more pin: more tokens, a new reason
+
+
+@pytest.mark.parametrize("cause", ["home-is-a-file", "no-such-bin"])
+def test_a_bridge_that_cannot_start_is_said_with_its_reason(tmp_path: Path,
+                                                            cause: str) -> None:
+    """A bridge that could not start (WAYMARKS_HOME a regular file, WAYMARKS_BIN missing)
+    printed the exact reason on its standard error, which the extension discarded: Pi said
+    only "memory is off (the Waymarks bridge stopped)" and withheld every request's
+    content, never why. Both warnings carry the bridge's last words (or the spawn error)
+    and its exit status, on one line."""
+    errors: list[str] = []
+    if cause == "home-is-a-file":
+        (tmp_path / "h").write_text("not a home\n")
+        result = run_harness(tmp_path, str(WAYMARKS_BIN), errors=errors)
+        why = ["exited with status 2", "WAYMARKS_HOME", "not a directory"]
+    else:
+        result = run_harness(tmp_path, str(tmp_path / "no-such-waymarks"), errors=errors)
+        why = ["could not be started", "ENOENT"]
+    assert "SECRET-PLAN" not in json.dumps(result["sent"])
+    said = [line for line in errors[0].splitlines() if line.startswith("Waymarks:")]
+    assert [("memory is off" in s, "requests are withheld" in s) for s in said] == [
+        (True, False), (False, True)], errors[0]
+    for line in said:
+        assert all(part in line for part in why), line

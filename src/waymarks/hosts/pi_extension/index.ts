@@ -45,6 +45,7 @@ const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not
 const EVOLVE_EVERY_MS = Number(process.env.WAYMARKS_EVOLVE_INTERVAL_MS || 15_000);
 const DEFAULT_CALL_MS = 120_000;
 const RETRY_MS = 60_000; // a bridge that failed to start is tried again after this
+const LAST_WORDS = 400; // how much of a bridge's standard error is kept to say why it stopped
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
@@ -74,6 +75,9 @@ export default function waymarks(pi: any) {
 	let evolveTimer: NodeJS.Timeout | undefined;
 	let evolving: AbortController | undefined;
 	let shutDown = false;
+	/** why the last bridge stopped (the end of its stderr, its exit status, or why it could
+	 * not be started), said with every warning that memory is off or requests withheld */
+	let stoppedWhy = "";
 
 	/** Tell the person once per `kind` ("memory": no context injected, "privacy":
 	 * requests withheld; each is said once, not the first of them only, which hid why
@@ -95,10 +99,10 @@ export default function waymarks(pi: any) {
 		downUntil = Date.now() + RETRY_MS;
 	}
 
-	function stop() {
+	function stop(why = "") {
 		for (const p of pending.values()) {
 			clearTimeout(p.timer);
-			p.reject(new Error("the Waymarks bridge stopped"));
+			p.reject(new Error(`the Waymarks bridge stopped${why ? `: ${why}` : ""}`));
 		}
 		pending.clear();
 		child?.kill();
@@ -108,14 +112,27 @@ export default function waymarks(pi: any) {
 
 	function start(ctx: any): Promise<Json> {
 		sent.clear();
+		stoppedWhy = "";
 		cachedPlan = undefined;
 		const bin = process.env.WAYMARKS_BIN || "waymarks";
 		child = spawn(bin, ["bridge"], { cwd: ctx.cwd, stdio: ["pipe", "pipe", "pipe"], env: process.env });
 		const proc = child;
-		proc.on("error", () => proc === child && stop());
-		proc.on("exit", () => proc === child && stop());
-		proc.stdin.on("error", () => proc === child && stop()); // the bridge died: EPIPE
-		proc.stderr.on("data", () => {});
+		let said = ""; // the end of its stderr (it names the cause: a home that is a file)
+		const ended = (how: string) => {
+			if (proc !== child) return;
+			stoppedWhy = oneLine(said.trim() ? `${how}: ${said.trim()}` : how);
+			stop(stoppedWhy);
+		};
+		proc.on("error", (e) => ended(`it could not be started (${e.message})`));
+		proc.on("exit", (code, signal) => { // its last words may still be in the pipe
+			const how = signal ? `it was ended by ${signal}` : `it exited with status ${code}`;
+			if (proc.stderr.readableEnded) return ended(how);
+			proc.stderr.once("end", () => ended(how));
+			setTimeout(() => ended(how), 500).unref?.();
+		});
+		proc.stdin.on("error", () => {}); // the bridge died (EPIPE): its exit says why
+		proc.stderr.setEncoding("utf8");
+		proc.stderr.on("data", (d: string) => void (said = (said + d).slice(-LAST_WORDS)));
 		createInterface({ input: proc.stdout }).on("line", (line) => onLine(proc, line));
 		const manager = ctx.sessionManager;
 		const file = manager.getSessionFile?.();
@@ -436,7 +453,7 @@ export default function waymarks(pi: any) {
 	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
 		ctxNow = ctx;
 		if (!child || !ready) {
-			if (Date.now() < downUntil) throw new Error("the Waymarks bridge is down; it is tried again within a minute");
+			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
 			ready = start(ctx);
 		}
 		try {
@@ -446,6 +463,12 @@ export default function waymarks(pi: any) {
 			throw e;
 		}
 		return request(method, { ...params, sync: syncParams(ctx) }, timeout);
+	}
+
+	/** ``text`` on one line, its controls and direction marks shown as escapes. */
+	function oneLine(text: string): string {
+		return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+			(c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 	}
 
 	function lastUserText(messages: Json[]): { index: number; text: string } | undefined {
