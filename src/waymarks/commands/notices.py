@@ -5,7 +5,8 @@ Decided after the write committed, from what was stored (issue 16, defect 3):
 - the scope was left to its default (``session``) while this project is trusted: the item
   will not apply after ``waymarks session new``; ``--scope project`` keeps it;
 - the item's level (its classification, or the default one, raised by markers) is one the
-  default provider will not receive (:func:`egress_for`): it is stored, but no plan for
+  provider plans go to will not receive (:func:`egress_for`: the host's model's, Pi's
+  active one inside Pi, else the default provider), named: it is stored, but no plan for
   that provider will carry it;
 - a pin (``pin``, ``pin --supersedes``) after which the pins that apply need more than the
   pin budget: every plan falls back and adds nothing (:func:`with_pin_budget`).
@@ -19,7 +20,12 @@ import sqlite3
 from typing import TYPE_CHECKING, Literal
 
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import PINS_FIX, egress_for, pins_left_out
+from waymarks.service.planning import (
+    PINS_FIX,
+    UNKNOWN_HOST_MODELS,
+    egress_for,
+    pins_left_out,
+)
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -50,9 +56,11 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
         return with_notices(outcome, tuple(notices))
     level = egress.level(view.text, view.classification)
     if not egress.admits(level):
+        whose = "the default provider" if app.host_provider in (None, *UNKNOWN_HOST_MODELS) \
+            else "the active model's provider"
         notices.append(
-            f"classified {level}: the default provider ({egress.provider}) will not receive "
-            "it, so plans for it leave it out; `waymarks privacy` shows the policy")
+            f"classified {level}: {whose} ({egress.provider}) will not receive it, so plans "
+            "for it leave it out; `waymarks privacy` shows the policy")
     return with_notices(outcome, tuple(notices))
 
 

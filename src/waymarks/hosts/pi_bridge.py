@@ -265,7 +265,7 @@ class Bridge:
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
         app.can_create_session = ledger is not None
-        app.host_provider = PI_UNKNOWN_PROVIDER  # until Pi names its model's (``provider``)
+        app.host_provider = provider or PI_UNKNOWN_PROVIDER  # Pi's model's, once named
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
                 "trusted": app.project_trusted, "heldBack": self._claim.why}
@@ -511,7 +511,9 @@ class Bridge:
     def _sync(self, sync: dict[str, Any]) -> None:
         provider = sync.get("provider")
         if isinstance(provider, str) and provider:
-            self.provider = provider  # Pi's active model's: a switch applies at once
+            self.provider = provider  # Pi's active model's: a switch applies at once, to
+            if self.app is not None:  # what names none too (a write's privacy notice)
+                self.app.host_provider = provider
         if self.ledger is None:
             return
         self.ledger.feed(_entries(sync.get("entries")))
