@@ -118,6 +118,9 @@ class WriteContext(msgspec.Struct, frozen=True):
     new_uuid: Callable[[], str]
     #: the policy's level of an item stored without one (``defaultClassification``)
     default_level: str = "normal"
+    #: how the person runs the commands a refusal suggests (``/context`` inside Pi, where
+    #: the session's items are: the terminal's ``waymarks`` finds none of them)
+    prog: str = "waymarks"
 
     def visible(self, state: ItemState) -> bool:
         """Whether this session may change ``state`` (its own items, or its project's)."""
@@ -176,7 +179,7 @@ def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Re
 
 def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
     """The visible item ``ref`` names (full ID), or a rejection saying why not."""
-    listing = f"`waymarks {'pins' if kind == 'pin' else 'memory'}`"
+    listing = f"`{ctx.prog} {'pins' if kind == 'pin' else 'memory'}`"
     if not ref.strip():  # said "No pin  in this session" as if one had been named
         return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
                         f"with {listing})")
@@ -318,7 +321,7 @@ def decide_status(
         return target
     if target.item.scope == "project" and not ctx.trusted:
         return Rejected("untrusted", f"{ctx.project_path} is not trusted; changing its "
-                        f"project {kind}s needs `waymarks trust {ctx.project_path}` first")
+                        f"project {kind}s needs `{ctx.prog} trust {ctx.project_path}` first")
     if isinstance(cleaned, Rejected):
         return cleaned
     base = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),
@@ -345,7 +348,7 @@ def _check_scope_and_sources(
         return Rejected(
             "untrusted",
             f"Project {what.lower()} requires a trusted project: {ctx.project_path} is not "
-            f"trusted; run `waymarks trust {ctx.project_path}` first",
+            f"trusted; run `{ctx.prog} trust {ctx.project_path}` first",
         )
     for entry_id in sources:
         if entry_id not in ctx.branch:
@@ -365,7 +368,7 @@ def _add_or_supersede(
         if previous is not None and previous.id != duplicate.id:
             # answered as a duplicate (success, nothing appended), the target stayed
             # active and the writer believed it replaced
-            return _already_said(kind, previous.id, duplicate.id)
+            return _already_said(ctx.prog, kind, previous.id, duplicate.id)
         if not _stricter(candidate, duplicate, ctx.default_level):
             return Duplicate(duplicate.id, kind)
         if isinstance(duplicate.item, PinItem) and duplicate.item.scope == "branch":
@@ -373,7 +376,7 @@ def _add_or_supersede(
             # branches it was pinned for
             return Rejected("invalid_argument", f"Pin {duplicate.id} holds this text at a "
                             "looser level; a branch pin is not tightened by a new pin of "
-                            f"its text: unpin it (`waymarks unpin {duplicate.id[:8]}`), "
+                            f"its text: unpin it (`{ctx.prog} unpin {duplicate.id[:8]}`), "
                             "then pin it with the level")
         # the same text at a stricter level: the stored one is superseded (a duplicate
         # dropped the level with success, and the text kept going to remote models)
@@ -397,10 +400,11 @@ def _add_or_supersede(
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
 
 
-def _already_said(kind: Literal["pin", "memory"], target: str, holder: str) -> Rejected:
+def _already_said(prog: str, kind: Literal["pin", "memory"], target: str,
+                  holder: str) -> Rejected:
     """The refusal of a supersede whose new text is another active item's."""
-    retire = (f"unpin it (`waymarks unpin {target}`)" if kind == "pin" else
-              f"invalidate it (`waymarks memory invalidate {target}`)")
+    retire = (f"unpin it (`{prog} unpin {target}`)" if kind == "pin" else
+              f"invalidate it (`{prog} memory invalidate {target}`)")
     return Rejected("invalid_argument",
                     f"{kind.capitalize()} {holder} already says this; {kind} {target} is "
                     f"not changed. If {target} is wrong, {retire}", (holder,))
@@ -415,7 +419,7 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
     listed = ", ".join(conflicts)
     if previous is not None and set(conflicts) <= set(find_contradictions(
             ctx.view, previous, _seen_partitions(ctx, previous))):
-        commands = ", ".join(f"`waymarks memory invalidate {c}`" for c in conflicts)
+        commands = ", ".join(f"`{ctx.prog} memory invalidate {c}`" for c in conflicts)
         return Rejected(
             "conflict",
             f"Memory conflicts with active item(s): {listed}, which already contradict "
@@ -424,7 +428,7 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
             "again", conflicts)
     return Rejected(
         "conflict",
-        f"Memory conflicts with active item(s): {listed}. Use `waymarks memory supersede "
+        f"Memory conflicts with active item(s): {listed}. Use `{ctx.prog} memory supersede "
         f"{conflicts[0]} -- NEW CLAIM` to replace it", conflicts)
 
 

@@ -264,7 +264,7 @@ class Bridge:
             self._tool = None
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
-        app.can_create_session = ledger is not None
+        app.can_create_session, app.command_prefix = ledger is not None, "/context"
         app.host_provider = provider or PI_UNKNOWN_PROVIDER  # Pi's model's, once named
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,

@@ -98,8 +98,7 @@ class Waymarks:
         self.home, self.busy_timeout_ms = api_args.home_directory(home), busy_timeout_ms
         self.cwd = canonical_project_path(api_args.working_directory(cwd))
         self._calls = CallLock()
-        self.clock = clock or SystemClock()
-        self.ids = ids or RandomIds()
+        self.clock, self.ids = clock or SystemClock(), ids or RandomIds()
         self.trust_store = TrustStore(self.home)
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
@@ -110,6 +109,7 @@ class Waymarks:
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
         self.host_provider: str | None = None  # the host's model's (planning.egress_for)
+        self.command_prefix = "waymarks"  # what a refusal's hint runs (in Pi: /context)
         self.rehearsing = False  # writes run every check, then raise ``Rehearsed``
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref, self.follows_newest = (

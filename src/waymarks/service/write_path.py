@@ -96,7 +96,7 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
         leaf_id=session.leaf_id if session is not None else None,
         branch=session.branch_set() if session is not None else frozenset(),
         now_ms=app._now_ms(), new_uuid=app.ids.uuid,
-        default_level=settings.policy.default_classification,
+        default_level=settings.policy.default_classification, prog=app.command_prefix,
     )
 
 
