@@ -154,6 +154,23 @@ def test_contract_rejects_the_whole_batch(reply: str, rule: str) -> None:
     assert parse_reply(reply) == ContractBreak(rule)
 
 
+@pytest.mark.parametrize("replaces", [
+    "key=Internal-Gw-Secret-7781", "ghp_" + "a" * 36, "a" * 23, "a" * 25, "g" * 24,
+    "the deploy target record", "0" * 8 + "-0000-4000-8000-" + "0" * 11])
+def test_replaces_must_have_the_shape_of_a_record_id(replaces: str) -> None:
+    """A review: any non-empty text was taken as ``replaces`` and then recorded verbatim as
+    a refusal's target in the append-only ledger (a route's key the model echoed)."""
+    reply = _reply({"kind": "fact", "content": "port is 8080", "replaces": replaces})
+    assert parse_reply(reply) == ContractBreak("bad_replaces")
+
+
+def test_replaces_takes_a_claim_id_in_either_case_and_an_item_uuid() -> None:
+    uuid = "0a1b2c3d-0000-4000-8000-00000000002a"
+    for given, kept in ((" " + "7933447A" * 3 + " ", "7933447a" * 3), (uuid, uuid)):
+        reply = _reply({"kind": "fact", "content": "port is 8080", "replaces": given})
+        assert parse_reply(reply) == [ProposedClaim("fact", "port is 8080", kept, ())]
+
+
 def test_one_malformed_item_rejects_the_batch() -> None:
     good = {"kind": "fact", "content": "the port is 8080"}
     assert parse_reply(_reply(good, {"kind": "fact"})) == ContractBreak("bad_content")
@@ -225,7 +242,10 @@ def test_refused_replacements_change_nothing_and_are_recorded(
     assert decision.code == reason and decision.written == 0 and decision.refused == 1
     assert decision.settles is False  # a paused job is not settled
     [record] = decision.records
-    assert record.reason == reason and record.target == "t" * 24  # type: ignore[union-attr]
+    # a record the store knows is named; an ID of no record is not stored: the refusal
+    # names the claim refused (the model's text is never a target)
+    named = "t" * 24 if target else claim_id("/w/a", "fact", proposal.content)
+    assert record.reason == reason and record.target == named  # type: ignore[union-attr]
 
 
 def test_allowed_replacement_and_host_assigned_evidence() -> None:

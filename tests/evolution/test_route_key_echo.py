@@ -27,8 +27,13 @@ def _stored(home: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
 
 
-def _run(home: Path, reply: dict[str, object]) -> tuple[str, str | None, list[str]]:
-    with FakeProvider(default=openai_ok(json.dumps(reply))) as fake, Evolution(home) as step:
+def _run(home: Path, reply: dict[str, object], *, then: dict[str, object] | None = None,
+         sent: list[str] | None = None) -> tuple[str, str | None, list[str]]:
+    """One attempt at a captured statement; the provider answers ``reply`` (then ``then``
+    from its second call on); ``sent`` receives the prompt of every call made."""
+    later = openai_ok(json.dumps(reply if then is None else then))
+    with FakeProvider([openai_ok(json.dumps(reply))], default=later) as fake, \
+            Evolution(home) as step:
         source = step.capture(ORIGIN, "statement", "Remember: deploys go through Kamal",
                               session="s", key="a")
         assert source is not None
@@ -42,6 +47,8 @@ def _run(home: Path, reply: dict[str, object]) -> tuple[str, str | None, list[st
         finally:
             queue.close()
         assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
+        if sent is not None:
+            sent.extend(r["body"]["messages"][-1]["content"] for r in fake.requests)
         terms = [t for c in step.claims(["provisional"]) for t in c.search_terms]
         return attempt.outcome, attempt.reason, terms
 
@@ -67,3 +74,35 @@ def test_a_search_term_holding_the_routes_key_is_dropped(tmp_path: Path,
         "searchTerms": ["deploy", f"key={KEY}"]}]})
     assert (outcome, reason, terms) == ("settled", "applied", ["deploy"])
     assert KEY.encode() not in _stored(home)
+
+
+@pytest.mark.parametrize("named", [f"key={KEY}", "ghp_" + "Ab3" * 12])
+def test_a_replaces_holding_the_routes_key_is_a_contract_break_never_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str) -> None:
+    """A review: a ``replaces`` holding the key (or a token) was recorded verbatim as a
+    ``refused`` record's target in the append-only ledger and the projection, once per
+    retry. It is no record's ID: the reply breaks the contract (``bad_replaces``), the one
+    corrective call names the rule, and its good reply is applied."""
+    monkeypatch.setenv("WM_KEY2", KEY)
+    home = tmp_path / "home"
+    claim = {"kind": "fact", "content": "The release branch is trunk-stable"}
+    prompts: list[str] = []
+    outcome, reason, _ = _run(home, {"claims": [{**claim, "replaces": named}]},
+                              then={"claims": [claim]}, sent=prompts)
+    assert (outcome, reason) == ("settled", "applied")
+    assert len(prompts) == 2 and "rule: bad_replaces" in prompts[1]
+    stored = _stored(home)
+    assert named.encode() not in stored and KEY.encode() not in stored
+    assert b"trunk-stable" in stored
+
+
+def test_a_model_that_keeps_naming_the_key_fails_the_attempt_storing_nothing_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WM_KEY2", KEY)
+    home = tmp_path / "home"
+    outcome, reason, _ = _run(home, {"claims": [{
+        "kind": "fact", "content": "The release branch is trunk-stable",
+        "replaces": f"key={KEY}"}]})
+    assert (outcome, reason) == ("failed", "invalid_output")
+    stored = _stored(home)
+    assert KEY.encode() not in stored and b"refused" not in stored

@@ -3,7 +3,8 @@
 A reply is one JSON object ``{"claims": [...]}`` (one outer code fence tolerated), at most
 64,000 bytes, with at most 16 claims. Each claim has exactly the fields ``kind`` (one of
 :data:`~.model.KINDS`), ``content`` (4-800 UTF-16 units), optionally ``replaces`` (the ID of a
-record the request offered) and ``searchTerms`` (at most 8 strings of 2-64 characters, at
+record the request offered: a learned claim's 24 hex digits, in either case, or a pin's or
+memory's UUID) and ``searchTerms`` (at most 8 strings of 2-64 characters, at
 most 1,024 bytes as JSON). Anything else rejects the *whole* batch as ``invalid_output``
 with the rule named, so a half-understood reply never writes half its claims. In particular
 a reply that carries ``evidence``, ``confidence``, ``verification`` or ``feedback`` is
@@ -12,12 +13,15 @@ are kept as one plain line (``core.text.one_line``): control characters (line br
 terminal's ESC) become spaces and invisible format characters (a directional override, a
 zero-width space) are dropped before the length rules apply.
 
-The rule names are fixed strings (safe to persist and show); model text never is.
+The rule names are fixed strings (safe to persist and show); model text never is. A
+``replaces`` of any other shape (a sentence, a key the model echoed) is ``bad_replaces``:
+it was recorded verbatim as a refusal's target in the append-only ledger.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,6 +35,11 @@ MIN_TERM: Final = 2
 MAX_TERM: Final = 64
 MAX_TERMS_BYTES: Final = 1024
 _FIELDS: Final = frozenset({"kind", "content", "replaces", "searchTerms"})
+#: what ``replaces`` may be: a learned claim's ID (24 hex digits, ``model.claim_id``; typed
+#: in either case, kept in lower case) or a pin's or memory item's UUID
+_CLAIM_ID: Final = re.compile(r"[0-9a-fA-F]{24}")
+_ITEM_ID: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                             r"[0-9a-fA-F]{12}")
 #: fields only the host may set: a reply carrying one is rejected
 HOST_ONLY_FIELDS: Final = frozenset({"evidence", "confidence", "verification", "feedback"})
 
@@ -113,8 +122,10 @@ def _claim(item: object) -> ProposedClaim | ContractBreak:
     if not MIN_CONTENT <= utf16_len(content) <= MAX_CONTENT:
         return ContractBreak("content_length")
     replaces = item.get("replaces")
-    if replaces is not None and (not isinstance(replaces, str) or not replaces.strip()):
-        return ContractBreak("bad_replaces")
+    if replaces is not None:
+        replaces = _record_id(replaces)
+        if replaces is None:
+            return ContractBreak("bad_replaces")
     terms = item.get("searchTerms", [])
     if not isinstance(terms, list) or len(terms) > MAX_TERMS:
         return ContractBreak("bad_search_terms")
@@ -125,5 +136,14 @@ def _claim(item: object) -> ProposedClaim | ContractBreak:
         return ContractBreak("bad_search_terms")
     if len(json.dumps(terms, ensure_ascii=False).encode("utf-8")) > MAX_TERMS_BYTES:
         return ContractBreak("search_terms_too_large")
-    return ProposedClaim(str(kind), content, replaces.strip() if replaces else None,
-                         tuple(dict.fromkeys(terms)))
+    return ProposedClaim(str(kind), content, replaces, tuple(dict.fromkeys(terms)))
+
+
+def _record_id(value: object) -> str | None:
+    """``value`` as the ID of a record, or None when it has no ID's shape."""
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if _CLAIM_ID.fullmatch(value):
+        return value.lower()
+    return value if _ITEM_ID.fullmatch(value) else None

@@ -11,6 +11,9 @@ A proposal that replaces a record is refused, with a fixed reason, when the reco
 - changed after the source was captured (``newer``);
 - was not offered to the model for this source (``not_mentioned``), is not active
   (``not_active``), has another kind (``kind_change``), or is named twice (``duplicate_target``).
+A refusal names its target by an ID the store knows (the record replaced, else the new
+claim's own): never by the model's text, which held a route's key (the contract takes only
+an ID's shape as ``replaces``; a well-formed ID of no record is no record's either).
 Any such refusal is an **authority stop** for the whole reply: nothing of it is written (not
 even its other, acceptable claims), only the refusals are recorded, and the source is *not*
 settled. The queue pauses its job as ``write_rejected`` (seed 004: a refusal pauses at once,
@@ -125,9 +128,13 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
 
     for claim in proposed:
         new_id = claim_id(source.origin, claim.kind, claim.content)
+        # a refusal names the record replaced only when it is one the store knows: a
+        # model's `replaces` is its text, never stored as such (it held a route's key)
+        named = (claim.replaces if claim.replaces is not None
+                 and lookup.target(claim.replaces) is not None else new_id)
         limited = progress_refusal(source, claim, offered)  # a work source's narrow authority
         if limited is not None:
-            refuse(claim.replaces or new_id, limited)
+            refuse(named, limited)
             continue
         if _redacted(claim.content, secrets):
             refuse(new_id, "still_redacted")
@@ -149,7 +156,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         if replaces is not None:
             reason = _replacement_refusal(source, claim, replaces, offered, replaced, lookup)
             if reason is not None:
-                refuse(replaces, reason)
+                refuse(named, reason)
                 continue
             replaced.add(replaces)
             target = lookup.target(replaces)
