@@ -21,9 +21,11 @@ from waymarks.service.evolution_config import RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import EvolutionQueue
 from waymarks.store.jobs import JobStore
 
-#: 1000 USD per million tokens, a ceiling of a cent: one call of 512 output tokens spends it
+#: 1000 USD per million tokens, a ceiling of a dollar: a call is reserved at its worst case
+#: (its input and 512 output tokens, about $0.53), which fits once; what one call cost then
+#: leaves no room for another's worst case
 PRICED = ('inputUsdPerMTok = 1000.0\noutputUsdPerMTok = 1000.0\n'
-          'dailyEstimatedUsd = 0.01\n')
+          'dailyEstimatedUsd = 1.0\n')
 
 
 def _queue(tmp_path: Path, fake: FakeProvider, *, api: str = "openai", extra: str = "",

@@ -41,7 +41,7 @@ def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
                 "reserved_at, outcome) VALUES ('old', 'o', 1, 'p', 'm', 5, 'ok')")
     old.close()
     store = JobStore(path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert store.job("old") is not None and store.job("old").state == "pending"  # type: ignore[union-attr]
     assert store.recent_calls(5)[0]["forced"] == 0
 
@@ -157,6 +157,73 @@ def test_daily_ceiling_counts_estimated_cost(tmp_path: Path) -> None:
     assert store.job("s1").spent_ms == 1500  # type: ignore[union-attr]
     assert store.reserve_call(lease, "p", "m", 3, hourly_cap=20, source_calls=4,
                               source_models=2, daily_usd=0.01) == "daily_budget"
+
+
+def test_daily_ceiling_counts_calls_in_flight_and_the_calls_own_worst_case(
+        tmp_path: Path) -> None:
+    """A review: only finished calls counted, and not the call about to be made: two calls
+    in a row spent $0.80 of a $0.50 ceiling, and concurrent ones more."""
+    store = _store(tmp_path)
+    store.add_jobs([REF, SourceRef("s2", "/a", "normal", "t2")], 0)
+    caps = {"hourly_cap": 20, "source_calls": 4, "source_models": 2, "daily_usd": 0.5}
+    first, second = store.lease("s1", "A", 0, 150_000), store.lease("s2", "B", 0, 150_000)
+    assert first is not None and second is not None
+    call = store.reserve_call(first, "p", "m", 1, **caps, worst_usd=0.3)
+    assert isinstance(call, int)
+    assert store.usd_since(0) == pytest.approx(0.3)  # in flight: counted at its worst
+    # 0.3 in flight + 0.3 would pass 0.5: another process waits, forced or not
+    assert store.reserve_call(second, "p", "m", 2, **caps, worst_usd=0.3) == "daily_budget"
+    assert store.reserve_call(second, "p", "m", 2, **caps, worst_usd=0.3,
+                              forced=True) == "daily_budget"
+    store.finish_call(call, "ok", 3, 10, input_tokens=100, output_tokens=50,
+                      estimated_usd=0.15)
+    assert store.usd_since(0) == pytest.approx(0.15)  # what it cost replaces the worst
+    assert isinstance(store.reserve_call(second, "p", "m", 4, **caps, worst_usd=0.3), int)
+    # 0.45 spent: a call whose own worst case would pass the ceiling is not made
+    assert store.reserve_call(first, "p", "m", 5, **caps, worst_usd=0.1) == "daily_budget"
+    assert [c["outcome"] for c in store.recent_calls(5)] == ["reserved", "ok"]
+
+
+def test_a_call_under_an_expired_lease_ends_interrupted_keeping_its_worst_case(
+        tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.add_jobs([REF], 0)
+    lease = store.lease("s1", "A", 0, 100)
+    assert lease is not None
+    call = store.reserve_call(lease, "p", "m", 1, hourly_cap=20, source_calls=4,
+                              source_models=2, daily_usd=1.0, worst_usd=0.25)
+    assert isinstance(call, int)
+    assert store.expire_leases(100, lambda f: 200) == 1
+    [row] = store.recent_calls(1)
+    assert (row["outcome"], row["estimatedUsd"]) == ("interrupted", 0.25)
+    assert store.check().bad_calls == ()
+
+
+def test_migration_to_five_ends_calls_an_earlier_release_left_reserved(
+        tmp_path: Path) -> None:
+    """A killed worker's call stayed ``reserved`` for good; once the schema knows
+    ``interrupted``, one whose lease is gone ends so, one under a live lease is kept."""
+    path = tmp_path / "home" / "evolution.db"
+    path.parent.mkdir()
+    old = sqlite3.connect(path, isolation_level=None)
+    from waymarks.store.jobs import MIGRATIONS
+
+    for step in MIGRATIONS[:4]:
+        step(old)
+    old.execute("PRAGMA user_version = 4")
+    for source, state, owner in (("dead", "retrying", None), ("live", "leased", "o")):
+        old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, "
+                    "state, attempt, owner, lease_until, created_at, updated_at) VALUES "
+                    "(?, '/a', 'normal', 't', ?, 1, ?, 9, 1, 1)", (source, state, owner))
+        old.execute("INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
+                    "reserved_at, outcome) VALUES (?, 'o', 1, 'p', 'm', 5, 'reserved')",
+                    (source,))
+    old.close()
+    store = JobStore(path)
+    assert store.schema_version() == 5
+    outcomes = dict(store.db.execute("SELECT source_id, outcome FROM model_calls"))
+    assert outcomes == {"dead": "interrupted", "live": "reserved"}
+    assert store.check().bad_calls == ()
 
 
 def test_only_allowlisted_codes_are_stored(tmp_path: Path) -> None:

@@ -23,15 +23,29 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 3
 
 
-def _race(tmp_path: Path, origin: str, calls_per_hour: int) -> list[dict[str, object]]:
+def child_env() -> dict[str, str]:
+    """A worker process's environment: this checkout's own code first, whatever an
+    installed copy of Waymarks holds."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+
+
+def workers(tmp_path: Path, origin: str, calls_per_hour: int, *extra: str,
+            count: int = WORKERS) -> list[subprocess.Popen[str]]:
+    """``count`` real worker processes (:mod:`tests.evolution.mp_worker`) on one home,
+    started together; ``extra``: the worker's further arguments (a daily ceiling)."""
     go = tmp_path / "go"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     children = [subprocess.Popen(
         [sys.executable, "-m", "tests.evolution.mp_worker", str(tmp_path / "home"),
-         str(tmp_path / "step"), origin, str(calls_per_hour), str(go)],
+         str(tmp_path / "step"), origin, str(calls_per_hour), str(go), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-        for _ in range(WORKERS)]
+        for _ in range(count)]
     go.touch()
+    return children
+
+
+def _race(tmp_path: Path, origin: str, calls_per_hour: int) -> list[dict[str, object]]:
+    children = workers(tmp_path, origin, calls_per_hour)
     attempts = []
     for child in children:
         out, err = child.communicate(timeout=300)
@@ -134,7 +148,7 @@ def test_a_worker_whose_lease_another_process_took_over_is_refused(tmp_path: Pat
                 done = subprocess.run(
                     [sys.executable, "-c", _TAKEOVER, str(home), str(tmp_path / "step"),
                      fake.origin], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                    env={**os.environ, "PYTHONPATH": str(ROOT)})
+                    env=child_env())
                 assert done.returncode == 0, done.stderr
                 other.append(json.loads(done.stdout))
                 return reply
@@ -174,7 +188,7 @@ NOTICE_T0 = 1_800_000_000_000
 
 def _notice_round(tmp_path: Path, name: str, clock_ms: int) -> list[dict[str, object]]:
     """WORKERS real processes, all ready before any starts its one check at ``clock_ms``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     go = tmp_path / f"go-{name}"
     ready = [tmp_path / f"ready-{name}-{n}" for n in range(WORKERS)]
     children = [subprocess.Popen(

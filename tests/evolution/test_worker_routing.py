@@ -232,15 +232,16 @@ def test_a_backup_serving_the_same_model_name_is_another_route(
 
 def test_a_reply_without_usage_is_estimated_so_the_daily_ceiling_holds(
         tmp_path: Path) -> None:
-    """A provider that reports no usage cost nothing: with dailyEstimatedUsd = 0.01 at
-    1000 USD per million tokens every call ran and the 24 h estimate stayed 0.0."""
+    """A provider that reports no usage cost nothing: with a ceiling at 1000 USD per
+    million tokens every call ran and the 24 h estimate stayed 0.0. (The ceiling fits one
+    call's worst case, reserved before it is sent: about $0.53.)"""
     bare = openai_ok('{"claims": []}')
     del bare[1]["usage"]
     with FakeProvider(default=bare) as fake:
         home = tmp_path / "home"
         _config(home, f'[evolution]\nprovider = "gw"\nendpoint = "{fake.origin}/v1"\n'
                       'model = "m"\ninputUsdPerMTok = 1000.0\noutputUsdPerMTok = 1000.0\n'
-                      'dailyEstimatedUsd = 0.01\n')
+                      'dailyEstimatedUsd = 1.0\n')
         step = FileStep(tmp_path / "step")
         step.add("s1")
         step.add("s2", captured_at="2026-12-01T11:00:00.000Z")

@@ -74,6 +74,13 @@ def estimated_usd(route: RouteConfig, request: ModelRequest, reply: ModelReply) 
             + tokens_out * route.output_usd_per_mtok) / 1_000_000
 
 
+def worst_usd(route: RouteConfig, request: ModelRequest) -> float | None:
+    """What a call of ``request`` may cost at most, reserved before it is sent: its input
+    estimated from the request's text and its whole output ceiling (a reply that reports no
+    usage is counted so, :func:`estimated_usd`); None for a route without prices."""
+    return estimated_usd(route, request, ModelReply("", route.provider, route.model))
+
+
 def call_cost(route: RouteConfig, request: ModelRequest, reply: ModelReply | None,
               error: ModelError | None) -> dict[str, Any]:
     """What a sent call records of its usage and cost (``finish_call``'s keywords), erring

@@ -71,6 +71,7 @@ from waymarks.service.evolution_attempt import (
     ordered,
     route_keys,
     with_calls,
+    worst_usd,
 )
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
 from waymarks.service.ports import iso
@@ -380,7 +381,8 @@ class EvolutionQueue:
         reserved = self.store.reserve_call(
             lease, route.provider, route.model, now, hourly_cap=self.config.calls_per_hour,
             source_calls=self.config.source_calls, source_models=self.config.source_models,
-            daily_usd=self.config.daily_usd, forced=forced)
+            daily_usd=self.config.daily_usd, forced=forced,
+            worst_usd=worst_usd(route, request))
         if isinstance(reserved, str):
             if reserved == "source_cap":  # its calls are spent: given up for good
                 return self._give_up(lease, "budget_spent")

@@ -22,7 +22,9 @@ WAIT_REASONS: Final = frozenset({
     "no_route", "privacy", "cooldown", "hourly_cap", "daily_budget", "source_cap",
     "price_unknown", "learning_off", "source_models", "origin_config_invalid"})
 #: codes a call outcome may take besides the model error codes
-CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale"}) | MODEL_ERROR_CODES
+#: (``interrupted``: its lease expired while it was reserved, its process gone; schema 5)
+CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale", "interrupted"}
+                                 ) | MODEL_ERROR_CODES
 #: outcome codes of a consolidation step a job may record (anything else is stored as
 #: ``write_rejected``)
 STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",

@@ -125,6 +125,21 @@ def _v4(db: sqlite3.Connection) -> None:
                        (json.dumps(keyed), source_id))
 
 
+def _v5(db: sqlite3.Connection) -> None:
+    # a call has the outcome `interrupted` (its lease expired while it was reserved: its
+    # process died mid-call) and a reserved call carries its worst-case estimated cost
+    # (the daily ceiling counts calls in flight). A release before read such a row as
+    # damaged, so it refuses the file as newer (upgrade). Calls an earlier release left
+    # reserved under a lease that is gone end `interrupted` here (their cost unknown: the
+    # estimate was never stored); one under a live lease is its worker's to finish
+    db.execute(
+        "UPDATE model_calls SET outcome = 'interrupted', finished_at = reserved_at WHERE "
+        "outcome = 'reserved' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.source_id = "
+        "model_calls.source_id AND jobs.state = 'leased' AND jobs.owner = "
+        "model_calls.owner AND jobs.attempt = model_calls.attempt)")
+
+
 #: schema steps, version n at index n-1; add new ones at the end, never edit old ones
-MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_v1, _v2, _v3, _v4)
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (
+    _v1, _v2, _v3, _v4, _v5)
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -13,7 +13,12 @@ What must stay true:
   refuse (return False) once the lease has expired, even before the sweep or a new owner
   has touched the row: a worker that outlived its lease has no say over the job;
 - the hourly ceiling is counted from ``model_calls`` inside the transaction that reserves a
-  call, so processes sharing this file can never exceed it together;
+  call, so processes sharing this file can never exceed it together; so is the daily cost
+  ceiling: a reserved call carries its worst-case cost from the moment it is reserved
+  (``estimated_usd``, replaced by what it cost when it ends), and a reservation is refused
+  when the day's spend, calls in flight included, plus its own worst case passes the
+  ceiling. A call whose lease expired while it was reserved (its process died) keeps that
+  worst case and ends ``interrupted`` (the provider may well have answered and billed);
 - only allowlisted codes are stored (``last_error``, ``wait_reason``, call outcomes):
   :func:`_code` refuses anything else, so no provider body or exception text can land here;
 - the file is WAL, ``synchronous=FULL``, mode 0600; a schema newer than this code is
@@ -294,9 +299,9 @@ class JobStore(RouteState):
         return int(row[0])
 
     def usd_since(self, since: int) -> float:
-        row = self.db.execute("SELECT COALESCE(SUM(estimated_usd), 0) FROM model_calls "
-                              "WHERE reserved_at > ?", (since,)).fetchone()
-        return float(row[0])
+        """The estimated cost of the calls reserved since ``since``: a call in flight at its
+        worst case, as the daily ceiling counts it."""
+        return _usd_since(self.db, since)
 
     def recent_calls(self, limit: int) -> list[dict[str, object]]:
         rows = self.db.execute(
@@ -311,21 +316,29 @@ class JobStore(RouteState):
 
     def expire_leases(self, now: int, retry_at: Callable[[int], int]) -> int:
         """Expired leases become ``interrupted`` failures with backoff (item 59).
-        ``retry_at(failures)`` gives the due time after that many failures."""
+        ``retry_at(failures)`` gives the due time after that many failures.
+        A call the dead lease still had reserved ends ``interrupted`` and keeps the
+        worst-case cost it was reserved at: the provider may have answered and billed it
+        (before, it stayed ``reserved`` at no cost for good)."""
         stale = self.db.execute(
-            "SELECT source_id, failures FROM jobs WHERE state = 'leased' AND lease_until <= ?",
-            (now,)).fetchall()
+            "SELECT source_id, failures, owner, attempt FROM jobs WHERE state = 'leased' "
+            "AND lease_until <= ?", (now,)).fetchall()
         if not stale:
             return 0
         changed = 0
         with self.write() as db:
-            for source_id, failures in stale:
+            for source_id, failures, owner, attempt in stale:
                 cur = db.execute(
                     "UPDATE jobs SET state = 'retrying', owner = NULL, lease_until = NULL, "
                     "failures = failures + 1, retry_at = ?, last_error = 'interrupted', "
                     "updated_at = ? WHERE source_id = ? AND state = 'leased' "
                     "AND lease_until <= ?",
                     (retry_at(int(failures) + 1), now, source_id, now))
+                if cur.rowcount:
+                    db.execute(
+                        "UPDATE model_calls SET outcome = 'interrupted', finished_at = ? "
+                        "WHERE source_id = ? AND owner = ? AND attempt = ? AND "
+                        "outcome = 'reserved'", (now, source_id, owner, attempt))
                 changed += cur.rowcount
         return changed
 
@@ -379,12 +392,17 @@ class JobStore(RouteState):
 
     def reserve_call(self, lease: Lease, provider: str, model: str, now: int, *,
                      hourly_cap: int, source_calls: int, source_models: int,
-                     daily_usd: float | None, forced: bool = False) -> int | str:
+                     daily_usd: float | None, forced: bool = False,
+                     worst_usd: float | None = None) -> int | str:
         """Reserve one model call under the shared ceilings, in one transaction: the row id
         of the reservation, or a wait reason: ``source_cap`` when the source spent its
         calls, ``source_models`` when this model would be one more than the source may use
         (another model it used may still be tried). ``forced`` skips the per-source caps,
-        never the shared hourly or daily ceilings (item 69)."""
+        never the shared hourly or daily ceilings (item 69). ``worst_usd``: the call's
+        worst-case cost, stored on the reservation so every process counts it while it is
+        in flight; ``daily_budget`` when the day's spend (reservations included) plus it
+        passes ``daily_usd`` (before, only finished calls counted and the call's own cost
+        did not: three processes spent $1.20 of a $0.50 ceiling together)."""
         with self.write() as db:
             row = db.execute(
                 "SELECT calls, models, owner, attempt, state FROM jobs WHERE source_id = ?",
@@ -398,10 +416,8 @@ class JobStore(RouteState):
             if hour >= hourly_cap:
                 return "hourly_cap"
             if daily_usd is not None:
-                spent = float(db.execute(
-                    "SELECT COALESCE(SUM(estimated_usd), 0) FROM model_calls WHERE "
-                    "reserved_at > ?", (now - 86_400_000,)).fetchone()[0])
-                if spent >= daily_usd:
+                spent = _usd_since(db, now - 86_400_000)
+                if spent >= daily_usd or spent + (worst_usd or 0.0) > daily_usd:
                     return "daily_budget"
             if not forced and calls >= source_calls:
                 return "source_cap"
@@ -414,9 +430,10 @@ class JobStore(RouteState):
                        (json.dumps(models), lease.source_id))
             cur = db.execute(
                 "INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
-                "reserved_at, outcome, forced) VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?)",
+                "reserved_at, outcome, forced, estimated_usd) VALUES "
+                "(?, ?, ?, ?, ?, ?, 'reserved', ?, ?)",
                 (lease.source_id, lease.owner, lease.attempt, provider, model, now,
-                 int(forced)))
+                 int(forced), worst_usd))
             return int(cur.lastrowid or 0)
 
     def finish_call(self, call_id: int, outcome: str, now: int, duration_ms: int, *,
@@ -538,3 +555,9 @@ class JobStore(RouteState):
         row = self.db.execute("SELECT failures, output_failures FROM jobs WHERE source_id = ?",
                               (source_id,)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+
+def _usd_since(db: sqlite3.Connection, since: int) -> float:
+    row = db.execute("SELECT COALESCE(SUM(estimated_usd), 0) FROM model_calls "
+                     "WHERE reserved_at > ?", (since,)).fetchone()
+    return float(row[0])
