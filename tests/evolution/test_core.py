@@ -265,12 +265,26 @@ def test_weaker_replacement_is_quarantined() -> None:
     target = _evolved(kind="preference")  # a user statement of a preference: priority 3
     decision = decide(_source(basis="summary"), [proposal], frozenset({"t" * 24}),
                       _Lookup({"t" * 24: target}), T2)
-    assert decision.code == "applied" and decision.written == 0 and decision.refused == 1
+    # nothing learned: the reply settles, but not as "applied"
+    assert decision.code == "refused_only" and decision.written == 0
+    assert decision.refused == 1 and decision.settles
     refusal, quarantined = decision.records
     assert refusal.reason == "weaker"  # type: ignore[union-attr]
     assert isinstance(quarantined, ClaimRecord)
     assert quarantined.state == "conflicted" and quarantined.replaces is None
     assert quarantined.conflicts_with == "t" * 24
+
+
+def test_a_reply_whose_only_claim_was_forgotten_settles_refused_only() -> None:
+    gone = ProposedClaim("fact", "forgotten content here")
+    lookup = _Lookup({}, suppressed={suppression_key("/w/a", gone.content)})
+    decision = decide(_source(), [gone], frozenset(), lookup, T2)
+    assert (decision.code, decision.written, decision.refused, decision.settles) == (
+        "refused_only", 0, 1, True)
+    kept = ProposedClaim("fact", "billing uses postgres")
+    decision = decide(_source(), [gone, kept], frozenset(), lookup, T2)
+    assert (decision.code, decision.written) == ("applied", 1)
+    assert decide(_source(), [], frozenset(), lookup, T2).code == "no_change"
 
 
 def test_duplicates_secrets_and_forgotten_content_are_not_written() -> None:

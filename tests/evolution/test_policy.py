@@ -57,6 +57,7 @@ def test_the_error_table() -> None:
 
 def test_step_outcomes_and_pauses() -> None:
     assert step_action("applied") == step_action("no_change") == "settled"
+    assert step_action("refused_only") == "settled"  # nothing learned, still settled
     assert step_action("invalid_output") == "output"
     assert step_action("pinned") == "pause"
     assert not should_pause(4, 2) and should_pause(5, 0) and should_pause(0, 3)

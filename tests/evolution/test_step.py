@@ -162,7 +162,7 @@ def test_replacement_of_a_mentioned_claim_and_forget_by_exact_id(evo: Evolution)
     outcome = evo.apply(c.source_id, _reply(
         {"kind": "fact", "content": "The staging port is 9090"}), AT)
     # forgotten text is refused alone: the source settles, nothing comes back
-    assert (outcome.code, outcome.written, outcome.refused) == ("applied", 0, 1)
+    assert (outcome.code, outcome.written, outcome.refused) == ("refused_only", 0, 1)
     assert evo.claims(["provisional"]) == []
 
 
@@ -288,7 +288,7 @@ def test_a_claim_marked_accurate_is_not_replaced_from_a_summary(
     assert request is not None and kept.id in request.prompt  # offered: it may be named
     outcome = evo.apply(second.source_id, _reply(
         {"kind": kept.kind, "content": "Billing uses Postgres 17", "replaces": kept.id}), AT)
-    assert (outcome.code, outcome.written, outcome.refused) == ("applied", 0, 1)
+    assert (outcome.code, outcome.written, outcome.refused) == ("refused_only", 0, 1)
 
     def states() -> dict[str, str]:
         return {c.content: c.state for c in evo.claims(

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 _DONE = {"settled", "idle", "done"}
 _TEXT = {
-    "settled": "Consolidated {source} ({reason}) with {provider}/{model}.",
+    "settled": "Consolidated {source} ({reason}, {written} claim(s) written) with "
+               "{provider}/{model}.",
     "idle": "Nothing is due: every captured source is settled, waiting out its retry delay, "
             "paused, or held by an attempt in progress (one whose process died is free "
             "again when its lease ends; see `waymarks evolution status`).",
@@ -96,7 +97,8 @@ def register_evolution(root: Group) -> None:
         form = "{source} was attempted and now waits: {why}" if (
             attempt.outcome == "waiting" and attempt.calls) else _TEXT[attempt.outcome]
         text = form.format(source=shown, why=why, reason=attempt.reason,
-                           provider=attempt.provider, model=attempt.model)
+                           provider=attempt.provider, model=attempt.model,
+                           written=attempt.written or 0)
         if attempt.outcome == "unknown_source":  # an unknown ID: refused as every command's
             refusal = refused("not_found", text)
             refusal.data["sourceId"] = shown

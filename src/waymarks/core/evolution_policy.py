@@ -114,10 +114,11 @@ def action_for(code: str, retry_after_s: float | None = None) -> ErrorAction:
 
 
 def step_action(outcome_code: str) -> Literal["settled", "output", "pause"]:
-    """What a consolidation step's outcome does to its job: ``applied``/``no_change``
-    settle it, ``invalid_output`` is an output failure, anything else (an authority
-    refusal) pauses the source at once (item 61)."""
-    if outcome_code in ("applied", "no_change"):
+    """What a consolidation step's outcome does to its job: ``applied``,
+    ``refused_only`` (its claims refused alone: nothing learned) and ``no_change`` settle
+    it, ``invalid_output`` is an output failure, anything else (an authority refusal)
+    pauses the source at once (item 61)."""
+    if outcome_code in ("applied", "refused_only", "no_change"):
         return "settled"
     if outcome_code == "invalid_output":
         return "output"

@@ -109,7 +109,7 @@ class SourceRef(msgspec.Struct, frozen=True):
 class StepOutcome(msgspec.Struct, frozen=True):
     """What applying a reply did. ``code`` is ``applied`` or a fixed refusal/validation reason."""
 
-    code: str  # "applied" | "invalid_output" | "no_change" | a fixed authority reason
+    code: str  # "applied" | "refused_only" | "invalid_output" | "no_change" | an authority reason
     written: int = 0  # claims added or changed
     refused: int = 0  # replacements refused or quarantined
     #: for ``invalid_output``: the fixed name of the contract rule broken (for a correction)

@@ -13,6 +13,7 @@ from typing import Any
 from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, estimate_tokens
 from waymarks.core.evolution_policy import NO_ANSWER_CODES
 from waymarks.core.model_port import ModelError, ModelReply, ModelRequest
+from waymarks.core.records import replace
 from waymarks.service.evolution_config import RouteConfig
 from waymarks.store.job_rows import route_entry
 from waymarks.store.jobs import Job
@@ -36,6 +37,8 @@ class Attempt:
     notice: dict[str, str] | None = None
     #: the file to fix, for a source waiting on one (``origin_config_invalid``)
     file: str | None = None
+    #: for a settled reply: how many claims it wrote (``refused_only`` wrote none)
+    written: int | None = None
 
     def to_json(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -45,6 +48,8 @@ class Attempt:
             found["notice"] = self.notice
         if self.file is not None:
             found["file"] = self.file
+        if self.written is not None:
+            found["written"] = self.written
         return found
 
 
@@ -52,9 +57,9 @@ def with_calls(attempt: Attempt, calls: int, outcome: str | None = None,
                reason: str | None = None, notice: dict[str, str] | None = None) -> Attempt:
     """``attempt`` reporting at least ``calls`` calls (and another outcome, reason or
     notice when given)."""
-    return Attempt(outcome or attempt.outcome, attempt.source_id, reason or attempt.reason,
-                   attempt.provider, attempt.model, max(calls, attempt.calls),
-                   notice or attempt.notice, attempt.file)
+    return replace(attempt, outcome=outcome or attempt.outcome,
+                   reason=reason or attempt.reason, calls=max(calls, attempt.calls),
+                   notice=notice or attempt.notice)
 
 
 def estimated_usd(route: RouteConfig, request: ModelRequest, reply: ModelReply) -> float | None:

@@ -159,8 +159,10 @@ def last_capture(home: Path) -> dict[str, Any] | None:
 
 def outcomes(home: Path) -> dict[str, Any]:
     """Processed versus changed (EVOLUTION item 46): a settled source is *processed*; it
-    *changed* memory only when it wrote a claim. "Done" is not "learned". Counts only, by
-    source kind; nothing is created when nothing was learned yet."""
+    *changed* memory only when it wrote a claim as provisional (or refreshed a state),
+    counted from that creation event, whatever became of the claim since. "Done" is not
+    "learned". Counts only, by source kind; nothing is created when nothing was learned
+    yet."""
     from waymarks.service.learning import has_ledger
 
     empty: dict[str, Any] = {"processed": 0, "changed": 0, "unchanged": 0, "byKind": {}}
@@ -171,7 +173,7 @@ def outcomes(home: Path) -> dict[str, Any]:
     try:
         with Evolution(home) as evo:
             evo.sync()
-            writers = {c.source_id for c in evo.store.claims() if c.state != "conflicted"}
+            writers = evo.store.changing_sources()
             sources = [s for s in evo.store.sources() if s.settled is not None]
     except sqlite3.OperationalError:  # busy or locked by another process: counts only
         return {**empty, "unavailable": "database_busy"}

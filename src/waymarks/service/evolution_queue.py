@@ -458,7 +458,8 @@ class EvolutionQueue:
         if outcome.code == "stale":
             return self._stale(job, lease, route, forced, reserved, rereads)
         effect = step_action(outcome.code)
-        base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model)
+        base = Attempt("settled", job.source_id, outcome.code, route.provider, route.model,
+                       written=outcome.written)
         now = self.now_ms()
         late = Attempt("late", job.source_id, outcome.code, route.provider, route.model)
         if effect == "settled":

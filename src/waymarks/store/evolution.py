@@ -445,6 +445,18 @@ class EvolutionStore:
             (origin,)).fetchone()
         return int(row[0])
 
+    def changing_sources(self) -> set[str]:
+        """The sources that changed learned memory when applied: each that created a claim
+        as provisional (its creation event: one kept aside as conflicted is not) or
+        refreshed a state. From the events, not from the claims' state now, which a later
+        forget or resolve moves (forgetting a quarantined variant made its source count)."""
+        return {str(s) for (s,) in self.db.execute(
+            "SELECT DISTINCT json_extract(c.after, '$.sourceId') FROM evo_changes c"
+            " JOIN evo_events e ON e.seq = c.seq WHERE e.applied = 1"
+            " AND json_extract(c.after, '$.state') = 'provisional'"
+            " AND ((e.op IN ('claim', 'imported') AND c.before IS NULL)"
+            " OR (e.op = 'refresh' AND c.claim_id = e.subject))") if s is not None}
+
     def readable_claims(self, states: Sequence[str] | None = None
                         ) -> tuple[list[ClaimRow], list[str]]:
         """Claims (in ``states``) that are well formed and whose ID is the hash of their

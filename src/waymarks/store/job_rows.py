@@ -27,8 +27,8 @@ CALL_OUTCOMES: Final = frozenset({"reserved", "ok", "late", "stale", "interrupte
                                  ) | MODEL_ERROR_CODES
 #: outcome codes of a consolidation step a job may record (anything else is stored as
 #: ``write_rejected``)
-STEP_CODES: Final = frozenset({"applied", "no_change", "invalid_output", "write_rejected",
-                               "interrupted", "budget_spent"})
+STEP_CODES: Final = frozenset({"applied", "refused_only", "no_change", "invalid_output",
+                               "write_rejected", "interrupted", "budget_spent"})
 STATES: Final = ("pending", "retrying", "leased", "paused", "settled", "given_up")
 #: the last error of a job imported with failures whose cause the old store did not keep
 #: (pi-memory-evolution, EVOLUTION item 81)

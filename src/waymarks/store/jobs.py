@@ -495,7 +495,8 @@ class JobStore(RouteState):
     # --- settling ----------------------------------------------------------------------
 
     def settle(self, lease: Lease, code: str, now: int) -> bool:
-        """The attempt consolidated the source (``applied``/``no_change``): done for good.
+        """The attempt consolidated the source (``applied``/``refused_only``/``no_change``):
+        done for good.
         False when the lease is no longer this holder's or has expired (a late result:
         ignored)."""
         return self._end(lease, now, state="settled", code=code)

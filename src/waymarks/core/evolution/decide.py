@@ -31,6 +31,10 @@ Content that still holds a credential (a route's own API key among them) or a pl
 (``forgotten``: recorded, the reply's other claims written, the source settled); a search
 term that holds a credential is dropped from its claim.
 
+A reply that settles says what it did: ``applied`` when it wrote a claim (or refreshed a
+state), ``refused_only`` when its only new claims were refused alone (``forgotten``,
+``weaker``), ``no_change`` when it proposed nothing new.
+
 Claims are written ``provisional`` with host-assigned evidence: the source's basis, method
 ``model``, the source's ID, and the source's capture time as the evidence date.
 """
@@ -175,7 +179,10 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         kept: list[EvolutionRecord] = [
             r for r in records if isinstance(r, RefusalRecord) and r.reason != QUARANTINE]
         return Decision(kept, stops[0], 0, len(kept), settles=False)
-    code = "applied" if written or refused else "no_change"
+    # a reply whose every new claim was refused alone (forgotten here, or quarantined as
+    # weaker) learned nothing: it settles as refused_only, never "applied" (which said
+    # "learned" of a reply that wrote no claim)
+    code = "applied" if written else "refused_only" if refused else "no_change"
     return Decision(records, code, written, refused)
 
 

@@ -135,8 +135,9 @@ class RefusalRecord(msgspec.Struct, frozen=True, tag="refused", tag_field="op",
 
 class SettledRecord(msgspec.Struct, frozen=True, tag="settled", tag_field="op",
                     rename="camel", omit_defaults=True):
-    """A source is done: consolidated (``code`` applied/no_change/a refusal reason) or given
-    up (an allowlisted error code). Settled sources are never consolidated again."""
+    """A source is done: consolidated (``code`` applied/refused_only/no_change/a refusal
+    reason) or given up (an allowlisted error code). Settled sources are never
+    consolidated again."""
 
     schema_version: int
     source_id: str
