@@ -1,12 +1,14 @@
 """A real background embedding worker (``semantic_worker.run``) with a test embedder that
 stops before its first batch until the test says go. Test-only: run as
 
-    python -m tests.recall.paused_worker HOME BARRIER_DIR
+    python -m tests.recall.paused_worker HOME BARRIER_DIR [load]
 
 The embedder's vector of a text is a function of the text alone (so a test can tell which
 text a stored vector was made from) and it writes ``paused`` in ``BARRIER_DIR`` then waits
 (bounded) for ``go`` there, on its second call only: one batch is committed (and the
-model's watermark moved past it) before it stops."""
+model's watermark moved past it) before it stops. With ``load``, it stops the same way
+in the worker's load of the model instead, before the worker opens the home's
+database."""
 
 from __future__ import annotations
 
@@ -51,13 +53,22 @@ class PausedEmbedder:
         return [vector(t) for t in texts]
 
 
-def main(home: str, barrier: str) -> int:
+def main(home: str, barrier: str, at: str = "") -> int:
     from waymarks import semantic
     from waymarks.service import semantic_worker
 
-    semantic._loaded["e5"] = PausedEmbedder(Path(barrier))
+    embedder = semantic._loaded["e5"] = PausedEmbedder(Path(barrier))
+    if at == "load":
+        loaded = semantic_worker.load_embedder
+
+        def load(threads: int | None = 1) -> object:
+            embedder.calls = 1
+            embedder.passages([])  # the pause (its next calls do not stop)
+            return loaded(threads=threads)
+
+        semantic_worker.load_embedder = load  # type: ignore[assignment]
     return semantic_worker.run(Path(home))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:4]))

@@ -27,3 +27,28 @@ def make_private_dirs(path: str | os.PathLike[str]) -> None:
     except FileExistsError:
         if not os.path.isdir(path):  # a file, or a dangling link: not a directory
             raise
+
+
+
+def open_directory(path: str | os.PathLike[str]) -> int | None:
+    """A descriptor holding the directory at ``path`` (``None``: none is there), for
+    :func:`still_at`: while it is held, the directory's inode is not reused, even when
+    the directory is deleted (a directory made at the same path after an ``rm -rf``
+    got the same inode number, and compared by ``(device, inode)`` alone it was taken
+    for the one deleted)."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+
+
+def still_at(held: int, path: str | os.PathLike[str]) -> bool:
+    """Whether the directory ``held`` (:func:`open_directory`) is still the one at
+    ``path``: not deleted, not replaced by another. A detached worker asks before it
+    writes into its home, so that it never creates again, or writes into, a home deleted
+    or replaced under it."""
+    try:
+        kept, found = os.fstat(held), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return kept.st_nlink > 0 and (kept.st_dev, kept.st_ino) == (found.st_dev, found.st_ino)
