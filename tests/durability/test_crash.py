@@ -29,6 +29,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -42,6 +43,7 @@ import pytest
 from tests.durability.crash_writer import STATUS_OPS, SUPERSEDE_OPS
 from tests.store.test_rebuild import snapshot
 from waymarks.service.app import Waymarks
+from waymarks.service.semantic_backfill import SWITCH
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 MODES = ("wallclock", "between", "midline")
@@ -482,18 +484,22 @@ class CrashHarness:
 
     def _check_rebuild(self, db_path: Path) -> None:
         incremental = snapshot(db_path)
-        scratch = self.root / "rebuilt"
-        shutil.rmtree(scratch, ignore_errors=True)
-        scratch.mkdir()
-        copy_db(db_path, scratch / "waymarks.db")
+        # a new scratch home each time: reusing one raced whatever a rebuild there left
+        # running (an embedding worker then recreated it while it was removed)
+        scratch = Path(tempfile.mkdtemp(prefix="rebuilt-", dir=self.root))
         try:
-            with Waymarks(scratch, cwd=str(self.project), session=str(self.session)) as app:
-                app.rebuild_index()
-        except Exception:  # noqa: BLE001 - reported with its traceback
-            self.summary.rebuild_mismatches += 1
-            self._violate(f"rebuild_index raised:\n{traceback.format_exc()}")
-            return
-        rebuilt = snapshot(scratch / "waymarks.db")
+            copy_db(db_path, scratch / "waymarks.db")
+            try:
+                with Waymarks(scratch, cwd=str(self.project),
+                              session=str(self.session)) as app:
+                    app.rebuild_index()
+            except Exception:  # noqa: BLE001 - reported with its traceback
+                self.summary.rebuild_mismatches += 1
+                self._violate(f"rebuild_index raised:\n{traceback.format_exc()}")
+                return
+            rebuilt = snapshot(scratch / "waymarks.db")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         if rebuilt != incremental:
             self.summary.rebuild_mismatches += 1
             self._violate(f"projection differs from a rebuild: {describe(incremental, rebuilt)}")
@@ -541,12 +547,24 @@ def describe(a: dict[str, list[Any]], b: dict[str, list[Any]]) -> str:
 
 def run_harness(root: Path, trials: int, seed: int,
                 plans: list[TrialPlan] | None = None) -> Summary:
-    """Run ``trials`` killed writers (or ``plans``) on one session, checking after each."""
+    """Run ``trials`` killed writers (or ``plans``) on one session, checking after each.
+    Its writes and rebuilds wake no embedding worker (``WAYMARKS_SEMANTIC_BACKFILL`` off
+    here and in its writers): the subject is the ledger, and outside pytest
+    (``crash_soak.py`` with the semantic extra) a worker wrote into the scratch home of
+    the rebuild check while it was removed, and the soak died (``FileExistsError``)."""
     started = time.monotonic()
-    harness = CrashHarness(root, seed)
-    for plan in plans if plans is not None else plan_trials(seed, trials):
-        harness.run_trial(plan)
-    harness.finish()
+    was = os.environ.get(SWITCH)
+    os.environ[SWITCH] = "off"
+    try:
+        harness = CrashHarness(root, seed)
+        for plan in plans if plans is not None else plan_trials(seed, trials):
+            harness.run_trial(plan)
+        harness.finish()
+    finally:
+        if was is None:
+            os.environ.pop(SWITCH, None)
+        else:
+            os.environ[SWITCH] = was
     harness.summary.elapsed_s = round(time.monotonic() - started, 2)
     return harness.summary
 
