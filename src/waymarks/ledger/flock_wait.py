@@ -18,14 +18,15 @@ import os
 
 def flock_within(fd: int, timeout_s: float) -> bool:
     """Take an exclusive ``flock`` on ``fd`` within ``timeout_s``; ``False`` if not taken
-    (the caller closes ``fd`` and says who held it)."""
+    (the caller closes ``fd`` and says who held it). ``0``: only if it is free now."""
     import fcntl  # (an extension module: a write's, not a read's)
 
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True
     except BlockingIOError:
-        pass
+        if timeout_s <= 0:  # asked only whether it is free
+            return False
     import threading  # only when another process holds the lock
 
     taker = os.dup(fd)

@@ -66,7 +66,7 @@ from waymarks.store.rows import state_from_row as state_from_row  # re-exported
 from waymarks.store.view import INSERT_ITEM
 from waymarks.store.view import SqliteView as SqliteView  # re-exported
 from waymarks.store.wal import Checkpointer, enter_wal
-from waymarks.store.writer_lock import file_identity, writer_turn
+from waymarks.store.writer_lock import WriterBusy, file_identity, writer_turn
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
@@ -168,24 +168,35 @@ class Projection(ProjectionReads):
         if database_bytes(self.db) <= integrity.OPEN_CHECK_MAX_BYTES:
             problems = verify_all(self.db)
             if not problems:  # the index recall answers from (a write statement to SQLite)
-                with self.transaction():
-                    problems = fts_problems(self.db, ("recall_terms",))
+                problems = self._fts_problems_if_free()
             if problems:
                 raise ProjectionDamaged(problems[0])
+
+    def _fts_problems_if_free(self) -> list[str]:
+        """FTS5's check of the recall index, in a write transaction taken only if the
+        writer's turn is free at once; else not checked (the next open does): waiting for
+        it here made every read of a small home queue behind writers, and fail after the
+        busy timeout behind one that was stopped (Ctrl-Z) holding its turn."""
+        try:
+            with self.transaction(wait=False):
+                return fts_problems(self.db, ("recall_terms",))
+        except WriterBusy:
+            return []
 
     def close(self) -> None:
         self._checkpoints.close(self.db)
         self.db.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
         """A write transaction (``BEGIN IMMEDIATE``): committed on exit, rolled back on error.
 
         Writers first queue on an ``flock`` beside the database: SQLite's own busy wait
         sleeps and retries, so under load one process can lose the race for seconds while
         others commit and begin again. The kernel lock hands the turn over directly.
+        ``wait=False``: :class:`WriterBusy` at once when another process has the turn.
         """
-        with self._writer_turn():
+        with self._writer_turn(wait):
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -197,11 +208,11 @@ class Projection(ProjectionReads):
         self._checkpoints.committed()
 
     @contextmanager
-    def _writer_turn(self) -> Iterator[None]:
+    def _writer_turn(self, wait: bool = True) -> Iterator[None]:
         """The writer's turn (:mod:`waymarks.store.writer_lock`); then, that the file at
         the path is still the one this connection opened: another process that found it
         damaged set it aside meanwhile, and nothing may be committed into the copy."""
-        with writer_turn(self.path, self.busy_timeout_ms / 1000):
+        with writer_turn(self.path, self.busy_timeout_ms / 1000 if wait else 0):
             if file_identity(self.path) != self.identity:
                 raise ProjectionReplaced(f"{self.path} was replaced by another process")
             yield
