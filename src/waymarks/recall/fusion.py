@@ -13,7 +13,8 @@ Fusion happens *before* the gates decide (the gates stay: precision is the produ
   so the coverage gate (0.45) sees the fused value;
 - a record with a lexical match and a fair similarity (``sem >= support``) is let past
   the gates that count lexical matches (two of three features; a single match beside
-  words the store does not know): a paraphrase shares fewer words than it means;
+  words the store does not know): a paraphrase shares fewer words than it means (a Han
+  record only at ``qualify_han``: any two short Chinese texts sit near);
 - a record whose similarity is below ``veto`` is not eligible on shared words alone (an
   everyday word in common with a record about something else); an exact path or filename
   the query names still carries it;
@@ -157,8 +158,15 @@ class Semantic(msgspec.Struct, frozen=True):
         # only very near, and only from a query in that script
         return strict and (kind == "han" or kind == self.query_script)
 
-    def supports(self, sem: float | None) -> bool:
-        return sem is not None and sem >= self.calibration.support
+    def supports(self, sem: float | None, text: str = "") -> bool:
+        """Whether a record (``text``) with a lexical match is near enough in meaning to
+        be let past the gates that count matches. A Han record only at ``qualify_han``:
+        any two short Chinese texts sit above ``support`` (a review: 数据库密码是什么？
+        recalled 数据库每天凌晨三点备份。 on the one word they share)."""
+        if sem is None or sem < self.calibration.support:
+            return False
+        high = self.calibration.qualify_han
+        return high is None or sem >= high or script(text) != "han"
 
     def far(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with a vector is too far in meaning to be an answer.

@@ -154,8 +154,12 @@ class _Facts(msgspec.Struct, frozen=True):
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
     focus = tuple((f, stats.weight(f)) for f in plan.focus)
     context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
-    names = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
+    words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
              and not is_numeric(f) and f not in ATTRIBUTES]
+    # without a word naming it, a concept is the subject ("database password?": a
+    # database's port is no answer, however near in meaning)
+    names = words or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
+                      and not is_generic(f)]
     attributes = tuple(f for f in plan.focus if f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
              and len(names) == 1 and bool(attributes))
@@ -408,7 +412,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
         and _names_phrase(facts, candidate))
     close = semantic is not None and (semantic.qualifies(sem, candidate.text)
                                       or semantic.across(candidate.id, candidate.text))
-    supported = close or (semantic is not None and semantic.supports(sem))
+    supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
     if (not reason and not close and semantic is not None
