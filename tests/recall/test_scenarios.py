@@ -183,6 +183,22 @@ def test_a_short_named_attribute_query_needs_both_subject_and_attribute(app: Way
     assert app.recall("SQLite auth?").selected == []
 
 
+def test_a_value_of_the_attribute_shape_says_the_attribute(app: Waymarks) -> None:
+    """A review: "which python version do we use?" missed "We use Python 3.13 ..." (says
+    nothing about version), "redis port?" missed "Redis listens on 6380 locally.". A
+    version-like token says the version, a listening number or ``host:port`` the port; a
+    bare number does not ("the timeout is 30")."""
+    python = remember(app, "We use Python 3.13 for the backend services.")
+    redis = remember(app, "Redis listens on 6380 locally.")
+    remember(app, "The Redis timeout is 30 seconds.")
+    remember(app, "Python code follows the black style.")
+    remember(app, "The Kafka broker runs version 3.7 in staging.")
+    for query in ("which python version do we use?", "Python version?"):
+        assert app.recall(query).selected == [python], query
+    assert app.recall("redis port?").selected == [redis]
+    assert app.recall("redis version?").selected == []
+
+
 # -- path literals ----------------------------------------------------------------------
 
 

@@ -19,7 +19,10 @@ from waymarks.recall.scoring import (
     score_all,
 )
 
-FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use"]
+FEATURES = ["w:a", "w:b", "w:c", "w:d", "c:dog", "c:cat", "p:x.py", "w:42", "w:use",
+            "c:version", "c:port"]
+#: a record may say a version or a port by its value, not its word (a match too)
+TEXTS = ["(text)", "We use Python 3.13.", "Redis listens on 6380."]
 fields = st.frozensets(st.sampled_from(FEATURES), max_size=5)
 
 
@@ -32,7 +35,8 @@ def candidates(draw: st.DrawFn, plain: bool = False) -> list[Candidate]:
         body = draw(fields)
         out.append(Candidate(
             id=f"r{at}", kind="memory", status=draw(st.sampled_from(["active"] * 4 + ["stale"])),
-            origin="session:s", created_at=draw(st.integers(0, 3)), text="(text)", body=body,
+            origin="session:s", created_at=draw(st.integers(0, 3)),
+            text=draw(st.sampled_from(TEXTS)), body=body,
             sequence=tuple(sorted(body)), aliases=frozenset() if plain else draw(fields),
             quoted=frozenset() if plain else draw(fields), origin_features=draw(fields),
             body_count=draw(st.sampled_from([6, 18, 30]) if plain else st.integers(0, 30)),

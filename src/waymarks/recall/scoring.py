@@ -33,7 +33,12 @@ import msgspec
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
+from waymarks.recall.vocabulary import (
+    ATTRIBUTE_VALUES,
+    ATTRIBUTES,
+    STOP_WORDS,
+    WEAK_ATTRIBUTES,
+)
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
@@ -149,6 +154,8 @@ class _Facts(msgspec.Struct, frozen=True):
     naming: frozenset[str]
     naming_as_alias: frozenset[str]
     weak: frozenset[str]  # generic or numeric focus features
+    #: focus attributes a record may say by a value of their shape (:func:`_says_value`)
+    valued: tuple[str, ...] = ()
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -174,6 +181,7 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
                                   and not _names(f, False, stats)),
         weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
+        valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
     )
 
 
@@ -313,7 +321,7 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
         if candidate.aliases or candidate.quoted or candidate.status != "active":
             bound = _bound(facts, candidate, needed)
         else:
-            held = features & candidate.body
+            held = features & candidate.body | _values_said(facts, candidate)
             if counted and len(held) < needed:
                 continue
             pattern = (held, features & candidate.origin_features, candidate.body_count)
@@ -348,8 +356,9 @@ def _bound(facts: _Facts, candidate: Candidate, needed: int) -> float | None:
     quoted, origin = candidate.quoted, candidate.origin_features
     focus_score = 0.0
     strong = 0
+    said = _values_said(facts, candidate)
     for feature, weight in facts.focus:
-        if feature in body or feature in aliases:
+        if feature in body or feature in aliases or feature in said:
             focus_score += weight * _BODY
             strong += 1
         elif feature in quoted or feature in origin:
@@ -375,10 +384,11 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     focus_score = 0.0
     body, aliases = candidate.body, candidate.aliases
     quoted, origin = candidate.quoted, candidate.origin_features
+    said = _values_said(facts, candidate)
     for feature, weight in facts.focus:  # _field_factor, inline: most of scoring's time
         if feature in body:
             factor = _BODY
-        elif feature in aliases:
+        elif feature in aliases or feature in said:
             factor = _ALIASES
         elif feature in quoted:
             factor = _QUOTED
@@ -404,6 +414,8 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
         relevance = semantic.fuse(relevance, sem)
     named = False
     for feature in strong:
+        if feature in said:
+            continue  # a value of its shape does not name the record's topic
         if feature in facts.naming or (feature in facts.naming_as_alias and feature in aliases):
             named = True
             break
@@ -518,9 +530,30 @@ def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
     if not _field_factor(name, candidate):
         return f"does not name {name[2:]}"
     for attribute in facts.short_attributes:
-        if attribute not in candidate.body and attribute not in candidate.aliases:
+        if attribute not in candidate.body and attribute not in candidate.aliases \
+                and attribute not in _values_said(facts, candidate):
             return f"says nothing about {attribute[2:]}"
     return ""
+
+
+def _values_said(facts: _Facts, candidate: Candidate) -> frozenset[str]:
+    """The query's attributes the record says by a value rather than by their word; each
+    counts as a match in its aliases would (strong, a little under the body's)."""
+    if not facts.valued:
+        return frozenset()
+    return frozenset(f for f in facts.valued if f not in candidate.body
+                     and _says_value(f, candidate.text))
+
+
+def _says_value(attribute: str, text: str) -> bool:
+    """Whether ``text`` holds a value of the attribute's shape (:data:`ATTRIBUTE_VALUES`:
+    "Python 3.13" says a version); a port only in the port range."""
+    shape = ATTRIBUTE_VALUES.get(attribute)
+    if shape is None:
+        return False
+    if attribute != "c:port":
+        return shape.search(text) is not None
+    return any(0 < int(m.group(1)) <= 65535 for m in shape.finditer(text))
 
 
 def _names(feature: str, alias: bool, stats: Stats) -> bool:

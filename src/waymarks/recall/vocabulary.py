@@ -136,3 +136,13 @@ ATTRIBUTES: Final = frozenset(
 )
 #: attributes too general to be demanded of a record by the short named-attribute rule
 WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进度", "w:状态"})
+
+#: attributes a record may say by a value of their shape rather than by their word: "We
+#: use Python 3.13" says the version, "Redis listens on 6380" and "db.internal:5432" the
+#: port (a bare number does not: "the timeout is 30"). The short named-attribute rule
+#: (:mod:`waymarks.recall.scoring`) accepts either.
+ATTRIBUTE_VALUES: Final = {
+    "c:version": lazy(r"(?<![\w.])(?:[vV]\d+(?:\.\d+)*|\d+(?:\.\d+){1,2})(?!\w|\.\d)"),
+    "c:port": lazy(r"(?:\b(?:listen(?:s|ing|ed)?|binds?|bound)\s+(?:on\s+|to\s+)?"
+                   r"(?:[\w.-]+:)?|\b[A-Za-z][\w.-]*:)(\d{2,5})(?!\w|\.\d)"),
+}
