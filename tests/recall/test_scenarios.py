@@ -454,6 +454,32 @@ def test_cli_explain_has_no_bodies(cli: Callable[..., dict]) -> None:
     assert plain.startswith("mode direct") and not any(t in plain for t in texts)
 
 
+def test_explain_and_search_say_what_the_digest_holds(cli: Callable[..., dict]) -> None:
+    """A review: ``recall --explain`` called every eligible claim "selected" though the
+    digest keeps 3, and ``memory search`` marked RECALLED a claim recall withholds from
+    the default provider (it scored with the privacy rules off)."""
+    ports = [cli("memory", "add", "--", f"Shard {name} of the Zanzibar database uses port "
+                 "5433.")["id"] for name in ("alpha", "beta", "gamma", "delta")]
+    secret = cli("memory", "add", "--classification", "sensitive", "--",
+                 "Shard omega of the Zanzibar database uses port 5433.")["id"]
+    recalled = cli("recall", "Zanzibar database port?")["selected"]
+    assert len(recalled) == 3 and set(recalled) < set(ports)
+    report = cli("recall", "--explain", "Zanzibar database port?")
+    verdicts = {s["id"]: s["verdict"] for s in report["scored"]}
+    assert [i for i, v in verdicts.items() if v == "selected"] == report["selected"] \
+        == recalled
+    [past] = set(ports) - set(recalled)
+    assert verdicts[past] == "eligible, past the digest's 3 claims"
+    assert secret not in verdicts  # recall for the default provider never scores it
+    found = {r["id"]: r for r in cli("memory", "search", "Zanzibar", "database", "port")[
+        "results"]}
+    assert {i for i, r in found.items() if r["recalled"]} == set(recalled)
+    assert found[past]["verdict"] == "eligible, past the digest's 3 claims"
+    assert found[secret]["verdict"] == "eligible, withheld from the default provider"
+    table = cli("memory", "search", "Zanzibar", "database", "port", json_output=False)
+    assert table["text"].count(" yes ") == 3
+
+
 def test_cli_explain_follows_the_history_as_recall_does(cli: Callable[..., dict]) -> None:
     """`recall --explain --history …` dropped the history without a word, so it explained
     another plan than the recall it stood for: it explains the inherited plan now."""

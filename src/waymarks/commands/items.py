@@ -27,6 +27,9 @@ TEXT = click.argument("text", nargs=-1, metavar="[--] TEXT")
 #: ``pin --file`` reads at most this: a pin holds 4,000 characters (at most 16,000 bytes
 #: of UTF-8), so a longer file is refused as too long, as typed text is, never read whole
 MAX_PIN_FILE_BYTES = 64 * 1024
+#: ``memory search``: an eligible claim the default provider may not receive (recall
+#: leaves it out of the digest)
+WITHHELD = "eligible, withheld from the default provider"
 
 
 # -- listing ------------------------------------------------------------------------------
@@ -308,10 +311,14 @@ def register_inspection(memory: Group) -> None:
     @click.argument("query", nargs=-1, required=True, metavar="QUERY")
     def memory_search(everything: bool, limit: int, query: tuple[str, ...]) -> Result:
         """SCORE is the recall relevance, COVER the share of the query's terms the claim
-        covers; RECALLED marks the claims `waymarks recall` would put in a digest."""
+        covers; RECALLED marks the claims `waymarks recall` would put in a digest (for
+        the default provider: at most 3, none it may not receive)."""
         app = runtime().app()
         text = " ".join(query)
         recalled = app.recall(text, inherit=False, privacy=False, every_candidate=True)
+        # the digest as `waymarks recall` makes it: the privacy rules on, the cap applied
+        digest = app.recall(text, every_candidate=True)
+        chosen, verdicts = set(digest.selected), digest.verdicts()
         ranked = sorted((s for s in recalled.scored if s.relevance > 0),
                         key=lambda s: (-s.relevance, s.candidate.id))
         views = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])} \
@@ -320,9 +327,12 @@ def register_inspection(memory: Group) -> None:
                 and (everything or views[s.candidate.id].status == "active")][:limit]
         data: dict[str, Any] = {"query": text, "results": [
             {"id": v.id, "score": round(s.relevance, 4), "coverage": round(s.coverage, 4),
-             "recalled": s.eligible, "verdict": s.reason, "status": v.status,
-             "scope": v.scope, "key": v.key, "text": v.text} for s, v in hits]}
-        rows = [(f"{s.relevance:.3f}", f"{s.coverage:.0%}", "yes" if s.eligible else "",
+             "recalled": s.candidate.id in chosen,
+             "verdict": verdicts.get(s.candidate.id, WITHHELD if s.eligible else s.reason),
+             "status": v.status, "scope": v.scope, "key": v.key, "text": v.text}
+            for s, v in hits]}
+        rows = [(f"{s.relevance:.3f}", f"{s.coverage:.0%}",
+                 "yes" if s.candidate.id in chosen else "",
                  v.id[:8], _status(v), v.scope, cell(v.text)) for s, v in hits]
         columns = [Column("SCORE", "right"), Column("COVER", "right"), Column("RECALLED"),
                    Column("ID"), Column("STATUS"), Column("SCOPE"), Column("TEXT", wide=True)]

@@ -14,7 +14,7 @@ from typing import Any, Final
 import msgspec
 
 from waymarks.core.egress import Egress
-from waymarks.recall.digest import render_digest
+from waymarks.recall.digest import MAX_CLAIMS, render_digest
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
 
@@ -38,6 +38,23 @@ class RecallResult(msgspec.Struct, frozen=True):
     def eligible(self) -> list[Scored]:
         return [s for s in self.scored if s.eligible]
 
+    def verdicts(self) -> dict[str, str]:
+        """Each scored candidate's verdict as a person reads it, by ID: an eligible claim
+        the digest left out says so (scoring calls every eligible one "selected"; the
+        digest keeps at most 3, those whose rows fit)."""
+        out = {s.candidate.id: s.reason for s in self.scored}
+        chosen = set(self.selected)
+        for at, s in enumerate(self.eligible):
+            if s.reason == "selected" and s.candidate.id not in chosen:
+                out[s.candidate.id] = (PAST_THE_CAP if at >= MAX_CLAIMS else
+                                       "eligible, not in the digest (no room for its row, "
+                                       "or nothing of it may be shown here)")
+        return out
+
+
+#: the verdict of an eligible claim past the digest's cap
+PAST_THE_CAP: Final = f"eligible, past the digest's {MAX_CLAIMS} claims"
+
 
 def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
              egress: Egress | None = None, semantic: Semantic | None = None,
@@ -60,6 +77,7 @@ def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
 
 def explain(result: RecallResult) -> dict[str, Any]:
     """Diagnostics without record bodies, at most 8,000 bytes when serialized."""
+    verdicts = result.verdicts()
     report: dict[str, Any] = {
         "mode": result.plan.reason,
         "focus": list(result.plan.focus[:MAX_FEATURES_SHOWN]),
@@ -72,7 +90,7 @@ def explain(result: RecallResult) -> dict[str, Any]:
             {"id": s.candidate.id, "kind": s.candidate.kind, "status": s.candidate.status,
              "relevance": round(s.relevance, 4), "coverage": round(s.coverage, 4),
              "rank": round(s.rank, 4), "named": s.named, "eligible": s.eligible,
-             "verdict": s.reason, "matched": list(s.matched[:MAX_MATCHES_SHOWN])}
+             "verdict": verdicts[s.candidate.id], "matched": list(s.matched[:MAX_MATCHES_SHOWN])}
             for s in result.scored[:MAX_EXPLAINED]
         ],
     }
