@@ -158,6 +158,27 @@ def test_auth_step_rejects_the_redis_auth_claim(app: Waymarks, ids: dict[str, st
     assert recall(app, ids, prompt, history) == ["auth"]
 
 
+def test_a_cued_follow_up_with_a_new_word_puts_the_earlier_subject_first(
+        app: Waymarks) -> None:
+    """A review: "and staging?" after "what port does the database use?" is a subject of
+    its own (staging is new), and the staging database's host fell out of the 3-claim
+    digest behind staging claims about other things. Among the claims it selects, those
+    about the conversation's subject come first; none is selected that was not."""
+    host = remember(app, "The staging database host is db-staging.internal on port 6432.")
+    for text in ("Deploys go to staging first, then production after QA sign-off.",
+                 "Log level in staging is DEBUG.",
+                 "Feature flag new-checkout is enabled in staging.",
+                 "To deploy to staging run make deploy-staging."):
+        remember(app, text)
+    alone = app.recall("and staging?")
+    followed = app.recall("and staging?", ["what port does the database use?"])
+    assert host not in alone.selected and len(alone.selected) == 3
+    assert followed.selected[0] == host
+    assert {s.candidate.id for s in followed.eligible} == {s.candidate.id
+                                                            for s in alone.eligible}
+    assert explain(followed)["earlier"] == ["c:database"] and "earlier" not in explain(alone)
+
+
 def test_an_explicit_new_subject_stands_alone(app: Waymarks, ids: dict[str, str]) -> None:
     result = app.recall("Redis?", ["SQLite", "port?"])
     assert result.plan.reason == "direct" and result.plan.context == ()

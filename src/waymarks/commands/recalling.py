@@ -21,7 +21,8 @@ def explain_text(report: Mapping[str, Any]) -> str:
     """An explanation (:func:`waymarks.recall.engine.explain`) for people: the plan's
     features, then one line per scored candidate (``+`` eligible) with its verdict."""
     lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
-             + (f"; context {' '.join(report['context'])}" if report["context"] else ""),
+             + (f"; context {' '.join(report['context'])}" if report["context"] else "")
+             + (f"; earlier {' '.join(report['earlier'])}" if report.get("earlier") else ""),
              f"{report['candidates']} candidates, {report['eligible']} eligible, "
              f"selected: {', '.join(report['selected']) or 'none'}"]
     lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "

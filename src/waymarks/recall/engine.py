@@ -83,6 +83,8 @@ def explain(result: RecallResult) -> dict[str, Any]:
         "focus": list(result.plan.focus[:MAX_FEATURES_SHOWN]),
         "context": list(result.plan.context[:MAX_FEATURES_SHOWN]),
         "literals": sorted(result.plan.literals)[:MAX_FEATURES_SHOWN],
+        **({"earlier": list(result.plan.earlier[:MAX_FEATURES_SHOWN])}
+           if result.plan.earlier else {}),
         "candidates": len(result.scored),
         "eligible": len(result.eligible),
         "selected": result.selected,

@@ -181,9 +181,22 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         return QueryPlan((), (), frozenset(), "empty")
     if _inherits(analysis, folded, previous):
         assert previous is not None
-        subject = previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
-        return QueryPlan(analysis.features, subject, analysis.literals, "followup")
-    return _direct(analysis, "direct", text)
+        return QueryPlan(analysis.features, _subject(previous), analysis.literals, "followup")
+    plan = _direct(analysis, "direct", text)
+    if previous is not None and previous.focus and _FOLLOWUP.search(folded):
+        # a follow-up cue with a new word ("and staging?" after the database's port): a
+        # subject of its own, but among the claims it selects, those about the one before
+        # come first (the staging database's host fell behind the staging deploy claims)
+        earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
+        plan = QueryPlan(plan.focus, plan.context, plan.literals, plan.reason, plan.names,
+                         earlier)
+    return plan
+
+
+def _subject(previous: QueryPlan) -> tuple[str, ...]:
+    """The conversation's subject as of the plan before: its inherited one, or its focus
+    without the attribute words."""
+    return previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
 
 
 def _resets(folded: str) -> bool:

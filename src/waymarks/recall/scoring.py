@@ -51,6 +51,9 @@ SHORT_QUERY_FEATURES: Final = 4
 #: a phrase names a topic only beside this much coverage (LoCoMo dev, foreign questions:
 #: without a floor, two rare everyday words in another person's store injected it)
 PHRASE_COVERAGE: Final = 0.3
+#: a record holding all of :attr:`QueryPlan.earlier` ranks this much higher (a share of it,
+#: that share): a reorder among near equals, well inside the relative cutoff
+EARLIER_BONUS: Final = 0.1
 
 
 class Candidate(msgspec.Struct, frozen=True):
@@ -90,6 +93,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: record must say them, as written, to be recalled (scored on "version" alone, "what
     #: is the Go version?" recalled the Python version first)
     names: frozenset[str] = frozenset()
+    #: the conversation's subject beside a direct query led by a follow-up cue ("and
+    #: staging?"): orders the eligible records (:data:`EARLIER_BONUS`), never qualifies one
+    earlier: tuple[str, ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -434,6 +440,9 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
 
     rank = (relevance * candidate.freshness * candidate.evidence_weight * candidate.utility
             * candidate.accuracy)
+    if plan.earlier:
+        held = sum(1 for f in plan.earlier if f in body or f in aliases)
+        rank *= 1.0 + EARLIER_BONUS * held / len(plan.earlier)
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
                   or "selected", rank, lexical)
 
