@@ -33,12 +33,7 @@ import msgspec
 
 from waymarks.recall.analysis import is_generic, is_literal, is_numeric
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.vocabulary import (
-    ATTRIBUTE_VALUES,
-    ATTRIBUTES,
-    STOP_WORDS,
-    WEAK_ATTRIBUTES,
-)
+from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
