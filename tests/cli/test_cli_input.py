@@ -373,7 +373,11 @@ def test_trust_with_cwd_takes_a_relative_path_from_that_directory(
     ["pin", "--classification", "local-only", "--classification", "normal", "--", "Pin it."],
     ["memory", "add", "--key", "a", "--key", "b", "--", "The port is 5."],
     ["context", "memory add --scope session --scope project -- The port is 5."],
-], ids=["source", "classification", "pin-classification", "key", "context"])
+    # (a re-read) click reads option names in any case, and short ones
+    ["memory", "add", "--CLASSIFICATION", "sensitive", "--classification", "normal", "--",
+     "The vault host is vault.internal."],
+    ["export", "-o", "a.jsonl", "--output", "b.jsonl"],
+], ids=["source", "classification", "pin-classification", "key", "context", "case", "short"])
 def test_an_option_of_one_value_given_twice_is_refused(home: Path, project: Path,
                                                        args: list[str]) -> None:
     """A review: click kept the last of a repeated option in silence: ``--source A

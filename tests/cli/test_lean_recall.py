@@ -87,6 +87,9 @@ def test_it_works_with_a_home_given_on_the_command_line(filled: tuple[Path, Path
                                                           "recall", "x"],
     ["--version", "recall", "x"], ["pins"], ["memory", "recall"], ["recall", "x\udcff"],
     ["--verbose", "recall", "x"], [],
+    # a repeated --provider is the full CLI's usage error now (a re-read: the lean path
+    # took the last, as click did before)
+    ["recall", "--provider", "nosuch", "--provider", "lexical", "port"],
 ], ids=repr)
 def test_what_it_does_not_recognise_goes_to_the_full_cli(argv: list[str]) -> None:
     assert parse(argv) is None
@@ -103,7 +106,7 @@ def test_a_usage_error_is_the_full_clis(filled: tuple[Path, Path]) -> None:
 
 def test_options_are_read_as_click_reads_them() -> None:
     wanted = parse(["--home", "H", "--json", "recall", "--history", "a", "q1",
-                    "--provider", "p1", "--history", "b", "--provider", "p2", "q2",
+                    "--history", "b", "--provider", "p2", "q2",
                     "--explain", "--", "--json", "q3"])
     assert wanted is not None
     assert (wanted.globals, wanted.json, wanted.history, wanted.provider, wanted.explain,

@@ -96,8 +96,10 @@ def parse(argv: list[str]) -> _Request | None:
             index += 1
             if token == "--history":
                 wanted.history.append(argv[index])
+            elif wanted.provider is not None:  # given twice: the CLI's usage error
+                return None
             else:
-                wanted.provider = argv[index]  # given twice: the last, as click does
+                wanted.provider = argv[index]
         else:
             return None
         index += 1

@@ -107,17 +107,18 @@ class _Helped(click.Command):
         """A usage error for an option taking one value given twice before ``--``: click
         kept the last one in silence (``--source A --source B`` dropped A's provenance,
         ``--classification sensitive --classification normal`` lowered the level)."""
-        single = {name: param for param in self.get_params(ctx)
+        # as click reads them: names in any case (`--CLASSIFICATION`), short ones too (`-o`)
+        single = {name.lower(): param for param in self.get_params(ctx)
                   if isinstance(param, click.Option) and not param.is_flag
                   and not param.count and not param.multiple and param.nargs == 1
-                  for name in param.opts if name.startswith("--")}
+                  for name in param.opts}
         seen: dict[str, int] = {}
         tokens = iter(args)
         for token in tokens:
             if token == "--":
                 return
             name, equals, _value = token.partition("=")
-            param = single.get(name)
+            param = single.get(name.lower())
             if param is None:
                 if not ctx.allow_interspersed_args and not token.startswith("-"):
                     return  # the command a group's (or `context`'s) options run
@@ -126,7 +127,7 @@ class _Helped(click.Command):
                 next(tokens, None)  # its value, whatever it is
             seen[param.name or name] = seen.get(param.name or name, 0) + 1
             if seen[param.name or name] > 1:
-                hint = " (several entries: --source A,B)" if name == "--source" else ""
+                hint = " (several entries: --source A,B)" if param.name == "source" else ""
                 raise click.UsageError(f"{name} was given more than once; give it once"
                                        f"{hint}", ctx)
 
