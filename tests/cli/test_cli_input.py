@@ -423,3 +423,29 @@ def test_an_export_cut_short_by_a_full_disk_fails(home: Path, project: Path,
     assert "Traceback" not in done.stderr
     whole = run(home, project, "export", json_out=False)
     assert len(whole.encode()) > 65536 * 2  # (the case is a cut, not an empty store)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_export_that_cannot_be_written_fails_after_a_repair_too(home: Path,
+                                                                   project: Path) -> None:
+    """A re-read: the result that carries a repair (`recovered`, with --json) was built
+    anew without the flag that fails an export whose output cannot be written, so a
+    damaged database set aside made `export --json > /dev/full` exit 0."""
+    run(home, project, "memory", "add", "--", "The deploy host is kestrel-nine.")
+    (home / "waymarks.db").write_bytes(b"garbage, not a database " * 100)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--json", "export"], cwd=project,
+            env={**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+                 "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"},
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert list(home.glob("waymarks.db.damaged-*")), "the case is a repaired database"
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    with open("/dev/full", "w") as full:  # a completion script is what it makes, too
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "completion",
+                               "fish"], cwd=project, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60,
+                              env={**os.environ, "WAYMARKS_HOME": str(home),
+                                   "WAYMARKS_CLI_HELPER": "off"})
+    assert done.returncode == 1, done.stderr

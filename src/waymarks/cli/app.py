@@ -143,7 +143,8 @@ def _register_cli_only(root: Group) -> None:
         cls = get_completion_class(shell.lower())
         assert cls is not None
         script = cls(root, {}, "waymarks", COMPLETE_VAR).source()
-        return Result({"shell": shell.lower(), "script": script}, script.rstrip("\n"))
+        return Result({"shell": shell.lower(), "script": script}, script.rstrip("\n"),
+                      produced=True)  # `> waymarks.fish` on a full disk: a cut script
 
 
 def complete() -> int:

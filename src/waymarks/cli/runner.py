@@ -20,6 +20,8 @@ from errno import EFBIG
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from waymarks.cli.home import default_home as home_directory
 from waymarks.cli.output import emit, message_safe, print_json
 from waymarks.commands.results import (
@@ -149,11 +151,10 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         return status
     if repaired and as_json and "recovered" not in result.data:
         # a repair is part of what happened: a JSON reader gets it in the document
-        result = Result({**result.data, "recovered": repaired}, result.text,
-                        result.exit_code, result.table, result.printed)
+        result = msgspec.structs.replace(result, data={**result.data, "recovered": repaired})
     if replaced and as_json and "activeSessionProblem" not in result.data:
-        result = Result({**result.data, "sessionProblem": replaced}, result.text,
-                        result.exit_code, result.table, result.printed)
+        result = msgspec.structs.replace(result, data={**result.data,
+                                                       "sessionProblem": replaced})
     if not printed(lambda: emit(result, as_json)):
         if result.produced:  # what it made is its output: a cut file is no backup
             note("standard output cannot be written (a full disk?), so what it holds is "
