@@ -274,3 +274,20 @@ def test_remember_refuses_a_credential_split_by_markers_before_anyone_is_asked(
     hidden = "ghp_ABCDEFGHIJKLMNOPQR[ds4:normal][/ds4:normal]STUVWXYZabcdefghij"
     refused = plan_remember(store, f"My deploy token is {hidden}")
     assert isinstance(refused, dict) and refused["category"] == "credential-refused"
+
+
+def test_personal_text_of_control_characters_alone_is_empty(cli: Callable[..., dict],
+                                                            tmp_path: Path) -> None:
+    """A re-read: pins and claims of control characters alone were refused `empty`, but a
+    personal entry, a note and `remember` took them (and the entry was planned into every
+    prompt)."""
+    from waymarks.personal.store import PersonalStore
+    from waymarks.personal.tools import plan_remember
+
+    hollow = "\x07\x1b\x07"
+    refused = plan_remember(PersonalStore(tmp_path / "notes-folder"), hollow)
+    assert isinstance(refused, dict) and refused["category"] == "invalid-parameters"
+    assert cli("personal", "save", "--", hollow, expect=2)["outcome"] == "rejected"
+    cli("session", "new")
+    assert cli("notes", "add", "--", hollow, expect=2)["code"] == "empty"
+    assert cli("personal", "list")["entries"] == []

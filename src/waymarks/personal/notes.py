@@ -14,7 +14,7 @@ import msgspec
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.secrets import cut_before_secret
-from waymarks.core.text import is_unicode, normalize
+from waymarks.core.text import is_unicode, normalize, visible
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
@@ -47,7 +47,7 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
         raise ServiceError("invalid_argument", f"note type must be one of "
                            f"{', '.join(NOTE_TYPES)}")
     cleaned = " ".join(text.split())
-    if not cleaned or not is_unicode(cleaned):
+    if not is_unicode(cleaned) or not visible(cleaned):  # (control characters alone too)
         raise ServiceError("empty", "Note text must not be empty")
     if len(cleaned) > MAX_NOTE_CHARS:
         raise ServiceError("invalid_argument", f"a note has at most {MAX_NOTE_CHARS} "

@@ -26,7 +26,7 @@ import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import credential_kinds, redact
-from waymarks.core.text import escaped, is_unicode
+from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.paths import resolved
@@ -241,8 +241,9 @@ class PersonalStore:
         Replacing keeps the entry's ``type`` and ``classification`` unless new ones are
         given (a replacement never silently turns feedback into ``user``, nor drops a
         privacy level); a new entry without a type is ``user``."""
-        if not isinstance(text, str) or not is_unicode(text) or not text.strip():
-            raise PersonalMemoryError("memory text must be non-empty Unicode text")
+        if not isinstance(text, str) or not is_unicode(text) or not visible(text):
+            raise PersonalMemoryError("memory text must be non-empty Unicode text (not "
+                                      "control or invisible characters alone)")
         if len(text.strip()) > limit:
             raise PersonalMemoryError(f"memory text has {len(text.strip())} characters; the "
                                       f"limit is {limit}. Keep personal memory small")

@@ -26,7 +26,7 @@ import msgspec
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import OMITTED, WITHHELD, classify
 from waymarks.core.secrets import holds_credential, redact
-from waymarks.core.text import escaped, is_unicode
+from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.personal.curation import MAX_PREFILL_CHARS
 from waymarks.personal.entry import INDEX_STEM, CredentialRefused, PersonalMemoryError, check_slug
 from waymarks.personal.store import NotAnEntry, PersonalStore
@@ -88,7 +88,7 @@ def plan_remember(store: PersonalStore, text: object,
     for value in (text, slug):
         if isinstance(value, str) and OMITTED in value:
             return _rejected("egress-placeholder")
-    if (not isinstance(text, str) or not text.strip() or not is_unicode(text)
+    if (not isinstance(text, str) or not is_unicode(text) or not visible(text)
             or len(text.strip()) > MAX_PREFILL_CHARS):
         return _rejected("invalid-parameters")
     if slug is not None:
