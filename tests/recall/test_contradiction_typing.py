@@ -147,3 +147,15 @@ def test_a_negation_in_another_clause_keeps_no_claim_in_conflict(
     one it only shares a derived key with, and was refused (the last agrees on 30 s)."""
     assert isinstance(app.remember(first), Committed)
     assert isinstance(app.remember(second), Committed)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The installer runs on port 8080", "The installer uses --dont-ask and runs on port 8080"),
+    ("Autoupdate is enabled.", "Autoupdate is enabled, see didnt.md"),
+    ("The dont-retry flag is on.", "The dont-retry flag is on, as before."),
+])
+def test_an_nt_word_inside_an_identifier_or_a_file_name_negates_nothing(first: str,
+                                                                          second: str) -> None:
+    """A re-read: with the apostrophe optional, the `dont` of `--dont-ask` denied the port
+    and a true claim was refused as a conflict."""
+    assert not _conflict(first, second)

@@ -71,7 +71,10 @@ _NOT_AUXILIARIES: Final = (
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "should", "could",
     "would", "must", "need")
 _NEGATING: Final = (
-    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(_NOT_AUXILIARIES)})n'?t|is no)\b"
+    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(_NOT_AUXILIARIES)})n't|is no)\b"
+    # without the apostrophe, a word of its own only: not the `dont` of `--dont-ask`,
+    # `dont-retry` or `didnt.md` (an identifier, a file)
+    rf"|(?<![\w./-])(?:{'|'.join(_NOT_AUXILIARIES)})nt(?![\w./-])"
     r"|不是|没有|未|不")
 _NEGATION: Final = lazy(_NEGATING)
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
