@@ -542,3 +542,19 @@ def test_the_in_memory_index_answers_like_sqlite(make_app, project) -> None:  # 
     assert answers(warm) == answers(make_app())
     warm.rebuild_index()
     assert answers(warm) == answers(make_app())
+
+
+def test_a_number_of_another_kind_says_no_version_or_port(app: Waymarks) -> None:
+    """A re-read: any dotted number said a version ("Node builds cost 2.5 dollars", a
+    dotted date) and any ``word:NN`` a port (the image tag ``postgres:16-alpine``), so
+    each was recalled as the answer; a dotted number says a version only after the name
+    asked about, a port only as a host's (``localhost:5432``, ``db.internal:5432``)."""
+    remember(app, "CI runs the postgres:16-alpine image for tests.")
+    remember(app, "Node builds cost 2.5 dollars per run on CI.")
+    remember(app, "The Django release went out on 2024.05.01.")
+    remember(app, "The Go toolchain is pinned in the Makefile.")
+    local = remember(app, "Grafana is served at localhost:3000 in development.")
+    assert app.recall("What port does Postgres use?").selected == []
+    assert app.recall("Which Node version do we use?").selected == []
+    assert app.recall("What Django version are we on?").selected == []
+    assert app.recall("grafana port?").selected == [local]

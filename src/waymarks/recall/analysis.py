@@ -23,11 +23,13 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import straight_apostrophes, undotted_i
 from waymarks.recall.vocabulary import (
+    ATTRIBUTE_VALUES,
     CONCEPTS,
     FILLER,
     FRAMING_PATTERNS,
     GENERIC,
     STOP_WORDS,
+    VERSION_AFTER_NAME,
 )
 
 
@@ -212,6 +214,19 @@ def word_feature(word: str) -> str | None:
 
 #: :func:`word_feature` of an ASCII word, memoized: pure, and a store's words repeat
 _ascii_word_feature: Final = functools.lru_cache(maxsize=65_536)(word_feature)
+
+
+def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
+    """Whether ``text`` holds a value of ``attribute``'s shape (``ATTRIBUTE_VALUES``);
+    a port only in the port range; a dotted version only after a word naming one of the
+    query's ``subjects`` ("Python 3.13" for "which Python version?")."""
+    shape = ATTRIBUTE_VALUES.get(attribute)
+    if shape is None:
+        return False
+    if attribute == "c:port":
+        return any(0 < int(m.group(1)) <= 65535 for m in shape.finditer(text))
+    return shape.search(text) is not None or any(
+        word_feature(m.group(1).lower()) in subjects for m in VERSION_AFTER_NAME.finditer(text))
 
 
 def is_generic(feature: str) -> bool:

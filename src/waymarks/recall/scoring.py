@@ -31,7 +31,7 @@ from typing import Final
 
 import msgspec
 
-from waymarks.recall.analysis import is_generic, is_literal, is_numeric
+from waymarks.recall.analysis import is_generic, is_literal, is_numeric, says_value
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
 
@@ -155,8 +155,9 @@ class _Facts(msgspec.Struct, frozen=True):
     naming: frozenset[str]
     naming_as_alias: frozenset[str]
     weak: frozenset[str]  # generic or numeric focus features
-    #: focus attributes a record may say by a value of their shape (:func:`_says_value`)
+    #: focus attributes a record may say by a value of their shape (:func:`says_value`)
     valued: tuple[str, ...] = ()
+    subjects: frozenset[str] = frozenset()  # the words that name the query's subject
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -183,6 +184,7 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
                                   and not _names(f, False, stats)),
         weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
+        subjects=frozenset(words),
     )
 
 
@@ -546,18 +548,7 @@ def _values_said(facts: _Facts, candidate: Candidate) -> frozenset[str]:
     if not facts.valued:
         return frozenset()
     return frozenset(f for f in facts.valued if f not in candidate.body
-                     and _says_value(f, candidate.text))
-
-
-def _says_value(attribute: str, text: str) -> bool:
-    """Whether ``text`` holds a value of the attribute's shape (:data:`ATTRIBUTE_VALUES`:
-    "Python 3.13" says a version); a port only in the port range."""
-    shape = ATTRIBUTE_VALUES.get(attribute)
-    if shape is None:
-        return False
-    if attribute != "c:port":
-        return shape.search(text) is not None
-    return any(0 < int(m.group(1)) <= 65535 for m in shape.finditer(text))
+                     and says_value(f, candidate.text, facts.subjects))
 
 
 def _names(feature: str, alias: bool, stats: Stats) -> bool:

@@ -137,12 +137,19 @@ ATTRIBUTES: Final = frozenset(
 #: attributes too general to be demanded of a record by the short named-attribute rule
 WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进度", "w:状态"})
 
-#: attributes a record may say by a value of their shape rather than by their word: "We
-#: use Python 3.13" says the version, "Redis listens on 6380" and "db.internal:5432" the
-#: port (a bare number does not: "the timeout is 30"). The short named-attribute rule
+#: attributes a record may say by a value of their shape rather than by their word: "v2"
+#: says a version, and "Python 3.13" the version of Python (a dotted number right after
+#: the name the query asks about, :data:`VERSION_AFTER_NAME`: "costs 2.5 dollars" or
+#: "went out on 2024.05.01" say none); "Redis listens on 6380", "localhost:5432" and
+#: "db.internal:5432" the port (a bare number does not, "the timeout is 30", nor an image
+#: tag, "postgres:16-alpine"). The short named-attribute rule
 #: (:mod:`waymarks.recall.scoring`) accepts either.
 ATTRIBUTE_VALUES: Final = {
-    "c:version": lazy(r"(?<![\w.])(?:[vV]\d+(?:\.\d+)*|\d+(?:\.\d+){1,2})(?!\w|\.\d)"),
+    "c:version": lazy(r"(?<![\w.])[vV]\d+(?:\.\d+)*(?!\w|\.\d)"),
     "c:port": lazy(r"(?:\b(?:listen(?:s|ing|ed)?|binds?|bound)\s+(?:on\s+|to\s+)?"
-                   r"(?:[\w.-]+:)?|\b[A-Za-z][\w.-]*:)(\d{2,5})(?!\w|\.\d)"),
+                   r"(?:[\w.-]+:)?|\b(?:localhost|[\w-]+(?:\.[\w-]+)+):)(\d{2,5})"
+                   r"(?!\w|\.\d)"),
 }
+#: a word and the dotted number after it ("Python 3.13", "Go 1.22.4"): a version of what
+#: the word names, when the query names it
+VERSION_AFTER_NAME: Final = lazy(r"([A-Za-z][\w+#-]*)[ \t]+(\d+(?:\.\d+){1,2})(?![\w%]|\.\d)")
