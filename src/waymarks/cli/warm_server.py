@@ -45,7 +45,7 @@ from waymarks.cli.warm import (
     idle_seconds,
     leading,
 )
-from waymarks.spawn.freshness import changed, module_files
+from waymarks.spawn.freshness import LoadedCode
 from waymarks.spawn.sockets import listen
 
 #: how often an idle helper checks that its socket is still its own (a home removed)
@@ -110,8 +110,8 @@ def serve(path: str, idle: float) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return  # another helper serves this socket
+    code = LoadedCode()  # (from before the preload: a module changed during it counts)
     imported = _preload()
-    files = module_files()
     server = listen(path)  # (a helper that died left its socket: the lock says none serves)
     identity = os.stat(path)
     waker, wakened = socket.socketpair()
@@ -130,7 +130,7 @@ def serve(path: str, idle: float) -> None:
             _collect(children)
             if server in ready:
                 serving = len(children)
-                if not _take(server, children, files, imported,
+                if not _take(server, children, code, imported,
                              lambda: _stop(server, path, lock, identity)):
                     break
                 if len(children) > serving:  # a command taken: a refused one is no use of
@@ -265,7 +265,7 @@ def _collect(children: dict[int, socket.socket]) -> None:
 
 
 def _take(server: socket.socket, children: dict[int, socket.socket],
-          files: dict[str, tuple[int, int]], imported: dict[bytes, bytes] | None,
+          code: LoadedCode, imported: dict[bytes, bytes] | None,
           stop: Callable[[], None]) -> bool:
     """Take one connection; whether to go on serving: not once a module's file changed
     (then ``stop`` runs before the client is refused, so its next helper may start).
@@ -281,7 +281,7 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
         if request is None:
             client.close()
             return True
-        if changed(files):
+        if code.changed():
             stop()
             client.sendall(b"refused changed\n")
             client.close()

@@ -40,7 +40,7 @@ from waymarks.hosts.cc_client import (
     _stop_input,
     socket_path,
 )
-from waymarks.spawn.freshness import changed, module_files
+from waymarks.spawn.freshness import LoadedCode
 from waymarks.spawn.sockets import listen
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
@@ -133,6 +133,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
     from waymarks.hosts.claude_code import _log
 
+    code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # one helper per home: the one holding helper.lock; a starting helper that finds it
@@ -168,7 +169,6 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
-    files = module_files()
     checked = float("-inf")  # when the files were last compared (at most once a second)
     try:
         while True:
@@ -188,10 +188,9 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     request = json.loads(header)
                     if time.monotonic() - checked >= FRESHNESS_S:
                         checked = time.monotonic()
-                        if changed(files):  # upgraded under it: the client does the hook,
+                        if code.changed():  # upgraded under it: the client does the hook,
                             connection.sendall(b"protocol\n")  # the next helper is new code
                             return
-                        module_files(files)  # what it imported since, for the next check
                     if request.get("protocol") != PROTOCOL:
                         connection.sendall(b"protocol\n")
                         continue

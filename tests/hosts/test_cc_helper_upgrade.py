@@ -1,0 +1,166 @@
+"""The Claude Code helper answered with code that was not the one on disk (each test
+failed before its fix):
+
+1. a module the helper first imported while serving (the planner, on the first prompt)
+   was remembered at the size and time its file had when the helper next compared its
+   files: after a ``git pull`` in between, at the new code's, so the helper planned every
+   prompt with the old code for as long as hooks came. A file modified after the helper
+   started now counts as changed.
+
+Each installation here is a copy of this checkout's ``src`` in a temporary directory
+(modified a day ago), run by this interpreter: the helper started from it with
+``-m``, its hooks by its own ``hook_entry.py`` as ``claude-code install`` writes them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.test_cc_helper_stalled import ENTRY
+from tests.hosts.test_cc_review_hooks import _environ, _helpers_of, _wait
+from waymarks.hosts import cc_client, cc_helper
+from waymarks.service.app import Waymarks
+
+SOURCE = ENTRY.parents[2]  # this checkout's src
+#: what every pin's block says, in the planner's renderer (an installation's copy of it is
+#: changed to tell its code from this one's)
+LINE = '"Pinned content JSON:"'
+
+
+def _installation(root: Path, names: tuple[str, ...] = ("*",)) -> Path:
+    """A copy of this checkout's ``src`` at ``root`` (of the files matching ``names``),
+    made a day ago: an install made long before its helper started (a checkout's own
+    files may have changed a moment ago, which a helper then starts taking for an
+    upgrade); its ``hook_entry.py``."""
+    for path in SOURCE.rglob("*.py"):
+        if "__pycache__" not in path.parts and any(path.match(name) for name in names):
+            copy = root / path.relative_to(SOURCE)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, copy)
+            os.utime(copy, (time.time() - 86400,) * 2)
+    return root / "waymarks" / "hosts" / "hook_entry.py"
+
+
+def _mark(entry: Path, line: str) -> None:
+    """Change the pin blocks this installation's planner renders to say ``line``."""
+    render = entry.parents[1] / "planner" / "render.py"
+    text = render.read_text()
+    assert LINE in text
+    render.write_text(text.replace(LINE, line))
+
+
+def _start(home: Path, entry: Path) -> subprocess.Popen[bytes]:
+    """The helper of ``entry``'s installation, listening (not pinged: a ping is a request
+    of the test's own installation)."""
+    environ = _environ(subagent=False, PYTHONPATH=str(entry.parents[2]))
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=environ, cwd=home, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait(lambda: Path(cc_client.socket_path(home)).exists() or helper.poll() is not None,
+          "no helper")
+    assert helper.poll() is None
+    return helper
+
+
+def _hook(home: Path, entry: Path, event: str, body: dict[str, object],
+          helper: str = "on") -> str:
+    """``event``'s hook as ``claude-code install`` writes it for ``entry``'s installation
+    (``helper``: ``WAYMARKS_CC_HELPER``): what it printed."""
+    done = subprocess.run([sys.executable, "-I", "-S", str(entry), "--home", str(home),
+                           "hook", "claude-code", event],
+                          input=json.dumps({**body, "hook_event_name": event}),
+                          text=True, capture_output=True,
+                          env=_environ(subagent=False, WAYMARKS_CC_HELPER=helper),
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _context(printed: str) -> str:
+    return str(json.loads(printed)["hookSpecificOutput"]["additionalContext"])
+
+
+def _session(home: Path, entry: Path, project: Path) -> str:
+    """A session started by ``entry``'s hook, with a pin its prompts are given."""
+    sid = str(uuid.uuid4())
+    _hook(home, entry, "SessionStart", {"session_id": sid, "cwd": str(project)}, "off")
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Always tag releases from main")
+    return sid
+
+
+def _end(home: Path) -> None:
+    """End the helpers the hooks started (found by their command line: ours)."""
+    for pid in _helpers_of(home):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    _wait(lambda: not _helpers_of(home), "a helper did not end")
+
+
+#: a helper's check, in a process of its own (no module of another test in it): a module
+#: imported after the helper started, from a file last changed long before, is not a
+#: change; one changed after its import, before the helper first compared it, is
+LATE_IMPORT = """
+import sys
+sys.path.insert(0, sys.argv[2])  # (this checkout's, copied)
+from waymarks.spawn.freshness import LoadedCode
+
+loaded = LoadedCode()  # (the CLI's helper: before its preload; Claude Code's: at its start)
+sys.path.insert(0, sys.argv[1])
+import early_probe
+print(loaded.changed())
+import late_probe
+with open(late_probe.__file__, "w") as module:  # a `git pull` while it served
+    module.write("VALUE = 22\\n")
+print(loaded.changed())
+"""
+
+
+def test_a_module_imported_after_the_start_and_changed_before_its_check_counts(
+        tmp_path: Path) -> None:
+    """Both helpers' check (:class:`waymarks.spawn.freshness.LoadedCode`): the CLI's
+    helper took its files' stamps after its preload, Claude Code's after each first
+    import, so a file changed in between was taken at its new stamp."""
+    source = _installation(tmp_path / "install", ("waymarks/__init__.py",
+                                                   "spawn/__init__.py", "freshness.py"))
+    for name in ("early_probe", "late_probe"):
+        (tmp_path / f"{name}.py").write_text("VALUE = 1\n")
+        os.utime(tmp_path / f"{name}.py", (time.time() - 86400,) * 2)
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", LATE_IMPORT, str(tmp_path),
+                           str(source.parents[2])], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.slow
+def test_a_module_the_helper_imported_late_and_changed_since_is_not_answered_with(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    entry = _installation(tmp_path / "install")
+    home.mkdir()
+    sid = _session(home, entry, project)  # (no helper yet: it runs in the hook)
+    helper = _start(home, entry)
+    try:
+        prompt = {"session_id": sid, "cwd": str(project), "prompt": "tag the release"}
+        first = _context(_hook(home, entry, "UserPromptSubmit", prompt))
+        assert "Pinned content JSON:" in first and "(new code)" not in first
+        _mark(entry, '"Pinned content JSON (new code):"')  # a `git pull` of the install
+        time.sleep(cc_helper.FRESHNESS_S + 0.2)  # the helper compares files once a second
+        second = _context(_hook(home, entry, "UserPromptSubmit", prompt))
+        assert "Pinned content JSON (new code):" in second, "answered by the old planner"
+        assert helper.wait(60) == 0  # the stale helper left
+    finally:
+        helper.terminate()
+        helper.wait(30)
+        _end(home)
