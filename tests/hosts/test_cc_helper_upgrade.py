@@ -1,11 +1,16 @@
-"""The Claude Code helper answered with code that was not the one on disk (each test
-failed before its fix):
+"""The Claude Code helper answered with code that was not the one on disk, or not its
+hook's installation's (each test failed before its fix):
 
 1. a module the helper first imported while serving (the planner, on the first prompt)
    was remembered at the size and time its file had when the helper next compared its
    files: after a ``git pull`` in between, at the new code's, so the helper planned every
    prompt with the old code for as long as hooks came. A file modified after the helper
    started now counts as changed.
+2. a request did not say which installation sent it: after a new venv or Python, a move
+   from ``pip --user`` to pipx or ``claude-code install`` run again, the old
+   installation's helper (same protocol) answered the new installation's hooks with its
+   own code. A request names its installation now; a helper of another answers
+   "protocol" (the hook does the work itself) and exits.
 
 Each installation here is a copy of this checkout's ``src`` in a temporary directory
 (modified a day ago), run by this interpreter: the helper started from it with
@@ -160,6 +165,33 @@ def test_a_module_the_helper_imported_late_and_changed_since_is_not_answered_wit
         second = _context(_hook(home, entry, "UserPromptSubmit", prompt))
         assert "Pinned content JSON (new code):" in second, "answered by the old planner"
         assert helper.wait(60) == 0  # the stale helper left
+    finally:
+        helper.terminate()
+        helper.wait(30)
+        _end(home)
+
+
+@pytest.mark.slow
+def test_a_hook_of_another_installation_is_not_answered_by_this_ones_helper(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    old = _installation(tmp_path / "old")
+    _mark(old, '"Pinned content JSON (old installation):"')
+    home.mkdir()
+    sid = _session(home, ENTRY, project)
+    helper = _start(home, old)  # the old installation's helper, still warm
+    try:
+        printed = _hook(home, ENTRY, "UserPromptSubmit",
+                        {"session_id": sid, "cwd": str(project), "prompt": "tag it"})
+        context = _context(printed)
+        assert "(old installation)" not in context, "the old installation's helper answered"
+        assert "Pinned content JSON:" in context  # this installation's own code
+        assert helper.wait(60) == 0  # the stale helper left
+        # the hook started a helper of its own installation, which answers its hooks
+        [pid] = _wait(lambda: _helpers_of(home), "the hook started no helper")
+        _wait(lambda: cc_client._ask(home, "ping", b"") is not None, "no helper answers")
+        again = _context(_hook(home, ENTRY, "UserPromptSubmit",
+                               {"session_id": sid, "cwd": str(project), "prompt": "now"}))
+        assert "Pinned content JSON:" in again and _helpers_of(home) == [pid]
     finally:
         helper.terminate()
         helper.wait(30)

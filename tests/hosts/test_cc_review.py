@@ -223,7 +223,8 @@ def test_a_helper_switched_off_is_not_asked(tmp_path: Path, home: Path) -> None:
     assert done.returncode == 0, done.stderr.decode()
 
 
-@pytest.mark.parametrize("old", ["waymarks-cc-helper-v1", "waymarks-cc-helper-v2"])
+@pytest.mark.parametrize("old", ["waymarks-cc-helper-v1", "waymarks-cc-helper-v2",
+                                 "waymarks-cc-helper-v3"])
 def test_a_helper_of_a_release_before_its_own_freshness_check_is_not_answered(
         home: Path, monkeypatch: pytest.MonkeyPatch, old: str) -> None:
     """A helper started by a release before 2026-12-04 never compared its code with the
@@ -233,7 +234,8 @@ def test_a_helper_of_a_release_before_its_own_freshness_check_is_not_answered(
     hooks speak another protocol now: such a helper answers "protocol", the hook does
     the work itself, and the next helper takes the socket over."""
     # v2: requests did not say whether the hook was a subagent's (two installations on
-    # one home learned a subagent's statements)
+    # one home learned a subagent's statements); v3: nor which installation sent them (an
+    # older installation's helper answered a newer one's hooks)
     monkeypatch.setattr(cc_helper, "PROTOCOL", old)
     served = threading.Thread(target=cc_helper.serve, args=(home, 3.0))
     served.start()

@@ -39,7 +39,7 @@ import os
 import posix
 import sys
 
-from waymarks.spawn.sockets import connect
+from waymarks.spawn.sockets import connect, installation_key
 from waymarks.spawn.switches import seconds, switched_off
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
@@ -141,9 +141,9 @@ def installation(confined: list[str]) -> int:
     paths = sys.path
     if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
         paths = [os.getcwd(), *paths]                    # where this process runs
-    key = "\0".join([sys.executable, sys.getfilesystemencoding(), str(sys.flags.utf8_mode),
-                     bytecode(), *confined, *paths])
-    return zlib.crc32(key.encode("utf-8", "surrogateescape"))
+    return zlib.crc32(installation_key(sys.getfilesystemencoding(),
+                                       str(sys.flags.utf8_mode), bytecode(), *confined,
+                                       *paths))
 
 
 #: a process's namespaces and root, under its /proc folder

@@ -21,7 +21,7 @@ import posix
 import sys
 
 from waymarks.spawn.parent import claude_pid
-from waymarks.spawn.sockets import connect
+from waymarks.spawn.sockets import connect, installation_key
 from waymarks.spawn.switches import seconds, switched_off
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
@@ -41,7 +41,11 @@ ANSWER_TIMEOUT_S = 4.0
 #: request says whether its hook is a subagent's (2026-12-05): a v2 helper read its own
 #: environment instead, and a v3 helper given a v2 request took every hook for the
 #: person's, so a subagent's statements were learned across two installations on a home.
-PROTOCOL = "waymarks-cc-helper-v3"
+#: v4: a request says which installation sent it (:func:`installation`, 2026-12-06): a v3
+#: helper of an older installation on the same home (a new venv or Python, a move from
+#: ``pip --user`` to pipx, ``claude-code install`` run again, the old files still there)
+#: answered the new installation's hooks with its own code.
+PROTOCOL = "waymarks-cc-helper-v4"
 #: events the client does itself when the helper closed the connection without an answer
 #: (killed mid-request): the prompt's context and record, the session's binding. Safe to
 #: do again: a prompt the helper recorded since the hook started is not recorded twice
@@ -56,6 +60,15 @@ SUBAGENT_ENV = "PI_SUBAGENT_AGENT_ID"
 
 def socket_path(home: "str | Path") -> str:
     return f"{home}/claude-code/{SOCKET_NAME}"
+
+
+def installation() -> str:
+    """The installation a request comes from and a helper serves, as the request says it
+    (hex): the interpreter and this module's file
+    (:func:`~waymarks.spawn.sockets.installation_key`). A helper started by another
+    installation's hook answers "protocol" to it and stops (:mod:`waymarks.hosts.cc_helper`);
+    the hook does the work itself and starts a helper of its own."""
+    return installation_key(__file__).hex()
 
 
 def _env(name: str) -> str:
@@ -294,8 +307,8 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
         name = event if event.isascii() and event.isalpha() else "invalid"
         since = f', "started": {started}' if started is not None else ""
         since += ', "subagent": true' if _env(SUBAGENT_ENV) else ""
-        header = (f'{{"protocol": "{PROTOCOL}", "event": "{name}", '
-                  f'"pid": {claude_pid()}{since}}}').encode()
+        header = (f'{{"protocol": "{PROTOCOL}", "installation": "{installation()}", '
+                  f'"event": "{name}", "pid": {claude_pid()}{since}}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""
         client.sendall(header + b"\n" + where + b"\n" + raw)
         client.shutdown(_socket.SHUT_WR)
@@ -310,7 +323,7 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
     if reply.startswith(b"ok\n"):
         return reply[3:].decode("utf-8", "replace")
     if reply.startswith(b"protocol\n"):
-        return None  # a helper of another version did nothing: do it here
+        return None  # a helper of another version or installation did nothing: do it here
     if event == "ping":
         return ""  # something answers there
     # closed without an answer: the helper was killed mid-request (or could not read it)

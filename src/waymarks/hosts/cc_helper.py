@@ -25,7 +25,11 @@ per ``tool_use_id``, a prompt per hook, ``claude_code.handle``).
 (issue 19) are closed off the path too (the helper, or the client's detached child), and
 only when a tool observation was recorded since the last close
 (:mod:`waymarks.hosts.claude_code_turnmark`, a byte search of the session ledger). The
-helper checks the input exactly as the in-process path does. :func:`main` is what the
+helper checks the input exactly as the in-process path does. It answers only its own
+installation's hooks (a request names it: :func:`~waymarks.hosts.cc_client.installation`)
+with its code as it started (:class:`~waymarks.spawn.freshness.LoadedCode`): otherwise it
+answers "protocol", so the hook does the work itself and starts a helper of its own
+installation, and exits. :func:`main` is what the
 client's detached processes run (the helper, or ``--background``).
 """
 
@@ -38,6 +42,7 @@ from waymarks.hosts.cc_client import (
     PROTOCOL,
     _ask,
     _stop_input,
+    installation,
     socket_path,
 )
 from waymarks.spawn.freshness import LoadedCode
@@ -169,6 +174,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     apps: dict[tuple[str, str], Any] = {}
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
+    mine = installation()  # (what a request must say: :func:`cc_client.installation`)
     checked = float("-inf")  # when the files were last compared (at most once a second)
     try:
         while True:
@@ -191,9 +197,13 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         if code.changed():  # upgraded under it: the client does the hook,
                             connection.sendall(b"protocol\n")  # the next helper is new code
                             return
-                    if request.get("protocol") != PROTOCOL:
+                    if request.get("protocol") != PROTOCOL or \
+                            request.get("installation") != mine:
+                        # another release's or installation's hooks reach this home now:
+                        # they do the work themselves and start a helper of their own,
+                        # which this one, stale, leaves the socket and the lock to
                         connection.sendall(b"protocol\n")
-                        continue
+                        return
                     event = str(request.get("event"))
                     if event == "ping":
                         connection.sendall(b"ok\n")

@@ -39,6 +39,16 @@ def at_socket(path: str, use: "Any") -> None:
         posix.close(here)
 
 
+def installation_key(*parts: str) -> bytes:
+    """What names an installation to a warm helper: this interpreter and ``parts``, what
+    else a helper must share with its client to answer it (the CLI's: interpreter
+    settings, confinement and import path, :func:`waymarks.cli.warm.installation`; Claude
+    Code's: where its client module is, :func:`waymarks.hosts.cc_client.installation`).
+    Both helpers answer only a request of their own installation: another's runs other
+    code (another release, another copy of the dependencies)."""
+    return "\0".join([sys.executable, *parts]).encode("utf-8", "surrogateescape")
+
+
 def connect(path: str, connect_timeout: float, timeout: float) -> "Any":
     """A client socket connected to the helper at ``path`` (``_socket``, the built-in
     module: ``socket`` imports enum, selectors and array, ~1 ms of CPU quiet and tens of
