@@ -115,6 +115,14 @@ def has_markers(text: str) -> bool:
     return any(not m.group(1) for m in _MARKER.finditer(text))
 
 
+def tag_spans(text: str, *, escaped: bool = False) -> list[tuple[int, int]]:
+    """Where ``text``'s working tags are, ``(start, end)`` in order; with ``escaped``, the
+    escaped ones as well (their backslash included)."""
+    if _MARKER_HINT not in text:
+        return []
+    return [m.span() for m in _MARKER.finditer(text) if escaped or not m.group(1)]
+
+
 def _strip_pass(text: str) -> tuple[str, int, Classification | None]:
     """Remove working tags once: (text, tags removed, highest level among them)."""
     count = 0

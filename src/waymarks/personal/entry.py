@@ -42,6 +42,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.marker_spans import cut_before_marker
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import cut_before_secret
 
@@ -107,11 +108,23 @@ def one_line(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def cut_at(text: str, end: int) -> int:
+    """Where to cut ``text`` to keep at most ``end`` characters: never through a credential
+    (:func:`cut_before_secret`) nor a classification marker's tag
+    (:func:`cut_before_marker`), so what is cut off keeps its tags whole (a derived
+    name and description are shown side by side in every index line)."""
+    while True:
+        cut = cut_before_marker(text, cut_before_secret(text, end))
+        if cut == end:
+            return end
+        end = cut
+
+
 def title_of(text: str) -> str:
     """A name for an entry from its text: first line, no leading date, at most 80 chars."""
     first = one_line(text.strip().splitlines()[0] if text.strip() else "")
     first = _DATE_PREFIX.sub("", first)
-    return first[:cut_before_secret(first, MAX_NAME)].rstrip() or "Personal memory"
+    return first[:cut_at(first, MAX_NAME)].rstrip() or "Personal memory"
 
 
 def summary_of(text: str, name: str) -> str:
@@ -122,7 +135,7 @@ def summary_of(text: str, name: str) -> str:
     rest = flat[len(name):].strip() if flat.startswith(name) else flat
     if len(rest) <= MAX_SUMMARY:
         return rest
-    cut = rest[:cut_before_secret(rest, MAX_SUMMARY - 1)]
+    cut = rest[:cut_at(rest, MAX_SUMMARY - 1)]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
@@ -208,9 +221,8 @@ def parse_entry(slug: str, text: str) -> Entry | None:
 
 def _clipped(value: str, limit: int) -> str:
     """``value`` cut to at most ``limit`` characters, the cut marked with an ellipsis (never
-    through a credential: :func:`cut_before_secret`)."""
-    return value if len(value) <= limit else \
-        value[:cut_before_secret(value, limit - 1)].rstrip() + "…"
+    through a credential nor a marker's tag: :func:`cut_at`)."""
+    return value if len(value) <= limit else value[:cut_at(value, limit - 1)].rstrip() + "…"
 
 
 def _level(fields: dict[str, str]) -> str | None:
