@@ -80,3 +80,54 @@ def test_an_index_line_is_at_least_as_private_as_its_entrys_text(
     assert [e["decision"] for e in lines.values() if e["classification"] == "sensitive"] \
         == ["excluded"]
     assert "Health" not in json.dumps(plan["messages"]) and "Editor" in json.dumps(plan)
+
+
+LEGACY = """# Memory
+- 2024-05-01 — I prefer small pull requests
+[ds4:local-only]
+- 2024-05-02 — My salary is 250k and I am interviewing at Initech
+- 2024-05-03 — I take sertraline every morning
+[/ds4:local-only]
+- 2024-05-04 — I take [ds4:sensitive]my dog[/ds4:sensitive] to work on Fridays
+"""
+
+
+def test_a_legacy_span_over_several_facts_classifies_each_of_them(
+        cli: Callable[..., dict], home: Path) -> None:
+    """Converted on the first command (here a plan): each fact became its own unmarked
+    entry, the tag lines entries ``entry`` and ``entry-2``, and the plan for a remote
+    provider sent the salary and the medication."""
+    home.mkdir(parents=True)
+    (home / "memory.md").write_text(LEGACY, encoding="utf-8")
+    plan = cli("plan", "--provider", "openai", "--prompt", "hello there")
+    sent = json.dumps(plan["messages"])
+    assert "small pull requests" in sent  # the first command converted the file
+    assert "salary" not in sent and "sertraline" not in sent and "dog" not in sent
+    assert (home / "memory.md.bak").read_text(encoding="utf-8") == LEGACY
+    entries = {e["slug"]: e for e in cli("personal", "list")["entries"]}
+    levels = sorted((e["name"][:12], e["classification"]) for e in entries.values())
+    assert levels == [("I prefer sma", None), ("I take [ds4:", None),
+                      ("I take sertr", "local-only"), ("My salary is", "local-only")]
+    assert not [s for s in entries if s.startswith("entry")]  # a tag line is no fact
+    [line] = [e for e in plan["manifest"]["entries"] if e["kind"] == "personal"
+              and e["decision"] == "included"]
+    assert line["classification"] == "normal"
+
+
+@pytest.mark.parametrize(("text", "levels"), [
+    # a span opened in a fact runs on into the next: both are in it
+    ("- My pay [ds4:sensitive]is high\n- and my bonus[/ds4:sensitive] too\n- I use vim\n",
+     ["sensitive", "sensitive", None]),
+    # a span within one line classifies that part of its fact alone, in its text
+    ("- I use [ds4:internal]vim[/ds4:internal]\n- I like tea\n", [None, None]),
+    # tags that do not pair up: the whole file at its highest level
+    ("- I use vim\n[/ds4:sensitive]\n- I like tea\n", ["sensitive", "sensitive"]),
+    # nested spans: the inner one's level where it is
+    ("[ds4:internal]\n- a\n[ds4:local-only]\n- b\n[/ds4:local-only]\n- c\n"
+     "[/ds4:internal]\n- d\n", ["internal", "local-only", "internal", None]),
+], ids=["across items", "inline", "unbalanced", "nested"])
+def test_each_legacy_fact_has_the_level_of_the_spans_it_is_in(
+        text: str, levels: list[str | None]) -> None:
+    from waymarks.personal.legacy import leveled_facts
+
+    assert [fact.level for fact in leveled_facts(text.splitlines())] == levels

@@ -486,6 +486,6 @@ def test_what_would_stop_a_save_is_found_without_changing_anything(
 def test_a_block_never_closed_skips_itself_alone(lines: list[str], facts: list[str]) -> None:
     """A leading ``---``, an unclosed ``<!--`` or fence opened a skip that ran to the end
     of the file: every fact after it was lost, the file retired, nothing said."""
-    from waymarks.personal.store import legacy_facts
+    from waymarks.personal.legacy import legacy_facts
 
     assert legacy_facts(lines) == facts

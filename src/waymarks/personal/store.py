@@ -17,7 +17,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +55,7 @@ from waymarks.personal.entry import (
     summary_of,
     title_of,
 )
+from waymarks.personal.legacy import leveled_facts
 
 
 class Saved(msgspec.Struct, frozen=True):
@@ -345,10 +345,11 @@ class PersonalStore:
                     f"{self.legacy_path} cannot be read as UTF-8 text ({exc}); fix or move "
                     "it, and personal memory will migrate it then") from exc
             self._check_index()
-            facts = legacy_facts(lines)
             present = {one_line(entry.body) for entry in self.entries()}
             written = 0
-            for fact in filter(None, facts):
+            # each fact at the level of the marked spans it is in: a span over several
+            # facts left each an unmarked entry, sent to remote models
+            for fact, level in ((f.text, f.level) for f in leveled_facts(lines) if f.text):
                 if one_line(fact) in present:
                     continue
                 # the name, description and slug are what the index and every plan show:
@@ -358,7 +359,7 @@ class PersonalStore:
                 slug = self._free_slug(derive_slug(title))
                 # what the fact says beyond its name, as a saved entry's description is:
                 # the whole fact again made every index line read "X — X"
-                entry = Entry(slug, title, summary_of(shown, title), "user", fact)
+                entry = Entry(slug, title, summary_of(shown, title), "user", fact, level)
                 try:
                     self._write_atomic(self._path(entry.slug), render_entry(entry))
                 except (PersonalMemoryError, OSError):
@@ -441,68 +442,3 @@ def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
         return home / "memory"
     chosen = Path(configured).expanduser()
     return chosen if chosen.is_absolute() else home / chosen
-
-
-#: a list item's marker: ``-``, ``*``, ``+`` or a number (``1.``, ``2)``), then space
-_ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
-
-
-def legacy_facts(lines: list[str]) -> list[str]:
-    """The facts of a legacy ``memory.md``: each list item (any marker; its indented lines
-    after it continue it) and each paragraph of other text (its lines joined). Headings,
-    blank lines and lines with no letter or digit end a fact and are none; so are a
-    leading front-matter block, fenced code blocks, HTML comments and table rows (text
-    about the file, or code, not a fact), each only when it is closed: a lone ``---`` or
-    an unclosed fence skips itself alone (it skipped the rest of the file, every fact of
-    it lost). Before, only ``- `` items were facts: ``* …``, numbered items and paragraphs
-    were dropped in silence (kept only in the backup)."""
-    facts: list[str] = []
-    going: str | None = None  # what the last fact is while it may go on: item, paragraph
-    number = 0
-    while number < len(lines):
-        raw = lines[number]
-        line = raw.strip()
-        number += 1
-        block_end = _block_end(lines, number - 1)
-        if block_end is not None:
-            number = block_end + 1
-            going = None
-            continue
-        if not line or line.startswith(("#", "|", "<!--", "```", "~~~")) or \
-                not any(c.isalnum() for c in line):
-            going = None
-            continue
-        item = _ITEM.fullmatch(line)
-        if item is not None:
-            facts.append(item.group(1).strip())
-            going = "item"
-        elif going == "paragraph" or (going == "item" and raw[:1].isspace()):
-            facts[-1] = f"{facts[-1]} {line}"
-        else:
-            facts.append(line)
-            going = "paragraph"
-    return facts
-
-
-def _block_end(lines: list[str], start: int) -> int | None:
-    """The line that closes the block ``lines[start]`` opens (a fence, front matter's
-    ``---`` on the first line, an HTML comment; one closed on its own line ends there),
-    else ``None``: not a block, or one never closed."""
-    line = lines[start].strip()
-    if line.startswith(("```", "~~~")):
-        closing = line[:3]
-        if len(line) > 3 and line.endswith(closing) and line[3:].strip(closing[0]).strip():
-            return start  # ```npm run dev```: opened and closed on one line
-    elif start == 0 and line == "---":
-        closing = "---"
-    elif line.startswith("<!--"):
-        if "-->" in line[4:]:
-            return start
-        closing = "-->"
-    else:
-        return None
-    for number in range(start + 1, len(lines)):
-        found = lines[number].strip()
-        if found.startswith(closing) if closing != "-->" else closing in found:
-            return number
-    return None
