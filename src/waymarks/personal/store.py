@@ -139,19 +139,30 @@ class PersonalStore:
     def unusable(self) -> str | None:
         """Why a save could not be made here, found without changing anything (a tool
         asks nobody about a save that cannot happen), else ``None``: the directory is a
-        file or cannot be created, or its index or lock is not a regular file (what
-        :meth:`save` would refuse)."""
+        file or cannot be created, cannot be written (a read-only file system, a
+        permission), or its index or lock is not a regular file or cannot be written
+        (what :meth:`save` would refuse)."""
         d = self.directory
         problem = self.unreadable()
         if problem is not None:
             return problem
         if not d.exists():  # made on the first save: a file on its way stops that
             nearest = next((p for p in d.parents if p.exists()), None)
-            return None if nearest is None or nearest.is_dir() else \
-                "cannot be created (a file is in its way)"
+            if nearest is None:
+                return None
+            if not nearest.is_dir():
+                return "cannot be created (a file is in its way)"
+            denied = _unwritable(nearest)
+            return None if denied is None else f"cannot be created ({denied})"
+        denied = _unwritable(d)
+        if denied is not None:  # the lock, each entry and the index are made in it
+            return f"cannot be written ({denied})"
         for path, what in ((self.index_path, "an index"), (d / ".lock", "a lock")):
             if path.is_symlink() or (path.exists() and not path.is_file()):
                 return f"has {what} that is not a regular file"
+        lock = d / ".lock"
+        if lock.exists() and not _access(lock, os.R_OK | os.W_OK):
+            return "has a lock that cannot be opened for writing (permission denied)"
         return None
 
     def get(self, slug: str) -> Entry | None:
@@ -429,6 +440,23 @@ class PersonalStore:
         except NotARegularFile as exc:
             raise PersonalMemoryError(f"{path} is not a regular file ({exc.strerror}); "
                                       "nothing written") from exc
+
+
+def _access(path: Path, mode: int) -> bool:
+    """``os.access`` for this process's effective user where the platform can say so."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _unwritable(directory: Path) -> str | None:
+    """Why files cannot be created in ``directory``, else ``None``: its file system is
+    read-only (which binds root too), or a permission."""
+    if _access(directory, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return "a read-only file system" if read_only else "permission denied"
 
 
 def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
