@@ -22,6 +22,7 @@ import pytest
 
 from tests.durability.test_disk_full import tmpfs
 from tests.durability.test_read_only import interpreter
+from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.store import PersonalStore
 from waymarks.personal.tools import plan_remember
 
@@ -112,3 +113,18 @@ def test_a_read_only_file_system_is_unusable_before_anyone_is_asked(
         "outcome": "unavailable", "category": "runtime-unavailable",
         "message": "personal memory is unavailable: its directory cannot be written (a "
                    "read-only file system) (`waymarks personal list` names it)"}
+
+
+def test_the_lock_is_not_blamed_for_a_read_only_file_system(
+        read_only_store: PersonalStore) -> None:
+    """The save failed with '.lock cannot be the lock: Read-only file system; remove it
+    (Waymarks makes it anew)': nothing there to remove, nor could it be removed."""
+    before = sorted(p.name for p in read_only_store.directory.iterdir())
+    with pytest.raises(PersonalMemoryError) as refused:
+        read_only_store.save("I prefer spaces", slug="tabs")
+    message = str(refused.value)
+    assert "Read-only file system" in message and "nothing changed" in message
+    assert "remove it" not in message
+    assert sorted(p.name for p in read_only_store.directory.iterdir()) == before
+    entry = read_only_store.get("tabs")
+    assert entry is not None and entry.body == "I prefer tabs"

@@ -400,8 +400,14 @@ class PersonalStore:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o600)
         except OSError as exc:
-            raise PersonalMemoryError(redo.format(
-                "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror)) from exc
+            found = _mode_of(lock)
+            if found is not None and not stat.S_ISREG(found):
+                # a link, a directory, a socket: the wrong kind of file, which removing fixes
+                raise PersonalMemoryError(redo.format(f"it is {kind_of(found)}")) from exc
+            # a read-only file system, a permission, a full disk: removing the lock fixes
+            # none of them (and on a read-only file system it cannot be removed)
+            raise PersonalMemoryError(f"{lock} cannot be opened to lock personal memory "
+                                      f"({exc.strerror or exc}); nothing changed") from exc
         try:
             found = os.fstat(fd).st_mode
             if not stat.S_ISREG(found):
@@ -440,6 +446,14 @@ class PersonalStore:
         except NotARegularFile as exc:
             raise PersonalMemoryError(f"{path} is not a regular file ({exc.strerror}); "
                                       "nothing written") from exc
+
+
+def _mode_of(path: Path) -> int | None:
+    """What ``path`` is (its ``st_mode``, a link not followed), ``None`` when nothing is."""
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return None
 
 
 def _access(path: Path, mode: int) -> bool:
