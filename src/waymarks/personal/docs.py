@@ -36,7 +36,7 @@ from waymarks.core.secrets import cut_before_secret
 from waymarks.files.paths import leads_within, resolved
 from waymarks.files.reading import read_regular
 from waymarks.ledger.session_file import create_atomically
-from waymarks.personal.entry import derive_slug
+from waymarks.personal.entry import derive_slug, file_text
 from waymarks.service.planning import doc_snippet
 from waymarks.service.search import features
 
@@ -178,14 +178,17 @@ def read_doc(project: Path, path: Path) -> str | None:
     """The text of one of :func:`doc_paths`, ``None`` when it is not to be read: a link
     out of the project or a loop of links (one stopped every plan and hook of a trusted
     project), not a regular file (a FIFO is never waited on, /dev/zero never read),
-    larger than an entry file, or not UTF-8."""
+    larger than an entry file, or not UTF-8. Its lines end in LF, and a byte-order mark
+    is read past, as an editor shows the file (with one, a decision record's frontmatter
+    was not found: it was served as ``Proposed``, its raw frontmatter as text, and the
+    decision it supersedes as current)."""
     try:
         if not leads_within(path, project):
             return None
-        return read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8").replace(
-            "\r\n", "\n")
+        text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    return file_text(text).replace("\r", "\n")  # a lone CR ends a line too (CommonMark)
 
 
 def load_chunks(project: Path) -> list[Chunk]:

@@ -1,0 +1,58 @@
+"""Engineering docs as an editor writes them (a byte-order mark, CR line ends), and the
+cost of chunking a large doc."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.personal.docs import DECISIONS_DIR, load_chunks
+
+OLD = ("---\nid: ADR-0001\ntitle: Kafka retention\nstatus: Accepted\n"
+       "decision: Keep kafka events thirty days\nwhy: audits\n---\n# Decision\n"
+       "Keep kafka events for thirty days.\n")
+NEW = ("---\nid: ADR-0002\ntitle: Shorter kafka retention\nstatus: Accepted\n"
+       "decision: Keep kafka events seven days\nwhy: cost\nsupersedes: ADR-0001\n---\n"
+       "# Decision\nKeep kafka events for seven days.\n")
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: "\ufeff" + text,
+    lambda text: "\ufeff" + text.replace("\n", "\r\n"),
+    lambda text: text.replace("\n", "\r"),
+], ids=["bom", "bom-crlf", "lone-cr"])
+def test_a_decision_record_as_an_editor_saves_it_supersedes_what_it_names(
+        project: Path, encode: Callable[[str], str]) -> None:
+    """With a byte-order mark the frontmatter was not found: the record was ``Proposed``,
+    its raw frontmatter served as a chunk, and the decision it supersedes as current."""
+    decisions = project / DECISIONS_DIR
+    decisions.mkdir(parents=True)
+    (decisions / "ADR-0001-kafka-retention.md").write_text(OLD, encoding="utf-8")
+    (decisions / "ADR-0002-shorter-kafka-retention.md").write_bytes(
+        encode(NEW).encode("utf-8"))
+    chunks = load_chunks(project)
+    assert not [c for c in chunks if "ADR-0001" in c.source]  # superseded: not current
+    assert {c.status for c in chunks} == {"Accepted"}
+    assert chunks[0].text == ("ADR-0002: Shorter kafka retention\nDecision: Keep kafka "
+                              "events seven days\nWhy: cost")
+    shown = json.dumps([c.text for c in chunks])
+    assert "supersedes:" not in shown and "---" not in shown and "\\r" not in shown
+    assert "\\ufeff" not in shown and "thirty" not in shown
+
+
+def test_a_plan_serves_the_decision_in_force_not_the_one_it_supersedes(
+        cli: Callable[..., dict], project: Path) -> None:
+    decisions = project / DECISIONS_DIR
+    decisions.mkdir(parents=True)
+    (decisions / "ADR-0001-kafka-retention.md").write_text(OLD, encoding="utf-8")
+    (decisions / "ADR-0002-shorter-kafka-retention.md").write_text("\ufeff" + NEW,
+                                                                   encoding="utf-8")
+    cli("trust", str(project))
+    plan = cli("plan", "--prompt", "how long do we keep kafka events?")
+    sent = json.dumps(plan["messages"])
+    assert "seven days" in sent and "Status: Accepted" in sent
+    assert "thirty" not in sent and "supersedes:" not in sent and "Proposed" not in sent
+    assert not [e for e in plan["manifest"]["entries"] if "ADR-0001" in e["id"]]
