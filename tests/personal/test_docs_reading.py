@@ -56,3 +56,34 @@ def test_a_plan_serves_the_decision_in_force_not_the_one_it_supersedes(
     assert "seven days" in sent and "Status: Accepted" in sent
     assert "thirty" not in sent and "supersedes:" not in sent and "Proposed" not in sent
     assert not [e for e in plan["manifest"]["entries"] if "ADR-0001" in e["id"]]
+
+
+def test_a_doc_is_classified_once_not_once_per_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk classified the whole file again: a 990 KB API reference of 3,271
+    sections cost 3 s of every plan and Claude Code hook in a trusted project. Each
+    chunk's level is what it was: its own markers over ``level``, at least the file's."""
+    from waymarks.core.privacy import classify, highest
+    from waymarks.personal import docs
+
+    sections = [f"## GET /v1/items/{n}\nReturns item {n}. Errors: 404: not found.\n"
+                for n in range(200)]
+    sections[50] = "## Keys\nRotated by [ds4:internal]the ops rota[/ds4:internal].\n"
+    text = "# API\n" + "".join(sections)
+    seen: list[str] = []
+
+    def counted(value: str, explicit: str | None = None) -> str:
+        seen.append(value)
+        return classify(value, explicit)
+
+    monkeypatch.setattr(docs, "classify", counted)
+    for level in ("normal", "sensitive"):
+        seen.clear()
+        chunks = docs.chunk_markdown("docs/engineering/api.md", text, level=level)
+        assert len(chunks) == 200
+        assert seen.count(text) == 1 and len(seen) == len(chunks) + 1
+        assert [c.level for c in chunks] == [
+            highest(classify(c.text, level), classify(text)) for c in chunks]
+        assert {c.level for c in chunks} == {highest("internal", level)}
+    plain = docs.chunk_markdown("docs/engineering/plain.md", "# A\nx\n# B\n[ds4:sensitive]y"
+                                "[/ds4:sensitive]\n", level="normal")
+    assert [c.level for c in plain] == ["sensitive", "sensitive"]  # a span raises the file

@@ -117,7 +117,12 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
 
 def chunk_markdown(relative: str, text: str, status: str | None = None,
                    level: Classification = "normal") -> list[Chunk]:
+    """``text`` cut by heading, each chunk at the level of its own markers over ``level``
+    and at least the whole text's (a span may run across headings). The whole text is
+    classified once: per chunk, a 990 KB API reference of 3,271 sections took 3 s of
+    every plan and hook."""
     chunks: list[Chunk] = []
+    whole = classify(text)
     heading = ""
     lines: list[str] = []
     seen: dict[str, int] = {}  # a heading used again in the file is numbered (2), (3), ...
@@ -136,7 +141,7 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
             # the same snippet included and excluded)
             named = f"{source} (part {n} of {len(parts)})" if len(parts) > 1 else source
             chunks.append(Chunk(named, part, f"{heading}\n{part}", status,
-                                highest(classify(part, level), classify(text))))
+                                highest(classify(part, level), whole)))
 
     for line in text.split("\n"):
         found = _HEADING.match(line)
