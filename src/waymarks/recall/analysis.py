@@ -220,13 +220,27 @@ def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
     """Whether ``text`` holds a value of ``attribute``'s shape (``ATTRIBUTE_VALUES``);
     a port only in the port range; a dotted version only after a word naming one of the
     query's ``subjects`` ("Python 3.13" for "which Python version?")."""
-    shape = ATTRIBUTE_VALUES.get(attribute)
-    if shape is None:
-        return False
     if attribute == "c:port":
-        return any(0 < int(m.group(1)) <= 65535 for m in shape.finditer(text))
-    return shape.search(text) is not None or any(
-        word_feature(m.group(1).lower()) in subjects for m in VERSION_AFTER_NAME.finditer(text))
+        return _says_port(text)
+    if attribute == "c:version":
+        return bool(_versioned(text) & subjects) or _says_v_version(text)
+    return False
+
+
+@functools.lru_cache(maxsize=65_536)  # a store's texts, asked again by every plan
+def _says_port(text: str) -> bool:
+    return any(0 < int(m.group(1)) <= 65535 for m in ATTRIBUTE_VALUES["c:port"].finditer(text))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _says_v_version(text: str) -> bool:
+    return ATTRIBUTE_VALUES["c:version"].search(text) is not None
+
+
+@functools.lru_cache(maxsize=65_536)
+def _versioned(text: str) -> frozenset[str | None]:
+    """The features of the words a dotted number follows in ``text`` ("Python 3.13")."""
+    return frozenset(word_feature(m.group(1).lower()) for m in VERSION_AFTER_NAME.finditer(text))
 
 
 def is_generic(feature: str) -> bool:

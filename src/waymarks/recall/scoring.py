@@ -324,7 +324,9 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
         if candidate.aliases or candidate.quoted or candidate.status != "active":
             bound = _bound(facts, candidate, needed)
         else:
-            held = features & candidate.body | _values_said(facts, candidate)
+            held = features & candidate.body
+            if facts.valued:  # (a query asking a version or a port: few)
+                held |= _values_said(facts, candidate)
             if counted and len(held) < needed:
                 continue
             pattern = (held, features & candidate.origin_features, candidate.body_count)
@@ -359,7 +361,7 @@ def _bound(facts: _Facts, candidate: Candidate, needed: int) -> float | None:
     quoted, origin = candidate.quoted, candidate.origin_features
     focus_score = 0.0
     strong = 0
-    said = _values_said(facts, candidate)
+    said = _values_said(facts, candidate) if facts.valued else _NONE
     for feature, weight in facts.focus:
         if feature in body or feature in aliases or feature in said:
             focus_score += weight * _BODY
@@ -387,7 +389,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     focus_score = 0.0
     body, aliases = candidate.body, candidate.aliases
     quoted, origin = candidate.quoted, candidate.origin_features
-    said = _values_said(facts, candidate)
+    said = _values_said(facts, candidate) if facts.valued else _NONE
     for feature, weight in facts.focus:  # _field_factor, inline: most of scoring's time
         if feature in body:
             factor = _BODY
@@ -540,6 +542,9 @@ def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
                 and attribute not in _values_said(facts, candidate):
             return f"says nothing about {attribute[2:]}"
     return ""
+
+
+_NONE: Final[frozenset[str]] = frozenset()
 
 
 def _values_said(facts: _Facts, candidate: Candidate) -> frozenset[str]:
