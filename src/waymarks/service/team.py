@@ -16,12 +16,13 @@ source's standing changes, the fold is redone from the entries held in memory.
 reordered, foreign or damaged); ``truncated`` (fewer entries than this home has seen
 from it); ``rewritten`` (the entry this home anchored has another hash); ``missing``
 (the file is gone); ``foreign`` (this home's own file holds entries past the last one it
-appended, which is still the one it wrote: someone else wrote to it; changed, the file is
-``rewritten``). Every status but ``available``, and an exclusion,
-withdraws *all* of that contributor's items until the file is repaired (for example
-restored from git) or the exclusion lifted. A chain break is found by every clone alike;
-truncation and a rewrite with a recomputed chain are found against this home's anchor
-(the entry count and head hash it last accepted, journalled in
+appended, which is still the one it wrote, and not entries it wrote itself before
+``team accept`` lowered that note: someone else wrote to it; changed, the file is
+``rewritten``; see :mod:`waymarks.service.team_own`). Every status but ``available``,
+and an exclusion, withdraws *all* of that contributor's items until the file is repaired
+(for example restored from git) or the exclusion lifted. A chain break is found by
+every clone alike; truncation and a rewrite with a recomputed chain are found against
+this home's anchor (the entry count and head hash it last accepted, journalled in
 ``<home>/team/<project-hash>.anchors.jsonl`` with the exclusions: local, derived, never
 canonical; see :func:`_journal`).
 
@@ -62,15 +63,15 @@ from waymarks.ledger.team import (
     list_files,
     read_chain,
 )
+from waymarks.service import team_own
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.team_identity import contributor_path, stored_id
+from waymarks.service.team_own import AVAILABLE as AVAILABLE  # (the statuses, there with
+from waymarks.service.team_own import FOREIGN as FOREIGN  # the judgement that gives them)
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
-AVAILABLE: Final = "available"
-#: this home's own file holds entries it did not append (someone else wrote to it)
-FOREIGN: Final = "foreign"
 #: a fold this large is frozen out of the cyclic collector's scans (see :func:`refresh`)
 FREEZE_FROM: Final = 20_000
 
@@ -166,6 +167,7 @@ def note_own(app: Waymarks, me: str, entry: TeamEntry) -> None:
     and the policy lock, so a compaction of the anchors cannot drop it): an entry beyond
     the last one noted was written by someone else (:func:`_judge`)."""
     with _policy_turn(app):
+        team_own.note_written(app.home, entry.hash)  # (kept when `accept` lowers the note)
         path = anchors_path(app)
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as handle:
@@ -301,32 +303,9 @@ def _retracts(state: TeamState, contributor: str, removals: list[TeamEntry]) -> 
     return rows
 
 
-def _judge(source: SourceState, anchor: dict[str, Any] | None, own: bool) -> None:
-    """Compare a read with this home's anchor of the contributor (``own``: this home's
-    own file, whose every entry past the last it appended was written by someone else)."""
-    if source.status != AVAILABLE or not anchor:
-        return
-    noted = anchor.get("ownSeq") if own else None
-    if (isinstance(noted, int) and 0 < noted <= source.count
-            and isinstance(anchor.get("ownHead"), str)
-            and source.entries[noted - 1].hash != anchor["ownHead"]):
-        # the entries it wrote were changed: more than a line added after them
-        source.status, source.detail = "rewritten", \
-            f"entry {noted} is not the one this home wrote"
-        return
-    seen = anchor.get("count")
-    if isinstance(seen, int) and seen > 0:
-        if source.count < seen:
-            source.status, source.detail = "truncated", \
-                f"{source.count} entries, {seen} seen before"
-            return
-        if source.entries[seen - 1].hash != anchor.get("head"):
-            source.status, source.detail = "rewritten", \
-                f"entry {seen} is not the one seen before"
-            return
-    if isinstance(noted, int) and 0 <= noted < source.count:
-        source.status, source.detail = FOREIGN, (
-            f"entries {noted + 1}-{source.count} were not written by this home")
+def _judge(app: Waymarks, source: SourceState, anchor: dict[str, Any] | None,
+           own: bool) -> None:
+    team_own.judge(source, anchor, app.home if own else None)
 
 
 def refresh(app: Waymarks) -> TeamState:
@@ -371,7 +350,7 @@ def _refresh(app: Waymarks) -> TeamState:
             # read between this home's append and its note of it (another process of
             # the home): judged again against the note, the file itself unchanged
             own.status, own.detail = AVAILABLE, None
-            _judge(own, state.anchors.get(own.contributor), True)
+            _judge(app, own, state.anchors.get(own.contributor), True)
         refold = state.loaded and any(counts(state, c) != was for c, was in counted.items())
         state.loaded = True
     try:
@@ -420,7 +399,8 @@ def _refresh(app: Waymarks) -> TeamState:
             source.status, source.detail = "unreadable", read.unreadable
         elif read.broken is not None:
             source.status, source.detail = "tampered", read.broken
-        _judge(source, state.anchors.get(file.contributor), file.contributor == state.me)
+        _judge(app, source, state.anchors.get(file.contributor),
+               file.contributor == state.me)
         if source.status == FOREIGN:
             _judge_after_append(app, state, source)
         if source is not None and read.entries and arrived and counts(state, file.contributor):
@@ -495,7 +475,7 @@ def _judge_after_append(app: Waymarks, state: TeamState, source: SourceState) ->
     finally:
         os.close(fd)  # (and its lock)
     source.status, source.detail = AVAILABLE, None
-    _judge(source, state.anchors.get(source.contributor), True)
+    _judge(app, source, state.anchors.get(source.contributor), True)
 
 
 @contextmanager
