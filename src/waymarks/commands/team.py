@@ -206,6 +206,7 @@ def team_group() -> Group:
     def status() -> Result:
         from waymarks.service.team import refresh, team_dir
         from waymarks.service.team_views import (
+            accept_remedy,
             conflicts_json,
             duplicates_json,
             source_json,
@@ -246,6 +247,8 @@ def team_group() -> Group:
                    f"{s['withdrawn']} item(s)"
                    + (f" and {s['unverified']} unverified line(s)" if s["unverified"] else "")
                    + " withdrawn until it is restored from git"
+                   + accept_remedy(s["status"], cell(s["contributor"]),
+                                   s["contributor"] == state.me)
                    for s in data["sources"] if s["status"] != "available"]
         footer += [f"{cell(s['path'])}: excluded here; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]

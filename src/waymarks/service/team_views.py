@@ -13,7 +13,7 @@ from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, held_back, open_conflicts
 from waymarks.service import team_git
-from waymarks.service.team import TeamState, anchors_path, counts, refresh, team_dir
+from waymarks.service.team import FOREIGN, TeamState, anchors_path, counts, refresh, team_dir
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
@@ -79,6 +79,24 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                                                       if e.item_id is not None}),
                      "unverified": source.lines - source.count})
     return rows
+
+
+def accept_remedy(status: str, contributor: str, own: bool) -> str:
+    """The way ``team accept`` settles a contributor file of ``status`` (``own``: this
+    home's), as a clause to follow "restore it from git"; ``""`` when accepting cannot
+    (a chain that does not verify, a teammate's file that is gone)."""
+    command = f"`waymarks team accept {contributor}`"
+    if status in ("truncated", "rewritten"):
+        return (f", or, if you undid your own shares on purpose (`git reset`) or switched "
+                f"branches, accept its present history: {command}" if own else
+                ", or, if that history is the right one (a branch switch, a rewrite the "
+                f"team agreed on), accept it: {command}")
+    if status == FOREIGN and own:
+        return f", or, if you wrote those entries from a copy of this home, accept them: {command}"
+    if status == "missing" and own:
+        return (", or, if it was removed on purpose (or this branch does not have it), "
+                f"start it anew: {command}")
+    return ""
 
 
 def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:

@@ -61,7 +61,6 @@ from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.team import (
     AVAILABLE,
-    FOREIGN,
     TeamState,
     note_own,
     refresh,
@@ -69,6 +68,7 @@ from waymarks.service.team import (
     team_dir,
 )
 from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
+from waymarks.service.team_views import accept_remedy
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -235,16 +235,9 @@ def _refuse_unusable_own(state: TeamState, me: str) -> None:
     if own is None and seen:  # (listed earlier in this process: status "missing")
         status, detail = "missing", f"this home has seen {seen} entries of it"
     if status != AVAILABLE:
-        accept = (f", or, if you undid your own shares on purpose (`git reset`), accept "
-                  f"its present history: `waymarks team accept {me}`"
-                  if status in ("truncated", "rewritten") else
-                  f", or, if you wrote those entries from a copy of this home, accept them: "
-                  f"`waymarks team accept {me}`" if status == FOREIGN else
-                  ", or, if it was removed on purpose (or this branch does not have it), "
-                  f"start it anew: `waymarks team accept {me}`" if status == "missing"
-                  else "")
-        raise TeamRefused("own_file_damaged", f"your team file is {status} "
-                          f"({detail}); restore it from git before writing{accept}")
+        raise TeamRefused("own_file_damaged", f"your team file is {status} ({detail}); "
+                          "restore it from git before writing"
+                          + accept_remedy(status, me, own=True))
     if state.anchors.get(me, {}).get("excluded"):
         raise TeamRefused("own_file_excluded", "your own team file is excluded here, so "
                           "what you write would be withdrawn as soon as written; count it "

@@ -1,0 +1,65 @@
+"""What ``team status`` and team writes tell the person to do: the remedy named for each
+damaged file, and the write contract's keys (each test failed before its fix)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.inprocess import waymarks
+from tests.team.test_team_hostile import run
+from tests.team.test_team_review import _own_file, _shared_pin, repo  # noqa: F401
+from tests.team.test_team_source import Writer
+from waymarks.core.team import make_line
+from waymarks.service import team
+
+
+def _status_text(home: Path, repo: Path) -> str:  # noqa: F811
+    team.forget_process_state()
+    done = waymarks("--home", str(home), "team", "status", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_status_names_team_accept_for_a_teammates_shorter_history(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """A teammate's file ``truncated`` (their agreed rewrite, a branch switch) cannot be
+    "restored from git" when it is what git has: the way out, ``team accept``, was never
+    named, though README tells a teammate to run it."""
+    run(home, repo, "team", "init")
+    bob = Writer(repo / ".waymarks" / "team", "bob-00000001", "Bob")
+    bob.add("Tag releases by date")
+    whole = bob.path.read_bytes()
+    bob.add("Squash before merging")
+    run(home, repo, "team", "status")  # both entries seen
+    bob.path.write_bytes(whole)
+    text = _status_text(home, repo)
+    assert "truncated" in text and "waymarks team accept bob-00000001" in text, text
+    assert "restored from git" in text
+
+
+def test_status_names_team_accept_for_ones_own_foreign_file(repo: Path,  # noqa: F811
+                                                            home: Path) -> None:
+    _shared_pin(home, repo)
+    own = _own_file(home, repo)
+    line, _ = make_line(contributor=own.stem, seq=2,
+                        prev=own.read_text().splitlines()[-1].split('"hash":"')[1][:64],
+                        entry_id="e-other", at=2, author="Dana", op="add", kind="pin",
+                        item={"id": "f0f0f0f0f0f0", "text": "Deploy on Fridays"})
+    with own.open("ab") as handle:
+        handle.write(line)
+    text = _status_text(home, repo)
+    assert "foreign" in text and f"waymarks team accept {own.stem}" in text, text
+
+
+def test_status_does_not_offer_accept_for_a_broken_chain(repo: Path,  # noqa: F811
+                                                         home: Path) -> None:
+    """``team accept`` refuses a chain that does not verify: only restoring is named."""
+    run(home, repo, "team", "init")
+    bob = Writer(repo / ".waymarks" / "team", "bob-00000001", "Bob")
+    bob.add("Tag releases by date")
+    bob.add("Squash before merging")
+    lines = bob.path.read_bytes().splitlines(keepends=True)
+    bob.path.write_bytes(lines[1] + lines[0])
+    text = _status_text(home, repo)
+    assert "tampered" in text and "restored from git" in text, text
+    assert "team accept" not in text
