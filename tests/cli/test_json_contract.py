@@ -50,6 +50,8 @@ def contract(ran: Ran) -> dict[str, Any]:
         assert ran.returncode in (1, 2), where
         assert isinstance(document.get("code"), str) and document["code"], where
         assert isinstance(document.get("message"), str) and document["message"].strip(), where
+        # README: every failure carries outcome, id, code, conflicts, notices and message
+        assert {"outcome", "id", "conflicts", "notices"} <= document.keys(), where
         # exit 2 is a refusal; exit 1 is never called one (README: exit status)
         assert (document.get("outcome") == "rejected") == (ran.returncode == 2), where
     return document
@@ -294,6 +296,22 @@ def test_a_confirmation_without_a_terminal_is_refused(shared: Home) -> None:
     assert (ran.returncode, document["code"]) == (2, "confirmation_required")
     assert "--yes" in document["message"]
     assert contract(shared.run("--json", "team", "status"))["items"] == []
+
+
+def test_team_writes_print_the_write_shape(fresh: Home) -> None:
+    """README's writes: ``outcome``, ``id``, ``code``, ``conflicts``, ``notices`` (``team
+    share`` lacked the last three, ``team exclude|include|accept`` the outcome)."""
+    subprocess.run(["git", "init", "-q", str(fresh.project)], check=True, env={
+        **fresh.env, "PATH": "/usr/bin:/bin"})
+    for argv in (["trust", str(fresh.project)], ["team", "init"]):
+        contract(fresh.run("--json", *argv))
+    pin = contract(fresh.run("--json", "pin", "--scope", "project", "--", "Tag by date"))
+    shared = contract(fresh.run("--json", "team", "share", pin["id"], "--yes"))
+    me = shared["contributor"]
+    for argv in (["share", pin["id"], "--yes"], ["accept", me], ["include", me]):
+        document = contract(fresh.run("--json", "team", *argv))
+        assert {"outcome", "id", "code", "conflicts", "notices"} <= document.keys(), document
+        assert document["outcome"] in ("committed", "duplicate", "unchanged"), document
 
 
 # -- where --json is written --------------------------------------------------------------

@@ -63,3 +63,33 @@ def test_status_does_not_offer_accept_for_a_broken_chain(repo: Path,  # noqa: F8
     text = _status_text(home, repo)
     assert "tampered" in text and "restored from git" in text, text
     assert "team accept" not in text
+
+
+#: the keys README promises every write's and every failure's --json
+WRITE_KEYS = {"outcome", "id", "code", "conflicts", "notices"}
+
+
+def test_team_writes_answer_in_the_write_contract(repo: Path, home: Path) -> None:  # noqa: F811
+    """``team share --json`` lacked ``code``, ``conflicts`` and ``notices``; ``team
+    accept``, ``exclude`` and ``include`` had no ``outcome``."""
+    run(home, repo, "team", "init")
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    shared = run(home, repo, "team", "share", pin, "--yes")
+    assert shared.keys() >= WRITE_KEYS and shared["outcome"] == "committed", shared
+    assert (shared["code"], shared["conflicts"], shared["notices"]) == (None, [], [])
+    again = run(home, repo, "team", "share", pin, "--yes")
+    assert again.keys() >= WRITE_KEYS and again["outcome"] == "duplicate", again
+    bob = Writer(repo / ".waymarks" / "team", "bob-00000001", "Bob")
+    bob.add("Squash before merging")
+    whole = bob.path.read_bytes()
+    bob.add("Run the linter")
+    run(home, repo, "team", "status")
+    bob.path.write_bytes(whole)
+    for argv, outcome in ((["accept", bob.contributor], "committed"),
+                          (["accept", bob.contributor], "unchanged"),
+                          (["exclude", bob.contributor], "committed"),
+                          (["exclude", bob.contributor], "unchanged"),
+                          (["include", bob.contributor], "committed")):
+        done = run(home, repo, "team", *argv)
+        assert done.keys() >= WRITE_KEYS and done["outcome"] == outcome, (argv, done)
+        assert done["contributor"] == bob.contributor and "changed" in done, done

@@ -67,8 +67,8 @@ def _refused(problem: ServiceError) -> Result:
     refusal: it is in the file, so it says so, exit 1."""
     if problem.code == "not_applied":
         return Result({"outcome": "not_applied", "id": None, "code": problem.code,
-                       "message": cell(str(problem))}, f"Not applied: {cell(str(problem))}",
-                      EXIT_ERROR)
+                       "conflicts": [], "notices": [], "message": cell(str(problem))},
+                      f"Not applied: {cell(str(problem))}", EXIT_ERROR)
     return refused(problem.code, cell(str(problem)))
 
 
@@ -292,9 +292,10 @@ def team_group() -> Group:
             changed = accept_history(runtime().app(), contributor)
         except ServiceError as problem:
             return _refused(problem)
-        return Result({"contributor": contributor, "changed": changed},
-                      f"Accepted {cell(contributor)}'s present history." if changed
-                      else "Nothing changed: that history is already the one seen here.")
+        return _policy_changed({"contributor": contributor, "changed": changed},
+                               f"Accepted {cell(contributor)}'s present history." if changed
+                               else "Nothing changed: that history is already the one "
+                               "seen here.")
 
     return team
 
@@ -309,5 +310,13 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
     except ServiceError as problem:
         return _refused(problem)
     verb = "Excluded" if excluded else "Included"
-    return Result({"contributor": contributor, "excluded": excluded, "changed": changed},
-                  f"{verb} {cell(contributor)}." if changed else "Nothing changed.")
+    return _policy_changed({"contributor": contributor, "excluded": excluded,
+                            "changed": changed},
+                           f"{verb} {cell(contributor)}." if changed else "Nothing changed.")
+
+
+def _policy_changed(data: dict[str, Any], text: str) -> Result:
+    """A local policy change (``accept``, ``exclude``, ``include``) in the write contract's
+    shape: ``committed``, or ``unchanged`` when it already held; no item ID."""
+    return Result({"outcome": "committed" if data["changed"] else "unchanged", "id": None,
+                   "code": None, "conflicts": [], "notices": [], **data}, text)

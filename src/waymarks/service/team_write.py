@@ -118,9 +118,9 @@ class TeamWrite(msgspec.Struct, frozen=True):
     previous_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "id": self.id, "kind": self.kind,
-                "contributor": self.contributor, "seq": self.seq,
-                "operation": self.operation, "previousId": self.previous_id}
+        return {"outcome": self.outcome, "id": self.id, "code": None, "conflicts": [],
+                "notices": [], "kind": self.kind, "contributor": self.contributor,
+                "seq": self.seq, "operation": self.operation, "previousId": self.previous_id}
 
 
 def _slug(name: str) -> str:
