@@ -54,3 +54,38 @@ def test_every_file_of_a_large_team_is_blamed_once(repo: Path, home: Path,  # no
     with Waymarks(home, cwd=str(repo)) as app:
         assert all(i.commit for i in team_items(app, team.refresh(app)))
     assert len(blames) == FILES
+
+
+def _commit(where: Path, message: str) -> str:
+    subprocess.run(["git", "add", "-A"], cwd=where, check=True)
+    subprocess.run(["git", "commit", "-qm", message], cwd=where, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, check=True,
+                          capture_output=True, text=True).stdout.strip()[:12]
+
+
+def test_a_shallow_clone_credits_no_line_to_its_cut_off_commit(
+        repo: Path, home: Path, tmp_path: Path) -> None:  # noqa: F811
+    """In a shallow clone ``git blame`` credits every older line to the commit where the
+    history is cut (a ``boundary``): each item was shown as added there, and kept so
+    after ``git fetch --unshallow`` (the cache's stamp did not change)."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    bob = Writer(directory, "bob-00000001", "Bob")
+    commits = []
+    for text in ("Tag releases by date", "Squash before merging", "Run the linter"):
+        bob.add(text)
+        commits.append(_commit(repo, text))
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo}", str(clone)],
+                   check=True)
+    assert (clone / ".git" / "shallow").is_file()
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(clone)) as app:
+        app.trust(str(clone))
+
+        def credited() -> list[str | None]:
+            return [i.commit for i in team_items(app, team.refresh(app))]
+
+        assert credited() == [None, None, commits[2]]  # the cut-off commit: unknown
+        subprocess.run(["git", "fetch", "-q", "--unshallow"], cwd=clone, check=True)
+        assert credited() == commits

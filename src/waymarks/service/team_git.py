@@ -3,7 +3,8 @@
 Every call runs the ``git`` executable in the repository (no shell, a fixed argument
 list, a timeout); a missing git, a directory that is no repository, or a failing call
 answers ``None`` (the caller shows "uncommitted" or falls back), never raises.
-Provenance is cached per file by (size, mtime, the commit HEAD names): a plan asks for
+Provenance is cached per file by (size, mtime, the commit HEAD names, the stat of a
+shallow clone's ``shallow`` file: a ``git fetch --unshallow`` blames again): a plan asks for
 it on every prompt, and a hook is a new process each time, so the cache is also kept on
 disk (``cache``: a file in the home per project, holding that project's files only;
 derived, rebuilt when unreadable). HEAD is read from
@@ -58,6 +59,34 @@ def installed() -> bool:
 def head_commit(start: Path) -> str | None:
     """The commit HEAD names in the repository holding ``start``, read from its files
     (``.git/HEAD``, the branch's ref or ``packed-refs``); ``None`` when unknown."""
+    git = _git_dir(start)
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip() if git else ""
+    except OSError:
+        return None
+    if git is None or not head:
+        return None
+    if not head.startswith("ref: "):
+        return head
+    ref = head[5:]
+    for base in (git, _common_dir(git)):
+        try:
+            return (base / ref).read_text(encoding="utf-8").strip()
+        except OSError:
+            pass
+        try:
+            packed = (base / "packed-refs").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for line in packed.splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+    return "unborn:" + ref  # a branch without commits yet
+
+
+def _git_dir(start: Path) -> Path | None:
+    """The git directory of the repository holding ``start`` (a worktree's or a
+    submodule's own, from its ``.git`` file), or ``None``."""
     for directory in (start, *start.parents):
         git = directory / ".git"
         try:
@@ -65,29 +94,27 @@ def head_commit(start: Path) -> str | None:
                 text = git.read_text(encoding="utf-8").strip()
                 if not text.startswith("gitdir: "):
                     return None
-                git = (directory / text[8:]).resolve()
-            elif not git.is_dir():
-                continue
-            head = (git / "HEAD").read_text(encoding="utf-8").strip()
+                return (directory / text[8:]).resolve()
+            if git.is_dir():
+                return git
         except OSError:
             return None
-        if not head.startswith("ref: "):
-            return head
-        ref = head[5:]
-        for base in (git, _common_dir(git)):
-            try:
-                return (base / ref).read_text(encoding="utf-8").strip()
-            except OSError:
-                pass
-            try:
-                packed = (base / "packed-refs").read_text(encoding="utf-8")
-            except OSError:
-                continue
-            for line in packed.splitlines():
-                if line.endswith(" " + ref):
-                    return line.split(" ", 1)[0]
-        return "unborn:" + ref  # a branch without commits yet
     return None
+
+
+def _shallow(start: Path) -> tuple[list[int] | None, frozenset[str]]:
+    """The stat (size, mtime) of the repository's ``shallow`` file and the commits it
+    names, where its history is cut off (``None`` and none: a complete history)."""
+    git = _git_dir(start)
+    if git is None:
+        return None, frozenset()
+    path = _common_dir(git) / "shallow"
+    try:
+        stat = path.stat()
+        cut = frozenset(path.read_text(encoding="ascii", errors="replace").split())
+    except OSError:
+        return None, frozenset()
+    return [stat.st_size, stat.st_mtime_ns], cut
 
 
 def _common_dir(git: Path) -> Path:
@@ -135,18 +162,26 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     files' blames made it quadratic)."""
     key = str(path)
     _load(cache)
-    stamp: list[object] = [size, mtime_ns, head_commit(path.parent)]
+    shallow, cut = _shallow(path.parent)
+    stamp: list[object] = [size, mtime_ns, head_commit(path.parent), shallow]
     cached = _BLAME.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     out = _git(path.parent, "blame", "--porcelain", "--", path.name)
-    commits: dict[int, str] = {}
+    found: dict[int, str] = {}
+    boundary: set[str] = set()
+    sha = _ZERO
     for line in (out or b"").splitlines():
         match = _HEADER.match(line)
         if match:
             sha = match.group(1).decode()
-            if sha != _ZERO:
-                commits[int(match.group(2))] = sha[:12]
+            found[int(match.group(2))] = sha
+        elif line == b"boundary":  # (a header of the commit just named)
+            boundary.add(sha)
+    # a shallow clone's cut-off commit is a boundary every older line is credited to:
+    # unknown (a root commit is a boundary too, and is where its lines were added)
+    unknown = {_ZERO} | (boundary & cut)
+    commits = {n: sha[:12] for n, sha in found.items() if sha not in unknown}
     while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
         del _BLAME[next(iter(_BLAME))]  # blamed every file of a larger team on every plan
     _BLAME[key] = (stamp, commits)
