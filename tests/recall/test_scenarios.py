@@ -558,3 +558,14 @@ def test_a_number_of_another_kind_says_no_version_or_port(app: Waymarks) -> None
     assert app.recall("Which Node version do we use?").selected == []
     assert app.recall("What Django version are we on?").selected == []
     assert app.recall("grafana port?").selected == [local]
+
+
+@pytest.mark.parametrize("text", ["Use python==3.11.4 for the API.", "Our Python is 3.12 everywhere.",
+                                  "Runtime python: 3.12 on every host."])
+def test_a_version_written_after_its_name_by_a_sign_or_is_says_the_version(
+        app: Waymarks, text: str) -> None:
+    """A re-read: the rule that a dotted number says a version only after the name asked
+    about missed ``python==3.11.4``, ``Python is 3.12`` and ``python: 3.12``."""
+    wanted = remember(app, text)
+    remember(app, "The wiki lives on Confluence.")
+    assert app.recall("which python version?").selected == [wanted]

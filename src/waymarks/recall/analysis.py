@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 import msgspec
@@ -30,6 +30,7 @@ from waymarks.recall.vocabulary import (
     GENERIC,
     STOP_WORDS,
     VERSION_AFTER_NAME,
+    VERSION_ALONE,
 )
 
 
@@ -223,7 +224,11 @@ def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
     if attribute == "c:port":
         return _says_port(text)
     if attribute == "c:version":
-        return bool(_versioned(text) & subjects) or _says_v_version(text)
+        if _says_v_version(text):
+            return True
+        if not subjects:  # "which version do we use?": a dotted number of no other kind
+            return VERSION_ALONE.search(text) is not None
+        return bool(_versioned(text) & subjects)
     return False
 
 
@@ -239,8 +244,20 @@ def _says_v_version(text: str) -> bool:
 
 @functools.lru_cache(maxsize=65_536)
 def _versioned(text: str) -> frozenset[str | None]:
-    """The features of the words a dotted number follows in ``text`` ("Python 3.13")."""
-    return frozenset(word_feature(m.group(1).lower()) for m in VERSION_AFTER_NAME.finditer(text))
+    """The words a dotted number follows in ``text`` ("Python 3.13"), as features and as
+    names (``=go``: "Go" is a stop word, no feature; see :func:`version_subjects`)."""
+    found: set[str | None] = set()
+    for match in VERSION_AFTER_NAME.finditer(text):
+        word = match.group(1)
+        found.add(word_feature(word.lower()))
+        found.add("=" + word.casefold())
+    return frozenset(found)
+
+
+def version_subjects(words: Iterable[str], names: Iterable[str]) -> frozenset[str]:
+    """What a version must follow to be the asked subject's: a query's subject words'
+    features, and the names it asks as written ("Go version?" names ``Go``)."""
+    return frozenset(words) | frozenset("=" + name.casefold() for name in names)
 
 
 def is_generic(feature: str) -> bool:

@@ -31,7 +31,13 @@ from typing import Final
 
 import msgspec
 
-from waymarks.recall.analysis import is_generic, is_literal, is_numeric, says_value
+from waymarks.recall.analysis import (
+    is_generic,
+    is_literal,
+    is_numeric,
+    says_value,
+    version_subjects,
+)
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
 
@@ -184,7 +190,7 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
                                   and not _names(f, False, stats)),
         weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
-        subjects=frozenset(words),
+        subjects=version_subjects(words, plan.names),
     )
 
 

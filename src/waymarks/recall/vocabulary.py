@@ -150,6 +150,16 @@ ATTRIBUTE_VALUES: Final = {
                    r"(?:[\w.-]+:)?|\b(?:localhost|[\w-]+(?:\.[\w-]+)+):)(\d{2,5})"
                    r"(?!\w|\.\d)"),
 }
-#: a word and the dotted number after it ("Python 3.13", "Go 1.22.4"): a version of what
-#: the word names, when the query names it
-VERSION_AFTER_NAME: Final = lazy(r"([A-Za-z][\w+#-]*)[ \t]+(\d+(?:\.\d+){1,2})(?![\w%]|\.\d)")
+#: a word and the dotted number after it ("Python 3.13", "Go 1.22.4", "python==3.11.4",
+#: "Python: 3.12", "Python is 3.12", "node@20.1"): a version of what the word names, when
+#: the query names it
+VERSION_AFTER_NAME: Final = lazy(
+    r"([A-Za-z][\w+#-]*)(?:[ \t]*(?:==|=|:|@)[ \t]*|[ \t]+(?:(?:is|at|version)[ \t]+)?)"
+    r"[vV]?(\d+(?:\.\d+){1,2})(?![\w%]|\.\d)")
+#: a dotted number with no name asked about ("which version do we use?"): any, but a
+#: price, a duration, a size or a share ("2.5 dollars", "1.5 GB") or a dated one
+#: ("2024.05.01")
+VERSION_ALONE: Final = lazy(
+    r"(?<![\w.])(?!(?:19|20)\d\d\.)\d+(?:\.\d+){1,2}(?![\w%]|\.\d)"
+    r"(?![ \t]*(?:dollars?|usd|eur(?:os?)?|cents?|percent|ms|s|secs?|seconds?|minutes?|"
+    r"mins?|hours?|h|days?|weeks?|gb|mb|kb|tb|x|times)\b)")
