@@ -560,7 +560,8 @@ def test_a_number_of_another_kind_says_no_version_or_port(app: Waymarks) -> None
     assert app.recall("grafana port?").selected == [local]
 
 
-@pytest.mark.parametrize("text", ["Use python==3.11.4 for the API.", "Our Python is 3.12 everywhere.",
+@pytest.mark.parametrize("text", ["Use python==3.11.4 for the API.",
+                                  "Our Python is 3.12 everywhere.",
                                   "Runtime python: 3.12 on every host."])
 def test_a_version_written_after_its_name_by_a_sign_or_is_says_the_version(
         app: Waymarks, text: str) -> None:
