@@ -377,7 +377,9 @@ def test_trust_with_cwd_takes_a_relative_path_from_that_directory(
     ["memory", "add", "--CLASSIFICATION", "sensitive", "--classification", "normal", "--",
      "The vault host is vault.internal."],
     ["export", "-o", "a.jsonl", "--output", "b.jsonl"],
-], ids=["source", "classification", "pin-classification", "key", "context", "case", "short"])
+    ["export", "-o", "a.jsonl", "-ob.jsonl"],  # (a value attached to a short option)
+], ids=["source", "classification", "pin-classification", "key", "context", "case", "short",
+        "attached"])
 def test_an_option_of_one_value_given_twice_is_refused(home: Path, project: Path,
                                                        args: list[str]) -> None:
     """A review: click kept the last of a repeated option in silence: ``--source A

@@ -118,6 +118,9 @@ class _Helped(click.Command):
             if token == "--":
                 return
             name, equals, _value = token.partition("=")
+            if len(token) > 2 and token[0] == "-" and token[1] != "-" \
+                    and token[:2].lower() in single:  # a short one, its value attached (-oFILE)
+                name, equals = token[:2], "="
             param = single.get(name.lower())
             if param is None:
                 if not ctx.allow_interspersed_args and not token.startswith("-"):
