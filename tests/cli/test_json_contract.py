@@ -303,8 +303,11 @@ def test_team_writes_print_the_write_shape(fresh: Home) -> None:
     share`` lacked the last three, ``team exclude|include|accept`` the outcome)."""
     subprocess.run(["git", "init", "-q", str(fresh.project)], check=True, env={
         **fresh.env, "PATH": "/usr/bin:/bin"})
-    for argv in (["trust", str(fresh.project)], ["team", "init"]):
-        contract(fresh.run("--json", *argv))
+    contract(fresh.run("--json", "trust", str(fresh.project)))
+    for _twice in range(2):  # (a re-read: `team init` had none of the keys)
+        made = contract(fresh.run("--json", "team", "init"))
+        assert {"outcome", "id", "code", "conflicts", "notices"} <= made.keys(), made
+    assert made["outcome"] == "unchanged", made
     pin = contract(fresh.run("--json", "pin", "--scope", "project", "--", "Tag by date"))
     shared = contract(fresh.run("--json", "team", "share", pin["id"], "--yes"))
     me = shared["contributor"]

@@ -158,8 +158,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if not printed(lambda: emit(result, as_json)):
         if result.produced:  # what it made is its output: a cut file is no backup
             note("standard output cannot be written (a full disk?), so what it holds is "
-                 "cut short or empty: nothing usable was written (write to a file with "
-                 "-o FILE, which is refused whole on a full disk)")
+                 "cut short or empty: nothing usable was written; free some space or write "
+                 "elsewhere, then run it again")
             return EXIT_ERROR
         what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
         if isinstance(result.data.get("message"), str):

@@ -128,7 +128,8 @@ def team_group() -> Group:
                 f"{data['contributor']}. Commit the directory to share it.")
         if not data["trusted"]:
             text += "\nThis project is not trusted: trust it (`waymarks trust .`) to share."
-        return Result(data, text)
+        return Result({"outcome": "committed" if data["created"] else "unchanged", "id": None,
+                       "code": None, "conflicts": [], "notices": [], **data}, text)
 
     @command(team, "share", summary="Publish a project pin or memory to the team ledger "
              "(normal and internal only; never markers or credentials).",
