@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import waymarks
 from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
 from tests.team.test_team_source import Writer
 from waymarks.service import team, team_git
 from waymarks.service.app import Waymarks
+from waymarks.service.team_git import SHALLOW
 from waymarks.service.team_views import team_items
 
 FILES = 300
@@ -86,6 +88,10 @@ def test_a_shallow_clone_credits_no_line_to_its_cut_off_commit(
         def credited() -> list[str | None]:
             return [i.commit for i in team_items(app, team.refresh(app))]
 
-        assert credited() == [None, None, commits[2]]  # the cut-off commit: unknown
+        # the cut-off commit: unknown, said so (a re-read: shown as "uncommitted" it read
+        # as never committed; the cut commit's own line is as unknown to blame)
+        assert credited() == [SHALLOW, SHALLOW, commits[2]]
+        shown = waymarks("--home", str(home), "team", "status", cwd=clone).stdout
+        assert "unknown" in shown and "uncommitted" not in shown
         subprocess.run(["git", "fetch", "-q", "--unshallow"], cwd=clone, check=True)
         assert credited() == commits

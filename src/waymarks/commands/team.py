@@ -228,7 +228,7 @@ def team_group() -> Group:
         # the author is what a line claims; the contributor is the file it is in
         rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
                  cell(i["contributor"]),
-                 cell(i["commit"][:8]) if i["commit"] else "uncommitted", cell(i["text"]))
+                 _commit_cell(i["commit"]), cell(i["text"]))
                 for i in items]
         footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
@@ -314,6 +314,16 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
     return _policy_changed({"contributor": contributor, "excluded": excluded,
                             "changed": changed},
                            f"{verb} {cell(contributor)}." if changed else "Nothing changed.")
+
+
+def _commit_cell(commit: str | None) -> str:
+    """A team item's commit in the status table: 8 hex digits, ``uncommitted``, or
+    ``unknown`` where a shallow clone's history does not reach the line."""
+    from waymarks.service.team_git import SHALLOW
+
+    if not commit:
+        return "uncommitted"
+    return "unknown" if commit == SHALLOW else cell(commit[:8])
 
 
 def _policy_changed(data: dict[str, Any], text: str) -> Result:

@@ -23,6 +23,8 @@ from typing import Final
 _TIMEOUT_S: Final = 10
 _HEADER: Final = re.compile(rb"^([0-9a-f]{40}) \d+ (\d+)")
 _ZERO: Final = "0" * 40
+#: the commit of a line a shallow clone's history does not reach (not a SHA)
+SHALLOW: Final = "unknown (shallow clone)"
 _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
 #: the files whose blame this process keeps, the oldest dropped first
 BLAMED_FILES: Final = 4096
@@ -179,9 +181,11 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
         elif line == b"boundary":  # (a header of the commit just named)
             boundary.add(sha)
     # a shallow clone's cut-off commit is a boundary every older line is credited to:
-    # unknown (a root commit is a boundary too, and is where its lines were added)
-    unknown = {_ZERO} | (boundary & cut)
-    commits = {n: sha[:12] for n, sha in found.items() if sha not in unknown}
+    # unknown, and said so (its own lines too: blame cannot tell them apart; shown as
+    # "uncommitted" they read as never committed); a root commit is a boundary too, and
+    # is where its lines were added
+    commits = {n: SHALLOW if sha in boundary & cut else sha[:12]
+               for n, sha in found.items() if sha != _ZERO}
     while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
         del _BLAME[next(iter(_BLAME))]  # blamed every file of a larger team on every plan
     _BLAME[key] = (stamp, commits)
