@@ -7,6 +7,7 @@ hook gives one receipt; questions and quotes are not feedback."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -88,10 +89,26 @@ def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
     assert _cli(home, project, "evolution", "show", claim)["state"] == "provisional"
     first = _prompt(home, project, f"memory {claim} is useful.")
     assert "recorded 'useful'" in str(first["systemMessage"])
-    # the same prompt again at once is the hook retried (one ledger entry): one receipt
-    again = _prompt(home, project, f"memory {claim} is useful.")
-    assert "Already recorded" in str(again["systemMessage"])
-    assert len(_cli(home, project, "evolution", "show", claim)["receipts"]) == 1  # type: ignore[arg-type]
+    # one hook done twice (a stalled helper, then the hook's own process: one start, one
+    # ledger entry): one receipt
+    from waymarks.hosts.claude_code import handle, parse_input
+
+    said = json.dumps({"session_id": SESSION, "cwd": str(project),
+                       "prompt": f"memory {claim} is unhelpful."}).encode()
+    started = time.time_ns() // 1_000_000
+    twice = [handle("UserPromptSubmit", parse_input("UserPromptSubmit", said), home,
+                    project=str(project), started_ms=started) or {} for _ in range(2)]
+    assert "recorded 'unhelpful'" in str(twice[0]["systemMessage"])
+    assert "Already recorded" in str(twice[1]["systemMessage"])
+    receipts = _cli(home, project, "evolution", "show", claim)["receipts"]
+    assert isinstance(receipts, list) and len(receipts) == 2
+    # the person saying it again (a later hook) is a new turn: a new verdict, its own
+    # receipt (it was taken for a retried hook, and the earlier turn's receipt returned)
+    again = _prompt(home, project, f"memory {claim} is unhelpful.")
+    assert "Already recorded" not in str(again["systemMessage"])
+    [ledger] = (home / "sessions").glob(f"*/*_{SESSION}.jsonl")
+    entries = ledger.read_text()
+    assert entries.count(f"memory {claim} is unhelpful.") == 2
 
 
 def _stop(home: Path, cwd: Path, transcript: Path) -> None:

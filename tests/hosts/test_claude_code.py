@@ -472,23 +472,27 @@ def test_the_helper_answers_from_a_home_past_the_socket_address_limit(
 
 
 @pytest.mark.slow
-def test_a_retried_prompt_is_recorded_once_and_the_pointer_written_only_on_change(
+def test_a_repeated_prompt_is_recorded_each_time_and_the_pointer_written_only_on_change(
         home: Path, project: Path, sid: str) -> None:
+    """The person saying the same thing again moments later ("yes", "yes") is a new turn:
+    it was taken for a retried hook and dropped (a hook done twice, by a stalled helper
+    and its own process, is told apart by the hook's start: test_cc_helper_stalled)."""
     from waymarks.hosts.claude_code import current_session_id, pointer_path
 
     prompt = "Which port does staging use?\nAnd the second line."
-    for _ in range(2):  # Claude Code retried the hook: the same prompt, moments later
+    for _ in range(2):  # the same prompt, moments later, from two hooks
         done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
                                                       prompt=prompt))
         assert done.returncode == 0 and done.stderr == ""
     users = [e for e in ledger(home, project, sid) if e["type"] == "message"]
-    assert [u["message"]["content"][0]["text"] for u in users] == [prompt]
+    assert [u["message"]["content"][0]["text"] for u in users] == [prompt, prompt]
+    assert users[0]["id"] != users[1]["id"]
     pointer = pointer_path(home, str(project))
     written = pointer.stat().st_ino
     hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit", prompt="Next"))
     assert pointer.stat().st_ino == written  # already right: not rewritten
     users = [e for e in ledger(home, project, sid) if e["type"] == "message"]
-    assert [u["message"]["content"][0]["text"] for u in users] == [prompt, "Next"]
+    assert [u["message"]["content"][0]["text"] for u in users] == [prompt, prompt, "Next"]
     other = str(uuid.uuid4())
     hook(home, "SessionStart", payload(other, project, "SessionStart", source="startup"))
     assert current_session_id(home, str(project)) == other

@@ -179,11 +179,12 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             return None
         from waymarks.service.ports import epoch_ms
 
-        # recorded first (a plan that fails loses nothing), once: a hook Claude Code
-        # retried, and one both a stalled or killed helper and its own process did
-        entry = _just_recorded(app, prompt) or app.session_say(
-            prompt, unless_since_ms=started_ms if started_ms is not None
-            else epoch_ms(app.clock.now()))
+        # recorded first (a plan that fails loses nothing), once per hook: one both a
+        # stalled or killed helper and its own process did is recorded by whichever came
+        # first. Never judged by text and age: "yes" said again seconds later is a new
+        # turn (it was taken for a retry and dropped, its later writes citing the old one)
+        entry = app.session_say(prompt, unless_since_ms=started_ms if started_ms is not None
+                                else epoch_ms(app.clock.now()))
         receipt = _feedback(app, home, prompt, entry)  # before the plan: counts now
         context, dropped = _plan(app, prompt, payload.get("transcript_path"))  # one request
         if dropped is not None:  # the person hears it too (their pins did not go)
@@ -304,21 +305,6 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
 
     return prompt_feedback(home, app.bound_session.session_id, entry, prompt,
                            app.busy_timeout_ms)
-
-
-def _just_recorded(app: Any, prompt: str) -> str | None:
-    """The ledger's last entry when it is this very prompt, recorded moments ago (a hook
-    Claude Code retried), else ``None``. (A prompt recorded since the hook started, with
-    anything after it, is found under the lock by ``session_say``.)"""
-    import time
-
-    from waymarks.ledger.entries import Message, last_entry
-
-    session = app.current_session()
-    last = last_entry(session) if session is not None else None
-    return last.id if (isinstance(last, Message) and last.role == "user"
-                       and last.text == prompt and last.sent_ms is not None
-                       and time.time() * 1000 - last.sent_ms < 30_000) else None
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:

@@ -9,7 +9,8 @@ this very turn's injection.
 
 What must stay true:
 - the receipt key is the prompt's entry in the session ledger (``claude:<session>:<entry>``):
-  a retried hook (the same entry) gives one receipt, a later identical prompt is a new one;
+  a hook done twice (a stalled helper and the hook's own process: the same entry) gives
+  one receipt, a later identical prompt (a new entry) is a new one;
 - an unknown ID or a refused verdict is a receipt that says so, never an exception: the
   rest of the hook (recording, the plan) always runs;
 - the receipt names the claim ID, the verdict, the code and the event (for ``undo``),
