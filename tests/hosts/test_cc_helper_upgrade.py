@@ -196,3 +196,61 @@ def test_a_hook_of_another_installation_is_not_answered_by_this_ones_helper(
         helper.terminate()
         helper.wait(30)
         _end(home)
+
+
+#: the installation a hook's request names, as a hook's process (``-I -S``) computes it
+KEY = ("import sys; sys.path.append(sys.argv[1]); "
+       "from waymarks.hosts.cc_client import installation; print(installation())")
+
+
+def _key(python: Path | str, source: Path = SOURCE) -> str:
+    done = subprocess.run([str(python), "-I", "-S", "-c", KEY, str(source)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def _alias(tmp_path: Path) -> Path:
+    """This interpreter by another path to its installation (a link to its venv or
+    prefix: ``python3`` beside ``python``, a symlinked project folder)."""
+    root = Path(sys.executable).parents[1]
+    (tmp_path / "alias").symlink_to(root, target_is_directory=True)
+    return tmp_path / "alias" / Path(sys.executable).relative_to(root)
+
+
+def test_an_installation_spelled_two_ways_is_one(tmp_path: Path) -> None:
+    """A hook's request named its installation by the interpreter's path as written:
+    hooks of two scopes run by ``python3`` and ``python`` of one venv each made the
+    other's helper exit, a new helper every prompt. Links are followed now; another
+    folder holding the same interpreter (another venv) is still another installation."""
+    (tmp_path / "src").symlink_to(SOURCE, target_is_directory=True)
+    mine = _key(sys.executable)
+    assert _key(_alias(tmp_path)) == mine
+    assert _key(sys.executable, tmp_path / "src") == mine
+    other = tmp_path / "venv2" / "bin" / "python"
+    other.parent.mkdir(parents=True)
+    other.symlink_to(os.path.realpath(sys.executable))
+    assert _key(other) != mine
+
+
+@pytest.mark.slow
+def test_a_hook_by_another_spelling_of_the_installation_keeps_its_helper(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    home.mkdir()
+    sid = _session(home, ENTRY, project)
+    prompt = {"session_id": sid, "cwd": str(project), "prompt": "tag the release"}
+    try:
+        _hook(home, ENTRY, "UserPromptSubmit", prompt)  # starts this installation's helper
+        [pid] = _wait(lambda: _helpers_of(home), "the hook started no helper")
+        _wait(lambda: cc_client._ask(home, "ping", b"") is not None, "no helper answers")
+        done = subprocess.run([str(_alias(tmp_path)), "-I", "-S", str(ENTRY), "--home",
+                               str(home), "hook", "claude-code", "UserPromptSubmit"],
+                              input=json.dumps({**prompt, "hook_event_name":
+                                                "UserPromptSubmit"}), text=True,
+                              capture_output=True, env=_environ(subagent=False),
+                              timeout=120)
+        assert done.returncode == 0 and "Pinned content JSON:" in _context(done.stdout)
+        _wait(lambda: cc_client._ask(home, "ping", b"") is not None, "no helper answers")
+        assert _helpers_of(home) == [pid], "the helper left for the other spelling's hook"
+    finally:
+        _end(home)

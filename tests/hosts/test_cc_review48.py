@@ -148,6 +148,47 @@ def test_installing_beside_another_scopes_install_of_another_home_warns(
     assert settings.notes == []  # the same home in both: one hook, nothing to say
 
 
+def test_installing_beside_another_scopes_other_command_for_this_home_warns(
+        project: Path, tmp_path: Path) -> None:
+    """The same home in both scopes by two commands (a venv's ``python3`` and ``python``,
+    an older release's ``waymarks`` script): Claude Code runs both (it drops only
+    identical commands), each prompt's pins were added twice, with nothing said."""
+    from waymarks.hosts import claude_code_install as cc
+
+    user, home = tmp_path / "person", tmp_path / "home"
+    user.mkdir()
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in ("python3", "python"):
+        (bin_dir / name).symlink_to(sys.executable)
+    assert cc.install("user", project, user, home, python_path=bin_dir / "python3")
+    [settings] = [c for c in cc.install("project", project, user, home,
+                                        python_path=bin_dir / "python")
+                  if c.path.name == "settings.json"]
+    [warning] = settings.notes
+    assert warning.startswith(f"warning: the user scope's {user / '.claude/settings.json'} "
+                              "runs Waymarks' hooks for this home by another command")
+    assert f"`waymarks --home {home} claude-code uninstall --user`" in warning
+    # the same command in both: one hook for Claude Code, nothing to say
+    [settings] = [c for c in cc.install("project", project, user, home,
+                                        python_path=bin_dir / "python3")
+                  if c.path.name == "settings.json"]
+    assert settings.notes == []
+    # an older release's console-script hook for this home, in the user scope
+    path = user / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    for event, groups in data["hooks"].items():
+        groups[0]["hooks"][0]["command"] = f"/old/bin/waymarks --home {home} hook " \
+                                           f"claude-code {event}"
+    path.write_text(json.dumps(data))
+    cc.uninstall("project", project, user, home)
+    [settings] = [c for c in cc.install("project", project, user, home,
+                                        python_path=bin_dir / "python3")
+                  if c.path.name == "settings.json"]
+    assert [n.split(" by another command")[0] for n in settings.notes] == [
+        f"warning: the user scope's {path} runs Waymarks' hooks for this home"]
+
+
 def test_only_the_hook_command_itself_is_taken_for_a_hook(project: Path, home: Path) -> None:
     """The words "hook claude-code" anywhere in a command line (a claim's text, a recall
     query, `help hook claude-code`) were refused as a mistyped hook line; and the full

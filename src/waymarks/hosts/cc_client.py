@@ -21,7 +21,7 @@ import posix
 import sys
 
 from waymarks.spawn.parent import claude_pid
-from waymarks.spawn.sockets import connect, installation_key
+from waymarks.spawn.sockets import connect, installation_key, resolved
 from waymarks.spawn.switches import seconds, switched_off
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
@@ -64,11 +64,11 @@ def socket_path(home: "str | Path") -> str:
 
 def installation() -> str:
     """The installation a request comes from and a helper serves, as the request says it
-    (hex): the interpreter and this module's file
+    (hex): the interpreter and this module's file, links followed
     (:func:`~waymarks.spawn.sockets.installation_key`). A helper started by another
     installation's hook answers "protocol" to it and stops (:mod:`waymarks.hosts.cc_helper`);
     the hook does the work itself and starts a helper of its own."""
-    return installation_key(__file__).hex()
+    return installation_key(resolved(__file__)).hex()
 
 
 def _env(name: str) -> str:

@@ -203,7 +203,7 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         ours_alone = {loaded.path for loaded in (settings, mcp)
                       if loaded.raw is not None and _only_ours(loaded.data)}
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
-        settings_change.notes += _other_homes(scope, project, user_home, home)
+        settings_change.notes += _other_scope(scope, project, user_home, home, python)
         replaced = _hook_homes(settings.data) - {str(home)}  # before ours replace them
         _add_hooks(settings.data, settings_path, python, home, settings_change)
         _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
@@ -245,36 +245,50 @@ def _take_over_created(others: set[str], home: Path, folder: Path) -> None:
             _write_created(Path(other), named)
 
 
-def _other_homes(scope: Scope, project: Path, user_home: Path, home: Path) -> list[str]:
-    """A note for each other home the other scope's Waymarks hooks use: Claude Code runs
-    the hooks of both scopes, so every prompt was recorded in both homes and its context
-    added twice, with nothing said (the same home in both is one hook: Claude Code drops
-    identical commands)."""
+def _other_scope(scope: Scope, project: Path, user_home: Path, home: Path,
+                 python: Path) -> list[str]:
+    """A note for each other home the other scope's Waymarks hooks use, and one when they
+    use this home by another command (another interpreter's spelling, an older release's
+    ``waymarks`` script): Claude Code runs the hooks of both scopes (it drops only
+    identical commands), so every prompt was recorded in both homes, or its context added
+    twice and each hook's request made the other's helper exit, with nothing said."""
     other: Scope = "user" if scope == "project" else "project"
     path = files(other, project, user_home)[0]
     try:
-        homes = _hook_homes(load(path).data)
+        found = _our_hooks(load(path).data)
     except InstallError:
         return []  # unreadable there: its own install reports it
-    return [f"warning: the {other} scope's {path} runs Waymarks' hooks with another home "
-            f"({found}): Claude Code runs both, so each prompt is recorded in both homes "
-            f"and its context added twice; remove one (`waymarks --home {found} claude-code "
-            f"uninstall --{other}`)" for found in sorted(homes - {str(home)})]
+    homes = sorted({h for h, _, _ in found} - {str(home)})
+    if any(h == str(home) and command != hook_command(python, home, event)
+           for h, event, command in found):
+        homes.insert(0, str(home))
+    return [f"warning: the {other} scope's {path} runs Waymarks' hooks "
+            + (f"with another home ({h}): Claude Code runs both, so each prompt is recorded "
+               "in both homes and its context added twice" if h != str(home) else
+               "for this home by another command: Claude Code runs both, so each prompt's "
+               "context is added twice")
+            + f"; remove one (`waymarks --home {h} claude-code uninstall --{other}`)"
+            for h in homes]
 
 
 def _hook_homes(settings: dict[str, Any]) -> set[str]:
-    """The homes the Waymarks hooks of a settings file's content use (anything malformed
-    is passed over: install refuses it, naming it, after this)."""
+    """The homes the Waymarks hooks of a settings file's content use."""
+    return {found for found, _, _ in _our_hooks(settings)}
+
+
+def _our_hooks(settings: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(home, event, command) of each Waymarks hook of a settings file's content
+    (anything malformed is passed over: install refuses it, naming it, after this)."""
     hooks = settings.get("hooks")
-    homes = set()
-    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+    found = []
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
         for group in groups if isinstance(groups, list) else ():
             inner = group.get("hooks") if isinstance(group, dict) else None
             for hook in inner if isinstance(inner, list) else ():
                 command = hook.get("command") if isinstance(hook, dict) else None
                 if _ours(command):
-                    homes.add(shlex.split(str(command))[-4])
-    return homes
+                    found.append((shlex.split(str(command))[-4], str(event), str(command)))
+    return found
 
 
 def _add_hooks(settings: dict[str, Any], path: Path, python: Path, home: Path,

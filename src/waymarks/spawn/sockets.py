@@ -45,8 +45,44 @@ def installation_key(*parts: str) -> bytes:
     settings, confinement and import path, :func:`waymarks.cli.warm.installation`; Claude
     Code's: where its client module is, :func:`waymarks.hosts.cc_client.installation`).
     Both helpers answer only a request of their own installation: another's runs other
-    code (another release, another copy of the dependencies)."""
-    return "\0".join([sys.executable, *parts]).encode("utf-8", "surrogateescape")
+    code (another release, another copy of the dependencies). The interpreter is its
+    directory and its file, both resolved (:func:`resolved`): a venv's ``python`` and
+    ``python3`` are one installation (hooks installed by each, in two scopes, made each
+    other's helper exit on every prompt); two venvs of one Python are two."""
+    where = sys.executable.rpartition("/")[0]
+    return "\0".join([resolved(where), resolved(sys.executable), *parts]).encode(
+        "utf-8", "surrogateescape")
+
+
+def resolved(path: str) -> str:
+    """``path`` absolute, with every symbolic link in it followed (``os.path.realpath``
+    without ``os``: this module is on the hook's lean path). What does not exist is kept
+    as written; a link loop gives ``path`` back."""
+    if not path.startswith("/"):
+        path = f"{posix.getcwd()}/{path}" if path else path
+    pending = [p for p in reversed(path.split("/")) if p not in ("", ".")]
+    done, hops = "", 0
+    while pending:
+        name = pending.pop()
+        if name == "..":
+            done = done.rpartition("/")[0]
+            continue
+        candidate = f"{done}/{name}"
+        try:
+            is_link = posix.lstat(candidate).st_mode & 0o170000 == 0o120000  # S_ISLNK
+        except OSError:
+            return "/".join([candidate, *reversed(pending)])
+        if not is_link:
+            done = candidate
+            continue
+        hops += 1
+        if hops > 40:
+            return path
+        target = posix.readlink(candidate)
+        if target.startswith("/"):
+            done = ""
+        pending += [p for p in reversed(target.split("/")) if p not in ("", ".")]
+    return done or "/"
 
 
 def connect(path: str, connect_timeout: float, timeout: float) -> "Any":
