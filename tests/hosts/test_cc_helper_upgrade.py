@@ -149,6 +149,42 @@ def test_a_module_imported_after_the_start_and_changed_before_its_check_counts(
     assert done.stdout.split() == ["False", "True"]
 
 
+#: a helper's check over modules stamped a day ahead (clock skew): one imported before
+#: the start, one after; then the second is written (a `git pull`: stamped now)
+FUTURE_STAMP = """
+import os, sys, time
+sys.path.insert(0, sys.argv[2])  # (this checkout's, copied)
+from waymarks.spawn.freshness import LoadedCode
+
+sys.path.insert(0, sys.argv[1])
+import early_probe
+loaded = LoadedCode()
+print(loaded.changed())
+import late_probe
+print(loaded.changed())
+with open(late_probe.__file__, "w") as module:
+    module.write("VALUE = 22\\n")
+print(loaded.changed())
+"""
+
+
+def test_a_module_stamped_in_the_future_is_compared_not_taken_for_a_change(
+        tmp_path: Path) -> None:
+    """A file whose modification time is ahead of the clock (a file server's clock, a VM
+    set back) counted as changed at first sight: every helper quit on its first request
+    and each prompt started a new one. Its stamp is kept, and a later write counts."""
+    source = _installation(tmp_path / "install", ("waymarks/__init__.py",
+                                                   "spawn/__init__.py", "freshness.py"))
+    for name in ("early_probe", "late_probe"):
+        (tmp_path / f"{name}.py").write_text("VALUE = 1\n")
+        os.utime(tmp_path / f"{name}.py", (time.time() + 86400,) * 2)
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", FUTURE_STAMP, str(tmp_path),
+                           str(source.parents[2])], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
 @pytest.mark.slow
 def test_a_module_the_helper_imported_late_and_changed_since_is_not_answered_with(
         tmp_path: Path, home: Path, project: Path) -> None:

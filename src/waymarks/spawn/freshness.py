@@ -11,6 +11,9 @@ counts as changed at once: it was remembered after its import, so the size and t
 taken then may already be the new code's while the helper runs the old (before, such a
 module was remembered at its new stamp and never counted as changed: after a ``git
 pull``, the Claude Code helper planned every prompt with the old planner until idle).
+A file stamped in the future (clock skew: a file server's clock ahead, a VM's clock set
+back) is no sign of a change: its stamp is remembered and compared later like any other
+(before, every helper quit on its first request, and each prompt started a new one).
 """
 
 import os
@@ -24,15 +27,19 @@ CHANGED = (-1, -1)
 #: how long before :attr:`LoadedCode.started` a file's modification still counts as after
 #: it: the modules imported as the process started came before that time was taken, and
 #: the time a file system records may trail the write (a clock tick; whole seconds on
-#: some). A helper started within this of an upgrade is replaced once, by a fresh one
+#: some). A helper started within this of an upgrade is replaced once, by a fresh one.
+#: Also how far past the time now a stamp may be and still be a write just made (a file
+#: server's clock a little ahead); one further on is remembered as the file's stamp
 SLACK_NS = 2_000_000_000
 
 
 def module_files(into: "Stamps | None" = None, started_ns: int | None = None) -> Stamps:
     """The size and modification time of each imported module's file (``into``: add
     the modules imported since it was taken, and return it). ``started_ns`` (epoch ns):
-    a file modified since then (less :data:`SLACK_NS`) is added as :data:`CHANGED`."""
+    a file modified since then (less :data:`SLACK_NS`), and not in the future (more
+    than :data:`SLACK_NS` from now), is added as :data:`CHANGED`."""
     found = {} if into is None else into
+    now = time.time_ns()
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
         if isinstance(name, str) and name not in found:
@@ -41,7 +48,8 @@ def module_files(into: "Stamps | None" = None, started_ns: int | None = None) ->
             except OSError:
                 continue
             found[name] = (stat.st_size, stat.st_mtime_ns)
-            if started_ns is not None and stat.st_mtime_ns >= started_ns - SLACK_NS:
+            if started_ns is not None and \
+                    started_ns - SLACK_NS <= stat.st_mtime_ns <= now + SLACK_NS:
                 found[name] = CHANGED
     return found
 
