@@ -395,10 +395,8 @@ def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Pa
 def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
                                                              sid: str) -> None:
     assert start_with_helper(home, project, sid).exists()
-    with Waymarks(home, cwd=str(project)) as app:
-        app.trust(str(project))
-    (project / ".waymarks").mkdir()
-    (project / ".waymarks" / "config.toml").write_text("[privacy\nbroken = ")  # plan fails
+    # the plan fails (a configuration file is answered with a message: test_cc_bad_config)
+    (home / "trusted-projects.json").write_text("{broken")
     result = hook(home, "UserPromptSubmit",
                   payload(sid, project, "UserPromptSubmit", prompt="only once"), helper=True)
     assert (result.returncode, result.stdout) == (0, "")
@@ -424,7 +422,8 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
     """After a failure the helper starts clean: it dropped every warm ``Waymarks``
     without closing it, each holding its database connection until the collector
     happened to find it (never, for those its heap settling had frozen). A typo in
-    ``config.toml`` while Claude Code runs fails every prompt: a connection leaked per
+    ``config.toml`` while Claude Code runs failed every prompt (one is answered with a
+    message now; an unreadable trust list still fails them): a connection leaked per
     prompt for as long as it lasted."""
     assert start_with_helper(home, project, sid).exists()
     helper = _helper_pid(home)
@@ -443,11 +442,11 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
 
     prompt("first")
     assert connections() == 1  # the session's warm app
-    (home / "config.toml").write_text('[privacy]\nremoteDefaultAllowed = "bogus"\n')
+    (home / "trusted-projects.json").write_text("{broken")
     for n in range(5):
         prompt(f"fails {n}")  # the plan fails: answered with nothing
     assert connections() == 0
-    (home / "config.toml").unlink()  # fixed
+    (home / "trusted-projects.json").unlink()  # fixed
     prompt("works again")
     assert connections() == 1
     assert _helper_pid(home) == helper  # the same helper served them all

@@ -136,7 +136,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     import json
     import socket
 
-    from waymarks.hosts.claude_code import _log
+    from waymarks.hosts.claude_code import _log, error_code
 
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
@@ -247,7 +247,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 except Exception as exc:  # noqa: BLE001 (never block the prompt)
                     from datetime import UTC, datetime
 
-                    _log(home, datetime.now(UTC), event, type(exc).__name__)
+                    _log(home, datetime.now(UTC), event, error_code(exc))
                     _close_all(apps)  # start clean: a broken app must not answer again
                     answer = ""
                 if event not in _ANSWER_FIRST:

@@ -186,7 +186,14 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         entry = app.session_say(prompt, unless_since_ms=started_ms if started_ms is not None
                                 else epoch_ms(app.clock.now()))
         receipt = _feedback(app, home, prompt, entry)  # before the plan: counts now
-        context, dropped = _plan(app, prompt, payload.get("transcript_path"))  # one request
+        from waymarks.service.outcomes import ServiceError
+
+        try:
+            context, dropped = _plan(app, prompt, payload.get("transcript_path"))
+        except ServiceError as exc:  # (the prompt is recorded, its feedback applied)
+            if exc.code != "bad_config":
+                raise
+            context, dropped = "", _unusable_config(app)
         if dropped is not None:  # the person hears it too (their pins did not go)
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
@@ -307,6 +314,24 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
                            app.busy_timeout_ms)
 
 
+def _unusable_config(app: Any) -> str:
+    """What the person hears when a configuration file cannot be used: no context at all
+    (before, nothing was said, and ``bad_config`` was logged as ``ServiceError``). The
+    files by name only: the error's text may quote what they hold."""
+    from datetime import UTC, datetime
+
+    from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
+    from waymarks.service.logs import log_event
+
+    log_event(app.home, datetime.now(UTC), "claude_code_hook_skipped",
+              kind="UserPromptSubmit", code="bad_config")
+    files = [str(p) for p in (app.home / CONFIG_FILE, *(
+        [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
+    return (f"Waymarks added no context: a configuration file cannot be used "
+            f"({', '.join(files) or CONFIG_FILE}); `waymarks pins` in this project says "
+            "what to fix.")
+
+
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
     """The added context, and when the plan fell back (nothing added), why."""
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
@@ -372,8 +397,16 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
     except HookInputError as exc:
         _log(home, now, event, exc.code)
     except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
-        _log(home, now, event, type(exc).__name__)
+        _log(home, now, event, error_code(exc))
     return 0
+
+
+def error_code(exc: BaseException) -> str:
+    """What a hook's log says of an error: a ``ServiceError``'s code (``bad_config``,
+    which was logged as ``ServiceError``, naming nothing), else the exception's type."""
+    from waymarks.service.outcomes import ServiceError
+
+    return exc.code if isinstance(exc, ServiceError) else type(exc).__name__
 
 
 def _log(home: Path, now: Any, event: str, code: str) -> None:

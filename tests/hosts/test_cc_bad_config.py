@@ -1,0 +1,59 @@
+"""A trusted project's configuration file that cannot be used (``maxPinnedTokens =
+"lots"``) turned off all of Claude Code's context in silence: the hook printed nothing,
+exited 0, and logged only ``ServiceError``. The prompt is still recorded, the person and
+the model hear that no context was added and which file to fix (never what it holds),
+and the log says ``bad_config``; with the helper and without it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.test_cc_helper_stalled import ENTRY, _kinds, _payload
+from tests.hosts.test_cc_review_hooks import _environ, _helper
+from waymarks.service.app import Waymarks
+
+
+def _hook(home: Path, project: Path, sid: str, event: str, helper: str = "off",
+          **extra: str) -> str:
+    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+                           "hook", "claude-code", event],
+                          input=json.dumps(_payload(sid, project, event, **extra)),
+                          text=True, capture_output=True, timeout=120,
+                          env=_environ(subagent=False, WAYMARKS_CC_HELPER=helper))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Path) -> None:
+    sid = str(uuid.uuid4())
+    _hook(home, project, sid, "SessionStart")
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.trust(str(project))
+        app.pin("Always tag releases from main")
+    config = project / ".waymarks" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[context]\nmaxPinnedTokens = "lots"\n')
+    printed = [_hook(home, project, sid, "UserPromptSubmit", prompt="tag the release")]
+    with _helper(home, _environ(subagent=False)):
+        printed.append(_hook(home, project, sid, "UserPromptSubmit", "on",
+                             prompt="and push it"))
+    for out in printed:
+        said = json.loads(out)
+        message = said["systemMessage"]
+        assert message.startswith("Waymarks added no context: a configuration file "
+                                  f"cannot be used ({config})"), message
+        assert "\n" not in message and "lots" not in out and "Always tag" not in out
+        assert said["hookSpecificOutput"]["additionalContext"] == message
+    assert _kinds(home, sid) == ["said:tag the release", "said:and push it"]
+    logged = [json.loads(line) for line in
+              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+    skipped = [(e["kind"], e["code"]) for e in logged
+               if e["event"] == "claude_code_hook_skipped"]
+    assert skipped == [("UserPromptSubmit", "bad_config")] * 2
