@@ -336,13 +336,15 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
     """The added context, and when the plan fell back (nothing added), why."""
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
     from waymarks.personal.setup import plan_with_memory
+    from waymarks.service.planning import prompt_read
 
     settings = app.settings()
     limit, used = claude_code_limits(transcript, configured_window(settings.raw),
                                      settings.home_sets_window)
     session = app.current_session()
     history = recent_prompts(session, prompt) if session is not None else []
-    plan = plan_with_memory(app, prompt, model_limit=limit, fixed_tokens=used,
+    read, rest = prompt_read(prompt)  # (the prompt is recorded whole)
+    plan = plan_with_memory(app, read, model_limit=limit, fixed_tokens=used + rest,
                             history=history, context_cap=CONTEXT_TOKENS)
     context = "\n\n".join(m.content for m in plan.messages if m.kind != "request")
     if plan.pins_left_out or len(context) > CONTEXT_CHARS - 500:

@@ -214,6 +214,21 @@ def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
     return entry
 
 
+def prompt_read(prompt: str) -> tuple[str, int]:
+    """What a host's plan reads of ``prompt``, and the tokens of the rest. Recall reads a
+    prompt's first ``MAX_PROMPT_BYTES`` (:mod:`waymarks.recall.plan`); the plan's other
+    sources (docs, named keys, learned memory, the order of memories) read it whole: a
+    4 MiB prompt took seconds to plan (past the Claude Code client's wait for its
+    helper, which then planned it again in its own process). The rest still takes the
+    model's room: the caller adds its tokens to what is fixed."""
+    from waymarks.core.text import clip_utf8
+    from waymarks.core.tokens import estimate_tokens
+    from waymarks.recall.plan import MAX_PROMPT_BYTES
+
+    read = clip_utf8(prompt, MAX_PROMPT_BYTES)
+    return read, 0 if read == prompt else estimate_tokens(prompt) - estimate_tokens(read)
+
+
 @recovering
 def plan_request(
     app: Waymarks, prompt: str, *, provider: str | None = None,
