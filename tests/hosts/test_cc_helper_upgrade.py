@@ -290,3 +290,34 @@ def test_a_hook_by_another_spelling_of_the_installation_keeps_its_helper(
         assert _helpers_of(home) == [pid], "the helper left for the other spelling's hook"
     finally:
         _end(home)
+
+
+#: a preload, then a module's file removed before the first request: noted after the
+#: preload, it counts as gone
+PRELOADED_GONE = """
+import os, sys
+sys.path.insert(0, sys.argv[2])  # (this checkout's, copied)
+from waymarks.spawn.freshness import LoadedCode
+
+loaded = LoadedCode()
+sys.path.insert(0, sys.argv[1])
+import gone_probe  # (the preload)
+loaded.note()
+os.remove(gone_probe.__file__)
+print(loaded.changed())
+"""
+
+
+def test_a_preloaded_module_whose_file_went_before_the_first_request_counts(
+        tmp_path: Path) -> None:
+    """A re-read: the CLI's helper took its preloaded modules' stamps at its first
+    request; a file gone by then was never remembered, so never counted as gone."""
+    source = _installation(tmp_path / "install", ("waymarks/__init__.py",
+                                                   "spawn/__init__.py", "freshness.py"))
+    (tmp_path / "gone_probe.py").write_text("VALUE = 1\n")
+    os.utime(tmp_path / "gone_probe.py", (time.time() - 86400,) * 2)
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", PRELOADED_GONE, str(tmp_path),
+                           str(source.parents[2])], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]

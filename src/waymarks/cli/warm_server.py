@@ -112,6 +112,7 @@ def serve(path: str, idle: float) -> None:
         return  # another helper serves this socket
     code = LoadedCode()  # (from before the preload: a module changed during it counts)
     imported = _preload()
+    code.note()  # the preloaded modules' files, as they are now
     server = listen(path)  # (a helper that died left its socket: the lock says none serves)
     identity = os.stat(path)
     waker, wakened = socket.socketpair()

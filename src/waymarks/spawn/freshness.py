@@ -78,5 +78,11 @@ class LoadedCode:
         """Whether a module this process imported (since it started: those imported
         since the last call are added first) has a file that changed or went after the
         helper started."""
-        module_files(self.files, self.started_ns)
+        self.note()
         return changed(self.files)
+
+    def note(self) -> None:
+        """Remember the modules imported since the last look, while their files are there
+        (after a preload: one whose file went before the first request was never
+        remembered, so never counted as gone)."""
+        module_files(self.files, self.started_ns)
