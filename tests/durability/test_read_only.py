@@ -90,8 +90,9 @@ class Home:
                        **as_user)  # type: ignore[call-overload]
 
 
-@pytest.fixture
-def ro_home() -> Iterator[Home]:
+def other_user() -> tuple[int, int, tuple[str, dict[str, str]]]:
+    """Another user (``nobody`` under root, else this one) and a Python they may run that
+    imports Waymarks (:func:`interpreter`); the test is skipped without one."""
     if os.geteuid() == 0:
         nobody = pwd.getpwnam("nobody")
         uid, gid = nobody.pw_uid, nobody.pw_gid
@@ -100,6 +101,12 @@ def ro_home() -> Iterator[Home]:
     found = interpreter(uid, gid)
     if found is None:
         pytest.skip(f"no Python that uid {uid} may run can import Waymarks")
+    return uid, gid, found
+
+
+@pytest.fixture
+def ro_home() -> Iterator[Home]:
+    uid, gid, found = other_user()
     root = Path(tempfile.mkdtemp(prefix="waymarks-ro-"))  # pytest's tmp is closed to nobody
     try:
         root.chmod(0o755)

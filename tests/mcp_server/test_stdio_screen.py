@@ -22,6 +22,15 @@ from waymarks.mcp.stdio import Instead, screen
 from waymarks.service.app import Waymarks
 
 
+def _server(home: Path, project: Path, errors: Any) -> subprocess.Popen[bytes]:
+    """``waymarks mcp`` over stdio in a process of its own, its errors into ``errors``."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
+        env={**os.environ, "WAYMARKS_HOME": str(home)})
+    assert server.stdin is not None and server.stdout is not None
+    return server
+
 def _initialize() -> list[str]:
     return [json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
@@ -42,11 +51,7 @@ def _serve(home: Path, project: Path, lines: list[str | bytes], expect: int
     losing an answer to that race)."""
     answers: list[bytes] = []
     with tempfile.TemporaryFile() as errors:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
-            env={**os.environ, "WAYMARKS_HOME": str(home)})
-        assert server.stdin is not None and server.stdout is not None
+        server = _server(home, project, errors)
         out = server.stdout
         reader = threading.Thread(target=lambda: answers.extend(iter(out.readline, b"")),
                                   daemon=True)
@@ -201,11 +206,7 @@ def test_a_confirmation_answer_the_sdk_cannot_take_ends_the_call_unanswered(
     response is answered, and a later yes still commits."""
     lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     with tempfile.TemporaryFile() as errors:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
-            env={**os.environ, "WAYMARKS_HOME": str(home)})
-        assert server.stdin is not None and server.stdout is not None
+        server = _server(home, project, errors)
         out, stdin = server.stdout, server.stdin
         reader = threading.Thread(target=lambda: [lines.put(line) for line in iter(
             out.readline, b"")], daemon=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.durability.test_disk_full import tmpfs
-from tests.durability.test_read_only import interpreter
+from tests.durability.test_read_only import other_user
 from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.store import PersonalStore
 from waymarks.personal.tools import plan_remember
@@ -43,14 +42,7 @@ print(json.dumps(found))
 @pytest.fixture
 def as_user() -> Iterator[tuple[Path, dict[str, object], list[str], dict[str, str]]]:
     """A folder another user (``nobody`` under root) may reach, and how to run as them."""
-    if os.geteuid() == 0:
-        nobody = pwd.getpwnam("nobody")
-        uid, gid = nobody.pw_uid, nobody.pw_gid
-    else:
-        uid, gid = os.geteuid(), os.getegid()
-    found = interpreter(uid, gid)
-    if found is None:
-        pytest.skip(f"no Python that uid {uid} may run can import Waymarks")
+    uid, gid, found = other_user()
     root = Path(tempfile.mkdtemp(prefix="waymarks-personal-ro-"))  # pytest's is closed
     try:
         root.chmod(0o755)

@@ -5,27 +5,16 @@ hash of every entry it appended (each test failed before its fix)."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.team.test_team_hostile import run
+from tests.team.test_team_own_head import _git
+from tests.team.test_team_own_head import _own_source as _own_status
 from tests.team.test_team_review import _own_file, repo  # noqa: F401
 from waymarks.core.team import make_line
-from waymarks.service import team, team_own
-
-
-def _git(repo: Path, *args: str) -> None:  # noqa: F811
-    subprocess.run(["git", "-C", str(repo), "-c", "user.email=d@x", *args], check=True,
-                   capture_output=True)
-
-
-def _own_status(home: Path, repo: Path) -> dict:  # type: ignore[type-arg]  # noqa: F811
-    team.forget_process_state()
-    mine = _own_file(home, repo).stem
-    return next(s for s in run(home, repo, "team", "status")["sources"]
-                if s["contributor"] == mine)
+from waymarks.service import team_own
 
 
 def _share(home: Path, repo: Path, text: str) -> str:  # noqa: F811
