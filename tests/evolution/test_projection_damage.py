@@ -132,3 +132,19 @@ def test_a_repair_is_reported_by_the_request_it_happened_in_not_every_later_one(
     later = cli(home, project, "evolution", "list")
     assert later.returncode == 0 and "damaged" not in later.stderr
     assert "recovered" not in json.loads(ok(home, project, "--json", "evolution", "list"))
+
+
+def test_learned_memory_commands_refuse_a_newer_schema_untouched(
+        home: Path, project: Path, learned: dict[str, str]) -> None:
+    """A review: the learned-memory commands open the projection their own way, and a
+    database of a newer release ended them in a traceback (nothing on standard output),
+    where every other command refuses it, untouched, with the fix."""
+    from waymarks.store.migrations import LATEST_VERSION
+
+    damage(home, f"INSERT INTO schema_migrations VALUES ({LATEST_VERSION + 1}, 'later', 0)")
+    before = (home / "waymarks.db").read_bytes()
+    for argv in (["evolution", "list"], ["learn", "list"], ["evolution", "history"]):
+        done = waymarks("--json", *argv, cwd=project, env={"WAYMARKS_HOME": str(home)})
+        assert done.returncode == 1 and "Traceback" not in done.stderr, (argv, done.stderr)
+        assert json.loads(done.stdout)["code"] == "schema_too_new", argv
+    assert (home / "waymarks.db").read_bytes() == before

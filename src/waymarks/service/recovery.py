@@ -402,10 +402,14 @@ def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[]
     learned-memory tables): damage found on open is set aside (:func:`set_aside_alone`)
     and the store opened on a new database; an environment error propagates unchanged
     (capture queues a busy database)."""
+    from waymarks.store.migrations import SchemaTooNewError
+
     refuse_irregular_files(db_path)
     found = file_identity(db_path)
     try:
         return open_store()
+    except SchemaTooNewError as exc:  # a newer release's: refused untouched, as the CLI's
+        raise ServiceError("schema_too_new", str(exc)) from exc  # own open refuses it
     except SQLITE_ERRORS as exc:
         if not is_damage(exc):
             raise
