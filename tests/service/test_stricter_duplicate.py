@@ -140,3 +140,40 @@ def test_a_supersede_with_another_items_text_is_refused(home: Path, project: Pat
     pin_refused = _json(home, project, "pin", "--supersedes", one, "--", "Run make test first.",
                         expect=2)
     assert pin_refused["conflicts"] == [two] and f"waymarks unpin {one}" in pin_refused["message"]
+
+
+def test_a_tightened_claim_keeps_its_key(home: Path, project: Path, tmp_path: Path) -> None:
+    """Added again at a stricter level without `--key`, a keyed claim lost its key: the new
+    item had none, and a contradiction under that key was then accepted (two claims of one
+    fact in effect). It keeps the key now; another key given (`--key`, an import line's
+    `key`) is refused, and the stored claim stays as it was."""
+    staging = "Deploys go to staging first."
+    production = "Deploys go to production first."
+    first = _json(home, project, "memory", "add", "--key", "deploy", "--", staging)
+    assert _json(home, project, "memory", "add", "--key", "deploy", "--", production,
+                 expect=2)["code"] == "conflict"
+    tightened = _json(home, project, "memory", "add", "--classification", "internal", "--",
+                      staging)
+    assert tightened["operation"] == "supersede" and tightened["previousId"] == first["id"]
+    [active] = _json(home, project, "memory", "--status", "active")["items"]
+    assert (active["id"], active["key"]) == (tightened["id"], "deploy")
+    again = _json(home, project, "memory", "add", "--key", "deploy", "--", production,
+                  expect=2)
+    assert again["code"] == "conflict" and again["conflicts"] == [tightened["id"]]
+    renamed = _json(home, project, "memory", "add", "--key", "deploy-x",
+                    "--classification", "sensitive", "--", staging, expect=2)
+    assert renamed["code"] == "invalid_argument" and renamed["conflicts"] == [tightened["id"]]
+    assert "deploy-x" in renamed["message"] and "deploy" in renamed["message"]
+    line = {"format": "waymarks-export-v1", "kind": "memory", "scope": "session",
+            "status": "active", "classification": "sensitive", "key": "deploy-x",
+            "givenKey": "deploy-x", "text": staging}
+    export = tmp_path / "renamed.jsonl"
+    export.write_text(json.dumps(line) + "\n")
+    imported = _json(home, project, "import", str(export), expect=2)
+    assert [(r["outcome"], r["code"]) for r in imported["lines"]] == [
+        ("refused", "invalid_argument")]
+    same = _json(home, project, "memory", "add", "--key", "Deploy", "--classification",
+                 "sensitive", "--", staging)  # the same key, as typed: tightened under it
+    [active] = _json(home, project, "memory", "--status", "active")["items"]
+    assert (active["id"], active["key"], active["classification"]) == (
+        same["id"], "deploy", "sensitive")

@@ -59,7 +59,7 @@ from waymarks.core.rules import (
     own_state,
 )
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import echoed, is_unicode, normalize_key, visible
+from waymarks.core.text import echoed, is_unicode, loose_key, normalize_key, visible
 
 #: the stable codes a refused write carries (scripts and the tool branch on them)
 RejectionCode = Literal[
@@ -381,6 +381,12 @@ def _add_or_supersede(
         # the same text at a stricter level: the stored one is superseded (a duplicate
         # dropped the level with success, and the text kept going to remote models)
         previous = duplicate
+        if isinstance(item, MemoryItem):
+            kept = _tightened_key(ctx, item, duplicate)
+            if isinstance(kept, Rejected):
+                return kept
+            item = msgspec.structs.replace(item, key=kept)
+            candidate = new_state(item, ctx.session_id, "", 0)
     ignore = frozenset({previous.id}) if previous else frozenset()
     if isinstance(item, MemoryItem):
         apart = key_apart(ctx.view, candidate, ignore)
@@ -398,6 +404,26 @@ def _add_or_supersede(
     if isinstance(item, PinItem):
         return PinMutation(item=item, **fields)  # type: ignore[arg-type]
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
+
+
+def _tightened_key(ctx: WriteContext, item: MemoryItem,
+                   stored: ItemState) -> str | Rejected | None:
+    """The key of a claim that tightens ``stored`` (its text at a stricter level): the key
+    chosen for that fact stays with it (the claim lost it, and a contradiction under that
+    key was then accepted), as a supersede keeps it; another key given is refused, since
+    tightening is no place to rename the fact. A key :func:`key_apart` gave is nobody's
+    choice: it is derived again."""
+    theirs = stored.item.key if isinstance(stored.item, MemoryItem) else None
+    if not theirs or (isinstance(stored.item, MemoryItem) and is_auto_key(stored.item)):
+        return item.key
+    if item.key is None or loose_key(item.key) == loose_key(theirs):
+        return theirs
+    return Rejected("invalid_argument",
+                    f"Memory {stored.id} holds this text under the key {echoed(theirs)}; "
+                    f"stored again at a stricter level it keeps that key, and the key "
+                    f"{echoed(item.key)} was given. Give no key (or {echoed(theirs)}) to "
+                    f"tighten it; to keep the text under another key, invalidate it first "
+                    f"(`{ctx.prog} memory invalidate {stored.id}`)", (stored.id,))
 
 
 def _already_said(prog: str, kind: Literal["pin", "memory"], target: str,
