@@ -507,3 +507,18 @@ def test_a_derived_key_stays_derived_through_export_and_import(
         assert again["Verbose output goes to stderr."] == "log-level"
     assert {(line["key"], line["givenKey"]) for line in lines} == {
         ("debug-logging", None), ("log-level", "log-level")}
+
+
+def test_a_key_over_its_limit_is_refused_by_memory_add_and_by_import(
+        cli: Any, tmp_path: Path) -> None:
+    """A 300-character ``givenKey`` was imported cut to 160 characters, and two `--key`s
+    that differ after that were one key (the second claim refused as a conflict)."""
+    long_key = "release-channel-" + "x" * 284
+    refused = cli("memory", "add", "--key", long_key, "--", "Releases ship weekly.", expect=2)
+    assert refused["code"] == "too_long" and "300" in refused["message"]
+    export = tmp_path / "long-key.jsonl"
+    export.write_text(_row("Releases ship weekly.", key=long_key, givenKey=long_key) + "\n")
+    imported = cli("import", str(export), expect=2)
+    assert imported["written"] is False
+    assert [(r["outcome"], r["code"]) for r in imported["lines"]] == [("refused", "too_long")]
+    assert cli("memory")["items"] == []

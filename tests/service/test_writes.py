@@ -256,3 +256,25 @@ def test_hostile_text_is_stored_verbatim_in_one_line(app: Waymarks, text: str) -
     raw_lines = ledger_bytes(app).splitlines()
     assert len(raw_lines) == 3  # header + two entries: nothing broke out of its line
     assert all(json.loads(line) for line in raw_lines)
+
+
+def test_an_explicit_key_over_its_limit_is_refused_not_cut(app: Waymarks) -> None:
+    """A key was cut to 160 characters in silence: two long keys that differ after that
+    became one, and the second claim was refused as a conflict with the first. A key
+    longer than that as stored (folded) is refused ``too_long`` now; a key derived from
+    the text is still cut, and 160 characters are kept whole."""
+    limit = 160  # README's caps row
+    base = "deployment target of the " + "very " * 40
+    first = app.remember("Deploys go to staging.", key=base[:limit - 1] + "a")
+    assert isinstance(first, Committed)
+    assert by_id(app, "memory")[first.id].key == base[:limit - 1].replace(
+        " ", "-") + "a"
+    before = ledger_bytes(app)
+    for key in (base + "of builds", base + "of releases", "K" * (limit + 1)):
+        refused = app.remember("Deploys go to production.", key=key)
+        assert isinstance(refused, Rejected) and refused.code == "too_long", refused
+        assert str(limit) in refused.message
+    assert ledger_bytes(app) == before
+    derived = app.remember(" ".join(["w" * 60] * 3) + " is here.")  # a 182-character
+    assert isinstance(derived, Committed)  # subject: its derived key is cut
+    assert by_id(app, "memory")[derived.id].key == "-".join(["w" * 60] * 3)[:limit]

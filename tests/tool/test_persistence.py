@@ -770,8 +770,9 @@ def test_a_session_changed_while_the_person_decides_voids_the_yes(
 def test_text_over_its_limit_is_too_long_for_every_action(app: Waymarks) -> None:
     """A pin one character over its limit was ``invalid-parameters`` (the transport's own
     bound stopped it: the larger of the two limits) while a claim over its limit was
-    ``too-long``; a reason over 500 characters the same. The service's exact limits say
-    it now; only text past the transport's far bound is malformed input."""
+    ``too-long``; a reason over 500 characters the same, and a key over 200 (the service
+    cut one to 160 before). The service's exact limits say it now; only text past the
+    transport's far bound is malformed input."""
     from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS, MAX_REASON_CHARS
 
     app.pin("Deploys need a green CI run")
@@ -784,8 +785,10 @@ def test_text_over_its_limit_is_too_long_for_every_action(app: Waymarks) -> None
         {"action": "pin_unpin", "id": pin["id"], "targetRevision": pin["revision"],
          "reason": "r" * (MAX_REASON_CHARS + 1)},
     ]
+    calls += [{"action": "memory_add", "content": "Releases ship weekly.", "key": "k" * size}
+              for size in (161, 300)]  # over 200, the transport's bound said it was malformed
     codes = [tool.call(arguments, person).details["errorCode"] for arguments in calls]
-    assert codes == ["too-long", "too-long", "too-long"]
+    assert codes == ["too-long"] * 5
     huge = tool.call({"action": "pin_add", "content": "p" * 100_000}, person)
     assert huge.details["errorCode"] == "invalid-parameters"
     assert person.asked == [] and len(app.items("pin")) == 1

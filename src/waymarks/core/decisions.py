@@ -59,7 +59,14 @@ from waymarks.core.rules import (
     own_state,
 )
 from waymarks.core.secrets import credential_kinds
-from waymarks.core.text import echoed, is_unicode, loose_key, normalize_key, visible
+from waymarks.core.text import (
+    MAX_KEY_CHARS,
+    echoed,
+    is_unicode,
+    loose_key,
+    normalize_key,
+    visible,
+)
 
 #: the stable codes a refused write carries (scripts and the tool branch on them)
 RejectionCode = Literal[
@@ -279,9 +286,12 @@ def decide_memory(
             return Rejected("invalid_argument", "Memory key must not hold classification "
                             "markers ([ds4:…]); give a plain key, and the level with "
                             "--classification")
-        folded_key = normalize_key(key)
+        folded_key = normalize_key(key, cut=False)
         if not folded_key:
             return Rejected("invalid_argument", "Memory key must contain letters or numbers")
+        if len(folded_key) > MAX_KEY_CHARS:  # cut, two long keys were one (a conflict)
+            return Rejected("too_long", f"Memory key has {len(folded_key)} characters as "
+                            f"stored (folded to a slug); the limit is {MAX_KEY_CHARS}")
     previous: ItemState | None = None
     if supersedes is not None:
         target = find_target(ctx, "memory", supersedes)

@@ -17,7 +17,9 @@ from waymarks.core.lazy_re import lazy
 _TRAILING_PUNCT = " .!;:,"
 _KEY_CHARS = lazy(r"[^\w./-]+")
 _KEY_SEPARATORS = lazy(r"[-_.]+")
-_MAX_KEY_CHARS: Final = 160
+#: the longest key stored, folded: an explicit key longer than this is refused
+#: (``too_long``: cut, two keys became one), a derived one cut to it
+MAX_KEY_CHARS: Final = 160
 
 #: ``subject <verb> value`` shapes recognised for automatic keys (seed 000)
 _KEYED_CLAIM = lazy(
@@ -114,13 +116,14 @@ def normalize(text: str) -> str:
     return " ".join(folded.split()).rstrip(_TRAILING_PUNCT)
 
 
-def normalize_key(key: str) -> str:
+def normalize_key(key: str, *, cut: bool = True) -> str:
     """Slug form of an explicit ``--key`` (``Package Export Mode`` -> ``package-export-mode``).
 
     Letters and digits of any script are kept, as are ``.``, ``_``, ``/`` and ``-``; an
-    empty result means the key had no letters or digits and must be refused.
+    empty result means the key had no letters or digits and must be refused. Cut to
+    :data:`MAX_KEY_CHARS` unless ``cut`` is false (a write checks the whole slug's length).
     """
-    slug = _slug(unicodedata.normalize("NFKC", key).casefold())
+    slug = _slug(unicodedata.normalize("NFKC", key).casefold(), cut)
     return slug if any(c.isalnum() for c in slug) else ""
 
 
@@ -252,8 +255,9 @@ def polarity_normalized(norm: str) -> tuple[str, int] | None:
     return " ".join(kept), sign
 
 
-def _slug(text: str) -> str:
-    return _KEY_CHARS.sub("-", text).strip("-")[:_MAX_KEY_CHARS]
+def _slug(text: str, cut: bool = True) -> str:
+    slug = _KEY_CHARS.sub("-", text).strip("-")
+    return slug[:MAX_KEY_CHARS] if cut else slug
 
 
 def visible(text: str) -> bool:

@@ -80,15 +80,15 @@ FIELDS: Final = ("action", "content", "scope", "key", "classification", "id",
 DEFAULT_RESULTS: Final = 20
 MAX_RESULTS: Final = 50
 MAX_QUERY_CHARS: Final = 512
-MAX_KEY_CHARS: Final = 200
 #: the transport's bound on a stored text (content, reason): far past the service's
 #: exact limits, which refuse as ``too-long`` and say which. At the pin's own limit, a
 #: pin one character over it was ``invalid-parameters`` while a claim over its limit was
-#: ``too-long``; a reason over 500 characters the same
+#: ``too-long``; a reason over 500 characters the same, and a key (the transport's 200
+#: characters stopped one, while 161 to 200 were ``too-long``)
 MAX_TRANSPORT_TEXT: Final = 64 * 1024
 #: generous transport bounds; the service applies the exact limits and says which
 _TEXT_LIMITS: Final = {"content": MAX_TRANSPORT_TEXT, "reason": MAX_TRANSPORT_TEXT,
-                       "query": MAX_QUERY_CHARS, "key": MAX_KEY_CHARS}
+                       "query": MAX_QUERY_CHARS, "key": MAX_TRANSPORT_TEXT}
 _SCOPES: Final = {"pin": ("session", "branch", "project"), "memory": ("session", "project")}
 CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
 
