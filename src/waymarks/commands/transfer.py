@@ -22,7 +22,8 @@ What must stay true for import:
   service's dry run of them all, in order: two lines of the file that conflict are
   refused, a repeated line is a duplicate of the first), refuses the whole import (exit
   2) and names each line; only a store changed by another process between that check
-  and the writes can leave some lines written, and the answer then says which were;
+  and the writes can leave some lines written, and the answer then says which were and
+  what refused the others (``partial``, exit 1: not a refusal that changed nothing);
 - an item that is not active (superseded, invalid, expired, deleted) and a branch pin
   (its branch belongs to another conversation) are reported as skipped; source entry IDs
   of another session cannot be kept (the original session and entry stay in the file).
@@ -506,24 +507,47 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted or failure is not None:
         return _stopped(report, tally, counts, failure)
+    # lines refused once others were written: the check found none, so what refused them
+    # was written since by another process; not a refusal that changed nothing (exit 2)
+    partial = bool(refusals) and any(e["outcome"] == "imported" for e in report)
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
     elif not written:
         head = (f"Refused: {refusals} line(s) cannot be written, so nothing was imported "
                 f"({tally}). Fix or remove them, or supersede what they conflict with.")
     elif refusals:
-        head = (f"Partly imported: {tally}. The refused lines conflict with lines imported "
-                "before them; the others were written.")
+        head = _changed_since_check(report, tally, partial)
     else:
         head = f"Imported: {tally}."
     data: dict[str, Any] = {
-        "outcome": "rejected" if refusals else ("dry-run" if dry_run else "imported"),
+        "outcome": "partial" if partial else "rejected" if refusals else (
+            "dry-run" if dry_run else "imported"),
         "id": None, "code": None, "conflicts": [], "notices": _notices(report),
         "written": written, "counts": counts, "lines": report}
     if refusals:
-        data.update({"code": "refused", "message": head, "conflicts": sorted(
-            {c for e in report for c in e.get("conflicts", [])})})
-    return Result(data, "\n".join([head, *lines]), EXIT_REJECTED if refusals else 0)
+        data.update({"code": "changed_since_check" if written else "refused",
+                     "message": head, "conflicts": sorted(
+                         {c for e in report for c in e.get("conflicts", [])})})
+    status = EXIT_ERROR if partial else EXIT_REJECTED if refusals else 0
+    return Result(data, "\n".join([head, *lines]), status)
+
+
+def _changed_since_check(report: list[dict[str, Any]], tally: str, partial: bool) -> str:
+    """The head of an import whose writes met refusals its check did not foresee. The
+    check ran every line in order against what was stored, so a line refused at its write
+    was refused by what changed since (another process's claim, a trust withdrawn): it
+    said the lines conflicted with lines imported before them, which the check rules out."""
+    refused = [e for e in report if e["outcome"] == "refused"]
+    named = "; ".join(f"line {e['line']}: {e['code']}" + (
+        f" with {', '.join(e['conflicts'])}" if e["conflicts"] else "") for e in refused[:5])
+    more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+    cause = (f"{len(refused)} line(s) were refused by what changed after every line was "
+             f"checked, written by another process meanwhile ({named}{more})")
+    if not partial:
+        return f"Refused: {cause}; nothing was imported ({tally})."
+    return (f"Partly imported: {tally}. {cause}; the other lines were written. Supersede or "
+            "invalidate what they conflict with (or keep it), then import the file again "
+            "if they should be added: the written lines come back as duplicates.")
 
 
 def _stopped(report: list[dict[str, Any]], tally: str, counts: dict[str, int],
