@@ -565,3 +565,21 @@ def test_lines_refused_by_a_write_made_after_the_check_are_a_partial_import(
     stored = {i["text"] for i in cli("memory", "--status", "active")["items"]}
     assert stored == {"Builds run on the CI farm.", "Reviews need two approvals.",
                       "The deploy target is production."}
+
+
+def test_a_dry_run_reports_the_key_the_item_will_have(cli: Any, tmp_path: Path) -> None:
+    """A dry run reported a line's key as the file typed it (``DB Port``) where the item
+    is stored under the folded one (``db-port``), and none for a key derived from the
+    text: it reports the key lists will show once the line is imported."""
+    source = tmp_path / "keys.jsonl"
+    source.write_text("\n".join([_row("Connections go through pgbouncer.", key="DB Port",
+                                      givenKey="DB Port"),
+                                 _row("The cache port is 6379."),
+                                 json.dumps({"kind": "pin", "scope": "session",
+                                             "status": "active", "text": "Run make lint."})])
+                      + "\n")
+    dry = cli("import", "--dry-run", str(source))
+    planned = [e["key"] for e in dry["lines"]]
+    assert planned == ["db-port", "cache-port", None]
+    cli("import", str(source))
+    assert [i["key"] for i in cli("memory")["items"]] == planned[:2]

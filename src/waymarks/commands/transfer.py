@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from collections.abc import Callable
 
     from waymarks.core.decisions import Decision, WriteContext
+    from waymarks.core.model import MemoryMutation, PinMutation
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import ServiceError, WriteOutcome
 
@@ -181,7 +182,7 @@ def register_transfer(root: click.Group) -> None:
             # and what it would supersede (a stored item, or an earlier line's)
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "would-write" if not refusals else "not-written",
-                        "kind": line.kind, "scope": line.scope, "key": line.key,
+                        "kind": line.kind, "scope": line.scope, "key": _planned_key(d),
                         "classification": line.classification, "text": line.text,
                         **_supersedes(d.operation, d.previous_id, earlier, made=False)}
                        for line, d in planned]
@@ -385,6 +386,17 @@ def _decide(line: Line) -> Callable[[WriteContext], Decision]:
         key=line.key, sources=())
 
 
+def _planned_key(planned: PinMutation | MemoryMutation) -> str | None:
+    """The key the item a line plans will have, as lists show it: folded (``DB Port`` is
+    ``db-port``) or derived from its text; the line's own, as typed, was reported."""
+    from waymarks.core.model import item_text
+    from waymarks.core.rules import effective_key
+    from waymarks.core.text import normalize
+
+    item = planned.item
+    return None if item is None else effective_key(item, normalize(item_text(item)))
+
+
 def _write(app: Waymarks, line: Line) -> WriteOutcome:
     if line.kind == "pin":
         return app.pin(line.text, scope=line.scope, classification=line.classification)
@@ -533,10 +545,8 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
 
 
 def _changed_since_check(report: list[dict[str, Any]], tally: str, partial: bool) -> str:
-    """The head of an import whose writes met refusals its check did not foresee. The
-    check ran every line in order against what was stored, so a line refused at its write
-    was refused by what changed since (another process's claim, a trust withdrawn): it
-    said the lines conflicted with lines imported before them, which the check rules out."""
+    """The head of an import whose writes met refusals its check (every line, in order)
+    ruled out: what refused them changed since (another process's claim, a trust withdrawn)."""
     refused = [e for e in report if e["outcome"] == "refused"]
     named = "; ".join(f"line {e['line']}: {e['code']}" + (
         f" with {', '.join(e['conflicts'])}" if e["conflicts"] else "") for e in refused[:5])
