@@ -22,8 +22,7 @@ What must stay true for import:
   service's dry run of them all, in order: two lines of the file that conflict are
   refused, a repeated line is a duplicate of the first), refuses the whole import (exit
   2) and names each line; only a store changed by another process between that check
-  and the writes can leave some lines written, and the answer then says which were and
-  what refused the others (``partial``, exit 1: not a refusal that changed nothing);
+  and the writes can leave some lines written (``partial``, exit 1), said line by line;
 - an item that is not active (superseded, invalid, expired, deleted) and a branch pin
   (its branch belongs to another conversation) are reported as skipped; source entry IDs
   of another session cannot be kept (the original session and entry stay in the file).
@@ -51,7 +50,7 @@ from waymarks.commands.results import (
     os_error_cause,
 )
 from waymarks.core.egress import json_line
-from waymarks.core.text import derive_key
+from waymarks.core.text import derive_key, normalize
 from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.files.paths import resolved
 
@@ -387,11 +386,9 @@ def _decide(line: Line) -> Callable[[WriteContext], Decision]:
 
 
 def _planned_key(planned: PinMutation | MemoryMutation) -> str | None:
-    """The key the item a line plans will have, as lists show it: folded (``DB Port`` is
-    ``db-port``) or derived from its text; the line's own, as typed, was reported."""
+    """The key a line's planned item will have, as lists show it (``DB Port``: ``db-port``)."""
     from waymarks.core.model import item_text
     from waymarks.core.rules import effective_key
-    from waymarks.core.text import normalize
 
     item = planned.item
     return None if item is None else effective_key(item, normalize(item_text(item)))
@@ -519,9 +516,7 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted or failure is not None:
         return _stopped(report, tally, counts, failure)
-    # lines refused once others were written: the check found none, so what refused them
-    # was written since by another process; not a refusal that changed nothing (exit 2)
-    partial = bool(refusals) and any(e["outcome"] == "imported" for e in report)
+    partial = bool(refusals) and any(e["outcome"] == "imported" for e in report)  # since check
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
     elif not written:
@@ -532,21 +527,20 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     else:
         head = f"Imported: {tally}."
     data: dict[str, Any] = {
-        "outcome": "partial" if partial else "rejected" if refusals else (
-            "dry-run" if dry_run else "imported"),
+        "outcome": "partial" if partial else "rejected" if refusals else "dry-run" if dry_run
+        else "imported",
         "id": None, "code": None, "conflicts": [], "notices": _notices(report),
         "written": written, "counts": counts, "lines": report}
     if refusals:
         data.update({"code": "changed_since_check" if written else "refused",
                      "message": head, "conflicts": sorted(
                          {c for e in report for c in e.get("conflicts", [])})})
-    status = EXIT_ERROR if partial else EXIT_REJECTED if refusals else 0
-    return Result(data, "\n".join([head, *lines]), status)
+    return Result(data, "\n".join([head, *lines]),
+                  EXIT_ERROR if partial else EXIT_REJECTED if refusals else 0)
 
 
 def _changed_since_check(report: list[dict[str, Any]], tally: str, partial: bool) -> str:
-    """The head of an import whose writes met refusals its check (every line, in order)
-    ruled out: what refused them changed since (another process's claim, a trust withdrawn)."""
+    """The head of an import whose writes met refusals its check ruled out."""
     refused = [e for e in report if e["outcome"] == "refused"]
     named = "; ".join(f"line {e['line']}: {e['code']}" + (
         f" with {', '.join(e['conflicts'])}" if e["conflicts"] else "") for e in refused[:5])
