@@ -260,6 +260,14 @@ def test_the_inspector_in_a_real_browser(server: str, browser: Any, seeded: dict
     _confirm(driver)
     assert "Pinned pin" in _text_of(driver, "#outcome")
     assert any(p["text"] == "Answer in English." for p in cli("pins")["items"])
+    # the action's POST URL stays out of history: a reload shows a page, and so does
+    # Back (both were "Method Not Allowed" once htmx had pushed /confirm and /act)
+    assert not re.search(r"/(confirm|act)\b", driver.current_url), driver.current_url
+    driver.refresh()
+    _wait(driver, _has("#memory h2", "Memory"))
+    driver.back()
+    _wait(driver, _has("main h1"))
+    assert "Method Not Allowed" not in driver.find_element(By.TAG_NAME, "body").text
 
     # nothing ran: no dialog, never off the inspector, no console error
     driver.get(base + "/")

@@ -11,7 +11,8 @@ What must stay true:
   escapes), so hostile text is shown as text and cannot act or reorder the page;
 - an action is two requests: ``/confirm`` rehearses it (every check, nothing written) and
   shows what will run, or the refusal instead of the question; ``/act`` runs it; both are
-  POSTs under the gate's CSRF check;
+  POSTs under the gate's CSRF check, kept out of the browser's history (a GET of either
+  is sent to the overview);
 - a handler reads its form on the event loop, then does all its work (the service, the
   template) in a worker thread under the inspector's one lock (:func:`_off_loop`): calls
   on the service objects stay serialized (SQLite objects are shared, and a request may
@@ -35,10 +36,12 @@ from urllib.parse import quote
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from waymarks.core.text import escaped, typed_id
 from waymarks.service.outcomes import ServiceError
@@ -292,6 +295,20 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
     async def root_redirect(request: Request) -> Response:
         return RedirectResponse(gate.prefix + "/", status_code=303)
 
+    def posted(endpoint: Callable[[Request], Awaitable[Response]]
+               ) -> Callable[[Request], Awaitable[Response]]:
+        """``endpoint`` for a POST; a GET of its URL (a reload, Back, a bookmark of an
+        action's page) is sent to the overview of its project: it was a bare "Method Not
+        Allowed"."""
+        async def route(request: Request) -> Response:
+            if request.method == "POST":
+                return await endpoint(request)
+            project = request.query_params.get("project")
+            query = "?" + _encode({"project": project}) if project else ""
+            return RedirectResponse(gate.prefix + "/" + query, status_code=303)
+
+        return route
+
     served = partial(_off_loop, inspector)
     routes = [
         Route("/", served(overview)),
@@ -301,16 +318,39 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         Route("/learned/{ref:path}", served(learned)),
         Route("/explain", served(explain, form=True), methods=["GET", "POST"]),
         Route("/timeline", served(timeline)),
-        Route("/confirm", served(confirm, form=True), methods=["POST"]),
-        Route("/act", served(act, form=True), methods=["POST"]),
+        Route("/confirm", posted(served(confirm, form=True)), methods=["GET", "POST"]),
+        Route("/act", posted(served(act, form=True)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     # under the launch's path only: its cookie is sent to nothing else (see security)
     web = Starlette(routes=[Mount(gate.prefix, routes=routes)], exception_handlers={
         ServiceError: _service_error(inspector), actions.BadAction: _bad_form(inspector)})
     web.add_middleware(GateMiddleware, gate=gate)
+    web.add_middleware(KeptOutOfHistory)  # outermost: the gate's own refusals too
     web.state.inspector = inspector  # the server closes the other projects' services
     return web
+
+
+class KeptOutOfHistory:
+    """Every answer to a POST tells htmx not to push the POST's URL into the browser's
+    history (``HX-Push-Url: false``; a boosted form pushes its action's URL): the address
+    bar keeps the page the form was on, so a reload or Back asks for a page, never
+    ``GET /act``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["HX-Push-Url"] = "false"
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
