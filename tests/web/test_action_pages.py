@@ -3,11 +3,15 @@ found them; each test failed before its fix."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.web.conftest import log_in
+from waymarks.service.app import Waymarks
 from waymarks.service.trust import TrustStore
+from waymarks.web.app import build_app
 
 
 def test_an_actions_url_is_kept_out_of_history_and_a_get_of_it_goes_to_the_overview(
@@ -35,3 +39,43 @@ def test_an_actions_url_is_kept_out_of_history_and_a_get_of_it_goes_to_the_overv
         landed = client.get(there.headers["location"].removeprefix(gate.prefix))
         assert landed.status_code == 200 and str(other) in landed.text
         assert "x=y" not in there.headers["location"]
+
+
+def test_an_inspector_started_on_a_session_shows_it_on_the_command_and_the_question(
+        seeded: dict[str, str], home: Path, project: Path, gate: Any,
+        cli: Callable[..., dict]) -> None:
+    """Under ``waymarks --session X ui`` the pages showed the command without
+    ``--session``: typed in a terminal, it acted on the newest session, not on the one the
+    inspector acts on; and the question never named that session."""
+    from starlette.testclient import TestClient
+
+    [first] = [s["id"] for s in cli("session", "list")["sessions"]]
+    newest = cli("session", "new")["session"]["id"]
+    with Waymarks(home, cwd=str(project), session=first[:8]) as app:
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        form = {"csrf": gate.csrf, "action": "pin", "text": "Answer in English."}
+        asked = client.post("/confirm", data=form).text
+        [line] = re.findall(r'id="command-line">([^<]*)<', asked)
+        assert line == f"waymarks --session {first} pin --scope session -- Answer in English."
+        assert first in asked[asked.index('id="session"'):asked.index('id="command-line"')]
+        done = client.post("/act", data={**form, "confirmed": "yes"}).text
+        assert f"<code>waymarks --session {first} pin --scope session" in done
+    # the command shown, typed in a terminal, acts where the page acted: on that session
+    again = cli(*line.split(" ", 3)[1:3], "pin", "--scope", "session", "--",
+                "Answer in French.")
+    assert again["outcome"] == "committed"
+    pinned = [p["text"] for p in cli("--session", first, "pins")["items"]]
+    assert "Answer in English." in pinned and "Answer in French." in pinned
+    assert cli("--session", newest, "pins")["items"] == []
+
+
+def test_an_inspector_following_the_newest_session_shows_no_session(
+        web: Any, cli: Callable[..., dict]) -> None:
+    client, gate = web
+    log_in(client, gate)
+    asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
+                                          "text": "Answer in English."}).text
+    assert "--session" not in asked and 'id="session"' not in asked
+    assert "waymarks pin --scope session -- Answer in English." in asked

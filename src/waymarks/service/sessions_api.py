@@ -20,6 +20,7 @@ from waymarks.ledger.discovery import (
     newest_name_ms,
     newest_session,
     read_header,
+    resolve_session,
     session_dir,
     session_file_name,
 )
@@ -112,6 +113,28 @@ def follow_newest(app: Waymarks) -> None:
         app.bind_session(app.open_session(newest))
     elif newest is None and bound is not None and _gone(Path(bound.path)):
         app.bind_session(None)
+
+
+def named_session(app: Waymarks) -> str | None:
+    """What ``--session`` would name the session ``app`` acts on, when one was named at
+    its start (``None``: it follows the project's newest, or the one named cannot be
+    opened, which its refusal says): the session's ID when that names this session in
+    its project, else its file (a copy elsewhere, one of two files of one ID)."""
+    if app.follows_newest:
+        return None
+    try:
+        session = app.current_session()
+    except ServiceError:
+        return None
+    if session is None:
+        return None
+    path = Path(session.path).resolve()
+    try:
+        if resolve_session(app.home, app.cwd, session.session_id).resolve() == path:
+            return session.session_id
+    except (SessionFileError, OSError):
+        pass
+    return str(path)
 
 
 def _gone(path: Path) -> bool:

@@ -25,6 +25,7 @@ import msgspec
 from waymarks.commands.base import Result, Runtime, Shown, invoke
 from waymarks.commands.table import build
 from waymarks.service.outcomes import Rehearsed, ServiceError
+from waymarks.service.sessions_api import named_session
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -94,6 +95,17 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     if leading:  # the command line would read it as an option ("--help" answered a 500)
         raise BadAction(f"{action.label}: {', '.join(leading)} cannot start with '-'")
     return action, action.line(values)
+
+
+def typed(app: Waymarks, line: list[str] | tuple[str, ...], launch: str
+          ) -> tuple[list[str], str | None]:
+    """What a person would type in a terminal in the ``launch`` project to run ``line``
+    on ``app`` (``--cwd`` for another project; ``--session`` when the launch named its
+    session: without it the command acted on the newest one), and that named session."""
+    session = named_session(app)
+    where = ["--cwd", app.cwd] if app.cwd != launch else []
+    return (["waymarks", *where, *(["--session", session] if session else []), *line],
+            session)
 
 
 #: form fields a command line takes as positional arguments, before any ``--``

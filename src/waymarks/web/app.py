@@ -269,13 +269,14 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         except actions.BadAction as exc:
             return inspector.problem(str(exc))
         refused = actions.rehearse(service, line)  # every refusal before the question
+        typed, session = actions.typed(service, line, inspector.app.cwd)
         if refused is not None:
             return inspector.render("done.html", service, action=action,
-                                    done=refused, checked=True,
+                                    done=refused, checked=True, typed=typed,
                                     status=400 if refused.failed else 200)
         fields = {k: v for k, v in form.items() if k not in ("csrf",)}
-        return inspector.render("confirm.html", service, action=action, line=line,
-                                fields=fields)
+        return inspector.render("confirm.html", service, action=action, typed=typed,
+                                session=session, fields=fields)
 
     def act(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)
@@ -288,8 +289,9 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         except actions.BadAction as exc:
             return inspector.problem(str(exc))
         done = actions.run(service, line)
+        typed, _session = actions.typed(service, line, inspector.app.cwd)
         return inspector.render("done.html", service, action=action, done=done,
-                                checked=False,
+                                checked=False, typed=typed,
                                 status=400 if done.failed else 200)
 
     async def root_redirect(request: Request) -> Response:
