@@ -3,7 +3,9 @@ found them; each test failed before its fix."""
 
 from __future__ import annotations
 
+import html
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,12 @@ from tests.web.conftest import log_in
 from waymarks.service.app import Waymarks
 from waymarks.service.trust import TrustStore
 from waymarks.web.app import build_app
+
+
+def _shown(page: str, pattern: str) -> list[str]:
+    """The command line a page shows (found by ``pattern``), as a shell splits it."""
+    [shown] = re.findall(pattern, page)
+    return shlex.split(html.unescape(shown))
 
 
 def test_an_actions_url_is_kept_out_of_history_and_a_get_of_it_goes_to_the_overview(
@@ -57,14 +65,14 @@ def test_an_inspector_started_on_a_session_shows_it_on_the_command_and_the_quest
         log_in(client, gate)
         form = {"csrf": gate.csrf, "action": "pin", "text": "Answer in English."}
         asked = client.post("/confirm", data=form).text
-        [line] = re.findall(r'id="command-line">([^<]*)<', asked)
-        assert line == f"waymarks --session {first} pin --scope session -- Answer in English."
+        line = _shown(asked, r'id="command-line">([^<]*)<')
+        assert line == ["waymarks", "--session", first, "pin", "--scope", "session", "--",
+                        "Answer in English."]
         assert first in asked[asked.index('id="session"'):asked.index('id="command-line"')]
         done = client.post("/act", data={**form, "confirmed": "yes"}).text
-        assert f"<code>waymarks --session {first} pin --scope session" in done
+        assert _shown(done, r"Ran: <code>([^<]*)<")[:3] == ["waymarks", "--session", first]
     # the command shown, typed in a terminal, acts where the page acted: on that session
-    again = cli(*line.split(" ", 3)[1:3], "pin", "--scope", "session", "--",
-                "Answer in French.")
+    again = cli(*line[1:-1], "Answer in French.")
     assert again["outcome"] == "committed"
     pinned = [p["text"] for p in cli("--session", first, "pins")["items"]]
     assert "Answer in English." in pinned and "Answer in French." in pinned
@@ -78,4 +86,29 @@ def test_an_inspector_following_the_newest_session_shows_no_session(
     asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
                                           "text": "Answer in English."}).text
     assert "--session" not in asked and 'id="session"' not in asked
-    assert "waymarks pin --scope session -- Answer in English." in asked
+    assert _shown(asked, r'id="command-line">([^<]*)<') == [
+        "waymarks", "pin", "--scope", "session", "--", "Answer in English."]
+
+
+def test_the_command_shown_is_the_one_a_shell_would_run(
+        web: Any, home: Path, tmp_path: Path) -> None:
+    """The command line was shown unquoted: a text with ``;`` and ``$(…)`` pasted into a
+    shell ran another command, and a project folder with a space split in two."""
+    client, gate = web
+    log_in(client, gate)
+    other = tmp_path / "my project"
+    other.mkdir()
+    TrustStore(home).trust(str(other))
+    text = "Build with make; then run $(cat ~/.ssh/id_rsa) never"
+    form = {"csrf": gate.csrf, "action": "pin", "text": text}
+    there = {"project": str(other)}
+    asked = client.post("/confirm", params=there, data=form).text
+    typed = ["waymarks", "--cwd", str(other), "pin", "--scope", "session", "--", text]
+    assert _shown(asked, r'id="command-line">([^<]*)<') == typed
+    done = client.post("/act", params=there, data={**form, "confirmed": "yes"}).text
+    assert _shown(done, r"Ran: <code>([^<]*)<") == typed
+    # control characters stay shown as escapes, inside the quotes
+    hidden = client.post("/confirm", data={**form, "text": "Notes \u202egnp.exe"}).text
+    [shown] = re.findall(r'id="command-line">([^<]*)<', hidden)
+    assert "\u202e" not in shown
+    assert shlex.split(html.unescape(shown))[-1] == "Notes \\u202egnp.exe"

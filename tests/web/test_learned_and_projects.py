@@ -3,6 +3,7 @@ the page as `learn forget` does) and switching to another known project of the h
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -90,12 +91,12 @@ def test_another_known_project_of_the_home_can_be_viewed(
     query = "?" + urlencode({"project": str(other)})
     form = {"csrf": gate.csrf, "action": "pin", "text": "Run bazel test first",
             "scope": "project"}
-    asked = client.post("/confirm" + query, data=form).text
-    assert f"waymarks --cwd {other} pin --scope project -- Run bazel test first" in asked
+    asked = html.unescape(client.post("/confirm" + query, data=form).text)
+    assert f"waymarks --cwd {other} pin --scope project -- 'Run bazel test first'" in asked
     done = client.post("/act" + query, data={**form, "confirmed": "yes"}).text
     assert f"waymarks --cwd {other} pin --scope project" in done
-    here = client.post("/confirm", data=form).text  # the launch project's: as typed there
-    assert "waymarks pin --scope project -- Run bazel test first" in here
+    here = html.unescape(client.post("/confirm", data=form).text)  # as typed there
+    assert "waymarks pin --scope project -- 'Run bazel test first'" in here
 
 
 @pytest.mark.slow

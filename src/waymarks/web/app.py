@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -68,6 +69,12 @@ def reveal(text: object) -> str:
     return "" if text is None else escaped(str(text), keep="\n\t")
 
 
+def command(words: list[str]) -> str:
+    """A command line as a shell reads it (``shlex.join``: a ``;``, ``$(…)`` or a space in
+    a folder's name quoted, so the line shown is the one that runs), then revealed."""
+    return reveal(shlex.join(words))
+
+
 def short(text: object) -> str:
     """An item's ID shortened to its first 8 characters, as the CLI lists it; an ID of
     another kind (``personal:home-address``, ``docs:…``) whole: cut, every personal
@@ -89,6 +96,7 @@ def environment() -> jinja2.Environment:
     env.filters["reveal"] = reveal
     env.filters["when"] = reads.when
     env.filters["short"] = short
+    env.filters["command"] = command
     env.filters["segment"] = segment
     env.filters["compact"] = lambda value: json.dumps(value, ensure_ascii=False,
                                                       sort_keys=True)
