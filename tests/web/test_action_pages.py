@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.web.conftest import log_in
 from waymarks.service.app import Waymarks
+from waymarks.service.ports import RandomIds
 from waymarks.service.trust import TrustStore
 from waymarks.web.app import build_app
 
@@ -112,3 +113,41 @@ def test_the_command_shown_is_the_one_a_shell_would_run(
     [shown] = re.findall(r'id="command-line">([^<]*)<', hidden)
     assert "\u202e" not in shown
     assert shlex.split(html.unescape(shown))[-1] == "Notes \\u202egnp.exe"
+
+
+class DashIds(RandomIds):
+    """Every UUID the service asks for starts with ``-``, as a foreign ledger's may."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def uuid(self) -> str:
+        self.given += 1
+        return f"--help-{self.given:04d}"
+
+
+def test_an_item_whose_id_starts_with_a_dash_can_be_acted_on(
+        home: Path, project: Path, gate: Any, cli: Callable[..., dict]) -> None:
+    """The page refused every action on such an item ("id cannot start with '-'"), while
+    ``waymarks unpin -- -dash`` works: the command line now puts ``--`` before the ID."""
+    from starlette.testclient import TestClient
+
+    with Waymarks(home, cwd=str(project), ids=DashIds()) as app:
+        pin = app.pin("Answer in English.").id
+        claim = app.remember("The deploy host is kestrel-nine.").id
+        assert pin.startswith("--help-") and claim.startswith("--help-")
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        for form in ({"action": "unpin", "id": pin, "reason": "-x done"},
+                     {"action": "invalidate", "id": claim}):
+            form = {"csrf": gate.csrf, **form}
+            asked = client.post("/confirm", data=form)
+            assert asked.status_code == 200 and 'id="confirm-submit"' in asked.text, asked.text
+            line = _shown(asked.text, r'id="command-line">([^<]*)<')
+            assert line[line.index("--") + 1] == form["id"]
+            done = client.post("/act", data={**form, "confirmed": "yes"})
+            assert done.status_code == 200 and "Refused" not in done.text, done.text
+    assert [i["status"] for i in cli("pins", "--status", "deleted")["items"]
+            if i["id"] == pin] == ["deleted"]
+    assert cli("memory", "show", "--", claim)["item"]["status"] == "invalid"

@@ -109,7 +109,7 @@ def test_learned_claims_take_feedback_corrections_and_undo_through_the_page(
         assert f'value="{verdict}"' in page
     asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "feedback",
                                           "id": learned, "verdict": "incorrect"}).text
-    assert f"feedback {learned} incorrect" in asked  # the exact command, before anything
+    assert f"feedback -- {learned} incorrect" in asked  # the exact command, before anything
 
     def act(**form: str) -> str:
         return str(client.post("/act", data={"csrf": gate.csrf, "confirmed": "yes",

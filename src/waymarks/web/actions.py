@@ -1,17 +1,18 @@
 """The inspector's actions: each one is a command of the command table, run through it.
 
 A form on a page names an action and its fields; :func:`command_line` turns them into the
-exact command line the CLI would run (``memory supersede ID -- TEXT``), and :func:`run`
+exact command line the CLI would run (``memory supersede -- ID TEXT``), and :func:`run`
 runs it with :func:`waymarks.commands.base.invoke`, so the page and the CLI share one
 implementation: the same service call, the same rules, the same refusals (with their
 codes and conflicting IDs) and notices. Nothing here writes by itself.
 
-What must stay true: the stored text a field carries is passed after ``--``, so text that
-looks like an option is text; an action is performed only after the person confirmed it
-on the page (:mod:`waymarks.web.app` shows the command line first), and every refusal
-comes before that question: :func:`rehearse` runs the command with the service rehearsing
-(every check, nothing appended); a failure of the service is reported as a failure, never
-as success.
+What must stay true: every field a form carries is passed after ``--`` (or joined to its
+option, ``--key=…``), so an ID or a text that looks like an option is that ID or text;
+an action is performed only after the person confirmed it on the page
+(:mod:`waymarks.web.app` shows the command line first), and every refusal comes before
+that question: :func:`rehearse` runs the command with the service rehearsing (every
+check, nothing appended); a failure of the service is reported as a failure, never as
+success.
 """
 
 from __future__ import annotations
@@ -44,16 +45,20 @@ class Action(msgspec.Struct, frozen=True):
 
 def _reason(form: Mapping[str, str]) -> list[str]:
     reason = form.get("reason", "").strip()
-    return ["--", reason] if reason else []
+    return [reason] if reason else []
 
 
+# Every field's text is an argument after ``--`` (or joined to its option, ``--key=…``):
+# an ID, a verdict or an event starting with ``-`` is that ID (``unpin -- -dash`` is how
+# the CLI takes it), never an option or a request for help.
 ACTIONS: Final[dict[str, Action]] = {
     "pin": Action("Pin an instruction", ("text",),
                   lambda f: ["pin", "--scope", f.get("scope") or "session", "--", f["text"]],
                   ("scope",)),
-    "unpin": Action("Unpin", ("id",), lambda f: ["unpin", f["id"], *_reason(f)], ("reason",)),
+    "unpin": Action("Unpin", ("id",), lambda f: ["unpin", "--", f["id"], *_reason(f)],
+                    ("reason",)),
     "pin-supersede": Action("Replace a pin", ("id", "text"),
-                            lambda f: ["pin", "--supersedes", f["id"], "--", f["text"]]),
+                            lambda f: ["pin", f"--supersedes={f['id']}", "--", f["text"]]),
     "memory-add": Action("Record a memory claim", ("text",),
                          lambda f: ["memory", "add", "--scope", f.get("scope") or "session",
                                     # joined: a key field of '-h' is a key, not a request
@@ -61,23 +66,25 @@ ACTIONS: Final[dict[str, Action]] = {
                                     *([f"--key={f['key']}"] if f.get("key") else []),
                                     "--", f["text"]], ("scope", "key")),
     "supersede": Action("Supersede a memory claim", ("id", "text"),
-                        lambda f: ["memory", "supersede", f["id"], "--", f["text"]]),
+                        lambda f: ["memory", "supersede", "--", f["id"], f["text"]]),
     "invalidate": Action("Invalidate a memory claim", ("id",),
-                         lambda f: ["memory", "invalidate", f["id"], *_reason(f)],
+                         lambda f: ["memory", "invalidate", "--", f["id"], *_reason(f)],
                          ("reason",)),
     "expire": Action("Expire a memory claim", ("id",),
-                     lambda f: ["memory", "expire", f["id"], *_reason(f)], ("reason",)),
+                     lambda f: ["memory", "expire", "--", f["id"], *_reason(f)], ("reason",)),
     "exclude": Action("Exclude a source session", ("id",),
-                      lambda f: ["memory", "exclude", f["id"], *_reason(f)], ("reason",)),
+                      lambda f: ["memory", "exclude", "--", f["id"], *_reason(f)],
+                      ("reason",)),
     "include": Action("Include a source session again", ("id",),
-                      lambda f: ["memory", "include", f["id"]]),
-    "forget": Action("Forget a learned claim", ("id",), lambda f: ["learn", "forget", f["id"]]),
+                      lambda f: ["memory", "include", "--", f["id"]]),
+    "forget": Action("Forget a learned claim", ("id",),
+                     lambda f: ["learn", "forget", "--", f["id"]]),
     "correct": Action("Correct a learned claim", ("id", "text"),
-                      lambda f: ["evolution", "correct", f["id"], "--", f["text"]]),
+                      lambda f: ["evolution", "correct", "--", f["id"], f["text"]]),
     "feedback": Action("Give feedback on a learned claim", ("id", "verdict"),
-                       lambda f: ["feedback", f["id"], f["verdict"]]),
+                       lambda f: ["feedback", "--", f["id"], f["verdict"]]),
     "undo": Action("Undo a learned-memory event", ("event",),
-                   lambda f: ["evolution", "undo", f["event"]]),
+                   lambda f: ["evolution", "undo", "--", f["event"]]),
 }
 
 
@@ -91,9 +98,6 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     if missing:
         raise BadAction(f"{action.label}: fill in {', '.join(missing)}")
     values = {k: form[k] for k in (*action.fields, *action.optional) if k in form}
-    leading = [k for k in _POSITIONAL if values.get(k, "").startswith("-")]
-    if leading:  # the command line would read it as an option ("--help" answered a 500)
-        raise BadAction(f"{action.label}: {', '.join(leading)} cannot start with '-'")
     return action, action.line(values)
 
 
@@ -106,10 +110,6 @@ def typed(app: Waymarks, line: list[str] | tuple[str, ...], launch: str
     where = ["--cwd", app.cwd] if app.cwd != launch else []
     return (["waymarks", *where, *(["--session", session] if session else []), *line],
             session)
-
-
-#: form fields a command line takes as positional arguments, before any ``--``
-_POSITIONAL: Final = ("id", "verdict", "event")
 
 
 class Done(msgspec.Struct, frozen=True):
