@@ -151,3 +151,26 @@ def test_an_item_whose_id_starts_with_a_dash_can_be_acted_on(
     assert [i["status"] for i in cli("pins", "--status", "deleted")["items"]
             if i["id"] == pin] == ["deleted"]
     assert cli("memory", "show", "--", claim)["item"]["status"] == "invalid"
+
+
+def test_the_launch_projects_own_folder_gone_is_refused_as_the_cli_refuses_it(
+        home: Path, tmp_path: Path, gate: Any) -> None:
+    """Another project whose folder is gone was refused, the launch's own was not: the
+    overview answered, and an action wrote into the gone project's records."""
+    from starlette.testclient import TestClient
+
+    launch = tmp_path / "launch-project"
+    launch.mkdir()
+    with Waymarks(home, cwd=str(launch)) as app:
+        app.remember("The launch project builds with make.")
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        assert client.get("/").status_code == 200
+        launch.rmdir()
+        for answer in (client.get("/"),
+                       client.post("/act", data={"csrf": gate.csrf, "action": "memory-add",
+                                                 "confirmed": "yes",
+                                                 "text": "written into it"})):
+            assert answer.status_code == 400 and "not a directory" in answer.text
+        assert [v.text for v in app.items("memory")] == ["The launch project builds with make."]

@@ -140,6 +140,7 @@ class Inspector:
         since the last request is the one a new command would act on)."""
         project = request.query_params.get("project")
         if not project or project == self.app.cwd:
+            _refuse_gone(self.app.cwd)  # the launch's own folder too
             follow_newest(self.app)
             return self.app
         kept = self.others.pop(project, None)  # kept again last: the most recently viewed
@@ -149,10 +150,11 @@ class Inspector:
                 return None
             while len(self.others) >= KEPT_PROJECTS:
                 self.others.pop(next(iter(self.others))).close()  # the least recently viewed
-        if not os.path.isdir(project):  # its folder is gone: the CLI's --cwd refuses it
+        try:
+            _refuse_gone(project)
+        except ServiceError:
             kept.close()
-            raise ServiceError("invalid_argument", f"{project}: not a directory (the "
-                               "project's folder is gone); its records stay in the home")
+            raise
         self.others[project] = kept
         follow_newest(kept)
         return kept
@@ -168,6 +170,13 @@ class Inspector:
 
     def problem(self, message: str, status: int = 400) -> HTMLResponse:
         return self.render("problem.html", None, status, message=message)
+
+
+def _refuse_gone(project: str) -> None:
+    """Refuse a project whose folder is gone, as the CLI's ``--cwd`` refuses it."""
+    if not os.path.isdir(project):
+        raise ServiceError("invalid_argument", f"{project}: not a directory (the project's "
+                           "folder is gone); its records stay in the home")
 
 
 def _encode(values: dict[str, str]) -> str:
