@@ -174,3 +174,35 @@ def test_the_launch_projects_own_folder_gone_is_refused_as_the_cli_refuses_it(
                                                  "text": "written into it"})):
             assert answer.status_code == 400 and "not a directory" in answer.text
         assert [v.text for v in app.items("memory")] == ["The launch project builds with make."]
+
+
+def test_a_project_listed_under_a_symlinked_path_opens_and_its_links_work(
+        web: Any, home: Path, tmp_path: Path) -> None:
+    """A session header naming its project through a symbolic link (a foreign ledger's,
+    as written) listed the link; the page opened the project by its real path, every
+    link on it carried that path, and each answered 400 "Unknown project"."""
+    from waymarks.ledger.discovery import session_dir
+    from waymarks.ledger.session_file import SessionFile
+
+    real = tmp_path / "p7"
+    real.mkdir()
+    link = tmp_path / "p7link"
+    link.symlink_to(real)
+    folder = session_dir(home, str(link))
+    folder.mkdir(parents=True)
+    SessionFile.create(folder / "2026-01-01T00-00-00-000Z_26125215-2c3c-47f9-b851-"
+                       "8554ab7da0b7.jsonl", "26125215-2c3c-47f9-b851-8554ab7da0b7",
+                       "2026-01-01T00:00:00.000Z", str(link))
+    client, gate = web
+    log_in(client, gate)
+    offered = [html.unescape(v) for v in re.findall(r'<option value="([^"]*)"',
+                                                   client.get("/").text)]
+    [chosen] = [p for p in offered if Path(p).resolve() == real]
+    page = client.get("/", params={"project": chosen})
+    assert page.status_code == 200
+    assert re.search(r'<option value="[^"]*" selected>', page.text)  # shown as chosen
+    links = {html.unescape(h) for h in re.findall(r'href="([^"]*project=[^"]*)"', page.text)}
+    assert links
+    for href in links:
+        answer = client.get(href.removeprefix(gate.prefix))
+        assert answer.status_code == 200, (href, answer.text[-400:])

@@ -25,6 +25,7 @@ from waymarks.ledger.discovery import (
     session_file_name,
 )
 from waymarks.ledger.entries import recent_messages
+from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionBusy, SessionFile
 from waymarks.service.api_args import message_text
@@ -344,7 +345,9 @@ def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> s
 def session_projects(home: Path, limit: int = 500) -> list[str]:
     """The projects that have sessions in this home: the ``cwd`` of the first session
     file of each of the first ``limit`` project folders (one header read per folder;
-    the web inspector's project list)."""
+    the web inspector's project list), each by its real path, as a service opened there
+    names it: a header written through a symbolic link listed the link, and every link
+    of that project's page (made from the real path) was to an unknown project."""
     found: set[str] = set()
     root = home / "sessions"
     if not root.is_dir():
@@ -353,5 +356,5 @@ def session_projects(home: Path, limit: int = 500) -> list[str]:
         first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() else None
         header = read_header(first) if first is not None else None
         if header is not None:
-            found.add(header.cwd)
+            found.add(canonical_project_path(header.cwd))
     return sorted(found)
