@@ -206,3 +206,40 @@ def test_a_project_listed_under_a_symlinked_path_opens_and_its_links_work(
     for href in links:
         answer = client.get(href.removeprefix(gate.prefix))
         assert answer.status_code == 200, (href, answer.text[-400:])
+
+
+def test_a_home_moved_away_while_the_inspector_runs_is_named_never_made_anew(
+        home: Path, project: Path, tmp_path: Path, gate: Any) -> None:
+    """One page answered "could not answer (FileNotFoundError)", the next made a new,
+    empty home at the path and showed it, and an action wrote into it."""
+    from starlette.testclient import TestClient
+
+    with Waymarks(home, cwd=str(project)) as app:
+        app.remember("The port is 5433.")
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        assert "The port is 5433." in client.get("/").text
+        home.rename(tmp_path / "moved-home")
+        for answer in (client.get("/"), client.get("/timeline"), client.get("/"),
+                       client.post("/act", data={"csrf": gate.csrf, "confirmed": "yes",
+                                                 "action": "memory-add", "text": "x"})):
+            assert answer.status_code == 500
+            assert f"{home}: the Waymarks home this inspector was started on is gone" in (
+                html.unescape(answer.text))
+        assert not home.exists()
+
+
+def test_an_inspector_started_before_the_home_exists_makes_it_on_the_first_action(
+        home: Path, project: Path, gate: Any) -> None:
+    from starlette.testclient import TestClient
+
+    assert not home.exists()
+    with Waymarks(home, cwd=str(project)) as app:
+        client = TestClient(build_app(app, gate), follow_redirects=False,
+                            base_url="http://testserver" + gate.prefix)
+        log_in(client, gate)
+        done = client.post("/act", data={"csrf": gate.csrf, "confirmed": "yes",
+                                         "action": "memory-add", "text": "The port is 5."})
+        assert done.status_code == 200 and "Recorded" in done.text
+        assert "The port is 5." in client.get("/").text

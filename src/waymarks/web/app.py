@@ -122,6 +122,22 @@ class Inspector:
         #: the worker threads pages may hold at once (waiting on the lock): past them a
         #: request waits on the loop, and the default pool stays free for static files
         self.limiter: Any = None
+        #: whether the home has been seen (a launch before the first command has none:
+        #: the first write makes it, as a command's would)
+        self.home_seen = app.home.is_dir()
+
+    def check_home(self) -> None:
+        """Refuse every page once the home seen is gone (moved or deleted while the
+        inspector runs): one page said "could not answer (FileNotFoundError)", then the
+        next made a new, empty home at the path and showed it as if nothing had changed."""
+        if self.app.home.is_dir():
+            self.home_seen = True
+        elif self.home_seen:
+            raise ServiceError("home_gone", (
+                f"{self.app.home}: the Waymarks home this inspector was started on is gone "
+                "(moved or deleted while it runs); nothing was read or written, and no new "
+                "home was made. Put it back, or stop the inspector (Ctrl-C) and start "
+                "`waymarks ui` again, with WAYMARKS_HOME naming where the home is now"))
 
     def close(self) -> None:
         """Close the other projects' services, once no request's work holds them (a
@@ -385,6 +401,7 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
         def work() -> Response:
             with inspector.lock:
                 try:
+                    inspector.check_home()
                     return handler(request, fields) if form else handler(request)
                 except (ServiceError, actions.BadAction):
                     raise  # their own pages (the exception handlers)
