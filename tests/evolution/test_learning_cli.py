@@ -121,6 +121,18 @@ def test_recall_plan_and_forget_of_a_learned_claim(
     assert cli("learn", "list")["claims"] == []
 
 
+def test_learn_forget_takes_a_claim_id_typed_in_capitals(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """``learn forget 6642A70A…`` was refused not_found while ``evolution forget`` took the
+    same ID: a learned claim's hex ID may be typed in either case."""
+    learned = _learn(home, str(tmp_path / "elsewhere"), "Remember: we deploy with Kamal",
+                     {"kind": "decision", "content": "Deployments use Kamal, not Capistrano",
+                      "searchTerms": ["deploy tool", "kamal"]})
+    out = cli("learn", "forget", f" {learned.upper()} ")
+    assert out["outcome"] == "forgotten" and out["id"] == learned
+    assert cli("learn", "list")["claims"] == []
+
+
 def test_learn_status_through_the_installed_script(home: Path, project: Path) -> None:
     env = {**os.environ, "WAYMARKS_HOME": str(home)}
     done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "learn", "status"],

@@ -16,6 +16,7 @@ import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result
+from waymarks.core.text import typed_id
 
 T = TypeVar("T")
 HOW_TO_TURN_ON = ("Learning from conversations is off. To turn it on (home configuration, "
@@ -172,14 +173,15 @@ def learn_group() -> Group:
             return refused("not_found", "nothing has been learned; see `waymarks learn list`")
         from waymarks.service.evolution_edits import forget as forget_claim
 
+        claim_id = typed_id(claim_id)  # in either case, as `evolution forget` takes it
         with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
-            outcome = forget_claim(evo, claim_id.strip())
+            outcome = forget_claim(evo, claim_id)
         if not outcome.ok:
             # `learn forget` has always answered not_found for a claim already forgotten
             code = "not_found" if outcome.code == "not_active" else outcome.code
             return refused(code, outcome.message + (" (see `waymarks learn list --all`)"
                                                     if code == "not_found" else ""))
-        return Result({"outcome": "forgotten", "id": claim_id.strip(), "event": outcome.event,
+        return Result({"outcome": "forgotten", "id": claim_id, "event": outcome.event,
                        "retiredSources": outcome.data.get("retiredSources", 0)},
                       outcome.message)
 
