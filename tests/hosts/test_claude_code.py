@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -476,10 +477,12 @@ def test_a_repeated_prompt_is_recorded_each_time_and_the_pointer_written_only_on
     """The person saying the same thing again moments later ("yes", "yes") is a new turn:
     it was taken for a retried hook and dropped (a hook done twice, by a stalled helper
     and its own process, is told apart by the hook's start: test_cc_helper_stalled)."""
-    from waymarks.hosts.claude_code import current_session_id, pointer_path
+    from waymarks.hosts.claude_code import TWIN_HOOK_MS, current_session_id, pointer_path
 
     prompt = "Which port does staging use?\nAnd the second line."
-    for _ in range(2):  # the same prompt, moments later, from two hooks
+    for turn in range(2):  # the same prompt again, from the next hook, after a model turn
+        if turn:
+            time.sleep(TWIN_HOOK_MS / 1000 + 0.2)  # (a turn: nothing is that quick)
         done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
                                                       prompt=prompt))
         assert done.returncode == 0 and done.stderr == ""
@@ -631,3 +634,22 @@ def test_two_windows_on_one_project_each_write_into_their_own_session(
         assert [m.text for m in app.items("memory")] == ["Deploys happen on Fridays"]
     with Waymarks(home, cwd=str(project), session=second) as app:
         assert [m.text for m in app.items("memory")] == ["The cache holds 500 rows"]
+
+
+def test_one_prompt_hooked_from_two_scopes_is_recorded_once(home: Path, project: Path,
+                                                            sid: str) -> None:
+    """A re-read: with the 30 s text-and-age rule gone, one prompt whose hook Claude Code
+    runs from two install scopes at once was recorded twice whenever the hook a warm
+    helper answered recorded it before the other's process had taken its start time."""
+    from waymarks.hosts.claude_code import handle
+    from waymarks.service.ports import epoch_ms
+
+    body = payload(sid, project, "UserPromptSubmit", prompt="tag release 2")
+    handle("UserPromptSubmit", body, home, project=str(project))
+    recorded = [e for e in ledger(home, project, sid) if e["type"] == "message"]
+    assert len(recorded) == 1
+    # the other scope's hook, its process started just after the first recorded
+    later = epoch_ms(datetime.fromisoformat(recorded[0]["timestamp"])) + 500
+    handle("UserPromptSubmit", body, home, project=str(project), started_ms=later)
+    users = [e for e in ledger(home, project, sid) if e["type"] == "message"]
+    assert [u["id"] for u in users] == [recorded[0]["id"]]

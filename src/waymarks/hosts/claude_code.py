@@ -56,6 +56,11 @@ MAX_INPUT_BYTES: Final = 4 * 1024 * 1024
 #: context anyway). A hook gives up after about two such waits, well under 10 s, also
 #: when a stalled helper first cost it the client's wait (``cc_client.ANSWER_TIMEOUT_S``)
 HOOK_BUSY_TIMEOUT_MS: Final = 1_000
+#: how long before a hook started the same prompt recorded counts as this hook's: the
+#: same hook run from two scopes at once (a user and a project install), where the one a
+#: warm helper answers records before the other's process has started; the next prompt
+#: of a conversation comes after a whole model turn
+TWIN_HOOK_MS: Final = 1_000
 #: Claude Code keeps at most this many characters of a hook's ``additionalContext``; past
 #: it, the whole text goes to a file and the model sees a 2 KB preview (4 of 25 pins)
 CONTEXT_CHARS: Final = 10_000
@@ -181,10 +186,11 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
 
         # recorded first (a plan that fails loses nothing), once per hook: one both a
         # stalled or killed helper and its own process did is recorded by whichever came
-        # first. Never judged by text and age: "yes" said again seconds later is a new
-        # turn (it was taken for a retry and dropped, its later writes citing the old one)
-        entry = app.session_say(prompt, unless_since_ms=started_ms if started_ms is not None
-                                else epoch_ms(app.clock.now()))
+        # first, and so is one hook Claude Code runs from two scopes at once (the faster
+        # may record just before the slower starts: TWIN_HOOK_MS). Never by a longer age:
+        # "yes" said again after a turn is a new one (it was dropped within 30 s)
+        started = started_ms if started_ms is not None else epoch_ms(app.clock.now())
+        entry = app.session_say(prompt, unless_since_ms=started - TWIN_HOOK_MS)
         receipt = _feedback(app, home, prompt, entry)  # before the plan: counts now
         from waymarks.service.outcomes import ServiceError
 
