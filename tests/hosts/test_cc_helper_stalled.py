@@ -94,9 +94,10 @@ def test_a_prompt_recorded_since_the_hook_started_is_not_recorded_again(
     first.append_record("waymarks-compaction-v1", {"trigger": "auto"})  # another append
     claude_code.handle("UserPromptSubmit", prompt, home, second, started_ms=started)
     assert _kinds(home, sid) == ["said:now fix the bug"]
-    # the person saying it again later (a hook started after it was recorded) counts
+    # the person saying it again later (a hook started after a model turn) counts; one
+    # started in the second after it was recorded is the same hook from another scope
     claude_code.handle("UserPromptSubmit", prompt, home, second,
-                       started_ms=epoch_ms(second.clock.now()))
+                       started_ms=epoch_ms(second.clock.now()) + claude_code.TWIN_HOOK_MS)
     assert _kinds(home, sid) == ["said:now fix the bug"] * 2
 
 
