@@ -102,8 +102,12 @@ def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
     assert "Already recorded" in str(twice[1]["systemMessage"])
     receipts = _cli(home, project, "evolution", "show", claim)["receipts"]
     assert isinstance(receipts, list) and len(receipts) == 2
-    # the person saying it again (a later hook) is a new turn: a new verdict, its own
-    # receipt (it was taken for a retried hook, and the earlier turn's receipt returned)
+    # the person saying it again (a later hook, after a model turn) is a new turn: a new
+    # verdict, its own receipt (it was taken for a retried hook, and the earlier turn's
+    # receipt returned)
+    from waymarks.hosts.claude_code import TWIN_HOOK_MS
+
+    time.sleep(TWIN_HOOK_MS / 1000 + 0.2)  # (a turn: nothing is that quick)
     again = _prompt(home, project, f"memory {claim} is unhelpful.")
     assert "Already recorded" not in str(again["systemMessage"])
     [ledger] = (home / "sessions").glob(f"*/*_{SESSION}.jsonl")
