@@ -51,7 +51,16 @@ def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Pa
                                   f"cannot be used ({config})"), message
         assert "\n" not in message and "lots" not in out and "Always tag" not in out
         assert said["hookSpecificOutput"]["additionalContext"] == message
+        assert "`waymarks status`" in message  # (a re-read: `pins` names no bad home one)
     assert _kinds(home, sid) == ["said:tag the release", "said:and push it"]
+    # the command it names says what to fix, for the project's file and the home's
+    for broken in (config, home / "config.toml"):
+        broken.write_text("[context\n")
+        told = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                               "status"], cwd=project, capture_output=True, text=True,
+                              timeout=120)
+        assert told.returncode == 1 and str(broken) in told.stdout + told.stderr, told
+        broken.unlink()
     logged = [json.loads(line) for line in
               (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
     skipped = [(e["kind"], e["code"]) for e in logged

@@ -67,13 +67,15 @@ def test_an_inspector_started_on_a_session_shows_it_on_the_command_and_the_quest
         form = {"csrf": gate.csrf, "action": "pin", "text": "Answer in English."}
         asked = client.post("/confirm", data=form).text
         line = _shown(asked, r'id="command-line">([^<]*)<')
-        assert line == ["waymarks", "--session", first, "pin", "--scope", "session", "--",
-                        "Answer in English."]
+        where = ["--home", str(home), "--cwd", str(project)]
+        assert line == ["waymarks", *where, "--session", first, "pin", "--scope", "session",
+                        "--", "Answer in English."]
         assert first in asked[asked.index('id="session"'):asked.index('id="command-line"')]
         done = client.post("/act", data={**form, "confirmed": "yes"}).text
-        assert _shown(done, r"Ran: <code>([^<]*)<")[:3] == ["waymarks", "--session", first]
+        assert _shown(done, r"Ran: <code>([^<]*)<")[:7] == ["waymarks", *where, "--session",
+                                                               first]
     # the command shown, typed in a terminal, acts where the page acted: on that session
-    again = cli(*line[1:-1], "Answer in French.")
+    again = cli(*line[5:-1], "Answer in French.")
     assert again["outcome"] == "committed"
     pinned = [p["text"] for p in cli("--session", first, "pins")["items"]]
     assert "Answer in English." in pinned and "Answer in French." in pinned
@@ -81,14 +83,17 @@ def test_an_inspector_started_on_a_session_shows_it_on_the_command_and_the_quest
 
 
 def test_an_inspector_following_the_newest_session_shows_no_session(
-        web: Any, cli: Callable[..., dict]) -> None:
+        web: Any, cli: Callable[..., dict], home: Path, project: Path) -> None:
     client, gate = web
     log_in(client, gate)
     asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
                                           "text": "Answer in English."}).text
     assert "--session" not in asked and 'id="session"' not in asked
+    # its home and project always (a re-read: a `--home`/`--cwd` launch showed neither,
+    # and pasted where WAYMARKS_HOME or the folder differ the command answered not_found)
     assert _shown(asked, r'id="command-line">([^<]*)<') == [
-        "waymarks", "pin", "--scope", "session", "--", "Answer in English."]
+        "waymarks", "--home", str(home), "--cwd", str(project), "pin", "--scope", "session",
+        "--", "Answer in English."]
 
 
 def test_the_command_shown_is_the_one_a_shell_would_run(
@@ -104,7 +109,8 @@ def test_the_command_shown_is_the_one_a_shell_would_run(
     form = {"csrf": gate.csrf, "action": "pin", "text": text}
     there = {"project": str(other)}
     asked = client.post("/confirm", params=there, data=form).text
-    typed = ["waymarks", "--cwd", str(other), "pin", "--scope", "session", "--", text]
+    typed = ["waymarks", "--home", str(home), "--cwd", str(other), "pin", "--scope",
+             "session", "--", text]
     assert _shown(asked, r'id="command-line">([^<]*)<') == typed
     done = client.post("/act", params=there, data={**form, "confirmed": "yes"}).text
     assert _shown(done, r"Ran: <code>([^<]*)<") == typed

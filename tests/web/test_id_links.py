@@ -54,3 +54,21 @@ def test_an_id_holding_a_percent_sign_is_encoded_once() -> None:
 
     for odd in ("d%2Fe", "100%", "a/b?c#d e", "ünï"):
         assert "/" not in segment(odd) and unquote(segment(odd)) == odd
+
+
+def test_a_session_header_whose_cwd_no_path_can_be_lists_and_does_not_break(
+        home: Path) -> None:
+    """A re-read: listing projects by their real path raised on a foreign header whose
+    cwd holds a NUL, and the inspector's overview answered 500."""
+    import json
+    import uuid
+
+    from waymarks.service.sessions_api import session_projects
+
+    folder = home / "sessions" / "--weird--"
+    folder.mkdir(parents=True)
+    sid = str(uuid.uuid4())
+    (folder / f"2026-01-01T00-00-00-000Z_{sid}.jsonl").write_text(json.dumps(
+        {"type": "session", "version": 3, "id": sid, "timestamp": "2026-01-01T00:00:00.000Z",
+         "cwd": "/tmp/x\u0000y"}) + "\n")
+    assert session_projects(home) == ["/tmp/x\u0000y"]

@@ -334,7 +334,7 @@ def _unusable_config(app: Any) -> str:
     files = [str(p) for p in (app.home / CONFIG_FILE, *(
         [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
     return (f"Waymarks added no context: a configuration file cannot be used "
-            f"({', '.join(files) or CONFIG_FILE}); `waymarks pins` in this project says "
+            f"({', '.join(files) or CONFIG_FILE}); `waymarks status` in this project says "
             "what to fix.")
 
 

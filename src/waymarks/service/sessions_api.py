@@ -356,5 +356,8 @@ def session_projects(home: Path, limit: int = 500) -> list[str]:
         first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() else None
         header = read_header(first) if first is not None else None
         if header is not None:
-            found.add(canonical_project_path(header.cwd))
+            try:
+                found.add(canonical_project_path(header.cwd))
+            except (ValueError, OSError):  # a foreign header's cwd no path can be (a NUL)
+                found.add(header.cwd)
     return sorted(found)

@@ -101,15 +101,16 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     return action, action.line(values)
 
 
-def typed(app: Waymarks, line: list[str] | tuple[str, ...], launch: str
-          ) -> tuple[list[str], str | None]:
-    """What a person would type in a terminal in the ``launch`` project to run ``line``
-    on ``app`` (``--cwd`` for another project; ``--session`` when the launch named its
-    session: without it the command acted on the newest one), and that named session."""
+def typed(app: Waymarks, line: list[str] | tuple[str, ...]) -> tuple[list[str], str | None]:
+    """What a person would type in a terminal to run ``line`` on ``app`` (its home and
+    project; ``--session`` when the launch named its session: without it the command
+    acted on the newest one), and that named session."""
     session = named_session(app)
-    where = ["--cwd", app.cwd] if app.cwd != launch else []
-    return (["waymarks", *where, *(["--session", session] if session else []), *line],
-            session)
+    # the home and the project always: the terminal it is pasted in may have another
+    # WAYMARKS_HOME or folder than the launch had (a `--home`/`--cwd` launch showed
+    # neither, and the command answered not_found there)
+    return (["waymarks", "--home", str(app.home), "--cwd", app.cwd,
+             *(["--session", session] if session else []), *line], session)
 
 
 class Done(msgspec.Struct, frozen=True):
