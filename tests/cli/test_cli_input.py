@@ -451,3 +451,20 @@ def test_an_export_that_cannot_be_written_fails_after_a_repair_too(home: Path,
                               env={**os.environ, "WAYMARKS_HOME": str(home),
                                    "WAYMARKS_CLI_HELPER": "off"})
     assert done.returncode == 1, done.stderr
+
+
+def test_a_session_file_whose_header_cwd_holds_a_nul_is_no_session(home: Path,
+                                                                  project: Path) -> None:
+    """A re-read: a foreign session file in the project's own folder, its header's cwd
+    holding a NUL, ended every command there (`pins`, `status`) in a traceback (each
+    place resolving the path raised); it is no session header, passed over."""
+    import uuid
+
+    run(home, project, "pin", "--", "Always run the tests.")
+    [folder] = [p for p in (home / "sessions").iterdir() if p.is_dir()]
+    sid = str(uuid.uuid4())
+    (folder / f"2030-01-01T00-00-00-000Z_{sid}.jsonl").write_text(json.dumps(
+        {"type": "session", "version": 3, "id": sid, "timestamp": "2030-01-01T00:00:00.000Z",
+         "cwd": f"{project}\u0000"}) + "\n")
+    assert [p["text"] for p in run(home, project, "pins")["items"]] == ["Always run the tests."]
+    run(home, project, "status", fresh=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -114,11 +115,15 @@ def test_the_command_shown_is_the_one_a_shell_would_run(
     assert _shown(asked, r'id="command-line">([^<]*)<') == typed
     done = client.post("/act", params=there, data={**form, "confirmed": "yes"}).text
     assert _shown(done, r"Ran: <code>([^<]*)<") == typed
-    # control characters stay shown as escapes, inside the quotes
+    # a character that is not printable is shown as an escape, in bash's $'…', which a
+    # shell reads back to that very character (before: shown as `\u202e` inside plain
+    # quotes, so a folder with a zero-width joiner pasted was another folder)
     hidden = client.post("/confirm", data={**form, "text": "Notes \u202egnp.exe"}).text
     [shown] = re.findall(r'id="command-line">([^<]*)<', hidden)
-    assert "\u202e" not in shown
-    assert shlex.split(html.unescape(shown))[-1] == "Notes \\u202egnp.exe"
+    assert "\u202e" not in shown and "$'Notes \\u202egnp.exe'" in html.unescape(shown)
+    read = subprocess.run(["bash", "-c", "printf '%s\\n' " + html.unescape(shown)],
+                          capture_output=True, text=True, check=True).stdout
+    assert read.splitlines()[-1] == "Notes \u202egnp.exe"
 
 
 class DashIds(RandomIds):

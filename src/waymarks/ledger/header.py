@@ -3,7 +3,9 @@
 Split from :mod:`waymarks.ledger.log` so the rules that say what a header is live in one
 place, shared by the full reader and by pickers that look at a file's first line only.
 What must stay true: a header is a ``{"type":"session"}`` line with a string ``id`` and
-``cwd``; anything else is not a header (``None``), never an error.
+``cwd`` that can be a path (no NUL: a foreign file's made every command of that project
+raise, each place that resolved it); anything else is not a header (``None``), never an
+error.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def parse_header(line: bytes) -> SessionHeader | None:
 
 
 def header_of(raw: EntryLine) -> SessionHeader | None:
-    if raw.id is None or raw.cwd is None:
+    if raw.id is None or raw.cwd is None or "\x00" in raw.cwd:
         return None
     return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
 

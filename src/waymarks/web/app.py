@@ -70,9 +70,25 @@ def reveal(text: object) -> str:
 
 
 def command(words: list[str]) -> str:
-    """A command line as a shell reads it (``shlex.join``: a ``;``, ``$(…)`` or a space in
-    a folder's name quoted, so the line shown is the one that runs), then revealed."""
-    return reveal(shlex.join(words))
+    """A command line as a shell reads it (``shlex.quote``: a ``;``, ``$(…)`` or a space in
+    a folder's name quoted, so the line shown is the one that runs); a word holding a
+    character that is not printable (a zero-width joiner in a folder's emoji) in bash's
+    ``$'…'`` with that character as ``\\u200d``: seen, and still what runs."""
+    return " ".join(shlex.quote(word) if word.isprintable() else _ansi_c(word)
+                    for word in words)
+
+
+def _ansi_c(word: str) -> str:
+    """``word`` quoted as bash's ``$'…'`` reads it: backslash and quote escaped, every
+    character that is not printable as ``\\uXXXX`` (``\\UXXXXXXXX`` past U+FFFF)."""
+    def one(ch: str) -> str:
+        if ch in "\\'":
+            return "\\" + ch
+        if ch.isprintable():
+            return ch
+        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+    return "$'" + "".join(one(ch) for ch in word) + "'"
 
 
 def short(text: object) -> str:
