@@ -92,11 +92,16 @@ def test_another_known_project_of_the_home_can_be_viewed(
     form = {"csrf": gate.csrf, "action": "pin", "text": "Run bazel test first",
             "scope": "project"}
     asked = html.unescape(client.post("/confirm" + query, data=form).text)
-    assert f"waymarks --cwd {other} pin --scope project -- 'Run bazel test first'" in asked
+    home_is = f"--home {home}"
+    assert (f"waymarks {home_is} --cwd {other} pin --scope project -- 'Run bazel test "
+            "first'") in asked
     done = client.post("/act" + query, data={**form, "confirmed": "yes"}).text
-    assert f"waymarks --cwd {other} pin --scope project" in done
-    here = html.unescape(client.post("/confirm", data=form).text)  # as typed there
-    assert "waymarks pin --scope project -- 'Run bazel test first'" in here
+    assert f"waymarks {home_is} --cwd {other} pin --scope project" in done
+    # the launch project's too (a re-read: pasted in another folder or with another
+    # WAYMARKS_HOME, the bare command acted elsewhere)
+    here = html.unescape(client.post("/confirm", data=form).text)
+    assert f"waymarks {home_is} --cwd " in here
+    assert "pin --scope project -- 'Run bazel test first'" in here
 
 
 @pytest.mark.slow
