@@ -112,12 +112,12 @@ class _Helped(click.Command):
                   if isinstance(param, click.Option) and not param.is_flag
                   and not param.count and not param.multiple and param.nargs == 1
                   for name in param.opts}
-        seen: dict[str, int] = {}
+        seen: set[click.Option] = set()
         tokens = iter(args)
         for token in tokens:
             if token == "--":
                 return
-            name, equals, _value = token.partition("=")
+            name, equals, _ = token.partition("=")
             if len(token) > 2 and token[0] == "-" and token[1] != "-" \
                     and token[:2].lower() in single:  # a short one, its value attached (-oFILE)
                 name, equals = token[:2], "="
@@ -128,11 +128,11 @@ class _Helped(click.Command):
                 continue
             if not equals:
                 next(tokens, None)  # its value, whatever it is
-            seen[param.name or name] = seen.get(param.name or name, 0) + 1
-            if seen[param.name or name] > 1:
+            if param in seen:
                 hint = " (several entries: --source A,B)" if param.name == "source" else ""
                 raise click.UsageError(f"{name} was given more than once; give it once"
                                        f"{hint}", ctx)
+            seen.add(param)
 
     def asks_help(self, ctx: click.Context, args: Sequence[str]) -> bool:
         """Whether ``args`` hold ``-h``/``--help`` before ``--``, where it is this

@@ -355,9 +355,6 @@ def session_projects(home: Path, limit: int = 500) -> list[str]:
     for folder in sorted(root.iterdir())[:limit]:
         first = next(iter(sorted(folder.glob("*.jsonl"))), None) if folder.is_dir() else None
         header = read_header(first) if first is not None else None
-        if header is not None:
-            try:
-                found.add(canonical_project_path(header.cwd))
-            except (ValueError, OSError):  # a foreign header's cwd no path can be (a NUL)
-                found.add(header.cwd)
+        if header is not None:  # (a cwd holding a NUL, which no path can, is no header)
+            found.add(canonical_project_path(header.cwd))
     return sorted(found)
