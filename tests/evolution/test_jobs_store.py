@@ -27,14 +27,22 @@ def test_new_file_is_private_wal_and_current(tmp_path: Path) -> None:
     assert store.schema_version() == SCHEMA_VERSION
 
 
-def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
-    path = tmp_path / "home" / "evolution.db"
-    path.parent.mkdir()
-    old = sqlite3.connect(path, isolation_level=None)
+
+def _at_version(path: Path, version: int) -> sqlite3.Connection:
+    """An evolution database an earlier release left at schema ``version`` (its steps
+    run, its version written), open for the test to fill."""
     from waymarks.store.jobs import MIGRATIONS
 
-    MIGRATIONS[0](old)
-    old.execute("PRAGMA user_version = 1")
+    path.parent.mkdir()
+    old = sqlite3.connect(path, isolation_level=None)
+    for step in MIGRATIONS[:version]:
+        step(old)
+    old.execute(f"PRAGMA user_version = {version}")
+    return old
+
+def test_migration_from_version_one_keeps_jobs(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "evolution.db"
+    old = _at_version(path, 1)
     old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
                 "created_at, updated_at) VALUES ('old', '/a', 'normal', 't', 'pending', 1, 1)")
     old.execute("INSERT INTO model_calls (source_id, owner, attempt, provider, model, "
@@ -204,13 +212,7 @@ def test_migration_to_five_ends_calls_an_earlier_release_left_reserved(
     """A killed worker's call stayed ``reserved`` for good; once the schema knows
     ``interrupted``, one whose lease is gone ends so, one under a live lease is kept."""
     path = tmp_path / "home" / "evolution.db"
-    path.parent.mkdir()
-    old = sqlite3.connect(path, isolation_level=None)
-    from waymarks.store.jobs import MIGRATIONS
-
-    for step in MIGRATIONS[:4]:
-        step(old)
-    old.execute("PRAGMA user_version = 4")
+    old = _at_version(path, 4)
     for source, state, owner in (("dead", "retrying", None), ("live", "leased", "o")):
         old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, "
                     "state, attempt, owner, lease_until, created_at, updated_at) VALUES "
@@ -285,13 +287,7 @@ def test_a_models_list_of_an_earlier_release_counts_its_routes_once(tmp_path: Pa
     4 keys each name the source's calls give a provider; one they do not is matched by
     its name."""
     path = tmp_path / "home" / "evolution.db"
-    path.parent.mkdir()
-    old = sqlite3.connect(path, isolation_level=None)
-    from waymarks.store.jobs import MIGRATIONS
-
-    for step in MIGRATIONS[:3]:
-        step(old)
-    old.execute("PRAGMA user_version = 3")
+    old = _at_version(path, 3)
     old.execute("INSERT INTO jobs (source_id, origin, classification, captured_at, state, "
                 "calls, models, created_at, updated_at) VALUES ('s1', '/a', 'normal', 't', "
                 "'pending', 2, '[\"m1\", \"m2\"]', 1, 1)")

@@ -14,6 +14,7 @@ import pytest
 
 from waymarks.cli.main import main
 from waymarks.service.app import Waymarks
+from waymarks.service.ports import RandomIds
 from waymarks.web.app import build_app
 from waymarks.web.security import Gate
 
@@ -88,3 +89,15 @@ def log_in(client: Any, gate: Gate) -> Any:
     answer = client.get(f"/?token={gate.token}")
     assert onward(answer.status_code, answer.text) == gate.prefix + "/"
     return answer
+
+
+class PrefixedIds(RandomIds):
+    """Every UUID the service asks for (the session's, the item's, the mutation's) made
+    of ``prefix`` and a count: the IDs a foreign or hand-written ledger may hold."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix, self.given = prefix, 0
+
+    def uuid(self) -> str:
+        self.given += 1
+        return f"{self.prefix}{self.given:04d}"

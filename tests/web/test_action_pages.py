@@ -11,9 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.web.conftest import log_in
+from tests.web.conftest import PrefixedIds, log_in
 from waymarks.service.app import Waymarks
-from waymarks.service.ports import RandomIds
 from waymarks.service.trust import TrustStore
 from waymarks.web.app import build_app
 
@@ -126,24 +125,13 @@ def test_the_command_shown_is_the_one_a_shell_would_run(
     assert read.splitlines()[-1] == "Notes \u202egnp.exe"
 
 
-class DashIds(RandomIds):
-    """Every UUID the service asks for starts with ``-``, as a foreign ledger's may."""
-
-    def __init__(self) -> None:
-        self.given = 0
-
-    def uuid(self) -> str:
-        self.given += 1
-        return f"--help-{self.given:04d}"
-
-
 def test_an_item_whose_id_starts_with_a_dash_can_be_acted_on(
         home: Path, project: Path, gate: Any, cli: Callable[..., dict]) -> None:
     """The page refused every action on such an item ("id cannot start with '-'"), while
     ``waymarks unpin -- -dash`` works: the command line now puts ``--`` before the ID."""
     from starlette.testclient import TestClient
 
-    with Waymarks(home, cwd=str(project), ids=DashIds()) as app:
+    with Waymarks(home, cwd=str(project), ids=PrefixedIds("--help-")) as app:
         pin = app.pin("Answer in English.").id
         claim = app.remember("The deploy host is kestrel-nine.").id
         assert pin.startswith("--help-") and claim.startswith("--help-")

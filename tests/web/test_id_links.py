@@ -8,31 +8,19 @@ import html
 import re
 from pathlib import Path
 
-from tests.web.conftest import log_in
+from tests.web.conftest import PrefixedIds, log_in
 from waymarks.service.app import Waymarks
-from waymarks.service.ports import RandomIds
 from waymarks.web.app import build_app, segment
 from waymarks.web.security import Gate
 
 ODD = "a?b#c/../d e-"
 
 
-class OddIds(RandomIds):
-    """Every UUID the service asks for (the session's, the item's, the mutation's) odd."""
-
-    def __init__(self) -> None:
-        self.given = 0
-
-    def uuid(self) -> str:
-        self.given += 1
-        return f"{ODD}{self.given:04d}"
-
-
 def test_a_link_to_an_item_with_an_odd_id_opens_that_item(home: Path, project: Path) -> None:
     from starlette.testclient import TestClient
 
     gate = Gate(hosts=frozenset({"testserver"}))
-    with Waymarks(home, cwd=str(project), ids=OddIds()) as app:
+    with Waymarks(home, cwd=str(project), ids=PrefixedIds(ODD)) as app:
         written = app.remember("The odd deploy host is kestrel-nine.")
         assert written.id.startswith(ODD)
         client = TestClient(build_app(app, gate), follow_redirects=False,
