@@ -98,3 +98,31 @@ def test_an_invalid_config_is_refused_without_echo(home: Path, project: Path,
     FileStep(tmp_path / "step").add("src-1")
     code, data, out = _run(home, project, "evolve", step=tmp_path / "step")
     assert code == 1 and data["code"] == "bad_config" and "abcdef0123456789" not in out
+
+
+@pytest.mark.slow
+def test_a_source_settled_with_no_model_call_does_not_say_none_none(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """A queued source with nothing left to send (settled meanwhile) is settled with no
+    call: ``evolve`` said "Consolidated src-1 (no_change, 0 claim(s) written) with
+    None/None." (no provider, no model)."""
+    _config(home, '[evolution]\nlearn = true\nprovider = "openai"\napi = "openai"\n'
+                  'endpoint = "http://127.0.0.1:9/v1"\nmodel = "m1"\nkeyEnv = "EVO_TEST_KEY"\n')
+    step = FileStep(tmp_path / "step")
+    step.add("src-1")
+    code, data, _ = _run(home, project, "evolve", step=tmp_path / "step",
+                         env={"PATH": str(tmp_path)})  # its key unset: the job waits, queued
+    assert code == 1 and data["reason"] == "no_route", data
+    sources = json.loads(step.sources_file.read_text())
+    sources["src-1"]["settled"] = True  # its text consolidated elsewhere meanwhile
+    step.sources_file.write_text(json.dumps(sources))
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "PYTHONPATH": str(ROOT),
+           "EVO_STEP_DIR": str(tmp_path / "step"), "PATH": str(tmp_path),
+           "EVO_TEST_KEY": KEY}  # a route now, and nothing to send it
+    done = subprocess.run([sys.executable, "-m", "tests.evolution.cli_with_step", "evolve",
+                           "src-1"], cwd=project, env=env, capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("Consolidated src-1 (no_change, 0 claim(s) written)"), \
+        done.stdout
+    assert "None" not in done.stdout and "no model call" in done.stdout, done.stdout

@@ -65,6 +65,15 @@ def test_status_does_not_offer_accept_for_a_broken_chain(repo: Path,  # noqa: F8
     assert "team accept" not in text
 
 
+def test_the_team_folders_readme_names_team_accept(repo: Path, home: Path) -> None:  # noqa: F811
+    """The README ``team init`` writes for teammates named only "restored from git" for a
+    file reported damaged, though a branch switch or an agreed rewrite is settled by
+    ``team accept`` (which ``team status`` offers), never by restoring."""
+    run(home, repo, "team", "init")
+    text = " ".join((repo / ".waymarks" / "team" / "README.md").read_text().split())
+    assert "restored from git" in text and "waymarks team accept CONTRIBUTOR" in text, text
+
+
 #: the keys README promises every write's and every failure's --json
 WRITE_KEYS = {"outcome", "id", "code", "conflicts", "notices"}
 

@@ -96,6 +96,9 @@ def register_evolution(root: Group) -> None:
         # a call that was made and then told to wait (a 429) was "not attempted" before
         form = "{source} was attempted and now waits: {why}" if (
             attempt.outcome == "waiting" and attempt.calls) else _TEXT[attempt.outcome]
+        if attempt.outcome == "settled" and attempt.provider is None:  # nothing was sent
+            form = ("Consolidated {source} ({reason}, {written} claim(s) written); no model "
+                    "call was needed.")
         text = form.format(source=shown, why=why, reason=attempt.reason,
                            provider=attempt.provider, model=attempt.model,
                            written=attempt.written or 0)

@@ -84,7 +84,9 @@ them and in which commit.
 - One file per contributor (`<contributor>.jsonl`), appended to only by its owner's
   Waymarks. Each line carries a hash of the line before it: do not edit, reorder or
   delete lines. A file whose chain is broken, or that lost entries, is reported by
-  `waymarks team status` and its items are withdrawn until it is restored from git.
+  `waymarks team status` and its items are withdrawn until it is restored from git,
+  or, where `team status` offers it (a branch switch, a history the team agreed to
+  rewrite), its present history is accepted with `waymarks team accept CONTRIBUTOR`.
 - Commit these files as you commit code; pull to receive your teammates' items.
 - To change a shared item, use `waymarks team supersede ID -- TEXT`; to withdraw one,
   `waymarks team unshare ID`. Conflicting claims (same key) are resolved the same way
