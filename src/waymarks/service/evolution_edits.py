@@ -42,6 +42,7 @@ from waymarks.core.evolution.rows import (
     suppression_key,
 )
 from waymarks.core.privacy import Classification
+from waymarks.core.text import escaped
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_feedback import (
     REFUSALS,
@@ -216,8 +217,11 @@ def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[s
     return origin, new_id
 
 
-def undo(evo: Evolution, event: int) -> EditOutcome:
-    """Undo one event, only if every claim it changed is still as the event left it."""
+def undo(evo: Evolution, event: int, label: Callable[[str], str] = escaped) -> EditOutcome:
+    """Undo one event, only if every claim it changed is still as the event left it. The
+    claim IDs it names are the ledger's (a hand edit can fill them with anything), so they
+    are named through ``label``: the model's egress (``Egress.label``) for a model; by
+    default escaped, for a person (a line break or a bidi override in one stays visible)."""
     with evo.ledger.locked():
         evo._locked_sync()
         row = evo.store.event(event)
@@ -227,12 +231,12 @@ def undo(evo: Evolution, event: int) -> EditOutcome:
         for change in row.changes:
             current = evo.store.view.claim(change.claim_id)
             if current is None or not same_state(snapshot(current), change.after):
-                return _refuse("changed_since", f"{change.claim_id} changed after event "
-                               f"{event}; undo the later events first (newest first)")
+                return _refuse("changed_since", f"{label(change.claim_id)} changed after "
+                               f"event {event}; undo the later events first (newest first)")
         return _commit(evo, [UndoRecord(SCHEMA_VERSION, event, iso(evo.clock.now()))],
                        f"Undid event {event} ({row.op}). Suppressions and feedback receipts "
                        "stay.", undone=event,
-                       claims=[c.claim_id for c in row.changes])
+                       claims=[label(c.claim_id) for c in row.changes])
 
 
 def feedback_from_turn(home: Path, messages: Sequence[tuple[str, str]]) -> dict[str, int]:

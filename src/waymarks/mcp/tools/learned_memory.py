@@ -165,9 +165,12 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
             row = evo.store.event(value)
         if row is None or not row.changes:
             return _rejected("not_found", "that event changed no learned claim; see history")
-        changes = event_json(row)["changes"]
-        return (f"Undo event {value} ({row.op} by {row.actor} at {row.at})? It changed: "
-                + "; ".join(f"{c['claim']} {c['before']} -> {c['after']}" for c in changes))
+        # the event's claim IDs, actor and time are the ledger's: shown as a claim is,
+        # on one line (a forged line break or bidi override in one went to the dialog raw)
+        told = event_json(row, lambda stored: _on_screen(stored, keep=""))
+        return (f"Undo event {value} ({row.op} by {told['actor']} at {told['at']})? It "
+                "changed: " + "; ".join(f"{c['claim']} {c['before']} -> {c['after']}"
+                                        for c in told["changes"]))
     cid = value if isinstance(value, str) else value[0]
     shown = show(app.home, cid)
     if shown is None:
@@ -196,24 +199,27 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
             f"Correction: {_on_screen(value[1].strip())}")
 
 
-def _on_screen(content: str) -> str:
+def _on_screen(content: str, keep: str = "\n\t") -> str:
     """A claim as a confirmation dialog may show it (``tool.egress.ON_SCREEN``): never
-    local-only text, markers removed, credentials redacted, invisible characters shown."""
+    local-only text, markers removed, credentials redacted, invisible characters shown
+    (but those in ``keep``: ``""`` for a name such as an ID, which has no lines)."""
     from waymarks.core.text import escaped
     from waymarks.tool.egress import ON_SCREEN
 
     if ON_SCREEN.level(content) == "local-only":
         return ("(local-only text: not shown here; see `waymarks evolution show` in a "
                 "terminal)")
-    return escaped(ON_SCREEN.text(content) or "", keep="\n\t")
+    return escaped(ON_SCREEN.text(content) or "", keep=keep)
 
 
 def _edit(evo: "Evolution", app: Waymarks, action: str, value: Any) -> "EditOutcome":
     """The edit use case for ``action`` (run for real, or inside a dry run)."""
     from waymarks.service import evolution_edits as edits
 
-    if action == "undo":
-        return edits.undo(evo, value)
+    if action == "undo":  # the claim IDs it names go to the model: through its egress
+        from waymarks.service.planning import egress_for
+
+        return edits.undo(evo, value, egress_for(app).label)
     if action == "correct":
         return edits.correct(evo, value[0], value[1])
     if action in ("pin", "unpin"):
