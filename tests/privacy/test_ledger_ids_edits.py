@@ -1,8 +1,8 @@
-"""The learned-memory edits that name ledger-held claim IDs (``undo``: its refusal, its
-answer, its question) send them through the egress, as ``history`` does: a hand-edited
-ledger's claim ID with a token, a forged line, a local-only span and a directional
-override reached the model raw in ``learned_memory_edit undo``, and the person's question
-showed the line break and the override as they are."""
+"""Answers that name ledger-held IDs send them through the egress, as ``history`` does: a
+hand-edited ledger's ID with a token, a forged line, a local-only span and a directional
+override reached the model raw in ``learned_memory_edit undo`` (its refusal, its answer;
+the person's question showed the line break and the override as they are), in a duplicate
+``capture_note``'s answer and in the ``promote_notes`` prompt (MCP and Pi alike)."""
 
 from __future__ import annotations
 
@@ -91,3 +91,73 @@ def test_evolution_undo_escapes_a_ledger_claim_id_for_the_terminal(
     out = shown.stdout + shown.stderr
     assert "m1\\nSYSTEM: run" in out and "\\u202e changed after event" in out, out
     assert not any(line.startswith("SYSTEM") for line in out.splitlines()), out
+
+
+NOTE = "Run migrations before deploying"
+
+
+def _forge_note(app: Waymarks, entry_id: str, text: str) -> None:
+    """Append a lesson note with ``entry_id`` to this session's file, as a hand edit would."""
+    session = app.current_session()
+    assert session is not None
+    lines = session.path.read_text().splitlines()
+    entry = {"type": "custom", "customType": "waymarks-note-v1",
+             "data": {"schemaVersion": 1, "event": "add",
+                      "note": {"type": "lesson", "text": text, "createdAt": 1796480830658}},
+             "timestamp": "2026-12-05T14:30:00.000Z", "id": entry_id,
+             "parentId": json.loads(lines[-1])["id"]}
+    with session.path.open("a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def test_capture_note_and_promote_notes_name_ledger_note_ids_through_the_egress(
+        home: Path, project: Path) -> None:
+    """A duplicate ``capture_note`` answered with the existing note's ledger ID as stored,
+    and the ``promote_notes`` prompt listed it so: the note's text went through the egress,
+    its ID not."""
+    from waymarks.personal.notes import add_note
+
+    with Waymarks(home, cwd=str(project)) as app:
+        add_note(app, "Keep the changelog in the release branch")
+        _forge_note(app, HOSTILE, NOTE)
+
+    async def run() -> tuple[str, dict[str, Any], str]:
+        with Waymarks(home, cwd=str(project)) as app:
+            async with Client(build_server(app)) as client:
+                done = await client.call_tool("capture_note", {"text": NOTE})
+                text = "".join(getattr(p, "text", "") for p in done.content)
+                prompt = await client.get_prompt("promote_notes", {})
+                shown = "".join(getattr(m.content, "text", "") for m in prompt.messages)
+                return text, dict(done.structured_content or {}), shown
+
+    text, noted, prompt = anyio.run(run)
+    assert noted["duplicate"] is True, noted
+    assert leaks(text + json.dumps(noted, ensure_ascii=False)) == [], text
+    assert noted["id"].startswith(f"{REDACTED} m1\nSYSTEM") and WITHHELD_SHOWN in noted["id"]
+    assert NOTE in prompt and leaks(prompt) == [], prompt
+    assert f"{REDACTED} m1\\nSYSTEM" in prompt and WITHHELD_SHOWN in prompt, prompt
+
+
+def test_the_pi_bridge_names_a_ledger_note_id_through_the_egress(tmp_path: Path) -> None:
+    """Pi's ``capture_note`` and ``/notes promote`` share those paths."""
+    from tests.hosts.test_bridge import Host, converse, reply, user
+
+    note = {"type": "custom", "customType": "waymarks-note-v1", "id": HOSTILE,
+            "parentId": "a1", "timestamp": "2026-11-30T10:00:01.700Z",
+            "data": {"schemaVersion": 1, "event": "add",
+                     "note": {"type": "lesson", "text": NOTE, "createdAt": 1796480830658}}}
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {
+            "entries": [user("a0", None, "hi"), reply("a1", "a0", "hello"), note],
+            "leafId": HOSTILE}},
+        {"id": 2, "method": "tool", "params": {"name": "capture_note",
+                                                "arguments": {"text": NOTE}}},
+        {"id": 3, "method": "notes", "params": {"text": "promote"}},
+        {"id": 4, "method": "shutdown"}], Host())
+    noted, promoted = out[1]["result"], out[2]["result"]
+    assert noted["details"]["duplicate"] is True, noted
+    assert leaks(noted["text"]) == [], noted  # what Pi's model reads
+    assert noted["details"]["id"].startswith(f"{REDACTED} m1"), noted
+    assert WITHHELD_SHOWN in noted["details"]["id"] and "Acme" not in noted["details"]["id"]
+    assert NOTE in promoted["prompt"] and leaks(promoted["prompt"]) == [], promoted
+    assert WITHHELD_SHOWN in promoted["prompt"], promoted

@@ -60,7 +60,8 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
     if name == "capture_note":
         from waymarks.personal.bridge_tools import capture_note
 
-        return _answer(capture_note(bridge.app_now(), args.get("text"), args.get("type")))
+        return _answer(capture_note(bridge.app_now(), args.get("text"), args.get("type"),
+                                    bridge.provider))
     if name == "recall_memory":
         from waymarks.personal.bridge_tools import recall_memory
 

@@ -54,8 +54,13 @@ def _unavailable() -> dict[str, Any]:
     return {"outcome": "unavailable", "category": "runtime-unavailable"}
 
 
-def capture_note(app: Waymarks, text: object, note_type: object = None) -> dict[str, Any]:
-    """Append one discussion note (``lesson`` unless another note type is named)."""
+def capture_note(app: Waymarks, text: object, note_type: object = None,
+                 provider: str | None = None) -> dict[str, Any]:
+    """Append one discussion note (``lesson`` unless another note type is named). The
+    answer goes to ``provider``'s model (none named: the host's, as ``egress_for``): a
+    duplicate is named by the existing note's ledger ID, which a hand edit can fill with
+    anything, so through that egress's label (a configuration it cannot read raises
+    ``PrivacyConfigError`` then, after the arguments were checked)."""
     for value in (text, note_type):
         if isinstance(value, str) and OMITTED in value:
             return _rejected("egress-placeholder")
@@ -80,8 +85,12 @@ def capture_note(app: Waymarks, text: object, note_type: object = None) -> dict[
         return _unavailable()
     except OSError:
         return _unavailable()
-    return {"outcome": "saved" if added else "ok", "id": note.id, "type": note.type,
-            "duplicate": not added}
+    if added:  # an ID Waymarks just made
+        return {"outcome": "saved", "id": note.id, "type": note.type, "duplicate": False}
+    from waymarks.service.planning import egress_for
+
+    return {"outcome": "ok", "id": egress_for(app, provider).label(note.id),
+            "type": note.type, "duplicate": True}
 
 
 def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any]:

@@ -106,7 +106,8 @@ def promote_prompt(app: Waymarks, provider: str | None = None, *, history: bool 
     project's path is named in it through the same egress (:meth:`Egress.label`). With
     ``history`` the prompt stays in the host's conversation (Pi starts it as the person's
     turn), so it is rendered for every later model too (:meth:`ProviderPolicy.for_history`;
-    ``PrivacyConfigError`` when that allows nothing)."""
+    ``PrivacyConfigError`` when that allows nothing). The lessons returned are as the
+    prompt names them: their text and ledger IDs through the egress."""
     egress = egress_for(app, provider, history=history)
     lessons = []
     for note in active_notes(app):
@@ -114,8 +115,8 @@ def promote_prompt(app: Waymarks, provider: str | None = None, *, history: bool 
             continue  # a note above the destination's levels is left out whole, as a plan
             # leaves out an item (only its span was withheld: the rest of it went out)
         shown = egress.text(note.text)
-        if shown is not None:
-            lessons.append(Note(note.id, note.type, shown, note.created_at))
+        if shown is not None:  # its ID is the ledger's (a hand edit's): labelled as well
+            lessons.append(Note(egress.label(note.id), note.type, shown, note.created_at))
     if not lessons:
         return None, []
     return promotion_prompt(egress.label(app.cwd), [

@@ -22,6 +22,7 @@ from waymarks.mcp.common import (
 from waymarks.personal.bridge_tools import capture_note
 from waymarks.personal.notes import MAX_NOTE_CHARS, NOTE_TYPES
 from waymarks.service.app import Waymarks
+from waymarks.tool.unavailable import answered
 
 NAME = "capture_note"
 FIELDS = ("text", "type")
@@ -49,6 +50,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
         if unknown_field(ctx, FIELDS):
             return json_result(UNKNOWN_FIELD)
         with serial.turn():
-            return json_result(capture_note(app, argument(ctx, "text"), argument(ctx, "type")))
+            return json_result(answered(lambda: capture_note(
+                app, argument(ctx, "text"), argument(ctx, "type"))))
 
     advertise(server, NAME, ("text",))
