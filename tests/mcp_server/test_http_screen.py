@@ -155,3 +155,32 @@ def test_a_confirmation_answer_the_sdk_cannot_take_ends_the_call(configured: Pat
     assert (content["outcome"], content["errorCode"]) == ("cancelled", "confirmation-invalid")
     assert "Traceback" not in stderr[0]
     assert not [p for p in configured.rglob("*.jsonl") if "5433" in p.read_text()]
+
+
+@pytest.mark.slow
+def test_a_client_that_leaves_mid_body_leaves_no_traceback(configured: Path,
+                                                           project: Path) -> None:
+    """A review: a POST whose client closed before its body ended (a Content-Length of
+    1000 with part of it sent; a chunked body with one chunk) reached the SDK as the part
+    and a disconnect, and its ``ClientDisconnect`` was a 45-line "Exception in ASGI
+    application" in the server's log. There is no one to answer: nothing is said."""
+    import socket
+
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+            "Content-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\n")
+    partial = b'{"jsonrpc":"2.0","id":1,"method":'
+    with server(configured, project) as (port, stderr):
+        for sent in ((head + "Content-Length: 1000\r\n\r\n").encode() + partial,
+                     (head + "Transfer-Encoding: chunked\r\n\r\n").encode()
+                     + b"%x\r\n" % len(partial) + partial + b"\r\n"):
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+                client.sendall(sent)  # and gone at once
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+                client.sendall(sent)
+                client.shutdown(socket.SHUT_WR)  # gone, waiting for what is said
+                assert client.recv(4096) == b""  # nothing: no one to answer
+        # the server goes on serving (and has handled both by the time it answers)
+        status, session, _body = exchange(port, INIT)
+        assert status == 200 and session is not None
+    assert "Traceback" not in stderr[0] and "ClientDisconnect" not in stderr[0], stderr[0]

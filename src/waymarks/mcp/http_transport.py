@@ -188,7 +188,8 @@ class ScreenedBodies:
     elicitation holding a lone surrogate) reaches the SDK as the error response the screen
     passes on instead (:class:`~waymarks.mcp.stdio.Instead`), so the call waiting for it
     ends; answered 400 here, it never did. Its ``receive`` must give the whole body at
-    once (``RequestBodyLimitMiddleware`` in front does)."""
+    once (``RequestBodyLimitMiddleware`` in front does); a body its client left before it
+    ended is answered by no one (the SDK's ``ClientDisconnect`` was a traceback)."""
 
     def __init__(self, inner: Any, path: str = "/mcp") -> None:
         self.inner = inner
@@ -200,16 +201,20 @@ class ScreenedBodies:
             await self.inner(scope, receive, send)
             return
         first = await receive()
-        if first["type"] == "http.request" and not first.get("more_body", False):
-            answer = _screened(first.get("body", b""))
-            if isinstance(answer, bytes):  # a response: the SDK gets this one instead
-                first = {**first, "body": answer}
-            elif answer is not None:
-                status, body = answer
-                await send({"type": "http.response.start", "status": status,
-                            "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
-                return
+        if first["type"] != "http.request" or first.get("more_body", False):
+            # the client left before its body ended (the limit in front gives a whole
+            # body at once, else the part it read and a disconnect): no one to answer,
+            # and the SDK, handed the part, raised ClientDisconnect, a traceback in the log
+            return
+        answer = _screened(first.get("body", b""))
+        if isinstance(answer, bytes):  # a response: the SDK gets this one instead
+            first = {**first, "body": answer}
+        elif answer is not None:
+            status, body = answer
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
         replayed = False
 
         async def replay() -> Any:
