@@ -69,6 +69,15 @@ def test_what_the_sdk_cannot_take_is_answered_as_over_stdio(configured: Path,
         error = refused(_call("13", json.dumps(SECRET)), 13)  # params that are not an object
         assert error["code"] == -32600 and "not a JSON-RPC 2.0" in error["message"]
         assert refused(b"{not json")["code"] == -32700
+        # a response the SDK cannot take, with an id the server never sent: said as such
+        # (it was "the request holds text that is not valid Unicode", in plain ASCII)
+        for body in (b'{"jsonrpc":"2.0","id":"x","result":5}',
+                     b'{"jsonrpc":"2.0","id":1.5,"result":{}}',
+                     b'{"jsonrpc":"2.0","id":"x","error":{"code":"a","message":"m"}}'):
+            assert refused(body) == {"code": -32600, "message": "Invalid Request: not a "
+                                     "valid JSON-RPC 2.0 response"}, body
+        error = refused(b'{"jsonrpc":"2.0","id":"x","result":{"a":"\\ud800"}}')
+        assert error["code"] == -32602 and "not valid Unicode" in error["message"]
         # a lone surrogate in a tool's arguments: the tool's refusal, with the request's id
         status, _session, answer = exchange(
             port, _call("14", '{"name":"memory_recall","arguments":{"query":"\\ud800"}}'),

@@ -18,7 +18,13 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from waymarks.mcp.stdio import Instead, screen
+from waymarks.mcp.stdio import (
+    DROPPED_RESPONSE,
+    DROPPED_UNICODE,
+    Dropped,
+    Instead,
+    screen,
+)
 from waymarks.service.app import Waymarks
 
 
@@ -133,7 +139,7 @@ def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
         "name": "capture_note", "arguments": {"text": f"note for id {i}"}}}) for i in bad]
     for call in calls:
         answer = screen(call)
-        assert answer is not None and answer != "drop"
+        assert answer is not None and not isinstance(answer, Dropped)
         assert answer.model_dump(mode="json")["id"] is None
     answers = _serve(home, project, [*_initialize(), *calls, json.dumps(
         {"jsonrpc": "2.0", "id": "last", "method": "tools/list"})], expect=len(bad) + 2)
@@ -266,5 +272,10 @@ def test_a_response_is_passed_on_or_dropped_never_answered() -> None:
         passed = json.loads(instead.line())
         assert passed["id"] == 4 and passed["error"]["code"] == -32602
         assert screen(instead.line()) is None  # the SDK takes it
-    assert screen('{"jsonrpc":"2.0","id":"a","result":{"x":"\\ud800"}}') == "drop"
-    assert screen('{"jsonrpc":"2.0","id":"\\ud800","result":{}}') == "drop"
+    assert screen('{"jsonrpc":"2.0","id":"a","result":{"x":"\\ud800"}}') == DROPPED_UNICODE
+    assert screen('{"jsonrpc":"2.0","id":"\\ud800","result":{}}') == DROPPED_UNICODE
+    # dropped as well, for what it is: a response that is not valid, in plain ASCII
+    for bad in ('{"jsonrpc":"2.0","id":"x","result":5}', '{"jsonrpc":"2.0","id":1.5,'
+                '"result":{}}', '{"jsonrpc":"2.0","id":"x","error":{"code":"a",'
+                '"message":"m"}}'):
+        assert screen(bad) == DROPPED_RESPONSE, bad

@@ -232,7 +232,7 @@ def _screened(body: bytes) -> tuple[int, bytes] | bytes | None:
     SDK gets in its place (a response it cannot take, passed on as an error response)."""
     import mcp_types as types
 
-    from waymarks.mcp.stdio import UNICODE_MESSAGE, Instead, screen
+    from waymarks.mcp.stdio import Dropped, Instead, screen
 
     # bytes that are not UTF-8 become lone surrogates, which the screen refuses (as stdio)
     answer = screen(body.decode("utf-8", errors="surrogateescape"))
@@ -240,9 +240,8 @@ def _screened(body: bytes) -> tuple[int, bytes] | bytes | None:
         return None
     if isinstance(answer, Instead):
         return answer.line().encode()
-    if answer == "drop":
-        answer = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
-            code=types.INVALID_PARAMS, message=f"Invalid params: {UNICODE_MESSAGE}"))
+    if isinstance(answer, Dropped):  # answered here (every POST is), saying why
+        answer = types.JSONRPCError(jsonrpc="2.0", id=None, error=answer.error)
     status = 200 if isinstance(answer, types.JSONRPCResponse) else 400
     return status, answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
 

@@ -34,7 +34,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from io import TextIOWrapper
-from typing import Any, BinaryIO, Final, Literal, NamedTuple, cast
+from typing import Any, BinaryIO, Final, NamedTuple, cast
 
 import anyio
 import mcp_types as types
@@ -62,8 +62,25 @@ class Instead(NamedTuple):
         return self.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
-def screen(line: str) -> Answer | Instead | Literal["drop"] | None:
-    """The answer to a line the SDK cannot take (``None``: pass it on; ``"drop"``: a
+class Dropped(NamedTuple):
+    """A notification or response the SDK cannot take, which gets no answer over stdio;
+    ``error`` says why, for a transport that answers every message it is sent (HTTP: a
+    plain ASCII response that is not a valid one was answered as not valid Unicode)."""
+
+    error: types.ErrorData
+
+
+#: a line dropped for text that is not valid Unicode
+DROPPED_UNICODE: Final = Dropped(types.ErrorData(
+    code=types.INVALID_PARAMS, message=f"Invalid params: {UNICODE_MESSAGE}"))
+#: a response dropped for not being one the SDK can take (its id none the server sent)
+DROPPED_RESPONSE: Final = Dropped(types.ErrorData(
+    code=types.INVALID_REQUEST, message="Invalid Request: not a valid JSON-RPC 2.0 "
+    "response"))
+
+
+def screen(line: str) -> Answer | Instead | Dropped | None:
+    """The answer to a line the SDK cannot take (``None``: pass it on; :class:`Dropped`: a
     notification or response the SDK cannot take, which gets no answer; :class:`Instead`:
     pass that on instead)."""
     try:
@@ -81,7 +98,7 @@ def screen(line: str) -> Answer | Instead | Literal["drop"] | None:
                       "(of valid Unicode) or an integer")
     if not all_unicode(raw):
         if "method" in raw and "id" not in raw:
-            return "drop"
+            return DROPPED_UNICODE
         if raw.get("method") == "tools/call" and request_id is not None:
             refused = json_result({"outcome": "rejected", "category": "invalid-parameters",
                                    "message": UNICODE_MESSAGE})
@@ -97,19 +114,20 @@ def screen(line: str) -> Answer | Instead | Literal["drop"] | None:
 
 
 def _response(line: str, raw: dict[str, Any], request_id: int | str | None
-              ) -> Instead | Literal["drop"] | None:
+              ) -> Instead | Dropped | None:
     """A response passes unchanged when the SDK can take it; else it is passed on as an
     error response with its id, for the request waiting for it (never answered: JSON-RPC
     forbids it, and the client would not read it), or dropped when its id is none the
     server sends (an integer: the server's requests are numbered)."""
-    if all_unicode(raw):
+    unicode = all_unicode(raw)
+    if unicode:
         try:
             types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             return None
         except ValueError:  # pydantic's ValidationError
             pass
     if type(request_id) is not int:
-        return "drop"
+        return DROPPED_RESPONSE if unicode else DROPPED_UNICODE
     return Instead(_error(request_id, types.INVALID_PARAMS, "the client's response was not "
                           "valid Unicode or not a JSON-RPC 2.0 response"))
 
@@ -191,7 +209,7 @@ class _Screened:
                 yield line
             elif isinstance(answer, Instead):
                 yield answer.line()
-            elif answer != "drop" and self._write is not None:
+            elif not isinstance(answer, Dropped) and self._write is not None:
                 await self._write.send(SessionMessage(answer))
 
 
