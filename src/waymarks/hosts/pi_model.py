@@ -107,12 +107,13 @@ def _reply(answer: Any, route: Route) -> ModelReply:
     cost = answer.get("costUsd")
     reported = float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) \
         and 0 <= cost < 1e6 else None
-    return ModelReply(text, route.provider, route.model, _count(answer.get("inputTokens")),
-                      _count(answer.get("outputTokens")), reported_usd=reported)
+    from waymarks.models.usage import token_count  # (the models package loads httpx)
 
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    # the extension forwards ``Number(usage.input) || 0``: a count from 2**63 to 1e21
+    # arrives as a Python int, past what the call's accounting row holds
+    return ModelReply(text, route.provider, route.model,
+                      token_count(answer.get("inputTokens")),
+                      token_count(answer.get("outputTokens")), reported_usd=reported)
 
 
 def pi_route(base: EvolutionConfig, provider: str, model: str) -> EvolutionConfig:

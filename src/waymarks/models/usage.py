@@ -1,8 +1,9 @@
 """What a provider reports about a call's usage, as far as it can be believed.
 
-Shared by every adapter (HTTP and ``claude -p``): a token count is whatever the other side
-printed, and 2**64 of them overflowed the call's accounting row (SQLite's integers are 64
-bits), which left the job leased and its call reserved, and every retry paid again.
+Shared by every adapter (HTTP, ``claude -p`` and Pi's extension): a token count is
+whatever the other side printed, and 2**64 of them overflowed the call's accounting row
+(SQLite's integers are 64 bits), which left the job leased and its call reserved, and
+every retry paid again.
 """
 
 from __future__ import annotations

@@ -62,6 +62,17 @@ def code(value: str | None) -> str | None:
     return value
 
 
+#: the largest integer a SQLite column holds (a larger Python int raises OverflowError)
+SQLITE_MAX_INT: Final = 2**63 - 1
+
+
+def stored_count(value: int) -> int:
+    """A count as a call's accounting row can hold it: one past SQLite's 64 bits (or
+    below 0) is no count at all, 0, never an ``OverflowError`` that leaves the call
+    reserved and its job leased until the lease runs out."""
+    return value if 0 <= value <= SQLITE_MAX_INT else 0
+
+
 class Job(msgspec.Struct, frozen=True):
     source_id: str
     origin: str

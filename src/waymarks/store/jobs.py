@@ -64,6 +64,7 @@ from waymarks.store.job_rows import (
     route_entry,
     route_key,
     route_ok,
+    stored_count,
 )
 from waymarks.store.job_rows import code as _code
 from waymarks.store.job_schema import MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError
@@ -441,9 +442,13 @@ class JobStore(RouteState):
                     estimated_usd: float | None = None, reported_usd: float | None = None,
                     reasoning_tokens: int = 0) -> None:
         """Record how a reserved call ended (cost accounting, item 66): usage, the cost
-        estimated from the route's prices and the cost the provider reported, if any."""
+        estimated from the route's prices and the cost the provider reported, if any.
+        A count no adapter should have passed (past SQLite's integers) is stored as 0."""
         if outcome not in CALL_OUTCOMES:
             raise ValueError("not an allowlisted call outcome")
+        input_tokens, output_tokens, reasoning_tokens, duration_ms = (
+            stored_count(n) for n in (input_tokens, output_tokens, reasoning_tokens,
+                                      duration_ms))
         with self.write() as db:
             db.execute(
                 "UPDATE model_calls SET outcome = ?, finished_at = ?, duration_ms = ?, "
