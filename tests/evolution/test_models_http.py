@@ -194,6 +194,45 @@ def test_a_body_without_a_length_trickled_past_the_deadline_is_a_timeout(
     assert failure.code == "timeout"
 
 
+def _stalled(status: bytes, extra: bytes = b"", head: bytes = b'{"error": ') -> bytes:
+    """An error status whose headers and part of its body arrive, and then nothing (its
+    content-length is longer than what is sent)."""
+    return (b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n" + extra
+            + b"content-length: 5000\r\n\r\n" + head)
+
+
+@pytest.mark.parametrize(("prefix", "code", "retry_after"), [
+    (_stalled(b"429 Too Many Requests", b"retry-after: 120\r\n"), "rate_limited", 120.0),
+    (_stalled(b"429 Too Many Requests", head=b'{"error": {"code": "insufficient_quota"'),
+     "quota", None),
+    (_stalled(b"401 Unauthorized"), "auth", None),
+], ids=["rate_limited", "quota", "auth"])
+def test_an_error_status_whose_body_stalls_keeps_its_error(
+        prefix: bytes, code: str, retry_after: float | None) -> None:
+    """The error body's 200 ms bound was checked only as a chunk arrived: a stalled body
+    was waited on for the whole call's timeout (120 s by default) and the call recorded
+    as a ``timeout`` (billed at worst case, the provider's Retry-After and the auth
+    cooldown lost), while the same body dripped was ``rate_limited`` at once."""
+    with _Dribbler(prefix, every=60.0, lasting=60.0) as server:
+        failure = _fails(OpenAIClient(server.origin + "/v1", None), timeout=2.0)
+    assert (failure.code, failure.retry_after_s, failure.refused) == (
+        code, retry_after, True)
+
+
+def test_an_error_body_cut_by_the_calls_deadline_keeps_the_status_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status arrived before the deadline: the watchdog firing while its body is read
+    leaves the status's error, never a ``timeout``."""
+    from waymarks.models import http
+
+    monkeypatch.setattr(http, "ERROR_BODY_S", 60.0)  # the deadline comes first
+    prefix = _stalled(b"429 Too Many Requests", b"retry-after: 120\r\n")
+    with _Dribbler(prefix, every=60.0, lasting=60.0) as server:
+        failure = _fails(OpenAIClient(server.origin + "/v1", None), timeout=1.0)
+    assert (failure.code, failure.retry_after_s, failure.refused) == (
+        "rate_limited", 120.0, True)
+
+
 def test_a_closed_port_is_a_network_failure() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

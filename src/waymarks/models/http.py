@@ -6,8 +6,10 @@ covers Ollama, llama.cpp server, vLLM and LM Studio (their ``/v1`` endpoints).
 
 What must stay true:
 - every failure is a ``ModelError`` with an allowlisted code; the status, a Retry-After and
-  at most ``ERROR_BODY_BYTES`` of an error body are inspected (to tell a quota or a context
-  overflow from other errors) and then dropped: nothing of a body is kept or raised;
+  at most ``ERROR_BODY_BYTES`` of an error body, read for at most ``ERROR_BODY_S``, are
+  inspected (to tell a quota or a context overflow from other errors) and then dropped:
+  nothing of a body is kept or raised; an error status stays its error (never a
+  ``timeout``) however its body ends;
 - the key is read from the named environment variable for each call and goes only into the
   request header; it is never stored on the client, logged, or put in an error;
 - only a ``stop`` finish is accepted (a truncated reply is ``invalid_output``, carrying the
@@ -41,7 +43,7 @@ import msgspec
 from waymarks.core.model_port import ModelError, ModelErrorCode, ModelReply, ModelRequest, Route
 from waymarks.models.usage import token_count
 
-#: how much of an error body is read to classify it (item 67)
+#: how much of an error body is read to classify it, and for how long at most (item 67)
 ERROR_BODY_BYTES: Final = 8192
 ERROR_BODY_S: Final = 0.2
 #: a reply envelope larger than this is not a consolidation reply (the contract's text is
@@ -163,6 +165,7 @@ class _HttpClient:
             raise ModelError("timeout")
         deadline = CALL.deadline = time.monotonic() + timeout_s
         watchdog = _Watchdog(timeout_s)
+        refusal: ModelError | None = None  # the error status the provider answered with
         try:
             client = (_shared_client() if self._transport is None else
                       httpx2.Client(transport=self._transport, follow_redirects=False,
@@ -173,13 +176,15 @@ class _HttpClient:
                     timeout=httpx2.Timeout(timeout_s),
                     extensions={"trace": watchdog.trace}) as response:
                 if response.status_code != 200:
-                    # an error body is inspected for at most 200 ms (item 67)
-                    head = _read(response.iter_bytes(), ERROR_BODY_BYTES,
-                                 min(deadline, time.monotonic() + ERROR_BODY_S), strict=False)
-                    raise error_for_status(response.status_code, response.headers, head)
-                raw = _read(response.iter_bytes(), REPLY_BYTES, deadline, strict=True)
-        except ModelError:
-            if watchdog.fired:
+                    refusal = error_for_status(response.status_code, response.headers,
+                                               _error_head(response, watchdog))
+                    raise refusal
+                raw = _read(response.iter_bytes(), REPLY_BYTES, deadline)
+        except ModelError as exc:
+            if watchdog.fired and exc is not refusal:
+                # (an error status stays what it is, its body cut by the deadline or not:
+                # a stalled 429 was a timeout, a transport failure billed at worst case,
+                # its Retry-After ignored)
                 raise ModelError("timeout") from None
             raise
         except httpx2.HTTPError as exc:
@@ -226,6 +231,7 @@ class _Watchdog:
         self._sockets: list[socket.socket] = []
         self._timer = threading.Timer(max(0.0, seconds), self._fire)
         self._timer.daemon = True
+        self._cut: threading.Timer | None = None
 
     def trace(self, event: str, info: dict[str, Any]) -> None:
         if event not in ("connection.connect_tcp.complete",
@@ -245,9 +251,20 @@ class _Watchdog:
     def _fire(self) -> None:
         with self._lock:
             self.fired = True
+        self._shut_all()
+
+    def _shut_all(self) -> None:
+        with self._lock:
             sockets = list(self._sockets)
         for sock in sockets:
             _shut(sock)
+
+    def cut_after(self, seconds: float) -> None:
+        """Shut the call's socket down in ``seconds`` too, the call not timed out (an error
+        body's own bound: a body that stalls or drips ends then, whatever its length)."""
+        self._cut = threading.Timer(max(0.0, seconds), self._shut_all)
+        self._cut.daemon = True
+        self._cut.start()
 
     def __enter__(self) -> _Watchdog:
         self._timer.start()
@@ -255,6 +272,8 @@ class _Watchdog:
 
     def __exit__(self, *exc: object) -> None:
         self._timer.cancel()
+        if self._cut is not None:
+            self._cut.cancel()
         with self._lock:
             sockets, self._sockets = self._sockets, []
         for sock in sockets:
@@ -266,21 +285,33 @@ def _shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
-def _read(chunks: Iterator[bytes], limit: int, deadline: float, *, strict: bool) -> bytes:
-    """At most ``limit`` bytes before ``deadline``. ``strict``: more is ``invalid_output``
-    (a reply too large); otherwise the rest is simply not read (an error body)."""
+def _read(chunks: Iterator[bytes], limit: int, deadline: float) -> bytes:
+    """At most ``limit`` bytes before ``deadline``; more is ``invalid_output`` (a reply
+    too large)."""
     buffer = bytearray()
     for chunk in chunks:
         if time.monotonic() > deadline:
-            if strict:
-                raise ModelError("timeout")
-            break  # an error body: classify by what arrived in time
+            raise ModelError("timeout")
         buffer += chunk
         if len(buffer) > limit:
-            if strict:
-                raise ModelError("invalid_output")
-            return bytes(buffer[:limit])
+            raise ModelError("invalid_output")
     return bytes(buffer)
+
+
+def _error_head(response: httpx2.Response, watchdog: _Watchdog) -> bytes:
+    """At most ``ERROR_BODY_BYTES`` of an error body, read for at most ``ERROR_BODY_S``
+    (item 67): its socket is shut down then, so a body that stalls (a content-length
+    longer than what is sent) ends as one that drips does, and the status is classified
+    by what arrived. Before, the bound was checked only as a chunk arrived: a stalled
+    body was waited on for the whole call's timeout."""
+    head = bytearray()
+    watchdog.cut_after(ERROR_BODY_S)
+    with contextlib.suppress(httpx2.HTTPError):  # cut short: what arrived is enough
+        for chunk in response.iter_bytes():
+            head += chunk
+            if len(head) >= ERROR_BODY_BYTES:
+                break
+    return bytes(head[:ERROR_BODY_BYTES])
 
 
 class OpenAIClient(_HttpClient):
