@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.service.evolution_observe import last_capture, last_capture_path
-from waymarks.service.evolution_status import _host_route_path, host_route
+from waymarks.service.evolution_notes import host_route_path, last_capture_path
+from waymarks.service.evolution_observe import last_capture
+from waymarks.service.evolution_status import host_route
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.semantic_backfill import PROGRESS_FILE, progress
 from waymarks.service.trust import TRUST_FILE, TrustStore
@@ -32,7 +33,7 @@ def test_a_nested_trust_list_is_refused_clearly(tmp_path: Path) -> None:
 
 def test_nested_derived_notes_read_as_nothing_recorded(tmp_path: Path) -> None:
     _nested(last_capture_path(tmp_path))
-    _nested(_host_route_path(tmp_path))
+    _nested(host_route_path(tmp_path))
     _nested(tmp_path / PROGRESS_FILE)
     assert last_capture(tmp_path) is None
     assert host_route(tmp_path) is None

@@ -126,3 +126,42 @@ def test_a_source_settled_with_no_model_call_does_not_say_none_none(
     assert done.stdout.startswith("Consolidated src-1 (no_change, 0 claim(s) written)"), \
         done.stdout
     assert "None" not in done.stdout and "no model call" in done.stdout, done.stdout
+
+
+@pytest.mark.slow
+def test_a_fifo_in_a_notes_place_is_never_waited_on(home: Path, project: Path) -> None:
+    """A FIFO at ``evolution/host-route.json`` hung ``evolution status`` (and the note Pi's
+    bridge writes at every evolve check); one at ``evolution/last-capture.json`` hung
+    ``evolution learning``. Each is read as no note, and status names it."""
+    notes = home / "evolution"
+    notes.mkdir(parents=True)
+    for name in ("host-route.json", "last-capture.json"):
+        os.mkfifo(notes / name)
+    env = {**os.environ, "WAYMARKS_HOME": str(home),
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, *argv], cwd=project, env=env,
+                              capture_output=True, text=True, check=False, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    status = json.loads(run("-m", "waymarks.cli.main", "--json", "evolution", "status").stdout)
+    assert status["hostRoute"] is None
+    assert [n.split(": ", 1) for n in status["unreadableNotes"]] == [
+        [str(notes / name), "it is a FIFO, not a regular file; not read"]
+        for name in ("host-route.json", "last-capture.json")]
+    text = run("-m", "waymarks.cli.main", "evolution", "status").stdout
+    assert f"Unreadable: {notes / 'host-route.json'}" in text
+    learning = json.loads(run("-m", "waymarks.cli.main", "--json", "evolution",
+                              "learning").stdout)
+    assert learning["lastCapture"] is None
+    run("-c", "import sys; from pathlib import Path; "
+        "from waymarks.service.evolution_status import note_host_route; "
+        "note_host_route(Path(sys.argv[1]), 'pi', 'piprov', 'pi-m')", str(home))
+    assert (notes / "host-route.json").is_fifo()  # left for the person; status names it
+    # a turn's decision is not written in its place, and the turn's capture goes on
+    from waymarks.service.evolution_observe import note_turn
+
+    decision = note_turn(home, [], at="2026-12-01T10:00:00.000Z", host="pi")
+    assert decision["host"] == "pi" and (notes / "last-capture.json").is_fifo()

@@ -170,6 +170,8 @@ def _status_text(data: dict[str, Any]) -> str:
                      f"{host['model']}), called by the Waymarks {host['host']} extension "
                      "while it runs" + ("; the routes above are its backups"
                                         if data["routes"] else ""))
+    lines += [f"Unreadable: {note} (remove it: Waymarks writes it again)"
+              for note in data.get("unreadableNotes") or []]
     if not data["routes"] and not host:
         lines.append("Routes: none configured ([evolution] in the home config.toml)")
     budgets = data["budgets"]

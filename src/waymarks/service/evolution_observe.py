@@ -28,6 +28,7 @@ the queue runs them one after the other, each with its own authority.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,11 +38,11 @@ from waymarks.core.evolution.model import SCHEMA_VERSION, SourceRecord, source_i
 from waymarks.core.evolution.nominate import nominate
 from waymarks.core.evolution.observations import Scan, TurnItem, document, observe
 from waymarks.core.evolution.progress import PROGRESS_BASIS, PROGRESS_KIND
-from waymarks.files.atomic import write_atomic
+from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.service.evolution import Evolution
+from waymarks.service.evolution_notes import last_capture_path, read_note
 from waymarks.service.ports import iso
 
-LAST_CAPTURE: Final = "last-capture.json"
 MAX_ROOT_DEPTH: Final = 64
 
 
@@ -72,10 +73,6 @@ def _home_relative(state: Path) -> tuple[str, ...]:
             continue
         return (f"~/{relative.as_posix()}",) if relative.parts else ("~",)
     return ()
-
-
-def last_capture_path(home: Path) -> Path:
-    return home / "evolution" / LAST_CAPTURE
 
 
 def capture_work(evo: Evolution, origin: str, session: str, key: str,
@@ -144,14 +141,18 @@ def _decision(host: str, at: str, scan: Scan, statements: int | None) -> dict[st
 def _note(home: Path, decision: dict[str, Any]) -> None:
     path = last_capture_path(home)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_atomic(path, json.dumps(decision, ensure_ascii=False, indent=1).encode("utf-8"),
-                 mode=0o600)
+    # something not a regular file in its place is never replaced, and ``evolution
+    # status`` names it (before, the turn's capture failed, and was tried again, every turn)
+    with contextlib.suppress(NotARegularFile):
+        write_atomic(path, json.dumps(decision, ensure_ascii=False, indent=1).encode(
+            "utf-8"), mode=0o600)
 
 
 def last_capture(home: Path) -> dict[str, Any] | None:
-    """The last capture decision (``None``: none yet, or unreadable)."""
+    """The last capture decision (``None``: none yet, or unreadable: a FIFO in its place
+    is never waited on, ``evolution status`` names it)."""
     try:
-        data = json.loads(last_capture_path(home).read_bytes())
+        data = read_note(last_capture_path(home))
     except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -19,10 +19,17 @@ from typing import Any, Final
 
 from waymarks.core.codec import utc_clamped
 from waymarks.core.privacy import ProviderPolicy
-from waymarks.files.atomic import write_atomic
+from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.reading import read_regular
 from waymarks.service.capture_spool import pending, set_aside
 from waymarks.service.config import PROJECT_CONFIG
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
+from waymarks.service.evolution_notes import (
+    NOTE_BYTES,
+    host_route_path,
+    read_note,
+    unreadable_notes,
+)
 from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, open_job_store
 from waymarks.store.evolution_probe import check_projection, unsettled_sources
@@ -32,29 +39,22 @@ PROJECTION_DB = "waymarks.db"
 
 #: failed jobs listed in detail
 FAILED_SHOWN = 5
-#: where a host that brings its own model (Pi) says which one it last offered the queue:
-#: provider and model names only (no key, no text), so ``status`` can tell "Pi calls the
-#: model" from "no route"
-HOST_ROUTE_FILE = ("evolution", "host-route.json")
-
 #: a variable's name as such names are written (capitals, digits, underscores): one that
 #: is not set is still named in status; any other unset one may be a pasted key
 _CONVENTIONAL: Final = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
-def _host_route_path(home: Path) -> Path:
-    return home.joinpath(*HOST_ROUTE_FILE)
-
-
 def note_host_route(home: Path, host: str, provider: str, model: str) -> None:
     """Record that ``host`` offers its own active model to this home's queue (written only
     when it changed: the Pi timer calls this every 15 s)."""
-    path = _host_route_path(home)
+    path = host_route_path(home)
     data = json.dumps({"host": host, "provider": provider[:200], "model": model[:200]},
                       sort_keys=True)
     try:
-        if path.read_text(encoding="utf-8") == data:
+        if read_regular(path, limit=NOTE_BYTES) == data.encode("utf-8"):
             return
+    except NotARegularFile:  # (a FIFO was waited on, every 15 s): status names it
+        return
     except OSError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -64,13 +64,14 @@ def note_host_route(home: Path, host: str, provider: str, model: str) -> None:
 def host_route(home: Path) -> dict[str, str] | None:
     """The host model last noted for ``home`` (None: none, or an unreadable note)."""
     try:
-        found = json.loads(_host_route_path(home).read_text(encoding="utf-8"))
+        found = read_note(host_route_path(home))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(found, dict) or not all(
             isinstance(found.get(k), str) for k in ("host", "provider", "model")):
         return None
     return {k: str(found[k]) for k in ("host", "provider", "model")}
+
 
 WAIT_TEXT = {
     "no_route": "no model route is configured or reachable ([evolution] in the home "
@@ -174,6 +175,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         # Pi's active model, called by the Waymarks Pi extension while Pi runs (configured
         # routes, if any, are its backups)
         "hostRoute": host_route(home),
+        # notes in the evolution directory that cannot be read (what is in their place)
+        "unreadableNotes": unreadable_notes(home),
         "cooldowns": [{"provider": c.provider, "model": c.model, "until": _when(c.until_ms),
                        "reason": c.reason} for c in cooldowns],
         "budgets": {"callsLastHour": hour, "callsPerHour": config.calls_per_hour,
