@@ -104,6 +104,24 @@ def test_invalid_files_fail_closed_without_echoing_content(tmp_path: Path, body:
     assert "abcdef0123456789" not in message
 
 
+@pytest.mark.parametrize("endpoint", [
+    "http://[::1/v1", "http://h:99999/v1", "http://h:abc/v1", "http://:8080/v1",
+    "https://user@/v1", "http://[zz]/v1", "http://h\\u007f/v1",
+])
+def test_an_endpoint_the_client_cannot_call_is_refused_at_load(tmp_path: Path,
+                                                              endpoint: str) -> None:
+    """``http://[::1/v1`` passed the pattern, and every call failed as ``unknown`` (its
+    sources piling up failures until they paused) where status said "not a URL"."""
+    _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "ollama"\n'
+           f'endpoint = "{endpoint}"\nmodel = "m"\n')
+    with pytest.raises(EvolutionConfigError, match="endpoint must be an http://"):
+        load_evolution_config(tmp_path / "home")
+    _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "ollama"\n'
+           'endpoint = "http://[::1]:11434/v1?api-version=1"\nmodel = "m"\n')
+    assert load_evolution_config(tmp_path / "home").routes()[0].endpoint == (
+        "http://[::1]:11434/v1?api-version=1")
+
+
 def test_a_backup_of_the_primarys_provider_is_listed_as_ignored(tmp_path: Path) -> None:
     """It was dropped from the routes without a word."""
     _write(tmp_path / "home" / "config.toml", '[evolution]\nprovider = "ollama"\n'

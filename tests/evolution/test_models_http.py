@@ -233,6 +233,20 @@ def test_an_error_body_cut_by_the_calls_deadline_keeps_the_status_error(
         "rate_limited", 120.0, True)
 
 
+def test_an_endpoint_or_key_the_client_cannot_send_is_a_model_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx raises InvalidURL for ``http://[::1/v1`` and UnicodeEncodeError for a header
+    it cannot encode: neither is an ``httpx.HTTPError``, and both escaped ``complete``
+    (the ModelClient contract: a ``ModelError``, never anything else)."""
+    assert _fails(OpenAIClient("http://[::1/v1", None)).code == "unavailable"
+    assert _fails(AnthropicClient("http://h:abc", None)).code == "unavailable"
+    with FakeProvider([openai_ok("never")]) as fake:
+        monkeypatch.setenv("EVO_KEY", "sk-caf\u00e9-0123456789")
+        assert _fails(OpenAIClient(fake.origin + "/v1", "EVO_KEY")).code == "auth"
+        requests = fake.requests
+    assert requests == []  # nothing was sent
+
+
 def test_a_closed_port_is_a_network_failure() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -157,6 +157,8 @@ class _HttpClient:
         key = os.environ.get(self.key_env, "").strip()
         if not key:
             raise ModelError("auth")  # the named variable is unset: status shows the name
+        if not (key.isascii() and key.isprintable()):
+            raise ModelError("auth")  # no header can carry it: no provider's key
         return key
 
     def _post(self, path: str, body: dict[str, Any], headers: dict[str, str],
@@ -190,6 +192,10 @@ class _HttpClient:
         except httpx2.HTTPError as exc:
             # after the deadline its socket was shut down: whatever broke, it is a timeout
             raise ModelError("timeout" if watchdog.fired else _code_of(exc)) from None
+        except (httpx2.InvalidURL, UnicodeError):
+            # an endpoint the client cannot call, or a header it cannot encode: nothing
+            # was sent (these are no HTTPError, and escaped the ModelClient contract)
+            raise ModelError("unavailable") from None
         finally:
             CALL.deadline = None
         if watchdog.fired:

@@ -344,6 +344,24 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
     )
 
 
+def _is_url(endpoint: object) -> bool:
+    """An endpoint the HTTP client can call: ``http(s)://``, a host, a valid port if any,
+    printable characters only. Before, ``http://[::1/v1`` passed the pattern, and every
+    call failed as ``unknown`` (the sources piling up failures) instead of a config error
+    that status calls "not a URL"."""
+    from urllib.parse import urlsplit
+
+    if not (isinstance(endpoint, str) and endpoint.isprintable()
+            and re.fullmatch(r"https?://[^\s]+", endpoint)):
+        return False
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
 def _route(table: dict[str, Any], where: str, need_model: bool = False) -> RouteConfig:
     api = table.get("api")
     endpoint = table.get("endpoint")
@@ -351,9 +369,9 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
         api = "claude-code" if endpoint is None else "openai"
     if api not in APIS:
         raise EvolutionConfigError(f"{where} api must be one of {', '.join(APIS)}")
-    if endpoint is not None and (not isinstance(endpoint, str)
-                                 or not re.fullmatch(r"https?://[^\s]+", endpoint)):
-        raise EvolutionConfigError(f"{where} endpoint must be an http:// or https:// URL")
+    if endpoint is not None and not _is_url(endpoint):
+        raise EvolutionConfigError(f"{where} endpoint must be an http:// or https:// URL "
+                                   "with a host (and a port from 0 to 65535)")
     if api != "claude-code" and endpoint is None:
         raise EvolutionConfigError(f"{where} api {api} needs an endpoint URL")
     model = table.get("model", None if (need_model or api != "claude-code") else "default")
