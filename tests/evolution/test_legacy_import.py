@@ -122,3 +122,26 @@ def test_missing_ledgers_do_not_use_up_the_import(tmp_path: Path) -> None:
     assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "not_found"
     _write(legacy, MEMORIES[:1], [])
     assert _cli(home, cwd, "evolution", "import", str(legacy))["claims"] == 1
+
+
+@pytest.mark.parametrize("fifo", ["memories.jsonl", "memory-actions.jsonl"])
+def test_a_fifo_in_a_legacy_ledgers_place_is_refused_not_waited_on(tmp_path: Path,
+                                                                  fifo: str) -> None:
+    """``evolution import DIR`` read the legacy ledgers with ``read_bytes``: a FIFO named
+    as one hung it for ever. It is refused, naming the file, and nothing is written."""
+    home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
+    cwd.mkdir()
+    _write(legacy, MEMORIES, ACTIONS)
+    (legacy / fifo).unlink()
+    os.mkfifo(legacy / fifo)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", "evolution", "import", str(legacy)], cwd=cwd,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(root / "src"), str(root)])})
+    assert done.returncode == 2, done.stdout + done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["code"] == "bad_input"
+    assert f"{legacy / fifo}: cannot be read (it is a FIFO" in refused["message"]
+    assert not (home / "evolution" / "ledger.jsonl").exists()

@@ -273,15 +273,17 @@ def import_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     if (directory / DATABASE).is_file() and (
             not ledger_path(evo.home).is_file() or _imported(evo) != "open"):
         return _import_sqlite(evo, directory / DATABASE)
+    from waymarks.files.reading import read_regular
+
     blobs = []
     for name in (legacy.MEMORIES, legacy.ACTIONS):
-        try:
-            blobs.append((directory / name).read_bytes())
+        try:  # a FIFO in a ledger's place is refused, never waited on (it hung the import)
+            blobs.append(read_regular(directory / name))
         except FileNotFoundError:
             blobs.append(b"")
         except OSError as exc:
             return _refuse("bad_input", f"{directory / name}: cannot be read "
-                           f"({type(exc).__name__}); nothing was written")
+                           f"({exc.strerror or type(exc).__name__}); nothing was written")
     if not blobs[0].strip():
         if (directory / DATABASE).is_file():  # the database there was imported already
             return _refuse("duplicate", f"{directory / DATABASE} was already imported into "
@@ -422,8 +424,10 @@ def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:
     names = [n for n in (legacy.MEMORIES, legacy.ACTIONS) if (directory / n).is_file()]
     if legacy.MEMORIES not in names:
         return _refuse("not_found", f"no {legacy.MEMORIES} in {directory}; nothing copied")
+    from waymarks.files.reading import read_regular
+
     try:
-        blobs = {n: (directory / n).read_bytes() for n in names}
+        blobs = {n: read_regular(directory / n) for n in names}
     except OSError as exc:
         return _refuse("bad_input", f"the legacy ledgers cannot be read "
                        f"({type(exc).__name__}); nothing copied")
