@@ -17,7 +17,7 @@ from pathlib import Path
 
 from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
-from waymarks.files.reading import Stamp, stamp_of
+from waymarks.files.reading import Stamp, read_regular, stamp_of
 from waymarks.ledger.discovery import canonical_project_path
 from waymarks.service.outcomes import ServiceError
 
@@ -45,10 +45,11 @@ class TrustStore:
         return list(projects)
 
     def _read(self) -> list[str]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+        try:  # a FIFO in its place is refused, never waited on (it hung every command)
+            data = json.loads(read_regular(self.path))
         except (OSError, ValueError, RecursionError) as exc:
-            message = f"{self.path}: unreadable trust list ({exc}); fix or remove it"
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            message = f"{self.path}: unreadable trust list ({why}); fix or remove it"
             raise ServiceError("bad_trust_file", message) from exc
         projects = data.get("projects") if isinstance(data, dict) else None
         if not isinstance(projects, list) or not all(isinstance(p, str) for p in projects):

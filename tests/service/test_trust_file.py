@@ -1,0 +1,31 @@
+"""The trust list is read only from a regular file: a FIFO in its place hung every command
+that asks which projects are trusted (``evolution status`` among them) for ever. A real
+home, the real entry point in a new process (what must not hang is the process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from waymarks.service.trust import TRUST_FILE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_fifo_in_the_trust_lists_place_is_refused_not_waited_on(home: Path,
+                                                                  project: Path) -> None:
+    home.mkdir()
+    os.mkfifo(home / TRUST_FILE)
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--json",
+         "evolution", "status"], cwd=project, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])})
+    assert done.returncode == 1, done.stdout + done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["code"] == "bad_trust_file"
+    assert refused["message"] == (f"{home / TRUST_FILE}: unreadable trust list (it is a "
+                                  "FIFO, not a regular file; not read); fix or remove it")
+    assert (home / TRUST_FILE).is_fifo()  # left as it was
