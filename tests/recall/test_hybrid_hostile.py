@@ -6,6 +6,8 @@ the same ones, at a bounded cost, and never answer with a traceback."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,6 +67,22 @@ def forge(app: Waymarks, item_id: str, vector: bytes) -> None:
     with app.projection.transaction():
         db.execute("UPDATE recall_vectors SET vector = ?, checksum = ? WHERE item_id = ?",
                    (vector, checksum((item_id, model, digest), vector), item_id))
+
+
+def damage_row(app: Waymarks, item_id: str, damage: str) -> None:
+    """Damage one stored vector row: ``flipped byte``, ``truncated``, ``checksum`` (the
+    row's checksum no longer matches it), or ``wrong length`` (a checksum that matches)."""
+    db = app.projection.recall_index().db
+    (vector, check), = db.execute(
+        "SELECT vector, checksum FROM recall_vectors WHERE item_id = ?", (item_id,))
+    if damage == "wrong length":
+        forge(app, item_id, vector[:-4])
+        return
+    vector, check = {"flipped byte": (vector[:7] + bytes([vector[7] ^ 0x10]) + vector[8:], check),
+                     "truncated": (vector[:-3], check), "checksum": (vector, check + 1)}[damage]
+    with app.projection.transaction():
+        db.execute("UPDATE recall_vectors SET vector = ?, checksum = ? WHERE item_id = ?",
+                   (vector, check, item_id))
 
 
 def garbage(query: bytes) -> dict[str, bytes]:
@@ -166,15 +184,7 @@ def test_one_damaged_vector_row_is_dropped_and_embedded_again_not_the_database(
         assert isinstance(outcome, Committed), outcome
         ids[text] = outcome.id
     assert app.embed_recall()["vectors"] == 4
-    damaged = ids["The deploy script runs on Fridays."]
-    db = app.projection.recall_index().db
-    (vector, check), = db.execute(
-        "SELECT vector, checksum FROM recall_vectors WHERE item_id = ?", (damaged,))
-    vector, check = {"flipped byte": (vector[:7] + bytes([vector[7] ^ 0x10]) + vector[8:], check),
-                     "truncated": (vector[:-3], check), "checksum": (vector, check + 1)}[damage]
-    with app.projection.transaction():  # the row's checksum no longer matches it
-        db.execute("UPDATE recall_vectors SET vector = ?, checksum = ? WHERE item_id = ?",
-                   (vector, check, damaged))
+    damage_row(app, ids["The deploy script runs on Fridays."], damage)
     other = make_app(keep_recall_index=reader == "warm")
     query = "is new checkout turned on?"
     assert other.recall(query).selected == [ids[CHECKOUT]]
@@ -325,3 +335,51 @@ def test_a_follow_up_is_recalled_by_its_inherited_subject_not_vetoed_by_its_own_
         assert isinstance(app.remember(text), Committed)
     assert app.embed_recall()["vectors"] == 4
     assert app.recall("and the port?", ["Which database?"]).selected == [port.id]
+
+
+HOLD = ("import fcntl, os, sys\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "sys.stdin.read()\n")
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "wrong length"])
+@pytest.mark.parametrize("reader", ["fresh", "warm"])
+def test_a_damaged_vector_row_does_not_make_recall_wait_for_the_writer(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, home: Path,
+        damage: str, reader: str) -> None:
+    """Dropping a damaged row took the writer's turn, waiting for it: with another process
+    holding it (a writer stopped with Ctrl-Z, a long rebuild), every recall that read the
+    row waited the whole busy timeout and failed ("another process kept ... locked for too
+    long"), where one without it answered at once. The drop is now tried only when the
+    turn is free: the recall answers (the claim scored lexically) and the row is dropped
+    by a later recall."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    ids = {}
+    for text in ("The deploy script runs on Fridays.", CHECKOUT):
+        outcome = app.remember(text)
+        assert isinstance(outcome, Committed), outcome
+        ids[text] = outcome.id
+    assert app.embed_recall()["vectors"] == 2
+    deploy = ids["The deploy script runs on Fridays."]
+    damage_row(app, deploy, damage)
+    db = app.projection.recall_index().db
+    row = "SELECT vector, checksum FROM recall_vectors WHERE item_id = ?"
+    before = db.execute(row, (deploy,)).fetchall()
+    reading = make_app(busy_timeout_ms=300, keep_recall_index=reader == "warm")
+    query = "is new checkout turned on?"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, f"{home}/waymarks.db.lock"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        for _ in range(2):
+            assert reading.recall(query).selected == [ids[CHECKOUT]]
+        assert db.execute(row, (deploy,)).fetchall() == before  # nothing written meanwhile
+    finally:
+        holder.kill()
+        holder.wait()
+    assert reading.recall(query).selected == [ids[CHECKOUT]]
+    assert db.execute(row, (deploy,)).fetchall() == []  # dropped, to be embedded again
+    assert reading.recovered is None and not list(home.glob("waymarks.db.damaged-*"))

@@ -29,6 +29,7 @@ from waymarks.recall.scoring import Candidate
 from waymarks.semantic import Nearest, load, new_matrix, switch_problem, unit_vector
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
+from waymarks.store.writer_lock import WriterBusy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -127,14 +128,24 @@ def drop_damaged(app: Waymarks, store: VectorStore, held: Nearest, embedder: Emb
     """Drop the vector rows the read found damaged, and those the matrix left out (not
     unit vectors of the embedder's length), and wake the background worker to embed their
     records again; the rest of the database is sound and stays (the records are scored
-    lexically meanwhile)."""
+    lexically meanwhile).
+
+    Only when the writer's turn is free at once: a recall that waited for it here queued
+    behind every writer for a repair it does not need, and failed after the busy timeout
+    behind one stopped holding it. When busy, the rows stay (their records scored
+    lexically); a long-lived process keeps their IDs to try again at its next recall, a
+    one-shot one's next recall finds them again, and ``index --semantic`` drops them."""
     from waymarks.service.semantic_backfill import wake
 
-    with app.projection.transaction():
-        store.drop_damaged([*store.damaged, *held.rejected], embedder.model,
-                           unit_vector(embedder.dim))
+    ids = [*store.damaged, *held.rejected]
     store.damaged.clear()
     held.rejected.clear()
+    try:
+        with app.projection.transaction(wait=False):
+            store.drop_damaged(ids, embedder.model, unit_vector(embedder.dim))
+    except WriterBusy:
+        held.rejected.extend(ids)  # (the memo's: looked at again by its next recall)
+        return
     wake(app.home)
 
 
