@@ -66,6 +66,29 @@ def test_a_home_deleted_under_the_worker_does_not_come_back(
     assert worker.returncode == 0, err  # it stopped quietly
 
 
+@pytest.mark.slow  # a worker process
+@pytest.mark.parametrize("at", ["load", "batch"])
+def test_a_home_replaced_under_the_worker_is_left_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: str) -> None:
+    """The home moved away and another directory put at its path (another home, restored
+    from a backup): mid-batch, the worker wrote its notes over the new home's
+    (``semantic-skipped.json``), and its commit, finding the database replaced, was
+    "recovered" by opening the one at the path, so creating a database (and its lock, the
+    foreground lock) in the new home. It now stops there, writing nothing."""
+    home, barrier, worker = paused_worker(tmp_path, monkeypatch, at)
+    notes = b'{"model": "another", "skipped": {"m1": {"hash": "h", "why": "crashed"}}}'
+    try:
+        home.rename(tmp_path / "home.old")
+        home.mkdir()
+        (home / "semantic-skipped.json").write_bytes(notes)  # the new home's own
+    finally:
+        (barrier / "go").touch()
+        _out, err = worker.communicate(timeout=120)
+    assert sorted(p.name for p in home.iterdir()) == ["semantic-skipped.json"]
+    assert (home / "semantic-skipped.json").read_bytes() == notes
+    assert worker.returncode == 0, err  # it stopped quietly
+
+
 def test_a_worker_started_for_a_home_deleted_meanwhile_creates_nothing(
         tmp_path: Path) -> None:
     home = tmp_path / "home"  # woken, then the home removed before the worker ran

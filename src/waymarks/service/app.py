@@ -492,11 +492,11 @@ class Waymarks:
         return diagnostics.health(self)
 
     @recovering
-    def embed_recall(self, progress: ProgressFn | None = None, *, background: bool = False,
+    def embed_recall(self, progress: ProgressFn | None = None, *,
+                     background: Callable[[], object] | None = None,
                      waiting: Callable[[], None] | None = None) -> dict[str, Any]:
-        """Embed every recall record without a current vector (``waymarks index
-        --semantic``; ``background``: the home's worker), in committed batches; what is
-        there afterwards. ``waiting``: called if it first waits for another one."""
+        """Embed every record missing a vector, in batches (``index --semantic``); the counts.
+        ``background``: the worker's check that its home is still there; ``waiting``: see there."""
         return rebuilding.embed_recall(self, progress, background=background, waiting=waiting)
 
     @recovering

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -143,27 +143,34 @@ def embed_in_background(app: Waymarks, replayed: int) -> None:
 
 
 def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
-                 background: bool = False,
+                 background: Callable[[], object] | None = None,
                  waiting: Callable[[], None] | None = None) -> dict[str, Any]:
     """Embed every recall record without a current vector, in committed batches. In the
     foreground (``waymarks index --semantic``) the home's worker pauses before its next
-    batch until this ends; the worker (``background``) waits before each batch while one
+    batch until this ends; the worker (``background``: its check that its home is still
+    the one it started in, which raises when not) waits before each batch while one
     runs (:func:`~waymarks.service.semantic_backfill.foreground`). In the foreground the
     stored rows are checked first, and the damaged ones dropped and embedded again
     (``dropped``: how many; :func:`~waymarks.service.semantic_recall.drop_unsound`);
     ``waiting`` is called once if it first waits for another foreground process."""
     from waymarks.service import semantic_backfill
 
-    vectors = semantic_recall.vectors_of(app)
+    transaction: Callable[[], contextlib.AbstractContextManager[object]]
+    if background is not None:
+        background()  # (before the database is opened: opening creates one)
+        transaction = partial(_in_home, app, background)
+    else:
+        transaction = app.projection.transaction
+    vectors = semantic_recall.vectors_of(app, transaction=transaction)
     if vectors is None:
         return semantic_recall.unavailable(**semantic_recall.UNAVAILABLE)
     embed = partial(semantic_recall.embed_pending, vectors.index, vectors.embedder,
-                    progress=progress, transaction=app.projection.transaction)
-    if background:  # the worker: what fails, or kills it, is set aside, not retried for ever
+                    progress=progress, transaction=transaction)
+    if background is not None:  # the worker: what fails, or kills it, is set aside
         from waymarks.service.semantic_skips import Guard
 
-        done = embed(before_batch=partial(semantic_backfill.after_foreground, app.home),
-                     guard=Guard(app.home, vectors.embedder.model))
+        done = embed(before_batch=partial(_before_batch, app.home, background),
+                     guard=Guard(app.home, vectors.embedder.model, background))
     else:
         with semantic_backfill.foreground(app.home, waiting):
             # damaged rows no recall has read (health counts them): embedded again here
@@ -172,6 +179,30 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
         if dropped:
             return vectors.summary(done, dropped=dropped)
     return vectors.summary(done)
+
+
+@contextlib.contextmanager
+def _in_home(app: Waymarks, still_home: Callable[[], object]) -> Iterator[object]:
+    """The worker's write transaction: its home checked first (taking the writer's turn
+    creates the lock file, in whatever directory is at the path now), and again when the
+    database proves replaced. A home moved away and another put at its path raised
+    ``ProjectionReplaced``, which the worker's recovery answered by opening, so creating,
+    a database there: the worker wrote into a home that was not its own."""
+    still_home()
+    try:
+        with app.projection.transaction() as db:
+            yield db
+    except ProjectionReplaced:
+        still_home()  # the home is the same: another process replaced its database
+        raise
+
+
+def _before_batch(home: Path, still_home: Callable[[], object]) -> None:
+    """Before a worker's batch: its home still there, then no foreground process."""
+    from waymarks.service import semantic_backfill
+
+    still_home()
+    semantic_backfill.after_foreground(home)
 
 
 def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:

@@ -252,9 +252,12 @@ def unavailable(**first: object) -> dict[str, Any]:
         **first, "available": False, "problem": problem}
 
 
-def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
+def vectors_of(app: Waymarks, *, catch_up: bool = True,
+               transaction: Callable[[], AbstractContextManager[object]] | None = None
+               ) -> Vectors | None:
     """The embedder and the recall index, ``catch_up``: caught up with the items first
-    (the records as recall, or a worker, would find them); ``None`` without the extra."""
+    (the records as recall, or a worker, would find them; in ``transaction``, by default
+    the projection's); ``None`` without the extra."""
     from waymarks.service.semantic_skips import skipped
 
     embedder = load()
@@ -263,7 +266,7 @@ def vectors_of(app: Waymarks, *, catch_up: bool = True) -> Vectors | None:
     index = app.projection.recall_index()
     skip = skipped(app.home, embedder.model)
     if catch_up:
-        with app.projection.transaction():
+        with (transaction or app.projection.transaction)():
             index.catch_up()
             # the vectors' watermark past what is embedded (after a rebuild: every record
             # looked at once), so that asking what is missing looks only at new records

@@ -80,10 +80,13 @@ def skipped(home: Path, model: str) -> dict[str, str]:
 
 class Guard:
     """The background worker's engine calls, noted in the home and survived (module
-    docstring). Open it holding the worker lock."""
+    docstring). Open it holding the worker lock. ``still_home``: called before each write
+    of the notes, it raises when the home is no longer the worker's (a home moved away and
+    another put at its path had its notes overwritten with these)."""
 
-    def __init__(self, home: Path, model: str) -> None:
-        self._home, self._model = home, model
+    def __init__(self, home: Path, model: str,
+                 still_home: Callable[[], object] = lambda: None) -> None:
+        self._home, self._model, self._still_home = home, model, still_home
         self._notes = _load(home, model)
         #: item ID -> text hash of the records set aside, kept current as it skips more
         self.skipped = {item_id: entry.get("hash", "")
@@ -109,6 +112,7 @@ class Guard:
         self._notes.in_flight = dict(in_flight)
         data = _File(self._notes.skipped, self._notes.in_flight, self._notes.deaths,
                      model=self._model)
+        self._still_home()
         with contextlib.suppress(OSError):  # unwritable: embedding goes on unguarded
             write_atomic(self._home / SKIPS_FILE, msgspec.json.encode(data), mode=0o600)
 

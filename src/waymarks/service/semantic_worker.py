@@ -7,9 +7,13 @@ progress).
 
 The worker never creates its home: it is started in it, and before each open of the
 home's database and each write of its progress or lock it checks that the directory at
-the home's path is still the one it started in (:class:`Home`); when the home was deleted
-(``rm -rf``) or replaced, it stops quietly. Opening ``Waymarks`` on a missing home creates
-it, and a worker that outlived an ``rm -rf`` brought back a home with an empty database.
+the home's path is still the one it started in (:class:`Home`), and so before each batch,
+each commit and each write of its notes (``background`` in
+:func:`waymarks.service.rebuilding.embed_recall`); when the home was deleted (``rm -rf``)
+or replaced, it stops quietly (a database found replaced is reopened only while the home
+is still its own: reopening one created it in a home put at the path). Opening
+``Waymarks`` on a missing home creates it, and a worker that outlived an ``rm -rf``
+brought back a home with an empty database.
 """
 
 from __future__ import annotations
@@ -141,7 +145,7 @@ def _embed(home: Home, state: dict[str, Any]) -> bool:
         load_embedder(threads=1)  # one core for bulk work, whatever OMP_NUM_THREADS says
         with Waymarks(home.check(), cwd=str(home.path)) as app:
             while True:
-                outcome = app.embed_recall(tick, background=True)
+                outcome = app.embed_recall(tick, background=home.check)
                 base = int(state["embedded"])
                 if not outcome.get("available") or not outcome.get("embedded"):
                     break
