@@ -250,3 +250,35 @@ def test_a_concept_subject_with_an_attribute_needs_the_attribute() -> None:
     stats = Stats(2, {f: 1 for r in (pg, host) for f in r.body})
     assert [s.candidate.id for s in score_all(direct_plan("postgres database port?"),
                                               [pg, host], stats) if s.eligible] == ["pg"]
+
+
+def test_a_concept_beside_a_word_the_store_never_saw_needs_a_qualifying_similarity() -> None:
+    """A review: with the extra, "database backup?" (schema?, replicas?, encoding?,
+    数据库备份？) recalled "The database port is 5433.", which the lexical engine refuses
+    ("a single match beside words the store does not know"): the model puts any short
+    database question near any database claim (cosine 0.838, calibrated 0.63, past
+    ``support``), and a Chinese one is lifted as the nearest record across scripts. What
+    the claim says is another aspect of the subject; only a similarity that would qualify
+    a record by meaning alone lifts the gate for such a query."""
+    port = record("port", "The database port is 5433.")
+    others = [record("deploy", "The deploy script runs on Fridays."),
+              record("pdf", "Invoices are rendered as PDF."),
+              record("limit", "The API rate limit is 100 requests per minute.")]
+    records = [port, *others]
+    stats = Stats(len(records), {f: 1 for r in records for f in r.body})
+
+    def eligible(query: str, cosine: float | None) -> list[str]:
+        side = None if cosine is None else Semantic(
+            {"port": cosine, **{r.id: 0.72 for r in others}}, HAN, script(query))
+        return [s.candidate.id for s in score_all(direct_plan(query), records, stats, side)
+                if s.eligible]
+
+    for query in ("database backup?", "database schema?", "database replicas?",
+                  "数据库备份？", "数据库用户名是什么？"):
+        assert eligible(query, None) == [], query  # the lexical engine's answer
+        assert eligible(query, 0.838) == [], query  # fair (or nearest across scripts)
+    # near enough to be recalled by meaning alone, it is recalled beside the concept too
+    assert eligible("database backup?", 0.86) == ["port"]
+    # the attribute the claim says, named: recalled as before, with or without the extra
+    for query in ("database port?", "数据库端口是多少"):
+        assert eligible(query, None) == eligible(query, 0.838) == ["port"], query

@@ -232,6 +232,35 @@ def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
     return False
 
 
+#: another spelling a record may name a dropped name by
+_NAME_SPELLINGS: Final[dict[str, tuple[str, ...]]] = {
+    "go": ("golang",), "c#": ("csharp",), "c++": ("cpp",)}
+
+
+def says_name(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a word (``Rust`` or ``rust``, ``C#``, ``Golang``
+    for ``Go``); a one-letter name, or one that is also a common word ("Go": "we go
+    with"), only as written or by a listed spelling."""
+    if len(name.rstrip("+#")) > 1 and name.casefold() not in STOP_WORDS:
+        folded = text.casefold()
+        return any(_holds_word(folded, spelling) for spelling in (
+            name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
+    return _holds_word(text, name) or any(
+        _holds_word(text.casefold(), spelling)
+        for spelling in _NAME_SPELLINGS.get(name.casefold(), ()))
+
+
+def _holds_word(text: str, word: str) -> bool:
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if (start == 0 or not text[start - 1].isalnum()) and (
+                end == len(text) or not (text[end].isalnum() or text[end] in "+#")):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
 @functools.lru_cache(maxsize=65_536)  # a store's texts, asked again by every plan
 def _says_port(text: str) -> bool:
     return any(0 < int(m.group(1)) <= 65535 for m in ATTRIBUTE_VALUES["c:port"].finditer(text))

@@ -35,11 +35,12 @@ from waymarks.recall.analysis import (
     is_generic,
     is_literal,
     is_numeric,
+    says_name,
     says_value,
     version_subjects,
 )
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, STOP_WORDS, WEAK_ATTRIBUTES
+from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
@@ -433,9 +434,11 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     named = named or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
-    close = semantic is not None and (semantic.qualifies(sem, candidate.text)
-                                      or semantic.across(candidate.id, candidate.text))
+    qualified = semantic is not None and semantic.qualifies(sem, candidate.text)
+    close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
+    if supported and _beside_unknown(plan, facts, strong):
+        supported = qualified
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
     if (not reason and not close and semantic is not None
@@ -450,6 +453,15 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
         rank *= 1.0 + EARLIER_BONUS * held / len(plan.earlier)
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
                   or "selected", rank, lexical)
+
+
+def _beside_unknown(plan: QueryPlan, facts: _Facts, strong: Sequence[str]) -> bool:
+    """Whether the query is a concept the record holds and a word the store has never seen
+    ("database backup?", 数据库备份？): the record says another aspect of that subject (its
+    port), which any similarity short of ``qualify`` (a fair one, or the nearest across
+    scripts) cannot tell from the one asked; nothing holds the word to say it."""
+    return (len(plan.focus) == 2 and len(strong) == 1 and facts.unknown
+            and strong[0].startswith("c:"))
 
 
 def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
@@ -490,35 +502,6 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
 
 
 _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
-
-
-#: another spelling a record may name a dropped name by
-_NAME_SPELLINGS: Final[dict[str, tuple[str, ...]]] = {
-    "go": ("golang",), "c#": ("csharp",), "c++": ("cpp",)}
-
-
-def says_name(text: str, name: str) -> bool:
-    """Whether ``text`` holds ``name`` as a word (``Rust`` or ``rust``, ``C#``, ``Golang``
-    for ``Go``); a one-letter name, or one that is also a common word ("Go": "we go
-    with"), only as written or by a listed spelling."""
-    if len(name.rstrip("+#")) > 1 and name.casefold() not in STOP_WORDS:
-        folded = text.casefold()
-        return any(_holds_word(folded, spelling) for spelling in (
-            name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
-    return _holds_word(text, name) or any(
-        _holds_word(text.casefold(), spelling)
-        for spelling in _NAME_SPELLINGS.get(name.casefold(), ()))
-
-
-def _holds_word(text: str, word: str) -> bool:
-    start = text.find(word)
-    while start >= 0:
-        end = start + len(word)
-        if (start == 0 or not text[start - 1].isalnum()) and (
-                end == len(text) or not (text[end].isalnum() or text[end] in "+#")):
-            return True
-        start = text.find(word, start + 1)
-    return False
 
 
 def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,
