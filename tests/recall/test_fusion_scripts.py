@@ -97,3 +97,25 @@ def test_a_superseded_version_or_a_copy_is_no_rival_of_the_current_claim() -> No
     # a claim that may be recalled is a rival still
     rival = record("rival", "The checkout page loads in two seconds.")
     assert chosen(query, {**cosines, "rival": 0.82}, [flag, rival, *others]) == []
+
+
+def test_a_lone_word_or_no_letter_is_not_recalled_by_meaning_alone() -> None:
+    """A review: "TODO", "###", "→→→ ✓✓✓ ★☆★" and letters named Latin that the model
+    cannot read ("ꞁꞃꞅꞇ ꞁꞃꞅ") sat at cosine 0.83-0.87 to most short requests, past
+    ``qualify``: "please refactor this function" recalled them with nothing matched, and
+    a text of no letter was open to any prompt. They qualify as text of a script the
+    model barely reads does: only very near, from a prompt in theirs."""
+    claims = [record("todo", "TODO"), record("hash", "###"),
+              record("arrows", "→→→ ✓✓✓ ★☆★"), record("insular", "ꞁꞃꞅꞇ ꞁꞃꞅ"),
+              record("tidy", "Keep methods short and well named."), *CLAIMS[6:]]
+    cosines = {"todo": 0.866, "hash": 0.85, "arrows": 0.86, "insular": 0.855,
+               "port": 0.76, "deploy": 0.75}
+    for query in ("please refactor this function", "summarize this file"):
+        assert chosen(query, cosines, claims) == [], query
+    # across scripts the nearest English record is no answer when it says one word
+    assert chosen("请重构这个函数", {**cosines, "todo": 0.83, "arrows": 0.70,
+                                "hash": 0.70, "insular": 0.70}, claims) == []
+    # an English claim of words as near still qualifies; a lone word only very near
+    assert chosen("please refactor this function", {**cosines, "tidy": 0.86},
+                  claims) == ["tidy"]
+    assert chosen("what is left to do?", {"todo": 0.915}, claims) == ["todo"]

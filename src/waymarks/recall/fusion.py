@@ -149,13 +149,15 @@ class Semantic(msgspec.Struct, frozen=True):
         if sem is None or sem < self.calibration.qualify:
             return False  # (most candidates: the text is not looked at)
         kind = script(text)
-        if kind in _OPEN:
+        if kind == "latin" and says_enough(text):
             return True
         high = self.calibration.qualify_han
         strict = high is None or sem >= high
         # Han, or a script the bundled model barely reads: any two short texts of it sit
         # near, and text its tokenizer does not know is one vector (Cherokee, Tifinagh):
-        # only very near, and only from a query in that script
+        # only very near, and only from a query in that script. So a Latin text of too
+        # little to place (:func:`says_enough`), and one of no letter only from a query
+        # of none
         return strict and (kind == "han" or kind == self.query_script)
 
     def supports(self, sem: float | None, text: str = "") -> bool:
@@ -186,8 +188,9 @@ class Semantic(msgspec.Struct, frozen=True):
         that much (a model may put every text of the query's own script nearer)."""
         cosine = self.cosines.get(candidate_id)
         calibration = self.calibration
+        kind = script(text)
         if cosine is None or self.query_script not in calibration.cross_from \
-                or not self._paired(script(text)) \
+                or not self._paired(kind) or (kind == "latin" and not says_enough(text)) \
                 or calibration.calibrate(cosine) < calibration.cross_script:
             return False
         if not calibration.cross_margin:
@@ -208,9 +211,34 @@ NEAREST_MARGIN: Final = 0.01
 
 #: the two scripts the cross-script rule joins (:meth:`Semantic.across`)
 CROSS_PAIR: Final = frozenset({"han", "latin"})
-#: the scripts a record may qualify in by meaning alone from any query (``""``: a text of
-#: no letters); the others only from a query in theirs (:meth:`Semantic.qualifies`)
-_OPEN: Final = frozenset({"latin", ""})
+
+
+def says_enough(text: str) -> bool:
+    """Whether a Latin text holds enough for a model to place it by meaning: two words of
+    two letters or more that it reads (ASCII letters, or letters on an ASCII base: é).
+    A lone word ("TODO"), no letter ("###", "→ ✓ ★"), or letters named Latin that no
+    tokenizer knows ("ꞁꞃꞅꞇ ꞁꞃꞅ") sat at cosine 0.83-0.87 to most short requests ("please
+    refactor this function"), past ``qualify``: recalled by meaning alone for any of
+    them. Such a record qualifies as one of a script the model barely reads does."""
+    words = run = 0
+    for ch in text:
+        if _readable(ch):
+            run += 1
+            continue
+        words += run >= 2
+        run = 0
+        if words >= 2:
+            return True
+    return words + (run >= 2) >= 2
+
+
+@functools.cache
+def _readable(ch: str) -> bool:
+    """A letter a model reads as a Latin one: ASCII, or decomposed to an ASCII base."""
+    if ch.isascii():
+        return ch.isalpha()
+    base = unicodedata.decomposition(ch).split(" ")[0]  # "0065 0301" (é); "" or "<compat> …"
+    return ch.isalpha() and base[:1] not in ("", "<") and _readable(chr(int(base, 16)))
 
 
 def script(text: str) -> str:
