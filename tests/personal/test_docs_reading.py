@@ -60,8 +60,11 @@ def test_a_plan_serves_the_decision_in_force_not_the_one_it_supersedes(
 
 def test_a_doc_is_classified_once_not_once_per_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each chunk classified the whole file again: a 990 KB API reference of 3,271
-    sections cost 3 s of every plan and Claude Code hook in a trusted project. Each
-    chunk's level is what it was: its own markers over ``level``, at least the file's."""
+    sections cost 3 s of every plan and Claude Code hook in a trusted project. The file's
+    spans are read once (every chunk's levels come from them, nothing is parsed per
+    chunk); each chunk's level is what it was: its own markers over ``level``, at least
+    the file's."""
+    from waymarks.core.marker_spans import SpanLevels
     from waymarks.core.privacy import classify, highest
     from waymarks.personal import docs
 
@@ -71,16 +74,16 @@ def test_a_doc_is_classified_once_not_once_per_chunk(monkeypatch: pytest.MonkeyP
     text = "# API\n" + "".join(sections)
     seen: list[str] = []
 
-    def counted(value: str, explicit: str | None = None) -> str:
+    def counted(value: str, base: str | None = None) -> SpanLevels:
         seen.append(value)
-        return classify(value, explicit)
+        return SpanLevels(value, base)
 
-    monkeypatch.setattr(docs, "classify", counted)
+    monkeypatch.setattr(docs, "SpanLevels", counted)
     for level in ("normal", "sensitive"):
         seen.clear()
         chunks = docs.chunk_markdown("docs/engineering/api.md", text, level=level)
         assert len(chunks) == 200
-        assert seen.count(text) == 1 and len(seen) == len(chunks) + 1
+        assert seen == [text]
         assert [c.level for c in chunks] == [
             highest(classify(c.text, level), classify(text)) for c in chunks]
         assert {c.level for c in chunks} == {highest("internal", level)}

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Final
 
 import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import (
+    LEVELS,
     WITHHELD,
     Classification,
     ProviderPolicy,
@@ -148,6 +150,15 @@ class Egress(msgspec.Struct, frozen=True):
     def admits(self, level: str) -> bool:
         """May this destination receive an item of ``level``?"""
         return level in self.allowed
+
+    def refused(self, levels: Iterable[str]) -> str | None:
+        """The first of ``levels`` (in lattice order) this destination may not receive;
+        ``None`` when it may receive each. For text that is under several levels at once
+        (a docs passage inside spans that run across headings): under an exact allow list
+        (``["normal", "sensitive"]``) the highest of them is not enough to decide."""
+        wanted = set(levels)
+        return next((level for level in (*LEVELS, *sorted(wanted - set(LEVELS)))
+                     if level in wanted and not self.admits(level)), None)
 
     def admits_all_up_to(self, level: str) -> bool:
         """May this destination receive every level at or below ``level``? For text whose

@@ -106,7 +106,7 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
     try:
         for item in EngineeringDocs().candidates(app, query):
             block = item.block
-            if not egress.admits(egress.level(block.text, block.classification)):
+            if block.refused(egress)[1] is not None:
                 withheld += 1  # left out whole, as a plan leaves it out
                 continue
             text = egress.text(block.text, block.classification)

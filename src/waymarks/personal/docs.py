@@ -31,7 +31,8 @@ import msgspec
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import Classification, classify, highest
+from waymarks.core.marker_spans import SpanLevels
+from waymarks.core.privacy import Classification, highest
 from waymarks.core.secrets import cut_before_secret
 from waymarks.files.paths import leads_within, resolved
 from waymarks.files.reading import read_regular
@@ -64,6 +65,7 @@ _BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RL
 #: a file named for a decision's number, whatever follows it
 _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
+_NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
 
 
 class Chunk(msgspec.Struct, frozen=True):
@@ -71,7 +73,16 @@ class Chunk(msgspec.Struct, frozen=True):
     text: str
     match_text: str  # what matching sees (an ADR summary adds affects and readWhen)
     status: str | None = None
-    level: Classification = "normal"  # at least its whole file's: markers span headings
+    #: every level of the spans around and within it in its file (markers span headings),
+    #: and at least the whole file's highest: a destination gets it only if it may receive
+    #: each (folded into the highest, an ``internal`` span inside a ``sensitive`` one went
+    #: to a provider allowed ``normal`` and ``sensitive`` only)
+    levels: frozenset[Classification] = _NORMAL
+
+    @property
+    def level(self) -> Classification:
+        """The highest of :attr:`levels`."""
+        return highest(*self.levels)
 
 
 class Adr(msgspec.Struct, frozen=True):
@@ -116,57 +127,68 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
 
 
 def chunk_markdown(relative: str, text: str, status: str | None = None,
-                   level: Classification = "normal") -> list[Chunk]:
-    """``text`` cut by heading, each chunk at the level of its own markers over ``level``
-    and at least the whole text's (a span may run across headings). The whole text is
-    classified once: per chunk, a 990 KB API reference of 3,271 sections took 3 s of
-    every plan and hook."""
+                   level: Classification = "normal", start: int = 0) -> list[Chunk]:
+    """``text[start:]`` cut by heading, each chunk with the levels of the spans of ``text``
+    (``level`` their floor) around and within it and its heading, and the whole text's
+    highest (a span may run across headings). The whole text is parsed once: per chunk,
+    a 990 KB API reference of 3,271 sections took 3 s of every plan and hook."""
     chunks: list[Chunk] = []
-    whole = classify(text)
-    heading = ""
+    spans = SpanLevels(text, level)
+    whole = frozenset({spans.top})
+    heading, heading_levels = "", frozenset[Classification]()
     lines: list[str] = []
+    body_start = offset = start
     seen: dict[str, int] = {}  # a heading used again in the file is numbered (2), (3), ...
 
     def flush() -> None:
-        body = "\n".join(lines).strip()
+        raw = "\n".join(lines)
+        body = raw.strip()
         if not body:
             return
+        at = body_start + len(raw) - len(raw.lstrip())
         source = f"{relative}#{heading}" if heading else relative
         seen[source] = seen.get(source, 0) + 1
         if seen[source] > 1:
             source = f"{source} ({seen[source]})"
         parts = _split(body)
-        for n, part in enumerate(parts, 1):
+        for n, (where, part) in enumerate(parts, 1):
             # a long section's parts are told apart (one ID for all, the manifest listed
             # the same snippet included and excluded)
             named = f"{source} (part {n} of {len(parts)})" if len(parts) > 1 else source
+            own = spans.within(at + where, at + where + len(part))
             chunks.append(Chunk(named, part, f"{heading}\n{part}", status,
-                                highest(classify(part, level), whole)))
+                                whole | heading_levels | own))
 
-    for line in text.split("\n"):
+    for line in text[start:].split("\n"):
         found = _HEADING.match(line)
         if found:
             flush()
             heading, lines = found.group(2), []
+            heading_levels = spans.within(offset, offset + len(line))
+            body_start = offset + len(line) + 1
         else:
             lines.append(line)
+        offset += len(line) + 1
     flush()
     return chunks
 
 
-def _split(body: str) -> list[str]:
+def _split(body: str) -> list[tuple[int, str]]:
+    """``body`` cut at paragraphs into parts of about ``MAX_CHUNK_CHARS``, each with where
+    it starts in ``body``."""
     if len(body) <= MAX_CHUNK_CHARS:
-        return [body]
-    parts, current = [], ""
+        return [(0, body)]
+    parts, current, at, where = [], "", 0, 0
     for paragraph in body.split("\n\n"):
         if current and len(current) + len(paragraph) > MAX_CHUNK_CHARS:
-            parts.append(current)
-            current = ""
+            parts.append((where, current))
+            current, where = "", at
         current = f"{current}\n\n{paragraph}" if current else paragraph
-    parts.append(current)
+        at += len(paragraph) + 2
+    parts.append((where, current))
     # a paragraph past the bound is cut, never through a credential (the egress redacts
     # the chunk later: a head left alone could be too short for its rule)
-    return [p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)] for p in parts]
+    return [(w, p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)]) for w, p in parts]
 
 
 def doc_paths(project: Path) -> list[Path]:
@@ -196,8 +218,9 @@ def read_doc(project: Path, path: Path) -> str | None:
     return file_text(text).replace("\r", "\n")  # a lone CR ends a line too (CommonMark)
 
 
-def load_chunks(project: Path) -> list[Chunk]:
-    """Every current chunk of the project's engineering docs."""
+def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
+    """Every current chunk of the project's engineering docs; ``base``: the level of
+    unmarked text (the policy's ``defaultClassification``)."""
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
     left = MAX_DOCS_CHARS
@@ -215,7 +238,7 @@ def load_chunks(project: Path) -> list[Chunk]:
             fields, body = parse_frontmatter(text)
             adrs.append(Adr(path, fields, body, text))
         else:
-            chunks.extend(chunk_markdown(relative, text, level=classify(text)))
+            chunks.extend(chunk_markdown(relative, text, level=base))
     current = [adr for adr in adrs if not _inactive(adr)]
     # only a decision in force can retire another: a rejected proposal retires nothing,
     # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
@@ -225,14 +248,16 @@ def load_chunks(project: Path) -> list[Chunk]:
         status = adr.get("status") or "Proposed"
         if adr.id in replaced:
             continue  # history, not the current decision
-        level = classify(adr.text)
+        body_at = len(adr.text) - len(adr.body)  # the body is the text's end
+        spans = SpanLevels(adr.text, base)  # the summary is made of the frontmatter
+        levels = spans.within(0, body_at) | {spans.top}
         relative = str(adr.path.relative_to(project))
         summary = "\n".join(filter(None, [
             f"{adr.id}: {adr.get('title')}", f"Decision: {adr.get('decision')}"
             if adr.get("decision") else "", f"Why: {adr.get('why')}" if adr.get("why") else ""]))
         match_text = "\n".join([summary, adr.get("affects"), adr.get("readWhen")])
-        chunks.append(Chunk(relative, summary, match_text, status, level))
-        chunks.extend(chunk_markdown(relative, adr.body, status, level))
+        chunks.append(Chunk(relative, summary, match_text, status, levels))
+        chunks.extend(chunk_markdown(relative, adr.text, status, base, body_at))
     return chunks
 
 
@@ -263,17 +288,17 @@ class EngineeringDocs:
         from waymarks.service.planning import settings_for
 
         floor = settings_for(app).policy.default_classification
-        return [doc_snippet(chunk.source, chunk.status, chunk.text,
-                            highest(chunk.level, floor), reason)
-                for chunk, reason in self.matching(app.cwd, prompt)]
+        return [doc_snippet(chunk.source, chunk.status, chunk.text, chunk.levels, reason)
+                for chunk, reason in self.matching(app.cwd, prompt, floor)]
 
-    def matching(self, project: str, prompt: str) -> list[tuple[Chunk, str]]:
+    def matching(self, project: str, prompt: str,
+                 base: Classification = "normal") -> list[tuple[Chunk, str]]:
         wanted = features(prompt, query=True)
         if not wanted:
             return []
         needed = 1 if len(wanted) <= 2 else 2
         scored = []
-        for n, chunk in enumerate(load_chunks(Path(project))):
+        for n, chunk in enumerate(load_chunks(Path(project), base)):
             shared = wanted & features(chunk.match_text)
             if len(shared) >= needed:
                 scored.append((len(shared), -n, chunk, shared))

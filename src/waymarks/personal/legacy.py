@@ -16,7 +16,7 @@ import re
 import msgspec
 
 from waymarks.core.marker_spans import marked_runs
-from waymarks.core.privacy import Classification, level_rank, strip_markers
+from waymarks.core.privacy import Classification, highest, level_rank, strip_markers
 
 #: a list item's marker: ``-``, ``*``, ``+`` or a number (``1.``, ``2)``), then space
 _ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
@@ -61,9 +61,11 @@ def leveled_facts(lines: list[str]) -> list[Fact]:
     return facts
 
 
-def _level_at(runs: list[tuple[int, int, Classification]], offset: int) -> Classification:
+def _level_at(runs: list[tuple[int, int, frozenset[Classification]]],
+              offset: int) -> Classification:
     """The level of the run holding ``offset`` (a line end: never inside a tag)."""
-    return next((level for start, end, level in runs if start <= offset < end), "normal")
+    return next((highest(*levels) for start, end, levels in runs if start <= offset < end),
+                "normal")
 
 
 def _located(lines: list[str]) -> list[tuple[str, int, int]]:

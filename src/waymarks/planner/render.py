@@ -22,7 +22,7 @@ import msgspec
 
 from waymarks.core.egress import Egress, made_id, quote
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import WITHHELD, has_markers
+from waymarks.core.privacy import WITHHELD, Classification, has_markers
 
 PIN_BEGIN: Final = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 PIN_END: Final = "[END WAYMARKS PINNED CONTEXT]"
@@ -186,6 +186,16 @@ class TextBlock(msgspec.Struct, frozen=True):
     status: str | None = None
     #: the explicit classification (markers in the text raise it)
     classification: str | None = None
+    #: every level of the spans around the text where it was cut from (a docs passage in
+    #: a span that runs across headings), ``classification`` their highest: the text goes
+    #: only where each may go
+    levels: frozenset[str] = frozenset()
+
+    def refused(self, egress: Egress) -> tuple[Classification, str | None]:
+        """The text's level for ``egress``, and the first level of it and :attr:`levels`
+        the destination may not receive (``None``: the text may go)."""
+        level = egress.level(self.text, self.classification)
+        return level, egress.refused((level, *self.levels))
 
 
 def render_text(block: TextBlock, egress: Egress) -> str:

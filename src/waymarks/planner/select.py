@@ -452,10 +452,10 @@ def _choose_texts(
     used = 0
     for item in texts:
         reason = None
-        level = egress.level(item.block.text, item.block.classification)
-        if not egress.admits(level):
+        level, refused = item.block.refused(egress)
+        if refused is not None:
             manifest.append(ManifestEntry(item.id, kind, "excluded", _NOT_ALLOWED.format(
-                level), classification=level))
+                refused), classification=level))
             continue
         text = render_text(item.block, egress)
         tokens = estimate_tokens(text)

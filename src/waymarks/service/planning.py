@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from waymarks.core.egress import Egress, made_id
+from waymarks.core.privacy import Classification, highest
 from waymarks.core.records import replace
 from waymarks.service.config import Settings
 from waymarks.service.outcomes import ServiceError
@@ -51,14 +52,16 @@ class NoText:
 NO_TEXT = NoText()
 
 
-def doc_snippet(source: str, status: str | None, text: str, classification: str,
-                reason: str) -> TextInput:
+def doc_snippet(source: str, status: str | None, text: str,
+                levels: frozenset[Classification], reason: str) -> TextInput:
     """A passage of project docs as the planner takes it (rendered as quoted data);
-    ``classification`` is the passage's level (its file's, raised by markers)."""
+    ``levels``: every level of the spans around and within it in its file, and its file's
+    highest (it goes only where each may go; its highest is its classification)."""
     from waymarks.planner.render import TextBlock
     from waymarks.planner.select import TextInput
 
-    return TextInput(TextBlock("doc", source, text, source, status, classification), reason)
+    return TextInput(TextBlock("doc", source, text, source, status, highest(*levels),
+                               levels), reason)
 
 
 def personal_line(slug: str, name: str, description: str,
