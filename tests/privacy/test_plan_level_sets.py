@@ -120,3 +120,29 @@ def test_the_recall_memory_tool_leaves_out_a_passage_inside_an_internal_span(
     assert answer["docs"] == [] and answer["withheld"] == 1
     [doc] = recall_memory(app, "falcon merger", Egress.to(policy, "wide"))["docs"]
     assert doc["text"] == FALCON
+
+
+def test_a_legacy_fact_in_an_internal_span_inside_a_sensitive_one_stays_internal(
+        tmp_path: Path) -> None:
+    """A legacy ``memory.md`` converted each fact to an entry classified by the highest
+    level of its spans only: the falcon fact became a plain ``sensitive`` entry and went
+    to a provider that may not receive ``internal``."""
+    from waymarks.personal.legacy import leveled_facts
+
+    legacy = ("[ds4:sensitive]\n[ds4:internal]\n- 2026-01-02 — The falcon merger closes "
+              "Friday.\n[/ds4:internal]\n- 2026-01-03 — My bank is Chase.\n[/ds4:sensitive]\n"
+              "- I use vim\n")
+    facts = leveled_facts(legacy.splitlines())
+    assert [(f.text, f.level) for f in facts] == [
+        ("[ds4:internal]2026-01-02 — The falcon merger closes Friday.[/ds4:internal]",
+         "sensitive"), ("2026-01-03 — My bank is Chase.", "sensitive"), ("I use vim", None)]
+    home, project = _setup(tmp_path)
+    (home / "memory.md").write_text(legacy, encoding="utf-8")
+    assert _cli(home, project, "personal", "list")[0] == 0  # converts it
+    for prompt in ("falcon merger", "hello there"):
+        plan = _plan(home, project, prompt)
+        assert "closes Friday" not in plan and "My bank is Chase." in plan
+    (home / "config.toml").write_text(
+        GATEWAY + 'internal-gateway = ["normal", "internal", "sensitive"]\n')
+    assert "The falcon merger closes Friday." in _plan(home, project, "falcon merger",
+                                                         "internal-gateway")

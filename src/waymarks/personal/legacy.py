@@ -15,8 +15,8 @@ import re
 
 import msgspec
 
-from waymarks.core.marker_spans import marked_runs
-from waymarks.core.privacy import Classification, highest, level_rank, strip_markers
+from waymarks.core.marker_spans import SpanLevels
+from waymarks.core.privacy import LEVELS, Classification, highest, strip_markers
 
 #: a list item's marker: ``-``, ``*``, ``+`` or a number (``1.``, ``2)``), then space
 _ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
@@ -24,8 +24,8 @@ _ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
 
 class Fact(msgspec.Struct, frozen=True):
     text: str
-    #: the level of the marked spans around it in the file (its own tags, kept in its
-    #: text, count there); ``None`` when it is in none
+    #: the highest level of the marked spans around it in the file (its own tags, kept
+    #: in its text, count there, as do those of the others it keeps); ``None``: in none
     level: Classification | None = None
 
 
@@ -45,27 +45,27 @@ def leveled_facts(lines: list[str]) -> list[Fact]:
     """:func:`legacy_facts`, each with its level in the file: the highest level in force
     at the line ends around and within it (the file read as one text, so a span opened
     on a line of its own covers the facts up to its closing tag; an unbalanced file is
-    at its highest level throughout). A span within one line of a fact is in its text
-    and classifies that part of it alone, as in any entry."""
+    at its highest level, and every level below it, throughout). A span within one line
+    of a fact is in its text and classifies that part of it alone, as in any entry. A
+    fact in spans of levels other than its highest (``internal`` inside ``sensitive``)
+    keeps their tags around its text: as an entry classified only by its highest, it went
+    to a provider allowed ``["normal", "sensitive"]``."""
     # a line end before the first line and after the last: every line has one each side
     text = "\n" + "\n".join(lines) + "\n"
-    runs = marked_runs(text)
+    spans = SpanLevels(text)
     ends = [0]  # where each line end is in ``text``: the one before line n is ends[n]
     for line in lines:
         ends.append(ends[-1] + len(line) + 1)
-    levels = [_level_at(runs, end) for end in ends]
+    at_ends = [spans.within(end, end + 1) for end in ends]  # a line end is in no tag
     facts = []
     for fact, first, last in _located(lines):
-        found = max(levels[first:last + 2], key=level_rank)
-        facts.append(Fact(fact, None if found == "normal" else found))
+        levels = frozenset[Classification]().union(*at_ends[first:last + 2])
+        top = highest("normal", *levels)
+        inner = [level for level in LEVELS if level in levels and level not in (top, "normal")]
+        marked = "".join(f"[ds4:{level}]" for level in inner) + fact + "".join(
+            f"[/ds4:{level}]" for level in reversed(inner))
+        facts.append(Fact(marked, None if top == "normal" else top))
     return facts
-
-
-def _level_at(runs: list[tuple[int, int, frozenset[Classification]]],
-              offset: int) -> Classification:
-    """The level of the run holding ``offset`` (a line end: never inside a tag)."""
-    return next((highest(*levels) for start, end, levels in runs if start <= offset < end),
-                "normal")
 
 
 def _located(lines: list[str]) -> list[tuple[str, int, int]]:
