@@ -102,6 +102,11 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+#: a space between a scheme or flag and its value: a tab, or a space of any width that
+#: does not end a line (a no-break space, U+202F, U+2007, U+3000, U+2009: text pasted
+#: from a rich editor or a chat holds them; ``Bearer`` then a no-break space was neither
+#: refused at write nor redacted)
+_GAP: Final = r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 #: commands whose ``-pPASSWORD`` carries a password (MySQL's and MariaDB's clients)
 _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
@@ -137,11 +142,12 @@ def _user_and_password(name: str, sep: str) -> str:
 
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
-        r"\b(?:[Bb]earer|BEARER)(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9._~+/=-]{8,}[ \t]*"
-        r"(?:\r?\n|\Z)))(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
+        + r"*(?=[A-Za-z0-9._~+/=-]{8,}" + _GAP + r"*(?:\r?\n|\Z)))"
+        r"(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("bearer",), folded=True, anchored=True, wrapper=True),
     Rule("basic", "basic-auth", lazy(
-        r"\b(?:[Bb]asic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
+        r"\b(?:[Bb]asic|BASIC)" + _GAP + r"+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
     # the same base64 "user:password" under an ``auth`` key: Docker's config.json
     # (``"auth": "…"``), .npmrc's ``_auth=…``; ``accepts`` decodes it as Basic's
@@ -162,8 +168,8 @@ _WRAPPERS: Final = (
     # "@" or "#"; JSON may escape the slashes (":\/\/")
     # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
     Rule("auth_token", "auth-token", lazy(
-        r"(?i:authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?:[Tt]oken|TOKEN)[ \t]+"
-        r"(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
+        + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
     # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
@@ -198,7 +204,7 @@ _WRAPPERS: Final = (
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
-    Rule("flag", "secret", lazy(_FLAG + r"[ \t]+" + _VALUE.format(name="flag"),
+    Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables

@@ -1,0 +1,53 @@
+"""A planning and privacy review: credentials the rules missed because of the spaces
+around them (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.inprocess import waymarks
+from waymarks.core.secrets import find_secrets, redact
+
+#: spaces that do not end a line: no-break, narrow no-break, figure, ideographic, thin
+SPACES = ["\u00a0", "\u202f", "\u2007", "\u3000", "\u2009"]
+SHAPES = [
+    ("Call the billing API with Authorization: Bearer{s}sk9Qx2LmP4vT7nR1wZ8yK3", "bearer",
+     "sk9Qx2LmP4vT7nR1wZ8yK3"),
+    ("deploy --token{s}Qx2LmP4vT7nR1wZ8", "secret", "Qx2LmP4vT7nR1wZ8"),
+    ("Authorization: Basic{s}dXNlcjpwYXNzd29yZA==", "basic-auth", "dXNlcjpwYXNzd29yZA"),
+    ("Authorization:{s}token{s}Qx2LmP4vT7nR1wZ8abc", "auth-token", "Qx2LmP4vT7nR1wZ8abc"),
+]
+
+
+@pytest.mark.parametrize("space", SPACES, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize(("shape", "kind", "value"), SHAPES, ids=[s[1] for s in SHAPES])
+def test_a_space_that_does_not_end_a_line_still_leads_to_a_credential(
+        space: str, shape: str, kind: str, value: str) -> None:
+    """``Bearer`` or ``--token`` followed by a no-break space (text pasted from a rich
+    editor or a chat) was neither refused at write nor redacted: the rules wanted an
+    ASCII space or a tab."""
+    text = shape.format(s=space)
+    assert [span.kind for span in find_secrets(text)] == [kind]
+    redacted, count = redact(text)
+    assert count == 1 and value not in redacted and f"[REDACTED:{kind}]" in redacted
+
+
+def test_a_line_break_is_no_such_space() -> None:
+    """Only ``Bearer``'s own rule takes a token alone on the next line (and only as the
+    whole line); the flag's value is never read across a line end."""
+    assert find_secrets("deploy --token\u2028Qx2LmP4vT7nR1wZ8") == []
+    assert find_secrets("the --token\nQx2LmP4vT7nR1wZ8 is elsewhere") == []
+
+
+def test_a_pin_with_a_no_break_space_after_bearer_is_refused(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"}
+    done = waymarks("pin", "--", SHAPES[0][0].format(s="\u00a0"), env=env, cwd=project)
+    assert done.returncode == 2 and "credential (bearer)" in done.stdout + done.stderr
+    plan = waymarks("--json", "plan", "--prompt", "billing API", env=env, cwd=project)
+    assert plan.returncode == 0 and "sk9Qx2LmP4vT7nR1wZ8yK3" not in plan.stdout
+    assert json.loads(plan.stdout)["manifest"]["entries"] == []
