@@ -152,7 +152,8 @@ def test_retrieved_turns_and_snippets_have_their_place_and_privacy(app: Waymarks
         def __init__(self, *items: TextInput) -> None:
             self.items = items
 
-        def candidates(self, app: Waymarks, prompt: str) -> tuple[TextInput, ...]:
+        def candidates(self, app: Waymarks, prompt: str,
+                       egress: object = None) -> tuple[TextInput, ...]:
             return self.items
 
     app.pin("Use tabs")

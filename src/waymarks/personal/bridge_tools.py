@@ -104,7 +104,7 @@ def recall_memory(app: Waymarks, query: object, egress: Egress) -> dict[str, Any
     docs: list[dict[str, Any]] = []
     lines: list[dict[str, Any]] = []
     try:
-        for item in EngineeringDocs().candidates(app, query):
+        for item in EngineeringDocs().candidates(app, query, egress):
             block = item.block
             if block.refused(egress)[1] is not None:
                 withheld += 1  # left out whole, as a plan leaves it out

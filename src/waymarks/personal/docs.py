@@ -38,10 +38,11 @@ from waymarks.files.paths import leads_within, resolved
 from waymarks.files.reading import read_regular
 from waymarks.ledger.session_file import create_atomically
 from waymarks.personal.entry import derive_slug, file_text
-from waymarks.service.planning import doc_snippet
+from waymarks.service.planning import doc_snippet, first_admitted
 from waymarks.service.search import features
 
 if TYPE_CHECKING:
+    from waymarks.core.egress import Egress
     from waymarks.service.app import Waymarks
     from waymarks.service.planning import TextInput
 
@@ -279,20 +280,26 @@ class EngineeringDocs:
     def __init__(self, limit: int = MAX_SNIPPETS) -> None:
         self.limit = limit
 
-    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
-        """Matching passages, each at least at the policy's ``defaultClassification``:
-        unmarked doc text is unclassified text like any other (it went out as ``normal``
-        under a ``local-only`` default)."""
+    def candidates(self, app: Waymarks, prompt: str,
+                   egress: Egress | None = None) -> Sequence[TextInput]:
+        """The best matching passages, each at least at the policy's
+        ``defaultClassification``: unmarked doc text is unclassified text like any other
+        (it went out as ``normal`` under a ``local-only`` default). The best ``limit``
+        that ``egress``'s destination may receive, with those it may not met on the way
+        (:func:`~waymarks.service.planning.first_admitted`)."""
         if not app.project_trusted:
             return ()
         from waymarks.service.planning import settings_for
 
         floor = settings_for(app).policy.default_classification
-        return [doc_snippet(chunk.source, chunk.status, chunk.text, chunk.levels, reason)
-                for chunk, reason in self.matching(app.cwd, prompt, floor)]
+        return first_admitted((doc_snippet(chunk.source, chunk.status, chunk.text,
+                                           chunk.levels, reason)
+                               for chunk, reason in self.matching(app.cwd, prompt, floor)),
+                              egress, self.limit)
 
     def matching(self, project: str, prompt: str,
                  base: Classification = "normal") -> list[tuple[Chunk, str]]:
+        """Every passage sharing enough features with ``prompt``, best first."""
         wanted = features(prompt, query=True)
         if not wanted:
             return []
@@ -304,7 +311,7 @@ class EngineeringDocs:
                 scored.append((len(shared), -n, chunk, shared))
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
         return [(chunk, f"matched {len(shared)} features")  # counts only: manifests hold no text
-                for _n, _i, chunk, shared in scored[: self.limit]]
+                for _n, _i, chunk, shared in scored]
 
 
 class AdrRefused(ValueError):

@@ -16,6 +16,7 @@ from waymarks.personal.store import PersonalStore
 from waymarks.service.planning import personal_line, settings_for
 
 if TYPE_CHECKING:
+    from waymarks.core.egress import Egress
     from waymarks.service.app import Waymarks
     from waymarks.service.planning import TextInput
 
@@ -24,7 +25,8 @@ class PersonalIndex:
     def __init__(self, store: PersonalStore) -> None:
         self.store = store
 
-    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+    def candidates(self, app: Waymarks, prompt: str,
+                   egress: Egress | None = None) -> Sequence[TextInput]:
         lines = []
         default: str | None = None  # the policy's default level, read once when needed
         for entry in self.store.entries():

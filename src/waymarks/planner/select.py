@@ -24,7 +24,8 @@ never holds pin content or claim text.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -86,6 +87,29 @@ class TextInput(msgspec.Struct, frozen=True):
     @property
     def id(self) -> str:
         return self.block.id
+
+
+def first_admitted(inputs: Iterable[TextInput], egress: Egress | None,
+                   limit: int) -> list[TextInput]:
+    """The first ``limit`` of ``inputs`` (best first) that ``egress``'s destination may
+    receive, and those it may not that were met on the way (at most ``limit`` of them: the
+    plan lists them as left out, as before): cut before privacy, passages a provider may
+    not receive took the places of those it may (four local-only docs passages left a
+    normal one out of the plan). Without an egress, the first ``limit``."""
+    if egress is None:
+        return list(itertools.islice(inputs, limit))
+    kept: list[TextInput] = []
+    admitted = refused = 0
+    for item in inputs:
+        if item.block.refused(egress)[1] is None:
+            kept.append(item)
+            admitted += 1
+            if admitted == limit:
+                break
+        elif refused < limit:
+            kept.append(item)
+            refused += 1
+    return kept
 
 
 class ManifestEntry(msgspec.Struct, frozen=True):

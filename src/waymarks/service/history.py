@@ -20,6 +20,7 @@ from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Candidate, Stats
 
 if TYPE_CHECKING:
+    from waymarks.core.egress import Egress
     from waymarks.ledger.log import SessionLog
     from waymarks.planner.select import TextInput
     from waymarks.service.app import Waymarks
@@ -30,7 +31,11 @@ MAX_TURNS: Final = 3
 class CompactedTurns:
     """A planner text source over the turns compaction removed from this session."""
 
-    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+    def candidates(self, app: Waymarks, prompt: str,
+                   egress: Egress | None = None) -> Sequence[TextInput]:
+        """The best ``MAX_TURNS`` turns the request is about that ``egress``'s destination
+        may receive (with those it may not met on the way:
+        :func:`~waymarks.planner.select.first_admitted`)."""
         session = app.current_session()
         if session is None:
             return ()
@@ -51,16 +56,15 @@ class CompactedTurns:
         ]
         result = evaluate(direct_plan(prompt), candidates, stats)
         from waymarks.planner.render import TextBlock  # only here: recall never plans
-        from waymarks.planner.select import TextInput
+        from waymarks.planner.select import TextInput, first_admitted
 
-        return [
+        return first_admitted((
             # conversation is not an item: defaultClassification does not apply to it
             TextInput(TextBlock("turn", s.candidate.id, s.candidate.text, s.candidate.kind,
                                 classification="normal"),
                       f"earlier turn removed by compaction; recall matched {len(s.matched)} "
                       "features")
-            for s in result.eligible[:MAX_TURNS]
-        ]
+            for s in result.eligible), egress, MAX_TURNS)
 
 
 COMPACTED_TURNS: Final = CompactedTurns()

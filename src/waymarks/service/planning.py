@@ -8,7 +8,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -36,16 +36,20 @@ CONTINUITY_ITEMS = 3
 class TextSource(Protocol):
     """Where retrieved context comes from: earlier turns compaction removed from the live
     context ("historical retrieval", priority 85) or project snippets (priority 80, filled
-    by the engineering-docs work). Each returns its candidates for one request, best first."""
+    by the engineering-docs work). Each returns its candidates for one request, best first;
+    a source that offers only its best few counts those ``egress``'s destination may
+    receive (:func:`first_admitted`)."""
 
-    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]: ...
+    def candidates(self, app: Waymarks, prompt: str,
+                   egress: Egress | None = None) -> Sequence[TextInput]: ...
 
 
 class NoText:
     """The empty source: nothing to retrieve (the default for both kinds until a host or
     the engineering-docs source provides one)."""
 
-    def candidates(self, app: Waymarks, prompt: str) -> Sequence[TextInput]:
+    def candidates(self, app: Waymarks, prompt: str,
+                   egress: Egress | None = None) -> Sequence[TextInput]:
         return ()
 
 
@@ -62,6 +66,15 @@ def doc_snippet(source: str, status: str | None, text: str,
 
     return TextInput(TextBlock("doc", source, text, source, status, highest(*levels),
                                levels), reason)
+
+
+def first_admitted(inputs: Iterable[TextInput], egress: Egress | None,
+                   limit: int) -> list[TextInput]:
+    """:func:`waymarks.planner.select.first_admitted`, for the sources above the service
+    (the planner is imported where a plan is made, not with this module)."""
+    from waymarks.planner.select import first_admitted as first
+
+    return first(inputs, egress, limit)
 
 
 def personal_line(slug: str, name: str, description: str,
@@ -269,9 +282,9 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     plan = build_plan(prompt, pins, memories, egress=egress, budgets=budgets,
                       model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
-                      history=(retrieved or COMPACTED_TURNS).candidates(app, prompt),
-                      snippets=snippets.candidates(app, prompt),
-                      personal=personal.candidates(app, prompt),
+                      history=(retrieved or COMPACTED_TURNS).candidates(app, prompt, egress),
+                      snippets=snippets.candidates(app, prompt, egress),
+                      personal=personal.candidates(app, prompt, egress),
                       learned=learned_blocks(app.home, prompt, history, egress, notes=notes),
                       team=_team_blocks(app))
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
