@@ -90,3 +90,21 @@ def test_local_only_compacted_turns_do_not_push_out_one_the_provider_may_receive
     # the three it may not receive rank first: a local model gets them, and only them
     local = plan_request(app, "what is the Kafka retention?", provider="ollama")
     assert {e.id for e in local.manifest if e.kind == "history"} == {"a2", "a3", "a4"}
+
+
+def test_local_only_recent_claims_do_not_push_out_one_the_provider_may_receive(
+        tmp_path: Path) -> None:
+    """With nothing matched, the three most recent claims were cut before privacy: three
+    local-only claims newer than a normal one left the plan with no continuity at all."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _cli(home, project, "memory", "add", "--", "The staging cluster is called bluebird.")
+    for text in ("My therapist appointment is on Tuesdays.",
+                 "My salary review happens in March.", "My landlord is raising the rent."):
+        _cli(home, project, "memory", "add", "--classification", "local-only", "--", text)
+    listed = json.loads(_cli(home, project, "--json", "memory", "list"))["items"]
+    assert len(listed) == 4
+    plan = _cli(home, project, "plan", "--prompt", "hello")
+    assert "The staging cluster is called bluebird." in plan
+    assert not any(word in plan for word in ("therapist", "salary", "landlord"))
+    assert _excluded_local_only(home, project, "memory") == 3

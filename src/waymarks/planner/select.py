@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, TypeVar
 
 import msgspec
 
@@ -63,6 +63,7 @@ PINS_NEED: Final = "pins need"
 PIN_MEMO: Final = 4096
 #: whole pin sets planned (a few destinations, a few sessions)
 PINS_MEMO: Final = 16
+_T = TypeVar("_T")
 
 
 class PinInput(msgspec.Struct, frozen=True):
@@ -96,12 +97,20 @@ def first_admitted(inputs: Iterable[TextInput], egress: Egress | None,
     plan lists them as left out, as before): cut before privacy, passages a provider may
     not receive took the places of those it may (four local-only docs passages left a
     normal one out of the plan). Without an egress, the first ``limit``."""
-    if egress is None:
+    return first_of(inputs, limit, None if egress is None
+                    else lambda item: item.block.refused(egress)[1] is None)
+
+
+def first_of(inputs: Iterable[_T], limit: int, admits: Callable[[_T], bool] | None
+             ) -> list[_T]:
+    """The first ``limit`` of ``inputs`` that ``admits``, and those it does not that were
+    met on the way (at most ``limit``); with no ``admits``, the first ``limit``."""
+    if admits is None:
         return list(itertools.islice(inputs, limit))
-    kept: list[TextInput] = []
+    kept: list[_T] = []
     admitted = refused = 0
     for item in inputs:
-        if item.block.refused(egress)[1] is None:
+        if admits(item):
             kept.append(item)
             admitted += 1
             if admitted == limit:

@@ -275,7 +275,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     egress = egress_for(app, provider, settings)
     destination = egress.provider
     pins = app.pin_inputs.inputs(app.items("pin"))
-    memories = _memories(app, prompt, history, provider)
+    memories = _memories(app, prompt, history, provider, egress)
     notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
     budgets = settings.budgets if context_cap is None else replace(
         settings.budgets, max_context_tokens=context_cap)
@@ -311,9 +311,10 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
 
     with app.begin():
         settings = settings_for(app)
-        return explain(app.home, query, egress=egress_for(app, settings=settings),
+        egress = egress_for(app, settings=settings)
+        return explain(app.home, query, egress=egress,
                        held=(app.pin_inputs.inputs(app.items("pin")),
-                             _memories(app, query, (), None)),
+                             _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens)
 
 
@@ -354,7 +355,7 @@ def last_manifest(app: Waymarks) -> dict[str, Any] | None:
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str],
-              provider: str | None) -> list[MemoryInput]:
+              provider: str | None, egress: Egress) -> list[MemoryInput]:
     from waymarks.planner.select import MemoryInput
 
     # the planner applies the privacy policy itself, so that a prohibited memory is still
@@ -374,13 +375,15 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str],
     matched += _keyed(app, prompt, exclude=views)
     if matched:
         return matched
-    # only explicit items exist so far; model-derived claims will never get this fallback
+    # only explicit items exist so far; model-derived claims will never get this fallback.
+    # The three most recent the destination may receive (with those it may not met on the
+    # way, for the manifest): cut first, three local-only claims left out a normal one
+    from waymarks.planner.select import first_of
+
     recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4) if v.applies]
-    return [
-        MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
-                    v.created_at, False)
-        for v in recent[:CONTINUITY_ITEMS]
-    ]
+    return first_of((MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
+                                 v.created_at, False) for v in recent), CONTINUITY_ITEMS,
+                    lambda m: egress.admits(egress.level(m.block.claim, m.block.classification)))
 
 
 class PinInputs:
