@@ -51,3 +51,48 @@ def test_a_pin_with_a_no_break_space_after_bearer_is_refused(tmp_path: Path) -> 
     plan = waymarks("--json", "plan", "--prompt", "billing API", env=env, cwd=project)
     assert plan.returncode == 0 and "sk9Qx2LmP4vT7nR1wZ8yK3" not in plan.stdout
     assert json.loads(plan.stdout)["manifest"]["entries"] == []
+
+
+TOKEN_HEAD, TOKEN_TAIL = "ghp_A1b2C3d4E5f6G7h8I9j0", "K1l2M3n4O5p6Q7r8"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a Markdown hard break: two spaces end the first line
+    (f"The release upload uses the CI token {TOKEN_HEAD}  \n{TOKEN_TAIL}\n",
+     "The release upload uses the CI token [REDACTED:github-token]\n"),
+    # a list item's continuation, indented
+    (f"- token {TOKEN_HEAD}\n  {TOKEN_TAIL}\n- next\n",
+     "- token [REDACTED:github-token]\n- next\n"),
+    # a quotation's
+    (f"> token {TOKEN_HEAD}\n> {TOKEN_TAIL}  \n> more\n",
+     "> token [REDACTED:github-token]  \n> more\n"),
+    (f"token {TOKEN_HEAD}\t\r\n\t{TOKEN_TAIL}\r\nend", "token [REDACTED:github-token]\r\nend"),
+], ids=["hard-break", "indented", "quoted", "tabs-crlf"])
+def test_the_tail_of_a_wrapped_credential_goes_with_it_past_spaces_and_quotes(
+        text: str, expected: str) -> None:
+    """The tail had to start its line right after the break that ended the credential: a
+    hard break, an indented or a quoted continuation sent it whole."""
+    assert redact(text) == (expected, 1)
+
+
+@pytest.mark.parametrize("after", [
+    "  Deploy tomorrow", "> Done", "  v1.2.3", "  indented12345 code", "> OTHER=value1",
+    "- abc12345xyz", "  12345678",
+])
+def test_an_ordinary_indented_or_quoted_line_after_a_credential_stays(after: str) -> None:
+    text = f"token {TOKEN_HEAD}{TOKEN_TAIL}  \n{after}\nend"
+    assert redact(text) == (f"token [REDACTED:github-token]  \n{after}\nend", 1)
+
+
+def test_a_docs_passage_sends_no_tail_of_a_wrapped_credential(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    env = {"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"}
+    assert waymarks("trust", str(project), env=env, cwd=project).returncode == 0
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "release.md").write_text("# Release upload\n\nThe release upload uses the CI "
+                                     f"token {TOKEN_HEAD}  \n{TOKEN_TAIL}\n")
+    plan = waymarks("plan", "--prompt", "release upload token", env=env, cwd=project)
+    assert plan.returncode == 0 and "[REDACTED:github-token]" in plan.stdout
+    assert TOKEN_TAIL not in plan.stdout and TOKEN_HEAD not in plan.stdout

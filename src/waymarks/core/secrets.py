@@ -143,9 +143,13 @@ def find_secrets(text: str) -> list[SecretSpan]:
 #: a line that continues a credential wrapped at the end of the line before (a terminal's
 #: or an editor's wrap): nothing but a token's characters, base64 padding only at its end.
 #: A line ends where ``str.splitlines`` ends one (the renderers and models read U+2028, NEL
-#: or a lone CR as a break too: a tail after one went out whole)
+#: or a lone CR as a break too: a tail after one went out whole). Spaces or tabs may end
+#: either line (Markdown's hard break is two spaces), and the tail may be indented or
+#: quoted (``> ``) as the line it continues was, in a list or a quotation: the tail of
+#: ``- token ghp_…⏎  K1l2…`` went out whole
 _BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])"
-_TAIL_LINE = re.compile(_BREAK + r"([A-Za-z0-9_+/-]{8,}={0,2})(?=" + _BREAK + r"|\Z)")
+_TAIL_LINE = re.compile(r"[ \t]*" + _BREAK + r"[ \t]*(?:>[ \t]*)*([A-Za-z0-9_+/-]{8,}={0,2})"
+                        r"(?=[ \t]*(?:" + _BREAK + r"|\Z))")
 _DIGIT, _LETTER = re.compile(r"[0-9]"), re.compile(r"[A-Za-z]")
 
 
@@ -154,7 +158,8 @@ def _continued(text: str, span: SecretSpan) -> SecretSpan:
     redacted in its first part only, and the rest of it went to the model. A line
     continues a credential when the credential ends its line and the next line is one
     run of a token's characters, 8 or more, holding both letters and digits (a random
-    tail almost always does; a word, an assignment, a path or a version does not)."""
+    tail almost always does; a word, an assignment, a path or a version does not), spaces
+    or tabs around it and a quotation's ``>`` before it aside."""
     if span.kind == "private-key":  # its block already runs to its END line
         return span
     end = span.end
