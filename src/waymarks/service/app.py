@@ -193,7 +193,12 @@ class Waymarks:
 
     def _held_session(self) -> SessionLog | None:
         """The session in use; one held at :meth:`close` (its entry index was in the closed
-        database) is read whole on this first use after it, not in the close."""
+        database) is read whole on this first use after it, not in the close; one whose
+        file is gone is let go (:func:`.sessions_api.still_there`)."""
+        from waymarks.service.sessions_api import still_there
+
+        if not still_there(self._session, self.follows_newest or bool(self._session_ref)):
+            self._session = self._closed_with = None  # looked for again, as by a command
         if self._closed_with is not None and self._closed_with is self._session:
             self._closed_with.drop_index()
         self._closed_with = None
@@ -239,11 +244,6 @@ class Waymarks:
     def bind_session(self, session: SessionLog | None) -> None:
         """Act on ``session`` from now on (a host that names its own; ``None``: none yet)."""
         self._session = session
-
-    def _create_session(self) -> SessionLog:
-        from waymarks.service.sessions_api import create_session
-
-        return create_session(self)
 
     @contextmanager
     def _synced(self, session: SessionLog) -> Iterator[Store]:
@@ -322,13 +322,12 @@ class Waymarks:
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
             return session
-        replaced = replaced_problem(self.projection, session)
-        if replaced is not None:  # the same, noticed by a process that read it only now
+        if (replaced := replaced_problem(self.projection, session)) is not None:
+            # the same, noticed by a process that read it only now
             self.refresh_problem = replaced
             return session
         session.refresh()
-        if self.projection.checkpoint_offset(
-                session.session_id) != session.offset:
+        if self.projection.checkpoint_offset(session.session_id) != session.offset:
             with self._synced(session):
                 pass
         refresh_sources(self, session)
@@ -337,9 +336,9 @@ class Waymarks:
     # -- sessions (service/sessions_api.py) -----------------------------------------
 
     def session_new(self) -> SessionInfo:
-        from waymarks.service.sessions_api import session_info
+        from waymarks.service.sessions_api import create_session, session_info
 
-        self._session = self._create_session()
+        self._session = create_session(self)
         return session_info(self._session)
 
     def session_list(self) -> list[SessionInfo]:

@@ -27,7 +27,7 @@ from waymarks.ledger.discovery import (
 from waymarks.ledger.entries import recent_messages
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionFileError, SessionLog
-from waymarks.ledger.session_file import SessionBusy, SessionFile
+from waymarks.ledger.session_file import SessionBusy, SessionFile, not_a_file
 from waymarks.service.api_args import message_text
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.ports import epoch_ms, iso
@@ -109,11 +109,9 @@ def follow_newest(app: Waymarks) -> None:
     if not app.follows_newest:
         return
     newest = newest_session(app.home, app.cwd)
-    bound = app.bound_session
+    bound = app.bound_session  # (one whose file is gone is let go: :func:`still_there`)
     if newest is not None and (bound is None or Path(bound.path) != newest):
         app.bind_session(app.open_session(newest))
-    elif newest is None and bound is not None and _gone(Path(bound.path)):
-        app.bind_session(None)
 
 
 def named_session(app: Waymarks) -> str | None:
@@ -138,16 +136,35 @@ def named_session(app: Waymarks) -> str | None:
     return str(path)
 
 
-def _gone(path: Path) -> bool:
-    """Whether nothing is at ``path`` any more (a file that cannot be looked at is kept:
-    the error it causes says why)."""
+def still_there(session: SessionLog | None, looked_up: bool) -> bool:
+    """Whether ``session``'s file is still there to act on (``None``: no session, no
+    change). A file deleted (or a directory put in its place) while an app held it broke
+    the app for good: every call raised a raw ``FileNotFoundError`` (``IsADirectoryError``),
+    after ``close()`` too, and the tools answered "unavailable" until the process ended.
+    Not there, it is looked for again as a new command would (``False``; ``looked_up``:
+    the app looks its session up): the project's newest, or none (a read answers as before
+    the first session, the next write makes one), or the one named by ``--session``,
+    refused (``bad_session``) if it is gone. A session file handed over (``session=``)
+    cannot be looked for again: refused (``bad_session``). A file that cannot be looked at
+    is kept (the error it causes says why); a host's ledger (Pi's, perhaps not written
+    yet) is the host's."""
+    if not isinstance(session, SessionFile):
+        return True
+    path = Path(session.path)
     try:
         path.lstat()
     except FileNotFoundError:
-        return True
+        pass
     except OSError:
+        return True
+    else:
+        if not_a_file(path) is None:
+            return True
+    if looked_up:
         return False
-    return False
+    raise ServiceError("bad_session", f"{path}: the session file handed over is gone, or "
+                       "something else is in its place; nothing was read or written. "
+                       "Restore it, or hand over another session")
 
 
 def first_session(app: Waymarks) -> SessionLog:
