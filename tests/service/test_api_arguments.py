@@ -148,6 +148,39 @@ def test_a_message_or_record_that_cannot_be_written_is_refused_before_a_session_
     assert entry in path.read_text()
 
 
+_CREDENTIAL = "The deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
+@pytest.mark.parametrize(("custom_type", "data"), [
+    ("ds4-context-memory-v1", {"schemaVersion": 1, "mutationId": "m1", "createdAt": 1,
+                               "operation": "add", "item": {
+                                   "id": "11111111-1111-4111-8111-111111111111",
+                                   "scope": "session", "createdAt": 1, "claim": _CREDENTIAL,
+                                   "sourceEntryIds": []}}),
+    ("ds4-context-memory-v1", {"garbage": 1}),
+    ("ds4-context-pin-v1", {"schemaVersion": 1}),
+    ("ds4-context-pin-v2", {"schemaVersion": 2}),  # the family's future types too
+])
+def test_a_pin_or_memory_mutation_is_refused_as_a_custom_record(
+        app: Waymarks, home: Path, custom_type: str, data: dict[str, object]) -> None:
+    """``append_record`` skipped every check of a write: a credential ``remember`` refuses
+    was stored and active, and a malformed mutation was acknowledged with an entry ID."""
+    from waymarks.service.outcomes import ServiceError
+
+    refused_write = app.remember(_CREDENTIAL)
+    assert isinstance(refused_write, Rejected) and refused_write.code == "credential"
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    before = _ledger_bytes(home)
+    with pytest.raises(ServiceError) as refused:
+        app.append_record(custom_type, data)
+    assert refused.value.code == "invalid_argument"
+    assert "nothing was written" in str(refused.value)
+    assert _ledger_bytes(home) == before
+    assert [view.text for view in app.items("memory")] == ["The database port is 5433."]
+    assert app.health()["ok"] is True
+    assert app.append_record("example-note-v1", {"note": "kept"})  # other types still go
+
+
 def test_a_branch_summary_is_checked_before_anything_is_appended(
         app: Waymarks, home: Path) -> None:
     from waymarks.service.outcomes import ServiceError

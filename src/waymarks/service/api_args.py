@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
 from waymarks.core.text import echoed, is_unicode
 from waymarks.service.outcomes import Rejected, ServiceError
 
@@ -99,12 +100,20 @@ def message_text(text: object, what: str) -> str:
 def record_data(custom_type: str, data: object) -> None:
     """A custom record's type and data can be written as a session entry (JSON text), or
     refused: a lone surrogate or a value JSON cannot hold raised a raw error after the
-    session file was made."""
+    session file was made. A type of the pin and memory mutation family
+    (``ds4-context-…``) is refused too: the ledger reads such an entry as a mutation, so it
+    skipped every check of a write (a credential ``remember`` refuses was stored, active)
+    and a malformed one was acknowledged with an entry ID."""
     import msgspec
 
     if not isinstance(custom_type, str) or not is_unicode(custom_type) or not custom_type:
         raise ServiceError("invalid_argument", "a record's type must be non-empty text; "
                            "nothing was written")
+    if custom_type.startswith(CUSTOM_TYPE_FAMILY_PREFIX):
+        raise ServiceError("invalid_argument", f"{echoed(custom_type)}: "
+                           f"{CUSTOM_TYPE_FAMILY_PREFIX}… records are pin and memory "
+                           "mutations, written by pin, unpin, remember, supersede_memory "
+                           "and set_memory_status (which check them); nothing was written")
     try:
         msgspec.json.encode(data)
     except (TypeError, ValueError, msgspec.EncodeError) as exc:  # UnicodeEncodeError too

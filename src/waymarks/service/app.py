@@ -568,7 +568,7 @@ class Waymarks:
 
     def append_record(self, custom_type: str, data: dict[str, Any],
                       unless: Callable[[SessionLog], str | None] | None = None) -> str:
-        """A custom entry (not a pin or memory mutation) appended; its ID (see write_path)."""
+        """A custom entry (not a pin or memory mutation: refused) appended; its ID."""
         from waymarks.service import write_path
 
         return write_path.append_record(self, custom_type, data, unless)
