@@ -238,3 +238,41 @@ def test_a_write_given_something_other_than_text_is_refused_and_appends_nothing(
     assert _ledger_bytes(home) == before
     assert {(i.id, i.status) for i in [*app.items("memory"), *app.items("pin")]} == {
         (memory.id, "active"), (pin.id, "active")}
+
+
+_NOT_UTF8 = "\udcff"  # what sys.argv holds for a byte that is not UTF-8
+
+
+@pytest.mark.parametrize("write", [
+    lambda app, claim: app.unpin(_NOT_UTF8),
+    lambda app, claim: app.set_memory_status(claim, "invalid", "gone " + _NOT_UTF8),
+    lambda app, claim: app.set_memory_status(_NOT_UTF8, "invalid"),
+    lambda app, claim: app.supersede_memory(_NOT_UTF8, "The port is 1."),
+    lambda app, claim: app.supersede_memory(claim, "The port is 1.", sources=(_NOT_UTF8,)),
+    lambda app, claim: app.pin("Use tabs.", supersedes=_NOT_UTF8),
+    lambda app, claim: app.remember("The cache port is 6379.", key="cache" + _NOT_UTF8),
+])
+def test_an_id_or_text_argument_that_is_not_unicode_is_the_writes_refusal(
+        app: Waymarks, home: Path, write: Callable[[Waymarks, str], object]) -> None:
+    """An ID holding a lone surrogate raised a raw ``UnicodeEncodeError`` from deep in the
+    write (a database query, the ledger's encoding), a source one was looked for, and a
+    key one was folded away; the command line refuses such an argument (not UTF-8)."""
+    claim = app.remember("The database port is 5433.")
+    assert isinstance(claim, Committed)
+    before = _ledger_bytes(home)
+    outcome = write(app, claim.id)
+    assert isinstance(outcome, Rejected) and outcome.code == "invalid_argument", outcome
+    assert "not valid Unicode" in outcome.message
+    assert _ledger_bytes(home) == before
+
+
+def test_items_refuses_an_id_that_is_not_unicode(app: Waymarks) -> None:
+    from waymarks.service.outcomes import ServiceError
+
+    claim = app.remember("The database port is 5433.")
+    assert isinstance(claim, Committed)
+    for ids in ([_NOT_UTF8], [claim.id, 5]):
+        with pytest.raises(ServiceError) as refused:  # was UnicodeEncodeError, TypeError
+            app.items("memory", ids=ids)  # type: ignore[list-item]
+        assert refused.value.code == "invalid_argument"
+    assert [view.id for view in app.items("memory", ids=[claim.id])] == [claim.id]

@@ -6,12 +6,17 @@ a write's refusal is; nothing is read or changed)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
 from waymarks.core.text import echoed, is_unicode
 from waymarks.service.outcomes import Rejected, ServiceError
+
+#: why text holding a lone surrogate (what ``sys.argv`` holds for a byte that is not
+#: UTF-8) is refused: no UTF-8 ledger line or database query can hold it (it raised a raw
+#: ``UnicodeEncodeError`` from an ID, a reason or a scope, deep in the write)
+_NOT_UNICODE = "is not valid Unicode (lone surrogates)"
 
 
 def counts(**given: int | None) -> None:
@@ -89,8 +94,7 @@ def message_text(text: object, what: str) -> str:
         raise ServiceError("invalid_argument", f"{what} must be text, not "
                            f"{type(text).__name__}; nothing was written")
     if not is_unicode(text):
-        raise ServiceError("invalid_argument", f"{what} is not valid Unicode (lone "
-                           "surrogates); nothing was written")
+        raise ServiceError("invalid_argument", f"{what} {_NOT_UNICODE}; nothing was written")
     if len(text) > MAX_MESSAGE_BYTES // 4 and len(text.encode()) > MAX_MESSAGE_BYTES:
         raise ServiceError("invalid_argument", f"{what} has {len(text.encode()):,} bytes; "
                            f"the limit is {MAX_MESSAGE_BYTES:,} (UTF-8); nothing was written")
@@ -126,14 +130,29 @@ def write_texts(required: Mapping[str, object], sources: object = (),
                 **optional: object) -> Rejected | None:
     """A write's text arguments, refused (``invalid_argument``) unless each ``required`` one
     is text, each ``optional`` one text or ``None``, and ``sources`` a list or tuple of
-    entry IDs. Only the status was checked: a list given as an ID, a reason, a scope, a
-    classification or a key raised a raw ``AttributeError`` from deep in the write, and a
-    string given as the sources was taken for one entry ID per character."""
+    entry IDs, all valid Unicode (:data:`_NOT_UNICODE`). Only the status was checked: a
+    list given as an ID, a reason, a scope, a classification or a key raised a raw
+    ``AttributeError`` from deep in the write, and a string given as the sources was taken
+    for one entry ID per character."""
     for name, value in (*required.items(), *optional.items()):
         if not isinstance(value, str) and (value is not None or name in required):
             return Rejected("invalid_argument", f"{name} must be text, not "
                             f"{type(value).__name__}; nothing was written")
+        if isinstance(value, str) and not is_unicode(value):
+            return Rejected("invalid_argument", f"{name} {_NOT_UNICODE}; nothing was written")
     if not isinstance(sources, list | tuple) or not all(isinstance(s, str) for s in sources):
         return Rejected("invalid_argument", "sources must be a list or tuple of entry IDs "
                         f"(text), not {echoed(repr(sources))}; nothing was written")
+    if not all(is_unicode(source) for source in sources):
+        return Rejected("invalid_argument", f"a source {_NOT_UNICODE}; nothing was written")
     return None
+
+
+def item_ids(ids: Iterable[str] | None) -> None:
+    """``items``' ``ids``: ``None`` or item IDs, each valid Unicode text (an ID holding a
+    lone surrogate raised a raw ``UnicodeEncodeError`` from the database query)."""
+    for item_id in ids or ():
+        if not isinstance(item_id, str) or not is_unicode(item_id):
+            shown = f"one {_NOT_UNICODE}" if isinstance(item_id, str) \
+                else f"{echoed(repr(item_id))} is not text"
+            raise ServiceError("invalid_argument", f"ids must be item IDs: {shown}")

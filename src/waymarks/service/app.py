@@ -402,6 +402,7 @@ class Waymarks:
         stores cheap to plan against and to list.
         """
         api_args.counts(recent_active=recent_active, recent=recent)
+        api_args.item_ids(ids)
         session = self.refresh()
         sid, branch = (session.session_id, session.branch_set()) if session else ("", set())
         states = self.projection.visible_items(kind, sid, self.cwd, ids=ids,
