@@ -3,6 +3,7 @@ before anything is written (the Python API review)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,8 +122,29 @@ def test_the_constructor_takes_a_home_and_cwd_as_text_or_pathlike(
         assert app.home == home and app.cwd == str(project.resolve())
         assert isinstance(app.remember("The text home is kept as a path."), Committed)
     gone = tmp_path / "deleted-project"  # a host's project may be gone: its items read
-    with Waymarks(home, cwd=str(gone)) as app:
+    with Waymarks(home, cwd=str(gone), project_may_be_gone=True) as app:
         assert app.items("memory") == []
+
+
+def test_the_constructor_refuses_a_cwd_that_does_not_exist_as_the_command_line_does(
+        tmp_path: Path) -> None:
+    """It was taken, and a write went to a phantom project (its session folder made),
+    while ``waymarks --cwd /nonexistent/proj`` exits 2."""
+    import subprocess
+    import sys
+
+    home, gone = tmp_path / "home", tmp_path / "nonexistent" / "proj"
+    assert f"cwd {gone}: not a directory" in _refused(home, str(gone))
+    assert not home.exists()  # nothing was made
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"),
+           "WAYMARKS_HOME": str(home), "HOME": str(tmp_path)}
+    command = "import sys; from waymarks.cli.main import main; sys.exit(main())"
+    done = subprocess.run([sys.executable, "-c", command,
+                           "--cwd", str(gone), "memory", "add", "The port is 5433."],
+                          env=env, capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr  # what the constructor now matches
+    assert f"{gone}: not a directory" in done.stderr
+    assert not (home / "sessions").exists()
 
 
 def _session_files(home: Path) -> list[Path]:

@@ -125,6 +125,7 @@ def test_a_home_or_project_path_that_is_not_utf8_is_refused_before_anything_is_m
     assert "/\\\\xff: not" in done.stdout and "PosixPath" not in done.stdout  # its bytes
     assert not os.path.lexists(os.fsencode(bad))
     home = tmp_path / "home"
+    os.mkdir(bad)  # a project there (a cwd that does not exist is refused for that alone)
     with Waymarks(home, cwd=bad) as app, pytest.raises(ServiceError) as raised:
         app.pin("hello")
     assert raised.value.code == "invalid_argument"

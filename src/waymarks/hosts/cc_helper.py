@@ -460,7 +460,7 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
     key = (cwd, payload["session_id"].lower())
     app = apps.pop(key, None)  # kept again last: the most recently served
     if app is None:
-        app = Waymarks(home, cwd=cwd, keep_recall_index=True,
+        app = Waymarks(home, cwd=cwd, keep_recall_index=True, project_may_be_gone=True,
                        busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS)
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served

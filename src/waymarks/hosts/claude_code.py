@@ -170,7 +170,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     if app is None:
         from waymarks.service.app import Waymarks
 
-        with Waymarks(home, cwd=project_of(payload, project),
+        with Waymarks(home, cwd=project_of(payload, project), project_may_be_gone=True,
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
             return handle(event, payload, home, fresh, pid=pid, started_ms=started_ms,
                           subagent=subagent)
@@ -264,7 +264,8 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     if app is None:
         from waymarks.service.app import Waymarks
 
-        with Waymarks(home, cwd=cwd, busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
+        with Waymarks(home, cwd=cwd, busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS,
+                      project_may_be_gone=True) as fresh:
             _work(event, payload, home, project, fresh)
         return
     _bind(app, payload["session_id"].lower())

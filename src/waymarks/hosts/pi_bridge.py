@@ -255,7 +255,8 @@ class Bridge:
             if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
                 ledger.set_leaf(_leaf(params["leafId"]))
             ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
-        app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True)
+        app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True,
+                       project_may_be_gone=True)
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at
             # its next use; the old one stays open until shutdown, since a model call the

@@ -56,8 +56,8 @@ def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
     a path to something that is not a directory (a file named as the project committed
     into a project of that name), or to nothing when ``existing`` (a command line's
     ``--cwd``; a host's project may be gone, its items still read); a process's working
-    directory that was deleted. An empty ``cwd`` is the process's too (a command line's
-    ``--cwd ""`` is refused)."""
+    directory that was deleted. An empty ``cwd`` is the process's too unless ``existing``
+    (a command line's ``--cwd ""``, the constructor's ``cwd=""``: refused)."""
     text = "" if cwd is None else _path_text(cwd, given)
     if not text and (cwd is None or not existing):
         try:

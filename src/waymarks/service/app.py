@@ -89,14 +89,17 @@ class Waymarks:
         ids: IdSource | None = None,
         keep_recall_index: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        project_may_be_gone: bool = False,
     ) -> None:
         """``keep_recall_index``: hold the recall index in memory between queries (for
         long-lived processes such as an MCP server); a one-shot CLI leaves it in SQLite.
         ``busy_timeout_ms``: how long the database is waited for while another process
         holds it (a hook, answering within Claude Code's timeout, waits less). A home or
-        cwd the command line refuses is refused here too (:mod:`.api_args`)."""
+        cwd the command line refuses is refused here too (:mod:`.api_args`), a cwd that does
+        not exist too unless ``project_may_be_gone`` (a host's: its items are still read)."""
         self.home, self.busy_timeout_ms = api_args.home_directory(home), busy_timeout_ms
-        self.cwd = canonical_project_path(api_args.working_directory(cwd))
+        self.cwd = canonical_project_path(api_args.working_directory(
+            cwd, existing=not project_may_be_gone))
         self._calls = CallLock()
         self.clock, self.ids = clock or SystemClock(), ids or RandomIds()
         self.trust_store = TrustStore(self.home)
@@ -167,13 +170,9 @@ class Waymarks:
                 self._recover(exc, found)
             else:
                 self._projection.placement = partial(placement, self)
-                self._fill_if_new()
+                rebuilding.fill_if_new(self, self._projection)
         assert self._projection is not None
         return self._projection
-
-    def _fill_if_new(self) -> None:
-        assert self._projection is not None
-        rebuilding.fill_if_new(self, self._projection)
 
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless

@@ -335,7 +335,8 @@ def open_project(app: Waymarks, project: str | None) -> Waymarks | None:
         return app
     if project not in known_projects(app):
         return None
-    other = Waymarks(app.home, cwd=project)
+    # a known project whose folder is gone: refused by the page (web.app._refuse_gone)
+    other = Waymarks(app.home, cwd=project, project_may_be_gone=True)
     try:
         other.current_session()
     except ServiceError:
