@@ -103,3 +103,40 @@ def test_the_tool_of_an_object_whose_session_was_deleted_writes_again(
     _only_ledger(home).unlink()
     again = tool.call({"action": "memory_add", "content": "The cache port is 6379."}, Yes())
     assert again.details["outcome"] == "committed", again.details  # was runtime-unavailable
+
+
+def test_a_home_deleted_under_an_open_object_is_refused_until_it_is_put_back(
+        make_app: Callable[..., Waymarks], home: Path, tmp_path: Path) -> None:
+    """The next call raised a raw ``FileNotFoundError`` (the writer's lock file), the one
+    after made a new, empty home at the path; a write made one with a new session."""
+    app = make_app()
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    aside = tmp_path / "home-aside"
+    home.rename(aside)  # as `rm -rf`, for this object: the home is no longer at its path
+    calls: list[Callable[[Waymarks], object]] = [
+        lambda app: app.items("memory"), lambda app: app.recall("database port"),
+        lambda app: app.remember("The cache port is 6379."), lambda app: app.session_new(),
+        lambda app: app.session_say("A message."), lambda app: app.status()]
+    for call in calls * 2:  # the second time too (it made a new home)
+        with pytest.raises(ServiceError) as refused:
+            call(app)
+        assert refused.value.code == "home_gone", refused.value
+        assert not home.exists()  # no new home was made
+    aside.rename(home)  # put back: the object goes on with it
+    assert [view.text for view in app.items("memory")] == ["The database port is 5433."]
+    assert isinstance(app.remember("The cache port is 6379."), Committed)
+
+
+def test_after_close_an_object_whose_home_was_deleted_starts_a_new_one(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    import shutil
+
+    app = make_app()
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    shutil.rmtree(home)
+    with pytest.raises(ServiceError):
+        app.items("memory")
+    app.close()  # as a new command: a missing home is made on first use
+    assert app.items("memory") == []
+    assert isinstance(app.remember("The cache port is 6379."), Committed)
+    assert home.is_dir()

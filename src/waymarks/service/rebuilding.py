@@ -83,7 +83,9 @@ def refreshed(app: Waymarks) -> SessionLog | None:
     reopens the new file first (one ``stat`` a request), instead of reading the set-aside
     copy and failing every write; damage found while refreshing is repaired once."""
     held = getattr(app._projection, "identity", None)
-    if held is not None and file_identity(app.db_path) != held:
+    if held is not None and (now := file_identity(app.db_path)) != held:
+        if now is None:
+            refuse_home_gone(app)
         app._recover(ProjectionReplaced(f"{app.db_path} was replaced by another process"))
     try:
         return app._refresh_now()
@@ -92,6 +94,22 @@ def refreshed(app: Waymarks) -> SessionLog | None:
             raise
         app._recover(exc)
     return app._refresh_now()
+
+
+def refuse_home_gone(app: Waymarks) -> None:
+    """Refuse (``home_gone``) to go on once the home ``app`` opened its database in is gone
+    (deleted or moved while the object was open: ``rm -rf`` to start over). The next call
+    raised a raw ``FileNotFoundError`` (the writer's lock file, for the repair), the one
+    after made a new, empty home at the path as if nothing had happened, and a write made
+    one with its new session. Nothing is read or written and no home is made, as the web
+    inspector refuses (``home_gone``), until it is put back; after ``close()``, a call
+    starts afresh, as a new command does (a missing home is made on first use)."""
+    if app._projection is not None and not app.home.is_dir():
+        raise ServiceError("home_gone", (
+            f"{app.home}: the Waymarks home this object opened is gone (moved or deleted "
+            "while it was open); nothing was read or written, and no new home was made. "
+            "Put it back, or close the object (a later call makes a new home there, as a "
+            "new command would)"))
 
 
 def reopen(app: Waymarks) -> Projection:

@@ -209,7 +209,9 @@ def _creating(app: Waymarks, make: Callable[[], _S]) -> _S:
 
     from waymarks.files.locks import open_lock
     from waymarks.ledger.flock_wait import flock_within
+    from waymarks.service.rebuilding import refuse_home_gone
 
+    refuse_home_gone(app)  # (before the lock's folder is made: a home made again)
     lock = session_dir(app.home, app.cwd) / ".create.lock"
     try:
         fd = open_lock(lock)
@@ -236,8 +238,10 @@ def create_session(app: Waymarks, session_id: str | None = None) -> SessionFile:
     """A new session file of the project, named to sort after the others there (with a
     new session ID, or the host's ``session_id``)."""
     from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
+    from waymarks.service.rebuilding import refuse_home_gone
 
     _check_unicode(app)
+    refuse_home_gone(app)  # (a write after it was deleted made a new home)
     stamp, session_id = new_session_stamp(app), session_id or app.ids.uuid()
     path = session_dir(app.home, app.cwd) / session_file_name(stamp, session_id)
     make_private_dirs(path.parent)  # the home too, when this is its first file

@@ -44,6 +44,7 @@ from waymarks.service.outcomes import (
     with_notices,
 )
 from waymarks.service.ports import iso
+from waymarks.service.rebuilding import refuse_home_gone
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, open_in_pi, project_write_refused
 from waymarks.service.sessions_api import appendable_session
@@ -269,6 +270,7 @@ def decided_now(app: Waymarks, projection: Store, session: SessionLog,
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
+    refuse_home_gone(app)  # (its database's lock file was opened there: a raw error)
     # what sibling sessions appended is folded first (once a request): an entry whose
     # writer was killed before its projection committed was not, so this write decided
     # without it, was reported committed, and lost to it on the next read
