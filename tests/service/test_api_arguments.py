@@ -51,6 +51,9 @@ def test_a_pin_status_other_than_deleted_is_refused(app: Waymarks, home: Path) -
     ("docs/" + "x" * 70_000 + ".md", "too_long"),
     ("/srv/ghp_1234567890abcdefghijklmnopqrstuvwxyzAB/rules.md", "credential"),
     ("bad\udcffname.md", "invalid_argument"),
+    ("", "empty"),  # was recorded as the project's directory (`--file ""` is refused)
+    ("  ", "empty"),
+    ("\u200b", "empty"),
 ])
 def test_a_pins_source_file_is_checked_as_stored_text_is(
         app: Waymarks, home: Path, source_file: str, code: str) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
-from waymarks.core.text import echoed, is_unicode
+from waymarks.core.text import echoed, is_unicode, visible
 from waymarks.service.outcomes import Rejected, ServiceError
 
 #: why text holding a lone surrogate (what ``sys.argv`` holds for a byte that is not
@@ -146,6 +146,16 @@ def write_texts(required: Mapping[str, object], sources: object = (),
     if not all(is_unicode(source) for source in sources):
         return Rejected("invalid_argument", f"a source {_NOT_UNICODE}; nothing was written")
     return None
+
+
+def source_path(cwd: str, source_file: str | None) -> str | None:
+    """A pin's source file as recorded: relative to the project's directory, normalised;
+    one with nothing visible in it is left as given, for the pin's decision to refuse
+    (``empty``) as it refuses any empty text (joined first, ``""`` was recorded as the
+    project's directory itself; the command line refuses ``--file ""``)."""
+    if source_file is None or not visible(source_file):
+        return source_file
+    return os.path.normpath(os.path.join(cwd, source_file))
 
 
 def item_ids(ids: Iterable[str] | None) -> None:

@@ -518,8 +518,7 @@ class Waymarks:
                                            classification=classification,
                                            source_file=source_file, supersedes=supersedes):
             return refused
-        if source_file is not None:
-            source_file = os.path.normpath(os.path.join(self.cwd, source_file))
+        source_file = api_args.source_path(self.cwd, source_file)
         return with_notices(self._write(lambda ctx: decide_pin(
             ctx, content, scope=scope, classification=classification, source=source,
             source_file=source_file, supersedes=write_path.full_id(self, ctx, "pin", supersedes)),
