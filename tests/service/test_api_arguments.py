@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Committed, Rejected
+from waymarks.service.outcomes import Committed, Rejected, ServiceError
 
 
 def _ledger_bytes(home: Path) -> dict[Path, bytes]:
@@ -301,3 +301,40 @@ def test_items_refuses_an_id_that_is_not_unicode(app: Waymarks) -> None:
             app.items("memory", ids=ids)  # type: ignore[list-item]
         assert refused.value.code == "invalid_argument"
     assert [view.id for view in app.items("memory", ids=[claim.id])] == [claim.id]
+
+
+@pytest.mark.parametrize("call", [
+    lambda app: app.recall(None),  # type: ignore[arg-type]
+    lambda app: app.recall(["port"]),  # type: ignore[arg-type]
+    lambda app: app.recall("port", provider=5),  # type: ignore[arg-type]
+    lambda app: app.trust(None),  # type: ignore[arg-type]
+    lambda app: app.untrust(7),  # type: ignore[arg-type]
+])
+def test_a_read_or_trust_argument_of_the_wrong_kind_is_refused(
+        app: Waymarks, home: Path, call: Callable[[Waymarks], object]) -> None:
+    """Each raised a raw ``AttributeError`` (or ``UnicodeEncodeError``) from deep inside."""
+    from waymarks.service.outcomes import ServiceError
+
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    with pytest.raises(ServiceError) as refused:
+        call(app)
+    assert refused.value.code == "invalid_argument"
+    assert app.trusted_projects() == []
+    assert len(app.recall("database port", provider="anthropic").selected) == 1
+
+
+def test_the_constructor_refuses_a_nul_in_a_path_and_a_timeout_that_is_no_number(
+        tmp_path: Path, project: Path) -> None:
+    """A NUL in the home or cwd was taken, then the first use raised a raw ``ValueError``;
+    a timeout given as text raised a raw ``TypeError`` there."""
+    home = tmp_path / "home"
+    assert "no NUL" in _refused(Path(f"{home}/x\0y"), str(project))
+    assert "no NUL" in _refused(home, f"{project}\0b")
+    for timeout in ("5", -1, 2.5, None):
+        with pytest.raises(ServiceError) as refused:
+            Waymarks(home, cwd=str(project), busy_timeout_ms=timeout)  # type: ignore[arg-type]
+        assert refused.value.code == "invalid_argument"
+    assert not home.exists()  # nothing was made
+    with Waymarks(Path(home), cwd=project, busy_timeout_ms=0) as app:
+        assert isinstance(app.remember("The database port is 5433."), Committed)
+        assert app.trust(project) == (str(project.resolve()), True)  # a path, as the home

@@ -22,10 +22,17 @@ _NOT_UNICODE = "is not valid Unicode (lone surrogates)"
 def counts(**given: int | None) -> None:
     """Each count given is a whole number of at least 0 (``None``: not given)."""
     for name, value in given.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 0):
-            raise ServiceError("invalid_argument", f"{name} must be a whole number of at "
-                               f"least 0, not {echoed(repr(value))}")
+        if value is not None:
+            whole_number(name, value)
+
+
+def whole_number(name: str, value: object) -> int:
+    """``value``, a whole number of at least 0 (a constructor's ``busy_timeout_ms`` given
+    as text raised a raw ``TypeError`` at the object's first use), or refused."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ServiceError("invalid_argument", f"{name} must be a whole number of at "
+                           f"least 0, not {echoed(repr(value))}")
+    return value
 
 
 def home_directory(home: str | os.PathLike[str], given: str = "home") -> Path:
@@ -72,12 +79,28 @@ def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
 
 
 def _path_text(value: object, given: str) -> str:
-    """A path given as text or as an ``os.PathLike`` (bytes are refused: names are text)."""
+    """A path given as text or as an ``os.PathLike`` (bytes are refused: names are text),
+    holding no NUL (no path can: the object was made, and its first use raised a raw
+    ``ValueError``)."""
     text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
     if not isinstance(text, str):
         raise ServiceError("invalid_argument", f"{given} must be a directory's path (a str "
                            f"or os.PathLike naming it), not {echoed(repr(value))}")
+    if "\0" in text:
+        raise ServiceError("invalid_argument", f"{given} {echoed(repr(text))}: a path holds "
+                           "no NUL character")
     return text
+
+
+def recall_args(query: object, provider: object) -> None:
+    """``recall``'s query (text) and provider (a name, or ``None``): anything else raised a
+    raw ``AttributeError`` from the planner or the privacy policy."""
+    if not isinstance(query, str):
+        raise ServiceError("invalid_argument", "the query must be text, not "
+                           f"{type(query).__name__}")
+    if provider is not None and not isinstance(provider, str):
+        raise ServiceError("invalid_argument", "provider must be a provider's name (text) "
+                           f"or None, not {echoed(repr(provider))}")
 
 
 #: the most a session message or branch summary may hold, UTF-8 encoded: what a Claude

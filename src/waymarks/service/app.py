@@ -97,7 +97,8 @@ class Waymarks:
         holds it (a hook, answering within Claude Code's timeout, waits less). A home or
         cwd the command line refuses is refused here too (:mod:`.api_args`), a cwd that does
         not exist too unless ``project_may_be_gone`` (a host's: its items are still read)."""
-        self.home, self.busy_timeout_ms = api_args.home_directory(home), busy_timeout_ms
+        self.busy_timeout_ms = api_args.whole_number("busy_timeout_ms", busy_timeout_ms)
+        self.home = api_args.home_directory(home)
         self.cwd = canonical_project_path(api_args.working_directory(
             cwd, existing=not project_may_be_gone))
         self._calls = CallLock()
@@ -426,6 +427,7 @@ class Waymarks:
         ``every_candidate`` (a search showing each candidate's score) asks for them.
         ``eligible_only`` (a plan): ``scored`` need not hold the records that are not;
         ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
+        api_args.recall_args(query, provider)
         session = self.refresh()
         index = self.projection.recall_index()
         if index.behind():

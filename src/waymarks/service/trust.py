@@ -123,7 +123,13 @@ def _host_decides(host: bool | None, project: str, cwd: str, *, trusting: bool) 
 
 
 def _against(path: str, cwd: str) -> str:
-    """``path`` as seen from ``cwd`` (the project directory the command runs for)."""
+    """``path`` as seen from ``cwd`` (the project directory the command runs for); a path
+    given as ``os.PathLike`` is taken, anything else refused (``None`` raised a raw
+    ``AttributeError``)."""
+    path = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if not isinstance(path, str):
+        raise ServiceError("invalid_argument", "the project's path must be text (or "
+                           f"os.PathLike), not {type(path).__name__}")
     if not cwd or not path.strip() or os.path.isabs(path) or path.startswith("~"):
         return path
     return os.path.join(cwd, path)
