@@ -338,3 +338,53 @@ def test_the_constructor_refuses_a_nul_in_a_path_and_a_timeout_that_is_no_number
     with Waymarks(Path(home), cwd=project, busy_timeout_ms=0) as app:
         assert isinstance(app.remember("The database port is 5433."), Committed)
         assert app.trust(project) == (str(project.resolve()), True)  # a path, as the home
+
+
+def test_items_refuses_an_unknown_kind_and_one_id_given_as_a_string(app: Waymarks) -> None:
+    """``items("pins")`` listed nothing, as if there were none, and ``ids="<an ID>"`` was
+    taken per character (matching none)."""
+    claim = app.remember("The database port is 5433.")
+    assert isinstance(claim, Committed)
+    for call in (lambda: app.items("pins"),  # type: ignore[arg-type]
+                 lambda: app.items("memory", ids=claim.id)):
+        with pytest.raises(ServiceError) as refused:
+            call()
+        assert refused.value.code == "invalid_argument"
+    assert [v.id for v in app.items("memory", ids={claim.id})] == [claim.id]
+
+
+def test_a_recall_history_given_as_one_string_is_refused(app: Waymarks) -> None:
+    """Taken for one turn per character: the follow-up inherited nothing."""
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    for history in ("which database?", ["which database?", 5]):
+        with pytest.raises(ServiceError) as refused:
+            app.recall("and the port?", history=history)  # type: ignore[arg-type]
+        assert refused.value.code == "invalid_argument"
+    assert app.recall("and the port?", history=["which database?"]).plan.reason == "followup"
+
+
+@pytest.mark.parametrize("write", [
+    lambda app: app.remember("The cache port is 6379.", scope=""),
+    lambda app: app.pin("Use tabs.", scope="  "),
+])
+def test_an_empty_scope_is_refused_not_taken_for_the_default(
+        app: Waymarks, home: Path, write: Callable[[Waymarks], object]) -> None:
+    """Committed as a session item, while `--scope ""` is refused (exit 2)."""
+    assert isinstance(app.remember("The database port is 5433."), Committed)
+    before = _ledger_bytes(home)
+    outcome = write(app)
+    assert isinstance(outcome, Rejected) and outcome.code == "invalid_argument", outcome
+    assert "scope is empty" in outcome.message
+    assert _ledger_bytes(home) == before
+
+
+def test_a_request_begun_before_the_first_session_reads_what_its_write_made(
+        app: Waymarks) -> None:
+    """Inside ``begin()`` in a project with no session yet, a committed claim was not
+    listed until the request ended (the request's session stayed ``None``)."""
+    with app.begin():
+        assert app.items("memory") == []
+        assert isinstance(app.remember("The database port is 5433."), Committed)
+        assert [v.text for v in app.items("memory")] == ["The database port is 5433."]
+        assert len(app.recall("database port").selected) == 1
+    assert [v.text for v in app.items("memory")] == ["The database port is 5433."]

@@ -178,6 +178,9 @@ def parse_classification(value: str | None) -> Classification | Rejected | None:
 
 def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Rejected:
     allowed = PIN_SCOPES if kind == "pin" else MEMORY_SCOPES
+    if value is not None and not value.strip():  # (it was taken for the default)
+        return Rejected("invalid_argument", f"{kind} scope is empty; give one of: "
+                        f"{', '.join(allowed)} (or none, for session)")
     scope = (value or "session").strip().lower()
     if scope not in allowed:
         return Rejected("invalid_argument", f"{kind} scope must be one of: {', '.join(allowed)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TypeGuard
 
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
 from waymarks.core.text import echoed, is_unicode, visible
@@ -92,12 +93,17 @@ def _path_text(value: object, given: str) -> str:
     return text
 
 
-def recall_args(query: object, provider: object) -> None:
-    """``recall``'s query (text) and provider (a name, or ``None``): anything else raised a
-    raw ``AttributeError`` from the planner or the privacy policy."""
+def recall_args(query: object, history: object, provider: object) -> None:
+    """``recall``'s query (text), history (a list or tuple of the earlier turns' text) and
+    provider (a name, or ``None``): anything else raised a raw ``AttributeError`` from the
+    planner or the privacy policy, and a history given as one string was taken for one
+    turn per character (the follow-up then inherited nothing)."""
     if not isinstance(query, str):
         raise ServiceError("invalid_argument", "the query must be text, not "
                            f"{type(query).__name__}")
+    if not _texts(history):
+        raise ServiceError("invalid_argument", "history must be a list or tuple of the "
+                           f"earlier turns (text), not {echoed(repr(history))}")
     if provider is not None and not isinstance(provider, str):
         raise ServiceError("invalid_argument", "provider must be a provider's name (text) "
                            f"or None, not {echoed(repr(provider))}")
@@ -163,7 +169,7 @@ def write_texts(required: Mapping[str, object], sources: object = (),
                             f"{type(value).__name__}; nothing was written")
         if isinstance(value, str) and not is_unicode(value):
             return Rejected("invalid_argument", f"{name} {_NOT_UNICODE}; nothing was written")
-    if not isinstance(sources, list | tuple) or not all(isinstance(s, str) for s in sources):
+    if not _texts(sources):
         return Rejected("invalid_argument", "sources must be a list or tuple of entry IDs "
                         f"(text), not {echoed(repr(sources))}; nothing was written")
     if not all(is_unicode(source) for source in sources):
@@ -181,9 +187,23 @@ def source_path(cwd: str, source_file: str | None) -> str | None:
     return os.path.normpath(os.path.join(cwd, source_file))
 
 
-def item_ids(ids: Iterable[str] | None) -> None:
-    """``items``' ``ids``: ``None`` or item IDs, each valid Unicode text (an ID holding a
-    lone surrogate raised a raw ``UnicodeEncodeError`` from the database query)."""
+def _texts(value: object) -> TypeGuard[list[str] | tuple[str, ...]]:
+    """Whether ``value`` is a list or tuple of strings (a string is not: it was taken for
+    one item per character)."""
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def item_query(kind: object, ids: Iterable[str] | None) -> None:
+    """``items``' ``kind`` (``pin`` or ``memory``: ``"pins"`` listed nothing, as if there
+    were none) and ``ids``: ``None`` or item IDs, a list, tuple or set of valid Unicode
+    text (an ID holding a lone surrogate raised a raw ``UnicodeEncodeError`` from the
+    database query; one ID given as a string was taken per character, and matched none)."""
+    if kind not in ("pin", "memory"):
+        raise ServiceError("invalid_argument", "kind must be 'pin' or 'memory', not "
+                           f"{echoed(repr(kind))}")
+    if ids is not None and not isinstance(ids, list | tuple | set | frozenset):
+        raise ServiceError("invalid_argument", "ids must be a list, tuple or set of item "
+                           f"IDs (one ID too: [ID]), not {echoed(repr(ids))}")
     for item_id in ids or ():
         if not isinstance(item_id, str) or not is_unicode(item_id):
             shown = f"one {_NOT_UNICODE}" if isinstance(item_id, str) \

@@ -402,7 +402,7 @@ class Waymarks:
         stores cheap to plan against and to list.
         """
         api_args.counts(recent_active=recent_active, recent=recent)
-        api_args.item_ids(ids)
+        api_args.item_query(kind, ids)
         session = self.refresh()
         sid, branch = (session.session_id, session.branch_set()) if session else ("", set())
         states = self.projection.visible_items(kind, sid, self.cwd, ids=ids,
@@ -427,7 +427,7 @@ class Waymarks:
         ``every_candidate`` (a search showing each candidate's score) asks for them.
         ``eligible_only`` (a plan): ``scored`` need not hold the records that are not;
         ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
-        api_args.recall_args(query, provider)
+        api_args.recall_args(query, history, provider)
         session = self.refresh()
         index = self.projection.recall_index()
         if index.behind():

@@ -179,7 +179,12 @@ def first_session(app: Waymarks) -> SessionLog:
         newest = newest_session(app.home, app.cwd)
         return app.open_session(newest) if newest is not None else create_session(app)
 
-    return _creating(app, newest_or_new)
+    made = _creating(app, newest_or_new)
+    if app._snapshot is not None and app._snapshot.session is None:
+        # a request begun before there was one reads the session its write made (a read
+        # after the write said the project had nothing, until the request ended)
+        app._snapshot.session = made
+    return made
 
 
 def host_session(app: Waymarks, session_id: str) -> SessionFile:
