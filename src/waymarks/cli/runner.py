@@ -33,8 +33,6 @@ from waymarks.commands.results import (
     Result,
     Runtime,
     Shown,
-    fix_for,
-    os_error_cause,
 )
 
 if TYPE_CHECKING:
@@ -131,8 +129,9 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         status = EXIT_REJECTED if exc.refusal else EXIT_ERROR
         failed = (exc.code, str(exc), status)
     except OSError as exc:
-        failed = ("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
-                  f"{fix_for(exc)}", EXIT_ERROR)
+        from waymarks.service.outcomes import io_error  # (as the service words it)
+
+        failed = ("io_error", str(io_error(exc)), EXIT_ERROR)
     except database_failure() as exc:  # busy or locked where the command did not say so
         failed = busy_failure(exc, state)
     except KeyboardInterrupt:  # Ctrl-C: a write under way is whole or absent (the ledger)

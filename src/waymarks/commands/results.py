@@ -10,7 +10,6 @@ it: commands keep importing from there.
 from __future__ import annotations
 
 import contextlib
-import errno
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
@@ -28,27 +27,6 @@ ProgressFn = Callable[[int, int], None]
 #: said after a command's output when the active session could not be read as before
 #: (its file replaced or cut short: ``Waymarks.refresh_problem``)
 SESSION_NOTE: Final = "note: the active session cannot be read as before: "
-
-#: the fix for the file-system errors a person can mend (a read error names its own file)
-_FIXES: Final = {
-    errno.EROFS: "remount it read-write, or point --home (WAYMARKS_HOME) at a writable place",
-    errno.ENOSPC: "free disk space there, then retry",
-    errno.EDQUOT: "free space within your disk quota, then retry",
-    errno.EACCES: "check that it is yours and writable (or readable), then retry",
-    errno.EPERM: "check that it is yours and writable (or readable), then retry",
-}
-
-
-def os_error_cause(exc: OSError) -> str:
-    """What failed, and on which file (the error's own words)."""
-    return f"{exc.strerror or exc} ({exc.filename or 'file'})"
-
-
-def fix_for(exc: OSError) -> str:
-    """``. Fix it so`` for an error a person can mend, else ``""``."""
-    fix = _FIXES.get(exc.errno or 0)
-    return f". {fix[:1].upper()}{fix[1:]}" if fix else ""
-
 
 class Column(msgspec.Struct, frozen=True):
     name: str

@@ -42,16 +42,11 @@ import msgspec
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
 from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
-from waymarks.commands.results import (
-    EXIT_ERROR,
-    EXIT_INTERRUPTED,
-    fix_for,
-    interrupts_deferred,
-    os_error_cause,
-)
+from waymarks.commands.results import EXIT_ERROR, EXIT_INTERRUPTED, interrupts_deferred
 from waymarks.core.egress import json_line
 from waymarks.core.text import derive_key, normalize
 from waymarks.files.atomic import NotARegularFile, write_atomic
+from waymarks.files.errors import fix_for, os_error_cause
 from waymarks.files.paths import resolved
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
@@ -571,6 +566,8 @@ def _stopped(report: list[dict[str, Any]], tally: str, counts: dict[str, int],
         head = f"Interrupted: {written}. {again}"
         outcome, code, status = "aborted", "interrupted", EXIT_INTERRUPTED
     else:
+        if isinstance(failure.__cause__, OSError):  # a write's io_error: not "nothing was
+            failure = failure.__cause__  # acknowledged", the lines before it were
         if isinstance(failure, OSError):
             cause, code = f"{os_error_cause(failure)}{fix_for(failure)}", "io_error"
         else:

@@ -8,6 +8,8 @@ ledger refused its payload, or the rules ignored it), so it is not reported as c
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, Literal
 
@@ -16,6 +18,7 @@ import msgspec
 from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 from waymarks.core.records import replace
+from waymarks.files.errors import fix_for, os_error_cause
 
 __all__ = [
     "Committed",
@@ -68,6 +71,28 @@ class ServiceError(Exception):
 #: active session named for exclusion, a credential in the text)
 REQUEST_ERRORS: Final = frozenset({"not_found", "empty", "invalid_argument", "no_session",
                                    "active_source", "credential"})
+
+
+def io_error(exc: OSError) -> ServiceError:
+    """A request the file system stopped (a full disk, a file-size limit, a file that
+    cannot be written, a lock held too long), as the command line reports it:
+    ``io_error``, what failed on which file, and how to mend it."""
+    return ServiceError("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
+                        f"{fix_for(exc)}")
+
+
+@contextmanager
+def io_errors() -> Iterator[None]:
+    """Raise an ``OSError`` of the block as :func:`io_error` (from it): a program using
+    the Python API got a raw ``OSError`` from a write on a full disk (a decorator too). A
+    lock not free in time stays what it is (``SessionBusy``, a ``TimeoutError``: a caller
+    may wait and retry)."""
+    try:
+        yield
+    except TimeoutError:
+        raise
+    except OSError as exc:
+        raise io_error(exc) from exc
 
 
 class LedgerDamaged(ServiceError):

@@ -29,7 +29,7 @@ from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionBusy, SessionFile, not_a_file
 from waymarks.service.api_args import message_text
-from waymarks.service.outcomes import ServiceError
+from waymarks.service.outcomes import ServiceError, io_errors
 from waymarks.service.ports import epoch_ms, iso
 from waymarks.service.views import SessionInfo
 from waymarks.store.projection import ProjectionDamaged
@@ -301,6 +301,7 @@ RECORDED_TAIL_BYTES = 1 << 20
 RECORDED_TAIL_ENTRIES = 1024
 
 
+@io_errors()
 def session_say(app: Waymarks, text: str, *, unless_since_ms: int | None = None) -> str:
     """Append a user message entry (standalone sessions); returns its entry ID.
 

@@ -41,6 +41,7 @@ from waymarks.service.outcomes import (
     ServiceError,
     WriteOutcome,
     committed_outcome,
+    io_errors,
     with_notices,
 )
 from waymarks.service.ports import iso
@@ -204,6 +205,7 @@ def dry_run_all(app: Waymarks, decides: Sequence[Callable[[WriteContext], Decisi
 _AFTER_STORED = 1 << 60
 
 
+@io_errors()
 def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
                   unless: Callable[[SessionLog], str | None] | None = None) -> str:
     """Append a custom entry that is not a pin or memory mutation; returns its entry ID.
@@ -267,6 +269,7 @@ def decided_now(app: Waymarks, projection: Store, session: SessionLog,
     return decision, later
 
 
+@io_errors()  # (a full disk raised a raw OSError from the ledger's append)
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
           guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""

@@ -431,9 +431,9 @@ class ContextPersistence:
         size = session.offset if session is not None else 0
         try:
             outcome = self._dispatch(plan, provenance)
-        except ServiceError:
-            return unavailable
-        except (SessionFileError, OSError):
+        except (ServiceError, SessionFileError, OSError) as exc:
+            if isinstance(exc, ServiceError) and not isinstance(exc.__cause__, OSError):
+                return unavailable  # (a write's io_error is the OSError of its append)
             # The append may not have returned. If the ledger did not grow, nothing reached
             # it; otherwise completion cannot be established from here.
             grown = session is None or _grew(session, size)

@@ -1,0 +1,28 @@
+"""What a file-system error says to a person: what failed on which file, and how to mend
+it when a person can. Imports only ``errno``: the command line's error path uses it
+without loading the service, and the service's own ``io_error`` words it the same way."""
+
+from __future__ import annotations
+
+import errno
+from typing import Final
+
+#: the fix for the file-system errors a person can mend (a read error names its own file)
+_FIXES: Final = {
+    errno.EROFS: "remount it read-write, or point --home (WAYMARKS_HOME) at a writable place",
+    errno.ENOSPC: "free disk space there, then retry",
+    errno.EDQUOT: "free space within your disk quota, then retry",
+    errno.EACCES: "check that it is yours and writable (or readable), then retry",
+    errno.EPERM: "check that it is yours and writable (or readable), then retry",
+}
+
+
+def os_error_cause(exc: OSError) -> str:
+    """What failed, and on which file (the error's own words)."""
+    return f"{exc.strerror or exc} ({exc.filename or 'file'})"
+
+
+def fix_for(exc: OSError) -> str:
+    """``. Fix it so`` for an error a person can mend, else ``""``."""
+    fix = _FIXES.get(exc.errno or 0)
+    return f". {fix[:1].upper()}{fix[1:]}" if fix else ""
