@@ -213,3 +213,47 @@ def test_health_refuses_an_unknown_session_as_every_command_does(
     waymarks(home, project, "pin", "--", "Run the tests first")
     refused = waymarks(home, project, "--session", "nosuch", "health", expect=2)
     assert refused["code"] == "bad_session" and "nosuch" in refused["message"]
+
+
+def _not_utf8_project(tmp_path: Path) -> Path:
+    """A project directory whose name is not UTF-8 (as Python names it: ``\\udcff``)."""
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/odd\xffdir"))
+    odd.mkdir()
+    return odd
+
+
+@pytest.mark.parametrize("command", [["pins"], ["memory", "list"], ["status"],
+                                     ["recall", "port"], ["pin", "--", "Run ruff"]])
+def test_a_project_directory_that_is_not_utf8_is_refused_by_every_command(
+        home: Path, project: Path, tmp_path: Path, command: list[str]) -> None:
+    """Reads run from such a directory passed its name to SQLite and ended in a traceback
+    (``--json`` printed nothing); writes were refused. Every command now refuses it alike,
+    with one JSON document and nothing made."""
+    waymarks(home, project, "pin", "--", "The dev port is 8080")
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    odd = _not_utf8_project(tmp_path)
+    done = run_waymarks("--home", str(home), "--json", *command,
+                        env={"WAYMARKS_CLI_HELPER": "off"}, cwd=odd)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    refused = json.loads(done.stdout)
+    assert refused["code"] == "invalid_argument"
+    assert "odd\\xffdir is not a UTF-8 path" in refused["message"]
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+    link = tmp_path / "nice-name"  # a UTF-8 name that leads there: the same project
+    link.symlink_to(odd)
+    done = run_waymarks("--home", str(home), "--cwd", str(link), "--json", *command,
+                        cwd=project)
+    assert done.returncode == 2 and "not a UTF-8 path" in json.loads(done.stdout)["message"]
+
+
+def test_the_mcp_server_started_in_a_directory_that_is_not_utf8_says_why(
+        home: Path, tmp_path: Path) -> None:
+    """It started, then every tool call failed on the directory's name: it refuses to
+    start instead, and says why on standard error (its standard output is the protocol)."""
+    odd = _not_utf8_project(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "mcp"], cwd=odd, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 2 and done.stdout == ""
+    assert "odd\\xffdir is not a UTF-8 path" in done.stderr and "Traceback" not in done.stderr

@@ -126,9 +126,9 @@ def test_a_home_or_project_path_that_is_not_utf8_is_refused_before_anything_is_m
     assert not os.path.lexists(os.fsencode(bad))
     home = tmp_path / "home"
     os.mkdir(bad)  # a project there (a cwd that does not exist is refused for that alone)
-    with Waymarks(home, cwd=bad) as app, pytest.raises(ServiceError) as raised:
-        app.pin("hello")
-    assert raised.value.code == "invalid_argument"
+    with pytest.raises(ServiceError) as raised:  # refused as the project, reads too
+        Waymarks(home, cwd=bad)
+    assert raised.value.code == "invalid_argument" and "not a UTF-8 path" in str(raised.value)
     assert not list(home.glob("sessions/*/*.jsonl"))
     with Waymarks(home, cwd=str(project)) as app, pytest.raises(ServiceError):
         app.trust(bad)

@@ -12,6 +12,7 @@ from typing import TypeGuard
 
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
 from waymarks.core.text import echoed, is_unicode, visible
+from waymarks.ledger.identity import canonical_project_path
 from waymarks.service.outcomes import Rejected, ServiceError
 
 #: why text holding a lone surrogate (what ``sys.argv`` holds for a byte that is not
@@ -77,6 +78,20 @@ def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
     if not os.path.isdir(text) and (existing or os.path.lexists(text)):
         raise ServiceError("invalid_argument", f"{given} {text}: not a directory")
     return text
+
+
+def project_directory(cwd: str | os.PathLike[str] | None, *, existing: bool = False) -> str:
+    """The project's directory: :func:`working_directory` of ``cwd``, canonical (links
+    followed), refused when its name is not UTF-8 text. Every read of the project's items
+    names it to the database, and no ledger line can hold it: a command run there failed
+    with a traceback (a read) or was refused at the session's creation (a write)."""
+    path = canonical_project_path(working_directory(cwd, existing=existing))
+    if not is_unicode(path):
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # its bytes, escaped
+        raise ServiceError("invalid_argument", f"the project directory {shown} is not a "
+                           "UTF-8 path; run Waymarks from (or give --cwd) a directory whose "
+                           "name is UTF-8 text")
+    return path
 
 
 def _path_text(value: object, given: str) -> str:

@@ -19,11 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from waymarks.ledger.discovery import (
-    canonical_project_path,
-    newest_session,
-    resolve_session,
-)
+from waymarks.ledger.discovery import newest_session, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult, evaluate
@@ -99,8 +95,7 @@ class Waymarks:
         not exist too unless ``project_may_be_gone`` (a host's: its items are still read)."""
         self.busy_timeout_ms = api_args.whole_number("busy_timeout_ms", busy_timeout_ms)
         self.home = api_args.home_directory(home)
-        self.cwd = canonical_project_path(api_args.working_directory(
-            cwd, existing=not project_may_be_gone))
+        self.cwd = api_args.project_directory(cwd, existing=not project_may_be_gone)
         self._calls = CallLock()
         self.clock, self.ids = clock or SystemClock(), ids or RandomIds()
         self.trust_store = TrustStore(self.home)

@@ -13,7 +13,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from waymarks.core.text import is_unicode
 from waymarks.ledger.discovery import (
     ledger_of,
     list_sessions,
@@ -173,8 +172,6 @@ def first_session(app: Waymarks) -> SessionLog:
     Two commands started together there (an agent and a terminal) each made a session,
     and the write of the one whose file sorted first went where no later command looks,
     although it was reported committed."""
-    _check_unicode(app)
-
     def newest_or_new() -> SessionLog:
         newest = newest_session(app.home, app.cwd)
         return app.open_session(newest) if newest is not None else create_session(app)
@@ -232,20 +229,12 @@ def _creating(app: Waymarks, make: Callable[[], _S]) -> _S:
         os.close(fd)
 
 
-def _check_unicode(app: Waymarks) -> None:
-    if not is_unicode(app.cwd):  # a session header could not be written (nothing is)
-        raise ServiceError("invalid_argument", f"the project directory {app.cwd!r} is "
-                           "not a UTF-8 path; run Waymarks from (or give --cwd) a "
-                           "directory whose name is UTF-8 text")
-
-
 def create_session(app: Waymarks, session_id: str | None = None) -> SessionFile:
     """A new session file of the project, named to sort after the others there (with a
     new session ID, or the host's ``session_id``)."""
     from waymarks.files.dirs import make_private_dirs  # a write's: not a recall's
     from waymarks.service.rebuilding import refuse_home_gone
 
-    _check_unicode(app)
     refuse_home_gone(app)  # (a write after it was deleted made a new home)
     stamp, session_id = new_session_stamp(app), session_id or app.ids.uuid()
     path = session_dir(app.home, app.cwd) / session_file_name(stamp, session_id)
