@@ -255,9 +255,9 @@ def test_a_bad_request_is_refused_and_the_helper_serves_on(
         client.connect(str(path))
         client.sendall(garbage)
         client.shutdown(socket.SHUT_WR)
-        reply = client.recv(100)
+        reply = _replies(client)
         client.close()
-        assert reply == b"refused request\n", reply  # nothing ran without descriptors
+        assert reply == warm.GREETING + b"refused request\n", reply  # (no descriptors)
     # with the three descriptors, of this protocol, but not a request it can read
     for fields in ([b"/", b"18"], [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"many"],
                    [b"/", b"18", *[b"utf-8", b"strict"] * 3, b"w", b"1", b"recall"]):
@@ -269,9 +269,17 @@ def test_a_bad_request_is_refused_and_the_helper_serves_on(
             client.sendmsg([len(request).to_bytes(8, "big") + request], [(
                 socket.SOL_SOCKET, socket.SCM_RIGHTS,
                 b"".join(null.fileno().to_bytes(4, sys.byteorder) for _ in range(3)))])
-        assert client.recv(100) == b"refused request\n", fields
+        assert _replies(client) == warm.GREETING + b"refused request\n", fields
         client.close()
     assert _run(["recall", "database port"], project, env).warm
+
+
+def _replies(client: socket.socket) -> bytes:
+    """What the helper says until it closes the connection."""
+    replies = b""
+    while chunk := client.recv(100):
+        replies += chunk
+    return replies
 
 
 def test_a_closed_standard_stream_runs_the_command_here(
@@ -638,6 +646,7 @@ def _send_request(path: Path, argv: list[str], stdout_fd: str, then: str,
             "from waymarks.spawn.sockets import connect\n"
             f"request = warm._request({argv!r})\n"
             f"client = connect({str(path)!r}, 1, 10)\n"
+            "assert client.recv(1) == warm.GREETING\n"
             "r, w = os.pipe()\n"
             "message = len(request).to_bytes(8, 'big') + request\n"
             f"sent = client.sendmsg([{first}], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,"

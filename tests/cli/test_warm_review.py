@@ -27,6 +27,7 @@ from tests.cli.test_warm import (
     _sockets,
     _stop_helpers,
     _the_helper,
+    _warm_up,
     supervised_child,
 )
 from waymarks.cli import warm
@@ -139,7 +140,10 @@ def test_a_helper_that_only_refuses_goes_idle(tmp_path: Path) -> None:
                 client.settimeout(10)
                 client.connect(str(path))
                 client.sendall(b"\0" * 12)
-                assert client.recv(100) in (b"refused request\n", b"")
+                reply = b""
+                while chunk := client.recv(100):
+                    reply += chunk
+                assert reply in (warm.GREETING + b"refused request\n", b"")
         time.sleep(0.2)  # (a client every 0.2 s, well within the idle time)
         return not _helpers(home)
 
@@ -328,3 +332,40 @@ def test_a_command_run_where_the_directory_was_removed_ends_with_its_own_status(
         assert "Traceback" not in done.stderr, done.stderr
     finally:
         _stop_helpers(home)
+
+
+def test_a_stopped_helper_is_replaced_once_a_command_waited_for_it(tmp_path: Path) -> None:
+    """A helper stopped with ``SIGSTOP`` kept its socket and its lock: every ``recall`` and
+    ``pins`` waited ``ACCEPT_TIMEOUT_S`` for it, then ran in its own process, and the
+    helper each started exited at once on the lock; the descriptors a command sent it
+    stayed open in its queue, so a reader of the command's output (here, the test's pipe)
+    waited until it resumed. A command now sends them only once a helper took it; the one
+    that waited sets the socket aside, and a new helper serves in the stopped one's
+    place."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = _environment(home)
+    stopped = None
+    try:
+        assert _run(["memory", "add", "--", MEMORY[1]], project, env).answer[0] == 0
+        _warm_up(project, env, home)
+        stopped = _the_helper(home)
+        [path] = _sockets(home)
+        its_socket = path.stat().st_ino
+        os.kill(stopped, signal.SIGSTOP)
+        waited = _run(["recall", "database port"], project, env)
+        assert not waited.warm and waited.answer[0] == 0 and "5433" in waited.answer[1]
+        # no later command reaches the stopped helper's socket
+        assert its_socket not in [p.stat().st_ino for p in _sockets(home)]
+        assert _await(lambda: _run(["recall", "database port"], project, env).warm, 90)
+        served = _run(["pins"], project, env)
+        assert served.warm and served.answer[0] == 0
+        # one new helper stays (another started meanwhile finds it answering, and exits)
+        assert _await(lambda: len(_helpers(home)) == 2) and stopped in _helpers(home)
+        [path] = _sockets(home)
+        assert path.stat().st_ino != its_socket
+    finally:
+        if stopped is not None:
+            os.kill(stopped, signal.SIGCONT)
+        _stop_helpers(home)
+

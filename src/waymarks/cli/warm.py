@@ -21,8 +21,10 @@ child.
 Scripts and hosts are who run these per question, output captured: a command whose output
 is a terminal runs in its own process as before (a pager needs the terminal's job control).
 When no helper answers (none started yet, one of another installation or interpreter
-settings, ``WAYMARKS_CLI_HELPER=off``), nothing was run: the command runs in this process
-as before, and :func:`start` leaves a helper for the next command (it exits after
+settings, ``WAYMARKS_CLI_HELPER=off``, one that took nothing within
+:data:`ACCEPT_TIMEOUT_S`: stopped or hung, its socket then removed so no other command
+waits for it), nothing was run: the command runs in this process as before, and
+:func:`start` leaves a helper for the next command (it exits after
 ``WAYMARKS_CLI_HELPER_IDLE`` seconds without a command, 1800 by default; ``0`` switches
 the helper off).
 
@@ -47,7 +49,11 @@ from waymarks.spawn.switches import seconds, switched_off
 COMMANDS = frozenset({"recall", "pins"})
 #: global options that take a value (``waymarks [globals] COMMAND``)
 GLOBAL_VALUES = ("--home", "--session", "--cwd")
-PROTOCOL = b"waymarks-warm-v2"
+PROTOCOL = b"waymarks-warm-v3"
+#: what the helper says once it has taken a connection: only then does the client send its
+#: descriptors (sent to a helper that never took them, stopped say, they stayed open in its
+#: queue, and whoever read the command's output waited for its end until it resumed)
+GREETING = b"w"
 CONNECT_TIMEOUT_S = 0.5
 #: how long the helper may take to accept the command (fork included); after it has, the
 #: command runs as long as it takes
@@ -129,7 +135,8 @@ def _terminal() -> bool:
 
 
 def installation(confined: list[str]) -> int:
-    """What a helper must share with this process to run its command: the interpreter, its
+    """What a helper must share with this process to run its command: the protocol (a
+    helper of another release says it otherwise, or not at all), the interpreter, its
     import path (``PYTHONPATH`` included; the directory it runs in too when an entry is
     relative), the file system encoding, UTF-8 mode, how it writes bytecode
     (:func:`bytecode`) and its confinement (``confined``: :func:`confinement`). One helper
@@ -141,7 +148,7 @@ def installation(confined: list[str]) -> int:
     paths = sys.path
     if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
         paths = [os.getcwd(), *paths]                    # where this process runs
-    return zlib.crc32(installation_key(sys.getfilesystemencoding(),
+    return zlib.crc32(installation_key(PROTOCOL.decode(), sys.getfilesystemencoding(),
                                        str(sys.flags.utf8_mode), bytecode(), *confined,
                                        *paths))
 
@@ -208,9 +215,10 @@ def run(argv: list[str], path: str) -> tuple[int | None, bool]:
     no helper took it (none listens, it refused, a descriptor of ours is closed), so
     nothing ran and the caller runs it here; a helper is wanted unless one listens and
     refused this command for what it is (its environment, its confinement: every such
-    command would start one that exits at once)."""
+    command would start one that exits at once). One that did not take the command within
+    :data:`ACCEPT_TIMEOUT_S` is set aside (:func:`_set_aside`) and a new one wanted."""
     try:
-        posix.stat(path)
+        seen = posix.stat(path)
         request = _request(argv)
     except OSError:  # no helper; or this directory is gone (a fresh process fails alike)
         return None, True
@@ -221,6 +229,10 @@ def run(argv: list[str], path: str) -> tuple[int | None, bool]:
     except OSError:
         return None, True
     try:
+        greeted = client.recv(1)
+        if greeted != GREETING:  # (closed: it is stopping)
+            client.close()
+            return None, greeted == b""
         descriptors = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
         message = len(request).to_bytes(8, "big") + request
         sent = client.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
@@ -231,10 +243,28 @@ def run(argv: list[str], path: str) -> tuple[int | None, bool]:
             client.close()  # refused; files changed since it started: it is stopping
             return None, started in (b"refused changed", b"")
         child = int(started[4:])
+    except TimeoutError:  # it took nothing in ACCEPT_TIMEOUT_S: stopped (SIGSTOP), hung
+        client.close()
+        _set_aside(path, seen)
+        return None, True
     except (OSError, ValueError):
         client.close()  # (a child forked late finds no go-ahead: it runs nothing)
         return None, False
     return _supervise(client, child), False
+
+
+def _set_aside(path: str, seen: "os.stat_result") -> None:
+    """Remove the socket at ``path`` of a helper that took no command within
+    :data:`ACCEPT_TIMEOUT_S`, if it is still the one ``seen`` (not one a new helper has
+    put there since), so no further command waits for it: the next helper started serves
+    in its place (:func:`waymarks.cli.warm_server.serve`). Before, a stopped helper kept
+    its lock, so none replaced it, and every command waited 5 s for it."""
+    try:
+        now = posix.stat(path)
+        if (now.st_dev, now.st_ino) == (seen.st_dev, seen.st_ino):
+            posix.unlink(path)
+    except OSError:
+        pass  # gone already (another client set it aside)
 
 
 def _request(argv: list[str]) -> bytes:

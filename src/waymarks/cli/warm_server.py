@@ -2,21 +2,22 @@
 
 Started detached by a command that found none (``python -I -S``, then the client's own
 import path), it holds ``<home>/cli/warm-<installation>.lock`` for its life (a second
-helper for the same socket exits at once), imports the modules of :data:`PRELOAD` and
-listens on ``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connection from a
-process of the same user, confined as it is (namespaces, root, groups, seccomp, resource
-limits, nice value, CPU affinity: :func:`waymarks.cli.warm.confinement`), it receives the
-client's standard streams (``SCM_RIGHTS``) and its request (within
-:data:`RECEIVE_SECONDS`), forks, and reports the child's end to the client: ``run PID``
-once forked, then ``exit STATUS`` or ``signal NUMBER``; the child runs the command only
-once the client says go, and otherwise reports ``unrun`` and ends (the client gave up: it
-runs the command itself). It refuses (the client then runs the command itself)
-a request of another protocol or installation, or one it cannot read; with the semantic
-extra on it has imported NumPy too, and refuses a request whose environment sets what
-NumPy's libraries read as they load (``OPENBLAS_NUM_THREADS``, ...) otherwise; and any
-request once a file of a module it imported has changed since (an upgrade, a checkout):
-then it stops taking commands and exits when its children have ended, so the next command
-starts a helper of the new code.
+helper for the same socket exits, unless the holder does not answer: then it serves in its
+place, :func:`_holder_answers`), imports the modules of :data:`PRELOAD` and listens on
+``<home>/cli/warm-<installation>.sock`` (mode 0600). For each connection from a process of
+the same user, confined as it is (namespaces, root, groups, seccomp, resource limits, nice
+value, CPU affinity: :func:`waymarks.cli.warm.confinement`), it says it has taken it
+(:data:`~waymarks.cli.warm.GREETING`), receives the client's standard streams
+(``SCM_RIGHTS``) and its request (within :data:`RECEIVE_SECONDS`), forks, and reports the
+child's end to the client: ``run PID`` once forked, then ``exit STATUS`` or ``signal
+NUMBER``; the child runs the command only once the client says go, and otherwise reports
+``unrun`` and ends (the client gave up: it runs the command itself). It refuses (the
+client then runs the command itself) a request of another protocol or installation, or one
+it cannot read; with the semantic extra on it has imported NumPy too, and refuses a
+request whose environment sets what NumPy's libraries read as they load
+(``OPENBLAS_NUM_THREADS``, ...) otherwise; and any request once a file of a module it
+imported has changed since (an upgrade, a checkout): then it stops taking commands and
+exits when its children have ended, so the next command starts a helper of the new code.
 
 It never opens a database, a file of a home or a thread, and holds nothing a command
 reads, so a child starts as a new process would after its imports. It exits after ``idle``
@@ -36,8 +37,11 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from waymarks.cli.warm import (
+    ACCEPT_TIMEOUT_S,
     COMMANDS,
+    CONNECT_TIMEOUT_S,
     FORWARDED,
+    GREETING,
     IDLE_SECONDS,
     PROTOCOL,
     bytecode,
@@ -46,10 +50,12 @@ from waymarks.cli.warm import (
     leading,
 )
 from waymarks.spawn.freshness import LoadedCode
-from waymarks.spawn.sockets import listen
+from waymarks.spawn.sockets import connect, listen
 
 #: how often an idle helper checks that its socket is still its own (a home removed)
 CHECK_SECONDS = 60.0
+#: how long a helper that finds a lock held waits for its holder's socket (:func:`_lock`)
+STARTING_SECONDS = 3.0
 #: a request larger than this (arguments and environment) is refused
 MAX_REQUEST = 4 << 20
 #: a client sends its request at once: one that has not within this is refused, so one
@@ -96,20 +102,9 @@ def main(argv: list[str]) -> int:
 
 
 def serve(path: str, idle: float) -> None:
-    from pathlib import Path
-
-    from waymarks.files.locks import open_lock
-
-    try:
-        lock = open_lock(Path(path).with_suffix(".lock"))
-    except OSError:
+    serves, held = _lock(path)
+    if not serves:
         return
-    import fcntl
-
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return  # another helper serves this socket
     code = LoadedCode()  # (from before the preload: a module changed during it counts)
     imported = _preload()
     code.note()  # the preloaded modules' files, as they are now
@@ -132,7 +127,7 @@ def serve(path: str, idle: float) -> None:
             if server in ready:
                 serving = len(children)
                 if not _take(server, children, code, imported,
-                             lambda: _stop(server, path, lock, identity)):
+                             lambda: _stop(server, path, held, identity)):
                     break
                 if len(children) > serving:  # a command taken: a refused one is no use of
                     last = _now()            # this helper (its client runs it itself)
@@ -140,7 +135,7 @@ def serve(path: str, idle: float) -> None:
                 break
     finally:
         if server.fileno() != -1:
-            _stop(server, path, lock, identity)
+            _stop(server, path, held, identity)
     while children:  # their clients wait for their end: reported, then the helper exits
         if _wait([wakened], children, orphans, CHECK_SECONDS):
             _drain(wakened)
@@ -184,14 +179,67 @@ def _end(pid: int, signum: int) -> None:
         os.kill(pid, signum)
 
 
-def _stop(server: socket.socket, path: str, lock: int, identity: os.stat_result) -> None:
+def _stop(server: socket.socket, path: str, lock: int | None,
+          identity: os.stat_result) -> None:
     """Take no more commands: the socket closed and removed (if still this helper's), the
-    lock released, so a new helper may start at once."""
+    lock (if any: :func:`_lock`) released, so a new helper may start at once."""
     if _still_ours(path, identity):
         with contextlib.suppress(OSError):
             os.unlink(path)
     server.close()
-    os.close(lock)
+    if lock is not None:
+        os.close(lock)
+
+
+#: the lock of the helper, then of one serving in place of a helper that does not answer
+LOCKS = (".lock", ".replacing.lock")
+
+
+def _lock(path: str) -> tuple[bool, int | None]:
+    """Whether this helper serves the socket at ``path``, and the lock it then holds: the
+    first of :data:`LOCKS` it can take once the holder of each before does not answer
+    (:func:`_holder_answers`: stopped with ``SIGSTOP``, hung); none if neither answers.
+    It then takes the socket path over; the one it replaces, if it resumes, finds its
+    socket gone and exits at its next check. The second lock: the helpers started while
+    one takes the place (each command run in its own process starts one) wait for it."""
+    import fcntl
+    from pathlib import Path
+
+    from waymarks.files.locks import open_lock
+
+    for suffix in LOCKS:
+        try:
+            lock = open_lock(Path(path).with_suffix(suffix))
+        except OSError:
+            return False, None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True, lock
+        except OSError:
+            os.close(lock)
+        if _holder_answers(path):
+            return False, None
+    return True, None
+
+
+def _holder_answers(path: str) -> bool:
+    """Whether a helper takes a connection at ``path``: given :data:`STARTING_SECONDS` to
+    put its socket there (it may be importing), then as long as a command waits."""
+    import time
+
+    deadline = _now() + STARTING_SECONDS
+    while not os.path.exists(path):
+        if _now() > deadline:
+            return False
+        time.sleep(0.05)
+    try:
+        probe = connect(path, CONNECT_TIMEOUT_S, ACCEPT_TIMEOUT_S)
+        try:
+            return bool(probe.recv(1) == GREETING)
+        finally:
+            probe.close()
+    except OSError:
+        return False
 
 
 def _preload() -> dict[bytes, bytes] | None:
@@ -278,6 +326,7 @@ def _take(server: socket.socket, children: dict[int, socket.socket],
         return True
     descriptors: list[int] = []
     try:
+        client.sendall(GREETING)  # taken: its client sends its descriptors now
         request = _receive(client, descriptors)
         if request is None:
             client.close()
