@@ -369,3 +369,30 @@ def test_a_stopped_helper_is_replaced_once_a_command_waited_for_it(tmp_path: Pat
             os.kill(stopped, signal.SIGCONT)
         _stop_helpers(home)
 
+
+def test_a_child_that_imports_numpy_itself_has_one_blas_thread(tmp_path: Path) -> None:
+    """:mod:`waymarks.semantic` sets NumPy's one BLAS thread when first imported: under
+    warm start the helper imported it, then the child took its client's environment in
+    full. A helper started with the semantic signal off (NumPy not imported) then serving
+    a semantic recall had NumPy load OpenBLAS in the child with a thread a core. The
+    child's environment is its client's with that default, as a command's own process
+    has it (unless the client chose otherwise); run in a process of its own."""
+    pytest.importorskip("numpy")
+    code = ("import os\n"
+            "from waymarks.cli import warm, warm_server\n"
+            "plain = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
+            "os.environ['OPENBLAS_NUM_THREADS'] = '3'\n"
+            "chosen = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
+            "del os.environ['OPENBLAS_NUM_THREADS']\n"
+            "from waymarks import semantic\n"  # (the helper's preload)
+            "warm_server._become(warm_server._parse(chosen))\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
+            "warm_server._become(warm_server._parse(plain))\n"
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+            "import numpy\n"
+            "print(len(os.listdir('/proc/self/task')))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "1", "1"]  # (one thread: NumPy's BLAS started none)

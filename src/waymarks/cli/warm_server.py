@@ -502,12 +502,15 @@ def _parse(fields: list[bytes]) -> Request:
 
 def _become(request: Request) -> None:
     """This process's directory, umask, streams, arguments, import path and environment
-    from the client's request."""
+    from the client's request (with what importing :mod:`waymarks.semantic` sets)."""
     sys.path[:] = [os.fsdecode(path) for path in request.paths]
     os.chdir(request.cwd)
     os.umask(request.umask)
     os.environb.clear()
     os.environb.update(request.environ)
+    from waymarks import semantic  # (imported by the preload: nothing is loaded here)
+
+    semantic.one_blas_thread()
     import time
 
     time.tzset()  # the client's TZ (the C library read the helper's)
