@@ -34,7 +34,7 @@ import pytest
 
 from tests.hosts.test_cc_helper_stalled import ENTRY
 from tests.hosts.test_cc_review_hooks import _environ, _helpers_of, _wait
-from waymarks.hosts import cc_client, cc_helper
+from waymarks.hosts import cc_client
 from waymarks.service.app import Waymarks
 
 SOURCE = ENTRY.parents[2]  # this checkout's src
@@ -185,22 +185,45 @@ def test_a_module_stamped_in_the_future_is_compared_not_taken_for_a_change(
     assert done.stdout.split() == ["False", "False", "True"]
 
 
+#: two prompts asked of the helper by its installation's own client, its planner changed
+#: in between (a `git pull` of the install while it served), one right after the other
+BACK_TO_BACK = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from waymarks.hosts import cc_client
+home, raw = sys.argv[2], sys.argv[3].encode()
+render = Path(sys.argv[1], "waymarks", "planner", "render.py")
+first = cc_client._ask(home, "UserPromptSubmit", raw)
+render.write_text(render.read_text().replace(sys.argv[4], sys.argv[5]))
+print(json.dumps([first, cc_client._ask(home, "UserPromptSubmit", raw)]))
+"""
+
+
 @pytest.mark.slow
 def test_a_module_the_helper_imported_late_and_changed_since_is_not_answered_with(
         tmp_path: Path, home: Path, project: Path) -> None:
+    """Also: the helper compared its files at most once a second, so a prompt asked
+    within a second of the last check was answered by the old planner."""
     entry = _installation(tmp_path / "install")
     home.mkdir()
     sid = _session(home, entry, project)  # (no helper yet: it runs in the hook)
     helper = _start(home, entry)
     try:
         prompt = {"session_id": sid, "cwd": str(project), "prompt": "tag the release"}
-        first = _context(_hook(home, entry, "UserPromptSubmit", prompt))
-        assert "Pinned content JSON:" in first and "(new code)" not in first
-        _mark(entry, '"Pinned content JSON (new code):"')  # a `git pull` of the install
-        time.sleep(cc_helper.FRESHNESS_S + 0.2)  # the helper compares files once a second
-        second = _context(_hook(home, entry, "UserPromptSubmit", prompt))
-        assert "Pinned content JSON (new code):" in second, "answered by the old planner"
+        raw = json.dumps({**prompt, "hook_event_name": "UserPromptSubmit"})
+        done = subprocess.run([sys.executable, "-I", "-B", "-c", BACK_TO_BACK,
+                               str(entry.parents[2]), str(home), raw, LINE,
+                               '"Pinned content JSON (new code):"'],
+                              env=_environ(subagent=False), capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        first, second = json.loads(done.stdout)
+        assert "Pinned content JSON:" in _context(first)  # the planner, imported late
+        assert second is None, "answered by the old planner"  # ("protocol": the hook's)
         assert helper.wait(60) == 0  # the stale helper left
+        printed = _context(_hook(home, entry, "UserPromptSubmit", prompt))
+        assert "Pinned content JSON (new code):" in printed  # the hook's own process
     finally:
         helper.terminate()
         helper.wait(30)
