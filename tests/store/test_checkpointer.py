@@ -25,11 +25,11 @@ def held(path: Path, value: int) -> sqlite3.Connection:
     return db
 
 
-def checkpointed(path: Path) -> None:
-    """As many commits as start the checkpoint thread; wait for it."""
+def checkpointed(path: Path, owner: sqlite3.Connection) -> None:
+    """As many commits (by ``owner``) as start the checkpoint thread; wait for it."""
     checkpoints = Checkpointer(path, 5.0)
     for _ in range(CHECKPOINT_EVERY_COMMITS):
-        checkpoints.committed()
+        checkpoints.committed(owner)
     assert checkpoints._thread is not None
     checkpoints._thread.join(10)
 
@@ -38,12 +38,12 @@ def test_a_checkpoint_never_creates_the_database_it_checkpoints(tmp_path: Path) 
     path = tmp_path / "odd ?#% name.db"
     first = held(path, 1)
     path.unlink()  # the person's rm, the holder's -wal and -shm left at their names
-    checkpointed(path)
+    checkpointed(path, first)
     assert not path.exists()
     first.close()
     # on a database that is there, the checkpoint still runs (the log is copied in)
     again = held(path, 2)
-    checkpointed(path)
+    checkpointed(path, again)
     copy = tmp_path / "main-file-only.db"
     copy.write_bytes(path.read_bytes())  # what the checkpoint wrote into the file itself
     assert sqlite3.connect(copy).execute("SELECT x FROM t").fetchall() == [(2,)]

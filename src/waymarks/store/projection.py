@@ -205,7 +205,7 @@ class Projection(ProjectionReads):
                 if self.db.in_transaction:  # also when COMMIT itself failed (busy, full)
                     self.db.execute("ROLLBACK")
                 raise
-        self._checkpoints.committed()
+        self._checkpoints.committed(self.db)
 
     @contextmanager
     def _writer_turn(self, wait: bool = True) -> Iterator[None]:

@@ -13,10 +13,21 @@ Checkpoints fsync the database, so the projection turns SQLite's automatic ones 
 :class:`Checkpointer` runs a passive one on its own connection every
 :data:`CHECKPOINT_EVERY_COMMITS` commits, in a thread (a one-shot process that never
 commits that often never starts it, nor imports ``threading``).
+
+A passive checkpoint beside a writer that keeps committing cannot start the log over:
+that needs the whole log copied with no commit in between. So the log grew by every
+commit's pages (~100 KB for one claim: a leaf of each of its ~17 tables and indexes,
+several of the claim-term index) for as long as the writer ran: an import of 2,000 lines
+peaked at 157-207 MB of log for a 3.9 MB database, and one on a small disk failed with
+"No space left on device" and left every command failing. Once the log passes
+:data:`WAL_LIMIT_BYTES` the writer itself, between two of its commits, copies it all and
+truncates it (:func:`restart`), waiting for readers only briefly: when one holds an older
+snapshot it goes on writing and tries again once the log grew by half the limit more.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from contextlib import suppress
@@ -28,11 +39,18 @@ if TYPE_CHECKING:
     import threading
     from pathlib import Path
 
-__all__ = ["CHECKPOINT_EVERY_COMMITS", "CHECKPOINT_PASSES", "Checkpointer", "enter_wal"]
+__all__ = ["CHECKPOINT_EVERY_COMMITS", "CHECKPOINT_PASSES", "RESTART_WAIT_MS", "WAL_LIMIT_BYTES",
+           "Checkpointer", "enter_wal", "restart"]
 
 CHECKPOINT_EVERY_COMMITS: Final = 500
 #: passes one checkpoint makes at most while commits keep landing beside it
 CHECKPOINT_PASSES: Final = 8
+#: the log's size past which the writer starts it over itself (SQLite's own automatic
+#: checkpoint comes at 1,000 pages: 4 MiB of 4 KiB pages)
+WAL_LIMIT_BYTES: Final = 4 * 1024 * 1024
+#: how long that checkpoint waits for a reader of an older snapshot (or another
+#: process's write) before the writer goes on without it
+RESTART_WAIT_MS: Final = 100
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -59,16 +77,22 @@ def enter_wal(db: sqlite3.Connection, timeout_s: float) -> None:
 
 class Checkpointer:
     """A passive WAL checkpoint every :data:`CHECKPOINT_EVERY_COMMITS` commits, in a
-    background thread on a connection of its own, and one more when the owner closes."""
+    background thread on a connection of its own, and one more when the owner closes;
+    and the log started over by the owner once it passes :data:`WAL_LIMIT_BYTES`."""
 
     def __init__(self, path: Path, timeout_s: float) -> None:
         self.path, self.timeout_s = path, timeout_s
+        self._log = path.with_name(f"{path.name}-wal")
+        self._restart_at = WAL_LIMIT_BYTES  # the log's size that starts it over
         self._commits = 0
         self._thread: threading.Thread | None = None
 
-    def committed(self) -> None:
-        """Count a commit; start a checkpoint when enough were made (unless one runs)."""
+    def committed(self, db: sqlite3.Connection) -> None:
+        """Count a commit the owner made through ``db`` (out of any transaction now);
+        start the log over when it passed its limit, and a passive checkpoint when
+        enough commits were made (unless one runs)."""
         self._commits += 1
+        self._bound(db)
         if self._commits % CHECKPOINT_EVERY_COMMITS or (
                 self._thread is not None and self._thread.is_alive()):
             return
@@ -92,6 +116,21 @@ class Checkpointer:
         self._thread = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
         self._thread.start()
 
+    def _bound(self, db: sqlite3.Connection) -> None:
+        """Start the log over through ``db`` once it reached its limit; when a reader
+        keeps that from happening, try again after it grew by half the limit more (each
+        try waits :data:`RESTART_WAIT_MS` for readers: not at every commit)."""
+        try:
+            size = os.stat(self._log).st_size
+        except OSError:  # (gone with a database deleted meanwhile: nothing to bound)
+            return
+        if size < self._restart_at:
+            return
+        if self._thread is not None:  # a checkpoint beside this one answers busy: let
+            self._thread.join()       # it finish (a few short passes), then copy the rest
+        self._restart_at = (WAL_LIMIT_BYTES if restart(db, RESTART_WAIT_MS)
+                            else size + WAL_LIMIT_BYTES // 2)
+
     def close(self, db: sqlite3.Connection) -> None:
         """Wait for a running checkpoint, then checkpoint through ``db`` (the owner's, about
         to close)."""
@@ -111,7 +150,9 @@ def checkpoint(db: sqlite3.Connection) -> None:
     fsyncs takes longer) were never copied before the next commit: the log never
     started over and grew without end (57 MB after 1,500 plans), every checkpoint
     sorting all of it again. Another pass follows while the last one found the log
-    longer than the one before it, at most :data:`CHECKPOINT_PASSES`, each short."""
+    longer than the one before it, at most :data:`CHECKPOINT_PASSES`, each short; a
+    writer committing faster than that still outruns them (an import: a commit per
+    line), which :func:`restart` bounds."""
     with suppress(sqlite3.OperationalError):
         copied = -1
         for _ in range(CHECKPOINT_PASSES):
@@ -119,3 +160,19 @@ def checkpoint(db: sqlite3.Connection) -> None:
             if busy or log <= 0 or done < log or log == copied:
                 return  # blocked, not a log, or nothing appended since the last pass
             copied = log
+
+
+def restart(db: sqlite3.Connection, wait_ms: int) -> bool:
+    """Copy the whole log into the database and truncate it, through ``db`` (out of any
+    transaction), waiting at most ``wait_ms`` for readers of an older snapshot and for
+    another process's write; whether the log was started over. Run by the writer
+    between two of its commits, so no commit of its own lands meanwhile."""
+    (before,) = db.execute("PRAGMA busy_timeout").fetchone()
+    db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+    try:
+        busy, _log, _copied = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.OperationalError:  # (a statement of its own still reading: later)
+        return False
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(before)}")
+    return not busy
