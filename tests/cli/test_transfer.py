@@ -524,49 +524,6 @@ def test_a_key_over_its_limit_is_refused_by_memory_add_and_by_import(
     assert cli("memory")["items"] == []
 
 
-def test_lines_refused_by_a_write_made_after_the_check_are_a_partial_import(
-        cli: Any, home: Path, project: Path, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another session wrote a claim contradicting a line between the import's check and
-    its writes: the report was `rejected`, exit 2 (README: a refusal changes nothing)
-    while the other lines were committed, and it blamed "lines imported before them". It
-    is `partial` now, exit 1, naming the claim the line conflicts with."""
-    from waymarks.service.app import Waymarks
-
-    cli("trust", str(project))
-    source = tmp_path / "project.jsonl"
-    source.write_text("".join(_row(text, scope="project") + "\n" for text in (
-        "Builds run on the CI farm.", "The deploy target is staging.",
-        "Reviews need two approvals.")))
-    checked = Waymarks.dry_run_all
-    sibling: list[str] = []
-
-    def check_then_a_sibling_writes(app: Waymarks, *args: Any, **kwargs: Any) -> Any:
-        decisions = checked(app, *args, **kwargs)
-        other = Waymarks(home, cwd=str(project))
-        try:
-            other.session_new()
-            made = other.remember("The deploy target is production.", scope="project")
-            sibling.append(made.id)  # type: ignore[union-attr]
-        finally:
-            other.close()
-        return decisions
-
-    monkeypatch.setattr(Waymarks, "dry_run_all", check_then_a_sibling_writes)
-    report = cli("import", str(source), expect=1)
-    assert (report["outcome"], report["code"], report["written"]) == (
-        "partial", "changed_since_check", True)
-    assert report["counts"] == {"imported": 2, "refused": 1}
-    assert report["conflicts"] == sibling
-    [line] = [e for e in report["lines"] if e["outcome"] == "refused"]
-    assert (line["line"], line["code"], line["conflicts"]) == (2, "conflict", sibling)
-    assert f"line 2: conflict with {sibling[0]}" in report["message"]
-    assert "imported before them" not in report["message"]
-    stored = {i["text"] for i in cli("memory", "--status", "active")["items"]}
-    assert stored == {"Builds run on the CI farm.", "Reviews need two approvals.",
-                      "The deploy target is production."}
-
-
 def test_a_dry_run_reports_the_key_the_item_will_have(cli: Any, tmp_path: Path) -> None:
     """A dry run reported a line's key as the file typed it (``DB Port``) where the item
     is stored under the folded one (``db-port``), and none for a key derived from the

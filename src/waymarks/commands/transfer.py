@@ -153,7 +153,7 @@ def register_transfer(root: click.Group) -> None:
             return parsed
         wanted, skipped = parsed
         from waymarks.core.model import MemoryMutation, PinMutation
-        from waymarks.service.outcomes import Duplicate, Rejected
+        from waymarks.service.outcomes import Duplicate, Rejected, ServiceError
 
         app = run.app()
         report: list[dict[str, Any]] = [
@@ -180,9 +180,8 @@ def register_transfer(root: click.Group) -> None:
                         "classification": line.classification, "text": line.text,
                         **_supersedes(d.operation, d.previous_id, earlier, made=False)}
                        for line, d in planned]
-            return _summary(report, written=False, dry_run=dry_run)
+            return _summary(report, wrote=False, dry_run=dry_run)
         from waymarks.commands.notices import with_write_notices
-        from waymarks.service.outcomes import ServiceError
 
         done = 0
         failure: ServiceError | OSError | None = None
@@ -209,7 +208,7 @@ def register_transfer(root: click.Group) -> None:
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "not-written", "kind": line.kind}
                        for line in writable[done:]]
-        return _summary(report, written=True, dry_run=False, interrupted=bool(interrupted),
+        return _summary(report, wrote=True, dry_run=False, interrupted=bool(interrupted),
                         failure=failure)
 
 
@@ -468,7 +467,7 @@ def _counted(entry: dict[str, Any]) -> str:
     return outcome
 
 
-def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
+def _summary(report: list[dict[str, Any]], *, wrote: bool, dry_run: bool,
              interrupted: bool = False, failure: ServiceError | OSError | None = None
              ) -> Result:
     report.sort(key=lambda e: int(e["line"]))
@@ -511,10 +510,11 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
     tally = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     if interrupted or failure is not None:
         return _stopped(report, tally, counts, failure)
-    partial = bool(refusals) and any(e["outcome"] == "imported" for e in report)  # since check
+    written = any(e["outcome"] == "imported" for e in report)  # (wrote: the writes ran)
+    partial = bool(refusals) and written  # refused by what changed since the check
     if dry_run:
         head = f"Dry run: {tally}; nothing was written."
-    elif not written:
+    elif not wrote:
         head = (f"Refused: {refusals} line(s) cannot be written, so nothing was imported "
                 f"({tally}). Fix or remove them, or supersede what they conflict with.")
     elif refusals:
@@ -527,7 +527,7 @@ def _summary(report: list[dict[str, Any]], *, written: bool, dry_run: bool,
         "id": None, "code": None, "conflicts": [], "notices": _notices(report),
         "written": written, "counts": counts, "lines": report}
     if refusals:
-        data.update({"code": "changed_since_check" if written else "refused",
+        data.update({"code": "changed_since_check" if wrote else "refused",
                      "message": head, "conflicts": sorted(
                          {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]),
