@@ -60,6 +60,21 @@ def test_an_older_export_with_raw_separators_a_bom_and_crlf_still_imports(
     assert {i["text"] for i in cli("pins")["items"]} == set(SEPARATED)
 
 
+def test_exports_saved_with_a_bom_and_joined_import_as_one(cli: Any, tmp_path: Path) -> None:
+    """Two exports saved by an editor with a byte-order mark and CRLF, joined with `cat`:
+    the second file's mark began line 2, which was refused as "not JSON"."""
+    texts = ("Builds run on the CI farm.", "Reviews need two approvals.",
+             "Deploys go to staging first.")
+    first = "\ufeff" + _row(texts[0]) + "\r\n"
+    second = "\ufeff" + "".join(_row(text) + "\r\n" for text in texts[1:])
+    joined = tmp_path / "joined.jsonl"
+    joined.write_bytes((first + second).encode("utf-8"))
+    imported = cli("import", str(joined))
+    assert [(e["line"], e["outcome"]) for e in imported["lines"]] == [
+        (1, "imported"), (2, "imported"), (3, "imported")]
+    assert {i["text"] for i in cli("memory")["items"]} == set(texts)
+
+
 # -- lines of one file that refuse one another -------------------------------------------
 
 

@@ -301,9 +301,9 @@ def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
                        "Nothing was imported")
     # lines end at "\n" only (a "\r" before it is dropped): an item's text may hold
     # U+2028, NEL or a form feed raw (earlier exports wrote them so), which
-    # str.splitlines also breaks at; a byte-order mark before the first line is no content
-    for number, text in enumerate(raw.removeprefix("\ufeff").split("\n"), 1):
-        text = text.removesuffix("\r")
+    # str.splitlines also breaks at; a byte-order mark at a line's start is no content
+    for number, text in enumerate(raw.split("\n"), 1):  # (exports saved with one, joined)
+        text = text.removesuffix("\r").removeprefix("\ufeff")
         if not text.strip():
             continue
         line = _line(number, text)
