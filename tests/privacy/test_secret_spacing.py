@@ -19,6 +19,10 @@ SHAPES = [
     ("deploy --token{s}Qx2LmP4vT7nR1wZ8", "secret", "Qx2LmP4vT7nR1wZ8"),
     ("Authorization: Basic{s}dXNlcjpwYXNzd29yZA==", "basic-auth", "dXNlcjpwYXNzd29yZA"),
     ("Authorization:{s}token{s}Qx2LmP4vT7nR1wZ8abc", "auth-token", "Qx2LmP4vT7nR1wZ8abc"),
+    # the name = value rule (a re-read: the space before its separator was still ASCII)
+    ("Use this: DB_PASSWORD{s}= Xq9vT2mLp4Rz", "secret", "Xq9vT2mLp4Rz"),
+    ('{{"password"{s}:{s}"Xq9vT2mLp4Rz"}}', "secret", "Xq9vT2mLp4Rz"),
+    ("api_key{s}:{s}Xq9vT2mLp4Rz", "secret", "Xq9vT2mLp4Rz"),
 ]
 
 

@@ -91,7 +91,13 @@ _VALUE: Final = (
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
 _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryption",
                         "master", "account", "auth")
-_SEPARATOR: Final = r"\\?[\"'`]?[ \t]*(?::=|=>|==|!=|=|:)"
+#: a space between a scheme, flag or name and its value or separator: a tab, or a space
+#: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
+#: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
+#: no-break space was neither refused at write nor redacted, nor ``DB_PASSWORD`` then one
+#: before its ``=``)
+_GAP: Final = r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
+_SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:key(?=" + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
@@ -102,11 +108,6 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
-#: a space between a scheme or flag and its value: a tab, or a space of any width that
-#: does not end a line (a no-break space, U+202F, U+2007, U+3000, U+2009: text pasted
-#: from a rich editor or a chat holds them; ``Bearer`` then a no-break space was neither
-#: refused at write nor redacted)
-_GAP: Final = r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 #: commands whose ``-pPASSWORD`` carries a password (MySQL's and MariaDB's clients)
 _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
@@ -209,7 +210,7 @@ _WRAPPERS: Final = (
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
     Rule("assign", "secret", lazy(
-        _NAME + "(?P<sep>" + _SEPARATOR + r"[ \t]*)"
+        _NAME + "(?P<sep>" + _SEPARATOR + _GAP + "*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd"), folded=True, anchored=True,
