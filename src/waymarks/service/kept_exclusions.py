@@ -52,9 +52,11 @@ def pending_copies(db_path: Path) -> list[Path]:
     """The copies an interrupted repair set aside whose exclusions are still to be taken
     over; a line that does not name a copy of this database is not read (a copy named
     but gone is reported unreadable)."""
-    try:
-        text = pending_path(db_path).read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
+    from waymarks.files.reading import read_regular
+
+    try:  # a FIFO in its place was waited on for ever, by every command's open
+        text = read_regular(pending_path(db_path), limit=1 << 20).decode("utf-8", "replace")
+    except OSError:  # gone; or no list of ours (a FIFO, a directory, a huge file)
         return []
     prefix = f"{db_path.name}{DAMAGED_MARK}"
     return [db_path.with_name(name) for name in text.splitlines()
@@ -102,7 +104,8 @@ def finish_interrupted_repair(projection: Projection, db_path: Path, timeout_s: 
     with writer_turn(db_path, timeout_s):  # a repair running now finishes its own first
         copies = pending_copies(db_path)
         if not copies:
-            pending_path(db_path).unlink(missing_ok=True)
+            if pending_path(db_path).is_file():  # (what is no file of ours is left alone)
+                pending_path(db_path).unlink(missing_ok=True)
             return None
         before = set(projection.excluded_sessions())
         caveats = adopt(projection, db_path, copies)

@@ -143,8 +143,10 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     """The anchors and exclusions of this project (later lines win), and the number of
     journal lines read. Unreadable lines are skipped: this is derived state."""
     anchors: dict[str, dict[str, Any]] = {}
-    try:
-        data = anchors_path(app).read_bytes()
+    from waymarks.files.reading import read_regular
+
+    try:  # a FIFO in its place was waited on for ever (read_bytes)
+        data = read_regular(anchors_path(app))
     except OSError:
         return anchors, 0
     lines = data.splitlines()
