@@ -256,7 +256,7 @@ class Bridge:
                 ledger.set_leaf(_leaf(params["leafId"]))
             ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True,
-                       project_may_be_gone=True)
+                       project_may_be_gone=True)  # (Pi's folder may be gone: items are read)
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at
             # its next use; the old one stays open until shutdown, since a model call the
