@@ -49,7 +49,7 @@ def write_ledger(path: Path, cwd: str, size: int, seed: int,
                  statuses: Sequence[str]) -> None:
     """A session ledger of ``size`` claims, ``item(rng, n)`` giving each one's fields
     (claim, scope, classification), then a tenth of them retired to one of ``statuses``
-    (retired claims stay candidates)."""
+    (retired claims stay in the index)."""
     rng = random.Random(seed)
     lines = [json.dumps({"type": "session", "version": 3, "id": str(uuid.UUID(int=seed)),
                          "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})]
@@ -116,10 +116,11 @@ def reference(app: Waymarks, query: str, provider: str | None,
     if cache is not None:
         cache.refresh()
         stats = cache.stats(features)
-        candidates: list[Candidate] = cache.candidates(plan, stats, visible_to=visible)
+        candidates: list[Candidate] = cache.candidates(plan, stats, visible_to=visible,
+                                                       active_only=True)
     else:
         stats = index.stats(features)
-        candidates = index.candidates(plan, visible_to=visible, stats=stats)
+        candidates = index.candidates(plan, visible_to=visible, stats=stats, active_only=True)
     if provider == "unfiltered":  # privacy=False: the planner applies the policy itself
         return evaluate(plan, candidates, stats)
     egress = egress_for(app, provider)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import heapq
 import sqlite3
+from itertools import islice
 from operator import itemgetter
 
 import pytest
@@ -65,10 +66,12 @@ def test_best_rows_equal_filtering_first(rows, limit, session, project  # type: 
             groups = levels.setdefault(score, [[], [], []])
             groups[group].append(rowid)
         levels = {score: [g for g in groups if g] for score, groups in levels.items()}
-        chosen, last = cache._best(levels, limit, (session, project))
+        ranked = list(islice(cache._ranked(levels, (session, project)), limit))
+        chosen = [rowid for rowid, _ in ranked]
         assert chosen == filter_first(scores, owners, limit, (session, project))
-        assert last == (scores[chosen[-1]] if chosen else 0.0)  # the last one's score
-        assert cache._best(levels, limit, None)[0] == [  # no filter: the best rows alone
+        assert all(score == scores[rowid] for rowid, score in ranked)  # each one's score
+        assert [rowid for rowid, _ in islice(cache._ranked(levels, None), limit)] == [
+            # no filter: the best rows alone
             rowid for rowid, _ in heapq.nlargest(limit, scores.items(), key=itemgetter(1))]
     finally:
         db.close()

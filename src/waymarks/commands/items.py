@@ -315,11 +315,16 @@ def register_inspection(memory: Group) -> None:
         the default provider: at most 3, none it may not receive)."""
         app = runtime().app()
         text = " ".join(query)
-        recalled = app.recall(text, inherit=False, privacy=False, every_candidate=True)
+        scored = app.recall(text, inherit=False, privacy=False, every_candidate=True).scored
+        if everything:  # and the best retired ones, apart: among them, they took every place
+            shown = {s.candidate.id for s in scored}
+            scored = [*scored, *(s for s in app.recall(
+                text, inherit=False, privacy=False, every_candidate=True, every_status=True
+            ).scored if s.candidate.id not in shown)]
         # the digest as `waymarks recall` makes it: the privacy rules on, the cap applied
         digest = app.recall(text, every_candidate=True)
         chosen, verdicts = set(digest.selected), digest.verdicts()
-        ranked = sorted((s for s in recalled.scored if s.relevance > 0),
+        ranked = sorted((s for s in scored if s.relevance > 0),
                         key=lambda s: (-s.relevance, s.candidate.id))
         views = {v.id: v for v in app.items("memory", ids=[s.candidate.id for s in ranked])} \
             if ranked else {}

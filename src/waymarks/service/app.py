@@ -409,19 +409,19 @@ class Waymarks:
     @recovering
     def recall(self, query: str, history: Sequence[str] = (), *,
                inherit: bool = True, provider: str | None = None,
-               privacy: bool = True, every_candidate: bool = False,
-               eligible_only: bool = False, withheld: bool = False) -> RecallResult:
+               privacy: bool = True, every_candidate: bool = False, eligible_only: bool = False,
+               withheld: bool = False, every_status: bool = False) -> RecallResult:
         """Memory claims the query (with the recent user turns) is about, precision first.
 
         Only items this session may see are candidates: its own and, when the project is
-        trusted, the project's; and only those the destination provider may see (the
-        configured default provider unless one is named; ``privacy=False`` leaves that to
-        a caller that records exclusions itself). ``inherit=False`` ignores the history.
-        A query naming a literal no record holds can select nothing
-        (:func:`~waymarks.recall.scoring.unheld_literal`): no candidate is read, unless
-        ``every_candidate`` (a search showing each candidate's score) asks for them.
-        ``eligible_only`` (a plan): ``scored`` need not hold the records that are not;
-        ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
+        trusted, the project's; and only those the destination provider may see (the configured
+        default provider unless one is named; ``privacy=False`` leaves that to a caller that
+        records exclusions itself); and only claims in effect (retired ones too with
+        ``every_status``). ``inherit=False`` ignores the history. A query naming a literal no
+        record holds can select nothing (:func:`~waymarks.recall.scoring.unheld_literal`): no
+        candidate is read, unless ``every_candidate`` (a search showing each candidate's score)
+        asks for them. ``eligible_only`` (a plan): ``scored`` need not hold the records that
+        are not; ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
         api_args.recall_args(query, history, provider)
         session = self.refresh()
         index = self.projection.recall_index()
@@ -455,10 +455,10 @@ class Waymarks:
         if not every_candidate and unheld_literal(plan, stats) is not None:
             candidates = []  # the literal gate refuses every record
         else:
-            candidates = (index.candidates(plan, visible_to=visible, stats=stats,
-                                           classes=classes) if cache is None
-                          else cache.candidates(plan, stats, visible_to=visible,
-                                                classes=classes))
+            candidates = (index.candidates(plan, visible_to=visible, stats=stats, classes=classes,
+                                           active_only=not every_status) if cache is None
+                          else cache.candidates(plan, stats, visible_to=visible, classes=classes,
+                                                active_only=not every_status))
             # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
             if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
                 candidates, near = semantic_recall.semantic_side_for(

@@ -29,9 +29,9 @@ def find_items(app: Waymarks, kind: Literal["pin", "memory"], query: str, *,
     if not wanted:
         return []
     if kind == "memory" and active_only:
-        # the index also holds superseded, invalid and expired claims (recall explains
-        # why it left them out): only active ones are candidates here, checked again on
-        # the projection, so a find never previews what no longer applies
+        # recall's candidates are claims in effect (the index also holds superseded,
+        # invalid and expired ones): checked again on the projection, so a find never
+        # previews what no longer applies
         recalled = app.recall(query, inherit=False, privacy=False, every_candidate=True)
         # the words' share of the score (a semantic signal scores every claim a little:
         # a query sharing no word with any claim found them all)

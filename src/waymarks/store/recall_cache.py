@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, islice
 from typing import Any, Final
 
@@ -201,31 +201,43 @@ class RecallCache:
 
         return visible
 
-    def _best(self, levels: dict[float, list[list[int]]], limit: int,
-              visible_to: tuple[str, str | None] | None) -> tuple[list[int], float]:
-        """The ``limit`` best visible rows, best first, equal scores in ascending row ID
-        (FTS5's order), and the score of the last; ``levels``: the rows of each score, in
-        groups each ascending.
+    def _ranked(self, levels: dict[float, list[list[int]]],
+                visible_to: tuple[str, str | None] | None) -> Iterator[tuple[int, float]]:
+        """The visible rows, best first, equal scores in ascending row ID (FTS5's order),
+        each with its score; ``levels``: the rows of each score, in groups each ascending.
 
-        Visibility is checked from the best down, only until ``limit`` are found: the
+        Visibility is checked from the best down, only as far as rows are taken: the
         same rows in the same order as filtering every posting first (a row's score does
-        not depend on the others), at the cost of ``limit`` checks instead of one per
+        not depend on the others), at the cost of a check per row taken instead of one per
         posting."""
         visible = self._visibility(visible_to)
-        chosen: list[int] = []
-        last = 0.0
         for score in sorted(levels, reverse=True):
             groups = levels[score]
             rows = groups[0] if len(groups) == 1 else sorted(chain.from_iterable(groups))
-            wanted = limit - len(chosen)
-            before = len(chosen)
-            chosen.extend(rows[:wanted] if visible is None
-                          else islice(filter(visible, rows), wanted))
-            if len(chosen) > before:
-                last = score
-            if len(chosen) >= limit:
+            for rowid in rows if visible is None else filter(visible, rows):
+                yield rowid, score
+
+    def _best(self, ranking: Iterator[tuple[int, float]], limit: int,
+              visible_to: tuple[str, str | None] | None, full: bool, active_only: bool
+              ) -> tuple[list[tuple[Candidate, str | None]], float]:
+        """The first ``limit`` rows of ``ranking`` read as candidates (:meth:`_records`),
+        and the score of the last; a row the session may not see is skipped, and with
+        ``active_only`` one no longer in effect (its status is its item's, read with it:
+        the postings keep every record a claim ever was), the rows after them read in its
+        place, as the SQLite path reads them."""
+        out: list[tuple[Candidate, str | None]] = []
+        last = 0.0
+        while len(out) < limit:
+            batch = list(islice(ranking, limit - len(out)))
+            if not batch:
                 break
-        return chosen, last
+            read = self._records([rowid for rowid, _ in batch], visible_to, full)
+            for (_, score), (candidate, item_class) in zip(batch, read, strict=True):
+                if candidate is None or (active_only and candidate.status != "active"):
+                    continue
+                out.append((candidate, item_class))
+                last = score
+        return out, last
 
     def stats(self, features: Sequence[str]) -> Stats:
         return Stats(self.count,
@@ -234,14 +246,16 @@ class RecallCache:
     def candidates(
         self, plan: QueryPlan, stats: Stats, limit: int = CANDIDATE_LIMIT,
         visible_to: tuple[str, str | None] | None = None,
-        classes: dict[str, str | None] | None = None,
+        classes: dict[str, str | None] | None = None, active_only: bool = False,
     ) -> list[Candidate]:
-        """The best ``limit`` visible records for ``plan``. ``classes``: filled with each
-        candidate's explicit classification (see :meth:`RecallIndex.candidates`)."""
+        """The best ``limit`` visible records for ``plan`` (in effect, ``active_only``).
+        ``classes``: filled with each candidate's explicit classification (see
+        :meth:`RecallIndex.candidates`)."""
         chosen = scan_features((*plan.focus, *plan.context), stats)
         if sum(len(self.postings.get(f, ())) for f in chosen) > SQLITE_PAST:
             # the same candidates (the same features, the same ranking), found faster
-            return self.index.candidates(plan, limit, visible_to, stats, classes)
+            return self.index.candidates(plan, limit, visible_to, stats, classes,
+                                         active_only)
         terms = sorted({token(f) for f in chosen})  # the SQLite path's terms, in its order
         place = {term: at for at, term in enumerate(terms)}
         counts = [0] * len(terms)
@@ -252,15 +266,22 @@ class RecallCache:
         shape = Shape(terms, [idf(self.count, n) for n in counts], self._terms / self.count,
                       1, limit)
         common = sum(1 << at for at, n in enumerate(counts) if n > COMMON_PAST)
+        full = classes is not None
         if common and self._rarer_likely_win(counts, common, shape, limit):
             # the rows of the rarer terms first: when ``limit`` of them outscore any row
-            # holding only common terms, those rows (most of them) are never listed
-            chosen_rows, last = self._best(self._levels(chosen, place, shape, common),
-                                           limit, visible_to)
-            if len(chosen_rows) >= limit and last > ceiling(common, shape):
-                return self._records(chosen_rows, visible_to, classes)
-        rows, _ = self._best(self._levels(chosen, place, shape, 0), limit, visible_to)
-        return self._records(rows, visible_to, classes)
+            # holding only common terms, those rows (most of them) are never listed; the
+            # scores tell first, before any row is read, whether they may
+            bar = ceiling(common, shape)
+            ranking = self._ranked(self._levels(chosen, place, shape, common), visible_to)
+            first = list(islice(ranking, limit))
+            if len(first) >= limit and first[-1][1] > bar:
+                found, last = self._best(chain(first, ranking), limit, visible_to, full,
+                                         active_only)
+                if len(found) >= limit and last > bar:
+                    return _candidates(found, classes)
+        found, _ = self._best(self._ranked(self._levels(chosen, place, shape, 0), visible_to),
+                              limit, visible_to, full, active_only)
+        return _candidates(found, classes)
 
     @staticmethod
     def _rarer_likely_win(counts: list[int], common: int, shape: Shape, limit: int) -> bool:
@@ -326,13 +347,13 @@ class RecallCache:
         return levels
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
-                 classes: dict[str, str | None] | None = None) -> list[Candidate]:
-        """The chosen rows as candidates, in order (those the session may not see left
-        out). Rows read since the projection last changed are not read again (see
+                 full: bool) -> list[tuple[Candidate | None, str | None]]:
+        """The chosen rows as candidates, in order, each with its explicit classification
+        (``full``: read), ``(None, None)`` for a row the session may not see. Rows read
+        since the projection last changed are not read again (see
         :mod:`waymarks.store.epoch`: a popular record is chosen query after query)."""
         if not rowids:
             return []
-        full = classes is not None
         epoch = self.index.epoch
         now = epoch.token() if epoch is not None else None
         held = sum(map(len, self._rows.values()))  # (a dict per caller's view: a few)
@@ -343,15 +364,7 @@ class RecallCache:
         missing = [rowid for rowid in rowids if rowid not in kept]
         if missing:
             kept.update(self._read(missing, visible_to, full))
-        out = []
-        for rowid in rowids:
-            candidate, item_class = kept[rowid]
-            if candidate is None:
-                continue
-            if classes is not None:
-                classes[candidate.id] = item_class
-            out.append(candidate)
-        return out
+        return [kept[rowid] for rowid in rowids]
 
     def _read(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
               full: bool) -> dict[int, tuple[Candidate | None, str | None]]:
@@ -430,3 +443,11 @@ class RecallCache:
             aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
             origin_features=frozenset(parts["origin"]), body_count=count_,
             evidence=evidence, source=source)
+
+
+def _candidates(found: list[tuple[Candidate, str | None]],
+                classes: dict[str, str | None] | None) -> list[Candidate]:
+    """The candidates of ``found``, their classifications put in ``classes`` (when given)."""
+    if classes is not None:
+        classes.update((candidate.id, item_class) for candidate, item_class in found)
+    return [candidate for candidate, _ in found]

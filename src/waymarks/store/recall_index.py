@@ -46,6 +46,7 @@ from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
     ITEM_COLUMNS,
+    STATUSES,
     VECTORS_DONE,
     checksum,
     decoding,
@@ -86,6 +87,9 @@ RECORD_WIDTH: Final = 11
 JOINED_ITEM_COLUMNS: Final = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
 #: the ``meta`` name of the digest of the analysis code that indexed the records
 ANALYSIS_CODE: Final = "recall_analysis"
+#: the statuses of a record no longer in effect (superseded, invalid, expired, deleted):
+#: never a candidate of a caller wanting claims in effect (``active_only``)
+RETIRED: Final = STATUSES - {"active"}
 
 
 class RecordInput(msgspec.Struct, frozen=True):
@@ -333,7 +337,7 @@ class RecallIndex:
     def candidates(
         self, plan: QueryPlan, limit: int = CANDIDATE_LIMIT,
         visible_to: tuple[str, str | None] | None = None, stats: Stats | None = None,
-        classes: dict[str, str | None] | None = None,
+        classes: dict[str, str | None] | None = None, active_only: bool = False,
     ) -> list[Candidate]:
         """Records sharing a feature with the plan, the best ``limit`` by bm25.
 
@@ -346,6 +350,12 @@ class RecallIndex:
         classification, read from its verified ``items`` row in the same query, so that the
         egress admission needs no query of its own (what
         :meth:`~waymarks.store.reads.Reads.classifications` would return for them).
+
+        ``active_only``: only records in effect (status ``active``: of their items, for a
+        projection-backed index) are candidates, the best ``limit`` of them. The index keeps
+        every record a claim ever was, and ranked with them, 100 superseded versions of a
+        claim (or 100 retired claims sharing its words) took every place and the claim in
+        effect was never found.
         """
         features = [*plan.focus, *plan.context]
         if stats is None:
@@ -357,7 +367,7 @@ class RecallIndex:
         terms = sorted(df)
         classify = classes is not None and self.items_backed
         rows = self._ranked_rows(terms, limit, visible_to if self.items_backed else None,
-                                 classify, [df[t] for t in terms], stats.records)
+                                 classify, [df[t] for t in terms], stats.records, active_only)
         out = []
         wanted = set(chosen)
         for row in rows:
@@ -387,8 +397,8 @@ class RecallIndex:
 
     def _ranked_rows(self, terms: list[str], limit: int,
                      visible_to: tuple[str, str | None] | None,
-                     classify: bool, counts: list[int], records: int
-                     ) -> list[tuple[Any, ...]]:
+                     classify: bool, counts: list[int], records: int,
+                     active_only: bool = False) -> list[tuple[Any, ...]]:
         """The first ``limit`` rows (records joined with their items, as
         :meth:`candidates` reads them) in FTS5's bm25 order of ``terms`` (see
         :mod:`waymarks.store.recall_rank`), skipping rows ``visible_to`` may not see.
@@ -401,27 +411,29 @@ class RecallIndex:
         (each term's document count) come with the plan's statistics, read before: the
         scores and the ranking use the same frequencies, and none is counted twice. Inside a
         transaction of the caller's, rows it wrote may not be counted in FTS5's averages yet
-        (FTS5 writes them at the commit): there FTS5 ranks, as before.
+        (FTS5 writes them at the commit): there FTS5 ranks, as before. ``active_only``: rows
+        of retired records are skipped as those the session may not see are.
 
         When the session may see few of the ``records`` (:meth:`_visible_rows`), the
         ranking gives out only those: rows of other sessions are then never read, nor is a
         posting pointing at a missing record seen among them (any read of that row finds
         it)."""
         if self.db.in_transaction:
-            allowed = self._visible_rows(visible_to, limit, sum(counts), records)
+            allowed = self._visible_rows(visible_to, limit, sum(counts), records, active_only)
             return self._take(fts5_ranked(self.db, "recall_terms", terms, allowed), limit,
-                              visible_to, classify)
+                              visible_to, classify, active_only)
         with snapshot(self.db):
-            allowed = self._visible_rows(visible_to, limit, sum(counts), records)
+            allowed = self._visible_rows(visible_to, limit, sum(counts), records, active_only)
             ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit, counts,
                              allowed)
             try:
-                return self._take(ranking, limit, visible_to, classify)
+                return self._take(ranking, limit, visible_to, classify, active_only)
             finally:
                 ranking.close()  # its statements end before the read transaction does
 
     def _visible_rows(self, visible_to: tuple[str, str | None] | None, limit: int,
-                      matched: int, records: int) -> frozenset[int] | None:
+                      matched: int, records: int, active_only: bool = False
+                      ) -> frozenset[int] | None:
         """The rows of the records ``visible_to`` may see, when listing them costs less
         than reading, one by one, the rows it may not see that the ranking gives out
         before ``limit`` visible ones; ``None`` otherwise (:meth:`_take` skips those).
@@ -449,18 +461,21 @@ class RecallIndex:
         read = min(matched, min(limit, visible) * records // max(1, visible))
         if visible > read * max(0, records - visible) // max(1, records) * _READ_COST:
             return None
+        # (only the rows in effect, when only those are wanted)
+        alive = " AND i.status = 'active'" if active_only else ""
         query = ("SELECT r.rowid FROM items i JOIN recall_records r ON r.item_id = i.id"
-                 " WHERE i.session_id = ? AND i.scope != 'project'")
+                 f" WHERE i.session_id = ? AND i.scope != 'project'{alive}")
         arguments: tuple[str, ...] = (session_id,)
         if project is not None:
             query += (" UNION ALL SELECT r.rowid FROM items i JOIN recall_records r"
-                      " ON r.item_id = i.id WHERE i.project_path = ? AND i.scope = 'project'")
+                      " ON r.item_id = i.id WHERE i.project_path = ? AND i.scope = 'project'"
+                      + alive)
             arguments += (project,)
         return frozenset(rowid for (rowid,) in self.db.execute(query, arguments))
 
     def _take(self, ranking: Iterator[int], limit: int,
               visible_to: tuple[str, str | None] | None,
-              classify: bool) -> list[tuple[Any, ...]]:
+              classify: bool, active_only: bool = False) -> list[tuple[Any, ...]]:
         backed = self.items_backed
         item_columns = (f", i.status, {JOINED_ITEM_COLUMNS}" if classify
                         else ", i.status" if backed else ", r.status")
@@ -480,6 +495,9 @@ class RecallIndex:
                 f" WHERE r.rowid IN ({','.join('?' * len(batch))})", batch)}
             for rowid in batch:
                 row = found.get(rowid, missing)
+                # (a status outside the grammar is let through, to be found damaged)
+                if active_only and row[RECORD_WIDTH] in RETIRED:
+                    continue
                 if backed:
                     item_id, scope, path, owner = row[width:]
                     if not (session_id is None or item_id is None
