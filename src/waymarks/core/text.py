@@ -313,14 +313,41 @@ def escaped(text: str, keep: str = "") -> str:
     """``text`` with every character that is not printable escaped (``\\n``, ``\\r``,
     ``\\t``, else ``\\uXXXX``: controls, ESC, format and bidi characters), so stored text
     cannot drive a terminal or hide itself where it is shown; the characters in ``keep``
-    (say ``"\\n\\t"`` for a body whose lines are its own) stay."""
+    (say ``"\\n\\t"`` for a body whose lines are its own) stay.
+
+    Only the pieces between two kept characters (the lines) that hold a character to
+    escape are rebuilt character by character: a line break made the whole text not
+    printable, and an export's 54 MB went through a Python loop a character at a time
+    (6.7 of its 9.4 s). The pieces are split and checked in C, the result the same."""
     if text.isprintable():
         return text
+    if not keep:
+        return _escape_each(text, keep)
+    pieces = _kept_splitter(keep).split(text)  # the kept characters are pieces too
+    unsafe = [at for at, piece in enumerate(pieces)
+              if not piece.isprintable() and piece not in keep]
+    if not unsafe:
+        return text
+    for at in unsafe:
+        pieces[at] = _escape_each(pieces[at], keep)
+    return "".join(pieces)
+
+
+def _escape_each(text: str, keep: str) -> str:
     return "".join(ch if ch.isprintable() or ch in keep
                    else _ESCAPES.get(ch, f"\\u{ord(ch):04x}") for ch in text)
 
 
+def _kept_splitter(keep: str) -> re.Pattern[str]:
+    """A pattern splitting text at each character of ``keep``, keeping them as pieces."""
+    pattern = _SPLITTERS.get(keep)
+    if pattern is None:
+        pattern = _SPLITTERS[keep] = re.compile(f"([{re.escape(keep)}])")
+    return pattern
+
+
 _ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SPLITTERS: dict[str, re.Pattern[str]] = {}
 
 
 #: how much of an argument a refusal echoes back
