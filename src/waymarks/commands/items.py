@@ -43,20 +43,26 @@ def _listing(app: Waymarks, kind: Kind, *, scopes: tuple[str, ...] = (),
     the text and table a person reads: escaping and aligning thousands of rows cost
     more than the data, for output nobody sees."""
     from waymarks.core.text import normalize_key
-    from waymarks.service.provenance import updated_at
+    from waymarks.service.provenance import newest, updated_at
 
-    views = app.items(kind)
-    dates = updated_at(app, views)
-    key = normalize_key(key) if key is not None else None  # as `memory add --key` stores it
-    chosen = [v for v in views
-              if (not scopes or v.scope in {s.lower() for s in scopes})
-              and (not statuses or v.status in {s.lower() for s in statuses})
-              and (key is None or v.key == key)
-              and (since is None or dates[v.id] >= since)
-              and (not in_effect or v.applies)]
-    hidden = len(chosen) - limit if limit is not None and len(chosen) > limit else 0
-    if hidden:
-        chosen = chosen[-limit:] if limit else chosen  # the newest, still oldest first
+    if limit is not None and not (scopes or statuses or in_effect or key is not None
+                                  or since is not None):
+        chosen, total = newest(app, kind, limit)  # the newest read alone, the rest counted
+        dates = updated_at(app, chosen)
+        hidden = max(0, total - len(chosen))
+    else:
+        views = app.items(kind)
+        dates = updated_at(app, views)
+        key = normalize_key(key) if key is not None else None  # as `memory add --key` stores it
+        chosen = [v for v in views
+                  if (not scopes or v.scope in {s.lower() for s in scopes})
+                  and (not statuses or v.status in {s.lower() for s in statuses})
+                  and (key is None or v.key == key)
+                  and (since is None or dates[v.id] >= since)
+                  and (not in_effect or v.applies)]
+        hidden = len(chosen) - limit if limit is not None and len(chosen) > limit else 0
+        if hidden:
+            chosen = chosen[-limit:] if limit else chosen  # the newest, still oldest first
     data: dict[str, Any] = {"items": [{**v.to_json(), "updatedAt": dates[v.id]} for v in chosen]}
     if hidden:
         data["omitted"] = hidden

@@ -82,6 +82,19 @@ def updated_at(app: Waymarks, views: list[ItemView]) -> dict[str, int]:
     return result
 
 
+def newest(app: Waymarks, kind: Kind, limit: int) -> tuple[list[ItemView], int]:
+    """The ``limit`` newest items of ``kind`` the session may see, oldest first (the last
+    ``limit`` of :meth:`Waymarks.items`), and how many it may see in all: ``limit`` rows
+    read and checked, the others counted in SQL. A listing cut to the newest few read
+    and checked every item (``memory list --limit 1`` at 100k: 2.4 s, 157 MB)."""
+    with app.begin() as snapshot:
+        views = app.items(kind, recent=limit)
+        session = snapshot.session
+        # without a session, the project's items (as :meth:`Waymarks.items` lists them)
+        sid = session.session_id if session is not None else ""
+        return views[::-1], app.projection.visible_count(kind, sid, app.cwd)
+
+
 def provenance(app: Waymarks, kind: Kind, item_id: str) -> Provenance | None:
     """The item ``item_id`` (a full ID) with its chain, mutations and sources; ``None``
     if the session cannot see it."""

@@ -191,6 +191,20 @@ def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, li
             side.close()
 
 
+def visible_count(db: sqlite3.Connection, kind: str, session_id: str, project: str) -> int:
+    """How many items of ``kind`` the session may see (as many as :func:`visible_items`
+    lists), counted on the indexes the listing reads, no row read: the session's own,
+    and its project's, less the session's own project items, which both hold."""
+    row = db.execute(
+        "SELECT (SELECT count(*) FROM items WHERE session_id = ?2 AND kind = ?1)"
+        " + (SELECT count(*) FROM items WHERE project_path = ?3 AND kind = ?1"
+        "    AND scope = 'project')"
+        " - (SELECT count(*) FROM items WHERE session_id = ?2 AND kind = ?1"
+        "    AND scope = 'project' AND project_path = ?3)",
+        (kind, session_id, project)).fetchone()
+    return int(row[0])
+
+
 def memory_counts(db: sqlite3.Connection, session_id: str,
                   project: str) -> list[tuple[str, str, int]]:
     """(status, scope, count) of the memory the session may see.

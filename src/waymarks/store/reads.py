@@ -124,6 +124,10 @@ class ProjectionReads:
         """The explicit classification of each item named."""
         return queries.classifications(self.db, ids)
 
+    def visible_count(self, kind: str, session_id: str, project: str) -> int:
+        """How many items of ``kind`` a session may see, counted in SQL."""
+        return queries.visible_count(self.db, kind, session_id, project)
+
     def memory_counts(self, session_id: str, project: str) -> list[tuple[str, str, int]]:
         """(status, scope, count) of the memory a session may see."""
         return queries.memory_counts(self.db, session_id, project)
