@@ -87,12 +87,17 @@ def newest(app: Waymarks, kind: Kind, limit: int) -> tuple[list[ItemView], int]:
     ``limit`` of :meth:`Waymarks.items`), and how many it may see in all: ``limit`` rows
     read and checked, the others counted in SQL. A listing cut to the newest few read
     and checked every item (``memory list --limit 1`` at 100k: 2.4 s, 157 MB)."""
-    with app.begin() as snapshot:
-        views = app.items(kind, recent=limit)
-        session = snapshot.session
-        # without a session, the project's items (as :meth:`Waymarks.items` lists them)
-        sid = session.session_id if session is not None else ""
-        return views[::-1], app.projection.visible_count(kind, sid, app.cwd)
+    with app.begin():
+        return app.items(kind, recent=limit)[::-1], visible_count(app, kind)
+
+
+def visible_count(app: Waymarks, kind: Kind) -> int:
+    """How many items of ``kind`` the session may see (as many as :meth:`Waymarks.items`
+    lists), counted in SQL: no row is read, nor checked (a listing of them checks them)."""
+    session = app.refresh()
+    # without a session, the project's items (as :meth:`Waymarks.items` lists them)
+    sid = session.session_id if session is not None else ""
+    return app.projection.visible_count(kind, sid, app.cwd)
 
 
 def provenance(app: Waymarks, kind: Kind, item_id: str) -> Provenance | None:

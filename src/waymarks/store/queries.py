@@ -49,24 +49,27 @@ Row = tuple[Any, ...]
 def visible_items(
     db: sqlite3.Connection, kind: str, session_id: str, project: str, *,
     ids: Sequence[str] | None = None, recent_active: int | None = None,
-    recent: int | None = None,
+    recent: int | None = None, oldest: int | None = None,
 ) -> list[ItemState]:
     """Items of ``kind`` the session may see: in creation order, or, with
     ``recent_active`` (``recent``), that many of the newest active ones (of the newest in
-    any status), newest first."""
+    any status), newest first, or with ``oldest`` that many of the oldest (a page)."""
     with snapshot(db):
         if ids is not None:
             rows = _by_ids(db, kind, session_id, project, ids)
         else:
             limit = recent_active if recent_active is not None else recent
             active_only = recent_active is not None
+            first = limit is None and oldest is not None
+            limit = oldest if first else limit
             if limit is None:
                 rows = [r for r in _everything(db, kind, session_id, project)
                         if not active_only or r[ITEM_STATUS] == "active"]
             elif limit <= 0:  # none of the newest (0 was read as no limit, or as one)
                 rows = []
             else:
-                rows = _newest(db, kind, session_id, project, int(limit), active_only)
+                rows = _newest(db, kind, session_id, project, int(limit), active_only,
+                               descending=not first)
     return [state_from_row(r) for r in rows]
 
 
@@ -170,14 +173,17 @@ def _everything(db: sqlite3.Connection, kind: str, session_id: str, project: str
 
 
 def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, limit: int,
-            active_only: bool) -> list[Row]:
-    # Both sides newest first, merged lazily: statuses are filtered here, after each row's
-    # checksum, so that a row whose status was damaged cannot silently drop out.
-    sides = _sides(db, kind, session_id, project, descending=True)
+            active_only: bool, descending: bool = True) -> list[Row]:
+    # Both sides newest first (oldest first, not ``descending``), merged lazily: statuses
+    # are filtered here, after each row's checksum, so that a row whose status was
+    # damaged cannot silently drop out.
+    sides = _sides(db, kind, session_id, project, descending=descending)
+    order = -1 if descending else 1
     try:
         out: list[Row] = []
         seen: set[str] = set()
-        for row in heapq.merge(*(s.rows() for s in sides), key=lambda r: -r[ITEM_SEQ]):
+        for row in heapq.merge(*(s.rows() for s in sides),
+                               key=lambda r: order * r[ITEM_SEQ]):
             if row[ITEM_ID] in seen:
                 continue
             seen.add(row[ITEM_ID])
