@@ -25,7 +25,12 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
+from waymarks.recall.vocabulary import (
+    ACTIVITIES,
+    ATTRIBUTES,
+    NAME_LIKE_STOP_WORDS,
+    STOP_WORDS,
+)
 
 if TYPE_CHECKING:
     import re
@@ -195,8 +200,10 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
 
 def _subject(previous: QueryPlan) -> tuple[str, ...]:
     """The conversation's subject as of the plan before: its inherited one, or its focus
-    without the attribute words."""
-    return previous.context or tuple(f for f in previous.focus if f not in ATTRIBUTES)
+    without the attribute words and the everyday verbs ("debug", "switch": what was done
+    to the subject, which a record about it need not say)."""
+    return previous.context or tuple(f for f in previous.focus
+                                     if f not in ATTRIBUTES and f not in ACTIVITIES)
 
 
 def _resets(folded: str) -> bool:

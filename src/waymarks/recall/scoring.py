@@ -152,7 +152,6 @@ class _Facts(msgspec.Struct, frozen=True):
     context: tuple[tuple[str, float], ...]
     focus_total: float
     unknown: bool  # the query has words the store has never seen (not generic)
-    context_named: tuple[str, ...]
     context_total: float
     short_name: str | None  # the one subject of a short "name + attribute" query
     short_attributes: tuple[str, ...]
@@ -182,7 +181,6 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
     return _Facts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        context_named=tuple(f for f in plan.context if not f.startswith("c:")),
         context_total=sum(stats.weight(f) for f in plan.context),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
         phrases=_rare_phrases(plan.focus, stats),
@@ -506,16 +504,18 @@ _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no t
 
 def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,
                       stats: Stats) -> str:
-    """With an inherited subject, the record must be about that subject too."""
+    """With an inherited subject, the record must be about that subject too: hold
+    :data:`CONTEXT_SUBJECT_COVERAGE` of its weight, words and concepts alike (a word the
+    store never saw weighs the most, so an unknown subject stays one). Each word of it
+    demanded, "Which database does the orders service use?" then "and the port?" refused
+    the orders database's port, which does not say "service"."""
     if not plan.context:
         return ""
-    if facts.context_named:
-        missing = [f for f in facts.context_named if not _field_factor(f, candidate)]
-        return f"not about the conversation's subject ({missing[0][2:]})" if missing else ""
     total = facts.context_total
-    found = sum(stats.weight(f) for f in plan.context if _field_factor(f, candidate))
-    if total and found / total < CONTEXT_SUBJECT_COVERAGE:
-        return "not about the conversation's subject"
+    missing = [f for f in plan.context if not _field_factor(f, candidate)]
+    found = sum(stats.weight(f) for f in plan.context if f not in missing)
+    if missing and total and found / total < CONTEXT_SUBJECT_COVERAGE:
+        return f"not about the conversation's subject ({missing[0][2:]})"
     return ""
 
 

@@ -1,0 +1,81 @@
+"""The subject a follow-up inherits (issue 20 items 2 and 3; EVOLUTION.md items 15, 17).
+
+A store of a few services' claims, through the service on real SQLite, lexical recall:
+what an earlier turn said the conversation is about, and what a later turn recalls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from waymarks.recall.plan import plan_query
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+CLAIMS = {
+    "orders_db_port": "The orders PostgreSQL database listens on port 5433 in development.",
+    "orders_metrics": "The orders service exposes Prometheus metrics on port 9102.",
+    "orders_db": "The orders service uses PostgreSQL 15 as its primary database.",
+    "redis_port": "Redis is the session cache for the web gateway; it listens on port 6380.",
+    "redis_eviction": "The Redis cache evicts keys with the allkeys-lru policy.",
+    "kafka_port": "The Kafka brokers listen on port 9092.",
+    "kafka_retention": "Kafka retains order events for 7 days.",
+    "gateway_port": "The web gateway listens on port 8080 behind nginx.",
+    "helm": "The Helm chart version for the gateway is 2.4.1.",
+    "ingestion": "The ingestion service is written in Go 1.22.",
+    "invoices": "The invoice renderer turns billing records into PDFs with WeasyPrint.",
+}
+
+
+class Store:
+    def __init__(self, app: Waymarks) -> None:
+        self.app = app
+        self.ids: dict[str, str] = {}
+        for name, text in CLAIMS.items():
+            written = app.remember(text)
+            assert isinstance(written, Committed), written
+            self.ids[written.id] = name
+
+    def recall(self, prompt: str, history: Sequence[str] = ()) -> list[str]:
+        return sorted(self.ids[i] for i in self.app.recall(prompt, list(history)).selected)
+
+
+@pytest.fixture
+def store(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    return Store(make_app())
+
+
+# -- what the inherited subject is, and how a record is judged against it ---------------
+
+
+@pytest.mark.parametrize("earlier", ["Let's debug the orders PostgreSQL database",
+                                     "I'm investigating the orders PostgreSQL database",
+                                     "Switch to the orders PostgreSQL database"])
+def test_an_everyday_verb_is_not_part_of_the_inherited_subject(store: Store,
+                                                               earlier: str) -> None:
+    """"debug" was demanded of every record: the port of the database the conversation is
+    about was refused, as it does not say "debug", and nothing was recalled."""
+    plan = plan_query("and the port?", [earlier])
+    assert plan.reason == "followup"
+    assert set(plan.context) == {"w:order", "w:postgresql", "c:database"}
+    assert store.recall("and the port?", [earlier]) == ["orders_db_port"]
+
+
+def test_the_subject_is_judged_by_its_weight_not_by_each_word(store: Store) -> None:
+    """"servic" was demanded of the orders database's port, and the concept (database)
+    never counted: only the metrics port was recalled. Both name the orders service; no
+    other service's port is recalled."""
+    chosen = store.recall("and the port?", ["Which database does the orders service use?"])
+    assert "orders_db_port" in chosen
+    assert set(chosen) <= {"orders_db_port", "orders_metrics"}
+
+
+@pytest.mark.parametrize("earlier", ["Let's look at the Cassandra orders cluster",
+                                     "Let's debug the Cassandra orders"])
+def test_a_subject_the_store_does_not_know_still_recalls_nothing(store: Store,
+                                                                 earlier: str) -> None:
+    """A word no record holds weighs the most: the orders claims are not about it."""
+    assert store.recall("and the port?", [earlier]) == []
