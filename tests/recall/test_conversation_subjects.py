@@ -79,3 +79,41 @@ def test_a_subject_the_store_does_not_know_still_recalls_nothing(store: Store,
                                                                  earlier: str) -> None:
     """A word no record holds weighs the most: the orders claims are not about it."""
     assert store.recall("and the port?", [earlier]) == []
+
+
+# -- a name no feature holds stays the subject (EVOLUTION.md item 17) --------------------
+
+
+@pytest.mark.parametrize(("history", "prompt"), [
+    (["What port does Redis use?", "what about Go?"], "and the version?"),
+    (["What port does Redis use?", "and in C?"], "and the port?"),
+    (["Redis 的端口是多少？", "那 Go 呢？"], "版本呢？"),
+    (["What port does Redis use?", "what about Go?", "continue"], "and the port?"),
+    (["What port does Redis use?", "what about Go?", "and the version?"], "and the port?"),
+    (["what is the C version?"], "and the port?"),
+])
+def test_a_barrier_lasts_past_the_turn_that_named_it(store: Store, history: list[str],
+                                                     prompt: str) -> None:
+    """The barrier turn recalled nothing, but the next attribute-only follow-up was a fresh
+    query: the Helm chart's version, every service's port. It is about the name still: a
+    claim must say it (none of these says Go or C)."""
+    plan = plan_query(prompt, history)
+    assert plan.names and plan.context == ()
+    assert store.recall(prompt, history) == []
+
+
+def test_a_follow_up_of_a_barrier_finds_a_claim_that_says_the_name(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = make_app()
+    for text in ("The Go toolchain version is 1.22.", "The Helm chart version is 2.4.1."):
+        assert isinstance(app.remember(text), Committed)
+    history = ["What port does Redis use?", "what about Go?"]
+    chosen = [s.candidate.text for s in app.recall("and the version?", history).eligible]
+    assert chosen == ["The Go toolchain version is 1.22."]
+
+
+def test_a_new_subject_after_a_barrier_stands_alone(store: Store) -> None:
+    history = ["What port does Redis use?", "what about Go?"]
+    assert plan_query("and the Kafka port?", history).names == frozenset()
+    assert store.recall("and the Kafka port?", history) == ["kafka_port"]

@@ -11,8 +11,10 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 - A subject the features cannot hold is a *barrier*, not a follow-up: a capital letter
   ("and in C?", "R", "C++", "C#") or a capitalized stop word used as a name ("what about
   Go?"; never a function word such as "Is" or "To" of Title Case). Nothing else new
-  said, the turn recalls nothing and later
-  topic-less turns inherit nothing (seed 004: unknown subjects remain barriers).
+  said, the turn recalls nothing and later topic-less turns inherit nothing (seed 004:
+  unknown subjects remain barriers); the name stays the subject of later attribute-only
+  follow-ups ("and the version?"), which recall only a record that says it. A subject
+  inherited from a direct query keeps the names it asked about too.
 """
 
 from __future__ import annotations
@@ -179,14 +181,24 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     analysis = analyze(text, query=True)
     if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
-        return QueryPlan((), (), frozenset(), "barrier")
+        # the name is the subject from now on: a later follow-up must be about it
+        names = frozenset(name for name, _end in _dropped_names(text))
+        return QueryPlan((), (), frozenset(), "barrier", names)
+    barred = previous is not None and previous.reason == "barrier"
     if analysis.empty:
-        if previous is not None and previous.focus:
-            return QueryPlan(previous.focus, previous.context, previous.literals, "continued")
+        if previous is not None and (previous.focus or barred):
+            return QueryPlan(previous.focus, previous.context, previous.literals,
+                             "barrier" if barred else "continued", previous.names)
         return QueryPlan((), (), frozenset(), "empty")
+    if barred and all(f in ATTRIBUTES for f in analysis.features):
+        # "and the version?" after "what about Go?": Go's version, or nothing (a fresh
+        # query recalled every claim with a version)
+        assert previous is not None
+        return QueryPlan(analysis.features, (), analysis.literals, "followup", previous.names)
     if _inherits(analysis, folded, previous):
         assert previous is not None
-        return QueryPlan(analysis.features, _subject(previous), analysis.literals, "followup")
+        return QueryPlan(analysis.features, _subject(previous), analysis.literals, "followup",
+                         previous.names)
     plan = _direct(analysis, "direct", text)
     if previous is not None and previous.focus and _FOLLOWUP.search(folded):
         # a follow-up cue with a new word ("and staging?" after the database's port): a
