@@ -117,3 +117,26 @@ def test_a_new_subject_after_a_barrier_stands_alone(store: Store) -> None:
     history = ["What port does Redis use?", "what about Go?"]
     assert plan_query("and the Kafka port?", history).names == frozenset()
     assert store.recall("and the Kafka port?", history) == ["kafka_port"]
+
+
+# -- a facet question keeps the subject it followed --------------------------------------
+
+
+@pytest.mark.parametrize("history", [
+    ["Let's look at the Redis cache today", "what is the eviction policy?"],
+    ["Let's look at the Redis cache today", "what is the eviction policy?", "continue"],
+    ["Let's look at the Redis cache today", "what is the eviction policy?", "and the version?"],
+])
+def test_a_facet_question_keeps_the_subject_it_followed(store: Store,
+                                                        history: list[str]) -> None:
+    """"what is the eviction policy?" replaced the subject (evict, polici), and "and the
+    port?" then recalled nothing: the claim saying the eviction policy is the Redis
+    cache's, so the Redis cache is still what the conversation is about."""
+    assert store.recall("and the port?", history) == ["redis_port"]
+
+
+@pytest.mark.parametrize("new", ["Kafka brokers", "what about the Kafka brokers?"])
+def test_a_new_subject_is_no_facet_of_the_one_before(store: Store, new: str) -> None:
+    """No claim about the Kafka brokers is about the Redis cache: Kafka alone."""
+    assert store.recall("and the port?", ["Let's look at the Redis cache today", new]) == [
+        "kafka_port"]

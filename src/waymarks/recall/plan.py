@@ -7,7 +7,10 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 - A follow-up (a cue such as "and", "what about", "它", or only attribute words) whose other
   words the conversation already had keeps the established subject as supporting context.
 - Anything else is an explicit new subject and stands alone, even if the store does not
-  know it. A reset phrase ("new topic", "换个话题") stops inheritance.
+  know it. A reset phrase ("new topic", "换个话题") stops inheritance. Without a cue, the
+  subject it followed is kept as its *parent* ("Redis cache", then "what is the eviction
+  policy?"): a later follow-up is about either when the store says the question was a
+  facet of the parent (a claim about the eviction policy is about the Redis cache too).
 - A subject the features cannot hold is a *barrier*, not a follow-up: a capital letter
   ("and in C?", "R", "C++", "C#") or a capitalized stop word used as a name ("what about
   Go?"; never a function word such as "Is" or "To" of Title Case). Nothing else new
@@ -22,6 +25,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
@@ -188,7 +193,8 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     if analysis.empty:
         if previous is not None and (previous.focus or barred):
             return QueryPlan(previous.focus, previous.context, previous.literals,
-                             "barrier" if barred else "continued", previous.names)
+                             "barrier" if barred else "continued", previous.names,
+                             parent=previous.parent)
         return QueryPlan((), (), frozenset(), "empty")
     if barred and all(f in ATTRIBUTES for f in analysis.features):
         # "and the version?" after "what about Go?": Go's version, or nothing (a fresh
@@ -197,17 +203,26 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         return QueryPlan(analysis.features, (), analysis.literals, "followup", previous.names)
     if _inherits(analysis, folded, previous):
         assert previous is not None
-        return QueryPlan(analysis.features, _subject(previous), analysis.literals, "followup",
-                         previous.names)
+        subject = _subject(previous)
+        context = (*subject, *(f for f in previous.parent if f not in subject))
+        return QueryPlan(analysis.features, context, analysis.literals, "followup",
+                         previous.names, parent=previous.parent)
     plan = _direct(analysis, "direct", text)
-    if previous is not None and previous.focus and _FOLLOWUP.search(folded):
-        # a follow-up cue with a new word ("and staging?" after the database's port): a
-        # subject of its own, but among the claims it selects, those about the one before
-        # come first (the staging database's host fell behind the staging deploy claims)
-        earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
-        plan = QueryPlan(plan.focus, plan.context, plan.literals, plan.reason, plan.names,
-                         earlier)
-    return plan
+    if previous is None or not previous.focus:
+        return plan
+    if not _FOLLOWUP.search(folded):
+        # a question with no cue ("what is the eviction policy?" after "Redis cache"): a
+        # subject of its own, unless the store says it is a facet of the one before
+        # (:mod:`waymarks.recall.subject`), which a later follow-up then keeps too
+        parent = previous.parent if previous.reason in INHERITED and previous.parent \
+            else _subject(previous)
+        return msgspec.structs.replace(plan, parent=parent)
+    # a follow-up cue with a new word ("and staging?" after the database's port): a
+    # subject of its own, but among the claims it selects, those about the one before
+    # come first (the staging database's host fell behind the staging deploy claims)
+    earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
+    return QueryPlan(plan.focus, plan.context, plan.literals, plan.reason, plan.names,
+                     earlier)
 
 
 def _subject(previous: QueryPlan) -> tuple[str, ...]:

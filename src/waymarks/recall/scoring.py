@@ -40,15 +40,20 @@ from waymarks.recall.analysis import (
     version_subjects,
 )
 from waymarks.recall.fusion import Semantic
+from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
+from waymarks.recall.subject import context_mismatch, facet_of_parent
+from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
-FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_WEIGHT: Final = 0.35
+_BODY: Final = FIELD_FACTORS["body"]
+_ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
+_QUOTED: Final = FIELD_FACTORS["quoted"]
+_ORIGIN: Final = FIELD_FACTORS["origin"]
 COVERAGE_TO_QUALIFY: Final = 0.45
 RELATIVE_CUTOFF: Final = 0.75
 RARE_FLOOR: Final = 3
 RARE_SHARE: Final = 0.02
-CONTEXT_SUBJECT_COVERAGE: Final = 0.6
 SHORT_QUERY_FEATURES: Final = 4
 #: a phrase names a topic only beside this much coverage (LoCoMo dev, foreign questions:
 #: without a floor, two rare everyday words in another person's store injected it)
@@ -98,6 +103,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: the conversation's subject beside a direct query led by a follow-up cue ("and
     #: staging?"): orders the eligible records (:data:`EARLIER_BONUS`), never qualifies one
     earlier: tuple[str, ...] = ()
+    #: the subject a question with no cue followed ("Redis cache", then "what is the
+    #: eviction policy?"), part of ``context``: the conversation's subject too when the
+    #: store says the question was a facet of it (:mod:`waymarks.recall.subject`)
+    parent: tuple[str, ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -152,7 +161,6 @@ class _Facts(msgspec.Struct, frozen=True):
     context: tuple[tuple[str, float], ...]
     focus_total: float
     unknown: bool  # the query has words the store has never seen (not generic)
-    context_total: float
     short_name: str | None  # the one subject of a short "name + attribute" query
     short_attributes: tuple[str, ...]
     phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
@@ -164,6 +172,8 @@ class _Facts(msgspec.Struct, frozen=True):
     #: focus attributes a record may say by a value of their shape (:func:`says_value`)
     valued: tuple[str, ...] = ()
     subjects: frozenset[str] = frozenset()  # the words that name the query's subject
+    #: :func:`~waymarks.recall.subject.facet_of_parent` of the candidates
+    parent: bool = False
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -181,7 +191,6 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
     return _Facts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        context_total=sum(stats.weight(f) for f in plan.context),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
         phrases=_rare_phrases(plan.focus, stats),
         naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
@@ -247,6 +256,9 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     as it would be were it allowed."""
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
+    if plan.parent and plan.context:
+        candidates = list(candidates)
+        facts = msgspec.structs.replace(facts, parent=facet_of_parent(plan, candidates, stats))
     if eligible_only and semantic is None:
         scored = _may_be_eligible(plan, facts, candidates, stats, withheld)
     else:
@@ -482,14 +494,14 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     if plan.names and not any(says_name(candidate.text, name) for name in plan.names):
         return f"does not name {' or '.join(sorted(plan.names))}"
     if not strong:  # close in meaning, in other words: only the conversation can object
-        return _context_mismatch(plan, facts, candidate, stats)
+        return context_mismatch(plan, candidate, stats, facts.parent)
     if facts.weak.issuperset(strong):  # every strong match generic or numeric
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
     if len(strong) == 1 and facts.unknown and not supported:
         return "a single match beside words the store does not know"
-    mismatch = _context_mismatch(plan, facts, candidate, stats) if plan.context else ""
+    mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
     if not mismatch and facts.short_name is not None:
         mismatch = _named_attribute_mismatch(facts, candidate)
     if mismatch:
@@ -500,23 +512,6 @@ def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
 
 
 _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
-
-
-def _context_mismatch(plan: QueryPlan, facts: _Facts, candidate: Candidate,
-                      stats: Stats) -> str:
-    """With an inherited subject, the record must be about that subject too: hold
-    :data:`CONTEXT_SUBJECT_COVERAGE` of its weight, words and concepts alike (a word the
-    store never saw weighs the most, so an unknown subject stays one). Each word of it
-    demanded, "Which database does the orders service use?" then "and the port?" refused
-    the orders database's port, which does not say "service"."""
-    if not plan.context:
-        return ""
-    total = facts.context_total
-    missing = [f for f in plan.context if not _field_factor(f, candidate)]
-    found = sum(stats.weight(f) for f in plan.context if f not in missing)
-    if missing and total and found / total < CONTEXT_SUBJECT_COVERAGE:
-        return f"not about the conversation's subject ({missing[0][2:]})"
-    return ""
 
 
 def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
@@ -552,29 +547,6 @@ def _names(feature: str, alias: bool, stats: Stats) -> bool:
         return True
     concept_or_alias = feature.startswith("c:") or alias
     return concept_or_alias and not is_generic(feature) and stats.rare(feature)
-
-
-_BODY: Final = FIELD_FACTORS["body"]
-_ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
-_QUOTED: Final = FIELD_FACTORS["quoted"]
-_ORIGIN: Final = FIELD_FACTORS["origin"]
-
-
-def _field_factor(feature: str, candidate: Candidate) -> float:
-    if feature in candidate.body:
-        return _BODY
-    if feature in candidate.aliases:
-        return _ALIASES
-    return _minor_factor(feature, candidate)
-
-
-def _minor_factor(feature: str, candidate: Candidate) -> float:
-    """How much a feature counts in the fields no strong match is in (0: in neither)."""
-    if feature in candidate.quoted:
-        return _QUOTED
-    if feature in candidate.origin_features and not feature.startswith("c:"):
-        return _ORIGIN  # concept words in origins do not count
-    return 0.0
 
 
 def _reject(scored: Scored, reason: str) -> Scored:

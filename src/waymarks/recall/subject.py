@@ -1,0 +1,87 @@
+"""Where a feature matches a record, and whether a record is about the conversation's
+subject (the context a follow-up inherits, :mod:`waymarks.recall.plan`).
+
+A record is about the subject when it holds :data:`CONTEXT_SUBJECT_COVERAGE` of the
+subject's weight, words and concepts alike (a word the store never saw weighs the most,
+so an unknown subject stays one). A subject a facet question followed ("Redis cache",
+then "what is the eviction policy?") is the conversation's too when a candidate about the
+facet is about it as well (:attr:`~waymarks.recall.scoring.QueryPlan.parent`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final, Protocol
+
+if TYPE_CHECKING:
+    from waymarks.recall.scoring import Candidate, QueryPlan
+
+FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
+CONTEXT_SUBJECT_COVERAGE: Final = 0.6
+
+BODY: Final = FIELD_FACTORS["body"]
+ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
+QUOTED: Final = FIELD_FACTORS["quoted"]
+ORIGIN: Final = FIELD_FACTORS["origin"]
+
+
+class Weights(Protocol):
+    def weight(self, feature: str) -> float: ...
+
+
+def field_factor(feature: str, candidate: Candidate) -> float:
+    if feature in candidate.body:
+        return BODY
+    if feature in candidate.aliases:
+        return ALIASES
+    return minor_factor(feature, candidate)
+
+
+def minor_factor(feature: str, candidate: Candidate) -> float:
+    """How much a feature counts in the fields no strong match is in (0: in neither)."""
+    if feature in candidate.quoted:
+        return QUOTED
+    if feature in candidate.origin_features and not feature.startswith("c:"):
+        return ORIGIN  # concept words in origins do not count
+    return 0.0
+
+
+def _missing(subject: Sequence[str], candidate: Candidate, stats: Weights) -> str | None:
+    """The first feature of ``subject`` the record lacks when it holds less than
+    :data:`CONTEXT_SUBJECT_COVERAGE` of the subject's weight; ``None`` when it is about it."""
+    missing = [f for f in subject if not field_factor(f, candidate)]
+    if not missing:
+        return None
+    total = sum(stats.weight(f) for f in subject)
+    found = sum(stats.weight(f) for f in subject if f not in missing)
+    return missing[0] if total and found / total < CONTEXT_SUBJECT_COVERAGE else None
+
+
+def _facet(plan: QueryPlan) -> tuple[str, ...]:
+    return tuple(f for f in plan.context if f not in plan.parent)
+
+
+def facet_of_parent(plan: QueryPlan, candidates: Iterable[Candidate], stats: Weights) -> bool:
+    """Whether a record about the facet asked last is about the subject it followed too
+    (the eviction policy is the Redis cache's: the claim saying it names Redis)."""
+    if not plan.parent:
+        return False
+    facet = _facet(plan)
+    return any(c.status == "active" and _missing(facet, c, stats) is None
+               and _missing(plan.parent, c, stats) is None for c in candidates)
+
+
+def context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Weights,
+                     parent: bool = False) -> str:
+    """Why the record is not about the conversation's subject, or "" if it is (or there
+    is none). ``parent``: :func:`facet_of_parent` of the candidates; a record about the
+    subject the facet followed is then about the conversation too. Each word of the
+    subject demanded, "Which database does the orders service use?" then "and the port?"
+    refused the orders database's port, which does not say "service"."""
+    if not plan.context:
+        return ""
+    subject = _facet(plan) or plan.context if plan.parent else plan.context
+    missing = _missing(subject, candidate, stats)
+    if missing is not None and parent and _missing(plan.parent, candidate, stats) is None:
+        return ""
+    return f"not about the conversation's subject ({missing[2:]})" if missing else ""
