@@ -34,9 +34,12 @@ class Store:
         self.app = app
         self.ids: dict[str, str] = {}
         for name, text in CLAIMS.items():
-            written = app.remember(text)
-            assert isinstance(written, Committed), written
-            self.ids[written.id] = name
+            self.add(text, name)
+
+    def add(self, text: str, name: str) -> None:
+        written = self.app.remember(text)
+        assert isinstance(written, Committed), written
+        self.ids[written.id] = name
 
     def recall(self, prompt: str, history: Sequence[str] = ()) -> list[str]:
         return sorted(self.ids[i] for i in self.app.recall(prompt, list(history)).selected)
@@ -140,3 +143,21 @@ def test_a_new_subject_is_no_facet_of_the_one_before(store: Store, new: str) -> 
     """No claim about the Kafka brokers is about the Redis cache: Kafka alone."""
     assert store.recall("and the port?", ["Let's look at the Redis cache today", new]) == [
         "kafka_port"]
+
+
+# -- a verb asking for the port is part of it -------------------------------------------
+
+
+@pytest.mark.parametrize("prompt", ["what port does it listen on?",
+                                    "which port does it bind to?"])
+def test_a_verb_asking_for_the_port_is_no_new_subject(store: Store, prompt: str) -> None:
+    """"listen" was a new word beside the cue, so the turn stood alone: every service's
+    port. It asks the port of the subject the conversation has; a claim saying the port
+    without the verb answers it."""
+    store.add("The Redis cache port is 6380.", "the added claim")
+    history = ["I am fixing a bug in the Redis cache"]
+    plan = plan_query(prompt, history)
+    assert (plan.reason, plan.focus, set(plan.context)) == (
+        "followup", ("c:port",), {"w:redi", "c:cache"})
+    assert store.recall(prompt, history) == ["redis_port", "the added claim"]
+

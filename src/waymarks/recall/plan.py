@@ -34,6 +34,7 @@ from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
 from waymarks.recall.vocabulary import (
     ACTIVITIES,
+    ATTRIBUTE_VERBS,
     ATTRIBUTES,
     NAME_LIKE_STOP_WORDS,
     STOP_WORDS,
@@ -140,6 +141,9 @@ def _asked_names(text: str) -> frozenset[str]:
                      if name != "May" and not _INITIAL.match(text, end))
 
 
+#: the words a follow-up may ask with and still say nothing new: the attributes, and the
+#: verbs that ask for one ("what port does it listen on?")
+_ASKED: Final = ATTRIBUTES | ATTRIBUTE_VERBS
 #: the plans whose subject an earlier turn gave (the prompt alone does not say it)
 INHERITED: Final = frozenset({"followup", "continued"})
 
@@ -196,16 +200,16 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
                              "barrier" if barred else "continued", previous.names,
                              parent=previous.parent)
         return QueryPlan((), (), frozenset(), "empty")
-    if barred and all(f in ATTRIBUTES for f in analysis.features):
+    if barred and all(f in _ASKED for f in analysis.features):
         # "and the version?" after "what about Go?": Go's version, or nothing (a fresh
         # query recalled every claim with a version)
         assert previous is not None
-        return QueryPlan(analysis.features, (), analysis.literals, "followup", previous.names)
+        return QueryPlan(_asked(analysis), (), analysis.literals, "followup", previous.names)
     if _inherits(analysis, folded, previous):
         assert previous is not None
         subject = _subject(previous)
         context = (*subject, *(f for f in previous.parent if f not in subject))
-        return QueryPlan(analysis.features, context, analysis.literals, "followup",
+        return QueryPlan(_asked(analysis), context, analysis.literals, "followup",
                          previous.names, parent=previous.parent)
     plan = _direct(analysis, "direct", text)
     if previous is None or not previous.focus:
@@ -225,12 +229,21 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
                      earlier)
 
 
+def _asked(analysis: Analysis) -> tuple[str, ...]:
+    """A follow-up's focus: a verb asking for the attribute it names is part of it ("what
+    port does it listen on?" asks the port; a claim need not say "listen")."""
+    features = analysis.features
+    if any(f in ATTRIBUTE_VERBS for f in features) and any(f in ATTRIBUTES for f in features):
+        return tuple(f for f in features if f not in ATTRIBUTE_VERBS)
+    return features
+
+
 def _subject(previous: QueryPlan) -> tuple[str, ...]:
     """The conversation's subject as of the plan before: its inherited one, or its focus
     without the attribute words and the everyday verbs ("debug", "switch": what was done
     to the subject, which a record about it need not say)."""
     return previous.context or tuple(f for f in previous.focus
-                                     if f not in ATTRIBUTES and f not in ACTIVITIES)
+                                     if f not in _ASKED and f not in ACTIVITIES)
 
 
 def _resets(folded: str) -> bool:
@@ -242,7 +255,7 @@ def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bo
     """A follow-up: a cue, or only attribute words, and nothing new beside them."""
     if previous is None or not previous.focus:
         return False
-    own = [f for f in analysis.features if f not in ATTRIBUTES]
+    own = [f for f in analysis.features if f not in _ASKED]
     known = set(previous.focus) | set(previous.context)
     cue = bool(_FOLLOWUP.search(folded)) or not own
     return cue and all(f in known for f in own)
