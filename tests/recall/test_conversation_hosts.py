@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from waymarks.hosts.claude_code import recent_prompts
+from waymarks.hosts.claude_code import HISTORY_TAIL_BYTES, recent_prompts
 from waymarks.recall.plan import plan_query
 from waymarks.service.app import Waymarks
 
@@ -93,6 +93,23 @@ def test_recent_prompts_reads_only_the_persons_turns(home: Path, project: Path,
         assert recent_prompts(log, "and the port?") == ["Let's look at SQLite today"]
         assert recent_prompts(log, "something new") == ["Let's look at SQLite today",
                                                         "and the port?"]
+
+
+def test_tool_observations_do_not_push_the_subject_out_of_the_history(
+        home: Path, project: Path) -> None:
+    """With learning on, each tool call is recorded in the ledger: 90 calls printing
+    32 KB filled the 2 MiB the hook read, and "what port?" lost its subject (every
+    service's port was injected). The ledger is read further back for the prompts."""
+    output = "".join(f"line {i}: building the gateway image layer\n" for i in range(700))
+    with Waymarks(home, cwd=str(project)) as app:
+        app.session_say("Let's look at the Redis cache")
+        for call in range(90):
+            app.append_record("waymarks-tool-observation-v1",
+                              {"id": f"toolu_{call}", "tool": "Bash", "response": output})
+        app.session_say("what port?")
+        log = app.current_session()
+        assert log is not None and log.offset > HISTORY_TAIL_BYTES
+        assert recent_prompts(log, "what port?") == ["Let's look at the Redis cache"]
 
 
 @pytest.mark.parametrize(("history", "prompt"), [

@@ -43,9 +43,13 @@ from waymarks.ledger.discovery import POINTER_DIR, pointer_path
 
 #: bounds of the conversation read for recall (EVOLUTION.md item 15): trailing entries
 #: and bytes of the ledger examined, and user prompts passed on (the planner keeps 6
-#: slots of 2,048 bytes; topic-less turns share one, so a few more are offered)
+#: slots of 2,048 bytes; topic-less turns share one, so a few more are offered). The
+#: last ``HISTORY_TAIL_BYTES`` are read first, and more (up to ``HISTORY_MAX_BYTES``)
+#: only while they hold fewer prompts: with learning on, 90 tool observations of a
+#: command's long output filled 2 MiB and the subject of "and the port?" was lost
 HISTORY_ENTRIES: Final = 4096
 HISTORY_TAIL_BYTES: Final = 2 * 1024 * 1024
+HISTORY_MAX_BYTES: Final = 32 * 1024 * 1024
 HISTORY_PROMPTS: Final = 24
 HISTORY_TURN_BYTES: Final = 2048
 EVENTS: Final = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd",
@@ -366,15 +370,21 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
 def recent_prompts(session: Any, prompt: str) -> list[str]:
     """The person's earlier prompts on the active branch, oldest first, for recall.
 
-    Read from the end of the ledger only (at most ``HISTORY_TAIL_BYTES`` and
-    ``HISTORY_ENTRIES`` lines): user messages on the active branch, without slash
-    commands and without the current prompt (recorded just before). Assistant, tool and
-    custom entries never count. Anything unreadable is skipped: recall then plans the
-    prompt alone, which is what it did without history."""
+    Read from the end of the ledger only (the last ``HISTORY_ENTRIES`` lines of at most
+    ``HISTORY_MAX_BYTES``, more than ``HISTORY_TAIL_BYTES`` only while fewer than
+    ``HISTORY_PROMPTS`` prompts are found): user messages on the active branch, without
+    slash commands and without the current prompt (recorded just before). Assistant,
+    tool and custom entries never count. Anything unreadable is skipped: recall then
+    plans the prompt alone, which is what it did without history."""
     from waymarks.ledger.entries import recent_messages
 
-    texts = [m.text for m in recent_messages(session, HISTORY_TAIL_BYTES, HISTORY_ENTRIES)
-             if m.role == "user" and m.text.strip() and not m.text.lstrip().startswith("/")]
+    def said(messages: list[Any]) -> list[str]:
+        return [m.text for m in messages if m.role == "user" and m.text.strip()
+                and not m.text.lstrip().startswith("/")]
+
+    texts = said(recent_messages(
+        session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,
+        enough=lambda found: len(said(found)) > HISTORY_PROMPTS))
     if texts and texts[-1] == prompt:
         texts.pop()
     # each turn is clipped again by the recall planner; here only so a long paste is not

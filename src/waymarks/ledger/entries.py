@@ -22,7 +22,7 @@ disagree about which line an ID names:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -204,14 +204,32 @@ def messages(session: SessionLog) -> Iterator[Message]:
 _MESSAGE_TYPE: Final = b'"message"'
 
 
-def recent_messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
+def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
+                    enough: Callable[[list[Message]], bool] | None = None,
+                    first_bytes: int | None = None) -> list[Message]:
     """Message entries on the active branch among the last ``max_entries`` lines of the
     last ``max_bytes`` of the ledger, in file order: a bounded read for callers that want
     only the recent conversation (recall history), never the whole file.
 
+    ``enough`` (with ``first_bytes``): only the last ``first_bytes`` are read first, and
+    twice as many each time (up to ``max_bytes``) while the messages found are not enough:
+    a run of large entries that are no messages (a tool's output) does not push the
+    conversation out of a window of bytes, and a short one costs no more than before.
+
     On every prompt of a long session: the lines are not split, nor each looked at; the
     window's start is found from the end, and only lines holding a message's type are
     cut out and decoded (most lines of a long ledger are mutations)."""
+    if enough is None or first_bytes is None:
+        return _messages(session, max_bytes, max_entries)
+    read = min(first_bytes, max_bytes)
+    while True:
+        found = _messages(session, read, max_entries)
+        if read >= max_bytes or read >= session.offset or enough(found):
+            return found
+        read = min(2 * read, max_bytes)
+
+
+def _messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
     branch = session.branch_set()
     out: list[Message] = []
     for raw in _recent_lines(session, _MESSAGE_TYPE, max_bytes, max_entries):
