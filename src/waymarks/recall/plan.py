@@ -32,13 +32,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
-from waymarks.recall.vocabulary import (
-    ACTIVITIES,
-    ATTRIBUTE_VERBS,
-    ATTRIBUTES,
-    NAME_LIKE_STOP_WORDS,
-    STOP_WORDS,
-)
+from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
     import re
@@ -141,6 +135,24 @@ def _asked_names(text: str) -> frozenset[str]:
                      if name != "May" and not _INITIAL.match(text, end))
 
 
+#: (the plan's own word lists live here, not in :mod:`waymarks.recall.vocabulary`: that
+#: module is part of the analysis' fingerprint, and a change to it re-indexes every store)
+#: everyday words of working on something ("let's debug the orders database", "switch to
+#: Redis", "fixing a bug in the cache", "排查一下缓存"): what a person does to a subject,
+#: not what it is. A direct query keeps them; the subject a follow-up inherits leaves them
+#: out (a record about the orders database need not say "debug" to answer "and the port?")
+ACTIVITIES: Final = frozenset(
+    """
+    w:debug w:fix w:switch w:check w:investig w:troubleshoot w:inspect w:review w:discuss
+    w:talk w:explor w:examin w:diagnos w:figur w:understand w:tackl w:handl w:dig w:bug
+    w:issu w:problem
+    w:调试 w:修复 w:修 w:切换 w:检查 w:排查 w:讨论 w:聊 w:聊聊 w:研究 w:处理 w:解决 w:看
+    """.split()
+)
+#: verbs that ask for an attribute, the port ("what port does it listen on?", "which port
+#: does it bind to?"): in a follow-up they are part of what is asked, not a new subject
+#: (elsewhere ordinary words)
+ATTRIBUTE_VERBS: Final = frozenset({"w:listen", "w:bind", "w:bound", "w:监听", "w:绑定"})
 #: the words a follow-up may ask with and still say nothing new: the attributes, and the
 #: verbs that ask for one ("what port does it listen on?")
 _ASKED: Final = ATTRIBUTES | ATTRIBUTE_VERBS

@@ -134,22 +134,6 @@ ATTRIBUTES: Final = frozenset(
     w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
     """.split()
 )
-#: everyday words of working on something ("let's debug the orders database", "switch to
-#: Redis", "fixing a bug in the cache", "排查一下缓存"): what a person does to a subject,
-#: not what it is. A direct query keeps them; the subject a follow-up inherits leaves them
-#: out (a record about the orders database need not say "debug" to answer "and the port?")
-ACTIVITIES: Final = frozenset(
-    """
-    w:debug w:fix w:switch w:check w:investig w:troubleshoot w:inspect w:review w:discuss
-    w:talk w:explor w:examin w:diagnos w:figur w:understand w:tackl w:handl w:dig w:bug
-    w:issu w:problem
-    w:调试 w:修复 w:修 w:切换 w:检查 w:排查 w:讨论 w:聊 w:聊聊 w:研究 w:处理 w:解决 w:看
-    """.split()
-)
-#: verbs that ask for an attribute, the port ("what port does it listen on?", "which port
-#: does it bind to?"): in a follow-up they are part of what is asked, not a new subject
-#: (:mod:`waymarks.recall.plan`); elsewhere ordinary words
-ATTRIBUTE_VERBS: Final = frozenset({"w:listen", "w:bind", "w:bound", "w:监听", "w:绑定"})
 #: attributes too general to be demanded of a record by the short named-attribute rule
 WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进度", "w:状态"})
 
