@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
+from waymarks.recall.analysis import analyze
 from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.recall.scoring import Candidate, Stats, score_all
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
@@ -78,3 +80,21 @@ def test_any_asked_name_counts_and_a_name_is_matched_as_people_write_it(
     common word ("we go with"), is still matched as written (the article "a" is no "A")."""
     app, ids = _store(make_app, monkeypatch, claims)
     assert sorted(ids[i] for i in app.recall(query).selected) == sorted(expected)
+
+
+@pytest.mark.parametrize(("text", "eligible"), [
+    ("The ingestion service is built with Golang 1.22.", True),
+    ("The ingestion service is written in Go 1.22.", True),
+    ("The Helm chart for the gateway is 2.4.1.", False)])
+def test_a_version_after_another_spelling_of_the_name_is_its_version(
+        text: str, eligible: bool) -> None:
+    """"Golang 1.22" named Go (the name gate read it so) but was no version of Go: the
+    versions a claim says after a name were matched to the name as written only. A claim
+    that is a candidate (by meaning, with the semantic extra) is now recalled."""
+    features = analyze(text).features
+    record = Candidate(id="r", kind="memory", status="active", origin="", created_at=0,
+                       text=text, body=frozenset(features), sequence=features,
+                       body_count=len(features))
+    plan = direct_plan("What is the Go version?")
+    scored = score_all(plan, [record], Stats(10, {f: 1 for f in (*plan.focus, *features)}))
+    assert scored[0].eligible is eligible, scored[0].reason

@@ -285,8 +285,11 @@ def _versioned(text: str) -> frozenset[str | None]:
 
 def version_subjects(words: Iterable[str], names: Iterable[str]) -> frozenset[str]:
     """What a version must follow to be the asked subject's: a query's subject words'
-    features, and the names it asks as written ("Go version?" names ``Go``)."""
-    return frozenset(words) | frozenset("=" + name.casefold() for name in names)
+    features, and the names it asks as written ("Go version?" names ``Go``) or by a listed
+    spelling ("Golang 1.22" is Go's version, as :func:`says_name` reads it)."""
+    return frozenset(words) | frozenset(
+        "=" + spelling for name in names
+        for spelling in (name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
 
 
 def is_generic(feature: str) -> bool:
