@@ -106,3 +106,20 @@ def test_cli_recall_reaches_the_claim_by_its_subject(tmp_path: Path) -> None:
         run("memory", "add", "--", text)
     out = run("recall", TASK)
     assert out["selected"] == [renderer]
+
+
+def test_a_phrase_and_a_third_word_name_the_topic_beside_words_never_seen(
+        app: Waymarks) -> None:
+    """A prompt saying more than the store knows ("blank", "customers") never named the
+    invoice renderer's claim, which holds the phrase and "PDFs" (coverage 0.44): any unseen
+    word vetoed the phrase. With a third word matched and coverage near the qualifying
+    share it names the topic; two words alone beside unseen ones still do not (above)."""
+    renderer = remember(app, "The invoice renderer turns billing records into PDFs with "
+                             "WeasyPrint.")
+    for text in OTHERS:
+        remember(app, text)
+    result = app.recall("The invoice renderer produces blank PDFs for customers",
+                        inherit=False)
+    chosen = next(s for s in result.scored if s.candidate.id == renderer)
+    assert chosen.named and chosen.coverage < 0.45
+    assert result.selected == [renderer]
