@@ -344,3 +344,46 @@ def test_a_preloaded_module_whose_file_went_before_the_first_request_counts(
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True"]
+
+
+
+#: a ping as a hook of the installation at ``argv[1]`` sends it, its answer printed
+PING = ("import sys; sys.path.append(sys.argv[1]); from waymarks.hosts.cc_client import _ask; "
+        "print(repr(_ask(sys.argv[2], 'ping', b'')))")
+
+
+def _ping(home: Path, entry: Path, semantic: str) -> str:
+    environ = _environ(subagent=False, WAYMARKS_SEMANTIC=semantic)
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", PING, str(entry.parents[2]),
+                           str(home)], env=environ, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.slow
+def test_a_hook_with_hybrid_recall_switched_otherwise_is_not_answered_by_the_helper(
+        tmp_path: Path, home: Path) -> None:
+    """The helper served every hook with the environment of the one that started it: a
+    hook run with ``WAYMARKS_SEMANTIC=off`` got hybrid recall from a helper a hook without
+    it had started, and the other way round. A request says its switches; a helper under
+    others answers "protocol" (the hook does the work itself) and exits."""
+    entry = _installation(tmp_path / "installed")
+    home.mkdir()
+    environ = _environ(subagent=False, PYTHONPATH=str(entry.parents[2]),
+                       WAYMARKS_SEMANTIC="off")
+    helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],
+                              env=environ, cwd=home, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait(lambda: Path(cc_client.socket_path(home)).exists() or helper.poll() is not None,
+              "no helper")
+        assert _ping(home, entry, "0") == "''"  # off too, spelled otherwise: answered
+        assert helper.poll() is None
+        assert _ping(home, entry, "on") == "None"  # not answered: the hook does it
+        assert helper.wait(60) == 0  # and the helper left
+    finally:
+        if helper.poll() is None:
+            helper.terminate()
+        helper.wait(30)
+        _end(home)

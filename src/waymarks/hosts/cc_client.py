@@ -22,7 +22,7 @@ import sys
 
 from waymarks.spawn.parent import claude_pid
 from waymarks.spawn.sockets import connect, installation_key, resolved
-from waymarks.spawn.switches import seconds, switched_off
+from waymarks.spawn.switches import answering, seconds, switched_off
 
 TYPE_CHECKING = False  # not typing's: the client path imports nothing it does not need
 if TYPE_CHECKING:
@@ -307,6 +307,7 @@ def _ask(home: "str | Path", event: str, raw: bytes, project: str = "",
         name = event if event.isascii() and event.isalpha() else "invalid"
         since = f', "started": {started}' if started is not None else ""
         since += ', "subagent": true' if _env(SUBAGENT_ENV) else ""
+        since += f', "switches": "{answering(_env)}"'  # (the helper's must be the same)
         header = (f'{{"protocol": "{PROTOCOL}", "installation": "{installation()}", '
                   f'"event": "{name}", "pid": {claude_pid()}{since}}}').encode()
         where = project.encode("utf-8", "replace") if "\n" not in project else b""

@@ -47,6 +47,7 @@ from waymarks.hosts.cc_client import (
 )
 from waymarks.spawn.freshness import LoadedCode
 from waymarks.spawn.sockets import listen
+from waymarks.spawn.switches import answering
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
 if TYPE_CHECKING:
@@ -172,6 +173,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     _drain(home)  # capture requests queued while no helper ran
     recovery = _recovery(home)
     mine = installation()  # (what a request must say: :func:`cc_client.installation`)
+    switches = answering(lambda name: os.environ.get(name, ""))  # (and with these)
     try:
         while True:
             try:
@@ -195,8 +197,10 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         connection.sendall(b"protocol\n")  # next helper is new code
                         return
                     if request.get("protocol") != PROTOCOL or \
-                            request.get("installation") != mine:
-                        # another release's or installation's hooks reach this home now:
+                            request.get("installation") != mine or \
+                            request.get("switches", switches) != switches:
+                        # another release's or installation's hooks reach this home now,
+                        # or hooks with hybrid recall switched otherwise (WAYMARKS_SEMANTIC):
                         # they do the work themselves and start a helper of their own,
                         # which this one, stale, leaves the socket and the lock to
                         connection.sendall(b"protocol\n")

@@ -9,6 +9,10 @@ What a value that is neither means is each switch's own: hybrid recall is then o
 :func:`waymarks.semantic.enabled`), a helper stays on.
 """
 
+TYPE_CHECKING = False  # not typing's: this module imports nothing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 #: the values that switch it off (compared stripped and case-folded)
 OFF = frozenset({"0", "off", "false", "no"})
 #: the values that leave it on (unset, or set to say so)
@@ -32,3 +36,14 @@ def seconds(value: str, default: float) -> float | None:
     except ValueError:
         return None
     return number if number >= 0 else None  # (NaN too)
+
+
+#: the switches that change what a warm helper answers (hybrid recall, and its background
+#: embedding): a helper started under other values is not the one to answer a request
+ANSWERING = ("WAYMARKS_SEMANTIC", "WAYMARKS_SEMANTIC_BACKFILL")
+
+
+def answering(get: "Callable[[str], str]") -> str:
+    """Each of :data:`ANSWERING` as ``get(name)`` (its value, "" unset) leaves it: ``1``
+    on, ``0`` off, a value that is neither counting as off (as hybrid recall reads it)."""
+    return "".join("1" if get(name).strip().casefold() in ON else "0" for name in ANSWERING)
