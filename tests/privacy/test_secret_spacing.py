@@ -100,3 +100,18 @@ def test_a_docs_passage_sends_no_tail_of_a_wrapped_credential(tmp_path: Path) ->
     plan = waymarks("plan", "--prompt", "release upload token", env=env, cwd=project)
     assert plan.returncode == 0 and "[REDACTED:github-token]" in plan.stdout
     assert TOKEN_TAIL not in plan.stdout and TOKEN_HEAD not in plan.stdout
+
+
+@pytest.mark.parametrize("text", [
+    "Le token\u00a0: expire\u00a0? Non, il dure une heure.",
+    "La cl\u00e9 secret\u00a0: \u00ab\u00a0valeur\u00a0\u00bb est un exemple.",
+    "token\u00a0: aucun\u00a0; voir\u00a0: doc",
+    "Le token\u00a0: ghp-style\u00a0\u2014 \u00e0 renouveler",
+])
+def test_french_typography_is_no_credential(text: str) -> None:
+    """A re-read: once a name's gap took a no-break space, an unquoted value ran on
+    across the no-break spaces French typography puts before ``:``, ``?`` and ``;``
+    (``\\s`` under ``re.ASCII`` does not take them): sentences were refused and
+    redacted that the same words with ASCII spaces never were."""
+    assert find_secrets(text) == [] == find_secrets(text.replace("\u00a0", " "))
+    assert redact(text) == (text, 0)

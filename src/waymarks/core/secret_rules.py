@@ -77,6 +77,10 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 #: strings' letters). A backticked value is one word (with spaces it is code: a shell's
 #: ``$(…)``, Markdown's code span). Unclosed on its line, a quoted value is what follows
 #: the quote up to a space, a quote or a backslash.
+#: the spaces of other widths (see ``_GAP``), which ``\s`` under ``re.ASCII`` does not take:
+#: they end an unquoted value as a space does ("token<NBSP>: expire<NBSP>? Non…", French
+#: typography, was a credential once a name's gap took them)
+_WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
     r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
@@ -84,8 +88,9 @@ _VALUE: Final = (
     r"(?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
     r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
-    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\]{{4,4096}})"
-    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>]{{3,4095}}[^\s\"'`\\,;(){{}}\[\]<>:]))"
+    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + r"]{{3,4095}}"
+    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + r"]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
@@ -96,7 +101,7 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
 #: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
 #: no-break space was neither refused at write nor redacted, nor ``DB_PASSWORD`` then one
 #: before its ``=``)
-_GAP: Final = r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
+_GAP: Final = r"[ \t" + _WIDE + "]"
 _SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:key(?=" + _SEPARATOR + ")(?:"
