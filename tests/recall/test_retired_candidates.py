@@ -124,3 +124,41 @@ def test_both_indexes_give_the_best_records_in_effect(tmp_path: Path, retired: i
         assert {c.status for c in every[0]} == {"superseded"}
     finally:
         index.db.close()
+
+
+def test_retired_rows_after_the_first_places_are_read_in_batches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-read: with the places nearly filled by records in effect, each read asked only
+    for the places left, so every retired record ranked after them cost a query of its
+    own (1,501 reads for 1,500 expired records), on every prompt."""
+    db = sqlite3.connect(tmp_path / "recall.db", isolation_level=None)
+    migrate(db, 0)
+    index = RecallIndex(db, items_backed=False)
+    live = [RecordInput(id=f"a{n:03d}", text=f"Release train {n}.")
+            for n in range(CANDIDATE_LIMIT - 1)]
+    retired = [RecordInput(id=f"r{n:04d}", text=f"Release train {n} left from the old yard.",
+                           status="expired") for n in range(300)]
+    last = RecordInput(id="zlast", text="The release train leaves from platform nine in "
+                                        "the new station building on every weekday morning.")
+    db.execute("BEGIN")
+    index.add([*live, *retired, last])
+    db.execute("COMMIT")
+    cache = RecallCache(index)
+    cache.refresh()
+    plan = direct_plan("release train?")
+    stats = index.stats([*plan.focus, *plan.context])
+    reads: list[str] = []
+    db.set_trace_callback(lambda sql: reads.append(sql) if "recall_records r" in sql else None)
+    found = index.candidates(plan, stats=stats, active_only=True)
+    db.set_trace_callback(None)
+    batches = []
+    real = cache._records
+    monkeypatch.setattr(cache, "_records", lambda ids, *rest: (batches.append(len(ids)),
+                                                              real(ids, *rest))[1])
+    cached = cache.candidates(plan, stats, active_only=True)
+    try:
+        assert [c.id for c in found] == [c.id for c in cached]
+        assert len(found) == CANDIDATE_LIMIT and found[-1].id == "zlast"
+        assert len(reads) <= 10 and len(batches) <= 10, (len(reads), batches)
+    finally:
+        db.close()

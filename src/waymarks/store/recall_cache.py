@@ -50,6 +50,7 @@ from waymarks.store.integrity import (
 from waymarks.store.recall_index import (
     CANDIDATE_LIMIT,
     JOINED_ITEM_COLUMNS,
+    READ_AHEAD,
     RECORD_COLUMNS,
     RECORD_WIDTH,
     RecallIndex,
@@ -228,7 +229,8 @@ class RecallCache:
         out: list[tuple[Candidate, str | None]] = []
         last = 0.0
         while len(out) < limit:
-            batch = list(islice(ranking, limit - len(out)))
+            # (at least READ_AHEAD rows a read: see RecallIndex._take)
+            batch = list(islice(ranking, max(READ_AHEAD, limit - len(out))))
             if not batch:
                 break
             read = self._records([rowid for rowid, _ in batch], visible_to, full)
@@ -237,6 +239,8 @@ class RecallCache:
                     continue
                 out.append((candidate, item_class))
                 last = score
+                if len(out) == limit:
+                    break
         return out, last
 
     def stats(self, features: Sequence[str]) -> Stats:

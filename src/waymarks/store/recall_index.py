@@ -85,6 +85,8 @@ RECORD_COLUMNS: Final = ("r.item_id, r.kind, r.status, r.origin, r.created_at, r
 RECORD_WIDTH: Final = 11
 #: the joined ``items`` row (alias ``i``), checksum last, as :func:`verify_item` takes it
 JOINED_ITEM_COLUMNS: Final = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
+#: the fewest ranked rows read a query while candidates are taken (:meth:`RecallIndex._take`)
+READ_AHEAD: Final = 64
 #: the ``meta`` name of the digest of the analysis code that indexed the records
 ANALYSIS_CODE: Final = "recall_analysis"
 #: the statuses of a record no longer in effect (superseded, invalid, expired, deleted):
@@ -486,7 +488,9 @@ class RecallIndex:
         missing = (None,) * (width + (4 if backed else 0))
         out: list[tuple[Any, ...]] = []
         while len(out) < limit:
-            batch = list(itertools.islice(ranking, limit - len(out)))
+            # at least READ_AHEAD rows a query: when rows are skipped (retired, another
+            # session's), asking only for the places left made it a query a row at the end
+            batch = list(itertools.islice(ranking, max(READ_AHEAD, limit - len(out))))
             if not batch:
                 break
             found = {row[0]: row[1:] for row in self.db.execute(
@@ -504,6 +508,8 @@ class RecallIndex:
                             or may_see(scope, path, owner, session_id, project)):
                         continue
                 out.append(row[:width])
+                if len(out) == limit:
+                    break
         return out
 
 
