@@ -123,6 +123,21 @@ def test_a_repair_killed_after_setting_the_database_aside_keeps_the_exclusions(
     assert not (home / "waymarks.db.exclusions-pending").exists()
 
 
+def test_a_long_pending_list_is_still_taken_over(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    """A re-read: the list was read only up to 1 MiB (a FIFO in its place had hung every
+    command), and a longer one was taken for none and deleted: the excluded session's
+    memory applied again, and nothing said so."""
+    excluded, session = excluded_then_damaged(two_sessions, home)
+    aside = killed_repair(home, project, session)
+    pending = home / "waymarks.db.exclusions-pending"
+    pending.write_text(f"{Path(aside).name}\n" + "\n" * (1 << 20))
+    again = make_app(ids=CountingIds(4), session=session)
+    assert_still_excluded(again, excluded)
+    assert not pending.exists()
+
+
 def test_a_copy_gone_before_its_exclusions_were_taken_over_is_a_health_problem(
         make_app: Callable[..., Waymarks], home: Path, project: Path,
         two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:

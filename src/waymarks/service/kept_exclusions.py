@@ -52,12 +52,13 @@ def pending_copies(db_path: Path) -> list[Path]:
     """The copies an interrupted repair set aside whose exclusions are still to be taken
     over; a line that does not name a copy of this database is not read (a copy named
     but gone is reported unreadable)."""
+    from waymarks.files.atomic import NotARegularFile
     from waymarks.files.reading import read_regular
 
     try:  # a FIFO in its place was waited on for ever, by every command's open
-        text = read_regular(pending_path(db_path), limit=1 << 20).decode("utf-8", "replace")
-    except OSError:  # gone; or no list of ours (a FIFO, a directory, a huge file)
-        return []
+        text = read_regular(pending_path(db_path)).decode("utf-8", "replace")
+    except (FileNotFoundError, NotARegularFile):  # none; or no list of ours (a FIFO)
+        return []  # (any other error is raised: a list unread is never dropped in silence)
     prefix = f"{db_path.name}{DAMAGED_MARK}"
     return [db_path.with_name(name) for name in text.splitlines()
             if name.startswith(prefix) and "/" not in name and name.isprintable()]
