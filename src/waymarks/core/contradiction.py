@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
 
 if TYPE_CHECKING:
@@ -259,7 +260,10 @@ _CURRENCY: Final = frozenset("$€£¥")
 @lru_cache(maxsize=SIGNATURE_MEMO)
 def signature(claim: str) -> Signature | None:
     """The signature of a short factual claim, or ``None`` if it states no value or is
-    too long to be one fact."""
+    too long to be one fact. Classification markers (``[ds4:internal]…``) are no words of
+    it: read as subject terms, they made a marked claim another subject than the same
+    claim unmarked, so it was kept beside the fact it contradicts."""
+    claim = strip_markers(claim)
     text = _THOUSANDS.sub(_grouped, _folded(claim))
     values: set[str] = set()
     denied: set[str] = set()

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
-from waymarks.core import contradiction, text
+from waymarks.core import contradiction, privacy, text
 from waymarks.core.contradiction import parts, subject_keys
 from waymarks.store.code_digest import sources_digest
 
@@ -66,13 +66,13 @@ def reset(db: sqlite3.Connection) -> None:
 
 def fingerprint() -> str:
     """A digest of the code that gives a claim its signature (its module and the text
-    folding it uses), as this process loaded it: rows caught up by other code are
-    forgotten."""
+    folding and marker stripping it uses), as this process loaded it: rows caught up by
+    other code are forgotten."""
     return _SIGNATURES
 
 
 #: taken at import, with the code it stands for (see recall_index._ANALYSIS)
-_SIGNATURES: Final = sources_digest(contradiction, text)
+_SIGNATURES: Final = sources_digest(contradiction, privacy, text)
 
 
 def catch_up(db: sqlite3.Connection) -> int:

@@ -1,0 +1,50 @@
+"""The second review of the write-time contradiction check: contradictions accepted
+beside a reason, a negation in another clause or a classification marker, values read
+as fragments, and narrower facts refused. Each through the service on real SQLite; the
+pairs are in the fixture set too (``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _committed(outcome: object) -> str:
+    assert isinstance(outcome, Committed), outcome
+    return outcome.id
+
+
+def _statuses(app: Waymarks) -> dict[str, str]:
+    return dict(app.projection.db.execute("SELECT id, status FROM items").fetchall())
+
+
+def _refused(app: Waymarks, first: str, second: str, scope: str = "session") -> None:
+    earlier = _committed(app.remember(first, scope=scope))
+    refused = app.remember(second)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", (second, refused)
+    assert refused.conflicts == (earlier,)
+    assert list(_statuses(app)) == [earlier]  # nothing appended
+
+
+def _both_kept(app: Waymarks, first: str, second: str) -> None:
+    ids = [_committed(app.remember(first)), _committed(app.remember(second))]
+    assert {_statuses(app)[i] for i in ids} == {"active"}
+    live = app.projection.db.execute("SELECT id, status, key FROM items ORDER BY id").fetchall()
+    app.rebuild_index()  # and a rebuild replays them the same
+    assert app.projection.db.execute(
+        "SELECT id, status, key FROM items ORDER BY id").fetchall() == live
+
+
+@pytest.mark.parametrize("scope", ["session", "project"])
+def test_a_marked_claim_is_compared_without_its_markers(app: Waymarks, project: Path,
+                                                        scope: str) -> None:
+    """README's example with the second claim marked internal: the marker's words were
+    subject terms ({ds4, internal, dev, database, port}), another subject, so it was
+    recorded beside the port it contradicts."""
+    app.trust(str(project))
+    _refused(app, "The database port is 5435.",
+             "[ds4:internal]The dev DB listens on 5436.[/ds4:internal]", scope)
