@@ -48,3 +48,29 @@ def test_a_marked_claim_is_compared_without_its_markers(app: Waymarks, project: 
     app.trust(str(project))
     _refused(app, "The database port is 5435.",
              "[ds4:internal]The dev DB listens on 5436.[/ds4:internal]", scope)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The new-checkout flag is enabled.",
+     "The new-checkout flag is disabled, so don't rely on it."),
+    ("Debug logging is enabled.", "Debug logging is disabled, please don't use it."),
+    ("功能开关 new-checkout 已开启。", "功能开关 new-checkout 已关闭，不要用。"),
+])
+def test_a_negation_in_another_clause_does_not_flip_the_state(app: Waymarks, first: str,
+                                                              second: str) -> None:
+    """"don't" anywhere flipped the state: "disabled, so don't rely on it" read as on,
+    agreeing with "enabled", and the second claim was given a key of its own."""
+    _refused(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("MFA is required for admins.", "MFA is required for admins, it cannot be skipped."),
+    ("缓存已开启。", "缓存已开启，不要关闭它。"),
+])
+def test_a_negation_before_a_state_word_of_its_clause_flips_only_that_word(
+        app: Waymarks, first: str, second: str) -> None:
+    _both_kept(app, first, second)
+    # a negation right before the state word still flips it
+    refused = app.remember(first.replace("is required", "is not required")
+                           .replace("已开启", "未开启"))
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused

@@ -157,9 +157,9 @@ _COPULAS: Final = frozenset(("is", "are", "was", "were"))
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 _PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
-_CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?]")
+_CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
-_FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)")
+_FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。")
 #: single function characters of a Han run (never terms)
 _HAN_STOP: Final = frozenset(
     "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
@@ -484,21 +484,29 @@ def subject_keys(claim: str) -> list[str]:
 
 
 def _state(text: str) -> str | None:
-    """``on`` or ``off`` for a claim asserting a state (negations flip it), else None."""
-    found: list[str] = []
-    for word in _ASCII_WORD.findall(text):
-        if word in _STATES and word not in ("on", "off"):
-            found.append(_STATES[word])
-    found.extend(m.group(1) for m in _ON_OFF.finditer(text))
-    for run in _HAN_RUN.findall(text):
-        found.extend(state for word, state in _STATES.items()
-                     if not word.isascii() and word in run)
-    if len(set(found)) != 1:
-        return None
-    state = found[0]
-    if _NEGATION.search(text):
-        state = "off" if state == "on" else "on"
-    return state
+    """``on`` or ``off`` for a claim asserting a state, else None. A negation flips a
+    state word only when it comes before that word in its clause, with no contrast between
+    (:data:`_DENIES`: "is not enabled" is off, "is not disabled but enabled" on): one
+    anywhere flipped them all, so "is disabled, so don't rely on it" read as on and was
+    kept beside "is enabled", and "is required, it cannot be skipped" was refused beside
+    "is required"."""
+    found: list[tuple[int, str]] = [
+        (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
+        if m.group(0) in _STATES and m.group(0) not in ("on", "off")]
+    found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
+    for word, state in _HAN_STATES:
+        start = text.find(word)
+        while start >= 0:
+            found.append((start, state))
+            start = text.find(word, start + len(word))
+    states = {_FLIPPED[state] if _DENIES.search(_clause_before(text, start)) else state
+              for start, state in found}
+    return states.pop() if len(states) == 1 else None
+
+
+_HAN_STATES: Final = tuple((word, state) for word, state in _STATES.items()
+                           if not word.isascii())
+_FLIPPED: Final = {"on": "off", "off": "on"}
 
 
 def _subject_terms(text: str) -> set[str]:
