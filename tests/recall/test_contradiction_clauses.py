@@ -74,3 +74,37 @@ def test_a_negation_before_a_state_word_of_its_clause_flips_only_that_word(
     refused = app.remember(first.replace("is required", "is not required")
                            .replace("已开启", "未开启"))
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The DB port is 5432.", "The DB port is 5433 after the March infra migration."),
+    ("The worker count is 8.", "The worker count is 16 per Alice from platform team."),
+    ("The API timeout is 30 seconds.",
+     "The API timeout is 60 seconds since the gateway upgrade last week."),
+    ("The base image is python:3.12-slim.", "The base image is python:3.11-slim."),
+    ("The maintenance window is 02:00-04:00 UTC.", "The maintenance window is 02:00-06:00 UTC."),
+    ("The SDK version is 2.0.0-rc1.", "The SDK version is 2.0.0-rc2."),
+    ("The code freeze date is 12/20.", "The code freeze date is 12/22."),
+    ("The supported Python range is 3.10-3.12.", "The supported Python range is 3.11-3.13."),
+    ("The API URL is https://api.example.com/v1.", "The API URL is https://api.example.com/v2."),
+    ("The nightly cron is 0 3 * * *.", "The nightly cron is 0 4 * * *."),
+    ("The code freeze starts on 2026-12-20.", "The code freeze starts on 2026-12-22."),
+])
+def test_a_correction_sharing_the_derived_key_is_not_kept_apart(app: Waymarks, first: str,
+                                                                second: str) -> None:
+    """key_apart gave the second claim a key of its own whenever the signatures did not
+    contradict, also when they could not tell: a reason clause added more subject terms
+    than a paraphrase may, or the value matched a fragment shared by both
+    (``python:3.12-slim`` read as 3). Both stayed active and were recalled."""
+    _refused(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Debug logging is enabled in staging.", "Debug logging is disabled in production."),
+    ("Redis port is 6379 and Postgres port is 5432.", "The Redis port is 6379."),
+    ("The base image is python:3.12-slim.", "The base image is python:3.12-slim for builds."),
+    ("The DB is at db.internal:5432.", "The DB is at db.internal:5432 behind pgbouncer."),
+])
+def test_two_facts_or_a_restatement_are_still_kept_apart(app: Waymarks, first: str,
+                                                         second: str) -> None:
+    _both_kept(app, first, second)

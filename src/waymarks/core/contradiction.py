@@ -47,8 +47,18 @@ MIN_CONTAINED_TERMS: Final = 2
 #: many more subject terms than the other is about something else
 MAX_EXTRA_TERMS: Final = 2
 
+#: a value is matched whole or not at all: the number alternative is atomic and may not
+#: end before ``-``, ``/`` or a letter, nor start after ``3:`` (it backtracked to a
+#: fragment: ``python:3.12-slim`` read as 3, ``2.0.0-rc1`` as 2.0, ``02:00-04:00`` as
+#: 02 and 00, ``12/20`` as 12, and the fragment shared with ``python:3.11-slim`` meant
+#: agreement); a cron line, a time or time range, an ISO date and a URL are one value each
 _VALUE: Final = lazy(
-    r"(?<![a-z0-9_./-])v?\d+(?:[.:]\d+)*(?:%|ms|s|min|m|h|[kmgt]i?b)?(?![a-z0-9_-])"
+    r"(?<![\w*/,-])(?=(?:[\d*/,-]+ ){0,4}[\d/,-]*\*)(?:[\d*/,-]+ ){4}[\d*/,-]+(?![\w*/,-])"
+    r"|(?<![\w.:/-])\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?(?![\w/:-])"
+    r"|(?<![\w./-])\d{4}-\d{2}-\d{2}(?![\w/-])"
+    r"|(?<![\w.-])[a-z][a-z0-9+.-]*://[^\s,;)\]>\"'。、）]+"
+    r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|[kmgt]i?b)?"
+    r"(?![a-z0-9_/-])"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
 )
@@ -422,6 +432,24 @@ def contradicts(a: Signature, b: Signature) -> bool:
     return (len(small) >= MIN_CONTAINED_TERMS and small < large
             and len(large) - len(small) <= MAX_EXTRA_TERMS
             and all(_words_of(term) <= small for term in large - small if "_" in term))
+
+
+def two_facts(a: Signature, b: Signature) -> bool:
+    """Whether two signatures positively show two facts that may both hold: a value in
+    common (the claims agree on it; :func:`contradicts` checks its denials), values of
+    other kinds only (other attributes), or subjects that each name something the other
+    does not. Not when one subject contains the other, however many terms it adds:
+    "The DB port is 5433 after the March infra migration." is about the DB port (its
+    reason added three subject terms, more than :data:`MAX_EXTRA_TERMS`, so the claims
+    did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
+    if contradicts(a, b):
+        return False
+    if a.values & b.values:
+        return True
+    mine, theirs = a.values - a.denied, b.values - b.denied
+    if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
+        return True
+    return not (a.subject <= b.subject or b.subject <= a.subject)
 
 
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may

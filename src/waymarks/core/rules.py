@@ -282,21 +282,22 @@ def key_apart(view: StateView, candidate: ItemState,
     derived key: "Debug logging is enabled in staging." and "Debug logging is disabled in
     production." both key on "debug logging", and "The Redis port is 6379." restates half
     of "Redis port is 6379 and Postgres port is 5432.". When both claims have signatures
-    (:mod:`waymarks.core.contradiction`) and those say the claims do not contradict
-    (another subject, or a value in common), the new claim is written with an explicit key
+    (:mod:`waymarks.core.contradiction`) and those positively show two facts
+    (:func:`~waymarks.core.contradiction.two_facts`: a value in common, other attributes,
+    or subjects neither of which contains the other), the new claim is written with an explicit key
     (the slug of its whole text) instead: a field every version reads, so the live
     projection, a rebuild and older readers all replay it as active, and the replay rule
     itself stays unchanged for every record already written. ``None`` (the conflict stands)
     when the candidate has an explicit key, no signature or an unplaced negation, a polarity
     conflict, a shared key with a claim that chose it explicitly, that its signature
-    contradicts, that has none or a negation its signature does not place (on a value or
-    a state), or when the new key is itself taken.
+    does not show to be another fact, that has none or a negation its signature does not
+    place (on a value or a state), or when the new key is itself taken.
     ``ignore``: the item a supersede replaces."""
     item = candidate.item
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
-    from waymarks.core.contradiction import contradicts, signature, unplaced_negation
+    from waymarks.core.contradiction import signature, two_facts, unplaced_negation
 
     mine = signature(candidate.text)
     if mine is None or unplaced_negation(candidate.text, mine):
@@ -313,7 +314,8 @@ def key_apart(view: StateView, candidate: ItemState,
                 other.item):
             return None  # a key a person or tool chose for that fact: it holds
         theirs = signature(other.text)
-        if theirs is None or unplaced_negation(other.text, theirs) or contradicts(mine, theirs):
+        if theirs is None or unplaced_negation(other.text, theirs) or not two_facts(
+                mine, theirs):
             return None
         tied = True
     key = normalize_key(candidate.norm)
