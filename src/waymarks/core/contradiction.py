@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -103,60 +104,6 @@ _HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 #: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it
 _NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
 
-#: surface word -> canonical subject term (English words and Chinese words alike)
-_TERMS: Final[dict[str, str]] = {
-    word: name
-    for name, words in {
-        "database": ("database", "databases", "db", "dbs", "数据库", "資料庫"),
-        "port": ("port", "ports", "listen", "listens", "listening", "端口", "埠", "监听",
-                 "端口号"),
-        "host": ("host", "hostname", "主机", "主机名"),
-        "timeout": ("timeout", "timeouts", "超时"),
-        "version": ("version", "versions", "版本"),
-        "password": ("password", "passwords", "密码"),
-        "user": ("user", "users", "username", "用户", "用户名"),
-        "branch": ("branch", "branches", "分支"),
-        "cache": ("cache", "caches", "cached", "caching", "缓存"),
-        "server": ("server", "servers", "服务器", "服务端"),
-        "flag": ("flag", "flags", "开关", "功能开关", "特性开关"),
-        "feature": ("feature", "features", "功能", "特性"),
-        "log": ("log", "logs", "logging", "日志"),
-        "level": ("level", "级别", "等级"),
-        "test": ("test", "tests", "测试"),
-        "deploy": ("deploy", "deploys", "deployment", "deployments", "部署", "发布", "上线"),
-        "limit": ("limit", "limits", "上限", "限制"),
-        "size": ("size", "大小"),
-        "retry": ("retry", "retries", "retried", "重试"),
-        "worker": ("worker", "workers", "工作进程"),
-        "directory": ("directory", "dir", "folder", "目录", "文件夹"),
-        "path": ("path", "路径"),
-        "queue": ("queue", "队列"),
-        "region": ("region", "区域", "地区"),
-        "api": ("api", "接口"),
-        "key": ("key", "keys", "密钥"),
-        "token": ("token", "tokens", "令牌"),
-        "dev": ("dev", "development", "开发"),
-        "prod": ("prod", "production", "生产"),
-        "staging": ("staging", "预发"),
-        "build": ("build", "builds", "构建", "编译"),
-        "service": ("service", "services", "服务"),
-        "interval": ("interval", "间隔"),
-        "expiry": ("ttl", "expiry", "expires", "expiration", "过期", "有效期"),
-        "memory": ("memory", "ram", "内存"),
-        "node": ("node", "nodes", "节点"),
-        "replica": ("replica", "replicas", "副本"),
-        "default": ("default", "defaults", "默认"),
-        "encoding": ("encoding", "charset", "编码"),
-        "language": ("language", "语言"),
-        "team": ("team", "团队"),
-        "owner": ("owner", "owners", "owned", "负责人", "负责"),
-        "request": ("request", "requests", "请求"),
-        "count": ("count", "number", "数量", "个数", "次数", "数目"),
-        "max": ("max", "maximum", "最大", "最多"),
-        "min": ("min", "minimum", "最小", "最少"),
-    }.items()
-    for word in words
-}
 #: words that may follow a stated value ("listens on 8080 in dev"); any other word after
 #: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
 _VALUE_FOLLOWERS: Final = frozenset(
