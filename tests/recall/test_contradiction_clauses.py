@@ -108,3 +108,54 @@ def test_a_correction_sharing_the_derived_key_is_not_kept_apart(app: Waymarks, f
 def test_two_facts_or_a_restatement_are_still_kept_apart(app: Waymarks, first: str,
                                                          second: str) -> None:
     _both_kept(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API listens on port 8080.", "The API metrics port is 9090."),
+    ("The web server port is 8080.", "The web server admin port is 8081."),
+    ("Redis port is 6379.", "Redis sentinel port is 26379."),
+    ("The cache TTL is 300 seconds.", "The user cache TTL is 60 seconds."),
+    ("The log retention is 30 days.", "The audit log retention is 365 days."),
+    ("The worker count is 8.", "The worker count for the email queue is 2."),
+    ("Node version is 20.", "The node exporter version is 1.7."),
+    ("数据库端口是 5432。", "分析数据库端口是 8123。"),
+])
+def test_a_narrower_attribute_is_another_fact(app: Waymarks, first: str,
+                                              second: str) -> None:
+    """A word more in the subject phrase ("metrics", "sentinel", "audit") names a narrower
+    thing: refused as the same fact, the suggested supersede would have deleted a true
+    one."""
+    _both_kept(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The database port is 5435.", "The dev DB listens on 5436."),
+    ("The database port is 5435.", "The production database port is 5436."),
+    ("The request timeout is 15 s.", "Request timeout defaults to 10 s."),
+    ("The payments service has 6 replicas.", "Payments runs 4 replicas."),
+    ("数据库端口是 5435。", "开发数据库端口是 5436。"),
+])
+def test_an_environment_or_generic_word_qualifies_the_same_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    _refused(app, first, second)
+
+
+@pytest.mark.parametrize("first", ["The dev DB listens on 5436.",
+                                   "The dev database port is 5436."])
+def test_an_explicit_key_keeps_a_new_claim_apart_from_one_without(
+        app: Waymarks, first: str) -> None:
+    """The writer's ``--key`` says two facts: it was honoured only when the stored claim
+    had an explicit key too, so a claim the signature took for the same fact could not be
+    recorded at all. The replay rule compares keys, so a rebuild keeps both active."""
+    earlier = _committed(app.remember(first))
+    refused = app.remember("The database port is 5437.")
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    later = _committed(app.remember("The database port is 5437.", key="ci-db-port"))
+    live = app.projection.db.execute("SELECT id, status, key FROM items ORDER BY id").fetchall()
+    assert {row[0]: row[1] for row in live} == {earlier: "active", later: "active"}
+    app.rebuild_index()
+    assert app.projection.db.execute(
+        "SELECT id, status, key FROM items ORDER BY id").fetchall() == live
+    # the same key, loosely, is the same fact still
+    again = app.remember("The database port is 5438.", key="CI db_port")
+    assert isinstance(again, Rejected) and again.code == "conflict", again

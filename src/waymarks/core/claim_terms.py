@@ -41,6 +41,7 @@ TERMS: Final[dict[str, str]] = {
         "dev": ("dev", "development", "开发"),
         "prod": ("prod", "production", "生产"),
         "staging": ("staging", "预发"),
+        "local": ("local", "本地"),
         "build": ("build", "builds", "构建", "编译"),
         "service": ("service", "services", "服务"),
         "interval": ("interval", "间隔"),
@@ -60,3 +61,14 @@ TERMS: Final[dict[str, str]] = {
     }.items()
     for word in words
 }
+
+#: subject terms that qualify a fact without naming another thing: the environment it
+#: holds in (README's "The dev DB listens on 5436." contradicts "The database port is
+#: 5435.") and generic words a paraphrase adds ("the payments service", "the worker
+#: count", "the request timeout defaults to …"). Any other word in a subject before its
+#: verb names a narrower thing ("the API metrics port", "the Redis sentinel port", "the
+#: user cache TTL"): another fact
+SAME_FACT: Final = frozenset((
+    "dev", "prod", "staging", "local", "qa", "uat", "sandbox", "preview", "live",
+    "default", "current", "feature", "count", "service", "endpoint", "port", "setting",
+    "config", "configuration"))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
@@ -113,6 +114,8 @@ _VALUE_FOLLOWERS: Final = frozenset(
 _COPULAS: Final = frozenset(("is", "are", "was", "were"))
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 _PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
+#: where a claim's subject phrase ends: its copula (or the first value, when earlier)
+_HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
@@ -184,6 +187,10 @@ class Signature(msgspec.Struct, frozen=True):
     #: negation right before the value, in its clause ("never expose it" denies no value);
     #: a denied state is the opposite state instead ("is not enabled": off)
     denied: frozenset[str] = frozenset()
+    #: the subject terms before the claim's verb or first value (its subject phrase: "the
+    #: API metrics port" of "The API metrics port is 9090."), where a word more names a
+    #: narrower thing; the terms after it qualify the value ("… 5433 after the migration")
+    head: frozenset[str] = frozenset()
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -226,6 +233,8 @@ def signature(claim: str) -> Signature | None:
     denied: set[str] = set()
     pieces: list[str] = []
     position = 0
+    phrase: str | None = None  # the subject phrase and more, up to the first value
+    names: set[str] = set()  # the numbers and letters that name the subject
     for match in _VALUE.finditer(text):
         pieces.append(text[position:match.start()])
         position = match.end()
@@ -233,10 +242,13 @@ def signature(claim: str) -> Signature | None:
         identifier = _identifier(text, match.start(), match.end(), raw)
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
+            names.add(identifier)
             continue
         if raw[:1] == "v" and raw[1:2].isdigit():
             raw = raw[1:]  # "v3.2" and "3.2" are one version
         value, position, noun = _with_unit(text, raw, position)
+        if phrase is None:
+            phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
         if _DENIES.search(_clause_before(text, match.start())):
@@ -249,19 +261,26 @@ def signature(claim: str) -> Signature | None:
     rest = "".join(pieces) + text[position:]
     state = _state(text)
     if state is not None:
-        values.add("s:" + state)
+        values.add("s:" + state[0])
+        if phrase is None:  # a state only: its subject phrase ends at the state word
+            phrase = text[:state[1]]
     if not values or len(values) > MAX_VALUES:
         return None
     subject = _subject_terms(rest)
+    phrase = rest if phrase is None else phrase
+    verb = _HEAD_END.search(phrase)
+    head = _subject_terms(phrase[:verb.start()] if verb else phrase)
     # "build step 3-5 takes 5s" and "build step 3-7 takes 7s" are about two steps (a
     # hyphenated number after a name is part of the name, never a value; after a stop
     # word, as in "the date is 2024-01-02", it is not taken as a name)
-    subject.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
-                   if m.group(1) not in _STOP)
-    subject.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
+    names.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
+                 if m.group(1) not in _STOP)
+    names.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
+    subject |= names
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
-    return Signature(frozenset(subject), frozenset(values), frozenset(denied))
+    return Signature(frozenset(subject), frozenset(values), frozenset(denied),
+                     frozenset(head & subject | names))
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
@@ -369,23 +388,40 @@ def contradicts(a: Signature, b: Signature) -> bool:
         if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
             return False  # other attributes, a side asserting none ("is not 5432"), or
             # a bare number that is the measure's amount ("30" and "30 seconds")
-    if a.subject == b.subject:
+    return a.subject == b.subject or _about(a, b) or _about(b, a)
+
+
+def _about(small: Signature, large: Signature) -> bool:
+    """Whether ``large`` is about ``small``'s fact: its subject contains the smaller (of
+    at least two terms), with at most :data:`MAX_EXTRA_TERMS` more, none naming a
+    narrower thing (:func:`_narrower`)."""
+    return (len(small.subject) >= MIN_CONTAINED_TERMS and small.subject < large.subject
+            and len(large.subject) - len(small.subject) <= MAX_EXTRA_TERMS
+            and not _narrower(small, large))
+
+
+def _narrower(small: Signature, large: Signature) -> bool:
+    """Whether a term the larger subject adds names a narrower thing: a word of its subject
+    phrase other than a qualifier of the same fact (:data:`SAME_FACT`: "The API metrics
+    port is 9090." is not about "The API listens on port 8080.", "The dev DB listens on
+    5436." is about "The database port is 5435."), or an identifier not made of the
+    smaller's words ("db_port" is "db port", "test_db_port" is not)."""
+    extra = large.subject - small.subject
+    identifiers = {term for term in extra if "_" in term}
+    if any(not _words_of(term) <= small.subject for term in identifiers):
         return True
-    small, large = (a.subject, b.subject) if len(a.subject) <= len(b.subject) else (
-        b.subject, a.subject)
-    # an identifier the larger names is its subject only when all its words are the
-    # smaller's: "db_port" is "db port", "test_db_port" is not (it was, in words, while
-    # not "db_port")
-    return (len(small) >= MIN_CONTAINED_TERMS and small < large
-            and len(large) - len(small) <= MAX_EXTRA_TERMS
-            and all(_words_of(term) <= small for term in large - small if "_" in term))
+    # an identifier's pieces are its words ("api_v2" is "api v2", whose "v2" is a value)
+    pieces = {_term(piece) for term in identifiers for piece in term.split("_")}
+    return any(term in large.head and term not in SAME_FACT
+               for term in extra - identifiers - pieces)
 
 
 def two_facts(a: Signature, b: Signature) -> bool:
     """Whether two signatures positively show two facts that may both hold: a value in
     common (the claims agree on it; :func:`contradicts` checks its denials), values of
-    other kinds only (other attributes), or subjects that each name something the other
-    does not. Not when one subject contains the other, however many terms it adds:
+    other kinds only (other attributes), subjects that each name something the other
+    does not, or one naming a narrower thing (:func:`_narrower`). Not when one subject
+    contains the other otherwise, however many terms it adds:
     "The DB port is 5433 after the March infra migration." is about the DB port (its
     reason added three subject terms, more than :data:`MAX_EXTRA_TERMS`, so the claims
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
@@ -396,7 +432,9 @@ def two_facts(a: Signature, b: Signature) -> bool:
     mine, theirs = a.values - a.denied, b.values - b.denied
     if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
         return True
-    return not (a.subject <= b.subject or b.subject <= a.subject)
+    if a.subject <= b.subject:
+        return _narrower(a, b)
+    return _narrower(b, a) if b.subject <= a.subject else True
 
 
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
@@ -458,8 +496,9 @@ def subject_keys(claim: str) -> list[str]:
     return [*("t:" + term for term in found.subject), whole(found.subject)]
 
 
-def _state(text: str) -> str | None:
-    """``on`` or ``off`` for a claim asserting a state, else None. A negation flips a
+def _state(text: str) -> tuple[str, int] | None:
+    """``on`` or ``off`` for a claim asserting a state and where its first state word is,
+    else None. A negation flips a
     state word only when it comes before that word in its clause, with no contrast between
     (:data:`_DENIES`: "is not enabled" is off, "is not disabled but enabled" on): one
     anywhere flipped them all, so "is disabled, so don't rely on it" read as on and was
@@ -476,7 +515,7 @@ def _state(text: str) -> str | None:
             start = text.find(word, start + len(word))
     states = {_FLIPPED[state] if _DENIES.search(_clause_before(text, start)) else state
               for start, state in found}
-    return states.pop() if len(states) == 1 else None
+    return (states.pop(), min(found)[0]) if len(states) == 1 else None
 
 
 _HAN_STATES: Final = tuple((word, state) for word, state in _STATES.items()

@@ -256,15 +256,20 @@ def find_contradictions(
 
 
 def _keyed_apart(one: ItemState, other: ItemState) -> bool:
-    """Both claims carry explicit keys, and they differ: the writer said they are two facts.
-    Compared loosely (:func:`loose_key`): ``db_port`` and ``DB port`` are no two facts, and
-    they switched the check off for a claim that contradicts.
+    """The new claim carries an explicit key, and the other claim's key (explicit, derived
+    or none) is another: the writer said they are two facts, and the replay rule agrees
+    (it compares keys). Compared loosely (:func:`loose_key`): ``db_port`` and ``DB port``
+    are no two facts, and they switched the check off for a claim that contradicts.
+    Honoured only when both claims carried explicit keys, it left a writer with no way to
+    record "The API metrics port is 9090." beside "The API listens on port 8080.":
+    ``--key`` was refused the same, and the suggested supersede deleted a true fact.
     A key :func:`key_apart` gave is no such word (two claims kept apart from a third are
     not thereby apart from each other)."""
-    a = one.item.key if isinstance(one.item, MemoryItem) and not is_auto_key(one.item) else None
-    b = (other.item.key if isinstance(other.item, MemoryItem) and not is_auto_key(other.item)
-         else None)
-    return bool(a and b and loose_key(a) != loose_key(b))
+    mine = one.item.key if isinstance(one.item, MemoryItem) and not is_auto_key(
+        one.item) else None
+    if not mine:
+        return False
+    return other.key is None or loose_key(mine) != loose_key(other.key)
 
 
 def is_auto_key(item: MemoryItem) -> bool:
