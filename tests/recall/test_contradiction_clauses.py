@@ -159,3 +159,30 @@ def test_an_explicit_key_keeps_a_new_claim_apart_from_one_without(
     # the same key, loosely, is the same fact still
     again = app.remember("The database port is 5438.", key="CI db_port")
     assert isinstance(again, Rejected) and again.code == "conflict", again
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("默认分支是 main。", "默认分支是 master。"),
+    ("日志级别是 info。", "日志级别是 debug。"),
+    ("部署区域是 us-east-1。", "部署区域是 eu-west-1。"),
+    ("部署区域是 us-east-1。", "The deploy region is us-west-2."),
+    ("默认分支是 main。", "默认分支不是 main。"),
+    ("The deploy region is us-east-1.", "The deployment region is us-west-2."),
+    ("log_level = debug", "log level = info"),
+])
+def test_a_word_or_hyphenated_name_after_a_copula_is_a_value(app: Waymarks, first: str,
+                                                             second: str) -> None:
+    """README promises another value "in English or Chinese": a Chinese claim has no
+    derived key, and its signature had no value in a word or in ``us-east-1`` (the number
+    was glued to the name), so each pair was recorded."""
+    _refused(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The checkout-v2 flag is enabled.", "The checkout-v3 flag is disabled."),
+    ("默认分支是 main。", "默认分支是 main，不要直接推送。"),
+    ("部署区域是 us-east-1。", "The deploy region is us-east-1."),
+])
+def test_a_name_before_its_copula_or_the_same_word_value_is_no_conflict(
+        app: Waymarks, first: str, second: str) -> None:
+    _both_kept(app, first, second)

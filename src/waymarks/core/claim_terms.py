@@ -1,6 +1,8 @@
 """The vocabulary of claim signatures (:mod:`waymarks.core.contradiction`): surface words,
 English and Chinese, mapped to one canonical subject term each, so ``DB``, ``database``
-and ``数据库`` are one term and ``listens`` is the port. Pure data."""
+and ``数据库`` are one term and ``listens`` is the port; the words that qualify a fact
+rather than name another, the state words, the Chinese function words and the unit words.
+Pure data."""
 
 from __future__ import annotations
 
@@ -72,3 +74,24 @@ SAME_FACT: Final = frozenset((
     "dev", "prod", "staging", "local", "qa", "uat", "sandbox", "preview", "live",
     "default", "current", "feature", "count", "service", "endpoint", "port", "setting",
     "config", "configuration"))
+
+#: on/off words, English and Chinese, and the state each asserts
+STATES: Final[dict[str, str]] = {
+    "enabled": "on", "enable": "on", "on": "on", "true": "on", "active": "on",
+    "allowed": "on", "required": "on", "mandatory": "on",
+    "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
+    "forbidden": "off", "optional": "off",
+    "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
+    "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
+}
+#: single function characters of a Han run (never terms)
+HAN_STOP: Final = frozenset(
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
+#: function words of more than one character, matched whole (a character set would drop
+#: "前" of "前端" for being part of "目前")
+HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
+                         "不是", "没有")
+#: unit words after a number, which no name is
+UNITS: Final = frozenset(
+    "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
+    " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())

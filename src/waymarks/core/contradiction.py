@@ -30,8 +30,12 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
+from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
 from waymarks.core.claim_terms import SAME_FACT
+from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
+from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -63,18 +67,19 @@ _VALUE: Final = lazy(
     r"(?![a-z0-9_/-])"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
+    # a hyphenated name ending in a number ("us-east-1"): a value after a copula only
+    r"|(?<![\w./-])(?P<named>[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*)(?![\w-]|\.\w)"
 )
+#: a copula earlier in the clause: a hyphenated name after it is the value ("The deploy
+#: region is us-east-1."), before it the subject ("The checkout-v2 flag is enabled.")
+_COPULA_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=|是|为")
+#: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``: the
+#: value ("默认分支是 main。", "log_level = debug"); an English "is" is followed by too
+#: many other things ("is fast", "is the owner") to read its word so
+_WORD_VALUE: Final = lazy(r"(?:是|为|=)\s*([a-z][\w.+-]*)\s*(?=[。.!;,?]|$)")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 _LETTER_NAME: Final = lazy(
     r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
-_STATES: Final[dict[str, str]] = {
-    "enabled": "on", "enable": "on", "on": "on", "true": "on", "active": "on",
-    "allowed": "on", "required": "on", "mandatory": "on",
-    "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
-    "forbidden": "off", "optional": "off",
-    "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
-    "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
-}
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 #: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"; typed
@@ -120,13 +125,6 @@ _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
 _FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。")
-#: single function characters of a Han run (never terms)
-_HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
-#: function words of more than one character, matched whole (a character set would drop
-#: "前" of "前端" for being part of "目前")
-_HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
-                          "不是", "没有")
 #: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
 #: (:func:`_han_terms`), by their first character
 _HAN_TERMS: Final = tuple(sorted(
@@ -173,9 +171,7 @@ _SECONDS: Final[dict[str, Fraction]] = {
     **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
 }
 _UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b"}
-_UNITS: Final = frozenset(
-    "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
-    " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
+
 
 
 class Signature(msgspec.Struct, frozen=True):
@@ -232,6 +228,13 @@ def signature(claim: str) -> Signature | None:
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
+    for word in reversed(list(_WORD_VALUE.finditer(text))):
+        if word.group(1) in _STOP:
+            continue
+        values.add("v:" + word.group(1))
+        if _DENIES.search(_clause_before(text, word.start(1))):
+            denied.add("v:" + word.group(1))
+        text = text[:word.start(1)] + " " * len(word.group(1)) + text[word.end(1):]
     position = 0
     phrase: str | None = None  # the subject phrase and more, up to the first value
     names: set[str] = set()  # the numbers and letters that name the subject
@@ -239,6 +242,10 @@ def signature(claim: str) -> Signature | None:
         pieces.append(text[position:match.start()])
         position = match.end()
         raw = match.group(0).rstrip(".")
+        if match.group("named") and not _COPULA_BEFORE.search(
+                _clause_before(text, match.start())):
+            pieces.append(raw)  # a name of the subject
+            continue
         identifier = _identifier(text, match.start(), match.end(), raw)
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
