@@ -186,3 +186,27 @@ def test_a_word_or_hyphenated_name_after_a_copula_is_a_value(app: Waymarks, firs
 def test_a_name_before_its_copula_or_the_same_word_value_is_no_conflict(
         app: Waymarks, first: str, second: str) -> None:
     _both_kept(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("缓存已开启。", "缓存已关闭，不要依赖它。"),
+    ("The payments API is enabled.",
+     "The payments API is disabled until the audit, nobody can call it."),
+])
+def test_a_clause_of_advice_is_no_part_of_the_subject(app: Waymarks, first: str,
+                                                      second: str) -> None:
+    """"不要依赖它" added three subject terms to a one-term subject, so the contradiction
+    (no derived key in Chinese) went unseen."""
+    _refused(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The cache is enabled in prod.", "The cache is enabled in prod; nobody should disable it."),
+    ("Debug logging is enabled by default.",
+     "Debug logging is enabled by default, you don't need to enable it."),
+])
+def test_a_state_word_in_a_clause_of_advice_states_nothing(app: Waymarks, first: str,
+                                                           second: str) -> None:
+    """Its "disable" made the claim state both on and off, so it had no signature and the
+    shared derived key refused it."""
+    _both_kept(app, first, second)

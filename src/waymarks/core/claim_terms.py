@@ -6,6 +6,7 @@ Pure data."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Final
 
 #: surface word -> canonical subject term (English words and Chinese words alike)
@@ -95,3 +96,20 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
 UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
+#: a rate's time unit, by its words
+RATE_NAMES: Final[dict[str, str]] = {
+    **dict.fromkeys(("second", "seconds", "sec", "secs"), "s"),
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "min"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "h"),
+    **dict.fromkeys(("day", "days"), "d"), **dict.fromkeys(("week", "weeks"), "w"),
+}
+#: a duration's unit in seconds
+SECONDS: Final[dict[str, Fraction]] = {
+    **dict.fromkeys(("ms", "millis", "millisecond", "milliseconds", "毫秒"), Fraction(1, 1000)),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒"), Fraction(1)),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟"), Fraction(60)),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时"), Fraction(3600)),
+    **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
+    **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
+}
+UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b"}

@@ -32,9 +32,12 @@ import msgspec
 
 from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
 from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
+from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
+from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
+from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
@@ -73,6 +76,12 @@ _VALUE: Final = lazy(
 #: a copula earlier in the clause: a hyphenated name after it is the value ("The deploy
 #: region is us-east-1."), before it the subject ("The checkout-v2 flag is enabled.")
 _COPULA_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=|是|为")
+#: a clause of advice or consequence after the fact ("…, so don't rely on it", "…; nobody
+#: should disable it", "，不要依赖它"): what to do about the fact, no part of its subject
+#: or state (its words made the subject too long to contain the stored one's)
+_ADVICE: Final = lazy(
+    r"\s*(?:so|please|pls|don't|dont|do not|never|nobody|no one|you|we|it|they|see|thus|hence"
+    r"|because)\b|\s*(?:不要|别|请|所以|因此|勿|不能|不用|无需)")
 #: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``: the
 #: value ("默认分支是 main。", "log_level = debug"); an English "is" is followed by too
 #: many other things ("is fast", "is the owner") to read its word so
@@ -124,7 +133,7 @@ _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
-_FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。")
+_FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。|[;:,!?](?=[\u3400-\u9fff])")
 #: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
 #: (:func:`_han_terms`), by their first character
 _HAN_TERMS: Final = tuple(sorted(
@@ -155,22 +164,6 @@ _UNIT_AFTER: Final = lazy(
 #: a rate's time unit after a value and perhaps a count noun ("100 requests per minute")
 _PER: Final = lazy(
     r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b")
-_RATE_NAMES: Final[dict[str, str]] = {
-    **dict.fromkeys(("second", "seconds", "sec", "secs"), "s"),
-    **dict.fromkeys(("minute", "minutes", "min", "mins"), "min"),
-    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "h"),
-    **dict.fromkeys(("day", "days"), "d"), **dict.fromkeys(("week", "weeks"), "w"),
-}
-#: a duration's unit in seconds
-_SECONDS: Final[dict[str, Fraction]] = {
-    **dict.fromkeys(("ms", "millis", "millisecond", "milliseconds", "毫秒"), Fraction(1, 1000)),
-    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒"), Fraction(1)),
-    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟"), Fraction(60)),
-    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时"), Fraction(3600)),
-    **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
-    **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
-}
-_UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b"}
 
 
 
@@ -228,6 +221,7 @@ def signature(claim: str) -> Signature | None:
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
+    text = _without_advice(text)
     for word in reversed(list(_WORD_VALUE.finditer(text))):
         if word.group(1) in _STOP:
             continue
@@ -288,6 +282,17 @@ def signature(claim: str) -> Signature | None:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
                      frozenset(head & subject | names))
+
+
+def _without_advice(text: str) -> str:
+    """``text`` with each clause of advice (:data:`_ADVICE`) after the first blanked, unless
+    it states a value ("so don't use 5433" denies one)."""
+    ends = [m.end() for m in _FORWARD_CLAUSE.finditer(text)]
+    for start, end in zip(ends, [*ends[1:], len(text)], strict=False):
+        clause = text[start:end]
+        if _ADVICE.match(clause) and _VALUE.search(clause) is None:
+            text = text[:start] + " " * len(clause) + text[end:]
+    return text
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
