@@ -210,3 +210,19 @@ def test_a_state_word_in_a_clause_of_advice_states_nothing(app: Waymarks, first:
     """Its "disable" made the claim state both on and off, so it had no signature and the
     shared derived key refused it."""
     _both_kept(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The cache size is 1 GB.", "The cache size is 1024 MB."),
+    ("缓存大小是 1 GB。", "缓存大小是 1024 MB。"),
+    ("The API timeout is 30 seconds.", "The API timeout is thirty seconds."),
+    ("The API timeout is 30 seconds.", "The API timeout is half a minute."),
+    ("The retry count is 3.", "The retry count is three."),
+])
+def test_one_value_in_other_units_or_words_is_no_conflict(app: Waymarks, first: str,
+                                                          second: str) -> None:
+    _both_kept(app, first, second)
+    refused = app.remember(second.replace("1024", "2048").replace("thirty", "forty")
+                           .replace("half a minute", "half an hour")
+                           .replace("three", "five"))
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused

@@ -39,6 +39,8 @@ from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
+from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
+from waymarks.core.claim_values import kinds, one_amount, spelled
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -111,7 +113,6 @@ _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _DENIES: Final = lazy(rf"(?:{_NEGATING})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
-_LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+)?")
 #: the word right after a number when it is a plural noun: a count ("1500 tests", not
 #: "5432 internally")
 _COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
@@ -127,7 +128,6 @@ _VALUE_FOLLOWERS: Final = frozenset(
 #: of them, right after a name, names the subject
 _COPULAS: Final = frozenset(("is", "are", "was", "were"))
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
-_PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
@@ -217,7 +217,7 @@ def signature(claim: str) -> Signature | None:
     it: read as subject terms, they made a marked claim another subject than the same
     claim unmarked, so it was kept beside the fact it contradicts."""
     claim = strip_markers(claim)
-    text = _THOUSANDS.sub(_grouped, _folded(claim))
+    text = spelled(_THOUSANDS.sub(_grouped, _folded(claim)))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
@@ -352,8 +352,9 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
         value = f"d:{Fraction(amount) * _SECONDS[unit]}s"
     elif unit in ("%", "percent"):
         value = f"p:{amount}%"
-    elif unit:
-        value = f"b:{amount}{_UNIT_NAMES.get(unit, unit)}"
+    elif unit:  # a size in bytes ("1 GB" is "1024 MB"; binary multiples, as memory is)
+        unit = _UNIT_NAMES.get(unit, unit)
+        value = f"b:{Fraction(amount) * 1024 ** 'bkmgt'.index(unit[0])}b"
     rate = _PER.match(text, end)
     if rate is None:
         return value, end, ""
@@ -397,7 +398,7 @@ def contradicts(a: Signature, b: Signature) -> bool:
             return False  # agreeing on it, or denying it both
     else:
         mine, theirs = a.values - a.denied, b.values - b.denied
-        if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
+        if kinds(mine).isdisjoint(kinds(theirs)) or one_amount(mine, theirs):
             return False  # other attributes, a side asserting none ("is not 5432"), or
             # a bare number that is the measure's amount ("30" and "30 seconds")
     return a.subject == b.subject or _about(a, b) or _about(b, a)
@@ -442,46 +443,11 @@ def two_facts(a: Signature, b: Signature) -> bool:
     if a.values & b.values:
         return True
     mine, theirs = a.values - a.denied, b.values - b.denied
-    if _kinds(mine).isdisjoint(_kinds(theirs)) or _one_amount(mine, theirs):
+    if kinds(mine).isdisjoint(kinds(theirs)) or one_amount(mine, theirs):
         return True
     if a.subject <= b.subject:
         return _narrower(a, b)
     return _narrower(b, a) if b.subject <= a.subject else True
-
-
-#: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
-#: be any of them, so it is compared with each
-_MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
-
-
-def _one_amount(mine: frozenset[str], theirs: frozenset[str]) -> bool:
-    """Whether a bare number on one side is the amount of a measure on the other, in a
-    unit it is written in (a duration's in seconds, minutes, hours or milliseconds)."""
-    for bare, measures in ((mine, theirs), (theirs, mine)):
-        numbers = {Fraction(v[2:]) for v in bare
-                   if v[:2] == "v:" and _PLAIN_NUMBER.fullmatch(v[2:]) and v.count(".") <= 1}
-        if numbers and any(numbers & _amounts(v) for v in measures if v[:2] in _MEASURES):
-            return True
-    return False
-
-
-def _amounts(value: str) -> set[Fraction]:
-    found = _LEADING_NUMBER.match(value, 2)
-    if found is None:
-        return set()
-    amount = Fraction(found.group(0))
-    if value[:2] != "d:":
-        return {amount}
-    return {amount, amount / 60, amount / 3600, amount * 1000}
-
-
-def _kinds(values: Iterable[str]) -> set[str]:
-    kinds = set()
-    for value in values:
-        kinds.add(value[:2])
-        if value[:2] == "v:" and _PLAIN_NUMBER.fullmatch(value[2:]):
-            kinds |= _MEASURES
-    return kinds
 
 
 def whole(subject: Iterable[str]) -> str:

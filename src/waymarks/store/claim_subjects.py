@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
-from waymarks.core import claim_terms, contradiction, privacy, text
+from waymarks.core import claim_terms, claim_values, contradiction, privacy, text
 from waymarks.core.contradiction import parts, subject_keys
 from waymarks.store.code_digest import sources_digest
 
@@ -72,7 +72,7 @@ def fingerprint() -> str:
 
 
 #: taken at import, with the code it stands for (see recall_index._ANALYSIS)
-_SIGNATURES: Final = sources_digest(claim_terms, contradiction, privacy, text)
+_SIGNATURES: Final = sources_digest(claim_terms, claim_values, contradiction, privacy, text)
 
 
 def catch_up(db: sqlite3.Connection) -> int:

@@ -1,0 +1,75 @@
+"""How the values of claim signatures (:mod:`waymarks.core.contradiction`) compare: the
+kinds of a value, a bare number as the amount of a measure, and numbers written in words.
+Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+
+PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
+_LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+)?")
+
+#: numbers written in words, as digits ("one" is left alone: mostly a pronoun)
+NUMBER_WORDS: Final[dict[str, str]] = {
+    **{word: str(n) for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split())
+       if n >= 2},
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
+    "sixty": "60", "ninety": "90", "half a minute": "30 seconds",
+    "half an hour": "30 minutes"}
+_NUMBER_WORD: Final = lazy(
+    rf"(?<![\w-])({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![\w-])"
+    r"(?=\s*(?:[.;,!?]|$)| ?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|times"
+    r"|[kmgt]i?b|bytes?|percent)\b)")
+
+
+def spelled(text: str) -> str:
+    """``text`` with a number written in words as digits where it is a value: before a
+    unit or at the end of its clause ("thirty seconds", "the retry count is three.";
+    "half a minute" is 30 seconds). Read as words, they agreed with nothing and were
+    refused beside the same value in digits."""
+    if not _NUMBER_WORD.search(text):
+        return text
+    return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS.get(m.group(1), m.group(1)), text)
+
+
+#: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
+#: be any of them, so it is compared with each
+MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
+
+
+def one_amount(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a bare number on one side is the amount of a measure on the other, in a
+    unit it is written in (a duration's in seconds, minutes, hours or milliseconds, a
+    size's in bytes or a binary multiple)."""
+    for bare, measures in ((mine, theirs), (theirs, mine)):
+        numbers = {Fraction(v[2:]) for v in bare
+                   if v[:2] == "v:" and PLAIN_NUMBER.fullmatch(v[2:]) and v.count(".") <= 1}
+        if numbers and any(numbers & amounts(v) for v in measures if v[:2] in MEASURES):
+            return True
+    return False
+
+
+def amounts(value: str) -> set[Fraction]:
+    found = _LEADING_NUMBER.match(value, 2)
+    if found is None:
+        return set()
+    amount = Fraction(found.group(0))
+    if value[:2] == "b:":  # in bytes: a bare number may be in any multiple
+        return {amount / 1024 ** power for power in range(5)}
+    if value[:2] != "d:":
+        return {amount}
+    return {amount, amount / 60, amount / 3600, amount * 1000}
+
+
+def kinds(values: Iterable[str]) -> set[str]:
+    found = set()
+    for value in values:
+        found.add(value[:2])
+        if value[:2] == "v:" and PLAIN_NUMBER.fullmatch(value[2:]):
+            found |= MEASURES
+    return found
