@@ -82,6 +82,7 @@ def test_a_negation_before_a_state_word_of_its_clause_flips_only_that_word(
     ("The API timeout is 30 seconds.",
      "The API timeout is 60 seconds since the gateway upgrade last week."),
     ("The base image is python:3.12-slim.", "The base image is python:3.11-slim."),
+    ("The base image is python:3.12-slim.", "The base image is node:3.12-slim."),
     ("The maintenance window is 02:00-04:00 UTC.", "The maintenance window is 02:00-06:00 UTC."),
     ("The SDK version is 2.0.0-rc1.", "The SDK version is 2.0.0-rc2."),
     ("The code freeze date is 12/20.", "The code freeze date is 12/22."),
@@ -104,6 +105,7 @@ def test_a_correction_sharing_the_derived_key_is_not_kept_apart(app: Waymarks, f
     ("Redis port is 6379 and Postgres port is 5432.", "The Redis port is 6379."),
     ("The base image is python:3.12-slim.", "The base image is python:3.12-slim for builds."),
     ("The DB is at db.internal:5432.", "The DB is at db.internal:5432 behind pgbouncer."),
+    ("The API listens on localhost:8080.", "The API port is 8080."),
 ])
 def test_two_facts_or_a_restatement_are_still_kept_apart(app: Waymarks, first: str,
                                                          second: str) -> None:
