@@ -22,6 +22,7 @@ from waymarks.core.evolution.aging import (
 )
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
+from waymarks.service.learning import set_learning
 
 AT = "2026-12-01T00:00:00.000Z"
 
@@ -69,7 +70,9 @@ def test_feedback_factors() -> None:
 
 def learn(home: Path, origin: str, claim: dict[str, object], at: str) -> str:
     """Learn ``claim`` through the real capture and consolidation step, captured (so its
-    evidence dated) at ``at``."""
+    evidence dated) at ``at``, with learning on (as it is whenever a claim is learned:
+    where it is off, no plan injects one)."""
+    set_learning(home, True)
     start = datetime.fromisoformat(at.replace("Z", "+00:00"))
     with Evolution(home, clock=StepClock(start)) as evo:
         src = evo.capture(origin, "statement", f"Remember: {claim['content']}", session="s",

@@ -21,6 +21,7 @@ SECRET = "vault-internal-77"
 
 
 def _manifest(cli: Callable[..., dict], prompt: str) -> list[dict]:
+    cli("learn", "on")  # (off, a plan injects no learned claim: see ``_learned_block``)
     plan = cli("plan", "--", prompt)
     return [i for i in plan["manifest"]["entries"] if i.get("kind") == "learned"]
 

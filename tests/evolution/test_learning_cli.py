@@ -18,7 +18,7 @@ import pytest
 from waymarks.cli.main import main
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
-from waymarks.service.learning import learning_enabled, learning_state
+from waymarks.service.learning import learning_enabled, learning_state, set_learning
 
 AT = "2030-01-01T00:00:00.000Z"
 
@@ -84,6 +84,7 @@ def test_an_invalid_file_fails_closed_without_echoing_it(
 
 
 def _learn(home: Path, origin: str, text: str, claim: dict[str, object]) -> str:
+    set_learning(home, True)  # (where learning is off, no plan injects a learned claim)
     with Evolution(home) as evo:
         src = evo.capture(origin, "statement", text, session="s", key=text)
         assert src is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,34 @@ def test_evolve_refuses_with_learning_off_and_sends_nothing(tmp_path: Path) -> N
         assert done.returncode == 2 and "learn = false" in done.stdout
         assert fake.requests == []
     assert not step.settled("s1")
+
+
+def test_no_learned_claim_is_injected_where_learning_is_off(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """Learning is a mode the person turns on: `learn off` (or the project's
+    `[evolution] learn = false`) stopped capture and calls while every plan went on
+    injecting what had been learned. Off, a plan injects none (and `evolution explain`
+    says why); the claim stays stored and recallable on request."""
+    from tests.evolution.test_aging import learn
+
+    cli("learn", "on")
+    claim = learn(home, str(project), {"kind": "fact", "content": "The kamal deploy uses "
+                                       "two stages", "searchTerms": ["kamal"]},
+                  "2099-01-01T00:00:00.000Z")
+    ask = "how does the kamal deploy work"
+
+    def kinds() -> list[str]:
+        return [m["kind"] for m in cli("plan", "--", ask)["messages"]]
+
+    assert "learned" in kinds()
+    cli("learn", "off")
+    assert "learned" not in kinds()
+    explained = cli("evolution", "explain", ask)
+    assert explained["selected"] == []
+    assert [s["verdict"] for s in explained["scored"] if s["id"] == claim] == [
+        "learning is off for this directory"]
+    assert [r["id"] for r in cli("recall", ask)["learned"]] == [claim]  # asked for
+    cli("learn", "on")
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
+    assert "learned" not in kinds()

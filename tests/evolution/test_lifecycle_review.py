@@ -10,6 +10,7 @@ from pathlib import Path
 
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
+from waymarks.service.learning import set_learning
 
 AT = "2030-01-01T00:00:00.000Z"
 SECRET_HOST = "db7.internal.corp"
@@ -36,6 +37,9 @@ def _remote_sees_only_normal(home: Path) -> None:
 
 
 def _learned_block(cli: Callable[..., dict], prompt: str) -> str:
+    """The learned block of a plan where learning is on (off, a plan injects none: what
+    a test finds missing would be missing for that reason alone)."""
+    cli("learn", "on")
     plan = cli("plan", "--", prompt)
     return "\n".join(m["content"] for m in plan["messages"] if m["kind"] == "learned")
 
@@ -71,6 +75,7 @@ def test_a_correction_keeps_the_level_of_the_claim_it_corrects(
 
 
 def _apply(home: Path, origin: Path, said: str, claims: list[dict[str, object]]) -> str:
+    set_learning(home, True)  # (where learning is off, no plan injects a learned claim)
     with Evolution(home) as evo:
         src = evo.capture(str(origin), "statement", said, session=f"s-{said[:8]}", key=said)
         assert src is not None

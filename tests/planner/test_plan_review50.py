@@ -35,6 +35,7 @@ def test_a_learned_copy_of_the_persons_own_claim_is_not_planned(tmp_path: Path) 
         "createdAt": "2026-12-01T10:00:00.000Z", "scope": str(project)}) + "\n")
     (legacy / "memory-actions.jsonl").write_text("")
     _cli(home, project, "evolution", "import", str(legacy))
+    _cli(home, project, "learn", "on")  # (off, no plan injects a learned claim)
     before = _cli(home, project, "plan", "--prompt", "what is the staging database port")
     assert before.count("5433") == 1  # the learned claim alone
     _cli(home, project, "memory", "add", "--classification", "sensitive", "--", CLAIM)

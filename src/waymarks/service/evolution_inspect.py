@@ -331,17 +331,22 @@ def _waiting(home: Path, source_ids: list[str]) -> dict[str, str]:
             if job is not None and job.state in ("paused", "retrying", "given_up")}
 
 
+#: why a plan selects no learned claim where learning is off
+LEARNING_OFF = "learning is off for this directory"
+
+
 def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
             now: str | None = None, egress: Egress | None = None,
             held: tuple[Sequence[PinInput], Sequence[MemoryInput]] = ((), ()),
-            budget: int | None = None) -> dict[str, Any]:
+            budget: int | None = None, learning: bool = True) -> dict[str, Any]:
     """What automatic injection to ``egress``'s destination would do for ``query`` now:
     plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
     claims it would select, with dormant claims left out as automatic injection leaves
     them out and the eligible claims that destination may not receive named as such.
     ``held``: the pins and claims the plan weighs (a learned copy of one is left out, as
     the plan leaves it out: :func:`~waymarks.service.planning.explain_injection`);
-    ``budget``: the learned block's (``Budgets.max_learned_tokens``)."""
+    ``budget``: the learned block's (``Budgets.max_learned_tokens``); ``learning``
+    false: learning is off in the plan's directory, so a plan selects none (each says so)."""
     from waymarks.planner.budgets import Budgets
     from waymarks.service.evolution_recall import (
         admitted,
@@ -360,5 +365,8 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
         return injection_report(ranked(None))
     withheld = [s for s in ranked(None).eligible if not admitted(egress, s.candidate)]
     result = ranked(egress)
-    return injection_report(result, withheld, planned(
-        result, egress, *held, Budgets().max_learned_tokens if budget is None else budget))
+    choice = planned(result, egress, *held,
+                     Budgets().max_learned_tokens if budget is None else budget
+                     ) if learning else ([], dict.fromkeys(
+                         (s.candidate.id for s in result.eligible), LEARNING_OFF))
+    return injection_report(result, withheld, choice)

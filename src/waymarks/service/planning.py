@@ -23,6 +23,7 @@ from waymarks.service.views import ItemView
 if TYPE_CHECKING:
     # the planner is imported where a plan is made, not here: every request needs
     # egress_for, a one-shot recall never plans
+    from waymarks.planner.learned import LearnedBlock
     from waymarks.planner.render import MemoryBlock, PinBlock
     from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
@@ -267,7 +268,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource, context_cap: int | None) -> Plan:
     from waymarks.planner.select import build_plan
-    from waymarks.service.evolution_recall import learned_blocks, remember_plan
+    from waymarks.service.evolution_recall import remember_plan
     from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
     from waymarks.service.logs import log_event
 
@@ -285,7 +286,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt, egress),
                       snippets=snippets.candidates(app, prompt, egress),
                       personal=personal.candidates(app, prompt, egress),
-                      learned=learned_blocks(app.home, prompt, history, egress, notes=notes),
+                      learned=_learned(app, prompt, history, egress, notes),
                       team=_team_blocks(app))
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
@@ -299,6 +300,28 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                         if e.decision == "excluded"],
               fallback=plan.fallback, tokens=plan.total_tokens)
     return plan
+
+
+def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
+             notes: list[str]) -> list[LearnedBlock]:
+    """The plan's learned claims: none where learning is off for this directory (the
+    home's ``learn off``, or the project's ``[evolution] learn = false``). Learning is a
+    mode the person turns on; turned off, it stopped capture and calls while every plan
+    (the Claude Code hook's, Pi's, ``waymarks plan``) went on injecting what it had
+    learned. What was learned stays stored, listed and recallable on request."""
+    from waymarks.service.evolution_recall import learned_blocks
+
+    if not _learning(app):
+        return []
+    return learned_blocks(app.home, prompt, history, egress, notes=notes)
+
+
+def _learning(app: Waymarks) -> bool:
+    """Whether a plan in ``app``'s directory injects learned claims (a home that never
+    learned anything costs the ledger's ``stat``, not a read of the configuration)."""
+    from waymarks.service.learning import has_ledger, learning_enabled
+
+    return has_ledger(app.home) and learning_enabled(app.home, app.cwd)
 
 
 @recovering
@@ -315,7 +338,8 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
         return explain(app.home, query, egress=egress,
                        held=(app.pin_inputs.inputs(app.items("pin")),
                              _memories(app, query, (), None, egress)),
-                       budget=settings.budgets.max_learned_tokens)
+                       budget=settings.budgets.max_learned_tokens,
+                       learning=_learning(app))
 
 
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:
