@@ -73,3 +73,26 @@ def test_claims_learned_anywhere_are_candidates_here_and_project_items_stay_home
     out = waymarks(home, alpha, "recall", "which deploy tool do we use?")
     assert [r["id"] for r in out["learned"]] == [deploy]
     assert len(out["rows"]) == 1 and "Kamal" in out["rows"][0]["excerpt"]
+
+
+def test_recall_explain_names_the_learned_claims_the_recall_selects(tmp_path: Path) -> None:
+    """``recall --explain`` explained confirmed memory only: "0 candidates, selected:
+    none" while the same recall answered with a learned claim. Now it explains the
+    learned recall too, each claim as what it is (provisional, not "active")."""
+    home, alpha, gamma = tmp_path / "home", tmp_path / "alpha", tmp_path / "gamma"
+    alpha.mkdir()
+    gamma.mkdir()
+    deploy = learn(home, alpha, "Remember: we deploy with Kamal",
+                   "Deployments use Kamal, not Capistrano", ["deploy tool", "kamal"])
+    ask = "which deploy tool do we use?"
+    assert [r["id"] for r in waymarks(home, gamma, "recall", ask)["learned"]] == [deploy]
+    report = waymarks(home, gamma, "recall", "--explain", ask)
+    assert report["selected"] == [] and report["learned"]["selected"] == [deploy]
+    [scored] = report["learned"]["scored"]
+    assert (scored["id"], scored["status"], scored["verdict"]) == (
+        deploy, "provisional", "selected")
+    text = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "recall", "--explain", ask], cwd=gamma, capture_output=True,
+                          text=True, timeout=300, check=True,
+                          env={**os.environ, "WAYMARKS_SEMANTIC": "off"}).stdout
+    assert f"selected: {deploy}" in text and "provisional" in text

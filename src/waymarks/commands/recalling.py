@@ -23,12 +23,19 @@ def explain_text(report: Mapping[str, Any]) -> str:
     lines = [f"mode {report['mode']}; focus {' '.join(report['focus']) or '(none)'}"
              + (f"; context {' '.join(report['context'])}" if report["context"] else "")
              + (f"; earlier {' '.join(report['earlier'])}" if report.get("earlier") else ""),
-             f"{report['candidates']} candidates, {report['eligible']} eligible, "
-             f"selected: {', '.join(report['selected']) or 'none'}"]
-    lines += [f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
-              f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
-              f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"]]
+             *_verdict_lines(report)]
+    if report.get("learned"):
+        lines += ["learned (provisional, from any directory):",
+                  *_verdict_lines(report["learned"])]
     return "\n".join(lines)
+
+
+def _verdict_lines(report: Mapping[str, Any]) -> list[str]:
+    return [f"{report['candidates']} candidates, {report['eligible']} eligible, "
+            f"selected: {', '.join(report['selected']) or 'none'}",
+            *(f"  {s['id'][:8]} {'+' if s['eligible'] else '-'} rel "
+              f"{s['relevance']:.3f} cov {s['coverage']:.2f} "
+              f"[{' '.join(s['matched'])}] {s['verdict']}" for s in report["scored"])]
 
 
 def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
@@ -36,20 +43,26 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     """The digest (``--json``: selected IDs, digest, rows), or with ``explain_`` the scored
     candidates and the gates' verdicts (never claim text)."""
     from waymarks.recall.engine import explain
+    from waymarks.service.evolution_recall import explain_learned, learned_digest, recall_learned
+    from waymarks.service.planning import egress_for
 
     result = app.recall(" ".join(query), tuple(history),
                         provider=provider, every_candidate=explain_)
-    if explain_:
-        report = explain(result)
-        return Result(report, explain_text(report))
-    from waymarks.service.evolution_recall import learned_digest, recall_learned
-    from waymarks.service.planning import egress_for
-
-    data: dict[str, object] = {"selected": result.selected, "digest": result.digest,
-                               "rows": result.rows}
     notes: list[str] = []  # a damaged evolution ledger: recalled without learned memory
     learned = recall_learned(app.home, " ".join(query), tuple(history),
                              egress=egress_for(app, provider), notes=notes)
+    if explain_:
+        # the learned claims this recall selects are explained too (they were left out:
+        # "0 candidates, selected: none" while the same recall answered with one)
+        report = explain(result)
+        if learned.scored:
+            report["learned"] = explain_learned(learned)
+        if notes:
+            report["notes"] = notes
+        return Result(report, "\n".join([explain_text(report),
+                                          *(f"note: {n}" for n in notes)]))
+    data: dict[str, object] = {"selected": result.selected, "digest": result.digest,
+                               "rows": result.rows}
     if learned.rows:  # provisional, with provenance; after confirmed memory
         data["learned"] = learned.rows
     if notes:

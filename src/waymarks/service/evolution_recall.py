@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from waymarks.core.codec import utc_text
 from waymarks.core.egress import Egress
@@ -181,11 +181,21 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
         result = replace(result, scored=_one_per_content(result.scored))
     if egress is None:
         return result
-    # scored as recallable ("active" to the gates); shown for what it is: provisional
-    shown = [replace(s, candidate=replace(s.candidate, status="provisional"))
-             for s in result.eligible]
-    digest, rows = render_digest(shown, egress)
+    digest, rows = render_digest([_provisional(s) for s in result.eligible], egress)
     return replace(result, digest=digest, selected=[str(r["id"]) for r in rows], rows=rows)
+
+
+def _provisional(scored: Scored) -> Scored:
+    """Scored as recallable ("active" to the gates); shown for what it is: provisional."""
+    return replace(scored, candidate=replace(scored.candidate, status="provisional"))
+
+
+def explain_learned(result: RecallResult) -> dict[str, Any]:
+    """:func:`~waymarks.recall.engine.explain` of a learned recall, each claim with the
+    status it has (``recall --explain`` and ``evolution explain`` said ``active``)."""
+    from waymarks.recall.engine import explain
+
+    return explain(replace(result, scored=[_provisional(s) for s in result.scored]))
 
 
 def admitted(egress: Egress, candidate: Candidate) -> bool:
@@ -320,7 +330,6 @@ def injection_report(result: RecallResult, withheld: Sequence[Scored] = (),
     while the plan left it out). ``withheld``: eligible claims of a ranking for any
     destination that this one may not receive, listed after them as such."""
     from waymarks.planner.learned import MAX_LEARNED
-    from waymarks.recall.engine import explain
 
     eligible = result.eligible
     chosen, reasons = choice or ([s.candidate.id for s in eligible[:MAX_LEARNED]], {})
@@ -331,4 +340,4 @@ def injection_report(result: RecallResult, withheld: Sequence[Scored] = (),
                for s in withheld]
     scored = [*(s for s in eligible if s.candidate.id in chosen), *rest, *refused,
               *(s for s in result.scored if not s.eligible)]
-    return explain(replace(result, scored=scored, selected=chosen))
+    return explain_learned(replace(result, scored=scored, selected=chosen))
