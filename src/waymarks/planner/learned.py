@@ -49,6 +49,8 @@ class LearnedBlock(msgspec.Struct, frozen=True):
     classification: str | None = None
     #: a read-time aging warning ("" when the claim is fresh): never content
     aging: str = ""
+    #: the ID of the person's own pin or claim this one contradicts (not planned)
+    overridden_by: str | None = None
 
 
 def render_learned(block: LearnedBlock, egress: Egress) -> str:

@@ -434,16 +434,21 @@ def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
                     ) -> tuple[list[LearnedBlock], dict[str, str]]:
     """The learned claims a plan offers to :func:`choose_learned`, best first, and those
     it leaves out (ID -> reason) because the person holds the same sentence as a pin or
-    claim of their own (``evolution explain`` reads its choice from here too)."""
+    claim of their own, or one that says otherwise (``overridden_by``: what the person
+    confirmed stands; the learned claim went out beside it, or alone where theirs was
+    classified above what the destination may receive) (``evolution explain`` reads its
+    choice from here too)."""
     held = _held(pins, memories) if learned else {}  # (most plans have none learned)
     offered: list[LearnedBlock] = []
     mine: dict[str, str] = {}
     for block in learned:
         own = held.get(normalize(block.content))
-        if own is None:
-            offered.append(block)
-        else:
+        if own is not None:
             mine[block.id] = f"you hold this claim ({own[:8]})"
+        elif block.overridden_by is not None:
+            mine[block.id] = f"you hold {block.overridden_by[:8]}, which says otherwise"
+        else:
+            offered.append(block)
     return offered, mine
 
 

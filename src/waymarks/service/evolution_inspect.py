@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from waymarks.planner.select import MemoryInput, PinInput
     from waymarks.recall.engine import RecallResult
+    from waymarks.service.evolution_recall import Contradicted
 
 PAGE_SIZE: Final = 20
 SEARCH_LIMIT: Final = 10
@@ -338,7 +339,8 @@ LEARNING_OFF = "learning is off for this directory"
 def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
             now: str | None = None, egress: Egress | None = None,
             held: tuple[Sequence[PinInput], Sequence[MemoryInput]] = ((), ()),
-            budget: int | None = None, learning: bool = True) -> dict[str, Any]:
+            budget: int | None = None, learning: bool = True,
+            contradicted: Contradicted | None = None) -> dict[str, Any]:
     """What automatic injection to ``egress``'s destination would do for ``query`` now:
     plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
     claims it would select, with dormant claims left out as automatic injection leaves
@@ -346,7 +348,9 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     ``held``: the pins and claims the plan weighs (a learned copy of one is left out, as
     the plan leaves it out: :func:`~waymarks.service.planning.explain_injection`);
     ``budget``: the learned block's (``Budgets.max_learned_tokens``); ``learning``
-    false: learning is off in the plan's directory, so a plan selects none (each says so)."""
+    false: learning is off in the plan's directory, so a plan selects none (each says so);
+    ``contradicted``: the person's own pin or claim a learned claim contradicts (the plan
+    leaves that claim out)."""
     from waymarks.planner.budgets import Budgets
     from waymarks.service.evolution_recall import (
         admitted,
@@ -366,7 +370,7 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     withheld = [s for s in ranked(None).eligible if not admitted(egress, s.candidate)]
     result = ranked(egress)
     choice = planned(result, egress, *held,
-                     Budgets().max_learned_tokens if budget is None else budget
-                     ) if learning else ([], dict.fromkeys(
+                     Budgets().max_learned_tokens if budget is None else budget,
+                     contradicted) if learning else ([], dict.fromkeys(
                          (s.candidate.id for s in result.eligible), LEARNING_OFF))
     return injection_report(result, withheld, choice)

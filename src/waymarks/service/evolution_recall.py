@@ -17,7 +17,7 @@ formed, or whose ID is not the hash of its content, is left out and named
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -229,28 +229,36 @@ def _damaged() -> type[Exception]:
 
 
 def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egress,
-                   now: str | None = None, notes: list[str] | None = None
-                   ) -> list[LearnedBlock]:
+                   now: str | None = None, notes: list[str] | None = None,
+                   contradicted: Contradicted | None = None) -> list[LearnedBlock]:
     """The planner's learned block inputs: every eligible learned claim ``egress``'s
     destination may receive, best first (the planner applies the budget, records what it
     left out, and stops at ``MAX_LEARNED`` included). Ranked before the privacy check
     and cut to 3, claims the destination may not receive took the place of one it may
     (their relevance also set the cutoff that left it out), which ``recall`` found.
-    Dormant claims are never offered here (they stay recallable on request)."""
+    Dormant claims are never offered here (they stay recallable on request).
+    ``contradicted``: names the person's own pin or claim a learned claim contradicts
+    (the planner leaves that one out)."""
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
                             notes=notes)
     _remember_snapshot(result, stamp)
-    return [_block(s) for s in result.eligible]
+    return [_block(s, contradicted) for s in result.eligible]
 
 
-def _block(scored: Scored) -> LearnedBlock:
+#: the ID of the person's own pin or claim a learned claim's text contradicts, if any
+#: (:class:`~waymarks.service.own_claims.OwnSignatures`)
+Contradicted = Callable[[str], "str | None"]
+
+
+def _block(scored: Scored, contradicted: Contradicted | None) -> LearnedBlock:
     from waymarks.planner.learned import LearnedBlock
 
     c = scored.candidate
     return LearnedBlock(c.id, c.kind, c.text, c.origin, c.evidence, c.source,
                         utc_text(c.created_at, "%Y-%m-%d"), scored.rank, c.classification,
-                        aging_note(c.freshness))
+                        aging_note(c.freshness),
+                        None if contradicted is None else contradicted(c.text))
 
 
 def _ms(stamp: str) -> int:
@@ -306,15 +314,18 @@ def last_snapshot() -> dict[str, object] | None:
 
 
 def planned(result: RecallResult, egress: Egress, pins: Sequence[PinInput],
-            memories: Sequence[MemoryInput], budget: int) -> Choice:
+            memories: Sequence[MemoryInput], budget: int,
+            contradicted: Contradicted | None = None) -> Choice:
     """The planner's own choice among ``result``'s eligible learned claims (the same
     functions): one the person holds as a pin or claim of those the plan weighs is left
-    out, then the learned budget and ``MAX_LEARNED`` apply (a preview knows no host's
-    model limit: no room is counted)."""
+    out, and so is one that contradicts the person's own (``contradicted``), then the
+    learned budget and ``MAX_LEARNED`` apply (a preview knows no host's model limit: no
+    room is counted)."""
     from waymarks.planner.learned import choose_learned
     from waymarks.planner.select import offered_learned
 
-    offered, reasons = offered_learned([_block(s) for s in result.eligible], pins, memories)
+    offered, reasons = offered_learned([_block(s, contradicted) for s in result.eligible],
+                                       pins, memories)
     included, excluded, _room = choose_learned(offered, egress, budget, None)
     reasons.update((b.id, reason) for b, _level, reason, _tokens in excluded)
     return [b.id for b, *_ in included], reasons

@@ -13,12 +13,12 @@ from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, held_back, open_conflicts
 from waymarks.service import team_git
+from waymarks.service.own_claims import OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, anchors_path, counts, refresh, team_dir
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
     from waymarks.service.app import Waymarks
-    from waymarks.service.views import ItemView
 
 
 class TeamItem(msgspec.Struct, frozen=True):
@@ -143,7 +143,7 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
 
     views = [v for kind in ("pin", "memory") for v in app.items(kind) if v.applies]
     own = {normalize(v.text) for v in views}  # the person's own copy is already in the plan
-    signed = _OwnSignatures([v for v in views if v.kind == "memory"])
+    signed = OwnSignatures([v for v in views if v.kind == "memory"])
     state = refresh(app)
     reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
     held = {c.loser.id for c in held_back(state.fold)}  # an earlier claim says otherwise
@@ -162,7 +162,7 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
 
 
 def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str],
-                       signed: _OwnSignatures) -> str | None:
+                       signed: OwnSignatures) -> str | None:
     """The person's own active claim a team claim contradicts, if any, as a local write
     would be refused: the same key with another text or the opposite state (the replay
     rule), or a signature ("runs 3 replicas" / "runs 5 replicas": both were planned, the
@@ -177,34 +177,3 @@ def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str],
         if found:
             return found[0]
     return signed.contradicted(state.text)
-
-
-class _OwnSignatures:
-    """The signatures of the person's own claims in the plan, indexed by subject and by
-    the subjects each may contain (:func:`~waymarks.core.contradiction.parts`): a team
-    claim is compared with those it may contradict, in memory (a query per team claim
-    made a plan with 200 of them 5x slower)."""
-
-    def __init__(self, views: list[ItemView]) -> None:
-        from waymarks.core.contradiction import parts, signature, whole
-
-        self.by_subject: dict[str, list[tuple[str, Any]]] = {}
-        for view in views:
-            found = signature(view.text)
-            if found is not None:
-                for name in (whole(found.subject), *parts(found.subject)):
-                    self.by_subject.setdefault(name, []).append((view.id, found))
-
-    def contradicted(self, text: str) -> str | None:
-        from waymarks.core.contradiction import contradicts, parts, signature, whole
-
-        if not self.by_subject:
-            return None
-        mine = signature(text)
-        if mine is None:
-            return None
-        for name in (whole(mine.subject), *parts(mine.subject)):
-            for item_id, theirs in self.by_subject.get(name, ()):
-                if contradicts(mine, theirs):
-                    return item_id
-        return None

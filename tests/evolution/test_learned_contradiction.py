@@ -1,0 +1,46 @@
+"""A learned claim that contradicts the person's own pin or claim is not planned (seed 004:
+learned claims are never above what a person confirmed). Only a learned copy of the same
+sentence was left out: a learned "port 8080" went out beside the confirmed "port 5432", and
+alone, as the answer, where the confirmed claim was classified above what the provider
+may receive. Real home, real SQLite, the real CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.evolution.test_aging import learn
+from tests.evolution.test_lifecycle_review import _remote_sees_only_normal
+
+AT = "2099-01-01T00:00:00.000Z"
+ASK = "what is the staging database port and the staging cache ttl"
+
+
+def _learned(plan: dict) -> dict[str, str]:
+    return {e["id"]: e["reason"] for e in plan["manifest"]["entries"]
+            if e["kind"] == "learned" and e["decision"] == "excluded"}
+
+
+def test_a_learned_claim_contradicting_a_confirmed_one_is_not_planned(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    _remote_sees_only_normal(home)
+    with (home / "config.toml").open("a") as config:  # (privacy's table, extended)
+        config.write('localProviders = ["ollama"]\n')
+    mine = cli("memory", "add", "--classification", "sensitive", "--",
+               "The staging database port is 5432.")["id"]
+    elsewhere = str(tmp_path / "elsewhere")
+    port = learn(home, elsewhere, {"kind": "fact", "content": "The staging database port "
+                                   "is 8080", "searchTerms": ["staging"]}, AT)
+    ttl = learn(home, elsewhere, {"kind": "fact", "content": "The staging cache ttl is 60 "
+                                  "seconds", "searchTerms": ["staging"]}, AT)
+    plan = cli("plan", "--", ASK)  # remote: the confirmed claim may not go
+    block = "\n".join(m["content"] for m in plan["messages"] if m["kind"] == "learned")
+    assert "8080" not in block and ttl in block  # another subject still goes
+    says_otherwise = f"you hold {mine[:8]}, which says otherwise"
+    assert _learned(plan) == {port: says_otherwise}
+    explained = cli("evolution", "explain", ASK)  # as the plan chose
+    assert explained["selected"] == [ttl]
+    assert [s["verdict"] for s in explained["scored"] if s["id"] == port] == [says_otherwise]
+    local = cli("plan", "--provider", "ollama", "--", ASK)  # both may go: not side by side
+    shown = "\n".join(m["content"] for m in local["messages"])
+    assert "5432" in shown and "8080" not in shown
