@@ -6,6 +6,7 @@ may receive. Real home, real SQLite, the real CLI."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,3 +45,30 @@ def test_a_learned_claim_contradicting_a_confirmed_one_is_not_planned(
     local = cli("plan", "--provider", "ollama", "--", ASK)  # both may go: not side by side
     shown = "\n".join(m["content"] for m in local["messages"])
     assert "5432" in shown and "8080" not in shown
+
+
+def test_memory_recall_and_recall_leave_out_a_learned_claim_the_person_holds_or_denies(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    """The plan left such a learned claim out; ``memory_recall`` (the MCP tool a model
+    calls) and ``recall`` still answered with it: for a remote model, where the person's
+    sensitive claim is withheld, the learned "8080" was the answer, and a learned copy of
+    their sensitive sentence went out in its place."""
+    from tests.mcp_server.test_recall_tool import call
+    from waymarks.service.app import Waymarks
+
+    _remote_sees_only_normal(home)
+    cli("memory", "add", "--classification", "sensitive", "--",
+        "The staging database port is 5432.")
+    cli("memory", "add", "--classification", "sensitive", "--",
+        "The staging vault path is /srv/vault-7.")
+    elsewhere = str(tmp_path / "elsewhere")
+    for said in ("The staging database port is 8080", "The staging vault path is "
+                 "/srv/vault-7", "The staging cache ttl is 60 seconds"):
+        learn(home, elsewhere, {"kind": "fact", "content": said,
+                                "searchTerms": ["staging"]}, AT)
+    ask = "staging database port, vault path and cache ttl"
+    answer = call(Waymarks(home=home, cwd=str(project)), {"query": ask})
+    recalled = cli("recall", ask)
+    for rows in (answer["learned"], recalled["learned"]):
+        assert [r["excerpt"] for r in rows] == ["The staging cache ttl is 60 seconds"]
+    assert "vault-7" not in json.dumps(answer) and "8080" not in json.dumps(answer)

@@ -44,13 +44,15 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     candidates and the gates' verdicts (never claim text)."""
     from waymarks.recall.engine import explain
     from waymarks.service.evolution_recall import explain_learned, learned_digest, recall_learned
+    from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
 
     result = app.recall(" ".join(query), tuple(history),
                         provider=provider, every_candidate=explain_)
     notes: list[str] = []  # a damaged evolution ledger: recalled without learned memory
-    learned = recall_learned(app.home, " ".join(query), tuple(history),
-                             egress=egress_for(app, provider), notes=notes)
+    learned = recall_learned(app.home, " ".join(query), tuple(history),  # (not one the
+                             egress=egress_for(app, provider), notes=notes,  # person holds,
+                             mine=OwnClaims(app).held)  # or says otherwise of)
     if explain_:
         # the learned claims this recall selects are explained too (they were left out:
         # "0 candidates, selected: none" while the same recall answered with one)

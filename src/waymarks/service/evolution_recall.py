@@ -44,6 +44,11 @@ if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's pat
     from waymarks.service.evolution_rank import Corpus
 
 
+#: the ID of the person's own pin or claim a learned claim's text contradicts (or says),
+#: if any (:class:`~waymarks.service.own_claims.OwnClaims`)
+Contradicted = Callable[[str], "str | None"]
+
+
 def _recallable(home: Path) -> tuple[list[ClaimRow], dict[str, str], list[str]]:
     """Recallable rows, source levels, and the IDs of rows left out as malformed."""
     if not has_ledger(home):
@@ -154,16 +159,21 @@ RANKED_LIMIT = 16
 def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    egress: Egress | None = None, inherit: bool = True,
                    automatic: bool = False, now: str | None = None,
-                   notes: list[str] | None = None) -> RecallResult:
+                   notes: list[str] | None = None,
+                   mine: Contradicted | None = None) -> RecallResult:
     """Learned claims ``query`` (with the recent user turns) is about, precision first;
     with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
     ``automatic``: for injection nobody asked for, so dormant claims are left out.
     ``notes``: a damaged evolution ledger is added there as one line and nothing learned
     is recalled (recall and plans go on without it); without it, it is raised
-    (``LedgerDamaged``: a learning command refuses)."""
+    (``LedgerDamaged``: a learning command refuses). ``mine``: the person's own pin or
+    claim a learned claim's text says or contradicts (:meth:`OwnClaims.held`): such a
+    claim is not a candidate (it was recalled beside the confirmed one, or alone, as the
+    answer, when that one was classified above what the destination may receive)."""
     plan = plan_query(query, history) if inherit else direct_plan(query)
     stamp = now or iso(datetime.now(UTC))
-    admits = None if egress is None else (lambda c: admitted(egress, c))
+    admits = None if egress is None else (
+        lambda c: admitted(egress, c) and (mine is None or mine(c.text) is None))
     try:
         corpus = _corpus(home)
     except _damaged() as exc:
@@ -244,11 +254,6 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
                             notes=notes)
     _remember_snapshot(result, stamp)
     return [_block(s, contradicted) for s in result.eligible]
-
-
-#: the ID of the person's own pin or claim a learned claim's text contradicts, if any
-#: (:class:`~waymarks.service.own_claims.OwnSignatures`)
-Contradicted = Callable[[str], "str | None"]
 
 
 def _block(scored: Scored, contradicted: Contradicted | None) -> LearnedBlock:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
     from waymarks.service.views import ItemView
 
 
@@ -41,3 +42,32 @@ class OwnSignatures:
                 if contradicts(mine, theirs):
                     return item_id
         return None
+
+
+class OwnClaims:
+    """The person's own pins and claims in effect in ``app``'s directory, read on the
+    first question (most plans and recalls weigh no learned claim)."""
+
+    def __init__(self, app: Waymarks) -> None:
+        self._app = app
+        self._read: tuple[dict[str, str], OwnSignatures] | None = None
+
+    def _views(self) -> tuple[dict[str, str], OwnSignatures]:
+        if self._read is None:
+            from waymarks.core.text import normalize
+
+            views = [v for kind in ("pin", "memory") for v in self._app.items(kind)
+                     if v.applies]
+            self._read = ({normalize(v.text): v.id for v in views}, OwnSignatures(views))
+        return self._read
+
+    def contradicted(self, text: str) -> str | None:
+        """The ID of the pin or claim ``text`` contradicts, if any."""
+        return self._views()[1].contradicted(text)
+
+    def held(self, text: str) -> str | None:
+        """The ID of the pin or claim that says ``text`` (the same sentence) or
+        contradicts it, if any: what a learned claim with that text must not stand for."""
+        from waymarks.core.text import normalize
+
+        return self._views()[0].get(normalize(text)) or self.contradicted(text)

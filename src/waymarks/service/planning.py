@@ -314,27 +314,18 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     if not _learning(app):
         return []
     return learned_blocks(app.home, prompt, history, egress, notes=notes,
-                          contradicted=_own_claims(app))
+                          contradicted=_contradicted(app))
 
 
-def _own_claims(app: Waymarks) -> Callable[[str], str | None]:
+def _contradicted(app: Waymarks) -> Callable[[str], str | None]:
     """The person's own pin or claim in effect here that a learned claim's text
     contradicts, if any (by a local write's signature rules: the same subject and
     attribute with another value, the opposite state). Such a learned claim is not
     planned: it went in beside the confirmed one, or alone, as the answer, when that one
-    was classified above what the destination may receive. Read on the first call (most
-    plans weigh no learned claim)."""
-    from waymarks.service.own_claims import OwnSignatures
+    was classified above what the destination may receive."""
+    from waymarks.service.own_claims import OwnClaims
 
-    signed: list[OwnSignatures] = []
-
-    def contradicted(text: str) -> str | None:
-        if not signed:
-            signed.append(OwnSignatures(v for kind in ("pin", "memory")
-                                        for v in app.items(kind) if v.applies))
-        return signed[0].contradicted(text)
-
-    return contradicted
+    return OwnClaims(app).contradicted
 
 
 def _learning(app: Waymarks) -> bool:
@@ -360,7 +351,7 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
                        held=(app.pin_inputs.inputs(app.items("pin")),
                              _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens,
-                       learning=_learning(app), contradicted=_own_claims(app))
+                       learning=_learning(app), contradicted=_contradicted(app))
 
 
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:

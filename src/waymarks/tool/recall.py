@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.text import is_unicode
 from waymarks.service.evolution_recall import learned_digest, recall_learned
+from waymarks.service.own_claims import OwnClaims
 from waymarks.service.planning import egress_for
 from waymarks.service.search import selected_rows
 from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable_for
@@ -41,8 +42,10 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
             result = app.recall(query, inherit=False, provider=provider)
             # learned claims: provisional, with provenance, after confirmed memory
             notes: list[str] = []  # a damaged evolution ledger: none learned, a note
+            # (not one the person holds, or says otherwise of: theirs stands)
             learned = recall_learned(app.home, query, inherit=False,
-                                     egress=egress_for(app, provider), notes=notes)
+                                     egress=egress_for(app, provider), notes=notes,
+                                     mine=OwnClaims(app).held)
     except ENVIRONMENT_ERRORS as exc:
         return unavailable_for(exc)
     answer = {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
