@@ -14,6 +14,10 @@ Invariants:
   copy under an ID of its own (:func:`copy_id`: Pi's ``/fork`` copies the branch, item
   IDs and all);
 - nothing is overwritten: a supersession marks the old item ``superseded`` and links it;
+  a replacement of a project item is a project item, and of another item not one (else
+  it is ``invalid``, the old item untouched: a session item "replacing" a project pin
+  withdrew it from every session of the project, from a session excluded or held back
+  too);
 - of two active memory items in one partition that share a key or contradict in
   polarity, the later in replay order is ``invalid`` and names the earlier;
 - a ``status`` mutation changes only an ``active`` item, and only to a status its kind allows.
@@ -370,7 +374,7 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     previous: ItemState | None = None
     if mutation.operation == "supersede":
         previous = own_state(view, mutation.previous_id or "", record.session_id)
-        problem = _supersede_problem(previous, mutation.previous_id, kind)
+        problem = _supersede_problem(previous, mutation.previous_id, kind, item.scope)
         if problem is None and previous is not None and not may_change(record, previous):
             problem = f"supersedes {kind} {previous.id} of another session or project"
         if problem is not None:
@@ -436,12 +440,18 @@ def may_change(record: MutationRecord, target: ItemState) -> bool:
 
 
 def _supersede_problem(
-    previous: ItemState | None, previous_id: str | None, kind: Kind
+    previous: ItemState | None, previous_id: str | None, kind: Kind, scope: str
 ) -> str | None:
     if previous is None or previous.kind != kind:
         return f"supersedes unknown {kind} {previous_id}"
     if previous.status != "active":
         return f"supersedes {kind} {previous.id}, which is already {previous.status}"
+    if (previous.item.scope == "project") != (scope == "project"):
+        # no write makes one (a replacement keeps the scope: ``scope_mismatch``); from a
+        # ledger it moved a project item out of the project (from an excluded session, or
+        # a misplaced file, whose project mutations are held back, too)
+        return (f"supersedes {previous.item.scope} {kind} {previous.id} with a {scope} "
+                f"{kind}: a replacement of a project item stays in the project")
     return None
 
 
