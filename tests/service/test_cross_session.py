@@ -353,9 +353,9 @@ def test_the_sources_plan_is_decided_before_any_file_is_opened() -> None:
     rows = [known("same", "/s/a", 10), known("grew", "/s/b", 10),
             known("gone", "/s/c", 10), known("was-missing", "/s/d", 10, "missing"),
             known("active", "/s/e", 10), known("moved", "/s/f", 10, "moved")]
-    plan = plan_refresh(rows, [("/s/a", 10, 7), ("/s/b", 20, 8), ("/s/d", 10, 7),
-                               ("/s/new", 5, 9)], "active")
-    assert plan.new == (("/s/new", 5, 9),)
+    plan = plan_refresh(rows, [("/s/a", 10, 7, 0), ("/s/b", 20, 8, 0), ("/s/d", 10, 7, 0),
+                               ("/s/new", 5, 9, 0)], "active")
+    assert plan.new == (("/s/new", 5, 9, 0),)
     assert [(c[0], r.session_id) for c, r in plan.changed] == [("/s/b", "grew"),
                                                               ("/s/d", "was-missing")]
     assert [r.session_id for r in plan.unlisted] == ["gone"]

@@ -4,10 +4,17 @@ projection compared with what a rebuild from the same files gives."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
-from tests.service.test_cross_session import T0, PiSession, sibling_dir, today  # noqa: F401
+from tests.service.test_cross_session import (  # noqa: F401 (today: a fixture)
+    T0,
+    PiSession,
+    sibling_dir,
+    status_of,
+    today,
+)
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 from waymarks.service.sources import set_source_excluded
@@ -41,3 +48,30 @@ def test_a_withheld_session_cannot_move_a_project_pin_out_of_the_project(
     assert pins_in_effect(today) == [("Run the migrations check before merging", "active")]
     replaced = today.projection.view.get(pinned.id)
     assert replaced is not None and replaced.status == "active"
+
+
+def test_a_sibling_replaced_with_its_size_and_mtime_kept_is_checked_again(
+        today: Waymarks, home: Path, project: Path) -> None:  # noqa: F811
+    """A sibling file replaced by another of the same name, size and mtime (``cp -p``,
+    ``rsync -t``, ``touch -r``) was never opened again: its old pin stayed in effect,
+    ``available``, while ``health`` said its bytes had changed and a rebuild read the new
+    one. Now its ctime tells it, and it is held back as any changed file is."""
+    sibling = PiSession(sibling_dir(home, project), project, T0)
+    sibling._entry({"type": "custom", "customType": "ds4-context-pin-v1", "data": {
+        "schemaVersion": 1, "mutationId": str(uuid.uuid4()), "createdAt": T0,
+        "operation": "add", "item": {"id": str(uuid.uuid4()), "scope": "project",
+                                     "content": "Deploys wait for Monday",
+                                     "createdAt": T0, "projectPath": str(project.resolve())}}})
+    assert pins_in_effect(today) == [("Deploys wait for Monday", "active")]
+    before = sibling.path.stat()
+    swap = sibling.path.with_suffix(".swap")
+    swap.write_bytes(sibling.path.read_bytes().replace(b"wait for Monday",
+                                                       b"go out Fridays!"))
+    os.utime(swap, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(swap, sibling.path)
+    after = sibling.path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert pins_in_effect(today) == []  # held back: not what was indexed
+    assert status_of(today, sibling.id) == "corrupt"
+    today.rebuild_index()  # reads the file as it is now
+    assert pins_in_effect(today) == [("Deploys go out Fridays!", "active")]

@@ -9,9 +9,9 @@ only when its header ``cwd`` resolves to this exact project; a project item nami
 another project is never read (the ledger refuses it).
 
 **Incremental.** Each source has a checkpoint (offset, lines, entries, a fingerprint of the
-bytes before the offset, the file's size and mtime) stored in the same transaction as
-its rows. A file whose size and mtime are unchanged is not opened; one that grew is read
-from its checkpoint only. Records of many sources are applied together in replay order.
+bytes before the offset, the file's size, mtime and ctime) stored in the same transaction
+as its rows. A file whose size, mtime and ctime are unchanged is not opened; one that grew
+is read from its checkpoint only. Records of many sources are applied together in replay order.
 
 **Status.** ``available``, or why not: ``missing`` (gone; a file of the session found
 again in this project's session folders, renamed or moved, is read from there),
@@ -113,17 +113,17 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     now = epoch_ms(app.clock.now())
     report.checked = len(candidates)
     # the I/O the plan asks for: headers of new files, tails of changed ones
-    readers: list[tuple[SessionLog, int, int]] = []
+    readers: list[tuple[SessionLog, int, int, int]] = []
     statuses: dict[str, tuple[str, str | None]] = {}
     first_new: dict[str, int] = {}  # a session ID met among new files: where its reader is
-    for name, size, mtime in sorted(plan.new):  # by path, as a rebuild reads them
+    for name, size, mtime, ctime in sorted(plan.new):  # by path, as a rebuild reads them
         reader = _open_new(Path(name), app.cwd)
         if reader is None or reader.session_id == active_id:
             continue
         place = first_new.get(reader.session_id)
         if place is not None:  # two new files of one session: the one a rebuild takes
             if extends(reader, readers[place][0]):
-                readers[place] = (reader, size, mtime)
+                readers[place] = (reader, size, mtime, ctime)
             continue
         earlier = by_session.get(reader.session_id)
         if earlier is not None and earlier.path != name:
@@ -134,14 +134,14 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             # held back as `moved` until a rebuild, which reads it from here anyway
             statuses[earlier.session_id] = ("available", None)
         first_new[reader.session_id] = len(readers)
-        readers.append((reader, size, mtime))
-    for (name, size, mtime), row in plan.changed:
+        readers.append((reader, size, mtime, ctime))
+    for (name, size, mtime, ctime), row in plan.changed:
         checked = _check_known(Path(name), row, app.cwd,
                                app.projection.entry_index(row.session_id, row.entries))
         if isinstance(checked, tuple):
             statuses[row.session_id] = checked
         else:
-            readers.append((checked, size, mtime))
+            readers.append((checked, size, mtime, ctime))
             statuses[row.session_id] = ("available", None)
     for row in plan.unlisted:  # indexed files not among the candidates: still there?
         if row.session_id not in statuses and not os.path.exists(row.path):
@@ -152,12 +152,12 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
         batch = readers[start:start + BATCH]
         with app.projection.transaction():
             synced = app.projection.sync_many(
-                [r for r, _s, _m in batch], now,
+                [r for r, *_stamp in batch], now,
                 expected={r.session_id: by_session[r.session_id].offset
-                          if r.session_id in by_session else None for r, _s, _m in batch})
-            for reader, size, mtime in batch:
+                          if r.session_id in by_session else None for r, *_stamp in batch})
+            for reader, size, mtime, ctime in batch:
                 if reader.session_id not in synced.skipped:
-                    app.projection.note_file(reader.session_id, size, mtime, now)
+                    app.projection.note_file(reader.session_id, size, mtime, ctime, now)
             if start == 0:  # re-folds only where availability flips
                 for session_id, (status, detail) in statuses.items():
                     app.projection.set_source_status(session_id, status, detail, now)
@@ -167,7 +167,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     return report
 
 
-Candidate = tuple[str, int, int]  # (path, size, mtime_ns) of a session file
+Candidate = tuple[str, int, int, int]  # (path, size, mtime_ns, ctime_ns) of a session file
 
 
 class RefreshPlan(msgspec.Struct, frozen=True):
@@ -184,8 +184,11 @@ class RefreshPlan(msgspec.Struct, frozen=True):
 
 def plan_refresh(known: Sequence[KnownSource], candidates: Sequence[Candidate],
                  active_id: str | None) -> RefreshPlan:
-    """The pure half of :func:`refresh_sources`: an unchanged file (same size and time,
-    available) is not even opened; the active session is never a source of itself."""
+    """The pure half of :func:`refresh_sources`: an unchanged file (same size, mtime and
+    ctime, available) is not even opened; the active session is never a source of itself.
+    The ctime, which no program can set, tells a file replaced, or edited in place, with
+    its size and mtime kept (``cp -p``, ``rsync -t``, ``touch -r``): it was never opened
+    again, its old items served as available while a rebuild read the new ones."""
     indexed = {row.path: row for row in known}
     new: list[Candidate] = []
     changed: list[tuple[Candidate, KnownSource]] = []
@@ -193,10 +196,10 @@ def plan_refresh(known: Sequence[KnownSource], candidates: Sequence[Candidate],
         row = indexed.get(candidate[0])
         if row is None:
             new.append(candidate)
-        elif (row.size, row.mtime_ns, row.status) != (candidate[1], candidate[2],
-                                                       "available"):
+        elif (row.size, row.mtime_ns, row.ctime_ns, row.status) != (
+                *candidate[1:], "available"):
             changed.append((candidate, row))
-    listed = {name for name, _size, _mtime in candidates}
+    listed = {name for name, *_stamp in candidates}
     unlisted = tuple(row for row in known if row.path not in listed
                      and row.session_id != active_id and row.status != "moved")
     return RefreshPlan(tuple(new), tuple(changed), unlisted)
@@ -214,12 +217,12 @@ def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] |
 
 
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
-                limit: int) -> list[tuple[str, int, int]]:
-    """(path, size, mtime) of this project's session files, newest first, at most
+                limit: int) -> list[Candidate]:
+    """(path, size, mtime, ctime) of this project's session files, newest first, at most
     ``limit`` besides the active one. Plain strings: this runs on every read."""
     directories = project_session_dirs(app.home, roots, app.cwd)
     active_path = str(active.path) if active is not None else None
-    found: dict[str, tuple[str, int, int]] = {}
+    found: dict[str, Candidate] = {}
     for directory in directories:
         try:
             with os.scandir(directory) as entries:
@@ -232,7 +235,7 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
                         continue
                     if entry.is_file():
                         found.setdefault(entry.path, (entry.path, stat.st_size,
-                                                      stat.st_mtime_ns))
+                                                      stat.st_mtime_ns, stat.st_ctime_ns))
         except OSError:  # no such directory (yet), or unreadable: nothing to find there
             continue
     return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]

@@ -300,6 +300,14 @@ def _m019_entry_checksums(db: sqlite3.Connection) -> None:
                        f"SELECT {ENTRY_FIELDS} FROM entries").fetchall()])
 
 
+def _m020_source_ctime(db: sqlite3.Connection) -> None:
+    # A sibling file replaced, or edited in place, with its size and mtime kept (cp -p,
+    # rsync -t, touch -r) was never opened again: its old items counted while a rebuild
+    # read the new ones. The ctime, which no program sets, is compared too; an older row
+    # has 0, so its file is checked once (a header, a fingerprint) and noted.
+    db.execute("ALTER TABLE sources ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0")
+
+
 #: the step that made ``source_exclusions`` (a copy set aside from before it held none)
 EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
@@ -328,6 +336,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(18, "duplicate and conflict lookups over every status",
               _m018_status_free_lookups),
     Migration(19, "checksums of the entry index's rows", _m019_entry_checksums),
+    Migration(20, "the ctime of each source file, to tell one replaced", _m020_source_ctime),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -408,10 +408,12 @@ class Projection(ProjectionReads):
         self.refold()
         return True
 
-    def note_file(self, session_id: str, size: int, mtime_ns: int, now_ms: int) -> None:
+    def note_file(self, session_id: str, size: int, mtime_ns: int, ctime_ns: int,
+                  now_ms: int) -> None:
         """What the source file looked like when its checkpoint was last confirmed."""
-        self.db.execute("UPDATE sources SET size = ?, mtime_ns = ?, checked_at = ?"
-                        " WHERE session_id = ?", (size, mtime_ns, now_ms, session_id))
+        self.db.execute("UPDATE sources SET size = ?, mtime_ns = ?, ctime_ns = ?,"
+                        " checked_at = ? WHERE session_id = ?",
+                        (size, mtime_ns, ctime_ns, now_ms, session_id))
 
     def set_excluded(self, session_id: str, excluded: bool, *, reason: str | None = None,
                      now_ms: int = 0) -> bool:

@@ -44,6 +44,7 @@ class KnownSource(NamedTuple):  # a tuple: built for every indexed source on eve
     size: int
     mtime_ns: int
     status: str
+    ctime_ns: int = 0  # (migration 20: an older row has none, so its file is checked once)
 
 
 #: a tenth of the stdlib's time for a plan's manifest (about 100 us of every plan)
@@ -176,7 +177,8 @@ class ProjectionReads:
         """The indexed session files of a project, with their checkpoints."""
         known = []
         for row in self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum, size, mtime_ns,"
-                                   " status FROM sources WHERE project = ?", (project,)):
+                                   " status, ctime_ns FROM sources WHERE project = ?",
+                                   (project,)):
             verify_source(row[:9])
             sid, path, _cwd, offset, lines, entries, fingerprint = row[:7]
             known.append(KnownSource(sid, path, offset, lines, entries, fingerprint, *row[9:]))
