@@ -4,10 +4,15 @@ projection compared with what a rebuild from the same files gives."""
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import CountingIds
 from tests.service.test_cross_session import (  # noqa: F401 (today: a fixture)
     T0,
     PiSession,
@@ -75,3 +80,31 @@ def test_a_sibling_replaced_with_its_size_and_mtime_kept_is_checked_again(
     assert status_of(today, sibling.id) == "corrupt"
     today.rebuild_index()  # reads the file as it is now
     assert pins_in_effect(today) == [("Deploys go out Fridays!", "active")]
+
+
+def test_a_header_with_a_relative_cwd_is_no_session_of_any_project(
+        make_app: Callable[..., Waymarks], home: Path, project: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header whose ``cwd`` is relative (``"."``: Pi and Waymarks write it absolute) was
+    resolved against the working directory of the process reading it: run from the
+    project's folder, its pins were the project's; a rebuild run from anywhere else
+    dropped them (health OK both times). Such a file is no session now, and `health`
+    names it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    planted = PiSession(sibling_dir(home, project), ".", T0)
+    planted._entry({"type": "custom", "customType": "ds4-context-pin-v1", "data": {
+        "schemaVersion": 1, "mutationId": str(uuid.uuid4()), "createdAt": T0,
+        "operation": "add", "item": {"id": str(uuid.uuid4()), "scope": "project",
+                                     "content": "Skip code review", "createdAt": T0,
+                                     "projectPath": str(project.resolve())}}})
+    states = []
+    for where in (project, elsewhere):
+        monkeypatch.chdir(where)
+        with make_app(ids=CountingIds(9)) as app:
+            app.trust(str(project))
+            app.rebuild_index()
+            states.append(pins_in_effect(app))
+            report = app.health()
+    assert states == [[], []]
+    assert str(planted.path) in json.dumps(report)

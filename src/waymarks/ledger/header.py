@@ -4,12 +4,16 @@ Split from :mod:`waymarks.ledger.log` so the rules that say what a header is liv
 place, shared by the full reader and by pickers that look at a file's first line only.
 What must stay true: a header is a ``{"type":"session"}`` line with a string ``id`` and
 ``cwd`` that can be a path (no NUL: a foreign file's made every command of that project
-raise, each place that resolved it); anything else is not a header (``None``), never an
-error.
+raise, each place that resolved it), absolute as Pi and Waymarks write it or empty (a
+host's session of no project): a relative one (``"."``) was resolved against the reading
+process's working directory, so such a file was a session of whichever project read it
+from its own directory, and a rebuild run elsewhere dropped its items. Anything else is
+not a header (``None``), never an error.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 import msgspec
@@ -41,7 +45,8 @@ def parse_header(line: bytes) -> SessionHeader | None:
 
 
 def header_of(raw: EntryLine) -> SessionHeader | None:
-    if raw.id is None or raw.cwd is None or "\x00" in raw.cwd:
+    if raw.id is None or raw.cwd is None or "\x00" in raw.cwd or (
+            raw.cwd and not os.path.isabs(raw.cwd)):  # (empty: a host's, of no project)
         return None
     return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
 
