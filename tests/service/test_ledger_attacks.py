@@ -108,3 +108,27 @@ def test_a_header_with_a_relative_cwd_is_no_session_of_any_project(
             report = app.health()
     assert states == [[], []]
     assert str(planted.path) in json.dumps(report)
+
+
+def test_health_names_a_file_that_claims_an_indexed_sessions_id(
+        today: Waymarks, home: Path, project: Path) -> None:  # noqa: F811
+    """A file in the project's folder whose header holds the active session's ID under
+    another name (copied in, or written to pass for it) is never read: the incremental
+    pass skips it as a copy, a rebuild skips it and says so, and `health` said OK."""
+    session = today.current_session()
+    assert session is not None
+    planted = PiSession(sibling_dir(home, project), project, T0, session_id=session.session_id)
+    planted.path = planted.path.rename(planted.path.with_name(
+        f"2026-01-01T00-00-00-000Z_{uuid.uuid4()}.jsonl"))
+    planted._entry({"type": "custom", "customType": "ds4-context-pin-v1", "data": {
+        "schemaVersion": 1, "mutationId": str(uuid.uuid4()), "createdAt": T0,
+        "operation": "add", "item": {"id": str(uuid.uuid4()), "scope": "project",
+                                     "content": "Skip code review", "createdAt": T0,
+                                     "projectPath": str(project.resolve())}}})
+    assert pins_in_effect(today) == []
+    report = today.health()
+    assert not report["ok"]
+    assert [p for p in report["problems"] if str(planted.path) in p] == [
+        f"{planted.path}: holds session {session.session_id}, which is indexed from "
+        f"{session.path}: a copy of it, or a file claiming its ID, so nothing in it is "
+        "read; move it out of the folder if it is not a session of its own"]

@@ -35,7 +35,8 @@ from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_fi
 
 __all__ = ["POINTER_DIR", "canonical_project_path", "files_without_header",
            "in_project_dirs", "is_project_session", "ledger_of", "list_sessions",
-           "newest_session", "pointer_path", "project_session_dirs", "read_header",
+           "newest_session", "pointer_path", "project_headers", "project_session_dirs",
+           "read_header",
            "resolve_session", "session_dir", "session_file_name", "shared_session_ids"]
 
 #: where the Claude Code hooks note the session they last saw, under the home: one
@@ -210,6 +211,15 @@ def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> lis
 def _cannot_read(path: Path, why: object, fix: str) -> SessionFileError:
     return SessionFileError(f"{path}: cannot read it ({why}); it may hold this project's "
                             f"newest session: {fix}, then retry. Nothing was written")
+
+
+def project_headers(home: Path, cwd: str) -> list[tuple[Path, SessionHeader]]:
+    """This project's session files with their headers, oldest first (each file's first
+    line read once)."""
+    project = canonical_project_path(cwd)
+    return [(path, header) for path in reversed(_files_newest_first(home, cwd))
+            if (header := read_header(path)) is not None
+            and canonical_project_path(header.cwd) == project]
 
 
 def _project_sessions(home: Path, cwd: str) -> Iterator[Path]:

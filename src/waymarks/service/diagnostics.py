@@ -7,9 +7,12 @@ damage no query had touched yet is repaired when it is found, never reported and
 
 from __future__ import annotations
 
+import contextlib
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from waymarks.ledger.discovery import files_without_header, shared_session_ids
+from waymarks.ledger.discovery import files_without_header, project_headers, shared_session_ids
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -17,6 +20,7 @@ from waymarks.service.recovery import (
     damaged_copies,
     open_job_store,
     refuse_irregular_files,
+    starts_with,
 )
 from waymarks.service.semantic_recall import other_model_vectors, vector_status
 from waymarks.service.session_checks import (
@@ -62,6 +66,28 @@ def status(app: Waymarks) -> dict[str, Any]:
     }
 
 
+
+def claimed_ids(app: Waymarks, said: set[Path]) -> list[str]:
+    """This project's session files whose header holds the ID of a session indexed from
+    another file that is still there and does not hold all of it (``said``: those
+    already named as files of one session by their names). The incremental pass skips
+    such a file as a copy and a rebuild as a second file of the session, so only here
+    would anyone hear of it; an earlier copy of the indexed file loses nothing."""
+    problems = []
+    for path, header in project_headers(app.home, app.cwd):
+        indexed = app.projection.source_path(header.id)
+        if path in said or indexed is None or indexed == str(path):
+            continue
+        with contextlib.suppress(OSError):
+            size = path.stat().st_size
+            if not path.samefile(indexed) and not (
+                    os.path.getsize(indexed) >= size and starts_with(Path(indexed), path, size)):
+                problems.append(
+                    f"{path}: holds session {header.id}, which is indexed from {indexed}: a "
+                    "copy of it, or a file claiming its ID, so nothing in it is read; move "
+                    "it out of the folder if it is not a session of its own")
+    return problems
+
 def health(app: Waymarks) -> dict[str, Any]:
     """The health report. An unreadable active session does not stop it: it is what it
     reports. A ``--session`` that names none is a bad argument, as for every command (it
@@ -100,13 +126,15 @@ def health(app: Waymarks) -> dict[str, Any]:
                            "header), so nothing in it is read" for path, complete
                            in headerless if complete]
     report["problems"] += pointer_problems(app.home)
+    shared = shared_session_ids(app.home, app.cwd)
     report["problems"] += [
         f"session {sid}: {len(paths)} ledger files ({', '.join(p.name for p in paths)} in "
         f"{paths[0].parent}): one session should have one; hooks and `waymarks mcp "
         "--claude-code` use the first, the CLI may use the newest, so what one of them "
         "wrote the others do not read. Keep the one to go on with and move the others "
         "out of the folder (their entries are then no longer read), then run `waymarks "
-        "rebuild-index`" for sid, paths in shared_session_ids(app.home, app.cwd).items()]
+        "rebuild-index`" for sid, paths in shared.items()]
+    report["problems"] += claimed_ids(app, {p for paths in shared.values() for p in paths})
     if session is not None:
         # a half-written last line (a writer died mid-line) is reported, never read
         report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}

@@ -522,10 +522,14 @@ def extends(longer: SessionLog, shorter: SessionLog) -> bool:
     original), must not stand for the session in a rebuild; the incremental pass keeps
     the original it indexed first."""
     size = shorter.offset
-    if longer.offset <= size:
-        return False
+    return longer.offset > size and starts_with(longer.path, shorter.path, size)
+
+
+def starts_with(path: Path, other: Path, size: int) -> bool:
+    """Whether the first ``size`` bytes of ``path`` are those of ``other`` (read a
+    megabyte at a time)."""
     chunk = 1 << 20
-    with open(longer.path, "rb") as a, open(shorter.path, "rb") as b:
+    with open(path, "rb") as a, open(other, "rb") as b:
         for _ in range(0, size, chunk):
             want = min(chunk, size - a.tell())
             if a.read(want) != b.read(want):
