@@ -463,6 +463,13 @@ class SessionLog(ABC):
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
+        if len(line) > MAX_HEADER_BYTES:
+            # what pickers read of a first line (``read_header_line``): a longer one is no
+            # header to them, so a rebuild indexed a file every other read passed over,
+            # and then found it "has no session header now"
+            self._anomaly(line_no, raw.id, "skipped",
+                          f"session header longer than {MAX_HEADER_BYTES} bytes")
+            return
         header = header_of(raw)
         if header is None:
             self._anomaly(line_no, raw.id, "skipped", "session header without id or cwd")
