@@ -161,3 +161,19 @@ def test_a_verb_asking_for_the_port_is_no_new_subject(store: Store, prompt: str)
         "followup", ("c:port",), {"w:redi", "c:cache"})
     assert store.recall(prompt, history) == ["redis_port", "the added claim"]
 
+
+
+def test_a_subject_from_turns_back_does_not_outrank_a_new_topic(store: Store) -> None:
+    """A claim about the orders service and the Redis cache made the Redis cache the
+    parent of "Which database does the orders service use?", and "and the port?" recalled
+    the Redis cache's port beside the orders database's. The orders database's port
+    answers it: the Redis cache stays out. A later subject forgets the Redis cache."""
+    store.add("The orders service caches product lookups in the Redis cache.", "bridge")
+    history = ["Tell me about the Redis cache", "Which database does the orders service use?"]
+    chosen = store.recall("and the port?", history)
+    assert "orders_db_port" in chosen
+    assert set(chosen) <= {"orders_db_port", "orders_metrics"}
+    later = [*history, "and the port?", "Tell me about the Kafka brokers"]
+    assert plan_query("and the port?", later).parent == ("c:database", "w:order", "w:servic")
+    assert store.recall("and the port?", later) == ["kafka_port"]
+

@@ -230,8 +230,10 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         # a question with no cue ("what is the eviction policy?" after "Redis cache"): a
         # subject of its own, unless the store says it is a facet of the one before
         # (:mod:`waymarks.recall.subject`), which a later follow-up then keeps too
-        parent = previous.parent if previous.reason in INHERITED and previous.parent \
-            else _subject(previous)
+        # (the subject of the turn just before only: a parent that turn inherited is
+        # no longer the conversation's, or a subject from several turns back outranked a
+        # new topic)
+        parent = tuple(f for f in _subject(previous) if f not in previous.parent)
         return msgspec.structs.replace(plan, parent=parent)
     # a follow-up cue with a new word ("and staging?" after the database's port): a
     # subject of its own, but among the claims it selects, those about the one before

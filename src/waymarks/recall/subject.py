@@ -5,7 +5,9 @@ A record is about the subject when it holds :data:`CONTEXT_SUBJECT_COVERAGE` of 
 subject's weight, words and concepts alike (a word the store never saw weighs the most,
 so an unknown subject stays one). A subject a facet question followed ("Redis cache",
 then "what is the eviction policy?") is the conversation's too when a candidate about the
-facet is about it as well (:attr:`~waymarks.recall.scoring.QueryPlan.parent`).
+facet is about it as well (:attr:`~waymarks.recall.scoring.QueryPlan.parent`), and no
+record about the facet alone answers what is asked (the orders database's port, not the
+Redis cache's, after "Which database does the orders service use?").
 """
 
 from __future__ import annotations
@@ -67,8 +69,17 @@ def facet_of_parent(plan: QueryPlan, candidates: Iterable[Candidate], stats: Wei
     if not plan.parent:
         return False
     facet = _facet(plan)
-    return any(c.status == "active" and _missing(facet, c, stats) is None
-               and _missing(plan.parent, c, stats) is None for c in candidates)
+    about_facet = [c for c in candidates
+                   if c.status == "active" and _missing(facet, c, stats) is None]
+    if any(_answers(plan, c) and _missing(plan.parent, c, stats) is not None
+           for c in about_facet):
+        return False  # a claim about the facet answers the question: the parent stays out
+    return any(_missing(plan.parent, c, stats) is None for c in about_facet)
+
+
+def _answers(plan: QueryPlan, candidate: Candidate) -> bool:
+    """Whether the record holds every word asked ("and the port?": it says a port)."""
+    return all(field_factor(f, candidate) for f in plan.focus)
 
 
 def context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Weights,
