@@ -177,3 +177,13 @@ def test_a_subject_from_turns_back_does_not_outrank_a_new_topic(store: Store) ->
     assert plan_query("and the port?", later).parent == ("c:database", "w:order", "w:servic")
     assert store.recall("and the port?", later) == ["kafka_port"]
 
+
+@pytest.mark.parametrize("earlier", ["Tell me about the review service",
+                                     "Let's look at the review service"])
+def test_a_noun_among_the_everyday_verbs_still_names_the_subject(store: Store,
+                                                                 earlier: str) -> None:
+    """"review" was left out as an everyday verb, and "service" alone was the subject:
+    "and the port?" recalled every service's port."""
+    store.add("The review service listens on port 9100.", "review_port")
+    assert set(plan_query("and the port?", [earlier]).context) == {"w:review", "w:servic"}
+    assert store.recall("and the port?", [earlier]) == ["review_port"]

@@ -32,6 +32,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
 from waymarks.recall.scoring import QueryPlan
+from waymarks.recall.subject import KINDS
 from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
@@ -149,6 +150,10 @@ ACTIVITIES: Final = frozenset(
     w:调试 w:修复 w:修 w:切换 w:检查 w:排查 w:讨论 w:聊 w:聊聊 w:研究 w:处理 w:解决 w:看
     """.split()
 )
+#: the ACTIVITIES that are nouns too, naming a subject ("the review service", "the bug
+#: tracker"): left out only while a word beside them names what the subject is
+NAMING_ACTIVITIES: Final = frozenset(
+    "w:review w:check w:issu w:bug w:problem w:switch".split())
 #: verbs that ask for an attribute, the port ("what port does it listen on?", "which port
 #: does it bind to?"): in a follow-up they are part of what is asked, not a new subject
 #: (elsewhere ordinary words)
@@ -255,9 +260,17 @@ def _asked(analysis: Analysis) -> tuple[str, ...]:
 def _subject(previous: QueryPlan) -> tuple[str, ...]:
     """The conversation's subject as of the plan before: its inherited one, or its focus
     without the attribute words and the everyday verbs ("debug", "switch": what was done
-    to the subject, which a record about it need not say)."""
-    return previous.context or tuple(f for f in previous.focus
-                                     if f not in _ASKED and f not in ACTIVITIES)
+    to the subject, which a record about it need not say), unless only a kind of thing
+    (:data:`~waymarks.recall.subject.KINDS`) would be left."""
+    if previous.context:
+        return previous.context
+    named = tuple(f for f in previous.focus if f not in _ASKED)
+    subject = tuple(f for f in named if f not in ACTIVITIES)
+    if all(f in KINDS for f in subject):
+        # only a kind of thing is left ("the review service": "servic"), which names no
+        # subject: every service's port was recalled
+        return tuple(f for f in named if f not in ACTIVITIES - NAMING_ACTIVITIES)
+    return subject
 
 
 def _resets(folded: str) -> bool:

@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 
 FIELD_FACTORS: Final = {"body": 1.0, "aliases": 0.8, "quoted": 0.25, "origin": 0.2}
 CONTEXT_SUBJECT_COVERAGE: Final = 0.6
+#: words that say what kind of thing a subject is, not which one ("the review service",
+#: "the orders database"): alone they name no subject
+KINDS: Final = frozenset(
+    """
+    w:servic c:database c:cache w:server w:cluster w:app w:applic w:api w:system w:tool
+    w:job w:worker w:queue w:broker w:pipelin w:endpoint w:modul w:librari w:compon
+    w:instanc w:node w:repo w:repositori w:tracker w:bot w:site w:page w:client
+    w:服务 w:系统 w:工具 w:集群 w:服务器
+    """.split()
+)
 
 BODY: Final = FIELD_FACTORS["body"]
 ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
