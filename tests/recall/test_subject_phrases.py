@@ -108,18 +108,16 @@ def test_cli_recall_reaches_the_claim_by_its_subject(tmp_path: Path) -> None:
     assert out["selected"] == [renderer]
 
 
-def test_a_phrase_and_a_third_word_name_the_topic_beside_words_never_seen(
-        app: Waymarks) -> None:
-    """A prompt saying more than the store knows ("blank", "customers") never named the
-    invoice renderer's claim, which holds the phrase and "PDFs" (coverage 0.44): any unseen
-    word vetoed the phrase. With a third word matched and coverage near the qualifying
-    share it names the topic; two words alone beside unseen ones still do not (above)."""
-    renderer = remember(app, "The invoice renderer turns billing records into PDFs with "
-                             "WeasyPrint.")
-    for text in OTHERS:
-        remember(app, text)
-    result = app.recall("The invoice renderer produces blank PDFs for customers",
-                        inherit=False)
-    chosen = next(s for s in result.scored if s.candidate.id == renderer)
-    assert chosen.named and chosen.coverage < 0.45
-    assert result.selected == [renderer]
+
+@pytest.mark.parametrize("prompt", ["The church invoice renderer produces PDFs on Windows",
+                                    "Our church's invoice renderer produces PDFs slowly"])
+def test_a_phrase_beside_words_never_seen_does_not_name_a_foreign_prompts_topic(
+        app: Waymarks, prompt: str) -> None:
+    """A prompt from elsewhere sharing a rare phrase and a third word with a claim
+    ("invoice renderer", "PDFs") was taken to name its topic, and the claim was injected
+    (coverage 0.44): beside words the store never saw, a phrase names no topic (a third
+    word, rare or everyday, cannot tell such a prompt from one of this store's)."""
+    remember(app, "The invoice renderer turns billing records into PDFs with WeasyPrint.")
+    for i, name in enumerate(("orders", "users", "search", "audit", "mail") * 2):
+        remember(app, f"The {name} service number {i} listens on port {7000 + i}.")
+    assert app.recall(prompt, inherit=False).selected == []

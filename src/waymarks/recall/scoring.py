@@ -58,10 +58,6 @@ SHORT_QUERY_FEATURES: Final = 4
 #: a phrase names a topic only beside this much coverage (LoCoMo dev, foreign questions:
 #: without a floor, two rare everyday words in another person's store injected it)
 PHRASE_COVERAGE: Final = 0.3
-#: beside words the store never saw (a prompt that says more than the store knows), a
-#: phrase names a topic only with a third word matched and this much coverage, near what
-#: qualifies alone ("The invoice renderer produces blank PDFs for customers": 0.44)
-PHRASE_UNKNOWN_COVERAGE: Final = 0.4
 #: a record holding all of :attr:`QueryPlan.earlier` ranks this much higher (a share of it,
 #: that share): a reorder among near equals, well inside the relative cutoff
 EARLIER_BONUS: Final = 0.1
@@ -446,8 +442,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
             named = True
             break
     named = named or (
-        len(strong) >= 2 and coverage >= PHRASE_COVERAGE and (
-            not facts.unknown or (len(strong) >= 3 and coverage >= PHRASE_UNKNOWN_COVERAGE))
+        len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and _names_phrase(facts, candidate))
     qualified = semantic is not None and semantic.qualifies(sem, candidate.text)
     close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
