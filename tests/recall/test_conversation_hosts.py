@@ -112,6 +112,40 @@ def test_tool_observations_do_not_push_the_subject_out_of_the_history(
         assert recent_prompts(log, "what port?") == ["Let's look at the Redis cache"]
 
 
+def test_the_history_read_stops_at_the_turns_the_planner_uses(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long session (20 prompts, each followed by tool observations of ~28 KB, 5.6 MB):
+    the hook read on until it had 24 prompts, re-reading the whole window at each doubling
+    (2, 4, then all 5.6 MB: 11.6 MB a prompt) though the planner uses 6 earlier turns. It
+    stops once they are found, and reads each byte once."""
+    from waymarks.ledger.session_file import SessionFile
+    from waymarks.recall.plan import MAX_HISTORY_TURNS
+
+    output = "".join(f"line {i}: building the gateway image layer\n" for i in range(600))
+    with Waymarks(home, cwd=str(project)) as app:
+        for turn in range(20):
+            app.session_say(f"prompt number {turn}")
+            for call in range(10):
+                app.append_record("waymarks-tool-observation-v1",
+                                  {"id": f"toolu_{turn}_{call}", "tool": "Bash",
+                                   "response": output})
+        app.session_say("what port?")
+        log = app.current_session()
+        assert log is not None and log.offset > 2 * HISTORY_TAIL_BYTES
+        read: list[int] = []
+        original = SessionFile._read_from
+
+        def counted(self: SessionFile, offset: int, limit: int) -> bytes:
+            data = original(self, offset, limit)
+            read.append(len(data))
+            return data
+
+        monkeypatch.setattr(SessionFile, "_read_from", counted)
+        prompts = recent_prompts(log, "what port?")
+    assert prompts[-MAX_HISTORY_TURNS:] == [f"prompt number {turn}" for turn in range(14, 20)]
+    assert sum(read) <= 2 * HISTORY_TAIL_BYTES < log.offset
+
+
 @pytest.mark.parametrize(("history", "prompt"), [
     (["SQLite port?"], "what about Go?"),
     (["SQLite port?"], "and in C?"),

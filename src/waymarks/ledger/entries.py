@@ -212,7 +212,8 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
     only the recent conversation (recall history), never the whole file.
 
     ``enough`` (with ``first_bytes``): only the last ``first_bytes`` are read first, and
-    twice as many each time (up to ``max_bytes``) while the messages found are not enough:
+    twice as many each time (up to ``max_bytes``; only the bytes not read yet) while the
+    messages found are not enough:
     a run of large entries that are no messages (a tool's output) does not push the
     conversation out of a window of bytes, and a short one costs no more than before.
 
@@ -221,18 +222,28 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
     cut out and decoded (most lines of a long ledger are mutations)."""
     if enough is None or first_bytes is None:
         return _messages(session, max_bytes, max_entries)
-    read = min(first_bytes, max_bytes)
+    size = session.offset
+    read = min(first_bytes, max_bytes, size)
+    tail = session.tail_bytes(read)
     while True:
-        found = _messages(session, read, max_entries)
-        if read >= max_bytes or read >= session.offset or enough(found):
+        found = _messages_in(session, tail, size, max_entries)
+        if read >= max_bytes or read >= size or enough(found):
             return found
-        read = min(2 * read, max_bytes)
+        further = min(2 * read, max_bytes, size)
+        tail = session.tail_bytes(further, skip=read) + tail  # only the bytes not read yet
+        read = further
 
 
 def _messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
+    size = session.offset
+    return _messages_in(session, session.tail_bytes(min(size, max_bytes)), size, max_entries)
+
+
+def _messages_in(session: SessionLog, tail: bytes, size: int,
+                 max_entries: int) -> list[Message]:
     branch = session.branch_set()
     out: list[Message] = []
-    for raw in _recent_lines(session, _MESSAGE_TYPE, max_bytes, max_entries):
+    for raw in _lines_in(tail, size, _MESSAGE_TYPE, max_entries):
         if raw.type == "message" and raw.id in branch:
             body = body_of(raw)
             if isinstance(body, Message):
@@ -256,7 +267,11 @@ def _recent_lines(session: SessionLog, needle: bytes, max_bytes: int,
     ``max_entries`` lines of the last ``max_bytes`` of the ledger, in file order; only
     those lines are cut out and decoded."""
     size = session.offset
-    tail = session.tail_bytes(min(size, max_bytes))
+    yield from _lines_in(session.tail_bytes(min(size, max_bytes)), size, needle, max_entries)
+
+
+def _lines_in(tail: bytes, size: int, needle: bytes, max_entries: int) -> Iterator[EntryLine]:
+    """:func:`_recent_lines` of ``tail``, the last bytes of a ledger of ``size`` bytes."""
     first = tail.find(b"\n") + 1 if len(tail) < size else 0  # the first line was cut
     begin = window_start(tail, first, max_entries)
     at = tail.find(needle, begin)

@@ -132,10 +132,12 @@ class SessionLog(ABC):
         return blake2b(self._read_from(start, offset - start),
                                digest_size=8).hexdigest()
 
-    def tail_bytes(self, limit: int) -> bytes:
-        """The last ``limit`` bytes of complete lines read so far."""
+    def tail_bytes(self, limit: int, skip: int = 0) -> bytes:
+        """The last ``limit`` bytes of complete lines read so far, less the last ``skip``
+        of them (a reader going further back reads only the bytes it has not)."""
         start = max(0, self.offset - limit)
-        return self._read_from(start, self.offset - start)
+        end = max(start, self.offset - skip)
+        return self._read_from(start, end - start)
 
     def read_all(self) -> bytes:
         """Every byte of the ledger as it is now (for readers of entry bodies)."""
