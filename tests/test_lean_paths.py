@@ -205,6 +205,7 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
     import time
     import uuid
 
+    from waymarks.hosts import cc_client
     from waymarks.hosts import claude_code_install as cc
 
     home, project = tmp_path / "home", tmp_path / "project"
@@ -216,7 +217,7 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
                               env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        socket = home / "claude-code" / "helper.sock"
+        socket = Path(cc_client.socket_path(home))
         for _ in range(400):
             if socket.exists():
                 break

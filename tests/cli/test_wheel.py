@@ -168,7 +168,9 @@ def test_a_user_install_runs_the_hook_command_install_writes(wheel: Path,
     # with the helper: the first hook starts it (its own -I -S process from the user site)
     helped = {**run_env, "WAYMARKS_CC_HELPER": "on"}
     _hook(settings, "UserPromptSubmit", prompt, helped, project)
-    socket = home / "claude-code" / "helper.sock"
+    from waymarks.hosts import cc_client
+
+    socket = Path(cc_client.socket_path(home))
     for _ in range(200):
         if socket.exists():
             break

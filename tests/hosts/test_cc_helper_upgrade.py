@@ -352,8 +352,8 @@ PING = ("import sys; sys.path.append(sys.argv[1]); from waymarks.hosts.cc_client
         "print(repr(_ask(sys.argv[2], 'ping', b'')))")
 
 
-def _ping(home: Path, entry: Path, semantic: str) -> str:
-    environ = _environ(subagent=False, WAYMARKS_SEMANTIC=semantic)
+def _ping(home: Path, entry: Path, semantic: str, **extra: str) -> str:
+    environ = _environ(subagent=False, WAYMARKS_SEMANTIC=semantic, **extra)
     done = subprocess.run([sys.executable, "-I", "-S", "-c", PING, str(entry.parents[2]),
                            str(home)], env=environ, capture_output=True, text=True,
                           timeout=60)
@@ -362,12 +362,15 @@ def _ping(home: Path, entry: Path, semantic: str) -> str:
 
 
 @pytest.mark.slow
-def test_a_hook_with_hybrid_recall_switched_otherwise_is_not_answered_by_the_helper(
+def test_hooks_with_hybrid_recall_switched_otherwise_each_keep_a_helper(
         tmp_path: Path, home: Path) -> None:
-    """The helper served every hook with the environment of the one that started it: a
-    hook run with ``WAYMARKS_SEMANTIC=off`` got hybrid recall from a helper a hook without
-    it had started, and the other way round. A request says its switches; a helper under
-    others answers "protocol" (the hook does the work itself) and exits."""
+    """The helper served every hook with the environment of the one that started it, so a
+    hook under other switches was answered "protocol" and the helper left: hooks that
+    alternated (``WAYMARKS_SEMANTIC`` off, then on) started a new helper on every prompt,
+    each prompt cold, and so did hooks differing only in ``WAYMARKS_SEMANTIC_BACKFILL``
+    with hybrid recall off. Each combination has its own helper's socket: the other
+    hook finds none of its own (it does the work itself and starts one), and this helper
+    stays; with hybrid recall off the backfill switch is no difference."""
     entry = _installation(tmp_path / "installed")
     home.mkdir()
     environ = _environ(subagent=False, PYTHONPATH=str(entry.parents[2]),
@@ -376,12 +379,14 @@ def test_a_hook_with_hybrid_recall_switched_otherwise_is_not_answered_by_the_hel
                               env=environ, cwd=home, stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait(lambda: Path(cc_client.socket_path(home)).exists() or helper.poll() is not None,
-              "no helper")
+        _wait(lambda: any((home / "claude-code").glob("helper*.sock"))
+              or helper.poll() is not None, "no helper")
         assert _ping(home, entry, "0") == "''"  # off too, spelled otherwise: answered
+        assert _ping(home, entry, "off", WAYMARKS_SEMANTIC_BACKFILL="off") == "''"
         assert helper.poll() is None
-        assert _ping(home, entry, "on") == "None"  # not answered: the hook does it
-        assert helper.wait(60) == 0  # and the helper left
+        assert _ping(home, entry, "on") == "None"  # not its helper: the hook does it
+        assert _ping(home, entry, "off") == "''"  # and this one still serves
+        assert helper.poll() is None
     finally:
         if helper.poll() is None:
             helper.terminate()

@@ -22,6 +22,7 @@ import pytest
 from tests.hosts.fake_anthropic import FakeAnthropic
 from tests.hosts.fake_cc_window import memory_add_over_mcp
 from tests.install_once import install_once
+from waymarks.hosts import cc_client
 from waymarks.hosts import claude_code_install as cc
 from waymarks.service.app import Waymarks
 
@@ -121,7 +122,7 @@ def test_bad_input_never_blocks_and_is_logged_without_content(
 def start_with_helper(home: Path, project: Path, sid: str) -> Path:
     """A SessionStart that starts the helper; its socket once it listens."""
     hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
-    socket = home / "claude-code" / "helper.sock"
+    socket = Path(cc_client.socket_path(home))
     deadline = time.monotonic() + 30  # a loaded machine (the suite on both cores) is slow
     while not socket.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -363,7 +364,7 @@ def test_nothing_in_the_project_runs_in_the_helper(home: Path, project: Path, si
     subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", "SessionStart"],
                    input=json.dumps(payload(sid, project, "SessionStart")).encode(),
                    cwd=project, env=env, capture_output=True, timeout=60, check=True)
-    socket = home / "claude-code" / "helper.sock"
+    socket = Path(cc_client.socket_path(home))
     for _ in range(100):
         if socket.exists():
             break

@@ -59,7 +59,13 @@ SUBAGENT_ENV = "PI_SUBAGENT_AGENT_ID"
 
 
 def socket_path(home: "str | Path") -> str:
-    return f"{home}/claude-code/{SOCKET_NAME}"
+    """Where the helper for this process's switches listens (:func:`~waymarks.spawn.
+    switches.answering`): hooks with hybrid recall switched otherwise each have a helper
+    of their own (one for both replaced it on every prompt when they alternated, each
+    prompt cold). The helper, started with the hook's environment, finds the same."""
+    switches = answering(_env)
+    name = SOCKET_NAME if switches == "11" else f"helper-{switches}.sock"
+    return f"{home}/claude-code/{name}"
 
 
 def installation() -> str:

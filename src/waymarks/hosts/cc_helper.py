@@ -200,7 +200,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                             request.get("installation") != mine or \
                             request.get("switches", switches) != switches:
                         # another release's or installation's hooks reach this home now,
-                        # or hooks with hybrid recall switched otherwise (WAYMARKS_SEMANTIC):
+                        # or hooks with hybrid recall switched otherwise (each finds the
+                        # socket named for its switches, cc_client.socket_path; a check):
                         # they do the work themselves and start a helper of their own,
                         # which this one, stale, leaves the socket and the lock to
                         connection.sendall(b"protocol\n")

@@ -45,5 +45,7 @@ ANSWERING = ("WAYMARKS_SEMANTIC", "WAYMARKS_SEMANTIC_BACKFILL")
 
 def answering(get: "Callable[[str], str]") -> str:
     """Each of :data:`ANSWERING` as ``get(name)`` (its value, "" unset) leaves it: ``1``
-    on, ``0`` off, a value that is neither counting as off (as hybrid recall reads it)."""
-    return "".join("1" if get(name).strip().casefold() in ON else "0" for name in ANSWERING)
+    on, ``0`` off, a value that is neither counting as off (as hybrid recall reads it).
+    With hybrid recall off its background embedding changes nothing: ``0`` alone."""
+    bits = "".join("1" if get(name).strip().casefold() in ON else "0" for name in ANSWERING)
+    return bits if bits.startswith("1") else "0"
