@@ -187,3 +187,16 @@ def test_a_noun_among_the_everyday_verbs_still_names_the_subject(store: Store,
     store.add("The review service listens on port 9100.", "review_port")
     assert set(plan_query("and the port?", [earlier]).context) == {"w:review", "w:servic"}
     assert store.recall("and the port?", [earlier]) == ["review_port"]
+
+
+def test_a_rare_word_alone_does_not_make_a_sibling_the_subject(store: Store) -> None:
+    """"payment" held more than 60 % of the subject's weight, so the payments MySQL
+    database was taken for the payments service (in a store of many services) and its
+    port recalled too. A record must
+    be about the kind of thing the subject names (service) as well."""
+    store.add("The payments service listens on port 8443.", "payments_port")
+    store.add("The MySQL database for payments listens on port 3306.", "payments_db")
+    for name in ("search", "mail", "audit", "billing", "catalog", "shipping"):
+        store.add(f"The {name} service is owned by the platform team.", name)
+    earlier = ["Let's debug the payments service"]
+    assert store.recall("and the port?", earlier) == ["payments_port"]

@@ -60,10 +60,17 @@ def minor_factor(feature: str, candidate: Candidate) -> float:
 
 def _missing(subject: Sequence[str], candidate: Candidate, stats: Weights) -> str | None:
     """The first feature of ``subject`` the record lacks when it holds less than
-    :data:`CONTEXT_SUBJECT_COVERAGE` of the subject's weight; ``None`` when it is about it."""
+    :data:`CONTEXT_SUBJECT_COVERAGE` of the subject's weight, or none of its
+    :data:`KINDS` beside two words or more; ``None`` when it is about it."""
     missing = [f for f in subject if not field_factor(f, candidate)]
     if not missing:
         return None
+    kinds = [f for f in subject if f in KINDS]
+    if kinds and all(f in missing for f in kinds) and \
+            sum(f.startswith("w:") for f in subject) >= 2:
+        # "the payments service": a record must be about such a thing too; a rare word
+        # alone held the weight, and the payments MySQL database was the service
+        return kinds[0]
     total = sum(stats.weight(f) for f in subject)
     found = sum(stats.weight(f) for f in subject if f not in missing)
     return missing[0] if total and found / total < CONTEXT_SUBJECT_COVERAGE else None
