@@ -29,8 +29,8 @@ def committed(outcome: object) -> str:
     return outcome.id
 
 
-@pytest.fixture
-def apps(make_app: Callable[..., Waymarks], project: Path) -> tuple[Waymarks, Waymarks]:
+def busy_sessions(make_app: Callable[..., Waymarks], project: Path, count: int = 12
+                  ) -> tuple[Waymarks, Waymarks]:
     """A session with pins and claims of every scope and status, some its project's,
     beside another session of the project with items of its own."""
     other = make_app(ids=CountingIds(1))
@@ -42,7 +42,7 @@ def apps(make_app: Callable[..., Waymarks], project: Path) -> tuple[Waymarks, Wa
     committed(other.remember("Other session only: the cache is warm."))
     mine = make_app(ids=CountingIds(2))
     mine.session_new()
-    for n in range(12):
+    for n in range(count):
         pin = committed(mine.pin(f"Rule {n}: run the linter \x1b[2J before merging",
                                  scope=("session", "branch", "project")[n % 3]))
         claim = committed(mine.remember(f"Service {n} listens on port {8000 + n}.",
@@ -54,6 +54,11 @@ def apps(make_app: Callable[..., Waymarks], project: Path) -> tuple[Waymarks, Wa
             mine.set_memory_status(claim, "expired")
     mine.unpin(other_pin)  # the project's, unpinned here
     return mine, other
+
+
+@pytest.fixture
+def apps(make_app: Callable[..., Waymarks], project: Path) -> tuple[Waymarks, Waymarks]:
+    return busy_sessions(make_app, project)
 
 
 @pytest.mark.parametrize("kind", ["pin", "memory"])

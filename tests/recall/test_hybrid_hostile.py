@@ -23,6 +23,21 @@ pytestmark = pytest.mark.semantic
 CHECKOUT = "Feature flag new-checkout is enabled in production."
 
 
+def _two_embedded(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+                  ) -> tuple[Waymarks, dict[str, str]]:
+    """A home of two claims (the deploy script's and ``CHECKOUT``), both embedded; their
+    IDs by text."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    ids = {}
+    for text in ("The deploy script runs on Fridays.", CHECKOUT):
+        outcome = app.remember(text)
+        assert isinstance(outcome, Committed), outcome
+        ids[text] = outcome.id
+    assert app.embed_recall()["vectors"] == 2
+    return app, ids
+
+
 @pytest.fixture
 def embedded(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
              ) -> tuple[Waymarks, str]:
@@ -109,14 +124,7 @@ def test_a_garbage_vector_is_ignored_not_ranked(
 
     from waymarks.semantic import load
 
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    app = make_app()
-    ids = {}
-    for text in ("The deploy script runs on Fridays.", CHECKOUT):
-        outcome = app.remember(text)
-        assert isinstance(outcome, Committed), outcome
-        ids[text] = outcome.id
-    assert app.embed_recall()["vectors"] == 2
+    app, ids = _two_embedded(make_app, monkeypatch)
     query = "is new checkout turned on?"
     assert app.recall(query).selected == [ids[CHECKOUT]]
     embedder = load()
@@ -355,14 +363,7 @@ def test_a_damaged_vector_row_does_not_make_recall_wait_for_the_writer(
     long"), where one without it answered at once. The drop is now tried only when the
     turn is free: the recall answers (the claim scored lexically) and the row is dropped
     by a later recall."""
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    app = make_app()
-    ids = {}
-    for text in ("The deploy script runs on Fridays.", CHECKOUT):
-        outcome = app.remember(text)
-        assert isinstance(outcome, Committed), outcome
-        ids[text] = outcome.id
-    assert app.embed_recall()["vectors"] == 2
+    app, ids = _two_embedded(make_app, monkeypatch)
     deploy = ids["The deploy script runs on Fridays."]
     damage_row(app, deploy, damage)
     db = app.projection.recall_index().db

@@ -14,39 +14,18 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CountingIds
+from tests.cli.test_limited_listing import busy_sessions
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Committed
 from waymarks.store import queries
 from waymarks.web.reads import overview
 
 PER_PAGE = 4
 
 
-def committed(outcome: object) -> str:
-    assert isinstance(outcome, Committed), outcome
-    return outcome.id
-
-
 def test_each_page_is_the_listings_slice_and_reads_only_up_to_it(
         make_app: Callable[..., Waymarks], project: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    other = make_app(ids=CountingIds(1))
-    other.trust(str(project))
-    other.session_new()
-    committed(other.pin("Other session: use pnpm", scope="project"))
-    committed(other.remember("Other session: the queue is Kafka.", scope="project"))
-    committed(other.remember("Other session only: the cache is warm."))
-    app = make_app(ids=CountingIds(2))
-    app.session_new()
-    for n in range(21):
-        pin = committed(app.pin(f"Rule {n}: lint before merging",
-                                scope=("session", "branch", "project")[n % 3]))
-        claim = committed(app.remember(f"Service {n} listens on port {8000 + n}.",
-                                       scope="project" if n % 4 == 0 else "session"))
-        if n % 5 == 1:
-            app.unpin(pin)
-            committed(app.supersede_memory(claim, f"Service {n} listens on {9000 + n}."))
+    app, _other = busy_sessions(make_app, project, 21)
     pins, memory = app.items("pin"), app.items("memory")[::-1]  # as the pages show them
     session = app.current_session().path  # type: ignore[union-attr]
     read = {"rows": 0}
