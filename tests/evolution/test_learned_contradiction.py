@@ -72,3 +72,34 @@ def test_memory_recall_and_recall_leave_out_a_learned_claim_the_person_holds_or_
     for rows in (answer["learned"], recalled["learned"]):
         assert [r["excerpt"] for r in rows] == ["The staging cache ttl is 60 seconds"]
     assert "vault-7" not in json.dumps(answer) and "8080" not in json.dumps(answer)
+
+
+def test_the_learned_memory_tool_leaves_them_out_too(
+        cli: Callable[..., dict], home: Path, project: Path, tmp_path: Path) -> None:
+    """A re-read: ``learned_memory`` (list, search, show: the model's read-only tool) still
+    answered with the learned copy of the person's sensitive sentence and the learned
+    contradiction that ``recall`` and ``memory_recall`` now leave out."""
+    from waymarks.mcp.tools.learned_memory import read
+    from waymarks.service.app import Waymarks
+
+    _remote_sees_only_normal(home)
+    for said in ("The staging database port is 5432.", "The staging vault path is "
+                 "/srv/vault-7."):
+        cli("memory", "add", "--classification", "sensitive", "--", said)
+    elsewhere = str(tmp_path / "elsewhere")
+    ids = [learn(home, elsewhere, {"kind": "fact", "content": said,
+                                   "searchTerms": ["staging"]}, AT)
+           for said in ("The staging database port is 8080", "The staging vault path is "
+                        "/srv/vault-7", "The staging cache ttl is 60 seconds")]
+    app = Waymarks(home=home, cwd=str(project))
+    listed = read(app, {"action": "list", "scope": "all"})
+    found = read(app, {"action": "search", "query": "staging vault path database port ttl"})
+    for answer in (listed, found):
+        text = json.dumps(answer)
+        assert "vault-7" not in text and "8080" not in text, text
+    assert set(listed["withheld"]) == set(ids[:2])  # a search matches them not at all
+    assert [c["id"] for c in found["claims"]] == [ids[2]]
+    assert [c["content"] for c in listed["claims"]] == ["The staging cache ttl is 60 seconds"]
+    for held in ids[:2]:
+        assert read(app, {"action": "show", "id": held})["outcome"] == "rejected"
+    assert read(app, {"action": "show", "id": ids[2]})["outcome"] == "ok"

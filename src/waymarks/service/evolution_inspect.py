@@ -106,7 +106,8 @@ def _empty(home: Path) -> bool:
 
 
 def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
-                now: str | None = None, egress: Egress | None = None) -> dict[str, Any]:
+                now: str | None = None, egress: Egress | None = None,
+                mine: Contradicted | None = None) -> dict[str, Any]:
     """One page (20) of learned claims in every state, newest update first, then ID;
     ``here``: those learned in ``cwd``'s project (its canonical path); with ``egress``,
     rendered for it (see the module docstring)."""
@@ -129,7 +130,8 @@ def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
     rows.sort(key=lambda r: r.id)
     rows.sort(key=lambda r: r.updated_at, reverse=True)
     start = (page - 1) * PAGE_SIZE
-    claims, withheld = _page(rows[start:start + PAGE_SIZE], levels, stamp, egress)
+    claims, withheld = _page(rows[start:start + PAGE_SIZE], levels, stamp, egress,
+                             mine=mine)
     return {"scope": scope, "page": page, "pageSize": PAGE_SIZE, "total": len(rows),
             # a bad row is named by its ID, which a hand-made record can fill with anything
             "claims": claims, "badRows": [_labeller(egress)(b) for b in bad],
@@ -137,13 +139,17 @@ def list_claims(home: Path, scope: str = "all", page: int = 1, cwd: str = "",
 
 
 def _page(rows: list[ClaimRow], levels: dict[str, str], stamp: str, egress: Egress | None,
-          extra: dict[str, dict[str, Any]] | None = None
+          extra: dict[str, dict[str, Any]] | None = None, mine: Contradicted | None = None
           ) -> tuple[list[dict[str, Any]], list[str]]:
     """``rows`` rendered for ``egress`` (each with its ``extra`` fields), and the IDs of
-    those it may not receive."""
+    those it may not receive; with ``mine``, a claim whose text the person holds or
+    contradicts is one of those (as in ``recall_learned``: a learned copy of their
+    sensitive sentence, or its contradiction, went to the model through these)."""
     claims, withheld = [], []
     for row in rows:
-        shown = _rendered(row, levels.get(row.source_id), stamp, egress)
+        held = mine is not None and not _forgotten_for(row, egress) and \
+            mine(row.content) is not None
+        shown = None if held else _rendered(row, levels.get(row.source_id), stamp, egress)
         if shown is None:
             withheld.append(row.id)
         else:
@@ -152,7 +158,7 @@ def _page(rows: list[ClaimRow], levels: dict[str, str], stamp: str, egress: Egre
 
 
 def search(home: Path, query: str, now: str | None = None,
-           egress: Egress | None = None) -> dict[str, Any]:
+           egress: Egress | None = None, mine: Contradicted | None = None) -> dict[str, Any]:
     """Up to 10 recallable learned claims ``query`` alone is about (dormant ones too: this
     is an explicit request), best first; with ``egress``, rendered for it."""
     from waymarks.service.evolution_recall import recall_learned
@@ -160,7 +166,7 @@ def search(home: Path, query: str, now: str | None = None,
     stamp = _now(now)
     # only claims the destination may receive are matched: listing the others' IDs for
     # the words they hold told a model, guess by guess, what the withheld text says
-    result = recall_learned(home, query, inherit=False, now=stamp, egress=egress)
+    result = recall_learned(home, query, inherit=False, now=stamp, egress=egress, mine=mine)
     ids = [s.candidate.id for s in result.eligible[:SEARCH_LIMIT]]
     rank = {s.candidate.id: s.rank for s in result.eligible}
     rows: list[ClaimRow] = []
@@ -170,7 +176,7 @@ def search(home: Path, query: str, now: str | None = None,
             rows = [r for r in map(evo.store.view.claim, ids) if r is not None]
             levels = evo.store.source_levels()
     claims, withheld = _page(rows, levels, stamp, egress,
-                             {cid: {"rank": round(rank[cid], 4)} for cid in ids})
+                             {cid: {"rank": round(rank[cid], 4)} for cid in ids}, mine)
     return {"query": query, "claims": claims, **({"withheld": withheld} if egress else {})}
 
 

@@ -59,6 +59,7 @@ def _rejected(code: str, message: str) -> dict[str, Any]:
 def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     """One read-only action; refusals name the argument and the fix, never its value."""
     from waymarks.service import evolution_inspect as inspect
+    from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
 
     action = arguments.get("action")
@@ -72,7 +73,7 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
                 page, bool) or page < 1:  # (`true` is an int to Python, not a page)
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
-            app.home, str(scope), page, app.cwd, egress=egress)}
+            app.home, str(scope), page, app.cwd, egress=egress, mine=OwnClaims(app).held)}
     if action == "search":
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
@@ -82,7 +83,7 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if OMITTED in query:
             return _rejected("egress-placeholder", f"the query holds {OMITTED}, which "
                              "marks text withheld from the model; ask in your own words")
-        found = inspect.search(app.home, query, egress=egress)
+        found = inspect.search(app.home, query, egress=egress, mine=OwnClaims(app).held)
         del found["query"]  # the model's own text, never sent back unchecked (a credential
         # or a local-only span in it went out as written)
         return {"outcome": "ok", **found}
@@ -96,6 +97,10 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if shown.get("withheld"):
             return _rejected("withheld", "the provider this answer goes to may not receive "
                                          "that claim's classification")
+        if isinstance(shown.get("content"), str) and OwnClaims(app).held(shown["content"]):
+            # (as list and search leave it out: the person's own claim stands for it)
+            return _rejected("withheld", "the person holds a claim that says this, or "
+                                         "otherwise: theirs stands (see memory_recall)")
         return {"outcome": "ok", **shown}
     if action == "history":
         return {"outcome": "ok", **inspect.history(app.home, egress=egress)}
