@@ -134,14 +134,18 @@ def test_health_names_a_file_that_claims_an_indexed_sessions_id(
         "read; move it out of the folder if it is not a session of its own"]
 
 
+@pytest.mark.parametrize("length", [65_536, 70_000])  # (a re-read: 64 KiB exactly too)
 def test_a_header_too_long_for_pickers_is_no_header_to_a_rebuild_either(
-        today: Waymarks, home: Path, project: Path) -> None:  # noqa: F811
+        today: Waymarks, home: Path, project: Path, length: int) -> None:  # noqa: F811
     """A first line longer than pickers read (64 KiB) is no header to them, so every read
     passed the file over; a rebuild's full reader took it as the header, indexed the
     file, and the next read found it "has no session header now" (health ATTENTION)."""
     sibling = PiSession(sibling_dir(home, project), project, T0)
     header = json.loads(sibling.path.read_text())
-    sibling.path.write_text(json.dumps({**header, "pad": "x" * 70_000}) + "\n")
+    line = json.dumps({**header, "pad": ""})
+    line = json.dumps({**header, "pad": "x" * (length - len(line))})
+    assert len(line.encode()) == length
+    sibling.path.write_text(line + "\n")
     sibling._entry({"type": "custom", "customType": "ds4-context-pin-v1", "data": {
         "schemaVersion": 1, "mutationId": str(uuid.uuid4()), "createdAt": T0,
         "operation": "add", "item": {"id": str(uuid.uuid4()), "scope": "project",

@@ -465,7 +465,7 @@ class SessionLog(ABC):
         if self.header is not None or line_no != 1:
             self._anomaly(line_no, raw.id, "skipped", "second session header")
             return
-        if len(line) > MAX_HEADER_BYTES:
+        if len(line) >= MAX_HEADER_BYTES:  # (its line break past what pickers read)
             # what pickers read of a first line (``read_header_line``): a longer one is no
             # header to them, so a rebuild indexed a file every other read passed over,
             # and then found it "has no session header now"
