@@ -3,7 +3,9 @@
 
 A hook is a new process for every prompt. Importing Waymarks and reading a long session
 ledger costs hundreds of milliseconds, so a helper process keeps them warm: it listens on
-``<home>/claude-code/helper.sock`` (mode 0600), keeps one ``Waymarks`` per project and
+``<home>/claude-code/helper.sock`` (mode 0600; ``helper-0.sock``, ``helper-10.sock`` for
+hooks with hybrid recall or its backfill switched off: ``cc_client.socket_path``), keeps
+one ``Waymarks`` per project and
 session (recall index in memory, ledger read incrementally; the ``WARM_APPS`` most
 recently served, a session that never ended is closed after them), answers one hook per
 connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_IDLE``
@@ -139,7 +141,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    # one helper per home: the one holding helper.lock; a starting helper that finds it
+    # one helper per home and switches: the one holding the lock beside its socket
+    # (helper.lock for helper.sock); a starting helper that finds it
     # held serves only if the holder does not answer (stopped, hung: the hooks waited 4 s
     # each for it), taking the socket path over. A helper removes the socket at its end
     # only if it is still its own: one that stalled, then went idle, unlinked the socket
