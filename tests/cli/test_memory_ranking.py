@@ -59,11 +59,12 @@ def test_on_equal_relevance_project_authority_then_recency(
         waymarks, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     max_results(home, 2)
     waymarks("trust", str(project))
+    # three facts, not one told three ways ("run at two", "at three": a conflict now)
     shared = waymarks("memory", "add", "--scope", "project", "--",
-                      "Nightly backups run at two")["id"]
-    older = waymarks("memory", "add", "--", "Nightly backups run at three")["id"]
-    newest = waymarks("memory", "add", "--", "Nightly backups run at four")["id"]
-    assert plan_entries(waymarks, "When do nightly backups run?") == [
+                      "Nightly backups copy the orders table")["id"]
+    older = waymarks("memory", "add", "--", "Nightly backups copy the users table")["id"]
+    newest = waymarks("memory", "add", "--", "Nightly backups copy the events table")["id"]
+    assert plan_entries(waymarks, "What do nightly backups copy?") == [
         (shared, "included"), (newest, "included"), (older, "excluded")]
     excluded = [e for e in waymarks("manifest")["entries"] if e["id"] == older]
     assert "maxResults" in excluded[0]["reason"]

