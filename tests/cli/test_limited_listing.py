@@ -56,6 +56,19 @@ def busy_sessions(make_app: Callable[..., Waymarks], project: Path, count: int =
     return mine, other
 
 
+def rows_verified(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """A count of the item rows read and verified from now on (``["rows"]``)."""
+    read = {"rows": 0}
+    verify = queries.verify_item
+
+    def counted(row: Any) -> None:
+        read["rows"] += 1
+        verify(row)
+
+    monkeypatch.setattr(queries, "verify_item", counted)
+    return read
+
+
 @pytest.fixture
 def apps(make_app: Callable[..., Waymarks], project: Path) -> tuple[Waymarks, Waymarks]:
     return busy_sessions(make_app, project)
@@ -66,14 +79,7 @@ def test_a_limited_listing_is_the_full_listings_newest_and_reads_only_them(
         apps: tuple[Waymarks, Waymarks], make_app: Callable[..., Waymarks],
         monkeypatch: pytest.MonkeyPatch, kind: Any) -> None:
     mine, _other = apps
-    read = {"rows": 0}
-    verify = queries.verify_item
-
-    def counted(row: Any) -> None:
-        read["rows"] += 1
-        verify(row)
-
-    monkeypatch.setattr(queries, "verify_item", counted)
+    read = rows_verified(monkeypatch)
     everything = _listing(mine, kind, scopes=EVERY_SCOPE)
     total = len(everything.data["items"])
     assert total > 12 and read["rows"] >= total

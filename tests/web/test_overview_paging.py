@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.cli.test_limited_listing import busy_sessions
+from tests.cli.test_limited_listing import busy_sessions, rows_verified
 from waymarks.service.app import Waymarks
-from waymarks.store import queries
 from waymarks.web.reads import overview
 
 PER_PAGE = 4
@@ -28,14 +26,7 @@ def test_each_page_is_the_listings_slice_and_reads_only_up_to_it(
     app, _other = busy_sessions(make_app, project, 21)
     pins, memory = app.items("pin"), app.items("memory")[::-1]  # as the pages show them
     session = app.current_session().path  # type: ignore[union-attr]
-    read = {"rows": 0}
-    verify = queries.verify_item
-
-    def counted(row: Any) -> None:
-        read["rows"] += 1
-        verify(row)
-
-    monkeypatch.setattr(queries, "verify_item", counted)
+    read = rows_verified(monkeypatch)
     pages = -(-len(memory) // PER_PAGE)
     for page in (1, 2, 3, pages, pages + 3):
         fresh = make_app(session=session)  # a fresh process: nothing kept from before

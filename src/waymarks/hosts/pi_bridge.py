@@ -240,8 +240,7 @@ class Bridge:
             raise BridgeError("invalid_argument", "initialize cwd must be the project "
                               "directory, as text")
         provider = _provider(params.get("provider"), None)
-        session_file, header = params.get("sessionFile"), params.get("header")
-        ledger = None
+        session_file, header, ledger = params.get("sessionFile"), params.get("header"), None
         self._claim.release()  # (a second initialize: this one decides again)
         self._claim = claim(self.home, session_file, header.get("id") if isinstance(
             header, dict) else None, cwd, params.get("trusted"))
