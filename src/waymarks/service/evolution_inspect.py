@@ -200,17 +200,18 @@ def event_json(event: EventRow, label: Callable[[str], str] = str) -> dict[str, 
             "changes": [change_json(c, label) for c in event.changes]}
 
 
-def show(home: Path, claim_id: str, now: str | None = None, egress: Egress | None = None
-         ) -> dict[str, Any] | None:
+def show(home: Path, claim_id: str, now: str | None = None, egress: Egress | None = None,
+         mine: Contradicted | None = None) -> dict[str, Any] | None:
     """One claim with provenance, evidence, feedback and receipts, aging and its events
     (``None``: no claim has that ID, nor is it a legacy ID that became exactly one); with
     ``egress``, rendered for it, or only ``{"id", "withheld": true}`` when it may not
-    receive the claim."""
-    return show_or_match(home, claim_id, now, egress)[0]
+    receive the claim (nor one the person holds or contradicts, with ``mine``: as
+    :func:`search` and :func:`list_claims`)."""
+    return show_or_match(home, claim_id, now, egress, mine)[0]
 
 
 def show_or_match(home: Path, given: str, now: str | None = None,
-                  egress: Egress | None = None
+                  egress: Egress | None = None, mine: Contradicted | None = None
                   ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """:func:`show`'s answer and, when there is none, what the pi-memory-evolution ID
     ``given`` was imported as and what those claims are now (several of them: a summary's
@@ -239,7 +240,10 @@ def show_or_match(home: Path, given: str, now: str | None = None,
             legacy = match.to_json()
             claim_id = match.current[0]
         source = evo.store.view.source(row.source_id)
-        claim = _rendered(row, evo.store.source_levels().get(row.source_id), stamp, egress)
+        held = mine is not None and not _forgotten_for(row, egress) and \
+            mine(row.content) is not None
+        claim = None if held else _rendered(
+            row, evo.store.source_levels().get(row.source_id), stamp, egress)
         if claim is None:
             return {"id": row.id, "withheld": True}, None
         if _forgotten_for(row, egress):  # nothing more about it: not its provenance either

@@ -91,16 +91,13 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         cid = arguments.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
             return _rejected("bad_input", "id is a learned claim's 24 hex digits")
-        shown = inspect.show(app.home, cid, egress=egress)
+        shown = inspect.show(app.home, cid, egress=egress, mine=OwnClaims(app).held)
         if shown is None:
             return _rejected("not_found", "no learned claim has that ID; list them first")
         if shown.get("withheld"):
             return _rejected("withheld", "the provider this answer goes to may not receive "
-                                         "that claim's classification")
-        if isinstance(shown.get("content"), str) and OwnClaims(app).held(shown["content"]):
-            # (as list and search leave it out: the person's own claim stands for it)
-            return _rejected("withheld", "the person holds a claim that says this, or "
-                                         "otherwise: theirs stands (see memory_recall)")
+                                         "that claim (its classification, or the person "
+                                         "holds a claim that says it or otherwise)")
         return {"outcome": "ok", **shown}
     if action == "history":
         return {"outcome": "ok", **inspect.history(app.home, egress=egress)}
