@@ -90,6 +90,16 @@ def server(seeded: dict[str, str], home: Path, project: Path) -> Iterator[str]:
 
 @pytest.fixture
 def browser(chromium: tuple[str, str]) -> Iterator[Any]:
+    yield from _driver(chromium)
+
+
+@pytest.fixture
+def scriptless_browser(chromium: tuple[str, str]) -> Iterator[Any]:
+    """Chromium with JavaScript off: every form is the browser's own navigation."""
+    yield from _driver(chromium, script=False)
+
+
+def _driver(chromium: tuple[str, str], script: bool = True) -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -99,6 +109,9 @@ def browser(chromium: tuple[str, str]) -> Iterator[Any]:
                      "--disable-gpu", "--window-size=1400,1000", "--lang=en-US"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if not script:
+        options.add_experimental_option(
+            "prefs", {"profile.managed_default_content_settings.javascript": 2})
     driver = webdriver.Chrome(service=Service(executable_path=chromium[1]), options=options)
     driver.set_page_load_timeout(60)
     try:
@@ -338,3 +351,25 @@ def test_another_local_server_the_browser_visits_never_gets_the_inspectors_cooki
     finally:
         other.shutdown()
         other.server_close()
+
+
+def test_a_page_without_script_can_still_act(server: str, scriptless_browser: Any,
+                                             cli: Callable[..., dict]) -> None:
+    """Without htmx (script off, or a click before the deferred script ran) a form is the
+    browser's own POST, and under the pages' no-referrer policy Chromium sends it with
+    ``Origin: null``: the pin and its confirmation were refused as cross-origin."""
+    from selenium.webdriver.common.by import By
+
+    driver = scriptless_browser
+    driver.get(server)
+    _wait(driver, _has("#memory h2", "Memory"))
+    driver.find_element(By.CSS_SELECTOR, "#new-pin summary").click()
+    driver.find_element(By.CSS_SELECTOR, "#pin-form textarea").send_keys(
+        "Pinned by a browser without script.")
+    _submit(driver, "#pin-submit")
+    _wait(driver, lambda d: "Cross-origin" in d.page_source or d.find_elements(
+        By.CSS_SELECTOR, "#command-line"))
+    assert "Cross-origin" not in driver.page_source
+    _confirm(driver)
+    assert "Pinned pin" in _text_of(driver, "#outcome")
+    assert any(p["text"] == "Pinned by a browser without script." for p in cli("pins")["items"])

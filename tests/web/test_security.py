@@ -109,6 +109,27 @@ def test_actions_need_the_form_token_and_the_same_origin(web: Any) -> None:
     assert _pin_count(client) == before + 1
 
 
+def test_a_form_sent_without_script_from_the_page_itself_acts(web: Any) -> None:
+    """A form the page submits without htmx (not loaded yet, or script off) is a
+    navigation; under the pages' no-referrer policy the browser sends ``Origin: null``
+    with ``Sec-Fetch-Site: same-origin`` (Chromium does: every action of a page without
+    script was refused as cross-origin). ``null`` from anywhere else is still refused."""
+    client, gate = web
+    _login(client, gate)
+    before = _pin_count(client)
+    form = {"action": "pin", "text": "Pinned without script", "confirmed": "yes",
+            "csrf": gate.csrf}
+    for site in ("cross-site", "same-site", None):  # a sandboxed frame, another port, ?
+        headers = {"origin": "null", **({"sec-fetch-site": site} if site else {})}
+        refused = client.post("/act", data=form, headers=headers)
+        assert refused.status_code == 403 and "Cross-origin" in refused.text, site
+    assert _pin_count(client) == before
+    done = client.post("/act", data=form, headers={"origin": "null",
+                                                   "sec-fetch-site": "same-origin"})
+    assert done.status_code == 200 and "Pinned pin" in done.text
+    assert _pin_count(client) == before + 1
+
+
 def test_other_methods_and_bodies_are_refused(web: Any) -> None:
     client, gate = web
     _login(client, gate)

@@ -23,7 +23,9 @@ it is guarded on every request (pages, static files and actions alike):
   a page elsewhere cannot reach the inspector through a DNS name it rebinds to 127.0.0.1.
 - **CSRF on every action.** A ``POST`` must carry the form field ``csrf`` (an HMAC of the
   token, so it never reveals the token) and, when the browser sends ``Origin`` or
-  ``Sec-Fetch-Site``, come from the inspector's own origin. Its media type is exactly
+  ``Sec-Fetch-Site``, come from the inspector's own origin (``Origin: null``, a form
+  sent without script under ``no-referrer``, only with ``Sec-Fetch-Site: same-origin``:
+  :func:`same_origin`). Its media type is exactly
   ``application/x-www-form-urlencoded`` (415 otherwise), the form that check reads, so
   the route never parses another one (a multipart body). Methods other than
   ``GET``/``HEAD``/``POST`` are refused, and so are websockets (nothing here speaks
@@ -141,13 +143,23 @@ def _refusal(status: int, text: str) -> Response:
 def same_origin(request: Request) -> bool:
     """Whether the browser says the request comes from the inspector's own pages: an
     ``Origin`` (sent on every cross-site POST) naming this host, and a ``Sec-Fetch-Site``
-    (when sent) of ``same-origin`` or ``none`` (typed in the address bar)."""
+    (when sent) of ``same-origin`` or ``none`` (typed in the address bar).
+
+    ``Origin: null`` passes only beside ``Sec-Fetch-Site: same-origin``: a form the
+    inspector's own page submits without script (htmx not loaded yet, or script off) is
+    a navigation, and under the pages' ``no-referrer`` policy the Fetch standard sends
+    its origin as ``null``; every action was refused as cross-origin. A page that
+    browsers do not name ``same-origin`` (a sandboxed frame, a local file, another port)
+    still sends ``null`` or its own origin with another ``Sec-Fetch-Site``, and is
+    refused; ``null`` without ``Sec-Fetch-Site`` says nothing of where it came from."""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return False
     origin = request.headers.get("origin")
     if origin is None:
         return True  # not a browser's cross-site request (those always send Origin)
+    if origin == "null":
+        return site == "same-origin"
     host = request.headers.get("host", "")
     return origin in (f"http://{host}", f"https://{host}")
 
