@@ -75,6 +75,31 @@ def test_an_engineering_docs_status_is_shown_revealed(
     assert "\u202e" not in page
 
 
+def test_an_unmarked_docs_passage_shows_the_level_plans_give_it(
+        web: Any, home: Path, project: Path) -> None:
+    """Under ``defaultClassification = "local-only"`` a plan holds unmarked docs back as
+    ``local-only``; the overview's Level column said ``normal`` (it read them at
+    ``normal`` whatever the policy), so the page told the person they went out."""
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "deploys.md").write_text("# Deploys\n\nThe release train leaves on Tuesdays.\n",
+                                     encoding="utf-8")
+    (docs / "public.md").write_text("# Public\n\n[ds4:sensitive]The API is REST.[/ds4:sensitive]\n",
+                                    encoding="utf-8")
+    client, _gate = _client(web)
+
+    def levels() -> dict[str, str]:
+        page = client.get("/").text
+        section = page[page.index('id="docs"'):page.index('id="learned"')]
+        return dict(re.findall(r"<tr><td>docs/engineering/(\w+)\.md#[^<]*</td><td>[^<]*"
+                               r"</td><td>([\w-]+)</td>", section))
+
+    assert levels() == {"deploys": "normal", "public": "sensitive"}
+    (home / "config.toml").write_text('[privacy]\ndefaultClassification = "local-only"\n',
+                                      encoding="utf-8")
+    assert levels() == {"deploys": "local-only", "public": "local-only"}
+
+
 def test_an_id_that_looks_like_an_option_is_an_id_never_help(tmp_path: Path) -> None:
     """``id=-h`` made the command line print its help: the action raised and the server
     answered 500 (with a traceback, and without the gate's headers). Every field is an

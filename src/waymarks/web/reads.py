@@ -129,10 +129,15 @@ def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _docs(app: Waymarks) -> list[dict[str, Any]]:
+    """The project's doc passages, each at the level a plan gives it: unmarked text at
+    least at the policy's ``defaultClassification`` (shown as ``normal`` under a
+    ``local-only`` default, while every plan held it back as ``local-only``)."""
     from waymarks.personal.docs import load_chunks
+    from waymarks.service.planning import settings_for
 
+    floor = settings_for(app).policy.default_classification
     try:
-        chunks = load_chunks(Path(app.cwd))
+        chunks = load_chunks(Path(app.cwd), floor)
     except OSError:
         return []
     return [{"source": c.source, "status": c.status, "level": c.level, "text": c.text}
