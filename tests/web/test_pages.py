@@ -4,6 +4,7 @@ run the CLI's commands, refusals with their conflicting IDs."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -139,6 +140,28 @@ def test_memory_is_paged_and_other_projects_are_listed(web: Any, seeded: dict[st
     second = client.get("/?memory=2").text
     assert seeded["port"][:8] in second and "Fact number 59" not in second
     assert client.get("/?project=/nowhere/known").status_code == 400
+
+
+def test_the_pin_pages_links_say_which_way_they_go(web: Any, seeded: dict[str, str],
+                                                   cli: Callable[..., dict]) -> None:
+    """Pins are listed oldest first (memory newest first): the link to the second page of
+    pins said "older" and led to the newer pins, and the way back said "newer"."""
+    client, _gate = _client(web)
+    for n in range(50):
+        cli("pin", "--", f"Rule number {n} of the house style.")
+
+    def pager(page: str) -> dict[str, tuple[str, str]]:
+        pins = page[page.index('id="pins"'):page.index('id="memory"')]
+        return {rel: (href, label) for rel, href, label in re.findall(
+            r'<a rel="(\w+)" href="([^"]*)">(\w+)</a>', pins)}
+
+    first = client.get("/").text
+    assert seeded["pin"][:8] in first and "Rule number 49 " not in first  # oldest first
+    [(href, label)] = pager(first).values()
+    assert label == "newer", label
+    second = client.get(html.unescape(href).split(_gate.prefix, 1)[1]).text
+    assert "Rule number 49 " in second and seeded["pin"][:8] not in second
+    assert pager(second)["prev"][1] == "older"
 
 
 def test_a_session_started_while_the_inspector_runs_is_the_one_it_acts_on(
