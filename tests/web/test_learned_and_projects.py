@@ -23,17 +23,17 @@ from waymarks.service.evolution import Evolution
 AT = "2030-01-01T00:00:00.000Z"
 
 
-def _learn(home: Path, origin: str) -> str:
-    claim = {"kind": "decision", "content": "Deployments use <b>Kamal</b>, not Capistrano",
-             "searchTerms": ["deploy tool", "kamal"]}
+def _learn(home: Path, origin: str, tool: str = "Kamal") -> str:
+    claim = {"kind": "decision", "content": f"Deployments use <b>{tool}</b>, not Capistrano",
+             "searchTerms": ["deploy tool", tool.lower()]}
     with Evolution(home) as evo:
-        source = evo.capture(origin, "statement", "Remember: we deploy with Kamal",
-                             session="s", key="k")
+        source = evo.capture(origin, "statement", f"Remember: we deploy with {tool}",
+                             session="s", key=f"k-{tool}")
         assert source is not None
         outcome = evo.apply(source.source_id, ModelReply(json.dumps({"claims": [claim]}),
                                                          "f", "m"), AT)
         assert outcome.code == "applied"
-        return next(c.id for c in evo.claims(["provisional"]))
+        return evo.claims(["provisional"])[-1].id
 
 
 def _login(web: Any) -> tuple[Any, Any]:
@@ -164,3 +164,41 @@ def test_projects_viewed_one_after_another_keep_a_bounded_number_of_databases_op
     assert descriptors() <= full  # the least recently viewed were closed for each new one
     again = client.get("/", params={"project": str(projects[0])})  # reopened: works as new
     assert again.status_code == 200 and str(projects[0]) in again.text
+
+
+def test_sections_cut_short_show_the_newest_and_count_them_all(
+        web: Any, home: Path, project: Path, cli: Callable[..., dict],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The overview shows at most SECTION_ROWS learned claims, sessions and docs passages.
+    It showed the oldest learned claims under a count of all of them (the newest, the ones
+    to check, never), counted the sources it had read (200 of more) and the docs it cut."""
+    from waymarks.web import reads
+
+    monkeypatch.setattr(reads, "SECTION_ROWS", 2, raising=False)  # (new with the fix)
+    learned = [_learn(home, str(project), tool) for tool in ("Kamal", "Nomad", "Heroku")]
+    for n in range(2):
+        cli("session", "new")
+        cli("memory", "add", "--", f"Session {n} keeps its own note.")
+    sessions = [s["id"] for s in cli("session", "list")["sessions"]]  # oldest first
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    for name in ("alpha", "beta", "gamma"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nThe {name} service is ours.\n",
+                                         encoding="utf-8")
+    client, _gate = _login(web)
+    page = client.get("/").text
+
+    def section(name: str, after: str) -> str:
+        return page[page.index(f'id="{name}"'):page.index(f'id="{after}"')]
+
+    claims = section("learned", "sources")
+    assert '<span class="count">3</span>' in claims
+    assert [c in claims for c in learned] == [False, True, True]  # the newest two
+    assert "The newest 2 of 3 are shown; `waymarks learn list --all`" in claims
+    sources = section("sources", "health")
+    assert '<span class="count">over 2</span>' in sources
+    assert [s in sources for s in sessions[-3:]] == [False, True, True]
+    assert "`waymarks memory sources` lists them all" in sources
+    passages = section("docs", "learned")
+    assert '<span class="count">3</span>' in passages and "The first 2 of 3" in passages
+    assert "alpha" in passages and "gamma" not in passages

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 
 Kind = Literal["pin", "memory"]
 PER_PAGE = 50
+#: rows the overview shows at most of its docs passages, learned claims and sources (the
+#: newest claims and sessions): its count says how many there are, and a line under the
+#: table which command lists them all. The 200 oldest learned claims were shown under a
+#: count of every one, and the newest never; the sources' count said 200 of more
+SECTION_ROWS = 200
 PRIVACY_REASON = "not allowed for this provider"  # the planner's privacy exclusion
 
 
@@ -65,6 +70,11 @@ class Overview:
     learned: list[tuple[Any, int]] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: how many docs passages, learned claims and sources there are ("over 200": more
+    #: sessions than were read), and, for a section cut to :data:`SECTION_ROWS`, what
+    #: the page leaves out and where to see it
+    counts: dict[str, str] = field(default_factory=dict)
+    cut: dict[str, str] = field(default_factory=dict)
 
 
 def page_number(raw: str | None) -> int:
@@ -99,20 +109,40 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
         result = Overview(app.cwd, snapshot.trusted,
                           session.session_id if session is not None else None,
                           shown_pins, pin_p, shown_memory, mem_p, updated)
-        result.sources = _sources(app)
+        sources = _sources(app)
     result.personal, problem = _personal(app)
     result.problems += problem
-    result.docs = _docs(app)
+    docs = _docs(app)
     now = int(app.clock.now().timestamp() * 1000)
+    claims = learned_claims(app.home, result.problems)
+    rows = SECTION_ROWS
+    result.docs, result.sources = docs[:rows], sources[:rows]  # (sources newest first)
     result.learned = [(claim, max(0, (now - _iso_ms(claim.updated_at)) // 86_400_000))
-                      for claim in learned_claims(app.home, result.problems)]
+                      for claim in claims[-rows:]]  # the newest (claims are oldest first)
+    result.counts = {"docs": str(len(docs)), "learned": str(len(claims)),
+                     "sources": str(len(sources)) if len(sources) <= rows else f"over {rows}"}
+    result.cut = _cut(len(docs), len(claims), len(sources))
     return result
 
 
+def _cut(docs: int, claims: int, sources: int) -> dict[str, str]:
+    """What the overview leaves out of each section longer than :data:`SECTION_ROWS`."""
+    rows = SECTION_ROWS
+    notes = {"docs": (docs, f"The first {rows} of {docs} passages are shown (every plan "
+                            "reads them all)."),
+             "learned": (claims, f"The newest {rows} of {claims} are shown; `waymarks learn "
+                                 "list --all` lists every one."),
+             "sources": (sources, f"The newest {rows} sessions are shown; `waymarks memory "
+                                  "sources` lists them all.")}
+    return {name: note for name, (count, note) in notes.items() if count > rows}
+
+
 def _sources(app: Waymarks) -> list[dict[str, Any]]:
+    """The project's sessions, newest first: one more than the overview shows, so that
+    it can tell there are more."""
     from waymarks.service.sources import list_sources
 
-    return [v.to_json() for v in list_sources(app, limit=200)]
+    return [v.to_json() for v in list_sources(app, limit=SECTION_ROWS + 1)]
 
 
 def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
@@ -141,7 +171,7 @@ def _docs(app: Waymarks) -> list[dict[str, Any]]:
     except OSError:
         return []
     return [{"source": c.source, "status": c.status, "level": c.level, "text": c.text}
-            for c in chunks[:200]]
+            for c in chunks]
 
 
 def learned_claims(home: Path, problems: list[str]) -> list[Any]:
