@@ -277,17 +277,8 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     if recovered and data["ok"]:
         verdict = "OK after a repair"
     lines = [f"{verdict}: schema v{data['schemaVersion']}, integrity {data['integrity']}, "
-             f"{data['mutations']} mutations ({data['ignoredMutations']} ignored)"]
-    if recovered:
-        lines.append(f"REPAIRED: the database could not be used ({recovered['problem']}); it was "
-                     f"set aside as {recovered['damaged']} and rebuilt from the session files"
-                     ". Nothing in the session files was lost; delete the set-aside copy "
-                     "once you no longer need it.")
-    earlier = [p for p in data.get("damagedCopies") or [] if not recovered
-               or p != recovered.get("damaged")]
-    if earlier:
-        lines.append(f"Set aside earlier: {', '.join(earlier)} (damaged databases kept for "
-                     "inspection; safe to delete)")
+             f"{data['mutations']} mutations ({data['ignoredMutations']} ignored)",
+             *repair_lines(data)]
     lines.append(f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
                  f"malformed payloads: {counts['malformed']}")
     lines += [f"  problem: {problem}" for problem in data["problems"]]
@@ -305,6 +296,24 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     for anomaly in data["anomalies"]:
         lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {anomaly['detail']}")
     return data, "\n".join(lines + _learned_ledger(data.get("learnedLedger")))
+
+
+def repair_lines(data: dict[str, Any]) -> list[str]:
+    """What a health report says of damaged databases: the one this process set aside and
+    rebuilt, and the copies set aside before (the web inspector's summary says them too)."""
+    recovered = data.get("recovered")
+    lines = []
+    if recovered:
+        lines.append(f"REPAIRED: the database could not be used ({recovered['problem']}); it was "
+                     f"set aside as {recovered['damaged']} and rebuilt from the session files"
+                     ". Nothing in the session files was lost; delete the set-aside copy "
+                     "once you no longer need it.")
+    earlier = [p for p in data.get("damagedCopies") or [] if not recovered
+               or p != recovered.get("damaged")]
+    if earlier:
+        lines.append(f"Set aside earlier: {', '.join(earlier)} (damaged databases kept for "
+                     "inspection; safe to delete)")
+    return lines
 
 
 def _learned_ledger(ledger: dict[str, Any] | None) -> list[str]:

@@ -44,6 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from waymarks.commands.sessions import repair_lines
 from waymarks.core.text import escaped, typed_id
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.sessions_api import follow_newest
@@ -255,8 +256,11 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
         summary = request.query_params.get("summary") == "1"
+        report = service.health()
+        # a database set aside and rebuilt is said, as `waymarks health` says it (the
+        # summary said "integrity ok" of a repair nobody was told of)
         return inspector.render("health_summary.html" if summary else "health.html",
-                                service, health=service.health())
+                                service, health=report, repairs=repair_lines(report))
 
     def item(request: Request) -> Response:
         service = inspector.service(request)
