@@ -476,15 +476,22 @@ def held_back(fold: TeamFold) -> list[Conflict]:
 
 
 def _superseded_first(fold: TeamFold, lost: ItemState) -> tuple[ItemState, ...]:
-    """The active item that replaced what ``lost`` tried to supersede, if any."""
+    """The active item that replaced what ``lost`` tried to supersede, if any: the text
+    that item had when ``lost`` was applied (a replacement made earlier in replay order
+    followed). One replaced or withdrawn after ``lost`` settles it, as superseding the
+    kept claim settles a key conflict (walking on to the newest text listed the race
+    against every replacement, so the supersede `team status` named never settled it)."""
     entry = fold.entries.get(lost.id)
     target = fold.view.get(entry.previous_id) if entry is not None and entry.op == \
         "supersede" and entry.previous_id else None
     seen: set[str] = set()
     while target is not None and target.status == "superseded" and target.superseded_by \
-            and target.id not in seen:  # the chain to its current text
+            and target.id not in seen:  # the chain to its text at the race
         seen.add(target.id)
-        target = fold.view.get(target.superseded_by)
+        following = fold.view.get(target.superseded_by)
+        if following is not None and following.seq > lost.seq:
+            return ()  # replaced after the race: someone chose
+        target = following
     if target is None or target.status != "active" or target.id == lost.id or not seen:
         return ()
     return (target,)

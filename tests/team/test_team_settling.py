@@ -1,0 +1,62 @@
+"""Settling what `team status` lists: the command it names must settle it (each test
+failed before its fix)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.team.test_team_hostile import run
+from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
+
+
+@pytest.fixture
+def team_repo(repo: Path, home: Path) -> Path:  # noqa: F811
+    run(home, repo, "team", "init")
+    return repo
+
+
+def _shared_claim(home: Path, project: Path, text: str) -> str:
+    claim = run(home, project, "memory", "add", "--scope", "project", "--key", "db.port", "--",
+                text)["id"]
+    return str(run(home, project, "team", "share", claim, "--yes")["id"])
+
+
+def _settle(home: Path, project: Path, text: str) -> dict:  # type: ignore[type-arg]
+    """Run the command `team status` names for its one conflict; the status after it."""
+    [conflict] = run(home, project, "team", "status")["conflicts"]
+    verb, ref = conflict["resolve"].split()[2:4]
+    assert verb == "supersede", conflict
+    done = run(home, project, "team", "supersede", ref, "--yes", "--", text)
+    assert done["outcome"] == "committed", done
+    return run(home, project, "team", "status")
+
+
+def test_a_supersede_that_lost_a_race_is_settled_by_the_command_status_names(
+        team_repo: Path, home: Path, tmp_path: Path) -> None:
+    """Bob and Dana replaced one item before either pulled; `team status` said to settle
+    it with `team supersede KEPT -- TEXT`. Doing so listed the same conflict against the
+    new text, and so on for ever: a lost race could never be settled."""
+    shared = _shared_claim(home, team_repo, "The database port is 5433.")
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
+    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
+    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
+    _git(other, "config", "user.name", "Bob")
+    run(other_home, other, "trust", ".")
+    run(other_home, other, "team", "supersede", shared, "--yes", "--",
+        "The database port is 5434.")
+    _git(other, "add", "-A")
+    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    run(home, team_repo, "team", "supersede", shared, "--yes", "--",
+        "The database port is 5435.")
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "dana")
+    _git(team_repo, "-c", "user.email=d@x", "pull", "-q", "--no-rebase", "--no-edit",
+         str(other), "HEAD")
+    after = _settle(home, team_repo, "The database port is 5436.")
+    assert after["conflicts"] == [], after["conflicts"]
+    active = [i["text"] for i in after["items"] if i["status"] == "active"]
+    assert active == ["The database port is 5436."], after["items"]
