@@ -10,6 +10,10 @@ import pytest
 
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+
+#: a time far past this machine's clock: a teammate's clock that runs ahead
+AHEAD_MS = 4_000_000_000_000
 
 
 @pytest.fixture
@@ -60,3 +64,20 @@ def test_a_supersede_that_lost_a_race_is_settled_by_the_command_status_names(
     assert after["conflicts"] == [], after["conflicts"]
     active = [i["text"] for i in after["items"] if i["status"] == "active"]
     assert active == ["The database port is 5436."], after["items"]
+
+
+def test_a_conflict_with_a_claim_from_a_clock_ahead_is_settled(team_repo: Path,
+                                                               home: Path) -> None:
+    """Bob's clock runs ahead: his claim under the key Dana's holds is invalid, dated
+    after now. Dana's replacement of the kept claim, stamped with her time, sorted before
+    Bob's claim, which then conflicted with her new text: "committed", and the conflict
+    `team status` named stood (against the new claim)."""
+    _shared_claim(home, team_repo, "The database port is 5433.")
+    bob = Writer(team_repo / ".waymarks" / "team", "bob-00000002", "Bob")
+    bob.at = AHEAD_MS
+    bob.add("The database port is 5434.", kind="memory", key="db.port")
+    after = _settle(home, team_repo, "The database port is 5435.")
+    assert after["conflicts"] == [], after["conflicts"]
+    plan = run(home, team_repo, "plan", "--prompt", "database port")
+    team_text = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
+    assert "5434" not in team_text

@@ -445,12 +445,13 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
-def _settles(state: TeamState, item_id: str) -> bool:
-    """Whether ``item_id`` is the kept side of a conflict nobody has settled."""
+def _settled(state: TeamState, item_id: str) -> list[ItemState]:
+    """The claims ``item_id`` is the kept side against, in conflicts nobody has settled
+    (a supersede of it settles them)."""
     from waymarks.core.team import open_conflicts
 
-    return any(item_id == winner.id for conflict in open_conflicts(state.fold)
-               for winner in conflict.winners)
+    return [conflict.loser for conflict in open_conflicts(state.fold)
+            if any(item_id == winner.id for winner in conflict.winners)]
 
 
 def supersede(app: Waymarks, ref: str, text: str,
@@ -475,7 +476,8 @@ def supersede(app: Waymarks, ref: str, text: str,
     _check(app, text, key, level)
     tightened = given is not None and level_rank(given) > level_rank(
         target.item.classification or "normal")  # (its own text at a stricter level)
-    if normalize(text) == target.norm and not tightened and not _settles(state, target.id):
+    losers = _settled(state, target.id)
+    if normalize(text) == target.norm and not tightened and not losers:
         # its own text (its key and level are kept): a replacement changes nothing, and
         # was appended for everyone all the same. Unless the item won a conflict nobody
         # settled: `team status` says to settle it by superseding the kept item, and its
@@ -492,8 +494,11 @@ def supersede(app: Waymarks, ref: str, text: str,
         _team_item(now, target.id)
         _refuse_conflict(now, me, target.kind, item, previous=target.id)
 
-    seq, me, after = _append(app, me, replaceable, target, op="supersede", kind=target.kind,
-                         item=item, previous_id=target.id)
+    # stamped after the claims it settles too: one from a clock ahead of this one sorted
+    # after the replacement, and conflicted with the new text instead
+    latest = max([target, *losers], key=lambda s: s.item.created_at)
+    seq, me, after = _append(app, me, replaceable, latest, op="supersede", kind=target.kind,
+                             item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
 
