@@ -95,3 +95,29 @@ def test_a_shallow_clone_credits_no_line_to_its_cut_off_commit(
         assert "unknown" in shown and "uncommitted" not in shown
         subprocess.run(["git", "fetch", "-q", "--unshallow"], cwd=clone, check=True)
         assert credited() == commits
+
+
+def test_the_commit_shown_is_the_one_that_added_the_line_whatever_the_repository_lists(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """``blame.ignoreRevsFile`` set as GitHub suggests names a file the repository holds
+    (``.git-blame-ignore-revs``): it applied to the team ledger too, so a commit the
+    repository listed was not shown, its line credited to an earlier commit (the
+    repository chose the provenance a model reads)."""
+    subprocess.run(["git", "config", "blame.ignoreRevsFile", ".git-blame-ignore-revs"],
+                   cwd=repo, check=True)
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    (repo / ".git-blame-ignore-revs").write_text("# formatting commits\n")
+    bob = Writer(directory, "bob-00000001", "Bob")
+    commits = []
+    for text in ("Tag releases by date", "Squash before merging"):
+        bob.add(text)
+        commits.append(_commit(repo, text))
+    (repo / ".git-blame-ignore-revs").write_text(
+        subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True,
+                       capture_output=True, text=True).stdout)
+    _commit(repo, "ignore the second share")
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        app.trust(str(repo))
+        assert [i.commit for i in team_items(app, team.refresh(app))] == commits

@@ -169,7 +169,10 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     cached = _BLAME.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    out = _git(path.parent, "blame", "--porcelain", "--", path.name)
+    # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
+    # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
+    # lines credited to an earlier one, so the repository chose the provenance shown
+    out = _git(path.parent, "blame", "--porcelain", "--ignore-revs-file=", "--", path.name)
     found: dict[int, str] = {}
     boundary: set[str] = set()
     sha = _ZERO
