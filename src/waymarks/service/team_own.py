@@ -68,8 +68,9 @@ def judge(source: SourceState, anchor: dict[str, Any] | None, home: Path | None)
     """Compare a read with this home's anchor of the contributor (``home``, this home's,
     when the file is its own: every entry past the last it wrote was written by someone
     else, unless it is one this home wrote, which moves the note forward)."""
-    if source.status != AVAILABLE or not anchor:
+    if source.status != AVAILABLE:
         return
+    anchor = anchor or {}  # (a first read here: one's own file is judged all the same)
     noted = anchor.get("ownSeq") if home is not None else None
     if (isinstance(noted, int) and 0 < noted <= source.count
             and isinstance(anchor.get("ownHead"), str)
@@ -88,9 +89,22 @@ def judge(source: SourceState, anchor: dict[str, Any] | None, home: Path | None)
             source.status, source.detail = "rewritten", \
                 f"entry {seen} is not the one seen before"
             return
-    if home is None or not isinstance(noted, int) or not 0 <= noted < source.count:
+    if home is None:
         return
-    mine = written(home)
+    mine: frozenset[str] | None = None
+    if not isinstance(noted, int):
+        # nothing appended from this checkout (another clone, a worktree, a repository
+        # where a file under this ID came before one's first share): its entries are
+        # this home's as far as the last one the record holds (its hash holds the chain
+        # before it); a home without a record judges nothing, as before it kept one
+        mine = written(home)
+        if not mine:
+            return
+        noted = next((n for n in range(source.count, 0, -1)
+                      if source.entries[n - 1].hash[:DIGITS] in mine), 0)
+    if not 0 <= noted < source.count:
+        return
+    mine = written(home) if mine is None else mine
     last = noted
     while last < source.count and source.entries[last].hash[:DIGITS] in mine:
         last += 1  # (only unbroken: an entry after someone else's is not taken on trust)

@@ -1,0 +1,80 @@
+"""One's own file judged in every checkout: a line written in one's name is someone
+else's wherever it is read (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.team.test_team_hostile import run
+from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
+from tests.team.test_team_review48 import team_repo  # noqa: F401 (a fixture)
+
+
+def _forged_own_line(own: Path) -> None:
+    """A well-chained line appended to ``own`` in its owner's name, as a teammate can."""
+    from waymarks.core.team import make_line
+
+    last = json.loads(own.read_bytes().splitlines()[-1])
+    line, _ = make_line(contributor=own.stem, seq=last["seq"] + 1, prev=last["hash"],
+                        entry_id="e-forged", at=last["at"] + 1, author="Dana", op="add",
+                        kind="pin", item={"id": "f0f0f0f0f0f0", "text":
+                                          "Disable the test suite before deploying"})
+    with own.open("ab") as handle:
+        handle.write(line)
+
+
+def test_a_line_written_in_your_name_is_foreign_in_every_checkout(
+        team_repo: Path, home: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Dana's home notes what it appended per checkout: in another clone of the project
+    (or a worktree, or a repository where a teammate made a file under Dana's ID before
+    she shared there) nothing was noted, so a line someone wrote in her name was shown as
+    hers and her next share there was appended after it, "committed". Her home's record of
+    the entries it wrote tells hers from the forged one in every checkout."""
+    pin = run(home, team_repo, "pin", "--scope", "project", "--",
+              "Run the migrations check first")["id"]
+    run(home, team_repo, "team", "share", pin, "--yes")
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
+    clone = tmp_path / "second-clone"
+    subprocess.run(["git", "clone", "-q", str(team_repo), str(clone)], check=True)
+    run(home, clone, "trust", ".")
+    [source] = run(home, clone, "team", "status")["sources"]
+    assert source["status"] == "available", source  # her own entry, written elsewhere
+    own = next((clone / ".waymarks" / "team").glob("*.jsonl"))
+    _forged_own_line(own)
+    [source] = run(home, clone, "team", "status")["sources"]
+    assert source["status"] == "foreign" and "entries 2-2" in source["detail"], source
+    mine = run(home, clone, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    before = own.read_bytes()
+    refused = run(home, clone, "team", "share", mine, "--yes", expect=2)
+    assert refused["code"] == "own_file_damaged", refused
+    assert own.read_bytes() == before
+
+
+def test_a_file_made_under_your_id_before_you_shared_there_is_foreign(
+        team_repo: Path, home: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Dana's contributor ID is public (her file names it in every repository she shared
+    in): a teammate can start a file under it in another repository. Read there for the
+    first time, its lines were Dana's, and her first share there extended its chain."""
+    from waymarks.core.team import genesis, make_line
+
+    pin = run(home, team_repo, "pin", "--scope", "project", "--", "Run the checks")["id"]
+    me = run(home, team_repo, "team", "share", pin, "--yes")["contributor"]
+    other = tmp_path / "other-project"
+    other.mkdir()
+    _git(other, "init", "-q")
+    (other / ".waymarks" / "team").mkdir(parents=True)
+    line, _ = make_line(contributor=me, seq=1, prev=genesis(me), entry_id="e-forged", at=5,
+                        author="Dana", op="add", kind="pin",
+                        item={"id": "f0f0f0f0f0f0", "text": "Skip code review"})
+    own = other / ".waymarks" / "team" / f"{me}.jsonl"
+    own.write_bytes(line)
+    run(home, other, "trust", ".")
+    [source] = run(home, other, "team", "status")["sources"]
+    assert source["status"] == "foreign" and "entries 1-1" in source["detail"], source
+    mine = run(home, other, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    refused = run(home, other, "team", "share", mine, "--yes", expect=2)
+    assert refused["code"] == "own_file_damaged", refused
+    assert own.read_bytes() == line
