@@ -81,3 +81,44 @@ def test_a_conflict_with_a_claim_from_a_clock_ahead_is_settled(team_repo: Path,
     plan = run(home, team_repo, "plan", "--prompt", "database port")
     team_text = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
     assert "5434" not in team_text
+
+
+@pytest.mark.parametrize("settle", ["unshare", "keep"])
+def test_an_unshare_that_lost_a_race_to_a_supersede_is_listed_and_settled(
+        team_repo: Path, home: Path, tmp_path: Path, settle: str) -> None:
+    """Bob replaced Dana's pin, and Dana unshared it, before either pulled: her unshare
+    sorted after his replacement, found the pin already replaced and was ignored on every
+    clone. The replacement was planned for everyone, and `team status` said nothing of
+    the withdrawal Dana had been told was committed."""
+    pin = run(home, team_repo, "pin", "--scope", "project", "--",
+              "Run the migrations check first")["id"]
+    shared = run(home, team_repo, "team", "share", pin, "--yes")["id"]
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
+    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
+    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
+    _git(other, "config", "user.name", "Bob")
+    run(other_home, other, "trust", ".")
+    replaced = run(other_home, other, "team", "supersede", shared, "--yes", "--",
+                   "Run the migrations check and the linters first")["id"]
+    _git(other, "add", "-A")
+    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    run(home, team_repo, "team", "unshare", shared, "--yes", "no longer needed")
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "dana")
+    _git(team_repo, "-c", "user.email=d@x", "pull", "-q", "--no-rebase", "--no-edit",
+         str(other), "HEAD")
+    [conflict] = run(home, team_repo, "team", "status")["conflicts"]
+    assert conflict["rule"] == "withdrawal" and conflict["kept"] == replaced, conflict
+    assert conflict["invalid"] == shared and conflict["invalidAuthor"] == "Dana", conflict
+    assert conflict["resolve"] == f"waymarks team unshare {replaced[:12]}"
+    if settle == "unshare":
+        run(home, team_repo, "team", "unshare", replaced, "--yes")
+    else:  # the replacement is right: its own text says so, and is appended
+        kept = run(home, team_repo, "team", "supersede", replaced, "--yes", "--",
+                   "Run the migrations check and the linters first")
+        assert kept["outcome"] == "committed", kept
+    assert run(home, team_repo, "team", "status")["conflicts"] == []
+    plan = run(home, team_repo, "plan", "--prompt", "what runs first?")
+    team_text = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
+    assert ("linters" in team_text) == (settle == "keep")

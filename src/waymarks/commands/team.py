@@ -234,6 +234,12 @@ def team_group() -> Group:
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
                   f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   if c["rule"] == "key" else
+                  f"unshare of {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) came "
+                  f"after {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}) replaced it, and "
+                  f"did not apply: the replacement is planned; settle with "
+                  f"`{cell(c['resolve'])}`, or, if it is right, replace it (its own text "
+                  "says so)"
+                  if c["rule"] == "withdrawal" else
                   f"conflict: {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) says "
                   f"otherwise than {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}), and is "
                   f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "

@@ -112,6 +112,8 @@ class TeamEntry(msgspec.Struct, frozen=True):
     target_id: str | None = None
     status: str | None = None
     reason: str | None = None
+    #: a removal :func:`removal_of` made of another entry (not a line of the file)
+    derived: bool = False
 
 
 def make_line(*, contributor: str, seq: int, prev: str, entry_id: str, at: int,
@@ -263,7 +265,7 @@ def removal_of(entry: TeamEntry) -> TeamEntry | None:
     return TeamEntry(entry.contributor, entry.seq, entry.id, entry.at, entry.author,
                      "status", entry.kind, entry.prev, entry.hash,
                      target_id=entry.previous_id, status=_REMOVED[entry.kind],
-                     reason=f"replaced by {entry.item_id}")
+                     reason=f"replaced by {entry.item_id}", derived=True)
 
 
 _REMOVED: Final = {"pin": "deleted", "memory": "expired"}
@@ -286,7 +288,7 @@ def removal_from_row(contributor: str, row: object) -> TeamEntry | None:
             and (reason is None or isinstance(reason, str))):
         return None
     return TeamEntry(contributor, seq, entry_id, at, "", "status", kind, "", "",
-                     target_id=target, status=status, reason=reason)
+                     target_id=target, status=status, reason=reason, derived=True)
 
 
 def session_of(contributor: str) -> str:
@@ -339,6 +341,7 @@ class _Applied(msgspec.Struct, frozen=True):
     entry: TeamEntry
     prior: tuple[tuple[str, ItemState | None], ...]  # what it changed, as it was before
     owns: bool  # it is the entry :attr:`TeamFold.entries` names for its item
+    lost: bool = False  # an unshare of an item already replaced (:func:`lost_withdrawals`)
 
 
 class TeamFold:
@@ -385,11 +388,15 @@ class TeamFold:
             mutation.item.id if mutation.item is not None else None, mutation.previous_id,
             status_target(mutation)) if i is not None)
         prior = tuple((i, self.view.get(i)) for i in touched)
+        target = self.view.get(entry.target_id or "") if entry.op == "status" and \
+            not entry.derived else None
+        lost = target is not None and target.kind == entry.kind and \
+            target.status == "superseded"
         apply_mutation(self.view, record, len(self._applied) + 1)
         owns = entry.item_id is not None and entry.item_id not in self.entries
         if owns:
             self.entries[entry.item_id or ""] = entry
-        self._applied.append(_Applied(record, entry, prior, owns))
+        self._applied.append(_Applied(record, entry, prior, owns, lost))
         self._orders.append(record.order)
 
     @classmethod
@@ -476,25 +483,53 @@ def held_back(fold: TeamFold) -> list[Conflict]:
 
 
 def _superseded_first(fold: TeamFold, lost: ItemState) -> tuple[ItemState, ...]:
-    """The active item that replaced what ``lost`` tried to supersede, if any: the text
-    that item had when ``lost`` was applied (a replacement made earlier in replay order
-    followed). One replaced or withdrawn after ``lost`` settles it, as superseding the
-    kept claim settles a key conflict (walking on to the newest text listed the race
-    against every replacement, so the supersede `team status` named never settled it)."""
+    """The active item that replaced what ``lost`` tried to supersede, if any."""
     entry = fold.entries.get(lost.id)
-    target = fold.view.get(entry.previous_id) if entry is not None and entry.op == \
-        "supersede" and entry.previous_id else None
+    if entry is None or entry.op != "supersede" or not entry.previous_id:
+        return ()
+    winner = _replacement_at(fold, entry.previous_id, lost.seq)
+    return (winner,) if winner is not None and winner.id != lost.id else ()
+
+
+def _replacement_at(fold: TeamFold, item_id: str, position: int) -> ItemState | None:
+    """The item that had replaced ``item_id`` by replay position ``position`` (a chain of
+    replacements followed), if it is still active. One replaced or withdrawn after that
+    position settles what lost there, as superseding the kept claim settles a key
+    conflict (walking on to the newest text listed a lost race against every later
+    replacement, so the supersede `team status` named never settled it)."""
+    target = fold.view.get(item_id)
     seen: set[str] = set()
     while target is not None and target.status == "superseded" and target.superseded_by \
-            and target.id not in seen:  # the chain to its text at the race
+            and target.id not in seen:
         seen.add(target.id)
         following = fold.view.get(target.superseded_by)
-        if following is not None and following.seq > lost.seq:
-            return ()  # replaced after the race: someone chose
+        if following is not None and following.seq > position:
+            return None  # replaced after it: someone chose
         target = following
-    if target is None or target.status != "active" or target.id == lost.id or not seen:
-        return ()
-    return (target,)
+    if target is None or target.status != "active" or not seen:
+        return None
+    return target
+
+
+class LostWithdrawal(msgspec.Struct, frozen=True):
+    """An unshare of an item a teammate had replaced first, neither having pulled: the
+    fold ignores it (the item is no longer active), and the replacement is planned."""
+
+    entry: TeamEntry  # the unshare
+    winner: ItemState  # the replacement that stands in the withdrawn item's place
+
+
+def lost_withdrawals(fold: TeamFold) -> list[LostWithdrawal]:
+    """Unshares that lost such a race and that nobody has settled (by withdrawing the
+    replacement, or replacing it after the unshare: its own text says it is right). An
+    unshare reported committed was otherwise undone by the merge, and nobody was told."""
+    found = []
+    for position, applied in enumerate(fold._applied, 1):
+        if applied.lost and applied.entry.target_id:
+            winner = _replacement_at(fold, applied.entry.target_id, position)
+            if winner is not None:
+                found.append(LostWithdrawal(applied.entry, winner))
+    return found
 
 
 #: what the team ledger may hold unless the person's policy narrows it further

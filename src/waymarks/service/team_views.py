@@ -11,7 +11,7 @@ import msgspec
 
 from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
-from waymarks.core.team import TeamEntry, held_back, open_conflicts
+from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conflicts
 from waymarks.service import team_git
 from waymarks.service.own_claims import OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, anchors_path, counts, refresh, team_dir
@@ -103,7 +103,10 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
     """Open conflicts: both authors, and the command that resolves them. ``rule``:
     ``key`` (the fold invalidated the later claim) or ``signature`` (the later claim
     contradicts the kept one by a local write's rules: held back, not planned; it is
-    settled by unsharing the wrong one)."""
+    settled by unsharing the wrong one) or ``withdrawal`` (an unshare that came after a
+    teammate replaced the item: ``invalid`` is the item it withdrew, ``kept`` the
+    replacement planned in its place; unsharing that settles it, and so does replacing
+    it, its own text included)."""
     rows = []
     for rule, conflicts in (("key", open_conflicts(state.fold)),
                             ("signature", held_back(state.fold))):
@@ -119,6 +122,13 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                     "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"
                     if rule == "key" else
                     f"waymarks team unshare {conflict.loser.id[:12]}"})
+    for lost in lost_withdrawals(state.fold):
+        kept = state.fold.entries[lost.winner.id]
+        rows.append({"rule": "withdrawal", "key": lost.winner.key, "kept": lost.winner.id,
+                     "keptAuthor": kept.author, "keptContributor": kept.contributor,
+                     "invalid": lost.entry.target_id, "invalidAuthor": lost.entry.author,
+                     "invalidContributor": lost.entry.contributor,
+                     "resolve": f"waymarks team unshare {lost.winner.id[:12]}"})
     return rows
 
 

@@ -270,7 +270,7 @@ def _refuse(rejected: Rejected) -> NoReturn:
 
 
 def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
-            after: ItemState | None = None, **fields: Any) -> tuple[int, str, TeamState]:
+            after: int | None = None, **fields: Any) -> tuple[int, str, TeamState]:
     """Append one entry to this person's file: (its seq, the contributor ID, the team
     state after it). A home without an ID yet makes it here, after every check.
     ``still`` checks the team ledger again under the file's lock, and raises if the write
@@ -278,9 +278,10 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
     between this one's checks and its append, and two shares of one item, or two
     replacements of one, both went in.
 
-    The fold orders entries by their time: a write on an item (``after``) is stamped
-    after the item's own entry even when that came from a clock ahead of this one, else
-    it sorted before the item was written and changed nothing, on every clone."""
+    The fold orders entries by their time: a write on an item is stamped after
+    ``after`` (the time of the item's own entry, and of what it settles) even when that
+    came from a clock ahead of this one, else it sorted before the item was written and
+    changed nothing, on every clone."""
     now = stamp(epoch_ms(app.clock.now()), after)
     entry_id = app.ids.uuid().replace("-", "")
 
@@ -317,9 +318,9 @@ def _unappendable(problem: TeamAppendError) -> TeamRefused:
     return TeamRefused(code, str(problem))
 
 
-def stamp(now: int, after: ItemState | None) -> int:
-    """The time a write is stamped with: ``now``, or just after the item it changes."""
-    return now if after is None else max(now, after.item.created_at + 1)
+def stamp(now: int, after: int | None) -> int:
+    """The time a write is stamped with: ``now``, or just after ``after``."""
+    return now if after is None else max(now, after + 1)
 
 
 def _applied(state: TeamState, me: str, seq: int, withdrawn: str | None,
@@ -438,20 +439,23 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     if cleaned:  # the reason is shared text too: the same checks as a shared item's
         _check(app, cleaned, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
-    seq, me, after = _append(app, me, lambda now: _team_item(now, target.id), target,
-                         op="status", kind=target.kind, target_id=target.id,
-                         status=status, reason=cleaned or "unshared")
+    seq, me, after = _append(app, me, lambda now: _team_item(now, target.id),
+                             target.item.created_at, op="status", kind=target.kind,
+                             target_id=target.id, status=status,
+                             reason=cleaned or "unshared")
     _applied(after, me, seq, target.id)
     return TeamWrite("committed", target.id, target.kind, me, seq, "status")
 
 
-def _settled(state: TeamState, item_id: str) -> list[ItemState]:
-    """The claims ``item_id`` is the kept side against, in conflicts nobody has settled
+def _settled(state: TeamState, item_id: str) -> list[int]:
+    """When what ``item_id`` is the kept side against was written: the claims of the
+    conflicts nobody has settled, and the unshares that came after it replaced their item
     (a supersede of it settles them)."""
-    from waymarks.core.team import open_conflicts
+    from waymarks.core.team import lost_withdrawals, open_conflicts
 
-    return [conflict.loser for conflict in open_conflicts(state.fold)
-            if any(item_id == winner.id for winner in conflict.winners)]
+    return [conflict.loser.item.created_at for conflict in open_conflicts(state.fold)
+            if any(item_id == winner.id for winner in conflict.winners)] + [
+        lost.entry.at for lost in lost_withdrawals(state.fold) if lost.winner.id == item_id]
 
 
 def supersede(app: Waymarks, ref: str, text: str,
@@ -496,8 +500,8 @@ def supersede(app: Waymarks, ref: str, text: str,
 
     # stamped after the claims it settles too: one from a clock ahead of this one sorted
     # after the replacement, and conflicted with the new text instead
-    latest = max([target, *losers], key=lambda s: s.item.created_at)
-    seq, me, after = _append(app, me, replaceable, latest, op="supersede", kind=target.kind,
+    seq, me, after = _append(app, me, replaceable, max([target.item.created_at, *losers]),
+                             op="supersede", kind=target.kind,
                              item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
