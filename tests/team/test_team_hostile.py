@@ -57,6 +57,23 @@ def test_init_without_git_says_git_is_missing(repo: Path, home: Path) -> None:
     assert not (repo / ".waymarks").exists()
 
 
+@pytest.mark.parametrize("where", ["bare", "git-directory"])
+def test_init_where_nothing_is_committed_is_refused(repo: Path, home: Path, tmp_path: Path,
+                                                    where: str) -> None:
+    """A bare repository, or a repository's ``.git`` directory, is no working tree (git
+    says ``false``, exit 0): ``team init`` made a ledger there and said "Commit the
+    directory to share it", which nothing can."""
+    place = repo / ".git"
+    if where == "bare":
+        place = tmp_path / "shared.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(place)], check=True)
+    run(home, place, "trust", ".")
+    refused = run(home, place, "team", "init", expect=2)
+    assert refused["code"] == "not_a_repository", refused
+    assert not (place / ".waymarks").exists()
+    assert not (home / "team" / "contributor.json").exists()
+
+
 def _forge(writer: Writer, item_id: str, text: str, at: int) -> None:
     """An add that reuses another contributor's item ID, dated before it."""
     from waymarks.core.team import make_line

@@ -48,7 +48,9 @@ def user_name(cwd: Path) -> str | None:
 
 
 def is_repository(cwd: Path) -> bool:
-    return _git(cwd, "rev-parse", "--is-inside-work-tree") is not None
+    """Whether ``cwd`` is inside a git working tree: a bare repository, or a repository's
+    ``.git`` directory, answers ``false`` (and exits 0), and nothing there is committed."""
+    return _git(cwd, "rev-parse", "--is-inside-work-tree") == b"true\n"
 
 
 def installed() -> bool:

@@ -167,8 +167,9 @@ def init(app: Waymarks) -> dict[str, Any]:
             raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
                               "on PATH); team memory travels through git: install it or "
                               "add it to PATH")
-        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository; "
-                          "team memory travels through git (run `git init` first)")
+        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
+                          "working tree; team memory travels through git (run `git init` "
+                          "first, or run it in a clone, not a bare repository or .git)")
     directory = team_dir(app)
     _refuse_linked(directory)  # mkdir and the writes below would go where it points
     for each in (directory.parent, directory):
