@@ -78,3 +78,27 @@ def test_a_file_made_under_your_id_before_you_shared_there_is_foreign(
     refused = run(home, other, "team", "share", mine, "--yes", expect=2)
     assert refused["code"] == "own_file_damaged", refused
     assert own.read_bytes() == line
+
+
+def test_a_share_whose_note_cannot_be_kept_is_committed(team_repo: Path,  # noqa: F811
+                                                        home: Path) -> None:
+    """The anchors journal is derived state: with a directory in its place (or a home
+    that cannot take it) the note of an appended share failed after the entry was
+    written, and the share answered "nothing was acknowledged" (exit 1) with the item
+    in the file and active for everyone. The home's record of what it wrote still tells
+    the entry for its own."""
+    from waymarks.service.app import Waymarks
+    from waymarks.service.team import anchors_path
+
+    pin = run(home, team_repo, "pin", "--scope", "project", "--", "Run the checks")["id"]
+    with Waymarks(home, cwd=str(team_repo)) as app:
+        journal = anchors_path(app)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    if journal.exists():
+        journal.unlink()
+    journal.mkdir()
+    shared = run(home, team_repo, "team", "share", pin, "--yes")
+    assert shared["outcome"] == "committed", shared
+    status = run(home, team_repo, "team", "status")
+    assert [s["status"] for s in status["sources"]] == ["available"], status["sources"]
+    assert [i["id"] for i in status["items"] if i["status"] == "active"] == [shared["id"]]

@@ -167,14 +167,21 @@ def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
 def note_own(app: Waymarks, me: str, entry: TeamEntry) -> None:
     """Journal that this home appended ``entry`` to its own file (under that file's lock,
     and the policy lock, so a compaction of the anchors cannot drop it): an entry beyond
-    the last one noted was written by someone else (:func:`_judge`)."""
-    with _policy_turn(app):
-        team_own.note_written(app.home, entry.hash)  # (kept when `accept` lowers the note)
-        path = anchors_path(app)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"c": me, "ownSeq": entry.seq, "ownHead": entry.hash})
-                         + "\n")
+    the last one noted was written by someone else (:func:`_judge`). Derived state, noted
+    once the entry is durable: a note that cannot be kept (a directory in the journal's
+    place, a home that cannot take it) leaves the write committed, and the home's record
+    of what it wrote (:func:`team_own.note_written`) tells the entry for its own; it
+    answered "nothing was acknowledged" with the entry in the file."""
+    try:
+        with _policy_turn(app):
+            team_own.note_written(app.home, entry.hash)  # (kept when `accept` lowers it)
+            path = anchors_path(app)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"c": me, "ownSeq": entry.seq,
+                                         "ownHead": entry.hash}) + "\n")
+    except (OSError, ServiceError):
+        return
 
 
 def _anchors_stamp(app: Waymarks) -> Stamp | None:
