@@ -33,3 +33,21 @@ def test_a_reinstall_keeps_the_persons_env_and_timeout_on_the_server_entry(
     assert server["args"][:2] == ["--home", str(other)]
     assert server["env"] == {"WAYMARKS_SEMANTIC": "0"} and server["timeout"] == 60000
     assert list(server) == ["type", "command", "args", "env", "timeout"]
+
+
+def test_uninstall_names_the_backup_it_keeps_of_a_file_removed_by_hand(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "opus"}\n')
+    assert cli(home, project, user, "install").returncode == 0
+    settings.unlink()  # the person took the hooks out by removing the file
+
+    done = cli(home, project, user, "uninstall")
+    assert done.returncode == 0, done.stderr
+    backup = settings.with_name("settings.json.waymarks-backup")
+    assert backup.read_text() == '{"model": "opus"}\n'  # theirs: kept
+    assert f"{settings}: kept settings.json.waymarks-backup" in done.stdout  # and named
+    assert not (project / ".mcp.json").exists()

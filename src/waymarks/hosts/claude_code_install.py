@@ -518,8 +518,11 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]],
     left is what was backed up); one that differs from a file without Waymarks' entries is
     kept, and the change says so."""
     loaded = load(path)
-    if loaded.raw is None:
-        return _PutBack(loaded)
+    if loaded.raw is None:  # removed by hand: its backup, if any, is the person's to keep
+        return _PutBack(loaded, Change(path, notes=[
+            f"kept {backup_path(path).name} (the file as it was before install; the file "
+            "itself is gone): remove it when not needed"])) if backup_exists(path) \
+            else _PutBack(loaded)
     removed = remove(loaded.data)
     backup = read_backup(path)
     try:
