@@ -237,3 +237,16 @@ def test_pis_fixed_part_is_counted_in_the_extensions_tokens_when_it_sends_them()
     assert pi_fixed_tokens({**tokens, "messagesTokens": -1}) == 100 + 200 + 825
     assert pi_fixed_tokens({**tokens, "toolsTokens": True}) == 100 + 200 + 3300
     assert pi_fixed_tokens(None) == 0
+
+
+def test_a_subagents_answer_is_not_what_the_session_has_taken(tmp_path: Path) -> None:
+    """Claude Code versions that keep a subagent's messages in the session's own file
+    mark them ``isSidechain``; one written last (a task interrupted, or run in the
+    background) is the subagent's context, not the conversation's."""
+    path = transcript(tmp_path / "t.jsonl", "claude-sonnet-4-5", 30_000)
+    subagent = {"type": "assistant", "isSidechain": True, "message": {
+        "role": "assistant", "model": "claude-haiku-4-5", "content": [],
+        "usage": {"input_tokens": 199_990, "output_tokens": 5}}}
+    with path.open("a") as file:
+        file.write(json.dumps(subagent) + "\n")
+    assert claude_code_limits(str(path), None) == (200_000, 30_000)

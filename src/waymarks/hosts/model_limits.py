@@ -127,7 +127,11 @@ def claude_code_limits(transcript: object, default: int | None,
 
 def _last_answer(transcript: object) -> tuple[str | None, int]:
     """The model and the context tokens (input, cache reads and writes, output) of the
-    last assistant message in the transcript's tail; ``(None, 0)`` when there is none."""
+    last assistant message of the main thread in the transcript's tail; ``(None, 0)`` when
+    there is none. A subagent's messages (``isSidechain``, written into the session's own
+    file by Claude Code versions that keep subagents inline) are not the conversation's: a
+    subagent near its own window, last in the file after an interrupted or background
+    task, made the next prompt add nothing, though the conversation had room."""
     if not isinstance(transcript, str) or not transcript:
         return None, 0
     try:  # a regular file only, its tail only (a FIFO blocked the hook; /dev/zero ate GBs)
@@ -149,7 +153,9 @@ def _last_answer(transcript: object) -> tuple[str | None, int]:
             entry = json.loads(line)
         except (ValueError, RecursionError):
             continue  # the first line of the tail may be cut
-        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or entry.get("isSidechain"):
+            continue  # a subagent's answer: its own model and context, not the session's
+        message = entry.get("message")
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
         raw_model, raw_usage = message.get("model"), message.get("usage")
