@@ -66,3 +66,31 @@ def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Pa
     skipped = [(e["kind"], e["code"]) for e in logged
                if e["event"] == "claude_code_hook_skipped"]
     assert skipped == [("UserPromptSubmit", "bad_config")] * 2
+
+
+@pytest.mark.slow
+def test_a_damaged_trust_list_is_named_not_silent(home: Path, project: Path) -> None:
+    """``trusted-projects.json`` that cannot be read made every plan fail: each prompt lost
+    its context, session pins included (they need no trust), with nothing said and
+    ``bad_trust_file`` only in the log; with the helper and without it."""
+    sid = str(uuid.uuid4())
+    _hook(home, project, sid, "SessionStart")
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Always tag releases from main")
+    trust = home / "trusted-projects.json"
+    trust.write_text('{"projects": [')
+    printed = [_hook(home, project, sid, "UserPromptSubmit", prompt="tag the release")]
+    with _helper(home, _environ(subagent=False)):
+        printed.append(_hook(home, project, sid, "UserPromptSubmit", "on",
+                             prompt="and push it"))
+    for out in printed:
+        said = json.loads(out)
+        message = said["systemMessage"]
+        assert message.startswith("Waymarks added no context: a configuration file "
+                                  f"cannot be used ({trust})"), message
+        assert "Always tag" not in out and said["hookSpecificOutput"][
+            "additionalContext"] == message
+    assert _kinds(home, sid) == ["said:tag the release", "said:and push it"]
+    told = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "status"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert told.returncode == 1 and str(trust) in told.stdout + told.stderr, told

@@ -9,6 +9,7 @@ import json
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -397,13 +398,31 @@ def test_install_keeps_modes_links_and_the_first_backup(tmp_path: Path, home: Pa
 def test_a_failure_inside_the_helper_records_the_prompt_once(home: Path, project: Path,
                                                              sid: str) -> None:
     assert start_with_helper(home, project, sid).exists()
-    # the plan fails (a configuration file is answered with a message: test_cc_bad_config)
-    (home / "trusted-projects.json").write_text("{broken")
-    result = hook(home, "UserPromptSubmit",
-                  payload(sid, project, "UserPromptSubmit", prompt="only once"), helper=True)
+    hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit", prompt="first"),
+         helper=True)  # the helper holds the session warm: the prompt is recorded first
+    # the plan fails (an unusable configuration file or trust list is answered with a
+    # message: test_cc_bad_config); a database held past the hook's wait is a failure
+    with held(home):
+        result = hook(home, "UserPromptSubmit",
+                      payload(sid, project, "UserPromptSubmit", prompt="only once"),
+                      helper=True)
     assert (result.returncode, result.stdout) == (0, "")
     prompts = [e for e in ledger(home, project, sid) if e["type"] == "message"]
-    assert [p["message"]["content"][0]["text"] for p in prompts] == ["only once"]
+    assert [p["message"]["content"][0]["text"] for p in prompts] == ["first", "only once"]
+
+
+@contextlib.contextmanager
+def held(home: Path) -> Any:
+    """The home's database held by another writer past a hook's wait (1 s): the plan
+    fails inside the helper (an unusable trust list, which these tests used, is answered
+    with a message since a review)."""
+    holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
 
 
 def _helper_pid(home: Path) -> int:
@@ -425,8 +444,8 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
     without closing it, each holding its database connection until the collector
     happened to find it (never, for those its heap settling had frozen). A typo in
     ``config.toml`` while Claude Code runs failed every prompt (one is answered with a
-    message now; an unreadable trust list still fails them): a connection leaked per
-    prompt for as long as it lasted."""
+    message now, and so is an unreadable trust list; a database held by another writer
+    still fails them): a connection leaked per prompt for as long as it lasted."""
     assert start_with_helper(home, project, sid).exists()
     helper = _helper_pid(home)
 
@@ -444,12 +463,11 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
 
     prompt("first")
     assert connections() == 1  # the session's warm app
-    (home / "trusted-projects.json").write_text("{broken")
-    for n in range(5):
-        prompt(f"fails {n}")  # the plan fails: answered with nothing
-    assert connections() == 0
-    (home / "trusted-projects.json").unlink()  # fixed
-    prompt("works again")
+    with held(home):
+        for n in range(3):
+            prompt(f"fails {n}")  # the plan fails: answered with nothing
+        assert connections() == 0
+    prompt("works again")  # the database is free again
     assert connections() == 1
     assert _helper_pid(home) == helper  # the same helper served them all
 

@@ -201,9 +201,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         try:
             context, dropped = _plan(app, prompt, payload.get("transcript_path"))
         except ServiceError as exc:  # (the prompt is recorded, its feedback applied)
-            if exc.code != "bad_config":
+            if exc.code not in UNUSABLE_FILES:
                 raise
-            context, dropped = "", _unusable_config(app)
+            context, dropped = "", _unusable_config(app, exc.code)
         if dropped is not None:  # the person hears it too (their pins did not go)
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
@@ -325,19 +325,27 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
                            app.busy_timeout_ms)
 
 
-def _unusable_config(app: Any) -> str:
+#: the errors of a file of the person's that a plan reads and cannot use (the home's or a
+#: trusted project's ``config.toml``; the home's trust list): the hook says so
+UNUSABLE_FILES: Final = ("bad_config", "bad_trust_file")
+
+
+def _unusable_config(app: Any, code: str = "bad_config") -> str:
     """What the person hears when a configuration file cannot be used: no context at all
-    (before, nothing was said, and ``bad_config`` was logged as ``ServiceError``). The
-    files by name only: the error's text may quote what they hold."""
+    (before, nothing was said, and ``bad_config`` was logged as ``ServiceError``; a
+    damaged trust list, ``bad_trust_file``, took every prompt's pins, session pins too,
+    in silence until a review). The files by name only: the error's text may quote what
+    they hold."""
     from datetime import UTC, datetime
 
     from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
     from waymarks.service.logs import log_event
 
     log_event(app.home, datetime.now(UTC), "claude_code_hook_skipped",
-              kind="UserPromptSubmit", code="bad_config")
-    files = [str(p) for p in (app.home / CONFIG_FILE, *(
-        [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
+              kind="UserPromptSubmit", code=code)
+    files = [str(app.trust_store.path)] if code == "bad_trust_file" else [
+        str(p) for p in (app.home / CONFIG_FILE, *(
+            [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
     return (f"Waymarks added no context: a configuration file cannot be used "
             f"({', '.join(files) or CONFIG_FILE}); `waymarks status` in this project says "
             "what to fix.")
