@@ -251,3 +251,10 @@ def test_a_helper_of_a_release_before_its_own_freshness_check_is_not_answered(
     finally:
         served.join(120)
     assert not served.is_alive()
+
+
+def test_the_architecture_names_the_helper_protocol_the_hooks_speak() -> None:
+    """docs/architecture.md described protocol v3 after the hooks moved to v4 (a request
+    names its installation): the protocol a reader of the docs implements is the code's."""
+    doc = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text()
+    assert f"**Claude Code helper protocol** (`{cc_client.PROTOCOL}`)" in doc
