@@ -250,3 +250,15 @@ def test_a_subagents_answer_is_not_what_the_session_has_taken(tmp_path: Path) ->
     with path.open("a") as file:
         file.write(json.dumps(subagent) + "\n")
     assert claude_code_limits(str(path), None) == (200_000, 30_000)
+
+
+def test_a_relative_transcript_path_is_no_transcript(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read relative to the process's folder, a relative ``transcript_path`` named a file
+    of the project without the helper and one of the home with it (the helper runs
+    there): one prompt planned two ways. Claude Code names it absolute; capture and the
+    Stop hook already refused anything else."""
+    transcript(tmp_path / "t.jsonl", "claude-sonnet-4-5", 199_990)
+    monkeypatch.chdir(tmp_path)
+    assert claude_code_limits("t.jsonl", None) == (None, 0)
+    assert claude_code_limits(str(tmp_path / "t.jsonl"), None) == (200_000, 199_990)

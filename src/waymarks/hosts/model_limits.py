@@ -132,7 +132,9 @@ def _last_answer(transcript: object) -> tuple[str | None, int]:
     file by Claude Code versions that keep subagents inline) are not the conversation's: a
     subagent near its own window, last in the file after an interrupted or background
     task, made the next prompt add nothing, though the conversation had room."""
-    if not isinstance(transcript, str) or not transcript:
+    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+        # (Claude Code names it absolute; a relative one was read from the hook's folder
+        # without the helper and from the home with it: two answers to one prompt)
         return None, 0
     try:  # a regular file only, its tail only (a FIFO blocked the hook; /dev/zero ate GBs)
         fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
