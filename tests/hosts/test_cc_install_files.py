@@ -389,3 +389,24 @@ def test_a_project_install_in_the_home_folder_is_refused_both_ways(tmp_path: Pat
     with pytest.raises(cc.InstallError, match="--user"):
         cc.uninstall("project", user, user, home)
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_uninstall_never_removes_the_file_a_settings_link_leads_to(tmp_path: Path,
+                                                                   home: Path) -> None:
+    """A dotfiles checkout's settings file, linked from ``~/.claude``, that holds only an
+    earlier install's hooks (synced from another machine): uninstall removed the file the
+    link leads to, leaving the link leading nowhere (the next install refused it) and the
+    file gone from the checkout. It is written without Waymarks' entries instead."""
+    user, dotfiles = tmp_path / "user", tmp_path / "dotfiles"
+    (user / ".claude").mkdir(parents=True)
+    dotfiles.mkdir()
+    assert cli(tmp_path / "other-home", user, user, "install", "--user").returncode == 0
+    (user / ".claude" / "settings.json").rename(dotfiles / "settings.json")
+    (user / ".claude" / "settings.json").symlink_to(dotfiles / "settings.json")
+    (user / ".claude.json").unlink()
+    assert cli(home, user, user, "install", "--user").returncode == 0
+    done = cli(home, user, user, "uninstall", "--user")
+    assert done.returncode == 0, done.stderr
+    assert os.readlink(user / ".claude" / "settings.json") == str(dotfiles / "settings.json")
+    assert json.loads((dotfiles / "settings.json").read_text()) == {}
+    assert cli(home, user, user, "install", "--user").returncode == 0  # not refused

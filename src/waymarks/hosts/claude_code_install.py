@@ -551,8 +551,11 @@ def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]],
     if backup is not None:
         return _PutBack(loaded, change, backup if unchanged else dump(loaded.data, path),
                         remove_backup=True)
-    if not loaded.data:
+    if not loaded.data and loaded.target == loaded.path:
         return _PutBack(loaded, change, remove_file=True)
+    # (a symbolic link's file, a dotfiles checkout's, is written, never removed: removing it
+    # left the link leading nowhere, which the next install refuses, and the file gone
+    # from the checkout)
     return _PutBack(loaded, change, dump(loaded.data, path))
 
 
