@@ -257,3 +257,18 @@ def test_a_personal_directory_that_is_a_file_is_said_before_anyone_is_asked(
     assert "is not a directory" in recalled["personalUnavailable"]
     assert fetched is not None and fetched["outcome"] == "unavailable"
     assert "is not a directory" in fetched["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_credential_the_saved_text_would_hold_is_refused_before_asking(
+        app: Waymarks, store: PersonalStore, mode: str) -> None:
+    """The save stores the text with its whitespace runs as one space: a token on the
+    line after ``Bearer`` (followed by more words) is no credential as typed, but is one
+    as saved. The check read the text as typed, so the person was asked about a save the
+    store then refused after their yes."""
+    token = "1Ih9B0cR_BNj8dVD" + "~9d0E2Bh_DfwG1rYZezoeyRg"
+    person = Person()
+    result = remember(app, {"text": f"Log in with Bearer\n{token} on staging"}, person, mode)
+    assert result.structured_content == {"outcome": "rejected",
+                                         "category": "credential-refused"}
+    assert person.asked == [] and store.entries() == []

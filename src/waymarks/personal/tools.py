@@ -98,8 +98,12 @@ def plan_remember(store: PersonalStore, text: object,
             return _rejected("invalid-parameters")
     if classify(text) == "local-only":
         return _rejected("local-only-refused")
-    # as the save reads it: a marker pair inside a token hid it from `redact` alone
-    if holds_credential(text) or (isinstance(slug, str) and holds_credential(slug)):
+    saved = " ".join(text.split())  # what the save stores, and the person is shown
+    # read as the save reads it (a marker pair inside a token hid it from `redact` alone),
+    # as typed and as stored: a credential only the folded whitespace shows (a token on
+    # the line after `Bearer`, words after it) was refused by the save after the yes
+    if holds_credential(text) or holds_credential(saved) or (
+            isinstance(slug, str) and holds_credential(slug)):
         return _rejected("credential-refused")
     problem = store.unusable()  # the person is asked only about a save that can happen
     if problem is not None:
@@ -113,7 +117,7 @@ def plan_remember(store: PersonalStore, text: object,
     if not replaces and slug == INDEX_STEM:  # the save would refuse it after a yes
         return _rejected("invalid-parameters")
     if not replaces:
-        return RememberPlan(" ".join(text.split()), slug, False)
+        return RememberPlan(saved, slug, False)
     try:
         entry = store.get(str(slug))
     except (PersonalMemoryError, OSError):
@@ -126,7 +130,7 @@ def plan_remember(store: PersonalStore, text: object,
     current = ("(local-only: not shown here; see `waymarks personal show "
                f"{entry.slug}`)" if level == "local-only" else
                _visible(shown[:400]) + ("…" if len(shown) > 400 else ""))
-    return RememberPlan(" ".join(text.split()), slug, True, current, entry.classification)
+    return RememberPlan(saved, slug, True, current, entry.classification)
 
 
 class Remember:
