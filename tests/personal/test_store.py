@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -187,6 +188,22 @@ def test_front_matter_code_comments_and_tables_of_a_legacy_file_are_no_facts(
     assert sorted(e.body.strip() for e in store.entries()) == [
         "Plain fact after.", "Prefer uv over pip for Python projects.",
         "Run the linter before committing:"]
+
+
+def test_a_legacy_file_saved_with_a_byte_order_mark_and_crlf_reads_as_without(
+        tmp_path: Path) -> None:
+    """An editor on Windows saves ``memory.md`` with a byte-order mark: its first line
+    was read with the mark, so a heading became an entry (``\ufeff# My memory``, in every
+    plan) and front matter was not seen, its fields each a fact."""
+    store = PersonalStore(tmp_path / "memory")
+    for first in ("# My memory\r\n\r\n", "---\r\ntitle: My notes\r\nowner: me\r\n---\r\n"):
+        shutil.rmtree(store.directory, ignore_errors=True)
+        (tmp_path / "memory.md.bak").unlink(missing_ok=True)
+        (tmp_path / "memory.md").write_bytes(
+            ("\ufeff" + first + "- I prefer tabs\r\n").encode("utf-8"))
+        assert store.migrate_legacy() == 1
+        assert [(e.slug, e.body) for e in store.entries()] == [("i-prefer-tabs",
+                                                               "I prefer tabs")]
 
 
 def test_oversized_and_empty_text_is_refused_and_writes_nothing(store: PersonalStore) -> None:

@@ -341,8 +341,10 @@ class PersonalStore:
             if backup.exists() or not self.legacy_path.is_file():
                 return None  # another process migrated it meanwhile
             try:  # bounded as an entry file is: it is tried on every command until done
-                lines = read_regular(self.legacy_path, limit=MAX_FILE_BYTES).decode(
-                    "utf-8").splitlines()
+                # past a byte-order mark, as an entry is (with one, the first line was
+                # read with it: a heading became an entry, front matter facts)
+                lines = file_text(read_regular(self.legacy_path, limit=MAX_FILE_BYTES)
+                                  .decode("utf-8")).splitlines()
             except OSError as exc:
                 if exc.errno != errno.EFBIG:  # unreadable, or replaced meanwhile
                     raise PersonalMemoryError(
