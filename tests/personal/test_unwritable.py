@@ -120,3 +120,30 @@ def test_the_lock_is_not_blamed_for_a_read_only_file_system(
     assert sorted(p.name for p in read_only_store.directory.iterdir()) == before
     entry = read_only_store.get("tabs")
     assert entry is not None and entry.body == "I prefer tabs"
+
+
+@pytest.mark.parametrize("where", ["directory", "parent", "loop"])
+def test_a_broken_link_for_the_directory_is_named_and_asks_nobody(
+        tmp_path: Path, where: str) -> None:
+    """The directory a link to a drive that is not mounted (or a link on its way there,
+    or a loop of links) read as a missing one: ``personal list`` said "no personal memory
+    yet" with nothing to fix, and ``remember`` asked the person about a save that then
+    failed ("cannot be created (File exists)") after the yes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    if where == "loop":
+        (home / "memory").symlink_to("memory")
+        directory = home / "memory"
+    else:
+        (home / "pi").symlink_to(tmp_path / "unmounted")
+        directory = home / "pi" / "memory" if where == "parent" else home / "pi"
+    store = PersonalStore(directory)
+    problem = store.unusable()
+    assert problem is not None and problem == store.unreadable()
+    assert ("loop of links" if where == "loop" else "link to nothing") in problem
+    assert plan_remember(store, "I prefer tabs")["category"] == "runtime-unavailable"  # type: ignore[index]
+    assert [u.file for u in store.scan()[1]] == [str(directory)]
+    with pytest.raises(PersonalMemoryError, match="link"):
+        store.save("I prefer tabs")
+    assert not (tmp_path / "unmounted").exists() and sorted(os.listdir(home)) == [
+        "memory" if where == "loop" else "pi"]

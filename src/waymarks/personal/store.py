@@ -68,6 +68,7 @@ class Saved(msgspec.Struct, frozen=True):
 
 NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory in the "
                    "home config")
+RELINK = "fix or remove the link, or set [personal] directory in the home config"
 
 
 class NotAnEntry(PersonalMemoryError):
@@ -115,9 +116,12 @@ class PersonalStore:
         found: list[Entry] = []
         unread: list[Unread] = list(self.problems)
         if not self.directory.is_dir():
-            if self.directory.exists():
+            problem = self.unreadable()
+            if problem is not None:
                 unread.append(Unread(str(self.directory),
-                                     NOT_A_DIRECTORY.format("it").removeprefix("it is ")))
+                                     NOT_A_DIRECTORY.format("it").removeprefix("it is ")
+                                     if self.directory.exists() else
+                                     f"{problem.removeprefix('is ')}; {RELINK}"))
             return [], unread
         for path in sorted(self.directory.glob("*.md")):
             if path.name == INDEX_NAME:
@@ -131,10 +135,22 @@ class PersonalStore:
         return sorted(found, key=lambda e: (e.name.casefold(), e.slug)), unread
 
     def unreadable(self) -> str | None:
-        """Why the directory cannot be read (a file where it should be), else ``None``
-        (a missing one is empty)."""
+        """Why the directory cannot be read (a file where it should be; a link to nothing
+        or a loop of links, there or on its way: a drive that is not mounted), else
+        ``None`` (a missing one is empty; a broken link read as missing, so the person's
+        entries were "no personal memory yet", and a save was asked about and failed)."""
         d = self.directory
-        return "is not a directory" if d.exists() and not d.is_dir() else None
+        if d.is_dir():
+            return None
+        if d.exists():
+            return "is not a directory"
+        for path in (d, *d.parents):
+            if path.exists():
+                return None
+            if path.is_symlink():
+                where = "is" if path == d else "is under"
+                return f"{where} {'a link to nothing' if resolved(path) else 'a loop of links'}"
+        return None
 
     def unusable(self) -> str | None:
         """Why a save could not be made here, found without changing anything (a tool
@@ -388,8 +404,11 @@ class PersonalStore:
         """The exclusive lock on ``<dir>/.lock``. It is opened without waiting and without
         following a link, and must be a regular file: a FIFO there would hang every save
         and plan, and a link could make Waymarks create a file anywhere."""
-        if self.directory.exists() and not self.directory.is_dir():
-            raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory))
+        problem = self.unreadable()
+        if problem is not None:
+            raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory)
+                                      if self.directory.exists() else
+                                      f"{self.directory} {problem}; {RELINK}")
         try:
             make_private_dirs(self.directory)  # <home>/memory: the home may be made here
         except OSError as exc:
