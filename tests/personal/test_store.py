@@ -140,6 +140,17 @@ def test_concurrent_saves_from_several_processes_lose_nothing(store: PersonalSto
     assert store.get("shared").body.startswith("Shared fact written by")  # type: ignore[union-attr]
 
 
+def test_forgetting_nothing_makes_nothing(cli: Callable[..., dict], home: Path) -> None:
+    """``personal forget`` of a missing slug, or an invalid one, said "nothing changed"
+    and had made the home, its memory folder and a lock there (a typo in ``--home``
+    became a new home); so did ``personal save --slug memory``, refused."""
+    for slug, code in (("nope", "not_found"), ("../x", "invalid_argument")):
+        assert cli("personal", "forget", slug, expect=2)["code"] == code
+        assert not home.exists()
+    refused = cli("personal", "save", "--slug", "memory", "--", "Prefers tabs", expect=2)
+    assert "index's name" in refused["message"] and not home.exists()
+
+
 def test_legacy_memory_md_is_migrated_once(tmp_path: Path) -> None:
     store = PersonalStore(tmp_path / "memory")
     store.directory.mkdir()  # an existing directory does not skip the migration

@@ -68,6 +68,8 @@ class Saved(msgspec.Struct, frozen=True):
 
 NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory in the "
                    "home config")
+NAMED_AS_INDEX = (f"the slug {INDEX_STEM!r} is the index's name ({INDEX_NAME}) on a disk "
+                  "that ignores case; choose another --slug")
 RELINK = "fix or remove the link, or set [personal] directory in the home config"
 
 
@@ -294,6 +296,8 @@ class PersonalStore:
         title = one_line(name) if name and name.strip() else title_of(text)
         summary = one_line(description) if description and description.strip() \
             else summary_of(text, title)
+        if explicit == INDEX_STEM and not self.directory.exists():  # no older one to
+            raise PersonalMemoryError(NAMED_AS_INDEX)  # replace; the lock makes the home
         with self._locked():
             # only an explicit slug replaces: a derived one that is taken gets a suffix
             self._check_index()
@@ -301,9 +305,7 @@ class PersonalStore:
             path = self._path(chosen)
             replaced = self.existing(chosen)
             if chosen == INDEX_STEM and not replaced:  # (an older one is still replaced)
-                raise PersonalMemoryError(f"the slug {INDEX_STEM!r} is the index's name "
-                                          f"({INDEX_NAME}) on a disk that ignores case; "
-                                          "choose another --slug")
+                raise PersonalMemoryError(NAMED_AS_INDEX)
             previous = self._read(path) if replaced else None
             entry = Entry(chosen, title, summary,
                           type or (previous.type if previous else "user"), text.strip(),
@@ -328,9 +330,11 @@ class PersonalStore:
         raise PersonalMemoryError("too many entries share this name; pass --slug")
 
     def forget(self, slug: str) -> bool:
+        slug = check_slug(slug)
+        if self.unreadable() is None and not self.directory.exists():
+            return False  # nothing to forget: nothing made (the lock made the home too)
         with self._locked():
             self._check_index()
-            slug = check_slug(slug)
             if not self.existing(slug):
                 return False
             self._path(slug).unlink()
