@@ -517,3 +517,20 @@ def test_a_block_never_closed_skips_itself_alone(lines: list[str], facts: list[s
     from waymarks.personal.legacy import legacy_facts
 
     assert legacy_facts(lines) == facts
+
+
+def test_a_save_plans_will_leave_out_says_so(cli: Callable[..., dict]) -> None:
+    """A pin or claim classified above what the default provider receives says so in a
+    note; a personal entry was saved without a word, and no plan carried its line."""
+    for args, level in ((("--classification", "sensitive", "--", "Salary talks"), "sensitive"),
+                        (("--", "Team lead is [ds4:internal]Bob[/ds4:internal]"), "internal")):
+        saved = cli("personal", "save", *args)
+        assert [n for n in saved.get("notices", []) if n.startswith("classified")] == [
+            f"classified {level}: the default provider (remote) will not receive it, so "
+            "plans for it leave it out; `waymarks privacy` shows the policy"]
+        plan = cli("plan", "--prompt", "salary")
+        assert not [m for m in plan["messages"] if m["kind"] == "personal"]
+    # replacing keeps the entry's level, and says so again; a plain one says nothing
+    again = cli("personal", "save", "--slug", "salary-talks", "--", "Salary talks in May")
+    assert any(n.startswith("classified sensitive") for n in again["notices"])
+    assert "notices" not in cli("personal", "save", "--", "Prefers tabs")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Literal
 
+from waymarks.core.privacy import highest
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import (
     PINS_FIX,
@@ -50,18 +51,27 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
             "stored for this session only (the default scope): it will not apply after "
             "`waymarks session new`; add --scope project to keep it for this trusted project")
     try:
-        egress = egress_for(app)
+        left_out = unsent(app, view.text, classification=view.classification)
     except ServiceError as exc:  # changed since the write read it: the write stands
         notices.append(f"committed, but the privacy policy could not be read: {exc}")
         return with_notices(outcome, tuple(notices))
-    level = egress.level(view.text, view.classification)
-    if not egress.admits(level):
-        whose = "the default provider" if app.host_provider in (None, *UNKNOWN_HOST_MODELS) \
-            else "the active model's provider"
-        notices.append(
-            f"classified {level}: {whose} ({egress.provider}) will not receive it, so plans "
-            "for it leave it out; `waymarks privacy` shows the policy")
+    if left_out is not None:
+        notices.append(left_out)
     return with_notices(outcome, tuple(notices))
+
+
+def unsent(app: Waymarks, *texts: str, classification: str | None) -> str | None:
+    """The notice for an item made of ``texts`` (at least ``classification``, raised by
+    their markers) that the provider plans go to will not receive, else ``None``;
+    ``ServiceError`` when the privacy policy cannot be read."""
+    egress = egress_for(app)
+    level = highest(*(egress.level(text, classification) for text in texts))
+    if egress.admits(level):
+        return None
+    whose = "the default provider" if app.host_provider in (None, *UNKNOWN_HOST_MODELS) \
+        else "the active model's provider"
+    return (f"classified {level}: {whose} ({egress.provider}) will not receive it, so plans "
+            "for it leave it out; `waymarks privacy` shows the policy")
 
 
 def with_pin_budget(app: Waymarks, outcome: WriteOutcome) -> tuple[WriteOutcome, str | None]:

@@ -108,8 +108,10 @@ def personal_group() -> Group:
         """TEXT is at most 2,000 characters; a credential in it is refused."""
         from waymarks.personal.entry import PersonalMemoryError
 
+        app = runtime().app()
+        store = _store(app)
         try:
-            saved = _store(runtime().app()).save(
+            saved = store.save(
                 " ".join(text), slug=slug, name=name, description=description, type=type_,
                 classification=classification, limit=SAVE_LIMIT)
         except PersonalMemoryError as exc:
@@ -121,7 +123,8 @@ def personal_group() -> Group:
         return _noticed(Result({"outcome": "saved", "slug": saved.slug, "path": str(saved.path),
                                 "replaced": saved.replaced},
                                f"{verb} {saved.slug} in {saved.path}"),
-                        " ".join(text), name, description, also=new)
+                        " ".join(text), name, description, also=new + _unsent(app, store,
+                                                                              saved.slug))
 
     @command(personal, "show", summary="One entry in full.",
              examples=["waymarks personal show keep-pull-requests-under-300-lines"])
@@ -259,6 +262,25 @@ def adr_group() -> Group:
         return Result({"path": str(path)}, f"Created {path}")
 
     return adr
+
+
+def _unsent(app: Waymarks, store: PersonalStore, slug: str) -> tuple[str, ...]:
+    """The notice when plans for the provider they go to leave the saved entry's index
+    line out (its level, kept from the entry it replaced too, or its markers'), as a pin
+    or claim written so says: the entry was saved without a word, and no plan carried
+    it."""
+    from waymarks.commands.notices import unsent
+    from waymarks.service.outcomes import ServiceError
+
+    entry = store.get(slug)
+    if entry is None:  # (gone meanwhile: nothing to say about it)
+        return ()
+    line = f"{entry.name} — {entry.description}"  # as the plan's index line reads it
+    try:
+        found = unsent(app, entry.body, line, classification=entry.classification)
+    except ServiceError:  # the entry is saved; the policy is for plans to report
+        return ()
+    return () if found is None else (found,)
 
 
 def _noticed(result: Result, *texts: str | None, also: tuple[str, ...] = ()) -> Result:
