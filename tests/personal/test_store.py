@@ -534,3 +534,30 @@ def test_a_save_plans_will_leave_out_says_so(cli: Callable[..., dict]) -> None:
     again = cli("personal", "save", "--slug", "salary-talks", "--", "Salary talks in May")
     assert any(n.startswith("classified sensitive") for n in again["notices"])
     assert "notices" not in cli("personal", "save", "--", "Prefers tabs")
+
+
+def test_a_fact_added_to_the_legacy_file_while_it_converts_is_not_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The legacy file was read, its facts written one by one (each synced), and then the
+    file renamed to the backup: a line the person (or an older Pi) added meanwhile went to
+    the backup alone, never an entry. Now a file changed since it was read stays, and the
+    next command converts what is new (what was written is not written again)."""
+    store = PersonalStore(tmp_path / "memory")
+    legacy = tmp_path / "memory.md"
+    legacy.write_text("- Prefers tabs\n- Uses fish\n")
+    write = PersonalStore._write_atomic
+    added: list[bool] = []
+
+    def editing(self: PersonalStore, path: Path, text: str) -> None:
+        if not added:  # the person's editor saves while the first entry is written
+            added.append(True)
+            with legacy.open("a") as file:
+                file.write("- Runs tests before pushing\n")
+        write(self, path, text)
+
+    monkeypatch.setattr(PersonalStore, "_write_atomic", editing)
+    store.migrate_legacy()
+    store.migrate_legacy()
+    assert sorted(e.body for e in store.entries()) == [
+        "Prefers tabs", "Runs tests before pushing", "Uses fish"]
+    assert not legacy.exists() and "Runs tests" in (tmp_path / "memory.md.bak").read_text()

@@ -29,7 +29,7 @@ from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.paths import resolved
-from waymarks.files.reading import read_regular
+from waymarks.files.reading import read_regular, stamp_of
 from waymarks.personal.entry import (
     ENTRY_TYPES,
     INDEX_HEADING,
@@ -360,6 +360,7 @@ class PersonalStore:
         with self._locked():
             if backup.exists() or not self.legacy_path.is_file():
                 return None  # another process migrated it meanwhile
+            read_as = stamp_of(self.legacy_path)
             try:  # bounded as an entry file is: it is tried on every command until done
                 # past a byte-order mark, as an entry is (with one, the first line was
                 # read with it: a heading became an entry, front matter facts)
@@ -400,6 +401,10 @@ class PersonalStore:
                 present.add(one_line(fact))
                 written += 1
             self._write_index()
+            if stamp_of(self.legacy_path) != read_as:
+                # edited while its facts were written: renamed, what was added went to the
+                # backup alone; kept, the next command converts it (the rest is present)
+                return written
             os.replace(self.legacy_path, backup)  # the backup is the sign of completion
         return written
 
