@@ -215,3 +215,21 @@ def test_a_yaml_merge_key_is_a_level_that_is_there_but_no_known_one(
     assert "Salary" not in json.dumps(plan["messages"])
     [named] = [e for e in plan["manifest"]["entries"] if e["kind"] == "personal"]
     assert named["decision"] == "excluded" and named["classification"] == "local-only"
+
+
+@pytest.mark.parametrize("line_break", ["\r", "\x85", "\u2028", "\u2029"])
+def test_a_level_after_a_lone_line_break_counts_in_an_older_frontmatter_too(
+        tmp_path: Path, line_break: str) -> None:
+    """YAML (and an editor) ends a line at a lone CR, NEL or line separator: the entry is
+    local-only while its frontmatter is YAML. One an older version wrote without quoting
+    (not YAML) was read line by line at LF alone: the level was part of the name, and the
+    entry went to remote models."""
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir()
+    for description in ("where", "where: Chase"):  # YAML, then not YAML
+        (store.directory / "bank.md").write_text(
+            f"---\nname: Bank{line_break}classification: local-only\ndescription: "
+            f"{description}\nmetadata:\n  type: user\n---\nMy bank is Chase\n",
+            encoding="utf-8")
+        [entry] = store.entries()
+        assert (entry.name, entry.classification) == ("Bank", "local-only")

@@ -67,6 +67,7 @@ _ABSENT: Final = object()
 SLUG: Final = lazy(r"[a-z0-9][a-z0-9-]{0,63}")
 _NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
 _SPACE: Final = lazy(r"\s+")
+_LINE_BREAK: Final = lazy(r"\r\n|[\n\r\x85\u2028\u2029]")
 _DATE_PREFIX: Final = lazy(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
 
 EntryType = Literal["user", "feedback", "project", "reference"]
@@ -339,7 +340,9 @@ def _legacy_fields(head: str) -> dict[str, str]:
     value holds ``: ``): ``key: value`` lines, and ``metadata:`` with indented lines."""
     fields: dict[str, str] = {}
     in_metadata = False
-    for line in head.split("\n"):
+    # at every line break YAML (and an editor) knows: read at LF alone, a level after a
+    # lone CR or NEL was part of the name, and the entry went to remote models
+    for line in _LINE_BREAK.split(head):
         if line.startswith("  ") and in_metadata:
             key, _, value = line.strip().partition(":")
             _put(fields, "metadata.", key, value.strip())
