@@ -206,3 +206,13 @@ def test_a_session_file_deleted_while_the_inspector_runs_is_let_go(
     assert made["id"] != only["id"]
     assert [p["sessionId"] for p in cli("pins")["items"]
             if p["text"] == "Pinned after the session was deleted"] == [made["id"]]
+
+
+def test_the_overview_names_a_personal_file_it_could_not_read(web: Any, home: Any) -> None:
+    """``personal list`` names a file of the personal directory that is no entry, with
+    why; the overview's section said "No personal memory." and left it out unseen."""
+    client, _gate = _client(web)
+    (home / "memory").mkdir(exist_ok=True)
+    (home / "memory" / "bank.md").write_bytes(b"---\nname: Bank\xff\n---\n")
+    page = client.get("/").text
+    assert "bank.md" in page and "not UTF-8" in page

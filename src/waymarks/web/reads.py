@@ -150,12 +150,16 @@ def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
     from waymarks.personal.setup import personal_store
 
     try:
-        entries = personal_store(app).entries()
+        entries, unread = personal_store(app).scan()
     except (OSError, PersonalMemoryError) as exc:
         return [], [f"personal memory could not be read: {type(exc).__name__}"]
+    # what `personal list` names (a file that is no entry, a directory that is a file or
+    # a link to nothing, a legacy file not converted): the section said "No personal
+    # memory." and the person's file was left out without a word
     return [{"slug": e.slug, "name": e.name, "description": e.own_description,
              "type": e.type, "classification": e.classification, "body": e.body}
-            for e in entries], []
+            for e in entries], [f"personal memory: not read: {u.file}: {u.reason}"
+                                for u in unread]
 
 
 def _docs(app: Waymarks) -> list[dict[str, Any]]:
