@@ -15,6 +15,7 @@ import pytest
 from waymarks.personal.entry import (
     INDEX_HEADING,
     MAX_FILE_BYTES,
+    Entry,
     PersonalMemoryError,
     derive_slug,
     parse_entry,
@@ -561,3 +562,28 @@ def test_a_fact_added_to_the_legacy_file_while_it_converts_is_not_lost(
     assert sorted(e.body for e in store.entries()) == [
         "Prefers tabs", "Runs tests before pushing", "Uses fish"]
     assert not legacy.exists() and "Runs tests" in (tmp_path / "memory.md.bak").read_text()
+
+
+def test_a_replacement_keeps_the_level_it_read_while_an_editor_writes_the_file(
+        store: PersonalStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save over a slug read the entry to see that it is one, then read it again for its
+    type and level: an editor writing the file in place between the two (truncated, not
+    yet written) made the second read no entry, and the replacement was saved without the
+    entry's ``local-only``."""
+    saved = store.save("My bank is Chase", slug="bank", type="reference",
+                       classification="local-only")
+    load, truncated = PersonalStore._load, []
+
+    def editor_writes(self: PersonalStore, path: Path) -> Entry | str:
+        found = load(self, path)
+        if path == saved.path and not truncated:
+            truncated.append(path.read_text())
+            path.write_text("")  # the editor's truncation, before it writes
+        return found
+
+    monkeypatch.setattr(PersonalStore, "_load", editor_writes)
+    store.save("My bank is Chase; the branch is on Main St", slug="bank")
+    monkeypatch.undo()
+    entry = store.get("bank")
+    assert entry is not None and (entry.type, entry.classification) == ("reference",
+                                                                         "local-only")

@@ -251,14 +251,19 @@ class PersonalStore:
         """Whether ``slug`` names an entry (a save replaces it). A file that is there but
         is no entry Waymarks can read is refused (:class:`NotAnEntry`): a save or a forget
         would destroy what the person wrote, which ``personal list`` does not show."""
+        return self._current(slug) is not None
+
+    def _current(self, slug: str) -> Entry | None:
+        """The entry ``slug`` names, read once, ``None`` when there is none
+        (:meth:`existing`)."""
         path = self._path(check_slug(slug))
         if not (path.exists() or path.is_symlink()):
-            return False
+            return None
         found = self._load(path)
         if not isinstance(found, Entry):
             raise NotAnEntry(f"{path.name} exists but is not an entry Waymarks can read "
                              f"({found}); rename it or choose another slug")
-        return True
+        return found
 
     # -- writing ------------------------------------------------------------------------
 
@@ -303,10 +308,12 @@ class PersonalStore:
             self._check_index()
             chosen = explicit or self._free_slug(derive_slug(title))
             path = self._path(chosen)
-            replaced = self.existing(chosen)
+            # read once: read again for its type and level, a file an editor was writing
+            # in place then was no entry, and the replacement dropped its classification
+            previous = self._current(chosen)
+            replaced = previous is not None
             if chosen == INDEX_STEM and not replaced:  # (an older one is still replaced)
                 raise PersonalMemoryError(NAMED_AS_INDEX)
-            previous = self._read(path) if replaced else None
             entry = Entry(chosen, title, summary,
                           type or (previous.type if previous else "user"), text.strip(),
                           classification or (previous.classification if previous else None))
