@@ -359,8 +359,7 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
         return Ignored(f"{mutation.operation} without an item")
     existing = view.get(item.id)
     if existing is not None and existing.session_id != record.session_id and (
-            existing.item.scope != "project"
-            and (item.scope == "project" or existing.kind == kind)):
+            _taken(existing, item, kind)):
         # another session's own item holds the ID: this one is a copy of its own (a
         # forked session's items), and so is a project item whose ID a session of
         # another, untrusted project took first (item IDs are one namespace for the
@@ -394,6 +393,22 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     return _put(view, state, old)
 
 
+def _taken(existing: ItemState, item: PinItem | MemoryItem, kind: Kind) -> bool:
+    """Whether another session's ``existing`` item holds the ID of ``item`` as an item of
+    its own, so that ``item`` is kept as its session's copy: a session or branch item
+    (the fork's case), or a project item other than ``item`` (another kind, scope,
+    project, or other words). A project item of another project (an untrusted one's,
+    dated earlier) made this project's pin "already exist", and it vanished; a sibling
+    session dated earlier, holding a project pin under a confirmed pin's ID with other
+    words, replaced the confirmed words under that ID. Only the same project item (a
+    forked session's copy of its entries) already exists."""
+    if existing.item.scope != "project":
+        return item.scope == "project" or existing.kind == kind
+    return (existing.kind != kind or item.scope != "project"
+            or existing.item.project_path != item.project_path
+            or existing.text != item_text(item))
+
+
 def _apply_status(view: StateView, record: MutationRecord, kind: Kind) -> MutationEffect:
     mutation = record.mutation
     target_id = status_target(mutation)
@@ -422,10 +437,11 @@ def copy_id(item_id: str, session_id: str) -> str:
 
 def own_state(view: StateView, item_id: str, session_id: str) -> ItemState | None:
     """The item ``item_id`` names for session ``session_id``: its own copy
-    (:func:`copy_id`) when the ID is another session's session or branch item and the
-    session holds a copy of it, else the item of that ID, if any."""
+    (:func:`copy_id`) when the ID is another session's item and the session holds a copy
+    of it (the ID it wrote, kept as its copy: :func:`_taken`), else the item of that ID,
+    if any."""
     state = view.get(item_id)
-    if state is None or state.item.scope == "project" or state.session_id == session_id:
+    if state is None or state.session_id == session_id:
         return state
     return view.get(copy_id(item_id, session_id)) or state
 
