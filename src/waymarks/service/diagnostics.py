@@ -53,7 +53,10 @@ def status(app: Waymarks) -> dict[str, Any]:
         tally = counts["memory"]
         tally["total"] += count
         tally[status_] = tally.get(status_, 0) + count
-        if status_ == "active" and (scope != "project" or trusted):
+        # the session's own project claims of another project apply there only, as
+        # `memory` shows them
+        if status_ == "active" and scope != "other-project" and (
+                scope != "project" or trusted):
             tally["applies"] += count
     return {
         "home": str(app.home), "database": str(app.db_path), "cwd": app.cwd,

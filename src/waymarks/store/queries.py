@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from waymarks.core.rules import ItemState
@@ -213,20 +213,60 @@ def visible_count(db: sqlite3.Connection, kind: str, session_id: str, project: s
 
 def memory_counts(db: sqlite3.Connection, session_id: str,
                   project: str) -> list[tuple[str, str, int]]:
-    """(status, scope, count) of the memory the session may see.
+    """(status, scope, count) of the memory the session may see: as many as
+    :func:`visible_items` lists. ``scope`` is ``project`` for this project's project
+    claims and ``other-project`` for the session's own project claims of another project
+    (a session used from another directory: listed, in effect only in their project).
 
-    Counted from the verified rows of both sides, not by ``GROUP BY status`` in SQL: a
-    damaged status or scope then moved an item from one tally to another (``status`` said
-    one fewer in effect) while each side's total still matched its count."""
+    The session's active session claims and the project's active claims of other sessions
+    (nearly all of a large store) are counted in SQL; every other row is read and
+    verified (checksum, grammar, side) and tallied in Python, and the two sides' totals
+    must equal the projection's group counts. A damaged status or scope that takes an
+    active claim out of its tally (``retired``, ``superseded``, ``branch``) is then on a
+    verified row: damage, set aside and rebuilt, as when every row was read (1.8 s at
+    100k claims). Before, the session's own project claims of another project were left
+    out (``status`` said 2 stored where ``memory`` listed 3, and the inspector 3)."""
     tally: Counter[tuple[str, str]] = Counter()
+    mine_side = "kind = 'memory' AND session_id = ?"
+    their_side = "kind = 'memory' AND scope = 'project' AND project_path = ? AND session_id != ?"
     with snapshot(db):
-        mine, theirs = _sides(db, "memory", session_id, project, descending=False)
-        for row in mine.rows():
-            if row[ITEM_SCOPE] != "project":  # the project side counts those
-                tally[(row[ITEM_STATUS], row[ITEM_SCOPE])] += 1
-        for row in theirs.rows():
+        (mine,) = db.execute(f"SELECT count(*) FROM items WHERE {mine_side}"
+                             " AND status = 'active' AND scope = 'session'",
+                             (session_id,)).fetchone()
+        tally[("active", "session")] += mine
+        here = 0  # the session's own project claims of this project: in both groups
+        for row in _checked(db, f"{mine_side} AND NOT (status = 'active' AND scope ="
+                            " 'session')", (session_id,),
+                            lambda r: r[ITEM_SESSION] == session_id):
+            scope = row[ITEM_SCOPE]
+            if scope == "project":
+                here += row[ITEM_PROJECT] == project
+                scope = "project" if row[ITEM_PROJECT] == project else "other-project"
+            tally[(row[ITEM_STATUS], scope)] += 1
+            mine += 1
+        (theirs,) = db.execute(f"SELECT count(*) FROM items WHERE {their_side}"
+                               " AND status = 'active'", (project, session_id)).fetchone()
+        tally[("active", "project")] += theirs
+        for row in _checked(db, f"{their_side} AND status != 'active'",
+                            (project, session_id), lambda r: (
+                                r[ITEM_SCOPE] == "project" and r[ITEM_PROJECT] == project
+                                and r[ITEM_SESSION] != session_id)):
             tally[(row[ITEM_STATUS], "project")] += 1
-    return [(status, scope, n) for (status, scope), n in tally.items()]
+            theirs += 1
+        require(mine == group_count(db, "memory", session_group(session_id))
+                and theirs + here == group_count(db, "memory", project_group(project)),
+                "the memory counts do not hold every item the projection counted")
+    return [(status, scope, n) for (status, scope), n in tally.items() if n]
+
+
+def _checked(db: sqlite3.Connection, where: str, args: tuple[str, ...],
+             belongs: Callable[[Row], bool]) -> Iterator[Row]:
+    """The memory rows ``where`` selects, each verified and belonging to its side."""
+    for row in db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE {where}", args):
+        verify_item(row)
+        require(row[ITEM_KIND] == "memory" and belongs(row),
+                "an items index does not match the items")
+        yield row
 
 
 def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
