@@ -45,29 +45,50 @@ class OwnSignatures:
 
 
 class OwnClaims:
-    """The person's own pins and claims in effect in ``app``'s directory, read on the
-    first question (most plans and recalls weigh no learned claim)."""
+    """The person's own pins and claims in effect in ``app``'s directory. The pins are
+    read on the first question (most plans and recalls weigh no learned claim); the
+    claims are looked up per question, by the subject and words of the text asked about
+    (the claims' subject rows a write's contradiction check reads), so only those that
+    may hold or contradict it are read. Reading and signing every claim in effect took
+    0.5 s a plan at 10k claims whenever a learned claim was eligible."""
 
     def __init__(self, app: Waymarks) -> None:
         self._app = app
-        self._read: tuple[dict[str, str], OwnSignatures] | None = None
+        self._pins: list[ItemView] | None = None
 
-    def _views(self) -> tuple[dict[str, str], OwnSignatures]:
-        if self._read is None:
-            from waymarks.core.text import normalize
+    def _views(self, text: str) -> list[ItemView]:
+        """The pins in effect, then the claims in effect that may say or contradict
+        ``text``, in creation order: the others can do neither."""
+        from waymarks.core.contradiction import signature
+        from waymarks.core.text import normalize
 
-            views = [v for kind in ("pin", "memory") for v in self._app.items(kind)
-                     if v.applies]
-            self._read = ({normalize(v.text): v.id for v in views}, OwnSignatures(views))
-        return self._read
+        app = self._app
+        if self._pins is None:
+            self._pins = [v for v in app.items("pin") if v.applies]
+        session = app.refresh()
+        partitions = [f"session:{session.session_id}"] if session is not None else []
+        if app.project_trusted:  # (untrusted, none of the project's claims applies)
+            partitions.append(f"project:{app.cwd}")
+        if not partitions:
+            return self._pins
+        if app.projection.claim_subjects_behind():  # a rebuild left them to the next write
+            with app.projection.transaction():
+                app.projection.catch_up_claim_subjects()
+        found = signature(text)
+        ids = app.projection.memory_about(partitions, found.subject if found else None,
+                                          normalize(text))
+        claims = [v for v in app.items("memory", ids=ids) if v.applies] if ids else []
+        return [*self._pins, *claims]
 
     def contradicted(self, text: str) -> str | None:
         """The ID of the pin or claim ``text`` contradicts, if any."""
-        return self._views()[1].contradicted(text)
+        return OwnSignatures(self._views(text)).contradicted(text)
 
     def held(self, text: str) -> str | None:
         """The ID of the pin or claim that says ``text`` (the same sentence) or
         contradicts it, if any: what a learned claim with that text must not stand for."""
         from waymarks.core.text import normalize
 
-        return self._views()[0].get(normalize(text)) or self.contradicted(text)
+        views = self._views(text)
+        said = {normalize(v.text): v.id for v in views}.get(normalize(text))
+        return said or OwnSignatures(views).contradicted(text)

@@ -75,16 +75,27 @@ def fingerprint() -> str:
 _SIGNATURES: Final = sources_digest(claim_terms, claim_values, contradiction, privacy, text)
 
 
+def _watermark(db: sqlite3.Connection) -> tuple[dict[str, str], int, int]:
+    """The meta rows, how far the rows are caught up, and the last ``items`` row ID."""
+    known = dict(db.execute("SELECT name, value FROM meta WHERE name IN (?, ?)",
+                            (_UPTO, _CODE)).fetchall())
+    (last,) = db.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
+    return known, int(known.get(_UPTO, 0)), int(last)
+
+
+def behind(db: sqlite3.Connection) -> bool:
+    """Whether :func:`catch_up` has rows to write (a read asks before it reads them)."""
+    known, upto, last = _watermark(db)
+    return (bool(known) and known.get(_CODE) != fingerprint()) or last > upto
+
+
 def catch_up(db: sqlite3.Connection) -> int:
     """Index the memory items added since the last call (inside a write transaction);
     returns how many were looked at."""
-    known = dict(db.execute("SELECT name, value FROM meta WHERE name IN (?, ?)",
-                            (_UPTO, _CODE)).fetchall())
+    known, upto, last = _watermark(db)
     if known and known.get(_CODE) != fingerprint():
         reset(db)
-        known = {}
-    upto = int(known.get(_UPTO, 0))
-    (last,) = db.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
+        known, upto, last = _watermark(db)
     if last <= upto:
         return 0
     looked = 0
@@ -129,6 +140,14 @@ def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str
     if not subject:
         return []
     catch_up(db)
+    return sharing(db, partition, subject)
+
+
+def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
+            ) -> list[tuple[str, str]]:
+    """:func:`texts_sharing` of rows already caught up (a read: :func:`behind` first)."""
+    if not subject:
+        return []
     terms = sorted(subject)
     marks = ",".join("?" * len(terms))
     counts = dict(db.execute(

@@ -159,6 +159,35 @@ class ProjectionReads:
 
         return item_history.stored_payloads(self.db, session_id)
 
+    def claim_subjects_behind(self) -> bool:
+        """Whether the claims' subject rows lack claims added since (or were written by
+        other code): :meth:`memory_about` reads them only once caught up."""
+        from waymarks.store import claim_subjects
+
+        return claim_subjects.behind(self.db)
+
+    def catch_up_claim_subjects(self) -> None:
+        """Catch the claims' subject rows up (inside :meth:`transaction`)."""
+        from waymarks.store import claim_subjects
+
+        claim_subjects.catch_up(self.db)
+
+    def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
+                     norm: str) -> list[str]:
+        """IDs of the memory items of ``partitions`` (any status, rows not read: the caller
+        reads the verified rows) that say ``norm`` or whose subject may equal, contain or
+        be contained in ``subject`` (those a claim of that subject may contradict)."""
+        from waymarks.store import claim_subjects
+
+        found: dict[str, None] = {}
+        for partition in dict.fromkeys(partitions):
+            found.update(dict.fromkeys(item_id for item_id, _text in claim_subjects.sharing(
+                self.db, partition, subject or frozenset())))
+            found.update(dict.fromkeys(str(item_id) for (item_id,) in self.db.execute(
+                "SELECT id FROM items WHERE kind = 'memory' AND partition = ? AND norm = ?",
+                (partition, norm))))
+        return list(found)
+
     def recall_index(self) -> RecallIndex:
         """The recall index over this projection."""
         return RecallIndex(self.db, epoch=self.epoch)
