@@ -424,7 +424,8 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str],
     # way, for the manifest): cut first, three local-only claims left out a normal one
     from waymarks.planner.select import first_of
 
-    recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4) if v.applies]
+    recent = [v for v in app.items("memory", recent_active=CONTINUITY_ITEMS * 4,
+                                   may_apply=True) if v.applies]
     return first_of((MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
                                  v.created_at, False) for v in recent), CONTINUITY_ITEMS,
                     lambda m: egress.admits(egress.level(m.block.claim, m.block.classification)))

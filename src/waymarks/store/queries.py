@@ -49,11 +49,13 @@ Row = tuple[Any, ...]
 def visible_items(
     db: sqlite3.Connection, kind: str, session_id: str, project: str, *,
     ids: Sequence[str] | None = None, recent_active: int | None = None,
-    recent: int | None = None, oldest: int | None = None,
+    recent: int | None = None, oldest: int | None = None, trusted: bool | None = None,
 ) -> list[ItemState]:
     """Items of ``kind`` the session may see: in creation order, or, with
     ``recent_active`` (``recent``), that many of the newest active ones (of the newest in
-    any status), newest first, or with ``oldest`` that many of the oldest (a page)."""
+    any status), newest first, or with ``oldest`` that many of the oldest (a page).
+    ``trusted`` (given, with ``recent_active``): only those that may be in effect, the
+    project's when it is ``trusted`` (:func:`_may_apply`)."""
     with snapshot(db):
         if ids is not None:
             rows = _by_ids(db, kind, session_id, project, ids)
@@ -69,7 +71,8 @@ def visible_items(
                 rows = []
             else:
                 rows = _newest(db, kind, session_id, project, int(limit), active_only,
-                               descending=not first)
+                               descending=not first,
+                               trusted=trusted if active_only else None)
     return [state_from_row(r) for r in rows]
 
 
@@ -172,12 +175,26 @@ def _everything(db: sqlite3.Connection, kind: str, session_id: str, project: str
     return sorted(merged.values(), key=lambda r: r[ITEM_SEQ])
 
 
+def _may_apply(row: Row, project: str, trusted: bool) -> bool:
+    """Whether a visible row may be in effect: the session's own session and branch
+    items, and this project's items when it is trusted (another project's, listed for a
+    session used from here, never; a branch item off the branch is the caller's to
+    judge)."""
+    return row[ITEM_SCOPE] != "project" or (trusted and row[ITEM_PROJECT] == project)
+
+
 def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, limit: int,
-            active_only: bool, descending: bool = True) -> list[Row]:
+            active_only: bool, descending: bool = True, trusted: bool | None = None
+            ) -> list[Row]:
     # Both sides newest first (oldest first, not ``descending``), merged lazily: statuses
     # are filtered here, after each row's checksum, so that a row whose status was
-    # damaged cannot silently drop out.
-    sides = _sides(db, kind, session_id, project, descending=descending)
+    # damaged cannot silently drop out. With ``trusted`` given, rows that cannot be in
+    # effect are passed over too (the untrusted project's side is not read): twelve newer
+    # claims of an untrusted project left a plan's continuity with none of the session's.
+    sides: tuple[_Side, ...] = _sides(db, kind, session_id, project, descending=descending)
+    if trusted is False:
+        sides[1].close()
+        sides = sides[:1]
     order = -1 if descending else 1
     try:
         out: list[Row] = []
@@ -187,7 +204,8 @@ def _newest(db: sqlite3.Connection, kind: str, session_id: str, project: str, li
             if row[ITEM_ID] in seen:
                 continue
             seen.add(row[ITEM_ID])
-            if not active_only or row[ITEM_STATUS] == "active":
+            if (not active_only or row[ITEM_STATUS] == "active") and (
+                    trusted is None or _may_apply(row, project, trusted)):
                 out.append(row)
                 if len(out) >= limit:
                     break
