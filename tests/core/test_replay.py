@@ -657,15 +657,19 @@ def test_another_sessions_copy_of_a_session_item_is_its_own() -> None:
     assert isinstance(effect_of(result, unpin), Applied)
 
 
-def test_duplicate_item_id_across_kinds_and_sessions_is_ignored() -> None:
+def test_duplicate_item_id_across_kinds_and_sessions_is_a_copy() -> None:
+    """Another session's item of another kind under the ID took it: the later session's
+    item vanished as "already existing" (a backdated session could make a person's
+    session claim or pin vanish so). It is its session's copy, as a fork's is."""
     a, b = Ledger(SESSION), Ledger(OTHER_SESSION, start_ms=2_000)
     a.pin("x", "Use pnpm")
     late_memory = b.memory("x", "Build tool is pnpm")
     late_supersede = b.memory("x", "Build tool is npm", previous="x")
     result = replay(a.records + b.records)
     assert result.items["x"].kind == "pin"
-    assert isinstance(effect_of(result, late_memory), Ignored)
-    assert isinstance(effect_of(result, late_supersede), Ignored)
+    assert isinstance(effect_of(result, late_memory), Applied)
+    assert result.items[copy_id("x", OTHER_SESSION)].text == "Build tool is pnpm"
+    assert isinstance(effect_of(result, late_supersede), Ignored)  # its copy's ID, again
     assert result.items["x"].status == "active"
 
 

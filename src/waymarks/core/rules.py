@@ -358,13 +358,14 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     if item is None:
         return Ignored(f"{mutation.operation} without an item")
     existing = view.get(item.id)
-    if existing is not None and existing.session_id != record.session_id and (
+    while existing is not None and existing.session_id != record.session_id and (
             _taken(existing, item, kind)):
         # another session's own item holds the ID: this one is a copy of its own (a
         # forked session's items), and so is a project item whose ID a session of
         # another, untrusted project took first (item IDs are one namespace for the
         # home: that session's earlier item made the project's pin "already exist",
-        # and it vanished)
+        # and it vanished). Copy IDs can be worked out, so one may be taken too: the
+        # copy's copy, and so on (each step needs one more item of the other session)
         item = replace(item, id=copy_id(item.id, record.session_id))
         existing = view.get(item.id)
     if existing is not None:
@@ -396,14 +397,14 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
 def _taken(existing: ItemState, item: PinItem | MemoryItem, kind: Kind) -> bool:
     """Whether another session's ``existing`` item holds the ID of ``item`` as an item of
     its own, so that ``item`` is kept as its session's copy: a session or branch item
-    (the fork's case), or a project item other than ``item`` (another kind, scope,
-    project, or other words). A project item of another project (an untrusted one's,
-    dated earlier) made this project's pin "already exist", and it vanished; a sibling
-    session dated earlier, holding a project pin under a confirmed pin's ID with other
-    words, replaced the confirmed words under that ID. Only the same project item (a
-    forked session's copy of its entries) already exists."""
+    (the fork's case, or one of another kind), or a project item other than ``item``
+    (another kind, scope, project, or other words). A project item of another project
+    (an untrusted one's, dated earlier) made this project's pin "already exist", and it
+    vanished; a sibling session dated earlier, holding a project pin under a confirmed
+    pin's ID with other words, replaced the confirmed words under that ID. Only the same
+    project item (a forked session's copy of its entries) already exists."""
     if existing.item.scope != "project":
-        return item.scope == "project" or existing.kind == kind
+        return True  # (another kind under the ID made a session pin "already exist")
     return (existing.kind != kind or item.scope != "project"
             or existing.item.project_path != item.project_path
             or existing.text != item_text(item))
@@ -440,10 +441,11 @@ def own_state(view: StateView, item_id: str, session_id: str) -> ItemState | Non
     (:func:`copy_id`) when the ID is another session's item and the session holds a copy
     of it (the ID it wrote, kept as its copy: :func:`_taken`), else the item of that ID,
     if any."""
-    state = view.get(item_id)
-    if state is None or state.session_id == session_id:
-        return state
-    return view.get(copy_id(item_id, session_id)) or state
+    first = state = view.get(item_id)
+    while state is not None and state.session_id != session_id:
+        item_id = copy_id(item_id, session_id)  # its copy's copy, if that was taken too
+        state = view.get(item_id)
+    return state or first
 
 
 def may_change(record: MutationRecord, target: ItemState) -> bool:
