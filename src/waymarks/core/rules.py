@@ -348,8 +348,11 @@ def _opposite(candidate: ItemState, other: ItemState) -> bool:
             and other.polarity_sign == -candidate.polarity_sign)
 
 
-def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> MutationEffect:
-    """Fold one mutation into ``view``; the caller persists the returned changes."""
+def apply_mutation(view: StateView, record: MutationRecord, seq: int, *,
+                   rivals: bool = True) -> MutationEffect:
+    """Fold one mutation into ``view``; the caller persists the returned changes.
+    ``rivals=False`` (the team fold, which reports a reused ID and plans neither item):
+    a project item holding the ID is never taken for another's (:func:`_taken`)."""
     mutation = record.mutation
     kind = mutation_kind(mutation)
     if mutation.operation == "status":
@@ -359,7 +362,7 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
         return Ignored(f"{mutation.operation} without an item")
     existing = view.get(item.id)
     while existing is not None and existing.session_id != record.session_id and (
-            _taken(existing, item, kind)):
+            _taken(existing, item, kind, rivals)):
         # another session's own item holds the ID: this one is a copy of its own (a
         # forked session's items), and so is a project item whose ID a session of
         # another, untrusted project took first (item IDs are one namespace for the
@@ -394,7 +397,8 @@ def apply_mutation(view: StateView, record: MutationRecord, seq: int) -> Mutatio
     return _put(view, state, old)
 
 
-def _taken(existing: ItemState, item: PinItem | MemoryItem, kind: Kind) -> bool:
+def _taken(existing: ItemState, item: PinItem | MemoryItem, kind: Kind,
+           rivals: bool = True) -> bool:
     """Whether another session's ``existing`` item holds the ID of ``item`` as an item of
     its own, so that ``item`` is kept as its session's copy: a session or branch item
     (the fork's case, or one of another kind), or a project item other than ``item``
@@ -405,7 +409,7 @@ def _taken(existing: ItemState, item: PinItem | MemoryItem, kind: Kind) -> bool:
     project item (a forked session's copy of its entries) already exists."""
     if existing.item.scope != "project":
         return True  # (another kind under the ID made a session pin "already exist")
-    return (existing.kind != kind or item.scope != "project"
+    return rivals and (existing.kind != kind or item.scope != "project"
             or existing.item.project_path != item.project_path
             or existing.text != item_text(item))
 

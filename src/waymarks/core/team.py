@@ -392,7 +392,9 @@ class TeamFold:
             not entry.derived else None
         lost = target is not None and target.kind == entry.kind and \
             target.status == "superseded"
-        apply_mutation(self.view, record, len(self._applied) + 1)
+        # a reused ID is the fold's to report (duplicates), neither item planted: never
+        # kept apart as a local session's rival project item is
+        apply_mutation(self.view, record, len(self._applied) + 1, rivals=False)
         owns = entry.item_id is not None and entry.item_id not in self.entries
         if owns:
             self.entries[entry.item_id or ""] = entry
