@@ -455,7 +455,8 @@ def own_state(view: StateView, item_id: str, session_id: str) -> ItemState | Non
 def may_change(record: MutationRecord, target: ItemState) -> bool:
     """Whether the session that wrote ``record`` may change ``target``: its own session
     and branch items, and project items of its own project. (A record of unknown project,
-    built by hand rather than read from a ledger, is not restricted.)"""
+    built by hand rather than read from a ledger, is not restricted; one read from the
+    ledger of a session of no project holds ``""``, which names none.)"""
     if target.item.scope == "project":
         return record.project is None or record.project == target.item.project_path
     return record.session_id == target.session_id

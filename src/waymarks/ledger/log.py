@@ -516,7 +516,9 @@ class SessionLog(ABC):
                     timestamp_ms=timestamp if timestamp is not None else payload.created_at,
                     mutation=payload,
                     parent_id=entry.parent_id,
-                    project=self._project or None,
+                    # "" for a session of no project: it may change no project's items
+                    # (None, unrestricted, let such a file unpin any project's pins)
+                    project=self._project,
                 )
             )
 

@@ -351,7 +351,7 @@ class Projection(ProjectionReads):
             if not isinstance(decoded, PinMutation | MemoryMutation):  # stored rows always are
                 raise ProjectionDamaged("a stored mutation no longer decodes")
             records.append(MutationRecord(session_id, entry_id, entry_index, timestamp_ms,
-                                          decoded, parent, project or None))
+                                          decoded, parent, project or ""))
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 
