@@ -236,25 +236,29 @@ def memory_counts(db: sqlite3.Connection, session_id: str,
     claims and ``other-project`` for the session's own project claims of another project
     (a session used from another directory: listed, in effect only in their project).
 
-    The session's active session claims and the project's active claims of other sessions
-    (nearly all of a large store) are counted in SQL; every other row is read and
-    verified (checksum, grammar, side) and tallied in Python, and the two sides' totals
-    must equal the projection's group counts. A damaged status or scope that takes an
-    active claim out of its tally (``retired``, ``superseded``, ``branch``) is then on a
-    verified row: damage, set aside and rebuilt, as when every row was read (1.8 s at
-    100k claims). Before, the session's own project claims of another project were left
-    out (``status`` said 2 stored where ``memory`` listed 3, and the inspector 3)."""
+    The active claims of the session (its own, and its project claims of this project)
+    and the project's active claims of other sessions (nearly all of a large store) are
+    counted in SQL; every other row is read and verified (checksum, grammar, side) and
+    tallied in Python, and the two sides' totals must equal the projection's group counts
+    (a project claim whose scope turned ``session`` is then one short of its project's).
+    A damaged status or scope that takes an active claim out of its tally (``retired``,
+    ``superseded``, ``branch``) is then on a verified row: damage, set aside and rebuilt,
+    as when every row was read (1.8 s at 100k claims). Before, the session's own project
+    claims of another project were left out (``status`` said 2 stored where ``memory``
+    listed 3, and the inspector 3)."""
     tally: Counter[tuple[str, str]] = Counter()
     mine_side = "kind = 'memory' AND session_id = ?"
+    # the session's active claims of its own and of this project: counted, not read
+    plain = ("status = 'active' AND (scope = 'session' OR (scope = 'project'"
+             " AND project_path = ?))")
     their_side = "kind = 'memory' AND scope = 'project' AND project_path = ? AND session_id != ?"
     with snapshot(db):
-        (mine,) = db.execute(f"SELECT count(*) FROM items WHERE {mine_side}"
-                             " AND status = 'active' AND scope = 'session'",
-                             (session_id,)).fetchone()
-        tally[("active", "session")] += mine
-        here = 0  # the session's own project claims of this project: in both groups
-        for row in _checked(db, f"{mine_side} AND NOT (status = 'active' AND scope ="
-                            " 'session')", (session_id,),
+        mine, here = (int(n or 0) for n in db.execute(
+            f"SELECT count(*), sum(scope = 'project') FROM items WHERE {mine_side}"
+            f" AND {plain}", (session_id, project)).fetchone())
+        tally[("active", "session")] += mine - here
+        tally[("active", "project")] += here  # (in both groups: ``here``)
+        for row in _checked(db, f"{mine_side} AND NOT ({plain})", (session_id, project),
                             lambda r: r[ITEM_SESSION] == session_id):
             scope = row[ITEM_SCOPE]
             if scope == "project":
