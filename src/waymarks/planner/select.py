@@ -307,9 +307,13 @@ def _within(messages: list[Message], manifest: list[ManifestEntry], room: int,
 
 def _choose_pins(pins: Sequence[PinInput], egress: Egress,
                  manifest: list[ManifestEntry]) -> tuple[list[PinInput], list[str]]:
+    """``pins`` arrive in creation order (the projection's ``seq``: the canonical replay
+    order, the same after a full rebuild as incrementally); the sort by ``createdAt`` is
+    stable, so pins of the same millisecond keep that order. Their random IDs as the
+    tiebreak put two pins created in one millisecond in reverse order half the time."""
     chosen: list[PinInput] = []
     rendered: list[str] = []
-    for pin in sorted(pins, key=lambda p: (p.created_at, p.block.id)):
+    for pin in sorted(pins, key=lambda p: p.created_at):
         level = _pin_level(egress, pin.block.content, pin.block.classification)
         entry = dict(id=pin.block.id, kind="pin", scope=pin.block.scope,
                      classification=level, source_session=pin.block.session_id,
