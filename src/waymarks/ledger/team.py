@@ -209,25 +209,35 @@ class TeamDirectoryLinked(TeamAppendError):
     """The team directory or its parent is a symbolic link (never written through)."""
 
 
-def appendable(directory: Path, contributor: str | None) -> None:
+def appendable(directory: Path, contributor: str | None) -> tuple[int, str] | None:
     """What :func:`append_entry` checks before it writes, read-only and without its lock
     (a rehearsal's: the person is asked only once these pass); ``contributor`` ``None``:
     no own file yet, only the directory is checked. An absent file passes (the append
-    makes it). :class:`TeamAppendError` says what is wrong."""
+    makes it). :class:`TeamAppendError` says what is wrong. Returns the ``seq`` and
+    ``prev`` the next line would have (``None`` without a contributor), so that the
+    rehearsal can make that line and measure it (:func:`refuse_too_long`)."""
     _refuse_linked(directory)
     if contributor is None:
-        return
+        return None
     path = directory / f"{contributor}{SUFFIX}"
     try:  # non-blocking: a FIFO there is refused, never waited on
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
-        return
+        return 1, genesis(contributor)
     except OSError as problem:
         raise _unopenable(path, problem) from None
     try:
-        _next_link(fd, path.name, contributor)
+        return _next_link(fd, path.name, contributor)
     finally:
         os.close(fd)
+
+
+def refuse_too_long(line: bytes) -> None:
+    """Raise :class:`TeamLineTooLong` when ``line`` (its newline included) is longer than
+    every reader accepts: appended, it would stop them, and the writer's chain with it."""
+    if len(line) - 1 > MAX_LINE_BYTES:
+        raise TeamLineTooLong(f"the entry would be {len(line) - 1} bytes long; a team "
+                              f"ledger line holds at most {MAX_LINE_BYTES}")
 
 
 def _refuse_linked(directory: Path) -> None:
@@ -285,9 +295,7 @@ def append_entry(path: Path, contributor: str, make: Callable[[int, str], bytes]
         fcntl.flock(fd, fcntl.LOCK_EX)
         seq, prev = _next_link(fd, path.name, contributor)
         line = make(seq, prev)
-        if len(line) - 1 > MAX_LINE_BYTES:  # every reader would stop at it
-            raise TeamLineTooLong(f"the entry would be {len(line) - 1} bytes long; a team "
-                                  f"ledger line holds at most {MAX_LINE_BYTES}")
+        refuse_too_long(line)  # every reader would stop at it
         written = os.write(fd, line)
         if written != len(line):
             raise TeamAppendError(f"short write to {path.name}")

@@ -41,6 +41,7 @@ from waymarks.core.team import (
     TEAM_LEVELS,
     TEAM_PROVIDER,
     TeamEntry,
+    genesis,
     make_line,
     record_of,
     share_problem,
@@ -55,6 +56,7 @@ from waymarks.ledger.team import (
     TeamLineTooLong,
     append_entry,
     appendable,
+    refuse_too_long,
 )
 from waymarks.service import team_git
 from waymarks.service.outcomes import Rehearsed, ServiceError
@@ -139,7 +141,7 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
     if found is not None or not create:
         return found
     _refuse_damaged_contributor(app)
-    made = f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{app.ids.uuid().replace('-', '')[:8]}"
+    made = _future_id(app, app.ids.uuid().replace("-", "")[:8])
     try:  # created only if absent: two first shares at once must agree on one ID
         create_atomically(path, (json.dumps({"id": made}) + "\n").encode())
     except FileExistsError:
@@ -150,6 +152,13 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
                               "contributor ID was being made; retry") from None
         return found
     return made
+
+
+def _future_id(app: Waymarks, suffix: str = "0" * 8) -> str:
+    """The contributor ID :func:`contributor` makes with ``suffix`` (eight characters of
+    a new UUID; a rehearsal's stand-in has the same length, so the line it makes has the
+    length of the one the write would make)."""
+    return f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{suffix}"
 
 
 def _refuse_damaged_contributor(app: Waymarks) -> None:
@@ -288,8 +297,14 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
 
     if app.rehearsing:  # every check, as under the lock, and nothing appended
         still(refresh(app))
-        try:  # the own file's, as the append makes them (read-only, no lock)
-            appendable(team_dir(app), me)
+        # the own file's, as the append makes them (read-only, no lock), and the line it
+        # would append measured (a teammate's item ID near the limit makes it too long)
+        ident = me or _future_id(app)
+        try:
+            seq, prev = appendable(team_dir(app), me) or (1, genesis(ident))
+            refuse_too_long(make_line(contributor=ident, seq=seq, prev=prev,
+                                      entry_id=entry_id, at=now,
+                                      author=_author(app, ident), **fields)[0])
         except TeamAppendError as problem:
             raise _unappendable(problem) from None
         raise Rehearsed
