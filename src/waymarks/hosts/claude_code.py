@@ -178,7 +178,14 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                       busy_timeout_ms=HOOK_BUSY_TIMEOUT_MS) as fresh:
             return handle(event, payload, home, fresh, pid=pid, started_ms=started_ms,
                           subagent=subagent)
-    _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
+    from waymarks.ledger.session_file import SessionFileError
+
+    try:
+        _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
+    except SessionFileError:
+        if event != "UserPromptSubmit" or not str(payload.get("prompt", "")).strip():
+            raise
+        return _told(_unreadable_ledger(app, payload["session_id"].lower()))
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
@@ -208,9 +215,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
         if receipt is not None:
-            return {"systemMessage": receipt, "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": f"{receipt}\n\n{context}" if context else receipt}}
+            return _told(receipt, context)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
@@ -330,19 +335,48 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
 UNUSABLE_FILES: Final = ("bad_config", "bad_trust_file")
 
 
+def _told(receipt: str, context: str = "") -> dict[str, Any]:
+    """A prompt's answer that says ``receipt`` to the person and to the model (before the
+    ``context`` added, if any)."""
+    return {"systemMessage": receipt, "hookSpecificOutput": {
+        "hookEventName": "UserPromptSubmit",
+        "additionalContext": f"{receipt}\n\n{context}" if context else receipt}}
+
+
+def _skipped(app: Any, code: str) -> None:
+    from datetime import UTC, datetime
+
+    from waymarks.service.logs import log_event
+
+    log_event(app.home, datetime.now(UTC), "claude_code_hook_skipped",
+              kind="UserPromptSubmit", code=code)
+
+
+def _unreadable_ledger(app: Any, session_id: str) -> str:
+    """What the person and the model hear when the session's own ledger cannot be read
+    (its first line damaged by a hand edit or a bad byte): no context, and the prompt not
+    recorded. Before, every later prompt of the session went that way in silence, with
+    ``SessionFileError`` only in the log. The file by name only, never what it holds;
+    ``waymarks health`` says how to go on (move it aside: the session's next prompt starts
+    a new ledger, and the file is kept)."""
+    from waymarks.ledger.discovery import ledger_of, session_dir
+
+    _skipped(app, "bad_session")
+    path = ledger_of(app.home, session_id, app.cwd) or session_dir(app.home, app.cwd)
+    return (f"Waymarks added no context and did not record this prompt: this session's "
+            f"ledger cannot be read ({path}); `waymarks health` in this project says what "
+            "to fix.")
+
+
 def _unusable_config(app: Any, code: str = "bad_config") -> str:
     """What the person hears when a configuration file cannot be used: no context at all
     (before, nothing was said, and ``bad_config`` was logged as ``ServiceError``; a
     damaged trust list, ``bad_trust_file``, took every prompt's pins, session pins too,
     in silence until a review). The files by name only: the error's text may quote what
     they hold."""
-    from datetime import UTC, datetime
-
     from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
-    from waymarks.service.logs import log_event
 
-    log_event(app.home, datetime.now(UTC), "claude_code_hook_skipped",
-              kind="UserPromptSubmit", code=code)
+    _skipped(app, code)
     files = [str(app.trust_store.path)] if code == "bad_trust_file" else [
         str(p) for p in (app.home / CONFIG_FILE, *(
             [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
@@ -469,10 +503,29 @@ def follower(app: Any) -> Any:
             if session is not None and session.session_id == wanted:
                 return
             # /x/a-b and /x/a/b share a directory (and a pointer): only this project's
-            found = [p for p in sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
-                     if is_project_session(p, app.cwd)]
+            named = sorted(session_dir(app.home, app.cwd).glob(f"*_{wanted}.jsonl"))
+            found = [p for p in named if is_project_session(p, app.cwd)]
             if found:
                 app.bind_session(SessionFile.open(found[0]))
                 return
+            _refuse_unreadable(named)
 
     return follow
+
+
+def _refuse_unreadable(named: list[Path]) -> None:
+    """Refuse a tool call (``SessionFileError``: the tool answers ``unavailable``,
+    ``bad_session``) when the ledger of the session followed is there but its first line
+    is no session header (a hand edit, a bad byte). Passed over, the server acted on
+    another session, or made one at the first write: a pin the person confirmed was
+    reported committed where Claude Code's hooks never read it. The hooks tell the person
+    and the model which file, and `waymarks health` how to go on."""
+    from waymarks.ledger.discovery import read_header
+    from waymarks.ledger.session_file import SessionFileError
+
+    for path in named:
+        if read_header(path) is None:
+            raise SessionFileError(f"{path}: Claude Code's session ledger cannot be read "
+                                   "(its first line is not a session header); nothing was "
+                                   "read or written. `waymarks health` in this project says "
+                                   "what to fix")

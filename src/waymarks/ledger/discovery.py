@@ -33,7 +33,7 @@ from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
-__all__ = ["POINTER_DIR", "canonical_project_path", "files_without_header",
+__all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",
            "in_project_dirs", "is_project_session", "ledger_of", "list_sessions",
            "newest_session", "pointer_path", "project_headers", "project_session_dirs",
            "read_header",
@@ -179,6 +179,20 @@ def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
         if line is None or parse_header(line) is None:
             found.append((path, line is not None))
     return found
+
+
+def aside_fix(path: Path | str) -> str:
+    """How to go on from a session file whose first line is no session header (a hand
+    edit, a bad byte): set it aside, never deleted nor rewritten here (it is canonical, as
+    the learned ledger is), and index the files as they are. A host's session (Claude
+    Code's, by its ID) goes on in a new ledger at its next prompt."""
+    import shlex
+
+    quoted = shlex.quote(str(path))
+    return (f"move it aside (mv {quoted} {quoted}.aside; keep it: its entries are read again "
+            "once its first line is a session header again and it has its name back), then "
+            "run `waymarks rebuild-index`; a Claude Code session goes on in a new ledger at "
+            "its next prompt")
 
 
 def shared_session_ids(home: Path, cwd: str) -> dict[str, list[Path]]:

@@ -12,7 +12,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from waymarks.ledger.discovery import files_without_header, project_headers, shared_session_ids
+from waymarks.ledger.discovery import (
+    aside_fix,
+    files_without_header,
+    project_headers,
+    shared_session_ids,
+)
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -126,8 +131,8 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
                                     for path, complete in headerless]
     report["problems"] += [f"{path}: not a session file (its first line is not a session "
-                           "header), so nothing in it is read" for path, complete
-                           in headerless if complete]
+                           f"header), so nothing in it is read: {aside_fix(path)}"
+                           for path, complete in headerless if complete]
     report["problems"] += pointer_problems(app.home)
     shared = shared_session_ids(app.home, app.cwd)
     report["problems"] += [

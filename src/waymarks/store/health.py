@@ -23,7 +23,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from waymarks.ledger.discovery import read_header
+from waymarks.ledger.discovery import aside_fix, read_header
 from waymarks.ledger.session_file import SessionFile
 from waymarks.store.integrity import (
     SOURCE_FIELDS,
@@ -47,7 +47,7 @@ def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) ->
         return f"it cannot be read ({exc.strerror or type(exc).__name__})"
     header = read_header(path)
     if header is None:
-        return "it has no session header now"
+        return f"it has no session header now: {aside_fix(path)}"
     if header.id != session_id:
         return f"it now holds session {header.id} (replaced by another session's file)"
     try:
