@@ -300,14 +300,18 @@ def test_a_confirmation_without_a_terminal_is_refused(shared: Home) -> None:
 
 def test_team_writes_print_the_write_shape(fresh: Home) -> None:
     """README's writes: ``outcome``, ``id``, ``code``, ``conflicts``, ``notices`` (``team
-    share`` lacked the last three, ``team exclude|include|accept`` the outcome)."""
+    share`` lacked the last three, ``team exclude|include|accept`` the outcome); ``team
+    init|accept|exclude|include`` add ``contributor`` and ``changed`` (``init`` lacked
+    ``changed``)."""
     subprocess.run(["git", "init", "-q", str(fresh.project)], check=True, env={
         **fresh.env, "PATH": "/usr/bin:/bin"})
     contract(fresh.run("--json", "trust", str(fresh.project)))
-    for _twice in range(2):  # (a re-read: `team init` had none of the keys)
+    for first in (True, False):  # (a re-read: `team init` had none of the keys)
         made = contract(fresh.run("--json", "team", "init"))
-        assert {"outcome", "id", "code", "conflicts", "notices"} <= made.keys(), made
-    assert made["outcome"] == "unchanged", made
+        assert {"outcome", "id", "code", "conflicts", "notices", "contributor",
+                "changed"} <= made.keys(), made
+        assert (made["outcome"], made["changed"]) == (
+            ("committed", True) if first else ("unchanged", False)), made
     pin = contract(fresh.run("--json", "pin", "--scope", "project", "--", "Tag by date"))
     shared = contract(fresh.run("--json", "team", "share", pin["id"], "--yes"))
     me = shared["contributor"]
@@ -315,6 +319,9 @@ def test_team_writes_print_the_write_shape(fresh: Home) -> None:
         document = contract(fresh.run("--json", "team", *argv))
         assert {"outcome", "id", "code", "conflicts", "notices"} <= document.keys(), document
         assert document["outcome"] in ("committed", "duplicate", "unchanged"), document
+        if argv[0] != "share":
+            assert {"contributor", "changed"} <= document.keys(), document
+            assert document["changed"] == (document["outcome"] == "committed"), document
 
 
 # -- where --json is written --------------------------------------------------------------

@@ -128,8 +128,10 @@ def team_group() -> Group:
                 f"{data['contributor']}. Commit the directory to share it.")
         if not data["trusted"]:
             text += "\nThis project is not trusted: trust it (`waymarks trust .`) to share."
-        return Result({"outcome": "committed" if data["created"] else "unchanged", "id": None,
-                       "code": None, "conflicts": [], "notices": [], **data}, text)
+        changed = bool(data["created"])  # as accept, exclude and include say it
+        return Result({"outcome": "committed" if changed else "unchanged", "id": None,
+                       "code": None, "conflicts": [], "notices": [], **data,
+                       "changed": changed}, text)
 
     @command(team, "share", summary="Publish a project pin or memory to the team ledger "
              "(normal and internal only; never markers or credentials).",
