@@ -45,6 +45,7 @@ const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not
 const EVOLVE_EVERY_MS = Number(process.env.WAYMARKS_EVOLVE_INTERVAL_MS || 15_000);
 const DEFAULT_CALL_MS = 120_000;
 const RETRY_MS = 60_000; // a bridge that failed to start is tried again after this
+const IMAGE_TOKENS = 1200; // what Pi estimates an image costs (its compaction's estimateTokens)
 const LAST_WORDS = 400; // how much of a bridge's standard error is kept to say why it stopped
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
@@ -379,6 +380,28 @@ export default function waymarks(pi: any) {
 		return other + Math.ceil(ascii / 4);
 	}
 
+	/** The conversation as its text reaches the model: an image counts as Pi counts one
+	 * (IMAGE_TOKENS), never as the characters of its base64 data, and a tool result's
+	 * `details` (Pi's own, never sent) not at all. Counted as JSON, one screenshot of a
+	 * megabyte took a 200k window whole, and the person's pins were left out of every
+	 * later request without a word. */
+	function conversationText(messages: Json[]): { text: string; images: number } {
+		let images = 0;
+		const sent = function (this: Json, key: string, value: Json): Json {
+			if (key === "details" && this?.role === "toolResult") return undefined;
+			if (value?.type === "image" && typeof value.data === "string") {
+				images++;
+				return { type: "image" };
+			}
+			return value;
+		};
+		try {
+			return { text: JSON.stringify(messages ?? "", sent) ?? "", images };
+		} catch {
+			return { text: "", images: 0 };
+		}
+	}
+
 	/** What Pi sends with every request anyway: characters, and tokens by the planner's
 	 * estimate (a bridge that predates the tokens reads the characters). */
 	function fixedChars(ctx: any, messages: Json[], request: string): Json {
@@ -399,14 +422,14 @@ export default function waymarks(pi: any) {
 			const all = (pi.getAllTools?.() ?? []).filter((t: Json) => active.has(t.name));
 			tools = text(all.map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters })));
 		} catch {}
-		const conversation = text(messages);
+		const conversation = conversationText(messages);
 		return {
 			systemChars: system.length,
 			toolsChars: tools.length,
-			messagesChars: Math.max(0, conversation.length - request.length),
+			messagesChars: Math.max(0, conversation.text.length + conversation.images * IMAGE_TOKENS * 4 - request.length),
 			systemTokens: tokensOf(system),
 			toolsTokens: tokensOf(tools),
-			messagesTokens: Math.max(0, tokensOf(conversation) - tokensOf(request)),
+			messagesTokens: Math.max(0, tokensOf(conversation.text) + conversation.images * IMAGE_TOKENS - tokensOf(request)),
 		};
 	}
 

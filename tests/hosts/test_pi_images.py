@@ -1,0 +1,69 @@
+"""A screenshot in a Pi conversation (the REAL Pi 1.6 from npm, a loopback fake provider).
+
+The extension tells the planner what Pi sends anyway, the conversation included, so the
+model's context window stays the hard limit. It counted the conversation as its JSON, an
+image as the characters of its base64 data: one screenshot of a megabyte took a 200k
+window whole, and the person's pins were left out of every later request, without a word
+(a fallback for the model's own limit is silent). An image counts as Pi counts one."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.fake_openai import FakeOpenAI
+from tests.hosts.pi_harness import PiHome, PiRpc, install
+
+pytestmark = pytest.mark.slow
+
+PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
+WINDOW = 100_000
+
+
+def noise_png(side: int) -> bytes:
+    """A PNG of random pixels (it does not compress: ~3 bytes a pixel, as a photo)."""
+    rows = b"".join(b"\x00" + os.urandom(side * 3) for _ in range(side))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2,
+                                                              0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
+
+
+def pinned(body: dict[str, object]) -> bool:
+    return PIN_BEGIN in json.dumps(body["messages"], ensure_ascii=False)
+
+
+def test_a_screenshot_does_not_take_the_pins_out_of_later_requests(tmp_path: Path) -> None:
+    image = base64.b64encode(noise_png(400)).decode()
+    assert len(image) // 4 > WINDOW  # as characters, more than the whole window
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        models = json.loads((pi.agent / "models.json").read_text())
+        models["providers"]["fake"]["models"] = [
+            {"id": "fake-model", "input": ["text", "image"], "contextWindow": WINDOW}]
+        (pi.agent / "models.json").write_text(json.dumps(models))
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("hello")
+            rpc.prompt("/context pin -- Always run the linters")
+            assert rpc.notices[-1].startswith("Pinned pin")
+            rpc.send({"id": "shot", "type": "prompt", "message": "what does this show?",
+                      "images": [{"type": "image", "data": image, "mimeType": "image/png"}]})
+            rpc._until(60, lambda e: e.get("type") == "agent_end")
+            with_image = fake.bodies[-1]
+            rpc.prompt("and now?")
+            later = fake.bodies[-1]
+        finally:
+            rpc.close()
+    assert image in json.dumps(with_image)  # the image went, as Pi sends it
+    assert pinned(with_image) and pinned(later)
