@@ -42,3 +42,24 @@ def test_the_command_line_keeps_naming_waymarks(app: Waymarks) -> None:
     app.remember(FIRST)
     clash = app.remember(SECOND)
     assert isinstance(clash, Rejected) and "`waymarks memory supersede " in clash.message
+
+
+def test_where_pi_calls_the_project_untrusted_a_refusal_does_not_send_the_person_to_trust(
+        tmp_path: Path) -> None:
+    """A review: with Pi reporting the project untrusted, a project pin was refused with
+    "run `/context trust PATH` first", and that command is refused inside Pi
+    (``host_decides``): the person was sent round in a circle. The hint says where the
+    decision is made."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"trusted": False}},
+        {"id": 2, "method": "command", "params": {"text": "pin --scope project -- Use tabs"}},
+        {"id": 3, "method": "command", "params": {"text": "memory add --scope project -- "
+                                                  "The staging port is 5433."}},
+        {"id": 4, "method": "command", "params": {"text": "trust ."}},
+        {"id": 5, "method": "shutdown"}], Host())
+    said = {m["id"]: m["result"] for m in out if "result" in m}
+    assert said[4]["data"]["code"] == "host_decides"  # what the old hint sent them to
+    for refused in (said[2], said[3]):
+        assert refused["data"]["code"] == "untrusted", refused
+        assert "context trust" not in refused["text"]
+        assert "trust it in Pi" in refused["text"]

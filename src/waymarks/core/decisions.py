@@ -128,6 +128,13 @@ class WriteContext(msgspec.Struct, frozen=True):
     #: how the person runs the commands a refusal suggests (``/context`` inside Pi, where
     #: the session's items are: the terminal's ``waymarks`` finds none of them)
     prog: str = "waymarks"
+    #: how the project becomes trusted where the host decides (inside Pi, when Pi reports
+    #: it untrusted: ``trust`` is refused there); empty: ``prog trust PATH``
+    trust_fix: str = ""
+
+    def trust_step(self) -> str:
+        """What to do first to make this project trusted (a refusal's last words)."""
+        return self.trust_fix or f"run `{self.prog} trust {self.project_path}` first"
 
     def visible(self, state: ItemState) -> bool:
         """Whether this session may change ``state`` (its own items, or its project's)."""
@@ -333,8 +340,8 @@ def decide_status(
     if isinstance(target, Rejected):
         return target
     if target.item.scope == "project" and not ctx.trusted:
-        return Rejected("untrusted", f"{ctx.project_path} is not trusted; changing its "
-                        f"project {kind}s needs `{ctx.prog} trust {ctx.project_path}` first")
+        return Rejected("untrusted", f"{ctx.project_path} is not trusted; to change its "
+                        f"project {kind}s, {ctx.trust_step()}")
     if isinstance(cleaned, Rejected):
         return cleaned
     base = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),
@@ -361,7 +368,7 @@ def _check_scope_and_sources(
         return Rejected(
             "untrusted",
             f"Project {what.lower()} requires a trusted project: {ctx.project_path} is not "
-            f"trusted; run `{ctx.prog} trust {ctx.project_path}` first",
+            f"trusted; {ctx.trust_step()}",
         )
     for entry_id in sources:
         if entry_id not in ctx.branch:

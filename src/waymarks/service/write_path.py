@@ -99,7 +99,14 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
         branch=session.branch_set() if session is not None else frozenset(),
         now_ms=app._now_ms(), new_uuid=app.ids.uuid,
         default_level=settings.policy.default_classification, prog=app.command_prefix,
+        trust_fix=HOST_TRUST_FIX if app.trust_override is False else "",
     )
+
+
+#: a refusal's advice where Pi reports the project untrusted: there ``/context trust`` is
+#: refused (``host_decides``), and it was what the refusal told the person to run
+HOST_TRUST_FIX: Final = ("Pi reports it untrusted, and inside Pi that decides: trust it in "
+                         "Pi (its /trust), then start Pi again")
 
 
 def after_target(projection: Store, ctx: WriteContext, decision: Decision) -> int | None:
