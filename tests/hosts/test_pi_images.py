@@ -4,7 +4,11 @@ The extension tells the planner what Pi sends anyway, the conversation included,
 model's context window stays the hard limit. It counted the conversation as its JSON, an
 image as the characters of its base64 data: one screenshot of a megabyte took a 200k
 window whole, and the person's pins were left out of every later request, without a word
-(a fallback for the model's own limit is silent). An image counts as Pi counts one."""
+(a fallback for the model's own limit is silent). An image counts as Pi counts one.
+
+And a tool result's images, which Pi sends to a Chat Completions model in a user message
+of their own, were taken for the person's next turn: the turn's own ``context_persistence``
+results lost their previews."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts.fake_openai import FakeOpenAI
+from tests.hosts.fake_openai import FakeOpenAI, reply_text, reply_tools
 from tests.hosts.pi_harness import PiHome, PiRpc, install
 
 pytestmark = pytest.mark.slow
@@ -67,3 +71,32 @@ def test_a_screenshot_does_not_take_the_pins_out_of_later_requests(tmp_path: Pat
             rpc.close()
     assert image in json.dumps(with_image)  # the image went, as Pi sends it
     assert pinned(with_image) and pinned(later)
+
+
+def test_a_turn_that_reads_an_image_keeps_its_own_pin_previews(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        models = json.loads((pi.agent / "models.json").read_text())
+        models["providers"]["fake"]["models"] = [{"id": "fake-model",
+                                                  "input": ["text", "image"]}]
+        (pi.agent / "models.json").write_text(json.dumps(models))
+        (pi.project / "shot.png").write_bytes(noise_png(16))
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("hello")
+            rpc.prompt("/context pin -- Always run the linters")
+            fake.script = [reply_tools(("context_persistence", {"action": "pins_find",
+                                                                "query": "linters"}),
+                                       ("read", {"path": "shot.png"})), reply_text("done")]
+            rpc.prompt("find my linter pin and look at shot.png")
+        finally:
+            rpc.close()
+    messages = fake.bodies[-1]["messages"]
+    assert "Attached image(s) from tool result:" in json.dumps(messages[-1])  # Pi's shape
+    [found] = [m for m in messages if m["role"] == "tool"
+               and "context_persistence pins_find" in m["content"]]
+    assert 'preview 1: "Always run the linters"' in found["content"]
+    calls = [c["function"] for m in messages if m["role"] == "assistant"
+             for c in m.get("tool_calls") or ()]
+    assert {"action": "pins_find", "query": "linters"} in [  # the call as the model made it
+        json.loads(c["arguments"]) for c in calls if c["name"] == "context_persistence"]

@@ -161,3 +161,31 @@ def test_other_tools_are_untouched() -> None:
                                                    "arguments": {"command": "ls"}}]},
                 {"role": "user", "content": "ok"}]
     assert guard_history(messages) == messages
+
+
+def test_the_images_of_a_tool_result_are_not_the_persons_turn() -> None:
+    """A review: Pi sends a tool result's images (the `read` of a screenshot) to an OpenAI
+    Chat Completions model in a user message of their own, after the tool messages. It
+    was taken for the person's turn: the turn in progress was guarded as history, and
+    the model got its own `pins_find` back with the query blanked and no previews. A
+    person's message after tool results (an aborted turn) still is the person's turn."""
+    secret = "Always run the linters"
+    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    call = {"id": "t1", "type": "function", "function": {
+        "name": "context_persistence",
+        "arguments": json.dumps({"action": "pins_find", "query": "linters"})}}
+    images = {"role": "user", "content": [
+        {"type": "text", "text": "Attached image(s) from tool result:"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}
+    turn = [{"role": "user", "content": "find my linter pin and look at shot.png"},
+            {"role": "assistant", "content": None, "tool_calls": [call, {
+                "id": "t2", "type": "function",
+                "function": {"name": "read", "arguments": '{"path":"shot.png"}'}}]},
+            {"role": "tool", "tool_call_id": "t1", "content": found},
+            {"role": "tool", "tool_call_id": "t2", "content": "Read image file [image/png]"}]
+    assert guard_history([*turn, images]) == [*turn, images]
+    processed = {"role": "assistant", "content": "I have processed the tool results."}
+    assert guard_history([*turn, processed, images]) == [*turn, processed, images]
+    person = {"role": "user", "content": "stop, do something else"}
+    assert secret not in json.dumps(guard_history([*turn, person]))
+    assert secret not in json.dumps(guard_history([*turn, person, images]))

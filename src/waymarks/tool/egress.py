@@ -359,7 +359,8 @@ def guard_history(messages: list[Any]) -> list[Any]:
     """A copy of ``messages`` with earlier ``context_persistence`` traffic rewritten."""
     last_user = max((n for n, m in enumerate(messages)
                      if isinstance(m, dict) and m.get("role") == "user"
-                     and not _is_tool_result_turn(m)), default=-1)
+                     and not _is_tool_result_turn(m) and not _tool_images(messages, n)),
+                    default=-1)
     ours: set[str] = set()
     out = []
     for n, message in enumerate(messages):
@@ -378,6 +379,26 @@ def _is_tool_result_turn(message: dict[str, Any]) -> bool:
     return isinstance(content, list) and bool(content) and all(
         isinstance(p, dict) and (p.get("type") == "tool_result" or "toolResult" in p)
         for p in content)
+
+
+#: the text of the user message Pi's Chat Completions conversion adds after tool results
+#: that hold images (a tool message takes text only), before the images themselves
+TOOL_IMAGES: Final = "Attached image(s) from tool result:"
+
+
+def _tool_images(messages: list[Any], n: int) -> bool:
+    """Whether ``messages[n]`` is the images of the tool results before it, as Pi sends
+    them in Chat Completions (after the assistant's line some providers require): not a
+    person's turn either. Taken for one, a turn that read an image had its own
+    ``context_persistence`` traffic guarded as history, the previews it asked for blanked."""
+    content = messages[n].get("content")
+    if not (isinstance(content, list) and len(content) > 1 and isinstance(content[0], dict)
+            and content[0].get("type") == "text" and content[0].get("text") == TOOL_IMAGES
+            and all(isinstance(p, dict) and p.get("type") == "image_url"
+                    for p in content[1:])):
+        return False
+    before = [m.get("role") if isinstance(m, dict) else None for m in messages[max(0, n - 2):n]]
+    return before[-1:] == ["tool"] or before == ["tool", "assistant"]
 
 
 def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
