@@ -48,6 +48,8 @@ const RETRY_MS = 60_000; // a bridge that failed to start is tried again after t
 const IMAGE_TOKENS = 1200; // what Pi estimates an image costs (its compaction's estimateTokens)
 const LAST_WORDS = 400; // how much of a bridge's standard error is kept to say why it stopped
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
+/** Pi's context messages that stand for what a compaction or a branch summary replaced. */
+const SUMMARIES = new Set(["compactionSummary", "branchSummary"]);
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
 export default function waymarks(pi: any) {
@@ -494,14 +496,33 @@ export default function waymarks(pi: any) {
 			(c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 	}
 
-	function lastUserText(messages: Json[]): { index: number; text: string } | undefined {
+	/** The text of a user message (its text parts, joined). */
+	function userText(m: Json): string {
+		return typeof m?.content === "string"
+			? m.content
+			: (Array.isArray(m?.content) ? m.content : []).filter((p: Json) => p?.type === "text").map((p: Json) => p.text).join("\n");
+	}
+
+	/** The person's request this model call serves, and where its injection goes: just
+	 * before the last user message. A compaction in the middle of a long turn (Pi's split
+	 * turn) summarizes that message away, and the context holds no user message at all:
+	 * then it is the turn's user message on the active branch, and the injection goes
+	 * after the summaries, before what the turn kept (before, nothing was planned, and the
+	 * pins were left out of the rest of the turn without a word). */
+	function lastUserText(ctx: any, messages: Json[]): { index: number; text: string } | undefined {
 		for (let i = messages.length - 1; i >= 0; i--) {
-			const m = messages[i];
-			if (m?.role !== "user") continue;
-			const text = typeof m.content === "string"
-				? m.content
-				: (m.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => p.text).join("\n");
-			return { index: i, text };
+			if (messages[i]?.role === "user") return { index: i, text: userText(messages[i]) };
+		}
+		let branch: Json[] = [];
+		try {
+			branch = ctx.sessionManager.getBranch?.() ?? [];
+		} catch {}
+		for (let i = branch.length - 1; i >= 0; i--) {
+			const e = branch[i];
+			if (e?.type !== "message" || e.message?.role !== "user") continue;
+			let index = 0;
+			while (index < messages.length && SUMMARIES.has(messages[index]?.role)) index++;
+			return { index, text: userText(e.message) };
 		}
 		return undefined;
 	}
@@ -515,9 +536,7 @@ export default function waymarks(pi: any) {
 		for (let i = before - 1; i >= Math.max(0, before - 4096) && texts.length < 24; i--) {
 			const m = messages[i];
 			if (m?.role !== "user") continue;
-			const text = typeof m.content === "string"
-				? m.content
-				: (m.content ?? []).filter((p: Json) => p?.type === "text").map((p: Json) => p.text).join("\n");
+			const text = userText(m);
 			if (!text.trim() || text.trimStart().startsWith("/") || text.startsWith("[WAYMARKS")) continue;
 			texts.push(text.length > 2048 ? text.slice(0, 2048) : text);
 		}
@@ -683,7 +702,7 @@ export default function waymarks(pi: any) {
 	}
 
 	pi.on("context", async (event: Json, ctx: any) => {
-		const last = lastUserText(event.messages);
+		const last = lastUserText(ctx, event.messages);
 		if (!last || !last.text.trim()) return undefined;
 		try {
 			const modelLimit = Number.isInteger(ctx.model?.contextWindow) && ctx.model.contextWindow > 0 ? ctx.model.contextWindow : undefined;
