@@ -42,7 +42,24 @@ type Pending = { resolve: (v: Json) => void; reject: (e: Error) => void; timer: 
 
 const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
 const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not for a timer
-const EVOLVE_EVERY_MS = Number(process.env.WAYMARKS_EVOLVE_INTERVAL_MS || 15_000);
+/** What the environment set wrong, said to the person once a session starts. */
+const badSettings: string[] = [];
+
+/** A duration from the environment: a positive number of milliseconds, else `fallback`,
+ * and the person is told (`WAYMARKS_BRIDGE_TIMEOUT_MS=10s` was NaN: every request timed
+ * out at once, memory was off and every request's content withheld, "took longer than
+ * NaN ms"; a NaN interval ran the evolution check without a pause). */
+function envMs(name: string, fallback: number): number {
+	const raw = process.env[name];
+	if (raw === undefined || raw === "") return fallback;
+	const value = Number(raw);
+	if (Number.isFinite(value) && value > 0) return value;
+	badSettings.push(`${name}=${JSON.stringify(raw).slice(0, 80)} is not a number of milliseconds; ${fallback} is used`);
+	return fallback;
+}
+
+const EVOLVE_EVERY_MS = envMs("WAYMARKS_EVOLVE_INTERVAL_MS", 15_000);
+const BRIDGE_TIMEOUT_MS = envMs("WAYMARKS_BRIDGE_TIMEOUT_MS", 5000);
 const DEFAULT_CALL_MS = 120_000;
 const RETRY_MS = 60_000; // a bridge that failed to start is tried again after this
 const IMAGE_TOKENS = 1200; // what Pi estimates an image costs (its compaction's estimateTokens)
@@ -70,7 +87,7 @@ export default function waymarks(pi: any) {
 	let confirming = 0;
 	let turnEnded: Array<() => void> = [];
 	let turnStarted: Array<() => void> = [];
-	const timeoutMs = Number(process.env.WAYMARKS_BRIDGE_TIMEOUT_MS || 5000);
+	const timeoutMs = BRIDGE_TIMEOUT_MS;
 	const timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
 	/** entry IDs whose turn was judged for learning capture: present at session start, or
 	 * already there at an earlier agent_end (whether learning was on or off then) */
@@ -565,6 +582,7 @@ export default function waymarks(pi: any) {
 	pi.on("session_start", async (_event: Json, ctx: any) => {
 		stop();
 		ctxNow = ctx;
+		for (const said of badSettings) warn(ctx, said, said);
 		judged = new Set(ctx.sessionManager.getEntries().map((e: Json) => e.id));
 		downUntil = 0; // a new session tries at once
 		const starting = start(ctx);

@@ -1,0 +1,37 @@
+"""The extension's settings from the environment (the REAL Pi 1.6 from npm, a fake
+provider).
+
+``WAYMARKS_BRIDGE_TIMEOUT_MS=10s`` (a natural way to write ten seconds) was ``NaN``: every
+bridge call timed out at once, memory was off and every request's content was withheld,
+and Pi said only "initialize took longer than NaN ms". A value that is not a number of
+milliseconds is replaced by the default, and the person is told which variable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.fake_openai import FakeOpenAI
+from tests.hosts.pi_harness import PiHome, install
+
+pytestmark = pytest.mark.slow
+
+PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
+
+
+@pytest.mark.parametrize("name", ["WAYMARKS_BRIDGE_TIMEOUT_MS", "WAYMARKS_EVOLVE_INTERVAL_MS"])
+def test_a_duration_that_is_not_a_number_falls_back_and_is_said(tmp_path: Path,
+                                                                 name: str) -> None:
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        assert pi.run("-p", "hello").returncode == 0
+        assert pi.run("-c", "-p", "/context pin -- Always run the linters").returncode == 0
+        pi.extra_env[name] = "10s"
+        done = pi.run("-c", "-p", "next question")
+    assert done.returncode == 0
+    sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
+    assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent
+    assert f'{name}="10s" is not a number of milliseconds' in done.stderr
+    assert "NaN" not in done.stderr
