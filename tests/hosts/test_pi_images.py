@@ -8,7 +8,8 @@ window whole, and the person's pins were left out of every later request, withou
 
 And a tool result's images, which Pi sends to a Chat Completions model in a user message
 of their own, were taken for the person's next turn: the turn's own ``context_persistence``
-results lost their previews."""
+results lost their previews. And a message of images alone got no pins at all (the plan
+was skipped for want of text)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,26 @@ def test_a_turn_that_reads_an_image_keeps_its_own_pin_previews(tmp_path: Path) -
              for c in m.get("tool_calls") or ()]
     assert {"action": "pins_find", "query": "linters"} in [  # the call as the model made it
         json.loads(c["arguments"]) for c in calls if c["name"] == "context_persistence"]
+
+
+def test_a_message_of_images_alone_gets_the_pins(tmp_path: Path) -> None:
+    image = base64.b64encode(noise_png(8)).decode()
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        models = json.loads((pi.agent / "models.json").read_text())
+        models["providers"]["fake"]["models"] = [{"id": "fake-model",
+                                                  "input": ["text", "image"]}]
+        (pi.agent / "models.json").write_text(json.dumps(models))
+        rpc = PiRpc(pi)
+        try:
+            rpc.prompt("hello")
+            rpc.prompt("/context pin -- Always run the linters")
+            rpc.send({"id": "shot", "type": "prompt", "message": "",
+                      "images": [{"type": "image", "data": image, "mimeType": "image/png"}]})
+            rpc._until(60, lambda e: e.get("type") == "agent_end")
+        finally:
+            rpc.close()
+    sent = fake.bodies[-1]
+    assert image in json.dumps(sent)  # the request of the image alone
+    assert pinned(sent)
+    assert "images without text" not in json.dumps(sent)  # what was planned for, not sent

@@ -65,6 +65,8 @@ const RETRY_MS = 60_000; // a bridge that failed to start is tried again after t
 const IMAGE_TOKENS = 1200; // what Pi estimates an image costs (its compaction's estimateTokens)
 const LAST_WORDS = 400; // how much of a bridge's standard error is kept to say why it stopped
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
+/** What a plan is asked for when the person's message is images without text. */
+const IMAGES_ONLY = "(the person sent images without text)";
 /** Pi's context messages that stand for what a compaction or a branch summary replaced. */
 const SUMMARIES = new Set(["compactionSummary", "branchSummary"]);
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
@@ -526,9 +528,11 @@ export default function waymarks(pi: any) {
 	 * then it is the turn's user message on the active branch, and the injection goes
 	 * after the summaries, before what the turn kept (before, nothing was planned, and the
 	 * pins were left out of the rest of the turn without a word). */
-	function lastUserText(ctx: any, messages: Json[]): { index: number; text: string } | undefined {
+	function lastUserText(ctx: any, messages: Json[]): { index: number; text: string; images: boolean } | undefined {
+		const found = (index: number, m: Json) => ({ index, text: userText(m),
+			images: Array.isArray(m?.content) && m.content.some((p: Json) => p?.type === "image") });
 		for (let i = messages.length - 1; i >= 0; i--) {
-			if (messages[i]?.role === "user") return { index: i, text: userText(messages[i]) };
+			if (messages[i]?.role === "user") return found(i, messages[i]);
 		}
 		let branch: Json[] = [];
 		try {
@@ -539,7 +543,7 @@ export default function waymarks(pi: any) {
 			if (e?.type !== "message" || e.message?.role !== "user") continue;
 			let index = 0;
 			while (index < messages.length && SUMMARIES.has(messages[index]?.role)) index++;
-			return { index, text: userText(e.message) };
+			return found(index, e.message);
 		}
 		return undefined;
 	}
@@ -721,14 +725,16 @@ export default function waymarks(pi: any) {
 
 	pi.on("context", async (event: Json, ctx: any) => {
 		const last = lastUserText(ctx, event.messages);
-		if (!last || !last.text.trim()) return undefined;
+		// a message of images alone is a request too: the pins apply to it (before, it got none)
+		const prompt = last?.text.trim() ? last.text : last?.images ? IMAGES_ONLY : "";
+		if (!last || !prompt) return undefined;
 		try {
 			const modelLimit = Number.isInteger(ctx.model?.contextWindow) && ctx.model.contextWindow > 0 ? ctx.model.contextWindow : undefined;
 			const fixed = fixedChars(ctx, event.messages, last.text);
 			const key = `${ctx.model?.provider}:${ctx.model?.id}:${modelLimit}:${JSON.stringify(fixed)}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
 			if (cachedPlan?.key !== key) {
 				const history = earlierUserTexts(event.messages, last.index);
-				const plan = await call(ctx, "plan", { prompt: last.text, provider: ctx.model?.provider, modelLimit, fixed, history });
+				const plan = await call(ctx, "plan", { prompt, provider: ctx.model?.provider, modelLimit, fixed, history });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
 				// pins over their budget: nothing went, said once per distinct reason
 				const left = typeof plan.pinsLeftOut === "string" ? plan.pinsLeftOut : undefined;
