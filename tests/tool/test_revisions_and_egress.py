@@ -189,3 +189,42 @@ def test_the_images_of_a_tool_result_are_not_the_persons_turn() -> None:
     person = {"role": "user", "content": "stop, do something else"}
     assert secret not in json.dumps(guard_history([*turn, person]))
     assert secret not in json.dumps(guard_history([*turn, person, images]))
+
+
+def test_the_images_of_an_error_result_after_the_results_are_not_the_persons_turn() -> None:
+    """Anthropic (and Claude on Bedrock) take no image in an error result, so Pi sends its
+    images after the turn's results, behind a caption, in the same user message: it was
+    taken for the person's turn (not all its parts are results), and the turn in progress
+    was guarded as history."""
+    secret = "Always run the linters"
+    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    caption = "Images from the error result of tool call u2 (read):"
+    anthropic = [{"role": "user", "content": "find my linter pin and read shot.png"},
+                 {"role": "assistant", "content": [
+                     {"type": "tool_use", "id": "u1", "name": "context_persistence",
+                      "input": {"action": "pins_find", "query": "linters"}},
+                     {"type": "tool_use", "id": "u2", "name": "read",
+                      "input": {"path": "shot.png"}}]},
+                 {"role": "user", "content": [
+                     {"type": "tool_result", "tool_use_id": "u1",
+                      "content": [{"type": "text", "text": found}]},
+                     {"type": "tool_result", "tool_use_id": "u2", "is_error": True,
+                      "content": [{"type": "text", "text": "(image attached after the "
+                                   "tool results)"}]},
+                     {"type": "text", "text": caption},
+                     {"type": "image", "source": {"type": "base64",
+                                                  "media_type": "image/png", "data": "iV="}}]}]
+    bedrock = [{"role": "user", "content": [{"text": "find my linter pin"}]},
+               {"role": "assistant", "content": [{"toolUse": {
+                   "toolUseId": "b1", "name": "context_persistence",
+                   "input": {"action": "pins_find", "query": "linters"}}}]},
+               {"role": "user", "content": [
+                   {"toolResult": {"toolUseId": "b1", "status": "success",
+                                   "content": [{"text": found}]}},
+                   {"text": caption},
+                   {"image": {"format": "png", "source": {"bytes": "iV="}}}]}]
+    for turn in (anthropic, bedrock):
+        assert guard_history(turn) == turn
+    person = {"role": "user", "content": [{"type": "text", "text": "never mind"},
+                                          {"type": "image", "source": {}}]}
+    assert secret not in json.dumps(guard_history([*anthropic, person]))

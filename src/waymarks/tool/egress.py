@@ -372,13 +372,20 @@ def guard_history(messages: list[Any]) -> list[Any]:
 
 
 def _is_tool_result_turn(message: dict[str, Any]) -> bool:
-    """A user message made only of tool results (Anthropic's ``tool_result`` parts,
-    Bedrock Converse's ``toolResult``) is not a person's turn: taken for one, the turn in
-    progress was guarded as history, its calls and previews blanked mid-turn."""
+    """A user message of tool results (Anthropic's ``tool_result`` parts, Bedrock
+    Converse's ``toolResult``) is not a person's turn: taken for one, the turn in progress
+    was guarded as history, its calls and previews blanked mid-turn. Pi puts the images of
+    an error result after the results, each run behind a caption (Anthropic, and Claude on
+    Bedrock, take none in an error result): still the tool results' message."""
     content = message.get("content")
-    return isinstance(content, list) and bool(content) and all(
-        isinstance(p, dict) and (p.get("type") == "tool_result" or "toolResult" in p)
+    return isinstance(content, list) and bool(content) and _tool_result(content[0]) and all(
+        _tool_result(p) or (isinstance(p, dict) and (
+            p.get("type") in ("text", "image") or set(p) <= {"text", "image"}))
         for p in content)
+
+
+def _tool_result(part: object) -> bool:
+    return isinstance(part, dict) and (part.get("type") == "tool_result" or "toolResult" in part)
 
 
 #: the text of the user message Pi's Chat Completions conversion adds after tool results
