@@ -137,7 +137,10 @@ export default function waymarks(pi: any) {
 		stoppedWhy = "";
 		cachedPlan = undefined;
 		const bin = process.env.WAYMARKS_BIN || "waymarks";
-		child = spawn(bin, ["bridge"], { cwd: ctx.cwd, stdio: ["pipe", "pipe", "pipe"], env: process.env });
+		// Not in the project: an empty entry in PYTHONPATH (`PYTHONPATH=$PYTHONPATH:/x` with
+		// none set before) puts the working directory on the import path, and a cloned
+		// repository's `msgspec.py` ran as the bridge started. The project is `initialize`'s.
+		child = spawn(bin, ["bridge"], { cwd: "/", stdio: ["pipe", "pipe", "pipe"], env: process.env });
 		const proc = child;
 		let said = ""; // the end of its stderr (it names the cause: a home that is a file)
 		const ended = (how: string) => {
