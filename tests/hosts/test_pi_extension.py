@@ -21,7 +21,9 @@ import { createJiti } from "%(jiti)s";
 const jiti = createJiti(import.meta.url);
 const mod = await jiti.import("%(extension)s");
 const handlers = {};
-const pi = { on: (e, f) => (handlers[e] = f), registerCommand() {}, registerTool() {},
+const tools = {};
+const pi = { on: (e, f) => (handlers[e] = f), registerCommand() {},
+             registerTool: (t) => (tools[t.name] = t),
              appendEntry() {}, sendUserMessage() {} };
 mod.default(pi);
 process.on("uncaughtException", (e) => { console.log(JSON.stringify({ uncaught: String(e) }));
@@ -164,3 +166,32 @@ def test_a_bridge_that_cannot_start_is_said_with_its_reason(tmp_path: Path,
         (True, False), (False, True)], errors[0]
     for line in said:
         assert all(part in line for part in why), line
+
+
+BRIDGE_GONE = """
+const { execFileSync } = await import("node:child_process");
+let dismissed = false;
+ctx.hasUI = true;
+ctx.ui = { notify() {}, confirm: (title, message, opts) => new Promise((resolve) => {
+  opts?.signal?.addEventListener("abort", () => { dismissed = true; resolve(false); });
+  // the bridge that asked dies while the dialog is open
+  for (const pid of execFileSync("pgrep", ["-P", String(process.pid)]).toString().split(/\\s+/))
+    if (pid) process.kill(Number(pid), "SIGKILL");
+}) };
+await handlers.session_start({}, ctx);
+const result = await tools.remember.execute("c1", { text: "I prefer tabs over spaces." },
+                                            undefined, undefined, ctx);
+await new Promise((resolve) => setTimeout(resolve, 300));
+console.log(JSON.stringify({ dismissed, outcome: result.details?.outcome }));
+process.exit(0);
+"""
+
+
+def test_a_dialog_whose_bridge_died_is_closed(tmp_path: Path) -> None:
+    """A review: the bridge died while Pi's confirmation dialog was open; the call ended
+    ``unavailable``, and the dialog stayed open: a yes confirmed nothing, and while it was
+    open no later request's timer ran out (a stuck bridge then held Pi for good). The
+    dialog closes when the bridge that asked is gone."""
+    result = run_harness(tmp_path, str(WAYMARKS_BIN), timeout_ms="5000",
+                         scenario=BRIDGE_GONE)
+    assert result == {"dismissed": True, "outcome": "unavailable"}

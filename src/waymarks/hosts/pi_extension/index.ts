@@ -196,7 +196,7 @@ export default function waymarks(pi: any) {
 			let result: Json = null;
 			let error: Json = null;
 			try {
-				result = await hostRequest(message.method, message.params ?? {});
+				result = await hostRequest(message.method, message.params ?? {}, proc);
 			} catch (e) {
 				error = { code: "host_error", message: e instanceof Error ? e.message : String(e) };
 			}
@@ -211,7 +211,7 @@ export default function waymarks(pi: any) {
 		else waiting.resolve(message.result);
 	}
 
-	async function hostRequest(method: string, params: Json): Promise<Json> {
+	async function hostRequest(method: string, params: Json, proc: ChildProcessWithoutNullStreams): Promise<Json> {
 		const ctx = ctxNow;
 		if (method === "appendEntry") {
 			pi.appendEntry(params.customType, params.data);
@@ -226,23 +226,29 @@ export default function waymarks(pi: any) {
 		if (method === "confirm") {
 			if (!ctx?.hasUI) return { decision: "unavailable" };
 			const signal = toolSignal;
-			if (signal?.aborted) return { decision: "cancelled" };
-			let onAbort: (() => void) | undefined;
+			if (signal?.aborted || proc.exitCode !== null || proc.signalCode !== null) return { decision: "cancelled" };
+			// the dialog closes when the call is aborted or the bridge that asked is gone: its
+			// answer reaches no one then (left open, a yes confirmed nothing, and the open
+			// dialog kept every later request's timer from running out)
+			const closed = new AbortController();
+			const close = () => closed.abort();
+			signal?.addEventListener("abort", close, { once: true });
+			proc.once("exit", close);
 			confirming++;
 			const aborted = new Promise<boolean>((resolve) => {
-				onAbort = () => resolve(false);
-				signal?.addEventListener("abort", onAbort, { once: true });
+				closed.signal.addEventListener("abort", () => resolve(false), { once: true });
 			});
 			try {
-				const ok = await Promise.race([ctx.ui.confirm(params.title, params.message, { signal }), aborted]);
+				const ok = await Promise.race([ctx.ui.confirm(params.title, params.message, { signal: closed.signal }), aborted]);
 				// an abort while the dialog was open wins over whatever the dialog says
-				if (signal?.aborted) return { decision: "cancelled" };
+				if (closed.signal.aborted) return { decision: "cancelled" };
 				return { decision: ok ? "accepted" : "declined" };
 			} catch {
 				return { decision: "cancelled" };
 			} finally {
 				confirming--;
-				if (onAbort) signal?.removeEventListener("abort", onAbort);
+				signal?.removeEventListener("abort", close);
+				proc.off("exit", close);
 			}
 		}
 		if (method === "complete") return completeWithPi(ctx, params);
