@@ -178,6 +178,9 @@ export default function waymarks(pi: any) {
 			hasUI: Boolean(ctx.hasUI),
 			trusted,
 			provider: ctx.model?.provider,
+			// the database is waited for well within a call's timeout: a plan behind another
+			// process's write fails with why, instead of the bridge being killed every request
+			busyTimeoutMs: Math.max(1, Math.floor(timeoutMs / 2)),
 		}, timeoutMs * 4).then((r: Json) => {
 			if (typeof r?.heldBack === "string") warn(ctx, r.heldBack, "held");
 			return r;
