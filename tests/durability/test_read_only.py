@@ -225,3 +225,23 @@ def test_advice_matches_the_cause() -> None:
     for error in (full, busy):
         assert LEDGER_LINE in str(database_error(error, db))
         assert "nothing was written" not in str(database_error(error, db)).lower()
+
+
+@pytest.mark.slow
+def test_health_names_an_active_session_file_no_write_can_reach(ro_home: Home) -> None:
+    """A session file this user may read but not write (copied from a backup with its
+    mode, written once under sudo): every pin and memory write failed, and health said
+    OK."""
+    session = next((ro_home.home / "sessions").glob("*/*.jsonl"))
+    session.chmod(0o444)
+    try:
+        assert ro_home.json("pin", "--", "Written to a read-only ledger", expect=1)[
+            "code"] == "io_error"
+        report = ro_home.json("health", expect=1)
+    finally:
+        session.chmod(0o644)
+    assert report["code"] == "attention" and not report["ok"]
+    assert [p for p in report["problems"] if str(session) in p and "not writable" in p
+            and f"chmod u+w {session}" in p], report["problems"]
+    assert ro_home.json("health")["ok"]
+    assert pins(ro_home) == ["Written while everything was writable"]

@@ -149,6 +149,12 @@ def health(app: Waymarks) -> dict[str, Any]:
         if session.partial_tail:
             report["problems"].append(f"active session: a half-written last line "
                                       f"({session.partial_tail} bytes)")
+        if app.refresh_problem is None and not os.access(session.path, os.W_OK):
+            # every write to it fails (Permission denied): not OK, as for a bad config
+            report["problems"].append(
+                f"active session: {session.path} is not writable by this user, so no pin "
+                f"or memory can be recorded in it: chmod u+w {session.path} (its owner "
+                "may have to), or start another with `waymarks session new`")
     try:  # every write, plan and recall reads the settings: a file they refuse stops them
         app.settings()
     except ServiceError as exc:
