@@ -245,3 +245,20 @@ def test_an_import_the_full_disk_stops_says_which_lines_were_written(
         assert main(["--json", "memory", "list"]) == 0
         listed = json.loads(capsys.readouterr().out)["items"]
         assert len(listed) == written, "what the report says was written is what was"
+
+
+def test_a_session_the_full_disk_stops_creating_is_named(
+        small_fs: Path, project: Path) -> None:
+    """The first write of a project on a full disk: creating its session file failed on a
+    descriptor, and the error said "No space left on device (file)": which disk was full
+    was not said."""
+    home = small_fs / "home"
+    app = Waymarks(home, cwd=str(project))
+    assert app.items("pin") == []  # the database is open; the project has no session yet
+    fill(small_fs)
+    with pytest.raises(ServiceError) as raised:
+        app.pin("Keep it simple")
+    message = str(raised.value)
+    assert "No space left on device" in message and "(file)" not in message, message
+    assert str(home / "sessions") in message, message
+    assert not list((home / "sessions").glob("*/*.jsonl"))

@@ -199,8 +199,9 @@ def create_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # less the umask
     try:
         try:
-            _write_all(fd, data)
-            os.fsync(fd)
+            with _naming(path):  # a full disk said "No space left on device (file)"
+                _write_all(fd, data)
+                os.fsync(fd)
         finally:
             os.close(fd)
         try:
@@ -220,8 +221,9 @@ def _create_directly(path: Path, data: bytes, mode: int) -> None:
     here can leave a short file, which pickers skip (no complete header line)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, mode)
     try:
-        _write_all(fd, data)
-        os.fsync(fd)
+        with _naming(path):
+            _write_all(fd, data)
+            os.fsync(fd)
     finally:
         os.close(fd)
 
