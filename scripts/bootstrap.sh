@@ -4,10 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-# a venv left by a failed creation (Debian without python3-venv writes .venv/bin/python,
-# then fails at ensurepip) has no pip: made again, after the fix the message names
-if [ -x .venv/bin/python ] && ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
-  echo "bootstrap: .venv has no pip (an earlier creation failed); making it again" >&2
+# a venv that cannot run pip is made again: one left by a failed creation (Debian without
+# python3-venv writes .venv/bin/python, then fails at ensurepip), after the fix the
+# message names; and one whose Python is gone (a pyenv or Homebrew upgrade leaves
+# bin/python a dangling link: `python -m venv` over it failed on every run, and a venv it
+# did make kept the old stamp, so the locked packages were never installed in it)
+if [ -e .venv ] && ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  echo "bootstrap: .venv cannot run pip (an earlier creation failed, or its Python is" \
+       "gone); making it again" >&2
   rm -rf .venv
 fi
 if [ ! -x .venv/bin/python ]; then
