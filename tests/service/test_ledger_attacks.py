@@ -156,3 +156,26 @@ def test_a_header_too_long_for_pickers_is_no_header_to_a_rebuild_either(
     assert [note for note in report["unreadable"] if str(sibling.path) in note]
     assert pins_in_effect(today) == []
     assert today.health()["ok"]
+
+
+def test_health_names_each_gone_or_changed_session_file_with_what_to_do(
+        today: Waymarks, home: Path, project: Path) -> None:  # noqa: F811
+    """An indexed session file deleted or moved was "1 indexed session file(s) missing",
+    naming neither the file nor a fix; one that lost its header named the file, not what
+    to do."""
+    gone, headless = (PiSession(sibling_dir(home, project), project, T0 + n) for n in (0, 1))
+    for sibling in (gone, headless):
+        sibling.say("indexed")
+    assert today.pin("Keep the changelog", scope="project")
+    assert today.health()["ok"]
+    gone.path.unlink()
+    headless.path.write_text("not a header\n")
+    problems = today.health()["problems"]
+    fix = "run `waymarks rebuild-index` to read the session files as they are now"
+    assert [p for p in problems if f"missing ({gone.path})" in p and fix in p], problems
+    assert [p for p in problems if p.startswith(f"{headless.path}: ")
+            and "no session header" in p and fix in p], problems
+    today.rebuild_index()  # the fix they give: neither is an indexed session's file now
+    assert not [p for p in today.health()["problems"] if "indexed" in p]
+    headless.path.unlink()  # (a file with no header is a problem of its own, with its fix)
+    assert today.health()["ok"]

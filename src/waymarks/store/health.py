@@ -38,6 +38,17 @@ from waymarks.store.recall_vectors import VectorStore
 MAX_DETAILS = 20
 
 
+#: the fix for an indexed file that is gone, or no longer the session indexed from it
+REREAD = "run `waymarks rebuild-index` to read the session files as they are now"
+
+
+def _fix(problem: str) -> str:
+    """What to do about :func:`_file_problem`'s ``problem``."""
+    if problem.startswith(("it cannot be read", "unreadable")):
+        return "make it readable to this user (its owner may have to)"
+    return f"put back the file indexed there, or {REREAD}"
+
+
 def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) -> str | None:
     """Why the file at ``path`` no longer is the source indexed from it, or ``None``: its
     header is gone, names another session, or the bytes before the checkpoint changed."""
@@ -100,11 +111,14 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     problems = []
     if integrity != "ok":
         problems.append(f"database integrity check: {integrity}")
-    missing = sum(not s["exists"] for s in sources)
-    if missing:
-        problems.append(f"{missing} indexed session file(s) missing")
-    problems += [f"{s['path']}: indexed as session {s['sessionId']}, {s['fileProblem']}"
-                 for s in sources if s["fileProblem"]]
+    missing = [s["path"] for s in sources if not s["exists"]]
+    if missing:  # (it named neither the files nor what to do)
+        listed = ", ".join(missing[:MAX_DETAILS]) + (", …" if len(missing) > MAX_DETAILS else "")
+        problems.append(f"{len(missing)} indexed session file(s) missing ({listed}): put back "
+                        f"what was moved, or {REREAD} (what a gone file held then no longer "
+                        "counts)")
+    problems += [f"{s['path']}: indexed as session {s['sessionId']}, {s['fileProblem']}: "
+                 f"{_fix(s['fileProblem'])}" for s in sources if s["fileProblem"]]
     damaged_vectors = len(VectorStore(db).unsound())
     if damaged_vectors:  # derived rows, each on its own: no reason to rebuild the database
         problems.append(f"{damaged_vectors} stored vector row(s) of hybrid recall fail their "
