@@ -136,7 +136,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     import json
     import socket
 
-    from waymarks.hosts.claude_code import _log, error_code
+    from waymarks.hosts.claude_code import _log, error_code, unusable_home
 
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
@@ -254,7 +254,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
                     _log(home, datetime.now(UTC), event, error_code(exc))
                     _close_all(apps)  # start clean: a broken app must not answer again
-                    answer = ""
+                    said = unusable_home(event, exc)
+                    answer = "" if said is None else json.dumps(said, ensure_ascii=False)
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))

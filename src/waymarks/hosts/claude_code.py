@@ -462,7 +462,28 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
         _log(home, now, event, exc.code)
     except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
         _log(home, now, event, error_code(exc))
+        said = unusable_home(event, exc)
+        if said is not None:
+            sys.stdout.buffer.write(json.dumps(said, ensure_ascii=False).encode("utf-8"))
+            sys.stdout.buffer.flush()
     return 0
+
+
+#: errors of a home no hook can use until the person acts (a database a newer release
+#: wrote: another installation, or a downgrade), said on every prompt, not only logged
+_SAID_ERRORS: Final = frozenset({"schema_too_new"})
+
+
+def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
+    """What a prompt's hook answers when ``exc`` (one of :data:`_SAID_ERRORS`) kept it
+    from opening the home: before, nothing, so every pin silently stopped reaching the
+    model (only the log said why). The error's own words: they name the fix, and never
+    hold stored text."""
+    if event != "UserPromptSubmit" or error_code(exc) not in _SAID_ERRORS:
+        return None
+    message = f"Waymarks added no context and did not record this prompt: {exc}"
+    return {"systemMessage": message, "hookSpecificOutput": {
+        "hookEventName": "UserPromptSubmit", "additionalContext": message}}
 
 
 def error_code(exc: BaseException) -> str:
