@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.inprocess import Ran, waymarks
+from waymarks.ledger.discovery import session_dir
 
 NAMES = ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm", "waymarks.db.lock")
 
@@ -134,3 +135,33 @@ def test_a_learning_queue_file_that_is_not_regular_is_refused_the_same_way(
     assert _snapshot(home) == before
     target.rename(f"{target}.aside")  # the fix in the message works
     assert main(["--json", "evolve"]) == 0
+
+
+@pytest.mark.parametrize("where", ["sessions", "project folder"])
+def test_a_file_where_the_sessions_folder_belongs_is_named_with_the_fix(
+        home: Path, project: Path, where: str) -> None:
+    """A file at ``<home>/sessions`` (or at the project's folder in it): every write
+    failed with "File exists (<path>); nothing was acknowledged", no fix given, and
+    health said OK."""
+    assert _cli(home, project, "--json", "memory").returncode == 0  # the home exists
+    folders = sorted((home / "sessions").glob("*")) if (home / "sessions").is_dir() else []
+    assert not folders
+    blocker = home / "sessions"
+    if where == "project folder":
+        blocker.mkdir(exist_ok=True)
+        blocker = session_dir(home, str(project.resolve()))
+    blocker.write_text("in the way\n")
+    done = _cli(home, project, "--json", "pin", "--", "Keep the build green")
+    refused = json.loads(done.stdout)
+    assert done.returncode == 1 and refused["code"] == "io_error", refused
+    message = refused["message"]
+    assert f"({blocker})" in message and "File exists" not in message, refused
+    assert "a file is in the way of a folder on that path" in message.lower(), refused
+    report = _cli(home, project, "--json", "health")
+    assert report.returncode == 1, report.stdout
+    assert [p for p in json.loads(report.stdout)["problems"]
+            if p.startswith(f"{blocker}: not a folder") and "move it aside" in p]
+    assert blocker.read_text() == "in the way\n"
+    blocker.unlink()
+    assert _cli(home, project, "--json", "pin", "--", "Keep the build green").returncode == 0
+    assert json.loads(_cli(home, project, "--json", "health").stdout)["ok"]

@@ -9,13 +9,16 @@ documented as 0700 (XDG asks the same of a data directory it has to create).
 
 from __future__ import annotations
 
+import errno
 import os
 
 
 def make_private_dirs(path: str | os.PathLike[str]) -> None:
     """Make ``path`` a directory, creating it and every missing parent ``0700``; existing
-    directories keep their mode. ``OSError`` as ``mkdir`` raises it (``FileExistsError``
-    when something other than a directory is in the way)."""
+    directories keep their mode. ``OSError`` as ``mkdir`` raises it, but
+    ``NotADirectoryError`` naming it when something other than a directory is in the way
+    (``mkdir``'s "File exists" sent the person looking for a file to remove, and callers
+    that take ``FileExistsError`` for a concurrent creator's win read it so)."""
     path = os.fspath(path)
     if os.path.isdir(path):
         return
@@ -24,9 +27,10 @@ def make_private_dirs(path: str | os.PathLike[str]) -> None:
         make_private_dirs(parent)
     try:
         os.mkdir(path, 0o700)
-    except FileExistsError:
+    except FileExistsError as exc:
         if not os.path.isdir(path):  # a file, or a dangling link: not a directory
-            raise
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder (something else is at "
+                                     "its name)", path) from exc
 
 
 

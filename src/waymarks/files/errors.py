@@ -14,6 +14,8 @@ _FIXES: Final = {
     errno.EDQUOT: "free space within your disk quota, then retry",
     errno.EACCES: "check that it is yours and writable (or readable), then retry",
     errno.EPERM: "check that it is yours and writable (or readable), then retry",
+    errno.ENOTDIR: "a file is in the way of a folder on that path: move it aside, then "
+                   "retry",
 }
 
 

@@ -16,6 +16,7 @@ from waymarks.ledger.discovery import (
     aside_fix,
     files_without_header,
     project_headers,
+    session_dir,
     shared_session_ids,
 )
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
@@ -134,6 +135,12 @@ def health(app: Waymarks) -> dict[str, Any]:
                            f"header), so nothing in it is read: {aside_fix(path)}"
                            for path, complete in headerless if complete]
     report["problems"] += pointer_problems(app.home)
+    # where this project's sessions go: a file there failed every write ("File exists")
+    folder = session_dir(app.home, app.cwd)
+    report["problems"] += [
+        f"{path}: not a folder, so no session of this project can be created or read "
+        "there: move it aside" for path in (folder.parent, folder)
+        if os.path.lexists(path) and not os.path.isdir(path)][:1]
     shared = shared_session_ids(app.home, app.cwd)
     report["problems"] += [
         f"session {sid}: {len(paths)} ledger files ({', '.join(p.name for p in paths)} in "
