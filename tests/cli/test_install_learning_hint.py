@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.inprocess import Ran, waymarks
 
 
@@ -53,3 +55,23 @@ def test_config_show_names_an_ignored_file_once_and_the_learning_it_honours(
     assert any("learn = false is honoured" in line for line in ignored)
     status = _json(tmp_path, "learn", "status")
     assert status["learning"] is False and status["projectOff"] is True
+
+
+def test_an_install_for_another_home_names_it_in_the_command_it_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed with `--home H`, the installers advised a bare `waymarks learn on`, which
+    turned learning on in the default home while the hooks they wrote used H."""
+    _home(tmp_path, "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the default home's root
+    env = {"HOME": str(tmp_path / "user"), "PI_CODING_AGENT_DIR": str(tmp_path / "pi")}
+    other = tmp_path / "wm home"
+    for installer in (("pi", "install"), ("claude-code", "install", "--user")):
+        said = waymarks("--home", str(other), *installer, env=env, cwd=tmp_path / "project")
+        assert said.returncode == 0, said.stderr
+        hint = said.stdout.strip().splitlines()[-1]
+        assert hint.endswith(f"waymarks --home '{other}' learn on"), hint
+    assert waymarks("--home", str(other), "learn", "on", env=env).returncode == 0
+    status = waymarks("--home", str(other), "--json", "learn", "status", env=env)
+    assert json.loads(status.stdout)["learning"] is True  # what the hooks' home reads
+    default = waymarks("pi", "install", env=env, cwd=tmp_path / "project")  # the default
+    assert default.stdout.strip().splitlines()[-1].endswith("): waymarks learn on")

@@ -163,7 +163,8 @@ def test_install_prints_how_to_turn_learning_on(home: Path, project: Path) -> No
                            "install"], cwd=project, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "waymarks learn on" in done.stdout and "+hooks.Stop" in done.stdout
+    # (a home other than the default is named: the hooks use it, a bare command would not)
+    assert f"waymarks --home {home} learn on" in done.stdout and "+hooks.Stop" in done.stdout
 
 
 def test_a_recalled_learned_claim_says_its_age_and_the_persons_verdict(

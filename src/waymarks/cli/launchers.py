@@ -120,8 +120,14 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
     """What an installer says about learning: how to turn it on (never turned on here),
     as ``learn status`` would say it for ``project`` (a project install's: its own file
     may turn it off there) — and that it is off when the configuration cannot be read
-    (the hint said how to turn it on, and `learn on` then failed on the file)."""
-    from waymarks.commands.learn import HOW_TO_TURN_ON
+    (the hint said how to turn it on, and `learn on` then failed on the file). The
+    commands it names carry ``--home`` for a home other than the default: installed with
+    ``--home H``, a bare `waymarks learn on` turned learning on where no hook looked."""
+    import os
+    import shlex
+
+    from waymarks.cli.home import user_data_dir
+    from waymarks.commands.learn import how_to_turn_on
     from waymarks.service.learning import LearningConfigError, learning_state
 
     try:
@@ -130,12 +136,14 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
         data["learning"] = False
         return f"\nLearning from conversations is off: {exc}"
     data["learning"] = state.enabled
+    named = "" if os.path.realpath(home) == os.path.realpath(user_data_dir()) else \
+        f" --home {shlex.quote(str(home))}"
     if state.enabled:
-        return "\nLearning from conversations is on (waymarks learn status)."
+        return f"\nLearning from conversations is on (waymarks{named} learn status)."
     if state.home_setting and state.project_off:
         return ("\nLearning from conversations is on, but this project's configuration "
-                "turns it off here (waymarks learn status).")
-    return "\n" + HOW_TO_TURN_ON
+                f"turns it off here (waymarks{named} learn status).")
+    return "\n" + how_to_turn_on(named)
 
 
 def register(root: "click.Group") -> None:

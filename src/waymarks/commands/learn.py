@@ -19,8 +19,17 @@ from waymarks.commands.render import cell, refused, table_result
 from waymarks.core.text import typed_id
 
 T = TypeVar("T")
-HOW_TO_TURN_ON = ("Learning from conversations is off. To turn it on (home configuration, "
-                  "[evolution] learn = true): waymarks learn on")
+
+
+def how_to_turn_on(home_option: str = "") -> str:
+    """How to turn learning on; ``home_option``: `` --home H`` for a home other than the
+    default (an installer's hooks use H, and a bare `waymarks learn on` turned learning on
+    in the default home)."""
+    return ("Learning from conversations is off. To turn it on (home configuration, "
+            f"[evolution] learn = true): waymarks{home_option} learn on")
+
+
+HOW_TO_TURN_ON = how_to_turn_on()
 ON_NOTE = ("Learning is on: statements you make and compaction summaries are captured "
            "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
            "the model configured in [evolution]; learned claims stay provisional and never "
