@@ -8,6 +8,7 @@ skipped with the reason printed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -262,3 +263,24 @@ def test_a_session_the_full_disk_stops_creating_is_named(
     assert "No space left on device" in message and "(file)" not in message, message
     assert str(home / "sessions") in message, message
     assert not list((home / "sessions").glob("*/*.jsonl"))
+
+
+def test_an_atomic_replace_names_the_file_not_its_temporary_one(
+        small_fs: Path, tmp_path: Path) -> None:
+    """``learn on``, ``trust``, ``personal save`` on a full disk said "No space left on
+    device (file)" (the write of a descriptor names no file), and on a read-only mount
+    they named ``.config.toml.<pid>-<hex>.tmp``, a file the person never saw."""
+    from waymarks.files.atomic import write_atomic
+
+    config = small_fs / "config.toml"
+    write_atomic(config, "[evolution]\nlearn = false\n")
+    fill(small_fs)
+    with pytest.raises(OSError) as full:
+        write_atomic(config, "[evolution]\nlearn = true\n" + "#" * 65536)
+    assert (full.value.errno, full.value.filename) == (errno.ENOSPC, str(config))
+    assert config.read_text() == "[evolution]\nlearn = false\n"
+    assert sorted(p.name for p in small_fs.iterdir()) == ["config.toml", "filler"]
+    with tmpfs(tmp_path / "ro", "ro,size=64k") as read_only, \
+            pytest.raises(OSError) as refused:
+        write_atomic(read_only / "config.toml", "x")
+    assert (refused.value.errno, refused.value.filename) == (errno.EROFS, str(read_only))

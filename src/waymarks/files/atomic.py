@@ -57,7 +57,10 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
     refuse_unless_regular(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = os.path.dirname(target) or "."
-    fd, temp = _temporary(directory, os.path.basename(target), mode)
+    try:
+        fd, temp = _temporary(directory, os.path.basename(target), mode)
+    except OSError as exc:  # its own name is no file the person knows: the folder's is
+        raise _named(exc, directory) from exc
     try:
         try:
             if mode is not None:
@@ -67,13 +70,23 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
         finally:
             os.close(fd)
         os.replace(temp, target)
-    except BaseException:
+    except BaseException as exc:
         try:  # noqa: SIM105 - contextlib costs the hook's lean path its imports
             os.unlink(temp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename in (None, temp):
+            raise _named(exc, target) from exc
         raise
     fsync_directory(directory)
+
+
+def _named(exc: OSError, name: str) -> OSError:
+    """``exc`` (its type kept: ``OSError`` picks it by ``errno``) naming ``name``: an error
+    on a descriptor names no file, one on the temporary name a file the person never saw
+    (a full disk said "No space left on device (file)"; a home that cannot be written
+    named ``.config.toml.<pid>-<hex>.tmp``)."""
+    return OSError(exc.errno, exc.strerror, name)
 
 
 def refuse_unless_regular(target: str) -> None:
