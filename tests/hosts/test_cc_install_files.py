@@ -410,3 +410,20 @@ def test_uninstall_never_removes_the_file_a_settings_link_leads_to(tmp_path: Pat
     assert os.readlink(user / ".claude" / "settings.json") == str(dotfiles / "settings.json")
     assert json.loads((dotfiles / "settings.json").read_text()) == {}
     assert cli(home, user, user, "install", "--user").returncode == 0  # not refused
+
+
+def test_an_install_into_a_home_that_cannot_be_written_gives_that_fix(
+        tmp_path: Path, project: Path) -> None:
+    """The install lock could not be made in a read-only home, and the refusal said to
+    "remove whatever is there": nothing was there to remove."""
+    from tests.durability.test_disk_full import tmpfs
+
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    before = tree(project)
+    with tmpfs(tmp_path / "home", "ro,size=64k") as home:
+        done = cli(home, project, tmp_path / "u", "install")
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert f"{home / 'claude-code' / 'install.lock'} cannot be opened" in said
+    assert "Remount it read-write" in said and "remove whatever is there" not in said, said
+    assert tree(project) == before and not (tmp_path / "u").exists()

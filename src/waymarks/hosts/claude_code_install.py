@@ -49,6 +49,7 @@ from typing import Any, Final, Literal
 from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
 from waymarks.files.dirs import make_private_dirs
+from waymarks.files.errors import fix_for, os_error_cause
 from waymarks.files.locks import holding, open_lock
 from waymarks.hosts.claude_code import EVENTS
 from waymarks.hosts.claude_code_files import (
@@ -358,8 +359,11 @@ def _locked(home: Path | None) -> Iterator[None]:
     try:
         fd = open_lock(lock)
     except OSError as exc:
-        raise InstallError(f"{lock} cannot be opened ({exc.strerror}); remove whatever is "
-                           f"there, then run this again. {NOTHING_CHANGED}") from exc
+        # a home that cannot be written (or a full disk) has its own fix: "remove whatever
+        # is there" sent the person looking for a file that was never made
+        fix = fix_for(exc) or "; remove whatever is there, then run this again"
+        raise InstallError(f"{lock} cannot be opened ({os_error_cause(exc)}){fix}. "
+                           f"{NOTHING_CHANGED}") from exc
     with holding(fd):
         yield
 
