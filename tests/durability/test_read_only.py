@@ -245,3 +245,28 @@ def test_health_names_an_active_session_file_no_write_can_reach(ro_home: Home) -
             and f"chmod u+w {session}" in p], report["problems"]
     assert ro_home.json("health")["ok"]
     assert pins(ro_home) == ["Written while everything was writable"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("closed", ["ledger", "folder"])
+def test_a_learned_ledger_this_user_may_not_read_is_named_with_chmod(
+        ro_home: Home, closed: str) -> None:
+    """The learned ledger unreadable (mode 000) was damage to "move aside" (the only
+    record of what was learned, set aside for a chmod); its folder closed (000) was no
+    ledger at all: learned memory gone, and health OK."""
+    ro_home.python("from pathlib import Path\n"
+                   "from waymarks.service.evolution import Evolution\n"
+                   f"with Evolution(Path({str(ro_home.home)!r})) as evo:\n"
+                   "    assert evo.ledger.path.is_file()\n")
+    ledger = ro_home.home / "evolution" / "ledger.jsonl"
+    closing = ledger if closed == "ledger" else ledger.parent
+    mode = closing.stat().st_mode
+    closing.chmod(0)
+    try:
+        report = ro_home.json("health", expect=1)
+    finally:
+        closing.chmod(mode)
+    [problem] = [p for p in report["problems"] if str(ledger) in p]
+    assert "Permission denied" in problem and f"chmod u+rw {ledger}" in problem, problem
+    assert "mv " not in problem
+    assert ro_home.json("health")["ok"]

@@ -87,6 +87,8 @@ SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
 
 def _why(path: Path, exc: Exception) -> str:
     """What is wrong with the ledger, without the fix a session file's error suggests."""
+    if isinstance(exc, PermissionError):  # (is_file() is False too: it cannot be looked at)
+        return exc.strerror or "Permission denied"
     if not path.is_file():
         return "not a regular file"
     if isinstance(exc, OSError):
@@ -159,11 +161,12 @@ class Evolution:
                                                       iso(self.clock.now()), str(self.home))
                     self._ledger_identity = file_identity(path)
             if self._ledger is None:
-                identity = file_identity(path)  # before the open, as the stores take theirs
                 try:
+                    identity = file_identity(path)  # before the open, as the stores do
                     self._ledger = SessionFile.open(path)
                 except (SessionFileError, OSError) as exc:
-                    raise LedgerDamaged(path, _why(path, exc)) from exc
+                    raise LedgerDamaged(path, _why(path, exc),
+                                        isinstance(exc, PermissionError)) from exc
                 self._ledger_identity = identity
             if self.busy_timeout_ms is not None:  # a hook's or a capture's short wait:
                 # the ledger's lock waited its 30 s default, past Claude Code's 10 s
@@ -203,7 +206,8 @@ class Evolution:
         try:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
-            raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc)) from exc
+            raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc),
+                                isinstance(exc, PermissionError)) from exc
         return self._locked_sync()
 
     def rebuild(self) -> int:

@@ -181,5 +181,13 @@ def ledger_path(home: Path) -> Path:
 def has_ledger(home: Path) -> bool:
     """Whether anything is at the evolution ledger's path. Not only a regular file: a
     directory, a FIFO or a dangling link there is a damaged ledger (opening it says so),
-    never "nothing learned yet"."""
-    return os.path.lexists(ledger_path(home))
+    never "nothing learned yet". Nor is a path this user may not look into (a folder of
+    mode 000 on the way): that was "nothing learned yet", learned memory gone with
+    ``health`` OK; opening it says why."""
+    try:
+        os.lstat(ledger_path(home))
+    except (FileNotFoundError, NotADirectoryError):  # (a file at the folder's name: as before)
+        return False
+    except OSError:
+        return True
+    return True

@@ -104,11 +104,17 @@ class LedgerDamaged(ServiceError):
     Here, not in :mod:`waymarks.service.evolution`, so the capture paths can catch it
     without importing that module (an import cycle)."""
 
-    def __init__(self, path: Path, why: str) -> None:
+    def __init__(self, path: Path, why: str, denied: bool = False) -> None:
+        """``denied``: this user may not read it (or look into its folder): moving it
+        aside, the fix for damage, set the only record of what was learned aside where a
+        ``chmod`` was the fix."""
+        fix = (f"learned memory is left out until this user may read and write it: chmod "
+               f"u+rw {path}, and u+rwx {path.parent} (their owner may have to)" if denied else
+               f"learned memory is left out until you move it aside: mv {path} {path}.aside "
+               "(keep it: it is the only record of what was learned; captures made "
+               "meanwhile wait and are stored then)")
         super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "
-                         f"learned memory is left out until you move it aside: mv {path} "
-                         f"{path}.aside (keep it: it is the only record of what was "
-                         "learned; captures made meanwhile wait and are stored then)")
+                         f"{fix}")
 
 class Rehearsed(Exception):
     """Raised in a rehearsal (``Waymarks.rehearsing``) where a write passed every check and
