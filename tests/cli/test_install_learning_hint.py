@@ -75,3 +75,25 @@ def test_an_install_for_another_home_names_it_in_the_command_it_gives(
     assert json.loads(status.stdout)["learning"] is True  # what the hooks' home reads
     default = waymarks("pi", "install", env=env, cwd=tmp_path / "project")  # the default
     assert default.stdout.strip().splitlines()[-1].endswith("): waymarks learn on")
+
+
+def test_learn_on_writes_a_linked_home_configuration_where_it_leads(tmp_path: Path) -> None:
+    """A home config.toml linked into a dotfiles checkout is read through the link, but
+    `learn on`, what the installers advise, refused it ("it is a symbolic link ...;
+    refusing to replace it"), with no way given to turn learning on."""
+    _home(tmp_path, "")
+    dotfile = tmp_path / "dotfiles" / "waymarks.toml"
+    dotfile.parent.mkdir()
+    dotfile.write_text("# mine\n[privacy]\nredactSecrets = true\n")
+    link = tmp_path / "wm" / "config.toml"
+    link.unlink()
+    link.symlink_to(dotfile)
+    assert _json(tmp_path, "learn", "on")["learning"] is True
+    assert link.is_symlink() and link.resolve() == dotfile
+    assert dotfile.read_text() == "# mine\n[privacy]\nredactSecrets = true\n\n[evolution]\n" \
+        "learn = true\n"
+    assert _json(tmp_path, "learn", "status")["learning"] is True
+    dotfile.unlink()  # a link that leads nowhere is still refused, nothing made
+    env = {"HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm")}
+    assert waymarks("learn", "off", env=env, cwd=tmp_path / "project").returncode == 1
+    assert link.is_symlink() and not dotfile.exists()

@@ -25,6 +25,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
+from waymarks.files.paths import resolved
 from waymarks.service.config import in_project
 
 CONFIG_FILE: Final = "config.toml"
@@ -150,7 +151,12 @@ def set_learning(home: Path, on: bool, project: str | None = None) -> LearningSt
                            f"{TABLE} written as a dotted key or inline table?); set "
                            f"`[{TABLE}]` `{KEY} = {str(on).lower()}` by hand. Nothing changed")
     home.mkdir(mode=0o700, parents=True, exist_ok=True)  # a home made here is private too
-    write_atomic(path, updated, mode=0o600)
+    # a home configuration linked to a dotfiles checkout is written where it leads, as
+    # it is read (the link itself, refused by the atomic replace, made `learn on`, the
+    # installers' advice, fail); a link leading nowhere is refused there still
+    target = resolved(path) if path.is_symlink() else None
+    write_atomic(target if target is not None and target.is_file() else path, updated,
+                 mode=0o600)
     return learning_state(home, project)
 
 
