@@ -201,7 +201,6 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
     ``-I -S -c pass``, same interpreter, same run), the process imports exactly what
     :data:`HOOK_CLIENT_IMPORTS` allows and needs."""
     import json
-    import shlex
     import time
     import uuid
 
@@ -229,7 +228,7 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
                             "tool_use_id": "toolu_1", "transcript_path": str(tmp_path / "t"),
                             "tool_input": {"command": "git status"},
                             "tool_response": {"stdout": "clean", "stderr": ""}}).encode()
-        argv = shlex.split(cc.hook_command(Path(sys.executable), home, "PostToolUse"))
+        argv = cc.hook_argv(cc.hook_command(Path(sys.executable), home, "PostToolUse"))
         done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=event,
                               env=env, cwd=project, capture_output=True, timeout=60)
         for _ in range(400):  # the helper answered first; it records right after

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from waymarks.hosts import claude_code_install as cc
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # builds a wheel and a virtual environment: ~20 s
@@ -105,7 +106,7 @@ def test_installed_from_the_wheel_the_installers_work(wheel: Path, tmp_path: Pat
     [group] = settings["hooks"]["SessionStart"]
     command = group["hooks"][0]["command"]
     # the installation's interpreter without `site`, on the wheel's own hook launcher
-    assert shlex.split(command)[:4] == [str(python), "-I", "-S",
+    assert cc.hook_argv(command)[:4] == [str(python), "-I", "-S",
                                         str(purelib / "waymarks" / "hosts" / "hook_entry.py")]
     start = json.dumps({"session_id": str(uuid.uuid4()), "cwd": str(project),
                         "hook_event_name": "SessionStart", "source": "startup"})
@@ -150,7 +151,7 @@ def test_a_user_install_runs_the_hook_command_install_writes(wheel: Path,
          cwd=project)
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert shlex.split(command)[:4] == [str(base), "-I", "-S",
+    assert cc.hook_argv(command)[:4] == [str(base), "-I", "-S",
                                         str(user_site / "waymarks" / "hosts" / "hook_entry.py")]
     # the MCP server: the script pip --user installed (none beside the interpreter)
     server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["waymarks"]

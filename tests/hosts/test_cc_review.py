@@ -51,11 +51,37 @@ def test_a_persons_hook_that_names_waymarks_is_theirs(tmp_path: Path, home: Path
     "/venv/bin/python -I -S /venv/lib/site-packages/waymarks/hosts/hook_entry.py --home "
     "/h hook claude-code Stop",
     "/venv/bin/waymarks --home '/h o/me' hook claude-code SessionStart",
+    "test -f '/v v/waymarks/hosts/hook_entry.py' && /venv/bin/python -I -S "
+    "'/v v/waymarks/hosts/hook_entry.py' --home /h hook claude-code UserPromptSubmit",
 ])
 def test_the_shapes_an_install_wrote_are_recognised(command: str) -> None:
     assert cc._ours(command)
     assert not cc._ours(command.replace("hook claude-code", "hook claude-codes"))
     assert not cc._ours("sh -c " + shlex.quote(command))
+    if "hook_entry.py" in command:  # another script is no launcher of Waymarks'
+        assert not cc._ours(command.replace("hook_entry.py", "other.py"))
+
+
+def test_a_hook_whose_launcher_is_gone_never_blocks_the_prompt(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    """The package uninstalled (``pip uninstall waymarks``) with the hooks left in
+    Claude Code's settings: Python exits 2 on a script it cannot open, and exit 2 from
+    a prompt's hook is Claude Code's "block the prompt": every prompt was erased. The
+    command install writes fails with 1 then (a hook error, the prompt goes on)."""
+    gone = tmp_path / "site-packages" / "waymarks" / "hosts" / "hook_entry.py"
+    for event in ("UserPromptSubmit", "Stop", "PreCompact"):
+        command = cc.hook_command(Path(sys.executable), home, event, entry=gone)
+        done = subprocess.run(["sh", "-c", command], input=json.dumps({
+            "session_id": str(uuid.uuid4()), "cwd": str(project), "prompt": "hi"}),
+            capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, (event, done.returncode, done.stderr)
+        assert done.stdout == ""
+        assert cc._ours(command) and cc.hook_argv(command)[3] == str(gone)  # uninstallable
+    real = cc.hook_command(Path(sys.executable), home, "SessionStart")  # still runs
+    assert subprocess.run(["sh", "-c", real], input=json.dumps({
+        "session_id": str(uuid.uuid4()), "cwd": str(project), "source": "startup"}),
+        capture_output=True, text=True, timeout=60).returncode == 0
+    assert list((home / "sessions").rglob("*.jsonl"))
 
 
 def test_a_reinstall_after_an_upgrade_leaves_nothing_behind_on_uninstall(

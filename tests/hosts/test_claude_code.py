@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -200,7 +199,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(tmp_path: Path, sco
     prompt_hooks = [h["command"] for g in settings["hooks"]["UserPromptSubmit"]
                     for h in g["hooks"]]
     assert prompt_hooks[0] == "echo hi" and "hook claude-code UserPromptSubmit" in prompt_hooks[1]
-    assert shlex.split(prompt_hooks[1])[:4] == [sys.executable, "-I", "-S",
+    assert cc.hook_argv(prompt_hooks[1])[:4] == [sys.executable, "-I", "-S",
                                                 str(cc.hook_entry())]
     assert set(json.loads(mcp_path.read_text())["mcpServers"]) == {"github", "waymarks"}
     assert Path(str(settings_path) + ".waymarks-backup").exists()
@@ -549,7 +548,7 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert '"Always run the linters"' in context
-    python = shlex.split(command["SessionStart"])[:4]  # the interpreter, -I -S, launcher
+    python = cc.hook_argv(command["SessionStart"])[:4]  # the interpreter, -I -S, launcher
     prompt = json.dumps(payload(sid, project, "UserPromptSubmit", prompt="lint again"))
     for options in (["--json", "--home", str(home)], ["--home", str(home), "--json"]):
         json_form = subprocess.run([*python, *options, "hook", "claude-code",

@@ -6,10 +6,11 @@ Install merges into Claude Code's configuration, leaving everything else as it w
   hook group per event (``SessionStart``, ``UserPromptSubmit``, ``PreCompact``,
   ``Stop``, ``SessionEnd``, ``PostToolUse``, ``PostToolUseFailure``) running
   ``<this python> -I -S <waymarks/hosts/hook_entry.py> --home <home> hook claude-code
-  EVENT``: this installation's interpreter, by its path (a shell shim would add ~80 ms to
-  every prompt), without ``site`` (~5 ms of every hook process; the launcher puts this
-  package's directory on the import path itself, see :mod:`waymarks.hosts.hook_entry`), so
-  the same command serves a venv, a ``pip install --user`` and an editable install;
+  EVENT`` once ``test -f`` finds the launcher (:func:`hook_command`): this installation's
+  interpreter, by its path (a shell shim would add ~80 ms to every prompt), without
+  ``site`` (~5 ms of every hook process; the launcher puts this package's directory on
+  the import path itself, see :mod:`waymarks.hosts.hook_entry`), so the same command
+  serves a venv, a ``pip install --user`` and an editable install;
 - MCP servers (``<project>/.mcp.json``, or ``~/.claude.json``): ``waymarks``, running
   ``<this waymarks> --home <home> mcp --claude-code``: the script pip installed with this
   package (:func:`waymarks_binary`: a ``pip install --user`` puts it in the user scheme's
@@ -141,10 +142,21 @@ def hook_entry() -> Path:
 
 
 def hook_command(python: Path, home: Path, event: str, entry: Path | None = None) -> str:
-    """What Claude Code runs for ``event`` (through a shell: every part quoted)."""
-    return " ".join(shlex.quote(p) for p in (
-        str(python), "-I", "-S", str(entry or hook_entry()), "--home", str(home), "hook",
-        "claude-code", event))
+    """What Claude Code runs for ``event`` (through a shell: every part quoted), behind a
+    test that the launcher is still there: Python exits 2 when it cannot open its script,
+    and Claude Code reads exit 2 as "block" (the package uninstalled with the hooks left
+    in place, ``pip uninstall waymarks``, erased every prompt the person typed); ``test``
+    fails with 1, a hook error Claude Code reports and goes on from."""
+    launcher = str(entry or hook_entry())
+    return f"test -f {shlex.quote(launcher)} && " + " ".join(shlex.quote(p) for p in (
+        str(python), "-I", "-S", launcher, "--home", str(home), "hook", "claude-code", event))
+
+
+def hook_argv(command: str) -> list[str]:
+    """The command line a hook command runs (``shlex``-split, the launcher's test left
+    out)."""
+    parts = shlex.split(command)
+    return parts[4:] if parts[:2] == ["test", "-f"] and parts[3:4] == ["&&"] else parts
 
 
 def server_entry(binary: Path, home: Path) -> dict[str, Any]:
@@ -170,6 +182,9 @@ def _ours(command: object) -> bool:
     launcher = parts[:-5]
     if len(launcher) == 1:
         return Path(launcher[0]).name == "waymarks"
+    if len(launcher) == 8 and launcher[:2] == ["test", "-f"] and launcher[3] == "&&" and \
+            launcher[2] == launcher[7]:  # (the launcher's test: this release's shape)
+        launcher = launcher[4:]
     return len(launcher) == 4 and launcher[1:3] == ["-I", "-S"] and \
         Path(launcher[3]).parts[-3:] == ("waymarks", "hosts", "hook_entry.py")
 
