@@ -42,11 +42,14 @@ MAX_DETAILS = 20
 REREAD = "run `waymarks rebuild-index` to read the session files as they are now"
 
 
-def _fix(problem: str) -> str:
-    """What to do about :func:`_file_problem`'s ``problem``."""
+def _fixed(problem: str) -> str:
+    """:func:`_file_problem`'s ``problem`` with what to do about it (a file without a
+    header names its own fix: moved aside, not put back)."""
+    if problem.startswith("it has no session header now"):
+        return problem
     if problem.startswith(("it cannot be read", "unreadable")):
-        return "make it readable to this user (its owner may have to)"
-    return f"put back the file indexed there, or {REREAD}"
+        return f"{problem}: make it readable to this user (its owner may have to)"
+    return f"{problem}: put back the file indexed there, or {REREAD}"
 
 
 def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) -> str | None:
@@ -117,8 +120,8 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
         problems.append(f"{len(missing)} indexed session file(s) missing ({listed}): put back "
                         f"what was moved, or {REREAD} (what a gone file held then no longer "
                         "counts)")
-    problems += [f"{s['path']}: indexed as session {s['sessionId']}, {s['fileProblem']}: "
-                 f"{_fix(s['fileProblem'])}" for s in sources if s["fileProblem"]]
+    problems += [f"{s['path']}: indexed as session {s['sessionId']}, {_fixed(s['fileProblem'])}"
+                 for s in sources if s["fileProblem"]]
     damaged_vectors = len(VectorStore(db).unsound())
     if damaged_vectors:  # derived rows, each on its own: no reason to rebuild the database
         problems.append(f"{damaged_vectors} stored vector row(s) of hybrid recall fail their "
