@@ -481,9 +481,7 @@ def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
     hold stored text."""
     if event != "UserPromptSubmit" or error_code(exc) not in _SAID_ERRORS:
         return None
-    message = f"Waymarks added no context and did not record this prompt: {exc}"
-    return {"systemMessage": message, "hookSpecificOutput": {
-        "hookEventName": "UserPromptSubmit", "additionalContext": message}}
+    return _told(f"Waymarks added no context and did not record this prompt: {exc}")
 
 
 def error_code(exc: BaseException) -> str:
