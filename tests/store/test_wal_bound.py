@@ -12,7 +12,11 @@ that (the writes go on), never stops it for good."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from waymarks.service.app import Waymarks
 from waymarks.store.wal import WAL_LIMIT_BYTES
@@ -64,3 +68,48 @@ def test_a_reader_holding_an_old_snapshot_delays_the_restart_without_stopping_wr
     assert after[-1] < WAL_LIMIT_BYTES and max(after[after.index(min(after)):]) <= BOUND
     assert len(app.items("memory")) == n
     reader.close()
+
+
+READER = """
+import sys
+from waymarks.service.app import Waymarks
+with Waymarks(sys.argv[1], cwd=sys.argv[2], session=sys.argv[3], busy_timeout_ms=1000) as app:
+    try:
+        print(len(app.items("memory")))
+    except Exception as exc:
+        print(type(exc).__name__, exc)
+"""
+
+
+def test_a_reader_never_waits_for_the_writer_starting_the_log_over(
+        app: Waymarks, home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review (soak): the writer started the log over after its writer's turn ended,
+    and ``wal_checkpoint(TRUNCATE)`` holds SQLite's write lock while it copies the log.
+    A writer stopped there (Ctrl-Z on an import) left the turn free, so every command
+    opening a small home took it, waited SQLite's busy timeout for the write lock in its
+    open check, and failed: ``pins`` ended in ``database_error`` after 60 s. Under the
+    turn, a stopped restart is a stopped writer: readers pass it by. The stall is
+    modelled by holding the write lock in the restart's place."""
+    from waymarks.store import wal
+
+    real, said = wal.restart, []
+
+    def stalled(db: sqlite3.Connection, wait_ms: int) -> bool:
+        db.execute("BEGIN IMMEDIATE")  # what the restart holds while it copies
+        try:
+            said.append(subprocess.run(
+                [sys.executable, "-c", READER, str(home), str(project), session],
+                capture_output=True, text=True, check=True).stdout.strip())
+        finally:
+            db.execute("ROLLBACK")
+        return real(db, wait_ms)
+
+    monkeypatch.setattr(wal, "restart", stalled)
+    info = app.session_new()
+    session = str(info.path)
+    n = 0
+    while not said:
+        write(app, n)
+        n += 1
+        assert n < 400, "the log never passed its limit"
+    assert said == [str(n)]  # every claim committed before it, read without waiting

@@ -205,7 +205,11 @@ class Projection(ProjectionReads):
                 if self.db.in_transaction:  # also when COMMIT itself failed (busy, full)
                     self.db.execute("ROLLBACK")
                 raise
-        self._checkpoints.committed(self.db)
+            # still the writer's turn: starting the log over holds SQLite's write lock, and
+            # one stopped there (Ctrl-Z) must look to the others like the stopped writer
+            # it is (readers skip what needs the turn), not a free turn whose lock then
+            # keeps them waiting the whole busy timeout
+            self._checkpoints.committed(self.db)
 
     @contextmanager
     def _writer_turn(self, wait: bool = True) -> Iterator[None]:

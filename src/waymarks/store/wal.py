@@ -166,7 +166,9 @@ def restart(db: sqlite3.Connection, wait_ms: int) -> bool:
     """Copy the whole log into the database and truncate it, through ``db`` (out of any
     transaction), waiting at most ``wait_ms`` for readers of an older snapshot and for
     another process's write; whether the log was started over. Run by the writer
-    between two of its commits, so no commit of its own lands meanwhile."""
+    between two of its commits, so no commit of its own lands meanwhile, and in its
+    writer's turn: it holds SQLite's write lock, which no other process may find held
+    while the turn is free (a reader's open check takes the free turn, then waits)."""
     (before,) = db.execute("PRAGMA busy_timeout").fetchone()
     db.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
     try:
