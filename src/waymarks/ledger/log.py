@@ -252,6 +252,14 @@ class SessionLog(ABC):
         has, whose first index says where they start)."""
         return self._entries[max(0, index - self._entry_base):]
 
+    def read_since(self, index: int) -> None:
+        """Hold the records from entry ``index`` on, reading the whole ledger again if
+        this reader began after it (the projection's checkpoint went back: a rebuild
+        that read the ledger before writes that committed while it waited for its turn):
+        the records in between were otherwise never projected again."""
+        if index < self._entry_base:
+            self.drop_index()
+
     def has_entry(self, entry_id: str) -> bool:
         """Whether the ledger holds an entry with this ID (without reading it all)."""
         return entry_id in self._by_id or (

@@ -302,6 +302,7 @@ class Projection(ProjectionReads):
         elif (checkpoint and offset == session.offset and lines == session.lines
               and path == str(session.path)):
             return [], False  # nothing new: no writes at all (the common case)
+        session.read_since(entries)  # (a checkpoint put back behind this reader's start)
         # a source whose location newly withholds (or releases) its project mutations
         # needs a re-fold, as a status change does
         from bisect import bisect_left, bisect_right  # (a recall finds nothing new)
