@@ -42,3 +42,31 @@ def test_a_held_database_fails_the_plan_and_keeps_the_bridge(tmp_path: Path) -> 
     assert starts.read_text().count("started") == 1, done.stderr  # never killed
     assert "locked" in done.stderr and "took longer than" not in done.stderr
     assert "withheld by Waymarks" not in str(fake.bodies[-1])
+
+
+def test_a_command_waits_for_a_database_held_a_few_seconds(tmp_path: Path) -> None:
+    """A write the person asked for (`/context pin`, given minutes by the extension) waits
+    for another process's write of a few seconds as it always did: the short wait of a
+    plan's request is not every call's (a pin behind a 4 s write failed "database is
+    locked" where it used to wait and succeed)."""
+    import threading
+    import time
+
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        assert pi.run("-p", "hello").returncode == 0
+        held = sqlite3.connect(pi.waymarks_home / "waymarks.db", isolation_level=None,
+                               check_same_thread=False)
+        held.execute("BEGIN IMMEDIATE")  # another process's write, of a few seconds
+        releaser = threading.Timer(8, lambda: (held.execute("ROLLBACK"), held.close()))
+        releaser.start()
+        started = time.monotonic()
+        try:
+            done = pi.run("-c", "-p", "/context pin -- Always run the linters", timeout=300)
+        finally:
+            releaser.join()
+        assert time.monotonic() - started < 60
+        listed = pi.run("-c", "-p", "/context pins")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "locked" not in done.stdout + done.stderr
+    assert "Always run the linters" in listed.stdout + listed.stderr

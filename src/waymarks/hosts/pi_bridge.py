@@ -175,7 +175,11 @@ class Bridge:
                 raise BridgeError("not_initialized", "call initialize first")
             if isinstance(params.get("sync"), dict):
                 self._sync(params["sync"])
-            result = handler(params)
+            if self.app is None:
+                result = handler(params)
+            else:  # waiting for the database well within the extension's timeout for it
+                with self.app.waiting_at_most(params.get("busyTimeoutMs")):
+                    result = handler(params)
         except (BridgeError, ServiceError) as exc:
             self._send({"id": request_id, "error": {"code": exc.code, "message": str(exc)}})
             return None
@@ -256,7 +260,6 @@ class Bridge:
             ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True,
                        project_may_be_gone=True)  # (Pi's folder may be gone: items are read)
-        _wait_less(app, params.get("busyTimeoutMs"))
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at
             # its next use; the old one stays open until shutdown, since a model call the
@@ -579,15 +582,6 @@ def _entries(value: object) -> list[dict[str, Any]]:
                           "entries")
     return [e if isinstance(e, dict) and isinstance(e.get("id"), str) else {"notAnEntry": True}
             for e in value]
-
-
-def _wait_less(app: Waymarks, wait: object) -> None:
-    """``busyTimeoutMs`` of an initialize: how long the database is waited for, below the
-    extension's own timeout (waiting the default 30 s, a plan behind another process's
-    write was cut off at 5 s, and the bridge killed and started again, for every request
-    until that write ended). Only less than the default; anything else changes nothing."""
-    if isinstance(wait, int) and not isinstance(wait, bool) and 0 < wait < app.busy_timeout_ms:
-        app.busy_timeout_ms = wait  # (before the database is opened: on first use)
 
 
 def _leaf(value: object) -> str | None:

@@ -158,6 +158,12 @@ class Projection(ProjectionReads):
         self._by_id_token = None
         self.placement: Placement = lambda _session: None
 
+
+    def wait_for_others(self, busy_timeout_ms: int) -> None:
+        """Wait ``busy_timeout_ms`` from now on for another process holding the database
+        (a statement and a write's turn; the background checkpoints keep theirs)."""
+        self.busy_timeout_ms = busy_timeout_ms
+        self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     def _verify(self) -> None:
         """The schema holds what this version reads; and, while the database is small
         enough for it to be cheap, every row is as written (see

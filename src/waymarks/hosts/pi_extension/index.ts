@@ -178,9 +178,6 @@ export default function waymarks(pi: any) {
 			hasUI: Boolean(ctx.hasUI),
 			trusted,
 			provider: ctx.model?.provider,
-			// the database is waited for well within a call's timeout: a plan behind another
-			// process's write fails with why, instead of the bridge being killed every request
-			busyTimeoutMs: Math.max(1, Math.floor(timeoutMs / 2)),
 		}, timeoutMs * 4).then((r: Json) => {
 			if (typeof r?.heldBack === "string") warn(ctx, r.heldBack, "held");
 			return r;
@@ -518,7 +515,10 @@ export default function waymarks(pi: any) {
 			down(); // initialize failed or timed out: start afresh after RETRY_MS
 			throw e;
 		}
-		return request(method, { ...params, sync: syncParams(ctx) }, timeout);
+		// the database is waited for well within this call's timeout: a plan behind another
+		// process's write fails with why, instead of the bridge being killed every request;
+		// a call given minutes (a command, a confirmed write) still waits as long as before
+		return request(method, { ...params, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout);
 	}
 
 	/** ``text`` on one line, its controls and direction marks shown as escapes. */
