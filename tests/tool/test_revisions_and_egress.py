@@ -228,3 +228,41 @@ def test_the_images_of_an_error_result_after_the_results_are_not_the_persons_tur
     person = {"role": "user", "content": [{"type": "text", "text": "never mind"},
                                           {"type": "image", "source": {}}]}
     assert secret not in json.dumps(guard_history([*anthropic, person]))
+
+
+def test_the_persons_words_after_tool_results_are_the_persons_turn() -> None:
+    """Anthropic Messages (and Bedrock Converse) take a person's words sent during a tool
+    run as text after the results in the same user message (Claude Code sends them so, and
+    `waymarks privacy sanitize` takes any host's payload): that message begins a turn, and
+    what came before it is history, guarded. Only Pi's caption of an error result's images
+    is the results' own text."""
+    secret = "Always run the linters"
+    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    anthropic = [{"role": "user", "content": "find my linter pin"},
+                 {"role": "assistant", "content": [
+                     {"type": "tool_use", "id": "u1", "name": "context_persistence",
+                      "input": {"action": "pins_find", "query": "linters"}}]},
+                 {"role": "user", "content": [
+                     {"type": "tool_result", "tool_use_id": "u1",
+                      "content": [{"type": "text", "text": found}]}]},
+                 {"role": "assistant", "content": [
+                     {"type": "tool_use", "id": "u2", "name": "bash",
+                      "input": {"command": "make"}}]},
+                 {"role": "user", "content": [
+                     {"type": "tool_result", "tool_use_id": "u2",
+                      "content": [{"type": "text", "text": "ok"}]},
+                     {"type": "text", "text": "stop, do something else"}]}]
+    bedrock = [{"role": "user", "content": [{"text": "find my linter pin"}]},
+               {"role": "assistant", "content": [{"toolUse": {
+                   "toolUseId": "b1", "name": "context_persistence",
+                   "input": {"action": "pins_find", "query": "linters"}}}]},
+               {"role": "user", "content": [{"toolResult": {
+                   "toolUseId": "b1", "status": "success", "content": [{"text": found}]}}]},
+               {"role": "assistant", "content": [{"toolUse": {
+                   "toolUseId": "b2", "name": "bash", "input": {"command": "make"}}}]},
+               {"role": "user", "content": [
+                   {"toolResult": {"toolUseId": "b2", "status": "success",
+                                   "content": [{"text": "ok"}]}},
+                   {"text": "stop, do something else"}]}]
+    for turn in (anthropic, bedrock):
+        assert secret not in json.dumps(guard_history(turn))

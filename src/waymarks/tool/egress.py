@@ -379,9 +379,25 @@ def _is_tool_result_turn(message: dict[str, Any]) -> bool:
     Bedrock, take none in an error result): still the tool results' message."""
     content = message.get("content")
     return isinstance(content, list) and bool(content) and _tool_result(content[0]) and all(
-        _tool_result(p) or (isinstance(p, dict) and (
-            p.get("type") in ("text", "image") or set(p) <= {"text", "image"}))
-        for p in content)
+        _tool_result(p) or _error_image_part(p) for p in content)
+
+
+def _error_image_part(part: object) -> bool:
+    """An image, or Pi's caption before an error result's images (Anthropic's
+    ``{"type": "text"}``, Bedrock's ``{"text"}``). Other text after the results is the
+    person's, sent during the tool run (Anthropic's way to add words to the results'
+    message): that message is the person's turn, and what came before it history."""
+    if not isinstance(part, dict):
+        return False
+    if part.get("type") == "image" or set(part) == {"image"}:
+        return True
+    text = part.get("text") if part.get("type") == "text" or set(part) == {"text"} else None
+    return isinstance(text, str) and ERROR_IMAGES_CAPTION.fullmatch(text) is not None
+
+
+#: Pi's caption before the images of an error result it moves after the turn's results
+#: (``splitErrorToolResultImages``: "Images from the error result of tool call ID (TOOL):")
+ERROR_IMAGES_CAPTION: Final = lazy(r"Images from the error result of tool call \S* \([^\n]*\):")
 
 
 def _tool_result(part: object) -> bool:
