@@ -97,3 +97,19 @@ def test_learn_on_writes_a_linked_home_configuration_where_it_leads(tmp_path: Pa
     env = {"HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm")}
     assert waymarks("learn", "off", env=env, cwd=tmp_path / "project").returncode == 1
     assert link.is_symlink() and not dotfile.exists()
+
+
+def test_an_install_for_the_data_directory_under_another_waymarks_home_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed with `--home` the user data directory while WAYMARKS_HOME names another
+    home, the hint gave a bare `waymarks learn on`: in that shell it turned learning on in
+    WAYMARKS_HOME's home, where no hook looked."""
+    _home(tmp_path, "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    data_home = tmp_path / "data" / "waymarks"
+    env = {"HOME": str(tmp_path / "user"), "PI_CODING_AGENT_DIR": str(tmp_path / "pi"),
+           "WAYMARKS_HOME": str(tmp_path / "wm")}
+    said = waymarks("--home", str(data_home), "pi", "install", env=env, cwd=tmp_path / "project")
+    assert said.returncode == 0, said.stderr
+    hint = said.stdout.strip().splitlines()[-1]
+    assert hint.endswith(f"waymarks --home {data_home} learn on"), hint

@@ -126,7 +126,7 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
     import os
     import shlex
 
-    from waymarks.cli.home import user_data_dir
+    from waymarks.cli.home import default_home, user_data_dir
     from waymarks.commands.learn import how_to_turn_on
     from waymarks.service.learning import LearningConfigError, learning_state
 
@@ -136,8 +136,10 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
         data["learning"] = False
         return f"\nLearning from conversations is off: {exc}"
     data["learning"] = state.enabled
-    named = "" if os.path.realpath(home) == os.path.realpath(user_data_dir()) else \
-        f" --home {shlex.quote(str(home))}"
+    # bare only for the home a bare command uses, with WAYMARKS_HOME or without it (a
+    # WAYMARKS_HOME naming another home sent a bare `learn on` there)
+    named = "" if {os.path.realpath(p) for p in (home, user_data_dir(), default_home())} \
+        == {os.path.realpath(home)} else f" --home {shlex.quote(str(home))}"
     if state.enabled:
         return f"\nLearning from conversations is on (waymarks{named} learn status)."
     if state.home_setting and state.project_off:
