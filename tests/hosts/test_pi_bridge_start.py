@@ -36,3 +36,23 @@ def test_a_repositorys_python_files_never_run_in_the_bridge(tmp_path: Path) -> N
     assert not ran.exists(), ran.read_text()
     assert done.returncode == 0 and "bridge" not in done.stderr
     assert PIN_BEGIN in json.dumps(fake.bodies[-1], ensure_ascii=False)
+
+
+def test_a_waymarks_bin_relative_to_the_project_still_starts_the_bridge(
+        tmp_path: Path) -> None:
+    """`WAYMARKS_BIN=.venv/bin/waymarks` (a checkout's own environment, named from the
+    project) was found from the project; started at `/`, the bridge could not be started
+    (ENOENT) and Pi ran without pins. A relative path is the project's."""
+    from tests.hosts.pi_harness import WAYMARKS_BIN
+
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        (pi.project / "bin").mkdir()
+        (pi.project / "bin" / "waymarks").symlink_to(WAYMARKS_BIN)
+        pi.extra_env["WAYMARKS_BIN"] = "bin/waymarks"
+        assert pi.run("-p", "hello").returncode == 0
+        pinned = pi.run("-c", "-p", "/context pin -- Always run the linters")
+        assert pinned.returncode == 0, pinned.stdout + pinned.stderr
+        done = pi.run("-c", "-p", "next question")
+    assert done.returncode == 0 and "bridge" not in done.stderr, done.stderr
+    assert PIN_BEGIN in json.dumps(fake.bodies[-1], ensure_ascii=False)

@@ -34,6 +34,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { appendFileSync } from "node:fs";
+import { isAbsolute, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { Type } from "typebox";
 
@@ -136,7 +137,10 @@ export default function waymarks(pi: any) {
 		sent.clear();
 		stoppedWhy = "";
 		cachedPlan = undefined;
-		const bin = process.env.WAYMARKS_BIN || "waymarks";
+		// a relative WAYMARKS_BIN (`.venv/bin/waymarks`) is the project's, as it was when the
+		// bridge started there (spawned at `/`, it was looked for under `/`: ENOENT)
+		const named = process.env.WAYMARKS_BIN || "waymarks";
+		const bin = named.includes("/") && !isAbsolute(named) && typeof ctx.cwd === "string" ? resolvePath(ctx.cwd, named) : named;
 		// Not in the project: an empty entry in PYTHONPATH (`PYTHONPATH=$PYTHONPATH:/x` with
 		// none set before) puts the working directory on the import path, and a cloned
 		// repository's `msgspec.py` ran as the bridge started. The project is `initialize`'s.
