@@ -266,3 +266,24 @@ def test_the_persons_words_after_tool_results_are_the_persons_turn() -> None:
                    {"text": "stop, do something else"}]}]
     for turn in (anthropic, bedrock):
         assert secret not in json.dumps(guard_history(turn))
+
+
+def test_bedrock_cache_point_after_the_results_is_not_the_persons_turn() -> None:
+    """Pi adds a cache point to the last user message for Claude on Bedrock (its default
+    caching): the results' message of the turn in progress ends with `{"cachePoint": …}`,
+    was taken for the person's turn, and the turn's own find was guarded as history, its
+    previews blanked mid-turn."""
+    secret = "Always run the linters"
+    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    turn = [{"role": "user", "content": [{"text": "find my linter pin"}]},
+            {"role": "assistant", "content": [{"toolUse": {
+                "toolUseId": "b1", "name": "context_persistence",
+                "input": {"action": "pins_find", "query": "linters"}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": "b1", "status": "success",
+                                "content": [{"text": found}]}},
+                {"cachePoint": {"type": "default"}}]}]
+    assert guard_history(turn) == turn
+    person = {"role": "user", "content": [{"text": "never mind"},
+                                          {"cachePoint": {"type": "default"}}]}
+    assert secret not in json.dumps(guard_history([*turn, person]))

@@ -379,18 +379,18 @@ def _is_tool_result_turn(message: dict[str, Any]) -> bool:
     Bedrock, take none in an error result): still the tool results' message."""
     content = message.get("content")
     return isinstance(content, list) and bool(content) and _tool_result(content[0]) and all(
-        _tool_result(p) or _error_image_part(p) for p in content)
+        _tool_result(p) or _results_own_part(p) for p in content)
 
 
-def _error_image_part(part: object) -> bool:
-    """An image, or Pi's caption before an error result's images (Anthropic's
+def _results_own_part(part: object) -> bool:
+    """An image, a Bedrock cache point, or Pi's caption before an error result's images (Anthropic's
     ``{"type": "text"}``, Bedrock's ``{"text"}``). Other text after the results is the
     person's, sent during the tool run (Anthropic's way to add words to the results'
     message): that message is the person's turn, and what came before it history."""
     if not isinstance(part, dict):
         return False
-    if part.get("type") == "image" or set(part) == {"image"}:
-        return True
+    if part.get("type") == "image" or set(part) in ({"image"}, {"cachePoint"}):
+        return True  # (Pi ends the last user message with a cache point for Claude on Bedrock)
     text = part.get("text") if part.get("type") == "text" or set(part) == {"text"} else None
     return isinstance(text, str) and ERROR_IMAGES_CAPTION.fullmatch(text) is not None
 
