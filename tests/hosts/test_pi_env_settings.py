@@ -35,3 +35,19 @@ def test_a_duration_that_is_not_a_number_falls_back_and_is_said(tmp_path: Path,
     assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent
     assert f'{name}="10s" is not a number of milliseconds' in done.stderr
     assert "NaN" not in done.stderr
+
+
+def test_a_timeout_too_long_for_a_timer_is_not_one_millisecond(tmp_path: Path) -> None:
+    """Node runs a timer of more than 2^31-1 ms after 1 ms: `WAYMARKS_BRIDGE_TIMEOUT_MS`
+    of ten billion (a way to say "never") timed every call out at once, as `10s` did:
+    memory off, every request's content withheld. It is held to the longest timer."""
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        assert pi.run("-p", "hello").returncode == 0
+        assert pi.run("-c", "-p", "/context pin -- Always run the linters").returncode == 0
+        pi.extra_env["WAYMARKS_BRIDGE_TIMEOUT_MS"] = "10000000000"
+        done = pi.run("-c", "-p", "next question")
+    assert done.returncode == 0
+    sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
+    assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent, done.stderr
+    assert "took longer than" not in done.stderr

@@ -46,6 +46,10 @@ const LONG_CALL_MS = 10 * 60 * 1000; // a confirmation waits for the person, not
 /** What the environment set wrong, said to the person once a session starts. */
 const badSettings: string[] = [];
 
+/** The longest timer Node runs as asked: a longer one runs after 1 ms (a timeout of ten
+ * billion, meant as "never", timed every call out at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A duration from the environment: a positive number of milliseconds, else `fallback`,
  * and the person is told (`WAYMARKS_BRIDGE_TIMEOUT_MS=10s` was NaN: every request timed
  * out at once, memory was off and every request's content withheld, "took longer than
@@ -54,7 +58,7 @@ function envMs(name: string, fallback: number): number {
 	const raw = process.env[name];
 	if (raw === undefined || raw === "") return fallback;
 	const value = Number(raw);
-	if (Number.isFinite(value) && value > 0) return value;
+	if (Number.isFinite(value) && value > 0) return Math.min(value, MAX_TIMER_MS);
 	badSettings.push(`${name}=${JSON.stringify(raw).slice(0, 80)} is not a number of milliseconds; ${fallback} is used`);
 	return fallback;
 }
@@ -272,7 +276,7 @@ export default function waymarks(pi: any) {
 		const controller = new AbortController();
 		evolving = controller;
 		let timedOut = false;
-		const limit = Number(params.timeoutMs) > 0 ? Number(params.timeoutMs) : DEFAULT_CALL_MS;
+		const limit = Number(params.timeoutMs) > 0 ? Math.min(Number(params.timeoutMs), MAX_TIMER_MS) : DEFAULT_CALL_MS;
 		const timer = setTimeout(() => {
 			timedOut = true;
 			controller.abort();
@@ -363,7 +367,8 @@ export default function waymarks(pi: any) {
 		}
 	}
 
-	function request(method: string, params: Json, timeout = timeoutMs): Promise<Json> {
+	function request(method: string, params: Json, asked = timeoutMs): Promise<Json> {
+		const timeout = Math.min(asked, MAX_TIMER_MS); // (initialize's is four calls')
 		const proc = child;
 		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
 		const id = ++nextId;
