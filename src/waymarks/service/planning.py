@@ -480,7 +480,7 @@ def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[Mem
     if not keys:
         return []
     ids = [i for i in app.projection.ids_with_keys("memory", session.session_id if session
-                                                   else "", app.cwd, keys)
+                                                   else "", app.cwd, keys, active_only=True)
            if i not in exclude]
     terms = request_terms(prompt)
     return [MemoryInput(_memory_block(v, 0.0, "the request names its key"), v.created_at,

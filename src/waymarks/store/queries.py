@@ -77,17 +77,24 @@ def visible_items(
 
 
 def ids_with_keys(db: sqlite3.Connection, kind: str, session_id: str, project: str,
-                  keys: Sequence[str]) -> list[str]:
+                  keys: Sequence[str], *, active_only: bool = False) -> list[str]:
     """The IDs of items of ``kind`` the session may see whose key is one of ``keys`` (by
-    the key index of each partition it sees; rows are verified where they are read)."""
+    the key index of each partition it sees; rows are verified where they are read).
+
+    ``active_only``: only those whose status is ``active`` (the caller keeps no other).
+    A key corrected 10,000 times (a counter a script updates) holds 10,000 superseded
+    items: each was read, verified and decoded for a plan naming the key (0.3-0.4 s at
+    10k). The status is filtered in SQL, as a recall's candidates are: a status damaged
+    away from ``active`` leaves the claim out of the lookup, as out of recall."""
     if not keys:
         return []
     wanted = sorted(set(keys))
     marks = ",".join("?" * len(wanted))
+    alive = " AND status = 'active'" if active_only else ""
     rows = db.execute(
         f"SELECT id FROM items WHERE kind = ? AND partition IN (?, ?) AND key IS NOT NULL"
-        f" AND key IN ({marks})", (kind, f"session:{session_id}", f"project:{project}",
-                                   *wanted)).fetchall()
+        f" AND key IN ({marks}){alive}", (kind, f"session:{session_id}",
+                                          f"project:{project}", *wanted)).fetchall()
     return [str(r[0]) for r in rows]
 
 

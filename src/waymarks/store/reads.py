@@ -101,10 +101,12 @@ class ProjectionReads:
         return states
 
     def ids_with_keys(self, kind: str, session_id: str, project: str,
-                      keys: Sequence[str]) -> list[str]:
+                      keys: Sequence[str], *, active_only: bool = False) -> list[str]:
         """IDs of the items a session may see whose key is one of ``keys`` (read them
-        with :meth:`visible_items`, which verifies the rows)."""
-        return queries.ids_with_keys(self.db, kind, session_id, project, keys)
+        with :meth:`visible_items`, which verifies the rows); ``active_only``: only those
+        whose status is ``active``."""
+        return queries.ids_with_keys(self.db, kind, session_id, project, keys,
+                                     active_only=active_only)
 
     def _items_by_id(self, kind: str, session_id: str, project: str, ids: Sequence[str]
                      ) -> list[ItemState]:

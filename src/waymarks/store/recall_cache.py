@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
-from itertools import chain, islice
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, compress, islice
 from typing import Any, Final
 
 import msgspec
@@ -53,6 +53,7 @@ from waymarks.store.recall_index import (
     READ_AHEAD,
     RECORD_COLUMNS,
     RECORD_WIDTH,
+    RETIRED,
     RecallIndex,
     scan_features,
     token,
@@ -81,6 +82,16 @@ _NARROW: Final = (0, 1, 2, 3, 4)
 _FULL: Final = (ITEM_ID, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION)
 #: rows kept between queries while nothing changes (a query reads at most 100)
 KEPT_ROWS: Final = 8192
+#: the statuses of an item no longer in effect, as SQL (a status outside the grammar is
+#: not one: its row is read, to be found damaged)
+_RETIRED_SQL: Final = ", ".join(f"'{status}'" for status in sorted(RETIRED))
+#: the retired rows among the new rows' and the rows they superseded (:meth:`refresh`)
+_RETIRED_ROWS: Final = (
+    "SELECT r.rowid FROM recall_records r JOIN items i ON i.id = r.item_id"
+    f" WHERE r.rowid > ?1 AND i.status IN ({_RETIRED_SQL})"
+    " UNION SELECT p.rowid FROM recall_records r JOIN items i ON i.id = r.item_id"
+    " JOIN items o ON o.id = i.supersedes JOIN recall_records p ON p.item_id = o.id"
+    f" WHERE r.rowid > ?1 AND o.status IN ({_RETIRED_SQL})")
 
 
 class RecallCache:
@@ -107,6 +118,18 @@ class RecallCache:
         self._rows: dict[tuple[bool, tuple[str, str | None] | None],
                          dict[int, tuple[Candidate | None, str | None]]] = {}
         self._rows_token: Token | None = None
+        #: 1 for each row whose item is known to be no longer in effect (by row ID). An
+        #: item leaves ``active`` once and never comes back (the fold changes only active
+        #: items; a rebuild starts a new generation), so a row found retired stays so:
+        #: a query wanting claims in effect never ranks it again (a key corrected 10,000
+        #: times held 10,000 rows, each read and skipped, for every query about it)
+        self._retired = bytearray()
+        self._retired_count = 0
+        #: each feature's postings without the retired rows, and the retired count when
+        #: they were made (made again, in C, once rows retired since)
+        self._live: dict[str, tuple[int, array[int]]] = {}
+        #: the rows of a feature the query being answered lists (set by :meth:`candidates`)
+        self._listing: Callable[[str], Sequence[int]] = self._all
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -116,6 +139,7 @@ class RecallCache:
                          else "NULL, NULL, NULL")
         join = " LEFT JOIN items i ON i.id = r.item_id" if self.index.items_backed else ""
         postings = self.postings
+        start = self.watermark
         for rowid, *rest in self.index.db.execute(
             f"SELECT r.rowid, {RECORD_COLUMNS}, {owner_columns}"
             f" FROM recall_records r{join} WHERE r.rowid > ? ORDER BY r.rowid",
@@ -138,7 +162,36 @@ class RecallCache:
                     found.append(rowid)
             self.watermark = rowid
         self.count += loaded
+        if loaded and self.index.items_backed:
+            # the new rows of retired items, and the rows a new one superseded
+            self._retire(rowid for (rowid,) in self.index.db.execute(_RETIRED_ROWS, (start,)))
         return loaded
+
+    def _retire(self, rowids: Iterable[int]) -> None:
+        """Note rows whose items are no longer in effect (read from ``items``)."""
+        retired = self._retired
+        for rowid in rowids:
+            if rowid >= len(retired):
+                retired.extend(bytes(rowid + 1 - len(retired)))
+            if not retired[rowid]:
+                retired[rowid] = 1
+                self._retired_count += 1
+
+    def live(self, feature: str) -> array[int]:
+        """The postings of ``feature`` without the rows known to be retired."""
+        postings = self.postings.get(feature)
+        if postings is None or not self._retired_count:
+            return postings if postings is not None else array("i")
+        known = self._live.get(feature)
+        if known is not None and known[0] == self._retired_count:
+            return known[1]
+        retired = self._retired
+        if len(retired) <= self.watermark:
+            retired.extend(bytes(self.watermark + 1 - len(retired)))
+        kept = array("i", compress(postings, map((1).__sub__, map(retired.__getitem__,
+                                                                  postings))))
+        self._live[feature] = (self._retired_count, kept)
+        return kept
 
     def set_owner(self, rowid: int, owner: Owner) -> None:
         """Record who may see row ``rowid``."""
@@ -174,6 +227,9 @@ class RecallCache:
             self.watermark = 0
             self.generation = generation
             self._known.clear()
+            self._retired = bytearray()
+            self._retired_count = 0
+            self._live.clear()
 
     def _visibility(
         self, visible_to: tuple[str, str | None] | None
@@ -234,7 +290,10 @@ class RecallCache:
             if not batch:
                 break
             read = self._records([rowid for rowid, _ in batch], visible_to, full)
-            for (_, score), (candidate, item_class) in zip(batch, read, strict=True):
+            for (rowid, score), (candidate, item_class) in zip(batch, read, strict=True):
+                if candidate is not None and candidate.status != "active" and (
+                        self.index.items_backed):
+                    self._retire([rowid])
                 if candidate is None or (active_only and candidate.status != "active"):
                     continue
                 out.append((candidate, item_class))
@@ -256,7 +315,10 @@ class RecallCache:
         ``classes``: filled with each candidate's explicit classification (see
         :meth:`RecallIndex.candidates`)."""
         chosen = scan_features((*plan.focus, *plan.context), stats)
-        if sum(len(self.postings.get(f, ())) for f in chosen) > SQLITE_PAST:
+        # the rows listed (:meth:`_levels`): those in effect only, when only those are wanted
+        rows_of = self._listing = self.live if active_only and self._retired_count else (
+            self._all)
+        if sum(len(rows_of(f)) for f in chosen) > SQLITE_PAST:
             # the same candidates (the same features, the same ranking), found faster
             return self.index.candidates(plan, limit, visible_to, stats, classes,
                                          active_only)
@@ -297,27 +359,35 @@ class RecallCache:
         return (bool(rarer) and sum(counts[at] for at in rarer) >= limit
                 and min(shape.idfs[at] for at in rarer) > ceiling(common, shape))
 
+    def _all(self, feature: str) -> array[int] | tuple[()]:
+        return self.postings.get(feature, ())
+
     def _levels(self, chosen: list[str], place: dict[str, int], shape: Shape,
                 common: int) -> dict[float, list[list[int]]]:
         """The rows holding ``chosen`` features by score (bm25 over the terms at
         ``place``), in groups each ascending. ``common``: terms whose postings are not
         listed, only looked up for the rows the others list (a row holding nothing but
-        them is left out)."""
-        listed: list[tuple[array[int], int]] = []
+        them is left out). The rows of a feature listed are the query's ``_listing`` (every
+        posting, or only those in effect: :meth:`live`); a row is looked up in every
+        posting."""
+        listed: list[tuple[Sequence[int], int]] = []
         lookups: list[tuple[array[int], int]] = []
         for feature in chosen:
             postings = self.postings.get(feature)
             if postings is None:
                 continue
             bit = 1 << place[token(feature)]
-            (lookups if bit & common else listed).append((postings, bit))
+            if bit & common:
+                lookups.append((postings, bit))
+            else:
+                listed.append((self._listing(feature), bit))
         masks: dict[int, int] = {}  # row -> the query terms it holds
         if listed:  # the longest postings in one step (in C), the others row by row
             longest = max(range(len(listed)), key=lambda at: len(listed[at][0]))
             masks = dict.fromkeys(*listed.pop(longest))
         get = masks.get
-        for postings, bit in listed:
-            for rowid in postings:
+        for rows, bit in listed:
+            for rowid in rows:
                 masks[rowid] = get(rowid, 0) | bit
         for postings, bit in lookups:
             if len(postings) <= SET_LOOKUP_PAST * len(masks):

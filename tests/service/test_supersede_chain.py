@@ -1,0 +1,115 @@
+"""A claim corrected many times (a counter a script updates) leaves a long chain of
+superseded versions of one key: plans and recalls about it must not read them all.
+
+The work is counted (rows read), not timed: at 10k versions a plan naming the key read
+every version (1.9 s) and a recall read every version the ranking gave out before the
+one in effect (1.3 s)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.conftest import CountingIds
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+from waymarks.service.planning import plan_request
+from waymarks.store import queries
+from waymarks.store.recall_cache import RecallCache
+
+VERSIONS = 40
+KEY = "deploy-counter"
+
+
+def _chain(app: Waymarks, versions: int = VERSIONS) -> list[str]:
+    """The IDs of ``versions`` claims of one key, each superseding the one before."""
+    first = app.remember("The release pipeline's deploy counter is 1.", key=KEY)
+    assert isinstance(first, Committed)
+    ids = [first.id]
+    for n in range(2, versions + 1):
+        outcome = app.supersede_memory(ids[-1], f"The release pipeline's deploy counter is {n}.")
+        assert isinstance(outcome, Committed)
+        ids.append(outcome.id)
+    app.remember("The billing service listens on port 7001.")
+    return ids
+
+
+def _rows_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The IDs of every ``items`` row read by ID from now on."""
+    read: list[str] = []
+    item_rows = queries.item_rows
+
+    def counting(db: Any, ids: Any) -> Any:
+        rows = item_rows(db, ids)
+        read.extend(str(row[0]) for row in rows)
+        return rows
+
+    monkeypatch.setattr(queries, "item_rows", counting)
+    return read
+
+
+def test_a_plan_naming_a_key_reads_only_its_claim_in_effect(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(ids=CountingIds(31))
+    ids = _chain(app)
+    read = _rows_read(monkeypatch)
+    plan = plan_request(app, "bump the deploy-counter after the release", provider="remote")
+    included = [e.id for e in plan.manifest if e.decision == "included"]
+    assert ids[-1] in included and not set(ids[:-1]) & set(included)
+    # only the claim in effect is read by its key (before: every version of the key)
+    assert not set(ids[:-1]) & set(read)
+
+
+@pytest.mark.parametrize("keep", [True, False], ids=["in-memory", "sqlite"])
+def test_a_recall_about_a_long_chain_reads_no_retired_version_again(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
+        keep: bool) -> None:
+    app = make_app(ids=CountingIds(32), keep_recall_index=keep)
+    ids = _chain(app)
+    question = "what is the release pipeline's deploy counter?"
+    assert app.recall(question).selected == [ids[-1]]
+    read: list[int] = []
+    records = RecallCache._records
+
+    def counting(self: RecallCache, rowids: list[int], *args: Any) -> Any:
+        read.extend(rowids)
+        return records(self, rowids, *args)
+
+    monkeypatch.setattr(RecallCache, "_records", counting)
+    # corrected once more: the version it replaced is known retired when the row is loaded
+    newest = app.supersede_memory(ids[-1], f"The release pipeline's deploy counter is "
+                                           f"{VERSIONS + 1}.")
+    assert isinstance(newest, Committed)
+    for _ in range(2):
+        assert app.recall(question).selected == [newest.id]
+    if keep:  # the in-memory index reads the rows in effect only (before: every version)
+        assert 0 < len(read) <= 4
+    # retired versions are still found where they are asked for
+    every = app.recall(question, every_status=True)
+    assert set(ids) & {s.candidate.id for s in every.scored}
+
+
+def test_an_expired_claim_is_read_once_then_never_ranked_again(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    # a status change adds no record: the in-memory index learns it when it reads the row
+    app = make_app(ids=CountingIds(33), keep_recall_index=True)
+    ids = _chain(app, 3)
+    question = "what is the release pipeline's deploy counter?"
+    assert app.recall(question).selected == [ids[-1]]
+    assert isinstance(app.set_memory_status(ids[-1], "expired"), Committed)
+    read: list[int] = []
+    records = RecallCache._records
+
+    def counting(self: RecallCache, rowids: list[int], *args: Any) -> Any:
+        read.extend(rowids)
+        return records(self, rowids, *args)
+
+    monkeypatch.setattr(RecallCache, "_records", counting)
+    assert app.recall(question).selected == []
+    assert read
+    read.clear()
+    assert app.recall(question).selected == []
+    assert read == []
+    assert ids[-1] in {s.candidate.id for s in app.recall(question, every_status=True).scored}
