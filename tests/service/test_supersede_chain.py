@@ -113,3 +113,25 @@ def test_an_expired_claim_is_read_once_then_never_ranked_again(
     assert app.recall(question).selected == []
     assert read == []
     assert ids[-1] in {s.candidate.id for s in app.recall(question, every_status=True).scored}
+
+
+def test_the_key_lookup_seeks_the_keys_active_items_in_the_index(
+        make_app: Callable[..., Waymarks]) -> None:
+    # by (kind, partition, key) the lookup read every version's row for its status: the
+    # status is the key index's last column (migration 21), so the active ones are a seek
+    app = make_app(ids=CountingIds(34))
+    ids = _chain(app, 3)
+    session = app.current_session()
+    assert session is not None
+    db = app.projection.db
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    try:
+        found = app.projection.ids_with_keys("memory", session.session_id, app.cwd, [KEY],
+                                             active_only=True)
+    finally:
+        db.set_trace_callback(None)
+    assert found == [ids[-1]]
+    [lookup] = [s for s in statements if "key IN" in s]
+    plan = " ".join(str(row[-1]) for row in db.execute(f"EXPLAIN QUERY PLAN {lookup}"))
+    assert "items_by_key" in plan and "status=?" in plan, plan

@@ -308,6 +308,17 @@ def _m020_source_ctime(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sources ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0")
 
 
+def _m021_key_index_status(db: sqlite3.Connection) -> None:
+    # A plan looks up the active claims whose key its request names: by (kind, partition,
+    # key) it read the row of every version of a key for its status (a key superseded
+    # 10,000 times: 5 ms a plan, 25 ms at 50,000). The status is the index's last column:
+    # the active ones are one seek; a write's lookups, which read every status and judge
+    # it on the verified row (migration 18), use the index as before.
+    db.execute("DROP INDEX IF EXISTS items_by_key")
+    db.execute("CREATE INDEX items_by_key ON items (kind, partition, key, status)"
+               " WHERE key IS NOT NULL")
+
+
 #: the step that made ``source_exclusions`` (a copy set aside from before it held none)
 EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
@@ -337,6 +348,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _m018_status_free_lookups),
     Migration(19, "checksums of the entry index's rows", _m019_entry_checksums),
     Migration(20, "the ctime of each source file, to tell one replaced", _m020_source_ctime),
+    Migration(21, "the status in the key index, for a plan's key lookup",
+              _m021_key_index_status),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
