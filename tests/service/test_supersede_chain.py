@@ -18,6 +18,7 @@ from waymarks.service.outcomes import Committed
 from waymarks.service.planning import plan_request
 from waymarks.store import queries
 from waymarks.store.recall_cache import RecallCache
+from waymarks.store.recall_index import READ_AHEAD
 
 VERSIONS = 40
 KEY = "deploy-counter"
@@ -135,3 +136,27 @@ def test_the_key_lookup_seeks_the_keys_active_items_in_the_index(
     [lookup] = [s for s in statements if "key IN" in s]
     plan = " ".join(str(row[-1]) for row in db.execute(f"EXPLAIN QUERY PLAN {lookup}"))
     assert "items_by_key" in plan and "status=?" in plan, plan
+
+
+def test_a_one_shot_recall_reads_whole_few_of_a_long_chains_retired_versions(
+        make_app: Callable[..., Waymarks]) -> None:
+    # the SQLite ranking still gives out every version before the one in effect (they
+    # tie, and the older row comes first); once most rows of a read were retired, only the
+    # next rows' statuses are read, and whole only those in effect (before: every version)
+    app = make_app(ids=CountingIds(35))
+    ids = _chain(app, 200)
+    question = "what is the release pipeline's deploy counter?"
+    db = app.projection.db
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    try:
+        assert app.recall(question).selected == [ids[-1]]
+    finally:
+        db.set_trace_callback(None)
+    # the rows read whole: the IDs listed by the reads of the records' text
+    reads = [s.split("rowid IN", 1)[1] for s in statements if " r.text" in s
+             and "rowid IN" in s]
+    whole = sum(listed.count(",") + 1 for listed in reads)
+    assert 0 < whole <= 2 * READ_AHEAD
+    assert set(ids[:-1]) & {s.candidate.id for s in app.recall(
+        question, every_status=True).scored}

@@ -87,6 +87,8 @@ RECORD_WIDTH: Final = 11
 JOINED_ITEM_COLUMNS: Final = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
 #: the fewest ranked rows read a query while candidates are taken (:meth:`RecallIndex._take`)
 READ_AHEAD: Final = 64
+#: ranked rows whose statuses are read at a time once most rows read were retired
+STATUS_AHEAD: Final = 1024
 #: the ``meta`` name of the digest of the analysis code that indexed the records
 ANALYSIS_CODE: Final = "recall_analysis"
 #: the statuses of a record no longer in effect (superseded, invalid, expired, deleted):
@@ -487,20 +489,38 @@ class RecallIndex:
         width = RECORD_WIDTH + 1 + (len(ITEM_COLUMNS.split(",")) if classify else 0)
         missing = (None,) * (width + (4 if backed else 0))
         out: list[tuple[Any, ...]] = []
+        # once most rows of a read were retired (a claim superseded 10,000 times ranks its
+        # versions together), the next rows' statuses are read first, many at a time, and
+        # only the others' whole rows: reading each retired row whole was most of a recall
+        lean = False
         while len(out) < limit:
             # at least READ_AHEAD rows a query: when rows are skipped (retired, another
             # session's), asking only for the places left made it a query a row at the end
-            batch = list(itertools.islice(ranking, max(READ_AHEAD, limit - len(out))))
-            if not batch:
-                break
+            wanted = max(READ_AHEAD, limit - len(out))
+            if lean:
+                ranked_ahead = list(itertools.islice(ranking, STATUS_AHEAD))
+                if not ranked_ahead:
+                    break
+                ahead = self._in_effect(ranked_ahead)
+                batch, rest = ahead[:wanted], ahead[wanted:]
+                if rest:  # read whole later, if still wanted, in the ranking's order
+                    ranking = itertools.chain(rest, ranking)
+                if not batch:  # every one retired: read on
+                    continue
+            else:
+                batch = list(itertools.islice(ranking, wanted))
+                if not batch:
+                    break
             found = {row[0]: row[1:] for row in self.db.execute(
                 f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns}{visibility}"
                 f" FROM recall_records r{join}"
                 f" WHERE r.rowid IN ({','.join('?' * len(batch))})", batch)}
+            retired = 0
             for rowid in batch:
                 row = found.get(rowid, missing)
                 # (a status outside the grammar is let through, to be found damaged)
                 if active_only and row[RECORD_WIDTH] in RETIRED:
+                    retired += 1
                     continue
                 if backed:
                     item_id, scope, path, owner = row[width:]
@@ -510,7 +530,21 @@ class RecallIndex:
                 out.append(row[:width])
                 if len(out) == limit:
                     break
+            lean = lean or 2 * retired > len(batch)
         return out
+
+    def _in_effect(self, rowids: list[int]) -> list[int]:
+        """``rowids`` but those of records whose status is retired (their item's, for a
+        projection-backed index), read without the rest of their rows; a row without its
+        record or item is kept, to be found damaged when read whole."""
+        if not rowids:
+            return []
+        status, join = ("i.status", " LEFT JOIN items i ON i.id = r.item_id") if (
+            self.items_backed) else ("r.status", "")
+        statuses = dict(self.db.execute(
+            f"SELECT r.rowid, {status} FROM recall_records r{join}"
+            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall())
+        return [rowid for rowid in rowids if statuses.get(rowid) not in RETIRED]
 
 
     def generation(self) -> int:
