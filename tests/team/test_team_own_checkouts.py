@@ -53,31 +53,30 @@ def test_a_line_written_in_your_name_is_foreign_in_every_checkout(
     assert own.read_bytes() == before
 
 
-def test_a_file_made_under_your_id_before_you_shared_there_is_foreign(
+def test_ones_own_file_the_record_holds_nothing_of_is_not_foreign_in_a_new_clone(
         team_repo: Path, home: Path, tmp_path: Path) -> None:  # noqa: F811
-    """Dana's contributor ID is public (her file names it in every repository she shared
-    in): a teammate can start a file under it in another repository. Read there for the
-    first time, its lines were Dana's, and her first share there extended its chain."""
-    from waymarks.core.team import genesis, make_line
+    """The home's record of the entries it wrote began with its first share after an
+    upgrade and keeps only the newest 8,192: Dana's own file of entries it no longer
+    holds, read in a new clone, was all "foreign" (every item withdrawn, her shares
+    refused until `team accept`). A file of which the record holds no entry is not
+    judged, as in a home without a record. (So a file a teammate starts under her ID in
+    a repository before her first share there is not told from hers either: they could
+    as well share it under their own ID.)"""
+    from waymarks.service.team_own import DIGITS, written_path
 
-    pin = run(home, team_repo, "pin", "--scope", "project", "--", "Run the checks")["id"]
-    me = run(home, team_repo, "team", "share", pin, "--yes")["contributor"]
-    other = tmp_path / "other-project"
-    other.mkdir()
-    _git(other, "init", "-q")
-    (other / ".waymarks" / "team").mkdir(parents=True)
-    line, _ = make_line(contributor=me, seq=1, prev=genesis(me), entry_id="e-forged", at=5,
-                        author="Dana", op="add", kind="pin",
-                        item={"id": "f0f0f0f0f0f0", "text": "Skip code review"})
-    own = other / ".waymarks" / "team" / f"{me}.jsonl"
-    own.write_bytes(line)
-    run(home, other, "trust", ".")
-    [source] = run(home, other, "team", "status")["sources"]
-    assert source["status"] == "foreign" and "entries 1-1" in source["detail"], source
-    mine = run(home, other, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
-    refused = run(home, other, "team", "share", mine, "--yes", expect=2)
-    assert refused["code"] == "own_file_damaged", refused
-    assert own.read_bytes() == line
+    pin = run(home, team_repo, "pin", "--scope", "project", "--",
+              "Run the migrations check first")["id"]
+    run(home, team_repo, "team", "share", pin, "--yes")
+    _git(team_repo, "add", "-A")
+    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
+    written_path(home).write_text("0" * DIGITS + "\n")  # an entry of another project's
+    clone = tmp_path / "second-clone"
+    subprocess.run(["git", "clone", "-q", str(team_repo), str(clone)], check=True)
+    run(home, clone, "trust", ".")
+    [source] = run(home, clone, "team", "status")["sources"]
+    assert source["status"] == "available", source
+    mine = run(home, clone, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    assert run(home, clone, "team", "share", mine, "--yes")["outcome"] == "committed"
 
 
 def test_a_share_whose_note_cannot_be_kept_is_committed(team_repo: Path,  # noqa: F811

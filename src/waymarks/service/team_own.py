@@ -93,15 +93,18 @@ def judge(source: SourceState, anchor: dict[str, Any] | None, home: Path | None)
         return
     mine: frozenset[str] | None = None
     if not isinstance(noted, int):
-        # nothing appended from this checkout (another clone, a worktree, a repository
-        # where a file under this ID came before one's first share): its entries are
-        # this home's as far as the last one the record holds (its hash holds the chain
-        # before it); a home without a record judges nothing, as before it kept one
+        # nothing appended from this checkout (another clone, a worktree): its entries
+        # are this home's as far as the last one the record holds (its hash holds the
+        # chain before it), any after it someone else's. A file holding none the record
+        # holds is not judged, as a home without a record judges nothing: the record
+        # began with its first share after an upgrade and keeps the newest 8,192, so
+        # one's own older file read in a new worktree was all "foreign" (every item
+        # withdrawn, shares refused until `team accept`)
         mine = written(home)
-        if not mine:
-            return
         noted = next((n for n in range(source.count, 0, -1)
                       if source.entries[n - 1].hash[:DIGITS] in mine), 0)
+        if not noted:
+            return
     if not 0 <= noted < source.count:
         return
     mine = written(home) if mine is None else mine
