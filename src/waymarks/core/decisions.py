@@ -201,6 +201,20 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
         return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
                         f"with {listing})")
     state = own_state(ctx.view, ref, ctx.session_id)  # a fork's copy, if it has one
+    listed = ctx.view.get(ref)
+    if (listed is not None and state is not None and listed.id != state.id
+            and listed.kind == kind and ctx.visible(listed)):
+        # the ID names two items this session sees: the one listed under it (another
+        # session's, written first) and this session's own, kept as its copy. Replay reads
+        # the ID as the copy, so "unpin" of the other item as listed unpinned the
+        # person's own item instead, and left the other in effect
+        return Rejected("ambiguous", f"{kind.capitalize()} ID {echoed(ref)} names two "
+                        f"items here: the {kind} of session {listed.session_id} listed "
+                        f"under it, and this session's own {state.kind} kept under "
+                        f"{state.id} (the other session wrote that ID first). Give "
+                        f"{state.id} for this session's own; the other cannot be named "
+                        "from this session (change it from another session, or exclude its "
+                        f"session with `{ctx.prog} memory exclude {listed.session_id}`)")
     if state is None or state.kind != kind or not ctx.visible(state):
         return Rejected("not_found", f"No {kind} {echoed(ref)} in this session or project; "
                         f"list them with {listing}")
