@@ -121,3 +121,23 @@ def test_the_commit_shown_is_the_one_that_added_the_line_whatever_the_repository
     with Waymarks(home, cwd=str(repo)) as app:
         app.trust(str(repo))
         assert [i.commit for i in team_items(app, team.refresh(app))] == commits
+
+
+def test_an_ignore_list_naming_a_missing_file_hides_no_commit(
+        repo: Path, home: Path, tmp_path: Path,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``blame.ignoreRevsFile`` set in the user's git configuration (as often advised,
+    once for every repository) names a file this repository does not hold: git then
+    refuses every blame, ``--ignore-revs-file=`` or not, and each committed team item
+    showed as ``uncommitted``."""
+    config = tmp_path / "user.gitconfig"
+    config.write_text("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
+    commit = _commit(repo, "share")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        app.trust(str(repo))
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [commit]

@@ -15,6 +15,7 @@ is blamed again (its lines are committed now) and nothing else is.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -29,12 +30,15 @@ _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
 #: the files whose blame this process keeps, the oldest dropped first
 BLAMED_FILES: Final = 4096
 _LOADED: set[str] = set()  # cache files read into _BLAME by this process
+#: git's environment without the user's and the system's configuration files
+_WITHOUT_USER_CONFIG: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def _git(cwd: Path, *args: str) -> bytes | None:
+def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | None:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True,
-                              timeout=_TIMEOUT_S, check=False)
+                              timeout=_TIMEOUT_S, check=False,
+                              env={**os.environ, **env} if env else None)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -174,7 +178,15 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
     # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
     # lines credited to an earlier one, so the repository chose the provenance shown
-    out = _git(path.parent, "blame", "--porcelain", "--ignore-revs-file=", "--", path.name)
+    blame = ("blame", "--porcelain", "--ignore-revs-file=", "--", path.name)
+    out = _git(path.parent, *blame)
+    if out is None:
+        # a blame.ignoreRevsFile that names a file that is not there (set in the user's
+        # or the system's git config, as often advised, for repositories without one)
+        # stops every blame, the empty --ignore-revs-file= notwithstanding (git reads
+        # the whole list before it clears it): every committed line then showed as
+        # "uncommitted". Blamed again without those configuration files
+        out = _git(path.parent, *blame, env=_WITHOUT_USER_CONFIG)
     found: dict[int, str] = {}
     boundary: set[str] = set()
     sha = _ZERO
