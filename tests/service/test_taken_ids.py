@@ -128,3 +128,42 @@ def test_a_backdated_session_cannot_make_a_confirmed_pin_vanish(
         assert [v.text for v in app.items("pin") if v.applies] == [CONFIRMED]
         assert isinstance(app.unpin(written.id), Committed)  # by the ID it wrote
         assert [v.text for v in app.items("pin") if v.applies] == []
+
+
+def test_an_excluded_session_cannot_change_a_copied_project_pin(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    # the person's confirmed project pin is kept as its session's copy (a session of
+    # another project, dated earlier, holds its ID), and the copy's ID can be worked out:
+    # an excluded sibling session of this project unpinning it by that ID was not held
+    # back (exclusion held back status changes aimed at the IDs of project items its
+    # records wrote, and no record writes a copy's ID), so the pin was deleted
+    from waymarks.service.sources import set_source_excluded
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        written = app.pin(CONFIRMED, scope="project")
+        assert isinstance(written, Committed)
+        session = app.current_session()
+        assert session is not None
+    _backdated_session(home, elsewhere, written.id)
+    sid = "0badc0de-0000-4000-8000-000000000002"
+    at = "2030-01-01T00:00:00.000Z"
+    unpin = {"schemaVersion": 1, "mutationId": "m-unpin", "createdAt": 1_893_456_001_000,
+             "operation": "status", "status": "deleted",
+             "pinId": copy_id(written.id, session.session_id)}
+    lines = [{"type": "session", "version": 3, "id": sid, "timestamp": at,
+              "cwd": str(project)},
+             {"type": "custom", "customType": "ds4-context-pin-v1", "data": unpin,
+              "id": "e1", "parentId": None, "timestamp": "2030-01-01T00:00:01.000Z"}]
+    folder = session_dir(home, str(project))
+    (folder / session_file_name(at, sid)).write_text(
+        "".join(json.dumps(line) + "\n" for line in lines))
+    with Waymarks(home, cwd=str(project), session=str(session.path)) as app:
+        app.rebuild_index()
+        assert CONFIRMED not in [v.text for v in app.items("pin") if v.applies]  # by it
+        assert set_source_excluded(app, sid, True)
+        assert CONFIRMED in [v.text for v in app.items("pin") if v.applies]
+        app.rebuild_index()
+        assert CONFIRMED in [v.text for v in app.items("pin") if v.applies]

@@ -15,7 +15,14 @@ import msgspec
 
 from waymarks.core.contradiction import parts, subject_keys
 from waymarks.core.model import Kind, MutationRecord, status_target
-from waymarks.core.rules import Ignored, ItemState, MutationEffect, StateView, apply_mutation
+from waymarks.core.rules import (
+    Ignored,
+    ItemState,
+    MutationEffect,
+    StateView,
+    apply_mutation,
+    copy_id,
+)
 
 
 class MemoryView:
@@ -227,8 +234,7 @@ def hold_back(records: Sequence[MutationRecord], excluded: Collection[str]
     """
     if not excluded:
         return list(records), []
-    project_ids = {r.mutation.item.id for r in records
-                   if r.mutation.item is not None and r.mutation.item.scope == "project"}
+    project_ids = _project_ids(records)
     kept: list[MutationRecord] = []
     held: list[MutationRecord] = []
     for record in records:
@@ -237,3 +243,27 @@ def hold_back(records: Sequence[MutationRecord], excluded: Collection[str]
                    else status_target(mutation) in project_ids)
         (held if project and record.session_id in excluded else kept).append(record)
     return kept, held
+
+
+def _project_ids(records: Sequence[MutationRecord]) -> set[str]:
+    """The IDs a status change aimed at a project item may name: each project item's, and,
+    when another session's item holds that ID too, those of its copies (:func:`copy_id`:
+    the item may be kept as its session's copy, whose ID can be worked out, and an
+    excluded session unpinned such a copy by it, not held back)."""
+    writers: dict[str, set[str]] = {}
+    for record in records:
+        if record.mutation.item is not None:
+            writers.setdefault(record.mutation.item.id, set()).add(record.session_id)
+    found: set[str] = set()
+    for record in records:
+        item = record.mutation.item
+        if item is None or item.scope != "project":
+            continue
+        found.add(item.id)
+        if len(writers[item.id]) > 1:  # its ID taken by another session's item
+            copy = copy_id(item.id, record.session_id)
+            found.add(copy)
+            while copy in writers:  # the copy's ID taken too: the copy's copy
+                copy = copy_id(copy, record.session_id)
+                found.add(copy)
+    return found
