@@ -61,6 +61,7 @@ from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.waits import waiting_at_most
 
 PROTOCOL = "waymarks-pi-bridge-v1"
 
@@ -178,7 +179,7 @@ class Bridge:
             if self.app is None:
                 result = handler(params)
             else:  # waiting for the database well within the extension's timeout for it
-                with self.app.waiting_at_most(params.get("busyTimeoutMs")):
+                with waiting_at_most(self.app, params.get("busyTimeoutMs")):
                     result = handler(params)
         except (BridgeError, ServiceError) as exc:
             self._send({"id": request_id, "error": {"code": exc.code, "message": str(exc)}})

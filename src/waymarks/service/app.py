@@ -241,28 +241,6 @@ class Waymarks:
         self._session = session
 
     @contextmanager
-    def waiting_at_most(self, busy_timeout_ms: object) -> Iterator[None]:
-        """For one request: wait at most ``busy_timeout_ms`` for a database another
-        process holds (a host's request that must answer within its own timeout). Only
-        less than this service's wait; anything else changes nothing. Restored after."""
-        before = self.busy_timeout_ms
-        if not (isinstance(busy_timeout_ms, int) and not isinstance(busy_timeout_ms, bool)
-                and 0 < busy_timeout_ms < before):
-            yield
-            return
-        self._wait_for_others(busy_timeout_ms)
-        try:
-            yield
-        finally:
-            self._wait_for_others(before)
-
-    def _wait_for_others(self, busy_timeout_ms: int) -> None:
-        self.busy_timeout_ms = busy_timeout_ms
-        if isinstance(self._projection, Projection):  # (opened later: opened with this wait)
-            with contextlib.suppress(sqlite3.Error):
-                self._projection.wait_for_others(busy_timeout_ms)
-
-    @contextmanager
     def _synced(self, session: SessionLog) -> Iterator[Store]:
         """Hold the session lock and a projection transaction, projection brought up to date.
 
