@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Final
 
 from waymarks.core.text import all_unicode
 from waymarks.files.atomic import NotARegularFile, fsync_directory, kind_of, write_all, write_atomic
@@ -319,3 +319,16 @@ def _put_back(loaded: Loaded, made: Path | None) -> None:
         write_atomic(loaded.target, loaded.raw, mode=loaded.mode)
     if made is not None and not any(made.iterdir()):
         made.rmdir()
+
+
+#: the keys of Waymarks' MCP server entry an install decides; the rest is the person's
+SERVER_KEYS: Final = ("type", "command", "args")
+
+
+def refreshed_server(current: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """An earlier install's server entry with this install's command (:data:`SERVER_KEYS`),
+    keeping what the person added to it (an ``env``, a ``timeout``) where it was: a
+    re-install, which README asks for after an upgrade, replaced the whole entry, and the
+    person's variables for the server were gone without a word."""
+    entry = {k: wanted[k] if k in SERVER_KEYS else v for k, v in current.items()}
+    return {**entry, **{k: v for k, v in wanted.items() if k not in entry}}

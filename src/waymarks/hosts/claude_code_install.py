@@ -65,6 +65,7 @@ from waymarks.hosts.claude_code_files import (
     load,
     parse,
     read_backup,
+    refreshed_server,
     same,
 )
 
@@ -343,23 +344,10 @@ def _add_server(mcp: dict[str, Any], path: Path, wanted: dict[str, Any],
     if current is not None and not _our_server(current):
         raise InstallError(f"{path}: an MCP server named {SERVER_NAME!r} already exists "
                            f"and is not Waymarks; rename or remove it first. {NOTHING_CHANGED}")
-    entry = wanted if current is None else _refreshed(current, wanted)
+    entry = wanted if current is None else refreshed_server(current, wanted)
     if current != entry:
         servers[SERVER_NAME] = entry
         change.added.append(f"mcpServers.{SERVER_NAME}")
-
-
-#: the keys of Waymarks' MCP server entry an install decides; the rest is the person's
-SERVER_KEYS: Final = ("type", "command", "args")
-
-
-def _refreshed(current: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
-    """An earlier install's server entry with this install's command (:data:`SERVER_KEYS`),
-    keeping what the person added to it (an ``env``, a ``timeout``) where it was: a
-    re-install, which README asks for after an upgrade, replaced the whole entry, and the
-    person's variables for the server were gone without a word."""
-    entry = {k: wanted[k] if k in SERVER_KEYS else v for k, v in current.items()}
-    return {**entry, **{k: v for k, v in wanted.items() if k not in entry}}
 
 
 @contextmanager
