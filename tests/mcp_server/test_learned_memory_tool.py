@@ -250,3 +250,37 @@ def test_a_forgotten_claim_reaches_the_model_by_id_and_state_only(
     assert own["content"] == "Deployments use Kamal, not Capistrano"
     mine = show(app.home, claim)
     assert mine is not None and mine["content"] == own["content"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("in_its_place", ["directory", "fifo"])
+def test_an_edit_with_an_unreadable_ledger_is_unavailable_not_nothing_learned(
+        app: Waymarks, tmp_path: Path, in_its_place: str) -> None:
+    """A learned ledger that cannot be read (a directory or a FIFO in its place) is the
+    home's problem, named as the read tool and the CLI name it: the edit said "nothing has
+    been learned yet" (``not_found``), as if the claim had never existed."""
+    import os
+
+    from waymarks.service.learning import ledger_path
+
+    claim = _claim(app, tmp_path)
+    ledger = ledger_path(app.home)
+    aside = ledger.with_name("ledger.jsonl.aside")
+    ledger.rename(aside)
+    if in_its_place == "directory":
+        ledger.mkdir()
+    else:
+        os.mkfifo(ledger)
+    person = Person()
+    read = call(app, "learned_memory", {"action": "list"}, person)
+    edited = call(app, "learned_memory_edit", {"action": "forget", "id": claim}, person)
+    assert (read["outcome"], read["category"]) == ("unavailable", "runtime-unavailable")
+    assert edited == read  # the same code: the ledger, not the claim
+    assert person.asked == []
+    if in_its_place == "directory":
+        ledger.rmdir()
+    else:
+        ledger.unlink()
+    aside.rename(ledger)
+    with Evolution(app.home) as evo:
+        assert evo.claim(claim).state == "provisional"  # type: ignore[union-attr]

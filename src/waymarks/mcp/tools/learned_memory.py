@@ -148,9 +148,11 @@ def _unspeakable(text: str) -> dict[str, Any] | None:
 def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
     """The question for the person, or a refusal decided before asking."""
     from waymarks.service.evolution_inspect import event_json, show
-    from waymarks.service.learning import ledger_path
+    from waymarks.service.learning import has_ledger
 
-    if not ledger_path(app.home).is_file():
+    if not has_ledger(app.home):  # (a directory or a FIFO in its place cannot be read:
+        # the store names that, as the read tool does; it answered "nothing has been
+        # learned yet", as if the claim had never existed)
         return _rejected("not_found", "nothing has been learned yet")
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_feedback import dry_run
