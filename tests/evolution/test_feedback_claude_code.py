@@ -184,3 +184,26 @@ def test_stop_reuses_the_prompt_hooks_receipt(tmp_path: Path) -> None:
     shown = _cli(home, project, "evolution", "show", claim)
     assert shown["state"] == "provisional"
     assert len(shown["receipts"]) == 1  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_feedback_with_an_unreadable_ledger_names_it_not_nothing_learned(
+        tmp_path: Path) -> None:
+    """A directory in the learned ledger's place cannot be read: the receipt said the
+    feedback was not recorded because "nothing has been learned yet" (``not_found``), as if
+    the claim had never existed; it names the ledger's problem, and the prompt's plan runs."""
+    home, project = tmp_path / "home", tmp_path / "b"
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "fact", "content": "The staging port is 8080", "searchTerms": ["staging"]},
+        "2026-11-20T00:00:00.000Z")
+    ledger = home / "evolution" / "ledger.jsonl"
+    ledger.rename(ledger.with_name("ledger.jsonl.aside"))
+    ledger.mkdir()
+    told = _prompt(home, project, f"memory {claim} is useful.")
+    receipt = str(told["systemMessage"])
+    assert "not recorded" in receipt and "nothing has been learned" not in receipt, receipt
+    assert "not_found" not in receipt, receipt
+    assert "PINNED CONTEXT" in _context(told)  # the plan still ran

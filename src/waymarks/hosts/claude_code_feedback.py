@@ -47,9 +47,10 @@ def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str,
     parsed = parse_feedback(prompt)
     if parsed is None:
         return None
-    from waymarks.service.learning import ledger_path
+    from waymarks.service.learning import has_ledger
 
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):  # (a directory or a FIFO in its place is a damaged ledger,
+        # named below: it was "nothing has been learned yet")
         return (f"Waymarks: feedback on learned claim {parsed.claim_id} was not recorded "
                 "(not_found): nothing has been learned yet.")
     import sqlite3
