@@ -77,3 +77,19 @@ def test_a_project_whose_folder_is_gone_is_refused_as_the_cli_refuses_it(
                                      "confirmed": "yes", "text": "written into it"})):
         assert answer.status_code == 400 and "not a directory" in answer.text
     assert not session_dir(home, str(gone)).exists()
+
+
+def test_a_directory_in_the_learned_ledgers_place_is_named_not_nothing_learned(
+        web: Any, home: Path) -> None:
+    """A directory (or a FIFO) in the learned ledger's place cannot be read either, and the
+    CLI says so; the overview and the timeline showed no learned memory and no note, as in
+    a home that never learned."""
+    client, gate = web
+    log_in(client, gate)
+    (home / "evolution").mkdir(exist_ok=True)
+    (home / "evolution" / "ledger.jsonl").mkdir()
+    for path in ("/", "/timeline"):
+        page = client.get(path)
+        assert page.status_code == 200, page.text[:300]
+        assert "the learned ledger cannot be read" in page.text, path
+    assert "The database port is 5434." in client.get("/").text

@@ -182,9 +182,11 @@ def learned_claims(home: Path, problems: list[str]) -> list[Any]:
     """The learned claims; none, with the reason added to ``problems``, when the learned
     ledger cannot be read (pins and memory are shown anyway, as the CLI shows them: the
     overview and the timeline of every project were an error page)."""
-    from waymarks.service.evolution import Evolution, ledger_path
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.learning import has_ledger
 
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):  # (a directory or a FIFO there is a damaged ledger, named
+        # below: the pages showed no learned memory and no note, as if nothing was learned)
         return []
     try:
         with Evolution(home) as evo:
@@ -322,9 +324,10 @@ def _learned_events(home: Path, status: str | None, problems: list[str]) -> list
     """Each learned claim's appearance (learned, or a correction's new claim) and its
     forgetting, each at its own event's time, from the evolution ledger's events (one
     event per claim, at its last change, lost the day it was learned once forgotten)."""
-    from waymarks.service.evolution import Evolution, ledger_path
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.learning import has_ledger
 
-    if not ledger_path(home).is_file():
+    if not has_ledger(home):  # (as in learned_claims)
         return []
     try:
         with Evolution(home) as evo:
