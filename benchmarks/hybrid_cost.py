@@ -133,7 +133,7 @@ def run(size: int, count: int, sample: int, seed: int,
         load_before = os.getloadavg()
         steal_before = steal_s()
         held = semantic.new_matrix(embedder.dim)
-        held.extend((i, v) for _, i, v in store.vectors(embedder.model))
+        held.extend(store.vectors(embedder.model))
         postings = RecallCache(index)
         postings.refresh()
         cached = synthetic._CachedIndex(postings)
@@ -168,9 +168,10 @@ def run(size: int, count: int, sample: int, seed: int,
                 matrix = held
                 if name == "hybrid_fresh":  # every vector read and assembled again
                     matrix = semantic.new_matrix(embedder.dim)
-                    matrix.extend((i, v) for _, i, v in store.vectors(embedder.model))
+                    matrix.extend(store.vectors(embedder.model))
                 lexical_ids = [c.id for c in cands]
-                ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES)
+                ids, cosines = matrix.nearest(vector, lexical_ids, SEMANTIC_CANDIDATES,
+                                              postings.retired if source is cached else None)
                 side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
                                             query=query)
                 evaluate(plan, [*cands, *store.candidates(extra)], stats, EXACT, side)

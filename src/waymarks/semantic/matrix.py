@@ -13,7 +13,10 @@ its checksum (:func:`unit_vector` says which rows are still such when it drops t
 
 :class:`VectorMatrix` holds a store's vectors as one matrix, so a warm process compares a
 query with 10k vectors in one matrix product instead of re-assembling them per query; it
-returns only what scoring needs (the lexical candidates' cosines and the nearest few).
+returns only what scoring needs (the lexical candidates' cosines and the nearest few). Each
+vector keeps its record's row ID, so that a query for claims in effect can leave the
+retired records out of the nearest few (``retired``: a flag per row ID, the in-memory
+recall index's) while still giving their cosines to the candidates that ask for them.
 """
 
 from __future__ import annotations
@@ -70,15 +73,19 @@ class VectorMatrix:
         #: records whose vectors were left out (not unit vectors), for the caller to clear
         self.rejected: list[str] = []
         self.ids: list[str] = []
+        #: each vector's record row ID, in the order of :attr:`ids`
+        self._rowids: list[int] = []
         self._rows: list[bytes] = []
         self._position: dict[str, int] = {}
         self._matrix: Any = None
+        self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def extend(self, rows: Iterable[tuple[str, bytes]]) -> None:
-        for item_id, vector in rows:
+    def extend(self, rows: Iterable[tuple[int, str, bytes]]) -> None:
+        """Add ``(record row ID, item ID, vector)`` rows (a record already held is kept)."""
+        for rowid, item_id, vector in rows:
             if item_id in self._position:
                 continue  # one vector per record
             if len(vector) != self.size:  # of the embedder's length
@@ -86,6 +93,7 @@ class VectorMatrix:
                 continue
             self._position[item_id] = len(self.ids)
             self.ids.append(item_id)
+            self._rowids.append(rowid)
             self._rows.append(vector)
             self._matrix = None
 
@@ -97,15 +105,19 @@ class VectorMatrix:
             self.rejected += [self.ids[i] for i in np.flatnonzero(~good).tolist()]
             keep = np.flatnonzero(good).tolist()
             self.ids = [self.ids[i] for i in keep]
+            self._rowids = [self._rowids[i] for i in keep]
             self._rows = [self._rows[i] for i in keep]
             self._position = {item_id: n for n, item_id in enumerate(self.ids)}
             matrix = matrix[good]
+        self._keys = np.array(self._rowids, dtype=np.int64)
         return matrix
 
-    def nearest(self, query: bytes, wanted: Iterable[str], k: int
-                ) -> tuple[list[str], list[float]]:
+    def nearest(self, query: bytes, wanted: Iterable[str], k: int,
+                retired: bytes | bytearray | None = None) -> tuple[list[str], list[float]]:
         """The cosines of the ``wanted`` records that have a vector, and of the ``k``
-        nearest records (IDs and cosines, in no particular order)."""
+        nearest records (IDs and cosines, in no particular order). ``retired``: 1 at the
+        row ID of each record left out of the ``k`` nearest (a row ID past its end is
+        not); a ``wanted`` one still gets its cosine."""
         if not self.ids or len(query) != self.size:
             return [], []
         if self._matrix is None:
@@ -113,8 +125,19 @@ class VectorMatrix:
         if not self.ids:
             return [], []
         scores = self._matrix @ np.frombuffer(query, dtype="<f4")
+        ranked = scores
+        if retired:
+            # (a copy: a view would keep the caller's bytearray from growing)
+            flags = np.frombuffer(bytes(retired), dtype=np.uint8)
+            keys = self._keys
+            out = np.zeros(len(keys), dtype=bool)
+            known = keys < len(flags)
+            out[known] = flags[keys[known]] != 0
+            if out.any():
+                ranked = np.where(out, -np.inf, scores)
+                k = min(k, len(keys) - int(out.sum()))
         k = min(k, len(self.ids))
-        picked = set(np.argpartition(-scores, k - 1)[:k].tolist()) if k > 0 else set()
+        picked = set(np.argpartition(-ranked, k - 1)[:k].tolist()) if k > 0 else set()
         picked.update(self._position[w] for w in wanted if w in self._position)
         chosen = sorted(picked)
         return [self.ids[i] for i in chosen], [float(scores[i]) for i in chosen]

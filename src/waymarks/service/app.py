@@ -465,8 +465,8 @@ class Waymarks:
             # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
             if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
                 candidates, near = semantic_recall.semantic_side_for(
-                    self, index, query, candidates, visible,
-                    self._vector_memo if self.keep_recall_index else None)
+                    self, index, query, candidates, visible, self._vector_memo if (
+                        self.keep_recall_index) else None, cache, active_only=not every_status)
         if not privacy:
             return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
         egress = egress_for(self, provider)

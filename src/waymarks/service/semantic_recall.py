@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from waymarks.service.app import Waymarks
     from waymarks.service.semantic_skips import Guard
+    from waymarks.store.recall_cache import RecallCache
 
 #: records embedded per committed batch by :func:`embed_pending`
 BATCH: Final = 32
@@ -63,7 +64,7 @@ class VectorMemo(msgspec.Struct):
             self.rewrites = rewrites
             self.watermark, self.held = 0, new_matrix(embedder.dim)
         rows = store.vectors(model, visible, after=self.watermark)
-        self.held.extend((item_id, vector) for _, item_id, vector in rows)
+        self.held.extend(rows)
         if rows:
             self.watermark = rows[-1][0]
         return self.held
@@ -71,14 +72,23 @@ class VectorMemo(msgspec.Struct):
 
 def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
                       lexical: Sequence[Candidate], visible: tuple[str, str | None],
-                      memo: VectorMemo | None = None,
-                      ) -> tuple[list[Candidate], Semantic | None]:
+                      memo: VectorMemo | None = None, cache: RecallCache | None = None, *,
+                      active_only: bool = True) -> tuple[list[Candidate], Semantic | None]:
     """The candidates with the records nearest in meaning added, and the query's
     similarities; ``(lexical, None)`` without an embedder or without stored vectors.
 
     A vector embedded after the memo passed its row (a damaged one dropped and embedded
     again, a late ``index --semantic`` for an old record) makes the memo start over
-    (:meth:`VectorStore.rewrites`), as a new index generation or session does."""
+    (:meth:`VectorStore.rewrites`), as a new index generation or session does.
+
+    ``active_only`` (a query for claims in effect): the nearest records are chosen among
+    those in effect, as the lexical candidates are. Chosen among every record, the
+    retired versions of a claim corrected 30 times took the ``SEMANTIC_CANDIDATES``
+    places and were dropped, and the one in effect was never found by meaning. A
+    one-shot process reads only the vectors of records in effect; a long-lived one holds
+    every vector (``memo``, for queries of every status too) and leaves out the records
+    its in-memory index (``cache``) knows are retired, noting there any it finds retired
+    when it reads them (an invalidated claim adds no record), then takes the next ones."""
     if not query.strip():
         return list(lexical), None
     store = VectorStore(index.db)
@@ -93,21 +103,29 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         held = memo.current(store, embedder, visible, index.generation())
     else:
         held = new_matrix(embedder.dim)
-        held.extend((item_id, vector) for _, item_id, vector in
-                    store.vectors(embedder.model, visible))
+        held.extend(store.vectors(embedder.model, visible, active_only=active_only))
     empty = not len(held)
     lexical_ids = [c.id for c in lexical]
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
-    ids, cosines = ([], []) if empty else held.nearest(
-        embedder.query(well_formed(query)), lexical_ids, SEMANTIC_CANDIDATES)
+    vector = None if empty else embedder.query(well_formed(query))
+    retired = cache.retired if cache is not None and active_only else None
+    while True:
+        ids, cosines = ([], []) if vector is None else held.nearest(
+            vector, lexical_ids, SEMANTIC_CANDIDATES, retired)
+        side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
+                                    query=query)
+        found = store.candidates(extra) if extra else []
+        gone = [c.id for c in found if c.status != "active"] if active_only else []
+        # (each time, at least one record noted retired: never again among the nearest)
+        if not gone or cache is None or not cache.retire_items(gone):
+            break
     if store.damaged or held.rejected:  # the matrix names its rejects when it is built
         drop_damaged(app, store, held, embedder)
     if empty:
         if_missing_wake(app, store, embedder.model)
         return list(lexical), None
-    side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration, query=query)
-    return [*lexical, *store.candidates(extra)], side
+    return [*lexical, *(c for c in found if c.id not in gone)], side
 
 
 def if_missing_wake(app: Waymarks, store: VectorStore, model: str) -> None:

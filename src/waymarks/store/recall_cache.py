@@ -177,6 +177,23 @@ class RecallCache:
                 retired[rowid] = 1
                 self._retired_count += 1
 
+    @property
+    def retired(self) -> bytearray:
+        """1 at the row ID of each record known to be no longer in effect (the flags a
+        query for claims in effect leaves out: its postings here, and the records
+        nearest in meaning, :mod:`waymarks.service.semantic_recall`)."""
+        return self._retired
+
+    def retire_items(self, item_ids: Sequence[str]) -> int:
+        """Note the records of ``item_ids``, found no longer in effect where they were
+        read (by the semantic side); how many were not known so before."""
+        before = self._retired_count
+        if item_ids and self.index.items_backed:
+            self._retire(rowid for (rowid,) in self.index.db.execute(
+                "SELECT rowid FROM recall_records WHERE item_id IN"
+                f" ({','.join('?' * len(item_ids))})", list(item_ids)))
+        return self._retired_count - before
+
     def live(self, feature: str) -> array[int]:
         """The postings of ``feature`` without the rows known to be retired."""
         postings = self.postings.get(feature)
