@@ -160,3 +160,17 @@ def test_a_one_shot_recall_reads_whole_few_of_a_long_chains_retired_versions(
     assert 0 < whole <= 2 * READ_AHEAD
     assert set(ids[:-1]) & {s.candidate.id for s in app.recall(
         question, every_status=True).scored}
+
+
+def test_a_claim_added_after_a_retirement_is_recalled_by_the_long_lived_index(
+        make_app: Callable[..., Waymarks]) -> None:
+    # the postings in effect of a feature were kept by the count of retired rows only: a
+    # claim added afterwards (nothing retired since) was left out of every recall sharing
+    # the features asked for before, in a long-lived process, until another retirement
+    app = make_app(ids=CountingIds(35), keep_recall_index=True)
+    ids = _chain(app, 3)
+    question = "what is the release pipeline's deploy counter?"
+    assert app.recall(question).selected == [ids[-1]]
+    added = app.remember("The release pipeline's deploy counter resets every quarter.")
+    assert isinstance(added, Committed)
+    assert added.id in app.recall(question).selected

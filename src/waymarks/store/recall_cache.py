@@ -125,9 +125,11 @@ class RecallCache:
         #: times held 10,000 rows, each read and skipped, for every query about it)
         self._retired = bytearray()
         self._retired_count = 0
-        #: each feature's postings without the retired rows, and the retired count when
-        #: they were made (made again, in C, once rows retired since)
-        self._live: dict[str, tuple[int, array[int]]] = {}
+        #: each feature's postings without the retired rows, with the retired count and
+        #: the postings' length when they were made (made again, in C, once rows retired
+        #: since; the rows appended since added: a claim added after a retirement was
+        #: left out of every recall whose features had been listed before)
+        self._live: dict[str, tuple[int, int, array[int]]] = {}
         #: the rows of a feature the query being answered lists (set by :meth:`candidates`)
         self._listing: Callable[[str], Sequence[int]] = self._all
 
@@ -200,14 +202,20 @@ class RecallCache:
         if postings is None or not self._retired_count:
             return postings if postings is not None else array("i")
         known = self._live.get(feature)
-        if known is not None and known[0] == self._retired_count:
-            return known[1]
+        length = len(postings)
+        if known is not None and known[0] == self._retired_count and known[1] == length:
+            return known[2]
         retired = self._retired
         if len(retired) <= self.watermark:
             retired.extend(bytes(self.watermark + 1 - len(retired)))
-        kept = array("i", compress(postings, map((1).__sub__, map(retired.__getitem__,
-                                                                  postings))))
-        self._live[feature] = (self._retired_count, kept)
+        if known is not None and known[0] == self._retired_count:
+            # only rows appended since (postings only grow within a generation)
+            kept = known[2]
+            tail = postings[known[1]:]
+        else:
+            kept, tail = array("i"), postings
+        kept.extend(compress(tail, map((1).__sub__, map(retired.__getitem__, tail))))
+        self._live[feature] = (self._retired_count, length, kept)
         return kept
 
     def set_owner(self, rowid: int, owner: Owner) -> None:
