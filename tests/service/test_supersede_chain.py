@@ -174,3 +174,44 @@ def test_a_claim_added_after_a_retirement_is_recalled_by_the_long_lived_index(
     added = app.remember("The release pipeline's deploy counter resets every quarter.")
     assert isinstance(added, Committed)
     assert added.id in app.recall(question).selected
+
+
+def test_a_one_shot_recall_reads_each_rows_status_once(
+        make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
+    # once most rows read were retired, _take reads the statuses 1,024 ahead and whole only
+    # the rows in effect, the places left at a time; the others went back in front of the
+    # ranking (a chain wrapping a chain) and their statuses were read again at every turn:
+    # past a long chain, another session's rows (in effect, not this session's to see)
+    # had each status read up to 16 times, and the nested chains made it quadratic
+    from waymarks.store.recall_index import RecallIndex
+
+    app = make_app(ids=CountingIds(37))
+    ids = _chain(app, READ_AHEAD + 8)
+    other = make_app(ids=CountingIds(38))
+    other.session_new()
+    for n in range(300):
+        assert isinstance(other.remember(f"Dashboard panel {n} shows the deploy counter."),
+                          Committed)
+    session = app.current_session()
+    assert session is not None
+    assert app.recall("deploy counter").selected == [ids[-1]]
+    db = app.projection.db
+    rows = db.execute("SELECT r.rowid, i.id, i.session_id FROM recall_records r"
+                      " JOIN items i ON i.id = r.item_id ORDER BY r.rowid").fetchall()
+    retired = [rowid for rowid, item, _ in rows if item in ids[:-1]]
+    hidden = [rowid for rowid, _, owner in rows if owner != session.session_id]
+    head = [rowid for rowid, item, _ in rows if item == ids[-1]]
+    assert len(retired) >= READ_AHEAD and len(hidden) == 300
+    statuses: list[int] = []
+    in_effect = RecallIndex._in_effect
+
+    def counting(self: RecallIndex, rowids: list[int]) -> list[int]:
+        statuses.extend(rowids)
+        return in_effect(self, rowids)
+
+    monkeypatch.setattr(RecallIndex, "_in_effect", counting)
+    ranking = iter([*retired, *hidden, *head])
+    taken = RecallIndex(db)._take(ranking, 100, (session.session_id, None), False,
+                                  active_only=True)
+    assert len(taken) == 1  # the claim in effect: the other session's are not this one's
+    assert len(statuses) == len(set(statuses)), (len(statuses), len(set(statuses)))

@@ -53,12 +53,11 @@ from waymarks.store.recall_index import (
     READ_AHEAD,
     RECORD_COLUMNS,
     RECORD_WIDTH,
-    RETIRED,
     RecallIndex,
     scan_features,
     token,
 )
-from waymarks.store.recall_rank import Shape, bm25, ceiling, idf
+from waymarks.store.recall_rank import RETIRED, Shape, bm25, ceiling, idf
 
 _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
 #: the matched features' postings past which SQLite ranks instead (its full-text index

@@ -28,7 +28,6 @@ damaged into pointing at other records are noticed rather than scored.
 from __future__ import annotations
 
 import itertools
-import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -46,7 +45,6 @@ from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
     ITEM_COLUMNS,
-    STATUSES,
     VECTORS_DONE,
     checksum,
     decoding,
@@ -58,7 +56,7 @@ from waymarks.store.integrity import (
     verify_blob_row,
     verify_item,
 )
-from waymarks.store.recall_rank import fts5_ranked, ranked
+from waymarks.store.recall_rank import RETIRED, fts5_ranked, in_effect, ranked, visible_rows
 
 if TYPE_CHECKING:
     from waymarks.store.epoch import Epoch
@@ -72,9 +70,6 @@ ORIGIN_MEMO: Final = 10_000
 TOKEN_MEMO: Final = 1_000_000
 #: bound of the memo of document frequencies (:meth:`RecallIndex.stats`)
 DF_MEMO: Final = 100_000
-#: reading a ranked row a session may not see costs about as much as listing this many
-#: rows it may see (:meth:`RecallIndex._visible_rows`: 15 against 2.5 us here)
-_READ_COST: Final = 6
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
 _FIELDS_CODEC: Final = msgspec.json.Encoder()
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
@@ -91,9 +86,6 @@ READ_AHEAD: Final = 64
 STATUS_AHEAD: Final = 1024
 #: the ``meta`` name of the digest of the analysis code that indexed the records
 ANALYSIS_CODE: Final = "recall_analysis"
-#: the statuses of a record no longer in effect (superseded, invalid, expired, deleted):
-#: never a candidate of a caller wanting claims in effect (``active_only``)
-RETIRED: Final = STATUSES - {"active"}
 
 
 class RecordInput(msgspec.Struct, frozen=True):
@@ -438,44 +430,9 @@ class RecallIndex:
     def _visible_rows(self, visible_to: tuple[str, str | None] | None, limit: int,
                       matched: int, records: int, active_only: bool = False
                       ) -> frozenset[int] | None:
-        """The rows of the records ``visible_to`` may see, when listing them costs less
-        than reading, one by one, the rows it may not see that the ranking gives out
-        before ``limit`` visible ones; ``None`` otherwise (:meth:`_take` skips those).
-
-        A new session of a project whose earlier sessions kept their memory to
-        themselves sees none of it, and read every one of the ``matched`` rows to keep
-        none (2,600 at 10k records: most of a one-shot recall). The items it may see are
-        counted on their indexes, only as far as listing them could pay: up to
-        ``sqrt(limit * records)`` (past it, the rows skipped before ``limit`` visible ones,
-        if those are spread evenly, are fewer than the rows to list)."""
-        if visible_to is None:
-            return None
-        session_id, project = visible_to
-        bound = min(math.isqrt(limit * records), matched * _READ_COST)
-        count = ("SELECT count(*) FROM (SELECT 1 FROM items WHERE {} = ? LIMIT ?)")
-        visible = int(self.db.execute(count.format("session_id"),
-                                      (session_id, bound + 1)).fetchone()[0])
-        if project is not None and visible <= bound:
-            visible += int(self.db.execute(count.format("project_path"),
-                                           (project, bound + 1 - visible)).fetchone()[0])
-        if visible > bound:
-            return None
-        # rows read until ``limit`` visible ones are found, if they are spread evenly, and
-        # how many of those the session may not see
-        read = min(matched, min(limit, visible) * records // max(1, visible))
-        if visible > read * max(0, records - visible) // max(1, records) * _READ_COST:
-            return None
-        # (only the rows in effect, when only those are wanted)
-        alive = " AND i.status = 'active'" if active_only else ""
-        query = ("SELECT r.rowid FROM items i JOIN recall_records r ON r.item_id = i.id"
-                 f" WHERE i.session_id = ? AND i.scope != 'project'{alive}")
-        arguments: tuple[str, ...] = (session_id,)
-        if project is not None:
-            query += (" UNION ALL SELECT r.rowid FROM items i JOIN recall_records r"
-                      " ON r.item_id = i.id WHERE i.project_path = ? AND i.scope = 'project'"
-                      + alive)
-            arguments += (project,)
-        return frozenset(rowid for (rowid,) in self.db.execute(query, arguments))
+        """The rows of the records ``visible_to`` may see, when listing them pays
+        (:func:`~waymarks.store.recall_rank.visible_rows`); ``None`` otherwise."""
+        return visible_rows(self.db, visible_to, limit, matched, records, active_only)
 
     def _take(self, ranking: Iterator[int], limit: int,
               visible_to: tuple[str, str | None] | None,
@@ -493,18 +450,22 @@ class RecallIndex:
         # versions together), the next rows' statuses are read first, many at a time, and
         # only the others' whole rows: reading each retired row whole was most of a recall
         lean = False
+        # rows whose status was read ahead and found in effect, not yet read whole (in the
+        # ranking's order): read whole before any further row, their statuses never read
+        # again (put back in front of the ranking, each was read again at every turn, up
+        # to 16 times, under chains wrapping chains)
+        ahead: list[int] = []
         while len(out) < limit:
             # at least READ_AHEAD rows a query: when rows are skipped (retired, another
             # session's), asking only for the places left made it a query a row at the end
             wanted = max(READ_AHEAD, limit - len(out))
             if lean:
-                ranked_ahead = list(itertools.islice(ranking, STATUS_AHEAD))
-                if not ranked_ahead:
-                    break
-                ahead = self._in_effect(ranked_ahead)
-                batch, rest = ahead[:wanted], ahead[wanted:]
-                if rest:  # read whole later, if still wanted, in the ranking's order
-                    ranking = itertools.chain(rest, ranking)
+                if len(ahead) < wanted:
+                    ranked_ahead = list(itertools.islice(ranking, STATUS_AHEAD))
+                    if not ranked_ahead and not ahead:
+                        break
+                    ahead.extend(self._in_effect(ranked_ahead))
+                batch, ahead = ahead[:wanted], ahead[wanted:]
                 if not batch:  # every one retired: read on
                     continue
             else:
@@ -534,18 +495,8 @@ class RecallIndex:
         return out
 
     def _in_effect(self, rowids: list[int]) -> list[int]:
-        """``rowids`` but those of records whose status is retired (their item's, for a
-        projection-backed index), read without the rest of their rows; a row without its
-        record or item is kept, to be found damaged when read whole."""
-        if not rowids:
-            return []
-        status, join = ("i.status", " LEFT JOIN items i ON i.id = r.item_id") if (
-            self.items_backed) else ("r.status", "")
-        statuses = dict(self.db.execute(
-            f"SELECT r.rowid, {status} FROM recall_records r{join}"
-            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall())
-        return [rowid for rowid in rowids if statuses.get(rowid) not in RETIRED]
-
+        """``rowids`` but those of records whose status is retired (:func:`in_effect`)."""
+        return in_effect(self.db, self.items_backed, rowids)
 
     def generation(self) -> int:
         """Bumped each time the index is reset; 0 before the first reset."""

@@ -35,7 +35,7 @@ import sqlite3
 from collections.abc import Generator, Iterator, Sequence, Set
 from typing import Final, NamedTuple
 
-from waymarks.store.integrity import require
+from waymarks.store.integrity import STATUSES, require
 
 #: FTS5's bm25 parameters (``fts5_aux.c``)
 K1: Final = 1.2
@@ -327,3 +327,71 @@ def _bound(mask: int, shape: Shape) -> float:
     held = max(mask.bit_count(), shape.shortest)
     total = sum(idf for place, idf in enumerate(shape.idfs) if mask >> place & 1)
     return total * (K1 + 1.0) / (1 + K1 * (1 - B + B * held / shape.avgdl))
+
+
+#: the statuses of a record no longer in effect (superseded, invalid, expired, deleted):
+#: never a candidate of a caller wanting claims in effect (``active_only``)
+RETIRED: Final = STATUSES - {"active"}
+
+
+def in_effect(db: sqlite3.Connection, items_backed: bool, rowids: list[int]) -> list[int]:
+    """``rowids`` but those of records whose status is retired (their item's, for a
+    projection-backed index), read without the rest of their rows; a row without its
+    record or item is kept, to be found damaged when read whole."""
+    if not rowids:
+        return []
+    status, join = ("i.status", " LEFT JOIN items i ON i.id = r.item_id") if (
+        items_backed) else ("r.status", "")
+    statuses = dict(db.execute(
+        f"SELECT r.rowid, {status} FROM recall_records r{join}"
+        f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids).fetchall())
+    return [rowid for rowid in rowids if statuses.get(rowid) not in RETIRED]
+
+
+#: reading a ranked row a session may not see costs about as much as listing this many
+#: rows it may see (:func:`visible_rows`: 15 against 2.5 us here)
+_READ_COST: Final = 6
+
+
+def visible_rows(db: sqlite3.Connection, visible_to: tuple[str, str | None] | None,
+                 limit: int, matched: int, records: int, active_only: bool = False
+                 ) -> frozenset[int] | None:
+    """The rows of the records ``visible_to`` may see, when listing them costs less
+    than reading, one by one, the rows it may not see that the ranking gives out
+    before ``limit`` visible ones; ``None`` otherwise (``RecallIndex._take`` skips
+    those).
+
+    A new session of a project whose earlier sessions kept their memory to
+    themselves sees none of it, and read every one of the ``matched`` rows to keep
+    none (2,600 at 10k records: most of a one-shot recall). The items it may see are
+    counted on their indexes, only as far as listing them could pay: up to
+    ``sqrt(limit * records)`` (past it, the rows skipped before ``limit`` visible ones,
+    if those are spread evenly, are fewer than the rows to list)."""
+    if visible_to is None:
+        return None
+    session_id, project = visible_to
+    bound = min(math.isqrt(limit * records), matched * _READ_COST)
+    count = ("SELECT count(*) FROM (SELECT 1 FROM items WHERE {} = ? LIMIT ?)")
+    visible = int(db.execute(count.format("session_id"),
+                                  (session_id, bound + 1)).fetchone()[0])
+    if project is not None and visible <= bound:
+        visible += int(db.execute(count.format("project_path"),
+                                       (project, bound + 1 - visible)).fetchone()[0])
+    if visible > bound:
+        return None
+    # rows read until ``limit`` visible ones are found, if they are spread evenly, and
+    # how many of those the session may not see
+    read = min(matched, min(limit, visible) * records // max(1, visible))
+    if visible > read * max(0, records - visible) // max(1, records) * _READ_COST:
+        return None
+    # (only the rows in effect, when only those are wanted)
+    alive = " AND i.status = 'active'" if active_only else ""
+    query = ("SELECT r.rowid FROM items i JOIN recall_records r ON r.item_id = i.id"
+             f" WHERE i.session_id = ? AND i.scope != 'project'{alive}")
+    arguments: tuple[str, ...] = (session_id,)
+    if project is not None:
+        query += (" UNION ALL SELECT r.rowid FROM items i JOIN recall_records r"
+                  " ON r.item_id = i.id WHERE i.project_path = ? AND i.scope = 'project'"
+                  + alive)
+        arguments += (project,)
+    return frozenset(rowid for (rowid,) in db.execute(query, arguments))
