@@ -21,6 +21,7 @@ import click
 from waymarks.commands.base import EXIT_ERROR, Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
+from waymarks.core.text import shell_command
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -245,7 +246,7 @@ def team_group() -> Group:
                   f"conflict: {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) says "
                   f"otherwise than {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}), and is "
                   f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "
-                  f"else `waymarks team unshare {cell(c['kept'][:12])}`"
+                  f"else `{cell(shell_command(['waymarks', 'team', 'unshare', c['kept'][:12]]))}`"
                   for c in data["conflicts"]]
         footer += [f"item {cell(d['id'][:12])} was written by "
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "

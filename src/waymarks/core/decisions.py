@@ -65,6 +65,7 @@ from waymarks.core.text import (
     is_unicode,
     loose_key,
     normalize_key,
+    shell_command,
     visible,
 )
 
@@ -134,7 +135,10 @@ class WriteContext(msgspec.Struct, frozen=True):
 
     def trust_step(self) -> str:
         """What to do first to make this project trusted (a refusal's last words)."""
-        return self.trust_fix or f"run `{self.prog} trust {self.project_path}` first"
+        # the path quoted as a shell reads it: a folder named `p $(touch x)` is one word
+        # of the command a person pastes, never a command of its own
+        command = shell_command([self.prog, "trust", self.project_path])
+        return self.trust_fix or f"run `{command}` first"
 
     def visible(self, state: ItemState) -> bool:
         """Whether this session may change ``state`` (its own items, or its project's)."""

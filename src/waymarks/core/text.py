@@ -350,6 +350,32 @@ _ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SPLITTERS: dict[str, re.Pattern[str]] = {}
 
 
+def shell_command(words: Iterable[str]) -> str:
+    """A command line as a shell reads it (``shlex.quote``: a ``;``, ``$(…)`` or a space in
+    a folder's name quoted, so the line shown is the one that runs, pasted or not); a word
+    holding a character that is not printable (a zero-width joiner in a folder's emoji, an
+    ESC) in bash's ``$'…'`` with that character as ``\\u200d``: seen, and still what runs.
+    Every command a message or a page suggests with a stored word in it (a project's path,
+    a teammate's item ID) is written by this."""
+    import shlex  # (only when a message suggests a command)
+
+    return " ".join(shlex.quote(word) if word.isprintable() else _ansi_c(word)
+                    for word in words)
+
+
+def _ansi_c(word: str) -> str:
+    """``word`` quoted as bash's ``$'…'`` reads it: backslash and quote escaped, every
+    character that is not printable as ``\\uXXXX`` (``\\UXXXXXXXX`` past U+FFFF)."""
+    def one(ch: str) -> str:
+        if ch in "\\'":
+            return "\\" + ch
+        if ch.isprintable():
+            return ch
+        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+    return "$'" + "".join(one(ch) for ch in word) + "'"
+
+
 #: how much of an argument a refusal echoes back
 ECHO_CHARS = 64
 

@@ -12,6 +12,7 @@ import msgspec
 from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conflicts
+from waymarks.core.text import shell_command
 from waymarks.service import team_git
 from waymarks.service.own_claims import OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, anchors_path, counts, refresh, team_dir
@@ -119,17 +120,23 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                     "keptAuthor": kept.author, "keptContributor": kept.contributor,
                     "invalid": conflict.loser.id, "invalidAuthor": loser.author,
                     "invalidContributor": loser.contributor,
-                    "resolve": f"waymarks team supersede {winner.id[:12]} -- TEXT"
-                    if rule == "key" else
-                    f"waymarks team unshare {conflict.loser.id[:12]}"})
+                    "resolve": _suggested("supersede", winner.id, "--", "TEXT")
+                    if rule == "key" else _suggested("unshare", conflict.loser.id)})
     for lost in lost_withdrawals(state.fold):
         kept = state.fold.entries[lost.winner.id]
         rows.append({"rule": "withdrawal", "key": lost.winner.key, "kept": lost.winner.id,
                      "keptAuthor": kept.author, "keptContributor": kept.contributor,
                      "invalid": lost.entry.target_id, "invalidAuthor": lost.entry.author,
                      "invalidContributor": lost.entry.contributor,
-                     "resolve": f"waymarks team unshare {lost.winner.id[:12]}"})
+                     "resolve": _suggested("unshare", lost.winner.id)})
     return rows
+
+
+def _suggested(verb: str, item_id: str, *rest: str) -> str:
+    """``waymarks team VERB ID …`` with the item's ID (12 characters of it, whatever a
+    teammate's file made it) quoted as a shell reads it: an ID such as ``$(sh x)`` is
+    text in the command a person pastes, never a command of its own."""
+    return shell_command(["waymarks", "team", verb, item_id[:12], *rest])
 
 
 def duplicates_json(state: TeamState) -> list[dict[str, Any]]:

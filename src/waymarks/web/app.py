@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -46,6 +45,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from waymarks.commands.sessions import repair_lines
 from waymarks.core.text import escaped, typed_id
+from waymarks.core.text import shell_command as command
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.sessions_api import follow_newest
 from waymarks.web import actions, reads
@@ -68,28 +68,6 @@ def reveal(text: object) -> str:
     escaped (``\\u202e``): a right-to-left override or a zero-width joiner is seen, not
     obeyed. Escaping for HTML is autoescape's job, after this."""
     return "" if text is None else escaped(str(text), keep="\n\t")
-
-
-def command(words: list[str]) -> str:
-    """A command line as a shell reads it (``shlex.quote``: a ``;``, ``$(…)`` or a space in
-    a folder's name quoted, so the line shown is the one that runs); a word holding a
-    character that is not printable (a zero-width joiner in a folder's emoji) in bash's
-    ``$'…'`` with that character as ``\\u200d``: seen, and still what runs."""
-    return " ".join(shlex.quote(word) if word.isprintable() else _ansi_c(word)
-                    for word in words)
-
-
-def _ansi_c(word: str) -> str:
-    """``word`` quoted as bash's ``$'…'`` reads it: backslash and quote escaped, every
-    character that is not printable as ``\\uXXXX`` (``\\UXXXXXXXX`` past U+FFFF)."""
-    def one(ch: str) -> str:
-        if ch in "\\'":
-            return "\\" + ch
-        if ch.isprintable():
-            return ch
-        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
-
-    return "$'" + "".join(one(ch) for ch in word) + "'"
 
 
 def short(text: object) -> str:

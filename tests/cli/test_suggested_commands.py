@@ -1,0 +1,77 @@
+"""A command the CLI suggests with a stored word in it is the command a shell runs.
+
+A refusal's "run `waymarks trust PATH` first" wrote the project's path as it is, and
+`team status` wrote a teammate's item ID into "settle with `waymarks team supersede ID --
+TEXT`" as the file holds it. A folder named ``p $(touch PWNED)`` (a subfolder of a cloned
+repository, say) or an item ID ``$(touch x)ab…`` in a teammate's file made the suggested
+line, pasted into a shell, run ``touch`` and act on the wrong path or ID. Both words are
+now quoted as a shell reads them (``core.text.shell_command``, the helper the web
+inspector's actions already used).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from waymarks.core.team import genesis, make_line
+
+
+def _cli(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user"),
+           "WAYMARKS_CLI_HELPER": "off"}
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, check=False, timeout=120)
+
+
+def _pasted(command: str, where: Path) -> list[str]:
+    """The words ``command`` gives ``waymarks`` when pasted into bash (run in ``where``)."""
+    shell = "waymarks() { printf '%s\\0' \"$@\"; }; " + command
+    done = subprocess.run(["bash", "-c", shell], cwd=where, capture_output=True, text=True,
+                          check=True, timeout=30)
+    return done.stdout.split("\0")[:-1]
+
+
+def test_the_trust_command_a_refusal_suggests_quotes_the_projects_path(tmp_path: Path) -> None:
+    project = tmp_path / "p $(touch PWNED)"
+    project.mkdir()
+    done = _cli(tmp_path / "home", project, "pin", "--scope", "project", "--", "Use uv")
+    assert done.returncode == 2, done.stdout + done.stderr
+    suggested = re.search(r"run `([^`]*)` first", done.stdout)
+    assert suggested, done.stdout
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["trust", str(project)]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_team_status_quotes_a_teammates_item_id_in_the_command_it_suggests(
+        tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
+    home = tmp_path / "home"
+    for args in (("trust", str(project)), ("team", "init")):
+        done = _cli(home, project, *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    prev, lines = genesis("mate"), b""
+    for seq, (item_id, text) in enumerate((("$(touch x)ab" + "0" * 20, "The port is 5433"),
+                                           ("c" * 32, "The port is 5434")), 1):
+        line, prev = make_line(contributor="mate", seq=seq, prev=prev, entry_id=f"{seq:032x}",
+                               at=1_796_503_259_574 + seq, author="mate", op="add",
+                               kind="memory", item={"id": item_id, "key": "db-port",
+                                                    "text": text})
+        lines += line
+    (project / ".waymarks" / "team" / "mate.jsonl").write_bytes(lines)
+    done = _cli(home, project, "team", "status")
+    assert done.returncode == 0, done.stdout + done.stderr
+    suggested = re.search(r"settle with `([^`]*)`", done.stdout)
+    assert suggested, done.stdout
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["team", "supersede", "$(touch x)ab", "--",
+                                                  "TEXT"]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"
