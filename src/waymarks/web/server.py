@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from waymarks.core.text import escaped
 from waymarks.web.security import Gate, host_names, is_loopback, moving_page, remote_warning
 
 if TYPE_CHECKING:
@@ -104,7 +105,9 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         print(json.dumps({"outcome": "serving", "url": url, "host": host, "port": actual,
                           "project": app.cwd}), file=out, flush=True)
     else:
-        print(f"Waymarks inspector for {app.cwd}:\n  {url}\n(this URL carries a token "
+        # the project's path escaped as every command prints it: a folder named with an
+        # OSC sequence (a cloned repository's) retitled the terminal or wrote its clipboard
+        print(f"Waymarks inspector for {escaped(app.cwd)}:\n  {url}\n(this URL carries a token "
               "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
     page: Path | None = None
     try:
