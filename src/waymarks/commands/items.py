@@ -424,5 +424,7 @@ def _provenance_text(app: Waymarks, shown: Provenance) -> str:
     lines += [f"  {when(e.at)}  {e.operation:<9} session {e.session_id[:8]} entry "
               f"{e.entry_id}" + ("" if e.applied else f"  (ignored: {cell(e.note)})")
               for e in shown.events]
-    lines += ["Text:", *(f"  {cell(line)}" for line in item.text.splitlines() or [""])]
+    # lines at "\n" alone: splitlines() also broke at CR, U+2028, NEL and the separators,
+    # which then showed as line breaks, never as the escapes every other view shows
+    lines += ["Text:", *(f"  {cell(line)}" for line in item.text.split("\n"))]
     return "\n".join(lines)
