@@ -400,7 +400,7 @@ def _provenance_text(app: Waymarks, shown: Provenance) -> str:
     if item.applies:
         state += "; applies on the active branch"
     lines = [f"Memory {item.id}", f"Status: {state}",
-             f"Scope: {item.scope}" + (f" ({app.cwd})" if item.scope == "project" else ""),
+             f"Scope: {item.scope}" + (f" ({cell(app.cwd)})" if item.scope == "project" else ""),
              f"Key: {cell(item.key) or '-'}",
              f"Classification: {item.classification or 'none (counts as the default)'}",
              f"Created: {when(item.created_at)} UTC in session {item.session_id}, "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
-from waymarks.commands.render import table_result
+from waymarks.commands.render import cell, table_result
 from waymarks.commands.results import EXIT_ERROR
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def session_group() -> Group:
              examples=["waymarks session show", "waymarks --session 1f88 session show"])
     def show() -> Result:
         info = runtime().app().session_show()
-        text = (f"Session {info.id}\nFile: {info.path}\nCwd: {info.cwd}\n"
+        text = (f"Session {info.id}\nFile: {cell(info.path)}\nCwd: {cell(info.cwd)}\n"
                 f"Entries: {info.entries}\nLeaf: {info.leaf_id}\n"
                 f"Active branch: {' > '.join(info.branch) or '(empty)'}")
         return Result({"session": session_json(info)}, text)
@@ -61,7 +61,7 @@ def session_group() -> Group:
              examples=["waymarks session new"])
     def new() -> Result:
         info = runtime().app().session_new()
-        return Result({"session": session_json(info)}, f"New session {info.id}\n{info.path}")
+        return Result({"session": session_json(info)}, f"New session {info.id}\n{cell(info.path)}")
 
     @command(session, "list", summary="Sessions of this directory, oldest first.",
              examples=["waymarks session list", "waymarks session list --json"])
@@ -119,7 +119,7 @@ def register_house(root: click.Group) -> None:
     def status() -> Result:
         data = runtime().app().status()
         session = data["session"]
-        lines = [f"Home: {data['home']}", f"Project: {data['cwd']} "
+        lines = [f"Home: {cell(data['home'])}", f"Project: {cell(data['cwd'])} "
                  f"({'trusted' if data['projectTrusted'] else 'not trusted'})",
                  f"Session: {session['id'] if session else '(none yet)'}"]
         for kind in ("pins", "memory"):
@@ -254,12 +254,13 @@ def register_house(root: click.Group) -> None:
         app = runtime().app()
         if listing:
             projects = app.trusted_projects()
-            return Result({"projects": projects}, "\n".join(projects) or "No trusted projects.")
+            return Result({"projects": projects},
+                          "\n".join(map(cell, projects)) or "No trusted projects.")
         if path is None:
             raise click.UsageError("give the project's PATH (or --list)")
         project, added = app.trust(path)
         return Result({"project": project, "changed": added},
-                      f"{'Trusted' if added else 'Already trusted'}: {project}")
+                      f"{'Trusted' if added else 'Already trusted'}: {cell(project)}")
 
     @command(root, "untrust", summary="Stop trusting a project (its project items stop "
              "applying; nothing is deleted).", examples=["waymarks untrust ."])
@@ -267,7 +268,7 @@ def register_house(root: click.Group) -> None:
     def untrust(path: str) -> Result:
         project, removed = runtime().app().untrust(path)
         return Result({"project": project, "changed": removed},
-                      f"{'No longer trusted' if removed else 'Was not trusted'}: {project}")
+                      f"{'No longer trusted' if removed else 'Was not trusted'}: {cell(project)}")
 
 
 def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:

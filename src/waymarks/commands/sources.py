@@ -44,7 +44,7 @@ def register_sources(memory: Group) -> None:
         app = runtime().app()
         views = list_sources(app)
         footer = [] if app.project_trusted else [
-            f"{app.cwd} is not trusted: project memory is not shared (`waymarks trust "
+            f"{cell(app.cwd)} is not trusted: project memory is not shared (`waymarks trust "
             "PATH`)."]
         rows = [(v.session_id, v.status + (" (active)" if v.active else "")
                  + (" (excluded)" if v.excluded else ""), str(v.contributed),

@@ -266,7 +266,7 @@ def team_group() -> Group:
                    + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")
                    for d in data["docs"]]
         if not app.project_trusted:
-            footer.insert(0, f"{app.cwd} is not trusted: team memory is not read "
+            footer.insert(0, f"{cell(app.cwd)} is not trusted: team memory is not read "
                           "(`waymarks trust .`).")
         elif not data["initialized"]:
             footer.insert(0, "No team ledger here yet: `waymarks team init`.")

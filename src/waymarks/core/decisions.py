@@ -62,6 +62,7 @@ from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import (
     MAX_KEY_CHARS,
     echoed,
+    escaped,
     is_unicode,
     loose_key,
     normalize_key,
@@ -358,7 +359,7 @@ def decide_status(
     if isinstance(target, Rejected):
         return target
     if target.item.scope == "project" and not ctx.trusted:
-        return Rejected("untrusted", f"{ctx.project_path} is not trusted; to change its "
+        return Rejected("untrusted", f"{escaped(ctx.project_path)} is not trusted; to change its "
                         f"project {kind}s, {ctx.trust_step()}")
     if isinstance(cleaned, Rejected):
         return cleaned
@@ -385,8 +386,8 @@ def _check_scope_and_sources(
     if scope == "project" and not ctx.trusted:
         return Rejected(
             "untrusted",
-            f"Project {what.lower()} requires a trusted project: {ctx.project_path} is not "
-            f"trusted; {ctx.trust_step()}",
+            f"Project {what.lower()} requires a trusted project: "
+            f"{escaped(ctx.project_path)} is not trusted; {ctx.trust_step()}",
         )
     for entry_id in sources:
         if entry_id not in ctx.branch:

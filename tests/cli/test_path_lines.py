@@ -1,0 +1,42 @@
+"""A project's path is one line wherever the CLI prints it.
+
+What a command prints is escaped on its way out except line breaks and tabs (a body's
+lines are its own), so a path printed without ``cell`` kept them: a project folder named
+``p\\nWARNING: …`` (a cloned repository's subfolder, say) printed a line of its own in
+``status``, ``session show``, ``trust``, ``trust --list``, ``memory sources``, ``memory
+show`` and the refusal of a project pin, a line a person reads as the tool's. The path is
+escaped there now (``\\n``), as every listing escapes its cells.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FORGED = "WARNING: forged"
+
+
+def _cli(tmp_path: Path, project: Path, *args: str, expect: int = 0) -> str:
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"),
+           "HOME": str(tmp_path / "user"), "WAYMARKS_CLI_HELPER": "off"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == expect, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def test_a_path_with_a_line_break_prints_no_line_of_its_own(tmp_path: Path) -> None:
+    project = tmp_path / f"p\n{FORGED} line\tTAB"
+    project.mkdir()
+    shown = [_cli(tmp_path, project, "pin", "--scope", "project", "--", "x", expect=2),
+             _cli(tmp_path, project, "memory", "sources")]
+    shown.append(_cli(tmp_path, project, "trust", str(project)))
+    added = _cli(tmp_path, project, "memory", "add", "--scope", "project", "--", "Port 5433")
+    memory_id = added.split()[2]
+    shown += [_cli(tmp_path, project, *args) for args in (
+        ("status",), ("session", "show"), ("trust", "--list"), ("memory", "show", memory_id))]
+    for out in shown:
+        assert not any(line.startswith(FORGED) for line in out.splitlines()), out
+        assert f"p\\n{FORGED} line\\tTAB" in out, out
