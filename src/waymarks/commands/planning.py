@@ -170,6 +170,7 @@ def privacy_group() -> Group:
     @command(privacy, "show", summary="The policy in force (home and trusted project "
              "configuration met).", examples=["waymarks privacy", "waymarks privacy show"])
     def show() -> Result:
+        from waymarks.commands.render import cell
         from waymarks.core.privacy import allowance_json
         from waymarks.service.planning import settings_for
 
@@ -184,11 +185,13 @@ def privacy_group() -> Group:
             "defaultClassification": policy.default_classification,
             "redactSecrets": policy.redact_secrets,
             "configFiles": list(settings.sources), "ignored": list(settings.ignored)}
-        text = (f"Default provider: {data['defaultProvider']}\n"
+        # provider names as config.toml spells them, one line each (a name holding a line
+        # break printed a line of its own)
+        text = (f"Default provider: {cell(data['defaultProvider'])}\n"
                 "Local providers (may see everything): "
-                f"{', '.join(data['localProviders']) or '-'}\n"
+                f"{', '.join(map(cell, data['localProviders'])) or '-'}\n"
                 f"Other providers may see: {', '.join(data['remoteDefaultAllowed'])}\n"
-                + "".join(f"  {p}: {', '.join(levels)}\n"
+                + "".join(f"  {cell(p)}: {', '.join(levels)}\n"
                           for p, levels in data["remoteProviders"].items())
                 + f"Unclassified items count as: {policy.default_classification}\n"
                 + "Credentials redacted for remote providers: "
@@ -281,6 +284,7 @@ def config_group() -> Group:
     @command(config, "show", summary="Configuration files read, what was ignored, and the "
              "effective settings.", examples=["waymarks config show"])
     def show() -> Result:
+        from waymarks.commands.render import cell
         from waymarks.service.planning import settings_for
 
         app = runtime().app()
@@ -295,9 +299,9 @@ def config_group() -> Group:
                           "maxPersonalTokens": settings.budgets.max_personal_tokens,
                           "defaultContextWindow": _window(settings.raw),
                           "maxResults": settings.budgets.max_results}}
-        lines = [f"Config files: {', '.join(data['files']) or '(none; defaults)'}"]
-        lines += [f"Ignored: {i}" for i in data["ignored"]]
-        lines += [f"  {k} = {v}" for k, v in data["effective"].items()]
+        lines = [f"Config files: {', '.join(map(cell, data['files'])) or '(none; defaults)'}"]
+        lines += [f"Ignored: {cell(i)}" for i in data["ignored"]]
+        lines += [f"  {k} = {cell(str(v))}" for k, v in data["effective"].items()]
         return Result(data, "\n".join(lines))
 
     return config
