@@ -25,6 +25,8 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         return _main(list(sys.argv[1:] if argv is None else argv), owns_process=argv is None,
                      warm=warm)
     except BrokenPipeError:  # `waymarks … | head`: the reader left; not an error of ours
+        # (a command's result meets it in the runner, which keeps its exit status;
+        # here only what is written outside it: help, the version)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:  # Ctrl-C outside a command's work (its result being

@@ -154,7 +154,12 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if replaced and as_json and "activeSessionProblem" not in result.data:
         result = msgspec.structs.replace(result, data={**result.data,
                                                        "sessionProblem": replaced})
-    if not printed(lambda: emit(result, as_json)):
+    try:
+        written = printed(lambda: emit(result, as_json))
+    except BrokenPipeError:  # the reader left (`| head -0`, `| grep -q`): its choice, and
+        reader_left()  # the outcome stands (a refusal's 2 was 0 here, as if it were done)
+        written = True
+    if not written:
         if result.produced:  # what it made is its output: a cut file is no backup
             note("standard output cannot be written (a full disk?), so what it holds is "
                  "cut short or empty: nothing usable was written; free some space or write "
@@ -236,8 +241,11 @@ def error(code: str, message: str, status: int, want_json: bool,
                                 "notices": [], "message": message}
     if repaired:
         document["recovered"] = repaired
-    if not want_json or not printed(lambda: print_json(document)):
-        note(message)
+    try:
+        if not want_json or not printed(lambda: print_json(document)):
+            note(message)
+    except BrokenPipeError:  # the reader left: the status still says what happened
+        reader_left()
     return status
 
 
@@ -246,7 +254,8 @@ def printed(show: Callable[[], None]) -> bool:
     closed (``>&-``) or fails (``> /dev/full``): what was done stays done, and its exit
     status stands. Standard output then goes to the null device, so that Python's
     flush at exit does not fail again. A reader that left (``| head``) is not this case:
-    ``BrokenPipeError`` goes on to the entry point."""
+    ``BrokenPipeError`` goes on to the caller, which says nothing (:func:`reader_left`)
+    and keeps the command's exit status."""
     try:
         if sys.stdout is None:
             return False
@@ -260,6 +269,16 @@ def printed(show: Callable[[], None]) -> bool:
             sys.stdout = None
         return False
     return True
+
+
+def reader_left() -> None:
+    """The reader of standard output left (``| head``): nothing more is written there, and
+    Python's flush at exit must not fail again (standard output becomes the null device).
+    Not an error of the command's: its exit status is what it was (a refusal stays 2)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        sys.stdout = None
 
 
 def note(message: str) -> None:
