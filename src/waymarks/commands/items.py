@@ -399,30 +399,31 @@ def _provenance_text(app: Waymarks, shown: Provenance) -> str:
         state += f" ({cell(item.reason)})"
     if item.applies:
         state += "; applies on the active branch"
-    lines = [f"Memory {item.id}", f"Status: {state}",
+    lines = [f"Memory {cell(item.id)}", f"Status: {state}",
              f"Scope: {item.scope}" + (f" ({cell(app.cwd)})" if item.scope == "project" else ""),
              f"Key: {cell(item.key) or '-'}",
              f"Classification: {item.classification or 'none (counts as the default)'}",
-             f"Created: {when(item.created_at)} UTC in session {item.session_id}, "
-             f"entry {item.entry_id}",
+             f"Created: {when(item.created_at)} UTC in session {cell(item.session_id)}, "
+             f"entry {cell(item.entry_id)}",
              f"Updated: {when(shown.updated_at)} UTC"]
     if shown.sources:
         lines.append("Source entries: " + ", ".join(
-            s.id + (f" ({s.type}, {s.timestamp})" if s.type else " (not in this session)")
+            cell(s.id) + (f" ({cell(s.type)}, {cell(s.timestamp)})" if s.type
+                          else " (not in this session)")
             for s in shown.sources))
     else:
         lines.append("Source entries: none")
     if len(shown.chain) > 1:
         lines.append("Supersession chain (oldest first):")
-        lines += [f"  {'>' if v.id == item.id else ' '} {v.id[:8]}  {v.status:<10} "
+        lines += [f"  {'>' if v.id == item.id else ' '} {cell(v.id[:8])}  {v.status:<10} "
                   f"{when(v.created_at)}" for v in shown.chain]
         if shown.truncated:
             lines.append("  (cut: the chain is longer)")
     if item.conflicts_with:
-        lines.append("Conflicted with: " + ", ".join(i[:8] for i in item.conflicts_with))
+        lines.append("Conflicted with: " + ", ".join(cell(i[:8]) for i in item.conflicts_with))
     lines.append("History:")
-    lines += [f"  {when(e.at)}  {e.operation:<9} session {e.session_id[:8]} entry "
-              f"{e.entry_id}" + ("" if e.applied else f"  (ignored: {cell(e.note)})")
+    lines += [f"  {when(e.at)}  {e.operation:<9} session {cell(e.session_id[:8])} entry "
+              f"{cell(e.entry_id)}" + ("" if e.applied else f"  (ignored: {cell(e.note)})")
               for e in shown.events]
     # lines at "\n" alone: splitlines() also broke at CR, U+2028, NEL and the separators,
     # which then showed as line breaks, never as the escapes every other view shows

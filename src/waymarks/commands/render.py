@@ -72,15 +72,15 @@ def write_result(outcome: WriteOutcome, verb: str) -> Result:
     if isinstance(outcome, Duplicate):
         data = {"outcome": "duplicate", "id": outcome.id, "code": None, "conflicts": [],
                 "kind": outcome.kind, "notices": []}
-        return Result(data, f"Existing {outcome.kind} {outcome.id} (nothing appended)")
+        return Result(data, f"Existing {outcome.kind} {cell(outcome.id)} (nothing appended)")
     assert isinstance(outcome, Committed)
     data = {"outcome": "committed", "id": outcome.id, "code": None, "conflicts": [],
             "kind": outcome.kind, "operation": outcome.operation, "entryId": outcome.entry_id,
             "previousId": outcome.previous_id, "warning": outcome.warning,
             "notices": list(outcome.notices)}
-    text = f"{verb} {outcome.kind} {outcome.id} (entry {outcome.entry_id})"
+    text = f"{verb} {outcome.kind} {cell(outcome.id)} (entry {cell(outcome.entry_id)})"
     if outcome.previous_id:
-        text += f", superseding {outcome.previous_id}"
+        text += f", superseding {cell(outcome.previous_id)}"
     if outcome.warning:
         text += f"\nwarning: {outcome.warning}"
     text += "".join(f"\nnote: {notice}" for notice in outcome.notices)

@@ -51,9 +51,9 @@ def session_group() -> Group:
              examples=["waymarks session show", "waymarks --session 1f88 session show"])
     def show() -> Result:
         info = runtime().app().session_show()
-        text = (f"Session {info.id}\nFile: {cell(info.path)}\nCwd: {cell(info.cwd)}\n"
-                f"Entries: {info.entries}\nLeaf: {info.leaf_id}\n"
-                f"Active branch: {' > '.join(info.branch) or '(empty)'}")
+        text = (f"Session {cell(info.id)}\nFile: {cell(info.path)}\nCwd: {cell(info.cwd)}\n"
+                f"Entries: {info.entries}\nLeaf: {cell(info.leaf_id)}\n"
+                f"Active branch: {' > '.join(map(cell, info.branch)) or '(empty)'}")
         return Result({"session": session_json(info)}, text)
 
     @command(session, "new", summary="Start a new session for this directory (session-scoped "
@@ -282,20 +282,20 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
              *repair_lines(data)]
     lines.append(f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
                  f"malformed payloads: {counts['malformed']}")
-    lines += [f"  problem: {problem}" for problem in data["problems"]]
+    lines += [f"  problem: {cell(problem)}" for problem in data["problems"]]
     lines += [f"  hybrid recall: {_other_model(other, count)}"
               for other, count in (data.get("otherModelVectors") or {}).items()]
     for source in data["sources"]:
         state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
         if source["status"] != "available":
             state += f", {source['status']}: project items held back"
-        lines.append(f"  {source['sessionId']}: checkpoint {source['checkpointOffset']} "
+        lines.append(f"  {cell(source['sessionId'])}: checkpoint {source['checkpointOffset']} "
                      f"({state}), {source['entries']} entries")
     if data.get("session", {}).get("partialTailBytes"):
         lines.append(f"  half-written last line: {data['session']['partialTailBytes']} bytes "
                      "(skipped; the next write terminates it)")
     for anomaly in data["anomalies"]:
-        lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {anomaly['detail']}")
+        lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {cell(anomaly['detail'])}")
     return data, "\n".join(lines + _learned_ledger(data.get("learnedLedger")))
 
 

@@ -224,7 +224,8 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
         return Rejected("not_found", f"No {kind} {echoed(ref)} in this session or project; "
                         f"list them with {listing}")
     if state.status != "active":
-        return Rejected("not_active", f"{kind.capitalize()} {ref} is {state.status}, not active")
+        return Rejected("not_active",
+                        f"{kind.capitalize()} {escaped(ref)} is {state.status}, not active")
     return state
 
 

@@ -1,0 +1,63 @@
+"""IDs and entry types a session file holds are one line wherever the CLI prints them.
+
+Anyone who can write a session file chooses its IDs and entry types. Their control
+characters were escaped on the way out, but the last pass keeps line breaks (a body's lines
+are its own), so an entry ID ``x\\nFORGED …`` printed a line of its own in ``session
+show``'s branch, an entry type in ``health``'s anomalies, a pin ID in ``unpin``'s receipt,
+a source entry's ID in ``memory show`` and a claim's ID in the refusal of a change to it: a
+line a person reads as the tool's. They go through ``cell`` (``escaped``) now.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+NL = "\nFORGED line"
+
+
+def _cli(home: Path, project: Path, *args: str) -> tuple[int, str]:
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user"),
+           "WAYMARKS_CLI_HELPER": "off"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout + done.stderr
+
+
+def _plant(home: Path, project: Path) -> None:
+    assert _cli(home, project, "pin", "--", "seed")[0] == 0
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    leaf = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+    pin = {"type": "custom", "customType": "ds4-context-pin-v1",
+           "data": {"schemaVersion": 1, "mutationId": "m2", "createdAt": 1, "operation": "add",
+                    "item": {"id": "pinid" + NL, "scope": "session", "content": "Planted pin",
+                             "createdAt": 1}},
+           "timestamp": "2026-12-04T23:33:11.000Z", "id": "x" + NL, "parentId": leaf}
+    odd = {"type": "custom", "customType": "ds4-context-pin-v1" + NL, "data": {},
+           "timestamp": "2026-12-04T23:33:12.000Z", "id": "y1", "parentId": "x" + NL}
+    memory = {"type": "custom", "customType": "ds4-context-memory-v1",
+              "data": {"schemaVersion": 1, "mutationId": "m3", "createdAt": 2,
+                       "operation": "add",
+                       "item": {"id": "memid" + NL, "scope": "session", "claim": "Planted",
+                                "key": "k", "createdAt": 2, "sourceEntryIds": ["x" + NL]}},
+              "timestamp": "2026-12-04T23:33:14.000Z", "id": "w1", "parentId": "y1"}
+    with session.open("a", encoding="utf-8") as out:
+        out.write("".join(json.dumps(entry) + "\n" for entry in (pin, odd, memory)))
+
+
+def test_planted_ids_and_entry_types_print_no_line_of_their_own(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _plant(home, project)
+    shown = [_cli(home, project, *args) for args in (
+        ("session", "show"), ("health",), ("memory", "show", "memid"),
+        ("memory", "invalidate", "memid", "wrong"), ("unpin", "pinid"))]
+    shown.append(_cli(home, project, "memory", "supersede", "memid", "--", "Replaced"))
+    assert [code for code, _ in shown] == [0, 0, 0, 0, 0, 2], shown
+    for _code, out in shown:
+        assert not [line for line in out.splitlines() if line.startswith("FORGED")], out
+        assert "\\nFORGED line" in out, out
