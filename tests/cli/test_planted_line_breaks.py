@@ -61,3 +61,24 @@ def test_planted_ids_and_entry_types_print_no_line_of_their_own(tmp_path: Path) 
     for _code, out in shown:
         assert not [line for line in out.splitlines() if line.startswith("FORGED")], out
         assert "\\nFORGED line" in out, out
+
+
+def test_a_planted_session_id_prints_no_line_of_its_own(tmp_path: Path) -> None:
+    """A session file's header ID (a copy placed in the project's session folder) is a
+    row's cell in ``session list`` and ``memory sources`` and the subject of ``memory
+    exclude``'s receipt: one line each."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    assert _cli(home, project, "trust", str(project))[0] == 0
+    assert _cli(home, project, "pin", "--scope", "project", "--", "seed")[0] == 0
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    header = json.loads(session.read_text(encoding="utf-8").splitlines()[0])
+    header.update(id="planted" + NL, timestamp="2026-12-01T00:00:00.000Z")
+    (session.parent / "2026-12-01T00-00-00-000Z_planted.jsonl").write_text(
+        json.dumps(header) + "\n", encoding="utf-8")
+    shown = [_cli(home, project, *args) for args in (
+        ("session", "list"), ("memory", "sources"), ("memory", "exclude", "planted"))]
+    assert [code for code, _ in shown] == [0, 0, 0], shown
+    for _code, out in shown:
+        assert not [line for line in out.splitlines() if line.startswith("FORGED")], out
+        assert "planted\\nFORGED line" in out, out

@@ -67,7 +67,7 @@ def session_group() -> Group:
              examples=["waymarks session list", "waymarks session list --json"])
     def list_() -> Result:
         infos = runtime().app().session_list()
-        rows = [(i.id, i.created, str(i.entries)) for i in infos]
+        rows = [(cell(i.id), cell(i.created), str(i.entries)) for i in infos]
         return table_result({"sessions": [session_json(i) for i in infos]},
                             [Column("SESSION"), Column("CREATED"),
                              Column("ENTRIES", "right", wide=True)], rows,

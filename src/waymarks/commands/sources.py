@@ -27,7 +27,7 @@ def _full_id(app: Waymarks, ref: str) -> str | Result:
     matches = ids_named((v.session_id for v in list_sources(app)), ref)
     if len(matches) > 1:
         return refused("ambiguous", f"'{echoed(ref)}' is the start of {len(matches)} session "
-                       f"IDs ({', '.join(m[:12] for m in matches[:10])}); type more of it",
+                       f"IDs ({', '.join(cell(m[:12]) for m in matches[:10])}); type more of it",
                        matches)
     return matches[0] if matches else ref
 
@@ -46,7 +46,7 @@ def register_sources(memory: Group) -> None:
         footer = [] if app.project_trusted else [
             f"{cell(app.cwd)} is not trusted: project memory is not shared (`waymarks trust "
             "PATH`)."]
-        rows = [(v.session_id, v.status + (" (active)" if v.active else "")
+        rows = [(cell(v.session_id), v.status + (" (active)" if v.active else "")
                  + (" (excluded)" if v.excluded else ""), str(v.contributed),
                  str(v.held_back), when(v.updated_at),
                  cell("; ".join(filter(None, (v.detail, v.excluded_reason)))) or "")
@@ -76,8 +76,8 @@ def register_sources(memory: Group) -> None:
         if isinstance(cleaned, Rejected):
             return refused(cleaned.code, cleaned.message)
         changed = set_source_excluded(app, found, True, cleaned)
-        text = (f"Excluded {found}: its project pins and memory no longer count here."
-                if changed else f"{found} was already excluded.")
+        text = (f"Excluded {cell(found)}: its project pins and memory no longer count here."
+                if changed else f"{cell(found)} was already excluded.")
         return Result({"sessionId": found, "excluded": True, "changed": changed}, text)
 
     @command(memory, "include", summary="Count an excluded session again.",
@@ -92,5 +92,5 @@ def register_sources(memory: Group) -> None:
         from waymarks.service.sources import set_source_excluded
 
         changed = set_source_excluded(app, found, False)
-        text = f"Included {found} again." if changed else f"{found} was not excluded."
+        text = f"Included {cell(found)} again." if changed else f"{cell(found)} was not excluded."
         return Result({"sessionId": found, "excluded": False, "changed": changed}, text)
