@@ -82,3 +82,20 @@ def test_a_planted_session_id_prints_no_line_of_its_own(tmp_path: Path) -> None:
     for _code, out in shown:
         assert not [line for line in out.splitlines() if line.startswith("FORGED")], out
         assert "planted\\nFORGED line" in out, out
+
+
+def test_memory_search_shows_a_planted_id_on_its_row(tmp_path: Path) -> None:
+    """``memory search``'s ID column was the one listing cell of an item's ID not passed
+    through ``cell``: a planted ID ``mem\\nFORGED`` split its row in two."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _plant(home, project)
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    text = session.read_text(encoding="utf-8").replace('"memid\\nFORGED line"',
+                                                        '"mem\\nFORGED"')
+    session.write_text(text, encoding="utf-8")
+    assert _cli(home, project, "rebuild-index")[0] == 0
+    code, out = _cli(home, project, "memory", "search", "Planted")
+    assert code == 0, out
+    assert not [line for line in out.splitlines() if line.startswith("FORGED")], out
+    assert "mem\\nFORG" in out, out

@@ -344,7 +344,7 @@ def register_inspection(memory: Group) -> None:
             for s, v in hits]}
         rows = [(f"{s.relevance:.3f}", f"{s.coverage:.0%}",
                  "yes" if s.candidate.id in chosen else "",
-                 v.id[:8], _status(v), v.scope, cell(v.text)) for s, v in hits]
+                 cell(v.id[:8]), _status(v), v.scope, cell(v.text)) for s, v in hits]
         columns = [Column("SCORE", "right"), Column("COVER", "right"), Column("RECALLED"),
                    Column("ID"), Column("STATUS"), Column("SCOPE"), Column("TEXT", wide=True)]
         return table_result(data, columns, rows, kinds=[v.status for _s, v in hits],
