@@ -11,6 +11,7 @@ inspector's actions already used).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -74,4 +75,56 @@ def test_team_status_quotes_a_teammates_item_id_in_the_command_it_suggests(
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["team", "supersede", "$(touch x)ab", "--",
                                                   "TEXT"]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_health_quotes_another_sessions_claim_id_in_the_command_it_suggests(
+        tmp_path: Path) -> None:
+    """``health`` names a session claim that a project claim of another session contradicts,
+    with the commands that settle it; that session's file chose its claim's ID."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    assert _cli(home, project, "trust", str(project)).returncode == 0
+    assert _cli(home, project, "memory", "add", "--key", "db-port", "--",
+                "The database port is 5433").returncode == 0
+    first = {p.name for p in (home / "sessions").glob("*/*.jsonl")}
+    session = json.loads(_cli(home, project, "--json", "session", "show").stdout)["session"]
+    assert _cli(home, project, "session", "new").returncode == 0
+    added = json.loads(_cli(home, project, "--json", "memory", "add", "--scope", "project",
+                            "--key", "db-port", "--", "The database port is 5434").stdout)
+    other = next(p for p in (home / "sessions").glob("*/*.jsonl") if p.name not in first)
+    other.write_text(other.read_text(encoding="utf-8").replace(
+        added["id"], "$(:>x)ab" + added["id"][8:]), encoding="utf-8")
+    assert _cli(home, project, "rebuild-index").returncode == 0
+    done = _cli(home, project, "--session", session["id"], "health")
+    suggested = re.search(r"keep one with `([^`]*)`", done.stdout)
+    assert suggested, done.stdout + done.stderr
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["memory", "supersede", "$(:>x)ab", "--",
+                                                  "CLAIM"]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_the_include_command_a_refusal_suggests_quotes_the_session_id(tmp_path: Path) -> None:
+    """A write into an excluded session is refused with `waymarks memory include SID`; a
+    session file placed in the project's folder chose that ID."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    assert _cli(home, project, "trust", str(project)).returncode == 0
+    assert _cli(home, project, "pin", "--", "seed").returncode == 0
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    header = json.loads(session.read_text(encoding="utf-8").splitlines()[0])
+    header.update(id="$(:>y)s", timestamp="2026-12-01T00:00:00.000Z")
+    planted = session.parent / "2026-12-01T00-00-00-000Z_planted.jsonl"
+    planted.write_text(json.dumps(header) + "\n", encoding="utf-8")
+    assert _cli(home, project, "memory", "exclude", "$(:>y)s").returncode == 0
+    done = _cli(home, project, "--session", str(planted), "pin", "--scope", "project", "--",
+                "Use uv")
+    assert done.returncode == 2, done.stdout + done.stderr
+    suggested = re.search(r"Nothing was written; `([^`]*)` first", done.stdout)
+    assert suggested, done.stdout
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["memory", "include", "$(:>y)s"]
     assert not list(paste.iterdir()), "the pasted line ran a command of its own"

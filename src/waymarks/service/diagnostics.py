@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from waymarks.core.text import escaped, shell_command
 from waymarks.ledger.discovery import (
     aside_fix,
     files_without_header,
@@ -195,10 +196,14 @@ def crossed_claims(app: Waymarks, session: SessionLog | None) -> list[str]:
             continue
         crossed = find_conflicts(app.projection.view, msgspec.structs.replace(
             state, partition=f"project:{app.cwd}"))
-        problems += [f"session claim {view.id[:8]} contradicts project claim {other[:8]} "
-                     "(written from another session); both are in effect here: keep one "
-                     f"with `waymarks memory supersede {other[:8]} -- CLAIM` or `waymarks "
-                     f"memory invalidate {view.id[:8]}`" for other in crossed]
+        # the IDs quoted as a shell reads them in the commands suggested: another
+        # session's file chose its claim's ID (`$(sh x)` is a word, never a command)
+        invalidate = shell_command(["waymarks", "memory", "invalidate", view.id[:8]])
+        problems += [f"session claim {escaped(view.id[:8])} contradicts project claim "
+                     f"{escaped(other[:8])} (written from another session); both are in "
+                     "effect here: keep one with "
+                     f"`{shell_command(['waymarks', 'memory', 'supersede', other[:8]])} -- "
+                     f"CLAIM` or `{invalidate}`" for other in crossed]
     return problems
 
 

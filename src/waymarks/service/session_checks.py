@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.model import Mutation, status_target
+from waymarks.core.text import shell_command
 from waymarks.ledger.log import SessionLog
 from waymarks.service.outcomes import Rejected, ServiceError
 from waymarks.store.projection import FOREIGN_LOCATION
@@ -221,7 +222,8 @@ def project_write_refused(projection: Store, session: SessionLog, mutation: Muta
     if excluded:
         return Rejected("source_withheld", (
             f"Session {sid} is excluded from project memory, so its project items do not "
-            f"count. Nothing was written; `waymarks memory include {sid}` first"))
+            f"count. Nothing was written; "
+            f"`{shell_command(['waymarks', 'memory', 'include', sid])}` first"))
     return None
 
 
