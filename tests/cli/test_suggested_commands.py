@@ -128,3 +128,30 @@ def test_the_include_command_a_refusal_suggests_quotes_the_session_id(tmp_path: 
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["memory", "include", "$(:>y)s"]
     assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_a_conflict_refusal_quotes_the_other_claims_id_in_the_command_it_suggests(
+        tmp_path: Path) -> None:
+    """A claim contradicting a project claim of another session is refused with `waymarks
+    memory supersede ID -- NEW CLAIM`; that session's file chose the ID."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    assert _cli(home, project, "trust", str(project)).returncode == 0
+    added = json.loads(_cli(home, project, "--json", "memory", "add", "--scope", "project",
+                            "--key", "db-port", "--", "The database port is 5433").stdout)
+    session = next((home / "sessions").glob("*/*.jsonl"))
+    planted = "$(:>x)ab" + added["id"][8:]
+    session.write_text(session.read_text(encoding="utf-8").replace(added["id"], planted),
+                       encoding="utf-8")
+    assert _cli(home, project, "rebuild-index").returncode == 0
+    assert _cli(home, project, "session", "new").returncode == 0
+    done = _cli(home, project, "memory", "add", "--scope", "project", "--key", "db-port", "--",
+                "The database port is 5434")
+    assert done.returncode == 2, done.stdout + done.stderr
+    suggested = re.search(r"Use `([^`]*)` to replace it", done.stdout)
+    assert suggested, done.stdout
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["memory", "supersede", planted, "--", "NEW",
+                                                  "CLAIM"]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"

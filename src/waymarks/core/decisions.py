@@ -214,12 +214,13 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
         # the ID as the copy, so "unpin" of the other item as listed unpinned the
         # person's own item instead, and left the other in effect
         return Rejected("ambiguous", f"{kind.capitalize()} ID {echoed(ref)} names two "
-                        f"items here: the {kind} of session {listed.session_id} listed "
-                        f"under it, and this session's own {state.kind} kept under "
-                        f"{state.id} (the other session wrote that ID first). Give "
-                        f"{state.id} for this session's own; the other cannot be named "
-                        "from this session (change it from another session, or exclude its "
-                        f"session with `{ctx.prog} memory exclude {listed.session_id}`)")
+                        f"items here: the {kind} of session {escaped(listed.session_id)} "
+                        f"listed under it, and this session's own {state.kind} kept under "
+                        f"{escaped(state.id)} (the other session wrote that ID first). Give "
+                        f"{escaped(state.id)} for this session's own; the other cannot be "
+                        "named from this session (change it from another session, or "
+                        "exclude its session with "
+                        f"`{suggested(ctx.prog, 'memory', 'exclude', listed.session_id)}`)")
     if state is None or state.kind != kind or not ctx.visible(state):
         return Rejected("not_found", f"No {kind} {echoed(ref)} in this session or project; "
                         f"list them with {listing}")
@@ -414,9 +415,10 @@ def _add_or_supersede(
         if isinstance(duplicate.item, PinItem) and duplicate.item.scope == "branch":
             # superseded, it would apply from this leaf on only, and no more on the
             # branches it was pinned for
-            return Rejected("invalid_argument", f"Pin {duplicate.id} holds this text at a "
-                            "looser level; a branch pin is not tightened by a new pin of "
-                            f"its text: unpin it (`{ctx.prog} unpin {duplicate.id[:8]}`), "
+            return Rejected("invalid_argument", f"Pin {escaped(duplicate.id)} holds this "
+                            "text at a looser level; a branch pin is not tightened by a new "
+                            "pin of its text: unpin it "
+                            f"(`{suggested(ctx.prog, 'unpin', duplicate.id[:8])}`), "
                             "then pin it with the level")
         # the same text at a stricter level: the stored one is superseded (a duplicate
         # dropped the level with success, and the text kept going to remote models)
@@ -459,21 +461,31 @@ def _tightened_key(ctx: WriteContext, item: MemoryItem,
     if item.key is None or loose_key(item.key) == loose_key(theirs):
         return theirs
     return Rejected("invalid_argument",
-                    f"Memory {stored.id} holds this text under the key {echoed(theirs)}; "
+                    f"Memory {escaped(stored.id)} holds this text under the key "
+                    f"{echoed(theirs)}; "
                     f"stored again at a stricter level it keeps that key, and the key "
                     f"{echoed(item.key)} was given. Give no key (or {echoed(theirs)}) to "
                     f"tighten it; to keep the text under another key, invalidate it first "
-                    f"(`{ctx.prog} memory invalidate {stored.id}`)", (stored.id,))
+                    f"(`{suggested(ctx.prog, 'memory', 'invalidate', stored.id)}`)",
+                    (stored.id,))
 
 
 def _already_said(prog: str, kind: Literal["pin", "memory"], target: str,
                   holder: str) -> Rejected:
     """The refusal of a supersede whose new text is another active item's."""
-    retire = (f"unpin it (`{prog} unpin {target}`)" if kind == "pin" else
-              f"invalidate it (`{prog} memory invalidate {target}`)")
+    retire = (f"unpin it (`{suggested(prog, 'unpin', target)}`)" if kind == "pin" else
+              f"invalidate it (`{suggested(prog, 'memory', 'invalidate', target)}`)")
     return Rejected("invalid_argument",
-                    f"{kind.capitalize()} {holder} already says this; {kind} {target} is "
-                    f"not changed. If {target} is wrong, {retire}", (holder,))
+                    f"{kind.capitalize()} {escaped(holder)} already says this; {kind} "
+                    f"{escaped(target)} is not changed. If {escaped(target)} is wrong, "
+                    f"{retire}", (holder,))
+
+
+def suggested(prog: str, *words: str) -> str:
+    """A command a refusal suggests, quoted as a shell reads it: the IDs in it were chosen
+    by whoever wrote the item (another session's file, a teammate's team file), and one
+    such as ``$(sh x)`` must stay a word of the line a person pastes."""
+    return shell_command([prog, *words])
 
 
 def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
@@ -482,20 +494,23 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
     conflicts already contradict the claim it replaces meets two active rivals of one
     fact: suggesting to supersede the other sent the writer round in a circle (that one's
     supersede is refused naming the first), so the rivals are to be invalidated first."""
-    listed = ", ".join(conflicts)
+    listed = ", ".join(map(escaped, conflicts))
     if previous is not None and set(conflicts) <= set(find_contradictions(
             ctx.view, previous, _seen_partitions(ctx, previous))):
-        commands = ", ".join(f"`{ctx.prog} memory invalidate {c}`" for c in conflicts)
+        commands = ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`"
+                             for c in conflicts)
         return Rejected(
             "conflict",
             f"Memory conflicts with active item(s): {listed}, which already contradict "
-            f"{previous.id}, the memory this supersedes (two active claims of one fact). "
-            f"Invalidate the wrong one first ({commands}), then supersede {previous.id} "
+            f"{escaped(previous.id)}, the memory this supersedes (two active claims of one "
+            f"fact). Invalidate the wrong one first ({commands}), then supersede "
+            f"{escaped(previous.id)} "
             "again", conflicts)
     return Rejected(
         "conflict",
-        f"Memory conflicts with active item(s): {listed}. Use `{ctx.prog} memory supersede "
-        f"{conflicts[0]} -- NEW CLAIM` to replace it", conflicts)
+        f"Memory conflicts with active item(s): {listed}. Use "
+        f"`{suggested(ctx.prog, 'memory', 'supersede', conflicts[0])} -- NEW CLAIM` to "
+        "replace it", conflicts)
 
 
 def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]:
