@@ -155,3 +155,30 @@ def test_a_conflict_refusal_quotes_the_other_claims_id_in_the_command_it_suggest
     assert _pasted(suggested.group(1), paste) == ["memory", "supersede", planted, "--", "NEW",
                                                   "CLAIM"]
     assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_a_team_share_refusal_quotes_the_teammates_item_id(tmp_path: Path) -> None:
+    """Sharing a claim a teammate's shared claim contradicts is refused with `waymarks team
+    supersede ID -- TEXT`; the teammate's file chose the ID."""
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
+    home = tmp_path / "home"
+    for args in (("trust", str(project)), ("team", "init")):
+        assert _cli(home, project, *args).returncode == 0
+    line, _ = make_line(contributor="mate", seq=1, prev=genesis("mate"), entry_id="1" * 32,
+                        at=1_796_503_259_574, author="mate", op="add", kind="memory",
+                        item={"id": "$(:>x)ab" + "0" * 24, "key": "db-port",
+                              "text": "The database port is 5433"})
+    (project / ".waymarks" / "team" / "mate.jsonl").write_bytes(line)
+    added = json.loads(_cli(home, project, "--json", "memory", "add", "--scope", "project",
+                            "--key", "db-port", "--", "The database port is 5434").stdout)
+    done = _cli(home, project, "team", "share", added["id"], "--yes")
+    assert done.returncode == 2, done.stdout + done.stderr
+    suggested = re.search(r"replace it with `([^`]*)`", done.stdout)
+    assert suggested, done.stdout
+    paste = tmp_path / "paste"
+    paste.mkdir()
+    assert _pasted(suggested.group(1), paste) == ["team", "supersede", "$(:>x)ab0000", "--",
+                                                  "TEXT"]
+    assert not list(paste.iterdir()), "the pasted line ran a command of its own"

@@ -46,7 +46,7 @@ from waymarks.core.team import (
     record_of,
     share_problem,
 )
-from waymarks.core.text import ids_named, normalize
+from waymarks.core.text import escaped, ids_named, normalize, shell_command
 from waymarks.files.atomic import write_atomic
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
@@ -412,9 +412,10 @@ def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str
     # replicas" were both shared, and both planned), not only the replay rule's key
     hits = find_contradictions(state.fold.view, candidate, (candidate.partition,), ignore)
     if hits:
-        raise TeamRefused("conflict", f"team memory {hits[0][:12]} says otherwise; "
-                          f"replace it with `waymarks team supersede {hits[0][:12]} -- "
-                          "TEXT`")
+        # a teammate's file chose that ID: quoted as a shell reads it in the command
+        command = shell_command(["waymarks", "team", "supersede", hits[0][:12], "--", "TEXT"])
+        raise TeamRefused("conflict", f"team memory {escaped(hits[0][:12])} says otherwise; "
+                          f"replace it with `{command}`")
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
