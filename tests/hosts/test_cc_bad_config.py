@@ -30,21 +30,41 @@ def _hook(home: Path, project: Path, sid: str, event: str, helper: str = "off",
     return done.stdout
 
 
-@pytest.mark.slow
-def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Path) -> None:
+def _session_with_a_pin(home: Path, project: Path, *, trust: bool = False) -> str:
+    """A Claude Code session started by its hook, holding a pin (of the project's, once it
+    is trusted, with ``trust``): its ID."""
     sid = str(uuid.uuid4())
     _hook(home, project, sid, "SessionStart")
     with Waymarks(home, cwd=str(project), session=sid) as app:
-        app.trust(str(project))
+        if trust:
+            app.trust(str(project))
         app.pin("Always tag releases from main")
-    config = project / ".waymarks" / "config.toml"
-    config.parent.mkdir()
-    config.write_text('[context]\nmaxPinnedTokens = "lots"\n')
+    return sid
+
+
+def _two_prompts(home: Path, project: Path, sid: str) -> list[str]:
+    """What the prompt hook printed for 'tag the release' without the helper, then for
+    'and push it' through it."""
     printed = [_hook(home, project, sid, "UserPromptSubmit", prompt="tag the release")]
     with _helper(home, _environ(subagent=False)):
         printed.append(_hook(home, project, sid, "UserPromptSubmit", "on",
                              prompt="and push it"))
-    for out in printed:
+    return printed
+
+
+def _logged(home: Path) -> list[dict[str, object]]:
+    """The home log's events."""
+    return [json.loads(line) for line in
+            (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Path) -> None:
+    sid = _session_with_a_pin(home, project, trust=True)
+    config = project / ".waymarks" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[context]\nmaxPinnedTokens = "lots"\n')
+    for out in _two_prompts(home, project, sid):
         said = json.loads(out)
         message = said["systemMessage"]
         assert message.startswith("Waymarks added no context: a configuration file "
@@ -61,9 +81,7 @@ def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Pa
                               timeout=120)
         assert told.returncode == 1 and str(broken) in told.stdout + told.stderr, told
         broken.unlink()
-    logged = [json.loads(line) for line in
-              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
-    skipped = [(e["kind"], e["code"]) for e in logged
+    skipped = [(e["kind"], e["code"]) for e in _logged(home)
                if e["event"] == "claude_code_hook_skipped"]
     assert skipped == [("UserPromptSubmit", "bad_config")] * 2
 
@@ -73,17 +91,10 @@ def test_a_damaged_trust_list_is_named_not_silent(home: Path, project: Path) -> 
     """``trusted-projects.json`` that cannot be read made every plan fail: each prompt lost
     its context, session pins included (they need no trust), with nothing said and
     ``bad_trust_file`` only in the log; with the helper and without it."""
-    sid = str(uuid.uuid4())
-    _hook(home, project, sid, "SessionStart")
-    with Waymarks(home, cwd=str(project), session=sid) as app:
-        app.pin("Always tag releases from main")
+    sid = _session_with_a_pin(home, project)
     trust = home / "trusted-projects.json"
     trust.write_text('{"projects": [')
-    printed = [_hook(home, project, sid, "UserPromptSubmit", prompt="tag the release")]
-    with _helper(home, _environ(subagent=False)):
-        printed.append(_hook(home, project, sid, "UserPromptSubmit", "on",
-                             prompt="and push it"))
-    for out in printed:
+    for out in _two_prompts(home, project, sid):
         said = json.loads(out)
         message = said["systemMessage"]
         assert message.startswith("Waymarks added no context: a configuration file "

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.hosts.fake_cc_window import memory_add_over_mcp
-from tests.hosts.test_cc_bad_config import _hook
+from tests.hosts.test_cc_bad_config import _hook, _logged, _session_with_a_pin
 from tests.hosts.test_cc_helper_stalled import _kinds
 from tests.hosts.test_cc_review_hooks import _environ, _helper
-from waymarks.service.app import Waymarks
 
 
 def _damage(home: Path, sid: str) -> Path:
@@ -52,10 +51,7 @@ def _cli(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[s
 @pytest.mark.slow
 def test_a_damaged_ledger_header_is_named_and_the_session_goes_on(home: Path,
                                                                   project: Path) -> None:
-    sid = str(uuid.uuid4())
-    _hook(home, project, sid, "SessionStart")
-    with Waymarks(home, cwd=str(project), session=sid) as app:
-        app.pin("Always tag releases from main")
+    sid = _session_with_a_pin(home, project)
     assert "Always tag" in _hook(home, project, sid, "UserPromptSubmit", prompt="tag it")
     ledger = _damage(home, sid)
     damaged = ledger.read_bytes()
@@ -64,9 +60,7 @@ def test_a_damaged_ledger_header_is_named_and_the_session_goes_on(home: Path,
         _said_unreadable(_hook(home, project, sid, "UserPromptSubmit", "on",
                                prompt="and push it"), ledger)
     assert ledger.read_bytes() == damaged  # nothing appended to it, nothing rewritten
-    logged = [json.loads(line) for line in
-              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
-    assert [(e["kind"], e["code"]) for e in logged if e["event"] ==
+    assert [(e["kind"], e["code"]) for e in _logged(home) if e["event"] ==
             "claude_code_hook_skipped"] == [("UserPromptSubmit", "bad_session")] * 2
     # the command named says how to go on; done, the session goes on in a new ledger
     told = _cli(home, project, "health")

@@ -8,33 +8,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.hosts.test_cc_bad_config import _hook
-from tests.hosts.test_cc_review_hooks import _environ, _helper
-from waymarks.service.app import Waymarks
+from tests.hosts.test_cc_bad_config import _hook, _logged, _session_with_a_pin, _two_prompts
 from waymarks.store.migrations import LATEST_VERSION
 
 
 @pytest.mark.slow
 def test_a_database_of_a_newer_release_is_named_on_each_prompt(home: Path,
                                                                project: Path) -> None:
-    sid = str(uuid.uuid4())
-    _hook(home, project, sid, "SessionStart")
-    with Waymarks(home, cwd=str(project), session=sid) as app:
-        app.pin("Always tag releases from main")
+    sid = _session_with_a_pin(home, project)
     db = sqlite3.connect(home / "waymarks.db", isolation_level=None)
     db.execute("INSERT INTO schema_migrations VALUES (?, 'a later release', 0)",
                (LATEST_VERSION + 1,))
     db.close()
-    printed = [_hook(home, project, sid, "UserPromptSubmit", prompt="tag the release")]
-    with _helper(home, _environ(subagent=False)):
-        printed.append(_hook(home, project, sid, "UserPromptSubmit", "on",
-                             prompt="and push it"))
-    for out in printed:
+    for out in _two_prompts(home, project, sid):
         said = json.loads(out)
         message = said["systemMessage"]
         assert message.startswith("Waymarks added no context"), message
@@ -42,7 +32,5 @@ def test_a_database_of_a_newer_release_is_named_on_each_prompt(home: Path,
         assert "upgrade Waymarks" in message and "Always tag" not in out
         assert said["hookSpecificOutput"]["additionalContext"] == message
     assert _hook(home, project, sid, "SessionEnd", reason="exit") == ""  # (prompts only)
-    logged = [json.loads(line) for line in
-              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
-    assert [e["code"] for e in logged if e["event"] == "claude_code_hook_skipped"
+    assert [e["code"] for e in _logged(home) if e["event"] == "claude_code_hook_skipped"
             and e["kind"] == "UserPromptSubmit"] == ["schema_too_new"] * 2
