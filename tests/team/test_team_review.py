@@ -22,6 +22,27 @@ def _git(project: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)
 
 
+def _commit_all(project: Path, email: str, message: str) -> None:
+    """Commit everything in ``project`` (its team ledger included) as ``email``."""
+    _git(project, "add", "-A")
+    _git(project, "-c", f"user.email={email}", "commit", "-qm", message)
+
+
+def _bobs_clone(team_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """Bob's clone of ``team_repo`` (git user Bob) and his home, the clone trusted there."""
+    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
+    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
+    _git(other, "config", "user.name", "Bob")
+    run(other_home, other, "trust", ".")
+    return other, other_home
+
+
+def _pull_bob(team_repo: Path, email: str, other: Path) -> None:
+    """Merge Bob's clone's HEAD into ``team_repo`` as ``email``."""
+    _git(team_repo, "-c", f"user.email={email}", "pull", "-q", "--no-rebase", "--no-edit",
+         str(other), "HEAD")
+
+
 @pytest.fixture
 def repo(project: Path, home: Path) -> Path:
     team.forget_process_state()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.team.test_team_hostile import run
-from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
+from tests.team.test_team_review import (
+    _bobs_clone,
+    _commit_all,
+    _pull_bob,
+    repo,  # noqa: F401 (a fixture)
+)
 
 
 @pytest.fixture
@@ -93,21 +97,14 @@ def test_a_supersede_that_lost_a_race_is_an_open_conflict(team_repo: Path, home:
     claim = run(home, team_repo, "memory", "add", "--scope", "project", "--key", "db.port", "--",
                 "The database port is 5433.")["id"]
     shared = run(home, team_repo, "team", "share", claim, "--yes")["id"]
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=c@x", "commit", "-qm", "share")
-    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
-    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
-    _git(other, "config", "user.name", "Bob")
-    run(other_home, other, "trust", ".")
+    _commit_all(team_repo, "c@x", "share")
+    other, other_home = _bobs_clone(team_repo, tmp_path)
     run(other_home, other, "team", "supersede", shared, "--yes", "--",
         "The database port is 5434.")
-    _git(other, "add", "-A")
-    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    _commit_all(other, "b@x", "bob")
     run(home, team_repo, "team", "supersede", shared, "--yes", "--", "The database port is 5435.")
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=c@x", "commit", "-qm", "carol")
-    _git(team_repo, "-c", "user.email=c@x", "pull", "-q", "--no-rebase", "--no-edit",
-         str(other), "HEAD")
+    _commit_all(team_repo, "c@x", "carol")
+    _pull_bob(team_repo, "c@x", other)
     status = run(home, team_repo, "team", "status")
     [conflict] = status["conflicts"]
     assert {conflict["keptAuthor"], conflict["invalidAuthor"]} == {"Dana", "Bob"}

@@ -3,13 +3,17 @@ failed before its fix)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.team.test_team_hostile import run
-from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
+from tests.team.test_team_review import (
+    _bobs_clone,
+    _commit_all,
+    _pull_bob,
+    repo,  # noqa: F401 (a fixture)
+)
 from tests.team.test_team_source import Writer
 
 #: a time far past this machine's clock: a teammate's clock that runs ahead
@@ -44,22 +48,15 @@ def test_a_supersede_that_lost_a_race_is_settled_by_the_command_status_names(
     it with `team supersede KEPT -- TEXT`. Doing so listed the same conflict against the
     new text, and so on for ever: a lost race could never be settled."""
     shared = _shared_claim(home, team_repo, "The database port is 5433.")
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
-    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
-    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
-    _git(other, "config", "user.name", "Bob")
-    run(other_home, other, "trust", ".")
+    _commit_all(team_repo, "d@x", "share")
+    other, other_home = _bobs_clone(team_repo, tmp_path)
     run(other_home, other, "team", "supersede", shared, "--yes", "--",
         "The database port is 5434.")
-    _git(other, "add", "-A")
-    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    _commit_all(other, "b@x", "bob")
     run(home, team_repo, "team", "supersede", shared, "--yes", "--",
         "The database port is 5435.")
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "dana")
-    _git(team_repo, "-c", "user.email=d@x", "pull", "-q", "--no-rebase", "--no-edit",
-         str(other), "HEAD")
+    _commit_all(team_repo, "d@x", "dana")
+    _pull_bob(team_repo, "d@x", other)
     after = _settle(home, team_repo, "The database port is 5436.")
     assert after["conflicts"] == [], after["conflicts"]
     active = [i["text"] for i in after["items"] if i["status"] == "active"]
@@ -93,21 +90,14 @@ def test_an_unshare_that_lost_a_race_to_a_supersede_is_listed_and_settled(
     pin = run(home, team_repo, "pin", "--scope", "project", "--",
               "Run the migrations check first")["id"]
     shared = run(home, team_repo, "team", "share", pin, "--yes")["id"]
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "share")
-    other, other_home = tmp_path / "bob-clone", tmp_path / "bob-home"
-    subprocess.run(["git", "clone", "-q", str(team_repo), str(other)], check=True)
-    _git(other, "config", "user.name", "Bob")
-    run(other_home, other, "trust", ".")
+    _commit_all(team_repo, "d@x", "share")
+    other, other_home = _bobs_clone(team_repo, tmp_path)
     replaced = run(other_home, other, "team", "supersede", shared, "--yes", "--",
                    "Run the migrations check and the linters first")["id"]
-    _git(other, "add", "-A")
-    _git(other, "-c", "user.email=b@x", "commit", "-qm", "bob")
+    _commit_all(other, "b@x", "bob")
     run(home, team_repo, "team", "unshare", shared, "--yes", "no longer needed")
-    _git(team_repo, "add", "-A")
-    _git(team_repo, "-c", "user.email=d@x", "commit", "-qm", "dana")
-    _git(team_repo, "-c", "user.email=d@x", "pull", "-q", "--no-rebase", "--no-edit",
-         str(other), "HEAD")
+    _commit_all(team_repo, "d@x", "dana")
+    _pull_bob(team_repo, "d@x", other)
     [conflict] = run(home, team_repo, "team", "status")["conflicts"]
     assert conflict["rule"] == "withdrawal" and conflict["kept"] == replaced, conflict
     assert conflict["invalid"] == shared and conflict["invalidAuthor"] == "Dana", conflict
