@@ -80,6 +80,26 @@ def _details(text: str) -> dict[str, object]:
             "outcome": "ok", "items": [{"id": ITEM, "kind": "memory", "note": text}]}
 
 
+def _linter_pin_found() -> tuple[str, str]:
+    """A pin's words and the text of a ``pins_find`` result that holds them (its details,
+    then a preview)."""
+    secret = "Always run the linters"
+    return secret, json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+
+
+def _bedrock_find(found: str, *after: dict[str, object]) -> list[dict[str, object]]:
+    """A Bedrock Converse turn: the person asks for the linter pin, the model calls
+    ``pins_find`` (b1), and its result (``found``) comes back, followed by ``after`` in the
+    same user message."""
+    return [{"role": "user", "content": [{"text": "find my linter pin"}]},
+            {"role": "assistant", "content": [{"toolUse": {
+                "toolUseId": "b1", "name": "context_persistence",
+                "input": {"action": "pins_find", "query": "linters"}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": "b1", "status": "success",
+                                "content": [{"text": found}]}}, *after]}]
+
+
 def test_history_rewrites_earlier_calls_and_results_in_every_shape() -> None:
     secret = "The vault password is hunter2"
     result_text = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
@@ -169,8 +189,7 @@ def test_the_images_of_a_tool_result_are_not_the_persons_turn() -> None:
     was taken for the person's turn: the turn in progress was guarded as history, and
     the model got its own `pins_find` back with the query blanked and no previews. A
     person's message after tool results (an aborted turn) still is the person's turn."""
-    secret = "Always run the linters"
-    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    secret, found = _linter_pin_found()
     call = {"id": "t1", "type": "function", "function": {
         "name": "context_persistence",
         "arguments": json.dumps({"action": "pins_find", "query": "linters"})}}
@@ -196,8 +215,7 @@ def test_the_images_of_an_error_result_after_the_results_are_not_the_persons_tur
     images after the turn's results, behind a caption, in the same user message: it was
     taken for the person's turn (not all its parts are results), and the turn in progress
     was guarded as history."""
-    secret = "Always run the linters"
-    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    secret, found = _linter_pin_found()
     caption = "Images from the error result of tool call u2 (read):"
     anthropic = [{"role": "user", "content": "find my linter pin and read shot.png"},
                  {"role": "assistant", "content": [
@@ -214,15 +232,8 @@ def test_the_images_of_an_error_result_after_the_results_are_not_the_persons_tur
                      {"type": "text", "text": caption},
                      {"type": "image", "source": {"type": "base64",
                                                   "media_type": "image/png", "data": "iV="}}]}]
-    bedrock = [{"role": "user", "content": [{"text": "find my linter pin"}]},
-               {"role": "assistant", "content": [{"toolUse": {
-                   "toolUseId": "b1", "name": "context_persistence",
-                   "input": {"action": "pins_find", "query": "linters"}}}]},
-               {"role": "user", "content": [
-                   {"toolResult": {"toolUseId": "b1", "status": "success",
-                                   "content": [{"text": found}]}},
-                   {"text": caption},
-                   {"image": {"format": "png", "source": {"bytes": "iV="}}}]}]
+    bedrock = _bedrock_find(found, {"text": caption},
+                            {"image": {"format": "png", "source": {"bytes": "iV="}}})
     for turn in (anthropic, bedrock):
         assert guard_history(turn) == turn
     person = {"role": "user", "content": [{"type": "text", "text": "never mind"},
@@ -236,8 +247,7 @@ def test_the_persons_words_after_tool_results_are_the_persons_turn() -> None:
     `waymarks privacy sanitize` takes any host's payload): that message begins a turn, and
     what came before it is history, guarded. Only Pi's caption of an error result's images
     is the results' own text."""
-    secret = "Always run the linters"
-    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
+    secret, found = _linter_pin_found()
     anthropic = [{"role": "user", "content": "find my linter pin"},
                  {"role": "assistant", "content": [
                      {"type": "tool_use", "id": "u1", "name": "context_persistence",
@@ -252,12 +262,7 @@ def test_the_persons_words_after_tool_results_are_the_persons_turn() -> None:
                      {"type": "tool_result", "tool_use_id": "u2",
                       "content": [{"type": "text", "text": "ok"}]},
                      {"type": "text", "text": "stop, do something else"}]}]
-    bedrock = [{"role": "user", "content": [{"text": "find my linter pin"}]},
-               {"role": "assistant", "content": [{"toolUse": {
-                   "toolUseId": "b1", "name": "context_persistence",
-                   "input": {"action": "pins_find", "query": "linters"}}}]},
-               {"role": "user", "content": [{"toolResult": {
-                   "toolUseId": "b1", "status": "success", "content": [{"text": found}]}}]},
+    bedrock = [*_bedrock_find(found),
                {"role": "assistant", "content": [{"toolUse": {
                    "toolUseId": "b2", "name": "bash", "input": {"command": "make"}}}]},
                {"role": "user", "content": [
@@ -273,16 +278,8 @@ def test_bedrock_cache_point_after_the_results_is_not_the_persons_turn() -> None
     caching): the results' message of the turn in progress ends with `{"cachePoint": …}`,
     was taken for the person's turn, and the turn's own find was guarded as history, its
     previews blanked mid-turn."""
-    secret = "Always run the linters"
-    found = json.dumps(_details(secret)) + "\npreview 1: " + json.dumps(secret)
-    turn = [{"role": "user", "content": [{"text": "find my linter pin"}]},
-            {"role": "assistant", "content": [{"toolUse": {
-                "toolUseId": "b1", "name": "context_persistence",
-                "input": {"action": "pins_find", "query": "linters"}}}]},
-            {"role": "user", "content": [
-                {"toolResult": {"toolUseId": "b1", "status": "success",
-                                "content": [{"text": found}]}},
-                {"cachePoint": {"type": "default"}}]}]
+    secret, found = _linter_pin_found()
+    turn = _bedrock_find(found, {"cachePoint": {"type": "default"}})
     assert guard_history(turn) == turn
     person = {"role": "user", "content": [{"text": "never mind"},
                                           {"cachePoint": {"type": "default"}}]}
