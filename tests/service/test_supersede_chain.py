@@ -51,6 +51,19 @@ def _rows_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return read
 
 
+def _records_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The rowids of every record the recall cache reads from now on."""
+    read: list[int] = []
+    records = RecallCache._records
+
+    def counting(self: RecallCache, rowids: list[int], *args: Any) -> Any:
+        read.extend(rowids)
+        return records(self, rowids, *args)
+
+    monkeypatch.setattr(RecallCache, "_records", counting)
+    return read
+
+
 def test_a_plan_naming_a_key_reads_only_its_claim_in_effect(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(ids=CountingIds(31))
@@ -71,14 +84,7 @@ def test_a_recall_about_a_long_chain_reads_no_retired_version_again(
     ids = _chain(app)
     question = "what is the release pipeline's deploy counter?"
     assert app.recall(question).selected == [ids[-1]]
-    read: list[int] = []
-    records = RecallCache._records
-
-    def counting(self: RecallCache, rowids: list[int], *args: Any) -> Any:
-        read.extend(rowids)
-        return records(self, rowids, *args)
-
-    monkeypatch.setattr(RecallCache, "_records", counting)
+    read = _records_read(monkeypatch)
     # corrected once more: the version it replaced is known retired when the row is loaded
     newest = app.supersede_memory(ids[-1], f"The release pipeline's deploy counter is "
                                            f"{VERSIONS + 1}.")
@@ -100,14 +106,7 @@ def test_an_expired_claim_is_read_once_then_never_ranked_again(
     question = "what is the release pipeline's deploy counter?"
     assert app.recall(question).selected == [ids[-1]]
     assert isinstance(app.set_memory_status(ids[-1], "expired"), Committed)
-    read: list[int] = []
-    records = RecallCache._records
-
-    def counting(self: RecallCache, rowids: list[int], *args: Any) -> Any:
-        read.extend(rowids)
-        return records(self, rowids, *args)
-
-    monkeypatch.setattr(RecallCache, "_records", counting)
+    read = _records_read(monkeypatch)
     assert app.recall(question).selected == []
     assert read
     read.clear()
