@@ -48,23 +48,38 @@ def pinned(body: dict[str, object]) -> bool:
     return PIN_BEGIN in json.dumps(body["messages"], ensure_ascii=False)
 
 
+def _takes_images(pi: PiHome, **limits: int) -> None:
+    """The fake provider's one model takes images as well as text (and ``limits``)."""
+    models = json.loads((pi.agent / "models.json").read_text())
+    models["providers"]["fake"]["models"] = [
+        {"id": "fake-model", "input": ["text", "image"], **limits}]
+    (pi.agent / "models.json").write_text(json.dumps(models))
+
+
+def _pin_the_linters(rpc: PiRpc) -> None:
+    """A first prompt, then the person pins "Always run the linters" with /context."""
+    rpc.prompt("hello")
+    rpc.prompt("/context pin -- Always run the linters")
+
+
+def _prompt_with_image(rpc: PiRpc, message: str, image: str) -> None:
+    """Send a prompt of ``message`` with a PNG (``image``, base64) and wait for its end."""
+    rpc.send({"id": "shot", "type": "prompt", "message": message,
+              "images": [{"type": "image", "data": image, "mimeType": "image/png"}]})
+    rpc._until(60, lambda e: e.get("type") == "agent_end")
+
+
 def test_a_screenshot_does_not_take_the_pins_out_of_later_requests(tmp_path: Path) -> None:
     image = base64.b64encode(noise_png(400)).decode()
     assert len(image) // 4 > WINDOW  # as characters, more than the whole window
     with FakeOpenAI() as fake:
         pi = PiHome(tmp_path, install("pi16"), fake.base_url)
-        models = json.loads((pi.agent / "models.json").read_text())
-        models["providers"]["fake"]["models"] = [
-            {"id": "fake-model", "input": ["text", "image"], "contextWindow": WINDOW}]
-        (pi.agent / "models.json").write_text(json.dumps(models))
+        _takes_images(pi, contextWindow=WINDOW)
         rpc = PiRpc(pi)
         try:
-            rpc.prompt("hello")
-            rpc.prompt("/context pin -- Always run the linters")
+            _pin_the_linters(rpc)
             assert rpc.notices[-1].startswith("Pinned pin")
-            rpc.send({"id": "shot", "type": "prompt", "message": "what does this show?",
-                      "images": [{"type": "image", "data": image, "mimeType": "image/png"}]})
-            rpc._until(60, lambda e: e.get("type") == "agent_end")
+            _prompt_with_image(rpc, "what does this show?", image)
             with_image = fake.bodies[-1]
             rpc.prompt("and now?")
             later = fake.bodies[-1]
@@ -77,15 +92,11 @@ def test_a_screenshot_does_not_take_the_pins_out_of_later_requests(tmp_path: Pat
 def test_a_turn_that_reads_an_image_keeps_its_own_pin_previews(tmp_path: Path) -> None:
     with FakeOpenAI() as fake:
         pi = PiHome(tmp_path, install("pi16"), fake.base_url)
-        models = json.loads((pi.agent / "models.json").read_text())
-        models["providers"]["fake"]["models"] = [{"id": "fake-model",
-                                                  "input": ["text", "image"]}]
-        (pi.agent / "models.json").write_text(json.dumps(models))
+        _takes_images(pi)
         (pi.project / "shot.png").write_bytes(noise_png(16))
         rpc = PiRpc(pi)
         try:
-            rpc.prompt("hello")
-            rpc.prompt("/context pin -- Always run the linters")
+            _pin_the_linters(rpc)
             fake.script = [reply_tools(("context_persistence", {"action": "pins_find",
                                                                 "query": "linters"}),
                                        ("read", {"path": "shot.png"})), reply_text("done")]
@@ -107,17 +118,11 @@ def test_a_message_of_images_alone_gets_the_pins(tmp_path: Path) -> None:
     image = base64.b64encode(noise_png(8)).decode()
     with FakeOpenAI() as fake:
         pi = PiHome(tmp_path, install("pi16"), fake.base_url)
-        models = json.loads((pi.agent / "models.json").read_text())
-        models["providers"]["fake"]["models"] = [{"id": "fake-model",
-                                                  "input": ["text", "image"]}]
-        (pi.agent / "models.json").write_text(json.dumps(models))
+        _takes_images(pi)
         rpc = PiRpc(pi)
         try:
-            rpc.prompt("hello")
-            rpc.prompt("/context pin -- Always run the linters")
-            rpc.send({"id": "shot", "type": "prompt", "message": "",
-                      "images": [{"type": "image", "data": image, "mimeType": "image/png"}]})
-            rpc._until(60, lambda e: e.get("type") == "agent_end")
+            _pin_the_linters(rpc)
+            _prompt_with_image(rpc, "", image)
         finally:
             rpc.close()
     sent = fake.bodies[-1]
