@@ -107,3 +107,19 @@ def sized_report(script: str, name: str, args: argparse.Namespace,
             results.append(entry)
     return {"benchmark": name, "python": sys.version.split()[0],
             "baseline": described(args.baseline), "results": results}
+
+
+def same_answers(report: dict[str, Any], key: str) -> None:
+    """Take each size's ``answers`` out of ``report``; where the baseline ran too, set
+    ``key`` to whether both versions gave the same ones."""
+    for entry in report["results"]:
+        answers = entry["current"].pop("answers")
+        if "baseline" in entry:
+            entry[key] = answers == entry["baseline"].pop("answers")
+
+
+def print_report(report: dict[str, Any]) -> int:
+    """Print ``report`` as indented JSON: a benchmark's output (exit status 0)."""
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0

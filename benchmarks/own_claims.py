@@ -98,13 +98,9 @@ def main() -> int:
         print(json.dumps(run(args.one, args.seed)))
         return 0
     report = code_baseline.sized_report(__file__, "own_claims", args)
-    for entry in report["results"]:
-        answers = entry["current"].pop("answers")
-        if "baseline" in entry:  # the same learned claims planned and left out
-            entry["same_learned_decisions"] = answers == entry["baseline"].pop("answers")
-    json.dump(report, sys.stdout, indent=2)
-    print()
-    return 0
+    # with a baseline: the same learned claims planned and left out
+    code_baseline.same_answers(report, "same_learned_decisions")
+    return code_baseline.print_report(report)
 
 
 if __name__ == "__main__":

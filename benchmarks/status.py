@@ -83,10 +83,7 @@ def main() -> int:
     if args.one is not None:
         print(json.dumps(run(args.one, args.seed)))
         return 0
-    report = code_baseline.sized_report(__file__, "status", args)
-    json.dump(report, sys.stdout, indent=2)
-    print()
-    return 0
+    return code_baseline.print_report(code_baseline.sized_report(__file__, "status", args))
 
 
 if __name__ == "__main__":

@@ -159,13 +159,9 @@ def main() -> int:
     report = code_baseline.sized_report(__file__, "supersede_chain", args,
                                         ["--runs", str(args.runs), "--rounds",
                                          str(args.rounds)])
-    for entry in report["results"]:
-        answers = entry["current"].pop("answers")
-        if "baseline" in entry:  # the same claims selected and planned by both versions
-            entry["same_answers"] = answers == entry["baseline"].pop("answers")
-    json.dump(report, sys.stdout, indent=2)
-    print()
-    return 0
+    # with a baseline: the same claims selected and planned by both versions
+    code_baseline.same_answers(report, "same_answers")
+    return code_baseline.print_report(report)
 
 
 if __name__ == "__main__":
