@@ -394,6 +394,7 @@ def test_an_option_of_one_value_given_twice_is_refused(home: Path, project: Path
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="file-size limit, SIGXFSZ")
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_an_export_cut_short_by_a_full_disk_fails(home: Path, project: Path,
                                                    tmp_path: Path) -> None:
     """A review: on a device that filled part way (`export > backup.jsonl` on a small

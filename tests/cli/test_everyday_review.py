@@ -100,6 +100,7 @@ def test_personal_save_under_a_slug_no_entry_has_says_it_is_new(home: Path,
     assert again["replaced"] is True and "notices" not in again
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_health_names_a_session_claim_a_later_project_claim_contradicts(
         home: Path, project: Path) -> None:
     """Each write checks the claims its own session sees: a project claim written from
@@ -124,6 +125,7 @@ def test_health_names_a_session_claim_a_later_project_claim_contradicts(
                                                      "health")["problems"])
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_capital_ids_everywhere_an_id_is_typed(home: Path, project: Path) -> None:
     """Capital prefixes worked for pins and memory only: `--session E992`, `memory
     exclude E992` and the team commands said not found. And `memory show` of a pin's ID

@@ -33,6 +33,7 @@ def filled(tmp_path: Path) -> tuple[Path, Path]:
     return home, project
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_an_encoding_that_cannot_hold_a_character_has_it_written_escaped(
         filled: tuple[Path, Path]) -> None:
     """``PYTHONIOENCODING=ascii waymarks recall database | cat`` ended in a
@@ -48,6 +49,7 @@ def test_an_encoding_that_cannot_hold_a_character_has_it_written_escaped(
 
 
 @pytest.mark.parametrize("command", [["recall", "database port"], ["memory"]])
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_json_in_an_encoding_that_cannot_hold_a_character_is_the_same_document(
         filled: tuple[Path, Path], command: list[str]) -> None:
     home, project = filled

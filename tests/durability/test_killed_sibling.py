@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.inprocess import waymarks as run_waymarks
 
 
@@ -26,6 +28,7 @@ def _json(home: Path, project: Path, *args: str, expect: int = 0) -> Any:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_write_sees_an_entry_whose_writer_died_before_projecting_it(
         home: Path, project: Path, tmp_path: Path) -> None:
     _json(home, project, "trust", ".")

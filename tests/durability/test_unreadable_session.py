@@ -67,6 +67,7 @@ def test_an_unlistable_session_folder_is_an_error(home: Path, project: Path,
     assert code == 1 and "cannot list this project's sessions" in said, said
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A sibling session that cannot be read any more was reported as "it has no session

@@ -32,6 +32,7 @@ def places(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return home, project, env
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_learn_on_and_learn_say_no_model_runs_without_a_route(
         places: tuple[Path, Path, dict[str, str]]) -> None:
     home, project, env = places

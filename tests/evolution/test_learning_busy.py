@@ -61,6 +61,7 @@ def run(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize("how", [HOLD_TURN, HOLD_DATABASE], ids=["turn", "transaction"])
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_learning_commands_report_a_busy_database_clearly(
         run: Callable[..., tuple[int, str, str]], home: Path, project: Path,
         how: str) -> None:

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.evolution.fake_provider import FakeProvider, openai_ok
 from waymarks.service.evolution import Evolution
 
@@ -26,6 +28,7 @@ def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None,
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_process_without_the_key_neither_calls_nor_cools_the_route_down(
         tmp_path: Path) -> None:
     """An MCP client that started `waymarks mcp` without the key variable failed each
@@ -80,6 +83,7 @@ def test_a_correction_of_a_pinned_claim_stays_pinned(tmp_path: Path) -> None:
     assert _cli(home, project, "evolution", "show", shown["supersededBy"])["pinned"] is True
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_learn_on_says_where_the_project_has_it_off(tmp_path: Path) -> None:
     """`learn on` answered "Learning is on" (`"learning": true`) in a project whose own
     configuration turns it off, and `evolution status` agreed, while `evolve` refused."""

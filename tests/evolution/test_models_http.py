@@ -219,6 +219,7 @@ def test_an_error_status_whose_body_stalls_keeps_its_error(
         code, retry_after, True)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_an_error_body_cut_by_the_calls_deadline_keeps_the_status_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The status arrived before the deadline: the watchdog firing while its body is read

@@ -654,6 +654,7 @@ def _opened_session(tmp_path: Path, project: Path) -> dict[str, object]:
             "entries": [user("a1", None, "hi")], "leafId": "a1", "hasUI": False}
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_session_open_in_another_pi_process_is_not_served_twice(tmp_path: Path) -> None:
     """Two ``pi -c`` on one session: each bridge knew only its own Pi's entries, and the
     projection they share took one's for the other's (a pin reported recorded vanished).

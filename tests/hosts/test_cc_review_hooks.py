@@ -68,6 +68,7 @@ def _log(home: Path) -> list[dict[str, Any]]:
         if path.is_file() else []
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_busy_learned_ledger_leaves_the_turn_for_the_next_stop_within_the_capture_wait(
         learning: Path, project: Path,  # noqa: F811
         make_app: Callable[..., Waymarks]) -> None:

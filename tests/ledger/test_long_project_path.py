@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waymarks.ledger.discovery import pointer_path, session_dir
 
 #: the longest file name Linux's and macOS's file systems take, in bytes
@@ -46,6 +48,7 @@ def test_a_name_that_fits_is_pis_and_a_cut_keeps_whole_characters(tmp_path: Path
     assert os.fsencode(wide).decode("utf-8").startswith("--éé")  # no cut character
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_project_of_a_long_path_pins_and_reads(tmp_path: Path) -> None:
     """``waymarks pin`` (even ``status``) failed with "File name too long" on the session
     folder, and nothing could be stored."""

@@ -102,6 +102,7 @@ _UNPRIVILEGED = ["--bounding-set", "-dac_override,-dac_read_search,-fowner",
                  "--inh-caps", "-dac_override,-dac_read_search,-fowner"]
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_an_unreadable_database_lock_is_unavailable_from_the_real_server(
         home: Path, project: Path, tmp_path: Path) -> None:
     """``waymarks mcp`` over stdio, a process of its own, not root: the database lock it

@@ -58,6 +58,7 @@ def test_the_hook_plans_for_claude_codes_model(local_default: Path, project: Pat
 
 
 @pytest.mark.parametrize("claude_code", [False, True])
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_the_mcp_tools_answer_the_clients_model(local_default: Path, project: Path,
                                                 claude_code: bool) -> None:
     params = StdioServerParameters(
@@ -82,6 +83,7 @@ def test_the_mcp_tools_answer_the_clients_model(local_default: Path, project: Pa
         assert "LOCALONLY" not in answer and "10.9.8.7" not in answer, answer
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_plain_mcp_server_starts_on_a_bad_config_and_answers_per_call(
         home: Path, project: Path) -> None:
     """Working out the client's provider read the settings before serving: a config.toml

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.semantic
 WIDE = "\ufdfa"  # ARABIC LIGATURE SALLALLAHOU ALAYHE WASALLAM: 18 code points under NFKC
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_no_character_is_left_wider_than_the_engines_room() -> None:
     """Every code point, alone and in a run, comes out of :func:`e5.engine_safe` as
     characters each within the engine's room under both compatibility normalizations."""
@@ -69,6 +70,7 @@ def test_expanding_characters_in_a_prompt_are_recalled_not_an_abort(
         json.loads(done.stdout)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_claim_of_expanding_characters_is_embedded_not_an_abort(
         home: Path, project: Path) -> None:
     add_and_embed(home, project, "The staging database listens on port 5433.",

@@ -260,6 +260,7 @@ def test_health_counts_a_damaged_vector_row_and_index_semantic_embeds_it_again(
     assert make_app().recall("what format are invoices in?").selected == [ids[1]]
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_vectors_of_an_older_model_are_embedded_again_and_status_says_so(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch, home: Path,
         project: Path) -> None:

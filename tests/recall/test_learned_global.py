@@ -75,6 +75,7 @@ def test_claims_learned_anywhere_are_candidates_here_and_project_items_stay_home
     assert len(out["rows"]) == 1 and "Kamal" in out["rows"][0]["excerpt"]
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_recall_explain_names_the_learned_claims_the_recall_selects(tmp_path: Path) -> None:
     """``recall --explain`` explained confirmed memory only: "0 candidates, selected:
     none" while the same recall answered with a learned claim. Now it explains the

@@ -101,6 +101,7 @@ CRASHING_WORKER = textwrap.dedent("""
 """).format(poison=POISON)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_record_that_kills_the_worker_is_set_aside_after_a_few_wakes(
         stored: Waymarks, project: Path) -> None:
     home = stored.home

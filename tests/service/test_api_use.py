@@ -137,6 +137,7 @@ print(json.dumps({"failures": failures, "outcomes": outcomes,
 """
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_threads_may_share_one_object(home: Path, project: Path, tmp_path: Path) -> None:
     """Each call waits for the others' (a real process: a crash is its exit status)."""
     import json

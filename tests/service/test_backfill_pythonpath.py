@@ -40,6 +40,7 @@ def without_the_extra(tmp_path: Path) -> Path:
     return python
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_an_extra_on_pythonpath_is_handed_to_the_worker(tmp_path: Path) -> None:
     python = without_the_extra(tmp_path)
     extra = tmp_path / "extra"

@@ -140,6 +140,7 @@ print(full > 0, len(seen) - full, gc.isenabled())
 """
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_a_one_shot_recall_never_runs_the_collector(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The full CLI (a write here) keeps the collector; a one-shot recall runs without it
     (it ran 28 times while the modules loaded, for nothing) and leaves it as it found it."""

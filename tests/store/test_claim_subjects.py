@@ -208,6 +208,7 @@ def test_the_rarest_term_is_known_exactly_per_partition(tmp_path: Path) -> None:
     assert len(found) == 400 and all(text.startswith("The zeta") for _, text in found)
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_every_contradiction_of_the_fixture_pairs_is_among_the_claims_read(
         tmp_path: Path) -> None:
     """The 232 hand-written claim pairs of ``benchmarks/conflicts.py`` (English, Chinese,

@@ -266,6 +266,7 @@ def _answered_at_a_terminal(args: list[str], home: Path, cwd: Path, answer: byte
     return shown.decode("utf-8", "replace"), waiting.decode("utf-8", "replace"), status
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_the_share_question_is_not_drawn_over_by_the_spinner(repo: Path, home: Path  # noqa: F811
                                                              ) -> None:
     """`team share ID` at a terminal asked inside the command's progress spinner, which

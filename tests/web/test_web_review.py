@@ -179,6 +179,7 @@ def test_an_action_that_failed_unexpectedly_does_not_say_nothing_changed(
     assert "Nothing was changed" not in answer.text
 
 
+@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_pages_queued_on_a_held_database_leave_threads_for_static_files(
         seeded: dict[str, str], home: Path, project: Path, gate: Gate) -> None:
     """Pages ran in the default thread pool (40 threads): past 40 pages queued on a held
