@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import _git, repo  # noqa: F401 (a fixture)
 from tests.team.test_team_review48 import team_repo  # noqa: F401 (a fixture)
+from tests.team.test_team_review51 import _anchors_journal_a_directory
 
 
 def _forged_own_line(own: Path) -> None:
@@ -86,16 +87,8 @@ def test_a_share_whose_note_cannot_be_kept_is_committed(team_repo: Path,  # noqa
     written, and the share answered "nothing was acknowledged" (exit 1) with the item
     in the file and active for everyone. The home's record of what it wrote still tells
     the entry for its own."""
-    from waymarks.service.app import Waymarks
-    from waymarks.service.team import anchors_path
-
     pin = run(home, team_repo, "pin", "--scope", "project", "--", "Run the checks")["id"]
-    with Waymarks(home, cwd=str(team_repo)) as app:
-        journal = anchors_path(app)
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    if journal.exists():
-        journal.unlink()
-    journal.mkdir()
+    _anchors_journal_a_directory(home, team_repo)
     shared = run(home, team_repo, "team", "share", pin, "--yes")
     assert shared["outcome"] == "committed", shared
     status = run(home, team_repo, "team", "status")

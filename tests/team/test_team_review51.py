@@ -51,22 +51,27 @@ def test_a_team_key_holding_privacy_markers_is_a_tampered_line_not_a_key_in_the_
     assert "falcon" not in json.dumps(status) and "markers" in json.dumps(status)
 
 
-def test_a_derived_team_file_that_cannot_be_written_leaves_the_plan_whole(
-        team_repo: Path, home: Path) -> None:
-    """The anchors journal in the home is derived state: a directory in its place made
-    every plan fail (exit 1), the person's own pins and memory lost with it."""
+def _anchors_journal_a_directory(home: Path, team_repo: Path) -> None:
+    """Put a directory in the place of the home's anchors journal (derived team state)."""
     from waymarks.service.app import Waymarks
     from waymarks.service.team import anchors_path
 
-    run(home, team_repo, "pin", "--scope", "project", "--", "Always run the linters first")
-    Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
-        "Releases are cut on Tuesdays.", kind="memory")
     with Waymarks(home, cwd=str(team_repo)) as app:
         journal = anchors_path(app)
     journal.parent.mkdir(parents=True, exist_ok=True)
     if journal.exists():
         journal.unlink()
     journal.mkdir()
+
+
+def test_a_derived_team_file_that_cannot_be_written_leaves_the_plan_whole(
+        team_repo: Path, home: Path) -> None:
+    """The anchors journal in the home is derived state: a directory in its place made
+    every plan fail (exit 1), the person's own pins and memory lost with it."""
+    run(home, team_repo, "pin", "--scope", "project", "--", "Always run the linters first")
+    Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
+        "Releases are cut on Tuesdays.", kind="memory")
+    _anchors_journal_a_directory(home, team_repo)
     plan = run(home, team_repo, "plan", "--prompt", "when are releases cut?")
     shown = json.dumps(plan["messages"])
     assert "Always run the linters first" in shown and "Tuesdays" in shown
