@@ -122,7 +122,6 @@ class Projection(ProjectionReads):
         process holding the database (a hook, which must answer within its own timeout,
         waits less)."""
         self.path = path
-        self.busy_timeout_ms = busy_timeout_ms
         private_database(path)  # 0600 (and its -wal, -shm): it holds every stored text
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
@@ -135,7 +134,7 @@ class Projection(ProjectionReads):
                                   check_same_thread=False)
         self._checkpoints = Checkpointer(path, busy_timeout_ms / 1000)
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self.wait_for_others(busy_timeout_ms)
             integrity.refuse_foreign(self.db)  # before WAL mode rewrites its header
             enter_wal(self.db, busy_timeout_ms / 1000)
             # The ledger is the durable copy; the projection can be rebuilt, so NORMAL suffices.
@@ -158,12 +157,12 @@ class Projection(ProjectionReads):
         self._by_id_token = None
         self.placement: Placement = lambda _session: None
 
-
     def wait_for_others(self, busy_timeout_ms: int) -> None:
         """Wait ``busy_timeout_ms`` from now on for another process holding the database
         (a statement and a write's turn; the background checkpoints keep theirs)."""
         self.busy_timeout_ms = busy_timeout_ms
         self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+
     def _verify(self) -> None:
         """The schema holds what this version reads; and, while the database is small
         enough for it to be cheap, every row is as written (see
