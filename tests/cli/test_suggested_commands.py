@@ -182,3 +182,16 @@ def test_a_team_share_refusal_quotes_the_teammates_item_id(tmp_path: Path) -> No
     assert _pasted(suggested.group(1), paste) == ["team", "supersede", "$(:>x)ab0000", "--",
                                                   "TEXT"]
     assert not list(paste.iterdir()), "the pasted line ran a command of its own"
+
+
+def test_every_suggested_path_is_quoted_the_one_way() -> None:
+    """The fixes a message gives with a path in them (moving a damaged session file aside,
+    a read-only settings file's chmod) were quoted with ``shlex.quote``, which leaves a line
+    break or an ESC in a folder's name raw inside its quotes: the line shown is not the one
+    that runs once the terminal-safe pass escapes it. They go through ``shell_command``."""
+    from waymarks.ledger.discovery import aside_fix
+
+    path = "/home/dana/p\x1b]0;x\x07/s.jsonl"
+    said = aside_fix(path)
+    assert "$'/home/dana/p\\u001b]0;x\\u0007/s.jsonl'" in said, said
+    assert "\x1b" not in said

@@ -124,10 +124,10 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
     commands it names carry ``--home`` for a home other than the default: installed with
     ``--home H``, a bare `waymarks learn on` turned learning on where no hook looked."""
     import os
-    import shlex
 
     from waymarks.cli.home import default_home, user_data_dir
     from waymarks.commands.learn import how_to_turn_on
+    from waymarks.core.text import shell_command
     from waymarks.service.learning import LearningConfigError, learning_state
 
     try:
@@ -139,7 +139,7 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
     # bare only for the home a bare command uses, with WAYMARKS_HOME or without it (a
     # WAYMARKS_HOME naming another home sent a bare `learn on` there)
     named = "" if {os.path.realpath(p) for p in (home, user_data_dir(), default_home())} \
-        == {os.path.realpath(home)} else f" --home {shlex.quote(str(home))}"
+        == {os.path.realpath(home)} else f" --home {shell_command([str(home)])}"
     if state.enabled:
         return f"\nLearning from conversations is on (waymarks{named} learn status)."
     if state.home_setting and state.project_off:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shlex
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
-from waymarks.core.text import all_unicode
+from waymarks.core.text import all_unicode, shell_command
 from waymarks.files.atomic import NotARegularFile, fsync_directory, kind_of, write_all, write_atomic
 from waymarks.files.reading import read_regular
 
@@ -245,9 +244,10 @@ def check_writable(loaded: Loaded) -> None:
     if loaded.raw is None or (loaded.mode & stat.S_IWUSR
                               and os.access(loaded.target, os.W_OK)):
         return
+    chmod = shell_command(["chmod", "u+w", str(loaded.target)])
     raise InstallError(f"{loaded.path} is read-only (mode {loaded.mode:o}); if Waymarks may "
-                       f"change it, make it writable (chmod u+w {shlex.quote(str(loaded.target))}"
-                       f"), then run this again. {NOTHING_CHANGED}")
+                       f"change it, make it writable ({chmod}), then run this again. "
+                       f"{NOTHING_CHANGED}")
 
 
 def write(loaded: Loaded, content: bytes) -> None:

@@ -186,9 +186,9 @@ def aside_fix(path: Path | str) -> str:
     edit, a bad byte): set it aside, never deleted nor rewritten here (it is canonical, as
     the learned ledger is), and index the files as they are. A host's session (Claude
     Code's, by its ID) goes on in a new ledger at its next prompt."""
-    import shlex
+    from waymarks.core.text import shell_command
 
-    quoted = shlex.quote(str(path))
+    quoted = shell_command([str(path)])
     return (f"move it aside (mv {quoted} {quoted}.aside; keep it: its entries are read again "
             "once its first line is a session header again and it has its name back), then "
             "run `waymarks rebuild-index`; a Claude Code session goes on in a new ledger at "

@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shlex
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -49,6 +48,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from waymarks.core.text import shell_command
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
 from waymarks.semantic import enabled, switched_on
@@ -172,7 +172,7 @@ def lock_problem(home: Path) -> str | None:
     except OSError as exc:
         return (f"the background worker's lock {path} cannot be opened "
                 f"({exc.strerror or type(exc).__name__}), so no worker can start: remove it "
-                f"(rm -r {shlex.quote(str(path))}) or make it a file you may write")
+                f"(rm -r {shell_command([str(path)])}) or make it a file you may write")
     return None
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from waymarks.core.team import CONTRIBUTOR_RE
+from waymarks.core.text import shell_command
 from waymarks.files.atomic import NotARegularFile
 from waymarks.files.reading import read_regular
 
@@ -105,9 +105,9 @@ def _restore(home: Path, path: Path, missing: bool = False) -> str:
     ids = earlier_ids(home)
     aside = "" if missing else "move the file aside and "
     if len(ids) == 1:
-        line = shlex.quote(json.dumps({"id": ids[0]}))
+        line = shell_command([json.dumps({"id": ids[0]})])
         return (f"Your earlier shares used {ids[0]}: {aside}restore the ID "
-                f"with `printf '%s\\n' {line} > {shlex.quote(str(path))}`")
+                f"with `printf '%s\\n' {line} > {shell_command([str(path)])}`")
     if ids:
         return (f"This home's team anchors name several IDs as its own ({', '.join(ids)}): "
                 f"{aside}write the one whose file under .waymarks/team/ is "
