@@ -32,15 +32,23 @@ settings.register_profile("waymarks-fast-lane", settings.get_profile("waymarks")
 WARM_OFF = "WAYMARKS_CLI_HELPER"
 
 
+#: git reads the suite's own configuration, not the machine's: on a fresh machine (CI's) no
+#: identity is set and ``git commit`` fails; a developer's signing or hooks would change tests
+GIT_ISOLATED = {"GIT_CONFIG_GLOBAL": str(Path(__file__).with_name("gitconfig")),
+                "GIT_CONFIG_NOSYSTEM": "1"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept),
-    before any fixture of any scope: a module fixture that built a home saw a developer's
-    ``WAYMARKS_HOME``. Temporary folders in memory when the machine has room there
-    (:mod:`tests.temproot`) and the run did not choose a place (``--basetemp``,
-    ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the power. The
-    fast lane's properties that set no number of examples run :data:`FAST_LANE_EXAMPLES`."""
+    """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept), before
+    any fixture of any scope: a module fixture that built a home saw a developer's
+    ``WAYMARKS_HOME``. git configured by :data:`GIT_ISOLATED`. Temporary folders in memory when
+    the machine has room there (:mod:`tests.temproot`) and the run did not choose a place
+    (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the
+    power. The fast lane's properties that set no number of examples run
+    :data:`FAST_LANE_EXAMPLES`."""
     for name in _waymarks_variables():
         del os.environ[name]
+    os.environ.update(GIT_ISOLATED)
     os.environ[WARM_OFF] = "off"  # no warm helper left behind by a test's commands
     settings.load_profile("waymarks-fast-lane" if fast_lane(config) else "waymarks")
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
