@@ -172,25 +172,30 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
                        id=cid, pinned=pinned)
 
 
-def adopt(evo: Evolution, cid: str, directory: str) -> EditOutcome:
+def adopt(evo: Evolution, cid: str, directory: str,
+          label: Callable[[str], str] = escaped) -> EditOutcome:
     """Label a ``legacy`` claim with ``directory`` (item 74: optional; legacy
     claims are recalled without it). Its ID hashes its origin, so it gets a new ID there,
     with its evidence dates, basis, aliases, feedback and pin kept; the legacy claim is
-    marked superseded by it. Undoable."""
+    marked superseded by it. Undoable. The answer (and a refusal) names the origin, a
+    project's path, through ``label``, as :func:`undo` names its claims: the model's
+    egress for a model (a credential in a folder's name reached it unredacted)."""
     from waymarks.core.evolution.model import AdoptRecord
 
     with evo.ledger.locked():
         evo._locked_sync()
-        found = _adoption(evo, cid, directory)
+        found = _adoption(evo, cid, directory, label)
         if isinstance(found, EditOutcome):
             return found
         origin, new_id = found
+        named = label(origin)
         return _commit(evo, [AdoptRecord(SCHEMA_VERSION, cid, origin, iso(evo.clock.now()))],
-                       f"Adopted {cid} into {origin} as {new_id} (evidence dates kept; undo "
-                       "takes it back).", id=new_id, adopted=cid, origin=origin)
+                       f"Adopted {cid} into {named} as {new_id} (evidence dates kept; undo "
+                       "takes it back).", id=new_id, adopted=cid, origin=named)
 
 
-def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[str, str]:
+def _adoption(evo: Evolution, cid: str, directory: str, label: Callable[[str], str]
+              ) -> EditOutcome | tuple[str, str]:
     """Adopt's checks against the folded state: a refusal, or (origin, the new ID)."""
     from waymarks.core.evolution.model import LEGACY_ORIGIN
     from waymarks.ledger.identity import canonical_project_path
@@ -210,10 +215,10 @@ def _adoption(evo: Evolution, cid: str, directory: str) -> EditOutcome | tuple[s
         return claim
     new_id = claim_id(origin, claim.kind, claim.content)
     if evo.store.view.claim(new_id) is not None:
-        return _refuse("duplicate", f"{origin} already holds this claim as {new_id}")
+        return _refuse("duplicate", f"{label(origin)} already holds this claim as {new_id}")
     if evo.store.view.suppressed(suppression_key(origin, claim.content)):
-        return _refuse("forgotten", f"this content was forgotten in {origin}; adopting "
-                       "it there would bring it back")
+        return _refuse("forgotten", f"this content was forgotten in {label(origin)}; "
+                       "adopting it there would bring it back")
     return origin, new_id
 
 

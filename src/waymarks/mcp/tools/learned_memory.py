@@ -219,17 +219,16 @@ def _on_screen(content: str, keep: str = "\n\t") -> str:
 def _edit(evo: "Evolution", app: Waymarks, action: str, value: Any) -> "EditOutcome":
     """The edit use case for ``action`` (run for real, or inside a dry run)."""
     from waymarks.service import evolution_edits as edits
+    from waymarks.service.planning import egress_for
 
     if action == "undo":  # the claim IDs it names go to the model: through its egress
-        from waymarks.service.planning import egress_for
-
         return edits.undo(evo, value, egress_for(app).label)
     if action == "correct":
         return edits.correct(evo, value[0], value[1])
     if action in ("pin", "unpin"):
         return edits.pin(evo, value, action == "pin")
-    if action == "adopt":
-        return edits.adopt(evo, value, str(app.cwd))
+    if action == "adopt":  # the project's path it names too
+        return edits.adopt(evo, value, str(app.cwd), egress_for(app).label)
     return edits.forget(evo, value)
 
 

@@ -1,0 +1,60 @@
+"""Review 57 (the MCP server): what reaches the model through ``learned_memory_edit``
+goes through the destination's egress, as every other tool's answer does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.test_aging import learn
+from tests.evolution.test_legacy_import import _memory, _write
+from tests.mcp_server.test_learned_memory_tool import call
+from tests.mcp_server.test_remember_tool import Person
+from waymarks.core.evolution.model import claim_id
+from waymarks.service.app import Waymarks
+from waymarks.service.evolution import Evolution
+from waymarks.service.evolution_edits import import_legacy
+
+#: a folder named like a GitHub token: a project's path is a label, redacted as the
+#: recall digest's origins and the path `notes promote` names are
+TOKEN = "ghp_" + "a1B2" * 9
+CLAIM = "Releases are cut from main on Fridays"
+LEARNED = "Deployments use Kamal, not Capistrano"
+
+
+@pytest.mark.slow
+def test_adopting_a_legacy_claim_names_the_project_through_the_egress(
+        tmp_path: Path) -> None:
+    """The result of ``adopt`` (and its refusals) named the project's path as it is: a
+    credential in it reached the model unredacted, where list, show and the recall
+    digest label every origin through the destination's egress."""
+    project = tmp_path / TOKEN / "app"
+    project.mkdir(parents=True)
+    _write(tmp_path / "legacy", [_memory("m1", "decision", CLAIM),
+                                 _memory("m2", "decision", LEARNED)], [])
+    app = Waymarks(tmp_path / "home", cwd=str(project))
+    try:
+        with Evolution(app.home) as evo:
+            assert import_legacy(evo, tmp_path / "legacy").ok
+        # the project already learned what m2 says: adopting m2 there is refused
+        learn(app.home, str(project.resolve()), {"kind": "decision", "content": LEARNED,
+                                                 "searchTerms": ["kamal"]},
+              "2026-03-01T00:00:00.000Z")
+        legacy = claim_id("legacy", "decision", CLAIM)
+        person = Person()
+        done = call(app, "learned_memory_edit", {"action": "adopt", "id": legacy}, person,
+                    mode="legacy")
+        assert done["outcome"] == "done" and person.asked, done
+        assert done["id"] == claim_id(str(project.resolve()), "decision", CLAIM)
+        assert TOKEN not in json.dumps(done) and "[REDACTED" in done["origin"], done
+        # a refusal names the project too (before anyone is asked)
+        nobody = Person()
+        refused = call(app, "learned_memory_edit", {
+            "action": "adopt", "id": claim_id("legacy", "decision", LEARNED)}, nobody,
+            mode="legacy")
+        assert refused["code"] == "duplicate" and nobody.asked == [], refused
+        assert TOKEN not in json.dumps(refused) and "[REDACTED" in refused["message"]
+    finally:
+        app.close()
