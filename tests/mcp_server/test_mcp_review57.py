@@ -58,3 +58,27 @@ def test_adopting_a_legacy_claim_names_the_project_through_the_egress(
         assert TOKEN not in json.dumps(refused) and "[REDACTED" in refused["message"]
     finally:
         app.close()
+
+
+@pytest.mark.slow
+def test_the_adopt_question_shows_the_folder_escaped(tmp_path: Path) -> None:
+    """The question named the working directory raw: a folder whose name holds a bidi
+    override or a line break read as another folder in the dialog, where every other part
+    of a learned-memory question (IDs, an event's actor, the claim) is shown escaped."""
+    project = tmp_path / "src\u202etxt.exe" / "line\nbreak"
+    project.mkdir(parents=True)
+    _write(tmp_path / "legacy", [_memory("m1", "decision", CLAIM)], [])
+    app = Waymarks(tmp_path / "home", cwd=str(project))
+    try:
+        with Evolution(app.home) as evo:
+            assert import_legacy(evo, tmp_path / "legacy").ok
+        person = Person("decline")
+        declined = call(app, "learned_memory_edit", {
+            "action": "adopt", "id": claim_id("legacy", "decision", CLAIM)}, person,
+            mode="legacy")
+        assert declined["outcome"] == "cancelled" and len(person.asked) == 1
+        [question] = person.asked
+        assert "\u202e" not in question and "line\nbreak" not in question, question
+        assert "\\u202e" in question and "line\\nbreak" in question
+    finally:
+        app.close()

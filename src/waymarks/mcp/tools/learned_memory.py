@@ -194,9 +194,12 @@ def _question(app: Waymarks, action: str, value: Any) -> str | dict[str, Any]:
         return (f"{action.capitalize()} learned claim {cid} ({state})?"
                 + (" It stays fresh, is never dormant and is never replaced by the model:"
                    if action == "pin" else "") + f"\n{shown['content']}")
-    if action == "adopt":
-        return (f"Adopt legacy learned claim {cid} ({state}) into {app.cwd}? It gets a new "
-                f"ID there; its evidence dates stay:\n{shown['content']}")
+    if action == "adopt":  # the folder shown as a name is (a line break or a bidi
+        # override in it went to the dialog raw: it could read as another folder)
+        from waymarks.core.text import escaped
+
+        return (f"Adopt legacy learned claim {cid} ({state}) into {escaped(app.cwd)}? It "
+                f"gets a new ID there; its evidence dates stay:\n{shown['content']}")
     # the correction is shown as the claim is: a bidi override or a terminal escape in it
     # went to the dialog raw (the person could approve text that reads otherwise)
     return (f"Correct learned claim {cid} ({state})?\nNow: {shown['content']}\n"
