@@ -1,5 +1,6 @@
-"""Review 57 (the MCP server): what reaches the model through ``learned_memory_edit``
-goes through the destination's egress, as every other tool's answer does."""
+"""Review 57 (the MCP server): what ``learned_memory_edit`` names reaches the model
+through the destination's egress and the person's dialog escaped, as every other tool's
+does; a stdio client that stops reading ends the server quietly."""
 
 from __future__ import annotations
 
@@ -82,3 +83,42 @@ def test_the_adopt_question_shows_the_folder_escaped(tmp_path: Path) -> None:
         assert "\\u202e" in question and "line\\nbreak" in question
     finally:
         app.close()
+
+
+@pytest.mark.slow  # a real server in a subprocess
+def test_a_client_that_stops_reading_ends_the_server_without_a_traceback(
+        home: Path, project: Path) -> None:
+    """A client that went away (killed, crashed) with calls in flight: the answer met a
+    closed pipe, and the server ended with the SDK's exception group (BrokenPipeError)
+    as a traceback on standard error and exit 1. Nobody is left to answer: it ends as at
+    the end of its input, quietly, exit 0."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from tests.mcp_server.test_stdio_screen import _call, _initialize
+
+    with tempfile.TemporaryFile() as errors:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=project,
+            env={**os.environ, "WAYMARKS_HOME": str(home)})
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            server.stdin.write("".join(line + "\n" for line in _initialize()).encode())
+            server.stdin.flush()
+            assert json.loads(server.stdout.readline())["id"] == 1  # serving
+            server.stdout.close()  # the client stops reading; its input stays open
+            server.stdin.write((_call(2, "where do deploys go?") + "\n").encode())
+            server.stdin.flush()
+            status = server.wait(timeout=120)  # a bound, not a timing: the pipe ends it
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+            server.stdin.close()
+        errors.seek(0)
+        said = errors.read().decode(errors="replace")
+    assert "Traceback" not in said and "BrokenPipeError" not in said, said
+    assert status == 0, said

@@ -240,7 +240,11 @@ async def run_screened(server: Any) -> None:
     Ctrl-C cancels this task (the event loop's handler) and ends as ``KeyboardInterrupt``;
     right after the handshake the SDK's teardown could raise its streams' closing instead
     (an exception group of ``BrokenResourceError``), which hid the interrupt: a traceback
-    and exit 1 about half the time. Such a group under a cancellation is the cancellation."""
+    and exit 1 about half the time. Such a group under a cancellation is the cancellation.
+
+    A client that stopped reading (killed, crashed, with calls in flight) leaves nobody to
+    answer: the SDK's writer raised ``BrokenPipeError`` in a group, a traceback and exit 1.
+    It ends as the end of input does, quietly."""
     import asyncio
 
     try:
@@ -254,6 +258,9 @@ async def run_screened(server: Any) -> None:
         task = asyncio.current_task()
         if task is not None and task.cancelling() and group.split(_TEARDOWN)[1] is None:
             raise asyncio.CancelledError from None
+        broken, rest = group.split((BrokenPipeError, *_TEARDOWN))
+        if rest is None and broken is not None and broken.subgroup(BrokenPipeError):
+            return  # the client left: nothing more can be answered
         raise
 
 
