@@ -13,6 +13,7 @@ from tests.evolution.test_aging import learn
 from tests.evolution.test_legacy_import import _memory, _write
 from tests.mcp_server.test_learned_memory_tool import call
 from tests.mcp_server.test_remember_tool import Person
+from tests.mcp_server.test_remember_tool import remember as remember_tool
 from waymarks.core.evolution.model import claim_id
 from waymarks.service.app import Waymarks
 from waymarks.service.evolution import Evolution
@@ -122,3 +123,25 @@ def test_a_client_that_stops_reading_ends_the_server_without_a_traceback(
         said = errors.read().decode(errors="replace")
     assert "Traceback" not in said and "BrokenPipeError" not in said, said
     assert status == 0, said
+
+
+def test_remember_does_not_claim_to_be_idempotent(app: Waymarks) -> None:
+    """``remember`` advertised ``idempotentHint: true``, which tells a client that a
+    repeated call has no further effect (a retry after a lost answer is safe); but the
+    same text saved twice without a slug is two entries (the second one ``-2``), as
+    ``personal save`` makes them."""
+    import anyio
+    from mcp import Client
+
+    from waymarks.mcp.server import build_server
+
+    async def tools() -> dict[str, object]:
+        async with Client(build_server(app), mode="legacy") as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    remember = anyio.run(tools)["remember"]
+    assert remember.annotations.idempotent_hint is False  # type: ignore[attr-defined]
+    slugs = [remember_tool(app, {"text": "Prefers tabs over spaces"}, Person(),
+                           mode="legacy").structured_content["slug"]  # type: ignore[index]
+             for _ in range(2)]
+    assert slugs == ["prefers-tabs-over-spaces", "prefers-tabs-over-spaces-2"]

@@ -59,8 +59,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
 
     @server.tool(
         name=NAME, description=DESCRIPTION,
+        # not idempotent: the same text saved again without a slug is another entry
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
-                                    idempotent_hint=True, open_world_hint=False),
+                                    idempotent_hint=False, open_world_hint=False),
     )
     def remember_tool(
         ctx: Context,
