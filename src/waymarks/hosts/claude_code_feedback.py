@@ -21,8 +21,11 @@ At ``Stop`` (:func:`waymarks.service.evolution_edits.stop_feedback`, called by t
 transcript capture), the turn's prompt
 is read from Claude Code's own transcript too, so feedback is applied even when the
 ``UserPromptSubmit`` hook did not run (not installed, timed out, failed):
-- only the transcript's last user message (this turn's prompt) is considered: earlier
-  turns had their own ``Stop``, and one message costs at most one ledger read;
+- only the ended turn's last user message (this turn's prompt) is considered: earlier
+  turns had their own ``Stop``, and one message costs at most one ledger read; a turn
+  whose prompt is no statement of the person's (a slash command, bash mode) has none
+  (the transcript's last statement was an earlier turn's verdict, applied again under
+  a new receipt: after an ``undo``, or over a later verdict);
 - its receipt key is the one ``UserPromptSubmit`` used when that hook recorded the
   prompt (the session ledger's last user entry with the same text), so the verdict is
   applied once whichever path runs first, and never again after an ``undo``; a prompt

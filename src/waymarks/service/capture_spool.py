@@ -490,7 +490,12 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     statements, summaries = transcript_items(data)
     from waymarks.service.evolution_feedback import stop_feedback
 
-    stop_feedback(home, session, statements, evo)  # the turn's prompt as feedback (item 35)
+    # the ended turn's prompt as feedback (item 35): the transcript's last statement may be
+    # an earlier turn's (this turn's prompt a slash command or bash mode, never listed as
+    # the person's words), re-applied under a new receipt after an undo or a later verdict
+    # (a Stop's transcript that does not hold its turn yet holds only an earlier turn's)
+    ended = turn_entries(data) if event != "Stop" or new_turn(end, previous) else set()
+    stop_feedback(home, session, [s for s in statements if s[0] in ended], evo)
     # this turn's (or those since the last capture, learning on all along): an earlier
     # turn was judged at its own Stop, perhaps while learning was off
     turn = turn_entries(data, previous if still_on_since(ends, home, project) else None)
