@@ -181,13 +181,13 @@ def _clip(text: str, limit: int) -> tuple[str, Classification]:
     each part redacted *on its own* before they are joined: a credential split by a cut
     is never stored as a fragment, and one part's redaction cannot reach into the other.
     With the level of the markers it held (removed from the text)."""
-    from waymarks.core.evolution.observations import clean, cut_head, cut_tail
+    from waymarks.core.evolution.observations import clean, clean_tail, cut_head
 
     data = text.encode("utf-8")
     if len(data) <= limit:
         return clean(text)
     head, head_level = clean(cut_head(data, limit // 3))
-    tail, tail_level = clean(cut_tail(data, (2 * limit) // 3))
+    tail, tail_level = clean_tail(data, (2 * limit) // 3)
     return head + "\n" + tail, highest(head_level, tail_level)
 
 

@@ -58,7 +58,9 @@ from waymarks.core.evolution.operations import (
     is_memory_tool,
 )
 from waymarks.core.evolution.shell_hints import parse, resolve
+from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import Classification, highest
+from waymarks.core.secrets import PLACEHOLDER_PREFIX
 
 MAX_SCAN: Final = 4_096
 MAX_KEPT: Final = 8
@@ -368,6 +370,25 @@ def cut_tail(data: bytes, limit: int) -> str:
     return text[min(cut) + 1:] if cut else ""
 
 
+#: a private key's armour lines (the secret rules' ``pem``): a tail cut inside the block
+#: holds its END line and none of its BEGIN line
+_KEY_BEGIN: Final = lazy(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END: Final = lazy(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+
+
+def clean_tail(data: bytes, limit: int) -> tuple[str, Classification]:
+    """The last ``limit`` bytes of ``data`` (:func:`cut_tail`) sanitized as :func:`clean`
+    does, a private key's block the cut fell inside redacted from the cut to its END line
+    (as a head cut inside one is redacted to its end): the credential rules find a block
+    by its BEGIN line, so the rest of a key cut there was stored and sent in clear."""
+    tail = cut_tail(data, limit)
+    if len(data) > limit:
+        end = _KEY_END.search(tail)
+        if end is not None and _KEY_BEGIN.search(tail, 0, end.start()) is None:
+            tail = f"{PLACEHOLDER_PREFIX}private-key]" + tail[end.end():]
+    return clean(tail)
+
+
 def clean(text: str) -> tuple[str, Classification]:
     """One field sanitized on its own: local-only spans withheld, markers removed,
     credentials redacted (``""`` when nothing may be kept)."""
@@ -390,7 +411,7 @@ def preview(text: str, limit: int = MAX_OUTPUT_BYTES, head: int = OUTPUT_HEAD_BY
     data = text.encode("utf-8")
     if len(data) > _RAW_HEAD + _RAW_TAIL:
         first, first_level = clean(cut_head(data, _RAW_HEAD))
-        last, last_level = clean(cut_tail(data, _RAW_TAIL))
+        last, last_level = clean_tail(data, _RAW_TAIL)
         level = highest(first_level, last_level)
     else:
         whole, level = clean(text)
