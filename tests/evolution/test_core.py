@@ -216,6 +216,9 @@ class _Lookup:
     def suppressed(self, key: str) -> bool:
         return key in self.suppressions
 
+    def disputed(self, origin: str, content: str) -> bool:
+        return False
+
 
 def _evolved(origin: str = "/w/a", kind: str = "fact", at: str = T0,
              basis: str = "user_statement", state: str = "provisional") -> Target:

@@ -293,7 +293,8 @@ class Evolution:
                 basis = "summary" if kind == "summary" else "user_statement"
                 records.append(SourceRecord(SCHEMA_VERSION, sid, origin, kind, basis,  # type: ignore[arg-type]
                                             body, level, at, session))
-                local = summary_claims(body) if kind == "summary" else []
+                local = [c for c in summary_claims(body) if not disputed(self.store, origin, c)
+                         ] if kind == "summary" else []
                 evidence = Evidence("summary", "local", sid, at)
                 records.extend(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", c), origin,
                                            "fact", c, evidence) for c in local)
@@ -478,6 +479,17 @@ class _Lookup:
 
     def suppressed(self, key: str) -> bool:
         return self.store.view.suppressed(key)
+
+    def disputed(self, origin: str, content: str) -> bool:
+        return disputed(self.store, origin, content)
+
+
+def disputed(store: EvolutionStore, origin: str, content: str) -> bool:
+    """Whether the person marked a claim of ``content`` in ``origin`` incorrect (and it
+    stands quarantined): that text is not learned there again, under any kind."""
+    return any(c.state == "conflicted" and c.accuracy is not None
+               and c.accuracy[0] == "incorrect"
+               for c in store.view.same_content(origin, content))
 
 
 @contextlib.contextmanager

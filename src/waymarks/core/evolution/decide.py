@@ -28,7 +28,10 @@ the refusal is recorded as ``weaker``.
 Content that still holds a credential (a route's own API key among them) or a placeholder
 (a redaction, text withheld by the privacy policy, ``[waymarks:omitted]``) is refused
 (``still_redacted``, a stop); content forgotten in this origin is refused alone
-(``forgotten``: recorded, the reply's other claims written, the source settled); a search
+(``forgotten``: recorded, the reply's other claims written, the source settled), and so is
+content a claim of this origin holds that the person marked ``incorrect`` (``incorrect``:
+the verdict quarantined every claim of that text, and one learned again as another kind,
+a new ID, was written provisional); a search
 term that holds a credential is dropped from its claim.
 
 A reply that settles says what it did: ``applied`` when it wrote a claim (or refreshed a
@@ -66,8 +69,9 @@ QUARANTINE: Final = "weaker"
 #: refusals of one claim that leave the rest of the reply standing: text forgotten in
 #: this origin is never shown to the model, so it may well say it again, and stopping
 #: the reply for it lost the reply's other claims and paused the source on every retry
-#: (seed 004's store-authority stops are pinned, cross-origin, newer and still-redacted)
-DROPPED: Final = frozenset({QUARANTINE, "forgotten"})
+#: (seed 004's store-authority stops are pinned, cross-origin, newer and still-redacted);
+#: so is text the person marked incorrect in this origin (``incorrect``)
+DROPPED: Final = frozenset({QUARANTINE, "forgotten", "incorrect"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,11 @@ class Lookup(Protocol):
     def exists(self, claim_id: str) -> bool: ...
 
     def suppressed(self, key: str) -> bool: ...
+
+    def disputed(self, origin: str, content: str) -> bool:
+        """Whether a claim of ``content`` in ``origin`` is quarantined by the person's
+        ``incorrect`` verdict."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +163,11 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
             continue
         if new_id in seen or new_id == claim.replaces or lookup.exists(new_id):
             continue  # already known: nothing to write
+        if lookup.disputed(source.origin, claim.content):
+            # the person said this text is incorrect here: learned again as another kind
+            # (a new ID), it came back provisional and was injected again
+            refuse(new_id, "incorrect")
+            continue
         state = "provisional"
         conflicts: str | None = None
         replaces = claim.replaces
