@@ -28,7 +28,7 @@ def _stored(home: Path) -> bytes:
 
 
 def _run(home: Path, reply: dict[str, object], *, then: dict[str, object] | None = None,
-         sent: list[str] | None = None) -> tuple[str, str | None, list[str]]:
+         sent: list[str] | None = None, key: str = KEY) -> tuple[str, str | None, list[str]]:
     """One attempt at a captured statement; the provider answers ``reply`` (then ``then``
     from its second call on); ``sent`` receives the prompt of every call made."""
     later = openai_ok(json.dumps(reply if then is None else then))
@@ -46,7 +46,7 @@ def _run(home: Path, reply: dict[str, object], *, then: dict[str, object] | None
             attempt = queue.run_once(source.source_id)
         finally:
             queue.close()
-        assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
+        assert fake.requests[0]["headers"]["authorization"] == f"Bearer {key}"
         if sent is not None:
             sent.extend(r["body"]["messages"][-1]["content"] for r in fake.requests)
         terms = [t for c in step.claims(["provisional"]) for t in c.search_terms]
@@ -63,6 +63,23 @@ def test_a_claim_holding_the_routes_key_is_refused(tmp_path: Path,
     assert (outcome, reason) == ("paused", "write_rejected")  # a still_redacted stop
     stored = _stored(home)
     assert KEY.encode() not in stored and b"still_redacted" in stored
+
+
+@pytest.mark.parametrize("placeholder", ["lm-studio", "not-needed", "token-abc123"])
+def test_a_local_servers_placeholder_key_is_no_credential(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, placeholder: str) -> None:
+    """A local server takes any key, and the placeholders its documentation gives are
+    words a claim says: a reply naming one was refused as a credential (a stop: the
+    source paused, the reply's other claims lost, on every retry)."""
+    monkeypatch.setenv("WM_KEY2", placeholder)
+    home = tmp_path / "home"
+    outcome, reason, terms = _run(home, {"claims": [
+        {"kind": "fact", "content": f"Local models are served with {placeholder} as the key",
+         "searchTerms": ["local models", placeholder]},
+        {"kind": "fact", "content": "CI uses Python 3.12", "searchTerms": ["ci"]}]},
+        key=placeholder)
+    assert (outcome, reason) == ("settled", "applied")
+    assert terms == ["local models", placeholder, "ci"]
 
 
 def test_a_search_term_holding_the_routes_key_is_dropped(tmp_path: Path,

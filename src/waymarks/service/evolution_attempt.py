@@ -114,9 +114,12 @@ def ordered(routes: list[RouteConfig], job: Job) -> list[RouteConfig]:
     return routes
 
 
-#: a key variable's value shorter than this is no secret worth refusing text for (a
-#: placeholder such as "none" would refuse every claim that says "none")
-MIN_KEY_CHARS = 8
+#: a key variable's value shorter than this is no secret worth refusing text for: local
+#: servers take any key, and their documented placeholders are words a claim says
+#: ("none", "ollama", "lm-studio", "not-needed", vLLM's "token-abc123"); with 8, a reply
+#: about LM Studio was refused as a credential, a stop: the source paused, every claim of
+#: the reply lost, on each retry. Providers' real keys run to 32 characters and more.
+MIN_KEY_CHARS = 16
 
 
 def route_keys(routes: list[RouteConfig]) -> frozenset[str]:
