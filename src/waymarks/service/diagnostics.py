@@ -25,9 +25,9 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
     QUEUE_ROLE,
     damaged_copies,
-    open_job_store,
     refuse_irregular_files,
     starts_with,
+    using_job_store,
 )
 from waymarks.service.semantic_recall import other_model_vectors, vector_status
 from waymarks.service.session_checks import (
@@ -215,8 +215,8 @@ def queue_problems(app: Waymarks, report: dict[str, Any]) -> list[str]:
     problems = []
     try:  # a name that is not a regular file (a dangling link too) is refused
         refuse_irregular_files(app.home / DB_FILE, QUEUE_ROLE)
-        if (app.home / DB_FILE).exists():
-            open_job_store(app.home, app.clock.now()).close()
+        if (app.home / DB_FILE).exists():  # every row read: damage in a page too
+            using_job_store(app.home, app.clock.now(), lambda store: store.check())
     except ServiceError as exc:
         problems.append(str(exc))
     report["damagedCopies"] += damaged_copies(app.home / DB_FILE)

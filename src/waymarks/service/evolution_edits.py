@@ -397,18 +397,16 @@ def _requeue(evo: Evolution, conversion: legacy_types.Conversion) -> int:
     are operational state; the sources themselves are in the ledger)."""
     from waymarks.core.evolution.model import SourceRecord
     from waymarks.core.model_port import SourceRef
-    from waymarks.service.recovery import open_job_store
+    from waymarks.service.recovery import using_job_store
 
     if not conversion.requeued:
         return 0
     sources = {r.source_id: r for r in conversion.records if isinstance(r, SourceRecord)}
     refs = [(SourceRef(s.source_id, s.origin, s.classification, s.captured_at), failures)
             for sid, failures in conversion.requeued if (s := sources.get(sid)) is not None]
-    store = open_job_store(evo.home, evo.clock.now())
-    try:
-        return store.add_requeued(refs, int(evo.clock.now().timestamp() * 1000))
-    finally:
-        store.close()
+    now = evo.clock.now()
+    return using_job_store(evo.home, now, lambda store: store.add_requeued(
+        refs, int(now.timestamp() * 1000)))
 
 
 def archive_legacy(evo: Evolution, directory: Path) -> EditOutcome:

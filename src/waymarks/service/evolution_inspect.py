@@ -325,19 +325,16 @@ def _waiting(home: Path, source_ids: list[str]) -> dict[str, str]:
     import os
 
     from waymarks.service.outcomes import ServiceError
-    from waymarks.service.recovery import open_job_store
+    from waymarks.service.recovery import using_job_store
     from waymarks.store.jobs import DB_FILE
 
     if not source_ids or not os.path.lexists(home / DB_FILE):
         return {}
     try:
-        store = open_job_store(home, datetime.now(UTC))
+        jobs = using_job_store(home, datetime.now(UTC),
+                               lambda store: {s: store.job(s) for s in source_ids})
     except (ServiceError, OSError):
         return {}
-    try:
-        jobs = {s: store.job(s) for s in source_ids}
-    finally:
-        store.close()
     return {s: job.state for s, job in jobs.items()
             if job is not None and job.state in ("paused", "retrying", "given_up")}
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -200,7 +201,26 @@ class EvolutionQueue:
         """One check: at most one source attempted. With ``source_id`` (``evolve
         SOURCE``) that source is forced: its delay, pause and per-source caps are
         overridden, the shared ceilings (hourly calls, daily spend) and cooldowns are not,
-        and a settled source is never run again."""
+        and a settled source is never run again.
+
+        ``evolution.db`` found damaged while in use (a page its open did not read) is set
+        aside as on open and the check runs once more on a new one, whose jobs come back
+        from the unsettled sources (before, ``evolve`` ended in a traceback, and a host's
+        recovery tick failed every check)."""
+        try:
+            return self._check(source_id)
+        except sqlite3.Error as exc:
+            from waymarks.service.recovery import is_damage, set_queue_aside
+
+            if not is_damage(exc):
+                raise
+            path = self.store.path
+            self.store.close()
+            set_queue_aside(path, datetime.now(UTC))
+        self.store = self._reopen()
+        return self._check(source_id)
+
+    def _check(self, source_id: str | None) -> Attempt:
         self.follow()
         if self.reload is not None:  # before anything is leased: an invalid file raises
             self.config, self.policy = self.reload()

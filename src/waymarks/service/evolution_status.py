@@ -13,7 +13,9 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,9 +33,9 @@ from waymarks.service.evolution_notes import (
     unreadable_notes,
 )
 from waymarks.service.ports import iso
-from waymarks.service.recovery import damaged_copies, open_job_store
+from waymarks.service.recovery import damaged_copies, using_job_store
 from waymarks.store.evolution_probe import check_projection, unsettled_sources
-from waymarks.store.jobs import DB_FILE
+from waymarks.store.jobs import DB_FILE, JobStore
 
 PROJECTION_DB = "waymarks.db"
 
@@ -111,33 +113,50 @@ def unrouted(home: Path, available: Iterable[bool]) -> str | None:
     return WAIT_TEXT["no_route"]
 
 
+@dataclass(frozen=True)
+class _QueueReads:
+    """What status reads from the queue's store (all empty without one)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    queued: set[str] = field(default_factory=set)
+    waiting: dict[str, int] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    failed: list[Any] = field(default_factory=list)
+    cooldowns: list[Any] = field(default_factory=list)
+    hour: int = 0
+    usd: float = 0.0
+    recent: list[dict[str, Any]] = field(default_factory=list)
+    health: dict[str, Any] | None = None
+    notices: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
+    return _QueueReads(
+        counts=store.counts(now_ms), queued=store.source_ids(),
+        waiting=store.wait_reasons(),
+        # the files to fix, by the origins that wait on them (the error names the key)
+        files=[str(Path(o) / PROJECT_CONFIG) for o in store.origins_waiting(
+            "origin_config_invalid", FAILED_SHOWN)],
+        failed=store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN),
+        cooldowns=store.cooldowns(now_ms), hour=store.calls_since(now_ms - 3_600_000),
+        usd=store.usd_since(now_ms - 86_400_000), recent=store.recent_calls(5),
+        health=store.check().to_json(), notices=store.recent_notices(now_ms - 86_400_000))
+
+
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
                      *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
     routes = config.routes()
     exists = os.path.lexists(home / DB_FILE)  # a dangling link too: it is refused
-    store = open_job_store(home, datetime.now(UTC)) if exists else None
-    try:
-        counts = store.counts(now_ms) if store else {}
-        # a captured source gets its job when the queue next runs (a tick, `evolve`):
-        # until then it waits all the same, and the counts said 0 pending
-        queued = store.source_ids() if store else set()
-        unqueued = len(unsettled_sources(home / PROJECTION_DB) - queued)
-        if unqueued:
-            counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
-        waiting = store.wait_reasons() if store else {}
-        # the files to fix, by the origins that wait on them (the error names the key)
-        files = [str(Path(o) / PROJECT_CONFIG) for o in store.origins_waiting(
-            "origin_config_invalid", FAILED_SHOWN)] if store else []
-        failed = store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN) if store else []
-        cooldowns = store.cooldowns(now_ms) if store else []
-        hour = store.calls_since(now_ms - 3_600_000) if store else 0
-        usd = store.usd_since(now_ms - 86_400_000) if store else 0.0
-        recent = store.recent_calls(5) if store else []
-        queue_health = store.check().to_json() if store else None
-        notices = store.recent_notices(now_ms - 86_400_000) if store else []
-    finally:
-        if store is not None:
-            store.close()
+    read = using_job_store(home, datetime.now(UTC), partial(_queue_reads, now_ms=now_ms)) \
+        if exists else _QueueReads()
+    counts, waiting, files, failed, cooldowns, hour, usd, recent, queue_health, notices = (
+        read.counts, read.waiting, read.files, read.failed, read.cooldowns, read.hour,
+        read.usd, read.recent, read.health, read.notices)
+    # a captured source gets its job when the queue next runs (a tick, `evolve`): until
+    # then it waits all the same, and the counts said 0 pending
+    unqueued = len(unsettled_sources(home / PROJECTION_DB) - read.queued)
+    if unqueued:
+        counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
     route_rows = []
     for route in routes:
         row = route.to_json()

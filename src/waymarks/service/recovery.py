@@ -152,13 +152,40 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
                 raise ServiceError("database_error", f"{path}: made anew, it still fails "
                                    f"({describe(exc)}); run `waymarks health`") from exc
             if attempt == "again":  # not just replaced by another process: damaged
-                # under the writer's turn: an opener meanwhile removes what it takes for a
-                # gone database's companions under it (store/private.py)
-                with writer_turn(path, BUSY_TIMEOUT_MS / 1000):
-                    set_aside(path, now)
-                from waymarks.service.logs import log_event
+                set_queue_aside(path, now)
+    raise AssertionError("unreachable")
 
-                log_event(home, now, "evolution_queue_set_aside", code="damaged")
+
+def set_queue_aside(path: Path, now: datetime) -> None:
+    """Set the queue's damaged database at ``path`` aside (kept, logged); the next open
+    makes a new one. Under the writer's turn: an opener meanwhile removes what it takes
+    for a gone database's companions under it (store/private.py)."""
+    with writer_turn(path, BUSY_TIMEOUT_MS / 1000):
+        set_aside(path, now)
+    from waymarks.service.logs import log_event
+
+    log_event(path.parent, now, "evolution_queue_set_aside", code="damaged")
+
+
+def using_job_store(home: Path, now: datetime, use: Callable[[JobStore], R]) -> R:
+    """``use`` run on the queue's store, closed after. Damage SQLite finds in use (a page
+    the open did not read: opening checks the header and schema only) is met as damage
+    found on open is: the file is set aside and ``use`` runs once more on a new one
+    (before, `evolution status`, `evolution learning` and `evolve` failed with a
+    traceback, and `health` said OK)."""
+    for attempt in ("first", "anew"):
+        store = open_job_store(home, now)
+        try:
+            return use(store)
+        except sqlite3.Error as exc:
+            if not is_damage(exc):
+                raise database_error(exc, store.path) from exc
+            if attempt == "anew":
+                raise ServiceError("database_error", f"{store.path}: made anew, it still "
+                                   f"fails ({describe(exc)}); run `waymarks health`") from exc
+        finally:
+            store.close()
+        set_queue_aside(store.path, now)
     raise AssertionError("unreachable")
 
 

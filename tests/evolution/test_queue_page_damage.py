@@ -1,0 +1,66 @@
+"""A queue database (``evolution.db``) damaged in a page its open does not read: opening
+checks the header and the schema only, so the damage surfaced in the first query, as a
+traceback from `evolution status`, `evolution learning` and `evolve`, and `health` said
+OK. Each now sets the file aside (kept) and works on a new one, as for damage found on
+open. Real files, real SQLite, the real CLI in fresh processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.model_port import SourceRef
+from waymarks.service.evolution import Evolution
+from waymarks.store.jobs import JobStore
+
+NOW = 1_800_000_000_000
+
+
+def _damaged_queue(home: Path) -> None:
+    """An evolution.db of several pages, every one past the schema's overwritten."""
+    store = JobStore.open(home)
+    store.add_jobs([SourceRef(f"s{n:04d}" + "x" * 40, "/work/a", "normal", f"t{n}")
+                    for n in range(400)], NOW)
+    store.close()
+    path = home / "evolution.db"
+    data = bytearray(path.read_bytes())
+    assert len(data) > 6 * 4096
+    data[4096:] = b"A" * (len(data) - 4096)
+    path.write_bytes(bytes(data))
+    JobStore.open(home).close()  # the open itself still succeeds
+
+
+def _cli(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={"HOME": str(home.parent), "PATH": "/usr/bin:/bin",
+                               "PYTHONPATH": ":".join(sys.path)})
+
+
+@pytest.mark.parametrize("command", [("--json", "evolution", "status"),
+                                     ("evolution", "learning"), ("--json", "evolve"),
+                                     ("health",)])
+def test_a_page_damaged_queue_is_set_aside_not_a_traceback(
+        tmp_path: Path, command: tuple[str, ...]) -> None:
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    with Evolution(home) as evo:  # a ledger with a source the queue reconciles
+        assert evo.capture(str(project), "statement", "Remember: deploys use Kamal",
+                           session="s", key="k") is not None
+    _damaged_queue(home)
+    done = _cli(home, project, *command)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: no model route
+    [aside] = home.glob("evolution.db.damaged-*[0-9]Z")
+    assert aside.read_bytes()[4096:4104] == b"AAAAAAAA"  # kept as it was
+    if command[0] == "--json":
+        answer = json.loads(done.stdout)
+        if command[1] == "evolve":  # the new queue took the ledger's source back
+            assert answer["reason"] == "no_route" and answer["sourceId"].startswith("s")
+    assert JobStore.open(home).check().to_json() is not None  # the new one reads
