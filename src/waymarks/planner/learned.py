@@ -51,6 +51,9 @@ class LearnedBlock(msgspec.Struct, frozen=True):
     aging: str = ""
     #: the ID of the person's own pin or claim this one contradicts (not planned)
     overridden_by: str | None = None
+    #: the ID of a claim of the person's saying this that they took out of effect
+    #: (invalid, expired, superseded): not planned either
+    retired_by: str | None = None
 
 
 def render_learned(block: LearnedBlock, egress: Egress) -> str:

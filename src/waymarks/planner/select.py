@@ -451,6 +451,9 @@ def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
             mine[block.id] = f"you hold this claim ({own[:8]})"
         elif block.overridden_by is not None:
             mine[block.id] = f"you hold {block.overridden_by[:8]}, which says otherwise"
+        elif block.retired_by is not None:
+            mine[block.id] = (f"you took {block.retired_by[:8]}, which says this, out of "
+                              "effect")
         else:
             offered.append(block)
     return offered, mine

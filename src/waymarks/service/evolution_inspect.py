@@ -347,7 +347,8 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
             now: str | None = None, egress: Egress | None = None,
             held: tuple[Sequence[PinInput], Sequence[MemoryInput]] = ((), ()),
             budget: int | None = None, learning: bool = True,
-            contradicted: Contradicted | None = None) -> dict[str, Any]:
+            contradicted: Contradicted | None = None,
+            retired: Contradicted | None = None) -> dict[str, Any]:
     """What automatic injection to ``egress``'s destination would do for ``query`` now:
     plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
     claims it would select, with dormant claims left out as automatic injection leaves
@@ -356,8 +357,9 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     the plan leaves it out: :func:`~waymarks.service.planning.explain_injection`);
     ``budget``: the learned block's (``Budgets.max_learned_tokens``); ``learning``
     false: learning is off in the plan's directory, so a plan selects none (each says so);
-    ``contradicted``: the person's own pin or claim a learned claim contradicts (the plan
-    leaves that claim out)."""
+    ``contradicted``: the person's own pin or claim a learned claim contradicts,
+    ``retired``: their claim saying it that they took out of effect (the plan leaves
+    either claim out)."""
     from waymarks.planner.budgets import Budgets
     from waymarks.service.evolution_recall import (
         admitted,
@@ -378,6 +380,6 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     result = ranked(egress)
     choice = planned(result, egress, *held,
                      Budgets().max_learned_tokens if budget is None else budget,
-                     contradicted) if learning else ([], dict.fromkeys(
+                     contradicted, retired) if learning else ([], dict.fromkeys(
                          (s.candidate.id for s in result.eligible), LEARNING_OFF))
     return injection_report(result, withheld, choice)

@@ -6,11 +6,15 @@ since what the person confirmed stands."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
     from waymarks.service.views import ItemView
+
+
+#: a claim's statuses that say the person took it out of effect
+RETIRED: Final = frozenset({"invalid", "expired", "superseded"})
 
 
 class OwnSignatures:
@@ -59,26 +63,32 @@ class OwnClaims:
     def _views(self, text: str) -> list[ItemView]:
         """The pins in effect, then the claims in effect that may say or contradict
         ``text``, in creation order: the others can do neither."""
+        return [*self._pins_in_effect(), *(v for v in self._claims(text) if v.applies)]
+
+    def _pins_in_effect(self) -> list[ItemView]:
+        if self._pins is None:
+            self._pins = [v for v in self._app.items("pin") if v.applies]
+        return self._pins
+
+    def _claims(self, text: str) -> list[ItemView]:
+        """The claims here (any status) that may say or contradict ``text``."""
         from waymarks.core.contradiction import signature
         from waymarks.core.text import normalize
 
         app = self._app
-        if self._pins is None:
-            self._pins = [v for v in app.items("pin") if v.applies]
         session = app.refresh()
         partitions = [f"session:{session.session_id}"] if session is not None else []
         if app.project_trusted:  # (untrusted, none of the project's claims applies)
             partitions.append(f"project:{app.cwd}")
         if not partitions:
-            return self._pins
+            return []
         if app.projection.claim_subjects_behind():  # a rebuild left them to the next write
             with app.projection.transaction():
                 app.projection.catch_up_claim_subjects()
         found = signature(text)
         ids = app.projection.memory_about(partitions, found.subject if found else None,
                                           normalize(text))
-        claims = [v for v in app.items("memory", ids=ids) if v.applies] if ids else []
-        return [*self._pins, *claims]
+        return list(app.items("memory", ids=ids)) if ids else []
 
     def contradicted(self, text: str) -> str | None:
         """The ID of the pin or claim ``text`` contradicts, if any."""
@@ -89,6 +99,25 @@ class OwnClaims:
         contradicts it, if any: what a learned claim with that text must not stand for."""
         from waymarks.core.text import normalize
 
-        views = self._views(text)
+        claims = self._claims(text)
+        views = [*self._pins_in_effect(), *(v for v in claims if v.applies)]
         said = {normalize(v.text): v.id for v in views}.get(normalize(text))
-        return said or OwnSignatures(views).contradicted(text)
+        return said or OwnSignatures(views).contradicted(text) or _retired(claims, text)
+
+    def retired(self, text: str) -> str | None:
+        """The ID of a claim of the person's here that says ``text`` (the same sentence)
+        and that they took out of effect (invalid, expired or superseded), unless one in
+        effect says it too: a learned claim with that text must not stand in its place
+        (held out while theirs applied, it was planned, as memory, once they said theirs
+        was wrong)."""
+        return _retired(self._claims(text), text)
+
+
+def _retired(claims: Iterable[ItemView], text: str) -> str | None:
+    from waymarks.core.text import normalize
+
+    said = normalize(text)
+    views = [v for v in claims if normalize(v.text) == said]
+    if any(v.applies for v in views):
+        return None
+    return next((v.id for v in views if v.status in RETIRED), None)

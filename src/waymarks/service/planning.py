@@ -8,7 +8,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -321,19 +321,17 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
 
     if not _learning(app):
         return []
-    return learned_blocks(app.home, prompt, history, egress, notes=notes,
-                          contradicted=_contradicted(app))
-
-
-def _contradicted(app: Waymarks) -> Callable[[str], str | None]:
-    """The person's own pin or claim in effect here that a learned claim's text
-    contradicts, if any (by a local write's signature rules: the same subject and
-    attribute with another value, the opposite state). Such a learned claim is not
-    planned: it went in beside the confirmed one, or alone, as the answer, when that one
-    was classified above what the destination may receive."""
     from waymarks.service.own_claims import OwnClaims
 
-    return OwnClaims(app).contradicted
+    # the person's own pin or claim in effect here that a learned claim's text contradicts
+    # (by a local write's signature rules: the same subject and attribute with another
+    # value, the opposite state), and their claim saying it that they took out of effect
+    # (invalid, expired, superseded). Such a learned claim is not planned: it went in
+    # beside the confirmed one, or alone, as the answer, when that one was classified
+    # above what the destination may receive; or in the place of the one they retired
+    own = OwnClaims(app)
+    return learned_blocks(app.home, prompt, history, egress, notes=notes,
+                          contradicted=own.contradicted, retired=own.retired)
 
 
 def _learning(app: Waymarks) -> bool:
@@ -351,15 +349,18 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
     sentence the plan's pins or recalled claims hold is left out (before, it was named
     selected), then the learned budget applies."""
     from waymarks.service.evolution_inspect import explain
+    from waymarks.service.own_claims import OwnClaims
 
     with app.begin():
         settings = settings_for(app)
         egress = egress_for(app, settings=settings)
+        own = OwnClaims(app)
         return explain(app.home, query, egress=egress,
                        held=(app.pin_inputs.inputs(app.items("pin")),
                              _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens,
-                       learning=_learning(app), contradicted=_contradicted(app))
+                       learning=_learning(app), contradicted=own.contradicted,
+                       retired=own.retired)
 
 
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:

@@ -1,0 +1,44 @@
+"""A learned claim saying what the person took out of effect is not planned or recalled.
+
+A learned copy of a claim the person holds is left out ("you hold this claim"); once they
+invalidated their claim (it was wrong), expired or superseded it, the learned copy of the
+same sentence was planned, as provisional memory, and recalled: the text they had just
+said was wrong reached the model in its place. Real ledgers, real SQLite, the CLI in
+process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.evolution.test_aging_review import _manifest
+from tests.evolution.test_lifecycle_review import _apply
+
+TEXT = "The build cache lives in /var/cache/ci."
+PROMPT = "where does the build cache live?"
+
+
+def _learned_reason(cli: Callable[..., dict]) -> str | None:
+    [row] = _manifest(cli, PROMPT)
+    return None if row["decision"] == "included" else str(row["reason"])
+
+
+@pytest.mark.parametrize("retire", ["invalidate", "expire", "supersede"])
+def test_a_learned_copy_of_a_claim_taken_out_of_effect_is_left_out(
+        cli: Callable[..., dict], home: Path, project: Path, retire: str) -> None:
+    cli("trust", str(project))
+    mine = str(cli("memory", "add", "--scope", "project", "--", TEXT)["id"])
+    assert _apply(home, project, f"Remember: {TEXT}", [
+        {"kind": "fact", "content": TEXT, "searchTerms": ["build cache"]}]) == "applied"
+    assert str(_learned_reason(cli)).startswith("you hold this claim")
+    if retire == "supersede":
+        cli("memory", "supersede", mine[:8], "--", "Build artifacts are cached in S3 now.")
+    else:
+        cli("memory", retire, mine[:8])
+    reason = _learned_reason(cli)
+    assert reason is not None and mine[:8] in reason  # not planned in its place
+    assert "learned" not in cli("recall", PROMPT)  # nor recalled
+    report = cli("evolution", "explain", *PROMPT.split())
+    assert report["selected"] == []
