@@ -76,6 +76,13 @@ SAME_FACT: Final = frozenset((
     "default", "current", "feature", "count", "service", "endpoint", "port", "setting",
     "config", "configuration"))
 
+#: words ending in "s" that are no plurals: a protocol over TLS is another protocol than the
+#: one it secures, with another port ("HTTPS is served on port 443." beside "HTTP is served
+#: on port 80."; SMTPS, LDAPS, IMAPS…); de-pluralized, each was the plain protocol, and a
+#: legitimate claim about one was refused as a conflict with the other
+NOT_PLURAL: Final = frozenset(
+    "https ftps smtps imaps ldaps amqps mqtts nntps pop3s sips xmpps grpcs rediss".split())
+
 #: on/off words, English and Chinese, and the state each asserts
 STATES: Final[dict[str, str]] = {
     "enabled": "on", "enable": "on", "on": "on", "true": "on", "active": "on",

@@ -32,6 +32,7 @@ import msgspec
 
 from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
 from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
+from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
@@ -532,7 +533,8 @@ def _add_term(terms: set[str], word: str) -> None:
 def _term(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"  # "retries" and "retry" are one term
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+    elif (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+          and word not in _NOT_PLURAL):
         word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
     return _TERMS.get(word, word)
 

@@ -1,0 +1,39 @@
+"""Review 57: new claim pairs a team stores (not the fixture set's), where the write-time
+contradiction check (:func:`waymarks.core.contradiction.signature`) refused a legitimate
+write: each pair is two facts that both hold, written through the service (real session
+files, real SQLite), and the contradiction each one's twin states is still refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _both_written(app: Waymarks, first: str, second: str) -> None:
+    assert isinstance(app.remember(first), Committed)
+    written = app.remember(second)
+    assert isinstance(written, Committed), written
+
+
+def _refused(app: Waymarks, claim: str) -> None:
+    refused = app.remember(claim)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("HTTP is served on port 80.", "HTTPS is served on port 443.",
+     "HTTPS is served on port 8443."),
+    ("The SMTP port is 25.", "The SMTPS port is 465.", "The SMTPS port is 587."),
+    ("The LDAP port is 389.", "The LDAPS port is 636.", "The LDAPS port is 637."),
+    ("The HTTP timeout is 30 seconds.", "The HTTPS timeout is 60 seconds.",
+     "The HTTPS timeout is 90 seconds."),
+    ("HTTP 端口是 80。", "HTTPS 端口是 443。", "HTTPS 端口是 8443。"),
+])
+def test_a_protocol_over_tls_is_not_the_plural_of_the_protocol(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"https" lost its "s" as a plural does, so HTTPS was HTTP: a claim about the HTTPS
+    port was refused as a conflict with the HTTP port's."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
