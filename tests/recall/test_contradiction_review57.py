@@ -37,3 +37,22 @@ def test_a_protocol_over_tls_is_not_the_plural_of_the_protocol(
     port was refused as a conflict with the HTTP port's."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The docs site is https://docs.example.com/.", "The docs site is https://docs.example.com.",
+     "The docs site is https://developer.example.com."),
+    ("The API base URL is https://api.example.com/v1/.",
+     "The API base URL is https://api.example.com/v1.",
+     "The API base URL is https://api.example.com/v2."),
+    ("The deploy script is ./scripts/deploy.sh.", "The deploy script is scripts/deploy.sh.",
+     "The deploy script is scripts/release.sh."),
+    ("API 文档地址是 https://docs.example.com/。", "API 文档地址是 https://docs.example.com。",
+     "API 文档地址是 https://developer.example.com。"),
+])
+def test_a_url_or_path_is_one_value_however_its_slashes_are_written(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """A trailing slash on a URL and a leading ``./`` on a relative path made another
+    value: the same place restated was refused as a conflict."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -239,7 +239,7 @@ def signature(claim: str) -> Signature | None:
     for match in _VALUE.finditer(text):
         pieces.append(text[position:match.start()])
         position = match.end()
-        raw = match.group(0).rstrip(".")
+        raw = _place(match.group(0).rstrip("."))
         if match.group("named") and not _COPULA_BEFORE.search(
                 _clause_before(text, match.start())):
             pieces.append(raw)  # a name of the subject
@@ -297,6 +297,17 @@ def _without_advice(text: str) -> str:
         if _ADVICE.match(clause) and _VALUE.search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
+
+
+def _place(raw: str) -> str:
+    """A URL without its trailing slashes and a relative path without its leading ``./``:
+    ``https://docs.example.com/`` is ``https://docs.example.com``, ``./scripts/deploy.sh``
+    is ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
+    restatement was refused as a conflict)."""
+    if "://" in raw:
+        stripped = raw.rstrip("/")
+        return stripped if not stripped.endswith(":") else raw
+    return raw[2:] if raw.startswith("./") else raw
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
