@@ -56,3 +56,27 @@ def test_a_url_or_path_is_one_value_however_its_slashes_are_written(
     value: the same place restated was refused as a conflict."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The API version is v2.", "The API version is 2.0.", "The API version is 3.0."),
+    ("Python 3.12 is the default.", "The default Python is 3.12.0.",
+     "The default Python is 3.13.0."),
+    ("We use Node 20.", "We use Node 20.11.1.", "We use Node 22.4.0."),
+    ("The SDK version is 1.4.", "The SDK version is 1.4.2.", "The SDK version is 1.5.0."),
+    ("Go 版本是 1.22。", "Go 版本是 1.22.3。", "Go 版本是 1.21.9。"),
+])
+def test_a_version_and_its_release_are_one_value(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """``2.0`` was another value than ``2`` and the release ``20.11.1`` another than the
+    version ``20``: a restatement, or the exact release of the version stored, was
+    refused as a conflict."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+def test_a_release_of_another_version_and_a_decimal_still_differ(app: Waymarks) -> None:
+    assert isinstance(app.remember("The SDK version is 1.2.3."), Committed)
+    _refused(app, "The SDK version is 1.2.4.")
+    assert isinstance(app.remember("The sample rate is 1."), Committed)
+    _refused(app, "The sample rate is 1.5.")

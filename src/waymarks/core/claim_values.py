@@ -42,6 +42,34 @@ def spelled(text: str) -> str:
 MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
 
 
+def version(value: str) -> str:
+    """A dotted number of two or three parts without its trailing zero parts: ``2.0`` is
+    ``2``, ``3.12.0`` is ``3.12`` (a version and a decimal alike; four parts, as an IPv4
+    address has, are left whole). Written so, the same version was another value and a
+    restatement was refused as a conflict."""
+    if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value[2:]) or not 1 <= value.count(".") <= 2:
+        return value
+    parts = value[2:].split(".")
+    while len(parts) > 1 and parts[-1].strip("0") == "":
+        parts.pop()
+    return "v:" + ".".join(parts)
+
+
+def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]]:
+    """The pairs of values, one of each side, that state one thing: the same value, or a
+    version and a release of it (``20`` and ``20.11.1``, ``3.12`` and ``3.12.4``: the
+    longer of three parts, so ``1`` and ``1.5``, which may be decimals, still differ)."""
+    theirs = list(theirs)
+    return [(one, other) for one in mine for other in theirs
+            if one == other or _release_of(one, other) or _release_of(other, one)]
+
+
+def _release_of(short: str, long: str) -> bool:
+    return (short[:2] == long[:2] == "v:" and long.count(".") == 2
+            and long.startswith(short + ".") and PLAIN_NUMBER.fullmatch(long[2:]) is not None
+            and PLAIN_NUMBER.fullmatch(short[2:]) is not None)
+
+
 def one_amount(mine: frozenset[str], theirs: frozenset[str]) -> bool:
     """Whether a bare number on one side is the amount of a measure on the other, in a
     unit it is written in (a duration's in seconds, minutes, hours or milliseconds, a

@@ -41,7 +41,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
-from waymarks.core.claim_values import kinds, one_amount, spelled
+from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled, version
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -255,6 +255,7 @@ def signature(claim: str) -> Signature | None:
         if phrase is None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
+        value = version(value)
         values.add(value)
         if _DENIES.search(_clause_before(text, match.start())):
             denied.add(value)
@@ -407,9 +408,9 @@ def contradicts(a: Signature, b: Signature) -> bool:
     "the port is not 5432"). Values of other kinds are other attributes of the subject:
     "the payment service is enabled" (a state) says nothing of the port it listens on (a
     number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
-    shared = a.values & b.values
+    shared = agreeing(a.values, b.values)
     if shared:
-        if all((value in a.denied) == (value in b.denied) for value in shared):
+        if all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared):
             return False  # agreeing on it, or denying it both
     else:
         mine, theirs = a.values - a.denied, b.values - b.denied
@@ -455,7 +456,7 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if a.values & b.values:
+    if agreeing(a.values, b.values):
         return True
     mine, theirs = a.values - a.denied, b.values - b.denied
     if kinds(mine).isdisjoint(kinds(theirs)) or one_amount(mine, theirs):
