@@ -182,10 +182,11 @@ def crossed_claims(app: Waymarks, session: SessionLog | None) -> list[str]:
     """Claims of this session that contradict a project claim in effect here: each write
     checks what its own session sees, so a project claim written from another session
     (or while the project was untrusted) is not refused for a session claim it cannot
-    see, and both were sent to the model with nothing said."""
-    import msgspec
-
-    from waymarks.core.rules import find_conflicts
+    see, and both were sent to the model with nothing said. Found as a write here would
+    find them (:func:`~waymarks.core.rules.find_contradictions`: paraphrases and Chinese
+    too, "The dev DB listens on 5436." beside "数据库端口是 5435。"); the replay rule alone
+    (same derived key) named only the pairs worded alike, and said OK for the others."""
+    from waymarks.core.rules import find_contradictions
 
     if session is None or app.refresh_problem is not None or not app.project_trusted:
         return []
@@ -194,8 +195,7 @@ def crossed_claims(app: Waymarks, session: SessionLog | None) -> list[str]:
         state = app.projection.view.get(view.id)
         if not view.applies or view.scope != "session" or state is None:
             continue
-        crossed = find_conflicts(app.projection.view, msgspec.structs.replace(
-            state, partition=f"project:{app.cwd}"))
+        crossed = find_contradictions(app.projection.view, state, (f"project:{app.cwd}",))
         # the IDs quoted as a shell reads them in the commands suggested: another
         # session's file chose its claim's ID (`$(sh x)` is a word, never a command)
         invalidate = shell_command(["waymarks", "memory", "invalidate", view.id[:8]])
