@@ -80,3 +80,20 @@ def test_a_release_of_another_version_and_a_decimal_still_differ(app: Waymarks) 
     _refused(app, "The SDK version is 1.2.4.")
     assert isinstance(app.remember("The sample rate is 1."), Committed)
     _refused(app, "The sample rate is 1.5.")
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("Release 2.3.0 shipped on 2026-11-02.", "Release 2.4.0 shipped on 2026-11-30.",
+     "Release 2.3.0 shipped on 2026-11-05."),
+    ("Release v2.3.0 shipped on 2026-11-02.", "Release v2.4.0 shipped on 2026-11-30.",
+     "Release v2.4.0 shipped on 2026-12-01."),
+    ("Python 3.12.1 fixes the asyncio leak.", "Python 3.12.0 has the asyncio leak.", None),
+])
+def test_a_release_named_before_its_verb_is_part_of_the_subject(
+        app: Waymarks, first: str, second: str, contradicting: str | None) -> None:
+    """A dotted version between a name and a verb other than "is" was a value (a plain
+    number there names the subject, "rack 3 holds …"): two releases shipped on two dates
+    were one subject with two values each, and the second release was refused."""
+    _both_written(app, first, second)
+    if contradicting is not None:
+        _refused(app, contradicting)

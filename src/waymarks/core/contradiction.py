@@ -331,10 +331,18 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
             return None
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
-    elif not raw.isdigit() or follower in _VALUE_FOLLOWERS:
+    elif not (raw.isdigit() or _release(raw)) or follower in _VALUE_FOLLOWERS:
         return None
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
+
+
+def _release(raw: str) -> bool:
+    """A version of three parts, which names a release rather than states an amount
+    ("Release 2.3.0 shipped on …", "v2.3.0"; ``2.5`` may be an amount). Read as a value,
+    two releases shipped on two dates were one subject with two values, a conflict."""
+    number = raw[1:] if raw[:1] == "v" else raw
+    return _PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") == 2
 
 
 def _clause_before(text: str, start: int) -> str:
