@@ -97,3 +97,21 @@ def test_a_release_named_before_its_verb_is_part_of_the_subject(
     _both_written(app, first, second)
     if contradicting is not None:
         _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The API port is 8080.", "The API listens on 0.0.0.0:8080.",
+     "The API listens on 0.0.0.0:8081."),
+    ("The API port is 8080.", "The API listens on 0.0.0.0.", "The API port is 9090."),
+    ("The API listens on 127.0.0.1.", "The API port is 8080.", "The API listens on 0.0.0.0."),
+    ("The database host is 10.0.0.5.", "The database port is 5432.",
+     "The database host is db.internal."),
+])
+def test_an_ipv4_address_is_where_a_service_listens_not_its_port(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """An IPv4 address was a number like a port ("listens" is the port's word), and an
+    address with its port one value: "The API listens on 0.0.0.0:8080." was refused
+    beside "The API port is 8080."; an address is still compared with another address or
+    a host name."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -94,10 +94,30 @@ def amounts(value: str) -> set[Fraction]:
     return {amount, amount / 60, amount / 3600, amount * 1000}
 
 
+#: an IPv4 address, perhaps with its port ("0.0.0.0:8080")
+_IPV4: Final = lazy(r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?")
+
+
+def address(value: str) -> tuple[str, ...]:
+    """An IPv4 address with its port as two values, the address and the port: "listens on
+    0.0.0.0:8080" states the port 8080 ("The API port is 8080." agrees with it; read as
+    one value, it was refused as a conflict)."""
+    found = _IPV4.fullmatch(value, 2) if value[:2] == "v:" else None
+    if found is None or found.group(2) is None:
+        return (value,)
+    return "v:" + found.group(1), "v:" + found.group(2)
+
+
 def kinds(values: Iterable[str]) -> set[str]:
+    """The kinds of values compared with ``values``: a plain number is any measure too; an
+    IPv4 address (kind ``a:``) is compared with names (a host name) but not with a number:
+    "The API listens on 0.0.0.0." says where, "The API port is 8080." which port."""
     found = set()
     for value in values:
+        if value[:2] == "v:" and _IPV4.fullmatch(value[2:]):
+            found.add("a:")
+            continue
         found.add(value[:2])
-        if value[:2] == "v:" and PLAIN_NUMBER.fullmatch(value[2:]):
-            found |= MEASURES
+        if value[:2] == "v:":
+            found |= MEASURES if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}
     return found

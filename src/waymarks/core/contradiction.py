@@ -41,7 +41,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
-from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled, version
+from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spelled, version
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -255,10 +255,10 @@ def signature(claim: str) -> Signature | None:
         if phrase is None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
-        value = version(value)
-        values.add(value)
+        stated = address(version(value))
+        values.update(stated)
         if _DENIES.search(_clause_before(text, match.start())):
-            denied.add(value)
+            denied.update(stated)
     for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
