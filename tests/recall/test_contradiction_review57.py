@@ -115,3 +115,28 @@ def test_an_ipv4_address_is_where_a_service_listens_not_its_port(
     a host name."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("API 文档地址是 https://docs.example.com。", "API 文档地址是https://docs.example.com。",
+     "API 文档地址是https://developer.example.com。"),
+    ("构建镜像是 python:3.12-slim。", "构建镜像是python:3.12-slim。",
+     "构建镜像是python:3.11-slim。"),
+    ("版本是 2.3.0。", "版本是v2.3.0。", "版本是v2.4.0。"),
+    ("版本是 2.3.0。", "版本是 v2.3.0。", "版本是 v2.4.0。"),
+])
+def test_a_value_typed_right_after_a_chinese_character_is_read_whole(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """Chinese is typed with no space before a value; a Chinese character is a word
+    character to Python's ``\\w``, so a URL or an image reference after one lost its
+    start ("https", "python:" became subject words) and a ``v`` version after ``是`` was
+    the word ``v2.3.0``, not ``2.3.0``: each restatement was refused as a conflict."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+def test_a_date_typed_right_after_a_chinese_character_is_a_value(app: Waymarks) -> None:
+    """"发布日期是2026-12-20。" had no signature (the date was not read), so another
+    date was not refused."""
+    assert isinstance(app.remember("发布日期是 2026-12-20。"), Committed)
+    _refused(app, "发布日期是2026-12-22。")

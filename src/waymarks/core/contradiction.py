@@ -22,11 +22,12 @@ than a fact states) have no signature: they are descriptions, not single facts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgspec
 
@@ -45,9 +46,6 @@ from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spe
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
-
-if TYPE_CHECKING:
-    import re
 
 MAX_SUBJECT_TERMS: Final = 7
 MAX_VALUES: Final = 3
@@ -77,8 +75,11 @@ _VALUE: Final = lazy(
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
     # a hyphenated name ending in a number ("us-east-1"): a value after a copula only
-    r"|(?<![\w./-])(?P<named>[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*)(?![\w-]|\.\w)"
-)
+    r"|(?<![\w./-])(?P<named>[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*)(?![\w-]|\.\w)",
+    # ASCII word characters: a Chinese character is \w in Unicode, and a value typed
+    # right after one ("地址是https://…", "镜像是python:3.12-slim", "日期是2026-12-20")
+    # was cut to a fragment or missed, unlike the same value after a space
+    re.ASCII)
 #: a copula earlier in the clause: a hyphenated name after it is the value ("The deploy
 #: region is us-east-1."), before it the subject ("The checkout-v2 flag is enabled.")
 _COPULA_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=|是|为")
@@ -91,7 +92,7 @@ _ADVICE: Final = lazy(
 #: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``: the
 #: value ("默认分支是 main。", "log_level = debug"); an English "is" is followed by too
 #: many other things ("is fast", "is the owner") to read its word so
-_WORD_VALUE: Final = lazy(r"(?:是|为|=)\s*([a-z][\w.+-]*)\s*(?=[。.!;,?]|$)")
+_WORD_VALUE: Final = lazy(r"(?:是|为|=)\s*(?!v\d)([a-z][\w.+-]*)\s*(?=[。.!;,?]|$)")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 _LETTER_NAME: Final = lazy(
     r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
