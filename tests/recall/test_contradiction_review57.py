@@ -140,3 +140,12 @@ def test_a_date_typed_right_after_a_chinese_character_is_a_value(app: Waymarks) 
     date was not refused."""
     assert isinstance(app.remember("发布日期是 2026-12-20。"), Committed)
     _refused(app, "发布日期是2026-12-22。")
+
+
+def test_a_date_written_in_chinese_is_the_iso_date(app: Waymarks) -> None:
+    """"2026年12月20日" was three numbers: another value than 2026-12-20 (a restatement
+    refused) and one agreeing with 2026年12月22日 (sharing 2026 and 12: not refused)."""
+    assert isinstance(app.remember("发布日期是 2026年12月20日。"), Committed)
+    assert isinstance(app.remember("发布日期是 2026-12-20。"), Committed)
+    _refused(app, "发布日期是 2026年12月22日。")
+    _refused(app, "发布日期是 2026-12-22。")

@@ -37,6 +37,20 @@ def spelled(text: str) -> str:
     return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS.get(m.group(1), m.group(1)), text)
 
 
+#: a date written in Chinese ("2026年12月20日", "2026 年 12 月 20 号")
+_HAN_DATE: Final = lazy(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+
+
+def dated(text: str) -> str:
+    """``text`` with a date written in Chinese as an ISO date ("2026年12月20日" is
+    2026-12-20): read as three numbers, it was another value than the same date written
+    2026-12-20, and agreed with another day of the same month (sharing 2026 and 12)."""
+    if "年" not in text:
+        return text
+    return _HAN_DATE.sub(
+        lambda m: f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}", text)
+
+
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
 #: be any of them, so it is compared with each
 MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))

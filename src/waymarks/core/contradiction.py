@@ -43,6 +43,7 @@ from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spelled, version
+from waymarks.core.claim_values import dated as _dated
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -222,7 +223,7 @@ def signature(claim: str) -> Signature | None:
     it: read as subject terms, they made a marked claim another subject than the same
     claim unmarked, so it was kept beside the fact it contradicts."""
     claim = strip_markers(claim)
-    text = spelled(_THOUSANDS.sub(_grouped, _folded(claim)))
+    text = spelled(_THOUSANDS.sub(_grouped, _dated(_folded(claim))))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
