@@ -149,3 +149,29 @@ def test_a_date_written_in_chinese_is_the_iso_date(app: Waymarks) -> None:
     assert isinstance(app.remember("发布日期是 2026-12-20。"), Committed)
     _refused(app, "发布日期是 2026年12月22日。")
     _refused(app, "发布日期是 2026-12-22。")
+
+
+@pytest.mark.parametrize(("former", "current"), [
+    ("The database port used to be 5432.", "The database port is 5433."),
+    ("The database port was 5432 before the migration.", "The database port is 5433."),
+    ("The database port was 5432 until 2025-01-10.", "The database port is 5433."),
+    ("The DB port was previously 5432.", "The DB port is 5433."),
+    ("数据库端口以前是 5432。", "数据库端口是 5433。"),
+])
+def test_a_value_held_before_is_no_conflict_with_the_value_now(
+        app: Waymarks, former: str, current: str) -> None:
+    """The history of a fact ("used to be 5432", "was 5432 until …") read as the value it
+    states now: the value that replaced it was refused as a conflict. It now denies the
+    value, as a negation does, so saying the old value holds now is refused for it too."""
+    said = app.remember(former)
+    assert isinstance(said, Committed)
+    assert isinstance(app.remember(current), Committed)
+    refused = app.remember(current.replace("5433", "5432"))
+    assert isinstance(refused, Rejected) and said.id in refused.conflicts, refused
+
+
+def test_a_change_made_before_a_time_still_holds(app: Waymarks) -> None:
+    """"was changed to 5433 before the release" states the value now, not a former one."""
+    assert isinstance(app.remember("The database port was changed to 5433 before the release."),
+                      Committed)
+    _refused(app, "The database port is 5432.")

@@ -98,7 +98,7 @@ HAN_STOP: Final = frozenset(
 #: function words of more than one character, matched whole (a character set would drop
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
-                         "不是", "没有")
+                         "不是", "没有", "以前", "之前", "原来", "曾经")
 #: unit words after a number, which no name is
 UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"

@@ -56,6 +56,25 @@ def dated(text: str) -> str:
 MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
 
 
+def place(raw: str) -> str:
+    """A URL without its trailing slashes and a relative path without its leading ``./``:
+    ``https://docs.example.com/`` is ``https://docs.example.com``, ``./scripts/deploy.sh``
+    is ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
+    restatement was refused as a conflict)."""
+    if "://" in raw:
+        stripped = raw.rstrip("/")
+        return stripped if not stripped.endswith(":") else raw
+    return raw[2:] if raw.startswith("./") else raw
+
+
+def release(raw: str) -> bool:
+    """A version of three parts, which names a release rather than states an amount
+    ("Release 2.3.0 shipped on …", "v2.3.0"; ``2.5`` may be an amount). Read as a value,
+    two releases shipped on two dates were one subject with two values, a conflict."""
+    number = raw[1:] if raw[:1] == "v" else raw
+    return PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") == 2
+
+
 def version(value: str) -> str:
     """A dotted number of two or three parts without its trailing zero parts: ``2.0`` is
     ``2``, ``3.12.0`` is ``3.12`` (a version and a decimal alike; four parts, as an IPv4
@@ -112,6 +131,9 @@ def amounts(value: str) -> set[Fraction]:
 _IPV4: Final = lazy(r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?")
 
 
+_ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
+
+
 def address(value: str) -> tuple[str, ...]:
     """An IPv4 address with its port as two values, the address and the port: "listens on
     0.0.0.0:8080" states the port 8080 ("The API port is 8080." agrees with it; read as
@@ -130,6 +152,9 @@ def kinds(values: Iterable[str]) -> set[str]:
     for value in values:
         if value[:2] == "v:" and _IPV4.fullmatch(value[2:]):
             found.add("a:")
+            continue
+        if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
+            found.add("t:")  # a date is when, compared with dates only
             continue
         found.add(value[:2])
         if value[:2] == "v:":

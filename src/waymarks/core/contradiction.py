@@ -44,6 +44,8 @@ from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spelled, version
 from waymarks.core.claim_values import dated as _dated
+from waymarks.core.claim_values import place as _place
+from waymarks.core.claim_values import release as _release
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -112,11 +114,21 @@ _NEGATING: Final = (
     rf"|(?<![\w./-])(?:{'|'.join(_NOT_AUXILIARIES)})nt(?![\w./-])"
     r"|不是|没有|未|不")
 _NEGATION: Final = lazy(_NEGATING)
+#: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
+#: it denies the value now, as a negation does (kept as a value, it was refused beside
+#: the value that replaced it: the history of a fact, not another one)
+_FORMER: Final = r"\bused to\b|\bpreviously\b|\bformerly\b|以前|之前|原来|曾经"
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 #: a negation earlier in a value's clause, with no contrast after it, denies the value
 #: ("is not 5432", "must never be set to 5432", "8080, not 8000 or 9000", "不是 5433"; but
 #: "is not 5432 but 5433" asserts 5433)
-_DENIES: Final = lazy(rf"(?:{_NEGATING})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
+_DENIES: Final = lazy(
+    rf"(?:{_NEGATING}|{_FORMER})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
+#: a value stated as held before, up to a time ("was 5432 until the migration", "was
+#: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
+#: a change made then ("was changed to 5433 before the release" holds now)
+_HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
+_UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
 #: the word right after a number when it is a plural noun: a count ("1500 tests", not
@@ -155,6 +167,7 @@ _STOP: Final = frozenset(
     now currently still always usually actually also then there here which who what
     set sets use uses used using run runs running ran changed change changes moved
     configured configure value values equals equal every each per after before about
+    until till previously formerly
     turned switched same new please note that's it's s serve serves served serving
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
@@ -232,7 +245,7 @@ def signature(claim: str) -> Signature | None:
         if word.group(1) in _STOP:
             continue
         values.add("v:" + word.group(1))
-        if _DENIES.search(_clause_before(text, word.start(1))):
+        if _denied(text, word.start(1), word.end(1)):
             denied.add("v:" + word.group(1))
         text = text[:word.start(1)] + " " * len(word.group(1)) + text[word.end(1):]
     position = 0
@@ -259,12 +272,12 @@ def signature(claim: str) -> Signature | None:
         pieces.append(f" {noun} ")
         stated = address(version(value))
         values.update(stated)
-        if _DENIES.search(_clause_before(text, match.start())):
+        if _denied(text, match.start(), position):
             denied.update(stated)
     for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
-        if _DENIES.search(_clause_before(text, both.start())):
+        if _denied(text, both.start(), both.end()):
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
@@ -302,17 +315,6 @@ def _without_advice(text: str) -> str:
     return text
 
 
-def _place(raw: str) -> str:
-    """A URL without its trailing slashes and a relative path without its leading ``./``:
-    ``https://docs.example.com/`` is ``https://docs.example.com``, ``./scripts/deploy.sh``
-    is ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
-    restatement was refused as a conflict)."""
-    if "://" in raw:
-        stripped = raw.rstrip("/")
-        return stripped if not stripped.endswith(":") else raw
-    return raw[2:] if raw.startswith("./") else raw
-
-
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     """``word-nN`` when a plain number sits between a name and a verb ("rack 3 holds"),
     so it identifies the subject rather than stating a value; else None. Before the
@@ -339,12 +341,12 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     return f"{name}-n{number.replace('.', '_')}"
 
 
-def _release(raw: str) -> bool:
-    """A version of three parts, which names a release rather than states an amount
-    ("Release 2.3.0 shipped on …", "v2.3.0"; ``2.5`` may be an amount). Read as a value,
-    two releases shipped on two dates were one subject with two values, a conflict."""
-    number = raw[1:] if raw[:1] == "v" else raw
-    return _PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") == 2
+def _denied(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``start:end`` is denied: a negation or a former time before it
+    in its clause, or "was" before it and "until" or "before" after it."""
+    before = _clause_before(text, start)
+    return _DENIES.search(before) is not None or (
+        _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None)
 
 
 def _clause_before(text: str, start: int) -> str:
