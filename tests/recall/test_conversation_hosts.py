@@ -208,3 +208,20 @@ def test_pi_bridge_plans_with_the_turns_the_extension_sends(tmp_path: Path) -> N
     alone = memories(out[4])
     assert SQLITE in alone and POSTGRES in alone
     assert out[5]["error"]["code"] == "invalid_argument"
+
+
+def test_a_prompt_starting_with_a_path_is_a_turn_not_a_slash_command(
+        home: Path, project: Path) -> None:
+    """Every prompt starting with "/" was left out of the history as a slash command, so
+    "and the port?" after "/srv/data/app.db is our SQLite database, let's look at it"
+    lost its subject; a slash command ("/compact", "/model opus") is still left out."""
+    turn = "/srv/data/app.db is our SQLite database, let's look at it"
+    with Waymarks(home, cwd=str(project)) as app:
+        for said in (turn, "/compact", "/model opus", "/project:fix-issue 42", "and the port?"):
+            app.session_say(said)
+        log = app.current_session()
+        assert log is not None
+        assert recent_prompts(log, "and the port?") == [turn]
+    plan = plan_query("and the port?", [turn])
+    assert plan.reason == "followup" and "w:sqlite" in plan.context
+

@@ -37,3 +37,20 @@ def test_pi_follow_up_injects_only_the_subjects_claim(tmp_path: Path,
     sent = json.dumps(fake.bodies[-1]["messages"], ensure_ascii=False)
     assert "and the port?" in sent
     assert SQLITE in sent and POSTGRES not in sent
+
+
+def test_pi_follow_up_after_a_turn_starting_with_a_path(tmp_path: Path,
+                                                        fake: FakeOpenAI) -> None:
+    """Every turn starting with "/" was left out of the history as a slash command, so
+    "and the port?" after a turn naming a file first had no subject: both claims went."""
+    pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+    assert pi.run("-p", "hello").returncode == 0
+    named = "The SQLite database /srv/data/app.db listens on port 5433"
+    for claim in (named, POSTGRES):
+        added = pi.run("-c", "-p", f"/context memory add -- {claim}")
+        assert "Recorded memory" in added.stdout + added.stderr
+    assert pi.run("-c", "-p", "/srv/data/app.db is our SQLite database").returncode == 0
+    assert pi.run("-c", "-p", "and the port?").returncode == 0
+    sent = json.dumps(fake.bodies[-1]["messages"], ensure_ascii=False)
+    assert "and the port?" in sent
+    assert named in sent and POSTGRES not in sent

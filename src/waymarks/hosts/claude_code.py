@@ -71,6 +71,11 @@ CONTEXT_CHARS: Final = 10_000
 #: the planner's cap on added context for it: a token is at most 4 characters of the
 #: planner's estimate (``core.tokens``), and the receipt and separators come on top
 CONTEXT_TOKENS: Final = 2_300
+#: a slash command ("/compact", "/model opus", "/project:fix 42"): a name with no second
+#: slash, then a space or the end. A prompt that starts with a path ("/etc/nginx/nginx.conf
+#: sets which port?", "/api/orders returns 500s") is a turn of the conversation: dropped
+#: as a command, a follow-up after it lost its subject
+SLASH_COMMAND: Final = lazy(r"\s*/[^\s/]+(?:\s|$)")
 _SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
                                 r"-[0-9a-fA-F]{12}")
 
@@ -425,7 +430,7 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
     def said(messages: list[Any]) -> list[str]:
         return [m.text for m in messages if m.role == "user" and m.text.strip()
-                and not m.text.lstrip().startswith("/")]
+                and not SLASH_COMMAND.match(m.text)]
 
     texts = said(recent_messages(
         session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,

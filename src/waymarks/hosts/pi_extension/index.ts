@@ -569,6 +569,11 @@ export default function waymarks(pi: any) {
 		return undefined;
 	}
 
+	/** A slash command ("/context memory", "/model x"): a name with no second slash, then a
+	 * space or the end. A turn starting with a path ("/etc/nginx/nginx.conf sets which
+	 * port?") is a turn: left out as a command, a follow-up after it lost its subject. */
+	const SLASH_COMMAND = /^\s*\/[^\s/]+(?:\s|$)/;
+
 	/** The person's turns before ``before`` in Pi's context messages (the active branch,
 	 * retained tails included), oldest first: at most 24 texts from the last 4,096 messages;
 	 * assistant, tool and custom messages, slash commands and text Waymarks injected are
@@ -579,7 +584,7 @@ export default function waymarks(pi: any) {
 			const m = messages[i];
 			if (m?.role !== "user") continue;
 			const text = userText(m);
-			if (!text.trim() || text.trimStart().startsWith("/") || text.startsWith("[WAYMARKS")) continue;
+			if (!text.trim() || SLASH_COMMAND.test(text) || text.startsWith("[WAYMARKS")) continue;
 			texts.push(text.length > 2048 ? text.slice(0, 2048) : text);
 		}
 		return texts.reverse();
