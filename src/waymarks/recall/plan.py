@@ -120,9 +120,11 @@ def _next_feature(text: str, end: int) -> str | None:
 
 
 def _title_case(text: str) -> bool:
-    """Whether most words of ``text`` (three at least) start with a capital."""
-    words = _CASED_WORD.findall(text)
-    return len(words) >= 3 and 2 * sum(word[0].isupper() for word in words) > len(words)
+    """Whether most words of ``text`` after its first (two at least) start with a capital.
+    A sentence's first word has one anyway: counted, "What about Go?" (two capitals of
+    three words) was Title Case, so "Go" was no name and the subject before went on."""
+    words = _CASED_WORD.findall(text)[1:]
+    return len(words) >= 2 and 2 * sum(word[0].isupper() for word in words) > len(words)
 
 
 #: a capital letter that is an initial or part of an abbreviation ("J.K.", "C. S.", "U.S.")

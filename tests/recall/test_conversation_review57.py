@@ -1,0 +1,42 @@
+"""Review 57: follow-ups as people type them. A name the analysis cannot hold stops the
+subject before ("what about Go?", issue 20's barrier) when the sentence starts with a
+capital, and in Chinese ("那Go呢？", "Go 呢？"): the Postgres version was recalled for
+"and the version?" after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.recall.test_dropped_names import _store
+from waymarks.recall.plan import plan_query
+from waymarks.service.app import Waymarks
+
+CLAIMS = ("The Postgres port is 5432.", "The Postgres version is 16.",
+          "The Go version is 1.22.", "The Python version is 3.12.")
+
+
+@pytest.fixture
+def stored(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+           ) -> tuple[Waymarks, dict[str, str]]:
+    return _store(make_app, monkeypatch, CLAIMS)
+
+
+def _recalled(stored: tuple[Waymarks, dict[str, str]], query: str,
+              history: list[str]) -> list[str]:
+    app, ids = stored
+    return [ids[i] for i in app.recall(query, history).selected]
+
+
+@pytest.mark.parametrize(("barrier", "follow_up"), [
+    ("What about Go?", "And the version?"),
+    ("How about Go?", "and the version?"),
+])
+def test_a_capitalized_sentence_naming_go_stops_the_subject(
+        stored: tuple[Waymarks, dict[str, str]], barrier: str, follow_up: str) -> None:
+    """"What about Go?" was Title Case (two capitals in three words, one of them the
+    sentence's own), where "Go" is no name: Postgres stayed the subject."""
+    history = ["Let's look at Postgres today", barrier]
+    assert plan_query(barrier, history[:1]).reason == "barrier"
+    assert _recalled(stored, follow_up, history) == ["The Go version is 1.22."]
