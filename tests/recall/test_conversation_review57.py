@@ -40,3 +40,20 @@ def test_a_capitalized_sentence_naming_go_stops_the_subject(
     history = ["Let's look at Postgres today", barrier]
     assert plan_query(barrier, history[:1]).reason == "barrier"
     assert _recalled(stored, follow_up, history) == ["The Go version is 1.22."]
+
+
+@pytest.mark.parametrize("barrier", ["那Go呢？", "Go 呢？", "Go呢？", "那 Go 呢？"])
+def test_a_name_asked_about_in_chinese_stops_the_subject(
+        stored: tuple[Waymarks, dict[str, str]], barrier: str) -> None:
+    """Chinese is typed with no space around a name, and "X 呢？" asks about X: the name
+    needed a letter and a space before it, and first in a prompt an attribute after it,
+    so "那Go呢？" and "Go 呢？" continued the Postgres subject."""
+    history = ["我们看看 Postgres", barrier]
+    assert plan_query(barrier, history[:1]).reason == "barrier"
+    assert _recalled(stored, "版本呢？", history) == ["The Go version is 1.22."]
+
+
+@pytest.mark.parametrize(("prompt", "reason"), [
+    ("Postgres 呢？", "direct"), ("好的呢", "continued")])
+def test_only_a_name_before_ne_is_asked_about(prompt: str, reason: str) -> None:
+    assert plan_query(prompt, ["我们看看 Redis"]).reason == reason

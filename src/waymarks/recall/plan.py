@@ -60,12 +60,17 @@ _FOLLOWUP: Final = lazy(
 
 #: a name the analysis drops: one capital letter (not "I"), or a capitalized stop word,
 #: after the first word of a sentence ("what about Go?", "and in C?", "C++ or C#?")
+#: (Chinese is typed with no space around a name: "那Go呢？" is "what about Go?")
 _DROPPED_NAME: Final = lazy(
-    r"(?<=[^\W\d_] )(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})(?![\w'’+#-])")
+    r"(?:(?<=[^\W\d_] )|(?<=[\u3400-\u9fff]))(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})"
+    r"(?!['’+#-]|[^\W\u3400-\u9fff])")
 #: the same at the start of a prompt, where every sentence has a capital: one letter but
 #: the article "A" (and "I"), or a capitalized word
 _LEADING_NAME: Final = lazy(
-    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))(?![\w'’+#-])")
+    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))"
+    r"(?!['’+#-]|[^\W\u3400-\u9fff])")
+#: a name asked about in Chinese: "Go 呢？" ("what about Go?")
+_ASKED_ABOUT: Final = lazy(r"\s*呢")
 _NEXT_WORD: Final = lazy(r" (\w+)")
 #: the words of a text, for telling Title Case ("What Is Our Default Branch?")
 _CASED_WORD: Final = lazy(r"\b[^\W\d_][\w'’]*")
@@ -108,9 +113,11 @@ def _leading_name(text: str, match: re.Match[str]) -> bool:
     thanks"), or a stop word that is no function word ("What", "Is" and "The" are) before
     an attribute ("Go version?"; not "Go ahead")."""
     feature = _next_feature(text, match.end())
+    asked = _ASKED_ABOUT.match(text, match.end()) is not None
     if match.group(1):
-        return match.group(1)[1:] != "" or feature is not None
-    return match.group(2).casefold() in NAME_LIKE_STOP_WORDS and feature in ATTRIBUTES
+        return match.group(1)[1:] != "" or feature is not None or asked
+    return match.group(2).casefold() in NAME_LIKE_STOP_WORDS and (
+        feature in ATTRIBUTES or asked)
 
 
 def _next_feature(text: str, end: int) -> str | None:
