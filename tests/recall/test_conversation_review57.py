@@ -57,3 +57,17 @@ def test_a_name_asked_about_in_chinese_stops_the_subject(
     ("Postgres 呢？", "direct"), ("好的呢", "continued")])
 def test_only_a_name_before_ne_is_asked_about(prompt: str, reason: str) -> None:
     assert plan_query(prompt, ["我们看看 Redis"]).reason == reason
+
+
+@pytest.mark.parametrize(("follow_up", "expected"), [
+    ("and the port number?", "The Postgres port is 5432."),
+    ("and the version number?", "The Postgres version is 16."),
+    ("what port number does it use?", "The Postgres port is 5432."),
+])
+def test_the_attributes_number_is_the_attribute(
+        stored: tuple[Waymarks, dict[str, str]], follow_up: str, expected: str) -> None:
+    """"number" beside the port was a new word, so "and the port number?" was a subject of
+    its own that no claim holds: nothing was recalled."""
+    history = ["Let's look at Postgres today"]
+    assert plan_query(follow_up, history).reason == "followup"
+    assert _recalled(stored, follow_up, history) == [expected]

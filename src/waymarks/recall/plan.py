@@ -214,7 +214,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     folded = fold(text)
     if _resets(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
-    analysis = analyze(text, query=True)
+    analysis = _attribute_named(analyze(text, query=True))
     if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
         # the name is the subject from now on: a later follow-up must be about it
         names = frozenset(name for name, _end in _dropped_names(text))
@@ -255,6 +255,23 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
     return QueryPlan(plan.focus, plan.context, plan.literals, plan.reason, plan.names,
                      earlier)
+
+
+#: a word that names an attribute's value with the attribute ("the port number", "the
+#: version number"): beside one, nothing new said and no word a claim must hold ("and
+#: the port number?" after "Let's look at Postgres" was a subject of its own, which no
+#: claim held, and recalled nothing)
+_OF_ATTRIBUTE: Final = frozenset({"w:number"})
+
+
+def _attribute_named(analysis: Analysis) -> Analysis:
+    """``analysis`` without the words of :data:`_OF_ATTRIBUTE` when it names an attribute."""
+    features = analysis.features
+    if not any(f in _OF_ATTRIBUTE for f in features) or not any(
+            f in ATTRIBUTES for f in features):
+        return analysis
+    return msgspec.structs.replace(
+        analysis, features=tuple(f for f in features if f not in _OF_ATTRIBUTE))
 
 
 def _asked(analysis: Analysis) -> tuple[str, ...]:
