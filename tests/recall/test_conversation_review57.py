@@ -71,3 +71,18 @@ def test_the_attributes_number_is_the_attribute(
     history = ["Let's look at Postgres today"]
     assert plan_query(follow_up, history).reason == "followup"
     assert _recalled(stored, follow_up, history) == [expected]
+
+
+@pytest.mark.parametrize(("query", "history", "expected"), [
+    ("Postgres 的端口号是多少？", [], "The Postgres port is 5432."),
+    ("Postgres 的版本号是多少？", [], "The Postgres version is 16."),
+    ("端口号呢？", ["我们看看 Postgres"], "The Postgres port is 5432."),
+    ("版本号呢？", ["我们看看 Postgres"], "The Postgres version is 16."),
+])
+def test_port_number_and_version_number_in_chinese_are_the_concepts(
+        stored: tuple[Waymarks, dict[str, str]], query: str, history: list[str],
+        expected: str) -> None:
+    """端口号 and 版本号 (the usual Chinese for "port" and "version") were words of their
+    own, not the port and version concepts: "Postgres 的端口号是多少？" recalled the
+    Postgres version first, and "端口号呢？" after Postgres recalled nothing."""
+    assert _recalled(stored, query, history) == [expected]

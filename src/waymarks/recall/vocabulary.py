@@ -61,7 +61,7 @@ GENERIC: Final = frozenset(
 #: concept name -> words (surface forms and English stems) that mean it
 _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     "database": ("database", "databas", "db", "数据库", "資料庫"),
-    "port": ("port", "端口", "埠"),
+    "port": ("port", "端口", "端口号", "埠"),
     "auth": ("auth", "authent", "authentication", "login", "logon", "signin", "认证", "鉴权",
              "登录", "登陆"),
     "password": ("password", "passwd", "passphras", "密码", "口令"),
@@ -80,7 +80,7 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     "dependency": ("depend", "dependency", "depende", "依赖"),
     "log": ("log", "logs", "日志"),
     "timeout": ("timeout", "超时"),
-    "version": ("version", "版本"),
+    "version": ("version", "版本", "版本号"),
     "token": ("token", "令牌"),
     "key": ("apikey", "密钥"),
     "email": ("email", "mail", "邮件", "邮箱"),
