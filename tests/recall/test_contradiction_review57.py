@@ -175,3 +175,17 @@ def test_a_change_made_before_a_time_still_holds(app: Waymarks) -> None:
     assert isinstance(app.remember("The database port was changed to 5433 before the release."),
                       Committed)
     _refused(app, "The database port is 5432.")
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("Redis is version 7.2.", "Redis is at redis://cache:6379.", "Redis is at redis://cache2:6379."),
+    ("Postgres is version 16.", "Postgres is at postgres://db.internal:5432/app.",
+     "Postgres is at postgres://db2.internal:5432/app."),
+])
+def test_a_url_and_a_number_are_two_attributes(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """A URL was a value of the kind a version is: "Redis is at redis://cache:6379." was
+    refused beside "Redis is version 7.2." (one derived key, "redis", and no sign of two
+    facts). A URL is an address now, compared with another address or a name."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

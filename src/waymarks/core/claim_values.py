@@ -150,8 +150,8 @@ def kinds(values: Iterable[str]) -> set[str]:
     "The API listens on 0.0.0.0." says where, "The API port is 8080." which port."""
     found = set()
     for value in values:
-        if value[:2] == "v:" and _IPV4.fullmatch(value[2:]):
-            found.add("a:")
+        if value[:2] == "v:" and (_IPV4.fullmatch(value[2:]) or "://" in value):
+            found.add("a:")  # an address: compared with names, not with a number
             continue
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
             found.add("t:")  # a date is when, compared with dates only
