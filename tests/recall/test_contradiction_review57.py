@@ -189,3 +189,19 @@ def test_a_url_and_a_number_are_two_attributes(
     facts). A URL is an address now, compared with another address or a name."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The coverage threshold is 80%.", "The coverage threshold is 80.0%.",
+     "The coverage threshold is 85%."),
+    ("The error budget is 0.1%.", "The error budget is 0.10%.", "The error budget is 0.5%."),
+    ("The rate limit is 100 requests per minute.",
+     "The rate limit is 100.0 requests per minute.",
+     "The rate limit is 120 requests per minute."),
+])
+def test_a_percentage_or_a_rate_is_one_value_with_trailing_zeros(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"80.0%" was another value than "80%" (a duration or a size is counted, these were
+    compared as written): the restatement was refused as a conflict."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

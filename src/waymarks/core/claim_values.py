@@ -75,6 +75,13 @@ def release(raw: str) -> bool:
     return PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") == 2
 
 
+def decimal(amount: str) -> str:
+    """A percentage's or a rate's amount without trailing zeros after its point: ``80.0``
+    is ``80``, ``0.10`` is ``0.1`` (as written, "80.0%" was another value than "80%"). A
+    plain number keeps them: ``1.10`` is a version, not ``1.1``."""
+    return amount.rstrip("0").rstrip(".") if "." in amount else amount
+
+
 def version(value: str) -> str:
     """A dotted number of two or three parts without its trailing zero parts: ``2.0`` is
     ``2``, ``3.12.0`` is ``3.12`` (a version and a decimal alike; four parts, as an IPv4

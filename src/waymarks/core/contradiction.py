@@ -44,6 +44,7 @@ from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spelled, version
 from waymarks.core.claim_values import dated as _dated
+from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
 from waymarks.core.claim_values import release as _release
 from waymarks.core.lazy_re import lazy
@@ -379,14 +380,15 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
     if unit in _SECONDS:
         value = f"d:{Fraction(amount) * _SECONDS[unit]}s"
     elif unit in ("%", "percent"):
-        value = f"p:{amount}%"
+        value = f"p:{_decimal(amount)}%"
     elif unit:  # a size in bytes ("1 GB" is "1024 MB"; binary multiples, as memory is)
         unit = _UNIT_NAMES.get(unit, unit)
         value = f"b:{Fraction(amount) * 1024 ** 'bkmgt'.index(unit[0])}b"
     rate = _PER.match(text, end)
     if rate is None:
         return value, end, ""
-    return f"r:{value[2:]}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
+    amount = _decimal(amount) if value[:2] == "v:" else value[2:]
+    return f"r:{amount}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
 
 
 def unplaced_negation(claim: str, found: Signature) -> bool:
