@@ -11,7 +11,9 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 
 PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
-_LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+)?")
+#: a measure's amount: a duration's and a size's are a fraction as Python writes one
+#: ("d:3/2s" is 1.5 seconds; read up to the slash, it was 3)
+_LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+|/\d+)?")
 
 #: numbers written in words, as digits ("one" is left alone: mostly a pronoun)
 NUMBER_WORDS: Final[dict[str, str]] = {
