@@ -69,6 +69,22 @@ def test_a_project_may_turn_learning_off_but_never_on(home: Path, project: Path)
     assert learning_enabled(home, str(home))  # elsewhere it is still on
 
 
+def test_learn_on_and_off_keep_the_comment_on_the_line_they_change(
+        cli: Callable[..., dict], home: Path) -> None:
+    """The person's reason beside the switch (``learn = false  # until the audit``) was
+    dropped with the value; the indentation and the rest of the file stay as they were."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "config.toml"
+    config.write_text("# mine\n[evolution]\n  learn = false   # until the audit, ask Sam\n"
+                      "model = \"x\"\n")
+    assert cli("learn", "on")["learning"] is True
+    assert config.read_text() == ("# mine\n[evolution]\n  learn = true   # until the audit, "
+                                  "ask Sam\nmodel = \"x\"\n")
+    assert cli("learn", "off")["learning"] is False
+    assert config.read_text() == ("# mine\n[evolution]\n  learn = false   # until the audit, "
+                                  "ask Sam\nmodel = \"x\"\n")
+
+
 def test_an_invalid_file_fails_closed_without_echoing_it(
         cli: Callable[..., dict], home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)

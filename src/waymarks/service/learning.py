@@ -36,6 +36,9 @@ MAX_CONFIG_BYTES: Final = 1 << 20
 _HEADER: Final = lazy(r"^\s*\[\s*evolution\s*\]\s*(#.*)?$")
 _ANY_HEADER: Final = lazy(r"^\s*\[")
 _LEARN_LINE: Final = lazy(r"^\s*learn\s*=")
+#: a ``learn`` line as the file may hold it (its value is a boolean: anything else is
+#: refused before the edit), with the indentation and the comment after it to keep
+_LEARN_VALUE: Final = lazy(r"^(\s*)learn\s*=\s*(?:true|false)(\s*(?:#.*)?)$")
 
 
 class LearningConfigError(ValueError):
@@ -170,7 +173,10 @@ def _with_learn(text: str, on: bool) -> str:
                    len(lines))
         for j in range(index + 1, end):
             if _LEARN_LINE.match(lines[j]):
-                lines[j] = line
+                # the person's comment on the line stays (``learn = false  # until the
+                # audit`` lost its reason), and so does its indentation
+                kept = _LEARN_VALUE.match(lines[j])
+                lines[j] = line if kept is None else f"{kept[1]}{line}{kept[2]}"
                 return "\n".join(lines) + "\n"
         lines.insert(index + 1, line)
         return "\n".join(lines) + "\n"
