@@ -427,3 +427,41 @@ def test_an_install_into_a_home_that_cannot_be_written_gives_that_fix(
     assert f"{home / 'claude-code' / 'install.lock'} cannot be opened" in said
     assert "Remount it read-write" in said and "remove whatever is there" not in said, said
     assert tree(project) == before and not (tmp_path / "u").exists()
+
+
+@pytest.mark.parametrize("kept", [b"MY OWN NOTES\n", b'{\n  "theme": "light"\n}\n'])
+def test_uninstall_keeps_a_backup_no_install_wrote(
+        tmp_path: Path, home: Path, project: Path, kept: bytes) -> None:
+    """A ``.waymarks-backup`` that was there before install (the person's own copy by that
+    name; install writes none over it) was deleted by uninstall, its bytes nowhere else;
+    one that parsed was even written back over the file. It stays as it is, and is named."""
+    user = tmp_path / "u"
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark"}')
+    theirs = settings.with_name("settings.json.waymarks-backup")
+    theirs.write_bytes(kept)
+    done = cli(home, project, user, "install")
+    assert done.returncode == 0, done.stderr
+    done = cli(home, project, user, "uninstall")
+    assert done.returncode == 0, done.stderr
+    assert theirs.read_bytes() == kept
+    assert json.loads(settings.read_text()) == {"theme": "dark"}
+    assert "kept settings.json.waymarks-backup (no install noted writing it" in done.stdout
+
+
+def test_a_backup_install_wrote_goes_also_after_a_reinstall_under_another_home(
+        tmp_path: Path, project: Path) -> None:
+    """The backup install noted in its home is that install's: a re-install under another
+    home (which backs up nothing, the backup being there) and its uninstall still put the
+    file back and remove it."""
+    user, first, second = tmp_path / "u", tmp_path / "h1", tmp_path / "h2"
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark"}')
+    cc.install("project", project, user, first)
+    cc.install("project", project, user, second)
+    cc.uninstall("project", project, user, second)
+    assert settings.read_text() == '{"theme": "dark"}'  # byte for byte, from the backup
+    assert not settings.with_name("settings.json.waymarks-backup").exists()
+    assert not (first / "claude-code" / "backups.json").exists()  # forgotten with it

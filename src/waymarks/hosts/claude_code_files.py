@@ -28,10 +28,12 @@ What must stay true:
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -39,6 +41,7 @@ from typing import Any, Final
 
 from waymarks.core.text import all_unicode, shell_command
 from waymarks.files.atomic import NotARegularFile, fsync_directory, kind_of, write_all, write_atomic
+from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
 
 NOTHING_CHANGED = "Nothing was changed"
@@ -236,6 +239,66 @@ def write_backup(loaded: Loaded) -> None:
         raise
     os.close(fd)
     fsync_directory(backup.parent)
+
+
+#: the backups a home's installs wrote: the backup's path -> the SHA-256 of its bytes.
+#: Uninstall removes only one of those: a ``.waymarks-backup`` it did not write (the
+#: person's own copy by that name) was deleted, its bytes nowhere else
+BACKUPS_RECORD: Final = Path("claude-code") / "backups.json"
+
+
+def _backups(home: Path) -> dict[str, str]:
+    try:
+        named = json.loads((home / BACKUPS_RECORD).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    return {k: v for k, v in named.items() if isinstance(v, str)} \
+        if isinstance(named, dict) else {}
+
+
+def _keep_backups(home: Path, named: dict[str, str]) -> None:
+    """Best effort: without its entry, uninstall keeps a backup, and says so."""
+    record = home / BACKUPS_RECORD
+    with suppress(OSError):
+        if named:
+            make_private_dirs(record.parent)
+            write_atomic(record, json.dumps(named))
+        else:
+            record.unlink(missing_ok=True)
+
+
+def note_backup(home: Path, path: Path, kept: bytes) -> None:
+    """Remember in ``home`` that its install wrote ``path``'s backup, holding ``kept``."""
+    named = _backups(home)
+    named[str(backup_path(path).absolute())] = hashlib.sha256(kept).hexdigest()
+    _keep_backups(home, named)
+
+
+def take_over_backup(home: Path, path: Path, others: Iterable[str]) -> None:
+    """``path``'s backup, written by the install of one of the homes ``others`` whose
+    entries this install replaced, is noted in ``home`` now (its uninstall puts the file
+    back from it), and no longer there."""
+    try:
+        kept = read_backup(path)
+    except InstallError:
+        return
+    writer = None if kept is None else backup_writer(map(Path, sorted(others)), path, kept)
+    if writer is not None and kept is not None and writer != home:
+        note_backup(home, path, kept)
+        forget_backup(writer, path)
+
+
+def backup_writer(homes: Iterable[Path], path: Path, kept: bytes) -> Path | None:
+    """The home among ``homes`` whose install wrote ``path``'s backup as it is now
+    (``kept``, its bytes), or ``None``: not a backup Waymarks wrote."""
+    name, digest = str(backup_path(path).absolute()), hashlib.sha256(kept).hexdigest()
+    return next((home for home in homes if _backups(home).get(name) == digest), None)
+
+
+def forget_backup(home: Path, path: Path) -> None:
+    named = _backups(home)
+    if named.pop(str(backup_path(path).absolute()), None) is not None:
+        _keep_backups(home, named)
 
 
 def check_writable(loaded: Loaded) -> None:

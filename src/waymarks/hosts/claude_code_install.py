@@ -30,7 +30,8 @@ gets its original bytes back (from the backup) when nothing else in it changed s
 else what remains without Waymarks' entries; a file install created, and that holds
 nothing else, is removed (no ``{}`` left behind), and so is a ``.claude/`` folder left
 empty; the backups are removed (one is kept, and named, only when the file changed after
-Waymarks' entries were removed by hand).
+Waymarks' entries were removed by hand, or when no install wrote it: installs note theirs
+in ``<home>/claude-code/backups.json``).
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ import shlex
 import shutil
 import sys
 import sysconfig
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from copy import deepcopy
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -56,18 +57,16 @@ from waymarks.hosts.claude_code import EVENTS
 from waymarks.hosts.claude_code_files import (
     NOTHING_CHANGED,
     InstallError,
-    Loaded,
     Undo,
     backup_exists,
-    backup_path,
     check_writable,
     dump,
     load,
-    parse,
-    read_backup,
+    note_backup,
     refreshed_server,
-    same,
+    take_over_backup,
 )
+from waymarks.hosts.claude_code_putback import Change, put_back_plan
 
 Scope = Literal["project", "user"]
 HOOK_TIMEOUT_S = 10
@@ -75,18 +74,6 @@ SERVER_NAME = "waymarks"
 
 
 __all__ = ["InstallError", "install", "uninstall"]
-
-
-@dataclass
-class Change:
-    path: Path
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": str(self.path), "added": self.added, "removed": self.removed,
-                "notes": self.notes}
 
 
 def scripts_dir(package: Path, metadata: Path | None = None) -> Path:
@@ -222,6 +209,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
         settings_change, mcp_change = Change(settings_path), Change(mcp_path)
         settings_change.notes += _other_scope(scope, project, user_home, home, python)
         replaced = _hook_homes(settings.data) - {str(home)}  # before ours replace them
+        others = {loaded.path: _homes_in(loaded.data, container) - {str(home)}
+                  for loaded, container in ((settings, "hooks"), (mcp, "mcpServers"))}
         _add_hooks(settings.data, settings_path, python, home, settings_change)
         _add_server(mcp.data, mcp_path, server_entry(binary, home), mcp_change)
         planned = [(loaded, dump(loaded.data, loaded.path))
@@ -238,6 +227,12 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                 if not loaded.path.parent.exists():
                     _note_created(home, loaded.path.parent)
                 undo.write(loaded, content)
+        for loaded, _ in planned:
+            if loaded in backups:
+                assert loaded.raw is not None
+                note_backup(home, loaded.path, loaded.raw)
+            elif others[loaded.path]:
+                take_over_backup(home, loaded.path, others[loaded.path])
         if settings_change.added:
             _take_over_created(replaced, home, settings_path.parent)
     return [c for c in (settings_change, mcp_change) if c.added]
@@ -402,8 +397,9 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
         _not_home(project, user_home)
         _inside(project, settings_path, mcp_path)
     with _locked(home):
-        plans = [_put_back_plan(path, remove, container) for path, remove, container in (
-            (settings_path, _remove_hooks, "hooks"), (mcp_path, _remove_server, "mcpServers"))]
+        plans = [put_back_plan(path, remove, container, partial(_homes, home, container))
+                 for path, remove, container in ((settings_path, _remove_hooks, "hooks"),
+                                                 (mcp_path, _remove_server, "mcpServers"))]
         for plan in plans:
             if plan.content is not None or plan.remove_file:
                 check_writable(plan.loaded)
@@ -494,88 +490,23 @@ def _remove_server(mcp: dict[str, Any]) -> list[str]:
     return [f"mcpServers.{SERVER_NAME}"]
 
 
-@dataclass
-class _PutBack:
-    """What uninstall does to one file: ``content`` to write (``None``: leave it, or
-    ``remove_file``), and whether the backup goes."""
-    loaded: Loaded
-    change: Change | None = None
-    content: bytes | None = None
-    remove_file: bool = False
-    remove_backup: bool = False
-
-    def apply(self, undo: Undo) -> Change | None:
-        if self.content is not None:
-            undo.write(self.loaded, self.content)
-        elif self.remove_file:
-            undo.remove(self.loaded)
-        return self.change
-
-    def drop_backup(self) -> None:
-        if self.remove_backup:
-            backup_path(self.loaded.path).unlink()
+def _homes(home: Path | None, container: str, data: dict[str, Any]) -> list[Path]:
+    """The homes whose installs may have written the backup of a file holding ``data``:
+    uninstall's, and those its Waymarks entries name (a re-install under another home
+    finds the first one's backup)."""
+    return [*([home] if home is not None else []), *map(Path, sorted(_homes_in(data,
+                                                                               container)))]
 
 
-def _put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]],
-                   container: str) -> _PutBack:
-    """Remove Waymarks' entries from ``path``, then write what is left: the very bytes from
-    before the install when nothing else changed since (the backup), no file at all when
-    install created it and nothing else is in it; otherwise what is left. The backup goes,
-    and so does one the person made redundant by removing the entries by hand (what is
-    left is what was backed up); one that differs from a file without Waymarks' entries is
-    kept, and the change says so."""
-    loaded = load(path)
-    if loaded.raw is None:  # removed by hand: its backup, if any, is the person's to keep
-        return _PutBack(loaded, Change(path, notes=[
-            f"kept {backup_path(path).name} (the file as it was before install; the file "
-            "itself is gone): remove it when not needed"])) if backup_exists(path) \
-            else _PutBack(loaded)
-    removed = remove(loaded.data)
-    backup = read_backup(path)
-    try:
-        before: object = parse(backup) if backup is not None else None
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        before = None
-    # the removal drops the containers it leaves empty, and so one empty before install
-    # ("hooks": {}): the same removal on the backup's copy, which must find nothing of
-    # Waymarks to remove (a backup that holds some is never written back). It removes
-    # nothing there, so an empty one it would have dropped ("Stop": [], "mcpServers": {})
-    # is dropped on both sides before they are compared: the backup's bytes went unwritten
-    if isinstance(before, dict) and remove(before):
-        before = None
-    unchanged = backup is not None and same(_emptied(before, container),
-                                            _emptied(loaded.data, container), path)
-    if not removed:
-        if backup is None:
-            return _PutBack(loaded)
-        if unchanged:
-            return _PutBack(loaded, Change(path, notes=[f"removed {backup_path(path).name}"]),
-                            remove_backup=True)
-        return _PutBack(loaded, Change(path, notes=[
-            f"kept {backup_path(path).name} (the file as it was before install; it has "
-            "changed since, and Waymarks' entries are gone): remove it when not needed"]))
-    change = Change(path, removed=removed)
-    if backup is not None:
-        return _PutBack(loaded, change, backup if unchanged else dump(loaded.data, path),
-                        remove_backup=True)
-    if not loaded.data and loaded.target == loaded.path:
-        return _PutBack(loaded, change, remove_file=True)
-    # (a symbolic link's file, a dotfiles checkout's, is written, never removed: removing it
-    # left the link leading nowhere, which the next install refuses, and the file gone
-    # from the checkout)
-    return _PutBack(loaded, change, dump(loaded.data, path))
-
-
-def _emptied(data: Any, container: str) -> Any:
-    """``data`` (key order kept) without what the removal drops once it is empty: the
-    ``container`` (``hooks``, ``mcpServers``) and an event's list of hook groups."""
-    if not isinstance(data, dict) or not isinstance(data.get(container), dict):
-        return data
-    inner = data[container]
+def _homes_in(data: dict[str, Any], container: str) -> set[str]:
+    """The homes the Waymarks entries of a file's content name (its hooks', its server's)."""
     if container == "hooks":
-        inner = {event: groups for event, groups in inner.items() if groups != []}
-    return {k: (inner if k == container else v) for k, v in data.items()
-            if k != container or inner}
+        return _hook_homes(data)
+    servers = data.get("mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    args = entry.get("args") if _our_server(entry) else None  # type: ignore[union-attr]
+    return {str(args[i + 1]) for i in range(len(args) - 1) if args[i] == "--home"} \
+        if isinstance(args, list) else set()
 
 
 def _our_server(entry: object) -> bool:
