@@ -71,7 +71,9 @@ def test_a_bad_project_configuration_is_named_not_silent(home: Path, project: Pa
                                   f"cannot be used ({config})"), message
         assert "\n" not in message and "lots" not in out and "Always tag" not in out
         assert said["hookSpecificOutput"]["additionalContext"] == message
-        assert "`waymarks status`" in message  # (a re-read: `pins` names no bad home one)
+        # (a re-read: `pins` names no bad home one); the hook's home, which the shell
+        # need not use
+        assert f"`waymarks --home {home} status`" in message
     assert _kinds(home, sid) == ["said:tag the release", "said:and push it"]
     # the command it names says what to fix, for the project's file and the home's
     for broken in (config, home / "config.toml"):

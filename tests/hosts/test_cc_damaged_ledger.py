@@ -32,12 +32,12 @@ def _damage(home: Path, sid: str) -> Path:
     return ledger
 
 
-def _said_unreadable(out: str, ledger: Path) -> None:
+def _said_unreadable(out: str, ledger: Path, home: Path) -> None:
     said = json.loads(out or "{}")
     message = said.get("systemMessage")
     assert message == ("Waymarks added no context and did not record this prompt: this "
-                       f"session's ledger cannot be read ({ledger}); `waymarks health` in "
-                       "this project says what to fix."), out
+                       f"session's ledger cannot be read ({ledger}); `waymarks --home {home} "
+                       "health` in this project says what to fix."), out
     assert said["hookSpecificOutput"]["additionalContext"] == message
     assert "Always tag" not in out
 
@@ -55,10 +55,11 @@ def test_a_damaged_ledger_header_is_named_and_the_session_goes_on(home: Path,
     assert "Always tag" in _hook(home, project, sid, "UserPromptSubmit", prompt="tag it")
     ledger = _damage(home, sid)
     damaged = ledger.read_bytes()
-    _said_unreadable(_hook(home, project, sid, "UserPromptSubmit", prompt="tag it"), ledger)
+    _said_unreadable(_hook(home, project, sid, "UserPromptSubmit", prompt="tag it"), ledger,
+                     home)
     with _helper(home, _environ(subagent=False)):
         _said_unreadable(_hook(home, project, sid, "UserPromptSubmit", "on",
-                               prompt="and push it"), ledger)
+                               prompt="and push it"), ledger, home)
     assert ledger.read_bytes() == damaged  # nothing appended to it, nothing rewritten
     assert [(e["kind"], e["code"]) for e in _logged(home) if e["event"] ==
             "claude_code_hook_skipped"] == [("UserPromptSubmit", "bad_session")] * 2
@@ -91,3 +92,29 @@ def test_the_mcp_server_acts_on_no_other_session(home: Path, project: Path) -> N
     assert added["outcome"] == "unavailable", added
     assert [p.name for p in ledger.parent.glob("*.jsonl")] == [ledger.name]
     assert ledger.read_bytes() == damaged
+
+
+def test_the_hook_names_the_command_for_its_own_home(home: Path, project: Path,
+                                                     tmp_path: Path) -> None:
+    """The hooks run with the ``--home H`` install wrote; the person's shell need not use
+    H (no ``WAYMARKS_HOME``, or another): the bare `waymarks health` the message named
+    looked at another home and said OK. The command named is the one that finds it."""
+    from tests.inprocess import waymarks
+
+    sid = str(uuid.uuid4())
+    hook = ["--home", str(home), "hook", "claude-code"]
+    for event, extra in (("SessionStart", {}), ("UserPromptSubmit", {"prompt": "hello"})):
+        done = waymarks(*hook, event, cwd=project,
+                        input=json.dumps({"session_id": sid, "cwd": str(project),
+                                          "hook_event_name": event, **extra}))
+        assert done.returncode == 0, done.stderr
+    ledger = _damage(home, sid)
+    done = waymarks(*hook, "UserPromptSubmit", cwd=project, input=json.dumps(
+        {"session_id": sid, "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+         "prompt": "tag it"}))
+    message = json.loads(done.stdout)["systemMessage"]
+    named = message.split("`")[1]
+    assert named == shlex.join(["waymarks", "--home", str(home), "health"]), message
+    shell = {"WAYMARKS_HOME": str(tmp_path / "another")}  # the person's shell's home
+    told = waymarks(*shlex.split(named)[1:], env=shell, cwd=project)
+    assert told.returncode == 1 and str(ledger) in told.stdout, told.stdout

@@ -350,6 +350,14 @@ _ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SPLITTERS: dict[str, re.Pattern[str]] = {}
 
 
+def named_command(home: str, *words: str) -> str:
+    """``waymarks --home HOME WORDS`` as a shell reads it: a command a hook's or the MCP
+    server's message names, for their home. They run with the ``--home`` install wrote,
+    which the person's shell (its ``WAYMARKS_HOME``, or none) need not use: a bare
+    `waymarks health` looked at another home."""
+    return shell_command(["waymarks", "--home", home, *words])
+
+
 def shell_command(words: Iterable[str]) -> str:
     """A command line as a shell reads it (``shlex.quote``: a ``;``, ``$(…)`` or a space in
     a folder's name quoted, so the line shown is the one that runs, pasted or not); a word

@@ -357,6 +357,14 @@ def _skipped(app: Any, code: str) -> None:
               kind="UserPromptSubmit", code=code)
 
 
+def _named(home: Path, *words: str) -> str:
+    """:func:`~waymarks.core.text.named_command` for this home (imported when a message
+    names one: not on every hook's path)."""
+    from waymarks.core.text import named_command
+
+    return named_command(str(home), *words)
+
+
 def _unreadable_ledger(app: Any, session_id: str) -> str:
     """What the person and the model hear when the session's own ledger cannot be read
     (its first line damaged by a hand edit or a bad byte): no context, and the prompt not
@@ -369,8 +377,8 @@ def _unreadable_ledger(app: Any, session_id: str) -> str:
     _skipped(app, "bad_session")
     path = ledger_of(app.home, session_id, app.cwd) or session_dir(app.home, app.cwd)
     return (f"Waymarks added no context and did not record this prompt: this session's "
-            f"ledger cannot be read ({path}); `waymarks health` in this project says what "
-            "to fix.")
+            f"ledger cannot be read ({path}); `{_named(app.home, 'health')}` in this "
+            "project says what to fix.")
 
 
 def _unusable_config(app: Any, code: str = "bad_config") -> str:
@@ -386,8 +394,8 @@ def _unusable_config(app: Any, code: str = "bad_config") -> str:
         str(p) for p in (app.home / CONFIG_FILE, *(
             [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
     return (f"Waymarks added no context: a configuration file cannot be used "
-            f"({', '.join(files) or CONFIG_FILE}); `waymarks status` in this project says "
-            "what to fix.")
+            f"({', '.join(files) or CONFIG_FILE}); `{_named(app.home, 'status')}` in "
+            "this project says what to fix.")
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
@@ -410,7 +418,7 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
         # for the model's own limit stays silent: its context is full already)
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "
                     f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
-                    "`waymarks manifest` shows what was left out).")
+                    f"`{_named(app.home, 'manifest')}` shows what was left out).")
     return context, None
 
 
@@ -532,12 +540,12 @@ def follower(app: Any) -> Any:
             if found:
                 app.bind_session(SessionFile.open(found[0]))
                 return
-            _refuse_unreadable(named)
+            _refuse_unreadable(app.home, named)
 
     return follow
 
 
-def _refuse_unreadable(named: list[Path]) -> None:
+def _refuse_unreadable(home: Path, named: list[Path]) -> None:
     """Refuse a tool call (``SessionFileError``: the tool answers ``unavailable``,
     ``bad_session``) when the ledger of the session followed is there but its first line
     is no session header (a hand edit, a bad byte). Passed over, the server acted on
@@ -551,5 +559,5 @@ def _refuse_unreadable(named: list[Path]) -> None:
         if read_header(path) is None:
             raise SessionFileError(f"{path}: Claude Code's session ledger cannot be read "
                                    "(its first line is not a session header); nothing was "
-                                   "read or written. `waymarks health` in this project says "
-                                   "what to fix")
+                                   f"read or written. `{_named(home, 'health')}` in "
+                                   "this project says what to fix")

@@ -86,7 +86,9 @@ def prompt_feedback(home: Path, session_id: str, entry_id: str, prompt: str,
     if outcome.event is None:  # a receipt already held, or the same verdict again
         return (f"Waymarks: feedback '{parsed.verdict}' on learned claim {parsed.claim_id}: "
                 f"{outcome.message}")
+    from waymarks.core.text import named_command
+
+    undo = named_command(str(home), "evolution", "undo", str(outcome.event))
     return (f"Waymarks: recorded '{parsed.verdict}' on learned claim {parsed.claim_id} "
-            f"(event {outcome.event}; `waymarks evolution undo {outcome.event}` takes it "
-            "back).")
+            f"(event {outcome.event}; `{undo}` takes it back).")
 
