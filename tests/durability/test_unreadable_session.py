@@ -8,6 +8,10 @@ Root reads any file, so the denial is stood in for where the file is read."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +127,59 @@ def test_a_newest_session_that_is_no_regular_file_is_an_error(
         os.replace(kept, session)
     code, said = _run(home, project, "--json", "pins")
     assert code == 0 and [i["text"] for i in json.loads(said)["items"]] == ["Pin one."]
+
+
+#: root enters any folder: a real denial needs a process without those capabilities
+#: (``setpriv``, util-linux); another user enters neither a folder under /root
+_SHUT_OUT: tuple[str, ...] = (
+    "setpriv", "--bounding-set", "-dac_override,-dac_read_search",
+    "--inh-caps", "-dac_override,-dac_read_search") if os.geteuid() == 0 else ()
+
+
+def _denied(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``waymarks ARGS`` in a process that folders of mode 000 keep out, as a user's."""
+    if _SHUT_OUT and shutil.which("setpriv") is None:
+        pytest.skip("running as root, and no setpriv to run a process root's rights skip")
+    return subprocess.run([*_SHUT_OUT, sys.executable, "-m", "waymarks.cli.main", *args],
+                          cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "WAYMARKS_HOME": str(home),
+                               "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"})
+
+
+@pytest.mark.slow  # processes of their own
+def test_a_shut_sessions_folder_is_named_and_health_reports_it(home: Path,
+                                                               project: Path) -> None:
+    """With ``sessions/`` at mode 000 the errors named the project's folder inside it
+    (whose mode was fine), ``health`` ended in that I/O error (exit 1, no report), and
+    the session file behind it was "missing", to be dropped by a rebuild."""
+    assert _run(home, project, "memory", "add", "--", "The port is 5433.")[0] == 0
+    sessions = home / "sessions"
+    sessions.chmod(0)
+    try:
+        health = _denied(home, project, "--json", "health")
+        listed = _denied(home, project, "session", "list")
+    finally:
+        sessions.chmod(0o700)
+    assert "Traceback" not in health.stderr, health.stderr
+    report = json.loads(health.stdout)
+    assert health.returncode == 1 and report["ok"] is False, health.stderr
+    assert any(p.startswith(f"{sessions}: cannot list this project's sessions")
+               for p in [report["activeSessionProblem"], *report["problems"]]), report
+    assert not any("missing" in p or "rebuild-index" in p for p in report["problems"]), report
+    assert [s["exists"] for s in report["sources"]] == [True]
+    assert listed.returncode == 1 and f"Permission denied ({sessions})" in listed.stderr, \
+        listed.stderr
+
+
+@pytest.mark.slow  # a process of its own
+def test_a_shut_home_is_named(home: Path, project: Path) -> None:
+    """A home at mode 000 was named as its ``waymarks.db`` (or ``config.toml``), whose own
+    mode was fine."""
+    assert _run(home, project, "memory", "add", "--", "The port is 5433.")[0] == 0
+    home.chmod(0)
+    try:
+        done = _denied(home, project, "status")
+    finally:
+        home.chmod(0o700)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"; the folder {home} cannot be entered by this user)" in done.stderr, done.stderr

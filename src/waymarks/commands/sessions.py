@@ -286,7 +286,8 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     lines += [f"  hybrid recall: {_other_model(other, count)}"
               for other, count in (data.get("otherModelVectors") or {}).items()]
     for source in data["sources"]:
-        state = "missing" if not source["exists"] else f"{source['unreadBytes']} bytes unread"
+        state = "missing" if not source["exists"] else "unreachable" \
+            if source["fileSize"] is None else f"{source['unreadBytes']} bytes unread"
         if source["status"] != "available":
             state += f", {source['status']}: project items held back"
         lines.append(f"  {cell(source['sessionId'])}: checkpoint {source['checkpointOffset']} "

@@ -1,10 +1,11 @@
 """What a file-system error says to a person: what failed on which file, and how to mend
-it when a person can. Imports only ``errno``: the command line's error path uses it
+it when a person can. Imports only ``errno`` and ``os``: the command line's error path uses it
 without loading the service, and the service's own ``io_error`` words it the same way."""
 
 from __future__ import annotations
 
 import errno
+import os
 from typing import Final
 
 #: the fix for the file-system errors a person can mend (a read error names its own file)
@@ -20,8 +21,27 @@ _FIXES: Final = {
 
 
 def os_error_cause(exc: OSError) -> str:
-    """What failed, and on which file (the error's own words)."""
-    return f"{exc.strerror or exc} ({exc.filename or 'file'})"
+    """What failed, and on which file (the error's own words); for a permission error, the
+    folder on the file's path this user may not enter, when one is the cause (a home at
+    mode 000 was named as its ``waymarks.db``, whose own mode was fine)."""
+    shut = _shut_folder(exc)
+    where = exc.filename or "file"
+    return f"{exc.strerror or exc} ({where}" + (
+        f"; the folder {shut} cannot be entered by this user)" if shut else ")")
+
+
+def _shut_folder(exc: OSError) -> str | None:
+    """The first folder on the path of ``exc``'s file that this user may not enter."""
+    name = exc.filename
+    if exc.errno not in (errno.EACCES, errno.EPERM) or not isinstance(name, str) \
+            or not os.path.isabs(name):
+        return None
+    folder = "/"
+    for part in os.path.dirname(os.path.normpath(name)).split("/")[1:]:
+        folder = os.path.join(folder, part)
+        if os.path.isdir(folder) and not os.access(folder, os.X_OK):
+            return folder
+    return None
 
 
 def fix_for(exc: OSError) -> str:

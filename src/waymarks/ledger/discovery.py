@@ -22,8 +22,10 @@ interrupted before it was atomic) is never picked.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -216,6 +218,9 @@ def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> lis
     """The ``.jsonl`` names in the session directory of ``cwd``, newest first: regular
     files (through a symbolic link too), and with ``irregular`` any other kind as well."""
     directory = session_dir(home, cwd)
+    blocked = unlistable_folder(home, cwd)
+    if blocked is not None:  # the error its callers already say, naming the right folder
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(blocked))
     if not directory.is_dir():
         return []
     return sorted((p for p in directory.glob("*.jsonl") if irregular or p.is_file()),
@@ -247,6 +252,25 @@ def list_sessions(home: Path, cwd: str) -> list[Path]:
     return list(_project_sessions(home, cwd))[::-1]
 
 
+def unlistable_folder(home: Path, cwd: str) -> Path | None:
+    """The first folder from ``home`` down to the session folder of ``cwd`` that this user
+    may not list or enter, if any. Only the project's folder was looked at: with
+    ``sessions/`` or the home at mode 000 its ``is_dir`` raised, the error named the
+    project's folder, which was fine, and ``health`` ended in that I/O error."""
+    directory = session_dir(home, cwd)
+    inside = reversed(directory.relative_to(home).parents[:-1])  # (``sessions``)
+    for folder in (home, *(home / part for part in inside), directory):
+        try:
+            found = os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except PermissionError:
+            return folder.parent  # (the home's own folder: the one above it is shut)
+        if stat.S_ISDIR(found.st_mode) and not os.access(folder, os.R_OK | os.X_OK):
+            return folder
+    return None
+
+
 def newest_session(home: Path, cwd: str) -> Path | None:
     """The newest session file of the project ``cwd``: names sort by creation time, so
     headers are read newest first until one is the project's (usually the first).
@@ -256,13 +280,15 @@ def newest_session(home: Path, cwd: str) -> Path | None:
     directory), is an error naming it, not a file to pass over: passed over, the session
     in it looked absent, and a write started a new session that hid it from then on
     (``SessionFileError``)."""
-    directory = session_dir(home, cwd)
-    if directory.is_dir() and not os.access(directory, os.R_OK | os.X_OK):
-        raise SessionFileError(f"{directory}: cannot list this project's sessions "
+    try:
+        found = _files_newest_first(home, cwd, irregular=True)
+    except PermissionError as exc:  # (a folder on the way that cannot be listed)
+        raise SessionFileError(f"{exc.filename}: cannot list this project's sessions "
                                "(permission denied); make the folder readable to this user "
-                               "(its owner may have to), then retry. Nothing was written")
+                               "(its owner may have to), then retry. Nothing was written"
+                               ) from exc
     project = canonical_project_path(cwd)
-    for path in _files_newest_first(home, cwd, irregular=True):
+    for path in found:
         named = _SESSION_NAME.fullmatch(path.name) is not None  # else a stray, passed over
         what = not_a_file(path)
         if what is not None:

@@ -19,6 +19,7 @@ from waymarks.ledger.discovery import (
     project_headers,
     session_dir,
     shared_session_ids,
+    unlistable_folder,
 )
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
@@ -128,8 +129,17 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["activeSessionProblem"] = app.refresh_problem
     if app.refresh_problem is not None:
         report["problems"].append(f"active session: {app.refresh_problem}")
+    # a folder on the way to this project's sessions that cannot be listed (mode 000):
+    # named once (the active session's problem says it when the pick met it), and the
+    # checks that list the folder are passed over (health ended in their I/O error)
+    blocked = unlistable_folder(app.home, app.cwd)
+    if blocked is not None and str(blocked) not in (app.refresh_problem or ""):
+        report["problems"].append(f"{blocked}: cannot list this project's sessions "
+                                  "(permission denied): make the folder readable to this "
+                                  "user (its owner may have to)")
+    listed = blocked is None
     # never picked as a session, so only here would anyone hear of them
-    headerless = files_without_header(app.home, app.cwd)
+    headerless = files_without_header(app.home, app.cwd) if listed else []
     report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
                                     for path, complete in headerless]
     report["problems"] += [f"{path}: not a session file (its first line is not a session "
@@ -142,7 +152,7 @@ def health(app: Waymarks) -> dict[str, Any]:
         f"{path}: not a folder, so no session of this project can be created or read "
         "there: move it aside" for path in (folder.parent, folder)
         if os.path.lexists(path) and not os.path.isdir(path)][:1]
-    shared = shared_session_ids(app.home, app.cwd)
+    shared = shared_session_ids(app.home, app.cwd) if listed else {}
     report["problems"] += [
         f"session {sid}: {len(paths)} ledger files ({', '.join(p.name for p in paths)} in "
         f"{paths[0].parent}): one session should have one; hooks and `waymarks mcp "
@@ -150,7 +160,8 @@ def health(app: Waymarks) -> dict[str, Any]:
         "wrote the others do not read. Keep the one to go on with and move the others "
         "out of the folder (their entries are then no longer read), then run `waymarks "
         "rebuild-index`" for sid, paths in shared.items()]
-    report["problems"] += claimed_ids(app, {p for paths in shared.values() for p in paths})
+    if listed:
+        report["problems"] += claimed_ids(app, {p for paths in shared.values() for p in paths})
     if session is not None:
         # a half-written last line (a writer died mid-line) is reported, never read
         report["session"] = {"id": session.session_id, "partialTailBytes": session.partial_tail}

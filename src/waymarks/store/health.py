@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from waymarks.ledger.discovery import aside_fix, read_header
 from waymarks.ledger.session_file import SessionFile
@@ -47,6 +48,9 @@ def _fixed(problem: str) -> str:
     header names its own fix: moved aside, not put back)."""
     if problem.startswith("it has no session header now"):
         return problem
+    if problem == SHUT:
+        return f"{problem}: make the folders on its path readable to this user (their " \
+            "owner may have to)"
     if problem.startswith(("it cannot be read", "unreadable")):
         return f"{problem}: make it readable to this user (its owner may have to)"
     return f"{problem}: put back the file indexed there, or {REREAD}"
@@ -72,6 +76,23 @@ def _file_problem(path: Path, session_id: str, offset: int, fingerprint: str) ->
     return None
 
 
+#: an indexed file behind a folder this user may not enter (``sessions/`` at mode 000):
+#: it was "missing", and the fix offered, a rebuild, drops what such a file holds
+SHUT: Final = "it cannot be reached (permission denied on a folder on its path)"
+
+
+def _size(path: str) -> tuple[int | None, bool]:
+    """The size of the regular file at ``path`` (``None``: none there), and whether a
+    folder on its path shuts it off from this user."""
+    try:
+        found = os.stat(path)
+    except PermissionError:
+        return None, True
+    except (OSError, ValueError):
+        return None, False
+    return (found.st_size if stat.S_ISREG(found.st_mode) else None), False
+
+
 def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     sources = []
     for row in db.execute(f"SELECT {SOURCE_FIELDS}, checksum, status, status_detail"
@@ -82,13 +103,13 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
             verify_source(row[:9])
         except ProjectionDamaged:  # the integrity check below names it; the file is not
             continue  # to blame for a checkpoint the database no longer holds as written
-        size = os.path.getsize(path) if os.path.isfile(path) else None
+        size, shut = _size(path)
         sources.append({
-            "sessionId": session_id, "path": path, "exists": size is not None,
+            "sessionId": session_id, "path": path, "exists": size is not None or shut,
             "checkpointOffset": offset, "fileSize": size, "lines": lines, "entries": entries,
             "unreadBytes": None if size is None else max(size - offset, 0),
             "status": status, "statusDetail": detail,
-            "fileProblem": None if size is None else _file_problem(
+            "fileProblem": SHUT if shut else None if size is None else _file_problem(
                 Path(path), session_id, offset, fingerprint),
         })
     anomaly_counts = dict.fromkeys(("skipped", "unknown", "malformed"), 0)
