@@ -136,12 +136,14 @@ _SHUT_OUT: tuple[str, ...] = (
     "--inh-caps", "-dac_override,-dac_read_search") if os.geteuid() == 0 else ()
 
 
-def _denied(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _denied(home: Path, project: Path, *args: str,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
     """``waymarks ARGS`` in a process that folders of mode 000 keep out, as a user's."""
     if _SHUT_OUT and shutil.which("setpriv") is None:
         pytest.skip("running as root, and no setpriv to run a process root's rights skip")
     return subprocess.run([*_SHUT_OUT, sys.executable, "-m", "waymarks.cli.main", *args],
                           cwd=project, capture_output=True, text=True, timeout=120,
+                          input=input,
                           env={**os.environ, "WAYMARKS_HOME": str(home),
                                "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"})
 
@@ -183,3 +185,27 @@ def test_a_shut_home_is_named(home: Path, project: Path) -> None:
         home.chmod(0o700)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"; the folder {home} cannot be entered by this user)" in done.stderr, done.stderr
+
+
+@pytest.mark.slow  # processes of their own
+def test_a_prompt_hook_says_a_shut_sessions_folder(home: Path, project: Path) -> None:
+    """The prompt hook met ``sessions/`` at mode 000 and exited with nothing, the prompt
+    unrecorded and every pin gone from the model's context, only the log saying why."""
+    sid = "3f1d2c4e-1111-4222-8333-444455556666"
+    body = {"session_id": sid, "cwd": str(project)}
+    hook = ("--home", str(home), "hook", "claude-code")
+    start = _denied(home, project, *hook, "SessionStart",
+                    input=json.dumps({**body, "hook_event_name": "SessionStart"}))
+    assert start.returncode == 0, start.stderr
+    sessions = home / "sessions"
+    sessions.chmod(0)
+    try:
+        done = _denied(home, project, *hook, "UserPromptSubmit", input=json.dumps(
+            {**body, "hook_event_name": "UserPromptSubmit", "prompt": "tag it"}))
+    finally:
+        sessions.chmod(0o700)
+    assert done.returncode == 0, done.stderr
+    message = json.loads(done.stdout or "{}").get("systemMessage", "")
+    assert message.startswith("Waymarks added no context and did not record this prompt: "
+                              "Permission denied (") and \
+        f"the folder {sessions} cannot be entered by this user" in message, done.stdout
