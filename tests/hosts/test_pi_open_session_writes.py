@@ -98,3 +98,31 @@ def test_writes_to_a_held_session_file_append_nothing(
     finally:
         os.close(held)
     assert isinstance(make_app(session=str(session)).pin("Always run ruff"), Committed)
+
+
+@pytest.mark.parametrize("session_id", ["2026.11.30:main", "sessão-1", "a/../b", "x" * 300,
+                                        "\udc80bad"])
+def test_a_session_id_of_any_shape_is_held_by_one_bridge(home: Path, session_id: str) -> None:
+    """A session ID outside ``[A-Za-z0-9_-]`` got no lock: a second Pi served the session
+    beside the first (each knowing only its own entries), and writes from outside Pi were
+    not refused."""
+    from waymarks.hosts.pi_claim import claim
+
+    session_file = home / "sessions" / "x" / "s.jsonl"  # the home's own: never a clone's
+    session_file.parent.mkdir(parents=True)
+    session_file.write_text("")
+    first = claim(home, str(session_file), session_id, str(home), None)
+    try:
+        assert first.why is None and first.fd is not None
+        lock = held_by_bridge(home, session_id)
+        assert lock is not None and lock.parent == home / "bridges"
+        second = claim(home, str(session_file), session_id, str(home), None)
+        assert second.fd is None and "another Pi process has this session open" in str(
+            second.why)
+        assert held_by_bridge(home, session_id + "x") is None  # another session's is free
+    finally:
+        first.release()
+    # (the second's waiter takes the lock for an instant once it is let go: by design)
+    third = claim(home, str(session_file), session_id, str(home), None)
+    assert third.why is None and third.fd is not None  # a Pi started after the first ended
+    third.release()

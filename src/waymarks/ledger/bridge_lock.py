@@ -10,16 +10,24 @@ import os
 from pathlib import Path
 from typing import Final
 
-#: a session ID is a file name here only when it is this plain
+#: a session ID is a file name here only when it is this plain (and this short)
 _PLAIN: Final = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+_PLAIN_MAX: Final = 128
 
 
 def bridge_lock_path(home: Path, session_id: object) -> Path | None:
-    """The lock of session ``session_id`` (``None``: an ID that is no plain file name, which
-    no bridge locks)."""
-    if not isinstance(session_id, str) or not session_id or set(session_id) - _PLAIN:
+    """The lock of session ``session_id`` (``None``: no ID). A plain ID names its lock; any
+    other (a dot, a colon, a slash, a letter outside ASCII, a very long one) by ``~`` and
+    the SHA-256 of its UTF-8 (``~`` is never in a plain ID): such a session had no lock,
+    so two Pi processes served it at once and a CLI write went in beside a running Pi."""
+    if not isinstance(session_id, str) or not session_id:
         return None
-    return home / "bridges" / f"{session_id}.lock"
+    if len(session_id) <= _PLAIN_MAX and not set(session_id) - _PLAIN:
+        return home / "bridges" / f"{session_id}.lock"
+    import hashlib
+
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return home / "bridges" / f"~{digest}.lock"
 
 
 def held_by_bridge(home: Path, session_id: str) -> Path | None:
