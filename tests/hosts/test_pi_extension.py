@@ -195,3 +195,31 @@ def test_a_dialog_whose_bridge_died_is_closed(tmp_path: Path) -> None:
     result = run_harness(tmp_path, str(WAYMARKS_BIN), timeout_ms="5000",
                          scenario=BRIDGE_GONE)
     assert result == {"dismissed": True, "outcome": "unavailable"}
+
+
+SLASH_TURN = """
+await handlers.session_start({}, ctx);
+await handlers.context({ messages: [
+  { role: "user", content: "/srv/app/db.env configures the staging database", timestamp: 1 },
+  { role: "assistant", content: [{ type: "text", text: "Noted." }], timestamp: 2 },
+  { role: "user", content: "which port does it use?", timestamp: 3 }] }, ctx);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ done: true }));
+process.exit(0);
+"""
+
+
+def test_a_turn_starting_with_a_slash_is_in_the_plans_history(tmp_path: Path) -> None:
+    """The person's turns before the prompt went to the plan without those starting with
+    "/": a path ("/srv/app/db.env configures …") is the person's words, never a command
+    (Pi runs an extension's command without a message, and expands a template before it
+    is one), and the follow-up lost its subject."""
+    said = tmp_path / "said.jsonl"
+    bridge = tmp_path / "waymarks-tee"
+    bridge.write_text(f'#!/bin/sh\ntee -a {said} | exec {WAYMARKS_BIN} "$@"\n')
+    bridge.chmod(0o755)
+    assert run_harness(tmp_path, str(bridge), scenario=SLASH_TURN) == {"done": True}
+    plans = [json.loads(line) for line in said.read_text().splitlines()
+             if '"method":"plan"' in line.replace(" ", "")]
+    assert [p["params"]["history"] for p in plans] == [
+        ["/srv/app/db.env configures the staging database"]], said.read_text()

@@ -569,22 +569,20 @@ export default function waymarks(pi: any) {
 		return undefined;
 	}
 
-	/** A slash command ("/context memory", "/model x"): a name with no second slash, then a
-	 * space or the end. A turn starting with a path ("/etc/nginx/nginx.conf sets which
-	 * port?") is a turn: left out as a command, a follow-up after it lost its subject. */
-	const SLASH_COMMAND = /^\s*\/[^\s/]+(?:\s|$)/;
-
 	/** The person's turns before ``before`` in Pi's context messages (the active branch,
 	 * retained tails included), oldest first: at most 24 texts from the last 4,096 messages;
-	 * assistant, tool and custom messages, slash commands and text Waymarks injected are
-	 * left out. Recall follows the conversation with them (EVOLUTION.md item 15). */
+	 * assistant, tool and custom messages and text Waymarks injected are left out. A turn
+	 * that starts with "/" stays: Pi runs an extension's command without a message and
+	 * expands a template or skill before it is one, so a user message that starts so is
+	 * the person's words ("/etc/hosts is wrong"), which were left out. Recall follows the
+	 * conversation with them (EVOLUTION.md item 15). */
 	function earlierUserTexts(messages: Json[], before: number): string[] {
 		const texts: string[] = [];
 		for (let i = before - 1; i >= Math.max(0, before - 4096) && texts.length < 24; i--) {
 			const m = messages[i];
 			if (m?.role !== "user") continue;
 			const text = userText(m);
-			if (!text.trim() || SLASH_COMMAND.test(text) || text.startsWith("[WAYMARKS")) continue;
+			if (!text.trim() || text.startsWith("[WAYMARKS")) continue;
 			texts.push(text.length > 2048 ? text.slice(0, 2048) : text);
 		}
 		return texts.reverse();
