@@ -36,7 +36,7 @@ def test_a_learned_claim_contradicting_a_confirmed_one_is_not_planned(
                                   "seconds", "searchTerms": ["staging"]}, AT)
     plan = cli("plan", "--", ASK)  # remote: the confirmed claim may not go
     block = "\n".join(m["content"] for m in plan["messages"] if m["kind"] == "learned")
-    assert "8080" not in block and ttl in block  # another subject still goes
+    assert "port is 8080" not in block and ttl in block  # another subject still goes
     says_otherwise = f"you hold {mine[:8]}, which says otherwise"
     assert _learned(plan) == {port: says_otherwise}
     explained = cli("evolution", "explain", ASK)  # as the plan chose
@@ -44,7 +44,7 @@ def test_a_learned_claim_contradicting_a_confirmed_one_is_not_planned(
     assert [s["verdict"] for s in explained["scored"] if s["id"] == port] == [says_otherwise]
     local = cli("plan", "--provider", "ollama", "--", ASK)  # both may go: not side by side
     shown = "\n".join(m["content"] for m in local["messages"])
-    assert "5432" in shown and "8080" not in shown
+    assert "port is 5432" in shown and "port is 8080" not in shown
 
 
 def test_memory_recall_and_recall_leave_out_a_learned_claim_the_person_holds_or_denies(
@@ -71,7 +71,7 @@ def test_memory_recall_and_recall_leave_out_a_learned_claim_the_person_holds_or_
     recalled = cli("recall", ask)
     for rows in (answer["learned"], recalled["learned"]):
         assert [r["excerpt"] for r in rows] == ["The staging cache ttl is 60 seconds"]
-    assert "vault-7" not in json.dumps(answer) and "8080" not in json.dumps(answer)
+    assert "vault-7" not in json.dumps(answer) and "port is 8080" not in json.dumps(answer)
 
 
 def test_the_learned_memory_tool_leaves_them_out_too(

@@ -147,7 +147,7 @@ def test_memory_find_active_only_leaves_out_superseded_claims_and_their_previews
         assert result.structured_content is not None
         assert [i["id"] for i in result.structured_content["items"]] == [new.id]
         text = result.content[0].text  # type: ignore[union-attr]
-        assert "5433" not in text and "6543" in text
+        assert "port is 5433" not in text and "port is 6543" in text
     every = find(app, activeOnly=False).structured_content
     assert every is not None and {i["id"] for i in every["items"]} == {old.id, new.id}
     app.set_memory_status(new.id, "invalid")

@@ -59,7 +59,7 @@ def test_a_team_claim_contradicting_the_persons_own_is_left_out(team_repo: Path,
         "The billing host is billing-7.", kind="memory")
     plan = run(home, team_repo, "plan", "--prompt", "database port and billing host")
     shown = json.dumps(plan["messages"])
-    assert "5434" in shown and "5433" not in shown and "billing-7" in shown
+    assert "port is 5434" in shown and "port is 5433" not in shown and "billing-7" in shown
     [left] = [e for e in plan["manifest"]["entries"] if e["kind"] == "team"
               and e["decision"] == "excluded"]
     assert left["reason"] == f"your own claim {mine[:8]} says otherwise"

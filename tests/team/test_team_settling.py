@@ -77,7 +77,7 @@ def test_a_conflict_with_a_claim_from_a_clock_ahead_is_settled(team_repo: Path,
     assert after["conflicts"] == [], after["conflicts"]
     plan = run(home, team_repo, "plan", "--prompt", "database port")
     team_text = "".join(m["content"] for m in plan["messages"] if m["kind"] == "team")
-    assert "5434" not in team_text
+    assert "port is 5434" not in team_text
 
 
 @pytest.mark.parametrize("settle", ["unshare", "keep"])

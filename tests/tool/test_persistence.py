@@ -155,7 +155,7 @@ def test_find_shows_previews_in_text_only(app: Waymarks) -> None:
     result = ContextPersistence(app).call({"action": "memory_find", "query": "database port"},
                                           Person())
     assert len(result.details["items"]) == 1
-    assert "5433" not in json.dumps(result.details)
+    assert "port 5433" not in json.dumps(result.details)
     assert 'preview 1: "The staging database listens on port 5433"' in result.text
 
 
