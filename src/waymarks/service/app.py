@@ -40,7 +40,7 @@ from waymarks.service.recovery import (
     recovering,
 )
 from waymarks.service.serialized import CallLock, serialized
-from waymarks.service.session_checks import refuse_replaced, replaced_problem
+from waymarks.service.session_checks import out_of_date, refuse_replaced, replaced_problem
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
@@ -322,7 +322,7 @@ class Waymarks:
             self.refresh_problem = replaced
             return session
         session.refresh()
-        if self.projection.checkpoint_offset(session.session_id) != session.offset:
+        if out_of_date(self.projection, session):  # behind, or found elsewhere (a home moved)
             with self._synced(session):
                 pass
         refresh_sources(self, session)

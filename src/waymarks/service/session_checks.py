@@ -46,6 +46,23 @@ def replaced_problem(projection: Store, session: SessionLog, *,
     return None if found is None else f"{found}; using the last projection. {_RESTORE}"
 
 
+def out_of_date(projection: Store, session: SessionLog) -> bool:
+    """Whether the projection's checkpoint of the active session is behind its file, or
+    names another path (the home moved or copied, the file still there by the old name
+    or gone): a read then records where it is read from, as a write does. `health` said
+    a moved home's active ledger was missing until the next write, and reported the
+    original's file in a copy. Another name of the same file (a link) is not a move."""
+    found = projection.checkpoint_of(session.session_id)
+    if found is None or found[1] != session.offset:
+        return True
+    if found[0] == str(session.path):
+        return False
+    try:
+        return not os.path.samefile(found[0], session.path)
+    except OSError:  # the indexed one is gone
+        return True
+
+
 def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str | None:
     path = str(session.path)
     found = projection.checkpoint_of(session.session_id)
