@@ -555,3 +555,19 @@ def test_a_dry_run_reports_the_key_the_item_will_have(cli: Any, tmp_path: Path) 
     assert planned == ["db-port", "cache-port", None]
     cli("import", str(source))
     assert [i["key"] for i in cli("memory")["items"]] == planned[:2]
+
+
+def test_an_export_names_the_project_each_project_item_belongs_to(
+        cli: Any, project: Path, tmp_path: Path) -> None:
+    """``project`` of an exported line is its item's project. It was the directory the
+    export ran in: a session of another project, opened by path (a copied home, the
+    project now at another path), was exported as that directory's."""
+    cli("trust", str(project))
+    cli("memory", "add", "--scope", "project", "--", "The staging cluster is blue.")
+    [ledger] = cli("session", "list")["sessions"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "export.jsonl"
+    cli("--cwd", str(elsewhere), "--session", ledger["path"], "export", "-o", str(out))
+    [line] = [json.loads(row) for row in out.read_text().splitlines()]
+    assert (line["scope"], line["project"]) == ("project", str(project))

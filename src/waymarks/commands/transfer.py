@@ -275,7 +275,7 @@ def _exported(app: Waymarks, kind: str, statuses: tuple[str, ...]) -> list[dict[
         dates = updated_at(app, views)
         items += [{"format": FORMAT, **v.to_json(), "givenKey": v.given_key,
                    "updatedAt": dates[v.id],
-                   "project": app.cwd if v.scope == "project" else None,
+                   "project": (v.project_path or app.cwd) if v.scope == "project" else None,
                    "classification": policy.written(v.classification)} for v in views]
     return items
 

@@ -35,6 +35,8 @@ class ItemView(msgspec.Struct, frozen=True):
     conflicts_with: tuple[str, ...] = ()
     #: a memory's key as written (``key`` is its folded form); renderers read it
     given_key: str | None = None
+    #: a project item's project (an export names it; this session's may be another's)
+    project_path: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ def item_view(state: ItemState, session_id: str, branch: AbstractSet[str], cwd: 
         source_file=item.source_file if isinstance(item, PinItem) else None,
         conflicts_with=state.conflicts_with,
         given_key=item.key if isinstance(item, MemoryItem) else None,
+        project_path=item.project_path,
     )
 
 
