@@ -177,3 +177,35 @@ def test_a_tightened_claim_keeps_its_key(home: Path, project: Path, tmp_path: Pa
     [active] = _json(home, project, "memory", "--status", "active")["items"]
     assert (active["id"], active["key"], active["classification"]) == (
         same["id"], "deploy", "sensitive")
+
+
+def test_the_same_text_marked_stricter_supersedes_and_marked_looser_is_a_duplicate(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """README: the same text at a stricter level, by `--classification`, a marker or an
+    import line, supersedes the stored item. With a marker it did not: the tags made the
+    text another text, so `[ds4:local-only]X[/ds4:local-only]` (typed, or a line of an
+    export whose item was marked) was added beside the plain `X`, which stayed active and
+    went on to remote providers."""
+    plain = _json(home, project, "memory", "add", "--", CLAIM)
+    marked = f"[ds4:local-only]{CLAIM}[/ds4:local-only]"
+    tightened = _json(home, project, "memory", "add", "--", marked)
+    assert (tightened["operation"], tightened["previousId"]) == ("supersede", plain["id"])
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    [active] = _json(home, project, "memory", "--status", "active")["items"]
+    assert active["key"] == "vpn-gateway"  # the fact's key, not one of the tags' words
+    refused = _json(home, project, "memory", "add", "--", "The VPN gateway is vpn9.corp.",
+                    expect=2)
+    assert refused["code"] == "conflict" and refused["conflicts"] == [tightened["id"]]
+    pin = _json(home, project, "pin", "--", "Run the linter first.")
+    looser = _json(home, project, "pin", "--", "[ds4:normal]Run the linter first.[/ds4:normal]")
+    assert looser["outcome"] == "duplicate" and looser["id"] == pin["id"]
+    line = {"format": "waymarks-export-v1", "kind": "pin", "scope": "session",
+            "status": "active", "text": "[ds4:internal]Run the linter first.[/ds4:internal]"}
+    export = tmp_path / "marked.jsonl"
+    export.write_text(json.dumps(line) + "\n")
+    [imported] = _json(home, project, "import", str(export))["lines"]
+    assert (imported["operation"], imported["previousId"]) == ("supersede", pin["id"])
+    pins = _json(home, project, "pins", "--status", "active")["items"]
+    assert [p["text"] for p in pins] == [line["text"]]
+    memory = _json(home, project, "memory", "--status", "active")["items"]
+    assert [m["text"] for m in memory] == [marked]

@@ -46,8 +46,15 @@ from waymarks.core.model import (
     PinItem,
     PinMutation,
     Scope,
+    item_text,
 )
-from waymarks.core.privacy import classify, has_markers, level_rank, near_miss_markers
+from waymarks.core.privacy import (
+    classify,
+    has_markers,
+    level_rank,
+    near_miss_markers,
+    strip_markers,
+)
 from waymarks.core.rules import (
     ItemState,
     StateView,
@@ -405,6 +412,8 @@ def _add_or_supersede(
     kind: Literal["pin", "memory"] = "pin" if isinstance(item, PinItem) else "memory"
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
+    if duplicate is None and previous is None:
+        duplicate = _unmarked_duplicate(ctx, item)
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
         if previous is not None and previous.id != duplicate.id:
             # answered as a duplicate (success, nothing appended), the target stayed
@@ -448,14 +457,33 @@ def _add_or_supersede(
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
 
 
+def _unmarked_duplicate(ctx: WriteContext, item: PinItem | MemoryItem) -> ItemState | None:
+    """The active item holding ``item``'s text without its marker tags (``X`` for
+    ``[ds4:sensitive]X[/ds4:sensitive]``): the same text, so a marked one at a stricter
+    level supersedes it, as ``--classification`` does, and is a duplicate at the same or a
+    looser level. Compared with its tags, it was another text: added beside ``X``, which
+    stayed active and went on to the providers the marker kept it from."""
+    text = item_text(item)
+    if not has_markers(text):
+        return None
+    plain = strip_markers(text)
+    probe = (msgspec.structs.replace(item, content=plain) if isinstance(item, PinItem)
+             else msgspec.structs.replace(item, claim=plain))
+    return find_duplicate(ctx.view, new_state(probe, ctx.session_id, "", 0))
+
+
 def _tightened_key(ctx: WriteContext, item: MemoryItem,
                    stored: ItemState) -> str | Rejected | None:
     """The key of a claim that tightens ``stored`` (its text at a stricter level): the key
     chosen for that fact stays with it (the claim lost it, and a contradiction under that
     key was then accepted), as a supersede keeps it; another key given is refused, since
     tightening is no place to rename the fact. A key :func:`key_apart` gave is nobody's
-    choice: it is derived again."""
+    choice: it is derived again. A derived one stays too when the new text holds markers:
+    derived again, it was made of the tags' words (``ds4-internal-the-api-token``), and a
+    contradiction under the fact's key was accepted."""
     theirs = stored.item.key if isinstance(stored.item, MemoryItem) else None
+    if not theirs and item.key is None and has_markers(item.claim):
+        return stored.key
     if not theirs or (isinstance(stored.item, MemoryItem) and is_auto_key(stored.item)):
         return item.key
     if item.key is None or loose_key(item.key) == loose_key(theirs):
