@@ -136,6 +136,21 @@ def test_pin_refuses_a_file_and_a_text_together(home: Path, project: Path) -> No
     assert item["text"] == "Contents of the file" and item["sourceFile"].endswith("rules.md")
 
 
+def test_a_pinned_files_source_is_the_file_that_was_read(home: Path, project: Path,
+                                                         tmp_path: Path) -> None:
+    """`--cwd OTHER pin --file docs/rules.md` read the file where the command ran and
+    recorded OTHER/docs/rules.md as its source: the plan named one file as the source of
+    another's text. The source kept is the file read."""
+    for folder, words in ((project, "Rules of the folder the command ran in."),
+                          (tmp_path / "other", "Rules of the other folder.")):
+        (folder / "docs").mkdir(parents=True)
+        (folder / "docs" / "rules.md").write_text(words)
+    other = str(tmp_path / "other")
+    run(home, project, "--cwd", other, "pin", "--file", "docs/rules.md")
+    [item] = run(home, project, "--cwd", other, "pins")["items"]
+    assert item["text"] == (Path(item["sourceFile"])).read_text(), item
+
+
 def test_memory_edit_without_a_terminal_opens_no_editor(home: Path, project: Path,
                                                         tmp_path: Path) -> None:
     claim = run(home, project, "memory", "add", "--", "The cache size is 64 MB.")

@@ -7,6 +7,7 @@ whose prefix is ambiguous is reported with every match (:mod:`waymarks.commands.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, Literal
 
 import click
@@ -158,8 +159,10 @@ def register_pins(root: click.Group) -> None:
                 return refused("invalid_argument", "--file is not available here")
             content = run.read_file(path, MAX_PIN_FILE_BYTES)
         app = run.app()
-        outcome = app.pin(content, scope=scope, classification=classification,
-                          source=source, source_file=path, supersedes=supersedes)
+        # the source is the file read, where this command runs (with --cwd OTHER, the
+        # service took it as OTHER's and named a file it did not read)
+        outcome = app.pin(content, scope=scope, classification=classification, source=source,
+                          source_file=path and os.path.abspath(path), supersedes=supersedes)
         outcome = explain_not_found(app, "pin", supersedes, outcome)
         outcome = _notices(app, outcome, "pin",
                                      scope_given=scope or ("kept" if supersedes else None))
