@@ -58,3 +58,27 @@ def test_a_copied_home_reports_on_its_own_active_ledger(
 
 def _active(home: Path, project: Path) -> str:
     return str(_run(home, project, "session", "show")[1]["session"]["id"])
+
+
+def test_a_copied_homes_earlier_session_is_its_own(home: Path, project: Path,
+                                                   tmp_path: Path) -> None:
+    """In a copy of a home (`cp -a`, the original kept), `--session ID` of an earlier
+    session was refused as "a copy of that session", advising `--session` with the
+    ORIGINAL home's file: the copy's own ledger could not be used, and the advice wrote
+    into another home. A session found in this home's folders is this home's."""
+    _run(home, project, "trust", str(project))
+    first = _run(home, project, "memory", "add", "The staging cluster is blue.")[1]
+    earlier = _active(home, project)
+    _run(home, project, "session", "new")
+    _run(home, project, "pin", "Use pnpm not npm")
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy, symlinks=True)
+    originals = {p: p.read_bytes() for p in (home / "sessions").rglob("*.jsonl")}
+    code, listed = _run(copy, project, "--session", earlier[:8], "memory")
+    assert code == 0 and [i["id"] for i in listed["items"]] == [first["id"]], listed
+    code, added = _run(copy, project, "--session", earlier[:8], "memory", "add",
+                       "The prod cluster is green.")
+    assert code == 0 and added["outcome"] == "committed", added
+    assert {p: p.read_bytes() for p in (home / "sessions").rglob("*.jsonl")} == originals
+    [ledger] = [p for p in (copy / "sessions").rglob("*.jsonl") if earlier in p.name]
+    assert "The prod cluster is green." in ledger.read_text()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from waymarks.ledger.discovery import (
+    in_project_dirs,
     ledger_of,
     list_sessions,
     newest_name_ms,
@@ -79,13 +80,19 @@ def _refuse_copy(app: Waymarks, path: Path, session_id: str) -> None:
     One session has one ledger (`rebuild-index` skips such a copy): opened, the copy took
     over the session's indexed path and status, and a copy outside the project's session
     directories held every project item of the session back, for the whole project. A
-    file found again at a new path (the indexed one is gone) is the session's, moved."""
+    file found again at a new path (the indexed one is gone) is the session's, moved; so
+    is one in this home's folders of the project indexed from outside them: a copy of a
+    home (``cp -a``) indexed the original's, and its own sessions were refused, with the
+    advice to use the original home's file."""
     try:
         known = app.projection.source_path(session_id)
+        roots = app.settings().session_roots
     except (sqlite3.Error, ProjectionDamaged, ServiceError):
         return  # the database answers later, or is rebuilt
     indexed = Path(known) if known is not None else path
-    if indexed == path or not indexed.exists():
+    if indexed == path or not indexed.exists() or (
+            in_project_dirs(path, app.cwd, app.home, roots)
+            and not in_project_dirs(indexed, app.cwd, app.home, roots)):
         return
     with contextlib.suppress(OSError):
         if indexed.samefile(path):  # the same file by another name
