@@ -82,3 +82,25 @@ def test_a_copied_homes_earlier_session_is_its_own(home: Path, project: Path,
     assert {p: p.read_bytes() for p in (home / "sessions").rglob("*.jsonl")} == originals
     [ledger] = [p for p in (copy / "sessions").rglob("*.jsonl") if earlier in p.name]
     assert "The prod cluster is green." in ledger.read_text()
+
+
+def test_a_copied_home_indexes_its_own_earlier_sessions(home: Path, project: Path,
+                                                        tmp_path: Path) -> None:
+    """The copy's other sessions stayed indexed from the original home while it was
+    there ("a copy is not a second source"): `health` reported that home's files (their
+    unread bytes, written there after the copy) and the copy never read its own."""
+    _run(home, project, "trust", str(project))
+    _run(home, project, "memory", "add", "--scope", "project", "The staging cluster is blue.")
+    earlier = _active(home, project)
+    _run(home, project, "session", "new")
+    _run(home, project, "pin", "Use pnpm not npm")
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy, symlinks=True)
+    _run(home, project, "--session", earlier[:8], "memory", "add", "--scope", "project",
+         "The prod cluster is green.")  # the original home moves on
+    code, report = _run(copy, project, "health")
+    assert code == 0, report
+    assert all(Path(s["path"]).is_relative_to(copy) and s["unreadBytes"] == 0
+               for s in report["sources"]), report["sources"]
+    listed = [i["text"] for i in _run(copy, project, "memory")[1]["items"]]
+    assert listed == ["The staging cluster is blue."]

@@ -127,8 +127,11 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             continue
         earlier = by_session.get(reader.session_id)
         if earlier is not None and earlier.path != name:
-            if Path(earlier.path).exists():
+            if Path(earlier.path).exists() and in_project_dirs(
+                    Path(earlier.path), app.cwd, app.home, settings.session_roots):
                 continue  # one session, one ledger: a copy is not a second source
+            # (indexed from outside this home's folders, a copied home's original: the
+            # file here is this home's)
             # the indexed file now lives here (renamed, or moved within this project's
             # session folders, the only ones searched): it is read from here on. It was
             # held back as `moved` until a rebuild, which reads it from here anyway
