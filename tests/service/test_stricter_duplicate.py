@@ -209,3 +209,27 @@ def test_the_same_text_marked_stricter_supersedes_and_marked_looser_is_a_duplica
     assert [p["text"] for p in pins] == [line["text"]]
     memory = _json(home, project, "memory", "--status", "active")["items"]
     assert [m["text"] for m in memory] == [marked]
+
+
+def test_a_plain_text_of_an_item_stored_marked_whole_is_a_duplicate(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """An item stored marked whole (`[ds4:local-only]X[/ds4:local-only]`, or tightened so)
+    and `X` again, plain (an older export imported, a typed add): `X` was added beside it
+    and went to remote providers. It is a duplicate now, as a looser level is; with a
+    stricter `--classification` it supersedes the marked one."""
+    marked = _json(home, project, "memory", "add", "--",
+                   f"[ds4:local-only]{CLAIM}[/ds4:local-only]")
+    line = {"format": "waymarks-export-v1", "kind": "memory", "scope": "session",
+            "status": "active", "text": CLAIM}
+    export = tmp_path / "old.jsonl"
+    export.write_text(json.dumps(line) + "\n")
+    [imported] = _json(home, project, "import", str(export))["lines"]
+    assert (imported["outcome"], imported["id"]) == ("duplicate", marked["id"])
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    _json(home, project, "pin", "--", "[ds4:internal]Run the linter first.[/ds4:internal]")
+    tighter = _json(home, project, "pin", "--classification", "sensitive", "--",
+                    "Run the linter first.")
+    assert tighter["operation"] == "supersede"
+    pins = _json(home, project, "pins", "--status", "active")["items"]
+    assert [(p["text"], p["classification"]) for p in pins] == [
+        ("Run the linter first.", "sensitive")]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 import msgspec
 
@@ -46,7 +46,6 @@ from waymarks.core.model import (
     PinItem,
     PinMutation,
     Scope,
-    item_text,
 )
 from waymarks.core.privacy import (
     classify,
@@ -72,6 +71,7 @@ from waymarks.core.text import (
     escaped,
     is_unicode,
     loose_key,
+    normalize,
     normalize_key,
     shell_command,
     visible,
@@ -413,7 +413,7 @@ def _add_or_supersede(
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
     if duplicate is None and previous is None:
-        duplicate = _unmarked_duplicate(ctx, item)
+        duplicate = _marked_duplicate(ctx, candidate)
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
         if previous is not None and previous.id != duplicate.id:
             # answered as a duplicate (success, nothing appended), the target stayed
@@ -457,19 +457,28 @@ def _add_or_supersede(
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
 
 
-def _unmarked_duplicate(ctx: WriteContext, item: PinItem | MemoryItem) -> ItemState | None:
-    """The active item holding ``item``'s text without its marker tags (``X`` for
-    ``[ds4:sensitive]X[/ds4:sensitive]``): the same text, so a marked one at a stricter
-    level supersedes it, as ``--classification`` does, and is a duplicate at the same or a
-    looser level. Compared with its tags, it was another text: added beside ``X``, which
-    stayed active and went on to the providers the marker kept it from."""
-    text = item_text(item)
-    if not has_markers(text):
-        return None
-    plain = strip_markers(text)
-    probe = (msgspec.structs.replace(item, content=plain) if isinstance(item, PinItem)
-             else msgspec.structs.replace(item, claim=plain))
-    return find_duplicate(ctx.view, new_state(probe, ctx.session_id, "", 0))
+#: the levels a marker around a whole text raises it to (``normal`` raises nothing)
+_WRAPPING: Final = ("internal", "sensitive", "local-only")
+
+
+def _marked_duplicate(ctx: WriteContext, candidate: ItemState) -> ItemState | None:
+    """The active item holding ``candidate``'s text with other marker tags: without them
+    (``X`` for ``[ds4:sensitive]X[/ds4:sensitive]``) or, for a text without any, marked
+    whole (``[ds4:local-only]X[/ds4:local-only]`` for ``X``). The same text: a stricter
+    one supersedes it, as ``--classification`` does, and one at the same or a looser
+    level is a duplicate. Compared with their tags they were two texts: a marked one was
+    added beside ``X``, which stayed, and ``X`` beside a marked one (an older export
+    imported again); either way ``X`` went on to the providers the marker kept it from.
+    Looked up by text alone (one indexed lookup each)."""
+    text = candidate.text
+    others = [strip_markers(text)] if has_markers(text) else [
+        f"[ds4:{level}]{text}[/ds4:{level}]" for level in _WRAPPING]
+    for norm in map(normalize, others):
+        for found in ctx.view.active_matching(candidate.kind, candidate.partition, norm,
+                                              None, None):
+            if found.norm == norm and found.item.scope == candidate.item.scope:
+                return found
+    return None
 
 
 def _tightened_key(ctx: WriteContext, item: MemoryItem,
