@@ -571,3 +571,20 @@ def test_an_export_names_the_project_each_project_item_belongs_to(
     cli("--cwd", str(elsewhere), "--session", ledger["path"], "export", "-o", str(out))
     [line] = [json.loads(row) for row in out.read_text().splitlines()]
     assert (line["scope"], line["project"]) == ("project", str(project))
+
+
+def test_an_import_that_puts_the_pins_over_their_budget_says_so(cli: Any,
+                                                                tmp_path: Path) -> None:
+    """A typed pin that takes the pins over the pin budget says every plan now adds
+    nothing; an import of pins did not (a home with a larger `maxPinnedTokens` moved
+    into one with the default): "Imported", and every plan after it added nothing."""
+    words = " ".join(f"word{n}" for n in range(560))
+    export = tmp_path / "pins.jsonl"
+    export.write_text("".join(json.dumps({"kind": "pin", "scope": "session", "status":
+                                          "active", "text": f"Rule {n}: {words}"[:3990]})
+                              + "\n" for n in range(20)))
+    done = cli("import", str(export))
+    assert done["counts"] == {"imported": 20}
+    [note] = done["notices"]
+    assert note.startswith("line 20: plans now add nothing, not even the pins"), note
+    assert "Planner fell back" in cli("plan", "hello", text=True)

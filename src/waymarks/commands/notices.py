@@ -17,7 +17,7 @@ Notices name levels, scopes, providers and budgets, never the stored text.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from waymarks.core.privacy import highest
 from waymarks.service.outcomes import Committed, ServiceError, WriteOutcome, with_notices
@@ -81,11 +81,27 @@ def with_pin_budget(app: Waymarks, outcome: WriteOutcome) -> tuple[WriteOutcome,
     them over reported success, and the requests after it went out without a word."""
     if not isinstance(outcome, Committed):
         return outcome, None
+    found = _pin_budget(app)
+    if found is None:
+        return outcome, None
+    return with_notices(outcome, (found[0],)), found[1]
+
+
+def note_pin_budget(app: Waymarks, report: list[dict[str, Any]]) -> None:
+    """An import's :func:`with_pin_budget`: the note goes under the last pin it wrote
+    (checked once, after its writes: an import of pins said "Imported" while every plan
+    after it added nothing)."""
+    pinned = [e for e in report if e["outcome"] == "imported" and e["kind"] == "pin"]
+    if pinned and (found := _pin_budget(app)) is not None:
+        pinned[-1]["notices"] = [*pinned[-1]["notices"], found[0]]
+
+
+def _pin_budget(app: Waymarks) -> tuple[str, str] | None:
+    """(the note, the reason) when the pins that apply need more than the pin budget."""
     try:
         reason = pins_left_out(app)
     except (ServiceError, OSError, sqlite3.Error):
-        return outcome, None  # the write stands; what failed to read is noted above
+        return None  # the write stands; what failed to read is noted above
     if reason is None:
-        return outcome, None
-    return with_notices(outcome, (f"plans now add nothing, not even the pins: {reason}; "
-                                  f"{PINS_FIX}",)), reason
+        return None
+    return f"plans now add nothing, not even the pins: {reason}; {PINS_FIX}", reason

@@ -181,7 +181,7 @@ def register_transfer(root: click.Group) -> None:
                         **_supersedes(d.operation, d.previous_id, earlier, made=False)}
                        for line, d in planned]
             return _summary(report, wrote=False, dry_run=dry_run)
-        from waymarks.commands.notices import with_write_notices
+        from waymarks.commands.notices import note_pin_budget, with_write_notices
 
         done = 0
         failure: ServiceError | OSError | None = None
@@ -204,6 +204,7 @@ def register_transfer(root: click.Group) -> None:
                 done += 1
                 if tick is not None:
                     tick(done, len(writable))
+        note_pin_budget(app, report)  # as a typed pin notes it
         if interrupted or failure is not None:
             report += [{"line": line.number, "originalId": line.original_id,
                         "outcome": "not-written", "kind": line.kind}
