@@ -148,13 +148,12 @@ class Paths:
             self.ids.append(outcome.id)
 
     def _scored(self, scored: list[Scored]) -> list[tuple[str, str]]:
-        """Each scored candidate's ID and verdict, in order; with the semantic side on, in
-        ID order: two records of the same text (the same vector) got cosines one float32
-        rounding apart in one path and equal in the other (a matrix of every vector
-        against one of those in effect), so near-ties among them are ordered differently
-        (seed 203 of the long hybrid run; not fixed)."""
-        pairs = [(s.candidate.id, s.reason) for s in scored]
-        return sorted(pairs) if self.semantic else pairs
+        """Each scored candidate's ID and verdict, in order, with the semantic side on too:
+        two records of the same text (the same vector) got cosines one float32 rounding
+        apart in one path and equal in the other (a matrix of every vector against one of
+        those in effect) and were ordered differently (seed 203 of the long hybrid run),
+        until each cosine was summed on its own (``waymarks.semantic.matrix``)."""
+        return [(s.candidate.id, s.reason) for s in scored]
 
     def compare(self) -> None:
         """The long-lived object's recalls equal a fresh object's, for every query."""

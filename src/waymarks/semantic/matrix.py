@@ -17,12 +17,19 @@ returns only what scoring needs (the lexical candidates' cosines and the nearest
 vector keeps its record's row ID, so that a query for claims in effect can leave the
 retired records out of the nearest few (``retired``: a flag per row ID, the in-memory
 recall index's) while still giving their cosines to the candidates that ask for them.
+
+A cosine does not depend on where its vector sits in the matrix (:func:`exact_cosines`).
+The float32 matrix-vector product sums a row in an order that depends on its position (the
+BLAS kernel takes rows in blocks): two records of the same text got cosines one float32
+rounding apart in a one-shot process, whose matrix holds the records in effect, and equal
+in a long-lived one, whose matrix holds every record, so their order differed between the
+two recall paths. The product only chooses; what is returned is summed again in float64.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -38,9 +45,23 @@ def dot_all(query: bytes, vectors: Sequence[bytes]) -> list[float]:
     if same:
         matrix = np.frombuffer(b"".join(vectors[i] for i in same), dtype="<f4").reshape(
             len(same), q.shape[0])
-        for i, value in zip(same, (matrix @ q).tolist(), strict=True):
-            out[i] = float(value)
+        for i, value in zip(same, exact_cosines(matrix, q), strict=True):
+            out[i] = value
     return out
+
+
+#: more than a float32 product's cosine can be from its exact value (384 products of unit
+#: vectors, each sum rounded to ~6e-8: at most ~2.3e-5)
+ROUNDING: Final = 1e-4
+
+
+def exact_cosines(rows: Any, query: Any) -> list[float]:
+    """``row · query`` for each float32 row, the same for the same row wherever it sits:
+    the products are exact in float64 (24-bit mantissas) and each row is summed on its own
+    in one order (NumPy's pairwise sum along the row), not by a BLAS kernel whose order
+    depends on the row's position."""
+    wide = np.asarray(rows, dtype=np.float64) * np.asarray(query, dtype=np.float64)
+    return [float(value) for value in wide.sum(axis=1).tolist()]
 
 
 #: how far a vector's squared length may be from 1 (float32 rounding is ~1e-6)
@@ -124,7 +145,8 @@ class VectorMatrix:
             self._matrix = self._build()
         if not self.ids:
             return [], []
-        scores = self._matrix @ np.frombuffer(query, dtype="<f4")
+        query_row = np.frombuffer(query, dtype="<f4")
+        scores = self._matrix @ query_row  # (only to choose: see exact_cosines)
         ranked = scores
         if retired:
             # (a copy: a view would keep the caller's bytearray from growing)
@@ -137,7 +159,30 @@ class VectorMatrix:
                 ranked = np.where(out, -np.inf, scores)
                 k = min(k, len(keys) - int(out.sum()))
         k = min(k, len(self.ids))
-        picked = set(np.argpartition(-ranked, k - 1)[:k].tolist()) if k > 0 else set()
-        picked.update(self._position[w] for w in wanted if w in self._position)
-        chosen = sorted(picked)
-        return [self.ids[i] for i in chosen], [float(scores[i]) for i in chosen]
+        near = _near(ranked, k) if k > 0 else []
+        asked = {self._position[w] for w in wanted if w in self._position}
+        chosen = sorted({*near, *asked})
+        exact = dict(zip(chosen, exact_cosines(self._matrix[chosen], query_row), strict=True))
+        if len(near) > k:  # the k nearest, the lower ID first among equals
+            kept = {*sorted(near, key=lambda i: (-exact[i], self.ids[i]))[:k], *asked}
+            chosen = [i for i in chosen if i in kept]
+        return [self.ids[i] for i in chosen], [exact[i] for i in chosen]
+
+
+#: rows taken past the k nearest by the product, so that those as near as the k-th (within
+#: its rounding) are usually among them without comparing every row with it
+_SPARE: Final = 8
+
+
+def _near(ranked: Any, k: int) -> list[int]:
+    """The rows that may be among the ``k`` nearest once summed exactly: the product's
+    ``k`` nearest and every row within twice its rounding of the ``k``-th (the lower ID
+    is then taken first among equals: the same text in two scopes)."""
+    size = len(ranked)
+    taken = min(size, k + _SPARE)
+    top = np.argpartition(ranked, size - taken)[size - taken:]
+    values = ranked[top]
+    low = np.partition(values, taken - k)[taken - k] - 2 * ROUNDING
+    if taken < size and values.min() >= low:  # rows past these may be as near
+        return np.flatnonzero(ranked >= low).tolist()
+    return top[values >= low].tolist()  # type: ignore[no-any-return]
