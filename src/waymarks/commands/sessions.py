@@ -140,6 +140,8 @@ def register_house(root: click.Group) -> None:
                              "are recalled by their words only")
             if semantic.get("problem"):  # the worker's switch is not understood
                 lines.append(f"  background worker: off ({semantic['problem']})")
+        elif semantic.get("broken"):  # every recall fails until it is mended
+            lines.append(f"Hybrid recall: {semantic['problem']}")
         elif semantic.get("problem"):
             lines.append(f"Hybrid recall: off ({semantic['problem']})")
         return Result(data, "\n".join(lines))

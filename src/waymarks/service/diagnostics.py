@@ -30,7 +30,7 @@ from waymarks.service.recovery import (
     starts_with,
     using_job_store,
 )
-from waymarks.service.semantic_recall import other_model_vectors, vector_status
+from waymarks.service.semantic_recall import BROKEN, other_model_vectors, vector_status
 from waymarks.service.session_checks import (
     pointer_problems,
     replaced_problem,
@@ -182,7 +182,13 @@ def health(app: Waymarks) -> dict[str, Any]:
     if contributor is not None:
         report["problems"].append(f"team: {contributor}")
     # not a problem (they are embedded again), but said: "OK" with no vector in use misled
-    report["otherModelVectors"] = other_model_vectors(app)
+    try:
+        report["otherModelVectors"] = other_model_vectors(app)
+    except ServiceError as exc:  # the extra cannot be loaded: every recall fails
+        if exc.code != BROKEN:
+            raise
+        report["otherModelVectors"] = {}
+        report["problems"].append(f"hybrid recall: {exc}")
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
         crossed_claims(app, session)
     report["ok"] = not report["problems"]

@@ -26,7 +26,15 @@ import msgspec
 from waymarks.core.text import well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
-from waymarks.semantic import Nearest, load, new_matrix, switch_problem, unit_vector
+from waymarks.semantic import (
+    EmbedderBroken,
+    Nearest,
+    load,
+    new_matrix,
+    switch_problem,
+    unit_vector,
+)
+from waymarks.service.outcomes import ServiceError
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 from waymarks.store.writer_lock import WriterBusy
@@ -70,6 +78,20 @@ class VectorMemo(msgspec.Struct):
         return self.held
 
 
+#: the code of the error a broken extra raises (:func:`loaded`)
+BROKEN: Final = "semantic_broken"
+
+
+def loaded() -> Embedder | None:
+    """The process's embedder (:func:`waymarks.semantic.load`), an extra that is installed
+    but cannot be loaded as the service's error (exit 1, code ``semantic_broken``, the
+    way to mend it)."""
+    try:
+        return load()
+    except EmbedderBroken as exc:
+        raise ServiceError(BROKEN, str(exc)) from exc
+
+
 def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
                       lexical: Sequence[Candidate], visible: tuple[str, str | None],
                       memo: VectorMemo | None = None, cache: RecallCache | None = None, *,
@@ -96,7 +118,7 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         # a one-shot process with nothing to compare against: importing NumPy and loading
         # the model would cost about 250 ms of CPU for a result that cannot change
         return list(lexical), None
-    embedder = load()
+    embedder = loaded()
     if embedder is None:
         return list(lexical), None
     if memo is not None:
@@ -197,7 +219,7 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
     aside, left out (:func:`waymarks.service.semantic_skips.skipped`); ``guard``: the
     background worker's, which notes each engine call and sets aside what fails (its
     ``skipped`` then)."""
-    embedder = embedder if embedder is not None else load()
+    embedder = embedder if embedder is not None else loaded()
     if embedder is None:
         return 0
     store = VectorStore(index.db)
@@ -278,7 +300,7 @@ def vectors_of(app: Waymarks, *, catch_up: bool = True,
     the projection's); ``None`` without the extra."""
     from waymarks.service.semantic_skips import skipped
 
-    embedder = load()
+    embedder = loaded()
     if embedder is None:
         return None
     index = app.projection.recall_index()
@@ -323,7 +345,12 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     records with a current vector, and the background worker's progress. Counts only."""
     from waymarks.service.semantic_backfill import progress
 
-    vectors = vectors_of(app)
+    try:
+        vectors = vectors_of(app)
+    except ServiceError as exc:  # status shows it (the command that shows what is wrong)
+        if exc.code != BROKEN:
+            raise
+        return {"available": False, "broken": True, "problem": str(exc)}
     if vectors is None:
         return unavailable()
     records, stored = vectors.counts()

