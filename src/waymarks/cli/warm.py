@@ -49,7 +49,7 @@ from waymarks.spawn.switches import seconds, switched_off
 COMMANDS = frozenset({"recall", "pins"})
 #: global options that take a value (``waymarks [globals] COMMAND``)
 GLOBAL_VALUES = ("--home", "--session", "--cwd")
-PROTOCOL = b"waymarks-warm-v3"
+PROTOCOL = b"waymarks-warm-v4"
 #: what the helper says once it has taken a connection: only then does the client send its
 #: descriptors (sent to a helper that never took them, stopped say, they stayed open in its
 #: queue, and whoever read the command's output waited for its end until it resumed)
@@ -138,8 +138,8 @@ def installation(confined: list[str]) -> int:
     """What a helper must share with this process to run its command: the protocol (a
     helper of another release says it otherwise, or not at all), the interpreter, its
     import path (``PYTHONPATH`` included; the directory it runs in too when an entry is
-    relative), the file system encoding, UTF-8 mode, how it writes bytecode
-    (:func:`bytecode`) and its confinement (``confined``: :func:`confinement`). One helper
+    relative), how it decodes names and writes bytecode (:func:`settings`) and its
+    confinement (``confined``: :func:`confinement`). One helper
     per combination, named by this checksum. The console script heads the path with its
     own directory, so one helper serves every directory; ``python -m`` heads it with the
     directory it runs in."""
@@ -148,9 +148,7 @@ def installation(confined: list[str]) -> int:
     paths = sys.path
     if not all(path.startswith("/") for path in paths):  # ("" of `python -c`): resolved
         paths = [os.getcwd(), *paths]                    # where this process runs
-    return zlib.crc32(installation_key(PROTOCOL.decode(), sys.getfilesystemencoding(),
-                                       str(sys.flags.utf8_mode), bytecode(), *confined,
-                                       *paths))
+    return zlib.crc32(installation_key(PROTOCOL.decode(), settings(), *confined, *paths))
 
 
 #: a process's namespaces and root, under its /proc folder
@@ -207,6 +205,17 @@ def bytecode() -> str:
     request with the same (its socket's name, and the request, say them)."""
     prefix = sys.pycache_prefix
     return f"{int(sys.dont_write_bytecode)}{os.path.abspath(prefix) if prefix else ''}"
+
+
+def settings() -> str:
+    """The interpreter settings a helper must share with its client, said in a request:
+    the file system encoding and UTF-8 mode (the child decodes the client's directory,
+    arguments and environment with the helper's: a helper started with ``-I`` in the C
+    locale ran in UTF-8 mode for a client with ``PYTHONUTF8=0`` and
+    ``PYTHONCOERCECLOCALE=0``, and listed pins in a directory its client's own process
+    refuses as not UTF-8), then :func:`bytecode`. :func:`start` starts a helper in the
+    client's UTF-8 mode."""
+    return f"{sys.getfilesystemencoding()} {int(sys.flags.utf8_mode)} {bytecode()}"
 
 
 def run(argv: list[str], path: str) -> tuple[int | None, bool]:
@@ -278,7 +287,7 @@ def _request(argv: list[str]) -> bytes:
             raise OSError("a standard stream is closed")
         streams += [stream.encoding, stream.errors or "strict"]
     fields = [PROTOCOL, *(_bytes(text) for text in (
-        os.getcwd(), str(umask), bytecode(), *streams, sys.argv[0] if sys.argv else "waymarks",
+        os.getcwd(), str(umask), settings(), *streams, sys.argv[0] if sys.argv else "waymarks",
         str(len(argv)), *argv, str(len(sys.path)), *_paths()))]
     fields += [key + b"=" + value for key, value in os.environb.items()]
     return b"\0".join(fields)
@@ -388,7 +397,8 @@ def start(path: str) -> None:
         paths = _paths()
     except OSError:  # this directory is gone (removed while it ran): the command has
         return       # answered, its status stands; no helper could take its import path
-    spawn("waymarks.cli.warm_server", [path, repr(idle), *paths], cwd=home)
+    spawn("waymarks.cli.warm_server", [path, repr(idle), *paths], cwd=home,
+          options=("-X", f"utf8={int(sys.flags.utf8_mode)}"))
 
 
 def _paths() -> list[str]:

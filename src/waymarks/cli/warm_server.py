@@ -44,10 +44,10 @@ from waymarks.cli.warm import (
     GREETING,
     IDLE_SECONDS,
     PROTOCOL,
-    bytecode,
     confinement,
     idle_seconds,
     leading,
+    settings,
 )
 from waymarks.spawn.freshness import LoadedCode
 from waymarks.spawn.sockets import connect, listen
@@ -479,8 +479,8 @@ class Request(NamedTuple):
 
     cwd: bytes
     umask: int
-    #: how the client writes bytecode (:func:`waymarks.cli.warm.bytecode`)
-    bytecode: bytes
+    #: how the client decodes names and writes bytecode (:func:`waymarks.cli.warm.settings`)
+    settings: bytes
     #: standard input's, output's and error's encoding and error handler, in turn
     encodings: list[str]
     #: the client's ``sys.argv``
@@ -544,9 +544,9 @@ def _admitted(fields: list[bytes], imported: dict[bytes, bytes] | None) -> Reque
     if _command(request.argv) not in COMMANDS:  # the client routes only these; a request
         return b"request"  # made by hand for another command (a write, an export) is not
     if request.paths != [os.fsencode(path) for path in sys.path] or \
-            request.bytecode != os.fsencode(bytecode()):
+            request.settings != os.fsencode(settings()):
         return b"installation"  # (its modules would not be the ones imported here; or
-        # imported writing bytecode where the client writes none, or elsewhere)
+        # imported writing bytecode where the client writes none; or names decoded otherwise)
     if imported is not None and _import_time(request.environ) != imported:
         return b"environment"
     return request

