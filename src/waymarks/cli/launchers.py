@@ -50,8 +50,10 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
             sys.stdout.write(json.dumps({"outcome": "error", "id": None, "code": "usage",
                                          "conflicts": [], "notices": [],
                                          "message": message}) + "\n")
-        else:
-            sys.stderr.write(f"waymarks: {message}\n")
+        else:  # (one line: the arguments it repeats may hold a line break or ESC)
+            from waymarks.cli.runner import note
+
+            note(message)
         return 1
     if parsed[1].lower() in HELP:
         return None

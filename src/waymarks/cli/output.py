@@ -116,10 +116,14 @@ MESSAGE_WORD = 300
 _LONG_WORD = re.compile(rf"\S{{{MESSAGE_WORD + 1},}}")
 
 
-def message_safe(text: str) -> str:
+def message_safe(text: str, *, one_line: bool = False) -> str:
     """A refusal's or an error's text as :func:`terminal_safe` gives it, each word of more
-    than :data:`MESSAGE_WORD` characters cut to its first ones and ``…``."""
-    return _LONG_WORD.sub(lambda word: word.group(0)[:MESSAGE_WORD] + "…", terminal_safe(text))
+    than :data:`MESSAGE_WORD` characters cut to its first ones and ``…``; ``one_line``:
+    its line breaks and tabs escaped too (a diagnostic is one line, and the argument or
+    path it repeats may hold a line break: ``waymarks pins $'x\\nFORGED'`` printed a
+    line of its own, read as the tool's)."""
+    safe = escaped(text) if one_line else terminal_safe(text)
+    return _LONG_WORD.sub(lambda word: word.group(0)[:MESSAGE_WORD] + "…", safe)
 
 
 def _terminal_size() -> os.terminal_size:

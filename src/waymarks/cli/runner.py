@@ -282,10 +282,11 @@ def reader_left() -> None:
 
 
 def note(message: str) -> None:
-    """``waymarks: message`` on standard error, when there is one that can be written."""
+    """``waymarks: message`` on standard error, one line, when there is one that can be
+    written."""
     try:
         if sys.stderr is not None:
-            print(f"waymarks: {message_safe(message)}", file=sys.stderr)
+            print(f"waymarks: {message_safe(message, one_line=True)}", file=sys.stderr)
     except OSError:
         pass
 

@@ -1,0 +1,39 @@
+"""An error or refusal said on standard error is one line, whatever the argument or path it
+repeats holds: ``waymarks pins $'x\\nFORGED'`` said ``Got unexpected extra argument (x``
+and then a line ``FORGED)…`` of its own, one a person reads as the tool's (ESC was escaped,
+the line break kept); so did a ``--cwd``, ``--home``, ``trust`` or ``pin --file`` path, and
+a hook's command line with a mistake (there ESC raw too). Real processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FORGED = "x\nwaymarks: FORGED\x1b[2J"
+
+
+def _stderr(tmp_path: Path, *args: str) -> tuple[int, str]:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(tmp_path / "user"),
+           "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_CC_HELPER": "off"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
+                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("pins", FORGED), ("session", "show", FORGED), ("--cwd", FORGED, "pins"),
+    ("--home", FORGED, "pins"), ("trust", FORGED), ("pin", "--file", FORGED),
+    ("hook", "claude-code", "UserPromptSubmit", FORGED)])
+def test_an_error_repeating_an_argument_is_one_line(tmp_path: Path,
+                                                    args: tuple[str, ...]) -> None:
+    status, said = _stderr(tmp_path, *args)
+    assert status in (1, 2), said
+    assert said.startswith("waymarks: ") and said.count("\n") == 1, said
+    assert "\x1b" not in said
+    assert "x\\nwaymarks: FORGED\\u001b[2J" in said
