@@ -78,7 +78,7 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
         ]
         if kind == "memory":
             options.append(click.option(
-                "--key", metavar="KEY",
+                "--key", metavar="KEY", callback=listing_key,
                 help="Only claims with this key (folded as `memory add --key` stores it: "
                      "'DB Port' is db-port). E.g. --key db-port"))
         options += [
@@ -95,6 +95,18 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
         return function
 
     return decorate
+
+
+def listing_key(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``memory list --key``: refused when it has no letter or digit, as ``memory add
+    --key`` refuses it (``--key ''`` of a script's unset variable listed nothing and said
+    "No memory items in this session.", a session that had some)."""
+    from waymarks.core.text import normalize_key
+
+    if value is not None and not normalize_key(value):
+        raise click.BadParameter("a key needs a letter or a digit (e.g. --key db-port); "
+                                 "leave --key out to list every claim", ctx, param)
+    return value
 
 
 def sources_list(value: str | None) -> tuple[str, ...]:
