@@ -40,3 +40,20 @@ def test_a_path_with_a_line_break_prints_no_line_of_its_own(tmp_path: Path) -> N
     for out in shown:
         assert not any(line.startswith(FORGED) for line in out.splitlines()), out
         assert f"p\\n{FORGED} line\\tTAB" in out, out
+
+
+def test_a_written_or_refused_file_path_prints_no_line_of_its_own(tmp_path: Path) -> None:
+    """``adr new`` said ``Created <project>/docs/…`` with the project's line break raw, and
+    ``export -o`` its file's (written, or refused: no such directory), as did ``evolution
+    import`` and ``archive-legacy`` of a folder that is not one."""
+    project = tmp_path / f"p\n{FORGED} line"
+    project.mkdir()
+    missing = str(tmp_path / f"gone\n{FORGED} line")
+    shown = [_cli(tmp_path, project, "adr", "new", "Use SQLite"),
+             _cli(tmp_path, project, "export", "-o", f"x\n{FORGED} line.jsonl"),
+             _cli(tmp_path, project, "export", "-o", f"{missing}/x.jsonl", expect=2),
+             _cli(tmp_path, project, "evolution", "import", missing, expect=2),
+             _cli(tmp_path, project, "evolution", "archive-legacy", missing, expect=2)]
+    for out in shown:
+        assert not any(line.startswith(FORGED) for line in out.splitlines()), out
+        assert f"\\n{FORGED} line" in out, out

@@ -292,7 +292,7 @@ def register_inspection(root: Group) -> None:
                            "evolution import DIR` in a terminal")
         path = Path(directory).expanduser()
         if not path.is_dir():
-            return refused("not_found", f"{path} is not a directory")
+            return refused("not_found", f"{cell(str(path))} is not a directory")
         return _edit(lambda evo: import_legacy(evo, path), create=True)
 
     @command(group, "archive-legacy", summary="After an import, copy pi-memory-evolution's "
@@ -310,7 +310,7 @@ def register_inspection(root: Group) -> None:
                            "evolution archive-legacy DIR` in a terminal")
         path = Path(directory).expanduser()
         if not path.is_dir():
-            return refused("not_found", f"{path} is not a directory")
+            return refused("not_found", f"{cell(str(path))} is not a directory")
         return _edit(lambda evo: archive_legacy(evo, path))
 
     @command(root, "feedback", summary=f"Your verdict on a learned claim: {VERDICT_HELP}. "

@@ -259,7 +259,7 @@ def adr_group() -> Group:
             path = new_adr(Path(app.cwd), " ".join(title), app.clock.now().date())
         except ValueError as exc:  # AdrRefused names its code
             return refused(getattr(exc, "code", "invalid_argument"), str(exc))
-        return Result({"path": str(path)}, f"Created {path}")
+        return Result({"path": str(path)}, f"Created {cell(str(path))}")
 
     return adr
 

@@ -103,15 +103,15 @@ def register_transfer(root: click.Group) -> None:
         if output is not None and output.startswith("-") and output != "-":
             # `export -o --json` wrote the items to a file named "--json": an option typed
             # where the file was expected, almost always a slip
-            raise click.UsageError(f"-o {output}: that is an option, not a FILE; nothing "
+            raise click.UsageError(f"-o {cell(output)}: that is an option, not a FILE; nothing "
                                    f"was written (for a file of that name give ./{output})")
         app = runtime().app()
         if output is not None and output != "-" and resolved(Path(output).expanduser()) is None:
-            return refused("invalid_argument", f"-o {output}: a loop of symbolic links; "
+            return refused("invalid_argument", f"-o {cell(output)}: a loop of symbolic links; "
                            "nothing was written (write to a regular file, or to standard "
                            "output with -o - or no -o)")
         if output is not None and output != "-" and (kept := _kept_by_waymarks(app, output)):
-            return refused("invalid_argument", f"-o {output}: {kept}, where Waymarks "
+            return refused("invalid_argument", f"-o {cell(output)}: {kept}, where Waymarks "
                            "keeps its own files (records, database, settings, team ledger, "
                            "personal memory); nothing was written (give a path outside it)")
         items = _exported(app, kind, statuses)
@@ -124,16 +124,16 @@ def register_transfer(root: click.Group) -> None:
         try:
             write_atomic(Path(output), lines, mode=0o600)  # an export holds stored text
         except NotARegularFile as exc:  # a FIFO, a device, a link: never replaced
-            return refused("invalid_argument", f"-o {output}: {exc.strerror}; nothing was "
+            return refused("invalid_argument", f"-o {cell(output)}: {exc.strerror}; nothing was "
                            "written (write to a regular file, or to standard output with "
                            "-o - or no -o)")
         except (FileNotFoundError, NotADirectoryError):  # (named its temporary file)
-            return refused("invalid_argument", f"-o {output}: its directory does not exist; "
+            return refused("invalid_argument", f"-o {cell(output)}: its directory does not exist; "
                            "nothing was written (create it, or give another path)")
         except OSError as exc:  # a full disk, no permission: the path given, not the temp
             raise OSError(exc.errno, exc.strerror, output) from exc
         return Result({"format": FORMAT, "path": output, "count": len(items)},
-                      f"Exported {len(items)} item(s) to {output}")
+                      f"Exported {len(items)} item(s) to {cell(output)}")
 
     @command(root, "import", summary="Add pins and memory from an export, through the same "
              "rules as every write.",
