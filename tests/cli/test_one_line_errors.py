@@ -37,3 +37,12 @@ def test_an_error_repeating_an_argument_is_one_line(tmp_path: Path,
     assert said.startswith("waymarks: ") and said.count("\n") == 1, said
     assert "\x1b" not in said
     assert "x\\nwaymarks: FORGED\\u001b[2J" in said
+
+
+def test_a_missing_choice_lists_the_choices_on_its_one_line(tmp_path: Path) -> None:
+    """Click lists a missing argument's choices one per line; said escaped that read
+    ``Choose from:\\n\\tbash,…``."""
+    status, said = _stderr(tmp_path, "completion")
+    assert status == 2
+    assert said == ("waymarks: Missing argument '{bash|zsh|fish}'. Choose from: bash, zsh, "
+                    "fish; see `waymarks completion --help`\n")

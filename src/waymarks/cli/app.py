@@ -187,8 +187,9 @@ def run(argv: list[str]) -> int:
 
 
 def usage_message(exc: click.UsageError) -> str:
-    """Click's message, with where to look next (and the `--` rule for text)."""
-    message = exc.format_message().rstrip(".")
+    """Click's message, with where to look next (and the `--` rule for text), on one line
+    (a missing choice's list is click's one per line: said on one line, not escaped)."""
+    message = exc.format_message().replace(":\n\t", ": ").replace(",\n\t", ", ").rstrip(".")
     if isinstance(exc, click.NoSuchOption) and exc.option_name.startswith("-") and \
             not exc.option_name.startswith("--"):
         message += " (text that starts with '-' needs '--' before it: waymarks pin -- -x)"
