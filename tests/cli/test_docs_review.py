@@ -135,3 +135,27 @@ def test_tokens_after_a_plan_that_fell_back_says_so(
     assert main(["--json", "tokens"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["blocks"] == [] and "8000" in document["fallback"]
+
+
+@pytest.mark.parametrize("decision", ["included", "excluded"])
+def test_included_and_excluded_without_a_plan_say_there_is_none(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], decision: str) -> None:
+    """With no plan they said "Nothing included in the last plan.", of a plan never made
+    (``manifest`` said "No plan yet"); ``--json`` carries the same note."""
+    import json
+
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_CLI_HELPER", "off")
+    monkeypatch.chdir(project)
+    assert main([decision]) == 0
+    assert capsys.readouterr().out.strip() == "No plan yet: run `waymarks plan --prompt TEXT`."
+    assert main(["--json", decision]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "items": [], "note": "no plan yet: run `waymarks plan --prompt TEXT`"}
+    assert main(["plan", "--prompt", "which database?"]) == 0
+    capsys.readouterr()
+    assert main([decision]) == 0
+    assert "No plan yet" not in capsys.readouterr().out

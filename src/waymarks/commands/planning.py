@@ -100,8 +100,7 @@ def register_planning(root: click.Group) -> None:
 
         data = _manifest_or_empty(runtime().app())
         if data.get("note"):  # no plan yet (it printed "provider None, 0 tokens")
-            note = str(data["note"])
-            return Result(data, note[:1].upper() + note[1:] + ".")
+            return Result(data, _sentence(data["note"]))
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
                  + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")]
         lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(_short(e['id']))} "
@@ -140,10 +139,18 @@ def register_planning(root: click.Group) -> None:
 def _decision_command(root: click.Group, decision: str, summary: str) -> None:
     @command(root, decision, summary=summary, examples=[f"waymarks {decision}"])
     def run() -> Result:
-        entries = [e for e in _manifest_or_empty(runtime().app())["entries"]
-                   if e["decision"] == decision]
+        data = _manifest_or_empty(runtime().app())
+        if data.get("note"):  # no plan yet: "Nothing included in the last plan." said one ran
+            return Result({"items": [], "note": data["note"]}, _sentence(data["note"]))
+        entries = [e for e in data["entries"] if e["decision"] == decision]
         text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
         return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
+
+
+def _sentence(note: object) -> str:
+    """A manifest's note (``no plan yet: …``) as a sentence."""
+    text = str(note)
+    return text[:1].upper() + text[1:] + "."
 
 
 def _short(item_id: str) -> str:
