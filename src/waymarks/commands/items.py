@@ -322,8 +322,11 @@ def register_inspection(memory: Group) -> None:
         """SCORE is the recall relevance, COVER the share of the query's terms the claim
         covers; RECALLED marks the claims `waymarks recall` would put in a digest (for
         the default provider: at most 3, none it may not receive)."""
-        app = runtime().app()
         text = " ".join(query)
+        if not text.strip():  # ("" answered "No claim matches.", 0: as `recall ""` refuses)
+            raise click.UsageError("give the words to search for, e.g. waymarks memory "
+                                   "search database port")
+        app = runtime().app()
         scored = app.recall(text, inherit=False, privacy=False, every_candidate=True).scored
         if everything:  # and the best retired ones, apart: among them, they took every place
             shown = {s.candidate.id for s in scored}
