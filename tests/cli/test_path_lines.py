@@ -57,3 +57,17 @@ def test_a_written_or_refused_file_path_prints_no_line_of_its_own(tmp_path: Path
     for out in shown:
         assert not any(line.startswith(FORGED) for line in out.splitlines()), out
         assert f"\\n{FORGED} line" in out, out
+
+
+def test_an_installers_path_prints_no_line_of_its_own(tmp_path: Path) -> None:
+    """``pi install`` said ``Installed <agent dir>/extensions/waymarks.ts`` and
+    ``claude-code install`` ``<project>/.claude/settings.json: +…`` with the folder's line
+    break raw."""
+    project = tmp_path / f"p\n{FORGED} line"
+    project.mkdir()
+    agent = tmp_path / f"agent\n{FORGED} line"
+    shown = [_cli(tmp_path, project, "pi", "install", "--agent-dir", str(agent)),
+             _cli(tmp_path, project, "claude-code", "install")]
+    for out in shown:
+        assert not any(line.startswith(FORGED) for line in out.splitlines()), out
+        assert f"\\n{FORGED} line" in out, out

@@ -323,6 +323,7 @@ def register(root: "click.Group") -> None:
              "--agent-dir ~/.pi/agent")
 
     def pi_action(install: bool, directory: str | None) -> Result:
+        from waymarks.commands.render import cell
         from waymarks.hosts import pi_install
 
         where = pi_install.agent_dir(directory)
@@ -332,13 +333,14 @@ def register(root: "click.Group") -> None:
         except (FileExistsError, FileNotFoundError) as exc:
             return Result({"outcome": "rejected", "code": "conflict", "id": None,
                            "conflicts": [], "notices": [],
-                           "message": str(exc)}, f"Refused: {exc}",
+                           "message": str(exc)}, f"Refused: {cell(str(exc))}",
                           EXIT_REJECTED)
         verb = ("Installed" if changed else "Already installed") if install else (
             "Removed" if changed else "Nothing to remove at")
         data: dict[str, object] = {"path": str(path), "changed": changed,
                                    "installed": install}
-        text = f"{verb} {path}" + ("; restart Pi to load it" if install and changed else "")
+        text = f"{verb} {cell(str(path))}" + ("; restart Pi to load it" if install and changed
+                                              else "")
         if install:
             text += host_missing("pi", "Pi", data)
             text += learning_hint(runtime().app().home, data)
@@ -376,6 +378,7 @@ def register(root: "click.Group") -> None:
     def claude_action(install: bool, user: bool, project: bool = False) -> Result:
         from pathlib import Path
 
+        from waymarks.commands.render import cell
         from waymarks.hosts import claude_code_install as cc
 
         if user and project:  # one of the two would be dropped without a word
@@ -391,9 +394,9 @@ def register(root: "click.Group") -> None:
         except cc.InstallError as exc:
             return Result({"outcome": "rejected", "code": "invalid_config", "id": None,
                            "conflicts": [], "notices": [],
-                           "message": str(exc)}, f"Refused: {exc}",
+                           "message": str(exc)}, f"Refused: {cell(str(exc))}",
                           EXIT_REJECTED)
-        lines = [f"{c.path}: " + ", ".join([*(f"+{a}" for a in c.added),
+        lines = [f"{cell(str(c.path))}: " + ", ".join([*(f"+{a}" for a in c.added),
                                              *(f"-{r}" for r in c.removed), *c.notes])
                  for c in changes]
         verb = "installed" if install else "uninstalled"
