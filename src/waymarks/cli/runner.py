@@ -73,7 +73,10 @@ def open_service(run: CliRuntime) -> Any:
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import ServiceError
 
-    cwd = working_directory(run.cwd, "--cwd", existing=True)
+    # `~` expanded, as --home's and --session's are (a host's slash command and `context`
+    # have no shell: `--cwd ~/src/app`, the help's example, was "not a directory")
+    cwd = working_directory(None if run.cwd is None else os.path.expanduser(run.cwd), "--cwd",
+                            existing=True)
     given = "--home" if run.home is not None else \
         "WAYMARKS_HOME" if os.environ.get("WAYMARKS_HOME") else "the default home"
     if run.home is not None and not run.home.strip():  # Path("") is the working directory
