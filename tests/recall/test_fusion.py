@@ -106,6 +106,39 @@ def test_a_record_far_in_meaning_is_no_answer_on_shared_words_alone() -> None:
             if s.eligible] == ["zh"]
 
 
+def test_the_meaning_veto_refuses_only_where_no_record_answers() -> None:
+    """The veto tells a store that holds no answer from one that does (in another
+    person's store a record sharing the question's everyday words is one of them). Beside
+    a record that passes every gate, one the veto alone refused is judged by its words,
+    as the lexical engine judges it; without one, the veto stands. A withheld record
+    answers nothing for the destination that may not receive it."""
+    query = "how long does the invoice renderer cache templates"
+    vetoing = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                          veto=0.3)
+    records = [*RECORDS, record("pdf", "The invoice renderer templates are cached per customer.")]
+    stats = Stats(4, {f: 1 for r in records for f in r.body})
+    plan = direct_plan(query)
+
+    def judged(cosines: dict[str, float], withheld: frozenset[str] = frozenset(),
+               ) -> dict[str, str]:
+        side = Semantic(cosines, vetoing, script(query))
+        return {s.candidate.id: s.reason for s in score_all(plan, records, stats, side,
+                                                            withheld=withheld)
+                if s.candidate.id in ("cache", "pdf")}
+
+    # calibrated 0.18 < 0.3: far, but beside the answer (0.65) it is judged by its words
+    assert judged({"cache": 0.86, "pdf": 0.78}) == {"cache": "selected", "pdf": "selected"}
+    # every record far: the store holds no answer, nothing is recalled
+    verdicts = judged({"cache": 0.78, "pdf": 0.78})
+    assert all(v.startswith("far in meaning") for v in verdicts.values()), verdicts
+    # the answer withheld from the destination: the far record stays refused for it
+    verdicts = judged({"cache": 0.86, "pdf": 0.78}, withheld=frozenset({"cache"}))
+    assert verdicts["pdf"].startswith("far in meaning"), verdicts
+    # lexically (no semantic side) both are recalled, as the veto spares them here
+    assert [s.candidate.id for s in score_all(plan, records, stats) if s.eligible
+            ] == ["cache", "pdf"]
+
+
 def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
     zh = record("zh", "发票渲染器把模板缓存九十秒。")
     records = [zh, *RECORDS[::2]]
