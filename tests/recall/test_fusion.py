@@ -139,6 +139,35 @@ def test_the_meaning_veto_refuses_only_where_no_record_answers() -> None:
             ] == ["cache", "pdf"]
 
 
+def test_a_record_a_little_under_the_coverage_bar_is_recalled_beside_an_answer() -> None:
+    """Fused coverage under the bar (0.45) but within the calibration's margin
+    (``beside``) is no answer on its own, and one beside a record that passes every gate
+    (the store holds the subject); under the margin, or with no margin, it stays out."""
+    query = "how long does the invoice renderer cache templates"
+    margin = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                         beside=0.4)
+    pdf = record("pdf", "The invoice renderer writes its PDFs to the exports folder.")
+    retired = record("cache", RECORDS[1].text, status="superseded")
+    plan = direct_plan(query)
+
+    def verdicts(records: list[Candidate], cosines: dict[str, float],
+                 calibration: Calibration = margin) -> dict[str, str]:
+        stats = Stats(len(records), {f: 1 for r in records for f in r.body})
+        side = Semantic(cosines, calibration, script(query))
+        return {s.candidate.id: s.reason for s in score_all(plan, records, stats, side)
+                if s.candidate.id in ("cache", "pdf")}
+
+    both = [RECORDS[1], pdf]
+    near = {"cache": 0.78, "pdf": 0.83}  # fused coverage: cache 0.46, pdf 0.42
+    assert verdicts(both, near) == {"cache": "selected", "pdf": "selected"}
+    # alone (the answer retired), the same record is refused: nothing is recalled
+    assert verdicts([retired, pdf], near)["pdf"].startswith("coverage 0.42 below")
+    # under the margin (0.33), or without one, it stays out beside the answer
+    assert verdicts(both, {"cache": 0.78, "pdf": 0.80})["pdf"].startswith("coverage 0.33")
+    plain = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6)
+    assert verdicts(both, near, plain)["pdf"].startswith("coverage 0.42 below")
+
+
 def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
     zh = record("zh", "发票渲染器把模板缓存九十秒。")
     records = [zh, *RECORDS[::2]]

@@ -73,12 +73,17 @@ class Calibration(msgspec.Struct, frozen=True):
     #: next candidate of a script other than the query's (:meth:`Semantic.among`), or
     #: than ``floor`` when it is the only one
     cross_margin: float = 0.0
+    #: fused, a record whose one fault is coverage under the bar (0.45) but at or above
+    #: this is eligible beside a record that passes every gate (scoring's ``_beside``),
+    #: as one the veto alone refused is (1.0: none)
+    beside: float = 1.0
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
+                and 0.0 < self.beside <= 1.0
                 and (self.qualify_han is None or self.qualify <= self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")
 
