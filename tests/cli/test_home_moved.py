@@ -8,10 +8,17 @@ files, real SQLite, the real CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.inprocess import waymarks as run_waymarks
 
@@ -104,3 +111,38 @@ def test_a_copied_home_indexes_its_own_earlier_sessions(home: Path, project: Pat
                for s in report["sources"]), report["sources"]
     listed = [i["text"] for i in _run(copy, project, "memory")[1]["items"]]
     assert listed == ["The staging cluster is blue."]
+
+
+def _indexed_paths(home: Path) -> dict[str, str]:
+    with contextlib.closing(sqlite3.connect(home / "waymarks.db")) as db:
+        return {str(sid): str(path) for sid, path in db.execute(
+            "SELECT session_id, path FROM sources")}
+
+
+def test_a_home_reached_by_a_second_path_does_not_take_its_sessions_over(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """The same home at two paths (a bind mount: a container's path and the host's),
+    not a copy: a read through the second path took every earlier session over from the
+    first (the file there is the same file), reading each again in full, and a read
+    through the first took them back: a re-index of every earlier session whenever the
+    path changed. The indexed file is the same file, so it is kept."""
+    if shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace for a bind mount here")
+    _home_with_a_session(home, project)
+    earlier = {sid: path for sid, path in _indexed_paths(home).items()
+               if sid != _active(home, project)}
+    assert earlier and all(Path(p).is_relative_to(home) for p in earlier.values())
+    mounted = tmp_path / "mounted"
+    mounted.mkdir()
+    read = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+         "sh", str(home), str(mounted), sys.executable, "-m", "waymarks.cli.main",
+         "--home", str(mounted), "--cwd", str(project), "--json", "pins"],
+        cwd=project, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": ":".join(sys.path), "WAYMARKS_CLI_HELPER": "off",
+             "WAYMARKS_SEMANTIC": "off"})
+    assert read.returncode == 0, read.stderr
+    assert [p["text"] for p in json.loads(read.stdout)["items"]] == ["Use pnpm not npm"]
+    now = _indexed_paths(home)
+    assert {sid: now[sid] for sid in earlier} == earlier

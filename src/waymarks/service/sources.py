@@ -127,11 +127,14 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             continue
         earlier = by_session.get(reader.session_id)
         if earlier is not None and earlier.path != name:
-            if Path(earlier.path).exists() and in_project_dirs(
-                    Path(earlier.path), app.cwd, app.home, settings.session_roots):
+            if Path(earlier.path).exists() and (in_project_dirs(
+                    Path(earlier.path), app.cwd, app.home, settings.session_roots)
+                    or _same_file(earlier.path, name)):
                 continue  # one session, one ledger: a copy is not a second source
             # (indexed from outside this home's folders, a copied home's original: the
-            # file here is this home's)
+            # file here is this home's; the same file by another path, a home reached
+            # through a bind mount, is no copy: taken over, it was read again in full,
+            # and taken back, by a read through the other path)
             # the indexed file now lives here (renamed, or moved within this project's
             # session folders, the only ones searched): it is read from here on. It was
             # held back as `moved` until a rebuild, which reads it from here anyway
@@ -249,6 +252,14 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
 #: and ``/x-b/c`` are both ``--x-b-c--``), and one long-lived process serves both. The
 #: ctime and inode tell a file rewritten in place or replaced with its size and mtime kept
 _REJECTED: dict[tuple[str, str], Stamp | None] = {}
+
+
+def _same_file(one: str, other: str) -> bool:
+    """Whether two paths name one file (``False`` when either cannot be looked at)."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _open_new(path: Path, project: str) -> SessionLog | None:
