@@ -233,3 +233,31 @@ def test_a_plain_text_of_an_item_stored_marked_whole_is_a_duplicate(
     pins = _json(home, project, "pins", "--status", "active")["items"]
     assert [(p["text"], p["classification"]) for p in pins] == [
         ("Run the linter first.", "sensitive")]
+
+
+def test_a_text_marked_whole_is_found_as_its_plain_form_is_written(
+        home: Path, project: Path) -> None:
+    """The plain twin was looked for as the marked one's exact tags around the typed text:
+    `X` beside `[ds4:local-only]X.[/ds4:local-only]` (the final period inside the tags)
+    or `[ds4:local-only] X [/ds4:local-only]` (spaces inside them), and `X` marked at a
+    looser level beside `X` marked local-only, were each added as a new item, which a
+    plan sent to a remote provider allowed that level. Compared as normalize leaves the
+    texts (case, spaces, a final period), they are the same text."""
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text('[privacy]\nremoteDefaultAllowed = ["normal", '
+                                      '"internal"]\n')
+    bare = CLAIM.rstrip(".")
+    marked = _json(home, project, "memory", "add", "--",
+                   f"[ds4:local-only]{CLAIM}[/ds4:local-only]")
+    for again in (bare, f"[ds4:internal]{bare}[/ds4:internal]", CLAIM.upper()):
+        said = _json(home, project, "memory", "add", "--", again)
+        assert (said["outcome"], said["id"]) == ("duplicate", marked["id"]), again
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    pin = _json(home, project, "pin", "--", "[ds4:sensitive] Run the linter first [/ds4:sensitive]")
+    said = _json(home, project, "pin", "--", "Run the linter first.")
+    assert (said["outcome"], said["id"]) == ("duplicate", pin["id"])
+    tighter = _json(home, project, "pin", "--", "[ds4:local-only]Run the linter first!"
+                    "[/ds4:local-only]")
+    assert (tighter["operation"], tighter["previousId"]) == ("supersede", pin["id"])
+    active = [i for i in _json(home, project, "memory")["items"] if i["status"] == "active"]
+    assert [i["id"] for i in active] == [marked["id"]]

@@ -459,26 +459,31 @@ def _add_or_supersede(
 
 #: the levels a marker around a whole text raises it to (``normal`` raises nothing)
 _WRAPPING: Final = ("internal", "sensitive", "local-only")
+#: how a text marked whole may sit in its tags once normalized: a space inside each tag,
+#: and the sentence's end (dropped from a plain text's form, kept before a closing tag)
+_INSIDE: Final = (("", ""), ("", "."), ("", "!"), (" ", " "), (" ", ". "), (" ", "! "))
 
 
 def _marked_duplicate(ctx: WriteContext, candidate: ItemState) -> ItemState | None:
-    """The active item holding ``candidate``'s text with other marker tags: without them
-    (``X`` for ``[ds4:sensitive]X[/ds4:sensitive]``) or, for a text without any, marked
-    whole (``[ds4:local-only]X[/ds4:local-only]`` for ``X``). The same text: a stricter
-    one supersedes it, as ``--classification`` does, and one at the same or a looser
-    level is a duplicate. Compared with their tags they were two texts: a marked one was
-    added beside ``X``, which stayed, and ``X`` beside a marked one (an older export
-    imported again); either way ``X`` went on to the providers the marker kept it from.
-    Looked up by text alone (one indexed lookup each)."""
-    text = candidate.text
-    others = [strip_markers(text)] if has_markers(text) else [
-        f"[ds4:{level}]{text}[/ds4:{level}]" for level in _WRAPPING]
-    for norm in map(normalize, others):
-        for found in ctx.view.active_matching(candidate.kind, candidate.partition, norm,
-                                              None, None):
-            if found.norm == norm and found.item.scope == candidate.item.scope:
-                return found
-    return None
+    """The active item holding ``candidate``'s text with other marker tags: without any
+    (``X`` for ``[ds4:sensitive]X[/ds4:sensitive]``) or marked whole at a level
+    (``[ds4:local-only]X.[/ds4:local-only]`` for ``X`` or for ``[ds4:internal]X``). The
+    same text: a stricter one supersedes it, as ``--classification`` does, and one at the
+    same or a looser level is a duplicate. Compared with their tags they were two texts:
+    a marked one was added beside ``X``, which stayed, and ``X`` (or ``X`` marked looser)
+    beside a marked one (an older export imported again); either way ``X`` went on to
+    the providers the marker kept it from. The forms are compared as :func:`normalize`
+    leaves them (case, spaces, the final period: ``X`` beside ``[ds4:local-only] X.
+    [/ds4:local-only]``), in one indexed lookup."""
+    marked = has_markers(candidate.text)
+    bare = normalize(strip_markers(candidate.text)) if marked else candidate.norm
+    forms = [bare] if marked else []
+    forms += [f"[ds4:{level}]{lead}{bare}{end}[/ds4:{level}]"
+              for level in _WRAPPING for lead, end in _INSIDE]
+    forms = [f for f in dict.fromkeys(forms) if f != candidate.norm]
+    return next((found for found in ctx.view.active_with_norms(
+        candidate.kind, candidate.partition, forms)
+        if found.item.scope == candidate.item.scope), None)
 
 
 def _tightened_key(ctx: WriteContext, item: MemoryItem,

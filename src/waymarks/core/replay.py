@@ -61,6 +61,12 @@ class MemoryView:
                 found.update(group)
         return list(found.values())
 
+    def active_with_norms(self, kind: Kind, partition: str, norms: Sequence[str]
+                          ) -> Sequence[ItemState]:
+        found = {i: s for norm in norms
+                 for i, s in self._by_norm.get((kind, partition, norm), _EMPTY).items()}
+        return sorted(found.values(), key=lambda s: s.seq)
+
     def active_conflicting(
         self, kind: Kind, partition: str, norm: str, key: str | None,
         polarity_base: str | None, polarity_sign: int, limit: int,
@@ -179,6 +185,11 @@ class OverlayView:
         return [*self._under(self.base.active_matching(kind, partition, norm, key,
                                                        polarity_base)),
                 *self.top.active_matching(kind, partition, norm, key, polarity_base)]
+
+    def active_with_norms(self, kind: Kind, partition: str, norms: Sequence[str]
+                          ) -> Sequence[ItemState]:
+        return [*self._under(self.base.active_with_norms(kind, partition, norms)),
+                *self.top.active_with_norms(kind, partition, norms)]
 
     def active_conflicting(
         self, kind: Kind, partition: str, norm: str, key: str | None,

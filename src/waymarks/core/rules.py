@@ -93,6 +93,12 @@ class StateView(Protocol):
         """Active items of ``kind`` in ``partition`` sharing the norm, key or polarity base."""
         ...
 
+    def active_with_norms(self, kind: Kind, partition: str, norms: Sequence[str]
+                          ) -> Sequence[ItemState]:
+        """Active items of ``kind`` in ``partition`` whose norm is one of ``norms`` (one
+        indexed lookup for them all), in ``seq`` order."""
+        ...
+
     def active_conflicting(
         self, kind: Kind, partition: str, norm: str, key: str | None,
         polarity_base: str | None, polarity_sign: int, limit: int,

@@ -52,6 +52,16 @@ class SqliteView:
         )
         return _active(rows)
 
+    def active_with_norms(self, kind: str, partition: str, norms: Sequence[str]
+                          ) -> Sequence[ItemState]:
+        if not norms:
+            return []
+        rows = self.db.execute(
+            f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND partition = ?"
+            f" AND norm IN ({', '.join('?' * len(norms))}) ORDER BY seq",
+            (kind, partition, *norms))
+        return _active(rows)
+
     def active_conflicting(
         self, kind: str, partition: str, norm: str, key: str | None,
         polarity_base: str | None, polarity_sign: int, limit: int,
