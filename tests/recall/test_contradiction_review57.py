@@ -82,6 +82,22 @@ def test_a_release_of_another_version_and_a_decimal_still_differ(app: Waymarks) 
     _refused(app, "The sample rate is 1.5.")
 
 
+@pytest.mark.parametrize(("first", "second"), [
+    ("The SDK version is 2.0.0.", "The SDK version is 2.0.1."),
+    ("We run Postgres 16.0.0.", "We run Postgres 16.0.2."),
+    ("The default Python is 3.12.0.", "The default Python is 3.12.1."),
+    ("The SDK version is 2.0.", "The SDK version is 2.5.1."),
+])
+def test_a_release_ending_in_zero_is_no_version_line(app: Waymarks, first: str,
+                                                     second: str) -> None:
+    """With its trailing zero parts dropped, the release ``2.0.0`` was the version ``2``,
+    of which ``2.0.1`` is a release: the next patch release was accepted beside the one
+    stored, both sent to the model as in effect (and ``2.0``, dropped to ``2``, agreed
+    with ``2.5.1``). A release written with three parts is no line of releases."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, second)
+
+
 @pytest.mark.parametrize(("first", "second", "contradicting"), [
     ("Release 2.3.0 shipped on 2026-11-02.", "Release 2.4.0 shipped on 2026-11-30.",
      "Release 2.3.0 shipped on 2026-11-05."),

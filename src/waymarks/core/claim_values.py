@@ -88,7 +88,8 @@ def version(value: str) -> str:
     """A dotted number of two or three parts without its trailing zero parts: ``2.0`` is
     ``2``, ``3.12.0`` is ``3.12`` (a version and a decimal alike; four parts, as an IPv4
     address has, are left whole). Written so, the same version was another value and a
-    restatement was refused as a conflict."""
+    restatement was refused as a conflict. For comparing only (:func:`agreeing`): a value
+    is kept as written, since ``3.12.0`` is a release and ``3.12`` a line of them."""
     if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value[2:]) or not 1 <= value.count(".") <= 2:
         return value
     parts = value[2:].split(".")
@@ -98,17 +99,21 @@ def version(value: str) -> str:
 
 
 def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]]:
-    """The pairs of values, one of each side, that state one thing: the same value, or a
-    version and a release of it (``20`` and ``20.11.1``, ``3.12`` and ``3.12.4``: the
-    longer of three parts, so ``1`` and ``1.5``, which may be decimals, still differ)."""
+    """The pairs of values, one of each side, that state one thing: the same value (a
+    version with its trailing zero parts or without: :func:`version`), or a version and a
+    release of it (``20`` and ``20.11.1``, ``3.12`` and ``3.12.4``: the longer of three
+    parts, so ``1`` and ``1.5``, which may be decimals, still differ; and the shorter
+    written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too)."""
     theirs = list(theirs)
     return [(one, other) for one in mine for other in theirs
-            if one == other or _release_of(one, other) or _release_of(other, one)]
+            if one == other or version(one) == version(other) or _release_of(one, other)
+            or _release_of(other, one)]
 
 
 def _release_of(short: str, long: str) -> bool:
     return (short[:2] == long[:2] == "v:" and long.count(".") == 2
-            and long.startswith(short + ".") and PLAIN_NUMBER.fullmatch(long[2:]) is not None
+            and short.count(".") < 2 and long.startswith(short + ".")
+            and PLAIN_NUMBER.fullmatch(long[2:]) is not None
             and PLAIN_NUMBER.fullmatch(short[2:]) is not None)
 
 
