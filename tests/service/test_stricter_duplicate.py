@@ -261,3 +261,22 @@ def test_a_text_marked_whole_is_found_as_its_plain_form_is_written(
     assert (tighter["operation"], tighter["previousId"]) == ("supersede", pin["id"])
     active = [i for i in _json(home, project, "memory")["items"] if i["status"] == "active"]
     assert [i["id"] for i in active] == [marked["id"]]
+
+
+def test_a_supersede_with_the_text_of_an_item_marked_whole_is_refused(
+        home: Path, project: Path) -> None:
+    """`memory supersede OTHER -- X` with `[ds4:local-only]X[/ds4:local-only]` active: the
+    marked twin was only looked for by a write superseding nothing, so the plain `X` was
+    committed beside it and planned for the remote provider. It is refused, as the same
+    supersede is beside a plain `X`; a supersede of the marked item itself stays the
+    person's change of it."""
+    marked = _json(home, project, "memory", "add", "--",
+                   f"[ds4:local-only]{CLAIM}[/ds4:local-only]")
+    other = _json(home, project, "memory", "add", "--", "The office wifi is guest-5.")
+    refused = _json(home, project, "memory", "supersede", other["id"], "--", CLAIM,
+                    expect=2)
+    assert refused["code"] == "invalid_argument" and refused["conflicts"] == [marked["id"]]
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    changed = _json(home, project, "memory", "supersede", marked["id"], "--",
+                    f"[ds4:sensitive]{CLAIM}[/ds4:sensitive]")
+    assert changed["outcome"] == "committed" and changed["previousId"] == marked["id"]

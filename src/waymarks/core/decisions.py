@@ -412,8 +412,12 @@ def _add_or_supersede(
     kind: Literal["pin", "memory"] = "pin" if isinstance(item, PinItem) else "memory"
     candidate = new_state(item, ctx.session_id, "", 0)
     duplicate = find_duplicate(ctx.view, candidate)
-    if duplicate is None and previous is None:
-        duplicate = _marked_duplicate(ctx, candidate)
+    if duplicate is None:
+        # the same text with other marker tags; a supersede of that item itself (its
+        # text without the tags, say) is the person's own change of it
+        twin = _marked_duplicate(ctx, candidate)
+        if twin is not None and (previous is None or twin.id != previous.id):
+            duplicate = twin
     if duplicate is not None and _duplicate_applies(ctx, duplicate):
         if previous is not None and previous.id != duplicate.id:
             # answered as a duplicate (success, nothing appended), the target stayed
