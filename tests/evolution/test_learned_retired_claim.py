@@ -42,3 +42,31 @@ def test_a_learned_copy_of_a_claim_taken_out_of_effect_is_left_out(
     assert "learned" not in cli("recall", PROMPT)  # nor recalled
     report = cli("evolution", "explain", *PROMPT.split())
     assert report["selected"] == []
+
+
+def test_a_plan_reads_the_claims_about_a_learned_claim_once(
+        cli: Callable[..., dict], home: Path, project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether theirs contradicts a learned claim and whether one they retired says it were
+    two reads of every claim that may be about it (any status, each row verified): with a
+    supersede chain on its subject (10k versions: 0.25 s a read), the retired check
+    doubled a plan's cost. One read per learned claim's text now serves both."""
+    from waymarks.store.reads import ProjectionReads as Reads
+
+    cli("trust", str(project))
+    cli("memory", "add", "--scope", "project", "--", "The build cache lives in /srv/old.")
+    cli("memory", "supersede", str(cli("memory")["items"][0]["id"])[:8], "--",
+        "The build cache lives in /srv/older.")
+    assert _apply(home, project, f"Remember: {TEXT}", [
+        {"kind": "fact", "content": TEXT, "searchTerms": ["build cache"]}]) == "applied"
+    asked: list[str] = []
+    about = Reads.memory_about
+
+    def counted(self: Reads, partitions: list[str], subject: object, norm: str) -> list[str]:
+        asked.append(norm)
+        return about(self, partitions, subject, norm)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Reads, "memory_about", counted)
+    reason = _learned_reason(cli)
+    assert reason is not None and "says otherwise" in reason
+    assert asked == [TEXT.lower().rstrip(".")]
