@@ -151,6 +151,24 @@ def test_a_value_typed_right_after_a_chinese_character_is_read_whole(
     _refused(app, contradicting)
 
 
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The data folder is /srv/données/app.", "Our data folder is /srv/données/app.",
+     "The data folder is /srv/données/web."),
+    ("The uploads go to /home/josé/uploads.", "Uploads go to /home/josé/uploads.",
+     "The uploads go to /home/maría/uploads."),
+    ("缓存目录是/srv/café/cache。", "缓存目录是 /srv/café/cache。", "缓存目录是/srv/café/tmp。"),
+])
+def test_a_path_with_a_letter_outside_ascii_is_one_value(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """Read with ASCII word characters (for the values typed after a Chinese character), a
+    path was cut at its first letter outside ASCII: ``/srv/données/app`` was the values
+    ``/srv/donn`` and ``es/app``, and ``/srv/données/web`` agreed with it on the first,
+    so the other folder was written beside the stored one. Only a Chinese character is
+    left out of a value's word characters now."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
 def test_a_date_typed_right_after_a_chinese_character_is_a_value(app: Waymarks) -> None:
     """"发布日期是2026-12-20。" had no signature (the date was not read), so another
     date was not refused."""
