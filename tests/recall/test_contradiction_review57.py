@@ -133,6 +133,21 @@ def test_an_ipv4_address_is_where_a_service_listens_not_its_port(
     _refused(app, contradicting)
 
 
+@pytest.mark.parametrize(("stored", "changed"), [
+    ("The API listens on 0.0.0.0:8080.", "The API listens on 0.0.0.0:8081."),
+    ("The API listens on 0.0.0.0:8080.", "The API listens on 127.0.0.1:8080."),
+    ("Postgres is at 10.0.0.5:5432.", "Postgres is at 10.0.0.5:6432."),
+])
+def test_an_address_with_its_port_is_one_value_beside_another(
+        app: Waymarks, stored: str, changed: str) -> None:
+    """Split into its address and its port, an address with a port agreed with another on
+    either part: the port changed at the same address (or the address at the same port)
+    was accepted beside the stored claim, both sent to the model as in effect. Each part
+    still agrees with the address or the port stated alone."""
+    assert isinstance(app.remember(stored), Committed)
+    _refused(app, changed)
+
+
 @pytest.mark.parametrize(("first", "second", "contradicting"), [
     ("API 文档地址是 https://docs.example.com。", "API 文档地址是https://docs.example.com。",
      "API 文档地址是https://developer.example.com。"),

@@ -103,11 +103,12 @@ def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]
     version with its trailing zero parts or without: :func:`version`), or a version and a
     release of it (``20`` and ``20.11.1``, ``3.12`` and ``3.12.4``: the longer of three
     parts, so ``1`` and ``1.5``, which may be decimals, still differ; and the shorter
-    written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too)."""
+    written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too), or an
+    address with a port and its address or its port (:func:`_part_of`)."""
     theirs = list(theirs)
     return [(one, other) for one in mine for other in theirs
             if one == other or version(one) == version(other) or _release_of(one, other)
-            or _release_of(other, one)]
+            or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)]
 
 
 def _release_of(short: str, long: str) -> bool:
@@ -148,14 +149,22 @@ _IPV4: Final = lazy(r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?")
 _ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
 
 
-def address(value: str) -> tuple[str, ...]:
-    """An IPv4 address with its port as two values, the address and the port: "listens on
-    0.0.0.0:8080" states the port 8080 ("The API port is 8080." agrees with it; read as
-    one value, it was refused as a conflict)."""
+def _address_parts(value: str) -> tuple[str, str] | None:
+    """An IPv4 address with its port ("v:0.0.0.0:8080") as its address and its port."""
     found = _IPV4.fullmatch(value, 2) if value[:2] == "v:" else None
     if found is None or found.group(2) is None:
-        return (value,)
+        return None
     return "v:" + found.group(1), "v:" + found.group(2)
+
+
+def _part_of(whole: str, part: str) -> bool:
+    """Whether ``part`` is the address or the port of the address with a port ``whole``:
+    "listens on 0.0.0.0:8080" states the port 8080 ("The API port is 8080." agrees with
+    it) and the address 0.0.0.0. Kept one value, it is another than ``0.0.0.0:8081`` and
+    ``127.0.0.1:8080`` (split in two, each agreed with the other on a part, and a changed
+    port or address was accepted beside the stored one)."""
+    parts = _address_parts(whole)
+    return parts is not None and part in parts
 
 
 def kinds(values: Iterable[str]) -> set[str]:
@@ -166,6 +175,8 @@ def kinds(values: Iterable[str]) -> set[str]:
     for value in values:
         if value[:2] == "v:" and (_IPV4.fullmatch(value[2:]) or "://" in value):
             found.add("a:")  # an address: compared with names, not with a number
+            if _address_parts(value) is not None:
+                found.add("v:")  # with its port: compared with a port too
             continue
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
             found.add("t:")  # a date is when, compared with dates only

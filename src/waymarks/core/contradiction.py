@@ -42,7 +42,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
-from waymarks.core.claim_values import address, agreeing, kinds, one_amount, spelled
+from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
@@ -284,10 +284,9 @@ def signature(claim: str) -> Signature | None:
         if phrase is None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
-        stated = address(value)
-        values.update(stated)
+        values.add(value)
         if _denied(text, match.start(), position):
-            denied.update(stated)
+            denied.add(value)
     for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
