@@ -184,6 +184,21 @@ def test_a_path_with_a_letter_outside_ascii_is_one_value(
     _refused(app, contradicting)
 
 
+@pytest.mark.parametrize(("stored", "changed"), [
+    ("默认分支是 main。", "默认分支是 v2-stable。"),
+    ("默认分支是 v1-lts。", "默认分支是 v2-lts。"),
+    ("log_level = debug", "log_level = v2trace"),
+])
+def test_a_word_that_starts_like_a_version_is_a_value(app: Waymarks, stored: str,
+                                                       changed: str) -> None:
+    """The word after 是 or = was skipped when it started with v and a digit, so that the
+    number rule read "v2.3.0" as 2.3.0; a word the number rule cannot read ("v2-stable",
+    "v1-lts") was then no value at all, the claim had no signature, and another branch
+    was accepted beside the stored one."""
+    assert isinstance(app.remember(stored), Committed)
+    _refused(app, changed)
+
+
 def test_a_date_typed_right_after_a_chinese_character_is_a_value(app: Waymarks) -> None:
     """"发布日期是2026-12-20。" had no signature (the date was not read), so another
     date was not refused."""

@@ -108,8 +108,12 @@ _ADVICE: Final = lazy(
     r"|because)\b|\s*(?:不要|别|请|所以|因此|勿|不能|不用|无需)")
 #: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``: the
 #: value ("默认分支是 main。", "log_level = debug"); an English "is" is followed by too
-#: many other things ("is fast", "is the owner") to read its word so
-_WORD_VALUE: Final = lazy(r"(?:是|为|=)\s*(?!v\d)([a-z][\w.+-]*)\s*(?=[。.!;,?]|$)")
+#: many other things ("is fast", "is the owner") to read its word so; a v-version alone
+#: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
+#: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
+_WORD_VALUE: Final = lazy(
+    r"(?:是|为|=)\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z][\w.+-]*)\s*"
+    r"(?=[。.!;,?]|$)")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 _LETTER_NAME: Final = lazy(
     r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
