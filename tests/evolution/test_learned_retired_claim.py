@@ -8,6 +8,7 @@ process."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,11 +63,36 @@ def test_a_plan_reads_the_claims_about_a_learned_claim_once(
     asked: list[str] = []
     about = Reads.memory_about
 
-    def counted(self: Reads, partitions: list[str], subject: object, norm: str) -> list[str]:
+    def counted(self: Reads, partitions: list[str], subject: object, norm: str,
+                *also: object) -> list[str]:
         asked.append(norm)
-        return about(self, partitions, subject, norm)  # type: ignore[arg-type]
+        return about(self, partitions, subject, norm, *also)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Reads, "memory_about", counted)
     reason = _learned_reason(cli)
     assert reason is not None and "says otherwise" in reason
     assert asked == [TEXT.lower().rstrip(".")]
+
+
+@pytest.mark.parametrize(("text", "prompt"), [
+    (TEXT, PROMPT),
+    ("Rebase feature branches onto main before merging.", "how do we merge feature branches?"),
+])
+def test_a_learned_copy_of_a_claim_the_person_marked_is_theirs(
+        cli: Callable[..., dict], home: Path, project: Path, text: str, prompt: str) -> None:
+    """The person's claim marked local-only, and a learned claim of the same sentence:
+    compared with its tags, theirs was another text, so the learned copy (provisional,
+    normal) was planned for the remote provider, the marked text in clear. It is theirs,
+    left out as a copy of one they hold; the second claim has no signature, so it is
+    found by its text alone."""
+    cli("trust", str(project))
+    mine = cli("memory", "add", "--scope", "project", "--",
+               f"[ds4:local-only]{text}[/ds4:local-only]")
+    assert _apply(home, project, f"Remember: {text}", [
+        {"kind": "fact", "content": text, "searchTerms": prompt.split()[1:3]}]) == "applied"
+    cli("learn", "on")
+    plan = cli("plan", "--provider", "openai", "--", prompt)
+    assert text.rstrip(".") not in json.dumps(plan["messages"])
+    [row] = [i for i in plan["manifest"]["entries"] if i.get("kind") == "learned"]
+    assert row["decision"] == "excluded"
+    assert row["reason"] == f"you hold this claim ({mine['id'][:8]})"

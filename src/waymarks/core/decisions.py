@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import Final, Literal, cast
+from typing import Literal, cast
 
 import msgspec
 
@@ -51,6 +51,7 @@ from waymarks.core.privacy import (
     classify,
     has_markers,
     level_rank,
+    marked_forms,
     near_miss_markers,
     strip_markers,
 )
@@ -461,13 +462,6 @@ def _add_or_supersede(
     return MemoryMutation(item=item, **fields)  # type: ignore[arg-type]
 
 
-#: the levels a marker around a whole text raises it to (``normal`` raises nothing)
-_WRAPPING: Final = ("internal", "sensitive", "local-only")
-#: how a text marked whole may sit in its tags once normalized: a space inside each tag,
-#: and the sentence's end (dropped from a plain text's form, kept before a closing tag)
-_INSIDE: Final = (("", ""), ("", "."), ("", "!"), (" ", " "), (" ", ". "), (" ", "! "))
-
-
 def _marked_duplicate(ctx: WriteContext, candidate: ItemState) -> ItemState | None:
     """The active item holding ``candidate``'s text with other marker tags: without any
     (``X`` for ``[ds4:sensitive]X[/ds4:sensitive]``) or marked whole at a level
@@ -481,9 +475,7 @@ def _marked_duplicate(ctx: WriteContext, candidate: ItemState) -> ItemState | No
     [/ds4:local-only]``), in one indexed lookup."""
     marked = has_markers(candidate.text)
     bare = normalize(strip_markers(candidate.text)) if marked else candidate.norm
-    forms = [bare] if marked else []
-    forms += [f"[ds4:{level}]{lead}{bare}{end}[/ds4:{level}]"
-              for level in _WRAPPING for lead, end in _INSIDE]
+    forms = [*([bare] if marked else []), *marked_forms(bare)]
     forms = [f for f in dict.fromkeys(forms) if f != candidate.norm]
     return next((found for found in ctx.view.active_with_norms(
         candidate.kind, candidate.partition, forms)

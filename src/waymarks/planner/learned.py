@@ -54,6 +54,10 @@ class LearnedBlock(msgspec.Struct, frozen=True):
     #: the ID of a claim of the person's saying this that they took out of effect
     #: (invalid, expired, superseded): not planned either
     retired_by: str | None = None
+    #: the ID of a pin or claim of the person's in effect saying this with marker tags
+    #: (``[ds4:local-only]…``): held, so not planned (a plan for a remote provider weighs
+    #: none of theirs above its level, and the learned copy went out as provisional memory)
+    held_by: str | None = None
 
 
 def render_learned(block: LearnedBlock, egress: Egress) -> str:

@@ -446,7 +446,7 @@ def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
     offered: list[LearnedBlock] = []
     mine: dict[str, str] = {}
     for block in learned:
-        own = held.get(normalize(block.content))
+        own = held.get(normalize(block.content)) or block.held_by
         if own is not None:
             mine[block.id] = f"you hold this claim ({own[:8]})"
         elif block.overridden_by is not None:

@@ -348,7 +348,8 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
             held: tuple[Sequence[PinInput], Sequence[MemoryInput]] = ((), ()),
             budget: int | None = None, learning: bool = True,
             contradicted: Contradicted | None = None,
-            retired: Contradicted | None = None) -> dict[str, Any]:
+            retired: Contradicted | None = None,
+            said: Contradicted | None = None) -> dict[str, Any]:
     """What automatic injection to ``egress``'s destination would do for ``query`` now:
     plan features, candidates, scores, verdicts (no bodies, at most 8,000 bytes), the
     claims it would select, with dormant claims left out as automatic injection leaves
@@ -380,6 +381,6 @@ def explain(home: Path, query: str, history_turns: tuple[str, ...] = (),
     result = ranked(egress)
     choice = planned(result, egress, *held,
                      Budgets().max_learned_tokens if budget is None else budget,
-                     contradicted, retired) if learning else ([], dict.fromkeys(
+                     contradicted, retired, said) if learning else ([], dict.fromkeys(
                          (s.candidate.id for s in result.eligible), LEARNING_OFF))
     return injection_report(result, withheld, choice)

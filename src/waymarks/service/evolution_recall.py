@@ -241,7 +241,8 @@ def _damaged() -> type[Exception]:
 def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egress,
                    now: str | None = None, notes: list[str] | None = None,
                    contradicted: Contradicted | None = None,
-                   retired: Contradicted | None = None) -> list[LearnedBlock]:
+                   retired: Contradicted | None = None,
+                   said: Contradicted | None = None) -> list[LearnedBlock]:
     """The planner's learned block inputs: every eligible learned claim ``egress``'s
     destination may receive, best first (the planner applies the budget, records what it
     left out, and stops at ``MAX_LEARNED`` included). Ranked before the privacy check
@@ -249,17 +250,18 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
     (their relevance also set the cutoff that left it out), which ``recall`` found.
     Dormant claims are never offered here (they stay recallable on request).
     ``contradicted``: names the person's own pin or claim a learned claim contradicts,
-    ``retired`` their claim saying it that they took out of effect (the planner leaves
-    either one out)."""
+    ``retired`` their claim saying it that they took out of effect, ``said`` their pin or
+    claim in effect saying it with marker tags (the planner leaves each one out)."""
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
                             notes=notes)
     _remember_snapshot(result, stamp)
-    return [_block(s, contradicted, retired) for s in result.eligible]
+    return [_block(s, contradicted, retired, said) for s in result.eligible]
 
 
 def _block(scored: Scored, contradicted: Contradicted | None,
-           retired: Contradicted | None = None) -> LearnedBlock:
+           retired: Contradicted | None = None,
+           said: Contradicted | None = None) -> LearnedBlock:
     from waymarks.planner.learned import LearnedBlock
 
     c = scored.candidate
@@ -267,7 +269,8 @@ def _block(scored: Scored, contradicted: Contradicted | None,
                         utc_text(c.created_at, "%Y-%m-%d"), scored.rank, c.classification,
                         aging_note(c.freshness),
                         None if contradicted is None else contradicted(c.text),
-                        None if retired is None else retired(c.text))
+                        None if retired is None else retired(c.text),
+                        None if said is None else said(c.text))
 
 
 def _ms(stamp: str) -> int:
@@ -325,7 +328,8 @@ def last_snapshot() -> dict[str, object] | None:
 def planned(result: RecallResult, egress: Egress, pins: Sequence[PinInput],
             memories: Sequence[MemoryInput], budget: int,
             contradicted: Contradicted | None = None,
-            retired: Contradicted | None = None) -> Choice:
+            retired: Contradicted | None = None,
+            said: Contradicted | None = None) -> Choice:
     """The planner's own choice among ``result``'s eligible learned claims (the same
     functions): one the person holds as a pin or claim of those the plan weighs is left
     out, and so is one that contradicts the person's own (``contradicted``) or says what
@@ -336,7 +340,7 @@ def planned(result: RecallResult, egress: Egress, pins: Sequence[PinInput],
     from waymarks.planner.select import offered_learned
 
     offered, reasons = offered_learned(
-        [_block(s, contradicted, retired) for s in result.eligible], pins, memories)
+        [_block(s, contradicted, retired, said) for s in result.eligible], pins, memories)
     included, excluded, _room = choose_learned(offered, egress, budget, None)
     reasons.update((b.id, reason) for b, _level, reason, _tokens in excluded)
     return [b.id for b, *_ in included], reasons

@@ -83,6 +83,7 @@ class OwnClaims:
 
     def _claims_read(self, text: str) -> list[ItemView]:
         from waymarks.core.contradiction import signature
+        from waymarks.core.privacy import marked_forms
         from waymarks.core.text import normalize
 
         app = self._app
@@ -96,8 +97,9 @@ class OwnClaims:
             with app.projection.transaction():
                 app.projection.catch_up_claim_subjects()
         found = signature(text)
+        norm = normalize(text)  # and the text marked whole: the person's at their level
         ids = app.projection.memory_about(partitions, found.subject if found else None,
-                                          normalize(text))
+                                          norm, marked_forms(norm))
         return list(app.items("memory", ids=ids)) if ids else []
 
     def contradicted(self, text: str) -> str | None:
@@ -107,12 +109,21 @@ class OwnClaims:
     def held(self, text: str) -> str | None:
         """The ID of the pin or claim that says ``text`` (the same sentence) or
         contradicts it, if any: what a learned claim with that text must not stand for."""
-        from waymarks.core.text import normalize
-
         claims = self._claims(text)
         views = [*self._pins_in_effect(), *(v for v in claims if v.applies)]
-        said = {normalize(v.text): v.id for v in views}.get(normalize(text))
+        said = next((v.id for v in _saying(views, text)), None)
         return said or OwnSignatures(views).contradicted(text) or _retired(claims, text)
+
+    def said(self, text: str) -> str | None:
+        """The ID of the pin or claim in effect here that says ``text`` with marker tags
+        (``[ds4:local-only]X[/ds4:local-only]`` for ``X``), if any: a learned claim with
+        that text is theirs, held at the level they marked (compared with the tags, a
+        learned copy of a claim they marked local-only was planned for remote providers,
+        which the plan weighs none of theirs for)."""
+        from waymarks.core.privacy import has_markers
+
+        views = [*self._pins_in_effect(), *(v for v in self._claims(text) if v.applies)]
+        return next((v.id for v in _saying(views, text) if has_markers(v.text)), None)
 
     def retired(self, text: str) -> str | None:
         """The ID of a claim of the person's here that says ``text`` (the same sentence)
@@ -123,11 +134,17 @@ class OwnClaims:
         return _retired(self._claims(text), text)
 
 
-def _retired(claims: Iterable[ItemView], text: str) -> str | None:
+def _saying(views: Iterable[ItemView], text: str) -> list[ItemView]:
+    """Those of ``views`` whose text is ``text``, marker tags aside."""
+    from waymarks.core.privacy import strip_markers
     from waymarks.core.text import normalize
 
     said = normalize(text)
-    views = [v for v in claims if normalize(v.text) == said]
+    return [v for v in views if normalize(strip_markers(v.text)) == said]
+
+
+def _retired(claims: Iterable[ItemView], text: str) -> str | None:
+    views = _saying(claims, text)
     if any(v.applies for v in views):
         return None
     return next((v.id for v in views if v.status in RETIRED), None)

@@ -331,7 +331,8 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     # above what the destination may receive; or in the place of the one they retired
     own = OwnClaims(app)
     return learned_blocks(app.home, prompt, history, egress, notes=notes,
-                          contradicted=own.contradicted, retired=own.retired)
+                          contradicted=own.contradicted, retired=own.retired,
+                          said=own.said)
 
 
 def _learning(app: Waymarks) -> bool:
@@ -360,7 +361,7 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
                              _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens,
                        learning=_learning(app), contradicted=own.contradicted,
-                       retired=own.retired)
+                       retired=own.retired, said=own.said)
 
 
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:

@@ -176,19 +176,21 @@ class ProjectionReads:
         claim_subjects.catch_up(self.db)
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
-                     norm: str) -> list[str]:
+                     norm: str, also: Sequence[str] = ()) -> list[str]:
         """IDs of the memory items of ``partitions`` (any status, rows not read: the caller
         reads the verified rows) that say ``norm`` or whose subject may equal, contain or
-        be contained in ``subject`` (those a claim of that subject may contradict)."""
+        be contained in ``subject`` (those a claim of that subject may contradict), or
+        that say one of ``also`` (other forms of the text: marked, say)."""
         from waymarks.store import claim_subjects
 
         found: dict[str, None] = {}
         for partition in dict.fromkeys(partitions):
             found.update(dict.fromkeys(item_id for item_id, _text in claim_subjects.sharing(
                 self.db, partition, subject or frozenset())))
+            norms = list(dict.fromkeys((norm, *also)))
             found.update(dict.fromkeys(str(item_id) for (item_id,) in self.db.execute(
-                "SELECT id FROM items WHERE kind = 'memory' AND partition = ? AND norm = ?",
-                (partition, norm))))
+                "SELECT id FROM items WHERE kind = 'memory' AND partition = ? AND norm IN"
+                f" ({', '.join('?' * len(norms))}) ORDER BY seq", (partition, *norms))))
         return list(found)
 
     def recall_index(self) -> RecallIndex:
