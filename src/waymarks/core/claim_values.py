@@ -4,6 +4,7 @@ Pure."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Final
@@ -14,6 +15,23 @@ PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 #: a measure's amount: a duration's and a size's are a fraction as Python writes one
 #: ("d:3/2s" is 1.5 seconds; read up to the slash, it was 3)
 _LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+|/\d+)?")
+
+#: a word character as a value's edges and parts know one: a letter or digit of any script
+#: but Chinese (a Chinese character is ``\w`` to Python's re, and a value typed right
+#: after one, "地址是https://…", "镜像是python:3.12-slim", "日期是2026-12-20", was cut to a
+#: fragment or missed, unlike the same value after a space); ASCII alone cut a path or URL
+#: at its first other letter ("/srv/données/app" was "/srv/donn" and "es/app", and agreed
+#: with "/srv/données/web")
+_NOT_HAN_WORD: Final = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+
+
+def unhan(pattern: str) -> str:
+    """``pattern`` with each word class (``\\w``), alone or in a character class, as
+    :data:`_NOT_HAN_WORD`."""
+    pattern = re.sub(r"\[\\w([^\]]*)\]",
+                     lambda m: f"(?:{_NOT_HAN_WORD}|[{m.group(1)}])", pattern)
+    return pattern.replace("\\w", _NOT_HAN_WORD)
+
 
 #: numbers written in words, as digits ("one" is left alone: mostly a pronoun)
 NUMBER_WORDS: Final[dict[str, str]] = {

@@ -42,7 +42,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
-from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled
+from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled, unhan
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
@@ -61,29 +61,12 @@ MIN_CONTAINED_TERMS: Final = 2
 #: many more subject terms than the other is about something else
 MAX_EXTRA_TERMS: Final = 2
 
-#: a word character as a value's edges and parts know one: a letter or digit of any script
-#: but Chinese (a Chinese character is ``\w`` to Python's re, and a value typed right
-#: after one, "地址是https://…", "镜像是python:3.12-slim", "日期是2026-12-20", was cut to a
-#: fragment or missed, unlike the same value after a space); ASCII alone cut a path or URL
-#: at its first other letter ("/srv/données/app" was "/srv/donn" and "es/app", and agreed
-#: with "/srv/données/web")
-_NOT_HAN_WORD: Final = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
-
-
-def _unhan(pattern: str) -> str:
-    """``pattern`` with each word class (``\\w``), alone or in a character class, as
-    :data:`_NOT_HAN_WORD`."""
-    pattern = re.sub(r"\[\\w([^\]]*)\]",
-                     lambda m: f"(?:{_NOT_HAN_WORD}|[{m.group(1)}])", pattern)
-    return pattern.replace("\\w", _NOT_HAN_WORD)
-
-
 #: a value is matched whole or not at all: the number alternative is atomic and may not
 #: end before ``-``, ``/`` or a letter, nor start after ``3:`` (it backtracked to a
 #: fragment: ``python:3.12-slim`` read as 3, ``2.0.0-rc1`` as 2.0, ``02:00-04:00`` as
 #: 02 and 00, ``12/20`` as 12, and the fragment shared with ``python:3.11-slim`` meant
 #: agreement); a cron line, a time or time range, an ISO date and a URL are one value each
-_VALUE: Final = lazy(_unhan(
+_VALUE: Final = lazy(unhan(
     r"(?<![\w*/,-])(?=(?:[\d*/,-]+ ){0,4}[\d/,-]*\*)(?:[\d*/,-]+ ){4}[\d*/,-]+(?![\w*/,-])"
     r"|(?<![\w.:/-])\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?(?![\w/:-])"
     r"|(?<![\w./-])\d{4}-\d{2}-\d{2}(?![\w/-])"
