@@ -30,21 +30,18 @@ What must stay true for import:
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import click
-import msgspec
 
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
-from waymarks.commands.options import LEVEL_NAMES
 from waymarks.commands.render import cell, refused
 from waymarks.commands.results import EXIT_ERROR, EXIT_INTERRUPTED, interrupts_deferred
+from waymarks.commands.transfer_lines import FORMAT, MAX_IMPORT_BYTES, STATUSES, Line, parse
 from waymarks.core.egress import json_line
-from waymarks.core.text import derive_key, normalize
+from waymarks.core.text import normalize
 from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.files.errors import fix_for, os_error_cause
 from waymarks.files.paths import resolved
@@ -56,26 +53,6 @@ if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from waymarks.core.model import MemoryMutation, PinMutation
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import ServiceError, WriteOutcome
-
-FORMAT = "waymarks-export-v1"
-MAX_LINE_BYTES = 64 * 1024
-#: the largest import read (a file or standard input): 64 MiB, over 10,000 items of the
-#: largest size with their provenance; a larger export can be split by lines
-MAX_IMPORT_BYTES = 64 * 1024 * 1024
-Kind = Literal["pin", "memory"]
-STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
-_VERSIONED = re.compile(r"waymarks-export-v[0-9]{1,6}")
-
-
-class Line(msgspec.Struct, frozen=True):
-    number: int
-    kind: Kind
-    text: str
-    scope: str
-    status: str
-    key: str | None
-    classification: str | None
-    original_id: str | None
 
 
 def register_transfer(root: click.Group) -> None:
@@ -147,8 +124,7 @@ def register_transfer(root: click.Group) -> None:
         project items in a trusted project); refused, duplicate and skipped lines are
         listed. Nothing is written unless every line can be (see `--dry-run`)."""
         run = runtime()
-        raw = _read(run, source)
-        parsed = _parse(raw)
+        parsed = parse(_read(run, source))  # (the text is not kept past this)
         if isinstance(parsed, Result):
             return parsed
         wanted, skipped = parsed
@@ -288,83 +264,6 @@ def _read(run: Any, source: str) -> str:
     text: str = run.read_stdin(MAX_IMPORT_BYTES) if source == "-" \
         else run.read_file(source, MAX_IMPORT_BYTES)
     return text
-
-
-def _parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
-    """Every line checked before anything is written: the items to write, the skipped."""
-    wanted: list[Line] = []
-    skipped: list[tuple[Line, str]] = []
-    problems: list[str] = []
-    if _JSON_DOCUMENT.match(raw.removeprefix("\ufeff").lstrip()):
-        return refused("invalid_argument", "this is the output of `waymarks --json export` "
-                       "(one JSON document): import reads the file `waymarks export` writes "
-                       "without --json (one item per line: `waymarks export -o FILE`). "
-                       "Nothing was imported")
-    # lines end at "\n" only (a "\r" before it is dropped): an item's text may hold
-    # U+2028, NEL or a form feed raw (earlier exports wrote them so), which
-    # str.splitlines also breaks at; a byte-order mark at a line's start is no content
-    for number, text in enumerate(raw.split("\n"), 1):  # (exports saved with one, joined)
-        text = text.removesuffix("\r").removeprefix("\ufeff")
-        if not text.strip():
-            continue
-        line = _line(number, text)
-        if isinstance(line, str):
-            problems.append(f"line {number}: {line}")
-        elif line.status != "active":
-            skipped.append((line, f"{line.status}: only active items are imported"))
-        elif line.kind == "pin" and line.scope == "branch":
-            skipped.append((line, "a branch pin belongs to its own conversation's branch"))
-        else:
-            wanted.append(line)
-    if problems:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more"
-                                          if len(problems) > 5 else "")
-        return refused("invalid_argument", f"not a Waymarks export ({FORMAT}): {shown}. "
-                       "Nothing was imported")
-    if not wanted and not skipped:
-        return refused("empty", "the input holds no items; nothing was imported")
-    return wanted, skipped
-
-
-#: the start of ``export --json``'s one document (``{"format": …, "items": [``)
-_JSON_DOCUMENT: Final = re.compile(r'\{\s*"format"\s*:\s*"[^"\n]{0,64}"\s*,\s*"items"\s*:\s*\[')
-
-
-def _line(number: int, text: str) -> Line | str:
-    if len(text.encode("utf-8", "replace")) > MAX_LINE_BYTES:
-        return f"longer than {MAX_LINE_BYTES} bytes"
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return "not JSON"
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    found = data.get("format", FORMAT)
-    if found != FORMAT:  # another export version is named; anything else is not echoed
-        return (f"written by another version of Waymarks ({found}); upgrade Waymarks, or "
-                "export again with this version" if isinstance(found, str)
-                and _VERSIONED.fullmatch(found) else f"format is not {FORMAT}")
-    kind, body, scope = data.get("kind"), data.get("text"), data.get("scope")
-    status, key, level = data.get("status", "active"), data.get("givenKey", data.get("key")), \
-        data.get("classification")
-    if kind not in ("pin", "memory"):
-        return "kind must be pin or memory"
-    if not isinstance(body, str):
-        return "text must be a string"
-    if scope not in ("session", "branch", "project"):
-        return "scope must be session, branch or project"
-    if not isinstance(status, str) or not isinstance(key, str | None):
-        return "status, key and givenKey must be strings"
-    status = status.strip().lower()
-    if status not in STATUSES:  # a typo must not skip the line silently (not echoed)
-        return f"status must be one of {', '.join(STATUSES)}"
-    if level is not None and level not in LEVEL_NAMES:
-        return "classification must be normal, internal, sensitive or local-only"
-    if "givenKey" not in data and key is not None and key == derive_key(body):
-        key = None  # an older export's derived key: derived again, never made a given one
-    original = data.get("id")
-    return Line(number, kind, body, scope, status, key, level,
-                original if isinstance(original, str) else None)
 
 
 def _decide(line: Line) -> Callable[[WriteContext], Decision]:
