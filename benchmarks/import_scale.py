@@ -9,7 +9,10 @@ was written. Each size writes an export file of distinct session claims (varied
 subjects, as a person's claims are), then times, in a fresh home each:
 
 - ``dry_run_s``: ``import --dry-run FILE`` (the check alone), in the process;
-- ``import_s``: ``import FILE`` (the check, then every line written and projected).
+- ``import_s``: ``import FILE`` (the check, then every line written and projected);
+- ``dry_run_peak_rss_mb``, ``import_peak_rss_mb``: the process's peak resident memory
+  after each (the import runs after the dry run, in the same process); a size over the
+  line cap is refused by the dry run (``refused_exit``) and not imported.
 
 With ``--baseline REF`` each size also runs, right after, against the code of ``REF``
 (``code_baseline.py``). Prints one JSON document.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -50,12 +54,13 @@ def export_file(path: Path, size: int, seed: int) -> None:
 def run(size: int, seed: int) -> dict[str, Any]:
     from waymarks.cli.main import main as waymarks
 
-    with tempfile.TemporaryDirectory(prefix="waymarks-import-") as tmp:
+    # (a worker the writes woke may still be leaving its files as it is removed)
+    with tempfile.TemporaryDirectory(prefix="waymarks-import-", ignore_cleanup_errors=True) as tmp:
         project = Path(tmp, "project")
         project.mkdir()
         source = Path(tmp, "export.jsonl")
         export_file(source, size, seed)
-        timings: dict[str, float] = {}
+        timings: dict[str, Any] = {}
         load_before, steal_before = code_baseline.load(), steal_s()
         for name, extra in (("dry_run_s", ["--dry-run"]), ("import_s", [])):
             home = Path(tmp, f"home-{name}")
@@ -63,6 +68,12 @@ def run(size: int, seed: int) -> dict[str, Any]:
             code = waymarks(["--home", str(home), "--cwd", str(project), "--json", "import",
                              *extra, str(source)])
             timings[name] = round(time.perf_counter() - started, 2)
+            # the process's peak so far (the import runs after the dry run, in it)
+            timings[name.replace("_s", "_peak_rss_mb")] = round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            if code == 2 and name == "dry_run_s":  # refused (over the line cap): no import
+                timings["refused_exit"] = code
+                break
             if code != 0:
                 raise SystemExit(f"{name}: import exited {code}")
     return {"lines": size, **timings, "load_avg_before_after": [load_before,

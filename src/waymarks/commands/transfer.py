@@ -30,6 +30,7 @@ What must stay true for import:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -45,6 +46,10 @@ from waymarks.core.text import normalize
 from waymarks.files.atomic import NotARegularFile, write_atomic
 from waymarks.files.errors import fix_for, os_error_cause
 from waymarks.files.paths import resolved
+
+#: the lines an import writes under one hold of the session's lock, flushed to disk once
+#: (a flush a line was most of an import's time)
+HELD_LINES: Final = 64
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from collections.abc import Callable
@@ -158,15 +163,22 @@ def register_transfer(root: click.Group) -> None:
                        for line, d in planned]
             return _summary(report, wrote=False, dry_run=dry_run)
         from waymarks.commands.notices import note_pin_budget, with_write_notices
+        from waymarks.service.write_path import writes_held
 
         done = 0
         failure: ServiceError | OSError | None = None
         made: dict[str, int] = {}  # the IDs the lines written so far were given
-        with run.progress.bar("import") as tick, interrupts_deferred() as interrupted:
+        with run.progress.bar("import") as tick, interrupts_deferred() as interrupted, \
+                contextlib.ExitStack() as hold:
             for line in writable:
                 if interrupted:  # Ctrl-C: stop between two lines, and say where
                     break
                 try:
+                    # the lines so far flushed, the lock taken again (others' writes wait
+                    # at most so many lines; after the first, which may make the session)
+                    if done % HELD_LINES == 0 or done == 1:
+                        hold.close()
+                        hold.enter_context(writes_held(app))
                     # what a typed write of the line would note (the file gives the scope)
                     report.append(_entry(line, with_write_notices(
                         app, _write(app, line), line.kind, scope_given=line.scope), made))
@@ -180,6 +192,10 @@ def register_transfer(root: click.Group) -> None:
                 done += 1
                 if tick is not None:
                     tick(done, len(writable))
+            try:
+                hold.close()  # the last lines flushed before any is reported
+            except OSError as exc:
+                failure = failure or exc
         note_pin_budget(app, report)  # as a typed pin notes it
         if interrupted or failure is not None:
             report += [{"line": line.number, "originalId": line.original_id,

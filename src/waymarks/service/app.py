@@ -246,9 +246,11 @@ class Waymarks:
 
         The lock commits as a group (the ledger is flushed right after the lock is
         released, before the write is reported): concurrent writers no longer queue behind
-        each other's disk flush."""
-        with session.locked(group_commit=True, wait_s=self.busy_timeout_ms / 1000), \
-                self.projection.transaction():
+        each other's disk flush; inside :func:`.write_path.writes_held` the hold is
+        that one's, the lines read again, and the flush comes when it ends)."""
+        held = contextlib.nullcontext(session.refresh()) if session.holds_lock else \
+            session.locked(group_commit=True, wait_s=self.busy_timeout_ms / 1000)
+        with held, self.projection.transaction():
             refuse_replaced(self.projection, session)  # before the sync would index it
             self.projection.sync(session, self._now_ms())
             yield self.projection

@@ -14,7 +14,8 @@ so it creates no file and appends nothing.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -232,6 +233,22 @@ def append_record(app: Waymarks, custom_type: str, data: dict[str, Any],
         entry = session.append({"type": "custom", "customType": custom_type, "data": data,
                                 "timestamp": iso(app.clock.now())}, app.ids.entry_id)
     return entry.id
+
+
+@contextmanager
+def writes_held(app: Waymarks) -> Iterator[None]:
+    """Several writes (an import's lines) under one hold of the session's lock, flushed to
+    disk once when it ends instead of once a line (that flush was most of a line's
+    write). Each write still decides, appends and projects in its own projection
+    transaction, and is committed only when the projection shows it applied; the caller
+    reports none of them before this ends (the flush). No session yet: the first write
+    makes it, under its own hold."""
+    session = app.bound_session
+    if session is None or session.holds_lock:
+        yield
+        return
+    with session.locked(group_commit=True, wait_s=app.busy_timeout_ms / 1000):
+        yield
 
 
 def write_memory(app: Waymarks, decide: Callable[[WriteContext], Decision],
