@@ -3,7 +3,8 @@
 ``Authorization: Bearer`` — on real text; and the false positives of the shapes added after
 it (``ADDED``: vendor tokens such as Vault's and Sentry's, a .netrc password, base64 under
 an ``auth`` key, the password flags of openssl, zip, 7-Zip, the OpenLDAP clients and
-smbclient, and names ending in ``PASS``: only those matches of the assignment rule).
+smbclient, names ending in ``PASS``: only those matches of the assignment rule, and a
+credential stated in a sentence, ``prose``: "the staging db password is Tr0ub4dor&3").
 
 - ``false_positives``: every file under the given roots (default: this repository's
   ``src``, ``tests``, ``docs``, ``benchmarks``, ``/work/shared`` and the virtual
@@ -49,7 +50,8 @@ from waymarks.core.secrets import redact
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
 ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks", "sentry",
-         "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign")
+         "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign", "prose",
+         "prose_cjk")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

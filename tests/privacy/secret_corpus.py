@@ -231,6 +231,11 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
      "postgres"),
     ("secret", "DB_PASSWORD=postgres", "postgres"),
     ("secret", '{"password": "postgres"}', "postgres"),
+    # stated in a sentence (waymarks.core.secret_prose)
+    ("secret", "remember: the staging db password is Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("secret", "记住：数据库密码是 Passw0rd123", "Passw0rd123"),
+    ("secret", f"the API key for prod is {GENERIC}", GENERIC),
+    ("secret", "my pw: Xk9#mQ2$vL", "Xk9#mQ2$vL"),
 ]
 
 
@@ -319,4 +324,12 @@ LOOKALIKES: list[str] = [
     "kubectl create secret generic app --from-file=./certs",
     f"    client-certificate-data: {CERT_B64}",
     f"certificate-authority-data: {CERT_B64}\nserver: https://10.0.0.1:6443",
+    # everyday sentences about credentials: no value is stated (secret_prose)
+    "The password policy requires 12 characters.", "Rotate the API token every 90 days.",
+    "The token expiry is 3600 seconds.", "Passwords are hashed with argon2.",
+    "密码长度至少 12 位。", "token is valid for 1 hour", "the password is stored in Vault",
+    "the secret is in the SECRET_KEY env var", "the password is <password>",
+    "the password is ****", "the password is ${DB_PASSWORD}", "the password is changeme",
+    "The key is 256-bit and the token is JWT-based, HS256-signed and short-lived.",
+    "the pin is c0fb4199; the PIN is 4 digits", "令牌是 OAuth2 格式，密钥为 256 位。",
 ]

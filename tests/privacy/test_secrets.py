@@ -238,6 +238,9 @@ secretish = st.lists(st.sampled_from([
     "sk.eyJ", "machine ", " login ", " password ", "auth", '"auth": "', "_auth=", "DB_PASS",
     "pass", "Pass", "openssl ", " -k ", " -pass pass:", "zip -P ", "7z a -p", "ldapwhoami",
     " -w ", "smbclient ", " -U u%",
+    # a credential stated in a sentence (secret_prose)
+    " is ", " was ", "api key", "PIN", "pw", " for ", "now ", "Tr0ub4dor&3", "密码", "令牌",
+    "是 ", "：", "`",
 ]) | st.text(max_size=4), max_size=14).map("".join)
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",

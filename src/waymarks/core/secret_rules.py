@@ -15,7 +15,10 @@ to replace. Two families:
   ``-U USER%``, after the password flag of a registry login, ``sshpass``, redis-cli,
   openssl, zip, 7-Zip or an OpenLDAP client (``_LOGIN_FLAGS``), the value of
   a ``password=``/``api_key:``/``DB_PASS=``/``"secret": "…"`` assignment or a
-  ``--token VALUE`` flag.
+  ``--token VALUE`` flag, and a value stated after a credential's noun in a sentence
+  ("the staging db password is Tr0ub4dor&3", "数据库密码是 Passw0rd123";
+  :mod:`waymarks.core.secret_prose`, judged by :mod:`waymarks.core.secret_values`, where
+  the assignments' values are judged too).
 - invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
   rules on the text without them and maps the spans back.
 
@@ -25,7 +28,7 @@ searches behind single-character guards (one expression of all rules, tried at e
 position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
 character every match holds, and each runs only when one of its *needles* (the literals
 it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 54. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
+for all 58. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
 *anchored*: their expression is tried only where the needle stands.
 
 What must stay true:
@@ -47,10 +50,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose, might_state_one
 from waymarks.core.secret_tokens import (
     DISCORD,
     GITHUB,
@@ -59,6 +62,13 @@ from waymarks.core.secret_tokens import (
     TOKENS,
     Rule,
     named_aws_key,
+)
+from waymarks.core.secret_values import (
+    _NAME_ENDS,
+    _PLACEHOLDERS,
+    _case_changes,
+    _is_reference,
+    _looks_like_secret,
 )
 
 #: every replacement starts with this; a value starting with it is never a secret again
@@ -220,6 +230,7 @@ _WRAPPERS: Final = (
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd"), folded=True, anchored=True,
         wrapper=True),
+    PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential
@@ -238,7 +249,7 @@ _SHORTEST: Final = 6
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
                                 "short_flag", "user_flag", "login_flag", "smb_user",
-                                "auth_b64"})
+                                "auth_b64", "prose", "prose_cjk"})
 
 
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
@@ -339,6 +350,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a random-looking 40-character value named an AWS secret key
     if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True
+    if might_state_one(text, folded, colon, equals):
+        return True  # "the staging password is …", "数据库密码是 …"
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
@@ -429,6 +442,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name in ("prose", "prose_cjk"):
+        return accepts_prose(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
@@ -477,11 +492,6 @@ def _a_quoted_phrase_secret(value: str) -> bool:
     return not words[-1].lower().strip(".:!?").endswith(_NAME_ENDS)
 
 
-#: a phrase starting so stands for a value to come, not one
-_PLACEHOLDERS: Final = frozenset({"todo", "fixme", "tbd", "xxx", "placeholder", "changeme",
-                                  "example", "none", "null", "redacted", "n/a"})
-
-
 def _name_start(text: str, at: int) -> int:
     """Where the name holding position ``at`` starts (``DB_PASS``, ``my.api_key``)."""
     while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
@@ -519,80 +529,8 @@ def _decodes(text: str, check: Callable[[str], bool]) -> bool:
         return False
 
 
-#: assignment values that are types, literals or words standing for "no value"
-_NOT_SECRETS: Final = frozenset({
-    "null", "none", "nil", "true", "false", "undefined", "str", "string", "bytes", "int",
-    "number", "bool", "boolean", "any", "unknown", "optional", "secretstr", "redacted",
-    "required", "example", "changeme", "your_password", "your-password", "int8", "int16",
-    "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-    "float64", "base64", "sha1", "sha256", "sha512", "md5", "utf8", "utf-8", "ascii",
-})
-#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags),
-#: and the next flag of a command line (``--token --verbose``)
-_REFERENCE_PREFIXES: Final = (
-    "$", "%", "{", "<", "[", "!", "--", "os.environ", "os.getenv", "process.env", "env.",
-    "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
-)
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
-_PATH: Final = lazy(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
-_VERSION_OR_DATE: Final = lazy(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
-                                     re.ASCII)
-_WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
-#: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
-_CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
-                               re.ASCII)
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
 #: what may follow a value alone on its line: spaces and a comment
 _LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
-#: how a name for a credential ends: a value ending so is a variable, not a secret
-_NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
-                     "passphrase", "pwd", "pass")
-#: mixed-class values shorter than this are too weak a signal ("ab12")
-_MIXED_MIN: Final = 6
-_RANDOM_LETTERS_MIN: Final = 16
-
-
-def _is_reference(value: str) -> bool:
-    folded = value.lower()
-    return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
-
-
-def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
-    """The value of a credential-named assignment is a secret unless it is evidently not.
-
-    Not secrets: types and literals (``str``, ``None``, ``Token``), references
-    (``$TOKEN``, ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths,
-    URLs, versions and dates, code names (``vault.token``, ``s3_client``, ``api_key``)
-    and prose (``password: see the vault``). Secrets: 6+ digits; 6+ characters mixing
-    letters, digits or symbols; 16+ random-looking letters (case changing at least every
-    third letter); and a single word where it is data, not prose: quoted, after ``=``
-    with no spaces, after a flag, or ``alone`` as the value of a key-value line
-    (``password: postgres``)."""
-    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
-        return False
-    if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
-        return False
-    if value.isdigit():
-        return len(value) >= _MIXED_MIN
-    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
-        return False
-    if not _WORDS.fullmatch(value):
-        return len(value) >= _MIXED_MIN
-    if not value.isalpha() or value.lower().endswith(_NAME_ENDS):
-        return False  # a dotted or snake_case name, or a variable named for a credential
-    if len(value) >= _RANDOM_LETTERS_MIN and _case_changes(value) * 3 >= len(value):
-        return True
-    # alone on its line, one case: "postgres"; not "Token" (a type), "getToken" (code)
-    return data or (alone and (value.islower() or value.isupper()))
-
-
-def _random_segment(path: str) -> bool:
-    """A path segment mixing upper case, lower case and digits: base64 that starts with /."""
-    return any(len(part) >= 8 and not part.isalpha() and not part.islower()
-               and not part.isupper() for part in re.split(r"[/\\]", path))
-
-
-def _case_changes(word: str) -> int:
-    return sum(a.isupper() != b.isupper() for a, b in pairwise(word))
-

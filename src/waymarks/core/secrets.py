@@ -44,7 +44,10 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``api_key = os.environ[…]``, ``secret: {{ … }}``). A quoted value runs to its closing
   quote, spaces and escapes included, and one with spaces goes whole (``"see the vault"``
   cannot be told from a passphrase) unless it is a reference, template or label
-  (``"${PW}"``, ``"<your key>"``, ``"Access token"``).
+  (``"${PW}"``, ``"<your key>"``, ``"Access token"``); and ``secret``: a value stated
+  after a credential's noun in a sentence ("the staging db password is Tr0ub4dor&3",
+  "数据库密码是 Passw0rd123"), judged more strictly ("the password is stored in Vault",
+  "the key is 256-bit" stay; see ``waymarks.core.secret_values.prose_value_is_secret``).
 
 Why our own rules and not a maintained scanner's (decided by reading and measuring the
 PyPI candidates in 2026; see also benchmarks/secret_redaction.py):

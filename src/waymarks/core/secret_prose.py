@@ -1,0 +1,102 @@
+"""A credential stated in a sentence: its value after a credential's noun and ``is``,
+``was``, ``are``, ``=``, ``:`` or ``是``/``为`` ("remember: the staging db password is
+Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd", "记住：数据库
+密码是 Passw0rd123", "the PIN is 4821").
+
+The ``prose`` rule of :mod:`waymarks.core.secret_rules` (whose docstring states what every
+rule must keep true). The nouns: password, passphrase, passcode, passwd, pwd, pw, secret,
+token, a key named for a credential (API, access, secret, private, license, signing,
+encryption, master, deploy), ``PIN`` in capitals (a lower-case "pin" is Waymarks' own), and
+密码/密碼, 口令, 密钥/密鑰, 秘钥, 金鑰, 令牌; up to three words after "for", "of" or "on"
+may stand between the noun and its verb ("the password for the admin account is …").
+Whether the value is a credential is judged by
+:func:`waymarks.core.secret_values.prose_value_is_secret`: most of what follows such a
+noun in prose is not one. A name glued to its separator (``password: …``, ``API_KEY=…``)
+is the assignment rule's; this one adds the spaced nouns (``api key: …``), ``pw`` and the
+Chinese ones to it.
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_tokens import Rule, ascii_lower
+from waymarks.core.secret_values import prose_value_is_secret
+
+#: key nouns that name a credential ("the key is to…" names none)
+_KEY_QUALIFIERS: Final = ("api", "access", "secret", "private", "license", "licence",
+                          "signing", "encryption", "master", "deploy")
+_CJK_NOUNS: Final = ("密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "秘鑰", "金鑰", "令牌")
+_ENGLISH: Final = (
+    r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?"
+    r"|(?<![A-Za-z])secret(?:[ _-]?key)?|(?<![A-Za-z])token"
+    r"|(?-i:(?<![A-Za-z])(?P<prose_pin>PIN)(?: ?(?i:code|number))?)"
+    r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
+                          for q in _KEY_QUALIFIERS) + r"))s?"
+)
+#: "for the admin account", "of prod", "on staging": up to three words
+_QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
+_ENGLISH_VERB: Final = (
+    r" (?:is|was|are|were|will be|has been|remains)(?:[ \t]*:)?[ \t]+"
+    r"(?:(?:now|still|just|currently|set to|changed to|actually) ){0,2}")
+#: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
+#: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
+_SEPARATED: Final = (
+    r"(?:(?<![A-Za-z0-9])pw|(?-i:(?<![A-Za-z])(?P<prose_pin2>PIN))|key(?:"
+    + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
+    + r"))[ \t]*[:=][ \t]*")
+_CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
+                    r"(?:是|为|為|设为|設為|改为|改為|改成|[:：=＝])[ \t\u3000]*")
+#: the value: quoted or backticked, else ASCII up to a space, a quote or other text, and
+#: without a sentence's closing punctuation
+_VALUE: Final = (
+    r"(?:\"(?P<prose_dq>[^\s\"]{4,256})\"|'(?P<prose_sq>[^\s']{4,256})'"
+    r"|`(?P<prose_bq>[^\s`]{4,256})`"
+    r"|(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z)))")
+
+PROSE: Final = Rule("prose", "secret", lazy(
+    "(?:" + _ENGLISH + _QUALIFIED + _ENGLISH_VERB + "|" + _SEPARATED + ")" + _VALUE,
+    re.ASCII | re.IGNORECASE), ("pass", "pw", "secret", "token", "key", "pin"),
+    folded=True, anchored=True, wrapper=True)
+#: the first characters of the Chinese nouns (the pre-test looks for one)
+_CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOUNS)) + "]")
+#: the Chinese nouns, a rule apart: in ASCII text (most) looking for its needles costs
+#: next to nothing (``str.find`` of a wider needle returns at once)
+PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
+    "(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB + _VALUE, re.ASCII), _CJK_NOUNS,
+    anchored=True, wrapper=True)
+
+
+def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
+    """Whether the value ``PROSE`` or ``PROSE_CJK`` matched is a credential."""
+    found = match.groupdict()
+    return prose_value_is_secret(match.string[start:end], quoted=match.lastgroup != "prose",
+                                 pin=found.get("prose_pin") is not None
+                                 or found.get("prose_pin2") is not None)
+
+
+def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
+    """The pre-test's part for ``PROSE`` and ``PROSE_CJK``: whether an expression of theirs
+    matches ``text`` (``folded`` its case-folded form) at one of its needles. Literals
+    first: no noun, or no verb nor separator, and none can; an expression is tried only
+    where a noun stands, so text that merely names a token or a password ("Rotate the API
+    token every 90 days.") does not pay for every other rule."""
+    rules = [PROSE_CJK] if not text.isascii() and _CJK_HINT.search(text) else []
+    if ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
+            or "key" in folded or "PIN" in text) \
+            and (colon or equals or " is" in folded or " was" in folded or " are" in folded
+                 or " were" in folded or " be" in folded or " remains" in folded):
+        rules.append(PROSE)
+    lowered = ascii_lower(text) if rules else text  # the rules' positions: ``text``'s
+    for rule in rules:
+        for needle in rule.needles:
+            at = lowered.find(needle)
+            while at != -1:
+                if rule.regex.match(text, at) is not None:
+                    return True
+                at = lowered.find(needle, at + 1)
+    return False

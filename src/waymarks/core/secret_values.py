@@ -1,0 +1,172 @@
+"""What counts as a credential's value where only its place says it is one: after a
+credential's name in an assignment or flag (``password: postgres``, ``--token …``; judged
+by :func:`_looks_like_secret`), or after a credential's noun in a sentence ("the staging
+password is Tr0ub4dor&3"; judged more strictly by :func:`prose_value_is_secret`, since
+prose says "the password is stored in Vault"). Used by :mod:`waymarks.core.secret_rules`.
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+
+#: a phrase starting so stands for a value to come, not one
+_PLACEHOLDERS: Final = frozenset({"todo", "fixme", "tbd", "xxx", "placeholder", "changeme",
+                                  "example", "none", "null", "redacted", "n/a"})
+
+#: assignment values that are types, literals or words standing for "no value"
+_NOT_SECRETS: Final = frozenset({
+    "null", "none", "nil", "true", "false", "undefined", "str", "string", "bytes", "int",
+    "number", "bool", "boolean", "any", "unknown", "optional", "secretstr", "redacted",
+    "required", "example", "changeme", "your_password", "your-password", "int8", "int16",
+    "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+    "float64", "base64", "sha1", "sha256", "sha512", "md5", "utf8", "utf-8", "ascii",
+})
+#: values that refer to a secret held elsewhere (variables, templates, code, YAML tags),
+#: and the next flag of a command line (``--token --verbose``)
+_REFERENCE_PREFIXES: Final = (
+    "$", "%", "{", "<", "[", "!", "--", "os.environ", "os.getenv", "process.env", "env.",
+    "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
+)
+_PATH: Final = lazy(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
+_VERSION_OR_DATE: Final = lazy(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
+                                     re.ASCII)
+_WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
+#: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
+_CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
+                               re.ASCII)
+#: how a name for a credential ends: a value ending so is a variable, not a secret
+_NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
+                     "passphrase", "pwd", "pass")
+#: mixed-class values shorter than this are too weak a signal ("ab12")
+_MIXED_MIN: Final = 6
+_RANDOM_LETTERS_MIN: Final = 16
+
+
+def _is_reference(value: str) -> bool:
+    folded = value.lower()
+    return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
+
+
+def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
+    """The value of a credential-named assignment is a secret unless it is evidently not.
+
+    Not secrets: types and literals (``str``, ``None``, ``Token``), references
+    (``$TOKEN``, ``os.environ…``, ``{{ … }}``, ``<your-key>``), masks (``****``), paths,
+    URLs, versions and dates, code names (``vault.token``, ``s3_client``, ``api_key``)
+    and prose (``password: see the vault``). Secrets: 6+ digits; 6+ characters mixing
+    letters, digits or symbols; 16+ random-looking letters (case changing at least every
+    third letter); and a single word where it is data, not prose: quoted, after ``=``
+    with no spaces, after a flag, or ``alone`` as the value of a key-value line
+    (``password: postgres``)."""
+    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
+        return False
+    if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
+        return False
+    if value.isdigit():
+        return len(value) >= _MIXED_MIN
+    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
+        return False
+    if not _WORDS.fullmatch(value):
+        return len(value) >= _MIXED_MIN
+    if not value.isalpha() or value.lower().endswith(_NAME_ENDS):
+        return False  # a dotted or snake_case name, or a variable named for a credential
+    if len(value) >= _RANDOM_LETTERS_MIN and _case_changes(value) * 3 >= len(value):
+        return True
+    # alone on its line, one case: "postgres"; not "Token" (a type), "getToken" (code)
+    return data or (alone and (value.islower() or value.isupper()))
+
+
+def _random_segment(path: str) -> bool:
+    """A path segment mixing upper case, lower case and digits: base64 that starts with /."""
+    return any(len(part) >= 8 and not part.isalpha() and not part.islower()
+               and not part.isupper() for part in re.split(r"[/\\]", path))
+
+
+def _case_changes(word: str) -> int:
+    return sum(a.isupper() != b.isupper() for a, b in pairwise(word))
+
+
+
+#: an e-mail address, or an environment variable's name (``SECRET_KEY``): where a
+#: credential is sent or kept, not one
+_ADDRESS_OR_VARIABLE: Final = lazy(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", re.ASCII)
+#: what splits a value stated in prose into parts judged one by one (``256-bit``,
+#: ``JWT-based``, ``read/write``, ``vault:kv``); any other symbol makes it a secret
+_PART_SEPARATORS: Final = lazy(r"[-_./:]")
+#: a call in code (``pw = urllib.parse.unquote(pw)``, Python's ``token is weak_ref()``)
+_CALL: Final = lazy(r"[A-Za-z_][\w.]*\(", re.ASCII)
+_SYMBOL: Final = lazy(r"[^A-Za-z0-9_./:-]")
+#: a letters-and-digits part with a capital and this many digits reads as a password
+#: (``Password123``, ``Summer2024``), shorter (``OAuth2``, ``IPv6``, ``Base64``) as a name
+_CAPITALISED_DIGITS_MIN: Final = 2
+_CAPITALISED_LENGTH_MIN: Final = 8
+#: digits after ``PIN``: 4 to 12
+_PIN_DIGITS: Final = range(4, 13)
+
+
+def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
+    """Whether ``value``, stated after a credential's noun in a sentence ("the staging db
+    password is Tr0ub4dor&3", "数据库密码是 Passw0rd123"), is the credential.
+
+    Prose says much else there ("the password is stored in Vault", "the token is valid for
+    1 hour", "the key is 256-bit", "the secret is in the SECRET_KEY env var"), so a word
+    counts only when it cannot be one of those: a quoted or backticked value is judged as
+    an assignment's data (``the password is "hunter2"``); after ``PIN`` only 4 to 12
+    digits count; otherwise 6 or more characters that are not a reference or placeholder
+    (``${DB_PASSWORD}``, ``<password>``, ``****``, ``changeme``), a path, URL, e-mail
+    address, version, date, code name, call (``unquote(pw)``) or variable name
+    (``SECRET_KEY``), and that hold
+
+    - 6 or more digits only (``123456``);
+    - a symbol other than ``-_./:`` (``Tr0ub4dor&3``, ``P@ssw0rd!``);
+    - a part (between those separators) switching between letters and digits three
+      times or more (``s3cr3t``, ``a8f3kd93jf02kd``), twice with mixed case (``Passw0rd``),
+      or once with a capital, 2+ digits and 8+ characters (``Password123``); or
+    - a part of 16+ random-looking letters (the case changing at least every third).
+
+    Words (``hashed``, ``valid``), hyphenated words (``read-only``, ``correct-horse-…``),
+    a word and a number (``argon2``, ``sha256``, ``HS256``, ``OAuth2``, ``3600s``,
+    ``256-bit``) stay, and so do single-case words with one or two switches (``hunter2``,
+    ``argon2id``, ``abc123xyz``): a weak password stated in prose is missed unless
+    quoted, as the price of leaving everyday sentences about software alone."""
+    if pin:
+        return value.isdigit() and len(value) in _PIN_DIGITS
+    if quoted:
+        return _looks_like_secret(value, data=True, alone=False)
+    if len(value) < _MIXED_MIN:
+        return False
+    if value.isalpha():  # most of what prose says there: a word ("hashed", "valid")
+        return _random_part(value)
+    lowered = value.lower()
+    if lowered in _NOT_SECRETS or lowered in _PLACEHOLDERS \
+            or _is_reference(value) or "://" in value \
+            or _ADDRESS_OR_VARIABLE.fullmatch(value) is not None or _CALL.match(value) \
+            or (_PATH.fullmatch(value) is not None and not _random_segment(value)) \
+            or _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
+        return False
+    if value.isdigit():
+        return True
+    if _SYMBOL.search(value) is not None:
+        return True
+    return any(_random_part(part) for part in _PART_SEPARATORS.split(value))
+
+
+def _random_part(part: str) -> bool:
+    """Whether one part of a value stated in prose reads as a password (see
+    :func:`prose_value_is_secret`)."""
+    letters = "".join(c for c in part if c.isalpha())
+    if letters == part:
+        return len(part) >= _RANDOM_LETTERS_MIN and _case_changes(part) * 3 >= len(part)
+    switches = sum(a.isdigit() != b.isdigit() for a, b in pairwise(part))
+    mixed_case = bool(letters) and not letters.islower() and not letters.isupper()
+    digits = len(part) - len(letters)
+    return switches >= 3 or (mixed_case and (
+        switches >= 2 or (digits >= _CAPITALISED_DIGITS_MIN
+                          and len(part) >= _CAPITALISED_LENGTH_MIN)))
