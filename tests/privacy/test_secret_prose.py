@@ -35,6 +35,10 @@ STATED = [
     ("the password for the admin account is P4ssw0rd!",
      "the password for the admin account is [REDACTED:secret]"),
     ("the secret key is x9Kd#2mLp", "the secret key is [REDACTED:secret]"),
+    # "is:" ending its line, a Chinese quotation mark before the value
+    ("The staging password is:\nTr0ub4dor&3", "The staging password is:\n[REDACTED:secret]"),
+    ("密码是“Passw0rd123”。", "密码是“[REDACTED:secret]”。"),
+    ("口令为「Xk9#mQ2」", "口令为「[REDACTED:secret]」"),
 ]
 
 #: everyday sentences about credentials, and code: no value stated, or not one

@@ -41,7 +41,8 @@ _ENGLISH: Final = (
 #: "for the admin account", "of prod", "on staging": up to three words
 _QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
 _ENGLISH_VERB: Final = (
-    r" (?:is|was|are|were|will be|has been|remains)(?:[ \t]*:)?[ \t]+"
+    r" (?:is|was|are|were|will be|has been|remains)"
+    r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
     r"(?:(?:now|still|just|currently|set to|changed to|actually) ){0,2}")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
@@ -50,7 +51,7 @@ _SEPARATED: Final = (
     + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
     + r"))[ \t]*[:=][ \t]*")
 _CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
-                    r"(?:是|为|為|设为|設為|改为|改為|改成|[:：=＝])[ \t\u3000]*")
+                    r"(?:是|为|為|设为|設為|改为|改為|改成|[:：=＝])[ \t\u3000]*[“「『‘]?")
 #: the value: quoted or backticked, else ASCII up to a space, a quote or other text, and
 #: without a sentence's closing punctuation
 _VALUE: Final = (
