@@ -57,7 +57,8 @@ _CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
 _VALUE: Final = (
     r"(?:\"(?P<prose_dq>[^\s\"]{4,256})\"|'(?P<prose_sq>[^\s']{4,256})'"
     r"|`(?P<prose_bq>[^\s`]{4,256})`"
-    r"|(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z)))")
+    # (ending within 256 characters: a run of them, minified code, is not tried step by step)
+    r"|(?=[!-~]{4,256}(?:[^!-~]|\Z))(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z)))")
 
 PROSE: Final = Rule("prose", "secret", lazy(
     "(?:" + _ENGLISH + _QUALIFIED + _ENGLISH_VERB + "|" + _SEPARATED + ")" + _VALUE,
