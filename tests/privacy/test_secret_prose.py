@@ -67,6 +67,8 @@ EVERYDAY = [
     # code read as prose (found in site-packages by benchmarks/secret_shapes.py)
     "    pw = urllib.parse.unquote(pw)", "assert token is weak_reference()",
     "assert token is _core.current_trio_token()", "if token is None: return",
+    "assert token is tokens[0]", "pw = sys.argv[1]", "api key = keys[i]",
+    "passwords are list[str]", "the token is Optional[str]",
 ]
 
 

@@ -100,8 +100,9 @@ _ADDRESS_OR_VARIABLE: Final = lazy(
 #: what splits a value stated in prose into parts judged one by one (``256-bit``,
 #: ``JWT-based``, ``read/write``, ``vault:kv``); any other symbol makes it a secret
 _PART_SEPARATORS: Final = lazy(r"[-_./:]")
-#: a call in code (``pw = urllib.parse.unquote(pw)``, Python's ``token is weak_ref()``)
-_CALL: Final = lazy(r"[A-Za-z_][\w.]*\(", re.ASCII)
+#: a call or subscript in code (``pw = urllib.parse.unquote(pw)``, Python's ``token is
+#: weak_ref()``, ``assert token is tokens[0]``, ``pw = sys.argv[1]``, ``list[str]``)
+_CALL: Final = lazy(r"[A-Za-z_][\w.]*[(\[]", re.ASCII)
 _SYMBOL: Final = lazy(r"[^A-Za-z0-9_./:-]")
 #: a letters-and-digits part with a capital and this many digits reads as a password
 #: (``Password123``, ``Summer2024``), shorter (``OAuth2``, ``IPv6``, ``Base64``) as a name
@@ -121,7 +122,8 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
     an assignment's data (``the password is "hunter2"``); after ``PIN`` only 4 to 12
     digits count; otherwise 6 or more characters that are not a reference or placeholder
     (``${DB_PASSWORD}``, ``<password>``, ``****``, ``changeme``), a path, URL, e-mail
-    address, version, date, code name, call (``unquote(pw)``) or variable name
+    address, version, date, code name, call or subscript (``unquote(pw)``,
+    ``tokens[0]``) or variable name
     (``SECRET_KEY``), and that hold
 
     - 6 or more digits only (``123456``);
