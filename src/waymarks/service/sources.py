@@ -173,6 +173,22 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
     return report
 
 
+def siblings_written(app: Waymarks, active: SessionLog) -> bool:
+    """Whether this project's other session files were written since the projection read
+    them: a new one not found foreign, or an available one changed. A write asks under its
+    locks, where its decision is made: :func:`refresh_sources` ran before them, and an
+    entry another writer appended between that pass and this write's turn (a writer killed
+    before its projection committed) was not seen by the decision."""
+    if not app.project_trusted or not (settings := app.settings()).cross_session:
+        return False
+    plan = plan_refresh(app.projection.known_sources(app.cwd), _candidates(
+        app, settings.session_roots, active, settings.max_project_sessions),
+        active.session_id)
+    return any(row.status == "available" for _candidate, row in plan.changed) or any(
+        _REJECTED.get((name, app.cwd), False) != stamp_of(Path(name))
+        for name, *_stamp in plan.new)
+
+
 Candidate = tuple[str, int, int, int]  # (path, size, mtime_ns, ctime_ns) of a session file
 
 

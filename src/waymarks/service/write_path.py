@@ -50,7 +50,7 @@ from waymarks.service.rebuilding import refuse_home_gone
 from waymarks.service.recovery import database_error, is_damage
 from waymarks.service.session_checks import not_applied, open_in_pi, project_write_refused
 from waymarks.service.sessions_api import appendable_session
-from waymarks.service.sources import active_status, refresh_sources
+from waymarks.service.sources import active_status, refresh_sources, siblings_written
 from waymarks.service.writes import Decision, WriteContext, decide_status
 from waymarks.store.protocol import Store
 
@@ -293,19 +293,29 @@ def decided_now(app: Waymarks, projection: Store, session: SessionLog,
     return decision, later
 
 
+def fold_siblings(app: Waymarks) -> None:
+    """Index what this project's other sessions appended (:func:`refresh_sources`)."""
+    try:
+        refresh_sources(app, app.current_session())
+    except sqlite3.Error as exc:  # a full disk, say
+        raise database_error(exc, app.db_path) from exc
+
+
+class SiblingsWritten(Exception):
+    """Another session of the project appended after this write folded them."""
+
+
 @io_errors()  # (a full disk raised a raw OSError from the ledger's append)
 def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
-          guard: Guard | None = None, *, retry: bool = True) -> WriteOutcome:
+          guard: Guard | None = None, *, retry: bool = True, fold: bool = True
+          ) -> WriteOutcome:
     """Decide, append and project one write under the session lock (module docstring)."""
     refuse_home_gone(app)  # (its database's lock file was opened there: a raw error)
     # what sibling sessions appended is folded first (once a request): an entry whose
     # writer was killed before its projection committed was not, so this write decided
     # without it, was reported committed, and lost to it on the next read
     if app._snapshot is None:  # (a request folded them once, at its start)
-        try:  # the session itself is brought up to date under the lock, below
-            refresh_sources(app, app.current_session())
-        except sqlite3.Error as exc:  # a full disk, say
-            raise database_error(exc, app.db_path) from exc
+        fold_siblings(app)  # the session itself is brought up to date under the lock
     if app.current_session() is None:
         # decide against an empty session first, so a refused write creates no file
         with app.projection.transaction():  # read-only: the decision writes nothing
@@ -325,6 +335,10 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
     mutation: Mutation | None = None
     try:
         with app._synced(session) as projection:
+            if fold and siblings_written(app, session):
+                # decided without that entry, a copy of its text (or a claim it
+                # contradicts) was added beside it: fold it, and decide once more
+                raise SiblingsWritten
             decision, later = decided_now(app, projection, session, decide, guard)
             if isinstance(decision, PinMutation | MemoryMutation) and session.partial_tail \
                     and not app.rehearsing:
@@ -359,6 +373,9 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             unapplied = not_applied(projection, session, appended.id, mutation)
             if unapplied is not None:
                 return unapplied
+    except SiblingsWritten:
+        fold_siblings(app)
+        return write(app, decide, guard, retry=retry, fold=False)
     except sqlite3.Error as exc:
         damaged = is_damage(exc)
         if appended is None or mutation is None:  # nothing reached the ledger
