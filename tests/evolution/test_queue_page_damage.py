@@ -64,3 +64,41 @@ def test_a_page_damaged_queue_is_set_aside_not_a_traceback(
         if command[1] == "evolve":  # the new queue took the ledger's source back
             assert answer["reason"] == "no_route" and answer["sourceId"].startswith("s")
     assert JobStore.open(home).check().to_json() is not None  # the new one reads
+
+
+def test_a_queue_another_process_made_anew_is_not_set_aside_again(tmp_path: Path) -> None:
+    """Two processes reading one damaged queue both meet the damage. The first sets the
+    file aside and works on a new one (a job queued there); the second, whose connection
+    is still on the old file, set aside whatever was at the path: the first's new,
+    healthy queue, its job gone with it, logged as damaged. It now sets aside only the
+    file it found damaged. (The other process is stood in for by a call made inside the
+    second's read, before it meets the damage: real files, real SQLite.)"""
+    from datetime import UTC, datetime
+
+    from waymarks.service.recovery import using_job_store
+
+    home = tmp_path / "home"
+    home.mkdir()
+    _damaged_queue(home)
+    fresh = SourceRef("fresh" + "x" * 40, "/work/a", "normal", "t")
+
+    def first(store: JobStore) -> None:
+        store.check()
+        store.add_jobs([fresh], NOW)
+
+    reads: list[int] = []
+
+    def second(store: JobStore) -> None:
+        reads.append(1)
+        if len(reads) == 1:  # the first process meets the damage meanwhile
+            using_job_store(home, datetime.now(UTC), first)
+        store.check()
+
+    using_job_store(home, datetime.now(UTC), second)
+    [aside] = home.glob("evolution.db.damaged-*[0-9]Z")
+    assert aside.read_bytes()[4096:4104] == b"AAAAAAAA"  # the damaged one, kept
+    store = JobStore.open(home)
+    try:
+        assert store.open_jobs() == 1  # the first process's job is still queued
+    finally:
+        store.close()

@@ -214,9 +214,9 @@ class EvolutionQueue:
 
             if not is_damage(exc):
                 raise
-            path = self.store.path
+            path, found = self.store.path, self.store.identity
             self.store.close()
-            set_queue_aside(path, datetime.now(UTC))
+            set_queue_aside(path, datetime.now(UTC), found)
         self.store = self._reopen()
         return self._check(source_id)
 

@@ -156,11 +156,16 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
     raise AssertionError("unreachable")
 
 
-def set_queue_aside(path: Path, now: datetime) -> None:
+def set_queue_aside(path: Path, now: datetime, found: FileIdentity | None = None) -> None:
     """Set the queue's damaged database at ``path`` aside (kept, logged); the next open
     makes a new one. Under the writer's turn: an opener meanwhile removes what it takes
-    for a gone database's companions under it (store/private.py)."""
+    for a gone database's companions under it (store/private.py). With ``found`` (the file
+    a store found damaged in use), only if that file is still at the path: another process
+    that met the damage first has set it aside and made a new one, and that healthy queue,
+    with the jobs it took since, was set aside as damaged in its turn."""
     with writer_turn(path, BUSY_TIMEOUT_MS / 1000):
+        if found is not None and file_identity(path) != found:
+            return
         set_aside(path, now)
     from waymarks.service.logs import log_event
 
@@ -185,7 +190,7 @@ def using_job_store(home: Path, now: datetime, use: Callable[[JobStore], R]) -> 
                                    f"fails ({describe(exc)}); run `waymarks health`") from exc
         finally:
             store.close()
-        set_queue_aside(store.path, now)
+        set_queue_aside(store.path, now, store.identity)
     raise AssertionError("unreachable")
 
 
