@@ -189,8 +189,10 @@ class Soak:
                     self.failures.append(f"{what} exit {code}: {err[-300:]}")
                     continue
                 for item in json.loads(out)["items"]:
+                    scope = item["scope"] if item["scope"] == "project" else \
+                        f'{item["scope"]} of {item["sessionId"]}'
                     found[item["id"]] = (item["kind"], item["status"], item.get("key"),
-                                         item["scope"], item["text"])
+                                         scope, item["text"])
         return found
 
     def check(self) -> None:
@@ -207,12 +209,12 @@ class Soak:
                 bare = " ".join(MARKER.sub("", text).lower().split()).rstrip(" .")
                 groups.setdefault((kind, scope, bare), []).append(item_id)
         for group, ids in groups.items():
-            if len(ids) > 1 and group[1] == "project":
+            if len(ids) > 1:
                 self.failures.append(f"{len(ids)} active items of one text {group}: "
                                      f"{[(before[i][4], self.committed.get(i)) for i in ids]}")
-        ports = [i for i, (kind, status, key, _s, _t) in before.items()
+        ports = [i for i, (kind, status, key, scope, _t) in before.items()
                  if kind == "memory" and status == "active" and key == "db-port"]
-        if len(ports) > 1:
+        if len({before[i][3] for i in ports}) < len(ports):
             self.failures.append(f"{len(ports)} active claims under db-port: "
                                  f"{[(before[i][4], self.committed.get(i)) for i in ports]}")
         self.run("rebuild-index")
