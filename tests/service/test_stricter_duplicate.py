@@ -280,3 +280,57 @@ def test_a_supersede_with_the_text_of_an_item_marked_whole_is_refused(
     changed = _json(home, project, "memory", "supersede", marked["id"], "--",
                     f"[ds4:sensitive]{CLAIM}[/ds4:sensitive]")
     assert changed["outcome"] == "committed" and changed["previousId"] == marked["id"]
+
+
+def test_one_text_marked_at_two_levels_or_spaced_inside_its_tags_is_one_text(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """The text marked whole was matched only as `[ds4:L]X[/ds4:L]` with `X` exactly as
+    the plain one normalizes: `[ds4:local-only] X [/ds4:local-only]` (spaces inside the
+    tags) or `[ds4:local-only]X.[/ds4:local-only]` beside a plain `X` without the full
+    stop, and `X` marked at another level, were other texts, so the plain or looser copy
+    was added beside the stricter one and went on to the providers it was kept from."""
+    spaced = _json(home, project, "memory", "add", "--",
+                   f"[ds4:local-only] {CLAIM} [/ds4:local-only]")
+    again = _json(home, project, "memory", "add", "--", CLAIM.rstrip("."))
+    assert (again["outcome"], again["id"]) == ("duplicate", spaced["id"])
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    internal = _json(home, project, "pin", "--", "[ds4:internal]Run the linter.[/ds4:internal]")
+    tighter = _json(home, project, "pin", "--",
+                    "[ds4:sensitive]Run the linter.[/ds4:sensitive]")
+    assert (tighter["operation"], tighter["previousId"]) == ("supersede", internal["id"])
+    looser = _json(home, project, "pin", "--", "[ds4:internal]Run the linter[/ds4:internal]")
+    assert (looser["outcome"], looser["id"]) == ("duplicate", tighter["id"])
+    line = {"format": "waymarks-export-v1", "kind": "pin", "scope": "session",
+            "status": "active", "text": "Run the linter!"}
+    export = tmp_path / "old.jsonl"
+    export.write_text(json.dumps(line) + "\n")
+    [imported] = _json(home, project, "import", str(export))["lines"]
+    assert (imported["outcome"], imported["id"]) == ("duplicate", tighter["id"])
+    assert [p["id"] for p in _json(home, project, "pins", "--status", "active")["items"]] == [
+        tighter["id"]]
+    assert [m["id"] for m in _json(home, project, "memory", "--status", "active")["items"]] == [
+        spaced["id"]]
+
+def test_a_supersede_whose_text_another_item_holds_marked_is_refused(
+        home: Path, project: Path) -> None:
+    """`memory supersede OLD -- X` (or `pin --supersedes`) beside an active
+    `[ds4:local-only]X[/ds4:local-only]` of another item: only a supersede's exact text
+    was looked for, so X was added beside its marked copy and went on to remote
+    providers. It is refused as the exact text is (that item already says it), OLD left
+    as it was; the same text marked more strictly still tightens its own target."""
+    marked = _json(home, project, "memory", "add", "--",
+                   f"[ds4:local-only]{CLAIM}[/ds4:local-only]")
+    old = _json(home, project, "memory", "add", "--", "The cache lives in /srv/cache.")
+    refused = _json(home, project, "memory", "supersede", old["id"], "--", CLAIM, expect=2)
+    assert refused["code"] == "invalid_argument" and marked["id"] in refused["message"]
+    assert "vpn3.corp" not in _planned(home, project, "vpn gateway")
+    pin = _json(home, project, "pin", "--", "Run the linter.")
+    other = _json(home, project, "pin", "--", "[ds4:sensitive]Use the VPN.[/ds4:sensitive]")
+    _json(home, project, "pin", "--supersedes", pin["id"], "--", "Use the VPN.", expect=2)
+    tightened = _json(home, project, "pin", "--supersedes", pin["id"], "--",
+                      "[ds4:internal]Run the linter.[/ds4:internal]")
+    assert tightened["previousId"] == pin["id"]
+    assert sorted(p["id"] for p in _json(home, project, "pins", "--status", "active")[
+        "items"]) == sorted([other["id"], tightened["id"]])
+    assert sorted(m["id"] for m in _json(home, project, "memory", "--status", "active")[
+        "items"]) == sorted([marked["id"], old["id"]])
