@@ -265,7 +265,13 @@ def plan_request(
     person's memory index. Adapters pass the sources they have (``waymarks.personal``).
     ``context_cap``: the most added context the host takes (tokens, pins included; see
     :attr:`~waymarks.planner.budgets.Budgets.max_context_tokens`).
-    One request: everything is read once (:meth:`Waymarks.begin`)."""
+    One request: everything is read once (:meth:`Waymarks.begin`). A prompt Waymarks
+    started as the person's turn (Pi's ``/remember`` and ``/notes promote``) is no turn of
+    the conversation: in ``history`` it was the earlier subject, so a follow-up after it
+    ("and the port?") recalled nothing."""
+    from waymarks.core.evolution.cues import is_own_prompt
+
+    history = [turn for turn in history if not is_own_prompt(turn)]
     with app.begin():
         return _plan(app, prompt, provider=provider, model_limit=model_limit,
                      history=history, fixed_tokens=fixed_tokens, retrieved=retrieved,
