@@ -334,3 +334,22 @@ def test_a_supersede_whose_text_another_item_holds_marked_is_refused(
         "items"]) == sorted([other["id"], tightened["id"]])
     assert sorted(m["id"] for m in _json(home, project, "memory", "--status", "active")[
         "items"]) == sorted([marked["id"], old["id"]])
+
+
+def test_a_keyed_claim_contradicting_a_claim_marked_whole_is_refused(home: Path,
+                                                                     project: Path) -> None:
+    """A claim marked whole got a key derived with its tags' words
+    (``ds4-internal-the-vpn-gateway``), so ``--key vpn-gateway`` stating another value
+    was kept apart from it as another fact and accepted, both in effect, where the same
+    claim unmarked refused it: README says a claim is compared without its markers."""
+    for marked in (False, True):
+        where = project / ("marked" if marked else "plain")
+        where.mkdir()
+        _json(home, where, "memory", "add", "--",
+              f"[ds4:internal]{CLAIM}[/ds4:internal]" if marked else CLAIM)
+        refused = _json(home, where, "memory", "add", "--key", "vpn-gateway", "--",
+                        "The VPN gateway is vpn4.corp.", expect=2)
+        assert refused["code"] == "conflict", (marked, refused)
+        # another fact under its own key is still apart
+        _json(home, where, "memory", "add", "--key", "vpn-metrics-port", "--",
+              "The VPN metrics port is 9100.")

@@ -274,12 +274,21 @@ def _keyed_apart(one: ItemState, other: ItemState) -> bool:
     record "The API metrics port is 9090." beside "The API listens on port 8080.":
     ``--key`` was refused the same, and the suggested supersede deleted a true fact.
     A key :func:`key_apart` gave is no such word (two claims kept apart from a third are
-    not thereby apart from each other)."""
+    not thereby apart from each other). A key derived from a claim marked whole is read
+    without the tags too: derived with them (``ds4-internal-the-vault-host``), it was
+    another key than the fact's, and ``--key vault-host`` contradicting that claim was
+    accepted where the same claim unmarked refused it (replay's keys are unchanged)."""
     mine = one.item.key if isinstance(one.item, MemoryItem) and not is_auto_key(
         one.item) else None
     if not mine:
         return False
-    return other.key is None or loose_key(mine) != loose_key(other.key)
+    theirs = {other.key}
+    if isinstance(other.item, MemoryItem) and not other.item.key:
+        from waymarks.core.privacy import has_markers, strip_markers
+
+        if has_markers(other.item.claim):
+            theirs.add(derive_key_normalized(normalize(strip_markers(other.item.claim))))
+    return all(key is None or loose_key(mine) != loose_key(key) for key in theirs)
 
 
 def is_auto_key(item: MemoryItem) -> bool:
