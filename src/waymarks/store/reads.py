@@ -177,20 +177,20 @@ class ProjectionReads:
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
                      norm: str, also: Sequence[str] = ()) -> list[str]:
-        """IDs of the memory items of ``partitions`` (any status, rows not read: the caller
-        reads the verified rows) that say ``norm`` or whose subject may equal, contain or
-        be contained in ``subject`` (those a claim of that subject may contradict), or
-        that say one of ``also`` (other forms of the text: marked, say)."""
+        """IDs of the memory items of ``partitions`` (rows not read: the caller reads the
+        verified rows) that may bear on a claim saying ``norm`` (its subject ``subject``,
+        other forms of its text ``also``: marked, say): those in effect whose subject may
+        equal, contain or be contained in ``subject`` (those it may contradict) or that say
+        ``norm`` or one of ``also``, and those of them taken out of effect (invalid,
+        expired, superseded) whose text, marker tags aside, says ``norm``
+        (:func:`~waymarks.store.claim_subjects.bearing`: the other versions of a subject
+        are left out in SQL, a supersede chain's thousands)."""
         from waymarks.store import claim_subjects
 
         found: dict[str, None] = {}
         for partition in dict.fromkeys(partitions):
-            found.update(dict.fromkeys(item_id for item_id, _text in claim_subjects.sharing(
-                self.db, partition, subject or frozenset())))
-            norms = list(dict.fromkeys((norm, *also)))
-            found.update(dict.fromkeys(str(item_id) for (item_id,) in self.db.execute(
-                "SELECT id FROM items WHERE kind = 'memory' AND partition = ? AND norm IN"
-                f" ({', '.join('?' * len(norms))}) ORDER BY seq", (partition, *norms))))
+            found.update(dict.fromkeys(claim_subjects.bearing(
+                self.db, partition, subject or frozenset(), norm, also)))
         return list(found)
 
     def recall_index(self) -> RecallIndex:
