@@ -168,6 +168,8 @@ def register_transfer(root: click.Group) -> None:
         done = 0
         failure: ServiceError | OSError | None = None
         made: dict[str, int] = {}  # the IDs the lines written so far were given
+        flushed = len(report)  # the report's entries up to here are on disk
+        holding = False  # whether a hold is open (its lines not flushed yet)
         with run.progress.bar("import") as tick, interrupts_deferred() as interrupted, \
                 contextlib.ExitStack() as hold:
             for line in writable:
@@ -177,8 +179,12 @@ def register_transfer(root: click.Group) -> None:
                     # the lines so far flushed, the lock taken again (others' writes wait
                     # at most so many lines; after the first, which may make the session)
                     if done % HELD_LINES == 0 or done == 1:
-                        hold.close()
+                        if holding:  # (raising: the flush failed, ``flushed`` stays)
+                            holding = False
+                            hold.close()
+                        flushed = len(report)
                         hold.enter_context(writes_held(app))
+                        holding = True
                     # what a typed write of the line would note (the file gives the scope)
                     report.append(_entry(line, with_write_notices(
                         app, _write(app, line), line.kind, scope_given=line.scope), made))
@@ -193,9 +199,13 @@ def register_transfer(root: click.Group) -> None:
                 if tick is not None:
                     tick(done, len(writable))
             try:
-                hold.close()  # the last lines flushed before any is reported
+                if holding:  # the last lines flushed before any is reported
+                    hold.close()
+                    flushed = len(report)
             except OSError as exc:
                 failure = failure or exc
+        # a flush that failed (EIO) confirmed none of the lines held since the last one
+        report[flushed:] = [_unconfirmed(e) for e in report[flushed:]]
         note_pin_budget(app, report)  # as a typed pin notes it
         if interrupted or failure is not None:
             report += [{"line": line.number, "originalId": line.original_id,
@@ -203,6 +213,16 @@ def register_transfer(root: click.Group) -> None:
                        for line in writable[done:]]
         return _summary(report, wrote=True, dry_run=False, interrupted=bool(interrupted),
                         failure=failure)
+
+
+def _unconfirmed(entry: dict[str, Any]) -> dict[str, Any]:
+    """A written line's entry when the flush that was to make it durable failed: not
+    written, as a line whose own write failed is (importing again adds it, or finds it a
+    duplicate); a refusal or duplicate wrote nothing and stays."""
+    if entry["outcome"] != "imported":
+        return entry
+    return {"line": entry["line"], "originalId": entry["originalId"],
+            "outcome": "not-written", "kind": entry["kind"]}
 
 
 def _kept_by_waymarks(app: Waymarks, output: str) -> str | None:
