@@ -39,6 +39,23 @@ STATED = [
     ("The staging password is:\nTr0ub4dor&3", "The staging password is:\n[REDACTED:secret]"),
     ("密码是“Passw0rd123”。", "密码是“[REDACTED:secret]”。"),
     ("口令为「Xk9#mQ2」", "口令为「[REDACTED:secret]」"),
+    # a quoted word after a password's noun; a parameter judged by its value
+    ('the wifi password is "postgres"', 'the wifi password is "[REDACTED:secret]"'),
+    ("the password is pw=Tr0ub4dor&3", "the password is [REDACTED:secret]"),
+    ("the token is Xk9#mQ2Lp+", "the token is [REDACTED:secret]"),
+    ("the token is Xk#mQpLr", "the token is [REDACTED:secret]"),
+    ("the password is Pa$$Word now", "the password is [REDACTED:secret] now"),
+]
+
+#: software sentences whose value after the noun is a name, not a credential: a quoted
+#: word after a token's or key's noun, words joined by symbols, a parameter
+NAMED = [
+    'The lexer token is "include" after a hash.', "The token is `Bearer` in the header.",
+    'The signing key is "primary" in the JWKS.', "The token is Bearer+JWT for the gateway.",
+    "The token is user:read+repo:write scoped.", "The token is @company/auth-token package.",
+    "The password is min_length=12 in the validator.",
+    "The signing key is kid=2024-01 in the JWKS.",
+    "The session token is HttpOnly+Secure+SameSite=Lax.", "The API key is X-API-KEY=… header.",
 ]
 
 #: everyday sentences about credentials, and code: no value stated, or not one
@@ -84,6 +101,18 @@ def test_a_credential_stated_in_a_sentence_is_redacted(text: str, expected: str)
 def test_everyday_sentences_about_credentials_stay(text: str) -> None:
     assert redact(text) == (text, 0)
     assert_needles_hold(text)
+
+
+@pytest.mark.parametrize("text", NAMED)
+def test_a_name_after_a_credential_noun_is_neither_redacted_nor_refused(
+        text: str, home: Path, project: Path) -> None:
+    """The symbol rule took any value with a symbol other than ``-_./:`` for a password,
+    and a quoted word after any noun for one: a memory about a lexer's token or a scope
+    list was refused as a credential."""
+    assert redact(text) == (text, 0)
+    added = waymarks("--json", "memory", "add", "--", text, env={"WAYMARKS_HOME": str(home)},
+                     cwd=project)
+    assert added.returncode == 0, (added.stdout, added.stderr)
 
 
 def test_the_pretest_passes_every_stated_credential_even_short_ones() -> None:

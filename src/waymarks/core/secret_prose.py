@@ -76,9 +76,17 @@ PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
 def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the value ``PROSE`` or ``PROSE_CJK`` matched is a credential."""
     found = match.groupdict()
+    noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     return prose_value_is_secret(match.string[start:end], quoted=match.lastgroup != "prose",
                                  pin=found.get("prose_pin") is not None
-                                 or found.get("prose_pin2") is not None)
+                                 or found.get("prose_pin2") is not None,
+                                 password=noun.lower() in _PASSWORD_NOUNS)
+
+
+#: how a password's noun starts (pass…, pw, pwd; 密码/密碼, 口令): a quoted word after it
+#: is a password; after a token's, a key's or a secret's it names one ("the token is
+#: "include"", "the signing key is "primary"")
+_PASSWORD_NOUNS: Final = frozenset({"pa", "pw", "密码", "密碼", "口令"})
 
 
 def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:

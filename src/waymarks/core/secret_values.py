@@ -104,6 +104,13 @@ _PART_SEPARATORS: Final = lazy(r"[-_./:]")
 #: weak_ref()``, ``assert token is tokens[0]``, ``pw = sys.argv[1]``, ``list[str]``)
 _CALL: Final = lazy(r"[A-Za-z_][\w.]*[(\[]", re.ASCII)
 _SYMBOL: Final = lazy(r"[^A-Za-z0-9_./:-]")
+#: what joins the words of a value (``Bearer+JWT``): any run of other characters
+_JOINS: Final = lazy(r"[^A-Za-z0-9]+", re.ASCII)
+#: a plain word: lower case, capitalised or CamelCase with two lower-case letters or more
+#: a hump (``read``, ``Bearer``, ``HttpOnly``), or capitals (``JWT``); not ``Pa``, ``mQpLr``
+_PLAIN_WORD: Final = lazy(r"[A-Z]?[a-z]{2,}(?:[A-Z][a-z]{2,})*|[A-Z]{2,}", re.ASCII)
+#: a parameter in code or a URL, ``name=value`` (``min_length=12``, ``kid=2024-01``)
+_PARAMETER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_-]*=([^=]*)", re.ASCII)
 #: a letters-and-digits part with a capital and this many digits reads as a password
 #: (``Password123``, ``Summer2024``), shorter (``OAuth2``, ``IPv6``, ``Base64``) as a name
 _CAPITALISED_DIGITS_MIN: Final = 2
@@ -112,14 +119,17 @@ _CAPITALISED_LENGTH_MIN: Final = 8
 _PIN_DIGITS: Final = range(4, 13)
 
 
-def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
+def prose_value_is_secret(value: str, *, quoted: bool, pin: bool,
+                          password: bool = True) -> bool:
     """Whether ``value``, stated after a credential's noun in a sentence ("the staging db
     password is Tr0ub4dor&3", "数据库密码是 Passw0rd123"), is the credential.
 
     Prose says much else there ("the password is stored in Vault", "the token is valid for
     1 hour", "the key is 256-bit", "the secret is in the SECRET_KEY env var"), so a word
     counts only when it cannot be one of those: a quoted or backticked value is judged as
-    an assignment's data (``the password is "hunter2"``); after ``PIN`` only 4 to 12
+    an assignment's data (``the password is "hunter2"``), except that a plain word quoted
+    after a noun other than a ``password``'s is a name ("the token is "include"", "the
+    signing key is "primary"": a lexer's token, a key's label); after ``PIN`` only 4 to 12
     digits count; otherwise 6 or more characters that are not a reference or placeholder
     (``${DB_PASSWORD}``, ``<password>``, ``****``, ``changeme``), a path, URL, e-mail
     address, version, date, code name, call or subscript (``unquote(pw)``,
@@ -127,7 +137,10 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
     (``SECRET_KEY``), and that hold
 
     - 6 or more digits only (``123456``);
-    - a symbol other than ``-_./:`` (``Tr0ub4dor&3``, ``P@ssw0rd!``);
+    - a symbol other than ``-_./:`` (``Tr0ub4dor&3``, ``P@ssw0rd!``), unless the symbols
+      only join plain words (``Bearer+JWT``, ``user:read+repo:write``,
+      ``@company/auth-token``) or the value is a parameter (``min_length=12``,
+      ``kid=2024-01``: judged by what follows its ``=``);
     - a part (between those separators) switching between letters and digits three
       times or more (``s3cr3t``, ``a8f3kd93jf02kd``), twice with mixed case (``Passw0rd``),
       or once with a capital, 2+ digits and 8+ characters (``Password123``); or
@@ -141,7 +154,8 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
     if pin:
         return value.isdigit() and len(value) in _PIN_DIGITS
     if quoted:
-        return _looks_like_secret(value, data=True, alone=False)
+        return _looks_like_secret(value, data=True, alone=False) and (
+            password or not value.isalpha() or _random_part(value))
     if len(value) < _MIXED_MIN:
         return False
     if value.isalpha():  # most of what prose says there: a word ("hashed", "valid")
@@ -155,9 +169,19 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool) -> bool:
         return False
     if value.isdigit():
         return True
+    if (parameter := _PARAMETER.fullmatch(value)) is not None:
+        return prose_value_is_secret(parameter[1], quoted=False, pin=False)
     if _SYMBOL.search(value) is not None:
-        return True
+        return not _joined_words(value)
     return any(_random_part(part) for part in _PART_SEPARATORS.split(value))
+
+
+def _joined_words(value: str) -> bool:
+    """Whether ``value`` is plain words joined by symbols (``Bearer+JWT``,
+    ``user:read+repo:write``, ``@company/auth-token``): each of two letters or more, no
+    digit (:data:`_PLAIN_WORD`: ``Xk#mQpLr`` and ``Pa$$Word`` are none)."""
+    parts = [part for part in _JOINS.split(value) if part]
+    return bool(parts) and all(_PLAIN_WORD.fullmatch(part) for part in parts)
 
 
 def _random_part(part: str) -> bool:
