@@ -168,6 +168,32 @@ def test_a_record_a_little_under_the_coverage_bar_is_recalled_beside_an_answer()
     assert verdicts(both, near, plain)["pdf"].startswith("coverage 0.42 below")
 
 
+def test_a_record_beside_an_answer_shares_its_subject_not_only_the_question_words() -> None:
+    """The veto and the coverage bar keep out a record that shares only the question's
+    everyday words; beside an answer, one such record (a person's note sharing "long" and
+    "last") was eligible all the same, a little under the bar, and went into the plan for
+    the model. Beside an answer, a record must match one of the words the answer matched
+    (e5's calibration; one that does is still recalled beside it: the tests above)."""
+    from waymarks.semantic.e5 import CALIBRATION
+
+    query = "how long should the invoice numbering last"
+    records = [record("answer", "The invoice numbering restarts every fiscal year."),
+               record("play", "My daughter's school play lasted two hours, long but fun."),
+               record("commute", "How long the commute takes depends on the train strikes."),
+               record("jobs", "Long-running jobs go to the batch queue.")]
+    df: dict[str, int] = {}
+    for r in records:
+        for f in r.body:
+            df[f] = df.get(f, 0) + 1
+    side = Semantic({"answer": 0.88, "play": 0.78, "commute": 0.78, "jobs": 0.78},
+                    CALIBRATION, script(query))
+    verdicts = {s.candidate.id: s for s in score_all(direct_plan(query), records,
+                                                     Stats(len(records), df), side)}
+    assert verdicts["answer"].eligible
+    assert 0.40 <= verdicts["play"].coverage < 0.45
+    assert verdicts["play"].reason.startswith("coverage 0.42 below"), verdicts["play"]
+
+
 def test_across_scripts_the_nearest_record_qualifies_on_a_lower_similarity() -> None:
     zh = record("zh", "发票渲染器把模板缓存九十秒。")
     records = [zh, *RECORDS[::2]]
