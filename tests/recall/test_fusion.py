@@ -370,3 +370,29 @@ def test_a_concept_beside_a_word_the_store_never_saw_needs_a_qualifying_similari
     # the attribute the claim says, named: recalled as before, with or without the extra
     for query in ("database port?", "数据库端口是多少"):
         assert eligible(query, None) == eligible(query, 0.838) == ["port"], query
+
+
+def test_a_record_without_a_vector_is_judged_as_the_lexical_engine_judges_it() -> None:
+    """The coverage margin is about *fused* coverage: a record with no vector (not yet
+    embedded, or embedded by another model) has its lexical coverage, and a long-lived
+    process (which holds the embedder) let one a little under the bar in beside an answer
+    where a one-shot process over the same store (no vectors stored: no semantic side at
+    all) refused it, so the two recall paths disagreed (the differential test, hybrid
+    seed 202, after a rebuild dropped the vectors)."""
+    query = "how long does the invoice renderer cache pdf templates in staging"
+    plan = direct_plan(query)
+    answer = record("ans", "The invoice renderer caches PDF templates for 90 seconds in staging.")
+    other = record("pdf", "Long PDF invoices are split in two.")
+    records = [answer, other, *RECORDS]
+    stats = Stats(len(records), {f: sum(1 for r in records if f in r.body)
+                                 for r in records for f in r.body})
+    margin = Calibration(floor=0.75, ceil=0.92, weight=0.5, qualify=0.8, support=0.6,
+                         beside=0.4)
+
+    def verdict(side: Semantic | None) -> str:
+        return next(s.reason for s in score_all(plan, records, stats, side)
+                    if s.candidate.id == "pdf")
+
+    lexical = verdict(None)
+    assert lexical.startswith("coverage 0.42 below")  # within the margin, lexically
+    assert verdict(Semantic({"ans": 0.9}, margin, script(query))) == lexical

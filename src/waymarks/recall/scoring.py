@@ -487,8 +487,8 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
         supported = qualified
     reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
-    beside = (semantic is not None and reason.endswith(_BELOW_COVERAGE)
-              and coverage >= semantic.calibration.beside)
+    beside = (semantic is not None and sem is not None  # (fused: no vector, lexical)
+              and reason.endswith(_BELOW_COVERAGE) and coverage >= semantic.calibration.beside)
     if (not reason and not close and semantic is not None
             and semantic.far(sem, candidate.text)
             and not any(is_literal(f) for f in strong)):
