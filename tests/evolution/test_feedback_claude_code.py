@@ -124,7 +124,7 @@ def _stop(home: Path, cwd: Path, transcript: Path) -> None:
     drain_captures(home)
 
 
-def _said(path: Path, *prompts: str) -> Path:
+def _said(path: Path, *prompts: str | dict[str, object]) -> Path:
     """A Claude Code transcript whose user messages are ``prompts`` (one turn each)."""
     lines = []
     for n, prompt in enumerate(prompts):

@@ -4,31 +4,18 @@ bash mode) must not re-apply an earlier turn's verdict under a new receipt key."
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.evolution.test_aging import learn
 from tests.evolution.test_end_to_end import _cli
-from tests.evolution.test_feedback_claude_code import SESSION, _prompt, _stop
+from tests.evolution.test_feedback_claude_code import SESSION, _prompt, _said, _stop
 
 
-def _turns(path: Path, *turns: str | dict[str, object]) -> Path:
-    lines = []
-    for n, said in enumerate(turns):
-        lines.append({"type": "user", "uuid": f"u{n}", "sessionId": SESSION,
-                      "message": {"role": "user", "content": said}})
-        lines.append({"type": "assistant", "uuid": f"a{n}", "message": {
-            "role": "assistant", "content": [{"type": "text", "text": "Done."}]}})
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return path
-
-
-@pytest.mark.slow
-def test_an_undone_verdict_is_not_reapplied_by_a_later_slash_command_turn(
-        tmp_path: Path) -> None:
-    home, project = tmp_path / "home", tmp_path / "b"
+def _told_incorrect(tmp_path: Path, home: Path, project: Path) -> tuple[str, str, int]:
+    """A learned claim in a trusted project with learning on, and the person's prompt
+    saying it is incorrect: ``(claim, the prompt, the verdict's event)``."""
     project.mkdir()
     _cli(home, project, "trust", str(project))
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
@@ -37,9 +24,16 @@ def test_an_undone_verdict_is_not_reapplied_by_a_later_slash_command_turn(
         "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
     feedback = f"memory {claim} is incorrect."
     told = _prompt(home, project, feedback)
-    event = int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+    return claim, feedback, int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+
+
+@pytest.mark.slow
+def test_an_undone_verdict_is_not_reapplied_by_a_later_slash_command_turn(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "b"
+    claim, feedback, event = _told_incorrect(tmp_path, home, project)
     transcript = tmp_path / "t.jsonl"
-    _stop(home, project, _turns(transcript, feedback))
+    _stop(home, project, _said(transcript, feedback))
     assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
     assert _cli(home, project, "evolution", "show", claim)["state"] == "provisional"
     # the next turn is a custom slash command: its prompt is recorded by the prompt hook,
@@ -47,7 +41,7 @@ def test_an_undone_verdict_is_not_reapplied_by_a_later_slash_command_turn(
     _prompt(home, project, "/review")
     command = ("<command-message>review is running…</command-message>\n"
                "<command-name>/review</command-name>")
-    _stop(home, project, _turns(transcript, feedback, command))
+    _stop(home, project, _said(transcript, feedback, command))
     shown = _cli(home, project, "evolution", "show", claim)
     assert shown["state"] == "provisional"  # the undone verdict stays undone
     assert len(shown["receipts"]) == 1  # type: ignore[arg-type]
@@ -61,16 +55,8 @@ def test_a_stop_whose_transcript_is_behind_applies_no_earlier_verdict(tmp_path: 
     from waymarks.service.evolution import Evolution
 
     home, project = tmp_path / "home", tmp_path / "b"
-    project.mkdir()
-    _cli(home, project, "trust", str(project))
-    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
-    claim = learn(home, str(tmp_path / "a"), {
-        "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
-    feedback = f"memory {claim} is incorrect."
-    told = _prompt(home, project, feedback)
-    event = int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
-    transcript = _turns(tmp_path / "t.jsonl", feedback)
+    claim, feedback, event = _told_incorrect(tmp_path, home, project)
+    transcript = _said(tmp_path / "t.jsonl", feedback)
     _stop(home, project, transcript)
     assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
     _prompt(home, project, "Which deployment tool do we use?")  # the next turn's prompt
