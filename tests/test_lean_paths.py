@@ -248,3 +248,44 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
     extra = _importtime(done.stderr) - baseline
     assert extra <= set(HOOK_CLIENT_IMPORTS), sorted(extra - set(HOOK_CLIENT_IMPORTS))
     assert {"waymarks.hosts.cc_client", "_socket"} <= extra, "the hook ran through the client"
+
+
+@pytest.mark.slow
+def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
+        tmp_path: Path) -> None:
+    """A prompt's hook in its own process (no helper): the plan leaves Waymarks' own
+    prompts out of the history, a test of two fixed first lines, and took the evolution
+    cues' module to ask it (~3 ms); the install's backup notes took ``hashlib`` (OpenSSL's
+    bindings, ~2 ms) into every prompt's hook. Neither is loaded now."""
+    import json
+    import uuid
+
+    project = tmp_path / "project"
+    project.mkdir()
+    setup = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--home", str(tmp_path / "home"),
+         "memory", "add", "--", "The database port is 5433."],
+        cwd=project, capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stderr
+    from waymarks.hosts import claude_code_install as cc
+
+    session = str(uuid.uuid4())
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
+    start = cc.hook_argv(cc.hook_command(Path(sys.executable), tmp_path / "home",
+                                         "SessionStart"))
+    subprocess.run(start, input=json.dumps({  # the session made (a new one draws its ID)
+        "session_id": session, "cwd": str(project), "hook_event_name": "SessionStart",
+        "source": "startup"}).encode(), env=env, cwd=project, capture_output=True,
+        timeout=120, check=True)
+    event = json.dumps({"session_id": session, "cwd": str(project),
+                        "hook_event_name": "UserPromptSubmit",
+                        "transcript_path": str(tmp_path / "t"),
+                        "prompt": "which database port do we use?"}).encode()
+    argv = cc.hook_argv(cc.hook_command(Path(sys.executable), tmp_path / "home",
+                                        "UserPromptSubmit"))
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=event, env=env,
+                          cwd=project, capture_output=True, timeout=120, check=True)
+    modules = [line.split("|")[-1].strip() for line in
+               done.stderr.decode().splitlines() if line.startswith("import time:")]
+    assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
+    assert _matching(modules, ("waymarks.core.evolution", "_hashlib")) == []

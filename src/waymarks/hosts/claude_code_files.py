@@ -28,7 +28,6 @@ What must stay true:
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import stat
@@ -270,7 +269,7 @@ def _keep_backups(home: Path, named: dict[str, str]) -> None:
 def note_backup(home: Path, path: Path, kept: bytes) -> None:
     """Remember in ``home`` that its install wrote ``path``'s backup, holding ``kept``."""
     named = _backups(home)
-    named[str(backup_path(path).absolute())] = hashlib.sha256(kept).hexdigest()
+    named[str(backup_path(path).absolute())] = _sha256(kept)
     _keep_backups(home, named)
 
 
@@ -291,7 +290,7 @@ def take_over_backup(home: Path, path: Path, others: Iterable[str]) -> None:
 def backup_writer(homes: Iterable[Path], path: Path, kept: bytes) -> Path | None:
     """The home among ``homes`` whose install wrote ``path``'s backup as it is now
     (``kept``, its bytes), or ``None``: not a backup Waymarks wrote."""
-    name, digest = str(backup_path(path).absolute()), hashlib.sha256(kept).hexdigest()
+    name, digest = str(backup_path(path).absolute()), _sha256(kept)
     return next((home for home in homes if _backups(home).get(name) == digest), None)
 
 
@@ -395,3 +394,11 @@ def refreshed_server(current: dict[str, Any], wanted: dict[str, Any]) -> dict[st
     person's variables for the server were gone without a word."""
     entry = {k: wanted[k] if k in SERVER_KEYS else v for k, v in current.items()}
     return {**entry, **{k: v for k, v in wanted.items() if k not in entry}}
+
+
+def _sha256(data: bytes) -> str:
+    """``data``'s SHA-256, hex (``hashlib`` imported here: OpenSSL's bindings cost every
+    prompt's hook milliseconds, and only an install or an uninstall writes a backup)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

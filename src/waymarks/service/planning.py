@@ -269,7 +269,7 @@ def plan_request(
     started as the person's turn (Pi's ``/remember`` and ``/notes promote``) is no turn of
     the conversation: in ``history`` it was the earlier subject, so a follow-up after it
     ("and the port?") recalled nothing."""
-    from waymarks.core.evolution.cues import is_own_prompt
+    from waymarks.core.own_prompts import is_own_prompt
 
     history = [turn for turn in history if not is_own_prompt(turn)]
     with app.begin():

@@ -17,6 +17,10 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.own_prompts import CURATION_MARK as CURATION_MARK  # (re-exported)
+from waymarks.core.own_prompts import OWN_PROMPT_MARKS as OWN_PROMPT_MARKS
+from waymarks.core.own_prompts import PROMOTION_MARK as PROMOTION_MARK
+from waymarks.core.own_prompts import is_own_prompt
 
 MAX_STATEMENTS: Final = 16
 MIN_CHARS: Final = 4
@@ -68,21 +72,9 @@ _EXPLICIT: Final = lazy(
     r"|记住|记得|偏好|纠正|不对|以后|不要",
     re.IGNORECASE)
 
-#: the first line of each prompt Waymarks itself starts as the person's turn (``remember``'s
-#: curation, ``notes promote``; :mod:`waymarks.personal.curation` builds them from these):
-#: Waymarks' words, never the person's statement
-CURATION_MARK: Final = "[waymarks-memory-curation]"
-PROMOTION_MARK: Final = "[waymarks-project-lesson-promotion]"
-OWN_PROMPT_MARKS: Final = (CURATION_MARK, PROMOTION_MARK)
-
 #: what :func:`intent` may say; ``explicit`` and ``natural`` are statements worth learning
 INTENTS: Final = ("explicit", "natural", "none", "vague", "quoted", "recall_question",
                   "question", "one_off", "own_prompt")
-
-
-def is_own_prompt(text: str) -> bool:
-    """Whether a user message is a prompt Waymarks started (its fixed first line)."""
-    return text.lstrip().startswith(OWN_PROMPT_MARKS)
 STATEMENT_INTENTS: Final = frozenset({"explicit", "natural"})
 
 
