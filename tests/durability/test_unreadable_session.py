@@ -145,7 +145,9 @@ def _denied(home: Path, project: Path, *args: str,
                           cwd=project, capture_output=True, text=True, timeout=120,
                           input=input,
                           env={**os.environ, "WAYMARKS_HOME": str(home),
-                               "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"})
+                               "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off",
+                               # no Claude Code helper left running after the test
+                               "WAYMARKS_CC_HELPER": "off"})
 
 
 @pytest.mark.slow  # processes of their own
