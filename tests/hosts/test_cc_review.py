@@ -80,7 +80,8 @@ def test_a_hook_whose_launcher_is_gone_never_blocks_the_prompt(
     real = cc.hook_command(Path(sys.executable), home, "SessionStart")  # still runs
     assert subprocess.run(["sh", "-c", real], input=json.dumps({
         "session_id": str(uuid.uuid4()), "cwd": str(project), "source": "startup"}),
-        capture_output=True, text=True, timeout=60).returncode == 0
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "WAYMARKS_CC_HELPER": "off"}).returncode == 0  # (none left)
     assert list((home / "sessions").rglob("*.jsonl"))
 
 
