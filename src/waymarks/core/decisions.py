@@ -28,6 +28,7 @@ from typing import Literal, cast
 
 import msgspec
 
+from waymarks.core.marked_forms import marked_forms
 from waymarks.core.model import (
     CLASSIFICATIONS,
     MAX_CLAIM_CHARS,
@@ -51,7 +52,6 @@ from waymarks.core.privacy import (
     classify,
     has_markers,
     level_rank,
-    marked_forms,
     near_miss_markers,
     strip_markers,
 )

@@ -216,21 +216,6 @@ def near_miss_markers(text: str) -> int:
     return max(0, len(_LOOSE_MARKER.findall(loose)) - working - escaped)
 
 
-#: the levels a marker around a whole text raises it to (``normal`` raises nothing)
-_WRAPPING: Final = ("internal", "sensitive", "local-only")
-#: how a text marked whole may sit in its tags once normalized: a space inside each tag,
-#: and the sentence's end (dropped from a plain text's form, kept before a closing tag)
-_INSIDE: Final = (("", ""), ("", "."), ("", "!"), (" ", " "), (" ", ". "), (" ", "! "))
-
-
-def marked_forms(norm: str) -> list[str]:
-    """The normalized forms (:func:`~waymarks.core.text.normalize`) of the text whose form
-    is ``norm`` marked whole at a level: ``[ds4:local-only]x[/ds4:local-only]``, with a
-    space inside the tags or a final period or ``!`` before the closing one."""
-    return [f"[ds4:{level}]{lead}{norm}{end}[/ds4:{level}]"
-            for level in _WRAPPING for lead, end in _INSIDE]
-
-
 def strip_markers(text: str, *, unescape: bool = False) -> str:
     """``text`` without marker tags; idempotent. Escaped tags stay literal, backslash and
     all, unless ``unescape`` (for display only: the result may then hold working tags)."""

@@ -86,7 +86,7 @@ class OwnClaims:
 
     def _claims_read(self, text: str) -> list[ItemView]:
         from waymarks.core.contradiction import signature
-        from waymarks.core.privacy import marked_forms
+        from waymarks.core.marked_forms import marked_forms
         from waymarks.core.text import normalize
 
         app = self._app
