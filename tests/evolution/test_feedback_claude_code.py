@@ -30,6 +30,20 @@ def _context(reply: dict[str, object]) -> str:
     return str(specific.get("additionalContext", "")) if isinstance(specific, dict) else ""
 
 
+def _told_incorrect(tmp_path: Path, home: Path, project: Path) -> tuple[str, str, int]:
+    """A learned claim in a trusted project with learning on, and the person's prompt
+    saying it is incorrect: ``(claim, the prompt, the verdict's event)``."""
+    project.mkdir()
+    _cli(home, project, "trust", str(project))
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    claim = learn(home, str(tmp_path / "a"), {
+        "kind": "decision", "content": "Deployments use Kamal",
+        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+    feedback = f"memory {claim} is incorrect."
+    told = _prompt(home, project, feedback)
+    return claim, feedback, int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+
+
 @pytest.mark.slow
 def test_incorrect_in_a_prompt_is_applied_before_the_plan_and_undo_restores(
         tmp_path: Path) -> None:
@@ -171,14 +185,7 @@ def test_stop_reuses_the_prompt_hooks_receipt(tmp_path: Path) -> None:
     and ``Stop`` finds that receipt (keyed by the prompt's ledger entry) even after an
     undo, so the undone verdict never comes back."""
     home, project = tmp_path / "home", tmp_path / "b"
-    project.mkdir()
-    _cli(home, project, "trust", str(project))
-    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
-    claim = learn(home, str(tmp_path / "a"), {
-        "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
-    told = _prompt(home, project, f"memory {claim} is incorrect.")
-    event = int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+    claim, _, event = _told_incorrect(tmp_path, home, project)
     assert _cli(home, project, "evolution", "undo", str(event))["undone"] == event
     _stop(home, project, _said(tmp_path / "t.jsonl", f"memory {claim} is incorrect."))
     shown = _cli(home, project, "evolution", "show", claim)

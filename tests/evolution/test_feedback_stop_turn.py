@@ -8,23 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.evolution.test_aging import learn
 from tests.evolution.test_end_to_end import _cli
-from tests.evolution.test_feedback_claude_code import SESSION, _prompt, _said, _stop
-
-
-def _told_incorrect(tmp_path: Path, home: Path, project: Path) -> tuple[str, str, int]:
-    """A learned claim in a trusted project with learning on, and the person's prompt
-    saying it is incorrect: ``(claim, the prompt, the verdict's event)``."""
-    project.mkdir()
-    _cli(home, project, "trust", str(project))
-    (home / "config.toml").write_text("[evolution]\nlearn = true\n")
-    claim = learn(home, str(tmp_path / "a"), {
-        "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
-    feedback = f"memory {claim} is incorrect."
-    told = _prompt(home, project, feedback)
-    return claim, feedback, int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
+from tests.evolution.test_feedback_claude_code import (
+    SESSION,
+    _prompt,
+    _said,
+    _stop,
+    _told_incorrect,
+)
 
 
 @pytest.mark.slow
