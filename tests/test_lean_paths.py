@@ -72,8 +72,9 @@ def _matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
                                                                        prefixes))]
 
 
-@pytest.mark.slow
-def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
+
+def _project_with_a_claim(tmp_path: Path) -> Path:
+    """A project folder whose session holds one claim (the CLI's write, its own process)."""
     project = tmp_path / "project"
     project.mkdir()
     setup = subprocess.run(
@@ -81,6 +82,11 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
          "memory", "add", "--", "The database port is 5433."],
         cwd=project, capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stderr
+    return project
+
+@pytest.mark.slow
+def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
+    project = _project_with_a_claim(tmp_path)
     code = ("from waymarks.cli.main import main\n"
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
@@ -260,13 +266,7 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     import json
     import uuid
 
-    project = tmp_path / "project"
-    project.mkdir()
-    setup = subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "--home", str(tmp_path / "home"),
-         "memory", "add", "--", "The database port is 5433."],
-        cwd=project, capture_output=True, text=True, timeout=120)
-    assert setup.returncode == 0, setup.stderr
+    project = _project_with_a_claim(tmp_path)
     from waymarks.hosts import claude_code_install as cc
 
     session = str(uuid.uuid4())
