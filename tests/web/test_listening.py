@@ -157,3 +157,39 @@ def test_the_remote_warning_is_said_once_it_listens_with_its_port(home: Path,
         _stop(process)
     port = url.split("/")[2].rsplit(":", 1)[1]
     assert f"listens on 0.0.0.0:{port}, beyond this machine" in warning, (warning, url)
+
+
+#: a terminal browser (webbrowser's choice for ``lynx``, ``w3m`` or ``www-browser``, and for
+#: any ``BROWSER`` command): it loads the page it was given, through the launch page's
+#: refresh, before it returns; it says on the inspector's standard output whether it could
+TERMINAL_BROWSER = r'''
+import html, re, sys, urllib.parse, urllib.request
+from pathlib import Path
+page = Path(urllib.parse.unquote(urllib.parse.urlsplit(sys.argv[1]).path)).read_text()
+[target] = re.findall(r'http-equiv="refresh" content="0;url=([^"]+)"', page)
+try:
+    with urllib.request.urlopen(html.unescape(target), timeout=20) as answer:
+        print("browser: loaded", answer.status, flush=True)
+except OSError as exc:
+    print("browser: not loaded", type(exc).__name__, flush=True)
+'''
+
+
+@pytest.mark.slow
+def test_open_serves_while_a_browser_that_waits_for_the_page_runs(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ui --open` ran the browser command and waited for it to return before it served:
+    a terminal browser (`lynx`, `w3m`: what Python picks over SSH) or any `BROWSER`
+    command that runs until it is closed waited for a page nobody answered, for ever."""
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!{sys.executable}\n{TERMINAL_BROWSER}")
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", f"{browser} %s")
+    process = _waymarks(home, project, "ui", "--open", "--port", "0")
+    try:
+        _printed_url(process)
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(2)]  # the note, then the browser
+        assert lines[1].strip() == "browser: loaded 200", lines
+    finally:
+        _stop(process)

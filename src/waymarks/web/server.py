@@ -12,7 +12,8 @@ and would be handed the token); and the listening socket is close-on-exec, so no
 this process starts (the detached worker an action can wake) holds the port. ``--open``
 starts the browser with a page only this user can read that sends it on to the URL
 (:func:`launch_page`), never with the URL itself: a command line is readable by every
-user of the machine (``ps``), and the token would be handed to all of them.
+user of the machine (``ps``), and the token would be handed to all of them; and it starts
+it beside the server, in a thread, since a browser command may run until it is closed.
 """
 
 from __future__ import annotations
@@ -114,7 +115,12 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         with _ending_cleanly():
             page = launch_page(url) if open_browser else None
             if page is not None:
-                opener(page.as_uri())
+                # beside the server, never before it: the socket listens already, but a
+                # browser command that returns only once it is closed (a terminal
+                # browser, lynx or w3m, or a BROWSER command) waited for a page nobody
+                # served, for ever
+                threading.Thread(target=opener, args=(page.as_uri(),), daemon=True,
+                                 name="waymarks-ui-browser").start()
             from waymarks.spawn.http_guard import GuardedH11
 
             config = uvicorn.Config(web, log_level="warning", access_log=False,
