@@ -163,7 +163,8 @@ def test_a_closed_terminal_leaves_an_inspector_started_under_nohup_running(
 def test_an_action_that_failed_unexpectedly_does_not_say_nothing_changed(
         web: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page for an unexpected error said "Nothing was changed", after ``/act`` too,
-    where the write may have been made before the error."""
+    where the write may have been made before the error; and once that was fixed, its
+    heading still said "Nothing was done" above "The action may have been made"."""
     from waymarks.web import actions
 
     client, gate = web
@@ -177,6 +178,7 @@ def test_an_action_that_failed_unexpectedly_does_not_say_nothing_changed(
                                        "confirmed": "yes", "text": "Run the tests first"})
     assert answer.status_code == 500 and "may have been made" in answer.text
     assert "Nothing was changed" not in answer.text
+    assert "Nothing was done" not in answer.text  # (the problem page's heading)
 
 
 @pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s

@@ -179,8 +179,11 @@ class Inspector:
             project_query=query, **values)
         return HTMLResponse(html, status_code=status)
 
-    def problem(self, message: str, status: int = 400) -> HTMLResponse:
-        return self.render("problem.html", None, status, message=message)
+    def problem(self, message: str, status: int = 400,
+                heading: str = "Nothing was done") -> HTMLResponse:
+        """A page saying what went wrong; ``heading`` says whether anything was done (an
+        action that failed after it started may have written: it must not say no)."""
+        return self.render("problem.html", None, status, message=message, heading=heading)
 
 
 def _refuse_gone(project: str) -> None:
@@ -409,7 +412,9 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
                         f"The inspector could not answer ({type(exc).__name__}). " + (
                             "The action may have been made: look at the list before "
                             "trying it again" if acting else "Nothing was changed by this "
-                            "page") + "; `waymarks health` in a terminal says more.", 500)
+                            "page") + "; `waymarks health` in a terminal says more.", 500,
+                        heading="The action may have been made" if acting
+                        else "Nothing was done")
 
         if inspector.limiter is None:  # made on the loop, on first use
             inspector.limiter = anyio.CapacityLimiter(PAGE_THREADS)
