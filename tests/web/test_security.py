@@ -151,6 +151,16 @@ def test_loopback_names_and_the_hosts_a_server_answers_to() -> None:
     assert first.token not in first.cookie and first.token not in first.csrf
 
 
+def test_the_remote_warning_writes_an_ipv6_address_as_a_url_does() -> None:
+    """`ui --host :: --allow-remote` warned that it "listens on :::38897": which colon
+    starts the port is anybody's guess (and `::1:8766` is another address)."""
+    from waymarks.web.security import remote_warning
+
+    assert "listens on [::]:38897, beyond" in remote_warning("::", 38897)
+    assert "listens on [fd00::5]:8766, beyond" in remote_warning("fd00::5", 8766)
+    assert "listens on 0.0.0.0:8766, beyond" in remote_warning("0.0.0.0", 8766)
+
+
 def _waymarks(home: Path, project: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     env = {**os.environ, "WAYMARKS_HOME": str(home), "NO_COLOR": "1"}
     return subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,

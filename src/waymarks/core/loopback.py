@@ -46,7 +46,13 @@ def host_spellings(host: str) -> frozenset[str]:
     """The names (no port; an IPv6 address bracketed) a client reaching a server listening
     on ``host`` puts in ``Host``: its own spelling and, for a loopback address, every
     loopback name."""
-    bare = host.strip().strip("[]")
-    shown = f"[{bare}]" if ":" in bare else bare
-    return frozenset({shown, "localhost", "127.0.0.1", "[::1]"} if is_loopback(bare)
+    shown = url_host(host)
+    return frozenset({shown, "localhost", "127.0.0.1", "[::1]"} if is_loopback(host)
                      else {shown})
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL (or a ``Host`` header, or ``host:port`` said to people) names it:
+    an IPv6 address in brackets, so the colon before the port is told apart."""
+    bare = host.strip().strip("[]")
+    return f"[{bare}]" if ":" in bare else bare

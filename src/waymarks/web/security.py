@@ -61,6 +61,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from waymarks.core.loopback import host_names as host_names  # re-exported for the server
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
+from waymarks.core.loopback import url_host
 
 COOKIE: Final = "waymarks_ui"
 CSP: Final = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -81,10 +82,11 @@ METHODS: Final = frozenset({"GET", "HEAD", "POST"})
 MAX_BODY: Final = 1024 * 1024
 def remote_warning(host: str, port: int) -> str:
     """What ``waymarks ui --allow-remote`` prints before serving beyond this machine."""
-    return (f"waymarks: warning: the web inspector listens on {host}:{port}, beyond this "
-            "machine, over plain HTTP: the token in its URL and every pin, claim and note "
-            "it shows travel unencrypted, and anyone holding the URL can change memory. "
-            "Prefer the default --host 127.0.0.1 through an SSH tunnel (ssh -L).")
+    return (f"waymarks: warning: the web inspector listens on {url_host(host)}:{port}, "
+            "beyond this machine, over plain HTTP: the token in its URL and every pin, "
+            "claim and note it shows travel unencrypted, and anyone holding the URL can "
+            "change memory. Prefer the default --host 127.0.0.1 through an SSH tunnel "
+            "(ssh -L).")
 
 
 @dataclass(frozen=True)

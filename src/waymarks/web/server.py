@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from waymarks.core.loopback import url_host
 from waymarks.core.text import escaped
 from waymarks.web.security import Gate, host_names, is_loopback, moving_page, remote_warning
 
@@ -69,9 +70,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def base_url(host: str, port: int) -> str:
-    bare = host.strip("[]")
-    shown = f"[{bare}]" if ":" in bare else bare
-    return f"http://{shown}:{port}"
+    return f"http://{url_host(host)}:{port}"
 
 
 def launch_page(url: str) -> Path:
