@@ -193,3 +193,23 @@ def test_open_serves_while_a_browser_that_waits_for_the_page_runs(
         assert lines[1].strip() == "browser: loaded 200", lines
     finally:
         _stop(process)
+
+
+@pytest.mark.slow
+def test_open_says_so_when_no_browser_could_be_started(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ui --open` with no browser to start (none installed, a server over SSH, or a
+    BROWSER command that fails) said nothing: the person waited for a window."""
+    import select
+
+    monkeypatch.setenv("BROWSER", "false %s")  # a browser command that fails
+    process = _waymarks(home, project, "ui", "--open", "--port", "0")
+    try:
+        url = _printed_url(process)
+        assert process.stderr is not None
+        ready, _, _ = select.select([process.stderr], [], [], 60)
+        note = process.stderr.readline() if ready else ""
+        assert "no browser could be started" in note and "open the URL" in note, note
+        assert "token=" not in note and url not in note  # (stderr may be a log)
+    finally:
+        _stop(process)

@@ -118,8 +118,8 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
                 # browser command that returns only once it is closed (a terminal
                 # browser, lynx or w3m, or a BROWSER command) waited for a page nobody
                 # served, for ever
-                threading.Thread(target=opener, args=(page.as_uri(),), daemon=True,
-                                 name="waymarks-ui-browser").start()
+                threading.Thread(target=_start_browser, args=(opener, page.as_uri()),
+                                 daemon=True, name="waymarks-ui-browser").start()
             from waymarks.spawn.http_guard import GuardedH11
 
             config = uvicorn.Config(web, log_level="warning", access_log=False,
@@ -130,6 +130,16 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         sock.close()
         if page is not None:
             page.unlink(missing_ok=True)
+
+
+def _start_browser(opener: Callable[[str], object], uri: str) -> None:
+    """Start the browser on the launch page ``uri``; say so on standard error when none
+    could be (no browser here, a server over SSH, a ``BROWSER`` command that failed):
+    ``--open`` said nothing, and the person waited for a window."""
+    if not opener(uri):
+        print("waymarks: --open: no browser could be started (none found here, or the "
+              "BROWSER command failed); open the URL `waymarks ui` printed", file=sys.stderr,
+              flush=True)
 
 
 @contextlib.contextmanager
