@@ -202,3 +202,23 @@ def test_sections_cut_short_show_the_newest_and_count_them_all(
     passages = section("docs", "learned")
     assert '<span class="count">3</span>' in passages and "The first 2 of 3" in passages
     assert "alpha" in passages and "gamma" not in passages
+
+
+@pytest.mark.slow
+def test_a_learned_claims_page_lists_the_events_that_changed_it(
+        web: Any, home: Path, project: Path, cli: Callable[..., dict]) -> None:
+    """The page listed the events whose subject is the claim: an undo (whose subject is
+    the event it undoes) changed the claim and was left out, so the feedback it undid
+    still showed "applied" with an Undo button, and undoing that again was refused with
+    "undo the later events first", naming an event the page did not show. It lists what
+    `waymarks evolution show` lists: the events that changed the claim."""
+    learned = _learn(home, str(project))
+    client, _gate = _login(web)
+    feedback = cli("feedback", learned, "incorrect")["event"]
+    undo = cli("evolution", "undo", str(feedback))["event"]
+    page = client.get(f"/learned/{learned}").text
+    rows = [(int(seq), op) for seq, op in re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td>",
+                                                     page)]
+    assert rows[-2:] == [(feedback, "feedback"), (undo, "undo")], rows
+    shown = [e["event"] for e in cli("evolution", "show", learned)["events"]]
+    assert sorted(seq for seq, _op in rows) == sorted(shown)

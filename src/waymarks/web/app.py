@@ -260,7 +260,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
             return inspector.problem("No learned claim has exactly that ID.", 404)
         claim, events = found
         return inspector.render("learned.html", inspector.service(request),
-                                claim=claim, events=events)
+                                claim=claim, events=events, cut=reads.SECTION_ROWS)
 
     def explain(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)

@@ -197,7 +197,11 @@ def learned_claims(home: Path, problems: list[str]) -> list[Any]:
 
 
 def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]] | None:
-    """One learned claim and the events of the evolution ledger that name it."""
+    """One learned claim and the events that changed it, oldest first (the newest
+    :data:`SECTION_ROWS`), as ``waymarks evolution show`` lists them: read from the
+    claim's changes, not from the events whose subject is the claim (an undo's subject is
+    the event it undoes: it was left out, and the event it undid was shown applied, with
+    an Undo button the CLI then refused); nor every event of the home, read for one page."""
     from waymarks.service.evolution import Evolution, ledger_path
 
     if not ledger_path(home).is_file():
@@ -206,10 +210,9 @@ def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]]
         claim = evo.claim(claim_id)
         if claim is None:
             return None
-        events = [{"seq": seq, "entryId": entry, "op": op, "applied": bool(applied),
-                   "reason": reason}
-                  for seq, entry, op, subject, applied, reason in evo.store.events()
-                  if subject == claim_id]
+        events = [{"seq": e.seq, "entryId": e.entry_id, "op": e.op, "applied": e.applied,
+                   "reason": e.reason}
+                  for e in reversed(evo.store.history(SECTION_ROWS, claim_id))]
     return claim, events
 
 
