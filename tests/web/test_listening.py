@@ -115,6 +115,23 @@ def test_a_host_that_does_not_resolve_is_a_usage_error_about_the_host(
     assert "--port" not in err and "Traceback" not in err
 
 
+def test_an_address_not_of_this_machine_is_a_usage_error_about_the_host() -> None:
+    """`ui --host 192.0.2.7 --allow-remote --port 0` (an address no interface here has:
+    a typo, a VPN that is down) was told "Cannot assign requested address; choose another
+    --port (or --port 0 for any free one)", with --port 0 given: no port helps."""
+    from waymarks.web.server import UnresolvedHost, bind
+
+    try:
+        sock = bind("192.0.2.7", 0)  # TEST-NET-1: documentation only, never assigned
+    except UnresolvedHost as exc:
+        message = str(exc)
+    else:
+        sock.close()
+        pytest.skip("this machine binds addresses it does not have (ip_nonlocal_bind)")
+    assert "--host 192.0.2.7 is not an address of this machine" in message, message
+    assert "--port" not in message and "127.0.0.1" in message
+
+
 @pytest.mark.slow
 def test_the_inspector_cuts_off_a_connection_whose_headers_never_end(
         home: Path, project: Path) -> None:

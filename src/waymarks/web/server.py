@@ -19,6 +19,7 @@ it beside the server, in a thread, since a browser command may run until it is c
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shlex
 import signal
@@ -44,7 +45,8 @@ class BindError(OSError):
 
 
 class UnresolvedHost(BindError):
-    """The ``--host`` names no address here (another port would not help)."""
+    """The ``--host`` names no address here, or one no interface of this machine has
+    (another port would not help)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -63,6 +65,10 @@ def bind(host: str, port: int) -> socket.socket:
                              "127.0.0.1") from exc
     except OSError as exc:
         sock.close()
+        if exc.errno == errno.EADDRNOTAVAIL:  # no interface here has it: no port would do
+            raise UnresolvedHost(f"--host {shlex.quote(host)} is not an address of this "
+                                 f"machine ({exc.strerror or exc}); choose another --host, "
+                                 "such as 127.0.0.1") from exc
         raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
                         "another --port") from exc
     sock.listen(64)
