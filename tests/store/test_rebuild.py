@@ -292,3 +292,64 @@ def test_a_rebuild_counts_the_recall_generation_up_for_other_processes(
     assert not list(home.glob("waymarks.db.damaged-*"))
     db.close()
     reader.close()
+
+
+def test_rebuild_index_on_a_home_without_its_database_replays_the_ledgers_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # found timing `waymarks rebuild-index` at 100k mutations: with the database moved
+    # aside (as the schema-too-new advice says) or deleted, opening it filled it from
+    # every ledger, then the rebuild replayed them all again (twice the time, same rows)
+    from waymarks.store.projection import Projection
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.pin("Run the linters before merging.")
+        assert isinstance(app.remember("the billing cache port is 6380"), Committed)
+    before = snapshot(home / "waymarks.db")
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    replays: list[int] = []
+    original = Projection.rebuild
+
+    def counting(self: Projection, sessions: Iterable[object], now_ms: int) -> int:
+        replays.append(replayed := original(self, sessions, now_ms))  # type: ignore[arg-type]
+        return replayed
+
+    monkeypatch.setattr(Projection, "rebuild", counting)
+    with Waymarks(home, cwd=str(project)) as app:
+        assert app.rebuild_index()["mutations"] == 2
+        assert app.health()["ok"] is True
+    assert replays == [2]
+    assert snapshot(home / "waymarks.db") == before
+
+
+def test_rebuild_index_on_a_damaged_database_replays_the_ledgers_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same for a database found damaged as rebuild-index opens it: set aside and
+    # filled anew, then replayed again by the rebuild
+    from waymarks.store.projection import Projection
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.pin("Run the linters before merging.")
+    before = snapshot(home / "waymarks.db")
+    for path in home.glob("waymarks.db-*"):
+        path.unlink()
+    (home / "waymarks.db").write_bytes(b"not a database at all" * 300)
+    replays: list[int] = []
+    original = Projection.rebuild
+
+    def counting(self: Projection, sessions: Iterable[object], now_ms: int) -> int:
+        replays.append(replayed := original(self, sessions, now_ms))  # type: ignore[arg-type]
+        return replayed
+
+    monkeypatch.setattr(Projection, "rebuild", counting)
+    with Waymarks(home, cwd=str(project)) as app:
+        assert app.rebuild_index()["mutations"] == 1
+        assert app.recovered is not None and app.recovered["damaged"]
+        assert app.health()["ok"] is True
+    assert replays == [1]
+    assert snapshot(home / "waymarks.db") == before
+    assert list(home.glob("waymarks.db.damaged-*"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
     from waymarks.store.protocol import Store
 
+#: the service object whose :func:`rebuild_index` runs in this context: a projection it
+#: opens new or anew (the damaged one set aside) is not filled first (the rebuild
+#: replays every ledger right after)
+_REBUILDING: ContextVar[Waymarks | None] = ContextVar("waymarks_rebuilding", default=None)
+
 
 def fill_if_new(app: Waymarks, projection: Store) -> None:
     """Replay every ledger of the home into ``projection`` if it holds no source yet,
@@ -51,7 +57,8 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
             raise database_error(exc, app.db_path) from exc
         if finished is not None:
             app.recovered = finished
-    if projection.has_sources() or not all_session_files(app.home):
+    if projection.has_sources() or not all_session_files(app.home) or (
+            _REBUILDING.get() is app):
         return
     sessions, _unreadable = ledgers(app)
     replayed = 0
@@ -133,6 +140,8 @@ def _rebuild_afresh(app: Waymarks, problem: Exception) -> Projection:
     # asks the app for its projection; with none held, that opened a second one on the same
     # file, rebuilt it and leaked its connection (each recovery rebuilt twice)
     app._projection = projection
+    if _REBUILDING.get() is app:  # (says itself what it could not read)
+        return projection
     sessions, unreadable = ledgers(app)
     with projection.transaction():
         replayed = projection.rebuild(sessions, app._now_ms())
@@ -225,7 +234,17 @@ def _before_batch(home: Path, still_home: Callable[[], object]) -> None:
 
 def rebuild_index(app: Waymarks, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Replay every session file of the home (and any other known source) into a fresh
-    projection in one transaction, and learned memory too."""
+    projection in one transaction, and learned memory too. A database found missing on the
+    way (deleted, moved aside) or damaged (set aside) is not filled first: that replayed
+    every ledger twice."""
+    reset = _REBUILDING.set(app)
+    try:
+        return _rebuild_index(app, progress)
+    finally:
+        _REBUILDING.reset(reset)
+
+
+def _rebuild_index(app: Waymarks, progress: ProgressFn | None) -> dict[str, Any]:
     known = [Path(p) for p in app.projection.source_paths()]
     # an indexed file no longer there: its session may have been read from where it was
     # renamed or moved to, and is no loss then (it was listed as unreadable all the same)
