@@ -142,3 +142,58 @@ def test_an_ignore_list_naming_a_missing_file_hides_no_commit(
     with Waymarks(home, cwd=str(repo)) as app:
         app.trust(str(repo))
         assert [i.commit for i in team_items(app, team.refresh(app))] == [commit]
+
+
+def test_a_blame_that_failed_is_not_kept_for_the_next_process(
+        repo: Path, home: Path, tmp_path: Path,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blame git could not give (git missing from a hook's PATH, a repository git
+    refuses for its owner until ``safe.directory`` names it) answered no commit, and that
+    was kept in the home's cache as the file's provenance: every committed item showed as
+    ``uncommitted`` in every later process, git working again, until the next commit."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
+    commit = _commit(repo, "share")
+    team.forget_process_state()
+    with monkeypatch.context() as without_git:
+        without_git.setenv("PATH", str(tmp_path / "no-git-here"))
+        with Waymarks(home, cwd=str(repo)) as app:
+            app.trust(str(repo))
+            assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+    team_git._BLAME.clear()  # a new process, git found again
+    team_git._LOADED.clear()
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [commit]
+
+
+def test_a_blame_that_timed_out_is_kept_and_tried_once(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A blame that ran out of time (a huge file, a long history) is an answer to keep:
+    asked again by every new process (each hook), each would wait the timeout again,
+    twice (the second try, without the user's git configuration, waited as long)."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
+    _commit(repo, "share")
+    blames = []
+    real_run = subprocess.run
+
+    def slow(command: list[str], *args: object, **kwargs: object) -> object:
+        if command[1:2] == ["blame"]:
+            blames.append(command)
+            raise subprocess.TimeoutExpired(command, 10)
+        return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(team_git.subprocess, "run", slow)
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        app.trust(str(repo))
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+    team_git._BLAME.clear()  # a new process
+    team_git._LOADED.clear()
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+    assert len(blames) == 1

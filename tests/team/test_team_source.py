@@ -448,9 +448,11 @@ def test_each_projects_provenance_cache_holds_only_its_own_files(
         project = tmp_path / name
         (project / ".waymarks" / "team").mkdir(parents=True)
         Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add(f"{name} rule")
+        for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", name]):
+            subprocess.run(["git", *command], cwd=project, check=True)
         app = make_app(cwd=str(project))
         app.trust(str(project))
-        assert [i.commit for i in team_views.team_items(app, team.refresh(app))] == [None]
+        assert all(i.commit for i in team_views.team_items(app, team.refresh(app)))
         apps.append(app)
     for app in apps:
         cache = team.anchors_path(app).with_name(

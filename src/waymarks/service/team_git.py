@@ -7,7 +7,8 @@ Provenance is cached per file by (size, mtime, the commit HEAD names, the stat o
 shallow clone's ``shallow`` file: a ``git fetch --unshallow`` blames again): a plan asks for
 it on every prompt, and a hook is a new process each time, so the cache is also kept on
 disk (``cache``: a file in the home per project, holding that project's files only;
-derived, rebuilt when unreadable). HEAD is read from
+derived, rebuilt when unreadable; a blame that failed is kept by the process alone, so the
+next one asks git again). HEAD is read from
 the repository's files, not by running git, so an unchanged file after a ``git commit``
 is blamed again (its lines are committed now) and nothing else is.
 """
@@ -30,6 +31,9 @@ _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
 #: the files whose blame this process keeps, the oldest dropped first
 BLAMED_FILES: Final = 4096
 _LOADED: set[str] = set()  # cache files read into _BLAME by this process
+#: files whose last blame failed: kept for this process (not blamed again on every plan),
+#: never written to the cache, so the next process asks git again
+_FAILED: set[str] = set()
 #: git's environment without the user's and the system's configuration files
 _WITHOUT_USER_CONFIG: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
@@ -39,6 +43,11 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | No
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True,
                               timeout=_TIMEOUT_S, check=False,
                               env={**os.environ, **env} if env else None)
+    except subprocess.TimeoutExpired:
+        # git ran, and took too long (a blame of a huge file with a long history): an
+        # answer with nothing in it, kept as one, so that each new process does not wait
+        # again; a git that could not answer at all is None, asked again next time
+        return b""
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -155,7 +164,8 @@ def _save(cache: Path | None, directory: Path) -> None:
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(cache, json.dumps({k: [stamp, commits] for k, (stamp, commits)
-                                        in _BLAME.items() if Path(k).parent == directory}),
+                                        in _BLAME.items()
+                                        if Path(k).parent == directory and k not in _FAILED}),
                      mode=0o600)
     except OSError:
         return  # a cache that cannot be written costs a blame next time, nothing else
@@ -187,6 +197,14 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
         # the whole list before it clears it): every committed line then showed as
         # "uncommitted". Blamed again without those configuration files
         out = _git(path.parent, *blame, env=_WITHOUT_USER_CONFIG)
+    # no answer at all (git missing from a hook's PATH, a repository git refuses for its
+    # owner until `safe.directory` names it) is no provenance: kept on disk,
+    # every committed item showed as "uncommitted" in every later process, git working
+    # again, until the next commit. This process does not ask again for this version
+    if out is None:
+        _FAILED.add(key)
+    else:
+        _FAILED.discard(key)
     found: dict[int, str] = {}
     boundary: set[str] = set()
     sha = _ZERO
@@ -204,7 +222,8 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     commits = {n: SHALLOW if sha in boundary & cut else sha[:12]
                for n, sha in found.items() if sha != _ZERO}
     while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
-        del _BLAME[next(iter(_BLAME))]  # blamed every file of a larger team on every plan
+        _FAILED.discard(oldest := next(iter(_BLAME)))  # blamed every file of a larger
+        del _BLAME[oldest]  # team on every plan
     _BLAME[key] = (stamp, commits)
     if unsaved is None:
         _save(cache, path.parent)
