@@ -257,3 +257,25 @@ def test_a_local_only_team_items_id_is_named_by_its_digest(repo: Path, home: Pat
     for shown in (manifest, logged):
         assert "team:digest-" in shown
         assert "falcon-merger" not in shown
+
+
+def test_a_team_file_git_ignores_is_said_at_init_and_at_each_write(repo: Path, home: Path
+                                                                   ) -> None:
+    """A repository whose ``.gitignore`` holds ``.waymarks/`` (kept for a local
+    configuration, say): ``team init`` and ``team share`` said "commit it to share it",
+    and ``git add -A`` skipped the file in silence, so the shares never reached anyone.
+    Each now says git ignores it, by which rule, and how to add it; a file git tracks
+    (added once with ``-f``) is not ignored and says nothing."""
+    (repo / ".gitignore").write_text("# local settings\n.waymarks/\n")
+    run(home, repo, "trust", ".")
+    made = run(home, repo, "team", "init")
+    assert any(".gitignore:2:.waymarks/" in n and "git add -f" in n for n in made["notices"])
+    assert ".gitignore:2" in waymarks("--home", str(home), "team", "init", cwd=repo).stdout
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Run the migrations check")["id"]
+    shared = run(home, repo, "team", "share", pin, "--yes")
+    assert len(shared["notices"]) == 1 and ".gitignore:2" in shared["notices"][0]
+    _git(repo, "add", "-f", ".waymarks/team")
+    second = run(home, repo, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    done = waymarks("--home", str(home), "team", "share", second, "--yes", cwd=repo)
+    assert done.returncode == 0 and "note:" not in done.stdout, done.stdout
+    assert run(home, repo, "team", "unshare", shared["id"], "--yes")["notices"] == []

@@ -12,7 +12,7 @@ or identities): teammates with the same commits get the same bytes.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,11 @@ def _written(app: Waymarks, write: Any, verb: str) -> Result:
                       "(nothing appended)")
     text = (f"{verb} team {write.kind} {cell(write.id)} (entry {write.seq} of "
             f".waymarks/team/{write.contributor}.jsonl). Commit and push it to share it.")
-    return Result(data, text)
+    return Result(data, text + _notes(write.notices))
+
+
+def _notes(notices: Sequence[str]) -> str:
+    return "".join(f"\nnote: {notice}" for notice in notices)
 
 
 def _docs(project: str) -> list[dict[str, Any]]:
@@ -131,8 +135,8 @@ def team_group() -> Group:
             text += "\nThis project is not trusted: trust it (`waymarks trust .`) to share."
         changed = bool(data["created"])  # as accept, exclude and include say it
         return Result({"outcome": "committed" if changed else "unchanged", "id": None,
-                       "code": None, "conflicts": [], "notices": [], **data,
-                       "changed": changed}, text)
+                       "code": None, "conflicts": [], **data, "changed": changed},
+                      text + _notes(data["notices"]))
 
     @command(team, "share", summary="Publish a project pin or memory to the team ledger "
              "(normal and internal only; never markers or credentials).",

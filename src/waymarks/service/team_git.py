@@ -66,6 +66,15 @@ def is_repository(cwd: Path) -> bool:
     return _git(cwd, "rev-parse", "--is-inside-work-tree") == b"true\n"
 
 
+def ignored_by(cwd: Path, relative: str) -> str | None:
+    """The rule by which git ignores ``relative`` (a path from ``cwd``), as
+    ``FILE:LINE:PATTERN``; ``None`` when git would add it (a tracked file is never
+    ignored), or cannot say."""
+    out = _git(cwd, "check-ignore", "--verbose", "--", relative)
+    rule = out.decode("utf-8", "replace").split("\t", 1)[0].strip() if out else ""
+    return rule or None
+
+
 def installed() -> bool:
     """Whether a ``git`` executable is on ``PATH`` (to tell "no git" from "no repository")."""
     import shutil

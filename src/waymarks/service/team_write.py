@@ -48,6 +48,7 @@ from waymarks.core.team import (
 )
 from waymarks.core.text import escaped, ids_named, normalize, shell_command
 from waymarks.files.atomic import write_atomic
+from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
     SUFFIX,
@@ -120,10 +121,12 @@ class TeamWrite(msgspec.Struct, frozen=True):
     seq: int | None = None
     operation: str | None = None
     previous_id: str | None = None
+    notices: tuple[str, ...] = ()  # (:func:`untracked`)
 
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "id": self.id, "code": None, "conflicts": [],
-                "notices": [], "kind": self.kind, "contributor": self.contributor,
+                "notices": list(self.notices), "kind": self.kind,
+                "contributor": self.contributor,
                 "seq": self.seq, "operation": self.operation, "previousId": self.previous_id}
 
 
@@ -152,6 +155,20 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
                               "contributor ID was being made; retry") from None
         return found
     return made
+
+
+def untracked(app: Waymarks, me: str) -> tuple[str, ...]:
+    """A note when git ignores this home's team file (a ``.gitignore`` holding
+    ``.waymarks/``): ``git add -A`` skips it in silence, and what was written to it never
+    reaches a teammate, while every command said to commit it to share it."""
+    relative = f"{TEAM_DIR.as_posix()}/{me}{SUFFIX}"
+    rule = team_git.ignored_by(Path(app.cwd), relative)
+    if rule is None:
+        return ()
+    return (f"git ignores {escaped(relative)} ({escaped(rule)}), so `git add` skips it and "
+            "your team entries never reach a teammate: add it once with `git add -f "
+            f"{TEAM_DIR.as_posix()}` (tracked, it is committed as any file), or change that "
+            "rule",)
 
 
 def _future_id(app: Waymarks, suffix: str = "0" * 8) -> str:
@@ -195,7 +212,8 @@ def init(app: Waymarks) -> dict[str, Any]:
             write_atomic(path, text)
             created.append(name)
     return {"directory": str(directory.relative_to(app.cwd)), "created": created,
-            "contributor": me, "trusted": app.project_trusted}
+            "contributor": me, "trusted": app.project_trusted,
+            "notices": list(untracked(app, me or ""))}
 
 
 def _refuse_linked(directory: Path) -> None:
@@ -394,7 +412,8 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
     except _Shared as shared:
         return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
     _applied(after, me, seq, None, team_id)
-    return TeamWrite("committed", team_id, view.kind, me, seq, "add")
+    return TeamWrite("committed", team_id, view.kind, me, seq, "add",
+                     notices=untracked(app, me))
 
 
 def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str, str],
@@ -461,7 +480,8 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
                              target_id=target.id, status=status,
                              reason=cleaned or "unshared")
     _applied(after, me, seq, target.id)
-    return TeamWrite("committed", target.id, target.kind, me, seq, "status")
+    return TeamWrite("committed", target.id, target.kind, me, seq, "status",
+                     notices=untracked(app, me))
 
 
 def _settled(state: TeamState, item_id: str) -> list[int]:
@@ -521,7 +541,8 @@ def supersede(app: Waymarks, ref: str, text: str,
                              op="supersede", kind=target.kind,
                              item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
-    return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id)
+    return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id,
+                     untracked(app, me))
 
 
 def _replacing_level(app: Waymarks, target: ItemState) -> str | None:
