@@ -75,3 +75,28 @@ def test_a_derived_team_file_that_cannot_be_written_leaves_the_plan_whole(
     plan = run(home, team_repo, "plan", "--prompt", "when are releases cut?")
     shown = json.dumps(plan["messages"])
     assert "Always run the linters first" in shown and "Tuesdays" in shown
+
+
+def test_a_share_an_excluded_contributors_claim_contradicts_is_refused(
+        team_repo: Path, home: Path) -> None:
+    """An exclusion withdraws a contributor's items here only: a claim shared against an
+    excluded contributor's claim of the same key was "committed" and active here, and
+    invalid on every clone that counts that file (the excluded claim, earlier, planned
+    there instead), with nothing said anywhere. It is refused as a conflict, with the
+    way to settle it for everyone, and nothing is appended."""
+    Writer(team_repo / ".waymarks" / "team", "mal-00000001", "Mal").add(
+        "The release cadence is monthly.", kind="memory", key="release-cadence")
+    run(home, team_repo, "team", "exclude", "mal-00000001")
+    mine = run(home, team_repo, "memory", "add", "--scope", "project", "--key",
+               "release-cadence", "--", "The release cadence is weekly.")["id"]
+    before = sorted((team_repo / ".waymarks" / "team").iterdir())
+    refused = run(home, team_repo, "team", "share", mine, "--yes", expect=2)
+    assert refused["code"] == "conflict", refused
+    for step in ("waymarks team include mal-00000001",
+                 "waymarks team supersede mal-00000001 -- TEXT"):
+        assert step in refused["message"], refused["message"]
+    assert sorted((team_repo / ".waymarks" / "team").iterdir()) == before
+    run(home, team_repo, "team", "include", "mal-00000001")  # the way it names settles it
+    run(home, team_repo, "team", "supersede", "mal-00000001-1", "--yes", "--",
+        "The release cadence is weekly.")
+    assert run(home, team_repo, "team", "share", mine, "--yes")["outcome"] == "duplicate"

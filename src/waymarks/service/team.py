@@ -297,6 +297,14 @@ def _refold(state: TeamState) -> None:
     state.fold.refolds += 1
 
 
+def fold_counting_excluded(state: TeamState) -> TeamFold:
+    """The fold a teammate who excludes no one makes of what is read here: the files this
+    home excludes count (a write is judged against it, not only against this home's)."""
+    return TeamFold.of([*(e for _c, s in sorted(state.sources.items())
+                          if s.status == AVAILABLE for e in s.entries),
+                        *_removals(state).values()])
+
+
 def _removals_of(entries: list[TeamEntry]) -> list[TeamEntry]:
     return [r for r in map(removal_of, entries) if r is not None]
 

@@ -65,6 +65,7 @@ from waymarks.service.ports import epoch_ms
 from waymarks.service.team import (
     AVAILABLE,
     TeamState,
+    fold_counting_excluded,
     note_own,
     refresh,
     seen_before,
@@ -435,6 +436,30 @@ def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str
         command = shell_command(["waymarks", "team", "supersede", hits[0][:12], "--", "TEXT"])
         raise TeamRefused("conflict", f"team memory {escaped(hits[0][:12])} says otherwise; "
                           f"replace it with `{command}`")
+    _refuse_excluded_conflict(state, candidate, ignore)
+
+
+def _refuse_excluded_conflict(state: TeamState, candidate: ItemState,
+                              ignore: frozenset[str]) -> None:
+    """Refuse a claim that a claim of a contributor excluded here contradicts: excluded
+    here only, that claim counts on every clone that does not exclude it, where the new
+    one would be invalid (or held back) while reported committed here."""
+    excluded = {c for c in state.sources if state.anchors.get(c, {}).get("excluded")}
+    if not excluded:
+        return
+    fold = fold_counting_excluded(state)
+    for hit in find_contradictions(fold.view, candidate, (candidate.partition,), ignore):
+        owner = fold.entries[hit].contributor
+        if owner in excluded:
+            steps = [shell_command(["waymarks", "team", "include", owner]),
+                     shell_command(["waymarks", "team", "supersede", hit[:12], "--", "TEXT"]),
+                     shell_command(["waymarks", "team", "exclude", owner])]
+            raise TeamRefused("conflict", f"team memory {escaped(hit[:12])} of {owner}, whom "
+                              "you exclude here, says otherwise: every clone that counts "
+                              "that file plans it, not yours (invalid or held back there). "
+                              "Replace it for "
+                              f"everyone: `{steps[0]}`, then `{steps[1]}`, then "
+                              f"`{steps[2]}` if you still exclude them")
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
