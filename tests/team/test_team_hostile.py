@@ -279,3 +279,26 @@ def test_a_team_file_git_ignores_is_said_at_init_and_at_each_write(repo: Path, h
     done = waymarks("--home", str(home), "team", "share", second, "--yes", cwd=repo)
     assert done.returncode == 0 and "note:" not in done.stdout, done.stdout
     assert run(home, repo, "team", "unshare", shared["id"], "--yes")["notices"] == []
+
+
+def test_a_linked_teammates_file_is_not_said_to_withdraw_no_item(repo: Path, home: Path,
+                                                                 tmp_path: Path) -> None:
+    """A pushed commit turned a teammate's file into a link (never followed): `team
+    status` said "0 item(s) withdrawn", as if nothing of it were lost, while every item
+    of the file was out of the plans. What a file that cannot be read holds is unknown,
+    and said so (``withdrawn`` is ``null``)."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    bob = Writer(directory, "bob-00000002", "Bob")
+    bob.add("Write ADRs for schema changes")
+    bob.add("Tag releases by date")
+    assert len(run(home, repo, "team", "status")["items"]) == 2
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(bob.path.read_bytes())
+    bob.path.unlink()
+    bob.path.symlink_to(outside)
+    [source] = run(home, repo, "team", "status")["sources"]
+    assert (source["status"], source["withdrawn"]) == ("unreadable", None), source
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert "0 item(s)" not in shown and "every item of it withdrawn" in shown, shown

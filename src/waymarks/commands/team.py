@@ -258,7 +258,8 @@ def team_group() -> Group:
                    "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
                    "(withdrawn for everyone)" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
-                   f"{s['withdrawn']} item(s)"
+                   + ("every item of it" if s["withdrawn"] is None  # (not read: unknown)
+                      else f"{s['withdrawn']} item(s)")
                    + (f" and {s['unverified']} unverified line(s)" if s["unverified"] else "")
                    + " withdrawn until it is restored from git"
                    + accept_remedy(s["status"], cell(s["contributor"]),

@@ -75,9 +75,11 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      if source.path.startswith(project) else source.path,
                      "status": source.status, "detail": source.detail,
                      "entries": source.lines, "excluded": bool(anchor.get("excluded")),
-                     # items, not lines: a status entry or an unverified line is none
-                     "withdrawn": 0 if held else len({e.item_id for e in source.entries
-                                                      if e.item_id is not None}),
+                     # items, not lines: a status entry or an unverified line is none;
+                     # None: a file that could not be read holds what nobody here knows
+                     # (it said 0, as if nothing of it were lost)
+                     "withdrawn": 0 if held else None if source.status == "unreadable"
+                     else len({e.item_id for e in source.entries if e.item_id is not None}),
                      "unverified": source.lines - source.count})
     return rows
 
