@@ -265,7 +265,9 @@ def team_group() -> Group:
                    + accept_remedy(s["status"], cell(s["contributor"]),
                                    s["contributor"] == state.me)
                    for s in data["sources"] if s["status"] != "available"]
-        footer += [f"{cell(s['path'])}: excluded here; {s['withdrawn']} item(s) withdrawn"
+        footer += [f"{cell(s['path'])}: excluded here"
+                   + (f" ({cell(s['reason'])})" if s["reason"] else "")
+                   + f"; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]
         footer += [f"doc: {cell(d['path'])}"
                    + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")

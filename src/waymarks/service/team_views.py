@@ -75,6 +75,9 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      if source.path.startswith(project) else source.path,
                      "status": source.status, "detail": source.detail,
                      "entries": source.lines, "excluded": bool(anchor.get("excluded")),
+                     # why, as `team exclude` was told (kept, and shown nowhere before)
+                     "reason": anchor.get("reason") if anchor.get("excluded") and
+                     isinstance(anchor.get("reason"), str) else None,
                      # items, not lines: a status entry or an unverified line is none;
                      # None: a file that could not be read holds what nobody here knows
                      # (it said 0, as if nothing of it were lost)
