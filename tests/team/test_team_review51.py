@@ -100,3 +100,16 @@ def test_a_share_an_excluded_contributors_claim_contradicts_is_refused(
     run(home, team_repo, "team", "supersede", "mal-00000001-1", "--yes", "--",
         "The release cadence is weekly.")
     assert run(home, team_repo, "team", "share", mine, "--yes")["outcome"] == "duplicate"
+
+
+def test_a_refused_conflicting_share_lists_the_conflict_in_json(team_repo: Path,
+                                                                home: Path) -> None:
+    """A local write refused as a conflict lists the claims it conflicts with under
+    ``conflicts``; a team share named the team item in its message alone (``conflicts``
+    empty), so a script had to parse prose to find it."""
+    held = Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
+        "The staging cluster runs 3 replicas.", kind="memory")
+    mine = run(home, team_repo, "memory", "add", "--scope", "project", "--",
+               "The staging cluster runs 5 replicas.")["id"]
+    refused = run(home, team_repo, "team", "share", mine, "--yes", expect=2)
+    assert (refused["code"], refused["conflicts"]) == ("conflict", [held]), refused

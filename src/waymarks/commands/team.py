@@ -70,7 +70,7 @@ def _refused(problem: ServiceError) -> Result:
         return Result({"outcome": "not_applied", "id": None, "code": problem.code,
                        "conflicts": [], "notices": [], "message": cell(str(problem))},
                       f"Not applied: {cell(str(problem))}", EXIT_ERROR)
-    return refused(problem.code, cell(str(problem)))
+    return refused(problem.code, cell(str(problem)), getattr(problem, "conflicts", ()))
 
 
 def _written(app: Waymarks, write: Any, verb: str) -> Result:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
 
@@ -106,7 +106,12 @@ GITATTRIBUTES: Final = (
 
 
 class TeamRefused(ServiceError):
-    """A team write that was refused before anything was appended."""
+    """A team write that was refused before anything was appended (``conflicts``: the
+    team items a refused claim contradicts, as a local write's refusal lists them)."""
+
+    def __init__(self, code: str, message: str, *, conflicts: Sequence[str] = ()) -> None:
+        super().__init__(code, message)
+        self.conflicts = tuple(conflicts)
 
 
 class TeamNotApplied(ServiceError):
@@ -435,7 +440,7 @@ def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str
         # a teammate's file chose that ID: quoted as a shell reads it in the command
         command = shell_command(["waymarks", "team", "supersede", hits[0][:12], "--", "TEXT"])
         raise TeamRefused("conflict", f"team memory {escaped(hits[0][:12])} says otherwise; "
-                          f"replace it with `{command}`")
+                          f"replace it with `{command}`", conflicts=hits)
     _refuse_excluded_conflict(state, candidate, ignore)
 
 
@@ -459,7 +464,7 @@ def _refuse_excluded_conflict(state: TeamState, candidate: ItemState,
                               "that file plans it, not yours (invalid or held back there). "
                               "Replace it for "
                               f"everyone: `{steps[0]}`, then `{steps[1]}`, then "
-                              f"`{steps[2]}` if you still exclude them")
+                              f"`{steps[2]}` if you still exclude them", conflicts=[hit])
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
