@@ -113,3 +113,31 @@ def test_a_refused_conflicting_share_lists_the_conflict_in_json(team_repo: Path,
                "The staging cluster runs 5 replicas.")["id"]
     refused = run(home, team_repo, "team", "share", mine, "--yes", expect=2)
     assert (refused["code"], refused["conflicts"]) == ("conflict", [held]), refused
+
+
+def test_an_unshare_an_excluded_contributor_already_overtook_is_refused(
+        team_repo: Path, home: Path) -> None:
+    """Mal, excluded here, had replaced Alice's pin: an unshare of it was "committed" here,
+    and on every clone that counts Mal's file it came after the replacement and did not
+    apply (Mal's text planned there). Refused, naming the contributor to count again
+    first; nothing appended."""
+    from waymarks.core.team import make_line
+
+    directory = team_repo / ".waymarks" / "team"
+    pin = Writer(directory, "alice-00000001", "Alice").add("Run the migrations check")
+    mal = Writer(directory, "mal-00000001", "Mal")
+    mal.seq, mal.at = 1, 2_000
+    line, _ = make_line(contributor=mal.contributor, seq=1, prev=mal.prev, entry_id="e-mal",
+                        at=2_000, author="Mal", op="supersede", kind="pin",
+                        item={"id": "mal-pin", "text": "Skip the migrations check"},
+                        previous_id=pin)
+    mal.path.write_bytes(line)
+    run(home, team_repo, "team", "exclude", "mal-00000001")
+    before = sorted(directory.iterdir())
+    refused = run(home, team_repo, "team", "unshare", pin, "--yes", expect=2)
+    assert refused["code"] == "excluded_replaced", refused
+    assert "waymarks team include mal-00000001" in refused["message"]
+    refused = run(home, team_repo, "team", "supersede", pin, "--yes", "--", "Run it twice",
+                  expect=2)
+    assert refused["code"] == "excluded_replaced", refused
+    assert sorted(directory.iterdir()) == before

@@ -59,13 +59,12 @@ from waymarks.ledger.team import (
     appendable,
     refuse_too_long,
 )
-from waymarks.service import team_git
+from waymarks.service import team_excluded, team_git
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.team import (
     AVAILABLE,
     TeamState,
-    fold_counting_excluded,
     note_own,
     refresh,
     seen_before,
@@ -441,30 +440,15 @@ def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str
         command = shell_command(["waymarks", "team", "supersede", hits[0][:12], "--", "TEXT"])
         raise TeamRefused("conflict", f"team memory {escaped(hits[0][:12])} says otherwise; "
                           f"replace it with `{command}`", conflicts=hits)
-    _refuse_excluded_conflict(state, candidate, ignore)
+    excluded = team_excluded.contradicted(state, candidate, ignore)
+    if excluded is not None:
+        raise TeamRefused("conflict", excluded[0], conflicts=[excluded[1]])
 
 
-def _refuse_excluded_conflict(state: TeamState, candidate: ItemState,
-                              ignore: frozenset[str]) -> None:
-    """Refuse a claim that a claim of a contributor excluded here contradicts: excluded
-    here only, that claim counts on every clone that does not exclude it, where the new
-    one would be invalid (or held back) while reported committed here."""
-    excluded = {c for c in state.sources if state.anchors.get(c, {}).get("excluded")}
-    if not excluded:
-        return
-    fold = fold_counting_excluded(state)
-    for hit in find_contradictions(fold.view, candidate, (candidate.partition,), ignore):
-        owner = fold.entries[hit].contributor
-        if owner in excluded:
-            steps = [shell_command(["waymarks", "team", "include", owner]),
-                     shell_command(["waymarks", "team", "supersede", hit[:12], "--", "TEXT"]),
-                     shell_command(["waymarks", "team", "exclude", owner])]
-            raise TeamRefused("conflict", f"team memory {escaped(hit[:12])} of {owner}, whom "
-                              "you exclude here, says otherwise: every clone that counts "
-                              "that file plans it, not yours (invalid or held back there). "
-                              "Replace it for "
-                              f"everyone: `{steps[0]}`, then `{steps[1]}`, then "
-                              f"`{steps[2]}` if you still exclude them", conflicts=[hit])
+def _refuse_overtaken(state: TeamState, target: ItemState) -> None:
+    problem = team_excluded.overtaken(state, target)
+    if problem is not None:
+        raise TeamRefused("excluded_replaced", problem)
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
@@ -499,6 +483,7 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
     state, me = _ready(app)
     target = _team_item(state, ref)
+    _refuse_overtaken(state, target)
     cleaned = clean_reason(reason)
     if isinstance(cleaned, Rejected):
         _refuse(cleaned)
@@ -532,6 +517,7 @@ def supersede(app: Waymarks, ref: str, text: str,
     :func:`_replacing_level`."""
     state, me = _ready(app)
     target = _team_item(state, ref)
+    _refuse_overtaken(state, target)
     given = parse_classification(classification)
     if isinstance(given, Rejected):
         _refuse(given)
