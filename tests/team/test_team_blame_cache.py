@@ -197,3 +197,42 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
     with Waymarks(home, cwd=str(repo)) as app:
         assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
     assert len(blames) == 1
+
+
+def test_a_team_file_not_yet_added_to_git_is_blamed_once_not_by_every_process(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Between ``team share`` and ``git add`` (or for a file ``.gitignore`` hides) ``git
+    blame`` answers "no such path in HEAD": an answer about the file (none of its lines is
+    committed, as a blame of it once added would say), kept as one. Not kept, every new
+    process (each prompt's hook) ran two failing blames (the second without the user's
+    git configuration) for each such file; a German git says it in German."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    (repo / "README").write_text("a project\n")
+    _commit(repo, "start")
+    Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
+    monkeypatch.setenv("LANGUAGE", "de")
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    blames = []
+    real_run = subprocess.run
+
+    def counted(command: list[str], *args: object, **kwargs: object) -> object:
+        if command[1:2] == ["blame"]:
+            blames.append(command)
+        return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(team_git.subprocess, "run", counted)
+    for _ in range(2):  # two processes
+        team_git._BLAME.clear()
+        team_git._LOADED.clear()
+        team.forget_process_state()
+        with Waymarks(home, cwd=str(repo)) as app:
+            app.trust(str(repo))
+            assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+    assert len(blames) == 1
+    _commit(repo, "share")  # a new HEAD: blamed again, and now committed
+    team_git._BLAME.clear()
+    team_git._LOADED.clear()
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        assert all(i.commit for i in team_items(app, team.refresh(app)))

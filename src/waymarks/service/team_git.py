@@ -40,9 +40,11 @@ _WITHOUT_USER_CONFIG: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSY
 
 def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | None:
     try:
+        # in English (LC_ALL=C), so that the one refusal read below reads the same in
+        # every language git speaks
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True,
                               timeout=_TIMEOUT_S, check=False,
-                              env={**os.environ, **env} if env else None)
+                              env={**os.environ, "LC_ALL": "C", **(env or {})})
     except subprocess.TimeoutExpired:
         # git ran, and took too long (a blame of a huge file with a long history): an
         # answer with nothing in it, kept as one, so that each new process does not wait
@@ -50,6 +52,12 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | No
         return b""
     except (OSError, subprocess.SubprocessError):
         return None
+    if done.returncode != 0 and done.stderr.startswith(b"fatal: no such path "):
+        # a blame of a file git does not track yet (between `team share` and `git add`,
+        # or one `.gitignore` hides): an answer about the file, none of its lines
+        # committed, kept as one; taken for git failing, every new process (each
+        # prompt's hook) blamed it twice again
+        return b""
     return done.stdout if done.returncode == 0 else None
 
 
