@@ -94,13 +94,18 @@ def _notes(notices: Sequence[str]) -> str:
 def _docs(project: str) -> list[dict[str, Any]]:
     """The engineering docs and ADRs that travel with the code (``docs/engineering``),
     walked and read as the docs index does (:func:`waymarks.personal.docs.doc_paths`)."""
-    from waymarks.personal.docs import doc_paths, parse_frontmatter, read_doc
+    from waymarks.personal.docs import (
+        doc_paths,
+        is_decision_record,
+        parse_frontmatter,
+        read_doc,
+    )
 
     found: list[dict[str, Any]] = []
     for path in doc_paths(Path(project)):
         row: dict[str, Any] = {"path": str(path.relative_to(project)), "id": None,
                                "title": None, "status": None}
-        if path.name.startswith("ADR-"):
+        if is_decision_record(path):
             text = read_doc(Path(project), path)
             fields, _body = parse_frontmatter(text) if text is not None else ({}, "")
             for name in ("id", "title", "status"):

@@ -2,7 +2,8 @@
 the code, served to the planner as project snippets (priority 80).
 
 - Markdown is chunked by heading (levels 1 to 3; a long section is cut at paragraphs).
-- Decision records (``decisions/ADR-NNNN-slug.md``) carry frontmatter: ``id``, ``title``,
+- Decision records (``decisions/ADR-NNNN-slug.md``, or any file named for its number:
+  :func:`is_decision_record`) carry frontmatter: ``id``, ``title``,
   ``status``, ``date``, ``decision``, ``why``, ``affects``, ``readWhen``, ``supersedes``
   (one value or a list) and optionally ``superseded_by``. Each ADR adds a summary chunk
   (title, decision, why) whose matching also uses ``affects`` and ``readWhen``. An ADR
@@ -58,12 +59,12 @@ MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
 DRAFTS: Final = ("proposed", "draft")
 _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
-_ADR_FILE: Final = lazy(r"ADR-(\d{4})-[a-z0-9-]+\.md")
 #: the bidirectional classes of the characters that reorder text (embeddings, overrides,
 #: isolates, marks): a title holding one reads otherwise than it is
 _BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
                                    "PDI"})
-#: a file named for a decision's number, whatever follows it
+#: a file named for a decision's number, whatever follows it: a decision record, and a
+#: number ``adr new`` does not take again
 _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
 _NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
@@ -98,7 +99,11 @@ class Adr(msgspec.Struct, frozen=True):
 
     @property
     def id(self) -> str:
-        return self.get("id") or self.path.stem[:8]
+        """Its ``id``, else the number its file is named for (``adr-0002_x.md`` is
+        ``ADR-0002``, as a ``supersedes`` names it)."""
+        found = _ADR_NUMBER.match(self.path.name)
+        return self.get("id") or (f"ADR-{int(found.group(1)):04d}" if found
+                                  else self.path.stem[:8])
 
     def supersedes(self) -> list[str]:
         return _ADR_ID.findall(self.get("supersedes"))
@@ -192,6 +197,15 @@ def _split(body: str) -> list[tuple[int, str]]:
     return [(w, p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)]) for w, p in parts]
 
 
+def is_decision_record(path: Path) -> bool:
+    """Whether a doc is a decision record: its file is named for a decision's number, in
+    any case and whatever follows it (``ADR-0002-Use-Kafka.md``, ``adr-0003_x.md``), as
+    ``adr new`` counts numbers. Only the scaffold's own shape was: a record named by hand
+    was served as plain text, its frontmatter raw, and the decision it supersedes as
+    current."""
+    return _ADR_NUMBER.match(path.name) is not None
+
+
 def doc_paths(project: Path) -> list[Path]:
     """The markdown files under the project's ``docs/engineering``, sorted. A folder that
     leads out of the project (a link to / in a hostile checkout) is not walked, nor are
@@ -227,7 +241,7 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
     left = MAX_DOCS_CHARS
     # decision records first: one left unread past the bound would leave the decision it
     # supersedes served as current
-    for path in sorted(doc_paths(project), key=lambda p: not _ADR_FILE.fullmatch(p.name)):
+    for path in sorted(doc_paths(project), key=lambda p: not is_decision_record(p)):
         text = read_doc(project, path)
         if text is None:
             continue
@@ -235,7 +249,7 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
         if left < 0:
             break  # the rest is not read (MAX_DOCS_CHARS)
         relative = str(path.relative_to(project))
-        if _ADR_FILE.fullmatch(path.name):
+        if is_decision_record(path):
             fields, body = parse_frontmatter(text)
             adrs.append(Adr(path, fields, body, text))
         else:

@@ -1,0 +1,57 @@
+"""Decision records as people write them by hand: file names and frontmatter that are not
+the scaffold's own shape."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.personal.docs import DECISIONS_DIR, load_chunks
+
+OLD = ("---\nid: ADR-0001\ntitle: Kafka retention\nstatus: Accepted\n"
+       "decision: Keep kafka events thirty days\n---\n")
+
+
+def decisions(project: Path) -> Path:
+    folder = project / DECISIONS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ADR-0001-kafka-retention.md").write_text(OLD, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("name", ["ADR-0002-Shorter-Kafka-Retention.md",
+                                  "adr-0002-shorter-kafka-retention.md",
+                                  "ADR-0002_shorter_kafka_retention.md", "ADR-0002.md"])
+def test_a_record_named_by_hand_supersedes_what_it_names(
+        cli: Callable[..., dict], project: Path, name: str) -> None:
+    """A record whose file name is not the scaffold's (capitals, ``_``, no slug) was read
+    as a plain doc: its raw frontmatter was served, and the decision it supersedes as
+    current (``adr new`` counts such a file's number, so it is a record)."""
+    (decisions(project) / name).write_text(
+        "---\nid: ADR-0002\ntitle: Shorter kafka retention\nstatus: Accepted\n"
+        "decision: Keep kafka events seven days\nsupersedes: ADR-0001\n---\n",
+        encoding="utf-8")
+    chunks = load_chunks(project)
+    assert [(c.status, c.text) for c in chunks] == [
+        ("Accepted", "ADR-0002: Shorter kafka retention\nDecision: Keep kafka events seven "
+                     "days")]
+    cli("trust", str(project))
+    sent = json.dumps(cli("plan", "--prompt", "how long do we keep kafka events?")["messages"])
+    assert "seven days" in sent and "thirty" not in sent and "supersedes:" not in sent
+    [row] = [d for d in cli("team", "status")["docs"] if d["path"].endswith(name)]
+    assert (row["id"], row["status"]) == ("ADR-0002", "Accepted")
+
+
+def test_a_record_without_an_id_is_named_by_its_number(project: Path) -> None:
+    """Without an ``id`` a record is the number its file is named for, whatever the case
+    (``adr-0001`` was no ``ADR-0001``: a record superseding it left it current)."""
+    folder = decisions(project)
+    (folder / "ADR-0001-kafka-retention.md").unlink()
+    (folder / "adr-0001-kafka.md").write_text(OLD.replace("id: ADR-0001\n", ""))
+    (folder / "ADR-0002-shorter.md").write_text(
+        "---\nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\nsupersedes: ADR-0001\n---\n")
+    assert [c.source for c in load_chunks(project)] == [
+        "docs/engineering/decisions/ADR-0002-shorter.md"]
