@@ -55,3 +55,15 @@ def test_a_record_without_an_id_is_named_by_its_number(project: Path) -> None:
         "---\nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\nsupersedes: ADR-0001\n---\n")
     assert [c.source for c in load_chunks(project)] == [
         "docs/engineering/decisions/ADR-0002-shorter.md"]
+
+
+@pytest.mark.parametrize("nothing", ["null", "~", "NULL", "[]", "''"])
+def test_a_superseded_by_that_yaml_reads_as_nothing_retires_nothing(
+        project: Path, nothing: str) -> None:
+    """``superseded_by: null`` (or ``~``, ``[]``: YAML's ways to say there is none) was a
+    value, so the decision in force was taken for a retired one and left every plan."""
+    (decisions(project) / "ADR-0001-kafka-retention.md").write_text(
+        OLD.replace("\n---\n", f"\nsuperseded_by: {nothing}\n---\n"), "utf-8")
+    [summary] = load_chunks(project)
+    assert (summary.status, summary.text) == (
+        "Accepted", "ADR-0001: Kafka retention\nDecision: Keep kafka events thirty days")

@@ -68,6 +68,8 @@ _BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RL
 _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 _ADR_ID: Final = lazy(r"ADR-\d{4}")
 _NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
+#: a frontmatter value YAML reads as none: null in its spellings, an empty list or mapping
+_NOTHING: Final = frozenset({"~", "null", "Null", "NULL", "[]", "{}"})
 
 
 class Chunk(msgspec.Struct, frozen=True):
@@ -110,7 +112,8 @@ class Adr(msgspec.Struct, frozen=True):
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
-    """Simple YAML frontmatter: ``key: value`` lines and ``- item`` lists under a key."""
+    """Simple YAML frontmatter: ``key: value`` lines and ``- item`` lists under a key; a
+    value YAML reads as none (``null``, ``~``, ``[]``) is empty."""
     if not text.startswith("---\n"):
         return {}, text
     end = text.find("\n---", 3)
@@ -128,7 +131,10 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
         name, sep, value = line.partition(":")
         if sep and name.strip() and not line.startswith((" ", "\t")):
             key = name.strip()
-            fields[key] = value.strip().strip("'\"")
+            value = value.strip()
+            # what YAML reads as no value is none: `superseded_by: null` retired the
+            # decision in force, and `status: ~` was a status
+            fields[key] = "" if value in _NOTHING else value.strip("'\"")
     return fields, text[end + 4:].lstrip("\n")
 
 
