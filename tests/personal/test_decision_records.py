@@ -67,3 +67,26 @@ def test_a_superseded_by_that_yaml_reads_as_nothing_retires_nothing(
     [summary] = load_chunks(project)
     assert (summary.status, summary.text) == (
         "Accepted", "ADR-0001: Kafka retention\nDecision: Keep kafka events thirty days")
+
+
+@pytest.mark.parametrize("decision", [
+    "decision: >\n  Keep kafka events\n  seven days.\n",
+    "decision: >-\n  Keep kafka events\n\n  seven days.\n",
+    "decision: |\n  Keep kafka events\n  seven days.\n",
+    "decision: Keep kafka events\n  seven days.\n",
+], ids=["folded", "folded-strip", "literal", "plain-continued"])
+def test_a_decision_written_over_several_lines_is_served_whole(
+        cli: Callable[..., dict], project: Path, decision: str) -> None:
+    """A value over several lines (a YAML block scalar, ``decision: >``, or a plain one
+    continued on indented lines) was its first line alone: every plan was served
+    ``Decision: >``, and the decision itself was lost."""
+    (decisions(project) / "ADR-0002-shorter.md").write_text(
+        "---\nid: ADR-0002\ntitle: Shorter kafka retention\nstatus: Accepted\n"
+        + decision + "why: |\n  cost\nsupersedes: ADR-0001\n---\n", encoding="utf-8")
+    [summary] = load_chunks(project)
+    said = " ".join(summary.text.split())
+    assert said == ("ADR-0002: Shorter kafka retention Decision: Keep kafka events seven "
+                    "days. Why: cost")
+    cli("trust", str(project))
+    plan = cli("plan", "--prompt", "how long do we keep kafka events?")
+    assert "seven days" in json.dumps(plan["messages"])

@@ -70,6 +70,8 @@ _ADR_ID: Final = lazy(r"ADR-\d{4}")
 _NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
 #: a frontmatter value YAML reads as none: null in its spellings, an empty list or mapping
 _NOTHING: Final = frozenset({"~", "null", "Null", "NULL", "[]", "{}"})
+#: the header of a YAML block scalar: literal ``|`` or folded ``>``, with its indicators
+_BLOCK_SCALAR: Final = lazy(r"[|>](?:[1-9]?[+-]?|[+-][1-9])(?:\s+#.*)?")
 
 
 class Chunk(msgspec.Struct, frozen=True):
@@ -113,7 +115,10 @@ class Adr(msgspec.Struct, frozen=True):
 
 def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
     """Simple YAML frontmatter: ``key: value`` lines and ``- item`` lists under a key; a
-    value YAML reads as none (``null``, ``~``, ``[]``) is empty."""
+    value YAML reads as none (``null``, ``~``, ``[]``) is empty. A value may go on over
+    indented lines, as a block scalar (``decision: >`` or ``|``: its lines, blank ones
+    left out, joined by a space or a line end) or as a plain one continued (joined by a
+    space); its first line alone made every plan say ``Decision: >``."""
     if not text.startswith("---\n"):
         return {}, text
     end = text.find("\n---", 3)
@@ -121,17 +126,30 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
         return {}, text
     fields: dict[str, str | list[str]] = {}
     key = None
+    joiner: str | None = None  # the block scalar's, while its lines are read
     for line in text[4:end].split("\n"):
+        indented = line.startswith((" ", "\t"))
+        current = fields.get(key) if key is not None else None
+        if key is not None and joiner is not None and (indented or not line.strip()):
+            if line.strip():
+                fields[key] = f"{current}{joiner}{line.strip()}" if current else line.strip()
+            continue
+        joiner = None
         item = re.match(r"^\s*-\s+(.*)$", line)
         if item and key is not None:
-            current = fields.get(key)
             items = current if isinstance(current, list) else ([current] if current else [])
             fields[key] = [*items, item.group(1).strip().strip("'\"")]
             continue
+        if indented and isinstance(current, str) and current and line.strip():
+            fields[str(key)] = f"{current} {line.strip()}"  # a plain value, continued
+            continue
         name, sep, value = line.partition(":")
-        if sep and name.strip() and not line.startswith((" ", "\t")):
+        if sep and name.strip() and not indented:
             key = name.strip()
             value = value.strip()
+            if _BLOCK_SCALAR.fullmatch(value):
+                joiner, fields[key] = ("\n" if value.startswith("|") else " "), ""
+                continue
             # what YAML reads as no value is none: `superseded_by: null` retired the
             # decision in force, and `status: ~` was a status
             fields[key] = "" if value in _NOTHING else value.strip("'\"")
