@@ -90,3 +90,21 @@ def test_a_decision_written_over_several_lines_is_served_whole(
     cli("trust", str(project))
     plan = cli("plan", "--prompt", "how long do we keep kafka events?")
     assert "seven days" in json.dumps(plan["messages"])
+
+
+def test_a_record_never_retires_itself(project: Path) -> None:
+    """A record copied from the one it replaces, its ``id`` left as it was, named itself
+    in its ``supersedes``: it retired itself with the other, and neither decision was
+    served (the same for one naming its own ID there)."""
+    folder = decisions(project)
+    (folder / "ADR-0002-longer.md").write_text(
+        OLD.replace("thirty", "ninety").replace("---\n", "---\nsupersedes: ADR-0001\n", 1))
+    [summary] = load_chunks(project)
+    assert (summary.source, summary.text) == (
+        "docs/engineering/decisions/ADR-0002-longer.md",
+        "ADR-0001: Kafka retention\nDecision: Keep kafka events ninety days")
+    (folder / "ADR-0002-longer.md").unlink()
+    (folder / "ADR-0001-kafka-retention.md").write_text(
+        OLD.replace("---\n", "---\nsupersedes: ADR-0001\n", 1))
+    assert [c.text for c in load_chunks(project)] == [
+        "ADR-0001: Kafka retention\nDecision: Keep kafka events thirty days"]

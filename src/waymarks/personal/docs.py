@@ -282,10 +282,15 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
     # only a decision in force can retire another: a rejected proposal retires nothing,
     # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
     # the decision it would replace stayed out of every plan while it was drafted)
-    replaced = {target for adr in current if _in_force(adr) for target in adr.supersedes()}
+    # (nor does a record retire itself: one copied from the record it replaces kept that
+    # one's ID, and naming it in its `supersedes` took both decisions out of every plan)
+    retired_by: dict[str, set[Path]] = {}
+    for adr in filter(_in_force, current):
+        for target in adr.supersedes():
+            retired_by.setdefault(target, set()).add(adr.path)
     for adr in current:
         status = adr.get("status") or "Proposed"
-        if adr.id in replaced:
+        if retired_by.get(adr.id, set()) - {adr.path}:
             continue  # history, not the current decision
         body_at = len(adr.text) - len(adr.body)  # the body is the text's end
         spans = SpanLevels(adr.text, base)  # the summary is made of the frontmatter
