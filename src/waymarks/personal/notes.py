@@ -22,6 +22,7 @@ from waymarks.service.planning import egress_for
 from waymarks.service.ports import epoch_ms
 
 if TYPE_CHECKING:
+    from waymarks.ledger.log import SessionLog
     from waymarks.service.app import Waymarks
 
 NOTE_ENTRY: Final = "waymarks-note-v1"
@@ -55,12 +56,20 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
     refused = refuse_credentials(cleaned, "Note text")
     if refused is not None:
         raise ServiceError(refused.code, refused.message)
-    for note in active_notes(app):
-        if note.type == note_type and normalize(note.text) == normalize(cleaned):
-            return note, False
+    same: list[Note] = []
+
+    def noted(session: SessionLog) -> str | None:
+        """The same active note's ID, looked for under the session's lock: looked for
+        before it, a note another writer added meanwhile was appended again."""
+        same.extend(n for n in _active_in(session) if n.type == note_type
+                    and normalize(n.text) == normalize(cleaned))
+        return same[0].id if same else None
+
     now = epoch_ms(app.clock.now())
     entry_id = app.append_record(NOTE_ENTRY, {"schemaVersion": 1, "event": "add", "note": {
-        "type": note_type, "text": cleaned, "createdAt": now}})
+        "type": note_type, "text": cleaned, "createdAt": now}}, noted)
+    if same:
+        return same[0], False
     return Note(entry_id, note_type, cleaned, now), True
 
 
@@ -73,6 +82,11 @@ def active_notes(app: Waymarks) -> list[Note]:
     if session is None:
         return []
     session.refresh()
+    return _active_in(session)
+
+
+def _active_in(session: SessionLog) -> list[Note]:
+    """The active notes of ``session`` as it was last read."""
     branch = session.branch_set()
     notes: list[Note] = []
     for entry in custom_entries(session, NOTE_ENTRY):
