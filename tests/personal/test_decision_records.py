@@ -108,3 +108,21 @@ def test_a_record_never_retires_itself(project: Path) -> None:
         OLD.replace("---\n", "---\nsupersedes: ADR-0001\n", 1))
     assert [c.text for c in load_chunks(project)] == [
         "ADR-0001: Kafka retention\nDecision: Keep kafka events thirty days"]
+
+
+@pytest.mark.parametrize(("named", "supersedes"), [
+    ("id: ADR-0001", "supersedes: adr-0001"), ("id: ADR-0001", "supersedes: ADR-1"),
+    ("id: adr-0001", "supersedes: ADR-0001"), ("id: ADR-1", "supersedes: ADR-0001"),
+    ("id: ADR-0001", "supersedes: '[ADR-0001](ADR-0001-kafka-retention.md)'"),
+])
+def test_a_record_is_superseded_however_its_number_is_written(
+        project: Path, named: str, supersedes: str) -> None:
+    """Only ``ADR-`` and four digits named a record, exactly: ``supersedes: adr-0001`` or
+    ``ADR-1`` (or a record whose ``id`` was written so) retired nothing, and the old
+    decision was served as current beside the new one."""
+    folder = decisions(project)
+    (folder / "ADR-0001-kafka-retention.md").write_text(OLD.replace("id: ADR-0001", named))
+    (folder / "ADR-0002-shorter.md").write_text(
+        f"---\nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\n{supersedes}\n---\n")
+    assert [c.source for c in load_chunks(project)] == [
+        "docs/engineering/decisions/ADR-0002-shorter.md"]

@@ -66,7 +66,10 @@ _BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RL
 #: a file named for a decision's number, whatever follows it: a decision record, and a
 #: number ``adr new`` does not take again
 _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
-_ADR_ID: Final = lazy(r"ADR-\d{4}")
+#: a record's number as a ``supersedes`` or an ``id`` writes it, in any case and with any
+#: number of digits (``adr-0001``, ``ADR-1``: only ``ADR-`` and four digits counted, and a
+#: record so named stayed current beside the one superseding it)
+_ADR_ID: Final = lazy(r"(?i)\bADR-(\d{1,9})(?!\d)")
 _NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
 #: a frontmatter value YAML reads as none: null in its spellings, an empty list or mapping
 _NOTHING: Final = frozenset({"~", "null", "Null", "NULL", "[]", "{}"})
@@ -106,11 +109,22 @@ class Adr(msgspec.Struct, frozen=True):
         """Its ``id``, else the number its file is named for (``adr-0002_x.md`` is
         ``ADR-0002``, as a ``supersedes`` names it)."""
         found = _ADR_NUMBER.match(self.path.name)
-        return self.get("id") or (f"ADR-{int(found.group(1)):04d}" if found
+        return self.get("id") or (_numbered(found.group(1)) if found
                                   else self.path.stem[:8])
 
     def supersedes(self) -> list[str]:
-        return _ADR_ID.findall(self.get("supersedes"))
+        return [_numbered(n) for n in _ADR_ID.findall(self.get("supersedes"))]
+
+    @property
+    def key(self) -> str:
+        """The record's number as :meth:`supersedes` names records (its :attr:`id`)."""
+        found = _ADR_ID.search(self.id)
+        return _numbered(found.group(1)) if found else self.id
+
+
+def _numbered(number: str) -> str:
+    """A record's number as one key: ``ADR-`` and at least four digits."""
+    return f"ADR-{int(number):04d}"
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
@@ -290,7 +304,7 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             retired_by.setdefault(target, set()).add(adr.path)
     for adr in current:
         status = adr.get("status") or "Proposed"
-        if retired_by.get(adr.id, set()) - {adr.path}:
+        if retired_by.get(adr.key, set()) - {adr.path}:
             continue  # history, not the current decision
         body_at = len(adr.text) - len(adr.body)  # the body is the text's end
         spans = SpanLevels(adr.text, base)  # the summary is made of the frontmatter
