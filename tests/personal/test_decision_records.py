@@ -126,3 +126,12 @@ def test_a_record_is_superseded_however_its_number_is_written(
         f"---\nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\n{supersedes}\n---\n")
     assert [c.source for c in load_chunks(project)] == [
         "docs/engineering/decisions/ADR-0002-shorter.md"]
+
+
+def test_a_record_whose_fences_have_spaces_after_them_is_a_record(project: Path) -> None:
+    """``--- `` opening a decision record's frontmatter left it none: the record was served
+    as ``Proposed`` with its frontmatter as text, and what it supersedes as current."""
+    (decisions(project) / "ADR-0002-shorter.md").write_text(
+        "--- \nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\nsupersedes: ADR-0001\n---\t\n")
+    assert [(c.source, c.status, c.text) for c in load_chunks(project)] == [
+        ("docs/engineering/decisions/ADR-0002-shorter.md", "Accepted", "ADR-0002: Shorter")]

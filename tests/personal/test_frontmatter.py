@@ -233,3 +233,26 @@ def test_a_level_after_a_lone_line_break_counts_in_an_older_frontmatter_too(
             encoding="utf-8")
         [entry] = store.entries()
         assert (entry.name, entry.classification) == ("Bank", "local-only")
+
+
+@pytest.mark.parametrize("fences", [("--- ", "---"), ("---", "---\t"), ("---  ", "---   "),
+                                    ("--- \r", "--- \r")], ids=["open", "close", "both",
+                                                                "crlf"])
+def test_a_fence_with_spaces_after_it_is_still_a_fence(
+        home: Path, cli: Callable[..., dict], fences: tuple[str, str]) -> None:
+    """A fence line an editor left with a space or a tab after ``---`` (YAML, and every
+    front-matter reader of static sites, reads past them) made the entry no entry: out of
+    the index and every plan, `personal list` saying its frontmatter did not conform
+    where it shows none. The body keeps its own lines as they are."""
+    opening, closing = fences
+    end = "\r\n" if opening.endswith("\r") else "\n"
+    lines = [opening.rstrip("\r"), "name: Editor", "description: modal editing",
+             "metadata:", "  type: feedback", closing.rstrip("\r"), "I use vim.  ", "--- "]
+    store = PersonalStore(home / "memory")
+    store.directory.mkdir(parents=True)
+    (store.directory / "editor.md").write_bytes(end.join(lines).encode() + end.encode())
+    [entry] = store.entries()
+    assert (entry.name, entry.description, entry.type, entry.body) == (
+        "Editor", "modal editing", "feedback", "I use vim.  \n---")
+    listed = cli("personal", "list")
+    assert (listed["unread"], [e["slug"] for e in listed["entries"]]) == ([], ["editor"])

@@ -69,6 +69,9 @@ _NOT_SLUG: Final = lazy(r"[^a-z0-9]+")
 _SPACE: Final = lazy(r"\s+")
 _LINE_BREAK: Final = lazy(r"\r\n|[\n\r\x85\u2028\u2029]")
 _DATE_PREFIX: Final = lazy(r"^\d{4}-\d{2}-\d{2}\s*[—–-]\s*")
+#: a frontmatter fence line, ``---`` and any spaces or tabs after it (the first one found
+#: after the opening fence is its end, as :func:`parse_entry` finds it)
+_SPACED_FENCE: Final = lazy(r"(?m)^---[ \t]*$")
 
 EntryType = Literal["user", "feedback", "project", "reference"]
 
@@ -190,10 +193,19 @@ def render_entry(entry: Entry) -> str:
 
 def file_text(text: str) -> str:
     """A file's text as :func:`parse_entry` takes it, past what editors add: a byte-order
-    mark, CR LF line ends, and CR line ends (a file whose first fence ends in a lone CR;
-    elsewhere a CR is the text's own)."""
+    mark, CR LF line ends, CR line ends (a file whose first fence ends in a lone CR;
+    elsewhere a CR is the text's own), and spaces or tabs after the frontmatter's two
+    fences, as YAML reads a ``---`` line (with them, a hand-edited entry was no entry)."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    return text.replace("\r", "\n") if text.startswith("---\r") else text
+    if text.startswith("---\r"):
+        text = text.replace("\r", "\n")
+    opening = _SPACED_FENCE.match(text)
+    if opening is None:
+        return text
+    closing = _SPACED_FENCE.search(text, opening.end())
+    for fence in filter(None, (closing, opening)):  # the later one first: offsets hold
+        text = f"{text[:fence.start()]}---{text[fence.end():]}"
+    return text
 
 
 def parse_entry(slug: str, text: str) -> Entry | None:
