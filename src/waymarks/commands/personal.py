@@ -227,16 +227,29 @@ def notes_group() -> Group:
                   "the defaultProvider unless that is local, then an unknown, remote one). "
                   "E.g. --provider ollama")
     def promote(provider: str | None) -> Result:
-        from waymarks.personal.notes import promote_prompt
+        from waymarks.personal.notes import (
+            left_out,
+            not_promoted,
+            promote_prompt,
+            some_left_out,
+        )
         from waymarks.service.planning import PASTED_PROVIDER
 
         app = runtime().app()
         if provider is None:  # pasted into an agent whose model this does not know
             app.host_provider = PASTED_PROVIDER
         prompt, lessons = promote_prompt(app, provider)
+        held = left_out(app, lessons)  # said, never "no lesson notes" (they were taken)
         if prompt is None:
-            return Result({"prompt": None, "lessons": []}, "No lesson notes to promote.")
-        return Result({"prompt": prompt, "lessons": [n.to_json() for n in lessons]}, prompt)
+            message = not_promoted(held, "Name the provider of the model you will paste "
+                                   "the prompt into: --provider ID.")
+            return Result({"prompt": None, "lessons": [], "leftOut": held,
+                           "message": message}, message)
+        data = {"prompt": prompt, "lessons": [n.to_json() for n in lessons], "leftOut": held}
+        if not held:
+            return Result(data, prompt)
+        notice = some_left_out(held)
+        return Result({**data, "notices": [notice]}, f"{prompt}\nnote: {notice}")
 
     return notes
 

@@ -370,7 +370,7 @@ class Bridge:
         (``prompt`` None and a message when there are no lesson notes); anything else is
         the ``notes`` command of the table, as ``/context notes …`` runs it."""
         from waymarks.core.privacy import PrivacyConfigError
-        from waymarks.personal.notes import active_notes, promote_prompt
+        from waymarks.personal.notes import left_out, promote_prompt
 
         raw = params.get("text")
         text = raw if isinstance(raw, str) else ""
@@ -381,7 +381,7 @@ class Bridge:
         except PrivacyConfigError as exc:
             return {"prompt": None, "message": f"Nothing to promote: {exc}"}
         if prompt is None:
-            held = sum(n.type == "lesson" for n in active_notes(self._app()))
+            held = left_out(self._app(), lessons)
             return {"prompt": None, "message": (
                 f"The {held} lesson note(s) on this branch hold text that not every model "
                 "of this conversation may receive (a local-only part, say), and the "

@@ -4,7 +4,7 @@ from mcp.server import MCPServer
 
 from waymarks.mcp.common import Serial
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
-from waymarks.personal.notes import promote_prompt
+from waymarks.personal.notes import left_out, not_promoted, promote_prompt
 from waymarks.service.app import Waymarks
 
 
@@ -23,5 +23,7 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                                "docs/engineering (edits nothing itself).")
     def promote_prompt_() -> str:
         with serial.turn():
-            prompt, _lessons = promote_prompt(app)
-        return prompt or "There are no lesson notes on this branch to promote."
+            prompt, lessons = promote_prompt(app)
+            held = left_out(app, lessons)
+        return prompt or not_promoted(held, "`waymarks notes promote --provider ID` in a "
+                                      "terminal prints the prompt for a model that may.")

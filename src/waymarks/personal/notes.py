@@ -105,6 +105,32 @@ def _active_in(session: SessionLog) -> list[Note]:
     return notes
 
 
+def left_out(app: Waymarks, lessons: list[Note]) -> int:
+    """How many of the active lesson notes a prompt of ``lessons`` left out (each above
+    what its destination may receive): a promotion says so, never "no lesson notes"."""
+    return max(0, sum(n.type == "lesson" for n in active_notes(app)) - len(lessons))
+
+
+def not_promoted(held: int, fix: str) -> str:
+    """Why a promotion has no prompt: no lesson note, or ``held`` of them, each at a level
+    the destination may not receive (``fix``: how to name one that may)."""
+    if not held:
+        return "There are no lesson notes on this branch to promote."
+    return (f"{_lessons(held)} on this branch {'holds' if held == 1 else 'hold'} text at a "
+            f"level this prompt's model may not receive (an internal or local-only part, "
+            f"say): none is promoted. {fix}")
+
+
+def some_left_out(held: int) -> str:
+    """The notice beside a prompt that left ``held`` lesson notes out."""
+    return (f"{_lessons(held)} left out of the prompt: text at a level its model may not "
+            "receive (name the provider with --provider ID)")
+
+
+def _lessons(count: int) -> str:
+    return f"{count} lesson note" + ("" if count == 1 else "s")
+
+
 def _created_at(value: object) -> int:
     return value if type(value) is int else 0
 
