@@ -587,3 +587,19 @@ def test_a_replacement_keeps_the_level_it_read_while_an_editor_writes_the_file(
     entry = store.get("bank")
     assert entry is not None and (entry.type, entry.classification) == ("reference",
                                                                          "local-only")
+
+
+def test_an_editors_lock_or_the_systems_metadata_file_is_not_listed(
+        tmp_path: Path) -> None:
+    """Emacs' lock beside an entry being edited (``.#x.md``, a link to nothing) and macOS'
+    metadata file on a shared drive (``._x.md``) were listed as files that are no entry,
+    to be renamed: hidden files are an editor's or the system's, not the person's notes.
+    A visible file that is no entry is still named."""
+    store = PersonalStore(tmp_path / "memory")
+    store.save("I use emacs.", slug="editor")
+    (store.directory / ".#editor.md").symlink_to("person@host.4242:1765000000")
+    (store.directory / "._editor.md").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (store.directory / "Editor (conflicted copy).md").write_text("# mine\n")
+    entries, unread = store.scan()
+    assert [e.slug for e in entries] == ["editor"]
+    assert [u.file for u in unread] == ["Editor (conflicted copy).md"]

@@ -114,7 +114,7 @@ class PersonalStore:
     def scan(self) -> tuple[list[Entry], list[Unread]]:
         """Every conforming entry, sorted by name (then slug), and every other ``*.md``
         file of the directory with why it is not one (so a hand-written file never
-        vanishes without a word)."""
+        vanishes without a word), hidden ones (``.#x.md``) aside."""
         found: list[Entry] = []
         unread: list[Unread] = list(self.problems)
         if not self.directory.is_dir():
@@ -126,8 +126,9 @@ class PersonalStore:
                                      f"{problem.removeprefix('is ')}; {RELINK}"))
             return [], unread
         for path in sorted(self.directory.glob("*.md")):
-            if path.name == INDEX_NAME:
-                continue
+            if path.name == INDEX_NAME or path.name.startswith("."):
+                continue  # a hidden file is an editor's (Emacs' lock `.#x.md`) or the
+                # system's (macOS' `._x.md`), not the person's: listed, to be renamed
             entry = self._load(path) if SLUG.fullmatch(path.stem) else (
                 "its name is not a slug (lowercase letters, digits and '-'); rename it")
             if isinstance(entry, Entry):
