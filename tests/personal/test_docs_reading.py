@@ -90,3 +90,20 @@ def test_a_doc_is_classified_once_not_once_per_chunk(monkeypatch: pytest.MonkeyP
     plain = docs.chunk_markdown("docs/engineering/plain.md", "# A\nx\n# B\n[ds4:sensitive]y"
                                 "[/ds4:sensitive]\n", level="normal")
     assert [c.level for c in plain] == ["sensitive", "sensitive"]  # a span raises the file
+
+
+def test_a_comment_in_a_fenced_code_block_is_no_heading() -> None:
+    """A shell or Python comment inside a fenced code block (``# apply migrations``) was
+    read as a heading: the block was cut in three, each part served under the comment as
+    its section's name, the first ending in an open fence."""
+    from waymarks.personal.docs import chunk_markdown
+
+    text = ("# Dev workflow\n\nRun the migrations before the tests:\n\n```sh\n"
+            "# apply migrations\nmake migrate\n## not a heading either\n```\n\n"
+            "~~~~python\n# a comment\n~~~\nstill code\n~~~~\n\n## Releases\n\nTag from main.\n")
+    chunks = chunk_markdown("docs/engineering/dev.md", text)
+    assert [c.source for c in chunks] == ["docs/engineering/dev.md#Dev workflow",
+                                          "docs/engineering/dev.md#Releases"]
+    assert chunks[0].text == text.split("\n\n", 1)[1].split("\n\n## Releases")[0]
+    unclosed = chunk_markdown("x.md", "# A\n```\n# inside\n")  # open to the end, as CommonMark
+    assert [c.source for c in unclosed] == ["x.md#A"]

@@ -59,6 +59,9 @@ MAX_SNIPPETS: Final = 4
 INACTIVE: Final = ("superseded", "deprecated", "rejected")
 DRAFTS: Final = ("proposed", "draft")
 _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
+#: a fenced code block's fence (CommonMark): three or more backticks or tildes, indented
+#: by three spaces at most, and what follows them
+_CODE_FENCE: Final = lazy(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 #: the bidirectional classes of the characters that reorder text (embeddings, overrides,
 #: isolates, marks): a title holding one reads otherwise than it is
 _BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
@@ -203,8 +206,15 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
             chunks.append(Chunk(named, part, f"{heading}\n{part}", status,
                                 whole | heading_levels | own))
 
+    fence = ""  # the open code block's fence: a `# comment` in it is code, not a heading
     for line in text[start:].split("\n"):
-        found = _HEADING.match(line)
+        fenced = _CODE_FENCE.match(line)
+        if fence:
+            if fenced and fenced.group(1).startswith(fence) and not fenced.group(2).strip():
+                fence = ""  # closed by the same character, at least as many of it
+        elif fenced and not (fenced.group(1)[0] == "`" and "`" in fenced.group(2)):
+            fence = fenced.group(1)
+        found = None if fence or fenced else _HEADING.match(line)
         if found:
             flush()
             heading, lines = found.group(2), []
