@@ -107,3 +107,17 @@ def test_a_comment_in_a_fenced_code_block_is_no_heading() -> None:
     assert chunks[0].text == text.split("\n\n", 1)[1].split("\n\n## Releases")[0]
     unclosed = chunk_markdown("x.md", "# A\n```\n# inside\n")  # open to the end, as CommonMark
     assert [c.source for c in unclosed] == ["x.md#A"]
+
+
+def test_a_docs_frontmatter_is_not_served_as_a_passage(project: Path) -> None:
+    """A doc with a site generator's frontmatter (title, sidebar position, tags) had it
+    served as a passage of its own, raw, and first: its title shares the doc's words, so
+    it took one of the four places before the text that answers."""
+    doc = project / "docs" / "engineering" / "kafka.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("---\ntitle: Kafka retention and events\nsidebar_position: 3\n---\n\n"
+                   "# Kafka\n\nKafka events are kept [ds4:internal]7 days[/ds4:internal].\n")
+    [chunk] = load_chunks(project)
+    assert (chunk.source, chunk.text, chunk.level) == (
+        "docs/engineering/kafka.md#Kafka",
+        "Kafka events are kept [ds4:internal]7 days[/ds4:internal].", "internal")

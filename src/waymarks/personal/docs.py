@@ -301,7 +301,10 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             fields, body = parse_frontmatter(text)
             adrs.append(Adr(path, fields, body, text))
         else:
-            chunks.extend(chunk_markdown(relative, text, level=base))
+            # after its frontmatter (a site generator's title and tags): served raw as a
+            # passage, it took one of the four places before the text that answers
+            after = len(text) - len(parse_frontmatter(text)[1])
+            chunks.extend(chunk_markdown(relative, text, level=base, start=after))
     current = [adr for adr in adrs if not _inactive(adr)]
     # only a decision in force can retire another: a rejected proposal retires nothing,
     # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
