@@ -135,3 +135,23 @@ def test_a_record_whose_fences_have_spaces_after_them_is_a_record(project: Path)
         "--- \nid: ADR-0002\ntitle: Shorter\nstatus: Accepted\nsupersedes: ADR-0001\n---\t\n")
     assert [(c.source, c.status, c.text) for c in load_chunks(project)] == [
         ("docs/engineering/decisions/ADR-0002-shorter.md", "Accepted", "ADR-0002: Shorter")]
+
+
+@pytest.mark.parametrize("retired", ["status: Superseded\nsuperseded_by: ADR-0003",
+                                     "status: Deprecated", "status: Accepted\n"
+                                     "superseded_by: ADR-0003"])
+def test_what_a_superseded_record_replaced_stays_replaced(project: Path, retired: str) -> None:
+    """ADR-0002 replaced ADR-0001, and ADR-0003 replaced ADR-0002: marked superseded,
+    ADR-0002 no longer retired what it had replaced, and ADR-0001 was served as the
+    current decision again beside ADR-0003. A rejected record, never decided, still
+    retires nothing."""
+    folder = decisions(project)
+    (folder / "ADR-0002-b.md").write_text(
+        f"---\nid: ADR-0002\ntitle: Ninety\n{retired}\nsupersedes: ADR-0001\n---\n")
+    (folder / "ADR-0003-c.md").write_text(
+        "---\nid: ADR-0003\ntitle: Seven\nstatus: Accepted\nsupersedes: ADR-0002\n---\n")
+    assert [c.text for c in load_chunks(project)] == ["ADR-0003: Seven"]
+    (folder / "ADR-0002-b.md").write_text(
+        "---\nid: ADR-0002\ntitle: Ninety\nstatus: Rejected\nsupersedes: ADR-0001\n---\n")
+    assert [c.text.split("\n")[0] for c in load_chunks(project)] == [
+        "ADR-0001: Kafka retention", "ADR-0003: Seven"]

@@ -306,13 +306,15 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             after = len(text) - len(parse_frontmatter(text)[1])
             chunks.extend(chunk_markdown(relative, text, level=base, start=after))
     current = [adr for adr in adrs if not _inactive(adr)]
-    # only a decision in force can retire another: a rejected proposal retires nothing,
+    # only a decision taken can retire another: a rejected proposal retires nothing,
     # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
-    # the decision it would replace stayed out of every plan while it was drafted)
+    # the decision it would replace stayed out of every plan while it was drafted); one
+    # retired since still does (marked superseded in its turn, what it had replaced was
+    # served as current again)
     # (nor does a record retire itself: one copied from the record it replaces kept that
     # one's ID, and naming it in its `supersedes` took both decisions out of every plan)
     retired_by: dict[str, set[Path]] = {}
-    for adr in filter(_in_force, current):
+    for adr in filter(_decided, adrs):
         for target in adr.supersedes():
             retired_by.setdefault(target, set()).add(adr.path)
     for adr in current:
@@ -332,11 +334,12 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
     return chunks
 
 
-def _in_force(adr: Adr) -> bool:
-    """Decided (Accepted, Active…): not a draft (Proposed, Draft, or no status at all,
-    which ``load_chunks`` shows as Proposed); the inactive ones are filtered before."""
+def _decided(adr: Adr) -> bool:
+    """Decided once (Accepted, Active…, Superseded or Deprecated since): not a draft
+    (Proposed, Draft, or no status at all, which ``load_chunks`` shows as Proposed), nor
+    Rejected."""
     status = (adr.get("status") or "").strip().lower()
-    return bool(status) and not status.startswith(DRAFTS)
+    return bool(status) and not status.startswith((*DRAFTS, "rejected"))
 
 
 def _inactive(adr: Adr) -> bool:
