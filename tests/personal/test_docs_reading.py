@@ -121,3 +121,14 @@ def test_a_docs_frontmatter_is_not_served_as_a_passage(project: Path) -> None:
     assert (chunk.source, chunk.text, chunk.level) == (
         "docs/engineering/kafka.md#Kafka",
         "Kafka events are kept [ds4:internal]7 days[/ds4:internal].", "internal")
+
+
+def test_a_doc_opening_with_a_rule_keeps_the_prose_after_it(project: Path) -> None:
+    """Only frontmatter is skipped: a doc that opens with a horizontal rule (``---``) and
+    prose up to the next rule lost that prose, taken for frontmatter."""
+    doc = project / "docs" / "engineering" / "deploy.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("---\nDeploys go out on Tuesdays after the freeze.\nNote: never on a "
+                   "Friday.\n---\n\n# Steps\n\nRun make release.\n")
+    chunks = load_chunks(project)
+    assert "Deploys go out on Tuesdays after the freeze." in "\n".join(c.text for c in chunks)

@@ -130,6 +130,11 @@ def _numbered(number: str) -> str:
     return f"ADR-{int(number):04d}"
 
 
+#: a line of frontmatter: a ``key:``, a list item, an indented or a comment line, a
+#: blank one, or a fence
+_YAML_LINE: Final = re.compile(r"(?:[\w.-]+\s*:|\s|-\s|#|---|$)")
+
+
 def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
     """Simple YAML frontmatter: ``key: value`` lines and ``- item`` lists under a key; a
     value YAML reads as none (``null``, ``~``, ``[]``) is empty. A value may go on over
@@ -303,7 +308,11 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
         else:
             # after its frontmatter (a site generator's title and tags): served raw as a
             # passage, it took one of the four places before the text that answers
-            after = len(text) - len(parse_frontmatter(text)[1])
+            # (only when each of its lines is YAML's: a doc may open with a rule and prose)
+            fields, body = parse_frontmatter(text)
+            after = len(text) - len(body)
+            if not fields or not all(map(_YAML_LINE.match, text[4:after].split("\n"))):
+                after = 0
             chunks.extend(chunk_markdown(relative, text, level=base, start=after))
     current = [adr for adr in adrs if not _inactive(adr)]
     # only a decision taken can retire another: a rejected proposal retires nothing,
