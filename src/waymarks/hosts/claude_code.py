@@ -413,7 +413,12 @@ def _unusable(app: Any, exc: Exception) -> str | None:
     if code != BROKEN:
         return None
     _skipped(app, code)
-    return f"Waymarks added no context: {exc}"
+    from waymarks.core.text import escaped
+
+    # the engine's error holds a library's or a path's text as it is: a line break there
+    # started a line of its own before the person and the model, an ESC drove the
+    # terminal; escaped on one line, as every diagnostic of the command line is
+    return f"Waymarks added no context: {escaped(str(exc))}"
 
 
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
