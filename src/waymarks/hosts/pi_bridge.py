@@ -181,8 +181,9 @@ class Bridge:
             else:  # waiting for the database well within the extension's timeout for it
                 with waiting_at_most(self.app, params.get("busyTimeoutMs")):
                     result = handler(params)
-        except (BridgeError, ServiceError) as exc:
-            self._send({"id": request_id, "error": {"code": exc.code, "message": str(exc)}})
+        except (BridgeError, ServiceError) as exc:  # shown as it is: escaped, one line
+            self._send({"id": request_id, "error": {"code": exc.code,
+                                                    "message": escaped(str(exc))}})
             return None
         except Exception as exc:  # noqa: BLE001 (a bug must not take Pi's session down)
             self._send({"id": request_id, "error": {"code": "internal",
