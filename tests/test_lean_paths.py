@@ -149,6 +149,63 @@ def test_the_mcp_server_starts_without_the_command_table(
     assert "waymarks.mcp.server" in modules and "waymarks.service.app" in modules
 
 
+#: what ``waymarks mcp`` needs for no request before a tool or prompt is asked for (issue
+#: 15: the client waits for the answer to ``initialize``): the tools' and prompts' modules,
+#: what they import (the tools' contracts, personal memory), and memory evolution's queue
+#: and model adapters, which a home that never turned learning on does not run
+NOT_BEFORE_A_TOOL = ("waymarks.mcp.tools", "waymarks.mcp.common", "waymarks.mcp.prompts",
+                     "waymarks.tool", "waymarks.personal", "waymarks.models",
+                     "waymarks.service.evolution_wiring", "waymarks.service.evolution",
+                     "waymarks.service.evolution_queue", "waymarks.service.evolution_config",
+                     "waymarks.service.evolution_tick", "waymarks.core.evolution",
+                     "waymarks.store.evolution", "waymarks.store.jobs")
+
+
+def _served(tmp_path: Path, project: Path, *requests: dict[str, object]
+            ) -> tuple[list[str], list[dict[str, object]]]:
+    """``waymarks mcp`` in its own process, asked ``initialize`` then ``requests`` (methods
+    with their params), each after the answer before it; then its input ends. The
+    modules it had loaded, and its answers."""
+    import json
+
+    lines = [{"method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "lean-path test", "version": "1"}}}, *requests]
+    probe = ("import sys\nfrom waymarks.cli.main import main\nstatus = main(['mcp'])\n"
+             "print('loaded', ' '.join(sorted(sys.modules)))")
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_HOME": str(tmp_path / "home")}
+    server = subprocess.Popen([sys.executable, "-c", probe], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env, cwd=project)
+    assert server.stdin is not None and server.stdout is not None
+    answers = []
+    try:
+        for number, line in enumerate(lines, 1):
+            server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, **line}) + "\n")
+            server.stdin.flush()
+            answers.append(json.loads(server.stdout.readline()))
+        out, err = server.communicate(timeout=120)
+    finally:
+        server.kill()
+    assert server.returncode == 0, err
+    last = out.strip().splitlines()[-1].split()
+    assert last[0] == "loaded"
+    return last[1:], answers
+
+
+@pytest.mark.slow
+def test_the_mcp_server_answers_initialize_without_the_tools(tmp_path: Path) -> None:
+    """``waymarks mcp`` (stdio) asked ``initialize`` alone answers it (with the
+    instructions) without importing a tool's module, the prompts', or memory evolution's:
+    the tools are registered when first listed or called (fails before: the tools, the
+    personal memory they use and evolution's queue were loaded to answer it)."""
+    project = _project_with_a_claim(tmp_path)
+    modules, answers = _served(tmp_path, project)
+    assert "memory_recall looks up claims" in str(answers[0]["result"]), answers
+    assert "waymarks.mcp.server" in modules and "waymarks.service.app" in modules
+    assert _matching(modules, NOT_BEFORE_A_TOOL) == []
+
+
 @pytest.mark.semantic
 @pytest.mark.slow
 def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(

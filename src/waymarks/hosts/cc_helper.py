@@ -376,9 +376,9 @@ def _recovery(home: "Path") -> "Any":
     """Memory evolution's recovery tick, in the helper (never in a hook's own process):
     one queued source per check, the first 15 s after the helper starts, or after the
     prompt that finds learning turned on since (:class:`~waymarks.service.
-    evolution_wiring.Recovery`)."""
+    recovery_poll.Recovery`)."""
     from waymarks.models import route_client, route_is_available
-    from waymarks.service.evolution_wiring import Recovery
+    from waymarks.service.recovery_poll import Recovery
 
     recovery = Recovery(home, route_client, route_is_available)
     recovery.poll()

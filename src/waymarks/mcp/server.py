@@ -12,7 +12,8 @@ What must stay true:
   ``confirmation-required``; nothing is written. One with elicitation whom nobody asked
   (the plan before the question failed, the body's did not) gets ``unavailable``/
   ``runtime-unavailable`` (:data:`~waymarks.mcp.common.NOT_ASKED`).
-- An answer that fails the confirmation schema is not an SDK error: :class:`Confirm`
+- An answer that fails the confirmation schema is not an SDK error:
+  :class:`~waymarks.mcp.common.Confirm`
   accepts any content, and only ``confirm`` exactly ``true`` is a yes; anything else that
   is not ``false`` ends as ``cancelled``/``confirmation-invalid``.
 - A refusal (``rejected``, ``cancelled``, ``unavailable``, ``indeterminate``) of any tool
@@ -25,7 +26,7 @@ What must stay true:
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -41,24 +42,15 @@ from mcp.types import (
     CallToolResult,
     GetPromptResult,
     InputRequiredResult,
+    Prompt,
+    Tool,
 )
 
-from waymarks.mcp import prompts
-from waymarks.mcp.common import Confirm as Confirm  # re-exported: the confirmation schema
-from waymarks.mcp.common import Serial, json_result, not_followed, tool_result
-from waymarks.mcp.tools import (
-    capture_note,
-    learned_memory,
-    persistence,
-    personal_entry,
-    recall,
-    recall_memory,
-    remember,
-)
-from waymarks.service.app import Waymarks
-from waymarks.tool.persistence import ContextPersistence, action_name
-from waymarks.tool.results import result
-from waymarks.tool.unavailable import environment_code, unavailable_for
+if TYPE_CHECKING:
+    from waymarks.core.model_port import ModelClient
+    from waymarks.service.app import Waymarks
+    from waymarks.service.evolution_config import RouteConfig
+    from waymarks.tool.persistence import ContextPersistence
 
 INSTRUCTIONS = (
     "Waymarks keeps this project's pins and durable memory, and the person's personal "
@@ -72,12 +64,21 @@ INSTRUCTIONS = (
 )
 
 
-#: the tools that ask the person before writing (an answer can fail only for them)
-_CONFIRMED = (persistence.NAME, remember.NAME, learned_memory.EDIT_NAME)
+def _confirmed(name: str) -> bool:
+    """Whether tool ``name`` asks the person before writing (an answer can fail only for
+    them). Asked only of a call, so after the tools are registered (their modules loaded)."""
+    from waymarks.mcp.tools import learned_memory, persistence, remember
+
+    return name in (persistence.NAME, remember.NAME, learned_memory.EDIT_NAME)
 
 
 def _not_confirmed(name: str, arguments: dict[str, Any]) -> CallToolResult:
     """A confirmed tool whose answer was no answer: ``cancelled`` in the tool's own shape."""
+    from waymarks.mcp.common import json_result, tool_result
+    from waymarks.mcp.tools import learned_memory, persistence
+    from waymarks.tool.persistence import action_name
+    from waymarks.tool.results import result
+
     if name == persistence.NAME:
         return tool_result(result(action_name(arguments), "cancelled",
                                   error="confirmation-invalid"))
@@ -92,6 +93,12 @@ def _unavailable(name: str, arguments: dict[str, Any], exc: BaseException
     """A call the home could not serve before it began, in the tool's own shape:
     ``unavailable``/``runtime-unavailable`` (naming the error's code, but for
     ``context_persistence``, whose results are its contract's metadata)."""
+    from waymarks.mcp.common import json_result, tool_result
+    from waymarks.mcp.tools import persistence
+    from waymarks.tool.persistence import action_name
+    from waymarks.tool.results import result
+    from waymarks.tool.unavailable import unavailable_for
+
     if name == persistence.NAME:
         return tool_result(result(action_name(arguments), "unavailable",
                                   error="runtime-unavailable"))
@@ -104,25 +111,55 @@ class _Server(MCPServer):
     as the documented ``cancelled``/``confirmation-invalid``: the body never ran, so
     nothing was written. A call whose session could not be followed first (the home
     cannot be read: :class:`~waymarks.mcp.common.NotFollowed`) did nothing either: it is
-    the tool's ``unavailable`` result."""
+    the tool's ``unavailable`` result.
+
+    The tools and prompts are registered (their modules imported, their argument models
+    built) when a request first needs them (:meth:`_registered`): a client waits for the
+    answer to ``initialize`` before anything else, and that answer needs none of them."""
+
+    def __init__(self, register: Callable[[MCPServer], None], **settings: Any) -> None:
+        super().__init__(**settings)
+        self._register: Callable[[MCPServer], None] | None = register
+
+    def _registered(self) -> None:
+        """Register the tools and prompts, once (on the event loop's thread: no request is
+        handled meanwhile)."""
+        if self._register is not None:
+            self._register(self)
+            self._register = None
+
+    async def list_tools(self) -> list[Tool]:
+        self._registered()
+        return await super().list_tools()
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self._registered()
+        return super()._tool_input_schema(name)
+
+    async def list_prompts(self) -> list[Prompt]:
+        self._registered()
+        return await super().list_prompts()
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None
                         ) -> CallToolResult | InputRequiredResult:
+        self._registered()
         if self._tool_manager.get_tool(name) is None:  # the SDK echoed the name back and
             # logged it (a credential a model put there went to the person's terminal)
             raise MCPError(INVALID_PARAMS, "unknown tool (see tools/list)")
+        from waymarks.mcp.common import not_followed
+
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             failed = not_followed(exc)
             if failed is not None:  # before the call began: nothing was done
                 return _unavailable(name, arguments, failed)
-            if isinstance(exc, UnexpectedToolError) or name not in _CONFIRMED:
+            if isinstance(exc, UnexpectedToolError) or not _confirmed(name):
                 raise  # a crash, perhaps mid-write: never reported as "nothing was written"
             return _not_confirmed(name, arguments)
         except MCPError:
-            if name not in _CONFIRMED:
+            if not _confirmed(name):
                 raise
             # the client answered the confirmation with a JSON-RPC error (a dialog it
             # aborted, a crash): no yes, so nothing was written; the call is the
@@ -139,6 +176,7 @@ class _Server(MCPServer):
         error's code: it was reported as arguments the prompt does not take. So was a
         name that is no prompt: it is an unknown prompt (the name not echoed back: a
         client's string, a credential perhaps)."""
+        self._registered()
         if self._prompt_manager.get_prompt(name) is None:
             raise MCPError(INVALID_PARAMS, "unknown prompt (see prompts/list)")
         try:
@@ -146,6 +184,8 @@ class _Server(MCPServer):
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 - the arguments, or the prompt's rendering
+            from waymarks.tool.unavailable import environment_code
+
             code = environment_code(exc)  # (``name`` is a prompt's: safe to show)
             if code is not None:  # the home or its configuration, not the arguments
                 raise MCPError(INTERNAL_ERROR, f"prompt {name}: memory is unavailable "
@@ -169,33 +209,63 @@ class _Server(MCPServer):
         await run_screened(self._lowlevel_server)
 
 
-def build_server(app: Waymarks, tool: ContextPersistence | None = None,
+def build_server(app: "Waymarks", tool: "ContextPersistence | None" = None,
                  follow: Callable[[], None] | None = None) -> MCPServer:
-    """``follow``: called before each tool call (a host that moves between sessions)."""
-    server: MCPServer = _Server("waymarks", instructions=INSTRUCTIONS)
-    serial = Serial(follow)
-    persistence.register(server, tool or ContextPersistence(
-        app, confirmed_via="mcp-elicitation"), serial)
-    recall.register(server, app, serial)
-    remember.register(server, app, serial)
-    personal_entry.register(server, app, serial)
-    capture_note.register(server, app, serial)
-    recall_memory.register(server, app, serial)
-    learned_memory.register(server, app, serial)
-    prompts.register(server, app, serial)
-    return server
+    """``follow``: called before each tool call (a host that moves between sessions).
+    Nothing of the tools is imported or built here (see :class:`_Server`)."""
+
+    def register(server: MCPServer) -> None:
+        from waymarks.mcp import prompts
+        from waymarks.mcp.common import Serial
+        from waymarks.mcp.tools import (
+            capture_note,
+            learned_memory,
+            persistence,
+            personal_entry,
+            recall,
+            recall_memory,
+            remember,
+        )
+        from waymarks.tool.persistence import ContextPersistence
+
+        serial = Serial(follow)
+        persistence.register(server, tool or ContextPersistence(
+            app, confirmed_via="mcp-elicitation"), serial)
+        recall.register(server, app, serial)
+        remember.register(server, app, serial)
+        personal_entry.register(server, app, serial)
+        capture_note.register(server, app, serial)
+        recall_memory.register(server, app, serial)
+        learned_memory.register(server, app, serial)
+        prompts.register(server, app, serial)
+
+    return _Server(register, name="waymarks", instructions=INSTRUCTIONS)
+
+
+def _route_client(route: "RouteConfig") -> "ModelClient":
+    """:func:`waymarks.models.route_client`, imported when the tick first needs a client
+    (learning is off in most homes: the model adapters are not imported to serve)."""
+    from waymarks.models import route_client
+
+    return route_client(route)
+
+
+def _route_is_available(route: "RouteConfig") -> bool:
+    """:func:`waymarks.models.route_is_available`, imported when first asked."""
+    from waymarks.models import route_is_available
+
+    return route_is_available(route)
 
 
 @contextmanager
-def recovering(app: Waymarks, follow: Callable[[], None] | None = None
+def recovering(app: "Waymarks", follow: Callable[[], None] | None = None
                ) -> Iterator[Callable[[], None]]:
     """Memory evolution's recovery tick for as long as a server lives (its own thread),
     started at once or at the first tool call that finds learning turned on since; yields
     what runs before each tool call (then ``follow``). Both transports serve under it."""
-    from waymarks.models import route_client, route_is_available
-    from waymarks.service.evolution_wiring import Recovery
+    from waymarks.service.recovery_poll import Recovery
 
-    recovery = Recovery(app.home, route_client, route_is_available)
+    recovery = Recovery(app.home, _route_client, _route_is_available)
     recovery.poll()
 
     def before_each_call() -> None:
@@ -209,6 +279,6 @@ def recovering(app: Waymarks, follow: Callable[[], None] | None = None
         recovery.stop()
 
 
-def serve_stdio(app: Waymarks, follow: Callable[[], None] | None = None) -> None:
+def serve_stdio(app: "Waymarks", follow: Callable[[], None] | None = None) -> None:
     with recovering(app, follow) as before_each_call:
         build_server(app, follow=before_each_call).run()

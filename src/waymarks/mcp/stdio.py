@@ -43,7 +43,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from waymarks.core.text import all_unicode
-from waymarks.mcp.common import json_result
 
 UNICODE_MESSAGE = ("the request holds text that is not valid Unicode (lone surrogates, or "
                    "bytes that are not UTF-8)")
@@ -100,6 +99,8 @@ def screen(line: str) -> Answer | Instead | Dropped | None:
         if "method" in raw and "id" not in raw:
             return DROPPED_UNICODE
         if raw.get("method") == "tools/call" and request_id is not None:
+            from waymarks.mcp.common import json_result  # (the tools' results: on a call)
+
             refused = json_result({"outcome": "rejected", "category": "invalid-parameters",
                                    "message": UNICODE_MESSAGE})
             return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=refused.model_dump(

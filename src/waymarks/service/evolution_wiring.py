@@ -17,17 +17,16 @@ import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from waymarks.core.evolution_policy import CHILD_ENV, TICK_INTERVAL_S
 from waymarks.core.model_port import ConsolidationStep
 from waymarks.core.privacy import ProviderPolicy
-from waymarks.files.reading import stamp_of
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
 from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
 from waymarks.service.evolution_tick import RecoveryTick
-from waymarks.service.learning import CONFIG_FILE, learning_enabled
+from waymarks.service.learning import learning_enabled
 
 if TYPE_CHECKING:
     from threading import Event
@@ -119,38 +118,3 @@ def start_recovery(home: Path, clients: ClientFactory,
     tick = RecoveryTick(make, interval_s=interval_s)
     tick.start()
     return tick
-
-
-class Recovery:
-    """The recovery tick of a long-lived host process, started as soon as learning is on
-    for the home: at the process's start, or at a later :meth:`poll` (the host calls it
-    on each request) after ``waymarks learn on`` or an edit of the home's
-    ``config.toml``. A poll with the tick running, or with the file unchanged since the
-    last look, costs one ``stat``. Once started the tick runs until :meth:`stop`; turning
-    learning off stops its calls at the next check (the queue reads the switch)."""
-
-    def __init__(self, home: Path, clients: ClientFactory,
-                 available: Callable[[RouteConfig], bool], *,
-                 interval_s: float = TICK_INTERVAL_S) -> None:
-        self.home = home
-        self._start = partial(start_recovery, home, clients, available, interval_s=interval_s)
-        self.tick: RecoveryTick | None = None
-        self._seen: object = _UNSEEN  # the configuration's stamp when last looked at
-
-    def poll(self) -> None:
-        if self.tick is not None:
-            return
-        stamp = stamp_of(self.home / CONFIG_FILE)
-        if stamp == self._seen:
-            return
-        self._seen = stamp
-        self.tick = self._start()
-
-    def stop(self) -> None:
-        """Stop the tick (an attempt in flight returns to pending, without a failure)."""
-        if self.tick is not None:
-            self.tick.stop()
-            self.tick = None
-
-
-_UNSEEN: Final = object()
