@@ -206,6 +206,27 @@ def test_the_mcp_server_answers_initialize_without_the_tools(tmp_path: Path) -> 
     assert _matching(modules, NOT_BEFORE_A_TOOL) == []
 
 
+@pytest.mark.slow
+def test_listing_the_mcp_tools_and_recalling_import_no_write_path(tmp_path: Path) -> None:
+    """``tools/list`` then a ``memory_recall``: every tool is listed, the claim recalled,
+    and neither imported the write path (``context_persistence``'s service object, the
+    writes and their checks), which only a ``context_persistence`` call uses (fails before:
+    registering that tool made its object, ``waymarks.tool.persistence``, and with it the
+    write path)."""
+    project = _project_with_a_claim(tmp_path)
+    modules, answers = _served(tmp_path, project, {"method": "tools/list"}, {
+        "method": "tools/call", "params": {"name": "memory_recall",
+                                           "arguments": {"query": "database port?"}}})
+    listed, recalled = answers[1]["result"], answers[2]["result"]
+    assert isinstance(listed, dict) and isinstance(recalled, dict)
+    assert [tool["name"] for tool in listed["tools"]] == [
+        "context_persistence", "memory_recall", "remember", "personal_memory_entry",
+        "capture_note", "recall_memory", "learned_memory", "learned_memory_edit"]
+    assert "5433" in str(recalled["structuredContent"]), recalled
+    assert _matching(modules, ("waymarks.tool.persistence", "waymarks.service.write_path",
+                               "waymarks.service.writes")) == []
+
+
 @pytest.mark.semantic
 @pytest.mark.slow
 def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(

@@ -8,7 +8,7 @@ annotations at runtime.
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from mcp.server import MCPServer
 from mcp.server.elicitation import (
@@ -22,9 +22,11 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
 from waymarks.core.egress import escaped, json_document
-from waymarks.tool.persistence import Answer
 from waymarks.tool.results import FAILED, ToolResult
 from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, causes
+
+if TYPE_CHECKING:
+    from waymarks.tool.persistence import Answer
 
 _BOOLEAN = {"type": "boolean", "title": "Confirm", "description": "Write this change"}
 #: what a resolver returns when it asks nobody (the tool body answers)
@@ -141,7 +143,7 @@ def can_elicit(ctx: Context) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def answer_of(answer: object) -> Answer | NotAsked:
+def answer_of(answer: object) -> "Answer | NotAsked":
     """The person's answer, for a client that can ask (one that cannot is
     ``unavailable`` before this). :data:`NOT_ASKED`: the resolver returned no question."""
     if isinstance(answer, AcceptedElicitation):

@@ -226,11 +226,13 @@ def build_server(app: "Waymarks", tool: "ContextPersistence | None" = None,
             recall_memory,
             remember,
         )
-        from waymarks.tool.persistence import ContextPersistence
+        def context_persistence() -> "ContextPersistence":
+            from waymarks.tool.persistence import ContextPersistence
+
+            return tool or ContextPersistence(app, confirmed_via="mcp-elicitation")
 
         serial = Serial(follow)
-        persistence.register(server, tool or ContextPersistence(
-            app, confirmed_via="mcp-elicitation"), serial)
+        persistence.register(server, context_persistence, serial)
         recall.register(server, app, serial)
         remember.register(server, app, serial)
         personal_entry.register(server, app, serial)

@@ -6,7 +6,9 @@ and again after the answer; a client without elicitation gets ``unavailable``/
 ``confirmation-required`` and nothing is written.
 """
 
-from typing import Annotated, Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.elicitation import ElicitationResult
@@ -34,8 +36,10 @@ from waymarks.tool.contract import (
     input_schema,
     parse_request,
 )
-from waymarks.tool.persistence import ContextPersistence, WritePlan
 from waymarks.tool.results import result
+
+if TYPE_CHECKING:
+    from waymarks.tool.persistence import ContextPersistence
 
 NAME = "context_persistence"
 DESCRIPTION = (
@@ -54,7 +58,30 @@ _SCHEMA: dict[str, Any] = input_schema()["properties"]
 CONTRACTS: dict[str, Any] = {"contract": TOOL_CONTRACT, "resultContract": RESULT_CONTRACT}
 
 
-def register(server: MCPServer, persistence: ContextPersistence, serial: Serial) -> None:
+class _Made:
+    """The tool's :class:`~waymarks.tool.persistence.ContextPersistence`, made at its
+    first call: its module is the write path's (listing the tools, or answering a
+    ``memory_recall``, imports none of it). Made once, under a lock (calls and their
+    resolvers run on worker threads): one holds the revisions every write is checked
+    against."""
+
+    def __init__(self, make: "Callable[[], ContextPersistence]") -> None:
+        self._make = make
+        self._made: ContextPersistence | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> "ContextPersistence":
+        with self._lock:
+            if self._made is None:
+                self._made = self._make()
+            return self._made
+
+
+def register(server: MCPServer, make: "Callable[[], ContextPersistence]", serial: Serial
+             ) -> None:
+    """``make``: the tool's service object, called at the first call."""
+    tool = _Made(make)
+
     def ask_persistence(ctx: Context) -> Elicit[Confirm] | str:
         """Runs before the tool body: plan the call (every check that can refuse, a dry
         run of the write included), and ask the person only about a write that can
@@ -65,6 +92,9 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
         request = parse_request(arguments)
         if not isinstance(request, Request) or request.action.klass == "read":
             return NO_QUESTION
+        from waymarks.tool.persistence import WritePlan
+
+        persistence = tool()
         with serial.turn():  # the same session the tool body will act on
             plan = persistence.prepare(arguments)
         if not isinstance(plan, WritePlan):
@@ -92,6 +122,9 @@ def register(server: MCPServer, persistence: ContextPersistence, serial: Serial)
         activeOnly: Annotated[Any, WithJsonSchema(_SCHEMA["activeOnly"])] = None,
         maxResults: Annotated[Any, WithJsonSchema(_SCHEMA["maxResults"])] = None,
     ) -> CallToolResult:
+        from waymarks.tool.persistence import WritePlan
+
+        persistence = tool()
         arguments = raw_arguments(ctx)  # the raw object: unknown fields are refused too
         request = parse_request(arguments)
         if isinstance(request, Request) and request.action.klass != "read" and not (
