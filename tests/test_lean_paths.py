@@ -161,7 +161,7 @@ NOT_BEFORE_A_TOOL = ("waymarks.mcp.tools", "waymarks.mcp.common", "waymarks.mcp.
                      "waymarks.store.evolution", "waymarks.store.jobs")
 
 
-def _served(tmp_path: Path, project: Path, *requests: dict[str, object]
+def _served(tmp_path: Path, project: Path, *requests: dict[str, object], before: str = ""
             ) -> tuple[list[str], list[dict[str, object]]]:
     """``waymarks mcp`` in its own process, asked ``initialize`` then ``requests`` (methods
     with their params), each after the answer before it; then its input ends. The
@@ -171,8 +171,8 @@ def _served(tmp_path: Path, project: Path, *requests: dict[str, object]
     lines = [{"method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "lean-path test", "version": "1"}}}, *requests]
-    probe = ("import sys\nfrom waymarks.cli.main import main\nstatus = main(['mcp'])\n"
-             "print('loaded', ' '.join(sorted(sys.modules)))")
+    probe = (f"import sys\n{before}\nfrom waymarks.cli.main import main\n"
+             "status = main(['mcp'])\nprint('loaded', ' '.join(sorted(sys.modules)))")
     env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_HOME": str(tmp_path / "home")}
     server = subprocess.Popen([sys.executable, "-c", probe], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -225,6 +225,30 @@ def test_listing_the_mcp_tools_and_recalling_import_no_write_path(tmp_path: Path
     assert "5433" in str(recalled["structuredContent"]), recalled
     assert _matching(modules, ("waymarks.tool.persistence", "waymarks.service.write_path",
                                "waymarks.service.writes")) == []
+
+
+@pytest.mark.slow
+def test_the_mcp_servers_first_recall_collects_only_what_it_made(tmp_path: Path) -> None:
+    """The first ``memory_recall`` settles the server's heap (``service/warm.py``): its
+    collection walked every object the SDK's import made (~50 ms of CPU on the answer's
+    path). They are frozen when the server starts, so it walks what was made since (fails
+    before: nothing was frozen when that collection ran)."""
+    project = _project_with_a_claim(tmp_path)
+    seen = tmp_path / "collections"
+    wrap = ("import gc\ncollect = gc.collect\n"  # each collection: what it walks, and not
+            "def counted(*a):\n"
+            f"    with open({str(seen)!r}, 'a') as out:\n"
+            "        print(len(gc.get_objects()), gc.get_freeze_count(), file=out)\n"
+            "    return collect(*a)\n"
+            "gc.collect = counted")
+    _, answers = _served(tmp_path, project, {
+        "method": "tools/call", "params": {"name": "memory_recall",
+                                           "arguments": {"query": "database port?"}}},
+        before=wrap)
+    recalled = answers[1]["result"]
+    assert isinstance(recalled, dict) and "5433" in str(recalled["structuredContent"])
+    walked, frozen = (int(n) for n in seen.read_text().split())  # settle_heap's, alone
+    assert walked < frozen, (walked, frozen)
 
 
 @pytest.mark.semantic

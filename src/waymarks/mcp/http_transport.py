@@ -102,6 +102,9 @@ def serve_http(app: Waymarks, *, sock: socket.socket, host: str, token: str,
     # proxy's): the token is the wall
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     names = host_spellings(host) if is_loopback(host) else None
+    from waymarks.service.warm import freeze_imports
+
+    freeze_imports()  # (as over stdio)
     with recovering(app, follow) as before_each_call:  # the tick, as over stdio
         from mcp.server.transport_security import (
             DEFAULT_MAX_REQUEST_BODY_SIZE,

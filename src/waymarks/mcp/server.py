@@ -282,5 +282,8 @@ def recovering(app: "Waymarks", follow: Callable[[], None] | None = None
 
 
 def serve_stdio(app: "Waymarks", follow: Callable[[], None] | None = None) -> None:
+    from waymarks.service.warm import freeze_imports
+
+    freeze_imports()  # the SDK's objects: the first recall's collection walked them all
     with recovering(app, follow) as before_each_call:
         build_server(app, follow=before_each_call).run()
