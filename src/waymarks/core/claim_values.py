@@ -57,6 +57,20 @@ def spelled(text: str) -> str:
     return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS.get(m.group(1), m.group(1)), text)
 
 
+#: a number in thousands ("10k", "1.5k"; folded, so "10K" too): a letter glued to it
+_KILO: Final = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)k(?!\w|\.\d)")
+
+
+def thousands(text: str) -> str:
+    """``text`` with a number in thousands as its digits ("10k" is 10000, "1.5k" 1500).
+    Read as written, "10k" was no value: the claim had no signature, and the replay
+    rule's shared key refused "The batch size is 10000." beside "The batch size is
+    10k.", the same fact."""
+    if "k" not in text:
+        return text
+    return _KILO.sub(lambda m: str(Fraction(m.group(1)) * 1000), text)
+
+
 #: a date written in Chinese ("2026年12月20日", "2026 年 12 月 20 号")
 _HAN_DATE: Final = lazy(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 

@@ -1,0 +1,37 @@
+"""Value shapes and languages people type that the write-time check
+(:func:`waymarks.core.contradiction.signature`) must read as they mean them. Each pair is
+decided end to end, as a write of the second claim after the first (refused with the code
+``conflict`` naming the first, or committed); the pairs are in the fixture set too
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+
+def _second_refused(app: Waymarks, first: str, second: str) -> bool:
+    """Whether ``second``, written after ``first``, is refused as contradicting it."""
+    stored = app.remember(first)
+    assert isinstance(stored, Committed), stored
+    decided = app.remember(second)
+    if isinstance(decided, Rejected):
+        assert decided.code == "conflict" and stored.id in decided.conflicts, decided
+        return True
+    assert isinstance(decided, Committed), decided
+    return False
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The batch size is 10k.", "The batch size is 10000.", False),
+    ("The batch size is 10K.", "The batch size is 10,000.", False),
+    ("The import batch holds 1.5k rows.", "The import batch holds 1500 rows.", False),
+    ("The batch size is 10k.", "The batch size is 20k.", True),
+    ("The batch size is 10k.", "The batch size is 20000.", True),
+    ("The import batch holds 10k rows.", "The import batch holds 20k rows.", True),
+])
+def test_a_count_in_thousands_is_its_number(app: Waymarks, first: str, second: str,
+                                            conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict
