@@ -35,3 +35,19 @@ def _second_refused(app: Waymarks, first: str, second: str) -> bool:
 def test_a_count_in_thousands_is_its_number(app: Waymarks, first: str, second: str,
                                             conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The build output directory is /srv/app/dist/.",
+     "The build output directory is /srv/app/dist.", False),
+    ("The frontend lives in src/web/.", "The frontend lives in src/web.", False),
+    ("The cache directory is ~/.cache/app/.", "The cache directory is ~/.cache/app.", False),
+    ("The build output directory is /srv/app/dist/.",
+     "The build output directory is /srv/app/build/.", True),
+    ("The build output directory is /srv/app/dist/.",
+     "The build output directory is /srv/app/build.", True),
+    ("The web root is /.", "The web root is /srv/www.", True),
+])
+def test_a_path_with_a_trailing_slash_is_the_path(app: Waymarks, first: str, second: str,
+                                                  conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

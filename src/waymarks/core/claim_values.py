@@ -91,13 +91,16 @@ MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
 
 
 def place(raw: str) -> str:
-    """A URL without its trailing slashes and a relative path without its leading ``./``:
-    ``https://docs.example.com/`` is ``https://docs.example.com``, ``./scripts/deploy.sh``
-    is ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
-    restatement was refused as a conflict)."""
+    """A URL or a path without its trailing slashes and a relative path without its
+    leading ``./``: ``https://docs.example.com/`` is ``https://docs.example.com``,
+    ``/srv/app/dist/`` is ``/srv/app/dist``, ``./scripts/deploy.sh`` is
+    ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
+    restatement was refused as a conflict); the root ``/`` stays itself."""
     if "://" in raw:
         stripped = raw.rstrip("/")
         return stripped if not stripped.endswith(":") else raw
+    if raw.endswith("/") and "/" in raw.rstrip("/"):
+        raw = raw.rstrip("/")
     return raw[2:] if raw.startswith("./") else raw
 
 
