@@ -51,3 +51,22 @@ def test_a_count_in_thousands_is_its_number(app: Waymarks, first: str, second: s
 def test_a_path_with_a_trailing_slash_is_the_path(app: Waymarks, first: str, second: str,
                                                   conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The database port changed from 5432 to 5433.", "The database port is 5433.", False),
+    ("The database port is 5433.", "We moved the database port from 5432 to 5433.", False),
+    ("The request timeout went from 30 seconds to 60 seconds.",
+     "The request timeout is 60 seconds.", False),
+    ("数据库端口从 5432 改为 5433。", "数据库端口是 5433。", False),
+    ("The database port changed from 5432 to 5433.", "The database port is 5432.", True),
+    ("The database port is 5432.", "The database port was changed from 5432 to 5433.", True),
+    ("The request timeout is 30 seconds.",
+     "The request timeout went from 30 seconds to 60 seconds.", True),
+    ("数据库端口是 5432。", "数据库端口从 5432 改为 5433。", True),
+    # forwarded from one port to another: both hold, no change
+    ("Traffic is forwarded from port 80 to port 8080.", "The proxy port is 80.", False),
+])
+def test_a_change_states_its_new_value(app: Waymarks, first: str, second: str,
+                                       conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

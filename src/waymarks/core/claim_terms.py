@@ -37,6 +37,7 @@ TERMS: Final[dict[str, str]] = {
         "directory": ("directory", "dir", "folder", "目录", "文件夹"),
         "path": ("path", "路径"),
         "queue": ("queue", "队列"),
+        "route": ("route", "routes", "路由"),  # not 路 and 由, a function character
         "region": ("region", "区域", "地区"),
         "api": ("api", "接口"),
         "key": ("key", "keys", "密钥"),
@@ -94,7 +95,7 @@ STATES: Final[dict[str, str]] = {
 }
 #: single function characters of a Han run (never terms)
 HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没从由")
 #: function words of more than one character, matched whole (a character set would drop
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",

@@ -31,6 +31,7 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.claim_denials import DENIES, NEGATION, NOT_AUXILIARIES, clause_before, is_denied
 from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
 from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
@@ -102,34 +103,7 @@ _LETTER_NAME: Final = lazy(
     r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
-#: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"; typed
-#: without the apostrophe too, "doesnt", "isnt": no English word ends so); their stems
-#: and those words are no subject terms (:data:`_STOP`), as "isn" of "isn't" was one
-_NOT_AUXILIARIES: Final = (
-    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "should", "could",
-    "would", "must", "need")
-_NEGATING: Final = (
-    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(_NOT_AUXILIARIES)})n't|is no)\b"
-    # without the apostrophe, a word of its own only: not the `dont` of `--dont-ask`,
-    # `dont-retry` or `didnt.md` (an identifier, a file)
-    rf"|(?<![\w./-])(?:{'|'.join(_NOT_AUXILIARIES)})nt(?![\w./-])"
-    r"|不是|没有|未|不")
-_NEGATION: Final = lazy(_NEGATING)
-#: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
-#: it denies the value now, as a negation does (kept as a value, it was refused beside
-#: the value that replaced it: the history of a fact, not another one)
-_FORMER: Final = r"\bused to\b|\bpreviously\b|\bformerly\b|以前|之前|原来|曾经"
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-#: a negation earlier in a value's clause, with no contrast after it, denies the value
-#: ("is not 5432", "must never be set to 5432", "8080, not 8000 or 9000", "不是 5433"; but
-#: "is not 5432 but 5433" asserts 5433)
-_DENIES: Final = lazy(
-    rf"(?:{_NEGATING}|{_FORMER})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
-#: a value stated as held before, up to a time ("was 5432 until the migration", "was
-#: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
-#: a change made then ("was changed to 5433 before the release" holds now)
-_HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
-_UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
 #: the word right after a number when it is a plural noun: a count ("1500 tests", not
@@ -149,8 +123,6 @@ _COPULAS: Final = frozenset(("is", "are", "was", "were"))
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
-#: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
-_CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
 _FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。|[;:,!?](?=[\u3400-\u9fff])")
 #: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
@@ -169,12 +141,14 @@ _STOP: Final = frozenset(
     set sets use uses used using run runs running ran changed change changes moved
     configured configure value values equals equal every each per after before about
     until till previously formerly
+    went goes bumped upgraded downgraded switched migrated increased decreased raised
+    lowered reduced updated dropped grew renamed moves
     turned switched same new please note that's it's s serve serves served serving
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
     """.split()
 ) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "cannot", "won"}) | frozenset(
-    aux + end for aux in _NOT_AUXILIARIES for end in ("n", "nt"))
+    aux + end for aux in NOT_AUXILIARIES for end in ("n", "nt"))
 #: a number and the unit glued to it ("30s", "512mb", "50%"), as :data:`_VALUE` matched it
 _NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
 #: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
@@ -246,7 +220,7 @@ def signature(claim: str) -> Signature | None:
         if word.group(1) in _STOP:
             continue
         values.add("v:" + word.group(1))
-        if _denied(text, word.start(1), word.end(1)):
+        if is_denied(text, word.start(1), word.end(1)):
             denied.add("v:" + word.group(1))
         text = text[:word.start(1)] + " " * len(word.group(1)) + text[word.end(1):]
     position = 0
@@ -257,7 +231,7 @@ def signature(claim: str) -> Signature | None:
         position = match.end()
         raw = _place(match.group(0).rstrip("."))
         if match.group("named") and not _COPULA_BEFORE.search(
-                _clause_before(text, match.start())):
+                clause_before(text, match.start())):
             pieces.append(raw)  # a name of the subject
             continue
         identifier = _identifier(text, match.start(), match.end(), raw)
@@ -272,12 +246,12 @@ def signature(claim: str) -> Signature | None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
-        if _denied(text, match.start(), position):
+        if is_denied(text, match.start(), position):
             denied.add(value)
     for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
-        if _denied(text, both.start(), both.end()):
+        if is_denied(text, both.start(), both.end()):
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
@@ -331,7 +305,7 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
     number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
     if follower in _COPULAS:
         if not _PLAIN_NUMBER.fullmatch(number) or _VERB_BEFORE.search(
-                _clause_before(text, start)):
+                clause_before(text, start)):
             return None
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
@@ -339,20 +313,6 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
         return None
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
-
-
-def _denied(text: str, start: int, end: int) -> bool:
-    """Whether the value at ``start:end`` is denied: a negation or a former time before it
-    in its clause, or "was" before it and "until" or "before" after it."""
-    before = _clause_before(text, start)
-    return _DENIES.search(before) is not None or (
-        _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None)
-
-
-def _clause_before(text: str, start: int) -> str:
-    """The text of the clause that ``start`` is in, up to ``start``."""
-    found = _CLAUSE_END.search(text[:start][::-1])
-    return text[start - found.start():start] if found else text[:start]
 
 
 def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
@@ -398,14 +358,14 @@ def unplaced_negation(claim: str, found: Signature) -> bool:
     conflict with one it only shares a derived key with."""
     if found.denied or any(value.startswith("s:") for value in found.values):
         return False
-    return any(_NEGATION.search(clause) is not None and _VALUE.search(clause) is not None
+    return any(NEGATION.search(clause) is not None and _VALUE.search(clause) is not None
                for clause in _FORWARD_CLAUSE.split(_folded(claim)))
 
 
 def negates(claim: str) -> bool:
     """Whether a claim denies something ("is not 5433", "不是"): a signature keeps the
     denied value as a value, so a shared value proves no agreement then."""
-    return _NEGATION.search(_folded(claim)) is not None
+    return NEGATION.search(_folded(claim)) is not None
 
 
 def _folded(claim: str) -> str:
@@ -507,7 +467,7 @@ def _state(text: str) -> tuple[str, int] | None:
     """``on`` or ``off`` for a claim asserting a state and where its first state word is,
     else None. A negation flips a
     state word only when it comes before that word in its clause, with no contrast between
-    (:data:`_DENIES`: "is not enabled" is off, "is not disabled but enabled" on): one
+    (:data:`DENIES`: "is not enabled" is off, "is not disabled but enabled" on): one
     anywhere flipped them all, so "is disabled, so don't rely on it" read as on and was
     kept beside "is enabled", and "is required, it cannot be skipped" was refused beside
     "is required"."""
@@ -520,7 +480,7 @@ def _state(text: str) -> tuple[str, int] | None:
         while start >= 0:
             found.append((start, state))
             start = text.find(word, start + len(word))
-    states = {_FLIPPED[state] if _DENIES.search(_clause_before(text, start)) else state
+    states = {_FLIPPED[state] if DENIES.search(clause_before(text, start)) else state
               for start, state in found}
     return (states.pop(), min(found)[0]) if len(states) == 1 else None
 

@@ -1,0 +1,68 @@
+"""Which values a claim denies (:mod:`waymarks.core.contradiction` reads them): a value
+after a negation in its clause ("is not 5432", "不是 5432"), a value said to have held
+once ("used to be 5432", "was 5432 until …") and the value a change started from
+("changed from 5432 to 5433"). A signature keeps a denied value beside the values the
+claim states, marked denied: two claims sharing it agree only when both deny it or
+neither does. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+
+#: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"; typed
+#: without the apostrophe too, "doesnt", "isnt": no English word ends so); their stems
+#: and those words are no subject terms of a signature, as "isn" of "isn't" was one
+NOT_AUXILIARIES: Final = (
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "should", "could",
+    "would", "must", "need")
+_NEGATING: Final = (
+    rf"\b(?:not|never|no longer|cannot|can't|won't|(?:{'|'.join(NOT_AUXILIARIES)})n't|is no)\b"
+    # without the apostrophe, a word of its own only: not the `dont` of `--dont-ask`,
+    # `dont-retry` or `didnt.md` (an identifier, a file)
+    rf"|(?<![\w./-])(?:{'|'.join(NOT_AUXILIARIES)})nt(?![\w./-])"
+    r"|不是|没有|未|不")
+NEGATION: Final = lazy(_NEGATING)
+#: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
+#: it denies the value now, as a negation does (kept as a value, it was refused beside
+#: the value that replaced it: the history of a fact, not another one)
+_FORMER: Final = r"\bused to\b|\bpreviously\b|\bformerly\b|以前|之前|原来|曾经"
+#: a negation earlier in a value's clause, with no contrast after it, denies the value
+#: ("is not 5432", "must never be set to 5432", "8080, not 8000 or 9000", "不是 5433"; but
+#: "is not 5432 but 5433" asserts 5433)
+DENIES: Final = lazy(
+    rf"(?:{_NEGATING}|{_FORMER})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
+#: a value stated as held before, up to a time ("was 5432 until the migration", "was
+#: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
+#: a change made then ("was changed to 5433 before the release" holds now)
+_HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
+_UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
+#: a value a change started from ("changed from 5432 to 5433", "went from 30s to 60s",
+#: "从 5432 改为 5433"): no longer held, as "used to be 5432"; the claim states its new
+#: value (kept as a value too, the old one agreed with a claim of it, and the change was
+#: kept beside the fact it replaced); "forwarded from port 80 to 8080" is no change
+_CHANGED_FROM: Final = lazy(
+    r"\b(?:change[ds]?|move[ds]?|bumped|upgraded|downgraded|switched|migrated|went|goes"
+    r"|increased|decreased|raised|lowered|reduced|updated|dropped|grew|renamed)\b"
+    r"(?:(?!\bto\b).)*\bfrom ?$|(?:从|由) ?$")
+_CHANGED_TO: Final = lazy(
+    r" ?(?:to\b|->|→|改为|改成|变为|变成|换成|调整为|升级到|升级为|降到|降为)")
+#: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
+_CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
+
+
+def is_denied(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``start:end`` is denied: a negation or a former time before it
+    in its clause, "was" before it and "until" or "before" after it, or a change from it
+    to another (:data:`_CHANGED_FROM`)."""
+    before = clause_before(text, start)
+    return DENIES.search(before) is not None or (
+        _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None
+    ) or (_CHANGED_FROM.search(before) is not None and _CHANGED_TO.match(text, end) is not None)
+
+
+def clause_before(text: str, start: int) -> str:
+    """The text of the clause that ``start`` is in, up to ``start``."""
+    found = _CLAUSE_END.search(text[:start][::-1])
+    return text[start - found.start():start] if found else text[:start]
