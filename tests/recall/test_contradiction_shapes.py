@@ -70,3 +70,13 @@ def test_a_path_with_a_trailing_slash_is_the_path(app: Waymarks, first: str, sec
 def test_a_change_states_its_new_value(app: Waymarks, first: str, second: str,
                                        conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("Release 2.0.0.1 shipped on 2026-11-02.", "Release 2.0.0.2 shipped on 2026-11-30.", False),
+    ("Build 4.1.0.7 passed on 2026-11-02.", "Build 4.1.0.8 failed on 2026-11-03.", False),
+    ("Release 2.0.0.1 shipped on 2026-11-02.", "Release 2.0.0.1 shipped on 2026-11-09.", True),
+])
+def test_a_four_part_version_before_a_verb_names_its_release(
+        app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -105,11 +105,12 @@ def place(raw: str) -> str:
 
 
 def release(raw: str) -> bool:
-    """A version of three parts, which names a release rather than states an amount
-    ("Release 2.3.0 shipped on …", "v2.3.0"; ``2.5`` may be an amount). Read as a value,
-    two releases shipped on two dates were one subject with two values, a conflict."""
+    """A version of three or four parts, which names a release rather than states an
+    amount ("Release 2.3.0 shipped on …", "v2.3.0", "Release 2.0.0.1 shipped on …";
+    ``2.5`` may be an amount). Read as a value, two releases shipped on two dates were one
+    subject with two values, a conflict."""
     number = raw[1:] if raw[:1] == "v" else raw
-    return PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") == 2
+    return PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") in (2, 3)
 
 
 def decimal(amount: str) -> str:
