@@ -80,3 +80,16 @@ def test_a_change_states_its_new_value(app: Waymarks, first: str, second: str,
 def test_a_four_part_version_before_a_verb_names_its_release(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The app version is 2.0.0.1.", "The app version is 2.1.0.", True),
+    ("The agent runs version 2.0.0.1.", "The agent runs version 2.1.", True),
+    ("The app version is 2.0.0.1.", "The app version is 2.0.0.2.", True),
+    # an address is no port, a port no address
+    ("The API listens on 0.0.0.0.", "The API port is 8080.", False),
+    ("The gateway is 10.0.0.1.", "The gateway port is 8080.", False),
+])
+def test_a_four_part_version_is_compared_with_a_version(
+        app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -206,13 +206,18 @@ def _part_of(whole: str, part: str) -> bool:
 def kinds(values: Iterable[str]) -> set[str]:
     """The kinds of values compared with ``values``: a plain number is any measure too; an
     IPv4 address (kind ``a:``) is compared with names (a host name) but not with a number:
-    "The API listens on 0.0.0.0." says where, "The API port is 8080." which port."""
+    "The API listens on 0.0.0.0." says where, "The API port is 8080." which port. A dotted
+    number (kind ``n:``) is compared with one of the address's shape: "2.0.0.1" may be a
+    version of four parts, and "The app version is 2.1.0." contradicts it (no port is
+    dotted)."""
     found = set()
     for value in values:
         if value[:2] == "v:" and (_IPV4.fullmatch(value[2:]) or "://" in value):
             found.add("a:")  # an address: compared with names, not with a number
             if _address_parts(value) is not None:
                 found.add("v:")  # with its port: compared with a port too
+            elif "://" not in value:
+                found.add("n:")
             continue
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
             found.add("t:")  # a date is when, compared with dates only
@@ -220,4 +225,6 @@ def kinds(values: Iterable[str]) -> set[str]:
         found.add(value[:2])
         if value[:2] == "v:":
             found |= MEASURES if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}
+            if "." in value and PLAIN_NUMBER.fullmatch(value[2:]):
+                found.add("n:")
     return found
