@@ -93,3 +93,18 @@ def test_a_four_part_version_before_a_verb_names_its_release(
 def test_a_four_part_version_is_compared_with_a_version(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The dev server listens on [::1]:8080.", "The dev server listens on [::1]:8081.", True),
+    ("The DB host is 2001:db8::10.", "The DB host is 2001:db8::11.", True),
+    ("The dev server listens on fe80::1.", "The dev server listens on ::1.", True),
+    ("The dev server listens on [::1]:8080.", "The dev server port is 8080.", False),
+    # an IPv6 address is where, not which port ("::1" was read as the port 1)
+    ("The dev server listens on ::1.", "The dev server port is 8081.", False),
+    ("The dev server listens on [::1].", "The dev server port is 8081.", False),
+    ("The dev server listens on ::1.", "The dev server listens on [::1].", False),
+])
+def test_an_ipv6_address_is_one_value(app: Waymarks, first: str, second: str,
+                                      conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

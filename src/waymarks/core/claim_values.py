@@ -99,6 +99,8 @@ def place(raw: str) -> str:
     if "://" in raw:
         stripped = raw.rstrip("/")
         return stripped if not stripped.endswith(":") else raw
+    if raw[:1] == "[" and raw[-1:] == "]":
+        return raw[1:-1]  # an IPv6 address without a port: "[::1]" is "::1"
     if raw.endswith("/") and "/" in raw.rstrip("/"):
         raw = raw.rstrip("/")
     return raw[2:] if raw.startswith("./") else raw
@@ -180,17 +182,34 @@ def amounts(value: str) -> set[Fraction]:
 
 #: an IPv4 address, perhaps with its port ("0.0.0.0:8080")
 _IPV4: Final = lazy(r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?")
+#: an IPv6 address in brackets with its port ("[::1]:8080"), and one alone ("::1",
+#: "2001:db8::10": a "::" or eight groups; "12:30" is a time)
+_IPV6_PORT: Final = lazy(r"\[([0-9a-f.:]*:[0-9a-f.:]*)\]:(\d{1,5})")
+_IPV6: Final = lazy(r"(?=.*::)[0-9a-f.:]+|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}")
 
 
 _ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
 
 
-def _address_parts(value: str) -> tuple[str, str] | None:
-    """An IPv4 address with its port ("v:0.0.0.0:8080") as its address and its port."""
-    found = _IPV4.fullmatch(value, 2) if value[:2] == "v:" else None
-    if found is None or found.group(2) is None:
+def _address(value: str) -> tuple[str, str | None] | None:
+    """An IP address value ("v:0.0.0.0:8080", "v:[::1]:8080", "v:::1") as its address and
+    its port (``None`` without one), or ``None`` for any other value."""
+    if value[:2] != "v:":
         return None
-    return "v:" + found.group(1), "v:" + found.group(2)
+    for pattern in (_IPV4, _IPV6_PORT):
+        found = pattern.fullmatch(value, 2)
+        if found is not None:
+            return found.group(1), found.group(2)
+    return (value[2:], None) if _IPV6.fullmatch(value, 2) else None
+
+
+def _address_parts(value: str) -> tuple[str, str] | None:
+    """An IP address with its port ("v:0.0.0.0:8080", "v:[::1]:8080") as its address and
+    its port."""
+    found = _address(value)
+    if found is None or found[1] is None:
+        return None
+    return "v:" + found[0], "v:" + found[1]
 
 
 def _part_of(whole: str, part: str) -> bool:
@@ -205,18 +224,19 @@ def _part_of(whole: str, part: str) -> bool:
 
 def kinds(values: Iterable[str]) -> set[str]:
     """The kinds of values compared with ``values``: a plain number is any measure too; an
-    IPv4 address (kind ``a:``) is compared with names (a host name) but not with a number:
+    IP address (kind ``a:``) is compared with names (a host name) but not with a number:
     "The API listens on 0.0.0.0." says where, "The API port is 8080." which port. A dotted
     number (kind ``n:``) is compared with one of the address's shape: "2.0.0.1" may be a
     version of four parts, and "The app version is 2.1.0." contradicts it (no port is
     dotted)."""
     found = set()
     for value in values:
-        if value[:2] == "v:" and (_IPV4.fullmatch(value[2:]) or "://" in value):
+        address = _address(value)
+        if address is not None or (value[:2] == "v:" and "://" in value):
             found.add("a:")  # an address: compared with names, not with a number
-            if _address_parts(value) is not None:
+            if address is not None and address[1] is not None:
                 found.add("v:")  # with its port: compared with a port too
-            elif "://" not in value:
+            elif _IPV4.fullmatch(value, 2):
                 found.add("n:")
             continue
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
