@@ -108,3 +108,17 @@ def test_a_four_part_version_is_compared_with_a_version(
 def test_an_ipv6_address_is_one_value(app: Waymarks, first: str, second: str,
                                       conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The dev services use ports 8000-8010.", "The dev services use ports 8000-8020.", True),
+    ("The dev services use ports 8000-8010.", "The dev services use port 9000.", True),
+    ("The ephemeral ports are 49152-65535.", "The ephemeral ports are 32768-60999.", True),
+    # a port inside the range is one of them, not another value
+    ("The dev services use ports 8000-8010.", "The dev service uses port 8005.", False),
+    # a hyphenated number after another name names it
+    ("Build step 3-5 takes 5s.", "Build step 3-7 takes 7s.", False),
+])
+def test_a_range_of_ports_is_one_value(app: Waymarks, first: str, second: str,
+                                       conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -141,12 +141,25 @@ def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]
     version with its trailing zero parts or without: :func:`version`), or a version and a
     release of it (``20`` and ``20.11.1``, ``3.12`` and ``3.12.4``: the longer of three
     parts, so ``1`` and ``1.5``, which may be decimals, still differ; and the shorter
-    written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too), or an
-    address with a port and its address or its port (:func:`_part_of`)."""
+    written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too), an
+    address with a port and its address or its port (:func:`_part_of`), or a range and a
+    number inside it (:func:`_within`)."""
     theirs = list(theirs)
     return [(one, other) for one in mine for other in theirs
             if one == other or version(one) == version(other) or _release_of(one, other)
-            or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)]
+            or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)
+            or _within(one, other) or _within(other, one)]
+
+
+_RANGE: Final = lazy(r"v:(\d+)-(\d+)")
+
+
+def _within(span: str, number: str) -> bool:
+    """Whether ``number`` is a whole number inside the range ``span`` ("v:8000-8010" and
+    "v:8005": "ports 8000-8010" states the port 8005 among them)."""
+    found = _RANGE.fullmatch(span)
+    return (found is not None and number[:2] == "v:" and number[2:].isdigit()
+            and int(found.group(1)) <= int(number[2:]) <= int(found.group(2)))
 
 
 def _release_of(short: str, long: str) -> bool:

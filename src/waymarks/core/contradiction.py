@@ -83,6 +83,8 @@ _VALUE: Final = lazy(unhan(
     r"[\w.-]*(?<![.-])(?![\w:/-])"
     r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|[kmgt]i?b)?"
     r"(?![a-z0-9_/-])"
+    # a range ("ports 8000-8010"): one value, unless a name's number (:data:`_NUMBERED`)
+    r"|(?<![\w./:-])(?P<range>\d+-\d+)(?![\w/:-]|\.\w)"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
     # a hyphenated name ending in a number ("us-east-1"): a value after a copula only
@@ -116,8 +118,11 @@ _DEFINITE: Final = lazy(r" the\b")
 #: "5432 internally")
 _COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
 _HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-#: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it
+#: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it,
+#: unless the word is one a range is of (:data:`_RANGE_OF`: "ports 8000-8010" states them)
 _NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
+_WORD_BEFORE: Final = lazy(r"([a-z][a-z0-9]*) $")
+_RANGE_OF: Final = frozenset(("port", "range"))
 
 #: words that may follow a stated value ("listens on 8080 in dev"); any other word after
 #: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
@@ -236,8 +241,9 @@ def signature(claim: str) -> Signature | None:
         pieces.append(text[position:match.start()])
         position = match.end()
         raw = _place(match.group(0).rstrip("."))
-        if match.group("named") and not _COPULA_BEFORE.search(
-                clause_before(text, match.start())):
+        if (match.group("named") and not _COPULA_BEFORE.search(
+                clause_before(text, match.start()))) or (
+                match.group("range") and _range_name(text, match.start()) is not None):
             pieces.append(raw)  # a name of the subject
             continue
         identifier = _identifier(text, match.start(), match.end(), raw)
@@ -275,7 +281,7 @@ def signature(claim: str) -> Signature | None:
     # hyphenated number after a name is part of the name, never a value; after a stop
     # word, as in "the date is 2024-01-02", it is not taken as a name)
     names.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
-                 if m.group(1) not in _STOP)
+                 if _range_name(text, m.start(2)) is not None)
     names.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     subject |= names
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
@@ -293,6 +299,16 @@ def _without_advice(text: str) -> str:
         if _ADVICE.match(clause) and _VALUE.search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
+
+
+def _range_name(text: str, start: int) -> str | None:
+    """The name a hyphenated number at ``start`` numbers ("step" of "step 3-5"), or None:
+    after a stop word ("the date is 2024-01-02") or a word a range is of ("ports
+    8000-8010": the ports it states, which agree with a port inside them)."""
+    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    if word is None or word.group(1) in _STOP or _term(word.group(1)) in _RANGE_OF:
+        return None
+    return word.group(1)
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
