@@ -122,3 +122,14 @@ def test_an_ipv6_address_is_one_value(app: Waymarks, first: str, second: str,
 def test_a_range_of_ports_is_one_value(app: Waymarks, first: str, second: str,
                                        conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("Python 3.12 supports pattern matching.", "Python 3.10 supports pattern matching.", False),
+    ("Postgres 16.2 adds JSON_TABLE.", "Postgres 15.4 adds JSON_TABLE.", False),
+    ("Python 3.11 is supported.", "Python 3.12 is supported.", False),
+    ("The project uses Python 3.11.", "The project uses Python 3.12.", True),
+])
+def test_a_two_part_version_before_a_verb_names_its_subject(
+        app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -106,15 +106,6 @@ def place(raw: str) -> str:
     return raw[2:] if raw.startswith("./") else raw
 
 
-def release(raw: str) -> bool:
-    """A version of three or four parts, which names a release rather than states an
-    amount ("Release 2.3.0 shipped on …", "v2.3.0", "Release 2.0.0.1 shipped on …";
-    ``2.5`` may be an amount). Read as a value, two releases shipped on two dates were one
-    subject with two values, a conflict."""
-    number = raw[1:] if raw[:1] == "v" else raw
-    return PLAIN_NUMBER.fullmatch(number) is not None and number.count(".") in (2, 3)
-
-
 def decimal(amount: str) -> str:
     """A percentage's or a rate's amount without trailing zeros after its point: ``80.0``
     is ``80``, ``0.10`` is ``0.1`` (as written, "80.0%" was another value than "80%"). A

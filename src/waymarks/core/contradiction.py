@@ -47,7 +47,6 @@ from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled, tho
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
-from waymarks.core.claim_values import release as _release
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -312,8 +311,10 @@ def _range_name(text: str, start: int) -> str | None:
 
 
 def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
-    """``word-nN`` when a plain number sits between a name and a verb ("rack 3 holds"),
-    so it identifies the subject rather than stating a value; else None. Before the
+    """``word-nN`` when a plain number or a version sits between a name and a verb ("rack
+    3 holds", "Python 3.12 supports …": read as values, and "supports" as the noun they
+    count, "Python 3.10 supports …" was refused beside it), so it identifies the subject
+    rather than stating a value; else None. Before the
     clause's verb ("Issue 42 is closed.", "Python 3.11 is supported.", "API v1 is
     disabled."), a number or a version after a name names it too: the value, if any,
     comes after the verb."""
@@ -331,8 +332,9 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
             return None
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
-    elif not (raw.isdigit() or _release(raw)) or follower in _VALUE_FOLLOWERS:
-        return None
+    elif not _PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
+            follower in _VALUE_FOLLOWERS):
+        return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
 
