@@ -133,3 +133,17 @@ def test_a_range_of_ports_is_one_value(app: Waymarks, first: str, second: str,
 def test_a_two_part_version_before_a_verb_names_its_subject(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("Node 20.11.1 powers the build.", "Node 22.1.0 powers the build.", True),
+    ("Node 20.11.1 powers the build.", "The build uses Node 22.1.0.", True),
+    ("Postgres 16.2 backs the billing service.", "Postgres 15.4 backs the billing service.",
+     True),
+    ("Node 20.11.1 powers the build.", "The build uses Node 20.11.1.", False),
+    # a whole number there names: two servers may power one API
+    ("Server 1 powers the API.", "Server 2 powers the API.", False),
+])
+def test_a_version_that_powers_a_thing_is_its_value(app: Waymarks, first: str, second: str,
+                                                    conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict
