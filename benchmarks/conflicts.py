@@ -1,12 +1,13 @@
 """Benchmark: contradictions caught and false conflicts on the claim-pair fixtures.
 
-``benchmarks/conflict_pairs.json`` holds hand-written pairs of claims (English, Chinese and
-mixed; same subject with another value, same subject with another attribute, other subject
-with the same attribute, restatements, unrelated claims), each marked whether the second
-contradicts the first. The 30 ``heldout-*`` pairs were written after the rules and
-measured once before any change (caught 86.7 %, false 13.3 %, which found a bug: a
-character set of Chinese function words dropped "前" for being part of "目前"); after that
-fix, 86.7 % / 6.7 %, the one false conflict being the replay key rule's.
+``benchmarks/conflict_pairs.json`` holds hand-written pairs of claims (English, Chinese,
+Japanese, Korean and mixed; same subject with another value, same subject with another
+attribute, other subject with the same attribute, restatements, unrelated claims), each
+marked whether the second contradicts the first. The 30 ``heldout-*`` pairs were written
+after the rules and measured once before any change (caught 86.7 %, false 13.3 %, which
+found a bug: a character set of Chinese function words dropped "前" for being part of
+"目前"); after that fix, 86.7 % / 6.7 %, the one false conflict being the replay key
+rule's.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -147,3 +147,29 @@ def test_a_two_part_version_before_a_verb_names_its_subject(
 def test_a_version_that_powers_a_thing_is_its_value(app: Waymarks, first: str, second: str,
                                                     conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("データベースのポートは5432です。", "データベースのポートは5433です。", True),
+    ("リクエストのタイムアウトは30秒です。", "リクエストのタイムアウトは60秒です。", True),
+    ("ビルドのキャッシュは有効です。", "ビルドのキャッシュは無効です。", True),
+    ("データベースのポートは5432です。", "The database port is 5433.", True),
+    ("데이터베이스 포트는 5432입니다.", "데이터베이스 포트는 5433입니다.", True),
+    ("요청 타임아웃은 30초입니다.", "요청 타임아웃은 60초입니다.", True),
+    ("캐시가 활성화되어 있습니다.", "캐시가 비활성화되어 있습니다.", True),
+    ("데이터베이스 포트는 5432입니다.", "数据库端口是 5433。", True),
+    # the same subject, another attribute; another subject, the same attribute
+    ("データベースのポートは5432です。", "データベースのホストはdb.internalです。", False),
+    ("Redisのポートは6379です。", "Postgresのポートは5432です。", False),
+    ("データベースのポート番号は5432です。", "データベースのポートは5432です。", False),
+    ("데이터베이스 포트는 5432입니다.", "데이터베이스 호스트는 db.internal입니다.", False),
+    ("Redis 포트는 6379입니다.", "Postgres 포트는 5432입니다.", False),
+    ("요청 타임아웃은 30초입니다.", "요청 재시도 횟수는 3입니다.", False),
+    ("데이터베이스 포트는 5432입니다.", "The database port is 5432.", False),
+    ("A 서비스는 8080 포트를 사용합니다.", "B 서비스는 8081 포트를 사용합니다.", False),
+    ("Aサービスは8080ポートを使います。", "Bサービスは8081ポートを使います。", False),
+    ("스테이징 데이터베이스 포트는 5433입니다.", "운영 데이터베이스 포트는 5432입니다.", False),
+])
+def test_japanese_and_korean_claims_are_read_as_chinese_ones_are(
+        app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -1,6 +1,7 @@
 """The vocabulary of claim signatures (:mod:`waymarks.core.contradiction`): surface words,
-English and Chinese, mapped to one canonical subject term each, so ``DB``, ``database``
-and ``数据库`` are one term and ``listens`` is the port; the words that qualify a fact
+English, Chinese, Japanese and Korean, mapped to one canonical subject term each, so
+``DB``, ``database``, ``数据库``, ``データベース`` and ``데이터베이스`` are one term and
+``listens`` is the port; the words that qualify a fact
 rather than name another, the state words, the Chinese function words and the unit words.
 Pure data."""
 
@@ -64,6 +65,54 @@ TERMS: Final[dict[str, str]] = {
         "min": ("min", "minimum", "最小", "最少"),
     }.items()
     for word in words
+} | {
+    # Japanese katakana and Korean Hangul words (Japanese kanji are read as Chinese ones)
+    word: name
+    for name, words in {
+        "database": ("データベース", "데이터베이스", "디비"),
+        "port": ("ポート", "포트"),
+        "host": ("ホスト", "호스트"),
+        "timeout": ("タイムアウト", "타임아웃"),
+        "version": ("バージョン", "버전"),
+        "password": ("パスワード", "비밀번호", "패스워드"),
+        "user": ("ユーザー", "ユーザ", "사용자", "유저"),
+        "branch": ("ブランチ", "브랜치"),
+        "cache": ("キャッシュ", "캐시"),
+        "server": ("サーバー", "サーバ", "서버"),
+        "flag": ("フラグ", "플래그"),
+        "feature": ("機能", "기능"),
+        "log": ("ログ", "로그"),
+        "level": ("レベル", "레벨"),
+        "test": ("テスト", "테스트"),
+        "deploy": ("デプロイ", "배포"),
+        "limit": ("上限", "リミット", "제한", "한도"),
+        "size": ("サイズ", "크기", "사이즈"),
+        "retry": ("リトライ", "再試行", "재시도"),
+        "worker": ("ワーカー", "워커"),
+        "directory": ("ディレクトリ", "フォルダ", "디렉터리", "디렉토리", "폴더"),
+        "path": ("パス", "경로"),
+        "queue": ("キュー", "큐"),
+        "region": ("リージョン", "리전"),
+        "key": ("キー", "키"),
+        "token": ("トークン", "토큰"),
+        "dev": ("開発", "개발"),
+        "prod": ("本番", "운영", "프로덕션"),
+        "staging": ("ステージング", "스테이징"),
+        "build": ("ビルド", "빌드"),
+        "service": ("サービス", "서비스"),
+        "interval": ("間隔", "インターバル", "간격"),
+        "memory": ("メモリ", "メモリー", "메모리"),
+        "node": ("ノード", "노드"),
+        "replica": ("レプリカ", "레플리카", "복제본"),
+        "default": ("デフォルト", "既定", "기본", "기본값"),
+        "encoding": ("エンコーディング", "인코딩"),
+        "team": ("チーム", "팀"),
+        "request": ("リクエスト", "요청"),
+        "count": ("回数", "횟수", "개수"),
+        "max": ("最大", "최대"),
+        "min": ("最小", "최소"),
+    }.items()
+    for word in words
 }
 
 #: subject terms that qualify a fact without naming another thing: the environment it
@@ -92,6 +141,7 @@ STATES: Final[dict[str, str]] = {
     "forbidden": "off", "optional": "off",
     "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
     "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
+    "有効": "on", "無効": "off", "활성화": "on", "비활성화": "off", "켜짐": "on", "꺼짐": "off",
 }
 #: single function characters of a Han run (never terms)
 HAN_STOP: Final = frozenset(
@@ -99,7 +149,12 @@ HAN_STOP: Final = frozenset(
 #: function words of more than one character, matched whole (a character set would drop
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
-                         "不是", "没有", "以前", "之前", "原来", "曾经")
+                         "不是", "没有", "以前", "之前", "原来", "曾经", "番号")
+#: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
+#: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
+HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",
+                           "와", "과", "도", "만")
+HANGUL_PREDICATE_ENDINGS: Final = ("니다", "다", "요")
 #: unit words after a number, which no name is
 UNITS: Final = frozenset(
     "seconds second secs sec minutes minute mins min hours hour days day weeks week months"
@@ -113,10 +168,11 @@ RATE_NAMES: Final[dict[str, str]] = {
 }
 #: a duration's unit in seconds
 SECONDS: Final[dict[str, Fraction]] = {
-    **dict.fromkeys(("ms", "millis", "millisecond", "milliseconds", "毫秒"), Fraction(1, 1000)),
-    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒"), Fraction(1)),
-    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟"), Fraction(60)),
-    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时"), Fraction(3600)),
+    **dict.fromkeys(("ms", "millis", "millisecond", "milliseconds", "毫秒", "ミリ秒", "밀리초"),
+                    Fraction(1, 1000)),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒", "초"), Fraction(1)),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟", "分", "분"), Fraction(60)),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时", "時間", "시간"), Fraction(3600)),
     **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
     **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
 }

@@ -17,12 +17,13 @@ PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
 _LEADING_NUMBER: Final = lazy(r"\d+(?:\.\d+|/\d+)?")
 
 #: a word character as a value's edges and parts know one: a letter or digit of any script
-#: but Chinese (a Chinese character is ``\w`` to Python's re, and a value typed right
-#: after one, "地址是https://…", "镜像是python:3.12-slim", "日期是2026-12-20", was cut to a
-#: fragment or missed, unlike the same value after a space); ASCII alone cut a path or URL
-#: at its first other letter ("/srv/données/app" was "/srv/donn" and "es/app", and agreed
-#: with "/srv/données/web")
-_NOT_HAN_WORD: Final = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+#: but Chinese, Japanese kana and Korean Hangul (a Chinese character is ``\w`` to Python's
+#: re, and a value typed right after one, "地址是https://…", "镜像是python:3.12-slim",
+#: "日期是2026-12-20", "ホストはdb.internalです", was cut to a fragment or missed, unlike
+#: the same value after a space); ASCII alone cut a path or URL at its first other letter
+#: ("/srv/données/app" was "/srv/donn" and "es/app", and agreed with "/srv/données/web")
+_NOT_HAN_WORD: Final = (
+    r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3]")
 
 
 def unhan(pattern: str) -> str:

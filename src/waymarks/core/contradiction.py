@@ -32,6 +32,7 @@ from typing import Final
 import msgspec
 
 from waymarks.core.claim_denials import DENIES, NEGATION, NOT_AUXILIARIES, clause_before, is_denied
+from waymarks.core.claim_kana_hangul import kana_hangul_terms
 from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
 from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
@@ -106,8 +107,10 @@ _WORD_VALUE: Final = lazy(
     r"(?:是|为|=)\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z][\w.+-]*)\s*"
     r"(?=[。.!;,?]|$)")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
+#: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(
-    r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z](?= ?[\u4e00-\u9fff])")
+    r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z]"
+    r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3])")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
@@ -169,7 +172,8 @@ _NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
 #: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
 _UNIT_AFTER: Final = lazy(
     r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
-    r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周)(?![a-z0-9_-])")
+    r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
+    r"(?![a-z0-9_-])")
 #: a rate's time unit after a value and perhaps a count noun ("100 requests per minute")
 _PER: Final = lazy(
     r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b")
@@ -505,18 +509,21 @@ def _state(text: str) -> tuple[str, int] | None:
         (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
         if m.group(0) in _STATES and m.group(0) not in ("on", "off")]
     found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
-    for word, state in _HAN_STATES:
+    taken: list[tuple[int, int]] = []
+    for word, state in _HAN_STATES:  # longest first: 활성화 of 비활성화 states nothing
         start = text.find(word)
         while start >= 0:
-            found.append((start, state))
+            if not any(begin <= start < end for begin, end in taken):
+                found.append((start, state))
+                taken.append((start, start + len(word)))
             start = text.find(word, start + len(word))
     states = {_FLIPPED[state] if DENIES.search(clause_before(text, start)) else state
               for start, state in found}
     return (states.pop(), min(found)[0]) if len(states) == 1 else None
 
 
-_HAN_STATES: Final = tuple((word, state) for word, state in _STATES.items()
-                           if not word.isascii())
+_HAN_STATES: Final = tuple(sorted(((word, state) for word, state in _STATES.items()
+                                  if not word.isascii()), key=lambda ws: -len(ws[0])))
 _FLIPPED: Final = {"on": "off", "off": "on"}
 
 
@@ -536,6 +543,8 @@ def _subject_terms(text: str) -> set[str]:
                 _add_term(terms, piece)
     for run in _HAN_RUN.findall(text):
         terms.update(_han_terms(run))
+    if not text.isascii():
+        terms |= kana_hangul_terms(text)
     return terms
 
 

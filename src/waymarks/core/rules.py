@@ -217,8 +217,8 @@ def find_contradictions(
     partition the writer sees (its session and its trusted project), applies the key and
     polarity rules there, and adds claims whose signatures contradict
     (:mod:`waymarks.core.contradiction`: same subject and attribute, no value in common,
-    in English or Chinese). Used only to refuse a request, so ledgers already written keep
-    their meaning on replay.
+    in English, Chinese, Japanese or Korean). Used only to refuse a request, so ledgers
+    already written keep their meaning on replay.
     """
     if candidate.kind != "memory":
         return ()
