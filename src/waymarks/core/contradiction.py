@@ -74,7 +74,7 @@ _VALUE: Final = lazy(unhan(
     # an IPv6 address, in brackets with a port or without them ("[::1]:8080", "::1",
     # "2001:db8::10"; read as numbers, "::1" was the port 1)
     r"|\[[0-9a-f.:]*:[0-9a-f.:]*\](?::\d{1,5})?(?![\w:/-]|\.\w)"
-    r"|(?<![\w.:\[])(?=[0-9a-f:]*[0-9a-f])"
+    r"|(?<![\w.:\[])(?=[0-9a-f]{0,4}:)(?=[0-9a-f:]*[0-9a-f])"
     r"(?=[0-9a-f]*(?::[0-9a-f]*)*::|(?:[0-9a-f]{1,4}:){7}[0-9a-f])"
     r"[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:-]|\.\w)"
     r"|(?<![\w.-])[a-z][a-z0-9+.-]*://[^\s,;)\]>\"'。、）]+"
@@ -510,7 +510,8 @@ def _state(text: str) -> tuple[str, int] | None:
         if m.group(0) in _STATES and m.group(0) not in ("on", "off")]
     found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
     taken: list[tuple[int, int]] = []
-    for word, state in _HAN_STATES:  # longest first: 활성화 of 비활성화 states nothing
+    # longest first (활성화 of 비활성화 states nothing); none in an ASCII text
+    for word, state in () if text.isascii() else _HAN_STATES:
         start = text.find(word)
         while start >= 0:
             if not any(begin <= start < end for begin, end in taken):
