@@ -173,3 +173,17 @@ def test_a_version_that_powers_a_thing_is_its_value(app: Waymarks, first: str, s
 def test_japanese_and_korean_claims_are_read_as_chinese_ones_are(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The cache TTL is 90 seconds.", "The cache TTL is 1 minute 30 seconds.", False),
+    ("The cache TTL is 90 minutes.", "The cache TTL is 1h30m.", False),
+    ("The request timeout is 1.5 seconds.", "The request timeout is 1 second 500 ms.", False),
+    ("캐시 TTL은 90초입니다.", "캐시 TTL은 1분 30초입니다.", False),
+    ("缓存过期时间是 90 秒。", "缓存过期时间是 1 分钟 30 秒。", False),
+    ("The cache TTL is 90 seconds.", "The cache TTL is 1 minute 45 seconds.", True),
+    ("The cache TTL is 1h30m.", "The cache TTL is 2h.", True),
+])
+def test_a_duration_in_two_units_is_their_sum(app: Waymarks, first: str, second: str,
+                                              conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from fractions import Fraction
+from itertools import pairwise
 from typing import Final
 
+from waymarks.core.claim_terms import SECONDS
 from waymarks.core.lazy_re import lazy
 
 PLAIN_NUMBER: Final = lazy(r"\d+(?:\.\d+)*")
@@ -70,6 +72,36 @@ def thousands(text: str) -> str:
     if "k" not in text:
         return text
     return _KILO.sub(lambda m: str(Fraction(m.group(1)) * 1000), text)
+
+
+#: a part of a duration written in two or more units ("1 minute 30 seconds", "1h30m",
+#: "1 分钟 30 秒"): an amount and a unit of :data:`SECONDS`, longest first
+_DURATION_UNITS: Final = "|".join(sorted(SECONDS, key=len, reverse=True))
+_ONE_PART: Final = lazy(rf"(\d+(?:\.\d+)?) ?({_DURATION_UNITS})(?![a-z])")
+_COMPOUND_DURATION: Final = lazy(
+    rf"(?<![\w.])\d+(?:\.\d+)? ?(?:{_DURATION_UNITS})(?![a-z])"
+    rf"(?:(?:,? and |, | )?\d+(?:\.\d+)? ?(?:{_DURATION_UNITS})(?![a-z]))+")
+
+
+def durations(text: str) -> str:
+    """``text`` with a duration written in two or more units, each smaller than the one
+    before, as its sum in seconds ("1 minute 30 seconds" is "90 seconds", "1h30m" 5400).
+    Read part by part, it stated two values, neither the sum, and was refused beside the
+    same duration in one unit."""
+    if not any(c.isdigit() for c in text):
+        return text
+    return _COMPOUND_DURATION.sub(_summed, text)
+
+
+def _summed(match: re.Match[str]) -> str:
+    parts = [(Fraction(p.group(1)), SECONDS[p.group(2)])
+             for p in _ONE_PART.finditer(match.group(0))]
+    if any(later >= earlier for (_, earlier), (_, later) in pairwise(parts)):
+        return match.group(0)  # no descending units: no one duration
+    total = sum(amount * unit for amount, unit in parts)
+    if total.denominator == 1:
+        return f"{total} seconds"
+    return f"{total * 1000} ms" if (total * 1000).denominator == 1 else match.group(0)
 
 
 #: a date written in Chinese ("2026年12月20日", "2026 年 12 月 20 号")

@@ -44,7 +44,15 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
-from waymarks.core.claim_values import agreeing, kinds, one_amount, spelled, thousands, unhan
+from waymarks.core.claim_values import (
+    agreeing,
+    durations,
+    kinds,
+    one_amount,
+    spelled,
+    thousands,
+    unhan,
+)
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
@@ -230,7 +238,7 @@ def signature(claim: str) -> Signature | None:
     it: read as subject terms, they made a marked claim another subject than the same
     claim unmarked, so it was kept beside the fact it contradicts."""
     claim = strip_markers(claim)
-    text = spelled(_THOUSANDS.sub(_grouped, _dated(thousands(_folded(claim)))))
+    text = durations(spelled(_THOUSANDS.sub(_grouped, _dated(thousands(_folded(claim))))))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
