@@ -104,6 +104,10 @@ def test_a_four_part_version_is_compared_with_a_version(
     ("The dev server listens on ::1.", "The dev server port is 8081.", False),
     ("The dev server listens on [::1].", "The dev server port is 8081.", False),
     ("The dev server listens on ::1.", "The dev server listens on [::1].", False),
+    # a server listens on an address of each family: no other value
+    ("The server listens on [::]:8080.", "The server listens on 0.0.0.0:8080.", False),
+    ("The server listens on ::.", "The server listens on 0.0.0.0.", False),
+    ("The server listens on [::]:8080.", "The server listens on 0.0.0.0:9090.", True),
 ])
 def test_an_ipv6_address_is_one_value(app: Waymarks, first: str, second: str,
                                       conflict: bool) -> None:

@@ -172,7 +172,16 @@ def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]
     return [(one, other) for one in mine for other in theirs
             if one == other or version(one) == version(other) or _release_of(one, other)
             or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)
-            or _within(one, other) or _within(other, one)]
+            or _within(one, other) or _within(other, one) or _dual_stack(one, other)]
+
+
+def _dual_stack(one: str, other: str) -> bool:
+    """Whether ``one`` and ``other`` are addresses with one port, an IPv4 and an IPv6 one
+    ("[::]:8080" and "0.0.0.0:8080"): a server listens on both, no other value."""
+    mine, theirs = _address(one), _address(other)
+    return (mine is not None and theirs is not None and mine[1] is not None
+            and mine[1] == theirs[1]
+            and (_IPV4.fullmatch(one, 2) is None) != (_IPV4.fullmatch(other, 2) is None))
 
 
 _RANGE: Final = lazy(r"v:(\d+)-(\d+)")
