@@ -191,3 +191,15 @@ def test_japanese_and_korean_claims_are_read_as_chinese_ones_are(
 def test_a_duration_in_two_units_is_their_sum(app: Waymarks, first: str, second: str,
                                               conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The retry limit is 3 (was 5).", "The retry limit is 5.", True),
+    ("The retry limit is 5.", "The retry limit is 3 (was 5).", True),
+    ("The retry limit is 3 (was 5).", "The retry limit is 3.", False),
+    # "was" that is no aside about the value
+    ("The retry limit was 5 for the import job.", "The retry limit is 3.", True),
+])
+def test_a_value_in_an_aside_of_was_is_a_former_one(app: Waymarks, first: str, second: str,
+                                                    conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

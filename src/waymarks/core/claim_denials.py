@@ -37,6 +37,8 @@ DENIES: Final = lazy(
 #: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
 #: a change made then ("was changed to 5433 before the release" holds now)
 _HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
+#: a value in an aside of what it was ("is 3 (was 5)", "is 3 (were 5)"): no longer held
+_WAS_ASIDE: Final = lazy(r"\((?:was|were) ?$")
 _UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: a value a change started from ("changed from 5432 to 5433", "went from 30s to 60s",
 #: "从 5432 改为 5433"): no longer held, as "used to be 5432"; the claim states its new
@@ -54,10 +56,10 @@ _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 
 def is_denied(text: str, start: int, end: int) -> bool:
     """Whether the value at ``start:end`` is denied: a negation or a former time before it
-    in its clause, "was" before it and "until" or "before" after it, or a change from it
-    to another (:data:`_CHANGED_FROM`)."""
+    in its clause, "(was" right before it, "was" before it and "until" or "before" after
+    it, or a change from it to another (:data:`_CHANGED_FROM`)."""
     before = clause_before(text, start)
-    return DENIES.search(before) is not None or (
+    return DENIES.search(before) is not None or _WAS_ASIDE.search(before) is not None or (
         _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None
     ) or (_CHANGED_FROM.search(before) is not None and _CHANGED_TO.match(text, end) is not None)
 
