@@ -271,3 +271,33 @@ def test_the_in_memory_views_read_the_same_claims_as_the_store(tmp_path: Path) -
         read += len(stored)
     assert read < 150 * len(texts) / 2
     assert memory.active_texts("p", frozenset()) == []
+
+
+def test_the_code_digest_covers_every_module_a_signature_is_read_by() -> None:
+    """The rows are forgotten when the signature's code changes: a module it reads
+    claims with (imported by ``core/contradiction.py`` or by a ``claim_*`` module it
+    imports, the expression compiler aside) that the digest left out would keep claims
+    listed under the terms its old code gave them."""
+    import ast
+    from pathlib import Path
+
+    import waymarks.core
+
+    root = Path(waymarks.core.__file__).parent
+
+    def imported(name: str) -> set[str]:
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        return {node.module.rsplit(".", 1)[1] for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module
+                and node.module.startswith("waymarks.core.")}
+
+    readers: set[str] = set()
+    todo = ["contradiction"]
+    while todo:
+        name = todo.pop()
+        if name not in readers:
+            readers.add(name)
+            todo.extend(m for m in imported(name) if m.startswith("claim_"))
+    readers |= imported("contradiction")
+    digested = {module.__name__.rsplit(".", 1)[1] for module in claim_subjects.SIGNATURE_CODE}
+    assert readers - {"lazy_re"} <= digested, readers - {"lazy_re"} - digested

@@ -38,7 +38,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
-from waymarks.core import claim_terms, claim_values, contradiction, privacy, text
+from waymarks.core import (
+    claim_denials,
+    claim_kana_hangul,
+    claim_terms,
+    claim_values,
+    contradiction,
+    privacy,
+    text,
+)
 from waymarks.core.contradiction import parts, subject_keys
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import normalize
@@ -73,8 +81,12 @@ def fingerprint() -> str:
     return _SIGNATURES
 
 
+#: the modules a claim's signature is read by (the digest's; a test holds it to the
+#: imports of ``core/contradiction.py`` and its ``claim_*`` modules)
+SIGNATURE_CODE: Final = (claim_denials, claim_kana_hangul, claim_terms, claim_values,
+                          contradiction, privacy, text)
 #: taken at import, with the code it stands for (see recall_index._ANALYSIS)
-_SIGNATURES: Final = sources_digest(claim_terms, claim_values, contradiction, privacy, text)
+_SIGNATURES: Final = sources_digest(*SIGNATURE_CODE)
 
 
 def _watermark(db: sqlite3.Connection) -> tuple[dict[str, str], int, int]:
