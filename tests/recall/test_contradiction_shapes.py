@@ -64,6 +64,12 @@ def test_a_path_with_a_trailing_slash_is_the_path(app: Waymarks, first: str, sec
     ("The request timeout is 30 seconds.",
      "The request timeout went from 30 seconds to 60 seconds.", True),
     ("数据库端口是 5432。", "数据库端口从 5432 改为 5433。", True),
+    # a name between "from" and the value ("from port 5432 to port 5433")
+    ("The database moved from port 5432 to port 5433.", "The database port is 5432.", True),
+    ("The project moved from Python 3.11 to Python 3.12.", "The project uses Python 3.11.",
+     True),
+    ("The project moved from Python 3.11 to Python 3.12.", "The project uses Python 3.12.",
+     False),
     # forwarded from one port to another: both hold, no change
     ("Traffic is forwarded from port 80 to port 8080.", "The proxy port is 80.", False),
 ])

@@ -41,13 +41,14 @@ _HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
 _WAS_ASIDE: Final = lazy(r"\((?:was|were) ?$")
 _UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: a value a change started from ("changed from 5432 to 5433", "went from 30s to 60s",
-#: "从 5432 改为 5433"): no longer held, as "used to be 5432"; the claim states its new
-#: value (kept as a value too, the old one agreed with a claim of it, and the change was
-#: kept beside the fact it replaced); "forwarded from port 80 to 8080" is no change
+#: "moved from port 5432 to port 5433", "从 5432 改为 5433"): no longer held, as "used to
+#: be 5432"; the claim states its new value (kept as a value too, the old one agreed with
+#: a claim of it, and the change was kept beside the fact it replaced); "forwarded from
+#: port 80 to 8080" is no change
 _CHANGED_FROM: Final = lazy(
     r"\b(?:change[ds]?|move[ds]?|bumped|upgraded|downgraded|switched|migrated|went|goes"
     r"|increased|decreased|raised|lowered|reduced|updated|dropped|grew|renamed)\b"
-    r"(?:(?!\bto\b).)*\bfrom ?$|(?:从|由) ?$")
+    r"(?:(?!\bto\b).)*\bfrom (?:[a-z][a-z0-9-]* )?$|(?:从|由) ?$")
 _CHANGED_TO: Final = lazy(
     r" ?(?:to\b|->|→|改为|改成|变为|变成|换成|调整为|升级到|升级为|降到|降为)")
 #: where a clause ends (read backwards from a value: a sentence end, a colon or a comma)
