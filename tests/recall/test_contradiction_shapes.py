@@ -37,6 +37,14 @@ def test_a_count_in_thousands_is_its_number(app: Waymarks, first: str, second: s
     assert _second_refused(app, first, second) is conflict
 
 
+def test_thousands_that_are_no_whole_number_are_left_as_written() -> None:
+    from waymarks.core.claim_values import thousands
+
+    assert thousands("the limit is 1.5k, not 2.25k.") == "the limit is 1500, not 2250."
+    assert thousands("the ratio is 1.2345k.") == "the ratio is 1.2345k."  # not "2469/2"
+    assert thousands("k8s runs 3k pods") == "k8s runs 3000 pods"
+
+
 @pytest.mark.parametrize(("first", "second", "conflict"), [
     ("The build output directory is /srv/app/dist/.",
      "The build output directory is /srv/app/dist.", False),

@@ -71,7 +71,12 @@ def thousands(text: str) -> str:
     10k.", the same fact."""
     if "k" not in text:
         return text
-    return _KILO.sub(lambda m: str(Fraction(m.group(1)) * 1000), text)
+    return _KILO.sub(_kilo, text)
+
+
+def _kilo(match: re.Match[str]) -> str:
+    number = Fraction(match.group(1)) * 1000
+    return str(number) if number.denominator == 1 else match.group(0)  # "1.2345k": as is
 
 
 #: a part of a duration written in two or more units ("1 minute 30 seconds", "1h30m",
