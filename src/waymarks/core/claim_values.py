@@ -173,11 +173,21 @@ def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]
     written with fewer, so ``2.0.0`` and ``2.0.1``, two releases, differ too), an
     address with a port and its address or its port (:func:`_part_of`), or a range and a
     number inside it (:func:`_within`)."""
-    theirs = list(theirs)
+    mine, theirs = list(mine), list(theirs)
+    # only a value with a dot, a colon or a hyphen is ever another's equal in another
+    # form: the other pairs (most: plain numbers, words) are compared as they are
+    shaped = {value for value in (*mine, *theirs) if _SHAPED.search(value, 2)}
     return [(one, other) for one in mine for other in theirs
-            if one == other or version(one) == version(other) or _release_of(one, other)
+            if one == other or ((one in shaped or other in shaped) and _one_thing(one, other))]
+
+
+_SHAPED: Final = lazy(r"[.:-]")
+
+
+def _one_thing(one: str, other: str) -> bool:
+    return (version(one) == version(other) or _release_of(one, other)
             or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)
-            or _within(one, other) or _within(other, one) or _dual_stack(one, other)]
+            or _within(one, other) or _within(other, one) or _dual_stack(one, other))
 
 
 def _dual_stack(one: str, other: str) -> bool:
@@ -195,7 +205,7 @@ _RANGE: Final = lazy(r"v:(\d+)-(\d+)")
 def _within(span: str, number: str) -> bool:
     """Whether ``number`` is a whole number inside the range ``span`` ("v:8000-8010" and
     "v:8005": "ports 8000-8010" states the port 8005 among them)."""
-    found = _RANGE.fullmatch(span)
+    found = _RANGE.fullmatch(span) if "-" in span else None
     return (found is not None and number[:2] == "v:" and number[2:].isdigit()
             and int(found.group(1)) <= int(number[2:]) <= int(found.group(2)))
 
@@ -245,8 +255,8 @@ _ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
 def _address(value: str) -> tuple[str, str | None] | None:
     """An IP address value ("v:0.0.0.0:8080", "v:[::1]:8080", "v:::1") as its address and
     its port (``None`` without one), or ``None`` for any other value."""
-    if value[:2] != "v:":
-        return None
+    if value[:2] != "v:" or (":" not in value[2:] and "." not in value):
+        return None  # (the common case, a plain number or a word: no expression tried)
     for pattern in (_IPV4, _IPV6_PORT):
         found = pattern.fullmatch(value, 2)
         if found is not None:
