@@ -31,10 +31,8 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.claim_cjk_words import cjk_terms
 from waymarks.core.claim_denials import DENIES, NEGATION, NOT_AUXILIARIES, clause_before, is_denied
-from waymarks.core.claim_kana_hangul import kana_hangul_terms
-from waymarks.core.claim_terms import HAN_STOP as _HAN_STOP
-from waymarks.core.claim_terms import HAN_STOP_WORDS as _HAN_STOP_WORDS
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
@@ -127,7 +125,6 @@ _DEFINITE: Final = lazy(r" the\b")
 #: the word right after a number when it is a plural noun: a count ("1500 tests", not
 #: "5432 internally")
 _COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
-_HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 #: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it,
 #: unless the word is one a range is of (:data:`_RANGE_OF`: "ports 8000-8010" states them)
 _NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
@@ -151,13 +148,6 @@ _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
 _FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。|[;:,!?](?=[\u3400-\u9fff])")
-#: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
-#: (:func:`_han_terms`), by their first character
-_HAN_TERMS: Final = tuple(sorted(
-    {w for w in (*_TERMS, *_STATES, *_HAN_STOP_WORDS) if not w.isascii()},
-    key=len, reverse=True))
-_HAN_WORDS_BY_FIRST: Final[dict[str, tuple[str, ...]]] = {
-    first: tuple(w for w in _HAN_TERMS if w[0] == first) for first in {w[0] for w in _HAN_TERMS}}
 _STOP: Final = frozenset(
     """
     a an the our my your their its this that these those is are was were be been being am
@@ -550,10 +540,8 @@ def _subject_terms(text: str) -> set[str]:
         if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
             for piece in pieces:
                 _add_term(terms, piece)
-    for run in _HAN_RUN.findall(text):
-        terms.update(_han_terms(run))
     if not text.isascii():
-        terms |= kana_hangul_terms(text)
+        terms |= cjk_terms(text)
     return terms
 
 
@@ -581,25 +569,3 @@ def _words_of(identifier: str) -> frozenset[str]:
     return frozenset(_term(word) for word in identifier.split("_")
                      if word not in _STOP and len(word) > 1
                      and not any(c.isdigit() for c in word))
-
-
-def _han_terms(run: str) -> set[str]:
-    """Known words of a Han run; the characters left are terms one by one, except
-    function characters. Of the ways to split the run, the one leaving the fewest such
-    characters, then of the fewest pieces (longest words): the longest word first split
-    "用户服务端口" into 服务端 + 口, not 服务 + 端口."""
-    # best[i]: (characters left as terms, pieces, terms) for run[i:]
-    best: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())] * (len(run) + 1)
-    for position in range(len(run) - 1, -1, -1):
-        char = run[position]
-        left, pieces, terms = best[position + 1]
-        choice = ((left, pieces + 1, terms) if char in _HAN_STOP
-                  else (left + 1, pieces + 1, (char, *terms)))
-        for word in _HAN_WORDS_BY_FIRST.get(char, ()):
-            if run.startswith(word, position):
-                left, pieces, terms = best[position + len(word)]
-                if (left, pieces + 1) < choice[:2]:
-                    choice = (left, pieces + 1,
-                              (_TERMS[word], *terms) if word in _TERMS else terms)
-        best[position] = choice
-    return set(best[0][2])

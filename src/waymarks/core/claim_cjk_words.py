@@ -1,0 +1,86 @@
+"""The subject words of Chinese characters, Japanese kana and Korean Hangul in a claim,
+for its signature (:mod:`waymarks.core.contradiction`, which reads ASCII words itself).
+Pure.
+
+A run of Chinese characters (Japanese kanji among them) is split into the vocabulary's
+words (:func:`_han_terms`). A katakana run is one word ("データベース", "ポート");
+hiragana are particles and endings ("の", "は", "です"), no subject word. A Hangul word is
+a word with its particle glued to its end ("포트는": the port), read without it; a
+predicate ("입니다", "있습니다") and a word holding a state ("활성화되어": the state, read by
+the signature) are no subject words. Each word is mapped by the vocabulary
+(:data:`waymarks.core.claim_terms.TERMS`), so "データベースのポート", "데이터베이스 포트" and
+"数据库端口" are one subject.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from waymarks.core.claim_terms import (
+    HAN_STOP,
+    HAN_STOP_WORDS,
+    HANGUL_PARTICLES,
+    HANGUL_PREDICATE_ENDINGS,
+    STATES,
+    TERMS,
+)
+from waymarks.core.lazy_re import lazy
+
+_HAN_RUN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: Chinese words the vocabulary knows (states too, as no term), for splitting a Han run
+#: (:func:`_han_terms`), by their first character
+_HAN_TERMS: Final = tuple(sorted(
+    {w for w in (*TERMS, *STATES, *HAN_STOP_WORDS) if not w.isascii()},
+    key=len, reverse=True))
+_HAN_WORDS_BY_FIRST: Final[dict[str, tuple[str, ...]]] = {
+    first: tuple(w for w in _HAN_TERMS if w[0] == first) for first in {w[0] for w in _HAN_TERMS}}
+#: a katakana word (the prolonged sound mark included; "・" separates two words)
+_KATAKANA: Final = lazy(r"[\u30a1-\u30fa\u30fc]+")
+_HANGUL: Final = lazy(r"[\uac00-\ud7a3]+")
+_HANGUL_STATES: Final = tuple(word for word in STATES if _HANGUL.fullmatch(word))
+
+
+def cjk_terms(text: str) -> set[str]:
+    """The canonical subject terms of the Chinese, katakana and Hangul words of ``text``."""
+    terms = {term for run in _HAN_RUN.findall(text) for term in _han_terms(run)}
+    terms.update(TERMS.get(word, word) for word in _KATAKANA.findall(text))
+    for word in _HANGUL.findall(text):
+        if word.endswith(HANGUL_PREDICATE_ENDINGS) or any(
+                state in word for state in _HANGUL_STATES):
+            continue
+        stem = _without_particle(word)
+        terms.add(TERMS.get(stem, stem))
+    return terms
+
+
+def _without_particle(word: str) -> str:
+    """``word`` without the particle glued to its end, unless it is a word of the
+    vocabulary as it is (or nothing would be left)."""
+    if word in TERMS:
+        return word
+    for particle in HANGUL_PARTICLES:
+        if word.endswith(particle) and len(word) > len(particle):
+            return word[:-len(particle)]
+    return word
+
+
+def _han_terms(run: str) -> set[str]:
+    """Known words of a Han run; the characters left are terms one by one, except
+    function characters. Of the ways to split the run, the one leaving the fewest such
+    characters, then of the fewest pieces (longest words): the longest word first split
+    "用户服务端口" into 服务端 + 口, not 服务 + 端口."""
+    # best[i]: (characters left as terms, pieces, terms) for run[i:]
+    best: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())] * (len(run) + 1)
+    for position in range(len(run) - 1, -1, -1):
+        char = run[position]
+        left, pieces, terms = best[position + 1]
+        choice = ((left, pieces + 1, terms) if char in HAN_STOP
+                  else (left + 1, pieces + 1, (char, *terms)))
+        for word in _HAN_WORDS_BY_FIRST.get(char, ()):
+            if run.startswith(word, position):
+                left, pieces, terms = best[position + len(word)]
+                if (left, pieces + 1) < choice[:2]:
+                    choice = (left, pieces + 1,
+                              (TERMS[word], *terms) if word in TERMS else terms)
+        best[position] = choice
+    return set(best[0][2])
