@@ -10,10 +10,9 @@ pass keeps line breaks. The values now go through ``cell``, as every listing's c
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.inprocess import waymarks
 
 FORGED = "FORGED: "
 CONFIG = ('[privacy]\ndefaultProvider = "x\\nFORGED: provider"\n'
@@ -22,10 +21,8 @@ CONFIG = ('[privacy]\ndefaultProvider = "x\\nFORGED: provider"\n'
 
 
 def _cli(tmp_path: Path, project: Path, *args: str) -> str:
-    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"),
-           "HOME": str(tmp_path / "user"), "WAYMARKS_CLI_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(tmp_path / "home"),
+                                "HOME": str(tmp_path / "user")}, cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 

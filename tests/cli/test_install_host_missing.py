@@ -1,16 +1,16 @@
 """An installer whose host is not on PATH says so: `claude-code install` ended with
 "Restart Claude Code to load the hooks" and `pi install` with "restart Pi to load it"
-where neither `claude` nor `pi` could be found. Real processes, with a PATH of their own."""
+where neither `claude` nor `pi` could be found. The real entry point, with a PATH of its
+own."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inprocess import waymarks
 
 INSTALLS = [(["claude-code", "install", "--user"], "claude", "Claude Code"),
             (["pi", "install"], "pi", "Pi")]
@@ -19,12 +19,9 @@ INSTALLS = [(["claude-code", "install", "--user"], "claude", "Claude Code"),
 def _install(tmp_path: Path, args: list[str], path: Path, *, as_json: bool = False) -> str:
     for folder in ("user", "project", "bin", "empty"):
         (tmp_path / folder).mkdir(exist_ok=True)
-    env = {**os.environ, "HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm"),
-           "PI_CODING_AGENT_DIR": str(tmp_path / "pi"), "PATH": str(path),
-           "WAYMARKS_SEMANTIC": "off", "WAYMARKS_CLI_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main",
-                           *(["--json"] if as_json else []), *args], cwd=tmp_path / "project",
-                          env=env, capture_output=True, text=True, timeout=120)
+    env = {"HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm"),
+           "PI_CODING_AGENT_DIR": str(tmp_path / "pi"), "PATH": str(path)}
+    done = waymarks(*(["--json"] if as_json else []), *args, env=env, cwd=tmp_path / "project")
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

@@ -10,19 +10,16 @@ the text's lines now; every other character goes through ``cell`` (escaped).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.inprocess import Ran, waymarks
 
 STORED = "first\rsecond\u2028third\x85fourth\x1eend\nnext line"
 
 
-def _cli(tmp_path: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"),
-           "HOME": str(tmp_path / "user"), "WAYMARKS_CLI_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
+def _cli(tmp_path: Path, project: Path, *args: str) -> Ran:
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(tmp_path / "home"),
+                                "HOME": str(tmp_path / "user")}, cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 

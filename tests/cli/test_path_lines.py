@@ -10,19 +10,16 @@ escaped there now (``\\n``), as every listing escapes its cells.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.inprocess import waymarks
 
 FORGED = "WARNING: forged"
 
 
 def _cli(tmp_path: Path, project: Path, *args: str, expect: int = 0) -> str:
-    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"),
-           "HOME": str(tmp_path / "user"), "WAYMARKS_CLI_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(tmp_path / "home"),
+                                "HOME": str(tmp_path / "user")}, cwd=project)
     assert done.returncode == expect, done.stdout + done.stderr
     return done.stdout + done.stderr
 

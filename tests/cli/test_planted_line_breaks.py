@@ -11,20 +11,16 @@ line a person reads as the tool's. They go through ``cell`` (``escaped``) now.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.inprocess import waymarks
 
 NL = "\nFORGED line"
 
 
 def _cli(home: Path, project: Path, *args: str) -> tuple[int, str]:
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user"),
-           "WAYMARKS_CLI_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
-    assert "Traceback" not in done.stderr, done.stderr
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user")},
+                    cwd=project)  # a traceback escapes and fails the test
     return done.returncode, done.stdout + done.stderr
 
 

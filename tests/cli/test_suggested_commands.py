@@ -12,20 +12,17 @@ inspector's actions already used).
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.inprocess import Ran, waymarks
 from waymarks.core.team import genesis, make_line
 
 
-def _cli(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user"),
-           "WAYMARKS_CLI_HELPER": "off"}
-    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=cwd,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
+def _cli(home: Path, cwd: Path, *args: str) -> Ran:
+    return waymarks(*args, env={"WAYMARKS_HOME": str(home), "HOME": str(home.parent / "user")},
+                    cwd=cwd)
 
 
 def _pasted(command: str, where: Path) -> list[str]:

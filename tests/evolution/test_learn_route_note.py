@@ -5,19 +5,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import waymarks
+
 
 def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env=env)
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    done = waymarks("--home", str(home), *args, env=env, cwd=cwd)  # a traceback escapes
+    assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
 
@@ -27,12 +24,10 @@ def places(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     home, project, empty = tmp_path / "home", tmp_path / "project", tmp_path / "bin"
     project.mkdir()
     empty.mkdir()
-    env = {**os.environ, "WAYMARKS_SEMANTIC": "off", "PATH": str(empty),
-           "HOME": str(tmp_path)}
+    env = {"PATH": str(empty), "HOME": str(tmp_path)}
     return home, project, env
 
 
-@pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_learn_on_and_learn_say_no_model_runs_without_a_route(
         places: tuple[Path, Path, dict[str, str]]) -> None:
     home, project, env = places

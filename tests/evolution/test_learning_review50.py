@@ -13,16 +13,13 @@ from typing import Any
 import pytest
 
 from tests.evolution.fake_provider import FakeProvider, openai_ok
+from tests.inprocess import waymarks
 from waymarks.service.evolution import Evolution
 
 
 def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None,
          expect: int | None = 0) -> Any:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "WAYMARKS_SEMANTIC": "off",
-                                            **(env or {})})
-    assert "Traceback" not in done.stderr, done.stderr
+    done = waymarks("--home", str(home), "--json", *args, env=env, cwd=cwd)  # no traceback
     if expect is not None:
         assert done.returncode == expect, done.stdout + done.stderr
     return json.loads(done.stdout)
