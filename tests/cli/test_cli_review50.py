@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.inprocess import waymarks
+
 FAILURE_FIELDS = {"outcome", "id", "code", "conflicts", "notices", "message"}
 
 
@@ -46,10 +48,13 @@ def test_health_says_attention_when_the_configuration_stops_every_command(
         tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    assert _run(home, project, "memory", "add", "--", "The db port is 5433").returncode == 0
+    home_option = ("--home", str(home))  # the entry point in this process: no stdin involved
+    assert waymarks(*home_option, "memory", "add", "--", "The db port is 5433",
+                    cwd=project).returncode == 0
     (home / "config.toml").write_text("garbage = = =\n")
-    assert _run(home, project, "memory", "add", "--", "The cache ttl is 5s").returncode == 1
-    health = _run(home, project, "--json", "health")
+    assert waymarks(*home_option, "memory", "add", "--", "The cache ttl is 5s",
+                    cwd=project).returncode == 1
+    health = waymarks(*home_option, "--json", "health", cwd=project)
     assert health.returncode == 1
     report = json.loads(health.stdout)
     assert set(report) >= FAILURE_FIELDS and report["code"] == "attention"

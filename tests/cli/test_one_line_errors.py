@@ -2,16 +2,15 @@
 repeats holds: ``waymarks pins $'x\\nFORGED'`` said ``Got unexpected extra argument (x``
 and then a line ``FORGED)…`` of its own, one a person reads as the tool's (ESC was escaped,
 the line break kept); so did a ``--cwd``, ``--home``, ``trust`` or ``pin --file`` path, and
-a hook's command line with a mistake (there ESC raw too). Real processes."""
+a hook's command line with a mistake (there ESC raw too). The real entry point."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.inprocess import waymarks
 
 FORGED = "x\nwaymarks: FORGED\x1b[2J"
 
@@ -19,10 +18,8 @@ FORGED = "x\nwaymarks: FORGED\x1b[2J"
 def _stderr(tmp_path: Path, *args: str) -> tuple[int, str]:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir(exist_ok=True)
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(tmp_path / "user"),
-           "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_CC_HELPER": "off"}
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env=env, capture_output=True, text=True, check=False, timeout=120)
+    done = waymarks(*args, env={"WAYMARKS_HOME": str(home), "HOME": str(tmp_path / "user")},
+                    cwd=project)
     return done.returncode, done.stderr
 
 

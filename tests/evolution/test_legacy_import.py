@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.inprocess import waymarks
 from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence, claim_id
 from waymarks.service.evolution import Evolution
 
@@ -23,9 +24,7 @@ T = "2026-05-01T10:00:00.000Z"
 
 
 def _cli(home: Path, cwd: Path, *args: str, expect: int = 0) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ})
+    done = waymarks("--home", str(home), "--json", *args, cwd=cwd)
     assert done.returncode == expect, done.stdout + done.stderr
     return dict(json.loads(done.stdout))
 
@@ -70,7 +69,6 @@ ACTIONS = [_action("m2", "forget"), _action("m1", "correct", content="The stagin
            _action("m3", "confirm"), _action("m1", "pin")]
 
 
-@pytest.mark.slow
 def test_import_once_with_forgets_corrections_and_legacy_origin(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
@@ -114,7 +112,6 @@ def test_an_invalid_action_halts_with_nothing_written(tmp_path: Path) -> None:
     assert _cli(home, cwd, "evolution", "import", str(legacy), expect=2)["code"] == "bad_input"
 
 
-@pytest.mark.slow
 def test_missing_ledgers_do_not_use_up_the_import(tmp_path: Path) -> None:
     home, cwd, legacy = tmp_path / "home", tmp_path / "cwd", tmp_path / "legacy"
     cwd.mkdir()
