@@ -1,20 +1,19 @@
 """The SQLite files Waymarks creates hold every stored text (local-only items too): only
 their owner may read them, as only the owner may read the session ledgers. A home that
 Waymarks creates is private; a database an earlier release left readable by others is
-narrowed when it is next opened. Checked through a real ``waymarks`` process under the
-usual umask (022), which SQLite would otherwise apply."""
+narrowed when it is next opened. Checked through the real ``waymarks`` entry point under
+the usual umask (022), which SQLite would otherwise apply."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import waymarks
 from waymarks.store.jobs import JobStore
 
 
@@ -23,15 +22,14 @@ def _mode(path: Path) -> int:
 
 
 def _waymarks(home: Path, project: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,
-                          env={**os.environ, "WAYMARKS_HOME": str(home),
-                               "WAYMARKS_CC_HELPER": "off", "WAYMARKS_SEMANTIC": "off"},
-                          capture_output=True, text=True, timeout=120,
-                          preexec_fn=lambda: os.umask(0o022))
+    old = os.umask(0o022)
+    try:
+        done = waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    finally:
+        os.umask(old)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
 
 
-@pytest.mark.slow
 def test_a_new_home_and_its_databases_are_private(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "new" / "home"
     _waymarks(home, project, "memory", "add", "--", "The staging password day is Tuesday.")
@@ -50,7 +48,6 @@ def test_a_new_home_and_its_databases_are_private(tmp_path: Path, project: Path)
     assert _mode(trusted_home) == 0o700
 
 
-@pytest.mark.slow
 def test_a_readable_database_is_narrowed_when_opened(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "home"
     _waymarks(home, project, "pin", "--", "Run the tests first.")

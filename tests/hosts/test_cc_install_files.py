@@ -11,18 +11,33 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 from waymarks.hosts import claude_code_install as cc
 
 
-def cli(home: Path, project: Path, user: Path, *args: str,
-        timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(user), "WAYMARKS_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--cwd", str(project), "claude-code", *args], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+def _arguments(home: Path, project: Path, *args: str) -> list[str]:
+    return ["--home", str(home), "--cwd", str(project), "claude-code", *args]
+
+
+def _env(home: Path, user: Path) -> dict[str, str]:
+    return {"HOME": str(user), "WAYMARKS_HOME": str(home)}
+
+
+def cli(home: Path, project: Path, user: Path, *args: str) -> Ran:
+    """``waymarks claude-code ARGS``: the real entry point, in this process."""
+    return waymarks(*_arguments(home, project, *args), env=_env(home, user))
+
+
+def in_a_process(home: Path, project: Path, user: Path, *args: str) -> dict[str, Any]:
+    """``subprocess`` arguments for the same command in a new process (one that could hang,
+    or must wait for a lock)."""
+    return {"args": [sys.executable, "-m", "waymarks.cli.main",
+                     *_arguments(home, project, *args)],
+            "env": {**os.environ, **_env(home, user)}}
 
 
 def tree(root: Path) -> dict[str, bytes | str]:
@@ -142,8 +157,9 @@ def test_a_fifo_in_place_of_the_settings_is_refused_at_once(
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     os.mkfifo(settings)
-    for action in ("install", "uninstall"):
-        done = cli(home, project, tmp_path / "u", action, timeout=30)
+    for action in ("install", "uninstall"):  # in a new process: a read would hang it
+        done = subprocess.run(**in_a_process(home, project, tmp_path / "u", action),
+                              capture_output=True, text=True, timeout=30)
         assert done.returncode == 2, done
         assert "is a FIFO, not a file; move it away" in done.stdout + done.stderr
         assert "Traceback" not in done.stderr
@@ -193,10 +209,8 @@ def test_installs_take_turns(tmp_path: Path, home: Path, project: Path) -> None:
     lock.parent.mkdir(parents=True)
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        env = {**os.environ, "HOME": str(tmp_path / "u"), "WAYMARKS_HOME": str(home)}
-        waiting = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home",
-                                    str(home), "--cwd", str(project), "claude-code", "install"],
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        waiting = subprocess.Popen(**in_a_process(home, project, tmp_path / "u", "install"),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not _waits_for(lock) and waiting.poll() is None:
             assert time.monotonic() < deadline, "the install never asked for the lock"
