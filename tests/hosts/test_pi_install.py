@@ -11,14 +11,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 from waymarks.hosts import pi_install
 
 
-def pi(home: Path, agent: Path, action: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", "pi", action, "--agent-dir", str(agent)],
-                          env={**os.environ, "WAYMARKS_HOME": str(home)},
-                          capture_output=True, text=True, timeout=60)
+def pi(home: Path, agent: Path, action: str, *, new_process: bool = False
+       ) -> Ran | subprocess.CompletedProcess[str]:
+    """``waymarks pi ACTION``: the real entry point in this process, or in a new one for a
+    command that could hang it (a FIFO to read)."""
+    args = ["--home", str(home), "--json", "pi", action, "--agent-dir", str(agent)]
+    env = {"WAYMARKS_HOME": str(home)}
+    if not new_process:
+        return waymarks(*args, env=env)
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *args],
+                          env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=60)
 
 
 @pytest.mark.parametrize("content", [b"\xff\xfe", b"// mine\n\xff"])
@@ -56,7 +63,7 @@ def test_a_linked_loader_is_refused_with_what_to_do(tmp_path: Path, home: Path) 
     assert os.readlink(loader) == loader.name
     loader.unlink()
     os.mkfifo(loader)
-    done = pi(home, agent, "install")
+    done = pi(home, agent, "install", new_process=True)
     assert done.returncode == 2
     assert json.loads(done.stdout)["message"].endswith("is a FIFO, not a loader Waymarks "
                                                        "wrote; move it away first")
