@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.kept_vectors import keep_vectors
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES
 from waymarks.recall.scoring import Candidate
 from waymarks.service import semantic_recall
@@ -74,6 +75,7 @@ def test_a_claim_corrected_30_times_is_still_found_by_meaning(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
         warm: bool) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    kept = keep_vectors(monkeypatch)  # 32 records of six texts
     app = make_app(keep_recall_index=warm)
     versions = [_committed(app.remember(NEARER[0]))]
     for n in range(1, VERSIONS):
@@ -82,6 +84,7 @@ def test_a_claim_corrected_30_times_is_still_found_by_meaning(
     current = _committed(app.supersede_memory(versions[-1], IN_EFFECT))
     app.remember("The billing service listens on port 7001.")
     assert app.embed_recall()["vectors"] == VERSIONS + 2
+    assert len(kept.passages_kept) == len(NEARER) + 2
     lexical = _lexical_sides(monkeypatch)
     read = _read_by_meaning(monkeypatch)
     assert app.recall(QUESTION).selected == [current]

