@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.inprocess import waymarks
+from tests.inprocess import Ran, waymarks
 
 FAILURE_FIELDS = {"outcome", "id", "code", "conflicts", "notices", "message"}
 
@@ -48,13 +48,16 @@ def test_health_says_attention_when_the_configuration_stops_every_command(
         tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    home_option = ("--home", str(home))  # the entry point in this process: no stdin involved
-    assert waymarks(*home_option, "memory", "add", "--", "The db port is 5433",
-                    cwd=project).returncode == 0
+
+    def run(*args: str) -> Ran:  # the entry point in this process: no stdin involved
+        done = waymarks("--home", str(home), *args, cwd=project)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    assert run("memory", "add", "--", "The db port is 5433").returncode == 0
     (home / "config.toml").write_text("garbage = = =\n")
-    assert waymarks(*home_option, "memory", "add", "--", "The cache ttl is 5s",
-                    cwd=project).returncode == 1
-    health = waymarks(*home_option, "--json", "health", cwd=project)
+    assert run("memory", "add", "--", "The cache ttl is 5s").returncode == 1
+    health = run("--json", "health")
     assert health.returncode == 1
     report = json.loads(health.stdout)
     assert set(report) >= FAILURE_FIELDS and report["code"] == "attention"

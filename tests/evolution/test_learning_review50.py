@@ -19,7 +19,8 @@ from waymarks.service.evolution import Evolution
 
 def _cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None,
          expect: int | None = 0) -> Any:
-    done = waymarks("--home", str(home), "--json", *args, env=env, cwd=cwd)  # no traceback
+    done = waymarks("--home", str(home), "--json", *args, env=env, cwd=cwd)
+    assert "Traceback" not in done.stderr, done.stderr
     if expect is not None:
         assert done.returncode == expect, done.stdout + done.stderr
     return json.loads(done.stdout)
