@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.inprocess import waymarks
+
 
 @pytest.fixture
 def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, run_main: Any) -> Any:
@@ -329,12 +331,11 @@ def test_import_refuses_conflicts_and_credentials_and_writes_nothing(
 
 
 def test_import_reads_standard_input(home: Path, project: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off"}
     line = json.dumps({"kind": "memory", "scope": "session", "status": "active",
                        "text": "Imported through a pipe"})
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "import",
-                           "-"], cwd=project, env=env, input=line + "\n", text=True,
-                          capture_output=True, check=True)
+    done = waymarks("--json", "import", "-", cwd=project, env={"WAYMARKS_HOME": str(home)},
+                    input=line + "\n")
+    assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["counts"] == {"imported": 1}
 
 

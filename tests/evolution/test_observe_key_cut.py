@@ -12,7 +12,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from tests.evolution.test_observe_hosts import SESSION, _cli, _hook
+from tests.evolution.test_observe_hosts import SESSION
+from tests.inprocess import waymarks
 from waymarks.core.evolution.observations import _RAW_TAIL, preview
 from waymarks.hosts.work_turns import RECORD_OUTPUT_BYTES
 
@@ -35,14 +36,25 @@ def _around(key: str, cut_from_end: int, after: str) -> str:
     return output
 
 
+def _here(home: Path, project: Path, *args: str, hook: dict[str, object] | None = None) -> None:
+    """``waymarks --home HOME ARGS``, the real entry point in this process; ``hook``: the
+    event Claude Code sends on standard input (a tool hook answers nothing)."""
+    done = waymarks("--home", str(home), *args, cwd=project,
+                    env={"CLAUDE_PROJECT_DIR": str(project)},
+                    input=None if hook is None else json.dumps(hook))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert hook is None or done.stdout == "", done.stdout
+
+
 def test_a_claude_code_record_cut_inside_a_key_keeps_none_of_it(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
-    _cli(home, project, "learn", "on")
+    _here(home, project, "learn", "on")
     key, lines = _key(2_400)  # an RSA 4096 key's size
     output = _around(key, (2 * RECORD_OUTPUT_BYTES) // 3,
                      "deploy finished\n" * ((2 * RECORD_OUTPUT_BYTES // 3 - 1_600) // 16))
-    _hook(home, project, "PostToolUse", {
+    _here(home, project, "hook", "claude-code", "PostToolUse", hook={
+        "hook_event_name": "PostToolUse",
         "session_id": SESSION, "cwd": str(project), "tool_name": "Bash", "tool_use_id": "t1",
         "tool_input": {"command": "./deploy.sh"},
         "tool_response": {"stdout": output, "stderr": "", "interrupted": False}})
