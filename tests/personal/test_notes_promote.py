@@ -27,3 +27,21 @@ def test_promote_says_why_lessons_it_leaves_out_are_not_in_the_prompt(
     none = cli("notes", "promote")
     assert (none["prompt"], none["leftOut"]) == (None, 0)
     assert "no lesson notes" in none["message"].lower()
+
+
+def test_promote_with_a_provider_named_does_not_ask_to_name_one(
+        cli: Callable[..., dict]) -> None:
+    """With every lesson left out for the provider the person named, `notes promote
+    --provider anthropic` told them to "Name the provider ... --provider ID", the option
+    they had just given, and the same again for each other remote one: it says that this
+    provider may not receive them and where one that may is set ([privacy])."""
+    cli("session", "new")
+    cli("notes", "add", "--", "[ds4:internal]Codename FALCON ships on Fridays[/ds4:internal]")
+    held = cli("notes", "promote", "--provider", "anthropic")
+    assert (held["prompt"], held["leftOut"]) == (None, 1)
+    assert "Name the provider" not in held["message"], held["message"]
+    assert "anthropic" in held["message"] and "localProviders" in held["message"]
+    cli("notes", "add", "--", "Run migrations in one transaction")
+    some = cli("notes", "promote", "--provider", "anthropic")
+    [notice] = some["notices"]
+    assert "name the provider" not in notice.lower() and "anthropic" in notice, notice

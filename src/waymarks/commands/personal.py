@@ -240,15 +240,19 @@ def notes_group() -> Group:
             app.host_provider = PASTED_PROVIDER
         prompt, lessons = promote_prompt(app, provider)
         held = left_out(app, lessons)  # said, never "no lesson notes" (they were taken)
+        # (a provider named already is not asked for again: it may not receive them)
+        fix = ("Name the provider of the model you will paste the prompt into: "
+               "--provider ID." if provider is None else
+               f"The provider {provider} may not: a provider that may is listed in "
+               "[privacy] localProviders, or allowed the level in remoteProviders.")
         if prompt is None:
-            message = not_promoted(held, "Name the provider of the model you will paste "
-                                   "the prompt into: --provider ID.")
+            message = not_promoted(held, fix)
             return Result({"prompt": None, "lessons": [], "leftOut": held,
                            "message": message}, message)
         data = {"prompt": prompt, "lessons": [n.to_json() for n in lessons], "leftOut": held}
         if not held:
             return Result(data, prompt)
-        notice = some_left_out(held)
+        notice = some_left_out(held, fix)
         return Result({**data, "notices": [notice]}, f"{prompt}\nnote: {notice}")
 
     return notes

@@ -121,10 +121,11 @@ def not_promoted(held: int, fix: str) -> str:
             f"say): none is promoted. {fix}")
 
 
-def some_left_out(held: int) -> str:
-    """The notice beside a prompt that left ``held`` lesson notes out."""
+def some_left_out(held: int, fix: str) -> str:
+    """The notice beside a prompt that left ``held`` lesson notes out (``fix``: as for
+    :func:`not_promoted`)."""
     return (f"{_lessons(held)} left out of the prompt: text at a level its model may not "
-            "receive (name the provider with --provider ID)")
+            f"receive. {fix}")
 
 
 def _lessons(count: int) -> str:
