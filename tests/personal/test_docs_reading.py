@@ -123,6 +123,25 @@ def test_a_docs_frontmatter_is_not_served_as_a_passage(project: Path) -> None:
         "Kafka events are kept [ds4:internal]7 days[/ds4:internal].", "internal")
 
 
+
+def test_a_docs_frontmatter_title_still_finds_its_text(project: Path) -> None:
+    """A site generator's doc has its title in its frontmatter and often no heading of
+    its own: its text was matched with that title (the first chunk held it), and since
+    the frontmatter was no passage, a question in the title's words found nothing (a plan
+    for "who is on-call for payments?" served no snippet). The title is matched with the
+    text before the doc's first heading, as a heading is with its section; not served."""
+    from waymarks.personal.docs import EngineeringDocs
+
+    doc = project / "docs" / "engineering" / "payments.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("---\ntitle: Payments on-call\nsidebar_position: 3\n---\n\n"
+                   "Page Alice first, then Bob after ten minutes.\n\n# Refunds\n\n"
+                   "Refunds over 500 EUR need a second approver.\n")
+    found = EngineeringDocs().matching(str(project), "who is on-call for payments?")
+    assert [(c.source, c.text) for c, _ in found] == [
+        ("docs/engineering/payments.md", "Page Alice first, then Bob after ten minutes.")]
+    assert "title" not in "".join(c.text for c in load_chunks(project))
+
 def test_a_doc_opening_with_a_rule_keeps_the_prose_after_it(project: Path) -> None:
     """Only frontmatter is skipped: a doc that opens with a horizontal rule (``---``) and
     prose up to the next rule lost that prose, taken for frontmatter."""

@@ -179,11 +179,14 @@ def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:
 
 
 def chunk_markdown(relative: str, text: str, status: str | None = None,
-                   level: Classification = "normal", start: int = 0) -> list[Chunk]:
+                   level: Classification = "normal", start: int = 0,
+                   title: str = "") -> list[Chunk]:
     """``text[start:]`` cut by heading, each chunk with the levels of the spans of ``text``
     (``level`` their floor) around and within it and its heading, and the whole text's
-    highest (a span may run across headings). The whole text is parsed once: per chunk,
-    a 990 KB API reference of 3,271 sections took 3 s of every plan and hook."""
+    highest (a span may run across headings); ``title`` (its frontmatter's) is matched
+    with the text before the first heading, as a heading is with its section. The whole
+    text is parsed once: per chunk, a 990 KB API reference of 3,271 sections took 3 s of
+    every plan and hook."""
     chunks: list[Chunk] = []
     spans = SpanLevels(text, level)
     whole = frozenset({spans.top})
@@ -208,7 +211,7 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
             # the same snippet included and excluded)
             named = f"{source} (part {n} of {len(parts)})" if len(parts) > 1 else source
             own = spans.within(at + where, at + where + len(part))
-            chunks.append(Chunk(named, part, f"{heading}\n{part}", status,
+            chunks.append(Chunk(named, part, f"{heading or title}\n{part}", status,
                                 whole | heading_levels | own))
 
     fence = ""  # the open code block's fence: a `# comment` in it is code, not a heading
@@ -311,9 +314,13 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             # (only when each of its lines is YAML's: a doc may open with a rule and prose)
             fields, body = parse_frontmatter(text)
             after = len(text) - len(body)
+            # (its title still matches the text it names: a site generator's doc often
+            # has no heading of its own, and a question in the title's words found nothing)
             if not fields or not all(map(_YAML_LINE.match, text[4:after].split("\n"))):
-                after = 0
-            chunks.extend(chunk_markdown(relative, text, level=base, start=after))
+                fields, after = {}, 0
+            title = fields.get("title")
+            chunks.extend(chunk_markdown(relative, text, level=base, start=after,
+                                         title=title if isinstance(title, str) else ""))
     current = [adr for adr in adrs if not _inactive(adr)]
     # only a decision taken can retire another: a rejected proposal retires nothing,
     # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
