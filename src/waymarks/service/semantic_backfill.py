@@ -15,7 +15,8 @@ What must stay true:
 - never on the prompt path or in a writer: :func:`wake` loads no model and embeds
   nothing; when a worker already runs it costs one ``open`` and one failed ``flock``;
   after a worker failed on a broken extra it starts none for :data:`BROKEN_PAUSE`
-  seconds (a read of the last one's progress, ~300 bytes, before each start);
+  seconds unless the extra changed since (a read of the last one's progress, ~300
+  bytes, before each start; while it pauses, a ``stat`` of each of the extra's files);
 - one worker per home (:mod:`waymarks.service.semantic_worker`): it holds an exclusive
   lock (``flock``) on a file in the home. :func:`wake` takes that lock *before* spawning
   and hands the locked descriptor to the child, so two writers never both spawn one;
@@ -136,9 +137,11 @@ def wake(home: Path) -> bool:
 
 def _broken_lately(home: Path) -> bool:
     """Whether the last worker stopped on an extra that cannot be loaded less than
-    :data:`BROKEN_PAUSE` seconds ago: another would only fail the same way (a process
-    and ~0.28 s of CPU for each write, measured). The next wake after the pause tries
-    again (a mended install is found then; ``index --semantic`` embeds at once)."""
+    :data:`BROKEN_PAUSE` seconds ago, and the extra is as it was then: another would only
+    fail the same way (a process and ~0.28 s of CPU for each write, measured). The next
+    wake after the pause tries again, and so does one after the extra changed (a
+    reinstall, a model file copied back: mended as the error said, it was left paused);
+    ``index --semantic`` embeds at once."""
     state = progress(home)
     if state is None or state["state"] != "failed" or state.get("error") != BROKEN_ERROR:
         return False
@@ -146,7 +149,23 @@ def _broken_lately(home: Path) -> bool:
         written = os.stat(home / PROGRESS_FILE).st_mtime
     except OSError:
         return False
-    return 0 <= time.time() - written < BROKEN_PAUSE
+    return 0 <= time.time() - written < BROKEN_PAUSE and not _extra_changed_since(written)
+
+
+def _extra_changed_since(when: float) -> bool:
+    """Whether a package of the extra, or a file directly in one, changed after ``when``
+    (a ``stat`` each: asked only while a broken extra pauses the worker)."""
+    for site in _extra_paths() or ():
+        for name in _EXTRA:
+            try:
+                with os.scandir(os.path.join(site, name)) as entries:
+                    if any(entry.stat().st_mtime > when for entry in entries):
+                        return True
+                if os.stat(os.path.join(site, name)).st_mtime > when:
+                    return True
+            except OSError:
+                continue  # not there (the other package's directory), or gone meanwhile
+    return False
 
 
 def try_lock(home: Path) -> int | None:
