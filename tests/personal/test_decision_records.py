@@ -155,3 +155,23 @@ def test_what_a_superseded_record_replaced_stays_replaced(project: Path, retired
         "---\nid: ADR-0002\ntitle: Ninety\nstatus: Rejected\nsupersedes: ADR-0001\n---\n")
     assert [c.text.split("\n")[0] for c in load_chunks(project)] == [
         "ADR-0001: Kafka retention", "ADR-0003: Seven"]
+
+
+def test_records_numbered_by_year_retire_only_the_one_named(project: Path) -> None:
+    """Records numbered by year and count (ADR-2024-01, ADR-2024-02, ...) were all one
+    record to a supersedes once a record's number became its key (ADR-2024): ADR-2024-03
+    superseding ADR-2024-02 took ADR-2024-01, another decision in force, out of every
+    plan. A number several records share is told apart by the whole id."""
+    folder = project / DECISIONS_DIR
+    folder.mkdir(parents=True)
+
+    def record(number: str, title: str, extra: str = "") -> None:
+        (folder / f"ADR-2024-{number}-x.md").write_text(
+            f"---\nid: ADR-2024-{number}\ntitle: {title}\nstatus: Accepted\n{extra}---\n")
+
+    record("01", "Postgres is the main database")
+    record("02", "Kafka events kept 7 days")
+    record("03", "Kafka events kept 30 days", "supersedes: adr-2024-02\n")
+    assert sorted(c.text for c in load_chunks(project)) == [
+        "ADR-2024-01: Postgres is the main database",
+        "ADR-2024-03: Kafka events kept 30 days"]

@@ -73,6 +73,8 @@ _ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 #: number of digits (``adr-0001``, ``ADR-1``: only ``ADR-`` and four digits counted, and a
 #: record so named stayed current beside the one superseding it)
 _ADR_ID: Final = lazy(r"(?i)\bADR-(\d{1,9})(?!\d)")
+#: a record's whole number as written, numbered by year and count too (``ADR-2024-02``)
+_ADR_WHOLE: Final = lazy(r"(?i)\bADR-(\d{1,9})(?:-\d+)*(?!\d)")
 _NORMAL: Final[frozenset[Classification]] = frozenset({"normal"})
 #: a frontmatter value YAML reads as none: null in its spellings, an empty list or mapping
 _NOTHING: Final = frozenset({"~", "null", "Null", "NULL", "[]", "{}"})
@@ -115,8 +117,17 @@ class Adr(msgspec.Struct, frozen=True):
         return self.get("id") or (_numbered(found.group(1)) if found
                                   else self.path.stem[:8])
 
-    def supersedes(self) -> list[str]:
-        return [_numbered(n) for n in _ADR_ID.findall(self.get("supersedes"))]
+    def supersedes(self, shared: frozenset[str] = frozenset()) -> list[str]:
+        """The keys of the records it names (``shared``: as :meth:`key_among`)."""
+        named = [(_numbered(found.group(1)), found.group(0).upper())
+                 for found in _ADR_WHOLE.finditer(self.get("supersedes"))]
+        return [whole if key in shared else key for key, whole in named]
+
+    def key_among(self, shared: frozenset[str]) -> str:
+        """:attr:`key`, or the whole id when that number is one several records share
+        (numbered by year, ``ADR-2024-01`` and ``ADR-2024-02`` are both ``ADR-2024``:
+        superseding one retired them all)."""
+        return self.id.upper() if self.key in shared else self.key
 
     @property
     def key(self) -> str:
@@ -330,12 +341,16 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
     # (nor does a record retire itself: one copied from the record it replaces kept that
     # one's ID, and naming it in its `supersedes` took both decisions out of every plan)
     retired_by: dict[str, set[Path]] = {}
+    ids: dict[str, set[str]] = {}
+    for adr in adrs:
+        ids.setdefault(adr.key, set()).add(adr.id.upper())
+    shared = frozenset(key for key, named in ids.items() if len(named) > 1)
     for adr in filter(_decided, adrs):
-        for target in adr.supersedes():
+        for target in adr.supersedes(shared):
             retired_by.setdefault(target, set()).add(adr.path)
     for adr in current:
         status = adr.get("status") or "Proposed"
-        if retired_by.get(adr.key, set()) - {adr.path}:
+        if retired_by.get(adr.key_among(shared), set()) - {adr.path}:
             continue  # history, not the current decision
         body_at = len(adr.text) - len(adr.body)  # the body is the text's end
         spans = SpanLevels(adr.text, base)  # the summary is made of the frontmatter
