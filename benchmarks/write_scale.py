@@ -7,10 +7,11 @@ entry, and projects it. Each size builds a real home (the session ledger of
 folder) and projects it with ``rebuild_index``; then, in the same process, ``--writes``
 memories are written one after another through ``Waymarks.remember`` (claims about
 subjects the store does not hold, so each is committed). Reported per size: the first
-write (after a rebuild it indexes every claim's subject terms, see
-``store/claim_subjects.py``) and p50 / p95 / max of the others, wall and CPU time, the
-load average and ``steal_s``. With ``--baseline REF`` each size also runs, right after,
-against the code of ``REF`` (``code_baseline.py``), on its own copy of the ledger.
+write (before the rebuild caught up every claim's subject terms itself, the first write
+after it did: ``store/claim_subjects.py``) and p50 / p95 / max of the others, wall and
+CPU time, the load average and ``steal_s``. With ``--baseline REF`` each size also runs,
+right after, against the code of ``REF`` (``code_baseline.py``), on its own copy of the
+ledger.
 
 No target of its own: issue 15 asks for a core that scales to a million memories, and a
 write compared its claim with every active claim (2.8 s a write at 100k).

@@ -28,3 +28,16 @@ def test_a_write_analyses_only_claims_it_has_not_seen(app: Waymarks) -> None:
 def test_memoised_signatures_still_refuse_a_contradiction(app: Waymarks) -> None:
     assert isinstance(app.remember("Package export mode defaults to PerEndpoint."), Committed)
     assert isinstance(app.remember("Package export mode defaults to SingleFile."), Rejected)
+
+
+def test_the_first_write_after_a_rebuild_analyses_only_its_own_claim(app: Waymarks) -> None:
+    """A rebuild catches up the claims' subject terms (``store.claim_subjects``): the
+    first write after it, in a process that never read them (a new CLI or hook process),
+    took ~10 s CPU at 65k claims working out every claim's signature."""
+    for i in range(40):
+        assert isinstance(app.remember(f"Worker pool {i} runs {i + 2} threads"), Committed)
+    app.rebuild_index()
+    signature.cache_clear()  # as a new process finds the memo
+    assert isinstance(app.remember("Worker pool 99 runs 7 threads"), Committed)
+    assert signature.cache_info().misses <= 1
+    assert isinstance(app.remember("Worker pool 5 runs 9 threads"), Rejected)  # says 7

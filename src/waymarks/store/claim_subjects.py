@@ -21,11 +21,15 @@ known exactly (counting postings up to a cap let the first of several common ter
 
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
-they are caught up lazily, from the last item row indexed, by the next write that asks
-(:func:`catch_up`): a rebuild does not work out the signature of a million claims that
-may never be written beside. The rows are also forgotten when the signature's code
-changes (:func:`fingerprint`: its sources' digest, kept beside the watermark), or a claim
-would stay listed under terms the new code no longer gives it. Damage here can only hide
+they are caught up from the last item row indexed (:func:`catch_up`) by the next write
+that asks, or a plan's lookup, and by a rebuild itself once its items are written: left
+to the first write, that one write worked out every claim's signature (~10 s CPU at 65k
+claims, a minute and more at a million: past a hook's or an MCP client's timeout), where
+a rebuild is expected to take its time. A re-fold leaves them to the next write (it may
+run inside a read's refresh, which needs none). The rows are also forgotten when the
+signature's code changes (:func:`fingerprint`: its sources' digest, kept beside the
+watermark), or a claim would stay listed under terms the new code no longer gives it (the
+first write of such a version catches every claim up again). Damage here can only hide
 a contradiction (the check is a refusal, never a write), and a rebuild restores it.
 Superseded claims keep their rows (status is judged on each verified row when the claims
 are read).
