@@ -159,3 +159,23 @@ def test_an_nt_word_inside_an_identifier_or_a_file_name_negates_nothing(first: s
     """A re-read: with the apostrophe optional, the `dont` of `--dont-ask` denied the port
     and a true claim was refused as a conflict."""
     assert not _conflict(first, second)
+
+
+@pytest.mark.parametrize("claim", [
+    "The cache speedup is 1.5x.", "The release is 3.2rc.", "Python here is 3.12a.",
+    "The lens zoom is 2.5x"])
+def test_a_dotted_number_with_letters_that_are_no_unit_is_a_value(
+        claim: str, app: Waymarks) -> None:
+    """"1.5x" is read whole (a dotted name, as ``3.2.1`` is): its letters were taken for a
+    size's unit and looked up in ``bkmgt``, and `memory add` ended in a ValueError
+    traceback for such a claim (a rebuild, which now signs every claim, would too)."""
+    found = signature(claim)
+    assert found is not None and found.values == frozenset({"v:" + claim.split()[-1]
+                                                            .rstrip(".")})
+    assert isinstance(app.remember(claim), Committed)
+
+
+def test_a_dotted_name_with_letters_is_compared_whole() -> None:
+    assert _conflict("The cache speedup is 1.5x.", "The cache speedup is 2.5x.")
+    assert not _conflict("The cache speedup is 1.5x.", "The cache speedup is 1.5x now.")
+    assert signature("The heap limit is 1.5g.") == signature("The heap limit is 1.5 GB.")

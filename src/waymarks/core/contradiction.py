@@ -374,6 +374,8 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
         value = f"p:{_decimal(amount)}%"
     elif unit:  # a size in bytes ("1 GB" is "1024 MB"; binary multiples, as memory is)
         unit = _UNIT_NAMES.get(unit, unit)
+        if unit[0] not in "bkmgt":  # no unit: "1.5x", "3.2rc" are the dotted names matched
+            return "v:" + raw, end, ""  # (looked up in "bkmgt", "x" raised ValueError)
         value = f"b:{Fraction(amount) * 1024 ** 'bkmgt'.index(unit[0])}b"
     rate = _PER.match(text, end)
     if rate is None:
