@@ -264,6 +264,8 @@ def signature(claim: str) -> Signature | None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
+        if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
+            return None  # long text's next values each searched the text before them
         if is_denied(text, match.start(), position):
             denied.add(value)
     for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
