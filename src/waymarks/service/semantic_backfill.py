@@ -142,7 +142,8 @@ def _broken_lately(home: Path) -> bool:
     wake after the pause tries again, and so does one after the extra changed (a
     reinstall, a model file copied back: mended as the error said, it was left paused);
     ``index --semantic`` embeds at once."""
-    state = progress(home)
+    # as written: progress() would look at the worker's lock, which wake holds here
+    state = _read_progress(home)
     if state is None or state["state"] != "failed" or state.get("error") != BROKEN_ERROR:
         return False
     try:
@@ -361,11 +362,7 @@ def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, 
     with ``embedded``/``total`` counts and UTC times. ``pending``: how many records are
     missing a vector, counted after a look at the worker's lock (which holds it for an
     instant), waking a worker when some are."""
-    try:  # a regular file only: a FIFO there stopped status, and every worker, for ever
-        raw = json.loads(read_regular(home / PROGRESS_FILE, limit=PROGRESS_LIMIT))
-    except (OSError, ValueError, RecursionError):
-        return None
-    data = _checked(raw)
+    data = _read_progress(home)
     if data is not None and data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
         if pending is not None and pending():
@@ -374,6 +371,15 @@ def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, 
             # the worker does after releasing it
             wake(home)
     return data
+
+
+def _read_progress(home: Path) -> dict[str, Any] | None:
+    """The progress file as the last worker wrote it (``running`` not looked into)."""
+    try:  # a regular file only: a FIFO there stopped status, and every worker, for ever
+        raw = json.loads(read_regular(home / PROGRESS_FILE, limit=PROGRESS_LIMIT))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return _checked(raw)
 
 
 #: what a worker's progress holds, by type (anything else in the file is left out)
