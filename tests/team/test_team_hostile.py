@@ -281,6 +281,25 @@ def test_a_team_file_git_ignores_is_said_at_init_and_at_each_write(repo: Path, h
     assert run(home, repo, "team", "unshare", shared["id"], "--yes")["notices"] == []
 
 
+def test_a_gitignore_rule_that_keeps_the_team_file_is_not_said_to_ignore_it(
+        repo: Path, home: Path) -> None:
+    """A ``.gitignore`` that ignores the home's local files but keeps the team ledger
+    (``.waymarks/**`` then ``!.waymarks/team/**``): git adds the team file, yet ``git
+    check-ignore --verbose`` names the ``!`` rule that matched it, and every share said
+    git ignored the file "by" that rule, advising ``git add -f``. A rule that re-includes
+    the file is no rule that ignores it: nothing is said."""
+    (repo / ".gitignore").write_text(".waymarks/**\n!.waymarks/team/\n!.waymarks/team/**\n")
+    run(home, repo, "trust", ".")
+    assert run(home, repo, "team", "init")["notices"] == []
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Run the migrations check")["id"]
+    shared = run(home, repo, "team", "share", pin, "--yes")
+    assert shared["outcome"] == "committed" and shared["notices"] == []
+    _git(repo, "add", "-A")  # and git does add it, as nothing was said
+    staged = subprocess.run(["git", "-C", str(repo), "diff", "--cached", "--name-only"],
+                            check=True, capture_output=True, text=True).stdout
+    assert f".waymarks/team/{shared['contributor']}.jsonl" in staged
+
+
 def test_a_linked_teammates_file_is_not_said_to_withdraw_no_item(repo: Path, home: Path,
                                                                  tmp_path: Path) -> None:
     """A pushed commit turned a teammate's file into a link (never followed): `team

@@ -77,10 +77,13 @@ def is_repository(cwd: Path) -> bool:
 def ignored_by(cwd: Path, relative: str) -> str | None:
     """The rule by which git ignores ``relative`` (a path from ``cwd``), as
     ``FILE:LINE:PATTERN``; ``None`` when git would add it (a tracked file is never
-    ignored), or cannot say."""
+    ignored), or cannot say. With ``--verbose`` git also names a ``!`` rule that matched
+    (``!.waymarks/team/**`` after ``.waymarks/**``), one that keeps the file: that is no
+    rule ignoring it (it was said to be one, with ``git add -f`` advised)."""
     out = _git(cwd, "check-ignore", "--verbose", "--", relative)
     rule = out.decode("utf-8", "replace").split("\t", 1)[0].strip() if out else ""
-    return rule or None
+    matched = re.match(r".*?:\d+:(.*)", rule)
+    return None if matched is None or matched[1].startswith("!") else rule
 
 
 def installed() -> bool:
