@@ -213,13 +213,17 @@ def test_open_serves_while_a_browser_that_waits_for_the_page_runs(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("browser", ["false %s", '"unterminated %s'],
+                         ids=["fails", "unparsable"])
 def test_open_says_so_when_no_browser_could_be_started(
-        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, browser: str) -> None:
     """`ui --open` with no browser to start (none installed, a server over SSH, or a
-    BROWSER command that fails) said nothing: the person waited for a window."""
+    BROWSER command that fails) said nothing: the person waited for a window. A BROWSER
+    that cannot be read as a command (a quote left open) raised in the browser's thread:
+    a traceback, and no word of the browser that would not come."""
     import select
 
-    monkeypatch.setenv("BROWSER", "false %s")  # a browser command that fails
+    monkeypatch.setenv("BROWSER", browser)
     process = _waymarks(home, project, "ui", "--open", "--port", "0")
     try:
         url = _printed_url(process)

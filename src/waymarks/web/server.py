@@ -141,8 +141,14 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
 def _start_browser(opener: Callable[[str], object], uri: str) -> None:
     """Start the browser on the launch page ``uri``; say so on standard error when none
     could be (no browser here, a server over SSH, a ``BROWSER`` command that failed):
-    ``--open`` said nothing, and the person waited for a window."""
-    if not opener(uri):
+    ``--open`` said nothing, and the person waited for a window. A ``BROWSER`` that is no
+    command line (a quote left open: ``shlex`` refuses it) is one that failed: it raised
+    here, a traceback in this thread and no word of the browser that would not come."""
+    try:
+        started = opener(uri)
+    except (ValueError, OSError, webbrowser.Error):
+        started = False
+    if not started:
         print("waymarks: --open: no browser could be started (none found here, or the "
               "BROWSER command failed); open the URL `waymarks ui` printed", file=sys.stderr,
               flush=True)
