@@ -161,6 +161,30 @@ def test_the_remote_warning_writes_an_ipv6_address_as_a_url_does() -> None:
     assert "listens on 0.0.0.0:8766, beyond" in remote_warning("0.0.0.0", 8766)
 
 
+def test_mcp_http_and_a_taken_port_write_an_ipv6_address_as_a_url_does() -> None:
+    """The same address run into its port, left in the two other messages that say where:
+    `mcp --http --host :: --allow-remote` warned it served "at :::8798 on every
+    interface", and a port in use on `--host ::1` said "cannot listen on ::1:8797"."""
+    import socket
+
+    from waymarks.mcp.http_transport import remote_warning
+    from waymarks.web.server import BindError, bind
+
+    assert "plain HTTP at [::]:8798 on every interface" in remote_warning("::", 8798)
+    assert "plain HTTP at [fd00::5]:8766:" in remote_warning("fd00::5", 8766)
+    assert "plain HTTP at 0.0.0.0:8766 on every interface" in remote_warning("0.0.0.0", 8766)
+    try:
+        taken = socket.socket(socket.AF_INET6)
+        taken.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with taken:
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(BindError, match=re.escape(f"cannot listen on [::1]:{port}: ")):
+            bind("::1", port).close()
+
+
 def _waymarks(home: Path, project: Path, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     env = {**os.environ, "WAYMARKS_HOME": str(home), "NO_COLOR": "1"}
     return subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", *args], cwd=project,

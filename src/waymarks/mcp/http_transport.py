@@ -38,7 +38,7 @@ from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from waymarks.core.loopback import host_spellings
+from waymarks.core.loopback import host_spellings, url_host
 from waymarks.core.loopback import is_loopback as is_loopback  # re-exported for the launcher
 
 if TYPE_CHECKING:
@@ -50,10 +50,10 @@ if TYPE_CHECKING:
 def remote_warning(host: str, port: int) -> str:
     every = " on every interface" if host.strip().strip("[]") in ("0.0.0.0", "::", "") \
         else ""
-    return (f"waymarks: warning: serving MCP over plain HTTP at {host}:{port}{every}: the "
-            "bearer token and every memory crossing the network travel unencrypted. Put a "
-            "TLS proxy in front of it, or keep --host 127.0.0.1 and reach it through an SSH "
-            "tunnel (ssh -L).")
+    return (f"waymarks: warning: serving MCP over plain HTTP at {url_host(host)}:{port}"
+            f"{every}: the bearer token and every memory crossing the network travel "
+            "unencrypted. Put a TLS proxy in front of it, or keep --host 127.0.0.1 and reach "
+            "it through an SSH tunnel (ssh -L).")
 
 
 def token_exposed(path: Path) -> str | None:

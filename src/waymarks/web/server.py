@@ -69,8 +69,8 @@ def bind(host: str, port: int) -> socket.socket:
             raise UnresolvedHost(f"--host {shlex.quote(host)} is not an address of this "
                                  f"machine ({exc.strerror or exc}); choose another --host, "
                                  "such as 127.0.0.1") from exc
-        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose "
-                        "another --port") from exc
+        raise BindError(f"cannot listen on {url_host(host)}:{port}: "
+                        f"{exc.strerror or exc}; choose another --port") from exc
     sock.listen(64)
     return sock  # close-on-exec, as Python makes every socket
 
