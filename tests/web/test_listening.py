@@ -132,6 +132,27 @@ def test_an_address_not_of_this_machine_is_a_usage_error_about_the_host() -> Non
     assert "--port" not in message and "127.0.0.1" in message
 
 
+def test_a_link_local_address_is_a_usage_error_about_the_host(
+        ) -> None:
+    """`ui --host fe80::1 --allow-remote --port 0`: bind() refuses a link-local IPv6
+    address (EINVAL, with `%eth0` after it too), and it was told "Invalid argument; choose
+    another --port (or --port 0 ...)": no port helps."""
+    import socket
+
+    from waymarks.web.server import UnresolvedHost, bind
+
+    try:
+        socket.socket(socket.AF_INET6).close()
+    except OSError:
+        pytest.skip("no IPv6 here")
+    for host in ("fe80::1", "fe80::1%lo"):
+        with pytest.raises(UnresolvedHost) as refused:
+            bind(host, 0).close()
+        message = str(refused.value)
+        assert f"--host {host} cannot be listened on" in message and "link-local" in message
+        assert "--port" not in message and "127.0.0.1" in message
+
+
 @pytest.mark.slow
 def test_the_inspector_cuts_off_a_connection_whose_headers_never_end(
         home: Path, project: Path) -> None:

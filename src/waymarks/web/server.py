@@ -69,6 +69,13 @@ def bind(host: str, port: int) -> socket.socket:
             raise UnresolvedHost(f"--host {shlex.quote(host)} is not an address of this "
                                  f"machine ({exc.strerror or exc}); choose another --host, "
                                  "such as 127.0.0.1") from exc
+        if exc.errno == errno.EINVAL and family == socket.AF_INET6:
+            # a link-local address (fe80::, with its %interface or without): no port would
+            # do either (it was told to choose another --port)
+            raise UnresolvedHost(f"--host {shlex.quote(host)} cannot be listened on "
+                                 f"({exc.strerror or exc}: a link-local IPv6 address, "
+                                 "fe80::, is refused so); choose another --host, such as "
+                                 "127.0.0.1") from exc
         raise BindError(f"cannot listen on {url_host(host)}:{port}: "
                         f"{exc.strerror or exc}; choose another --port") from exc
     sock.listen(64)
