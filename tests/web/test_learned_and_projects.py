@@ -222,3 +222,9 @@ def test_a_learned_claims_page_lists_the_events_that_changed_it(
     assert rows[-2:] == [(feedback, "feedback"), (undo, "undo")], rows
     shown = [e["event"] for e in cli("evolution", "show", learned)["events"]]
     assert sorted(seq for seq, _op in rows) == sorted(shown)
+    # Undo is offered where `evolution undo` would take it: on the undo (the claim is as
+    # it left it), not on the feedback it undid (refused: "changed after event N")
+    offered = {int(seq) for seq in re.findall(
+        r'name="action" value="undo">\s*<input type="hidden" name="event" value="(\d+)"', page)}
+    assert undo in offered and feedback not in offered, (offered, feedback, undo)
+    assert cli("evolution", "undo", str(feedback), expect=2)["code"] == "changed_since"

@@ -60,6 +60,7 @@ from waymarks.service.ports import iso
 
 if TYPE_CHECKING:
     from waymarks.core.evolution import legacy as legacy_types
+    from waymarks.store.evolution import EventRow
 
 __all__ = ["REFUSALS", "EditOutcome", "feedback", "natural_feedback", "stop_feedback"]
 
@@ -222,6 +223,17 @@ def _adoption(evo: Evolution, cid: str, directory: str, label: Callable[[str], s
     return origin, new_id
 
 
+def changed_since(evo: Evolution, row: EventRow) -> str | None:
+    """The first claim event ``row`` changed that is no longer as the event left it (a
+    later event changed it, or it is gone); ``None`` when every one is: then :func:`undo`
+    takes the event (the inspector offers Undo on such an event alone)."""
+    for change in row.changes:
+        current = evo.store.view.claim(change.claim_id)
+        if current is None or not same_state(snapshot(current), change.after):
+            return change.claim_id
+    return None
+
+
 def undo(evo: Evolution, event: int, label: Callable[[str], str] = escaped) -> EditOutcome:
     """Undo one event, only if every claim it changed is still as the event left it. The
     claim IDs it names are the ledger's (a hand edit can fill them with anything), so they
@@ -233,11 +245,10 @@ def undo(evo: Evolution, event: int, label: Callable[[str], str] = escaped) -> E
         if row is None or not row.changes:
             return _refuse("not_found", f"event {event} changed no claim; see "
                            "`waymarks evolution history`")
-        for change in row.changes:
-            current = evo.store.view.claim(change.claim_id)
-            if current is None or not same_state(snapshot(current), change.after):
-                return _refuse("changed_since", f"{label(change.claim_id)} changed after "
-                               f"event {event}; undo the later events first (newest first)")
+        changed = changed_since(evo, row)
+        if changed is not None:
+            return _refuse("changed_since", f"{label(changed)} changed after "
+                           f"event {event}; undo the later events first (newest first)")
         return _commit(evo, [UndoRecord(SCHEMA_VERSION, event, iso(evo.clock.now()))],
                        f"Undid event {event} ({row.op}). Suppressions and feedback receipts "
                        "stay.", undone=event,

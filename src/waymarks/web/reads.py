@@ -203,6 +203,7 @@ def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]]
     the event it undoes: it was left out, and the event it undid was shown applied, with
     an Undo button the CLI then refused); nor every event of the home, read for one page."""
     from waymarks.service.evolution import Evolution, ledger_path
+    from waymarks.service.evolution_edits import changed_since
 
     if not ledger_path(home).is_file():
         return None
@@ -210,8 +211,11 @@ def learned_claim(home: Path, claim_id: str) -> tuple[Any, list[dict[str, Any]]]
         claim = evo.claim(claim_id)
         if claim is None:
             return None
+        # ``undoable``: what `evolution undo` takes (every claim it changed still as it
+        # left it): the feedback an undo undid offered Undo again, which was refused
         events = [{"seq": e.seq, "entryId": e.entry_id, "op": e.op, "applied": e.applied,
-                   "reason": e.reason}
+                   "reason": e.reason,
+                   "undoable": e.applied and changed_since(evo, e) is None}
                   for e in reversed(evo.store.history(SECTION_ROWS, claim_id))]
     return claim, events
 
