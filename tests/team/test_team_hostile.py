@@ -4,6 +4,7 @@ refusal is a clear ``--json`` error that changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -279,6 +280,29 @@ def test_a_team_file_git_ignores_is_said_at_init_and_at_each_write(repo: Path, h
     done = waymarks("--home", str(home), "team", "share", second, "--yes", cwd=repo)
     assert done.returncode == 0 and "note:" not in done.stdout, done.stdout
     assert run(home, repo, "team", "unshare", shared["id"], "--yes")["notices"] == []
+
+
+def test_what_init_says_to_add_an_ignored_team_file_with_is_enough(repo: Path, home: Path
+                                                                   ) -> None:
+    """`team init` said "add it once with `git add -f .waymarks/team`", but this home's
+    file is made at its first share: the command, run as told, added the README and
+    .gitattributes, the share said the same again and `git add -A` still skipped the
+    file. Init says to run it after the first share, which makes the file; the command
+    the share's note gives, run once, is enough: nothing more is said."""
+    (repo / ".gitignore").write_text(".waymarks/\n")
+    run(home, repo, "trust", ".")
+    made = run(home, repo, "team", "init")
+    relative = f".waymarks/team/{made['contributor']}.jsonl"
+    [said] = made["notices"]
+    assert relative in said and "git add -f .waymarks/team" in said, said
+    assert "after your first" in said and "once" not in said, said
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Run the migrations check")["id"]
+    [noted] = run(home, repo, "team", "share", pin, "--yes")["notices"]
+    command = re.search(r"`(git add -f [^`]+)`", noted)
+    assert command is not None and command[1] == "git add -f .waymarks/team", noted
+    _git(repo, *command[1].split()[1:])
+    second = run(home, repo, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    assert run(home, repo, "team", "share", second, "--yes")["notices"] == []
 
 
 def test_a_gitignore_rule_that_keeps_the_team_file_is_not_said_to_ignore_it(

@@ -165,13 +165,17 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
 def untracked(app: Waymarks, me: str) -> tuple[str, ...]:
     """A note when git ignores this home's team file (a ``.gitignore`` holding
     ``.waymarks/``): ``git add -A`` skips it in silence, and what was written to it never
-    reaches a teammate, while every command said to commit it to share it."""
+    reaches a teammate, while every command said to commit it to share it. The file is
+    made at the first share: before it (``team init``), adding the folder now adds the
+    rest alone (it said "add it once" there, and the share then said it again)."""
     relative = f"{TEAM_DIR.as_posix()}/{me}{SUFFIX}"
     rule = team_git.ignored_by(Path(app.cwd), relative)
     if rule is None:
         return ()
+    when = "once" if (Path(app.cwd) / relative).exists() else (
+        "after your first `waymarks team share`, which makes it,")
     return (f"git ignores {escaped(relative)} ({escaped(rule)}), so `git add` skips it and "
-            "your team entries never reach a teammate: add it once with `git add -f "
+            f"your team entries never reach a teammate: add it {when} with `git add -f "
             f"{TEAM_DIR.as_posix()}` (tracked, it is committed as any file), or change that "
             "rule",)
 
