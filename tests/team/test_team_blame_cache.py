@@ -236,3 +236,49 @@ def test_a_team_file_not_yet_added_to_git_is_blamed_once_not_by_every_process(
     team.forget_process_state()
     with Waymarks(home, cwd=str(repo)) as app:
         assert all(i.commit for i in team_items(app, team.refresh(app)))
+
+
+def test_a_blame_git_refuses_is_kept_for_a_while_not_asked_by_every_process(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A repository git refuses (``detected dubious ownership``: a clone mounted into a
+    container under another user) answers no blame until ``safe.directory`` names it.
+    Asked again by every new process, each prompt's hook ran two failing blames for each
+    team file (~9 ms each: 20 files, ~360 ms a prompt); kept for good, a person who then
+    named the repository saw every item ``uncommitted`` until the next commit. Kept for
+    :data:`~waymarks.service.team_git.REFUSED_KEPT_S`, then asked again."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
+    commit = _commit(repo, "share")
+    blames = []
+    real_run = subprocess.run
+    refusing = [True]
+
+    def run(command: list[str], *args: object, **kwargs: object) -> object:
+        if command[1:2] == ["blame"]:
+            blames.append(command)
+            if refusing[0]:
+                return subprocess.CompletedProcess(command, 128, b"",
+                                                   b"fatal: detected dubious ownership")
+        return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
+
+    now = [1_000_000.0]
+    monkeypatch.setattr(team_git.subprocess, "run", run)
+    monkeypatch.setattr(team_git, "_now", lambda: now[0])
+
+    def new_process() -> list[str | None]:
+        team_git._BLAME.clear()
+        team_git._LOADED.clear()
+        team.forget_process_state()
+        with Waymarks(home, cwd=str(repo)) as app:
+            app.trust(str(repo))
+            return [i.commit for i in team_items(app, team.refresh(app))]
+
+    assert new_process() == [None]
+    assert len(blames) == 2  # (the second try, without the user's git configuration)
+    assert new_process() == [None]
+    assert len(blames) == 2
+    refusing[0] = False  # safe.directory named
+    now[0] += team_git.REFUSED_KEPT_S
+    assert new_process() == [commit]
+    assert len(blames) == 3

@@ -7,8 +7,8 @@ Provenance is cached per file by (size, mtime, the commit HEAD names, the stat o
 shallow clone's ``shallow`` file: a ``git fetch --unshallow`` blames again): a plan asks for
 it on every prompt, and a hook is a new process each time, so the cache is also kept on
 disk (``cache``: a file in the home per project, holding that project's files only;
-derived, rebuilt when unreadable; a blame that failed is kept by the process alone, so the
-next one asks git again). HEAD is read from
+derived, rebuilt when unreadable; a blame with no git to run is kept by the process alone,
+so the next one asks git again, and one git refused for :data:`REFUSED_KEPT_S`). HEAD is read from
 the repository's files, not by running git, so an unchanged file after a ``git commit``
 is blamed again (its lines are committed now) and nothing else is.
 """
@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Final
 
@@ -31,11 +32,18 @@ _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
 #: the files whose blame this process keeps, the oldest dropped first
 BLAMED_FILES: Final = 4096
 _LOADED: set[str] = set()  # cache files read into _BLAME by this process
-#: files whose last blame failed: kept for this process (not blamed again on every plan),
-#: never written to the cache, so the next process asks git again
+#: files whose last blame found no git to run: kept for this process (not blamed again on
+#: every plan), never written to the cache, so the next process asks git again
 _FAILED: set[str] = set()
+#: how long a blame git refused (a repository it will not read for its owner until
+#: ``safe.directory`` names it) is kept, on disk too, before it is asked again
+REFUSED_KEPT_S: Final = 300
 #: git's environment without the user's and the system's configuration files
 _WITHOUT_USER_CONFIG: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def _now() -> float:
+    return time.time()
 
 
 def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | None:
@@ -202,8 +210,9 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     _load(cache)
     shallow, cut = _shallow(path.parent)
     stamp: list[object] = [size, mtime_ns, head_commit(path.parent), shallow]
+    refused = [*stamp, "refused", int(_now() // REFUSED_KEPT_S)]
     cached = _BLAME.get(key)
-    if cached is not None and cached[0] == stamp:
+    if cached is not None and cached[0] in (stamp, refused):
         return cached[1]
     # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
     # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
@@ -217,14 +226,20 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
         # the whole list before it clears it): every committed line then showed as
         # "uncommitted". Blamed again without those configuration files
         out = _git(path.parent, *blame, env=_WITHOUT_USER_CONFIG)
-    # no answer at all (git missing from a hook's PATH, a repository git refuses for its
-    # owner until `safe.directory` names it) is no provenance: kept on disk,
-    # every committed item showed as "uncommitted" in every later process, git working
-    # again, until the next commit. This process does not ask again for this version
+    # no answer at all is no provenance: kept on disk for this version, every committed
+    # item showed as "uncommitted" in every later process, git working again, until the
+    # next commit. No git to run (missing from a hook's PATH): this process does not ask
+    # again, the next one does. A git that refused (a repository it will not read for
+    # its owner until `safe.directory` names it): kept for REFUSED_KEPT_S, on disk too;
+    # asked by every new process, each prompt's hook ran two failing blames a file
+    _FAILED.discard(key)
     if out is None:
-        _FAILED.add(key)
-    else:
-        _FAILED.discard(key)
+        import shutil
+
+        if shutil.which("git") is None:
+            _FAILED.add(key)
+        else:
+            stamp = refused
     found: dict[int, str] = {}
     boundary: set[str] = set()
     sha = _ZERO
