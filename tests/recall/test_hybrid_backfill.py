@@ -252,7 +252,11 @@ def test_index_semantic_beside_a_running_worker_embeds_each_claim_about_once(
     home, project = worker_under_way(tmp_path, monkeypatch)
     here = waymarks(home, project, "index", "--semantic")
     background = wait_until_done(home)
-    assert background["state"] == "done" and here["vectors"] == here["records"] == 6 * BATCH
+    # ``deferred``: the worker waited FOREGROUND_PATIENCE for the foreground process
+    # (a loaded machine: CI beside other work took longer) and left the rest to it,
+    # which is the documented end too; every claim embedded either way
+    assert background["state"] in ("done", "deferred"), background
+    assert here["vectors"] == here["records"] == 6 * BATCH
     assert here["embedded"] + background["embedded"] <= 6 * BATCH + 2 * BATCH, (
         here, background)
 
