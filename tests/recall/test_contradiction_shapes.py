@@ -217,3 +217,16 @@ def test_a_duration_in_two_units_is_their_sum(app: Waymarks, first: str, second:
 def test_a_value_in_an_aside_of_was_is_a_former_one(app: Waymarks, first: str, second: str,
                                                     conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("The connect timeout is 5 minutes.",
+     "The connect timeout is 5m, 30s is the read timeout.", False),
+    ("The cache TTL is 1 hour.", "The cache TTL is 1h, 5m for negative entries.", False),
+    ("The cache TTL is 90 seconds.", "The cache TTL is 1 minute and 30 seconds.", False),
+    ("The connect timeout is 5 minutes.",
+     "The connect timeout is 6m, 30s is the read timeout.", True),
+])
+def test_two_durations_a_comma_separates_are_no_sum(app: Waymarks, first: str, second: str,
+                                                   conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -80,12 +80,14 @@ def _kilo(match: re.Match[str]) -> str:
 
 
 #: a part of a duration written in two or more units ("1 minute 30 seconds", "1h30m",
-#: "1 分钟 30 秒"): an amount and a unit of :data:`SECONDS`, longest first
+#: "1 分钟 30 秒"): an amount and a unit of :data:`SECONDS`, longest first; the parts are
+#: written together or joined by "and", never by a comma, which separates two durations
+#: ("The connect timeout is 5m, 30s is the read timeout.", "1h, 5m for negative entries")
 _DURATION_UNITS: Final = "|".join(sorted(SECONDS, key=len, reverse=True))
 _ONE_PART: Final = lazy(rf"(\d+(?:\.\d+)?) ?({_DURATION_UNITS})(?![a-z])")
 _COMPOUND_DURATION: Final = lazy(
     rf"(?<![\w.])\d+(?:\.\d+)? ?(?:{_DURATION_UNITS})(?![a-z])"
-    rf"(?:(?:,? and |, | )?\d+(?:\.\d+)? ?(?:{_DURATION_UNITS})(?![a-z]))+")
+    rf"(?:(?: and | )?\d+(?:\.\d+)? ?(?:{_DURATION_UNITS})(?![a-z]))+")
 
 
 def durations(text: str) -> str:
