@@ -230,3 +230,17 @@ def test_a_value_in_an_aside_of_was_is_a_former_one(app: Waymarks, first: str, s
 def test_two_durations_a_comma_separates_are_no_sum(app: Waymarks, first: str, second: str,
                                                    conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("Redis is at 10.0.0.7.", "Redis is version 7.2.", False),
+    ("Redis is at 10.0.0.7.", "Redis is version 7.2.4.", False),
+    ("The database is at 10.0.0.5.", "The database is Postgres 15.4.", False),
+    ("Postgres is on 10.0.0.5.", "Postgres is 15.4.", False),
+    # a four-part version is still one, said of a version
+    ("The app version is 2.0.0.1.", "The app version is 2.1.", True),
+    ("Redis is at 10.0.0.7.", "Redis is at 10.0.0.8.", True),
+])
+def test_an_address_is_no_version(app: Waymarks, first: str, second: str,
+                                  conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -285,13 +285,15 @@ def _part_of(whole: str, part: str) -> bool:
     return parts is not None and part in parts
 
 
-def kinds(values: Iterable[str]) -> set[str]:
+def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
     """The kinds of values compared with ``values``: a plain number is any measure too; an
     IP address (kind ``a:``) is compared with names (a host name) but not with a number:
     "The API listens on 0.0.0.0." says where, "The API port is 8080." which port. A dotted
-    number (kind ``n:``) is compared with one of the address's shape: "2.0.0.1" may be a
-    version of four parts, and "The app version is 2.1.0." contradicts it (no port is
-    dotted)."""
+    number (kind ``n:``) is compared with one of the address's shape in a claim of a
+    version (``versioned``): "2.0.0.1" may be a version of four parts, and "The app
+    version is 2.1.0." contradicts it (no port is dotted); said of no version, the shape
+    is an address ("Redis is at 10.0.0.7." is no other version than "Redis is version
+    7.2.")."""
     found = set()
     for value in values:
         address = _address(value)
@@ -299,7 +301,7 @@ def kinds(values: Iterable[str]) -> set[str]:
             found.add("a:")  # an address: compared with names, not with a number
             if address is not None and address[1] is not None:
                 found.add("v:")  # with its port: compared with a port too
-            elif _IPV4.fullmatch(value, 2):
+            elif versioned and _IPV4.fullmatch(value, 2):
                 found.add("n:")
             continue
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):

@@ -421,12 +421,21 @@ def contradicts(a: Signature, b: Signature) -> bool:
     if shared:
         if all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared):
             return False  # agreeing on it, or denying it both
-    else:
-        mine, theirs = a.values - a.denied, b.values - b.denied
-        if kinds(mine).isdisjoint(kinds(theirs)) or one_amount(mine, theirs):
-            return False  # other attributes, a side asserting none ("is not 5432"), or
-            # a bare number that is the measure's amount ("30" and "30 seconds")
+    elif _other_attributes(a, b):
+        return False  # other attributes, a side asserting none ("is not 5432"), or a
+        # bare number that is the measure's amount ("30" and "30 seconds")
     return a.subject == b.subject or _about(a, b) or _about(b, a)
+
+
+def _other_attributes(a: Signature, b: Signature) -> bool:
+    """Whether the values ``a`` and ``b`` assert are of no kind in common, or one is a bare
+    number that is the other's measured amount (:func:`one_amount`)."""
+    mine, theirs = a.values - a.denied, b.values - b.denied
+    return kinds(mine, _VERSION in a.subject).isdisjoint(
+        kinds(theirs, _VERSION in b.subject)) or one_amount(mine, theirs)
+
+
+_VERSION: Final = _TERMS["version"]
 
 
 def _about(small: Signature, large: Signature) -> bool:
@@ -465,10 +474,7 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if agreeing(a.values, b.values):
-        return True
-    mine, theirs = a.values - a.denied, b.values - b.denied
-    if kinds(mine).isdisjoint(kinds(theirs)) or one_amount(mine, theirs):
+    if agreeing(a.values, b.values) or _other_attributes(a, b):
         return True
     if a.subject <= b.subject:
         return _narrower(a, b)
