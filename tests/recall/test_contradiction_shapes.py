@@ -244,3 +244,20 @@ def test_two_durations_a_comma_separates_are_no_sum(app: Waymarks, first: str, s
 def test_an_address_is_no_version(app: Waymarks, first: str, second: str,
                                   conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("Users number 2000.", "Migrated users number 1500.", False),
+    ("Requests are capped at 200.", "Dropped requests are capped at 100.", False),
+    ("The timeout is 30 seconds.", "The reduced timeout is 10 seconds.", False),
+    ("Records are kept 90 days.", "Updated records are kept 30 days.", False),
+    ("Nodes run kernel 5.15.", "Upgraded nodes run kernel 6.1.", False),
+    # the same words as verbs of a change are still no subject words
+    ("The heap is 2 GB.", "The heap grew from 2 GB to 4 GB.", True),
+    ("The limit is 100.", "The limit was raised to 200.", True),
+    ("Node is 20.", "Bumped Node to 22.", True),
+    ("Postgres is 15.", "We upgraded Postgres from 15 to 16.", True),
+])
+def test_a_change_word_before_its_noun_names_a_narrower_thing(
+        app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

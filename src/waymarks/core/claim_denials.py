@@ -69,3 +69,25 @@ def clause_before(text: str, start: int) -> str:
     """The text of the clause that ``start`` is in, up to ``start``."""
     found = _CLAUSE_END.search(text[:start][::-1])
     return text[start - found.start():start] if found else text[:start]
+
+
+#: the verbs of a change ("The timeout went from 30s to 60s.", "… was raised to 200."): no
+#: subject words as verbs (one made the subject narrower, so the change passed as another
+#: fact), but before a noun a word of the subject ("Migrated users number 1500.", "The
+#: reduced timeout is 10 seconds.": a narrower thing than the users, the timeout)
+CHANGE_WORDS: Final = frozenset(
+    """
+    went goes bumped upgraded downgraded migrated increased decreased raised lowered reduced
+    updated dropped grew renamed moves
+    """.split())
+#: the word after a change word, and "from" or "to" after that one (values are blanked)
+_AFTER_CHANGE_WORD: Final = lazy(r" *([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?: +(from|to)\b)?")
+
+
+def is_change_verb(text: str, end: int, stop: frozenset[str]) -> bool:
+    """Whether the word of :data:`CHANGE_WORDS` ending at ``end`` is a verb: no word of a
+    subject follows it (a word of ``stop``, "from", "to", a value, the clause's end), or
+    its object does, then "from" or "to" ("Bumped Node to 22."); an adjective's noun is
+    followed by its verb ("Upgraded nodes run kernel 6.1.")."""
+    after = _AFTER_CHANGE_WORD.match(text, end)
+    return after is None or after.group(1) in stop or after.group(2) is not None

@@ -32,7 +32,15 @@ from typing import Final
 import msgspec
 
 from waymarks.core.claim_cjk_words import cjk_terms
-from waymarks.core.claim_denials import DENIES, NEGATION, NOT_AUXILIARIES, clause_before, is_denied
+from waymarks.core.claim_denials import (
+    CHANGE_WORDS,
+    DENIES,
+    NEGATION,
+    NOT_AUXILIARIES,
+    clause_before,
+    is_change_verb,
+    is_denied,
+)
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
@@ -157,8 +165,6 @@ _STOP: Final = frozenset(
     set sets use uses used using run runs running ran changed change changes moved
     configured configure value values equals equal every each per after before about
     until till previously formerly
-    went goes bumped upgraded downgraded switched migrated increased decreased raised
-    lowered reduced updated dropped grew renamed moves
     turned switched same new please note that's it's s serve serves served serving
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
@@ -538,7 +544,10 @@ _FLIPPED: Final = {"on": "off", "off": "on"}
 
 def _subject_terms(text: str) -> set[str]:
     terms: set[str] = set()
-    for joined in _ASCII_WORD.findall(text):
+    for word in _ASCII_WORD.finditer(text):
+        joined = word.group(0)
+        if joined in CHANGE_WORDS and is_change_verb(text, word.end(), _STOP):
+            continue
         # an identifier's words are the subject's words too: "db_port = 5432" is about
         # the database port as "db port = 5433" is (both were kept, and both planned);
         # the identifier itself stays a term, so two identifiers are one subject only
