@@ -261,3 +261,15 @@ def test_an_address_is_no_version(app: Waymarks, first: str, second: str,
 def test_a_change_word_before_its_noun_names_a_narrower_thing(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
     assert _second_refused(app, first, second) is conflict
+
+
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ("节点数量是 5。", "从节点数量是 2。", False),
+    ("服务器数量是 10。", "从服务器数量是 4。", False),
+    # 从 and 由 before the value a change started from are still no subject words
+    ("数据库端口是 5432。", "数据库端口从 5432 改为 5433。", True),
+    ("数据库端口是 5432。", "数据库端口由5432改为5433。", True),
+    ("服务路由 = 8080。", "服务路由 = 8081。", True),  # 路由 a word, at the run's end too
+])
+def test_a_replica_is_no_from(app: Waymarks, first: str, second: str, conflict: bool) -> None:
+    assert _second_refused(app, first, second) is conflict

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.claim_terms import (
+    HAN_FROM,
     HAN_STOP,
     HAN_STOP_WORDS,
     HANGUL_PARTICLES,
@@ -66,15 +67,17 @@ def _without_particle(word: str) -> str:
 
 def _han_terms(run: str) -> set[str]:
     """Known words of a Han run; the characters left are terms one by one, except
-    function characters. Of the ways to split the run, the one leaving the fewest such
-    characters, then of the fewest pieces (longest words): the longest word first split
-    "用户服务端口" into 服务端 + 口, not 服务 + 端口."""
+    function characters (:data:`HAN_FROM` at the run's end only). Of the ways to split
+    the run, the one leaving the fewest such characters, then of the fewest pieces
+    (longest words): the longest word first split "用户服务端口" into 服务端 + 口, not 服务
+    + 端口."""
     # best[i]: (characters left as terms, pieces, terms) for run[i:]
     best: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())] * (len(run) + 1)
     for position in range(len(run) - 1, -1, -1):
         char = run[position]
         left, pieces, terms = best[position + 1]
-        choice = ((left, pieces + 1, terms) if char in HAN_STOP
+        choice = ((left, pieces + 1, terms)
+                  if char in HAN_STOP or (char in HAN_FROM and position == len(run) - 1)
                   else (left + 1, pieces + 1, (char, *terms)))
         for word in _HAN_WORDS_BY_FIRST.get(char, ()):
             if run.startswith(word, position):
