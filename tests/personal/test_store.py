@@ -603,3 +603,21 @@ def test_an_editors_lock_or_the_systems_metadata_file_is_not_listed(
     entries, unread = store.scan()
     assert [e.slug for e in entries] == ["editor"]
     assert [u.file for u in unread] == ["Editor (conflicted copy).md"]
+
+
+def test_the_index_holds_no_credential_a_hand_edited_entry_holds(tmp_path: Path) -> None:
+    """MEMORY.md copied a hand-edited entry's token into every index line while plans
+    redacted it: a reader that injects the index as it is (Pi's older memory extension on
+    a shared directory) sent the token to a model. The entry's own file stays as written."""
+    token = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+    store = PersonalStore(tmp_path / "memory")
+    store.directory.mkdir(parents=True)
+    source = (f"---\nname: Deploy token {token}\ndescription: use {token} for staging\n"
+              f"metadata:\n  type: reference\n---\nThe staging deploy uses {token}\n")
+    (store.directory / "deploy.md").write_text(source, encoding="utf-8")
+    store.rebuild_index()
+    index = store.index_path.read_text(encoding="utf-8")
+    assert token not in index
+    assert ("- [Deploy token [REDACTED:github-token]](deploy.md) — use "
+            "[REDACTED:github-token] for staging") in index
+    assert (store.directory / "deploy.md").read_text(encoding="utf-8") == source

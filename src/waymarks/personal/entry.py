@@ -32,7 +32,8 @@ YAML; it is still read, line by line as before, and the next save rewrites it va
 description never repeats the text: one that is not given is what the text says beyond
 its name, shortened (none at all when the name says everything). Control characters in
 a name or description (C0 such as ESC, DEL, C1) are written as ``\\uXXXX``, so the index
-cannot drive the terminal or editor that shows it.
+cannot drive the terminal or editor that shows it, and a credential in them is redacted
+(a reader may inject the index as it is; the entry's own file keeps it).
 """
 
 from __future__ import annotations

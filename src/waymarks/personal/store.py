@@ -189,8 +189,10 @@ class PersonalStore:
         return self._read(path) if path.is_file() else None
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
-        lines = [f"- [{escaped(one_line(e.name))}]({e.file_name})"
-                 + (f" — {escaped(one_line(e.description))}"
+        """``MEMORY.md``'s text. A credential a hand edit put in a name or description is
+        redacted, as plans redact it: a reader may inject the index as it is."""
+        lines = [f"- [{_index_value(e.name)}]({e.file_name})"
+                 + (f" — {_index_value(e.description)}"
                     if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
@@ -522,3 +524,9 @@ def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
         return home / "memory"
     chosen = Path(configured).expanduser()
     return chosen if chosen.is_absolute() else home / chosen
+
+
+def _index_value(value: str) -> str:
+    """A name or description as an index line shows it: one line, no credential, no
+    control character."""
+    return escaped(redact(one_line(value))[0])
