@@ -175,3 +175,19 @@ def test_records_numbered_by_year_retire_only_the_one_named(project: Path) -> No
     assert sorted(c.text for c in load_chunks(project)) == [
         "ADR-2024-01: Postgres is the main database",
         "ADR-2024-03: Kafka events kept 30 days"]
+
+
+def test_team_status_names_a_record_without_an_id_as_plans_do(
+        cli: Callable[..., dict], project: Path) -> None:
+    """``team status`` showed ``id: None`` (and no id in its text) for a record whose
+    frontmatter has no ``id``, while plans named it by its file's number."""
+    folder = decisions(project)
+    (folder / "adr-3-storage.md").write_text(
+        "---\ntitle: Postgres for storage\nstatus: Accepted\ndecision: Storage is postgres\n"
+        "---\n", encoding="utf-8")
+    [chunk] = [c for c in load_chunks(project) if "storage" in c.source]
+    assert chunk.text.startswith("ADR-0003: Postgres for storage")
+    cli("trust", str(project))
+    [row] = [d for d in cli("team", "status")["docs"] if d["path"].endswith("storage.md")]
+    assert (row["id"], row["title"], row["status"]) == ("ADR-0003", "Postgres for storage",
+                                                        "Accepted")

@@ -343,7 +343,7 @@ def test_adr_files_are_read_within_the_project_and_bounded(project: Path,
                                                           tmp_path: Path) -> None:
     """`team status` lists the ADRs: it read them whole through any link (/dev/zero ate
     the memory; a file outside the project had its front matter shown)."""
-    from waymarks.commands.team import _docs
+    from waymarks.personal.docs import doc_rows
 
     decisions = project / "docs" / "engineering" / "decisions"
     decisions.mkdir(parents=True)
@@ -353,7 +353,7 @@ def test_adr_files_are_read_within_the_project_and_bounded(project: Path,
         "---\nid: ADR-1\nstatus: huge\n---\n" + "x" * 2_000_000)
     (decisions.parent / "ADR-0002-out.md").symlink_to(outside)
     (decisions / "ADR-0003-ok.md").write_text("---\nid: ADR-3\nstatus: accepted\n---\nx\n")
-    rows = {Path(r["path"]).name: (r["id"], r["status"]) for r in _docs(str(project))}
+    rows = {Path(r["path"]).name: (r["id"], r["status"]) for r in doc_rows(project)}
     assert rows == {"ADR-0001-big.md": (None, None), "ADR-0002-out.md": (None, None),
                     "ADR-0003-ok.md": ("ADR-3", "accepted")}
 

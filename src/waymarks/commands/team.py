@@ -91,30 +91,6 @@ def _notes(notices: Sequence[str]) -> str:
     return "".join(f"\nnote: {notice}" for notice in notices)
 
 
-def _docs(project: str) -> list[dict[str, Any]]:
-    """The engineering docs and ADRs that travel with the code (``docs/engineering``),
-    walked and read as the docs index does (:func:`waymarks.personal.docs.doc_paths`)."""
-    from waymarks.personal.docs import (
-        doc_paths,
-        is_decision_record,
-        parse_frontmatter,
-        read_doc,
-    )
-
-    found: list[dict[str, Any]] = []
-    for path in doc_paths(Path(project)):
-        row: dict[str, Any] = {"path": str(path.relative_to(project)), "id": None,
-                               "title": None, "status": None}
-        if is_decision_record(path):
-            text = read_doc(Path(project), path)
-            fields, _body = parse_frontmatter(text) if text is not None else ({}, "")
-            for name in ("id", "title", "status"):
-                value = fields.get(name)
-                row[name] = value if isinstance(value, str) and value else None
-        found.append(row)
-    return found
-
-
 def team_group() -> Group:
     team = Group("team", default="status",
                  help="Project memory shared through the repository: init, share, unshare, "
@@ -217,6 +193,7 @@ def team_group() -> Group:
              "settle, contributor files (tampering), engineering docs.",
              examples=["waymarks team status", "waymarks team status --json"])
     def status() -> Result:
+        from waymarks.personal.docs import doc_rows
         from waymarks.service.team import refresh, team_dir
         from waymarks.service.team_views import (
             accept_remedy,
@@ -233,7 +210,7 @@ def team_group() -> Group:
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
             "duplicates": duplicates_json(state),
-            "sources": source_json(state, app.cwd), "docs": _docs(app.cwd),
+            "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
             "problem": state.problem}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)

@@ -300,6 +300,25 @@ def read_doc(project: Path, path: Path) -> str | None:
     return file_text(text).replace("\r", "\n")  # a lone CR ends a line too (CommonMark)
 
 
+def doc_rows(project: Path) -> list[dict[str, str | None]]:
+    """``team status``'s list of the docs: each one's path and, for a decision record,
+    its ``id``, ``title`` and ``status`` as plans read them (a record without an ``id`` is
+    the number its file is named for: it was listed as ``None``). A file that cannot be
+    read is listed too, with none of them."""
+    found: list[dict[str, str | None]] = []
+    for path in doc_paths(project):
+        row: dict[str, str | None] = {"path": str(path.relative_to(project)), "id": None,
+                                      "title": None, "status": None}
+        text = read_doc(project, path) if is_decision_record(path) else None
+        if text is not None:
+            fields, body = parse_frontmatter(text)
+            adr = Adr(path, fields, body, text)
+            row.update(id=adr.id, title=adr.get("title") or None,
+                       status=adr.get("status") or None)
+        found.append(row)
+    return found
+
+
 def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
     """Every current chunk of the project's engineering docs; ``base``: the level of
     unmarked text (the policy's ``defaultClassification``)."""
