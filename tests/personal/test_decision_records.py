@@ -191,3 +191,64 @@ def test_team_status_names_a_record_without_an_id_as_plans_do(
     [row] = [d for d in cli("team", "status")["docs"] if d["path"].endswith("storage.md")]
     assert (row["id"], row["title"], row["status"]) == ("ADR-0003", "Postgres for storage",
                                                         "Accepted")
+
+
+def loop_of_two(project: Path, second: str = "Accepted") -> Path:
+    folder = decisions(project)
+    (folder / "ADR-0001-kafka-retention.md").write_text(
+        OLD.replace("---\n", "---\nsupersedes: ADR-0002\n", 1), encoding="utf-8")
+    (folder / "ADR-0002-shorter.md").write_text(
+        f"---\nid: ADR-0002\ntitle: Shorter kafka retention\nstatus: {second}\n"
+        "decision: Keep kafka events seven days\nsupersedes: ADR-0001\n---\n",
+        encoding="utf-8")
+    return folder
+
+
+def test_records_that_supersede_each_other_are_both_served_and_said_to_conflict(
+        cli: Callable[..., dict], project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ADR-0001 superseding ADR-0002 and ADR-0002 ADR-0001, both Accepted: each retired
+    the other, so neither decision was served, while ``team status`` listed both as
+    Accepted. Neither is known to be in force: both are served, each saying it conflicts
+    with the other, and ``team status`` names the loop."""
+    loop_of_two(project)
+    assert [c.text for c in load_chunks(project)] == [
+        "ADR-0001: Kafka retention\nDecision: Keep kafka events thirty days\nConflict: "
+        "ADR-0002 supersedes this record, which supersedes it in turn; which decision is "
+        "in force is not settled",
+        "ADR-0002: Shorter kafka retention\nDecision: Keep kafka events seven days\n"
+        "Conflict: ADR-0001 supersedes this record, which supersedes it in turn; which "
+        "decision is in force is not settled"]
+    cli("trust", str(project))
+    sent = json.dumps(cli("plan", "--prompt", "how long do we keep kafka events?")["messages"])
+    assert "seven days" in sent and "thirty days" in sent
+    rows = {d["id"]: d for d in cli("team", "status")["docs"]}
+    assert [(rows[i]["current"], rows[i]["loop"]) for i in ("ADR-0001", "ADR-0002")] == [
+        (True, ["ADR-0002"]), (True, ["ADR-0001"])]
+    from waymarks.cli.main import main
+
+    assert main(["team", "status"]) == 0
+    out = capsys.readouterr().out
+    assert ("ADR-0001-kafka-retention.md (ADR-0001, Accepted); superseded by ADR-0002, "
+            "which it supersedes in turn: plans serve both") in " ".join(out.split())
+
+
+def test_a_loop_one_side_of_which_is_marked_superseded_is_settled(
+        cli: Callable[..., dict], project: Path) -> None:
+    """ADR-0002 took ADR-0001's place back (ADR-0001 had superseded it, and is marked
+    Superseded now): ADR-0002 is the decision in force, with no conflict said, and
+    ``team status`` says ADR-0001 is not served. A record outside a loop still retires
+    the one it names."""
+    folder = loop_of_two(project)
+    (folder / "ADR-0001-kafka-retention.md").write_text(
+        OLD.replace("status: Accepted", "status: Superseded").replace(
+            "---\n", "---\nsupersedes: ADR-0002\n", 1), encoding="utf-8")
+    assert [c.text for c in load_chunks(project)] == [
+        "ADR-0002: Shorter kafka retention\nDecision: Keep kafka events seven days"]
+    (folder / "ADR-0003-c.md").write_text(
+        "---\nid: ADR-0003\ntitle: Seven\nstatus: Accepted\nsupersedes: ADR-0002\n---\n")
+    assert [c.text for c in load_chunks(project)] == ["ADR-0003: Seven"]
+    cli("trust", str(project))
+    rows = {d["id"]: d for d in cli("team", "status")["docs"]}
+    assert [(rows[i]["current"], rows[i]["supersededBy"], rows[i]["loop"])
+            for i in ("ADR-0001", "ADR-0002", "ADR-0003")] == [
+        (False, [], []), (False, ["ADR-0003"], []), (True, [], [])]

@@ -253,6 +253,11 @@ def team_group() -> Group:
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]
         footer += [f"doc: {cell(d['path'])}"
                    + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")
+                   + (f"; not served: superseded by {cell(', '.join(d['supersededBy']))}"
+                      if d["supersededBy"] else "")
+                   + (f"; superseded by {cell(', '.join(d['loop']))}, which it supersedes "
+                      "in turn: plans serve both and say they conflict; mark the one no "
+                      "longer in force Superseded" if d["loop"] else "")
                    for d in data["docs"]]
         if not app.project_trusted:
             footer.insert(0, f"{cell(app.cwd)} is not trusted: team memory is not read "

@@ -8,7 +8,8 @@ the code, served to the planner as project snippets (priority 80).
   (one value or a list) and optionally ``superseded_by``. Each ADR adds a summary chunk
   (title, decision, why) whose matching also uses ``affects`` and ``readWhen``. An ADR
   that is ``Superseded``/``Deprecated``, names a ``superseded_by``, or is named in another
-  ADR's ``supersedes`` is not served as current.
+  ADR's ``supersedes`` is not served as current, unless it supersedes that one in turn
+  (a loop, :class:`Standing`: both are served, each saying they conflict).
 - A chunk is served when it shares enough features with the request; at most
   ``MAX_SNIPPETS``, best first. Only for a trusted project: an untrusted checkout's docs
   stay out of the context, as its project memory does.
@@ -300,23 +301,100 @@ def read_doc(project: Path, path: Path) -> str | None:
     return file_text(text).replace("\r", "\n")  # a lone CR ends a line too (CommonMark)
 
 
-def doc_rows(project: Path) -> list[dict[str, str | None]]:
+def doc_rows(project: Path) -> list[dict[str, object]]:
     """``team status``'s list of the docs: each one's path and, for a decision record,
     its ``id``, ``title`` and ``status`` as plans read them (a record without an ``id`` is
-    the number its file is named for: it was listed as ``None``). A file that cannot be
-    read is listed too, with none of them."""
-    found: list[dict[str, str | None]] = []
+    the number its file is named for: it was listed as ``None``), whether plans serve it
+    as current, the records that retire it and those it supersedes in a loop
+    (:class:`Standing`). A file that cannot be read is listed too, with none of them."""
+    rows: list[dict[str, object]] = []
+    adrs: list[Adr] = []
     for path in doc_paths(project):
-        row: dict[str, str | None] = {"path": str(path.relative_to(project)), "id": None,
-                                      "title": None, "status": None}
+        rows.append({"path": str(path.relative_to(project)), "id": None, "title": None,
+                     "status": None, "current": None, "supersededBy": [], "loop": []})
         text = read_doc(project, path) if is_decision_record(path) else None
         if text is not None:
             fields, body = parse_frontmatter(text)
-            adr = Adr(path, fields, body, text)
+            adrs.append(Adr(path, fields, body, text))
+    standing = standings(adrs)
+    by_path = {str(adr.path.relative_to(project)): adr for adr in adrs}
+    for row in rows:
+        adr = by_path.get(str(row["path"]))
+        if adr is not None:
+            state = standing[adr.path]
             row.update(id=adr.id, title=adr.get("title") or None,
-                       status=adr.get("status") or None)
-        found.append(row)
-    return found
+                       status=adr.get("status") or None, current=state.current,
+                       supersededBy=list(state.retired_by), loop=list(state.loop))
+    return rows
+
+
+class Standing(msgspec.Struct, frozen=True):
+    """Where a decision record stands among the others: whether plans serve it as
+    current, the decided records that retire it, and those that supersede it while it
+    supersedes them in turn (a loop: ADR-0001 supersedes ADR-0002 and ADR-0002
+    ADR-0001). A loop retires no record in it: which decision is in force is not
+    settled, so each is served and says so (each retiring the other, neither was
+    served, while ``team status`` listed both as Accepted)."""
+
+    current: bool
+    retired_by: tuple[str, ...] = ()
+    #: (only between records served: one marked superseded or deprecated since has
+    #: settled it, and the other is in force)
+    loop: tuple[str, ...] = ()
+
+
+def standings(adrs: Sequence[Adr]) -> dict[Path, Standing]:
+    """Each record's :class:`Standing`, by its path."""
+    ids: dict[str, set[str]] = {}
+    for adr in adrs:
+        ids.setdefault(adr.key, set()).add(adr.id.upper())
+    shared = frozenset(key for key, named in ids.items() if len(named) > 1)
+    # only a decision taken can retire another: a rejected proposal retires nothing,
+    # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
+    # the decision it would replace stayed out of every plan while it was drafted); one
+    # retired since still does (marked superseded in its turn, what it had replaced was
+    # served as current again)
+    retirers: dict[str, list[Adr]] = {}
+    named: dict[str, set[str]] = {}  # a decided record's key: the keys it supersedes
+    for adr in filter(_decided, adrs):
+        key = adr.key_among(shared)
+        for target in adr.supersedes(shared):
+            retirers.setdefault(target, []).append(adr)
+            if target != key:
+                named.setdefault(key, set()).add(target)
+    current: dict[Path, bool] = {}
+    loops: dict[Path, list[Adr]] = {}
+    retired: dict[Path, list[Adr]] = {}
+    for adr in adrs:
+        key = adr.key_among(shared)
+        # (nor does a record retire itself: one copied from the record it replaces kept
+        # that one's ID, and naming it in its `supersedes` took both decisions out of
+        # every plan)
+        by = [other for other in retirers.get(key, []) if other.path != adr.path]
+        loops[adr.path] = [other for other in by
+                           if other.key_among(shared) != key
+                           and _leads_to(named, key, other.key_among(shared))]
+        retired[adr.path] = [other for other in by if other not in loops[adr.path]]
+        current[adr.path] = not _inactive(adr) and not retired[adr.path]
+    # a loop is open between records served: one of it marked superseded or deprecated
+    # since has settled it, and one retired by a record outside the loop is out of it
+    return {adr.path: Standing(
+        current[adr.path], tuple(dict.fromkeys(o.id for o in retired[adr.path])),
+        tuple(dict.fromkeys(o.id for o in loops[adr.path] if current[o.path]))
+        if current[adr.path] else ()) for adr in adrs}
+
+
+def _leads_to(named: dict[str, set[str]], start: str, goal: str) -> bool:
+    """Whether following ``supersedes`` from ``start`` reaches ``goal``."""
+    seen, todo = {start}, [start]
+    while todo:
+        for target in named.get(todo.pop(), ()):
+            if target == goal:
+                return True
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return False
 
 
 def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
@@ -351,26 +429,12 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             title = fields.get("title")
             chunks.extend(chunk_markdown(relative, text, level=base, start=after,
                                          title=title if isinstance(title, str) else ""))
-    current = [adr for adr in adrs if not _inactive(adr)]
-    # only a decision taken can retire another: a rejected proposal retires nothing,
-    # nor does a draft (``adr new`` scaffolds a Proposed record naming what it replaces;
-    # the decision it would replace stayed out of every plan while it was drafted); one
-    # retired since still does (marked superseded in its turn, what it had replaced was
-    # served as current again)
-    # (nor does a record retire itself: one copied from the record it replaces kept that
-    # one's ID, and naming it in its `supersedes` took both decisions out of every plan)
-    retired_by: dict[str, set[Path]] = {}
-    ids: dict[str, set[str]] = {}
+    standing = standings(adrs)
     for adr in adrs:
-        ids.setdefault(adr.key, set()).add(adr.id.upper())
-    shared = frozenset(key for key, named in ids.items() if len(named) > 1)
-    for adr in filter(_decided, adrs):
-        for target in adr.supersedes(shared):
-            retired_by.setdefault(target, set()).add(adr.path)
-    for adr in current:
-        status = adr.get("status") or "Proposed"
-        if retired_by.get(adr.key_among(shared), set()) - {adr.path}:
+        state = standing[adr.path]
+        if not state.current:
             continue  # history, not the current decision
+        status = adr.get("status") or "Proposed"
         body_at = len(adr.text) - len(adr.body)  # the body is the text's end
         spans = SpanLevels(adr.text, base)  # the summary is made of the frontmatter
         levels = spans.within(0, body_at) | {spans.top}
@@ -379,6 +443,9 @@ def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
             f"{adr.id}: {adr.get('title')}", f"Decision: {adr.get('decision')}"
             if adr.get("decision") else "", f"Why: {adr.get('why')}" if adr.get("why") else ""]))
         match_text = "\n".join([summary, adr.get("affects"), adr.get("readWhen")])
+        if state.loop:  # said to the model, which sees both: not matched on
+            summary += (f"\nConflict: {', '.join(state.loop)} supersedes this record, which "
+                        "supersedes it in turn; which decision is in force is not settled")
         chunks.append(Chunk(relative, summary, match_text, status, levels))
         chunks.extend(chunk_markdown(relative, adr.text, status, base, body_at))
     return chunks
