@@ -459,3 +459,33 @@ def test_each_projects_provenance_cache_holds_only_its_own_files(
             team.anchors_path(app).name.replace(".anchors.jsonl", ".commits.json"))
         named = list(json.loads(cache.read_text()))
         assert named and all(path.startswith(app.cwd + os.sep) for path in named), named
+
+
+def test_a_teammates_file_whose_last_line_has_no_final_newline_counts_whole(
+        trusted: Waymarks, project: Path) -> None:
+    """A teammate's file arrives whole through git: one whose last line lost its final
+    newline (a web UI's edit, an editor that strips it) had that line's item dropped in
+    a fresh clone, the file still ``available``; a clone that had seen it called it
+    ``truncated``. A last line that is a complete entry counts; one that is not is left
+    out and said (not silently), the lines before it kept."""
+    ann = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    kept = [ann.add("Deploy to staging first"), ann.add("Run the migrations check")]
+    assert active_ids(trusted) == kept  # a clone that has seen it with its newline
+    ann.path.write_bytes(ann.path.read_bytes()[:-1])
+    [row] = team_views.source_json(team.refresh(trusted), str(project))
+    assert (row["status"], row["detail"], row["entries"]) == ("available", None, 2)
+    assert active_ids(trusted) == kept and row["partial"] is None
+    team.forget_process_state()
+    (trusted.home / "team").rename(trusted.home / "team-seen")  # a fresh clone's home
+    assert active_ids(trusted) == kept
+    later = ann.add("Squash before merging")  # the teammate's next commit: a line after it
+    ann.path.write_bytes(ann.path.read_bytes().replace(b"}{", b"}\n{"))
+    assert active_ids(trusted) == [*kept, later]
+
+    with ann.path.open("ab") as handle:  # a last line that is no entry
+        handle.write(b'{"seq": 4, "damaged')
+    state = team.refresh(trusted)
+    assert active_ids(trusted) == [*kept, later]
+    [row] = team_views.source_json(state, str(project))
+    assert (row["status"], row["entries"]) == ("available", 3)
+    assert row["partial"].startswith("line 4 has no final newline and is no complete entry")

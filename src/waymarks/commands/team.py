@@ -247,6 +247,8 @@ def team_group() -> Group:
                    + accept_remedy(s["status"], cell(s["contributor"]),
                                    s["contributor"] == state.me)
                    for s in data["sources"] if s["status"] != "available"]
+        footer += [f"{cell(s['path'])}: {cell(s['partial'])}"
+                   for s in data["sources"] if s["partial"] and s["status"] == "available"]
         footer += [f"{cell(s['path'])}: excluded here"
                    + (f" ({cell(s['reason'])})" if s["reason"] else "")
                    + f"; {s['withdrawn']} item(s) withdrawn"

@@ -3,7 +3,9 @@ checking an anchor, and appending under a lock.
 
 Layout: ``<repository>/.waymarks/team/<contributor>.jsonl`` (see
 :mod:`waymarks.core.team` for a line). Only complete lines count: a line still being
-written (no final newline) is left for the next read, as the session reader does.
+written (no final newline) is left for the next read, as the session reader does. A
+teammate's file arrives whole through git, never appended to here: its last line counts
+without its final newline when it is a complete entry (:func:`read_chain`'s ``whole``).
 
 What must stay true: a file is only ever appended to by this module (``O_APPEND``, an
 exclusive ``flock``, ``fsync``), and only after the file's last complete line has been
@@ -123,12 +125,19 @@ class ChainRead:
     broken: str | None = None  # "line N: why"
     unreadable: str | None = None  # why the file could not be read at all
     lines: int = 0  # complete lines in the file, verified or not
+    #: why the last line, without its final newline, was left out of a file read whole
+    partial: str | None = None
 
 
 def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
-               head: str | None = None, head_start: int = 0) -> ChainRead:
+               head: str | None = None, head_start: int = 0,
+               whole: bool = False) -> ChainRead:
     """Verify and decode the complete lines of ``path`` after ``offset`` (which ends
-    the ``count``-th line, whose hash is ``head``)."""
+    the ``count``-th line, whose hash is ``head``). ``whole``: the file arrived whole (a
+    teammate's, through git, never appended to here), so a last line without its final
+    newline that is a complete entry counts (a web UI's edit or an editor strips it: the
+    line's item was dropped, and a clone that had seen it called the file truncated);
+    one that is not is left out, and :attr:`ChainRead.partial` says so."""
     prev = head if count else genesis(contributor)
     result = ChainRead(offset=offset, count=count, head=prev or "", head_start=head_start)
     try:
@@ -138,24 +147,30 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
         return result
     position = offset
     start = 0
-    while True:
+    while start < len(data):
         end = data.find(b"\n", start)
-        if end < 0:
-            break
-        line = data[start:end]
+        if end < 0 and not whole:
+            break  # still being written: left for the next read
+        line = data[start:] if end < 0 else data[start:end]
         try:
             if len(line) > MAX_LINE_BYTES:
                 raise TeamFormatError(f"longer than {MAX_LINE_BYTES} bytes")
             entry = verify_line(line, contributor, result.count + 1, result.head)
         except TeamFormatError as problem:
+            if end < 0:
+                result.partial = (f"line {result.count + 1} has no final newline and is no "
+                                  f"complete entry ({problem}): it is left out until the "
+                                  "file is mended in git")
+                break
             result.broken = f"line {result.count + 1}: {problem}"
-            result.lines = result.count + data.count(b"\n", start)
+            result.lines = result.count + data.count(b"\n", start) + (
+                whole and not data.endswith(b"\n"))
             return result
         result.entries.append(entry)
         result.count += 1
         result.head = entry.hash
         result.head_start = position + start
-        start = end + 1
+        start = len(data) if end < 0 else end + 1
         result.offset = position + start
     result.lines = result.count
     return result

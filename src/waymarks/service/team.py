@@ -94,6 +94,7 @@ class SourceState:
     status: str = AVAILABLE
     detail: str | None = None
     lines: int = 0  # complete lines, the unverified ones after a break included
+    partial: str | None = None  # why a last line without its newline was left out
     #: what its verified entries take out of the fold (:func:`removal_of`)
     removals: list[TeamEntry] = field(default_factory=list)
 
@@ -388,18 +389,20 @@ def _refresh(app: Waymarks) -> TeamState:
             continue  # (an unreadable file is tried again: a chmod changes no mtime)
         was_counting = counts(state, file.contributor)
         arrived = False
+        # a teammate's file arrives whole through git; this home's own is appended to
+        whole = file.contributor != state.me
         if (source is not None and source.status == AVAILABLE and source.count
                 and file.ino == source.ino and file.size > source.size >= source.offset
                 and anchor_holds(file.path, source.head_start, source.offset, source.head)):
             read = read_chain(file.path, file.contributor, offset=source.offset,
                               count=source.count, head=source.head,
-                              head_start=source.head_start)
+                              head_start=source.head_start, whole=whole)
             source.entries.extend(read.entries)
             source.removals.extend(_removals_of(read.entries))
             if was_counting:
                 fresh.extend(read.entries)
         else:
-            read = read_chain(file.path, file.contributor)
+            read = read_chain(file.path, file.contributor, whole=whole)
             arrived = source is None  # a new contributor: its entries may fold in place
             if source is not None:
                 refold = refold or was_counting or bool(read.entries)
@@ -409,7 +412,7 @@ def _refresh(app: Waymarks) -> TeamState:
         source.size, source.mtime_ns, source.ino = file.size, file.mtime_ns, file.ino
         source.ctime_ns = file.ctime_ns
         source.offset, source.count = read.offset, read.count
-        source.lines = read.lines
+        source.lines, source.partial = read.lines, read.partial
         source.head, source.head_start = read.head, read.head_start
         source.status, source.detail = AVAILABLE, None
         if read.unreadable is not None:

@@ -83,7 +83,8 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      # (it said 0, as if nothing of it were lost)
                      "withdrawn": 0 if held else None if source.status == "unreadable"
                      else len({e.item_id for e in source.entries if e.item_id is not None}),
-                     "unverified": source.lines - source.count})
+                     "unverified": source.lines - source.count,
+                     "partial": source.partial})
     return rows
 
 
