@@ -51,6 +51,27 @@ def test_an_own_file_ending_mid_line_is_refused_before_the_question(
     assert own.read_bytes() == before
 
 
+def test_an_own_file_whose_last_entry_lost_its_newline_in_git_is_shared_to(
+        repo: Path, home: Path) -> None:  # noqa: F811
+    """The person's own file came back from git with its last newline stripped (edited
+    in a web UI, say): it read as ``truncated`` (all their items withdrawn, and
+    ``team accept`` offered, which would drop the entry), and a share was refused with
+    "restore it from git", which holds that very file. The entry is complete: it counts,
+    and the next share ends its line before appending its own."""
+    first = _shared_pin(home, repo)
+    own = _own_file(home, repo)
+    own.write_bytes(own.read_bytes().rstrip(b"\n"))
+    status = run(home, repo, "team", "status")
+    assert [i["id"] for i in status["items"]] == [first]
+    assert [s["status"] for s in status["sources"]] == ["available"]
+    pin = _project_pin(home, repo, "Squash commits before merging")
+    second = run(home, repo, "team", "share", pin, "--yes")["id"]
+    assert len(own.read_bytes().splitlines()) == 2 and own.read_bytes().endswith(b"\n")
+    listed = run(home, repo, "team", "status")
+    assert {i["id"] for i in listed["items"]} == {first, second}
+    assert [s["status"] for s in listed["sources"]] == ["available"]
+
+
 @pytest.mark.parametrize("yes", [False, True])
 def test_a_linked_team_directory_is_refused_before_the_question_and_named(
         repo: Path, home: Path, tmp_path: Path, yes: bool) -> None:  # noqa: F811

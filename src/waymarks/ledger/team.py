@@ -2,10 +2,10 @@
 checking an anchor, and appending under a lock.
 
 Layout: ``<repository>/.waymarks/team/<contributor>.jsonl`` (see
-:mod:`waymarks.core.team` for a line). Only complete lines count: a line still being
-written (no final newline) is left for the next read, as the session reader does. A
-teammate's file arrives whole through git, never appended to here: its last line counts
-without its final newline when it is a complete entry (:func:`read_chain`'s ``whole``).
+:mod:`waymarks.core.team` for a line). A file arrives whole through git: its last line
+counts without its final newline when it is a complete entry (a prefix of a line, one
+still being written, never is: it is left for the next read), and an append to the
+home's own file ends that line first.
 
 What must stay true: a file is only ever appended to by this module (``O_APPEND``, an
 exclusive ``flock``, ``fsync``), and only after the file's last complete line has been
@@ -130,14 +130,13 @@ class ChainRead:
 
 
 def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
-               head: str | None = None, head_start: int = 0,
-               whole: bool = False) -> ChainRead:
+               head: str | None = None, head_start: int = 0) -> ChainRead:
     """Verify and decode the complete lines of ``path`` after ``offset`` (which ends
-    the ``count``-th line, whose hash is ``head``). ``whole``: the file arrived whole (a
-    teammate's, through git, never appended to here), so a last line without its final
-    newline that is a complete entry counts (a web UI's edit or an editor strips it: the
-    line's item was dropped, and a clone that had seen it called the file truncated);
-    one that is not is left out, and :attr:`ChainRead.partial` says so."""
+    the ``count``-th line, whose hash is ``head``). A file arrives whole (through git),
+    so a last line without its final newline that is a complete entry counts (a web
+    UI's edit or an editor strips it: the line's item was dropped, and a clone that had
+    seen it called the file truncated; a prefix of a line is never one); one that is
+    not is left out, and :attr:`ChainRead.partial` says so."""
     prev = head if count else genesis(contributor)
     result = ChainRead(offset=offset, count=count, head=prev or "", head_start=head_start)
     try:
@@ -149,8 +148,6 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
     start = 0
     while start < len(data):
         end = data.find(b"\n", start)
-        if end < 0 and not whole:
-            break  # still being written: left for the next read
         line = data[start:] if end < 0 else data[start:end]
         try:
             if len(line) > MAX_LINE_BYTES:
@@ -164,7 +161,7 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
                 break
             result.broken = f"line {result.count + 1}: {problem}"
             result.lines = result.count + data.count(b"\n", start) + (
-                whole and not data.endswith(b"\n"))
+                not data.endswith(b"\n"))
             return result
         result.entries.append(entry)
         result.count += 1
@@ -242,7 +239,7 @@ def appendable(directory: Path, contributor: str | None) -> tuple[int, str] | No
     except OSError as problem:
         raise _unopenable(path, problem) from None
     try:
-        return _next_link(fd, path.name, contributor)
+        return _next_link(fd, path.name, contributor)[:2]
     finally:
         os.close(fd)
 
@@ -267,30 +264,34 @@ def _unopenable(path: Path, problem: OSError) -> TeamAppendError:
                            "(`git checkout -- PATH`) before sharing")
 
 
-def _next_link(fd: int, name: str, contributor: str) -> tuple[int, str]:
+def _next_link(fd: int, name: str, contributor: str) -> tuple[int, str, bytes]:
     """The ``seq`` and ``prev`` of the line to append to the open file ``fd``, once its
-    last line is verified to be a complete line of ``contributor``'s chain."""
+    last line is verified to be a complete line of ``contributor``'s chain, and what to
+    write before it: a newline when that line has none (stripped in git, by a web UI's
+    edit or an editor; :func:`read_chain` reads such a file whole), else nothing."""
     found = os.fstat(fd)
     if not stat.S_ISREG(found.st_mode):
         raise _unopenable(Path(name), OSError(errno.ENODEV, "not a regular file"))
     size = found.st_size
     if not size:
-        return 1, genesis(contributor)
+        return 1, genesis(contributor), b""
     tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
-    if not tail.endswith(b"\n"):
-        raise TeamAppendError(f"{name} ends with an incomplete line; restore it from git "
-                              "(`git checkout -- PATH`) before sharing")
-    start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
+    ended = tail.endswith(b"\n")
+    body = tail[:-1] if ended else tail
+    start = body.rfind(b"\n") + 1
     if start == 0 and size > len(tail):
         raise TeamAppendError(f"{name}: its last line is too long")
     try:
-        last = parse_line(tail[start:-1])
+        last = parse_line(body[start:])
     except TeamFormatError as problem:
+        if not ended:
+            raise TeamAppendError(f"{name} ends with an incomplete line; restore it from "
+                                  "git (`git checkout -- PATH`) before sharing") from None
         raise TeamAppendError(f"{name}: the last line is damaged ({problem}); restore it "
                               "from git before sharing") from None
     if last.contributor != contributor:
         raise TeamAppendError(f"{name} holds another contributor's entries")
-    return last.seq + 1, last.hash
+    return last.seq + 1, last.hash, b"" if ended else b"\n"
 
 
 def append_entry(path: Path, contributor: str, make: Callable[[int, str], bytes],
@@ -308,11 +309,11 @@ def append_entry(path: Path, contributor: str, make: Callable[[int, str], bytes]
         raise _unopenable(path, problem) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        seq, prev = _next_link(fd, path.name, contributor)
+        seq, prev, lead = _next_link(fd, path.name, contributor)
         line = make(seq, prev)
         refuse_too_long(line)  # every reader would stop at it
-        written = os.write(fd, line)
-        if written != len(line):
+        written = os.write(fd, lead + line)  # (one write: the line and what ends the last)
+        if written != len(lead + line):
             raise TeamAppendError(f"short write to {path.name}")
         os.fsync(fd)
         entry = verify_line(line[:-1], contributor, seq, prev)

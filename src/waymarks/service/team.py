@@ -389,20 +389,18 @@ def _refresh(app: Waymarks) -> TeamState:
             continue  # (an unreadable file is tried again: a chmod changes no mtime)
         was_counting = counts(state, file.contributor)
         arrived = False
-        # a teammate's file arrives whole through git; this home's own is appended to
-        whole = file.contributor != state.me
         if (source is not None and source.status == AVAILABLE and source.count
                 and file.ino == source.ino and file.size > source.size >= source.offset
                 and anchor_holds(file.path, source.head_start, source.offset, source.head)):
             read = read_chain(file.path, file.contributor, offset=source.offset,
                               count=source.count, head=source.head,
-                              head_start=source.head_start, whole=whole)
+                              head_start=source.head_start)
             source.entries.extend(read.entries)
             source.removals.extend(_removals_of(read.entries))
             if was_counting:
                 fresh.extend(read.entries)
         else:
-            read = read_chain(file.path, file.contributor, whole=whole)
+            read = read_chain(file.path, file.contributor)
             arrived = source is None  # a new contributor: its entries may fold in place
             if source is not None:
                 refold = refold or was_counting or bool(read.entries)
