@@ -6,7 +6,9 @@ add, ~10% memory status "expired", ~5% memory supersede). Then, timed:
 
 - ``parse_s``: ``SessionFile.open(path)``;
 - ``rebuild_s``: ``Projection(db_path, now_ms)`` + ``projection.rebuild([session], now_ms)``
-  inside ``projection.transaction()`` (commit included);
+  inside ``projection.transaction()`` (commit included): the rebuild a read runs on a
+  database deleted or damaged; ``rebuild-index`` also catches the claims' subject terms up
+  (``store/claim_subjects.py``), not timed here;
 - ``total_s`` = parse + rebuild, ``mutations_per_s`` = size / total;
 - ``first_recall_s``: the first recall afterwards (catching the recall index up when the
   rebuild left it behind, as the service does, then one query): before the rebuild built

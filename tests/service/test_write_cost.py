@@ -4,6 +4,8 @@ and must not analyse any of them again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from waymarks.core.contradiction import signature
@@ -63,3 +65,29 @@ def test_a_long_claim_is_given_up_once_it_states_too_many_values_for_one_fact(
     claim = "the build took " + " then ".join(f"{n} minutes" for n in range(1, 400))
     assert signature.__wrapped__(claim) is None  # (the memo aside)
     assert len(searched) <= 2 * (contradiction.MAX_VALUES + 1)
+
+
+@pytest.mark.parametrize("lost", ["deleted", "damaged"])
+def test_a_read_that_rebuilds_the_database_analyses_no_claim(
+        make_app: Callable[..., Waymarks], lost: str) -> None:
+    """A read that finds the database gone (deleted to start over) or damaged (set aside)
+    rebuilds it from the ledgers, inside the read: a Claude Code prompt's hook, within its
+    10 s timeout. It leaves the claims' subject terms to the next write, as a re-fold
+    does; caught up there, the read worked out every claim's signature (20k memories: a
+    prompt's hook 1.6 s CPU before, 4.1 s with them, 11-12 s of wall at load 7)."""
+    first = make_app()
+    for i in range(40):
+        assert isinstance(first.remember(f"Worker pool {i} runs {i + 2} threads"), Committed)
+    path = first.db_path
+    first.close()
+    if lost == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(b"not a database" * 512)
+    signature.cache_clear()  # as a new process finds the memo
+    app = make_app()
+    assert len(app.items("memory")) == 40  # rebuilt by the read
+    assert signature.cache_info().misses == 0
+    assert app.projection.claim_subjects_behind()  # the next write catches them up
+    assert isinstance(app.remember("Worker pool 5 runs 9 threads"), Rejected)  # says 7
+    assert not app.projection.claim_subjects_behind()

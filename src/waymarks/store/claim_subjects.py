@@ -22,11 +22,12 @@ known exactly (counting postings up to a cap let the first of several common ter
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
 they are caught up from the last item row indexed (:func:`catch_up`) by the next write
-that asks, or a plan's lookup, and by a rebuild itself once its items are written: left
-to the first write, that one write worked out every claim's signature (~10 s CPU at 65k
-claims, a minute and more at a million: past a hook's or an MCP client's timeout), where
-a rebuild is expected to take its time. A re-fold leaves them to the next write (it may
-run inside a read's refresh, which needs none). The rows are also forgotten when the
+that asks, or a plan's lookup, and by ``rebuild-index`` itself once its items are written:
+left to the first write, that one write worked out every claim's signature (~10 s CPU at
+65k claims, a minute and more at a million: past a hook's or an MCP client's timeout),
+where that command is expected to take its time. A re-fold, and a rebuild a read runs (a
+database deleted or damaged, filled again by a prompt's hook), leave them to the next
+write (a read needs none). The rows are also forgotten when the
 signature's code changes (:func:`fingerprint`: its sources' digest, kept beside the
 watermark), or a claim would stay listed under terms the new code no longer gives it (the
 first write of such a version catches every claim up again). Damage here can only hide

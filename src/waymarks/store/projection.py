@@ -455,7 +455,6 @@ class Projection(ProjectionReads):
             return self._rebuild(sessions, now_ms)
 
     def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
-        from waymarks.store import claim_subjects
         from waymarks.store.bulk import bulk_load
 
         for table in ("items", "mutations", "anomalies", "sources"):
@@ -484,9 +483,8 @@ class Projection(ProjectionReads):
             # (built lazily, the first recall after a rebuild paid for all of it: about
             # 17 s at 100k memories)
             recall_index.RecallIndex(self.db).index_states(items)
-        # and the claims' subject terms: left to it, the first write signed every claim
-        # (~10 s CPU at 65k). A re-fold leaves them (it may be a read's refresh)
-        claim_subjects.catch_up(self.db)
+        # (the claims' subject terms are left to the next write, or to rebuild-index: a
+        # rebuild may run inside a read, a hook's, that signs no claim)
         return len(records)
 
     def _write_replay(self, records: list[MutationRecord]) -> None:
