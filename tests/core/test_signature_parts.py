@@ -1,0 +1,36 @@
+"""The parts of a claim's signature (:mod:`waymarks.core.contradiction`) made cheaper give
+the answers the plain forms give: each shortcut is checked against the form it stands
+for, on the shapes claims take and on random character soup."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from waymarks.core import contradiction
+
+#: texts where a value starts in an unusual place: inside a word (an IPv6 address in
+#: brackets), after a Chinese character, a cron line of symbols only, a value at the end
+_SHAPES = (
+    "host[::1]:8080 is up", "数据库端口是5432。", "- - - - *", "*/5 * * * * runs it",
+    "the image is python:3.12-slim.", "ports 8000-8010", "at 02:00-04:00", "x=5", "v3.2",
+    "/srv/données/app", "~/.config/x.toml", "./a/b", "ホストはdb.internalです", "is ::1",
+    "2001:db8::10 and fe80::1", "1,500 tests", "us-east-1", "redis://cache:6379/0",
+    "listens on 0.0.0.0:8080, not 8000", "1h30m", "50%", "٣ and ５ are digits",
+)
+
+
+def test_the_value_start_guard_finds_the_values_the_alternatives_find() -> None:
+    """:data:`contradiction._VALUE_START` only skips places no alternative of
+    :data:`contradiction._VALUE` matches at (a value's every match, start and groups, is
+    the same as without it)."""
+    guarded = contradiction._VALUE
+    plain = re.compile(guarded.pattern.removeprefix(contradiction._VALUE_START))
+    assert plain.pattern != guarded.pattern
+    rng = random.Random(5)
+    soup = "abfxyz09 .,:;-/_*[]()~@+%=是为数ポ포é\u2019'"
+    texts = [*_SHAPES, *("".join(rng.choices(soup, k=rng.randint(1, 40)))
+                         for _ in range(4000))]
+    for text in texts:
+        assert [(m.span(), m.groupdict()) for m in guarded.finditer(text)] == [
+            (m.span(), m.groupdict()) for m in plain.finditer(text)], text
