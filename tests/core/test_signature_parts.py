@@ -34,3 +34,17 @@ def test_the_value_start_guard_finds_the_values_the_alternatives_find() -> None:
     for text in texts:
         assert [(m.span(), m.groupdict()) for m in guarded.finditer(text)] == [
             (m.span(), m.groupdict()) for m in plain.finditer(text)], text
+
+
+def test_a_letter_name_is_found_where_it_was_before_the_capital_came_first() -> None:
+    """:data:`contradiction._LETTER_NAME` tests for a capital before its look-behinds."""
+    guarded = contradiction._LETTER_NAME.pattern
+    assert guarded.startswith("(?=[A-Z])(?:") and guarded.endswith(")")
+    plain = re.compile(guarded.removeprefix("(?=[A-Z])(?:")[:-1])
+    rng = random.Random(6)
+    texts = ["Service A is up", "A 服务", "B服务", "Aサービス", "Plan B.", "x A' y",
+             *("".join(rng.choices("aAbBZ 服サ서)'-.", k=rng.randint(1, 30)))
+               for _ in range(4000))]
+    for text in texts:
+        assert [m.span() for m in re.compile(guarded).finditer(text)] == [
+            m.span() for m in plain.finditer(text)], text

@@ -129,9 +129,9 @@ _WORD_VALUE: Final = lazy(
     r"(?=[。.!;,?]|$)")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
-_LETTER_NAME: Final = lazy(
-    r"(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z]"
-    r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3])")
+_LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
+    r"(?=[A-Z])(?:(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z]"
+    r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3]))")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 _ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
@@ -241,7 +241,10 @@ def signature(claim: str) -> Signature | None:
     it: read as subject terms, they made a marked claim another subject than the same
     claim unmarked, so it was kept beside the fact it contradicts."""
     claim = strip_markers(claim)
-    text = durations(spelled(_THOUSANDS.sub(_grouped, _dated(thousands(_folded(claim))))))
+    text = _dated(thousands(_folded(claim)))
+    if "," in text:  # (no thousands without one: the expression not tried, nor below)
+        text = _THOUSANDS.sub(_grouped, text)
+    text = durations(spelled(text))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
@@ -281,7 +284,8 @@ def signature(claim: str) -> Signature | None:
             return None  # long text's next values each searched the text before them
         if is_denied(text, match.start(), position):
             denied.add(value)
-    for both in _THOUSANDS.finditer(text):  # left as written: the number it may be too
+    for both in _THOUSANDS.finditer(text) if "," in text else ():  # left as written:
+        # the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
         if is_denied(text, both.start(), both.end()):
@@ -301,8 +305,9 @@ def signature(claim: str) -> Signature | None:
     # "build step 3-5 takes 5s" and "build step 3-7 takes 7s" are about two steps (a
     # hyphenated number after a name is part of the name, never a value; after a stop
     # word, as in "the date is 2024-01-02", it is not taken as a name)
-    names.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
-                 if _range_name(text, m.start(2)) is not None)
+    if "-" in text:
+        names.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
+                     if _range_name(text, m.start(2)) is not None)
     names.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     subject |= names
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
@@ -528,7 +533,8 @@ def _state(text: str) -> tuple[str, int] | None:
     "is required"."""
     found: list[tuple[int, str]] = [
         (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
-        if m.group(0) in _STATES and m.group(0) not in ("on", "off")]
+        if m.group(0) in _STATES and m.group(0) not in ("on", "off")] if any(
+            word in text for word in _ASCII_STATES) else []
     found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
     taken: list[tuple[int, int]] = []
     # longest first (활성화 of 비활성화 states nothing); none in an ASCII text
@@ -547,6 +553,9 @@ def _state(text: str) -> tuple[str, int] | None:
 _HAN_STATES: Final = tuple(sorted(((word, state) for word, state in _STATES.items()
                                   if not word.isascii()), key=lambda ws: -len(ws[0])))
 _FLIPPED: Final = {"on": "off", "off": "on"}
+#: the English state words :func:`_state` reads as words (none in a text: no word read)
+_ASCII_STATES: Final = tuple(word for word in _STATES
+                             if word.isascii() and word not in ("on", "off"))
 
 
 def _subject_terms(text: str) -> set[str]:
@@ -554,21 +563,30 @@ def _subject_terms(text: str) -> set[str]:
     for word in _ASCII_WORD.finditer(text):
         joined = word.group(0)
         if joined in CHANGE_WORDS and is_change_verb(text, word.end(), _STOP):
-            continue
-        # an identifier's words are the subject's words too: "db_port = 5432" is about
-        # the database port as "db port = 5433" is (both were kept, and both planned);
-        # the identifier itself stays a term, so two identifiers are one subject only
-        # when they are one identifier ("test_db_port" is not "db_port", "x_offset" not
-        # "y_offset"); one with a numbered part ("pool_2") and a hyphenated name
-        # ("new-checkout") are one term
-        _add_term(terms, joined)
-        pieces = joined.split("_")
-        if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
-            for piece in pieces:
-                _add_term(terms, piece)
+            continue  # (a change's verb, by where it stands: not kept per word)
+        terms.update(_word_terms(joined))
     if not text.isascii():
         terms |= cjk_terms(text)
     return terms
+
+
+@lru_cache(maxsize=1 << 13)
+def _word_terms(joined: str) -> frozenset[str]:
+    """The subject terms of one ASCII word (kept per process, 8,192 words, ~3 MB: a
+    rebuild's claims share most of their words; 65,536 held 24 MB)."""
+    # an identifier's words are the subject's words too: "db_port = 5432" is about the
+    # database port as "db port = 5433" is (both were kept, and both planned); the
+    # identifier itself stays a term, so two identifiers are one subject only when they
+    # are one identifier ("test_db_port" is not "db_port", "x_offset" not "y_offset");
+    # one with a numbered part ("pool_2") and a hyphenated name ("new-checkout") are one
+    # term
+    terms: set[str] = set()
+    _add_term(terms, joined)
+    pieces = joined.split("_")
+    if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
+        for piece in pieces:
+            _add_term(terms, piece)
+    return frozenset(terms)
 
 
 def _add_term(terms: set[str], word: str) -> None:
