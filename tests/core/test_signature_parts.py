@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from waymarks.core import contradiction
+from waymarks.core import claim_denials, contradiction
 
 #: texts where a value starts in an unusual place: inside a word (an IPv6 address in
 #: brackets), after a Chinese character, a cron line of symbols only, a value at the end
@@ -48,3 +48,21 @@ def test_a_letter_name_is_found_where_it_was_before_the_capital_came_first() -> 
     for text in texts:
         assert [m.span() for m in re.compile(guarded).finditer(text)] == [
             m.span() for m in plain.finditer(text)], text
+
+
+def test_every_clause_a_negation_or_former_time_denies_in_holds_the_denial_hint() -> None:
+    """:data:`claim_denials._DENIAL_HINT` is found wherever
+    :data:`claim_denials.DENIES` is (is_denied tries the second only then)."""
+    words = ["is", "not", "never", "no", "longer", "cannot", "can't", "won't", "isn't",
+             "doesnt", "needn't", "is no", "used", "to", "previously", "formerly", "but",
+             "5432", "port", "不是", "没有", "未", "不", "以前", "之前", "原来", "曾经", "而是",
+             "--dont-ask", "(", ",", "."]
+    words += [aux + end for aux in claim_denials.NOT_AUXILIARIES for end in ("n't", "nt")]
+    rng = random.Random(7)
+    denied = 0
+    for _ in range(6000):
+        clause = rng.choice(("", " ")).join(rng.choices(words, k=rng.randint(1, 6)))
+        if claim_denials.DENIES.search(clause) is not None:
+            denied += 1
+            assert claim_denials._DENIAL_HINT.search(clause) is not None, clause
+    assert denied > 1000  # (the clauses tried hold denials)

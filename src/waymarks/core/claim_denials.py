@@ -33,6 +33,12 @@ _FORMER: Final = r"\bused to\b|\bpreviously\b|\bformerly\b|以前|之前|原来|
 #: "is not 5432 but 5433" asserts 5433)
 DENIES: Final = lazy(
     rf"(?:{_NEGATING}|{_FORMER})(?:(?!\b(?:but|instead|rather)\b|而是|但).)*$")
+#: what each negation and former time of :data:`DENIES` holds ("cannot" holds "can", "is
+#: no" "no", an auxiliary's "n't" or "nt"): a clause without any is denied by none, and
+#: DENIES, tried at each of its characters, is not tried (a literal alternation is skipped
+#: through by its first characters)
+_DENIAL_HINT: Final = lazy(
+    r"no|nt|n't|never|can|used to|previously|formerly|不|没有|未|以前|之前|原来|曾经")
 #: a value stated as held before, up to a time ("was 5432 until the migration", "was
 #: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
 #: a change made then ("was changed to 5433 before the release" holds now)
@@ -60,9 +66,12 @@ def is_denied(text: str, start: int, end: int) -> bool:
     in its clause, "(was" right before it, "was" before it and "until" or "before" after
     it, or a change from it to another (:data:`_CHANGED_FROM`)."""
     before = clause_before(text, start)
-    return DENIES.search(before) is not None or _WAS_ASIDE.search(before) is not None or (
+    return (_DENIAL_HINT.search(before) is not None and DENIES.search(before) is not None) or (
+        "(" in before and _WAS_ASIDE.search(before) is not None) or (
         _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None
-    ) or (_CHANGED_FROM.search(before) is not None and _CHANGED_TO.match(text, end) is not None)
+    ) or (("from" in before or not before.isascii())
+          and _CHANGED_FROM.search(before) is not None
+          and _CHANGED_TO.match(text, end) is not None)
 
 
 def clause_before(text: str, start: int) -> str:

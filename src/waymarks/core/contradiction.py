@@ -533,8 +533,8 @@ def _state(text: str) -> tuple[str, int] | None:
     "is required"."""
     found: list[tuple[int, str]] = [
         (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
-        if m.group(0) in _STATES and m.group(0) not in ("on", "off")] if any(
-            word in text for word in _ASCII_STATES) else []
+        if m.group(0) in _STATES and m.group(0) not in ("on", "off")
+    ] if _ASCII_STATES.search(text) else []
     found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
     taken: list[tuple[int, int]] = []
     # longest first (활성화 of 비활성화 states nothing); none in an ASCII text
@@ -554,8 +554,8 @@ _HAN_STATES: Final = tuple(sorted(((word, state) for word, state in _STATES.item
                                   if not word.isascii()), key=lambda ws: -len(ws[0])))
 _FLIPPED: Final = {"on": "off", "off": "on"}
 #: the English state words :func:`_state` reads as words (none in a text: no word read)
-_ASCII_STATES: Final = tuple(word for word in _STATES
-                             if word.isascii() and word not in ("on", "off"))
+_ASCII_STATES: Final = lazy("|".join(word for word in _STATES
+                                     if word.isascii() and word not in ("on", "off")))
 
 
 def _subject_terms(text: str) -> set[str]:
