@@ -12,7 +12,8 @@ connection, and exits after ``IDLE_SECONDS`` without work (``WAYMARKS_CC_HELPER_
 overrides: ``0`` starts none, ``inf`` never idles, a value that is not a number of seconds
 is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one), or once
 another helper took its socket path over (looked at every ``SOCKET_CHECK_S`` without
-work: no hook reaches it any more).
+work: no hook reaches it any more). It serves as soon as it listens: its start-up work
+(the spool's drain, the recovery tick) runs on a thread of its own (:class:`_StartUp`).
 
 ``PostToolUse``/``PostToolUseFailure`` (which print nothing) are answered before the
 helper records them, so the hook process leaves at once; the helper takes one connection
@@ -173,8 +174,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     server.settimeout(min(idle_seconds, SOCKET_CHECK_S))
     last = time.monotonic()  # when it last took a connection
     apps: dict[tuple[str, str], Any] = {}
-    _drain(home)  # capture requests queued while no helper ran
-    recovery = _recovery(home)
+    start_up = _StartUp(home)  # served meanwhile: the hooks find the socket there now
     mine = installation()  # (what a request must say: :func:`cc_client.installation`)
     switches = answering(lambda name: os.environ.get(name, ""))  # (and with these)
     try:
@@ -230,6 +230,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         if subagent:  # (its client does not ask: nothing to learn)
                             continue
                         where = project.decode("utf-8", "replace")
+                        start_up.wait()  # (its drain and this one: never two at once)
                         session = _queue_stop(home, raw, where)
                         if session is not None:
                             _close_work_turn(home, raw, where, session)
@@ -259,14 +260,13 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
-                if event == "UserPromptSubmit":
+                if event == "UserPromptSubmit" and start_up.done():  # (else it drains)
                     try:
                         _drain_waiting(home)
-                        recovery.poll()  # learning turned on since? One stat when not
+                        if start_up.recovery is not None:  # learning turned on since?
+                            start_up.recovery.poll()  # one stat when not
                     except Exception as exc:  # noqa: BLE001 (the helper serves on)
-                        from datetime import UTC, datetime
-
-                        _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
+                        _note_failure(home, exc)
     finally:
         server.close()
         with contextlib.suppress(OSError):
@@ -275,7 +275,53 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 os.unlink(path)  # its own socket, never one another helper put there
         if lock is not None:
             os.close(lock)
-        recovery.stop()  # an attempt in flight returns to pending, without a failure
+        if start_up.wait() is not None:  # (a drain it began is finished first)
+            start_up.recovery.stop()  # an attempt in flight returns to pending
+
+
+class _StartUp:
+    """A new helper's start-up work, on a thread of its own: the capture requests queued
+    while no helper ran are drained, and memory evolution's recovery tick is started
+    (:func:`_recovery`). Done before the first connection was taken (~0.3-0.5 s of imports
+    and database opening), it kept the hooks that found the new socket waiting; on a
+    loaded machine past their 4 s, and each such prompt was done again in its hook's own
+    process. What else uses the warm evolution state (a ``Stop``'s drain, the drain after
+    a prompt) waits for it, or is left to it: never two at once."""
+
+    def __init__(self, home: "Path") -> None:
+        import threading
+
+        self.home = home
+        #: the recovery tick's poller, once started (``None``: not yet, or it failed)
+        self.recovery: Any = None
+        self._thread = threading.Thread(target=self._run, name="waymarks-cc-start-up",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            _drain(self.home)
+            self.recovery = _recovery(self.home)
+        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
+            _note_failure(self.home, exc)
+
+    def done(self) -> bool:
+        """Whether the start-up work is over."""
+        return not self._thread.is_alive()
+
+    def wait(self) -> "Any":
+        """Wait for the start-up work; the recovery poller (``None``: none started)."""
+        self._thread.join()
+        return self.recovery
+
+
+def _note_failure(home: "Path", exc: BaseException) -> None:
+    """Log a failure of the helper's capture work (its kind, never content)."""
+    from datetime import UTC, datetime
+
+    from waymarks.hosts.claude_code import _log
+
+    _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
 
 
 def _holder_answers(home: "Path", path: str) -> bool:
@@ -364,12 +410,8 @@ def _drain(home: "Path") -> None:
     try:
         drain(home, warm_evolution(home))
     except (sqlite3.Error, OSError) as exc:
-        from datetime import UTC, datetime
-
-        from waymarks.hosts.claude_code import _log
-
         drop_warm(home)
-        _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
+        _note_failure(home, exc)
 
 
 def _recovery(home: "Path") -> "Any":

@@ -1,0 +1,79 @@
+"""A new helper did its start-up work (the capture requests queued while no helper ran,
+the recovery tick's start: ~0.3-0.5 s of imports and database opening) after it put its
+socket in place and before it took a connection. A hook that found the socket waited for
+all of it; on a loaded machine past its 4 s, and the prompt went the slow way in its own
+process (``test_cc_helper_idle`` failed so at load 12). The helper serves as soon as it
+listens now, the start-up work on a thread of its own.
+
+The start-up work here is held at a barrier the test opens only after the hooks were
+answered: no clock decides."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from waymarks.hosts import cc_client, cc_helper
+from waymarks.service.app import Waymarks
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """The helper's start-up drain, held until the first event is set; the second is set
+    once the real drain ran after it."""
+    release, drained = threading.Event(), threading.Event()
+    real = cc_helper._drain
+
+    def drain(home: Path) -> None:
+        release.wait(300)
+        real(home)
+        drained.set()
+
+    monkeypatch.setattr(cc_helper, "_drain", drain)
+    try:
+        yield release, drained
+    finally:
+        release.set()
+
+
+def _serving(home: Path) -> tuple[threading.Thread, Path]:
+    served = threading.Thread(target=cc_helper.serve, args=(home, 600.0), daemon=True)
+    served.start()
+    socket = Path(cc_client.socket_path(home))
+    for _ in range(6000):
+        if socket.exists() or not served.is_alive():
+            break
+        threading.Event().wait(0.05)
+    assert socket.exists()
+    return served, socket
+
+
+def test_a_new_helper_answers_hooks_before_its_start_up_work_is_done(
+        home: Path, project: Path,
+        held: tuple[threading.Event, threading.Event]) -> None:
+    release, drained = held
+    sid = str(uuid.uuid4())
+    served, socket = _serving(home)
+    try:
+        assert cc_client._ask(home, "ping", b"") is not None
+        start = json.dumps({"session_id": sid, "cwd": str(project),
+                            "hook_event_name": "SessionStart"}).encode()
+        assert cc_client._ask(home, "SessionStart", start, str(project)) is not None
+        with Waymarks(home, cwd=str(project), session=sid) as app:  # bound by the helper
+            app.pin("Always tag releases from main")
+        prompt = json.dumps({"session_id": sid, "cwd": str(project), "prompt": "ship it?",
+                             "hook_event_name": "UserPromptSubmit"}).encode()
+        answer = cc_client._ask(home, "UserPromptSubmit", prompt, str(project))
+        assert answer is not None  # the helper did the prompt, not the hook's process
+        assert "Always tag releases from main" in answer
+    finally:
+        release.set()
+    assert drained.wait(300)  # and its start-up work is still done
+    socket.unlink()  # (the helper leaves once its socket is not its own)
+    served.join(300)
+    assert not served.is_alive()
