@@ -199,6 +199,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                     if code.changed():  # upgraded under it: the client does the hook, the
                         connection.sendall(b"protocol\n")  # next helper is new code
                         return
+                    if not _own(path, identity):  # its home moved, the socket along: the
+                        # hook is of the home's new path, this helper of the old one (it
+                        # said nothing, home_gone, and made the old path's logs again)
+                        connection.sendall(b"protocol\n")
+                        return
                     if request.get("protocol") != PROTOCOL or \
                             request.get("installation") != mine or \
                             request.get("switches", switches) != switches:
@@ -348,7 +353,9 @@ def _own(path: str, identity: "os.stat_result") -> bool:
     the path over (this one stalled past a hook's wait, or a helper of another release
     answered "protocol"), or the home went: no hook reaches this one any more, and it
     waited on its unlinked socket for its idle time (30 minutes; with two installations
-    on a home, each hook started another helper: 8 after 6 prompts)."""
+    on a home, each hook started another helper: 8 after 6 prompts). Asked at each
+    request too: a home moved elsewhere took the socket along, and its hooks reached a
+    helper of the old path."""
     try:
         now = os.stat(path)
     except FileNotFoundError:
