@@ -44,3 +44,18 @@ def test_a_helper_whose_home_was_moved_leaves_the_hook_to_its_process(
     assert not old.exists()  # nothing made again at the old path
     with Waymarks(new, cwd=str(project), session=sid) as app:  # the session is there
         assert app.current_session() is not None
+
+
+def test_a_helper_that_cannot_put_its_socket_in_place_says_why(home: Path) -> None:
+    """A folder where the socket goes (or a ``claude-code`` folder this user may not
+    write) ended every helper with a traceback on /dev/null: each prompt took the slow
+    path and started another, and nothing anywhere said why. It is logged now, with the
+    error's kind, and the helper leaves."""
+    path = Path(cc_client.socket_path(home))
+    path.mkdir(parents=True)  # a folder in the socket's place
+    cc_helper.serve(home, 600.0)  # returns: no helper can serve here
+    events = [json.loads(line) for line in (home / "logs" / "waymarks.jsonl").read_text()
+              .splitlines()]
+    assert {"event": "claude_code_helper_unavailable", "code": "IsADirectoryError"} in [
+        {k: e.get(k) for k in ("event", "code")} for e in events]
+    assert path.is_dir()  # left as it was

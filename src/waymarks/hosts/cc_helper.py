@@ -141,7 +141,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as exc:  # (a file there, a home not this user's to write)
+        _note_unavailable(home, exc)
+        return
     # one helper per home and switches: the one holding the lock beside its socket
     # (helper.lock for helper.sock); a starting helper that finds it
     # held serves only if the holder does not answer (stopped, hung: the hooks waited 4 s
@@ -168,8 +172,14 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
         return  # the helper holding the lock serves (or is about to)
     if _ask(home, "ping", b"") is not None:
         return  # a helper answers here (one of a release without the lock)
-    server = listen(path)  # in place of a dead or stalled helper's socket
-    identity = os.stat(path)
+    try:
+        server = listen(path)  # in place of a dead or stalled helper's socket
+        identity = os.stat(path)
+    except OSError as exc:  # a folder in its place, a folder not this user's to write
+        _note_unavailable(home, exc)
+        if lock is not None:
+            os.close(lock)
+        return
     # woken every SOCKET_CHECK_S to look at its socket path (``inf``: never idle)
     server.settimeout(min(idle_seconds, SOCKET_CHECK_S))
     last = time.monotonic()  # when it last took a connection
@@ -318,6 +328,18 @@ class _StartUp:
         """Wait for the start-up work; the recovery poller (``None``: none started)."""
         self._thread.join()
         return self.recovery
+
+
+def _note_unavailable(home: "Path", exc: OSError) -> None:
+    """Log that no helper can serve this home (the error's kind, never a path): it ended
+    with a traceback on /dev/null, each hook then did its work itself and started another
+    helper, and nothing said why."""
+    from datetime import UTC, datetime
+
+    from waymarks.service.logs import log_event
+
+    log_event(home, datetime.now(UTC), "claude_code_helper_unavailable",
+              code=type(exc).__name__)
 
 
 def _note_failure(home: "Path", exc: BaseException) -> None:
