@@ -422,19 +422,20 @@ def _drain_waiting(home: "Path") -> None:
     ``Stop``, its request was replaced by that turn's, which then judged a file ending
     with the turn before as written, one turn behind from then on, and the session's last
     turn was never captured. One directory listing when nothing waits."""
-    from waymarks.service.capture_spool import pending
-
-    if pending(home):
-        _drain(home)
+    _drain(home)
 
 
 def _drain(home: "Path") -> None:
     """Drain the capture spool with the helper's warm evolution state (a request that
-    fails stays queued; nothing here blocks a hook)."""
+    fails stays queued; nothing here blocks a hook). One directory listing when nothing
+    waits: every new helper opened the state (~0.3 s) for an empty spool."""
     import sqlite3
 
+    from waymarks.service.capture_spool import drain, pending
+
+    if not pending(home):
+        return
     from waymarks.hosts.claude_code_capture import drop_warm, warm_evolution
-    from waymarks.service.capture_spool import drain
 
     try:
         drain(home, warm_evolution(home))
