@@ -31,17 +31,12 @@ from typing import Final
 
 import msgspec
 
-from waymarks.core.claim_cjk_words import cjk_terms
 from waymarks.core.claim_denials import (
-    CHANGE_WORDS,
     DENIES,
     NEGATION,
-    NOT_AUXILIARIES,
     clause_before,
-    is_change_verb,
     is_denied,
 )
-from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
@@ -62,6 +57,11 @@ from waymarks.core.claim_values import (
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
+from waymarks.core.claim_words import ASCII_WORD as _ASCII_WORD
+from waymarks.core.claim_words import STOP as _STOP
+from waymarks.core.claim_words import subject_terms as _subject_terms
+from waymarks.core.claim_words import term as _term
+from waymarks.core.claim_words import words_of as _words_of
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
@@ -134,7 +134,6 @@ _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capit
     r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3]))")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
-_ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 #: after a copula, a definite description: the claim says which one it is
 _DEFINITE: Final = lazy(r" the\b")
 #: the word right after a number when it is a plural noun: a count ("1500 tests", not
@@ -163,21 +162,6 @@ _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
 _FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。|[;:,!?](?=[\u3400-\u9fff])")
-_STOP: Final = frozenset(
-    """
-    a an the our my your their its this that these those is are was were be been being am
-    it they we i you he she of to in on at by for with from into as and or but so than
-    has have had will would should must can could may might shall do does did
-    now currently still always usually actually also then there here which who what
-    set sets use uses used using run runs running ran changed change changes moved
-    configured configure value values equals equal every each per after before about
-    until till previously formerly
-    turned switched same new please note that's it's s serve serves served serving
-    seconds second secs sec minutes minute mins hours hour days day ms percent
-    times time mb gb kb bytes
-    """.split()
-) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "cannot", "won"}) | frozenset(
-    aux + end for aux in NOT_AUXILIARIES for end in ("n", "nt"))
 #: a number and the unit glued to it ("30s", "512mb", "50%"), as :data:`_VALUE` matched it
 _NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
 #: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
@@ -556,60 +540,3 @@ _FLIPPED: Final = {"on": "off", "off": "on"}
 #: the English state words :func:`_state` reads as words (none in a text: no word read)
 _ASCII_STATES: Final = lazy("|".join(word for word in _STATES
                                      if word.isascii() and word not in ("on", "off")))
-
-
-def _subject_terms(text: str) -> set[str]:
-    terms: set[str] = set()
-    for word in _ASCII_WORD.finditer(text):
-        joined = word.group(0)
-        if joined in CHANGE_WORDS and is_change_verb(text, word.end(), _STOP):
-            continue  # (a change's verb, by where it stands: not kept per word)
-        terms.update(_word_terms(joined))
-    if not text.isascii():
-        terms |= cjk_terms(text)
-    return terms
-
-
-@lru_cache(maxsize=1 << 13)
-def _word_terms(joined: str) -> frozenset[str]:
-    """The subject terms of one ASCII word (kept per process, 8,192 words, ~3 MB: a
-    rebuild's claims share most of their words; 65,536 held 24 MB)."""
-    # an identifier's words are the subject's words too: "db_port = 5432" is about the
-    # database port as "db port = 5433" is (both were kept, and both planned); the
-    # identifier itself stays a term, so two identifiers are one subject only when they
-    # are one identifier ("test_db_port" is not "db_port", "x_offset" not "y_offset");
-    # one with a numbered part ("pool_2") and a hyphenated name ("new-checkout") are one
-    # term
-    terms: set[str] = set()
-    _add_term(terms, joined)
-    pieces = joined.split("_")
-    if len(pieces) > 1 and all(piece[:1].isalpha() for piece in pieces):
-        for piece in pieces:
-            _add_term(terms, piece)
-    return frozenset(terms)
-
-
-def _add_term(terms: set[str], word: str) -> None:
-    if word in _STOP or len(word) == 1:  # single letters: see _LETTER_NAME
-        return
-    terms.add(_term(word))
-
-
-def _term(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"  # "retries" and "retry" are one term
-    elif (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
-          and word not in _NOT_PLURAL):
-        word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
-    return _TERMS.get(word, word)
-
-
-def _words_of(identifier: str) -> frozenset[str]:
-    """An identifier term's words as the same words in a sentence are subject terms: stop
-    words and single letters dropped (a sentence's are), and a piece holding a digit
-    (``api_v2``: a sentence's ``v2`` is a value). Kept, they made ``max_retries_per_job``
-    no longer the subject of "max retries per job" (``per`` is a stop word). Single
-    letters are not told apart, as in words alone ("shard a port" / "shard b port")."""
-    return frozenset(_term(word) for word in identifier.split("_")
-                     if word not in _STOP and len(word) > 1
-                     and not any(c.isdigit() for c in word))
