@@ -18,7 +18,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from waymarks.core.bulk import gc_paused
 from waymarks.ledger.log import ProgressFn, SessionLog
 from waymarks.service import semantic_recall
 from waymarks.service.outcomes import ServiceError
@@ -255,6 +254,8 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None) -> dict[str, Any]
     read = {s.session_id for s in sessions}
     unreadable += [f"{path}: no such session file" for path, ids in gone.items()
                    if not read.intersection(ids)]
+    from waymarks.core.bulk import gc_paused  # (not at import: a fresh recall loads this)
+
     with app.projection.transaction():
         count = app.projection.rebuild(sessions, app._now_ms())
         # and the claims' subject terms, which the first write after it worked out for
