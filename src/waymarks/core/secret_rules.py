@@ -255,20 +255,29 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "fl
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
 #: soft hyphen, the combining grapheme joiner, the Arabic letter mark, Hangul fillers,
 #: Mongolian and other variation selectors, zero-width space and joiners, directional
-#: marks, overrides and isolates, the word joiner, the byte-order mark, tags). One inside a
-#: token would hide it from every rule, so the rules read the text without them (before,
-#: only the format characters among them were: ``ghp_…\ufe0f…`` or ``AKIA…\u061c…`` was
-#: stored, and sent to remote models in clear)
+#: marks, overrides and isolates, the word joiner, the byte-order mark, tags), and the C0
+#: and C1 controls that do not end a line (NUL, BEL, backspace, ESC, DEL, the 8-bit CSI:
+#: a line break or a tab still ends a token). One inside a token would hide it from every
+#: rule, so the rules read the text without them (before, only the format characters
+#: among them were: ``ghp_…\ufe0f…`` or ``AKIA…\u061c…`` was stored, and sent to remote
+#: models in clear; then ``ghp_…\x1b…``, whose quoted ``\u001b`` a model reads through)
 _INVISIBLE: Final = lazy(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f"
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+#: the ASCII ones among them (searched alone in ASCII text: a third of the cost)
+_ASCII_INVISIBLE: Final = lazy("[\x00-\x08\x0e-\x1b\x1f\x7f]")
 
 
 def visible(text: str) -> tuple[str, list[int] | None]:
-    """``text`` without its invisible format characters, and the place in ``text`` of each
-    character kept (``None`` when there was nothing to remove: the same text)."""
-    if text.isascii() or _INVISIBLE.search(text) is None:
+    """``text`` without its invisible characters (format characters and controls that do
+    not end a line), and the place in ``text`` of each character kept (``None`` when there
+    was nothing to remove: the same text)."""
+    if text.isascii():
+        if text.isprintable() or _ASCII_INVISIBLE.search(text) is None:
+            return text, None
+    elif _INVISIBLE.search(text) is None:
         return text, None
     where: list[int] = []
     pos = 0
@@ -286,10 +295,14 @@ def might_contain_secret(text: str) -> bool:
     holds: a character search costs a fraction of a substring search, and typical prose
     lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …). Every
     check costs on clean text (all of them run), so a new one needs a guard. Text too
-    short for all but a few rules skips the others. Invisible format characters are not
-    read (:func:`visible`)."""
-    if not text.isascii():
-        text = visible(text)[0]
+    short for all but a few rules skips the others. Invisible characters (format
+    characters, controls that end no line) are not read (:func:`visible`)."""
+    return might_hold_visible(visible(text)[0])
+
+
+def might_hold_visible(text: str) -> bool:
+    """:func:`might_contain_secret` of a text :func:`visible` returned as it was (a caller
+    that has just checked need not search it for invisible characters again)."""
     if len(text) < _SHORTEST:
         return False
     dash, colon, equals = "-" in text, ":" in text, "=" in text

@@ -79,8 +79,9 @@ rules it could trigger, 0.6-0.85 of the old single expression's cost, and a text
 credential about the same (0.9-1.0). Defense in depth, not a classifier: it catches common
 shapes, not every secret. Characters that render as nothing (Unicode's default-ignorable
 ones: zero-width space and joiners, the byte-order mark, directional controls, variation
-selectors, Hangul fillers) are read through: ``ghp_abc\u200bdef…`` is found, its
-span covering them, and the text outside a span is never changed. A credential that ends
+selectors, Hangul fillers; controls that end no line, NUL or ESC) are read through:
+``ghp_abc\u200bdef…`` is found, its span covering them, and the text outside a span is
+never changed. A credential that ends
 its line takes the lines after it that continue it (wrapped: one run of a token's
 characters mixing letters and digits, 8 or more). Redaction is idempotent.
 Pure: no I/O.
@@ -96,6 +97,7 @@ from waymarks.core.secret_rules import (
     PLACEHOLDER_PREFIX,
     accepts,
     might_contain_secret,
+    might_hold_visible,
     visible,
 )
 from waymarks.core.secret_tokens import Rule, ascii_lower
@@ -124,7 +126,7 @@ def find_secrets(text: str) -> list[SecretSpan]:
     if where is not None:
         return [SecretSpan(kind, where[start], where[end - 1] + 1)
                 for kind, start, end in find_secrets(shown)]
-    if not might_contain_secret(text):
+    if not might_hold_visible(text):
         return []
     found = sorted(candidates(text))
     merged: list[SecretSpan] = []
