@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 
 
 def configured_store(app: Waymarks) -> PersonalStore:
-    """The person's store, from the home's configuration only (a project cannot move it),
-    as it is: nothing converted (for where its files are)."""
-    return PersonalStore(personal_directory(app.home, load_settings(app.home, app.cwd,
-                                                                    False).raw))
+    """The person's store, from the home's configuration only (a project cannot move it,
+    nor choose the level of an entry stored without one, which decides whether its index
+    line is written), as it is: nothing converted (for where its files are)."""
+    settings = load_settings(app.home, app.cwd, False)
+    return PersonalStore(personal_directory(app.home, settings.raw),
+                         settings.policy.default_classification)
 
 
 def personal_store(app: Waymarks) -> PersonalStore:

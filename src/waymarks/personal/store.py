@@ -24,6 +24,7 @@ from pathlib import Path
 import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
+from waymarks.core.privacy import Classification, classify
 from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
@@ -87,8 +88,10 @@ class Unread(msgspec.Struct, frozen=True):
 
 
 class PersonalStore:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, default_level: Classification = "normal") -> None:
         self.directory = directory
+        #: the level of an entry stored without one (the home's ``defaultClassification``)
+        self.default_level: Classification = default_level
         #: what went wrong before a listing (a legacy migration that failed), for the person
         self.problems: list[Unread] = []
 
@@ -189,13 +192,23 @@ class PersonalStore:
         return self._read(path) if path.is_file() else None
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
-        """``MEMORY.md``'s text. A credential a hand edit put in a name or description is
-        redacted, as plans redact it: a reader may inject the index as it is."""
+        """``MEMORY.md``'s text. A reader may inject the index as it is, into a model no
+        one named: a credential a hand edit put in a name or description is redacted, as
+        plans redact it, and a local-only entry (its classification, or a local-only span
+        in its name or description) has no line, its file name included."""
         lines = [f"- [{_index_value(e.name)}]({e.file_name})"
                  + (f" — {_index_value(e.description)}"
                     if e.description.strip() else "")
-                 for e in (self.entries() if entries is None else entries)]
+                 for e in (self.entries() if entries is None else entries)
+                 if not self._local_only(e)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
+
+    def _local_only(self, entry: Entry) -> bool:
+        """Whether the entry's index line is ``local-only``, read as a plan reads it (its
+        classification, else the default level, raised by the markers of its name and
+        description)."""
+        return classify(f"{entry.name} — {entry.description}",
+                        entry.classification or self.default_level) == "local-only"
 
     def _read(self, path: Path) -> Entry | None:
         entry = self._load(path)
