@@ -113,13 +113,21 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
 #: before its ``=``)
 _GAP: Final = r"[ \t" + _WIDE + "]"
 _SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
+#: what may follow a credential's name before its separator: the environment, access,
+#: rotation or version it is for (``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``,
+#: ``API_KEY_V2``), and Rails' ``SECRET_KEY_BASE``; the value went out in clear, the name
+#: not ending in the credential's word (``TOKEN_TTL``, ``PASSWORD_FILE`` still do not)
+_QUALIFIER: Final = (r"(?:[_.-](?:base|prod|production|dev|development|staging|stage|test"
+                     r"|live|sandbox|ro|rw|admin|old|new|primary|secondary|current|prev"
+                     r"|previous|next|backup|v?[0-9]{1,3})(?![A-Za-z0-9]))?")
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
-    "(?:key(?=" + _SEPARATOR + ")(?:"
+    "(?:(?:key(?=" + _QUALIFIER + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
     r"|secret|token|passwor[dt]|passwd|passphrase|pwd"
     # "pass" ends a name after a non-letter or in camel case (DB_PASS, SMTP_PASS, dbPass,
     # rclone's "pass ="), never inside a word (bypass, compass) or before more of one
-    "|pass(?=" + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)|(?<=(?-i:[a-z0-9]Pass))))"
+    "|pass(?=" + _QUALIFIER + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)"
+    r"|(?<=(?-i:[a-z0-9]Pass))))" + _QUALIFIER + ")"
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")

@@ -1,0 +1,53 @@
+"""A credential's name followed by the environment, access, rotation or version it is for
+(``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``, ``API_KEY_V2``), and Rails'
+``SECRET_KEY_BASE``: the assignment rule read a name only when it ended in the
+credential's word, so these values were stored and sent to remote models in clear. Each
+test failed before the fix; the names beside them that hold no credential stay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.inprocess import waymarks
+from waymarks.core.secrets import redact
+
+#: a Rails secret_key_base is 128 hex digits
+HEX = "4d1f7a9c3b2e8f6a0d5c4b3a2e1f0d9c" * 4
+QUALIFIED = [
+    f"SECRET_KEY_BASE={HEX}",
+    f"secret_key_base: {HEX}",
+    "SESSION_SECRET_PROD=Xq9vT2mLp4RzAb12CdEf34",
+    "GITHUB_TOKEN_RO=Xq9vT2mLp4RzAb12CdEf34",
+    'API_KEY_V2="Xq9vT2mLp4RzAb12"',
+    "DB_PASSWORD_STAGING=Tr0ub4dor&3x",
+    "export DB_PASS_OLD=Xq9vT2mLp4Rz",
+]
+UNCHANGED = [
+    "TOKEN_TTL=3600", "PASSWORD_FILE=/run/secrets/pw", "password_v2: str",
+    "token_1 = None", "TOKEN_BASE_URL=https://auth.example.com",
+    "bypass_prod=Xq9vT2mLp4Rz", "the token_prod: see the vault", "SECRET_KEY_BASE_DUMMY=1",
+]
+
+
+@pytest.mark.parametrize("text", QUALIFIED)
+def test_a_qualified_credential_name_is_read_as_its_name(text: str) -> None:
+    redacted, count = redact(text)
+    value = text.split("=", 1)[-1].split(": ", 1)[-1].strip('"')
+    assert count == 1 and value not in redacted and "[REDACTED:secret]" in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_names_beside_them_that_hold_none_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_the_real_cli_refuses_a_rails_secret_key_base(home: Path, project: Path) -> None:
+    done = waymarks("--home", str(home), "--cwd", str(project), "--json", "memory", "add",
+                    f"Production runs with SECRET_KEY_BASE={HEX}", cwd=project)
+    assert done.returncode == 2, done.stdout
+    assert json.loads(done.stdout)["code"] == "credential"
+    assert HEX not in done.stdout + done.stderr
