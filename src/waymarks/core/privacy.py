@@ -499,8 +499,15 @@ class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises i
         if empty:
             raise PrivacyConfigError(f"remoteProviders.{empty[0]}: the two configurations "
                                      "together allow it nothing; list at least one level")
+        default = self.remote_default() & other.remote_default()
+        if not default:  # each lists a level: "an empty allow list" blamed the wrong file
+            raise PrivacyConfigError(
+                "remoteDefaultAllowed: the two configurations together allow nothing (the "
+                f"home's allows {', '.join(allowance_json(self.remote_default()))}, the "
+                f"project's {', '.join(allowance_json(other.remote_default()))}); list a "
+                "level both allow")
         return ProviderPolicy(
-            local, self.remote_default() & other.remote_default(), remote,
+            local, default, remote,
             highest(self.default_classification, other.default_classification),
             self.redact_secrets or other.redact_secrets)
 
