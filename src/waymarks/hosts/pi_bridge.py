@@ -24,7 +24,8 @@ or branch summary's input; fails closed), ``learn`` (capture on ``agent_end`` /
 ``session_compact``, when learning is on), ``evolve`` (one consolidation attempt whose
 model call is the host request ``complete`` below; :mod:`waymarks.hosts.pi_model`),
 ``shutdown``. Logic lives here; the extension only
-forwards.
+forwards. What each request's parameters must be, and the shape of a ``/context``
+answer, are :mod:`waymarks.hosts.pi_requests`.
 
 Every request's ``sync`` may also carry ``provider``: Pi's *active* model's provider,
 which every rendering for a model uses from then on (plans, tools, payloads), so a
@@ -44,18 +45,29 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any
 
 from waymarks.core.arguments import tokenize
 from waymarks.core.egress import json_line
 from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.hosts.pi_claim import Claim, claim
+from waymarks.hosts.pi_requests import (
+    REMEMBER_HELP,
+    BridgeError,
+    asks_help,
+    before_dashes,
+    context_answer,
+    entries_param,
+    leading_id,
+    leaf_param,
+    plan_history,
+    provider_param,
+)
 from waymarks.hosts.pi_trust import bridge_trust
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
@@ -64,45 +76,6 @@ from waymarks.service.outcomes import ServiceError
 from waymarks.service.waits import waiting_at_most
 
 PROTOCOL = "waymarks-pi-bridge-v1"
-
-
-#: the person's earlier turns a plan may carry (the extension reads them from Pi's context
-#: messages of the active branch; the recall planner keeps 6 slots of 2,048 bytes, and
-#: topic-less turns share one, so a few more are accepted)
-MAX_PLAN_HISTORY: Final = 24
-MAX_PLAN_HISTORY_BYTES: Final = 2048
-
-
-#: the ``id`` a request line opens with (``JSON.stringify`` keeps the extension's key order)
-_LEADING_ID: Final = re.compile(r'\s*\{\s*"id"\s*:\s*(-?[0-9]{1,15}|"[A-Za-z0-9_.:-]{1,64}")\s*,')
-
-
-def _leading_id(line: str) -> int | str | None:
-    """The id of a request that cannot be decoded, when its line opens with one (so the
-    extension's waiting call is answered rather than timing out); ``None`` otherwise."""
-    found = _LEADING_ID.match(line)
-    if found is None:
-        return None
-    value = json.loads(found.group(1))
-    return value if isinstance(value, (int, str)) else None
-
-
-def plan_history(value: object) -> list[str]:
-    """The ``history`` of a plan request: a list of strings (oldest first), the last
-    ``MAX_PLAN_HISTORY`` kept, each cut to ``MAX_PLAN_HISTORY_BYTES``; absent is none."""
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        raise BridgeError("invalid_argument", "plan history must be a list of strings "
-                          "(the earlier user turns, oldest first)")
-    return [t.encode("utf-8", "ignore")[:MAX_PLAN_HISTORY_BYTES].decode("utf-8", "ignore")
-            for t in value[-MAX_PLAN_HISTORY:]]
-
-
-class BridgeError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class Bridge:
@@ -155,7 +128,7 @@ class Bridge:
                 if isinstance(message, dict):
                     return message
                 why = "not a JSON object"
-            self._send({"id": _leading_id(line), "error": {  # answered; the bridge lives on
+            self._send({"id": leading_id(line), "error": {  # answered; the bridge lives on
                 "code": "invalid_argument", "message": f"the request is {why}"}})
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -245,7 +218,7 @@ class Bridge:
         if not isinstance(cwd, str):
             raise BridgeError("invalid_argument", "initialize cwd must be the project "
                               "directory, as text")
-        provider = _provider(params.get("provider"), None)
+        provider = provider_param(params.get("provider"), None)
         session_file, header, ledger = params.get("sessionFile"), params.get("header"), None
         self._claim.release()  # (a second initialize: this one decides again)
         self._claim = claim(self.home, session_file, header.get("id") if isinstance(
@@ -254,11 +227,11 @@ class Bridge:
                 and self._claim.why is None:
             try:
                 ledger = HostSessionLog.from_entries(
-                    Path(session_file), header, _entries(params.get("entries")), self._append)
+                    Path(session_file), header, entries_param(params.get("entries")), self._append)
             except SessionFileError as exc:  # e.g. a header that is not Pi's
                 raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
             if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
-                ledger.set_leaf(_leaf(params["leafId"]))
+                ledger.set_leaf(leaf_param(params["leafId"]))
             ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True,
                        project_may_be_gone=True)  # (Pi's folder may be gone: items are read)
@@ -289,7 +262,7 @@ class Bridge:
         history = plan_history(params.get("history"))
         started = time.perf_counter()
         plan = plan_with_memory(self._app(), prompt,
-                                provider=_provider(params.get("provider"), self.provider),
+                                provider=provider_param(params.get("provider"), self.provider),
                                 model_limit=valid_limit(params.get("modelLimit")),
                                 fixed_tokens=pi_fixed_tokens(params.get("fixed")),
                                 history=history)
@@ -317,19 +290,20 @@ class Bridge:
         try:
             tokens = tokenize(text)
         except ArgumentError as exc:
-            return _shown(str(exc), {"code": "invalid_argument"}, 2)
+            return context_answer(str(exc), {"code": "invalid_argument"}, 2)
         if tokens and tokens[0].lower() in ("-h", "--help"):  # help is help (README)
-            return _shown("/context runs the waymarks commands that make sense inside Pi: "
-                          f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "
-                          "command's help; `/context` alone is `status`.",
-                          {"commands": sorted(HOST_COMMANDS)}, 0)
+            return context_answer(
+                "/context runs the waymarks commands that make sense inside Pi: "
+                f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "
+                "command's help; `/context` alone is `status`.",
+                {"commands": sorted(HOST_COMMANDS)}, 0)
         if not tokens or tokens[0].lower() not in HOST_COMMANDS:
-            return _shown(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
-                          {"code": "invalid_argument"}, 2)
+            return context_answer(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
+                                  {"code": "invalid_argument"}, 2)
         if [t.lower() for t in tokens] == ["notes", "promote"]:
             return self.rpc_notes({"text": "promote"})  # /context notes promote: the turn
         if (tokens[0].lower() in ("recall", "plan") and self.provider
-                and not any(t.lower().startswith("--provider") for t in _options(tokens))):
+                and not any(t.lower().startswith("--provider") for t in before_dashes(tokens))):
             tokens = [tokens[0], "--provider", self.provider, *tokens[1:]]  # Pi's active one
         if self._table is None:
             self._table = build("/context")
@@ -341,21 +315,21 @@ class Bridge:
         except Shown as shown:
             result = shown.result
         except (click.UsageError, click.ClickException) as exc:
-            return _shown(exc.format_message(), {"code": "invalid_argument"}, 2)
+            return context_answer(exc.format_message(), {"code": "invalid_argument"}, 2)
         except ArgumentError as exc:
-            return _shown(str(exc), {"code": "invalid_argument"}, 2)
+            return context_answer(str(exc), {"code": "invalid_argument"}, 2)
         except ServiceError as exc:
-            return _shown(str(exc), {"code": exc.code}, 2)
+            return context_answer(str(exc), {"code": exc.code}, 2)
         result = session_noted(result, app.refresh_problem)  # as the command line notes it
         # `--json` shows the document, as on the command line (a listing's text is empty)
-        return _shown(json_line(result.data) if run.json else result.text, result.data,
-                      result.exit_code)
+        return context_answer(json_line(result.data) if run.json else result.text,
+                              result.data, result.exit_code)
 
     def rpc_remember(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
 
         text = params.get("text") if isinstance(params.get("text"), str) else None
-        if text is not None and _asks_help(text):
+        if text is not None and asks_help(text):
             return {"prompt": None, "exitCode": 0, "message": REMEMBER_HELP}
         if text is not None and text.strip().split(None, 1)[:1] == ["--"]:
             text = text.strip()[2:].strip()  # `--` before text that starts with `-`
@@ -407,7 +381,7 @@ class Bridge:
         app = self._app()
         settings = settings_for(app)
         outcome = outgoing_payload(params.get("payload"), host_destination(
-            app, _provider(params.get("provider"), self.provider), settings), settings.policy,
+            app, provider_param(params.get("provider"), self.provider), settings), settings.policy,
             history=params.get("history") is True)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
@@ -522,9 +496,9 @@ class Bridge:
                 self.app.host_provider = provider
         if self.ledger is None:
             return
-        self.ledger.feed(_entries(sync.get("entries")))
+        self.ledger.feed(entries_param(sync.get("entries")))
         if "leafId" in sync:  # null: Pi's leaf is reset (``/tree`` to the first message)
-            self.ledger.set_leaf(_leaf(sync["leafId"]))
+            self.ledger.set_leaf(leaf_param(sync["leafId"]))
 
     def _append(self, entry: dict[str, Any]) -> dict[str, Any]:
         if entry.get("type") != "custom":
@@ -534,67 +508,6 @@ class Bridge:
         if not isinstance(written, dict):
             raise BridgeError("host_error", "Pi did not return the appended entry")
         return written
-
-
-REMEMBER_HELP: Final = (
-    "/remember [TEXT]: a visible curation turn in this conversation: the model proposes "
-    "what to keep in your personal memory (TEXT, if given, is offered as a candidate) and "
-    "each save asks you first; the command itself saves nothing. Put `--` before TEXT "
-    "that starts with `-`.")
-
-
-def _asks_help(text: str) -> bool:
-    """Whether ``text`` holds ``-h``/``--help`` before any ``--`` (the ``/context`` rule);
-    text that does not split by those rules (an apostrophe) is text."""
-    from waymarks.core.arguments import ArgumentError
-
-    try:
-        tokens = tokenize(text)
-    except ArgumentError:
-        return False
-    return any(t.lower() in ("-h", "--help") for t in _options(tokens))
-
-
-def _shown(text: str, data: Any, exit_code: int) -> dict[str, Any]:
-    """A ``/context`` answer for Pi's screen (or its terminal, without a UI): controls and
-    format characters in it (an echoed argument's ESC, a direction override) are shown
-    as escapes, never act; its own line breaks and tabs stay."""
-    return {"text": escaped(text, keep="\n\t"), "data": data, "exitCode": exit_code}
-
-
-def _provider(value: object, fallback: str | None) -> str | None:
-    """A request's ``provider`` (Pi's active model's); absent or empty is ``fallback``."""
-    if value is None or value == "":
-        return fallback
-    if not isinstance(value, str):
-        raise BridgeError("invalid_argument", "provider must be the provider's ID, as text "
-                          "(e.g. anthropic)")
-    return value
-
-
-def _entries(value: object) -> list[dict[str, Any]]:
-    """Session ``entries`` Pi sent (absent is none). One that is no entry (a hand-edited
-    line Pi loaded: an ``id`` that is not text) is read as a file's invalid line is:
-    skipped and counted (``health``), never a refusal of the whole list, which left the
-    session without a bridge on every later ``pi -c``."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise BridgeError("invalid_argument", "entries must be a list of Pi's session "
-                          "entries")
-    return [e if isinstance(e, dict) and isinstance(e.get("id"), str) else {"notAnEntry": True}
-            for e in value]
-
-
-def _leaf(value: object) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise BridgeError("invalid_argument", "leafId must be an entry's id, as text")
-    return value
-
-
-def _options(tokens: list[str]) -> list[str]:
-    """The tokens before ``--`` (after it, everything is text)."""
-    return tokens[: tokens.index("--")] if "--" in tokens else tokens
 
 
 def serve(home: Path) -> None:
