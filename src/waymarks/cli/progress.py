@@ -1,7 +1,9 @@
 """Progress of long work, on standard error, only when it is a terminal.
 
 - :meth:`TerminalProgress.bar`: a progress bar (rich) for work that counts itself
-  (rebuild, import), shown once it has taken half a second;
+  (rebuild, import), shown once it has taken half a second; work of several steps names
+  each one as it starts (``stage``), and a step that cannot count itself shows its name
+  beside a pulsing bar rather than the last step's full one;
 - :meth:`TerminalProgress.busy`: a spinner for work that cannot count itself (reading a
   project's sessions, recovering a database), shown once a command has taken half a
   second; :meth:`stop` ends it before anything else uses the terminal (an editor, a
@@ -85,21 +87,53 @@ class _Bar:
         self.started = time.monotonic()
         self.progress: Any = None
         self.task: Any = None
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._closed = False
 
     def __call__(self, done: int, total: int) -> None:
-        if self.progress is None:
-            if time.monotonic() - self.started < DELAY_S:
-                return
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        with self._lock:
+            if self.progress is None:
+                if time.monotonic() - self.started < DELAY_S:
+                    return
+                self._show()
+            self.progress.update(self.task, completed=done, total=total or None)
 
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                     MofNCompleteColumn(), transient=True,
-                                     console=Console(file=self.stream))
-            self.progress.start()
-            self.task = self.progress.add_task(self.label, total=total or None)
-        self.progress.update(self.task, completed=done, total=total or None)
+    def stage(self, label: str) -> None:
+        """A new step of the work starts: its name shown (``label: step``), its count
+        unknown until it counts itself; shown after the half second even if it never
+        does (the step that replays the mutations, say)."""
+        with self._lock:
+            self.label = f"{self.label.split(':', 1)[0]}: {label}"
+            if self.progress is not None:
+                self.progress.update(self.task, description=self.label, completed=0,
+                                     total=None)
+                return
+            if self._timer is None and not self._closed:
+                wait = max(0.0, DELAY_S - (time.monotonic() - self.started))
+                self._timer = threading.Timer(wait, self._show_late)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _show_late(self) -> None:
+        with self._lock:
+            if self.progress is None and not self._closed:
+                self._show()
+
+    def _show(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), transient=True,
+                                 console=Console(file=self.stream))
+        self.progress.start()
+        self.task = self.progress.add_task(self.label, total=None)
 
     def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+            if self.progress is not None:
+                self.progress.stop()

@@ -171,8 +171,8 @@ def register_house(root: click.Group) -> None:
         fresh one, keeping the local exclusions of `memory exclude`."""
         run = runtime()
         app = run.app()
-        with run.progress.bar("rebuild") as tick:
-            data = app.rebuild_index(tick)
+        with run.progress.bar("rebuild") as tick:  # each step named as it starts
+            data = app.rebuild_index(tick, None if tick is None else tick.stage)
         text = f"Rebuilt from {data['sources']} session file(s): {data['mutations']} mutations"
         if data["unreadable"]:
             text += "\nUnreadable: " + ", ".join(data["unreadable"])

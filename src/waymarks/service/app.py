@@ -501,10 +501,10 @@ class Waymarks:
         return rebuilding.embed_recall(self, progress, background=background, waiting=waiting)
 
     @recovering
-    def rebuild_index(self, progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Replay every session file of the home (and any other known source) into a fresh
-        projection, in one transaction."""
-        return rebuilding.rebuild_index(self, progress)
+    def rebuild_index(self, progress: ProgressFn | None = None,
+                      stage: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """Replay every session file into a fresh projection (:mod:`.rebuilding`)."""
+        return rebuilding.rebuild_index(self, progress, stage)
 
     # -- writes (the transaction in service/write_path.py) ---------------------------
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core import (
     claim_cjk_words,
@@ -57,6 +57,9 @@ from waymarks.core.contradiction import parts, subject_keys
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import normalize
 from waymarks.store.code_digest import sources_digest
+
+if TYPE_CHECKING:
+    from waymarks.ledger.log import ProgressFn
 
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
@@ -109,15 +112,20 @@ def behind(db: sqlite3.Connection) -> bool:
     return (bool(known) and known.get(_CODE) != fingerprint()) or last > upto
 
 
-def catch_up(db: sqlite3.Connection) -> int:
+def catch_up(db: sqlite3.Connection,
+             progress: ProgressFn | None = None) -> int:
     """Index the memory items added since the last call (inside a write transaction);
-    returns how many were looked at."""
+    returns how many were looked at. ``progress(done, total)`` after each batch (claims:
+    ``rebuild-index`` catches up every claim of the store, seconds at 100k)."""
     known, upto, last = _watermark(db)
     if known and known.get(_CODE) != fingerprint():
         reset(db)
         known, upto, last = _watermark(db)
     if last <= upto:
         return 0
+    total = 0 if progress is None else int(db.execute(
+        "SELECT count(*) FROM items WHERE +kind = 'memory' AND rowid > ? AND rowid <= ?",
+        (upto, last)).fetchone()[0])
     looked = 0
     start = upto
     while True:  # in batches: after a rebuild, every claim of the store is caught up
@@ -138,6 +146,8 @@ def catch_up(db: sqlite3.Connection) -> int:
                        [(partition, term, n) for (partition, term), n in counts.items()])
         looked += len(items)
         start = items[-1][0]
+        if progress is not None:
+            progress(looked, total)
     db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                    " DO UPDATE SET value = excluded.value",
                    [(_UPTO, str(last)), (_CODE, fingerprint())])

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from waymarks.core.rules import ItemState, StateView
-from waymarks.ledger.log import EntryIndex, SessionLog
+from waymarks.ledger.log import EntryIndex, ProgressFn, SessionLog
 from waymarks.store.projection import SyncReport
 from waymarks.store.reads import KnownSource
 from waymarks.store.recall_index import RecallIndex
@@ -47,7 +47,7 @@ class Store(Protocol):
                      now_ms: int = 0) -> bool: ...
     def index_entries(self, session: SessionLog, upto: int) -> None: ...
     def save_manifest(self, manifest: dict[str, Any], shared: int = 0) -> None: ...
-    def catch_up_claim_subjects(self) -> None: ...
+    def catch_up_claim_subjects(self, progress: ProgressFn | None = None) -> None: ...
 
     # -- reads ----------------------------------------------------------------------
     def visible_items(self, kind: str, session_id: str, project: str, *,

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from waymarks.core.rules import ItemState
-from waymarks.ledger.log import SessionLog
+from waymarks.ledger.log import ProgressFn, SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import queries
 from waymarks.store.epoch import Epoch, Token
@@ -169,11 +169,12 @@ class ProjectionReads:
 
         return claim_subjects.behind(self.db)
 
-    def catch_up_claim_subjects(self) -> None:
-        """Catch the claims' subject rows up (inside :meth:`transaction`)."""
+    def catch_up_claim_subjects(self, progress: ProgressFn | None = None) -> None:
+        """Catch the claims' subject rows up (inside :meth:`transaction`); ``progress``
+        counts the claims."""
         from waymarks.store import claim_subjects
 
-        claim_subjects.catch_up(self.db)
+        claim_subjects.catch_up(self.db, progress)
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
                      norm: str, also: Sequence[str] = ()) -> list[str]:
