@@ -17,7 +17,10 @@ terms (words mapped to a small bilingual vocabulary of canonical names, so ``DB`
 Pure, deterministic and small on purpose: it decides whether a *write request* is refused
 (:mod:`waymarks.core.decisions`), never what a ledger already holds means, so improving it
 cannot change the replay of existing ledgers. Long claims (more subject terms or values
-than a fact states) have no signature: they are descriptions, not single facts.
+than a fact states) have no signature: they are descriptions, not single facts; nor has a
+text longer than any claim a write accepts (:data:`~waymarks.core.model.MAX_CLAIM_CHARS`),
+which only a ledger written by hand or by other code can hold: its numbers could exceed
+what Python converts (4,300 digits: ``ValueError``), and reading a megabyte took seconds.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from waymarks.core.claim_words import subject_terms as _subject_terms
 from waymarks.core.claim_words import term as _term
 from waymarks.core.claim_words import words_of as _words_of
 from waymarks.core.lazy_re import lazy
+from waymarks.core.model import MAX_CLAIM_CHARS
 from waymarks.core.privacy import strip_markers
 from waymarks.core.text import fold_unicode, straight_apostrophes, undotted_i
 
@@ -225,6 +229,8 @@ def signature(claim: str) -> Signature | None:
     it: read as subject terms, they made a marked claim another subject than the same
     claim unmarked, so it was kept beside the fact it contradicts."""
     claim = strip_markers(claim)
+    if len(claim) > MAX_CLAIM_CHARS:  # (no one fact: see the module's docstring)
+        return None
     text = _dated(thousands(_folded(claim)))
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)

@@ -1,0 +1,53 @@
+"""A claim no write would accept, found in a session file, costs nothing but itself.
+
+Writes cap a claim at ``MAX_CLAIM_CHARS``; a ledger written by hand or by other code is
+read as it is. A duration of 5,000 digits in one made a claim's signature raise
+(``ValueError``: Python converts at most 4,300 digits), and every ``rebuild-index`` and
+every later memory write in its partition died with a traceback; a megabyte-long claim
+took seconds to sign. Neither is one fact: no signature, as for any description.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from waymarks.core.contradiction import signature, subject_keys
+from waymarks.core.model import MAX_CLAIM_CHARS
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+HUGE_DURATION = f"The timeout is {'9' * 5000} seconds."
+MEGABYTE = "The timeout is 5 seconds. " * 40_000
+
+
+def plant(session: Path, claim: str) -> None:
+    """Append a memory ``add`` of ``claim`` to ``session``, as other code would write it."""
+    last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    entry = {"type": "custom", "customType": "ds4-context-memory-v1", "data": {
+        "schemaVersion": 1, "mutationId": str(uuid.uuid4()), "createdAt": 1,
+        "operation": "add", "item": {"id": str(uuid.uuid4()), "scope": "session",
+                                     "claim": claim, "createdAt": 1, "sourceEntryIds": []}},
+        "timestamp": "2026-12-06T04:26:31.843Z", "id": uuid.uuid4().hex[:8],
+        "parentId": last["id"]}
+    with session.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def test_a_text_longer_than_any_claim_has_no_signature() -> None:
+    assert signature(HUGE_DURATION) is None
+    assert subject_keys(MEGABYTE) == []
+    claim = "The timeout is 5 seconds." + " " * (MAX_CLAIM_CHARS - 25)
+    assert len(claim) == MAX_CLAIM_CHARS and signature(claim) is not None  # still one
+
+
+def test_rebuild_and_writes_stand_beside_a_planted_huge_claim(app: Waymarks) -> None:
+    assert isinstance(app.remember("The cache is 5 GB."), Committed)
+    session = app.current_session()
+    assert session is not None
+    plant(Path(session.path), HUGE_DURATION)
+    plant(Path(session.path), MEGABYTE)
+    report = app.rebuild_index()
+    assert report["mutations"] == 3 and report["unreadable"] == []
+    assert isinstance(app.remember("The read timeout is 30 seconds."), Committed)
