@@ -13,6 +13,8 @@ import json
 import uuid
 from pathlib import Path
 
+import pytest
+
 from waymarks.core.contradiction import signature, subject_keys
 from waymarks.core.model import MAX_CLAIM_CHARS
 from waymarks.service.app import Waymarks
@@ -51,3 +53,26 @@ def test_rebuild_and_writes_stand_beside_a_planted_huge_claim(app: Waymarks) -> 
     report = app.rebuild_index()
     assert report["mutations"] == 3 and report["unreadable"] == []
     assert isinstance(app.remember("The read timeout is 30 seconds."), Committed)
+
+
+def test_a_claim_whose_signature_fails_costs_only_itself(
+        app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a future signature bug raises on one stored text, rebuild-index still
+    rebuilds, lists the other claims for the contradiction check, and names that one."""
+    from waymarks.store import claim_subjects
+
+    bad = app.remember("The cursed flag is on.")
+    assert isinstance(bad, Committed)
+    assert isinstance(app.remember("The database port is 5432."), Committed)
+    real = claim_subjects.subject_keys
+
+    def fails_on_one(claim: str) -> list[str]:
+        if "cursed" in claim:
+            raise IndexError("a bug")
+        return real(claim)
+
+    monkeypatch.setattr(claim_subjects, "subject_keys", fails_on_one)
+    report = app.rebuild_index()
+    assert report["mutations"] == 2 and report["unsignedClaims"] == [bad.id]
+    refused = app.remember("The database port is 5433.")  # still checked against the other
+    assert not isinstance(refused, Committed)

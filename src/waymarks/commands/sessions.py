@@ -176,6 +176,10 @@ def register_house(root: click.Group) -> None:
         text = f"Rebuilt from {data['sources']} session file(s): {data['mutations']} mutations"
         if data["unreadable"]:
             text += "\nUnreadable: " + ", ".join(data["unreadable"])
+        if data["unsignedClaims"]:
+            text += (f"\n{len(data['unsignedClaims'])} claim(s) left out of the contradiction "
+                     "check (their text could not be read as a fact; rebuilt all the same): "
+                     + ", ".join(data["unsignedClaims"]))
         return Result(data, text)
 
     @command(root, "index", summary="Embed the stored memory for hybrid recall (needs the "

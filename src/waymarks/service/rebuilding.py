@@ -281,7 +281,7 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
         # cyclic GC paused, as for the rest of the rebuild (5 % more CPU at 20k claims)
         stage(indexing)
         with gc_paused():
-            app.projection.catch_up_claim_subjects(progress)
+            unsigned = app.projection.catch_up_claim_subjects(progress)
     from waymarks.service.evolution import LedgerDamaged, rebuild_evolution
 
     stage(learned)
@@ -292,7 +292,7 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
         unreadable.append(str(exc))
     embed_in_background(app, count)
     return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
-            "evolutionRecords": evolution_records}
+            "evolutionRecords": evolution_records, "unsignedClaims": unsigned}
 
 
 def ledgers(app: Waymarks, extra: Sequence[Path] = (), progress: ProgressFn | None = None

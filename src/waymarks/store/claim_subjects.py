@@ -113,11 +113,13 @@ def behind(db: sqlite3.Connection) -> bool:
     return (bool(known) and known.get(_CODE) != fingerprint()) or last > upto
 
 
-def catch_up(db: sqlite3.Connection,
-             progress: ProgressFn | None = None) -> int:
+def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
+             unsigned: list[str] | None = None) -> int:
     """Index the memory items added since the last call (inside a write transaction);
     returns how many were looked at. ``progress(done, total)`` after each batch (claims:
-    ``rebuild-index`` catches up every claim of the store, seconds at 100k)."""
+    ``rebuild-index`` catches up every claim of the store, seconds at 100k). A claim whose
+    signature fails is left out, its ID added to ``unsigned``: one stored text the code
+    could not read made every rebuild-index fail, its catch-up with it."""
     known, upto, last = _watermark(db)
     if known and known.get(_CODE) != fingerprint():
         reset(db)
@@ -132,12 +134,12 @@ def catch_up(db: sqlite3.Connection,
     while True:  # in batches: after a rebuild, every claim of the store is caught up
         # by rowid: with ``kind`` free to use, SQLite walked every claim by the lookup
         # indexes that lead with it (migration 18) and sorted them, on every write
-        items = db.execute("SELECT rowid, partition, text FROM items WHERE +kind = 'memory'"
+        items = db.execute("SELECT rowid, partition, text, id FROM items WHERE +kind = 'memory'"
                            " AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
                            (start, last, _BATCH)).fetchall()
         if not items:
             break
-        rows = list(_rows(items))
+        rows = list(_rows(items, [] if unsigned is None else unsigned))
         db.executemany("INSERT OR IGNORE INTO claim_subjects (partition, term, item)"
                        " VALUES (?, ?, ?)", rows)
         counts = Counter((partition, term) for partition, term, _item in rows)
@@ -155,9 +157,17 @@ def catch_up(db: sqlite3.Connection,
     return looked
 
 
-def _rows(items: Iterable[tuple[int, str, str]]) -> Iterable[tuple[str, str, int]]:
-    for rowid, partition, claim in items:
-        for key in subject_keys(str(claim)):
+def _rows(items: Iterable[tuple[int, str, str, str]], unsigned: list[str]
+          ) -> Iterable[tuple[str, str, int]]:
+    for rowid, partition, claim, item_id in items:
+        try:
+            keys = subject_keys(str(claim))
+        except Exception:  # noqa: BLE001 (any bug of the signature's on one stored text)
+            # that claim alone is not listed, so its contradictions go unseen (as with damage
+            # here: never a wrong write), and the caller says which claims
+            unsigned.append(str(item_id))
+            continue
+        for key in keys:
             yield str(partition), key, rowid
 
 

@@ -169,12 +169,14 @@ class ProjectionReads:
 
         return claim_subjects.behind(self.db)
 
-    def catch_up_claim_subjects(self, progress: ProgressFn | None = None) -> None:
+    def catch_up_claim_subjects(self, progress: ProgressFn | None = None) -> list[str]:
         """Catch the claims' subject rows up (inside :meth:`transaction`); ``progress``
-        counts the claims."""
+        counts the claims. The IDs of those whose signature failed (left out)."""
         from waymarks.store import claim_subjects
 
-        claim_subjects.catch_up(self.db, progress)
+        unsigned: list[str] = []
+        claim_subjects.catch_up(self.db, progress, unsigned)
+        return unsigned
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
                      norm: str, also: Sequence[str] = ()) -> list[str]:
