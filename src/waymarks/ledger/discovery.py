@@ -37,8 +37,8 @@ from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_fi
 
 __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",
            "in_project_dirs", "is_project_session", "ledger_of", "list_sessions",
-           "newest_session", "pointer_path", "project_headers", "project_session_dirs",
-           "read_header",
+           "newest_session", "not_a_session", "pointer_path", "project_headers",
+           "project_session_dirs", "read_header",
            "resolve_session", "session_dir", "session_file_name", "shared_session_ids"]
 
 #: where the Claude Code hooks note the session they last saw, under the home: one
@@ -195,6 +195,13 @@ def aside_fix(path: Path | str) -> str:
             "once its first line is a session header again and it has its name back), then "
             "run `waymarks rebuild-index`; a Claude Code session goes on in a new ledger at "
             "its next prompt")
+
+
+def not_a_session(path: Path | str) -> str:
+    """What ``health`` and ``rebuild-index`` say of a file in a session folder whose first
+    line is no session header: nothing in it is read, and :func:`aside_fix` is the fix."""
+    return (f"{path}: not a session file (its first line is not a session header), so "
+            f"nothing in it is read: {aside_fix(path)}")
 
 
 def shared_session_ids(home: Path, cwd: str) -> dict[str, list[Path]]:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.core.text import escaped, shell_command
 from waymarks.ledger.discovery import (
-    aside_fix,
     files_without_header,
+    not_a_session,
     project_headers,
     session_dir,
     shared_session_ids,
@@ -142,9 +142,7 @@ def health(app: Waymarks) -> dict[str, Any]:
     headerless = files_without_header(app.home, app.cwd) if listed else []
     report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
                                     for path, complete in headerless]
-    report["problems"] += [f"{path}: not a session file (its first line is not a session "
-                           f"header), so nothing in it is read: {aside_fix(path)}"
-                           for path, complete in headerless if complete]
+    report["problems"] += [not_a_session(path) for path, complete in headerless if complete]
     report["problems"] += pointer_problems(app.home)
     # where this project's sessions go: a file there failed every write ("File exists")
     folder = session_dir(app.home, app.cwd)

@@ -484,6 +484,18 @@ def recovering(method: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
+def _unreadable(exc: Exception, path: Path) -> str:
+    """Why a rebuild left a file out: for one whose first line is no session header, what
+    ``health`` says, with its fix (the reader's own words told a rebuild to pass a
+    session file or create one with `waymarks session new`, advice for ``--session``)."""
+    from waymarks.ledger.discovery import not_a_session, read_header
+
+    if isinstance(exc, SessionFileError) and path.is_file() \
+            and read_header(path) is None:  # (a regular file only: a FIFO blocks a read)
+        return not_a_session(path)
+    return str(exc)
+
+
 def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] = (),
                  progress: ProgressFn | None = None) -> tuple[list[SessionLog], list[str]]:
     """Every session file in ``home`` plus ``extra``, ``current`` re-read last.
@@ -496,18 +508,18 @@ def read_ledgers(home: Path, current: SessionLog | None, extra: Sequence[Path] =
     others = [p for p in paths if current is None or p != current.path]
     total = sum(p.stat().st_size for p in others if p.is_file())
     total += current.offset if current is not None else 0
-    readers: list[Callable[[ProgressFn | None], SessionLog]] = [
-        partial(SessionFile.open, path) for path in others]
+    readers: list[tuple[Path, Callable[[ProgressFn | None], SessionLog]]] = [
+        (path, partial(SessionFile.open, path)) for path in others]
     if current is not None:
-        readers.append(current.reopen)
+        readers.append((Path(current.path), current.reopen))
     sessions: dict[str, SessionLog] = {}
     unreadable: list[str] = []
-    for index, read in enumerate(readers):
+    for index, (path, read) in enumerate(readers):
         try:
             done = sum(s.offset for s in sessions.values())
             session = read(_offset_progress(progress, done, total))
         except (SessionFileError, OSError) as exc:
-            unreadable.append(str(exc))
+            unreadable.append(_unreadable(exc, path))
             continue
         kept = sessions.get(session.session_id)
         is_current = current is not None and index == len(readers) - 1
