@@ -511,19 +511,21 @@ _SAID_ERRORS: Final = frozenset({"schema_too_new"})
 
 
 def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
-    """What a prompt's hook answers when ``exc`` (one of :data:`_SAID_ERRORS`, or a folder
-    or file of the home this user may not enter or read: ``sessions/`` at mode 000) kept
-    it from opening the home: before, nothing, so every pin silently stopped reaching the
-    model (only the log said why). The error's own words: they name the file (a denied
-    one, with the folder that shuts it off) and the fix, and never hold stored text."""
+    """What a prompt's hook answers when ``exc`` (one of :data:`_SAID_ERRORS`, a folder
+    or file of the home this user may not enter or read: ``sessions/`` at mode 000, or a
+    database file that is none: a directory) kept it from opening the home: before,
+    nothing, so every pin silently stopped reaching the model (only the log said why).
+    The error's own words: they name the file and the fix, and never hold stored text."""
     if event != "UserPromptSubmit":
         return None
+    from waymarks.service.recovery import NotARegularFile
+
     if isinstance(exc, PermissionError):
         from waymarks.files.errors import fix_for, os_error_cause
 
         return _told("Waymarks added no context and did not record this prompt: "
                      f"{os_error_cause(exc)}{fix_for(exc)}")
-    if error_code(exc) not in _SAID_ERRORS:
+    if error_code(exc) not in _SAID_ERRORS and not isinstance(exc, NotARegularFile):
         return None
     return _told(f"Waymarks added no context and did not record this prompt: {exc}")
 

@@ -308,6 +308,12 @@ QUEUE_ROLE: Final = ("its learning queue", "the next check makes the queue anew 
                      "sources the learned ledger holds unsettled; nothing learned is lost")
 
 
+class NotARegularFile(ServiceError):
+    """A database file or companion that is not a regular file (``database_error``, as
+    any database the home cannot use): nothing works until the person moves it aside, so
+    a prompt's hook says so rather than only logging it (:func:`refuse_irregular_files`)."""
+
+
 def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROLE) -> None:
     """Refuse, before anything opens or creates them, a database whose file or companion
     (``-wal``, ``-shm``, ``-journal``, ``.lock``) is not a regular file: a directory, a
@@ -324,7 +330,7 @@ def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROL
             continue  # missing: SQLite or the writer's turn creates it
         if stat.S_ISREG(mode):
             continue
-        raise ServiceError(
+        raise NotARegularFile(
             "database_error",
             f"{path} is {_what_it_is(mode, path)}, not a regular file, so Waymarks cannot"
             f" use {what}. Move it aside: mv {path} {path}.aside ({aside}). Nothing"
