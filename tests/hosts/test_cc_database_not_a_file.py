@@ -2,16 +2,20 @@
 regular file): every command refuses with the file and the ``mv`` that fixes it, but
 each Claude Code prompt's hook added nothing and said nothing, so the person's pins
 silently stopped reaching the model (only the log said ``database_error``). The prompt's
-hook now says so in the error's own words, with the helper and without it."""
+hook now says so in the error's own words, with the helper and without it; so it does
+for a full disk and a database or home that cannot be written."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from tests.hosts.test_cc_bad_config import _logged, _session_with_a_pin, _two_prompts
+from waymarks.hosts.claude_code import unusable_home
+from waymarks.service.recovery import database_error
 
 
 @pytest.mark.slow
@@ -32,3 +36,30 @@ def test_a_database_file_that_is_a_directory_is_named_on_each_prompt(
         assert said["hookSpecificOutput"]["additionalContext"] == message
     assert [e["code"] for e in _logged(home) if e["event"] == "claude_code_hook_skipped"
             and e["kind"] == "UserPromptSubmit"] == ["database_error"] * 2
+
+
+def _sqlite_error(message: str, name: str) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorname = name  # type: ignore[attr-defined]
+    return error
+
+
+def test_a_full_disk_or_a_read_only_database_is_said_and_a_busy_one_only_logged(
+        tmp_path: Path) -> None:
+    """A full disk, or a database or file system that cannot be written, lasts until the
+    person acts: each prompt went without context in silence (a read-only home could not
+    even log why). A database busy for a moment passes by itself: logged only."""
+    db = tmp_path / "waymarks.db"
+    full = database_error(_sqlite_error("database or disk is full", "SQLITE_FULL"), db)
+    read_only = database_error(_sqlite_error("attempt to write a readonly database",
+                                             "SQLITE_READONLY"), db)
+    busy = database_error(_sqlite_error("database is locked", "SQLITE_BUSY"), db)
+    for error, words in ((full, "is full. Free disk space"), (read_only, str(db))):
+        assert error.code == "database_error"  # (the code scripts read is unchanged)
+        told = unusable_home("UserPromptSubmit", error)
+        assert told is not None, error
+        message = told["systemMessage"]
+        assert message.startswith("Waymarks added no context and did not record this "
+                                  "prompt: ") and words in message, message
+    assert busy.code == "database_error" and unusable_home("UserPromptSubmit", busy) is None
+    assert unusable_home("Stop", full) is None  # (prompts only)

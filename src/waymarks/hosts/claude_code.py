@@ -518,14 +518,14 @@ def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
     The error's own words: they name the file and the fix, and never hold stored text."""
     if event != "UserPromptSubmit":
         return None
-    from waymarks.service.recovery import NotARegularFile
+    from waymarks.service.recovery import UnusableDatabase
 
     if isinstance(exc, PermissionError):
         from waymarks.files.errors import fix_for, os_error_cause
 
         return _told("Waymarks added no context and did not record this prompt: "
                      f"{os_error_cause(exc)}{fix_for(exc)}")
-    if error_code(exc) not in _SAID_ERRORS and not isinstance(exc, NotARegularFile):
+    if error_code(exc) not in _SAID_ERRORS and not isinstance(exc, UnusableDatabase):
         return None
     return _told(f"Waymarks added no context and did not record this prompt: {exc}")
 

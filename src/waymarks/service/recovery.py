@@ -211,15 +211,16 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     code = getattr(exc, "errno", None)
     from waymarks.files.space import nearly_full  # (only a failing database asks)
 
+    lasting = False  # until the person acts (:class:`UnusableDatabase`): full, unwritable
     if name.startswith("SQLITE_FULL") or code in (errno.ENOSPC, errno.EDQUOT) or (
             name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
-        problem = (f"the disk holding {db_path.parent} is full",
-                   "Free disk space there, then retry")
+        problem, lasting = (f"the disk holding {db_path.parent} is full",
+                            "Free disk space there, then retry"), True
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or code in (
             errno.EACCES, errno.EPERM, errno.EROFS):
-        problem = unwritable(db_path) or (
+        problem, lasting = unwritable(db_path) or (
             f"{db_path} cannot be opened for writing ({name or describe(exc)})",
-            f"Check that {db_path.parent} and the files in it are yours and writable")
+            f"Check that {db_path.parent} and the files in it are yours and writable"), True
         problem = (problem[0] if str(db_path) in problem[0] else f"{db_path}: {problem[0]}",
                    problem[1])
     elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
@@ -231,7 +232,8 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     else:
         problem = (f"{db_path}: {describe(exc)}", "Retry; if it persists, run `waymarks health`")
     cause, fix = problem
-    return ServiceError("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
+    error = UnusableDatabase if lasting else ServiceError
+    return error("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
 
 
 def busy_error(exc: Exception, db_path: Path) -> ServiceError | None:
@@ -308,10 +310,11 @@ QUEUE_ROLE: Final = ("its learning queue", "the next check makes the queue anew 
                      "sources the learned ledger holds unsettled; nothing learned is lost")
 
 
-class NotARegularFile(ServiceError):
-    """A database file or companion that is not a regular file (``database_error``, as
-    any database the home cannot use): nothing works until the person moves it aside, so
-    a prompt's hook says so rather than only logging it (:func:`refuse_irregular_files`)."""
+class UnusableDatabase(ServiceError):
+    """A database no command can use until the person acts (``database_error``, as any
+    database error): a file of it that is not a regular file, a full disk, a database or
+    file system that cannot be written. A prompt's hook says so rather than only logging
+    it (a busy database, which passes, is a plain :class:`ServiceError`)."""
 
 
 def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROLE) -> None:
@@ -330,7 +333,7 @@ def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROL
             continue  # missing: SQLite or the writer's turn creates it
         if stat.S_ISREG(mode):
             continue
-        raise NotARegularFile(
+        raise UnusableDatabase(
             "database_error",
             f"{path} is {_what_it_is(mode, path)}, not a regular file, so Waymarks cannot"
             f" use {what}. Move it aside: mv {path} {path}.aside ({aside}). Nothing"
@@ -359,9 +362,9 @@ def prepare_database_files(db_path: Path) -> None:
     problem = unwritable(db_path)
     if problem is not None:
         cause, fix = problem
-        raise ServiceError("database_error",
-                           f"{cause}, so Waymarks cannot keep its projection up to date."
-                           f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
+        raise UnusableDatabase("database_error",
+                               f"{cause}, so Waymarks cannot keep its projection up to date."
+                               f" {fix}. Nothing was changed. {LEDGER_INTACT}.")
 
 
 #: recoveries made outside a ``Waymarks`` object (the learned-memory store found the
