@@ -135,6 +135,24 @@ def test_a_source_that_mentions_a_claim_and_leaves_it_standing_confirms_it(
         assert [e.op for e in evo.store.history(10, claim.id)] == ["claim"]
 
 
+def test_a_source_on_another_subject_does_not_confirm_a_claim(tmp_path: Path) -> None:
+    """Seen through `waymarks evolve`: "Remember: the deploy branch is release." confirmed
+    "The database port is 5433" (they share "the" and "is"), so any later statement kept
+    an old claim fresh and never let it go dormant."""
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 1, 1, tzinfo=UTC))) as evo:
+        first = _source(evo, "Remember: the database port is 5433", "1")
+        reply = {"claims": [{"kind": "fact", "content": "The database port is 5433"}]}
+        assert evo.apply(first, ModelReply(json.dumps(reply), "f", "m"), AT).code == "applied"
+        [claim] = evo.claims(["provisional"])
+    with Evolution(tmp_path, clock=StepClock(datetime(2026, 11, 20, tzinfo=UTC))) as evo:
+        second = _source(evo, "Remember: the deploy branch is release.", "2")
+        request = evo.request_for(second)
+        assert request is not None and claim.id not in request.prompt
+        assert evo.apply(second, ModelReply('{"claims": []}', "f", "m"), AT).code == "no_change"
+        again = evo.claim(claim.id)
+    assert again is not None and again.reinforced_at == claim.reinforced_at
+
+
 def test_project_state_is_not_confirmed_by_being_mentioned(tmp_path: Path) -> None:
     with Evolution(tmp_path, clock=StepClock(datetime(2026, 1, 1, tzinfo=UTC))) as evo:
         first = _source(evo, "Remember: the migration is half done", "1")

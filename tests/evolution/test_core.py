@@ -337,6 +337,26 @@ def test_request_is_sanitized_bounded_and_offers_only_mentioned_same_origin_clai
                                    "local-only", T1, "sess", 2), []) is None
 
 
+def test_articles_and_copulas_shared_with_a_source_are_no_mention() -> None:
+    """A claim was offered (and so confirmed, its aging reset) when it shared only "the"
+    and "is" with a source: every short "The X is Y" claim of the directory was "mentioned"
+    by "the billing database is MySQL 8", and with 32 of them the cap left out the billing
+    claim that source corrects, so both versions stayed in effect."""
+    from waymarks.core.evolution.fold import ClaimRow
+
+    def row(content: str, second: int) -> ClaimRow:
+        return ClaimRow(claim_id("/w/a", "fact", content), "/w/a", "fact", content,
+                        "provisional", "user_statement", "model", "s0",
+                        f"2026-01-01T00:00:{second:02d}.000Z", second)
+
+    billing = row("The billing database is MySQL 5", 0)
+    tools = [row(f"The {name} is {value}", 1 + i) for i, (name, value) in enumerate(
+        (n, v) for n in ("cache", "broker", "registry", "linter", "formatter", "bundler",
+                         "router", "scheduler") for v in ("Redis", "Kafka", "Quay", "Ruff"))]
+    source = _source(text="Correction: the billing database is MySQL 8")
+    assert offered(source, [billing, *tools]) == [billing]
+
+
 def test_a_folded_level_is_admitted_only_when_every_level_below_it_is() -> None:
     from waymarks.core.egress import Egress
     from waymarks.core.privacy import ProviderPolicy

@@ -2,7 +2,9 @@
 
 The payload is one JSON document: the source (sanitized when captured, at most 32,000 bytes)
 and at most 32 active claims of the same origin that the source *mentions* (at least 0.4 of
-a claim's words, or of its search terms, appear in the source), each at most 2,400 bytes.
+a claim's words, or of its search terms, appear in the source; articles, copulas and the
+other words that name no subject do not count, or "the" and "is" made every short claim
+mentioned), each at most 2,400 bytes.
 Claims changed after the source was captured are withheld (a model must not be tempted to
 overwrite newer knowledge with older evidence), and so is everything a person confirmed:
 pins, explicit memory and learned claims a person pinned are never offered. Filtering
@@ -22,6 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from waymarks.core.claim_words import STOP
 from waymarks.core.egress import Egress, json_document
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.lazy_re import lazy
@@ -53,8 +56,9 @@ the source clearly corrects or updates it."""
 
 
 def words(text: str) -> set[str]:
-    """Lower-cased words; each CJK character counts as a word."""
-    found = {w.lower() for w in _WORD.findall(text)}
+    """Lower-cased words that may name a subject (stop words left out); each CJK
+    character counts as a word."""
+    found = {w.lower() for w in _WORD.findall(text)} - STOP
     return {w for w in found if not _WIDE.search(w)} | set(_WIDE.findall(text))
 
 
