@@ -21,7 +21,9 @@ KEY = "sk-test-evolution-0123456789abcdef"
 
 def _run(home: Path, project: Path, *args: str, step: Path | None = None,
          env: dict[str, str] | None = None) -> tuple[int, Any, str]:
-    full = {**os.environ, "WAYMARKS_HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})}
+    # this checkout's sources first (with ROOT alone, the venv's installed copy answered)
+    full = {**os.environ, "WAYMARKS_HOME": str(home),
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]), **(env or {})}
     if step is not None:
         full["EVO_STEP_DIR"] = str(step)
         argv = [sys.executable, "-m", "tests.evolution.cli_with_step", "--json", *args]
@@ -44,6 +46,23 @@ def test_status_with_learning_off_and_no_queue_says_so_and_creates_nothing(
     assert code == 0 and data["learning"] is False
     assert data["blocked"] and data["counts"]["pending"] == 0
     assert not (home / "evolution.db").exists()
+
+
+def test_status_counts_a_source_the_projection_has_not_read_yet(home: Path,
+                                                                project: Path) -> None:
+    """`waymarks.db` is disposable: after it was deleted (or while it lagged the evolution
+    ledger), the first `evolution status` said "0 pending" for a captured source, in the
+    same report whose processed counts had read the ledger; the next run said 1."""
+    from waymarks.service.evolution import Evolution
+
+    _config(home, "[evolution]\nlearn = true\n")
+    with Evolution(home) as evo:
+        assert evo.capture(str(project), "statement", "Remember: we deploy with Kamal.",
+                           session="s", key="k1") is not None
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    code, data, _ = _run(home, project, "evolution", "status")
+    assert code == 0 and data["counts"]["pending"] == 1
 
 
 @pytest.mark.slow

@@ -119,20 +119,22 @@ def register_evolution(root: Group) -> None:
              examples=["waymarks evolution status --json"])
     def status() -> Result:
         """Reads the queue (<home>/evolution.db) and the configuration; calls no model."""
+        from waymarks.commands.evolution_observe import outcome_line
         from waymarks.commands.learn import configured
+        from waymarks.service.evolution_observe import outcomes
         from waymarks.service.evolution_status import evolution_status
         from waymarks.service.evolution_wiring import config_for
         from waymarks.service.learning import learning_enabled
 
         app = runtime().app()
         config = configured(lambda: config_for(app))
+        # first: it brings the projection up to the evolution ledger, which the counts
+        # read (after `waymarks.db` was deleted they said 0 pending for a captured source)
+        learned = outcomes(app.home)  # processed is not changed (issue 19)
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
                                 learning=learning_enabled(app.home, app.cwd))
-        from waymarks.commands.evolution_observe import outcome_line
-        from waymarks.service.evolution_observe import outcomes
-
-        data["learned"] = outcomes(app.home)  # processed is not changed (issue 19)
+        data["learned"] = learned
         return Result(data, "\n".join([_status_text(data), outcome_line(data["learned"])]))
 
     root.add_command(group)
