@@ -123,3 +123,40 @@ def test_a_model_that_keeps_naming_the_key_fails_the_attempt_storing_nothing_of_
     assert (outcome, reason) == ("failed", "invalid_output")
     stored = _stored(home)
     assert KEY.encode() not in stored and b"refused" not in stored
+
+
+def test_a_statement_holding_the_routes_key_is_neither_stored_nor_sent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person who pasted the route's own key (a shape no credential rule knows) into a
+    statement: it was kept as the source's text in the append-only evolution ledger and
+    sent in every request, to backups of other providers too (and a reply that echoed it
+    was refused whole, so the source paused). Captured where the variable is set, it is
+    redacted before it is stored; captured where it is not (a hook started without it),
+    it is redacted from the request by the queue that holds the key."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[evolution]\nlearn = true\nprovider = "gateway"\napi = "openai"\n'
+        'endpoint = "http://127.0.0.1:9/v1"\nmodel = "m1"\nkeyEnv = "WM_KEY2"\n')
+    text = f"Remember: the staging gateway accepts {KEY} from CI"
+    monkeypatch.setenv("WM_KEY2", KEY)
+    with Evolution(home) as step:
+        assert step.capture(ORIGIN, "statement", text, session="s", key="a") is not None
+    assert KEY.encode() not in _stored(home)
+    monkeypatch.delenv("WM_KEY2")
+    with Evolution(home) as step:
+        late = step.capture(ORIGIN, "statement", text, session="s", key="b")
+        assert late is not None
+    monkeypatch.setenv("WM_KEY2", KEY)
+    with FakeProvider([openai_ok('{"claims": []}')]) as fake, Evolution(home) as step:
+        route = RouteConfig("gateway", "openai", "m1", fake.origin + "/v1", "WM_KEY2")
+        queue = EvolutionQueue(JobStore.open(home), step, EvolutionConfig(primary=route),
+                               ProviderPolicy.from_config({}),
+                               lambda r: client_for(r.api, r.endpoint, r.key_env),
+                               now_ms=lambda: NOW, jitter=lambda: 0.5)
+        try:
+            assert queue.run_once(late.source_id).outcome == "settled"
+        finally:
+            queue.close()
+        sent = fake.requests[0]["body"]["messages"][-1]["content"]
+    assert KEY not in sent and "staging gateway accepts" in sent

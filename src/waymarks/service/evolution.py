@@ -266,13 +266,15 @@ class Evolution:
         hook path). Kind ``statement`` is a user statement; ``summary`` a compaction
         summary (with its local claims)."""
         from waymarks.service.config import unmarked_level
+        from waymarks.service.evolution_attempt import home_route_keys
 
         # unmarked text is at the level the person's policy gives it (a configuration that
         # cannot be read: nothing is kept, as nothing of it could be sent)
         default = unmarked_level(self.home, origin)
+        keys = home_route_keys(self.home)  # a route's own key pasted: no rule knows it
         prepared = []
         for kind, key, text in items:
-            clean = sanitize(text, default)
+            clean = sanitize(text, default, secrets=keys)
             prepared.append(None if clean is None else (
                 kind, source_id(origin, kind, session, key), *clean))
         at = iso(self.clock.now())
@@ -319,6 +321,16 @@ class Evolution:
                 for s in self.store.unsettled(limit)
                 if s.classification in LEVELS and s.origin and s.source_id]
 
+    def _without_route_keys(self, request: ModelRequest) -> ModelRequest:
+        """``request`` with the routes' own keys redacted: a source captured by a process
+        that lacked the variable kept a pasted key, and it went to every route."""
+        from waymarks.core.evolution.capture import without_values
+        from waymarks.core.records import replace
+        from waymarks.service.evolution_attempt import home_route_keys
+
+        prompt = without_values(request.prompt, home_route_keys(self.home))
+        return request if prompt == request.prompt else replace(request, prompt=prompt)
+
     def request_for(self, source_id: str) -> ModelRequest | None:
         """The call to make for a source; ``None`` when it needs none (settled, unknown,
         or nothing of it may be sent: then it is settled as ``withheld``)."""
@@ -334,6 +346,7 @@ class Evolution:
         progress = is_progress(source)  # a work source: only its nominated targets
         request = (progress_request if progress else build_request)(source, offered)
         if request is not None:
+            request = self._without_route_keys(request)
             ids = tuple(c.id for c, _level in offered)
             self._in_flight[source_id] = (ids, self._digest(ids))
         # what the model is shown is as of this generation of the origin's memory; a reply

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, estimate_tokens
@@ -128,3 +129,15 @@ def route_keys(routes: list[RouteConfig]) -> frozenset[str]:
     credential pattern knows every provider's key format. Never logged or stored."""
     values = (os.environ.get(r.key_env, "").strip() for r in routes if r.key_env)
     return frozenset(v for v in values if len(v) >= MIN_KEY_CHARS)
+
+
+def home_route_keys(home: Path) -> frozenset[str]:
+    """:func:`route_keys` of the routes ``home``'s configuration names (none when it
+    cannot be read: the queue then sends nothing either), to be kept out of what is
+    captured and sent: a person may paste a key no credential rule knows."""
+    from waymarks.service.evolution_config import EvolutionConfigError, load_evolution_config
+
+    try:
+        return route_keys(load_evolution_config(home).routes())
+    except (EvolutionConfigError, OSError):
+        return frozenset()

@@ -6,7 +6,8 @@ worth a consolidation call:
 - :func:`sanitize` makes text fit to be stored as a source: ``local-only`` spans are
   withheld (they never reach the evolution ledger, so never a model), working markers are
   removed (the highest level left is kept as the source's classification), credentials are
-  redacted by the existing secret rules, and the result is bounded;
+  redacted by the existing secret rules (and the routes' own keys, which no rule knows:
+  :func:`without_values`), and the result is bounded;
 - :func:`~.cues.is_statement` (own module: cheap on a hook's path) tells the person's
   statements apart from recall questions, quoted examples and one-off instructions;
 - :func:`summary_claims` pulls up to 16 bullet claims from recognised headings of a
@@ -25,19 +26,31 @@ from waymarks.core.evolution.cues import is_statement
 from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
-from waymarks.core.secrets import redact
+from waymarks.core.secrets import PLACEHOLDER_PREFIX, redact
 from waymarks.core.text import clip_utf8
 
 MAX_SOURCE_BYTES: Final = 32_000
 MAX_SUMMARY_CLAIMS: Final = 16
 _SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
+#: what a route's own key becomes in a source (a placeholder as the secret rules write)
+ROUTE_KEY_PLACEHOLDER: Final = f"{PLACEHOLDER_PREFIX}route-key]"
 
 
-def sanitize(text: str, default: Classification = "normal"
-             ) -> tuple[str, Classification] | None:
+def without_values(text: str, values: frozenset[str]) -> str:
+    """``text`` with each of ``values`` (the routes' own API keys, current values of their
+    ``keyEnv`` variables) replaced by :data:`ROUTE_KEY_PLACEHOLDER`, longest first."""
+    for value in sorted(values, key=len, reverse=True):
+        if value and value in text:
+            text = text.replace(value, ROUTE_KEY_PLACEHOLDER)
+    return text
+
+
+def sanitize(text: str, default: Classification = "normal", *,
+             secrets: frozenset[str] = frozenset()) -> tuple[str, Classification] | None:
     """``text`` fit to store as a source, and its classification; ``None`` when nothing
     is left (all of it local-only, or blank). ``default``: the level of unmarked text (the
-    policy's ``defaultClassification``; ``local-only`` keeps nothing)."""
+    policy's ``defaultClassification``; ``local-only`` keeps nothing); ``secrets``: values
+    that are credentials here though no rule knows their shape (the routes' keys)."""
     marked = parse_marked(text, default)
     level: Classification = default if default in _SENDABLE else "normal"
     parts: list[str] = []
@@ -53,7 +66,7 @@ def sanitize(text: str, default: Classification = "normal"
     kept = "".join(parts).strip()
     if not kept:
         return None
-    clean, _count = redact(kept)
+    clean, _count = redact(without_values(kept, secrets))
     return clip_utf8(clean, MAX_SOURCE_BYTES), level
 
 
