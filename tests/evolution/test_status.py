@@ -150,3 +150,27 @@ def test_status_never_shows_a_credential_embedded_in_the_endpoint(
         assert json.loads(done.stdout)["routes"][0]["endpoint"] == shown
     else:
         assert f"Route: gw/m via openai at {shown}" in done.stdout
+
+
+def test_a_source_that_waited_for_learning_is_not_said_to_wait_once_it_is_on(
+        tmp_path: Path) -> None:
+    """After `learn off` stopped an attempt and `learn on` turned it back, `evolution
+    status` still said the source waited because "learning is off for its directory
+    (`waymarks learn on` ...)": the reason its last check recorded, read as the present."""
+    from waymarks.service.learning import set_learning
+
+    home = tmp_path / "home"
+    store = JobStore.open(home)
+    store.add_jobs([SourceRef("s1", str(tmp_path / "a"), "normal", "t1")], NOW)
+    store.mark_waiting("s1", "learning_off", NOW)
+    store.close()
+    set_learning(home, False)
+    off = evolution_status(home, EvolutionConfig(primary=ROUTE), ProviderPolicy.from_config(
+        {}), NOW, available=lambda r: True, learning=False)
+    assert "learning is off" in off["waiting"][0]["why"]
+    set_learning(home, True)
+    on = evolution_status(home, EvolutionConfig(primary=ROUTE), ProviderPolicy.from_config(
+        {}), NOW, available=lambda r: True, learning=True)
+    [waiting] = on["waiting"]
+    assert waiting["reason"] == "learning_off" and "learning is off" not in waiting["why"]
+    assert "on now" in waiting["why"]

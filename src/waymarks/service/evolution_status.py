@@ -32,6 +32,7 @@ from waymarks.service.evolution_notes import (
     read_note,
     unreadable_notes,
 )
+from waymarks.service.learning import learning_enabled
 from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, using_job_store
 from waymarks.store.evolution_probe import check_projection, unsettled_sources
@@ -41,6 +42,8 @@ PROJECTION_DB = "waymarks.db"
 
 #: failed jobs listed in detail
 FAILED_SHOWN = 5
+#: at most this many directories whose jobs wait as learning_off are checked again
+OFF_CHECKED = 64
 #: a variable's name as such names are written (capitals, digits, underscores): one that
 #: is not set is still named in status; any other unset one may be a pasted key
 _CONVENTIONAL: Final = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -95,6 +98,9 @@ WAIT_TEXT = {
                      "would be one too many; it waits for one of them",
     "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
                     "project's [evolution] learn = false): nothing of it is sent",
+    # (``learning_off`` as its last check recorded it, where learning is on now)
+    "learning_back_on": "learning was off for its directory at its last check and is on "
+                        "now: it is taken at the next check (or `waymarks evolve`)",
     "stale": "the learned memory of its directory changed while the model worked; the "
              "reply was not applied and the source is tried again with a fresh view",
 }
@@ -121,6 +127,7 @@ class _QueueReads:
     queued: set[str] = field(default_factory=set)
     waiting: dict[str, int] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    off: list[str] = field(default_factory=list)  # origins of jobs waiting as learning_off
     failed: list[Any] = field(default_factory=list)
     cooldowns: list[Any] = field(default_factory=list)
     hour: int = 0
@@ -137,6 +144,7 @@ def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
         # the files to fix, by the origins that wait on them (the error names the key)
         files=[str(Path(o) / PROJECT_CONFIG) for o in store.origins_waiting(
             "origin_config_invalid", FAILED_SHOWN)],
+        off=store.origins_waiting("learning_off", OFF_CHECKED),
         failed=store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN),
         cooldowns=store.cooldowns(now_ms), hour=store.calls_since(now_ms - 3_600_000),
         usd=store.usd_since(now_ms - 86_400_000), recent=store.recent_calls(5),
@@ -155,6 +163,10 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
     # a captured source gets its job when the queue next runs (a tick, `evolve`): until
     # then it waits all the same, and the counts said 0 pending
     unqueued = len(unsettled_sources(home / PROJECTION_DB) - read.queued)
+    # a wait for learning is what the last check found: once the switch is on again for
+    # every such directory, saying "learning is off" (run `learn on`) is no longer true
+    back_on = bool(read.off) and len(read.off) < OFF_CHECKED and all(
+        learning_enabled(home, origin) for origin in read.off)
     if unqueued:
         counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
     route_rows = []
@@ -183,7 +195,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "blocked": blocked,
         "counts": {k: counts.get(k, 0) for k in ("pending", "retrying", "leased", "paused",
                                                   "settled", "given_up")},
-        "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(r, r),
+        "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(
+                        "learning_back_on" if r == "learning_off" and back_on else r, r),
                      **({"files": files} if r == "origin_config_invalid" else {})}
                     for r, n in sorted(waiting.items())],
         "failed": [{"sourceId": j.source_id, "state": j.state, "lastError": j.last_error,
