@@ -97,6 +97,20 @@ def test_summary_claims_survive_nested_fences_and_headings() -> None:
         f"- decision number {i}" for i in range(30)))) == 16
 
 
+def test_a_summary_bullet_left_holding_a_placeholder_is_not_a_local_claim(
+        tmp_path: Path) -> None:
+    """A compaction summary's bullet "We deploy with Kamal; token ghp_..." was kept as the
+    local claim "We deploy with Kamal; token [REDACTED:github-token]" and injected into
+    plans, where the same claim from a model is refused (`still_redacted`): Waymarks' own
+    placeholder is nothing learned. The summary's other bullets are kept."""
+    summary = ("## Decisions\n- We deploy with Kamal; token ghp_" + "a" * 36 + "\n"
+               "- The cache is Redis 7\n")
+    with Evolution(tmp_path) as evo:
+        captured = evo.capture("/w/a", "summary", summary, session="s", key="c1")
+        assert captured is not None and captured.local_claims == 1
+        assert [c.content for c in evo.claims(["provisional"])] == ["The cache is Redis 7"]
+
+
 def test_sanitize_withholds_local_only_and_redacts_credentials() -> None:
     kept = sanitize("use key ghp_" + "c" * 36 + " [ds4:internal]on the VPN[/ds4:internal] "
                     "[ds4:local-only]host zeta[/ds4:local-only]")

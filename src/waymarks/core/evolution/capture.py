@@ -25,13 +25,23 @@ from waymarks.core.evolution.cues import MAX_STATEMENTS as MAX_STATEMENTS
 from waymarks.core.evolution.cues import is_statement
 from waymarks.core.evolution.model import MAX_CONTENT, MIN_CONTENT, utf16_len
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import LEVELS, Classification, highest, parse_marked
+from waymarks.core.privacy import (
+    LEVELS,
+    OMITTED,
+    WITHHELD,
+    Classification,
+    highest,
+    parse_marked,
+)
 from waymarks.core.secrets import PLACEHOLDER_PREFIX, redact
 from waymarks.core.text import clip_utf8
 
 MAX_SOURCE_BYTES: Final = 32_000
 MAX_SUMMARY_CLAIMS: Final = 16
 _SENDABLE: Final = frozenset(LEVELS) - {"local-only"}
+#: what Waymarks itself writes in place of text: a redaction, text a policy withheld from
+#: the destination, an item left out (a claim holding one says nothing learned)
+PLACEHOLDERS: Final = (PLACEHOLDER_PREFIX, WITHHELD, OMITTED)
 #: what a route's own key becomes in a source (a placeholder as the secret rules write)
 ROUTE_KEY_PLACEHOLDER: Final = f"{PLACEHOLDER_PREFIX}route-key]"
 
@@ -86,7 +96,9 @@ _FENCE: Final = lazy(r"^\s*(`{3,}|~{3,})")
 def summary_claims(summary: str) -> list[str]:
     """Bullet lines under recognised headings of a compaction summary (at most 16, each
     4-800 UTF-16 units), ignoring anything inside code fences (nested fences included:
-    a fence closes only with the same character, at least as long)."""
+    a fence closes only with the same character, at least as long). A bullet holding one
+    of :data:`PLACEHOLDERS` (its credential redacted by :func:`sanitize`) is no claim, as
+    a model's claim holding one is refused: it was kept, and injected into plans."""
     out: list[str] = []
     fence: str | None = None
     under = False
@@ -107,7 +119,8 @@ def summary_claims(summary: str) -> list[str]:
         bullet = _BULLET.match(line)
         if under and bullet:
             claim = bullet.group(1).strip()
-            if MIN_CONTENT <= utf16_len(claim) <= MAX_CONTENT and claim not in out:
+            if (MIN_CONTENT <= utf16_len(claim) <= MAX_CONTENT and claim not in out
+                    and not any(mark in claim for mark in PLACEHOLDERS)):
                 out.append(claim)
                 if len(out) >= MAX_SUMMARY_CLAIMS:
                     break

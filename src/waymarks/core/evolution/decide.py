@@ -47,6 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
+from waymarks.core.evolution.capture import PLACEHOLDERS
 from waymarks.core.evolution.contract import ProposedClaim
 from waymarks.core.evolution.fold import SourceRow, suppression_key
 from waymarks.core.evolution.model import (
@@ -61,8 +62,7 @@ from waymarks.core.evolution.model import (
     priority,
 )
 from waymarks.core.evolution.progress import progress_refusal, refreshes
-from waymarks.core.privacy import OMITTED, WITHHELD
-from waymarks.core.secrets import PLACEHOLDER_PREFIX, holds_credential
+from waymarks.core.secrets import holds_credential
 
 #: refusals that are quarantines, not authority stops (the source is still applied)
 QUARANTINE: Final = "weaker"
@@ -233,9 +233,6 @@ def _clean_terms(terms: tuple[str, ...],
     return tuple(t for t in terms if not _redacted(t, secrets))
 
 
-#: what Waymarks itself writes in place of text: a redaction, text a policy withheld from
-#: the destination, an item left out (a model that echoes one has learned nothing)
-PLACEHOLDERS: Final = (PLACEHOLDER_PREFIX, WITHHELD, OMITTED)
 
 
 def _redacted(text: str, secrets: frozenset[str] = frozenset()) -> bool:
