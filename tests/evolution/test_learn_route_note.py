@@ -50,3 +50,22 @@ def test_no_note_where_a_route_is_usable(places: tuple[Path, Path, dict[str, str
     env = {**env, "LEARN_NOTE_KEY": "sk-" + "k" * 20}
     assert "Not running" not in _cli(home, project, "learn", "on", env=env)
     assert json.loads(_cli(home, project, "--json", "learn", env=env))["blocked"] is None
+
+
+def test_learn_on_and_learn_say_no_model_runs_while_evolution_is_invalid(
+        places: tuple[Path, Path, dict[str, str]]) -> None:
+    """With `callsPerHour = "x"` under [evolution], `learn on` said statements would be
+    "consolidated by the model configured in [evolution]" and `learn` said "learning: on"
+    with no note, while no queue would send anything until the file was fixed (only
+    `evolution status` said so)."""
+    home, project, env = places
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[evolution]\nprovider = "openai"\napi = "openai"\nendpoint = "http://127.0.0.1:9/v1"'
+        '\nmodel = "m1"\nkeyEnv = "LEARN_NOTE_KEY"\ncallsPerHour = "sk-live-not-a-number"\n')
+    env = {**env, "LEARN_NOTE_KEY": "sk-" + "k" * 20}
+    switched = _cli(home, project, "learn", "on", env=env)
+    assert "Not running:" in switched and "callsPerHour" in switched
+    assert "sk-live-not-a-number" not in switched
+    why = json.loads(_cli(home, project, "--json", "learn", env=env))["blocked"]
+    assert why is not None and "callsPerHour" in why

@@ -54,8 +54,9 @@ def configured(call: Callable[[], T]) -> T:
 
 def unrouted(app: Any) -> str | None:
     """Why no model consolidates what is learned, as ``evolution status`` says it (no
-    route configured and usable here, no host bringing its own); ``None`` when one does,
-    or when ``[evolution]`` cannot be read (``evolution status`` says what is wrong)."""
+    route configured and usable here, no host bringing its own, or an ``[evolution]``
+    table that cannot be used: its error, which names the key, never the value);
+    ``None`` when one does."""
     from waymarks.models import route_is_available
     from waymarks.service.evolution_config import EvolutionConfigError
     from waymarks.service.evolution_status import unrouted as why_unrouted
@@ -63,8 +64,8 @@ def unrouted(app: Any) -> str | None:
 
     try:
         routes = config_for(app).routes()
-    except EvolutionConfigError:
-        return None
+    except EvolutionConfigError as exc:  # (said nothing: "learning: on", all well)
+        return f"{exc}; nothing is sent to a model until it is fixed"
     return why_unrouted(app.home, (route_is_available(route) for route in routes))
 
 
