@@ -50,6 +50,12 @@ NEGATIVE = [
     "还记得数据库用什么吗？",
     "Do not run the migrations right now.",  # a one-off "don't"
     "Do note the failing port?",
+    # a "don't" bounded to now or to this piece of work was captured as a standing rule
+    # ("Do not push yet." could be learned as "Do not push", and planned in every session)
+    "Do not push yet.",
+    "Don't merge this branch yet, CI is red.",
+    "Don't commit the lockfile in this PR.",
+    "Please do not touch the schema in this commit.",
 ]
 
 
@@ -74,7 +80,7 @@ def test_intent_names_why_and_agrees_with_is_statement() -> None:
     assert [intent(t) for t in NEGATIVE] == [
         "one_off", "recall_question", "recall_question", "recall_question",
         "recall_question", "vague", "vague", "quoted", "quoted", "none", "one_off",
-        "recall_question", "one_off", "question"]
+        "recall_question", "one_off", "question", "one_off", "one_off", "one_off", "one_off"]
     assert intent("From now on, use pnpm instead of npm in this repo.") == "explicit"
     assert intent("We decided to keep the API versioned under /v2.") == "natural"
     assert intent("我们的核心需求是稳定性和可回滚。") == "natural"

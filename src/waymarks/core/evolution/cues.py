@@ -54,7 +54,12 @@ _RECALL_ASK: Final = lazy(
     re.IGNORECASE)
 _ONE_OFF: Final = lazy(
     r"\b(for now|this time|just this once|right now|don't worry about|do not worry about|"
-    r"skip (?:the )?tests? for now|temporarily)\b|这次|暂时|先不",
+    r"skip (?:the )?tests? for now|temporarily|"
+    # bounded to this piece of work ("in this repo" is a standing scope: not here)
+    r"in this (?:pr|pull request|commit|change|changeset|task|session))\b"
+    # a "don't" until later ("Do not push yet."): learned, it forbade pushing for good
+    r"|^\s*(?:please\s+)?(?:do not|don't|don’t)\s.*\byet\b"
+    r"|这次|暂时|先不",
     re.IGNORECASE)
 _VAGUE: Final = lazy(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
                            r"do it|proceed|next|继续|好的?|可以|谢谢)\W*$", re.IGNORECASE)
