@@ -63,6 +63,11 @@ def test_a_lease_that_ended_is_not_in_flight(tmp_path: Path) -> None:
     data = evolution_status(home, EvolutionConfig(primary=ROUTE), ProviderPolicy.from_config(
         {}), NOW + 200_000, available=lambda r: True, learning=True)
     assert (data["counts"]["leased"], data["counts"]["retrying"]) == (1, 1)
+    # counted as retrying, it is listed as one too: "1 retrying" came with no "Failed:"
+    # line saying which source, nor why (its process died mid-attempt), nor when it is due
+    assert [(j["sourceId"], j["state"], j["lastError"], j["nextDueAt"])
+            for j in data["failed"]] == [("s1", "retrying", "interrupted",
+                                          "2027-01-15T08:02:30.000Z")]
 
 
 @pytest.mark.parametrize("pasted", ["hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",

@@ -44,6 +44,8 @@ PROJECTION_DB = "waymarks.db"
 FAILED_SHOWN = 5
 #: at most this many directories whose jobs wait as learning_off are checked again
 OFF_CHECKED = 64
+#: at most this many leased jobs are read for those whose lease ended
+LEASES_CHECKED = 64
 #: a variable's name as such names are written (capitals, digits, underscores): one that
 #: is not set is still named in status; any other unset one may be a pasted key
 _CONVENTIONAL: Final = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -137,6 +139,17 @@ class _QueueReads:
     notices: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _ended_leases(store: JobStore, now_ms: int) -> list[Any]:
+    """Jobs whose lease ended with its process (killed mid-attempt), shown as what the
+    counts call them and the next check records: retrying, ``interrupted``, due since the
+    lease ended (they were counted as retrying, and listed nowhere)."""
+    from waymarks.core.records import replace
+
+    return [replace(j, state="retrying", last_error="interrupted", retry_at=j.lease_until)
+            for j in store.jobs_in(("leased",), LEASES_CHECKED)
+            if j.lease_until is not None and j.lease_until <= now_ms][:FAILED_SHOWN]
+
+
 def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
     return _QueueReads(
         counts=store.counts(now_ms), queued=store.source_ids(),
@@ -145,7 +158,8 @@ def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
         files=[str(Path(o) / PROJECT_CONFIG) for o in store.origins_waiting(
             "origin_config_invalid", FAILED_SHOWN)],
         off=store.origins_waiting("learning_off", OFF_CHECKED),
-        failed=store.jobs_in(("retrying", "paused", "given_up"), FAILED_SHOWN),
+        failed=(_ended_leases(store, now_ms) + store.jobs_in(
+            ("retrying", "paused", "given_up"), FAILED_SHOWN))[:FAILED_SHOWN],
         cooldowns=store.cooldowns(now_ms), hour=store.calls_since(now_ms - 3_600_000),
         usd=store.usd_since(now_ms - 86_400_000), recent=store.recent_calls(5),
         health=store.check().to_json(), notices=store.recent_notices(now_ms - 86_400_000))
