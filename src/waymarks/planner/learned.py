@@ -1,8 +1,9 @@
 """The learned block: evolved claims, quoted, labelled learned and provisional.
 
-Learned claims come after pins, confirmed memory and the person's own personal memory, in a
-block of their own with its own token budget (``Budgets.max_learned_tokens``), so they can
-never take the place of anything a person confirmed or saved, and are never rendered as if
+Learned claims come after pins, confirmed memory, the person's own personal memory and the
+project's engineering docs, in a block of their own with its own token budget
+(``Budgets.max_learned_tokens``), so they can never take the place of anything a person
+confirmed, saved or wrote, and are never rendered as if
 a person had confirmed them: the header and guidance say *learned*, *provisional*, and that
 confirmed context wins.
 A claim past its kind's half-life carries an ``Aging:`` warning (read-time aging, see
@@ -26,9 +27,11 @@ from waymarks.planner.render import _shown, ident, meta
 #: planner is offered every eligible one, best first, and stops once this many are in,
 #: so claims the destination may not receive never take the place of one it may
 MAX_LEARNED: Final = 3
-#: after memory (90) and the person's own personal memory (88): below anything a person
-#: confirmed or saved, and chosen after them, so a learned claim never takes their room
-LEARNED_PRIORITY: Final = 87
+#: after memory (90), the person's own personal memory (88), earlier turns (85) and the
+#: project's engineering docs (80): below anything a person confirmed, saved or wrote, and
+#: chosen after them, so a learned claim never takes their room (at 87, above the docs, an
+#: Accepted decision record was left out for a learned claim contradicting it)
+LEARNED_PRIORITY: Final = 79
 LEARNED_BEGIN: Final = "[WAYMARKS LEARNED MEMORY — PROVISIONAL, QUOTED DATA]"
 LEARNED_END: Final = "[END WAYMARKS LEARNED MEMORY]"
 LEARNED_GUIDANCE: Final = (

@@ -8,10 +8,11 @@ Order and budgets of seed 000:
   authority, recency);
 - the personal memory index, priority 88, within ``max_personal_tokens`` (index lines in
   index order until the budget is spent; a line the provider may not see is left out);
-- learned claims (provisional, written by a model), priority 87, within
-  ``max_learned_tokens``: chosen after everything a person confirmed or saved, so under a
-  tight model limit a learned claim never takes their room;
 - historical retrieval, priority 85; project snippets, priority 80;
+- learned claims (provisional, written by a model), priority 79, within
+  ``max_learned_tokens``: chosen last, after everything a person confirmed, saved or
+  wrote (an Accepted decision record's passage too), so under a tight model limit a
+  learned claim never takes their room;
 - the current request, mandatory.
 
 Pins are never split: if the applicable, allowed pins do not fit their budget, or the
@@ -222,11 +223,11 @@ def build_plan(
     personal_text, room = _choose_texts(personal, "personal", egress,
                                         budgets.max_personal_tokens, room, manifest, sep="\n",
                                         overhead=_PERSONAL_WRAPPER)
-    learned_text, room = _learned(learned, pins, memories, egress, budgets, room, manifest)
     history_text, room = _choose_texts(history, "history", egress, budgets.max_history_tokens,
                                        room, manifest)
     snippet_text, room = _choose_texts(snippets, "snippet", egress,
                                        budgets.max_snippet_tokens, room, manifest)
+    learned_text, room = _learned(learned, pins, memories, egress, budgets, room, manifest)
     messages: list[Message] = []
     if chosen_pins:
         messages.append(Message("pins", PIN_PRIORITY, pin_text, pin_tokens))
@@ -239,15 +240,15 @@ def build_plan(
         personal_text = wrap_personal(personal_text)
         messages.append(Message("personal", PERSONAL_PRIORITY, personal_text,
                                 estimate_tokens(personal_text)))
-    if learned_text:
-        messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
-                                estimate_tokens(learned_text)))
     if history_text:
         messages.append(Message("history", HISTORY_PRIORITY, history_text,
                                 estimate_tokens(history_text)))
     if snippet_text:
         messages.append(Message("snippets", SNIPPET_PRIORITY, snippet_text,
                                 estimate_tokens(snippet_text)))
+    if learned_text:
+        messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
+                                estimate_tokens(learned_text)))
     messages.append(Message("request", REQUEST_PRIORITY, request, request_tokens))
     if model_limit is not None:
         messages = _within(messages, manifest, model_limit - fixed_tokens)
@@ -466,9 +467,9 @@ def _learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
     One the person holds as a pin or claim of their own is left out: it went into the
     plan twice, and when the person's copy was classified above what the destination may
     receive, the learned copy (at its source's level) went out instead. When the room
-    left out anything of the person's or a teammate's (higher priority), no learned claim
-    goes in the room that is left: a short learned claim contradicting a long confirmed
-    memory went out in its place."""
+    left out anything chosen before (higher priority: the person's, a teammate's, the
+    project's docs), no learned claim goes in the room that is left: a short learned
+    claim contradicting a long confirmed memory went out in its place."""
     offered, mine = offered_learned(learned, pins, memories)
     manifest.extend(ManifestEntry(b.id, "learned", "excluded", mine[b.id], score=b.score)
                     for b in learned if b.id in mine)
