@@ -330,6 +330,9 @@ def test_feedback_through_the_service_is_idempotent_per_source(tmp_path: Path) -
     assert [r[1] for r in evo.store.receipts(claim.id)] == ["useful"]
     wrong = edits.natural_feedback(evo, f"memory {claim.id} is incorrect.", "msg-2")
     assert wrong is not None and wrong.ok and evo.claim(claim.id).state == "conflicted"  # type: ignore[union-attr]
+    # the receipt names the event that undoes it (it said "undo EVENT", the event only
+    # in --json; in Pi and Claude Code the receipt is all the person sees)
+    assert f"`waymarks evolution undo {wrong.event}`" in wrong.message
     unknown = edits.natural_feedback(evo, f"memory {'a' * 24} is useful", "msg-3")
     assert unknown is not None and unknown.code == "not_found"  # refused, never raised
     assert edits.natural_feedback(evo, "memory is wrong", "msg-4") is None

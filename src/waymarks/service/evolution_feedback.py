@@ -186,7 +186,7 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
         event = evo.store.event(first)
         changed = event is not None and event.applied
         note = {"incorrect": " It is quarantined (never recalled) with its same-origin "
-                             "duplicates; `waymarks evolution undo EVENT` brings it back."
+                             f"duplicates; `waymarks evolution undo {first}` brings it back."
                 }.get(verdict, "")
         return EditOutcome(True, "done", f"Recorded {verdict} for {cid}." + note
                            if changed else f"Nothing changed ({event.reason if event else ''}).",
