@@ -257,9 +257,15 @@ def test_service_edits_validate_and_report_events(tmp_path: Path) -> None:
     assert edits.undo(evo, done.event).code == "changed_since"  # b changed after it
     fixed = edits.correct(evo, b.id, "port is 7070")
     assert fixed.ok and evo.claim(fixed.data["correctedBy"]).basis == "manual_correction"  # type: ignore[union-attr]
-    assert edits.undo(evo, fixed.event).ok  # type: ignore[arg-type]
+    undone = edits.undo(evo, fixed.event)  # type: ignore[arg-type]
+    assert undone.ok and undone.event is not None
     assert evo.claim(b.id).state == "provisional"  # type: ignore[union-attr]
     assert evo.claim(fixed.data["correctedBy"]).state == "forgotten"  # type: ignore[union-attr]
+    # undoing it again said "changed after event N; undo the later events first": the
+    # later event is the undo itself, and undoing that brings the correction back
+    again = edits.undo(evo, fixed.event)  # type: ignore[arg-type]
+    assert again.code == "changed_since"
+    assert f"already undone by event {undone.event}" in again.message
     assert edits.undo(evo, 10_000).code == "not_found"
     evo.close()
 

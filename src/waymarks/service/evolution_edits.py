@@ -246,6 +246,11 @@ def undo(evo: Evolution, event: int, label: Callable[[str], str] = escaped) -> E
             return _refuse("not_found", f"event {event} changed no claim; see "
                            "`waymarks evolution history`")
         changed = changed_since(evo, row)
+        by = None if changed is None else evo.store.undone_by(event)
+        if by is not None and evo.store.undone_by(by) is None:
+            # ("undo the later events first" undid the undo: what it undid came back)
+            return _refuse("changed_since", f"event {event} was already undone by event "
+                           f"{by}; see `waymarks evolution history`")
         if changed is not None:
             return _refuse("changed_since", f"{label(changed)} changed after "
                            f"event {event}; undo the later events first (newest first)")

@@ -407,6 +407,12 @@ class EvolutionStore:
                               (seq,)).fetchone()
         return None if row is None else self._event_row(row)
 
+    def undone_by(self, seq: int) -> int | None:
+        """The event that undid event ``seq`` (its latest), if one did."""
+        row = self.db.execute("SELECT max(seq) FROM evo_events WHERE op = 'undo' AND "
+                              "applied = 1 AND subject = ?", (str(seq),)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def history(self, limit: int = 10, claim_id: str | None = None,
                 before: int | None = None) -> list[EventRow]:
         """Events that changed a claim (of ``claim_id`` when given), newest first."""
