@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.evolution.test_aging import learn
 from waymarks.service.evolution import Evolution
 
@@ -181,3 +183,19 @@ def test_learned_claim_and_source_ids_are_taken_in_either_case(
     (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
     tried = cli("evolve", source.source_id[:8].upper(), expect=1)  # no route: it waits
     assert (tried["sourceId"], tried["reason"]) == (source.source_id, "no_route")
+
+
+def test_an_empty_page_says_where_the_claims_are(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`evolution list --page 5` with 1 claim, and `evolution list legacy`, both said "No
+    learned claims here." (the claim was on page 1; `legacy` lists imported ones only)."""
+    from waymarks.cli.main import main
+
+    learn(home, str(project), {"kind": "fact", "content": "The staging port is 8080"}, PAST)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["evolution", "list", "--page", "5"]) == 0
+    assert capsys.readouterr().out.strip() == "No learned claims on page 5: 1 in all, on page 1."
+    assert main(["evolution", "list", "legacy"]) == 0
+    assert "No legacy" in capsys.readouterr().out

@@ -56,6 +56,18 @@ CLAIM_COLUMNS = [Column("ID"), Column("KIND"), Column("STATE"), Column("ORIGIN")
                  Column("UPDATED"), Column("CLAIM", wide=True)]
 
 
+def _no_claims(scope: str, page: int, total: int, size: int) -> str:
+    """What an empty page of ``evolution list`` says: it said "No learned claims here." for
+    a page past the last (the claims were on page 1) and for ``legacy`` alike."""
+    what = {"all": "learned claims", "here": "learned claims from this directory",
+            "legacy": "legacy (imported, without origin) claims"}[scope]
+    if total:
+        pages = -(-total // size)
+        return f"No {what} on page {page}: {total} in all, on page{'s' if pages > 1 else ''} " \
+               f"1{f'-{pages}' if pages > 1 else ''}."
+    return f"No {what}."
+
+
 def register_inspection(root: Group) -> None:
     """Add the inspection and edit commands to ``evolution`` and ``feedback`` to ``root``."""
     group = root.commands["evolution"]
@@ -77,7 +89,8 @@ def register_inspection(root: Group) -> None:
         footer = [f"Left out (malformed rows; `waymarks evolution forget ID` accepts "
                   f"them): {', '.join(data['badRows'])}"] if data["badRows"] else []
         return table_result(data, CLAIM_COLUMNS, _claim_rows(data["claims"]), footer=footer,
-                            empty="No learned claims here.")
+                            empty=_no_claims(scope, page, int(data["total"]),
+                                             int(data["pageSize"])))
 
     @command(group, "search", summary="Up to 10 recallable learned claims the query is "
              "about, from every origin (dormant ones too: you asked).",
