@@ -91,3 +91,23 @@ def test_a_drain_with_nothing_queued_opens_no_evolution_state(home: Path) -> Non
         assert home not in claude_code_capture._WARM
     finally:
         claude_code_capture.drop_warm(home)
+
+
+def test_a_start_up_drain_that_fails_otherwise_still_starts_recovery(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start-up drain that raised anything but a database or file error (a decoder's
+    ``ValueError`` on a damaged request) skipped the recovery tick's start, and the helper
+    then ran without recovery for its whole life: every prompt's poll saw ``None``."""
+    home.mkdir()
+    started = object()
+
+    def drain(_home: Path) -> None:
+        raise ValueError("a damaged capture request")
+
+    monkeypatch.setattr(cc_helper, "_drain", drain)
+    monkeypatch.setattr(cc_helper, "_recovery", lambda _home: started)
+    assert cc_helper._StartUp(home).wait() is started
+    logged = [json.loads(line) for path in (home / "logs").glob("*")
+              for line in path.read_text().splitlines()]
+    assert any(entry.get("code") == "ValueError" for entry in logged)  # and it is said
+

@@ -314,8 +314,11 @@ class _StartUp:
         self._thread.start()
 
     def _run(self) -> None:
-        try:
+        try:  # (apart: a drain that raised left recovery off for the helper's life)
             _drain(self.home)
+        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
+            _note_failure(self.home, exc)
+        try:
             self.recovery = _recovery(self.home)
         except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
             _note_failure(self.home, exc)
