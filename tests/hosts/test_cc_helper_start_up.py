@@ -111,3 +111,32 @@ def test_a_start_up_drain_that_fails_otherwise_still_starts_recovery(
               for line in path.read_text().splitlines()]
     assert any(entry.get("code") == "ValueError" for entry in logged)  # and it is said
 
+
+def test_the_drain_after_a_prompt_runs_while_recovery_is_still_starting(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The drain after a prompt (a ``Stop`` waiting for its turn to reach the transcript)
+    was skipped for as long as the start-up thread was busy, its drain long done, starting
+    the recovery tick (imports, a configuration read, on a loaded machine seconds)."""
+    release, starting = threading.Event(), threading.Event()
+    drained: list[Path] = []
+
+    def recovery(_home: Path) -> None:
+        starting.set()  # (the start-up drain is over)
+        release.wait(300)
+
+    monkeypatch.setattr(cc_helper, "_recovery", recovery)
+    monkeypatch.setattr(cc_helper, "_drain_waiting", drained.append)
+    sid = str(uuid.uuid4())
+    served, socket = _serving(home)
+    try:
+        assert starting.wait(300)
+        prompt = json.dumps({"session_id": sid, "cwd": str(project), "prompt": "ship it?",
+                             "hook_event_name": "UserPromptSubmit"}).encode()
+        assert cc_client._ask(home, "UserPromptSubmit", prompt, str(project)) is not None
+        assert cc_client._ask(home, "ping", b"") is not None  # (one at a time: it is over)
+        assert drained == [home]
+    finally:
+        release.set()
+        socket.unlink()
+        served.join(300)
+    assert not served.is_alive()

@@ -245,7 +245,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         if subagent:  # (its client does not ask: nothing to learn)
                             continue
                         where = project.decode("utf-8", "replace")
-                        start_up.wait()  # (its drain and this one: never two at once)
+                        start_up.drained.wait()  # (its drain and this one: never two)
                         session = _queue_stop(home, raw, where)
                         if session is not None:
                             _close_work_turn(home, raw, where, session)
@@ -275,11 +275,11 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if event not in _ANSWER_FIRST:
                     with contextlib.suppress(OSError):
                         connection.sendall(b"ok\n" + answer.encode("utf-8"))
-                if event == "UserPromptSubmit" and start_up.done():  # (else it drains)
-                    try:
+                if event == "UserPromptSubmit" and start_up.drained.is_set():
+                    try:  # (else the start-up drain takes it)
                         _drain_waiting(home)
-                        if start_up.recovery is not None:  # learning turned on since?
-                            start_up.recovery.poll()  # one stat when not
+                        if start_up.done() and start_up.recovery is not None:
+                            start_up.recovery.poll()  # learning on since? one stat if not
                     except Exception as exc:  # noqa: BLE001 (the helper serves on)
                         _note_failure(home, exc)
     finally:
@@ -301,7 +301,9 @@ class _StartUp:
     and database opening), it kept the hooks that found the new socket waiting; on a
     loaded machine past their 4 s, and each such prompt was done again in its hook's own
     process. What else uses the warm evolution state (a ``Stop``'s drain, the drain after
-    a prompt) waits for it, or is left to it: never two at once."""
+    a prompt) waits for its drain (:attr:`drained`), or is left to it: never two at once;
+    not for the recovery's start after it (the drain after each prompt was skipped as
+    long as that took)."""
 
     def __init__(self, home: "Path") -> None:
         import threading
@@ -309,6 +311,8 @@ class _StartUp:
         self.home = home
         #: the recovery tick's poller, once started (``None``: not yet, or it failed)
         self.recovery: Any = None
+        #: set once the start-up drain is over (done or failed)
+        self.drained = threading.Event()
         self._thread = threading.Thread(target=self._run, name="waymarks-cc-start-up",
                                         daemon=True)
         self._thread.start()
@@ -318,6 +322,8 @@ class _StartUp:
             _drain(self.home)
         except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
             _note_failure(self.home, exc)
+        finally:
+            self.drained.set()
         try:
             self.recovery = _recovery(self.home)
         except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
