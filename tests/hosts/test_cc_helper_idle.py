@@ -74,3 +74,21 @@ def test_the_idle_time_reading_is_the_clis() -> None:
     assert seconds("inf", 7.0) == float("inf")
     for bad in ("30m", "-1", "nan", "seconds"):
         assert seconds(bad, 7.0) is None
+
+
+@pytest.mark.parametrize("args", [["missing"], []])
+def test_a_helper_for_a_home_that_is_not_there_says_so_without_a_traceback(
+        tmp_path: Path, args: list[str]) -> None:
+    """``python -m waymarks.hosts.cc_helper`` with a home that does not exist (removed
+    since the hook started it, a typo by hand) or none ended in a traceback; it says what
+    is wrong and creates nothing."""
+    where = [str(tmp_path / arg) for arg in args]
+    done = subprocess.run([sys.executable, "-m", "waymarks.hosts.cc_helper", *where],
+                          env={**os.environ, "HOME": str(tmp_path)}, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "usage: python -m waymarks.hosts.cc_helper HOME" in done.stderr
+    if args:
+        assert "no such folder" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -569,7 +569,18 @@ def main(argv: list[str]) -> int:
 
     from waymarks.spawn.switches import seconds
 
-    os.chdir(argv[0])  # the helper runs in the home, not in the project
+    usage = "usage: python -m waymarks.hosts.cc_helper HOME (the Claude Code hooks start it)"
+    if len(argv) != 1 or not argv[0]:
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        os.chdir(argv[0])  # the helper runs in the home, not in the project
+    except OSError as exc:  # (it ended in a traceback: nothing to serve, nothing created)
+        why = {FileNotFoundError: "no such folder", NotADirectoryError: "not a folder"}
+        print(f"waymarks: no Claude Code helper for {argv[0]}: "
+              f"{why.get(type(exc), exc.strerror or type(exc).__name__)}\n{usage}",
+              file=sys.stderr)
+        return 2
     home = Path(argv[0])
     idle = seconds(os.environ.get(IDLE_ENV, ""), IDLE_SECONDS)
     if idle is None:  # (before, ``30m`` ended the helper with a traceback nobody saw)
