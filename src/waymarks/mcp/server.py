@@ -39,6 +39,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     CallToolResult,
     GetPromptResult,
     InputRequiredResult,
@@ -241,7 +242,31 @@ def build_server(app: "Waymarks", tool: "ContextPersistence | None" = None,
         learned_memory.register(server, app, serial)
         prompts.register(server, app, serial)
 
-    return _Server(register, name="waymarks", instructions=INSTRUCTIONS)
+    return _Server(register, name="waymarks", instructions=INSTRUCTIONS,
+                   middleware=[_initialize_first])
+
+
+async def _initialize_first(ctx: Any, call_next: Any) -> Any:
+    """The SDK's answer to a request sent before ``initialize``, as JSON-RPC's invalid
+    request saying what to do: it was ``-32602`` "Invalid request parameters" (kept by
+    the SDK for compatibility), and a client looked for the fault in its parameters. An
+    unknown method stays ``-32601``; ``ping`` is answered (the SDK's gate, unchanged)."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if exc.error.code != INVALID_PARAMS or exc.error.data != "" or \
+                ctx.request_id is None or ctx.method == "initialize" or _accepted(ctx):
+            raise
+        raise MCPError(INVALID_REQUEST, "Invalid Request: the session is not initialized: "
+                       "send initialize (then notifications/initialized) first") from None
+
+
+def _accepted(ctx: Any) -> bool:
+    """Whether the SDK's gate is open for the request's connection (its own word, where
+    it has one: a session born ready, as the handshake-free protocol's are, has no
+    client parameters, and its invalid parameters are just that)."""
+    accepted = getattr(getattr(ctx.session, "_connection", None), "initialize_accepted", None)
+    return accepted if isinstance(accepted, bool) else ctx.session.client_params is not None
 
 
 def _route_client(route: "RouteConfig") -> "ModelClient":
