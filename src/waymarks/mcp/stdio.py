@@ -40,6 +40,7 @@ import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 from waymarks.core.text import all_unicode
@@ -82,10 +83,20 @@ def screen(line: str) -> Answer | Instead | Dropped | None:
     """The answer to a line the SDK cannot take (``None``: pass it on; :class:`Dropped`: a
     notification or response the SDK cannot take, which gets no answer; :class:`Instead`:
     pass that on instead)."""
+    return _screened(line)[0]
+
+
+def _screened(line: str) -> tuple[Answer | Instead | Dropped | None, object]:
+    """:func:`screen`'s answer, and the line as decoded (``None``: not JSON)."""
     try:
         raw = json.loads(line)
     except (ValueError, RecursionError):
-        return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
+        return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON"), None
+    return _judged(line, raw), raw
+
+
+def _judged(line: str, raw: object) -> Answer | Instead | Dropped | None:
+    """:func:`screen`'s answer to ``line``, decoded as ``raw``."""
     request_id = _id_of(raw)
     if not isinstance(raw, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object "
@@ -158,6 +169,7 @@ class _Screened:
         self._text = TextIOWrapper(source, encoding="utf-8", errors="surrogateescape")
         self._ready = anyio.Event()
         self._write: MemoryObjectSendStream[SessionMessage] | None = None
+        self.in_flight = _InFlight()
 
     def answer_through(self, write: MemoryObjectSendStream[SessionMessage]) -> None:
         self._write = write
@@ -205,13 +217,91 @@ class _Screened:
         async for line in self._lines():
             if not line.strip():
                 continue
-            answer = screen(line)
+            answer, raw = _screened(line)
             if answer is None:
+                self.in_flight.passed(raw)
                 yield line
             elif isinstance(answer, Instead):
                 yield answer.line()
             elif not isinstance(answer, Dropped) and self._write is not None:
                 await self._write.send(SessionMessage(answer))
+        await self.in_flight.settled()  # (the SDK cancels what is in flight at the end)
+
+
+class _InFlight:
+    """The client's requests passed on to the SDK and not answered yet. At the end of
+    standard input the SDK cancelled every call in flight and answered each "Connection
+    closed" (-32000), though the output was open and a call may have written: the end is
+    passed on once they are answered (or once the server asks the client something, which
+    it can no longer answer: then the SDK ends that call as before)."""
+
+    def __init__(self) -> None:
+        self._asked: dict[int | str, int] = {}
+        self._theirs: set[int | str] = set()  # the server's requests, unanswered
+        self._changed = anyio.Event()
+
+    def passed(self, raw: object) -> None:
+        """Note a line passed on to the SDK."""
+        if not isinstance(raw, dict):
+            return
+        request_id, method = _id_of(raw), raw.get("method")
+        if method == "notifications/cancelled":  # (never answered, as the spec says)
+            params = raw.get("params")
+            self._settle(_id_of({"id": params.get("requestId")})
+                         if isinstance(params, dict) else None)
+        elif request_id is not None and method is not None:
+            key = coerce_request_id(request_id)  # ("7" and 7 are one id to the SDK)
+            self._asked[key] = self._asked.get(key, 0) + 1
+        elif request_id is not None:
+            self._theirs.discard(coerce_request_id(request_id))
+
+    def sent(self, message: object) -> None:
+        """Note a message the SDK wrote."""
+        if isinstance(message, types.JSONRPCRequest):
+            self._theirs.add(coerce_request_id(message.id))
+            self._wake()
+        elif isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._settle(message.id)
+
+    def _settle(self, request_id: int | str | None) -> None:
+        key = None if request_id is None else coerce_request_id(request_id)
+        if key is not None and key in self._asked:
+            self._asked[key] -= 1
+            if not self._asked[key]:
+                del self._asked[key]
+            self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def settled(self) -> None:
+        """Wait until no call is in flight, or the server waits for the client."""
+        while self._asked and not self._theirs:
+            await self._changed.wait()
+
+
+class _Watched:
+    """The SDK's write stream, each message it sends noted in :class:`_InFlight`."""
+
+    def __init__(self, stream: MemoryObjectSendStream[SessionMessage],
+                 in_flight: _InFlight) -> None:
+        self._stream = stream
+        self._in_flight = in_flight
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._stream.send(item)
+        self._in_flight.sent(item.message)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _Watched:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._stream.__aexit__(*exc)
 
 
 @contextmanager
@@ -253,7 +343,7 @@ async def run_screened(server: Any) -> None:
             lines = _Screened(source)
             async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
                 lines.answer_through(write_stream)
-                await server.run(read_stream, write_stream,
+                await server.run(read_stream, _Watched(write_stream, lines.in_flight),
                                  server.create_initialization_options())
     except BaseExceptionGroup as group:
         task = asyncio.current_task()
