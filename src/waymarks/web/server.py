@@ -131,7 +131,8 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
                 # browser command that returns only once it is closed (a terminal
                 # browser, lynx or w3m, or a BROWSER command) waited for a page nobody
                 # served, for ever
-                threading.Thread(target=_start_browser, args=(opener, page.as_uri()),
+                threading.Thread(target=_start_browser,
+                                 args=(opener, page.as_uri(), as_json),
                                  daemon=True, name="waymarks-ui-browser").start()
             from waymarks.spawn.http_guard import GuardedH11
 
@@ -145,20 +146,38 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
             page.unlink(missing_ok=True)
 
 
-def _start_browser(opener: Callable[[str], object], uri: str) -> None:
+def _start_browser(opener: Callable[[str], object], uri: str, as_json: bool = False
+                   ) -> None:
     """Start the browser on the launch page ``uri``; say so on standard error when none
     could be (no browser here, a server over SSH, a ``BROWSER`` command that failed):
     ``--open`` said nothing, and the person waited for a window. A ``BROWSER`` that is no
     command line (a quote left open: ``shlex`` refuses it) is one that failed: it raised
-    here, a traceback in this thread and no word of the browser that would not come."""
+    here, a traceback in this thread and no word of the browser that would not come.
+    ``as_json``: the browser writes to standard error (what it said came after the JSON
+    line, on the output a program reads as JSON)."""
     try:
-        started = opener(uri)
+        with _stdout_on_stderr() if as_json else contextlib.nullcontext():
+            started = opener(uri)
     except (ValueError, OSError, webbrowser.Error):
         started = False
     if not started:
         print("waymarks: --open: no browser could be started (none found here, or the "
               "BROWSER command failed); open the URL `waymarks ui` printed", file=sys.stderr,
               flush=True)
+
+
+@contextlib.contextmanager
+def _stdout_on_stderr() -> Iterator[None]:
+    """Descriptor 1 as standard error meanwhile: what a process started then inherits.
+    (Nothing else writes standard output once a ``--json`` inspector said it serves.)"""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 @contextlib.contextmanager

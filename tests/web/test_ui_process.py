@@ -1,0 +1,43 @@
+"""The real ``waymarks ui`` process as a person (or a program reading ``--json``) meets it
+at its start and its end: each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.web.test_security import _stop, _waymarks
+
+
+@pytest.mark.slow
+def test_json_open_keeps_the_browsers_output_off_standard_output(
+        home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`waymarks --json ui --open`: a browser command that writes (a terminal browser, a
+    BROWSER script, a desktop launcher's "Opening in existing browser session.") wrote
+    after the JSON line, on the standard output a program reads as JSON."""
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!{sys.executable}\nimport sys\nprint('browser: opening', "
+                       f"flush=True)\nopen({str(opened)!r}, 'w').close()\n")
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", f"{browser} %s")
+    process = _waymarks(home, project, "--json", "ui", "--open", "--port", "0")
+    try:
+        assert process.stdout is not None
+        announced = json.loads(process.stdout.readline())
+        assert announced["outcome"] == "serving"
+        for _ in range(600):  # (bounded: the browser runs beside the server)
+            if opened.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert opened.exists()
+    finally:
+        _stop(process)
+    out, err = process.communicate(timeout=60)
+    assert out == "", out
+    assert "browser: opening" in err
+
