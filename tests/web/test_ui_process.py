@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.test_security import _stop, _waymarks
+from tests.web.test_security import _printed_url, _stop, _waymarks
 
 
 @pytest.mark.slow
@@ -40,4 +40,18 @@ def test_json_open_keeps_the_browsers_output_off_standard_output(
     out, err = process.communicate(timeout=60)
     assert out == "", out
     assert "browser: opening" in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_says_the_inspector_stopped(home: Path, project: Path) -> None:
+    """Ctrl-C, the documented way to stop the inspector, said "interrupted; nothing more
+    was done (a write that was under way is either whole or absent: `waymarks health`
+    says all is well)", as if something had gone wrong."""
+    process = _waymarks(home, project, "ui", "--port", "0")
+    _printed_url(process)
+    _stop(process)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "waymarks: the inspector stopped" in err, err
+    assert "nothing more was done" not in err and "health" not in err
 

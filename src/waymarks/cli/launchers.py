@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # not typing's: the hook path must not import typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-    from typing import Any
+    from typing import Any, NoReturn
 
     import click
 
@@ -235,6 +235,8 @@ def register(root: "click.Group") -> None:
             print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
         try:
             serve_http(app, sock=sock, host=address, token=token, follow=follow)
+        except KeyboardInterrupt:
+            _stopped("the MCP server")
         finally:
             sock.close()
         return Result({}, "", printed=True)
@@ -273,6 +275,8 @@ def register(root: "click.Group") -> None:
         run.protocol = True  # (its one JSON line, then HTTP: a later failure to stderr)
         try:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
+        except KeyboardInterrupt:
+            _stopped("the inspector")
         except UnresolvedHost as exc:
             raise click.UsageError(str(exc)) from exc
         except BindError as exc:
@@ -447,3 +451,14 @@ def _unless_default(home: "Path") -> "Path | None":
     from waymarks.cli.home import user_data_dir
 
     return None if os.path.abspath(home) == os.path.abspath(user_data_dir()) else home
+
+
+def _stopped(server: str) -> "NoReturn":
+    """Ctrl-C, the documented way to stop ``server``, said as that, with its status (130):
+    the runner's "interrupted; nothing more was done (a write that was under way is either
+    whole or absent: `waymarks health` says all is well)" read as a failure."""
+    from waymarks.cli.runner import Reported, note
+    from waymarks.commands.results import EXIT_INTERRUPTED
+
+    note(f"{server} stopped (Ctrl-C)")
+    raise Reported(EXIT_INTERRUPTED) from None
