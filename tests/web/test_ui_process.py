@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,22 @@ def test_ctrl_c_says_the_inspector_stopped(home: Path, project: Path) -> None:
     assert "waymarks: the inspector stopped" in err, err
     assert "nothing more was done" not in err and "health" not in err
 
+
+@pytest.mark.slow
+def test_a_wildcard_bind_prints_a_url_this_machine_can_open(home: Path,
+                                                            project: Path) -> None:
+    """`ui --host 0.0.0.0 --allow-remote` printed http://0.0.0.0:PORT/...: no browser
+    reaches 0.0.0.0 (some refuse it outright). The URL names 127.0.0.1, and the note says
+    to use this machine's address from another one."""
+    process = _waymarks(home, project, "ui", "--host", "0.0.0.0", "--allow-remote",
+                        "--port", "0")
+    try:
+        url = _printed_url(process)
+        assert url.startswith("http://127.0.0.1:"), url
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            assert answer.status == 200
+        assert process.stdout is not None
+        rest = [process.stdout.readline() for _ in range(2)]  # (the token's note first)
+        assert "use this machine's address in place of 127.0.0.1" in rest[1], rest
+    finally:
+        _stop(process)

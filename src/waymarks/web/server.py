@@ -86,6 +86,20 @@ def base_url(host: str, port: int) -> str:
     return f"http://{url_host(host)}:{port}"
 
 
+def _unspecified(address: str) -> str | None:
+    """The loopback address that reaches a socket bound to every interface (``0.0.0.0``:
+    ``127.0.0.1``; ``::``: ``::1``), else ``None``."""
+    import ipaddress
+
+    try:
+        found = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return None
+    if not found.is_unspecified:
+        return None
+    return "127.0.0.1" if found.version == 4 else "::1"
+
+
 def launch_page(url: str) -> Path:
     """A page that sends the browser on to ``url``, in a file only this user can read
     (``mkstemp`` makes it 0600): what the browser is started with. The caller removes it."""
@@ -111,7 +125,9 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         print(remote_warning(str(address), int(actual)), file=sys.stderr, flush=True)
     gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
     web = build_app(app, gate)
-    url = gate.url(base_url(address, actual))
+    everywhere = _unspecified(str(address))
+    # (no browser opens http://0.0.0.0:…: this machine's own loopback reaches it)
+    url = gate.url(base_url(everywhere or address, actual))
     if as_json:
         import json
 
@@ -122,6 +138,9 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         # OSC sequence (a cloned repository's) retitled the terminal or wrote its clipboard
         print(f"Waymarks inspector for {escaped(app.cwd)}:\n  {url}\n(this URL carries a token "
               "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
+        if everywhere:
+            print(f"(from another machine, use this machine's address in place of "
+                  f"{url_host(everywhere)})", file=out, flush=True)
     page: Path | None = None
     try:
         with _ending_cleanly():
