@@ -120,3 +120,29 @@ def test_an_adr_is_as_readable_as_any_file_made_in_the_project(home: Path, proje
     finally:
         os.umask(old)
     assert Path(str(created["path"])).stat().st_mode & 0o777 == 0o644
+
+
+def test_adr_new_in_a_subfolder_numbers_in_the_projects_decisions(home: Path,
+                                                                   project: Path) -> None:
+    """Run from ``src/deep`` of a checkout, ``adr new`` made ``src/deep/docs/engineering/
+    decisions/ADR-0001-….md``: a second ADR-0001 beside the project's, in a tree no plan
+    from the project's root reads. It goes to the nearest folder up to the checkout's root
+    that has ``docs/engineering`` (a package of a monorepo keeps its own), else that root."""
+    (project / ".git").mkdir()
+    (project / DECISIONS_DIR).mkdir(parents=True)
+    (project / DECISIONS_DIR / "ADR-0001-use-wal.md").write_text("---\nid: ADR-0001\n---\n")
+    deep = project / "src" / "deep"
+    deep.mkdir(parents=True)
+    created = Path(str(_adr(home, deep, "Use Postgres", expect=0)["path"]))
+    assert created == project / DECISIONS_DIR / "ADR-0002-use-postgres.md"
+    assert not (deep / "docs").exists()
+    package = project / "packages" / "api"  # its own docs: its own numbering
+    (package / DECISIONS_DIR).mkdir(parents=True)
+    (package / "lib").mkdir()
+    created = Path(str(_adr(home, package / "lib", "Use gRPC", expect=0)["path"]))
+    assert created == package / DECISIONS_DIR / "ADR-0001-use-grpc.md"
+    bare = project / "tools"  # a checkout without docs/engineering yet: at its root
+    (project / "docs").rename(project / "old-docs")
+    bare.mkdir()
+    created = Path(str(_adr(home, bare, "Use make", expect=0)["path"]))
+    assert created == project / DECISIONS_DIR / "ADR-0001-use-make.md"

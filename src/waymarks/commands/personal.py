@@ -269,11 +269,12 @@ def adr_group() -> Group:
     def new(title: tuple[str, ...]) -> Result:
         from pathlib import Path
 
-        from waymarks.personal.docs import new_adr
+        from waymarks.personal.docs import docs_project, new_adr
 
         app = runtime().app()
         try:
-            path = new_adr(Path(app.cwd), " ".join(title), app.clock.now().date())
+            path = new_adr(docs_project(Path(app.cwd)), " ".join(title),
+                           app.clock.now().date())
         except ValueError as exc:  # AdrRefused names its code
             return refused(getattr(exc, "code", "invalid_argument"), str(exc))
         return Result({"path": str(path)}, f"Created {cell(str(path))}")

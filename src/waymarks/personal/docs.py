@@ -512,6 +512,24 @@ class AdrRefused(ValueError):
         self.code = code
 
 
+def docs_project(start: Path) -> Path:
+    """Where a record made from folder ``start`` goes: the nearest folder from ``start``
+    up to its checkout's root that has ``docs/engineering`` (a package of a monorepo keeps
+    its own), else that root; ``start`` outside a checkout. Run from a subfolder, ``adr
+    new`` made a second ``ADR-0001`` there, in a tree no plan from the project reads."""
+    from waymarks.service.evolution_observe import checkout_root
+
+    root = checkout_root(str(start))
+    if root is None:
+        return start
+    for folder in (start, *start.parents):
+        if (folder / DOCS_DIR).is_dir():
+            return folder
+        if folder == Path(root):
+            break
+    return Path(root)
+
+
 def new_adr(project: Path, title: str, today: date) -> Path:
     """Scaffold the next numbered decision record; refuses to overwrite anything.
 
