@@ -318,6 +318,10 @@ def test_policy_is_frozen_and_hashable() -> None:
     ({"localProviders": ["ollama"], "remoteProviders": {"OLLAMA": "normal"}},
      "is also in localProviders"),
     ({"remoteProviders": {"a": "normal", "A": "internal"}}, "listed twice"),
+    # the team ledger, which every clone reads: listed as local it was accepted in silence,
+    # `waymarks privacy` said "Local providers (may see everything): team", and sharing
+    # still took normal and internal only
+    ({"localProviders": ["ollama", " Team "]}, "localProviders: 'team' is the team ledger"),
     ({"remoteProvider": {"a": "normal"}}, "unknown privacy setting 'remoteProvider'"),
     ({"enabled": False}, "unknown privacy setting 'enabled'"),
 ])

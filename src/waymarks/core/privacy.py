@@ -384,6 +384,8 @@ def _empty() -> Mapping[str, Allowance]:
 
 
 #: keys of the ``[privacy]`` table; ``defaultProvider`` belongs to the service
+#: the team ledger as a destination (:mod:`waymarks.core.team`): never a local provider
+TEAM_PROVIDER: Final = "team"
 _CONFIG_KEYS: Final = ("localProviders", "remoteDefaultAllowed", "remoteProviders",
                        "defaultClassification", "redactSecrets")
 _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
@@ -413,6 +415,11 @@ class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises i
             raise PrivacyConfigError("localProviders must be a list of provider IDs")
         for provider in self.local_providers:
             local.add(_provider_id(provider, "localProviders"))
+        if TEAM_PROVIDER in local:
+            raise PrivacyConfigError(
+                f"localProviders: {TEAM_PROVIDER!r} is the team ledger in the repository, "
+                "which every clone reads: it is never local (it takes normal and internal "
+                f"text only; remoteProviders.{TEAM_PROVIDER} may narrow that); remove it")
         default = _remote_allowance(self.remote_default_allowed, "remoteDefaultAllowed")
         if not isinstance(self.remote_providers, Mapping):
             raise PrivacyConfigError("remoteProviders must map provider IDs to allow lists")

@@ -535,7 +535,6 @@ def lost_withdrawals(fold: TeamFold) -> list[LostWithdrawal]:
 
 
 #: what the team ledger may hold unless the person's policy narrows it further
-TEAM_PROVIDER: Final = "team"
 TEAM_LEVELS: Final = frozenset({"normal", "internal"})
 
 

@@ -35,11 +35,10 @@ import msgspec
 from waymarks.core.decisions import Rejected, clean_reason, clean_text, parse_classification
 from waymarks.core.egress import Egress
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
-from waymarks.core.privacy import level_rank
+from waymarks.core.privacy import TEAM_PROVIDER, level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import (
     TEAM_LEVELS,
-    TEAM_PROVIDER,
     TeamEntry,
     genesis,
     make_line,
