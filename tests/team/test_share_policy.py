@@ -352,3 +352,26 @@ def test_superseding_the_kept_item_by_its_own_text_settles_its_conflict(
     again = cli("team", "supersede", settled["id"][:12], "--yes", "--",
                 "The deploy port is 5432")
     assert again["outcome"] == "duplicate" and ledger_bytes(project) == before
+
+
+def test_a_teammates_key_holding_a_credential_is_named_as_the_key_with_the_way_out(
+        cli, project: Path) -> None:  # type: ignore[no-untyped-def]
+    """A teammate's claim whose key holds a credential (a hand-written line): `team
+    supersede` keeps the key, and was refused with "the text holds a credential-like
+    value; share a version without it", of a text that held none; the person rewrote the
+    text again and again. The refusal names the key, and the way out (unshare it, share
+    anew); nothing is appended, and the key is never repeated in the answer."""
+    from tests.team.test_team_source import Writer
+
+    cli("trust", ".")
+    cli("team", "init")
+    item = Writer(project / ".waymarks" / "team", "bob-00000001", "Bob").add(
+        "The deploy token lives in the vault", kind="memory", key=SECRET)
+    before = ledger_bytes(project)
+    refused = cli("team", "supersede", item, "--yes", "--",
+                  "The deploy token lives in Vault under ci/deploy", expect=2)
+    assert refused["code"] == "credential"
+    assert "key" in refused["message"] and "text holds" not in refused["message"]
+    assert "waymarks team unshare" in refused["message"]
+    assert SECRET.lower() not in json.dumps(refused).lower()
+    assert ledger_bytes(project) == before

@@ -556,9 +556,15 @@ def share_problem(egress: Egress, text: str, key: str | None,
     if has_markers(text):
         return ("marked", "the text holds classification markers ([ds4:…]); share a "
                 "version without marked spans")
-    if holds_credential(text) or (key and holds_credential(key)):
+    if holds_credential(text):
         return ("credential", "the text holds a credential-like value; share a version "
                 "without it")
+    if key and holds_credential(key):  # (a teammate's hand-written line: a local write
+        # refuses such a key) said to be the text's, the person rewrote a clean text again
+        return ("credential", "the item's key holds a credential-like value (a key is "
+                "shared with its text, and a supersede keeps it): withdraw a team item so "
+                "keyed with `waymarks team unshare ID`, then share the new text as an item "
+                "of your own")
     if egress.text(text, classification) != text:
         return ("classification", "part of the text may not leave this machine")
     return None
