@@ -489,3 +489,23 @@ def test_a_teammates_file_whose_last_line_has_no_final_newline_counts_whole(
     [row] = team_views.source_json(state, str(project))
     assert (row["status"], row["entries"]) == ("available", 3)
     assert row["partial"].startswith("line 4 has no final newline and is no complete entry")
+
+
+@pytest.mark.parametrize("at", [-10**15, 10**30], ids=["before-1970", "past-year-9999"])
+def test_an_entry_dated_outside_any_time_is_tampering(trusted: Waymarks, project: Path,
+                                                      at: int) -> None:
+    """A hand-written line's ``at`` is what the fold orders by: dated at -10**15 (31,000
+    years before 1970) a teammate's claim came first on every clone for ever, and a claim
+    of its key by anyone else was the invalid one; dated at 10**30 every supersede of it
+    was stamped after it, a 31-digit time in the person's own file (a JSON number past
+    2**53 that a JavaScript reader of the ledger rounds, its hash then no longer right).
+    Such a line is no time at all: its file is tampered, its items not planned."""
+    directory = project / ".waymarks" / "team"
+    ann = Writer(directory, "ann-00000001", "Ann")
+    kept = ann.add("The deploy window is Tuesday", kind="memory", key="deploy-window")
+    bob = Writer(directory, "bob-00000002", "Bob")
+    bob.at = at
+    bob.add("The deploy window is Friday night", kind="memory", key="deploy-window")
+    source = team.refresh(trusted).sources["bob-00000002"]
+    assert source.status == "tampered" and "time" in source.detail, source.detail
+    assert active_ids(trusted) == [kept]

@@ -162,6 +162,8 @@ class _Line(msgspec.Struct, rename="camel"):
 
 
 _DECODER: Final = msgspec.json.Decoder(_Line)
+#: the last millisecond of the year 9999, the latest ``at`` a line may hold (a date shows)
+LAST_AT: Final = 253_402_300_799_999
 _HASH_FIELD: Final = b'"hash":"'
 _HASH_SPAN: Final = len(_HASH_FIELD) + 64 + 2  # "hash":"<64 hex>",
 
@@ -190,6 +192,11 @@ def parse_line(line: bytes) -> TeamEntry:
         raise TeamFormatError(f"not a {TEAM_FORMAT} entry")
     if raw.seq < 1 or not raw.contributor or not raw.id or not raw.author:
         raise TeamFormatError("seq, contributor, id or author is missing")
+    if not 0 <= raw.at <= LAST_AT:  # (the fold orders by it: dated 31,000 years back, a
+        # claim came first for ever, and one dated past 9999 made every supersede of it
+        # carry a number a JavaScript reader rounds)
+        raise TeamFormatError("at is no time (milliseconds since 1970, before the year "
+                              "10000)")
     if raw.op not in ("add", "supersede", "status") or raw.kind not in ("pin", "memory"):
         raise TeamFormatError("unknown op or kind")
     if not (_HEX64.fullmatch(raw.prev) and _HEX64.fullmatch(raw.hash)):
