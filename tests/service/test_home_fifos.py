@@ -31,12 +31,13 @@ def test_a_fifo_at_the_pending_exclusions_list_is_not_waited_on(home: Path,
 
 def test_a_fifo_at_a_projects_team_anchors_is_not_waited_on(home: Path,
                                                             project: Path) -> None:
-    code = ("import sys\nfrom waymarks import Waymarks\nfrom waymarks.service import team\n"
+    code = ("import sys\nfrom waymarks import Waymarks\n"
+            "from waymarks.service import team_anchors as team\n"
             "with Waymarks(sys.argv[1], cwd=sys.argv[2]) as app:\n"
             "    path = team.anchors_path(app)\n"
             "    path.parent.mkdir(parents=True, exist_ok=True)\n"
             "    __import__('os').mkfifo(path)\n"
-            "    print(team._load_anchors(app))\n")
+            "    print(team.load_anchors(app))\n")
     done = subprocess.run([sys.executable, "-c", code, str(home), str(project)],
                           cwd=project, capture_output=True, text=True, timeout=60, env=ENV)
     assert done.returncode == 0 and done.stdout.strip() == "({}, 0)", done.stdout + done.stderr

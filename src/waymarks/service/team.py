@@ -24,7 +24,8 @@ and an exclusion, withdraws *all* of that contributor's items until the file is 
 every clone alike; truncation and a rewrite with a recomputed chain are found against
 this home's anchor (the entry count and head hash it last accepted, journalled in
 ``<home>/team/<project-hash>.anchors.jsonl`` with the exclusions: local, derived, never
-canonical; see :func:`_journal`).
+canonical; see :func:`_journal`, and :mod:`~waymarks.service.team_anchors` for a moved
+checkout's).
 
 **Identity.** Items carry the team partition (:data:`waymarks.core.team.TEAM_PROJECT`)
 rather than the clone's path, so every clone's listing is the same bytes.
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import fcntl
 import gc
-import hashlib
 import json
 import os
 import threading
@@ -65,6 +65,7 @@ from waymarks.ledger.team import (
 )
 from waymarks.service import team_own
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.team_anchors import anchors_path, checkout_row, load_anchors
 from waymarks.service.team_identity import contributor_path, stored_id
 from waymarks.service.team_own import AVAILABLE as AVAILABLE  # (the statuses, there with
 from waymarks.service.team_own import FOREIGN as FOREIGN  # the judgement that gives them)
@@ -131,38 +132,8 @@ def team_dir(app: Waymarks) -> Path:
     return Path(app.cwd) / TEAM_DIR
 
 
-def anchors_path(app: Waymarks) -> Path:
-    digest = hashlib.sha256(app.cwd.encode("utf-8")).hexdigest()[:16]
-    return app.home / "team" / f"{digest}.anchors.jsonl"
-
-
 #: journal lines past which the anchors file is rewritten whole (compacted)
 COMPACT_AFTER: Final = 4096
-
-
-def _load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
-    """The anchors and exclusions of this project (later lines win), and the number of
-    journal lines read. Unreadable lines are skipped: this is derived state."""
-    anchors: dict[str, dict[str, Any]] = {}
-    from waymarks.files.reading import read_regular
-
-    try:  # a FIFO in its place was waited on for ever (read_bytes)
-        data = read_regular(anchors_path(app))
-    except OSError:
-        return anchors, 0
-    lines = data.splitlines()
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(row, dict) and isinstance(row.get("c"), str):
-            anchor = anchors.setdefault(row.pop("c"), {})
-            retracts = row.pop("retracts", None)
-            anchor.update(row)
-            if isinstance(retracts, list):  # journalled a few at a time: accumulated
-                anchor.setdefault("retracts", []).extend(retracts)
-    return anchors, len(lines)
 
 
 def note_own(app: Waymarks, me: str, entry: TeamEntry) -> None:
@@ -218,7 +189,7 @@ def _compacted(app: Waymarks, state: TeamState, moved: dict[str, list[Any]]) -> 
     try:
         with _policy_turn(app):
             counted = {c: counts(state, c) for c in state.sources}
-            anchors, _lines = _load_anchors(app)
+            anchors, _lines = load_anchors(app)
             for contributor, rows in moved.items():
                 mine = state.anchors[contributor]
                 anchor = anchors.setdefault(contributor, {})
@@ -242,7 +213,8 @@ def save_anchors(app: Waymarks, state: TeamState) -> None:
             anchor["retracts"] = list({json.dumps(r): r for r in anchor["retracts"]}.values())
     rows = [json.dumps({"c": c, **anchor}, sort_keys=True)
             for c, anchor in sorted(state.anchors.items())]
-    write_atomic(path, "".join(row + "\n" for row in rows), mode=0o600)
+    named = checkout_row(app.cwd)  # (team_anchors: what finds them once it is moved)
+    write_atomic(path, (named or "") + "".join(row + "\n" for row in rows), mode=0o600)
     state.journal_lines = len(rows)
     state.anchors_stamp = _anchors_stamp(app)
 
@@ -360,7 +332,7 @@ def _refresh(app: Waymarks) -> TeamState:
         # first read here, or another process changed the anchors (an exclusion, say):
         # a long-lived host must stop showing an excluded contributor's items at once
         counted = {c: counts(state, c) for c in state.sources}
-        state.anchors, state.journal_lines = _load_anchors(app)
+        state.anchors, state.journal_lines = load_anchors(app)
         state.anchors_stamp = stamp
         state.me = stored_id(contributor_path(app))
         own = state.sources.get(state.me or "")
@@ -485,7 +457,7 @@ def _judge_after_append(app: Waymarks, state: TeamState, source: SourceState) ->
                 time.sleep(0.01)
         # only the notes of this home's own appends are taken (the rest of the anchors
         # this refresh holds may be ahead of the file: it journals them at its end)
-        noted = _load_anchors(app)[0].get(source.contributor, {})
+        noted = load_anchors(app)[0].get(source.contributor, {})
         state.anchors.setdefault(source.contributor, {}).update(
             {k: v for k, v in noted.items() if k in ("ownSeq", "ownHead")})
     except OSError:
@@ -530,7 +502,7 @@ def _policy_state(app: Waymarks) -> TeamState:
     """The team state with the anchors as they are on disk now (under
     :func:`_policy_turn`): what another process decided since this one read them."""
     state = refresh(app)
-    state.anchors, state.journal_lines = _load_anchors(app)
+    state.anchors, state.journal_lines = load_anchors(app)
     return state
 
 

@@ -15,7 +15,8 @@ from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conf
 from waymarks.core.text import shell_command
 from waymarks.service import team_git
 from waymarks.service.own_claims import OwnSignatures
-from waymarks.service.team import FOREIGN, TeamState, anchors_path, counts, refresh, team_dir
+from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
+from waymarks.service.team_anchors import anchors_path
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock

@@ -1,0 +1,106 @@
+"""Where a home keeps what it has seen of a project's team ledger: the anchors (the entry
+count and head hash it last accepted of each contributor file) and the exclusions, in
+``<home>/team/<digest of the checkout's path>.anchors.jsonl`` (local, derived, never
+canonical; written by :mod:`waymarks.service.team`).
+
+Each such file also names the checkout it is of, on a line without a contributor (which
+every reader skips): ``{"checkout": [device, inode], "path": …}``, the checkout's folder.
+A checkout moved on its file system (``mv``) keeps its folder and loses its old path:
+keyed by the path alone, its anchors were lost, and with them every exclusion (the
+excluded contributor's items planned again, in silence) and every anchor (a file
+truncated meanwhile read as new). The first read at the new path takes them over
+(:func:`_adopt`); a copy of the checkout is another folder, and its original's path is
+still there: it takes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from waymarks.files.reading import read_regular
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def anchors_path(app: Waymarks) -> Path:
+    digest = hashlib.sha256(app.cwd.encode("utf-8")).hexdigest()[:16]
+    return app.home / "team" / f"{digest}.anchors.jsonl"
+
+
+def checkout_row(cwd: str) -> str | None:
+    """The line naming the checkout at ``cwd`` (``None``: its folder cannot be read)."""
+    try:
+        found = os.stat(cwd)
+    except OSError:
+        return None
+    return json.dumps({"checkout": [found.st_dev, found.st_ino], "path": cwd}) + "\n"
+
+
+def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
+    """The anchors and exclusions of this project (later lines win), and the number of
+    journal lines read; those of the checkout's old path when it was moved here. The line
+    naming the checkout is added to a file without one. Unreadable lines are skipped:
+    this is derived state."""
+    anchors: dict[str, dict[str, Any]] = {}
+    path = anchors_path(app)
+    try:  # a FIFO in its place was waited on for ever (read_bytes)
+        data = read_regular(path)
+    except FileNotFoundError:
+        if not _adopt(app.cwd, path):
+            return anchors, 0
+        return load_anchors(app)
+    except OSError:
+        return anchors, 0
+    lines = data.splitlines()
+    named = False
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(row, dict) and isinstance(row.get("c"), str):
+            anchor = anchors.setdefault(row.pop("c"), {})
+            retracts = row.pop("retracts", None)
+            anchor.update(row)
+            if isinstance(retracts, list):  # journalled a few at a time: accumulated
+                anchor.setdefault("retracts", []).extend(retracts)
+        named = named or (isinstance(row, dict) and "checkout" in row)
+    if not named and (row_text := checkout_row(app.cwd)) is not None:
+        try:  # (a file an earlier version wrote: named once, as the anchors are journalled)
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(row_text)
+        except OSError:
+            pass
+    return anchors, len(lines)
+
+
+def _adopt(cwd: str, path: Path) -> bool:
+    """Give ``path`` (the anchors of the checkout now at ``cwd``) the anchors file of the
+    same folder kept under a path that is gone (it was moved here); whether one was."""
+    try:
+        here = os.stat(cwd)
+        others = sorted(p for p in path.parent.glob("*.anchors.jsonl") if p != path)
+    except OSError:
+        return False
+    for other in others:
+        try:
+            rows = [json.loads(line) for line in read_regular(other).splitlines()
+                    if line.startswith(b'{"checkout"')]
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not any(isinstance(row, dict) and row.get("checkout") == [here.st_dev, here.st_ino]
+                   and isinstance(row.get("path"), str) and not os.path.lexists(row["path"])
+                   for row in rows):
+            continue
+        try:
+            os.link(other, path)  # (never over anchors another process just made)
+        except OSError:
+            return False
+        other.unlink(missing_ok=True)
+        return True
+    return False
