@@ -15,7 +15,8 @@ import pytest
 
 from tests.durability.test_disk_full import fill, small_fs  # noqa: F401 - the fixture
 from tests.inprocess import waymarks
-from waymarks.personal.docs import DECISIONS_DIR, new_adr
+from waymarks.personal.adr_new import new_adr
+from waymarks.personal.docs import DECISIONS_DIR
 
 TOKEN = "ghp_" + "1234567890abcdefghijklmnopqrstuvwxyzAB"
 

@@ -151,3 +151,22 @@ def test_a_doc_opening_with_a_rule_keeps_the_prose_after_it(project: Path) -> No
                    "Friday.\n---\n\n# Steps\n\nRun make release.\n")
     chunks = load_chunks(project)
     assert "Deploys go out on Tuesdays after the freeze." in "\n".join(c.text for c in chunks)
+
+
+def test_a_long_section_is_never_cut_inside_a_code_block() -> None:
+    """A section past the part bound (1,500 characters) was cut at any blank line, one
+    inside a fenced code block too: a part ended in an open fence, and the next began
+    with the rest of the code as prose, its fence and language gone. Parts are cut at
+    blank lines outside code blocks only; each block stays whole in one part."""
+    from waymarks.personal.docs import MAX_CHUNK_CHARS, chunk_markdown
+
+    prose = "Deploys go through the pipeline described below, step by step. " * 12
+    code = "```python\n" + "\n\n".join(f"def step_{n}():\n    run('stage {n}')"
+                                       for n in range(60)) + "\n```"
+    text = f"# Deploying\n\n{prose}\n\n{code}\n\n{prose}\n"
+    assert len(code) > MAX_CHUNK_CHARS  # (a block longer than a part: whole in its own)
+    parts = [c.text for c in chunk_markdown("docs/engineering/deploy.md", text)]
+    assert len(parts) == 3, [p[:40] for p in parts]
+    for part in parts:
+        assert part.count("```") % 2 == 0, part[:80]
+    assert parts[1] == code

@@ -17,8 +17,9 @@ from mcp.types import ElicitResult
 
 from waymarks.cli.main import main
 from waymarks.mcp.server import build_server
+from waymarks.personal.adr_new import new_adr
 from waymarks.personal.curation import curation_prompt, promotion_prompt
-from waymarks.personal.docs import EngineeringDocs, load_chunks, new_adr
+from waymarks.personal.docs import EngineeringDocs, load_chunks
 from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.notes import (
     NOTE_ENTRY,

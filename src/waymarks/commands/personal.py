@@ -269,7 +269,7 @@ def adr_group() -> Group:
     def new(title: tuple[str, ...]) -> Result:
         from pathlib import Path
 
-        from waymarks.personal.docs import docs_project, new_adr
+        from waymarks.personal.adr_new import docs_project, new_adr
 
         app = runtime().app()
         try:

@@ -20,26 +20,20 @@ leading out of the project is skipped.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
-import unicodedata
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from waymarks.core.decisions import refuse_credentials
 from waymarks.core.lazy_re import lazy
 from waymarks.core.marker_spans import SpanLevels
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.secrets import cut_before_secret
-from waymarks.files.paths import leads_within, resolved
+from waymarks.files.paths import leads_within
 from waymarks.files.reading import read_regular
-from waymarks.ledger.session_file import create_atomically
-from waymarks.personal.entry import derive_slug, file_text
+from waymarks.personal.entry import file_text
 from waymarks.service.planning import doc_snippet, first_admitted
 from waymarks.service.search import features
 
@@ -63,13 +57,9 @@ _HEADING: Final = lazy(r"^(#{1,3})\s+(.*\S)\s*$")
 #: a fenced code block's fence (CommonMark): three or more backticks or tildes, indented
 #: by three spaces at most, and what follows them
 _CODE_FENCE: Final = lazy(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-#: the bidirectional classes of the characters that reorder text (embeddings, overrides,
-#: isolates, marks): a title holding one reads otherwise than it is
-_BIDI_CONTROLS: Final = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
-                                   "PDI"})
 #: a file named for a decision's number, whatever follows it: a decision record, and a
 #: number ``adr new`` does not take again
-_ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
+ADR_NUMBER: Final = lazy(r"(?i)ADR-(\d{1,9})(?!\d)")
 #: a record's number as a ``supersedes`` or an ``id`` writes it, in any case and with any
 #: number of digits (``adr-0001``, ``ADR-1``: only ``ADR-`` and four digits counted, and a
 #: record so named stayed current beside the one superseding it)
@@ -114,7 +104,7 @@ class Adr(msgspec.Struct, frozen=True):
     def id(self) -> str:
         """Its ``id``, else the number its file is named for (``adr-0002_x.md`` is
         ``ADR-0002``, as a ``supersedes`` names it)."""
-        found = _ADR_NUMBER.match(self.path.name)
+        found = ADR_NUMBER.match(self.path.name)
         return self.get("id") or (_numbered(found.group(1)) if found
                                   else self.path.stem[:8])
 
@@ -228,12 +218,7 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
 
     fence = ""  # the open code block's fence: a `# comment` in it is code, not a heading
     for line in text[start:].split("\n"):
-        fenced = _CODE_FENCE.match(line)
-        if fence:
-            if fenced and fenced.group(1).startswith(fence) and not fenced.group(2).strip():
-                fence = ""  # closed by the same character, at least as many of it
-        elif fenced and not (fenced.group(1)[0] == "`" and "`" in fenced.group(2)):
-            fence = fenced.group(1)
+        fence, fenced = _fence_after(fence, line)
         found = None if fence or fenced else _HEADING.match(line)
         if found:
             flush()
@@ -247,13 +232,35 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
     return chunks
 
 
+def _fence_after(fence: str, line: str) -> tuple[str, bool]:
+    """The code block's fence open after ``line`` (``""``: none), given the one open
+    before it, and whether ``line`` is a fence."""
+    fenced = _CODE_FENCE.match(line)
+    if fence:
+        if fenced and fenced.group(1).startswith(fence) and not fenced.group(2).strip():
+            fence = ""  # closed by the same character, at least as many of it
+    elif fenced and not (fenced.group(1)[0] == "`" and "`" in fenced.group(2)):
+        fence = fenced.group(1)
+    return fence, fenced is not None
+
+
 def _split(body: str) -> list[tuple[int, str]]:
     """``body`` cut at paragraphs into parts of about ``MAX_CHUNK_CHARS``, each with where
-    it starts in ``body``."""
+    it starts in ``body``; never at a blank line inside a fenced code block (a part ended
+    in an open fence, and the next began with the rest of the code as prose)."""
     if len(body) <= MAX_CHUNK_CHARS:
         return [(0, body)]
-    parts, current, at, where = [], "", 0, 0
+    units: list[str] = []  # the paragraphs, a code block's blank lines in it joined
+    fence = ""
     for paragraph in body.split("\n\n"):
+        if fence:
+            units[-1] += "\n\n" + paragraph
+        else:
+            units.append(paragraph)
+        for line in paragraph.split("\n"):
+            fence = _fence_after(fence, line)[0]
+    parts, current, at, where = [], "", 0, 0
+    for paragraph in units:
         if current and len(current) + len(paragraph) > MAX_CHUNK_CHARS:
             parts.append((where, current))
             current, where = "", at
@@ -271,7 +278,7 @@ def is_decision_record(path: Path) -> bool:
     ``adr new`` counts numbers. Only the scaffold's own shape was: a record named by hand
     was served as plain text, its frontmatter raw, and the decision it supersedes as
     current."""
-    return _ADR_NUMBER.match(path.name) is not None
+    return ADR_NUMBER.match(path.name) is not None
 
 
 def doc_paths(project: Path) -> list[Path]:
@@ -502,88 +509,3 @@ class EngineeringDocs:
         scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
         return [(chunk, f"matched {len(shared)} features")  # counts only: manifests hold no text
                 for _n, _i, chunk, shared in scored]
-
-
-class AdrRefused(ValueError):
-    """An ADR that cannot be scaffolded, and why (``code``: the refusal's code)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def docs_project(start: Path) -> Path:
-    """Where a record made from folder ``start`` goes: the nearest folder from ``start``
-    up to its checkout's root that has ``docs/engineering`` (a package of a monorepo keeps
-    its own), else that root; ``start`` outside a checkout. Run from a subfolder, ``adr
-    new`` made a second ``ADR-0001`` there, in a tree no plan from the project reads."""
-    from waymarks.service.evolution_observe import checkout_root
-
-    root = checkout_root(str(start))
-    if root is None:
-        return start
-    for folder in (start, *start.parents):
-        if (folder / DOCS_DIR).is_dir():
-            return folder
-        if folder == Path(root):
-            break
-    return Path(root)
-
-
-def new_adr(project: Path, title: str, today: date) -> Path:
-    """Scaffold the next numbered decision record; refuses to overwrite anything.
-
-    An ADR is committed with the code: a title holding a credential is refused as any
-    write is, and so is a decisions folder that leads out of the project (a link in a
-    checkout) or cannot be one (a file in the way). The number is chosen and the file
-    created under a lock on the folder, so two writers never take the same number."""
-    title = " ".join(title.split())
-    if not title or len(title) > 120:
-        raise AdrRefused("invalid_argument", "an ADR title needs 1 to 120 characters")
-    if any(unicodedata.category(c) == "Cc" or unicodedata.bidirectional(c) in _BIDI_CONTROLS
-           or c in "\u200e\u200f\u061c" for c in title):  # the marks: classes L, R, AL
-        # written raw into a committed file, an ESC or a BEL drove the terminal of whoever
-        # ran cat or git diff on it, and a bidi override made it read otherwise
-        raise AdrRefused("invalid_argument", "an ADR title cannot hold control characters "
-                         "or ones that reorder text; nothing was created")
-    credential = refuse_credentials(title, "The ADR title")
-    if credential is not None:
-        raise AdrRefused(credential.code, f"{credential.message}; nothing was created")
-    directory = project / DECISIONS_DIR
-    if not leads_within(directory, project):
-        target = resolved(directory)
-        where = f"leads outside the project (to {target})" if target is not None else \
-            "is a loop of symbolic links"
-        raise AdrRefused("invalid_argument", f"{DECISIONS_DIR} {where}; make it a folder "
-                         "of the project; nothing was created")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        in_way = next((p for p in reversed(directory.parents) if p.is_relative_to(project)
-                       and p.exists() and not p.is_dir()), directory)  # or a link to nothing
-        raise AdrRefused("invalid_argument", f"{in_way.relative_to(project)} is not a folder; "
-                         f"move it away so {DECISIONS_DIR} can be created; nothing was "
-                         "created") from None
-    lock = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        # every file named for a number counts (ADR-0002-Use-Kafka.md, ADR-0003_x.md,
-        # ADR-10000-…): only the scaffold's own shape did, and a number was taken twice
-        numbers = [int(m.group(1)) for p in directory.iterdir()
-                   if (m := _ADR_NUMBER.match(p.name))]
-        number = max(numbers, default=0) + 1
-        path = directory / f"ADR-{number:04d}-{derive_slug(title)[:48].strip('-')}.md"
-        adr_id = f"ADR-{number:04d}"
-        text = "\n".join([
-            "---", f"id: {adr_id}", f"title: {title}", "status: Proposed",
-            f"date: {today.isoformat()}", "decision: ", "why: ", "affects: ", "readWhen: ",
-            "supersedes: ", "---", "", f"# {adr_id}: {title}", "", "## Decision", "", "",
-            "## Why", "", "", "## Affects", "", "", "## Consequences", "", "",
-            "## Read when", "", "", "## Supersedes", "", ""])
-        # whole and durable, or not there: a kill mid-write left a short record holding
-        # the number, and an unsynced one could vanish after a crash the command outlived
-        create_atomically(path, text.encode("utf-8"), mode=0o666)  # a project document:
-        # readable as any file the person makes there (the umask decides), not 0600
-    finally:
-        os.close(lock)
-    return path
