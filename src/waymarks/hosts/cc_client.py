@@ -111,6 +111,24 @@ def hook_arguments(argv: list[str]) -> tuple[str | None, str] | None:
     return home, argv[index + 2]
 
 
+def _others_home(home: str) -> int | None:
+    """The user whose ``home`` (or, not made yet, the nearest folder above it) it is, when
+    that is not root's and this process runs as root; else ``None``."""
+    if posix.geteuid() != 0:
+        return None
+    path = home
+    while True:
+        try:
+            owner = posix.stat(path).st_uid
+            break
+        except OSError:
+            parent = path.rstrip("/").rsplit("/", 1)[0] or "/"
+            if parent == path:
+                return None
+            path = parent
+    return owner if owner != 0 else None
+
+
 def run(argv: list[str], home: str) -> int:
     """The hook's entry point (lean): ask the helper, else do it here."""
     if home.startswith("~"):  # expanded already: no such user, or no HOME
@@ -123,6 +141,14 @@ def run(argv: list[str], home: str) -> int:
                          "recorded (a relative home would put a store, prompts included, "
                          "inside each project). Give an absolute --home or WAYMARKS_HOME "
                          "(`waymarks claude-code install` writes one)\n")
+        return 1
+    theirs = _others_home(home)
+    if theirs is not None:
+        sys.stderr.write(f"waymarks: the home {home} is user {theirs}'s and this hook runs "
+                         "as root; nothing recorded (files it made there would be root's, "
+                         "and that user's own hooks could open none of them). Run Claude "
+                         "Code as that user, or give root a home of its own "
+                         "(WAYMARKS_HOME)\n")
         return 1
     if _env("WAYMARKS_EVOLUTION_CHILD"):  # core.evolution_policy.CHILD_ENV
         # this Claude Code is a consolidation call (`claude -p`): its prompt is a sanitized
