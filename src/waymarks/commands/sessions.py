@@ -12,6 +12,7 @@ import click
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, table_result
 from waymarks.commands.results import EXIT_ERROR
+from waymarks.service.helper_status import said as helper_said
 
 if TYPE_CHECKING:
     from waymarks.service.views import SessionInfo
@@ -144,6 +145,8 @@ def register_house(root: click.Group) -> None:
             lines.append(f"Hybrid recall: {semantic['problem']}")
         elif semantic.get("problem"):
             lines.append(f"Hybrid recall: off ({semantic['problem']})")
+        if data.get("claudeCodeHelper") is not None:
+            lines.append(helper_said(data["claudeCodeHelper"]))
         return Result(data, "\n".join(lines))
 
     @command(root, "health", summary="Checkpoints, skipped lines, unknown entries, the "
@@ -303,6 +306,8 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
                      "(skipped; the next write terminates it)")
     for anomaly in data["anomalies"]:
         lines.append(f"  line {anomaly['line']} ({anomaly['kind']}): {cell(anomaly['detail'])}")
+    if data.get("claudeCodeHelper") is not None:
+        lines.append(helper_said(data["claudeCodeHelper"]))
     return data, "\n".join(lines + _learned_ledger(data.get("learnedLedger")))
 
 

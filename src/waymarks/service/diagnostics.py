@@ -21,6 +21,7 @@ from waymarks.ledger.discovery import (
     shared_session_ids,
     unlistable_folder,
 )
+from waymarks.service.helper_status import helper_status
 from waymarks.service.kept_exclusions import LOST_EXCLUSIONS_SAID, lost_exclusions_caveat
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -74,6 +75,7 @@ def status(app: Waymarks) -> dict[str, Any]:
             "entries": session.entry_count, "leafId": session.leaf_id},
         "pins": counts["pin"], "memory": counts["memory"],
         "semantic": vector_status(app),  # hybrid recall's vectors (issue 20)
+        "claudeCodeHelper": helper_status(app.home),
     }
 
 
@@ -189,6 +191,8 @@ def health(app: Waymarks) -> dict[str, Any]:
         report["problems"].append(f"hybrid recall: {exc}")
     report["problems"] += learned_problems(app, report) + queue_problems(app, report) + \
         crossed_claims(app, session)
+    report["claudeCodeHelper"] = helper_status(app.home)  # (said, not a problem: the next
+    # hook starts one)
     report["ok"] = not report["problems"]
     return report
 
