@@ -549,8 +549,8 @@ export default function waymarks(pi: any) {
 	 * then it is the turn's user message on the active branch, and the injection goes
 	 * after the summaries, before what the turn kept (before, nothing was planned, and the
 	 * pins were left out of the rest of the turn without a word). */
-	function lastUserText(ctx: any, messages: Json[]): { index: number; text: string; images: boolean } | undefined {
-		const found = (index: number, m: Json) => ({ index, text: userText(m),
+	function lastUserText(ctx: any, messages: Json[]): { index: number; text: string; images: boolean; message: Json } | undefined {
+		const found = (index: number, m: Json) => ({ index, text: userText(m), message: m,
 			images: Array.isArray(m?.content) && m.content.some((p: Json) => p?.type === "image") });
 		for (let i = messages.length - 1; i >= 0; i--) {
 			if (messages[i]?.role === "user") return found(i, messages[i]);
@@ -569,17 +569,31 @@ export default function waymarks(pi: any) {
 		return undefined;
 	}
 
-	/** The person's turns before ``before`` in Pi's context messages (the active branch,
-	 * retained tails included), oldest first: at most 24 texts from the last 4,096 messages;
-	 * assistant, tool and custom messages and text Waymarks injected are left out. A turn
-	 * that starts with "/" stays: Pi runs an extension's command without a message and
-	 * expands a template or skill before it is one, so a user message that starts so is
-	 * the person's words ("/etc/hosts is wrong"), which were left out. Recall follows the
-	 * conversation with them (EVOLUTION.md item 15). */
-	function earlierUserTexts(messages: Json[], before: number): string[] {
+	/** The person's turns before the request ``last`` on the active branch (Pi's session
+	 * tree, so a compaction's summary does not hide them: with the turns read from Pi's context
+	 * messages, "and the port?" after a compaction lost the subject "SQLite" of the turn it
+	 * summarized, and the PostgreSQL claim went in too; Claude Code's hook reads its ledger),
+	 * oldest first: at most 24 texts from the last 4,096 entries (without the branch, Pi's
+	 * context messages); assistant, tool and custom messages and text Waymarks injected are
+	 * left out. A turn that starts with "/" stays: Pi runs an extension's command without a
+	 * message and expands a template or skill before it is one, so a user message that starts
+	 * so is the person's words ("/etc/hosts is wrong"), which were left out. Recall follows
+	 * the conversation with them (EVOLUTION.md item 15). */
+	function earlierUserTexts(ctx: any, messages: Json[], last: { index: number; text: string; message: Json }): string[] {
+		let said: Json[] = messages.slice(Math.max(0, last.index - 4096), last.index);
+		try {
+			const branch = ctx.sessionManager.getBranch?.();
+			if (Array.isArray(branch)) {
+				const users = branch.slice(-4096).filter((e: Json) => e?.type === "message" && e.message?.role === "user").map((e: Json) => e.message);
+				// the request's own entry: Pi 1.x saves it before the request, Pi 0.73 after
+				let at = users.length - 1;
+				while (at >= 0 && !(users[at] === last.message || (users[at]?.timestamp === last.message?.timestamp && userText(users[at]) === last.text))) at--;
+				said = at >= 0 ? users.slice(0, at) : users;
+			}
+		} catch {}
 		const texts: string[] = [];
-		for (let i = before - 1; i >= Math.max(0, before - 4096) && texts.length < 24; i--) {
-			const m = messages[i];
+		for (let i = said.length - 1; i >= 0 && texts.length < 24; i--) {
+			const m = said[i];
 			if (m?.role !== "user") continue;
 			const text = userText(m);
 			if (!text.trim() || text.startsWith("[WAYMARKS")) continue;
@@ -757,7 +771,7 @@ export default function waymarks(pi: any) {
 			const fixed = fixedChars(ctx, event.messages, last.text);
 			const key = `${ctx.model?.provider}:${ctx.model?.id}:${modelLimit}:${JSON.stringify(fixed)}:${ctx.sessionManager.getLeafId()}:${last.index}:${last.text}`;
 			if (cachedPlan?.key !== key) {
-				const history = earlierUserTexts(event.messages, last.index);
+				const history = earlierUserTexts(ctx, event.messages, last);
 				const plan = await call(ctx, "plan", { prompt, provider: ctx.model?.provider, modelLimit, fixed, history });
 				cachedPlan = { key, messages: plan.fallback ? [] : plan.messages };
 				// pins over their budget: nothing went, said once per distinct reason
