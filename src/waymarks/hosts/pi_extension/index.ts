@@ -102,6 +102,8 @@ export default function waymarks(pi: any) {
 	let evolveTimer: NodeJS.Timeout | undefined;
 	let evolving: AbortController | undefined;
 	let shutDown = false;
+	/** session starts so far: a start's failure is said only while it is the latest */
+	let starts = 0;
 	/** why the last bridge stopped (the end of its stderr, its exit status, or why it could
 	 * not be started), said with every warning that memory is off or requests withheld */
 	let stoppedWhy = "";
@@ -628,8 +630,14 @@ export default function waymarks(pi: any) {
 		judged = new Set(ctx.sessionManager.getEntries().map((e: Json) => e.id));
 		downUntil = 0; // a new session tries at once
 		const starting = start(ctx);
+		const mine = ++starts;
 		ready = starting;
 		starting.catch((e: Error) => {
+			// a start that a later one (or the session's end) replaced is nobody's failure: Pi
+			// 0.73 starts a session it switches to twice, and the second stopped the first's
+			// bridge ("memory is off for this session" while it was on, and said once, a
+			// real failure later went unsaid)
+			if (mine !== starts) return;
 			if (ready === starting) down();
 			warn(ctx, `memory is off for this session (${e.message})`, "memory");
 		});
@@ -639,6 +647,7 @@ export default function waymarks(pi: any) {
 
 	pi.on("session_shutdown", async (_event: Json, ctx: any) => {
 		shutDown = true;
+		starts++;
 		clearTimeout(evolveTimer);
 		evolveTimer = undefined;
 		evolving?.abort(); // the bridge records a cancelled call, not a failure
