@@ -166,3 +166,26 @@ def test_a_plan_whose_pins_are_over_their_budget_says_why_for_the_person(
     # the model's own window too small: a fallback, but the pins fit theirs (silent)
     assert results[6]["fallback"].startswith("system, tools, pins and request")
     assert results[6]["pinsLeftOut"] is None
+
+
+def test_json_before_the_command_name_is_the_command_line_s(tmp_path: Path) -> None:
+    """`/context --json pins` answered "/context offers: adr, config, …", naming the very
+    command typed: `--json` may come before a command's name, as `waymarks --json pins`
+    and `waymarks context "--json pins"` take it (README)."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"provider": "openai"}},
+        {"id": 2, "method": "command", "params": {"text": "pin -- Use tabs."}},
+        {"id": 3, "method": "command", "params": {"text": "--json pins"}},
+        {"id": 4, "method": "command", "params": {"text": "--JSON recall -- tabs"}},
+        {"id": 5, "method": "command", "params": {"text": "--json bogus"}},
+        {"id": 6, "method": "command", "params": {"text": "--json -- pins"}},
+        {"id": 7, "method": "shutdown"}], Host())
+    assert out[1]["result"]["exitCode"] == 0, out[1]
+    listed = out[2]["result"]
+    assert listed["exitCode"] == 0, listed
+    assert [i["text"] for i in json.loads(listed["text"])["items"]] == ["Use tabs."]
+    recalled = out[3]["result"]  # (Pi's provider given after the name: the root has none)
+    assert recalled["exitCode"] == 0, recalled
+    assert "selected" in json.loads(recalled["text"])
+    for refused in (out[4]["result"], out[5]["result"]):
+        assert refused["exitCode"] == 2 and refused["text"].startswith("/context offers:")

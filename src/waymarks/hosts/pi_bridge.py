@@ -275,8 +275,9 @@ class Bridge:
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``/context …``: one command of the table. Help is an answer (exit 0); a bad
-        argument is exit 2 with the message; the session is never switched from here."""
+        """``/context …``: one command of the table (``--json`` before its name too, as on
+        the command line). Help is an answer (exit 0); a bad argument is exit 2 with the
+        message; the session is never switched from here."""
         import click
 
         from waymarks.commands.base import Runtime, Shown, invoke
@@ -297,14 +298,15 @@ class Bridge:
                 f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "
                 "command's help; `/context` alone is `status`.",
                 {"commands": sorted(HOST_COMMANDS)}, 0)
-        if not tokens or tokens[0].lower() not in HOST_COMMANDS:
+        at = next((i for i, t in enumerate(tokens) if t.lower() != "--json"), len(tokens))
+        if (name := tokens[at].lower() if at < len(tokens) else "") not in HOST_COMMANDS:
             return context_answer(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                                   {"code": "invalid_argument"}, 2)
         if [t.lower() for t in tokens] == ["notes", "promote"]:
             return self.rpc_notes({"text": "promote"})  # /context notes promote: the turn
-        if (tokens[0].lower() in ("recall", "plan") and self.provider
+        if (name in ("recall", "plan") and self.provider
                 and not any(t.lower().startswith("--provider") for t in before_dashes(tokens))):
-            tokens = [tokens[0], "--provider", self.provider, *tokens[1:]]  # Pi's active one
+            tokens[at + 1:at + 1] = ["--provider", self.provider]  # Pi's active one
         if self._table is None:
             self._table = build("/context")
         app = self._app()
