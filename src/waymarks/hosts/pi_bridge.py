@@ -254,17 +254,18 @@ class Bridge:
 
     def rpc_plan(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.setup import plan_with_memory
-        from waymarks.service.planning import PINS_FIX
+        from waymarks.service.planning import PINS_FIX, prompt_read
 
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             raise BridgeError("invalid_argument", "plan needs the prompt text")
         history = plan_history(params.get("history"))
         started = time.perf_counter()
-        plan = plan_with_memory(self._app(), prompt,
+        read, rest = prompt_read(prompt)  # what recall reads (a paste of 8 MB took 5 s)
+        plan = plan_with_memory(self._app(), read,
                                 provider=provider_param(params.get("provider"), self.provider),
                                 model_limit=valid_limit(params.get("modelLimit")),
-                                fixed_tokens=pi_fixed_tokens(params.get("fixed")),
+                                fixed_tokens=pi_fixed_tokens(params.get("fixed")) + rest,
                                 history=history)
         return {"messages": [{"kind": m.kind, "content": m.content, "tokens": m.tokens}
                              for m in plan.messages if m.kind != "request"],
