@@ -104,6 +104,9 @@ export default function waymarks(pi: any) {
 	let shutDown = false;
 	/** session starts so far: a start's failure is said only while it is the latest */
 	let starts = 0;
+	/** bridges stopped so far, and when the last one stopped has exited */
+	let spawns = 0;
+	let exited: Promise<void> = Promise.resolve();
 	/** why the last bridge stopped (the end of its stderr, its exit status, or why it could
 	 * not be started), said with every warning that memory is off or requests withheld */
 	let stoppedWhy = "";
@@ -134,12 +137,33 @@ export default function waymarks(pi: any) {
 			p.reject(new Error(`the Waymarks bridge stopped${why ? `: ${why}` : ""}`));
 		}
 		pending.clear();
-		child?.kill();
+		const old = child;
+		if (old && old.exitCode === null && old.signalCode === null) {
+			// SIGKILL: a stopped bridge takes no SIGTERM, and while it lives it holds the
+			// session's lock (the next one found it held: "another Pi process has this session")
+			exited = new Promise((resolve) => old.once("exit", () => resolve()));
+			old.kill("SIGKILL");
+		}
 		child = undefined;
 		ready = undefined;
+		spawns++;
 	}
 
+	/** A new bridge once the one before has exited (a bridge stuck in its disk ends late:
+	 * waited for at most the time initialize is given), then `initialize`. */
 	function start(ctx: any): Promise<Json> {
+		const mine = spawns;
+		let timer: NodeJS.Timeout | undefined;
+		const late = new Promise<void>((resolve) => void (timer = setTimeout(resolve, timeoutMs * 4)));
+		timer?.unref?.();
+		return Promise.race([exited, late]).then(() => {
+			clearTimeout(timer);
+			if (mine !== spawns) throw new Error("the Waymarks bridge stopped"); // stopped meanwhile
+			return spawnBridge(ctx);
+		});
+	}
+
+	function spawnBridge(ctx: any): Promise<Json> {
 		sent.clear();
 		stoppedWhy = "";
 		cachedPlan = undefined;
@@ -516,7 +540,7 @@ export default function waymarks(pi: any) {
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
 	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
 		ctxNow = ctx;
-		if (!child || !ready) {
+		if (!ready) { // (while it starts, the bridge before may still be ending: no child yet)
 			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
 			ready = start(ctx);
 		}
