@@ -106,7 +106,7 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
     assert scored == expected
 
 
-@lanes(quick=60, long=600)
+@lanes(quick=25, long=600)
 def test_bounds_shared_by_a_pattern_are_each_ones_own(examples: int) -> None:
     _property(examples, _bounds_shared_by_a_pattern_are_each_ones_own, plain=True)
 
