@@ -60,6 +60,7 @@ def test_blank_lines_do_not_count_and_split_parts_import_in_order(
     assert sorted(i["text"] for i in cli("memory")["items"]) == sorted(texts)
 
 
+@pytest.mark.slow  # 0.3 s of CPU or more in two lane runs (0.4-0.6 s, loaded machine): scale
 def test_an_import_flushes_the_ledger_once_per_held_run_of_lines_not_once_a_line(
         cli: Any, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Each line's write took and released the session's lock and flushed the ledger to

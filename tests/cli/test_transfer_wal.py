@@ -15,6 +15,7 @@ from tests.cli.test_transfer import cli  # noqa: F401 (the fixture: the CLI in a
 from waymarks.store.wal import WAL_LIMIT_BYTES, Checkpointer
 
 
+@pytest.mark.slow  # 0.3 s of CPU or more in two lane runs (0.4-0.6 s, loaded machine): scale
 def test_an_import_keeps_the_log_under_its_limit(
         cli: Any, home: Path, tmp_path: Path,  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:

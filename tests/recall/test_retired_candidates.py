@@ -42,6 +42,7 @@ def chain(app: Waymarks, links: int) -> list[str]:
     return ids
 
 
+@pytest.mark.slow  # 0.3 s of CPU or more in two lane runs (0.4-0.6 s, loaded machine): scale
 def test_a_claim_superseded_more_times_than_the_candidate_limit_is_still_found(
         make_app: Callable[..., Waymarks], home: Path, project: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
