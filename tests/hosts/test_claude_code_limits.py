@@ -6,32 +6,34 @@ window of the model the transcript's last answer names (a table of known windows
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 from waymarks.hosts.model_limits import claude_code_limits, pi_fixed_tokens, window_of
 from waymarks.service.app import Waymarks
 
-WAYMARKS = Path(sys.executable).parent / "waymarks"
 PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 MEMORY_BEGIN = "[WAYMARKS DURABLE MEMORY — QUOTED DATA]"
 PROMPT = "what does the deploy checklist require?"
 TOPICS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
 
 
+def hook(home: Path, body: dict[str, str]) -> Ran:
+    """``waymarks hook claude-code EVENT`` with ``body`` on standard input: the real entry
+    point, in this process (these tests are about what the hook plans, not about a new
+    process; tests/inprocess.py)."""
+    return waymarks("--home", str(home), "hook", "claude-code", body["hook_event_name"],
+                    input=json.dumps(body))
+
+
 def submit(home: Path, project: Path, sid: str, transcript: Path) -> str:
     body = {"session_id": sid, "transcript_path": str(transcript), "cwd": str(project),
             "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
-    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code",
-                           "UserPromptSubmit"], input=json.dumps(body), text=True,
-                          env={**os.environ, "WAYMARKS_CC_HELPER": "off"},
-                          capture_output=True, timeout=60)
+    done = hook(home, body)
     assert done.returncode == 0, done.stderr
     if not done.stdout:
         return ""
@@ -56,10 +58,9 @@ def transcript(path: Path, model: str, used: int) -> Path:
 @pytest.fixture
 def session(home: Path, project: Path) -> str:
     sid = str(uuid.uuid4())
-    subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", "SessionStart"],
-                   input=json.dumps({"session_id": sid, "cwd": str(project),
-                                     "hook_event_name": "SessionStart"}), text=True,
-                   env={**os.environ, "WAYMARKS_CC_HELPER": "off"}, check=True, timeout=60)
+    started = hook(home, {"session_id": sid, "cwd": str(project),
+                          "hook_event_name": "SessionStart"})
+    assert started.returncode == 0, started.stderr
     with Waymarks(home, cwd=str(project), session=sid) as app:
         app.pin("Always answer in French")
         for topic in TOPICS:
@@ -68,7 +69,6 @@ def session(home: Path, project: Path) -> str:
     return sid
 
 
-@pytest.mark.slow
 def test_a_known_model_near_its_window_drops_memory_but_keeps_the_pin(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     roomy = submit(home, project, session, tmp_path / "missing.jsonl")  # no transcript yet
@@ -84,7 +84,6 @@ def test_a_known_model_near_its_window_drops_memory_but_keeps_the_pin(
     assert wide.count(MEMORY_BEGIN) == len(TOPICS)
 
 
-@pytest.mark.slow
 def test_an_unknown_model_uses_the_configured_default_window(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     roomy = submit(home, project, session, transcript(tmp_path / "t.jsonl", "local-llm", 5000))
@@ -95,7 +94,6 @@ def test_an_unknown_model_uses_the_configured_default_window(
     assert tight.startswith(PIN_BEGIN) and 0 < tight.count(MEMORY_BEGIN) < len(TOPICS)
 
 
-@pytest.mark.slow
 def test_when_not_even_the_pins_fit_nothing_is_added_and_the_prompt_is_kept(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     full = transcript(tmp_path / "t.jsonl", "claude-opus-4-1-20250805", 199_990)
@@ -131,7 +129,6 @@ def test_a_window_the_last_answer_already_passed_is_not_the_window() -> None:
     assert window_of("claude-opus-4-1", 100_000, trust_default=True) == 200_000
 
 
-@pytest.mark.slow
 def test_a_1m_session_past_200k_keeps_its_pins(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     """The real shape: the transcript names ``claude-sonnet-4-5`` (no ``[1m]``), the last
@@ -153,7 +150,6 @@ def test_a_1m_session_past_200k_keeps_its_pins(
     assert submit(home, project, session, near) == ""
 
 
-@pytest.mark.slow
 def test_a_repository_cannot_lift_the_homes_default_window(
         home: Path, project: Path, session: str, tmp_path: Path) -> None:
     """``defaultContextWindow`` is only lowered by a trusted project, and a value the hook
@@ -177,10 +173,7 @@ def test_a_repository_cannot_lift_the_homes_default_window(
 def _hook_output(home: Path, project: Path, sid: str, prompt: str) -> dict[str, Any]:
     body = {"session_id": sid, "cwd": str(project), "hook_event_name": "UserPromptSubmit",
             "prompt": prompt}
-    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code",
-                           "UserPromptSubmit"], input=json.dumps(body), text=True,
-                          env={**os.environ, "WAYMARKS_CC_HELPER": "off"},
-                          capture_output=True, timeout=60)
+    done = hook(home, body)
     assert done.returncode == 0, done.stderr
     out: dict[str, Any] = json.loads(done.stdout)
     return out
