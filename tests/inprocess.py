@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -76,6 +77,13 @@ def waymarks(*args: str, env: Mapping[str, str] | None = None, cwd: Path | None 
           _standard_input(input) if input is not None else contextlib.nullcontext()):
         code = main(list(args))  # it returns the status: SystemExit escaping it is a bug
     return Ran(list(args), code, _text(out), _text(err))
+
+
+def claude_code_hook(home: Path, body: Mapping[str, str]) -> Ran:
+    """``waymarks --home HOME hook claude-code EVENT`` (the event: ``body``'s
+    ``hook_event_name``) with ``body`` as JSON on standard input, in this process."""
+    return waymarks("--home", str(home), "hook", "claude-code", body["hook_event_name"],
+                    input=json.dumps(body))
 
 
 def _captured() -> io.TextIOWrapper:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.inprocess import Ran, waymarks
+from tests.inprocess import claude_code_hook as hook
 from waymarks.hosts.model_limits import claude_code_limits, pi_fixed_tokens, window_of
 from waymarks.service.app import Waymarks
 
@@ -20,14 +20,6 @@ PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 MEMORY_BEGIN = "[WAYMARKS DURABLE MEMORY — QUOTED DATA]"
 PROMPT = "what does the deploy checklist require?"
 TOPICS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
-
-
-def hook(home: Path, body: dict[str, str]) -> Ran:
-    """``waymarks hook claude-code EVENT`` with ``body`` on standard input: the real entry
-    point, in this process (these tests are about what the hook plans, not about a new
-    process; tests/inprocess.py)."""
-    return waymarks("--home", str(home), "hook", "claude-code", body["hook_event_name"],
-                    input=json.dumps(body))
 
 
 def submit(home: Path, project: Path, sid: str, transcript: Path) -> str:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import claude_code_hook, waymarks
 from waymarks.service.app import Waymarks
 
 LOOP = "a link to something other than an entry file of the directory"
@@ -55,19 +54,14 @@ def test_the_prompt_hook_still_gives_pins_past_a_looping_link(
     def hook(event: str, **extra: str) -> str:
         payload = {"session_id": sid, "transcript_path": str(project / "transcript.jsonl"),
                    "cwd": str(project), "hook_event_name": event, **extra}
-        done = subprocess.run(
-            [str(Path(sys.executable).parent / "waymarks"), "--home", str(home), "hook",
-             "claude-code", event], input=json.dumps(payload), text=True,
-            env={**os.environ, "WAYMARKS_CC_HELPER": "off"}, capture_output=True,
-            timeout=60)
+        done = claude_code_hook(home, payload)  # in this process: not about a process
         assert done.returncode == 0, done.stderr
         return done.stdout
 
     hook("SessionStart", source="startup")
     with Waymarks(home, cwd=str(project), session=sid) as app:
         app.pin("Always run the linters")
-    subprocess.run([str(Path(sys.executable).parent / "waymarks"), "--home", str(home),
-                    "trust", str(project)], check=True, capture_output=True, timeout=60)
+    assert waymarks("--home", str(home), "trust", str(project)).returncode == 0
     link = home.parent / loop
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(link.name)
