@@ -12,19 +12,24 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Ran, waymarks
 from waymarks.commands.render import when
 from waymarks.service.app import Waymarks
 from waymarks.service.config import load_settings
 from waymarks.service.outcomes import ServiceError
 
 
-def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "WAYMARKS_SEMANTIC": "off", "WAYMARKS_CC_HELPER": "off",
-                   **(env or {})}
-    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", *args], cwd=cwd, env=environment, capture_output=True,
-                          text=True, timeout=120)
+def cli(home: Path, cwd: Path, *args: str, fresh: bool = False
+        ) -> subprocess.CompletedProcess[str] | Ran:
+    """``waymarks --home HOME --json ARGS`` in ``cwd``: in this process (tests/inprocess.py),
+    or in a new one (``fresh``) where a regression would hang or serve (a FIFO read, a
+    server started): the process's timeout fails the test instead."""
+    argv = ["--home", str(home), "--json", *args]
+    if not fresh:
+        return waymarks(*argv, env={"WAYMARKS_SEMANTIC": "off"}, cwd=cwd)
+    environment = {**os.environ, "WAYMARKS_SEMANTIC": "off", "WAYMARKS_CC_HELPER": "off"}
+    return subprocess.run([sys.executable, "-m", "waymarks.cli.main", *argv], cwd=cwd,
+                          env=environment, capture_output=True, text=True, timeout=120)
 
 
 def ledger_lines(home: Path) -> int:
@@ -87,7 +92,6 @@ def test_a_relative_session_root_is_a_bad_config_not_read_in_each_project(
     assert load_settings(home, str(tmp_path), False).session_roots[0].is_absolute()
 
 
-@pytest.mark.slow
 def test_a_write_under_an_unreadable_configuration_appends_nothing(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
@@ -108,7 +112,7 @@ def test_the_mcp_section_as_a_string_is_a_usage_error(tmp_path: Path) -> None:
     project.mkdir()
     home.mkdir()
     (home / "config.toml").write_text('mcp = "abcdefabcdefabcdefabcdef"\n')
-    done = cli(home, project, "mcp", "--http", "--port", "18765")
+    done = cli(home, project, "mcp", "--http", "--port", "18765", fresh=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "bearer token" in done.stdout + done.stderr
 
@@ -301,7 +305,7 @@ def test_a_fifo_in_place_of_the_home_configuration_is_an_error_for_evolution_too
     home.mkdir()
     project.mkdir()
     os.mkfifo(home / "config.toml")
-    done = cli(home, project, "evolution", "status")
+    done = cli(home, project, "evolution", "status", fresh=True)
     assert done.returncode == 1 and "regular file" in done.stdout + done.stderr
 
 
