@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import waymarks.ledger.team as ledger_team
-from tests.inprocess import edit_in_place
+from tests.inprocess import edit_in_place, waymarks
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team, team_views
 from waymarks.service.app import Waymarks
@@ -378,9 +378,9 @@ def test_team_status_escapes_what_the_repository_wrote(make_app: Callable[..., W
     (project / "docs" / "engineering").mkdir(parents=True)
     (project / "docs" / "engineering" / "ADR-1.md").write_text(
         "---\nid: ADR-1\x1b[2J\nstatus: accepted\x1b]0;HI\x07\n---\n")
-    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "team", "status"], cwd=project, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    # in this process: what the command prints is the question, not a process
+    done = waymarks("--home", str(home), "team", "status", cwd=project,
+                    env={"WAYMARKS_SEMANTIC": "off"})
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     assert "RED" in done.stdout and "ADR-1" in done.stdout
