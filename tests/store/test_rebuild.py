@@ -18,6 +18,7 @@ from waymarks.core.rules import ItemState
 from waymarks.ledger.discovery import canonical_project_path, session_dir
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
+from waymarks.store.projection import HELD_SEQ
 
 
 def snapshot(db_path: Path) -> dict[str, list[tuple]]:
@@ -29,10 +30,13 @@ def snapshot(db_path: Path) -> dict[str, list[tuple]]:
             " polarity_base, polarity_sign, status, reason, superseded_by, supersedes,"
             " conflicts_with, session_id, entry_id, branch_leaf_id, created_at, seq, record,"
             " checksum FROM items ORDER BY id").fetchall()
+        # a row held back (an excluded source's) numbers no place in the replay order:
+        # its seq only counts on from HELD_SEQ in the order such rows came
         mutations = db.execute(
-            "SELECT seq, session_id, entry_id, entry_index, timestamp_ms, mutation_id, kind,"
-            " operation, target_id, payload, effect, note, checksum FROM mutations ORDER BY seq"
-        ).fetchall()
+            "SELECT CASE WHEN seq < ? THEN seq END, session_id, entry_id, entry_index,"
+            " timestamp_ms, mutation_id, kind, operation, target_id, payload, effect, note,"
+            " checksum FROM mutations ORDER BY seq >= ?, CASE WHEN seq < ? THEN seq END,"
+            " session_id, entry_id", (HELD_SEQ, HELD_SEQ, HELD_SEQ)).fetchall()
         groups = db.execute("SELECT kind, grp, count FROM item_groups ORDER BY kind, grp"
                             ).fetchall()
         anomalies = db.execute("SELECT * FROM anomalies ORDER BY session_id, line").fetchall()
@@ -128,6 +132,61 @@ def test_incremental_equals_rebuild(tmp_path_factory: pytest.TempPathFactory,
         assert snapshot(home / "waymarks.db") == incremental
         assert_recall_built_as_lazily(home / "waymarks.db")
     check()
+
+
+def external_line(path: Path, clock: StepClock, ids: list[str], n: int, op: str, text: str,
+                  scope: str, pick: int) -> None:
+    """Append to the ledger at ``path`` what another program (Pi) could have written to
+    it: a memory add or supersede of any scope, or a status change of any item ID."""
+    stamp = clock.now()
+    ms = int(stamp.timestamp() * 1000)
+    item_id = f"00000003-0000-4000-8000-{n:012x}"
+    data: dict[str, object] = {"schemaVersion": 1, "mutationId": f"m-{n}", "createdAt": ms}
+    if op == "status" and ids:
+        data.update(operation="status", memoryId=ids[pick % len(ids)], status="expired")
+    else:
+        item: dict[str, object] = {"id": item_id, "scope": scope, "claim": text,
+                                   "createdAt": ms, "sourceEntryIds": []}
+        if scope == "project":
+            item["projectPath"] = canonical_project_path(str(path.parent.parent / "project"))
+        data.update(operation="add", item=item)
+        if op == "supersede" and ids:
+            data.update(operation="supersede", previousId=ids[pick % len(ids)])
+        ids.append(item_id)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"type": "custom", "customType": "ds4-context-memory-v1",
+                                 "data": data, "id": f"e{n:07x}", "parentId": None,
+                                 "timestamp": stamp.isoformat().replace("+00:00", "Z")})
+                     + "\n")
+
+
+def test_a_write_after_a_held_back_record_is_numbered_as_a_rebuild_numbers_it(
+        tmp_path: Path) -> None:
+    """A mutation a withheld source holds back (a project claim in a ledger opened by path
+    outside the project's session directories) was numbered right after those applied,
+    so the next write of the project took the number after it, and its item differed
+    from a rebuild's (its seq, and with it the row's checksum)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    shared = tmp_path / "elsewhere" / "shared.jsonl"
+    shared.parent.mkdir()
+    shared.write_text(json.dumps({
+        "type": "session", "version": 3, "id": "00000003-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(project)}) + "\n")
+    external_line(shared, StepClock(datetime(2026, 1, 1, tzinfo=UTC)), [], 1, "add",
+                  "beta = 3", "project", 0)
+    with Waymarks(home, cwd=str(project), session=str(shared), ids=CountingIds(2),
+                  clock=StepClock(datetime(2026, 1, 2, tzinfo=UTC))) as opener:
+        assert isinstance(opener.remember("plain note one", scope="session"), Committed)
+    with Waymarks(home, cwd=str(project), ids=CountingIds(1),
+                  clock=StepClock(datetime(2026, 1, 3, tzinfo=UTC))) as owner:
+        owner.trust(str(project))
+        assert isinstance(owner.remember("alpha is on", scope="project"), Committed)
+    incremental = snapshot(home / "waymarks.db")
+    assert [row[0] for row in incremental["mutations"]] == [1, 2, None]
+    with Waymarks(home, cwd=str(project)) as fresh:
+        fresh.rebuild_index()
+    assert snapshot(home / "waymarks.db") == incremental
 
 
 def assert_recall_built_as_lazily(path: Path) -> None:

@@ -87,6 +87,11 @@ FOREIGN_LOCATION: Final = "foreign-location"
 #: not (the service knows the home and its configured session roots)
 Placement = Callable[[SessionLog], tuple[str, str] | None]
 
+#: the ``seq`` a held-back mutation's row counts on from: it has no place in the replay
+#: order (a rebuild numbers 1..n what it applies), and one numbered right after those
+#: took the number of the next record applied, which a rebuild then gave it instead
+HELD_SEQ: Final = 1 << 60
+
 #: what each table must have for this version to work with it
 EXPECTED_COLUMNS: Final = {
     "items": ITEM_COLUMNS,
@@ -436,7 +441,9 @@ class Projection(ProjectionReads, SourcePolicy):
             for seq, (record, effect) in enumerate(
                 zip(result.ordered, result.effects, strict=True), start=1)
         )
-        self._insert_mutations((0, record, SOURCE_EXCLUDED) for record in held)
+        self._insert_mutations(
+            (seq, record, SOURCE_EXCLUDED) for seq, record in enumerate(
+                sorted(held, key=lambda r: r.order), start=HELD_SEQ + 1))
         states = result.items.values()
         self.db.executemany(INSERT_ITEM, (item_row(s) for s in states))
         write_groups(self.db, Counter(
@@ -493,7 +500,9 @@ class Projection(ProjectionReads, SourcePolicy):
         self.db.executemany(_INSERT_MUTATION, (_mutation_row(*row) for row in rows))
 
     def _max_seq(self) -> int:
-        return int(self.db.execute("SELECT coalesce(max(seq), 0) FROM mutations").fetchone()[0])
+        """The last ``seq`` in the replay order (not a held-back row's: :data:`HELD_SEQ`)."""
+        return int(self.db.execute("SELECT coalesce(max(seq), 0) FROM mutations"
+                                   " WHERE seq < ?", (HELD_SEQ,)).fetchone()[0])
 
     def _last_order(self) -> tuple[Any, ...] | None:
         row = self.db.execute("SELECT value FROM meta WHERE name = 'last_order'").fetchone()
