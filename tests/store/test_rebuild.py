@@ -142,8 +142,9 @@ def external_line(path: Path, clock: StepClock, ids: list[str], n: int, op: str,
     ms = int(stamp.timestamp() * 1000)
     item_id = f"00000003-0000-4000-8000-{n:012x}"
     data: dict[str, object] = {"schemaVersion": 1, "mutationId": f"m-{n}", "createdAt": ms}
-    if op == "status" and ids:
-        data.update(operation="status", memoryId=ids[pick % len(ids)], status="expired")
+    if op == "status":  # (of no item yet: only a re-fold can tell whether it is held)
+        data.update(operation="status", status="expired", memoryId=ids[pick % len(ids)]
+                    if ids and pick % 5 else f"00000003-0000-4000-8000-{n + 1:012x}")
     else:
         item: dict[str, object] = {"id": item_id, "scope": scope, "claim": text,
                                    "createdAt": ms, "sourceEntryIds": []}
@@ -158,6 +159,109 @@ def external_line(path: Path, clock: StepClock, ids: list[str], n: int, op: str,
                                  "data": data, "id": f"e{n:07x}", "parentId": None,
                                  "timestamp": stamp.isoformat().replace("+00:00", "Z")})
                      + "\n")
+
+
+@lanes(quick=8, long=40)
+def test_incremental_equals_rebuild_with_a_withheld_session(
+        tmp_path_factory: pytest.TempPathFactory, examples: int) -> None:
+    """A session the projection withholds (its ledger opened by path outside the
+    project's session directories) is synced without a re-fold where its new records
+    tell what it holds back: the state still equals a rebuild's."""
+    @settings(max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(ops=OPS, skew=st.integers(min_value=-5000, max_value=5000),
+           external=st.lists(st.tuples(st.sampled_from(["add", "supersede", "status"]),
+                                       st.sampled_from(TEXTS),
+                                       st.sampled_from(["session", "project"]),
+                                       st.integers(min_value=0, max_value=50)),
+                             max_size=8))
+    def check(ops: list[tuple[str, str, str, int]], skew: int,
+              external: list[tuple[str, str, str, int]]) -> None:
+        root = tmp_path_factory.mktemp("held")
+        home, project = root / "home", root / "project"
+        project.mkdir()
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        shared = root / "elsewhere" / "shared.jsonl"
+        shared.parent.mkdir()
+        shared.write_text(json.dumps({
+            "type": "session", "version": 3, "id": "00000003-0000-4000-8000-000000000000",
+            "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(project)}) + "\n")
+        apps = [
+            Waymarks(home, cwd=str(project), clock=StepClock(start), ids=CountingIds(1)),
+            Waymarks(home, cwd=str(project), session=str(shared),
+                     clock=StepClock(start + timedelta(milliseconds=skew)), ids=CountingIds(2)),
+        ]
+        apps[0].trust(str(project))
+        apps[0].session_new()
+        outside = StepClock(start + timedelta(milliseconds=skew + 1))
+        ids: list[str] = []
+        try:
+            run_ops(apps, ops[:len(ops) // 2])
+            for n, (op, text, scope, pick) in enumerate(external):
+                external_line(shared, outside, ids, n + 1, op, text, scope, pick)
+                apps[pick % 2].items("pin")  # either session reads the new line
+            run_ops(apps[::-1], ops[len(ops) // 2:])  # (the withheld one writing first)
+            for app in apps:
+                app.items("pin")  # bring each session's tail into the projection
+            placed = apps[1]._projection.db.execute(
+                "SELECT count(*) FROM sources WHERE status = 'foreign-location'").fetchone()
+            assert placed == (1,)
+        finally:
+            for app in apps:
+                app.close()
+        incremental = snapshot(home / "waymarks.db")
+        with Waymarks(home, cwd=str(project)) as fresh:
+            fresh.rebuild_index()
+        assert snapshot(home / "waymarks.db") == incremental
+    check()
+
+
+def test_writes_into_a_withheld_session_apply_without_a_refold(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each write into a ledger opened by path outside the project's session directories
+    re-folded every stored mutation (7-12 s of CPU at 60k claims); what its new records
+    hold back is told from them, and the state is still a rebuild's."""
+    from waymarks.store.projection import Projection
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    shared = tmp_path / "elsewhere" / "shared.jsonl"
+    shared.parent.mkdir()
+    shared.write_text(json.dumps({
+        "type": "session", "version": 3, "id": "00000003-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(project)}) + "\n")
+    owner = Waymarks(home, cwd=str(project), ids=CountingIds(1),
+                     clock=StepClock(datetime(2026, 1, 2, tzinfo=UTC)))
+    owner.trust(str(project))
+    assert isinstance(owner.remember("alpha is on", scope="project"), Committed)
+    app = Waymarks(home, cwd=str(project), session=str(shared), ids=CountingIds(2),
+                   clock=StepClock(datetime(2026, 1, 3, tzinfo=UTC)))
+    outside = StepClock(datetime(2026, 1, 3, 1, tzinfo=UTC))
+    ids: list[str] = []
+    external_line(shared, outside, ids, 1, "add", "beta = 3", "project", 0)
+    app.items("memory")  # registers the file (its location re-folds, once)
+    refolds: list[int] = []
+    real = Projection.refold
+    monkeypatch.setattr(Projection, "refold", lambda self: (refolds.append(1), real(self)))
+    try:
+        written = [app.remember(text, scope="session")
+                   for text in ("Use tabs", "plain note one")]
+        assert all(isinstance(w, Committed) for w in written)
+        external_line(shared, outside, ids, 2, "add", "gamma defaults to fast", "project", 0)
+        external_line(shared, outside, ids, 3, "status", "", "project", 1)  # held
+        assert isinstance(app.remember("plain note two", scope="session"), Committed)
+        assert [v.text for v in app.items("memory")] == ["alpha is on", "Use tabs",
+                                                        "plain note one", "plain note two"]
+        assert refolds == []
+    finally:
+        app.close()
+        owner.close()
+    incremental = snapshot(home / "waymarks.db")
+    held = [row for row in incremental["mutations"] if row[0] is None]  # (no place)
+    assert [row[2] for row in held] == ["e0000001", "e0000002", "e0000003"]
+    with Waymarks(home, cwd=str(project)) as fresh:
+        fresh.rebuild_index()
+    assert snapshot(home / "waymarks.db") == incremental
 
 
 def test_a_write_after_a_held_back_record_is_numbered_as_a_rebuild_numbers_it(

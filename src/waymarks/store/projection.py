@@ -7,6 +7,8 @@ Invariants:
 - mutations are applied in canonical replay order. A sync that finds a record ordered
   before one already applied (a sibling session read late) re-folds everything from the
   stored mutations instead of applying out of order: incremental always equals rebuild;
+  so does one that cannot tell from its new records alone which of them a withheld
+  source holds back (:mod:`waymarks.store.withheld`);
 - the database holds nothing canonical: deleting it loses only derived state;
 - every item, mutation, recall and source (checkpoint) row carries its checksum, and
   every item counts in its groups (:mod:`waymarks.store.integrity`), written in the same
@@ -258,7 +260,6 @@ class Projection(ProjectionReads, SourcePolicy):
         fresh: list[MutationRecord] = []
         refold = False
         skipped: set[str] = set()
-        withheld: set[str] | None = None  # read once, and only if some source has records
         for session in sessions:
             if expected is not None and self.checkpoint_offset(
                     session.session_id) != expected.get(session.session_id):
@@ -266,28 +267,44 @@ class Projection(ProjectionReads, SourcePolicy):
                 continue
             records, reset = self._stage(session, now_ms)
             fresh.extend(records)
-            if records and withheld is None:
-                withheld = self.withheld_sessions()
-            refold = refold or reset or (
-                bool(records) and session.session_id in (withheld or ()))
+            refold = refold or reset
         done = frozenset(skipped)
         if not fresh and not refold:
             return SyncReport(0, False, done)
         fresh.sort(key=lambda r: r.order)
+        # what a withheld source holds back, told from the new records where they can
+        # tell it (:mod:`waymarks.store.withheld`): a re-fold of every stored mutation
+        # for each write into such a session cost 7-12 s of CPU at 60k claims
+        held = self._held(fresh) if fresh and not refold else set()
+        kept = [r for i, r in enumerate(fresh) if held is None or i not in held]
         last = self._last_order()
-        # only a re-fold knows what a withheld source holds back
-        if refold or (last is not None and fresh and fresh[0].order < last):
+        if held is None or refold or (last is not None and kept and kept[0].order < last):
             self._insert_mutations((0, r, None) for r in fresh)
             self.refold()
             return SyncReport(len(fresh), True, done)
         seq = self._max_seq()
-        for record in fresh:
+        for i, record in enumerate(fresh):
+            if i in held:  # (numbered as a rebuild numbers it: HELD_SEQ)
+                from waymarks.store.withheld import SOURCE_EXCLUDED
+
+                self._insert_mutations([(self._next_held_seq(), record, SOURCE_EXCLUDED)])
+                continue
             seq += 1
             effect = apply_mutation(self.view, record, seq)
             self._insert_mutations([(seq, record, effect)])
-        if fresh:
-            self._set_last_order(fresh[-1].order)
+        if kept:  # (a rebuild keeps the last applied one's)
+            self._set_last_order(kept[-1].order)
         return SyncReport(len(fresh), False, done)
+
+    def _held(self, fresh: list[MutationRecord]) -> set[int] | None:
+        """The positions in ``fresh`` a withheld source holds back; ``None``: a re-fold
+        must tell (:func:`waymarks.store.withheld.held_back`)."""
+        withheld = self.withheld_sessions()
+        if not withheld:
+            return set()
+        from waymarks.store.withheld import held_back
+
+        return held_back(self.db, fresh, withheld)
 
     def _stage(self, session: SessionLog, now_ms: int) -> tuple[list[MutationRecord], bool]:
         """Advance ``session``'s checkpoint and anomalies; return its records past the old
@@ -503,6 +520,10 @@ class Projection(ProjectionReads, SourcePolicy):
         """The last ``seq`` in the replay order (not a held-back row's: :data:`HELD_SEQ`)."""
         return int(self.db.execute("SELECT coalesce(max(seq), 0) FROM mutations"
                                    " WHERE seq < ?", (HELD_SEQ,)).fetchone()[0])
+
+    def _next_held_seq(self) -> int:
+        return 1 + int(self.db.execute("SELECT max(coalesce((SELECT max(seq) FROM mutations),"
+                                       " 0), ?)", (HELD_SEQ,)).fetchone()[0])
 
     def _last_order(self) -> tuple[Any, ...] | None:
         row = self.db.execute("SELECT value FROM meta WHERE name = 'last_order'").fetchone()
