@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.core.text import echoed, ids_named
+from waymarks.core.text import echoed
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -19,7 +19,9 @@ SHOWN_MATCHES = 10
 def matching(app: Waymarks, kind: Kind, ref: str) -> list[str]:
     """Full IDs of the visible items of ``kind`` that ``ref`` names (exactly, or as a
     prefix)."""
-    return ids_named((v.id for v in app.items(kind)), ref)
+    from waymarks.service.item_refs import named_ids
+
+    return named_ids(app, kind, ref)
 
 
 def ambiguous(kind: Kind, ref: str, matches: list[str]) -> Rejected:

@@ -455,8 +455,12 @@ def _refuse_overtaken(state: TeamState, target: ItemState) -> None:
 
 
 def _local_item(app: Waymarks, ref: str) -> ItemView:
-    views = {v.id: v for kind in ("pin", "memory") for v in app.items(kind)}
-    found = [views[i] for i in ids_named(views, ref)] if ref else []
+    from waymarks.service.item_refs import named_ids
+
+    named = ids_named([*named_ids(app, "pin", ref), *named_ids(app, "memory", ref)],
+                      ref) if ref else []
+    found = [v for kind in ("pin", "memory") for v in app.items(kind, ids=named)
+             ] if named else []
     if not found:
         raise TeamRefused("not_found", f"no pin or memory {ref!r} here; list them with "
                           "`waymarks pins` and `waymarks memory list`")

@@ -301,11 +301,18 @@ def _checked(db: sqlite3.Connection, where: str, args: tuple[str, ...],
 def expand_prefix(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
                   project: str) -> str | None:
     """The one visible ID starting with ``ref``, or ``None`` (none, or ambiguous)."""
-    rows = db.execute(
+    found = ids_starting(db, kind, ref, session_id, project, 2)
+    return found[0] if len(found) == 1 else None
+
+
+def ids_starting(db: sqlite3.Connection, kind: str, ref: str, session_id: str,
+                 project: str, limit: int = -1) -> list[str]:
+    """The visible IDs of ``kind`` starting with ``ref``, at most ``limit`` (-1: all),
+    read from the ID index alone: a caller reads their rows by ID, which verifies them."""
+    return [str(row[0]) for row in db.execute(
         "SELECT id FROM items WHERE kind = ? AND id >= ? AND id < ? || x'ff'"
-        " AND (session_id = ? OR (project_path = ? AND scope = 'project')) LIMIT 2",
-        (kind, ref, ref, session_id, project)).fetchall()
-    return str(rows[0][0]) if len(rows) == 1 else None
+        " AND (session_id = ? OR (project_path = ? AND scope = 'project')) LIMIT ?",
+        (kind, ref, ref, session_id, project, limit))]
 
 
 def classifications(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str | None]:

@@ -142,6 +142,11 @@ class ProjectionReads:
         """The one visible item ID starting with ``ref``, if exactly one does."""
         return queries.expand_prefix(self.db, kind, ref, session_id, project)
 
+    def ids_starting(self, kind: str, ref: str, session_id: str, project: str) -> list[str]:
+        """Every visible item ID starting with ``ref`` (read them with
+        :meth:`visible_items`, which verifies the rows)."""
+        return queries.ids_starting(self.db, kind, ref, session_id, project)
+
     def last_changed(self, ids: Sequence[str]) -> dict[str, int]:
         """When each item last changed (its newest applied mutation)."""
         from waymarks.store import item_history  # listings', not recall's
