@@ -69,6 +69,11 @@ class OwnClaims:
         ``text``, in creation order: the others can do neither."""
         return [*self._pins_in_effect(), *(v for v in self._claims(text) if v.applies)]
 
+    def in_effect_about(self, text: str) -> list[ItemView]:
+        """The pins in effect, and the claims in effect that may say ``text`` (its
+        normalized words) or contradict it; the others can do neither."""
+        return self._views(text)
+
     def _pins_in_effect(self) -> list[ItemView]:
         if self._pins is None:
             self._pins = [v for v in self._app.items("pin") if v.applies]

@@ -14,7 +14,7 @@ from waymarks.core.rules import ItemState
 from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conflicts
 from waymarks.core.text import shell_command
 from waymarks.service import team_git
-from waymarks.service.own_claims import OwnSignatures
+from waymarks.service.own_claims import OwnClaims, OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
 from waymarks.service.team_anchors import anchors_path
 
@@ -165,14 +165,17 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
         return []  # (a linked directory: ledger.team.list_files refuses to list it)
     from waymarks.core.text import normalize
 
-    views = [v for kind in ("pin", "memory") for v in app.items(kind) if v.applies]
-    own = {normalize(v.text) for v in views}  # the person's own copy is already in the plan
-    signed = OwnSignatures([v for v in views if v.kind == "memory"])
+    # the person's own items are read per team item, those that may say or contradict
+    # it: every one in effect was read and signed on each plan (6 s CPU a prompt at 60k
+    # claims, whatever the number of team items)
+    mine = OwnClaims(app)
     state = refresh(app)
     reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
     held = {c.loser.id for c in held_back(state.fold)}  # an earlier claim says otherwise
     items = [i for i in team_items(app, state, active_only=True)
-             if i.state.norm not in own and i.state.id not in reused and i.state.id not in held]
+             if i.state.id not in reused and i.state.id not in held and not any(
+                 # the person's own copy is already in the plan
+                 normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     session = app.current_session()
     partitions = [f"project:{app.cwd}", *([f"session:{session.session_id}"]
@@ -181,12 +184,12 @@ def team_blocks(app: Waymarks) -> list[TeamBlock]:
                       i.entry.contributor, i.commit, i.state.key,
                       i.state.item.classification,
                       i.state.item.key if isinstance(i.state.item, MemoryItem) else None,
-                      _own_contradicting(app, i.state, partitions, signed))
+                      _own_contradicting(app, i.state, partitions, mine))
             for i in items]
 
 
 def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str],
-                       signed: OwnSignatures) -> str | None:
+                       mine: OwnClaims) -> str | None:
     """The person's own active claim a team claim contradicts, if any, as a local write
     would be refused: the same key with another text or the opposite state (the replay
     rule), or a signature ("runs 3 replicas" / "runs 5 replicas": both were planned, the
@@ -200,4 +203,5 @@ def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str],
                                msgspec.structs.replace(state, partition=partition))
         if found:
             return found[0]
-    return signed.contradicted(state.text)
+    return OwnSignatures([v for v in mine.in_effect_about(state.text)
+                          if v.kind == "memory"]).contradicted(state.text)

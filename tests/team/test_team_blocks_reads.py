@@ -1,0 +1,39 @@
+"""A plan's team items are weighed against the person's own items that may say or
+contradict them, read per team item: every own claim in effect was read and signed on
+each plan of a project with a team ledger (6 s CPU a prompt at 60k claims)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.service.test_item_refs import listings  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+from waymarks.service import team, team_views
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+def test_team_blocks_read_only_the_own_claims_they_bear_on(
+        make_app: Callable[..., Waymarks], project: Path,
+        listings: list[str]) -> None:  # noqa: F811
+    team.forget_process_state()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    app = make_app()
+    app.trust(str(project))
+    port = app.remember("The gateway listens on port 8080.", scope="project")
+    same = app.remember("Deploys go out on Tuesdays.", scope="project")
+    others = [app.remember(f"The worker {n} drains queue q{n}.", scope="project")
+              for n in range(5)]
+    assert all(isinstance(w, Committed) for w in [port, same, *others])
+    writer = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    said_otherwise = writer.add("The gateway listens on port 9090.", kind="memory")
+    writer.add("Deploys go out on Tuesdays.", kind="memory")  # the person's own copy
+    unrelated = writer.add("The cache keeps 500 entries.", kind="memory")
+    listings.clear()
+    blocks = team_views.team_blocks(app)
+    assert [(b.id, b.overridden_by) for b in blocks] == [
+        (said_otherwise, port.id if isinstance(port, Committed) else ""), (unrelated, None)]
+    assert "memory" not in listings
