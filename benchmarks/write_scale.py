@@ -18,10 +18,10 @@ write compared its claim with every active claim (2.8 s a write at 100k).
 
 ``--withheld``: the writes go instead into a session the projection withholds, a ledger
 of the project opened by path outside its session directories (``--session
-/tmp/shared.jsonl``), as session claims (its project writes are refused). Its first
-write registers the file (one re-fold: its location withholds it); each of the others
-re-folded every stored mutation until the sync told from the new records what such a
-source holds back (``store/withheld.py``): 0.67 s of CPU a write at 10k, 4.6 s at 60k.
+/tmp/shared.jsonl``), as session claims (its project writes are refused). Each write,
+the first one too (it registers the file), re-folded every stored mutation until the sync
+told from the new records what such a source holds back (``store/withheld.py``): 0.67 s
+of CPU a write at 10k, 4.6 s at 60k.
 
     .venv/bin/python benchmarks/write_scale.py [--sizes 1000,10000,100000] [--writes 40]
         [--baseline REF] [--withheld]

@@ -218,9 +218,10 @@ def test_incremental_equals_rebuild_with_a_withheld_session(
 
 def test_writes_into_a_withheld_session_apply_without_a_refold(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each write into a ledger opened by path outside the project's session directories
-    re-folded every stored mutation (7-12 s of CPU at 60k claims); what its new records
-    hold back is told from them, and the state is still a rebuild's."""
+    """Each write into a ledger opened by path outside the project's session directories,
+    and the read that first registered it, re-folded every stored mutation (7-12 s of CPU
+    at 60k claims); what its new records hold back is told from them, and the state is
+    still a rebuild's."""
     from waymarks.store.projection import Projection
 
     home, project = tmp_path / "home", tmp_path / "project"
@@ -239,11 +240,11 @@ def test_writes_into_a_withheld_session_apply_without_a_refold(
     outside = StepClock(datetime(2026, 1, 3, 1, tzinfo=UTC))
     ids: list[str] = []
     external_line(shared, outside, ids, 1, "add", "beta = 3", "project", 0)
-    app.items("memory")  # registers the file (its location re-folds, once)
     refolds: list[int] = []
     real = Projection.refold
     monkeypatch.setattr(Projection, "refold", lambda self: (refolds.append(1), real(self)))
     try:
+        app.items("memory")  # registers the file: held back from its first record
         written = [app.remember(text, scope="session")
                    for text in ("Use tabs", "plain note one")]
         assert all(isinstance(w, Committed) for w in written)

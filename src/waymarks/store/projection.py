@@ -502,7 +502,9 @@ class Projection(ProjectionReads, SourcePolicy):
             "  ELSE status_detail END",
             (*fields, now_ms, status, detail, FOREIGN_LOCATION, checksum(fields)),
         )
-        was = "available" if before is None else str(before[0])
+        if before is None:  # nothing of it applied yet: its records are told apart as
+            return False    # they come (:mod:`waymarks.store.withheld`), as any source's
+        was = str(before[0])
         now = status or ("available" if was == FOREIGN_LOCATION else was)
         return (was == "available") != (now == "available")
 

@@ -5,7 +5,9 @@ by path outside its project's session directories, say) while a rebuild holds ba
 project contributions (:func:`waymarks.core.replay.hold_back`). A sync that brought such
 a source's new records re-folded every stored mutation to learn which of them are held:
 7-12 s of CPU a write at 60k claims. This module answers the same question for the new
-records alone, from the rows already stored, or says that only a re-fold can.
+records alone, from the rows already stored, or says that only a re-fold can. A source
+indexed for the first time is one like any other here (nothing of it was applied): only
+a source whose status changes (excluded, moved, back) re-folds for that.
 
 What must stay true: a record is held here exactly when a rebuild would hold it.
 ``hold_back`` holds a withheld source's add or supersede of a project item, and its
