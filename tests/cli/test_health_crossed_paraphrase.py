@@ -57,3 +57,23 @@ def test_health_names_no_pair_that_states_two_facts(home: Path, project: Path) -
           "Debug logging is disabled in production.")
     report = _json(home, project, "--session", first, "health")
     assert not any("contradicts" in p for p in report["problems"])
+
+
+def test_health_reads_the_state_of_the_session_claims_alone(
+        make_app: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every claim listed had its state read (one query apiece) before it was known to
+    be a project claim, which this check skips: 60k queries for nothing at 60k claims."""
+    from waymarks.service.diagnostics import crossed_claims
+    from waymarks.store.view import SqliteView
+
+    app = make_app()
+    app.trust(str(project))
+    mine = app.remember("The dev DB listens on 5436.", scope="session")
+    for n in range(4):
+        app.remember(f"The worker {n} drains queue q{n}.", scope="project")
+    read: list[str] = []
+    real = SqliteView.get
+    monkeypatch.setattr(SqliteView, "get",
+                        lambda self, item_id: (read.append(item_id), real(self, item_id))[1])
+    assert crossed_claims(app, app.current_session()) == []
+    assert read == [mine.id]
