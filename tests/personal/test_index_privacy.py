@@ -1,7 +1,8 @@
 """``MEMORY.md`` is read by other tools as it is (Pi's personal-memory extension injects it
-into every request, on a directory shared through ``[personal] directory``), so a
-local-only entry's name and description, which never leave the machine through a plan,
-have no line there. Each test failed before the fix: the index listed them in clear."""
+into every request, on a directory shared through ``[personal] directory``), so an
+entry's name and description have a line there only when a remote provider the home names
+nowhere may receive them (``remoteDefaultAllowed``). Each test failed before the fix: the
+index listed them in clear."""
 
 from __future__ import annotations
 
@@ -55,3 +56,41 @@ def test_an_entry_saved_without_a_level_under_a_local_only_default_has_no_line(
                                       encoding="utf-8")
     cli("personal", "save", "--name", "Bank", "--", BANK)
     assert "Chase" not in _index(home) and "bank.md" not in _index(home)
+
+
+HEALTH = "I have diabetes and see Dr Okafor monthly"
+VPN = "the corp VPN gateway is vpn3.corp"
+
+
+def test_the_index_lists_only_what_the_homes_remote_default_allows(
+        cli: Callable[..., dict], home: Path) -> None:
+    """A sensitive or internal entry never reaches a remote provider by default, so its
+    line would carry it to whatever model a reader of the index runs."""
+    cli("personal", "save", "--classification", "sensitive", "--name", "Health", "--", HEALTH)
+    cli("personal", "save", "--classification", "internal", "--name", "VPN", "--", VPN)
+    cli("personal", "save", "--name", "Editor", "--",
+        "I use vim; [ds4:sensitive]my therapist is on Tuesdays[/ds4:sensitive]")
+    cli("personal", "save", "--name", "Reviews", "--", "Keep pull requests small.")
+    index = _index(home)
+    for private in ("Health", "health.md", "diabetes", "vpn3", "vpn.md", "therapist",
+                    "editor.md"):
+        assert private not in index, private
+    assert "- [Reviews](reviews.md)" in index
+    # a home whose remote default allows internal text lists it, never sensitive text
+    (home / "config.toml").write_text('[privacy]\nremoteDefaultAllowed = ["normal", '
+                                      '"internal"]\n', encoding="utf-8")
+    cli("personal", "index")
+    index = _index(home)
+    assert "- [VPN](vpn.md)" in index and "diabetes" not in index
+
+
+def test_an_index_an_older_version_wrote_is_corrected_by_the_next_plan(
+        cli: Callable[..., dict], home: Path) -> None:
+    cli("personal", "save", "--classification", "sensitive", "--name", "Health", "--", HEALTH)
+    cli("personal", "save", "--name", "Reviews", "--", "Keep pull requests small.")
+    older = "# Personal memory index\n\n- [Health](health.md) — " + HEALTH + \
+        "\n- [Reviews](reviews.md) — Keep pull requests small.\n"
+    (home / "memory" / "MEMORY.md").write_text(older, encoding="utf-8")
+    cli("plan", "--provider", "ollama", "--prompt", "what do I prefer in reviews")
+    index = _index(home)
+    assert "diabetes" not in index and "- [Reviews](reviews.md)" in index

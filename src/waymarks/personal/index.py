@@ -29,7 +29,11 @@ class PersonalIndex:
                    egress: Egress | None = None) -> Sequence[TextInput]:
         lines = []
         default: str | None = None  # the policy's default level, read once when needed
-        for entry in self.store.entries():
+        entries = self.store.entries()
+        # the index other readers inject as it is: one an older version wrote may list
+        # what no remote model may receive, corrected here rather than at the next save
+        self.store.correct_index(entries)
+        for entry in entries:
             name, description = one_line(entry.name), one_line(entry.description)
             level = entry.classification
             if has_markers(entry.body):  # (an entry without a level is at the default)

@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
 def configured_store(app: Waymarks) -> PersonalStore:
     """The person's store, from the home's configuration only (a project cannot move it,
-    nor choose the level of an entry stored without one, which decides whether its index
-    line is written), as it is: nothing converted (for where its files are)."""
+    nor choose the level of an entry stored without one or the levels a remote model may
+    receive by default, which decide whether its index line is written), as it is:
+    nothing converted (for where its files are)."""
     settings = load_settings(app.home, app.cwd, False)
     return PersonalStore(personal_directory(app.home, settings.raw),
-                         settings.policy.default_classification)
+                         settings.policy.default_classification,
+                         settings.policy.remote_default())
 
 
 def personal_store(app: Waymarks) -> PersonalStore:

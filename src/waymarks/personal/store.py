@@ -18,13 +18,13 @@ import errno
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import msgspec
 
 from waymarks.core.model import CLASSIFICATIONS
-from waymarks.core.privacy import Classification, classify
+from waymarks.core.privacy import Classification, classify, has_markers
 from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
@@ -88,10 +88,14 @@ class Unread(msgspec.Struct, frozen=True):
 
 
 class PersonalStore:
-    def __init__(self, directory: Path, default_level: Classification = "normal") -> None:
+    def __init__(self, directory: Path, default_level: Classification = "normal",
+                 listed: Collection[str] = frozenset({"normal"})) -> None:
         self.directory = directory
         #: the level of an entry stored without one (the home's ``defaultClassification``)
         self.default_level: Classification = default_level
+        #: the levels whose entries have an index line: what a remote provider the home
+        #: names nowhere may receive (its ``remoteDefaultAllowed``)
+        self.listed = frozenset(listed)
         #: what went wrong before a listing (a legacy migration that failed), for the person
         self.problems: list[Unread] = []
 
@@ -193,22 +197,41 @@ class PersonalStore:
 
     def index_text(self, entries: list[Entry] | None = None) -> str:
         """``MEMORY.md``'s text. A reader may inject the index as it is, into a model no
-        one named: a credential a hand edit put in a name or description is redacted, as
-        plans redact it, and a local-only entry (its classification, or a local-only span
-        in its name or description) has no line, its file name included."""
+        one named: an entry has a line only when such a model may receive it (its level in
+        :attr:`listed`), its file name included, and a credential a hand edit put in a name
+        or description is redacted, as plans redact it."""
         lines = [f"- [{_index_value(e.name)}]({e.file_name})"
                  + (f" — {_index_value(e.description)}"
                     if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)
-                 if not self._local_only(e)]
+                 if self._level(e) in self.listed]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 
-    def _local_only(self, entry: Entry) -> bool:
-        """Whether the entry's index line is ``local-only``, read as a plan reads it (its
-        classification, else the default level, raised by the markers of its name and
-        description)."""
-        return classify(f"{entry.name} — {entry.description}",
-                        entry.classification or self.default_level) == "local-only"
+    def _level(self, entry: Entry) -> Classification:
+        """The level of the entry's index line, read as a plan reads it: its
+        classification, else the default level, raised by the markers of its text (its
+        name and description are made of it) and of its name and description."""
+        level = entry.classification or self.default_level
+        if has_markers(entry.body):
+            level = classify(entry.body, level)
+        return classify(f"{entry.name} — {entry.description}", level)
+
+    def correct_index(self, entries: list[Entry]) -> None:
+        """Rewrite an index that is not what :meth:`index_text` makes of ``entries`` (the
+        entries just read): one an older version wrote, listing what no remote model may
+        receive, or one written before the home's policy changed. Only an index that is
+        there is rewritten, from the entries read again under the lock; one that cannot
+        be read or written is left as it is (a plan never fails for it)."""
+        try:
+            if read_regular(self.index_path, limit=MAX_FILE_BYTES) == \
+                    self.index_text(entries).encode("utf-8"):
+                return
+            with self._locked():
+                self._check_index()
+                if self.index_path.is_file():
+                    self._write_index()
+        except (OSError, PersonalMemoryError):
+            return
 
     def _read(self, path: Path) -> Entry | None:
         entry = self._load(path)
