@@ -107,6 +107,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "AI" + "za" + rand(r, ALNUM, 35),
     lambda r: "np" + "m_" + rand(r, ALNUM, 36),
     lambda r: "gl" + "pat-" + rand(r, ALNUM, 20),
+    lambda r: "Cookie: theme=dark; session=" + rand(r, ALNUM, 24),
     lambda r: "Authorization: Basic " + base64.b64encode(
         b"deploy:" + rand(r, ALNUM, 12).encode()).decode(),
 ]

@@ -195,6 +195,13 @@ _WRAPPERS: Final = (
         r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
         + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
+    # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's JSON): the
+    # header up to its line's end or its closing quote, when a cookie in it looks secret
+    Rule("cookie", "cookie", lazy(
+        r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?" + _GAP + "*:" + _GAP
+        + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}=[^\n\"'\\]+)",  # all of it: no tail left
+        re.ASCII | re.IGNORECASE), ("cookie",), folded=True, anchored=True, wrapper=True,
+        guard=":"),
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
     # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
     Rule("short_flag", "secret", lazy(
@@ -255,8 +262,8 @@ _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
-SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "url", "flag", "assign",
-                                "short_flag", "user_flag", "login_flag", "smb_user",
+SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
+                                "assign", "short_flag", "user_flag", "login_flag", "smb_user",
                                 "auth_b64", "prose", "prose_cjk"})
 
 
@@ -365,7 +372,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
-    if "bearer" in folded or "basic" in folded:
+    if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded):
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
@@ -459,6 +466,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
+    if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
+        return any(_looks_like_secret(pair.partition("=")[2].strip().strip('"'), data=False,
+                                      alone=False) for pair in value.split(";"))
     if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it

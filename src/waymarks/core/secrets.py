@@ -25,7 +25,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
 - by position: ``bearer`` (after ``Bearer``, or alone on the line after it),
   ``basic-auth`` (after ``Basic`` or under an ``auth`` key, Docker's ``"auth": "…"`` and
   .npmrc's ``_auth=…``, when it decodes to ``user:password``), ``auth-token``
-  (after ``Authorization: token``, GitHub's older scheme),
+  (after ``Authorization: token``, GitHub's older scheme), ``cookie`` (a ``Cookie:`` or
+  ``Set-Cookie:`` header's value when a cookie in it looks like a secret),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,

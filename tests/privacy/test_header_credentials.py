@@ -1,0 +1,74 @@
+"""Credentials in shapes a person pastes from a browser or a terminal, found after the
+first pass over redaction: each test failed before its fix (the value reached a remote
+model whole, or in part)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.inprocess import waymarks
+from waymarks.core.secrets import redact
+
+SESSION = "Xq9vT2mLp4RzAb12CdEf34"
+
+
+def _cli(home: Path, project: Path, *args: str, expect: int = 0) -> str:
+    done = waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return done.stdout
+
+
+def _plan_of_a_ledger_holding(home: Path, project: Path, text: str) -> str:
+    """A plan for a remote provider of a claim a hand edit (or a host's own ledger) put
+    ``text`` in, as JSON writes it: the write itself refuses a credential."""
+    _cli(home, project, "memory", "add", "The staging login uses PLACEHOLDER here")
+    [ledger] = (home / "sessions").rglob("*.jsonl")
+    ledger.write_text(ledger.read_text().replace("PLACEHOLDER", json.dumps(text)[1:-1]))
+    _cli(home, project, "rebuild-index")
+    return _cli(home, project, "plan", "--provider", "anthropic", "--prompt",
+                "staging login")
+
+
+@pytest.mark.parametrize("text", [
+    f"Cookie: session={SESSION}",
+    f"curl -H 'Cookie: theme=dark; session={SESSION}' https://app.example.com/api",
+    f"Set-Cookie: sid={SESSION}; Path=/; HttpOnly; Secure",
+    f'{{"headers": {{"Cookie": "session={SESSION}"}}}}',
+    f"cookie:\tremember_token={SESSION}",
+])
+def test_a_session_cookie_is_redacted(text: str) -> None:
+    redacted, count = redact(text)
+    assert count >= 1 and SESSION not in redacted and "[REDACTED:cookie]" in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+def test_a_long_cookie_header_goes_whole() -> None:
+    # a browser's header may pass 4 KB: the session cookie at its end, a long value's tail
+    late = "Cookie: theme=dark; " + "x=1; " * 900 + f"session={SESSION}"
+    long = "Cookie: a=" + SESSION * 400
+    for text in (late, long):
+        redacted, count = redact(text)
+        assert (redacted, count) == ("Cookie: [REDACTED:cookie]", 1)
+
+
+@pytest.mark.parametrize("text", [
+    "Cookie: theme=dark; lang=en-US",
+    "Set-Cookie: see the MDN page for the attributes",
+    "The session cookie: a small file the browser keeps.",
+    "document.cookie = 'theme=dark'",
+    "cookie: none",
+])
+def test_a_cookie_holding_no_secret_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_cookie_is_refused_by_the_cli_and_redacted_in_a_plan(home: Path,
+                                                               project: Path) -> None:
+    answer = json.loads(_cli(home, project, "--json", "memory", "add",
+                             f"Log in with Cookie: session={SESSION}", expect=2))
+    assert answer["code"] == "credential", answer
+    plan = _plan_of_a_ledger_holding(home, project, f"Cookie: session={SESSION}")
+    assert SESSION not in plan and "[REDACTED:cookie]" in plan
