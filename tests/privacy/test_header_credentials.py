@@ -72,3 +72,32 @@ def test_a_cookie_is_refused_by_the_cli_and_redacted_in_a_plan(home: Path,
     assert answer["code"] == "credential", answer
     plan = _plan_of_a_ledger_holding(home, project, f"Cookie: session={SESSION}")
     assert SESSION not in plan and "[REDACTED:cookie]" in plan
+
+
+BEARER = "abcdefghijklmnop1234567890QRSTuv"
+#: characters that render as nothing (a zero-width space, a word joiner, a BOM, a
+#: soft hyphen) and controls that end no line (ESC, NUL)
+GAPS = ["\u200b", "\u2060", "\ufeff", "\u00ad", "\x1b", "\x00"]
+
+
+@pytest.mark.parametrize("mark", GAPS, ids=[f"U+{ord(m):04X}" for m in GAPS])
+def test_an_invisible_character_between_a_scheme_and_its_token_hides_nothing(
+        mark: str) -> None:
+    for text in (f"Authorization: Bearer{mark}{BEARER}",
+                 f"curl -H 'Authorization: Bearer{mark}{mark}{BEARER}' https://x.example",
+                 f"export DB_PASSWORD={mark}Xq9vT2mLp4Rz"):
+        redacted, count = redact(text)
+        assert count == 1 and BEARER not in redacted and "Xq9vT2mLp4Rz" not in redacted, \
+            repr(text)
+        assert redact(redacted) == (redacted, 0)
+    # read through, it is still one word: no token follows a scheme glued to a word
+    assert redact(f"a Bearer{mark}token scheme") == (f"a Bearer{mark}token scheme", 0)
+
+
+def test_a_bearer_token_behind_a_zero_width_space_is_redacted_in_a_plan(
+        home: Path, project: Path) -> None:
+    answer = json.loads(_cli(home, project, "--json", "memory", "add",
+                             f"Use Authorization: Bearer\u200b{BEARER}", expect=2))
+    assert answer["code"] == "credential", answer
+    plan = _plan_of_a_ledger_holding(home, project, f"Bearer\u200b{BEARER}")
+    assert BEARER not in plan and "[REDACTED:bearer]" in plan

@@ -303,6 +303,13 @@ def visible(text: str) -> tuple[str, list[int] | None]:
     return _INVISIBLE.sub("", text), where
 
 
+def as_gaps(text: str) -> str:
+    """``text`` with each invisible character a space (the same length, so a span is the
+    same in both): one between a scheme and its token (``Bearer\u200bTOKEN``) is read by
+    a model as a gap, which :func:`visible`'s text, reading through it, did not have."""
+    return _INVISIBLE.sub(" ", text)
+
+
 def might_contain_secret(text: str) -> bool:
     """A cheap test with no false negatives: False means no rule can match ``text``.
 

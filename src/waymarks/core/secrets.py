@@ -84,9 +84,10 @@ shapes, not every secret. Characters that render as nothing (Unicode's default-i
 ones: zero-width space and joiners, the byte-order mark, directional controls, variation
 selectors, Hangul fillers; controls that end no line, NUL or ESC) are read through:
 ``ghp_abc\u200bdef…`` is found, its span covering them, and the text outside a span is
-never changed. A credential that ends
-its line takes the lines after it that continue it (wrapped: one run of a token's
-characters mixing letters and digits, 8 or more). Redaction is idempotent.
+never changed; they are read as a space too (``Bearer\u200bTOKEN``: a model sees a
+gap). A credential that ends its line takes the lines after it that continue it
+(wrapped: one run of a token's characters mixing letters and digits, 8 or more).
+Redaction is idempotent.
 Pure: no I/O.
 """
 
@@ -99,6 +100,7 @@ from waymarks.core.secret_rules import (
     BY_GUARD,
     PLACEHOLDER_PREFIX,
     accepts,
+    as_gaps,
     might_contain_secret,
     might_hold_visible,
     visible,
@@ -127,8 +129,11 @@ def find_secrets(text: str) -> list[SecretSpan]:
     token) are read through: a span covers those inside it, the text is never changed."""
     shown, where = visible(text)
     if where is not None:
-        return [SecretSpan(kind, where[start], where[end - 1] + 1)
-                for kind, start, end in find_secrets(shown)]
+        # read through (a token with a zero-width space inside) and read as a gap (one
+        # between ``Bearer`` and its token): a model reads it either way
+        return _union([SecretSpan(kind, where[start], where[end - 1] + 1)
+                       for kind, start, end in find_secrets(shown)]
+                      + find_secrets(as_gaps(text)))
     if not might_hold_visible(text):
         return []
     found = sorted(candidates(text))
@@ -146,6 +151,18 @@ def find_secrets(text: str) -> list[SecretSpan]:
         merged.append(SecretSpan(kind, start, end))
         rank_of_last = rank
     return [_continued(text, span) for span in merged]
+
+
+def _union(spans: list[SecretSpan]) -> list[SecretSpan]:
+    """``spans`` in order, those that overlap joined (the kind of the first)."""
+    merged: list[SecretSpan] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = SecretSpan(last.kind, last.start, max(last.end, span.end))
+        else:
+            merged.append(span)
+    return merged
 
 
 #: a line that continues a credential wrapped at the end of the line before (a terminal's
