@@ -101,3 +101,38 @@ def test_a_bearer_token_behind_a_zero_width_space_is_redacted_in_a_plan(
     assert answer["code"] == "credential", answer
     plan = _plan_of_a_ledger_holding(home, project, f"Bearer\u200b{BEARER}")
     assert BEARER not in plan and "[REDACTED:bearer]" in plan
+
+
+HEAD, TAIL = "ghp_A1b2C3d4E5f6G7h8I9j0", "K1l2M3n4O5p6Q7r8"
+
+
+@pytest.mark.parametrize("text", [
+    f"token {HEAD}\\n{TAIL}",                         # a string literal's escape, typed
+    f'{{"note": "CI token {HEAD}\\n{TAIL}", "n": 1}}',  # JSON text holding the note
+    f"token {HEAD}\\r\\n{TAIL}\\nthen rotate it",
+    f"token {HEAD}\\n  {TAIL}\n",
+    f"token {HEAD}\n{TAIL} was rotated",               # a terminal's wrap in a sentence
+])
+def test_a_token_wrapped_at_an_escaped_line_break_goes_whole(text: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and TAIL not in redacted and "[REDACTED:github-token]" in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    f"token {HEAD}\\nversion of the CLI",  # a word, not the rest of a token
+    f"token {HEAD}\\ndeploy_v2 is next",   # a line of more than one word
+    f"token {HEAD}\\n\\nsee docs/setup.md",
+    f"token {HEAD}\\nbuild20261206 was tagged",  # not random: one switch to digits
+])
+def test_what_follows_an_escaped_line_break_stays_unless_it_continues_the_token(
+        text: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and redacted.startswith("token [REDACTED:github-token]\\n")
+    assert redacted.endswith(text[len(f"token {HEAD}"):])
+
+
+def test_a_ledger_holding_an_escaped_break_inside_a_token_sends_no_tail(
+        home: Path, project: Path) -> None:
+    plan = _plan_of_a_ledger_holding(home, project, f"{HEAD}\\n{TAIL}")
+    assert TAIL not in plan and HEAD[4:] not in plan and "[REDACTED:github-token]" in plan

@@ -86,7 +86,8 @@ selectors, Hangul fillers; controls that end no line, NUL or ESC) are read throu
 ``ghp_abc\u200bdef…`` is found, its span covering them, and the text outside a span is
 never changed; they are read as a space too (``Bearer\u200bTOKEN``: a model sees a
 gap). A credential that ends its line takes the lines after it that continue it
-(wrapped: one run of a token's characters mixing letters and digits, 8 or more).
+(wrapped: one run of a token's characters mixing letters and digits, 8 or more; a line
+break escaped, ``\n``, is one; a random run with more after it on its line goes too).
 Redaction is idempotent.
 Pure: no I/O.
 """
@@ -94,6 +95,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Final, NamedTuple
 
 from waymarks.core.secret_rules import (
@@ -171,11 +173,27 @@ def _union(spans: list[SecretSpan]) -> list[SecretSpan]:
 #: or a lone CR as a break too: a tail after one went out whole). Spaces or tabs may end
 #: either line (Markdown's hard break is two spaces), and the tail may be indented or
 #: quoted (``> ``) as the line it continues was, in a list or a quotation: the tail of
-#: ``- token ghp_…⏎  K1l2…`` went out whole
-_BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])"
+#: ``- token ghp_…⏎  K1l2…`` went out whole. A break escaped as a string literal or JSON
+#: writes it (the two characters ``\n``, ``\r``) is one too: a model reads it as one, and
+#: the 16-character tail of ``ghp_…\nK1l2…`` went out; the tail may end at a closing
+#: quote. A wrap in a sentence leaves the sentence's rest on the tail's line: a tail with
+#: more after it continues the token only when it reads as random (:func:`_random`)
+_BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\\r\\n|\\[nr])"
 _TAIL_LINE = re.compile(r"[ \t]*" + _BREAK + r"[ \t]*(?:>[ \t]*)*([A-Za-z0-9_+/-]{8,}={0,2})"
-                        r"(?=[ \t]*(?:" + _BREAK + r"|\Z))")
+                        r"(?:(?=[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`]))|(?=[ \t,.;:)]))")
 _DIGIT, _LETTER = re.compile(r"[0-9]"), re.compile(r"[A-Za-z]")
+#: the ends of a tail alone on its line (what :data:`_TAIL_LINE` takes without more)
+_LINE_ENDS = re.compile(r"[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`])")
+#: a tail with more after it on its line: this long, switching between letters and digits
+#: this often (``K1l2M3n4O5p6Q7r8``; not ``version2``, ``build-2026-12``, ``sha256sum``)
+_RANDOM_TAIL, _RANDOM_SWITCHES = 12, 4
+
+
+def _random(run: str) -> bool:
+    """Whether a tail with more after it on its line reads as the rest of a token."""
+    kinds = [c.isdigit() for c in run if c.isalnum()]
+    return len(run) >= _RANDOM_TAIL and sum(
+        a != b for a, b in pairwise(kinds)) >= _RANDOM_SWITCHES
 
 
 def _continued(text: str, span: SecretSpan) -> SecretSpan:
@@ -184,12 +202,14 @@ def _continued(text: str, span: SecretSpan) -> SecretSpan:
     continues a credential when the credential ends its line and the next line is one
     run of a token's characters, 8 or more, holding both letters and digits (a random
     tail almost always does; a word, an assignment, a path or a version does not), spaces
-    or tabs around it and a quotation's ``>`` before it aside."""
+    or tabs around it and a quotation's ``>`` before it aside; or starts with such a run
+    that reads as random (:func:`_random`), the rest of a sentence after it."""
     if span.kind == "private-key":  # its block already runs to its END line
         return span
     end = span.end
     while (tail := _TAIL_LINE.match(text, end)) is not None and _DIGIT.search(
-            tail.group(1)) and _LETTER.search(tail.group(1)):
+            tail.group(1)) and _LETTER.search(tail.group(1)) and (
+            _LINE_ENDS.match(text, tail.end()) is not None or _random(tail.group(1))):
         end = tail.end()
     return span if end == span.end else SecretSpan(span.kind, span.start, end)
 
