@@ -108,6 +108,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "np" + "m_" + rand(r, ALNUM, 36),
     lambda r: "gl" + "pat-" + rand(r, ALNUM, 20),
     lambda r: "Cookie: theme=dark; session=" + rand(r, ALNUM, 24),
+    lambda r: "vault login s." + rand(r, ALNUM, 24),
     lambda r: "Authorization: Basic " + base64.b64encode(
         b"deploy:" + rand(r, ALNUM, 12).encode()).decode(),
 ]

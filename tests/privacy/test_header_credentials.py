@@ -136,3 +136,28 @@ def test_a_ledger_holding_an_escaped_break_inside_a_token_sends_no_tail(
         home: Path, project: Path) -> None:
     plan = _plan_of_a_ledger_holding(home, project, f"{HEAD}\\n{TAIL}")
     assert TAIL not in plan and HEAD[4:] not in plan and "[REDACTED:github-token]" in plan
+
+
+LEGACY_VAULT = "s.Xq9vT2mLp4RzAb12CdEf34"
+
+
+@pytest.mark.parametrize("text", [
+    f"vault login {LEGACY_VAULT}",
+    f"run `vault login -no-print {LEGACY_VAULT}` first",
+    f"vault login -address=https://vault.corp:8200 token={LEGACY_VAULT}",
+    f"VAULT_TOKEN={LEGACY_VAULT} terraform plan",
+])
+def test_a_legacy_vault_token_given_to_vault_login_is_redacted(text: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and LEGACY_VAULT[2:] not in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "vault login -method=userpass username=alice",
+    "vault login -method=github",
+    "run vault login first, then vault read secret/app",
+    "vault login $VAULT_TOKEN",
+])
+def test_a_vault_login_with_no_token_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

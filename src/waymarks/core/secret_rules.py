@@ -202,6 +202,12 @@ _WRAPPERS: Final = (
         + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}=[^\n\"'\\]+)",  # all of it: no tail left
         re.ASCII | re.IGNORECASE), ("cookie",), folded=True, anchored=True, wrapper=True,
         guard=":"),
+    # the token ``vault login`` is given (a legacy ``s.…`` service token has no prefix of
+    # its own; ``-method=…`` logins and ``$VAULT_TOKEN`` hold none)
+    Rule("vault_login", "vault-token", lazy(
+        r"(?<![\w.-])vault(?:\.exe)?[ \t]+login(?:[ \t]+-[^\s]+)*[ \t]+"
+        r"(?P<vault_login>[A-Za-z0-9][^\s\"'`=;|&<>()]{7,4095})", re.ASCII),
+        ("vault",), anchored=True, wrapper=True),
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
     # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
     Rule("short_flag", "secret", lazy(
@@ -387,6 +393,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
+    if "vault" in text and "login" in text:
+        return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
@@ -423,6 +431,7 @@ def _auth_key(folded: str) -> bool:
 
 #: what may follow "auth" in an ``auth_b64`` match
 _AUTH_NEXT: Final = frozenset("\\\"' \t:=")
+_DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
 
 
 #: a random 40-character base64 value has about 29 distinct characters; below this, a
@@ -476,6 +485,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
         return any(_looks_like_secret(pair.partition("=")[2].strip().strip('"'), data=False,
                                       alone=False) for pair in value.split(";"))
+    if name == "vault_login":  # "vault login successfully": a word, not a token
+        return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
     if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it

@@ -16,7 +16,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``telegram-bot-token``, ``azure-client-secret``,
-  ``azure-sas``, ``azure-storage-key``, ``vault-token``, ``atlassian-token``,
+  ``azure-sas``, ``azure-storage-key``, ``vault-token`` (also the token
+  ``vault login`` is given: a legacy ``s.…`` one has no prefix), ``atlassian-token``,
   ``linear-api-key``, ``square-token``, ``databricks-token``, ``sentry-token``,
   ``age-secret-key``, ``mapbox-secret-token`` (public ``pk.`` tokens stay),
   ``aws-access-key-id``, ``aws-secret-access-key``
