@@ -109,6 +109,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "gl" + "pat-" + rand(r, ALNUM, 20),
     lambda r: "Cookie: theme=dark; session=" + rand(r, ALNUM, 24),
     lambda r: "vault login s." + rand(r, ALNUM, 24),
+    lambda r: "db.example.com:5432:app:admin:" + rand(r, ALNUM, 14),
     lambda r: "Authorization: Basic " + base64.b64encode(
         b"deploy:" + rand(r, ALNUM, 12).encode()).decode(),
 ]

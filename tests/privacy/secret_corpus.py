@@ -169,6 +169,7 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("cookie", f"curl -H 'Cookie: theme=dark; session={GENERIC}' https://app.example.com",
      GENERIC),
     ("vault-token", f"vault login s.{GENERIC}", GENERIC),
+    ("secret", f"db.example.com:5432:app:admin:{GENERIC}", GENERIC),
     ("auth-token", f"curl -H 'Authorization: token {body('gh-classic', HEX, 40)}' "
      "https://api.github.com/user", body("gh-classic", HEX, 40)),
     ("auth-token", f'{{"Authorization": "token {GENERIC}"}}', GENERIC),
@@ -259,6 +260,8 @@ def png_data_uri(width: int = 4, height: int = 4) -> str:
 LOOKALIKES: list[str] = [
     "Cookie: theme=dark; lang=en-US",
     "vault login -method=userpass username=alice",
+    "hostname:port:database:username:password",
+    "2026-12-06T05:12:18:123:456789 request done",
     "request 3f2504e0-4f89-11d3-9a0c-0305e82c3301 failed twice",
     '{"id": "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "status": "ok"}',
     "fixed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (short 9fceb02)",

@@ -161,3 +161,32 @@ def test_a_legacy_vault_token_given_to_vault_login_is_redacted(text: str) -> Non
 ])
 def test_a_vault_login_with_no_token_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+PGPASS = "Xq9vT2mLp4Rz"
+
+
+@pytest.mark.parametrize("text", [
+    f"db.example.com:5432:app:admin:{PGPASS}",
+    f"# ~/.pgpass\nlocalhost:5432:*:deploy:{PGPASS}\n*:*:*:postgres:{PGPASS}x\n",
+    f"my .pgpass has 10.0.0.5:6432:orders:svc_orders:{PGPASS} in it.",
+    f"[::1]:5432:app:admin:{PGPASS}",
+])
+def test_a_pgpass_line_has_its_password_redacted(text: str) -> None:
+    redacted, count = redact(text)
+    assert count >= 1 and PGPASS not in redacted and "[REDACTED:secret]" in redacted
+    assert "5432" in redacted or "6432" in redacted  # host, port, database and user stay
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "hostname:port:database:username:password",   # the format, documented
+    "2026-12-06T05:12:18:123:456789 request done",
+    "fe80::1:2:3:4 and 00:1a:2b:3c:4d:5e",
+    "localhost:5432:app:admin:postgres",           # a plain word: a known limit
+    "std::map<int, int> m; auto s = a[1:2:3];",
+    "ports 8080:80:tcp:web:enabled",
+    "SHA256 Fingerprint: 2b:43:a1:cc:d4:e5:f6:07:18:29:3a:4b",  # certifi's cacert.pem
+])
+def test_what_only_looks_like_a_pgpass_line_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

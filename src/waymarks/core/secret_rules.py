@@ -164,6 +164,9 @@ def _user_and_password(name: str, sep: str) -> str:
             rf"|[^\s\"'`{sep};|&<>()]*{sep}(?P<{name}>[^\s\"'`\\;|&<>()]{{1,4096}}))")
 
 
+#: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
+#: its colon, a literal the engine skips to: a sixth of the cost of a class first)
+PGPASS_HINT: Final = lazy(r":(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
@@ -208,6 +211,13 @@ _WRAPPERS: Final = (
         r"(?<![\w.-])vault(?:\.exe)?[ \t]+login(?:[ \t]+-[^\s]+)*[ \t]+"
         r"(?P<vault_login>[A-Za-z0-9][^\s\"'`=;|&<>()]{7,4095})", re.ASCII),
         ("vault",), anchored=True, wrapper=True),
+    # a .pgpass line's password (``host:port:database:user:password``, ``*`` for any): a
+    # host, database and user with a letter each, five fields (a fingerprint has more)
+    Rule("pgpass", "secret", lazy(
+        r"(?<!\S)(?:\*|\[[0-9A-Fa-f:.]+\]|[\w.-]*[A-Za-z.][\w.-]*):(?:[0-9]{1,5}|\*)"
+        r"(?::(?:\*|[^\s:]*[A-Za-z_][^\s:]*)){2}:(?P<pgpass>(?:\\.|[^\s:\\]){1,4096})(?!\S)",
+        re.ASCII),
+        (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
     # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
     Rule("short_flag", "secret", lazy(
@@ -270,7 +280,7 @@ _SHORTEST: Final = 6
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
                                 "assign", "short_flag", "user_flag", "login_flag", "smb_user",
-                                "auth_b64", "prose", "prose_cjk"})
+                                "auth_b64", "pgpass", "prose", "prose_cjk"})
 
 
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
@@ -393,6 +403,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
+    if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
+        return True  # a .pgpass line
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
@@ -485,6 +497,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
         return any(_looks_like_secret(pair.partition("=")[2].strip().strip('"'), data=False,
                                       alone=False) for pair in value.split(";"))
+    if name == "pgpass":  # judged as prose would be: "postgres" or "*" is no secret here
+        return _looks_like_secret(value, data=False, alone=False)
     if name == "vault_login":  # "vault login successfully": a word, not a token
         return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
     if name in ("basic", "auth_b64"):

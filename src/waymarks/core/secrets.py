@@ -36,7 +36,7 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   and a bare ``-p``, which prompts, stay) or after another command's password flag (curl's
   ``-u USER:``, smbclient's ``-U USER%``, a registry login's ``-p``, openssl's ``-k`` and
   ``-passin pass:``, ``zip -P``, ``7z -p…``, ``ldapsearch -w``), a .netrc entry's
-  ``password``, and ``secret``: the value of a
+  ``password``, a .pgpass line's (``host:port:db:user:PASSWORD``), and ``secret``: the value of a
   credential-named assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
   ``--token …``; the name may end in a qualifier, ``SESSION_SECRET_PROD``, ``API_KEY_V2``,
   ``SECRET_KEY_BASE``) when it looks like one: 6+ digits, 6+ characters mixing letters,
