@@ -147,6 +147,19 @@ def place(raw: str) -> str:
     return raw[2:] if raw.startswith("./") else raw
 
 
+#: an hour of one digit in a clock time or a range of them ("3:00", "2:00-4:00")
+_SHORT_HOUR: Final = lazy(r"(?<![\d:])(\d:\d{2})")
+
+
+def clock(raw: str) -> str:
+    """A clock time, or a range of them, with each hour in two digits: ``3:00`` is
+    ``03:00``, ``2:00-4:00`` is ``02:00-04:00`` (as written, the same time was another
+    value, and a restatement was refused as a conflict). ``raw`` is a time as
+    :func:`waymarks.core.contradiction.signature` matched one: digits and colons, perhaps a
+    hyphen."""
+    return _SHORT_HOUR.sub(r"0\1", raw)
+
+
 def decimal(amount: str) -> str:
     """A percentage's or a rate's amount without trailing zeros after its point: ``80.0``
     is ``80``, ``0.10`` is ``0.1`` (as written, "80.0%" was another value than "80%"). A

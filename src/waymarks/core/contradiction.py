@@ -50,6 +50,7 @@ from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import (
     agreeing,
+    clock,
     durations,
     kinds,
     one_amount,
@@ -94,7 +95,8 @@ _VALUE_START: Final = r"(?:(?<![a-z0-9_])|(?=\[))(?=(?>[^\s\d/:*.\[,-]*)[\d/:*.\
 #: Each value holds, before any space, a digit or one of ``/:*.[,-`` (:data:`_VALUE_START`)
 _VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
     r"(?<![\w*/,-])(?=(?:[\d*/,-]+ ){0,4}[\d/,-]*\*)(?:[\d*/,-]+ ){4}[\d*/,-]+(?![\w*/,-])"
-    r"|(?<![\w.:/-])\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?(?![\w/:-])"
+    r"|(?<![\w.:/-])(?P<clock>\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?)"
+    r"(?![\w/:-])"
     r"|(?<![\w./-])\d{4}-\d{2}-\d{2}(?![\w/-])"
     # an IPv6 address, in brackets with a port or without them ("[::1]:8080", "::1",
     # "2001:db8::10"; read as numbers, "::1" was the port 1)
@@ -253,6 +255,8 @@ def signature(claim: str) -> Signature | None:
         pieces.append(text[position:match.start()])
         position = match.end()
         raw = _place(match.group(0).rstrip("."))
+        if match.group("clock"):
+            raw = clock(raw)  # "3:00" is "03:00"
         if (match.group("named") and not _COPULA_BEFORE.search(
                 clause_before(text, match.start()))) or (
                 match.group("range") and _range_name(text, match.start()) is not None):
