@@ -9,6 +9,7 @@ import pytest
 
 from tests.recall.test_contradiction_review57 import _both_written, _refused
 from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
 
 
 @pytest.mark.parametrize(("first", "second", "contradicting"), [
@@ -22,5 +23,37 @@ from waymarks.service.app import Waymarks
 def test_a_clock_time_is_one_value_with_or_without_its_leading_zero(
         app: Waymarks, first: str, second: str, contradicting: str) -> None:
     """"3:00" and "03:00" were two values: the same time restated was refused."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "denying"), [
+    ("데이터베이스 포트는 5432입니다.", "데이터베이스 포트는 5432가 아닙니다."),
+    ("API 포트는 8080입니다.", "API 포트는 8080이 아닙니다."),
+    ("データベースのポートは5432です。", "データベースのポートは5432ではありません。"),
+    ("APIのポートは8080です。", "APIのポートは8080じゃない。"),
+    ("機能フラグは有効です。", "機能フラグは有効ではありません。"),
+    ("ポートは5432です。", "ポートは5432ではなく5433です。"),
+    ("포트는 5432입니다.", "포트는 5432가 아니라 5433입니다."),
+    ("기능 플래그는 활성화되어 있습니다.", "기능 플래그는 활성화되어 있지 않습니다."),
+])
+def test_a_japanese_or_korean_negation_after_the_value_denies_it(
+        app: Waymarks, first: str, denying: str) -> None:
+    """Japanese and Korean put the negation after what it denies ("5432가 아닙니다",
+    "5432ではありません", "有効ではありません"): read as no negation, the denial agreed
+    with the value it denies and was written beside it."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, denying)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("機能フラグは無効です。", "機能フラグは有効ではありません。", "機能フラグは有効です。"),
+    ("기능 플래그는 비활성화되어 있습니다.", "기능 플래그는 활성화되어 있지 않습니다.",
+     "기능 플래그는 활성화되어 있습니다."),
+])
+def test_a_japanese_or_korean_denial_agrees_with_the_fact_it_leaves(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"有効ではありません" (not enabled) is "無効" (disabled): refused beside it as a
+    conflict."""
     _both_written(app, first, second)
     _refused(app, contradicting)

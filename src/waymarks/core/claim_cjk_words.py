@@ -39,6 +39,8 @@ _HAN_WORDS_BY_FIRST: Final[dict[str, tuple[str, ...]]] = {
 _KATAKANA: Final = lazy(r"[\u30a1-\u30fa\u30fc]+")
 _HANGUL: Final = lazy(r"[\uac00-\ud7a3]+")
 _HANGUL_STATES: Final = tuple(word for word in STATES if _HANGUL.fullmatch(word))
+#: the negative copula ("5432가 아니라 5433", "5432가 아닌"): a denial, no subject word
+_HANGUL_NOT: Final = ("아니", "아닌", "아닙")
 
 
 def cjk_terms(text: str) -> set[str]:
@@ -46,9 +48,9 @@ def cjk_terms(text: str) -> set[str]:
     terms = {term for run in _HAN_RUN.findall(text) for term in _han_terms(run)}
     terms.update(TERMS.get(word, word) for word in _KATAKANA.findall(text))
     for word in _HANGUL.findall(text):
-        if word.endswith(HANGUL_PREDICATE_ENDINGS) or any(
-                state in word for state in _HANGUL_STATES):
-            continue
+        if word.endswith(HANGUL_PREDICATE_ENDINGS) or word.startswith(_HANGUL_NOT) or (
+                word in HANGUL_PARTICLES) or any(state in word for state in _HANGUL_STATES):
+            continue  # (a particle typed apart, "5432 가", is no word either)
         stem = _without_particle(word)
         terms.add(TERMS.get(stem, stem))
     return terms

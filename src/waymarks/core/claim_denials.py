@@ -61,12 +61,27 @@ _CHANGED_TO: Final = lazy(
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 
 
+#: a negation after what it denies, as Japanese and Korean write one: a negative ending
+#: or copula later in its clause ("5432ではありません", "5432ではなく5433", "有効じゃない",
+#: "5432가 아닙니다", "5432가 아니라 5433", "활성화되어 있지 않습니다")
+_DENIED_AFTER: Final = lazy(
+    r"[^.;:,!?。、，；]*?(?:ない|なく|ません|아[니닌닙]|지 ?않|지 ?못)")
+
+
+def denied_after(text: str, end: int) -> bool:
+    """Whether a negation after ``end``, in its clause, denies what ends there
+    (:data:`_DENIED_AFTER`; never in an ASCII text, where it is not tried)."""
+    return not text.isascii() and _DENIED_AFTER.match(text, end) is not None
+
+
 def is_denied(text: str, start: int, end: int) -> bool:
     """Whether the value at ``start:end`` is denied: a negation or a former time before it
-    in its clause, "(was" right before it, "was" before it and "until" or "before" after
-    it, or a change from it to another (:data:`_CHANGED_FROM`)."""
+    in its clause, a Japanese or Korean negation after it (:func:`denied_after`), "(was"
+    right before it, "was" before it and "until" or "before" after it, or a change from
+    it to another (:data:`_CHANGED_FROM`)."""
     before = clause_before(text, start)
     return (_DENIAL_HINT.search(before) is not None and DENIES.search(before) is not None) or (
+        denied_after(text, end)) or (
         "(" in before and _WAS_ASIDE.search(before) is not None) or (
         _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None
     ) or (("from" in before or not before.isascii())

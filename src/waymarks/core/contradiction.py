@@ -38,6 +38,7 @@ from waymarks.core.claim_denials import (
     DENIES,
     NEGATION,
     clause_before,
+    denied_after,
     is_denied,
 )
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
@@ -536,7 +537,9 @@ def _state(text: str) -> tuple[str, int] | None:
         start = text.find(word)
         while start >= 0:
             if not any(begin <= start < end for begin, end in taken):
-                found.append((start, state))
+                # a Japanese or Korean negation follows it ("有効ではありません": off)
+                found.append((start, _FLIPPED[state] if denied_after(
+                    text, start + len(word)) else state))
                 taken.append((start, start + len(word)))
             start = text.find(word, start + len(word))
     states = {_FLIPPED[state] if DENIES.search(clause_before(text, start)) else state
