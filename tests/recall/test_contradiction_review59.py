@@ -57,3 +57,18 @@ def test_a_japanese_or_korean_denial_agrees_with_the_fact_it_leaves(
     conflict."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("Logs are kept for 7d.", "Logs are kept for 7 days.", "Logs are kept for 14 days."),
+    ("Backups are retained for 2w.", "Backups are retained for 14 days.",
+     "Backups are retained for 30d."),
+    ("The token lifetime is 1d12h.", "The token lifetime is 36 hours.",
+     "The token lifetime is 2d."),
+])
+def test_days_and_weeks_glued_to_their_number_are_a_duration(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"7d" was no value: the claim had no signature, and the replay rule's shared key
+    refused "Logs are kept for 7 days." beside it, the same fact."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -177,7 +177,7 @@ SECONDS: Final[dict[str, Fraction]] = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "秒", "초"), Fraction(1)),
     **dict.fromkeys(("m", "min", "mins", "minute", "minutes", "分钟", "分", "분"), Fraction(60)),
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours", "小时", "時間", "시간"), Fraction(3600)),
-    **dict.fromkeys(("day", "days", "天"), Fraction(86400)),
-    **dict.fromkeys(("week", "weeks", "周"), Fraction(604800)),
+    **dict.fromkeys(("d", "day", "days", "天"), Fraction(86400)),
+    **dict.fromkeys(("w", "week", "weeks", "周"), Fraction(604800)),
 }
 UNIT_NAMES: Final[dict[str, str]] = {"byte": "b", "bytes": "b"}
