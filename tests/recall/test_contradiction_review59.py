@@ -72,3 +72,15 @@ def test_days_and_weeks_glued_to_their_number_are_a_duration(
     refused "Logs are kept for 7 days." beside it, the same fact."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The buffer size is 16k.", "The buffer size is 16 KB.", "The buffer size is 32 KB."),
+    ("The upload limit is 10000.", "The upload limit is 10 KB.", "The upload limit is 20 KB."),
+])
+def test_a_number_in_thousands_is_the_size_in_kilobytes(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"16k" (16000) was no amount of "16 KB" (16384 bytes, as binary multiples count):
+    the same size restated was refused as a conflict."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

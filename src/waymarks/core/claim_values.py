@@ -236,7 +236,7 @@ def _release_of(short: str, long: str) -> bool:
 def one_amount(mine: frozenset[str], theirs: frozenset[str]) -> bool:
     """Whether a bare number on one side is the amount of a measure on the other, in a
     unit it is written in (a duration's in seconds, minutes, hours or milliseconds, a
-    size's in bytes or a binary multiple)."""
+    size's in bytes or a multiple, binary or decimal)."""
     for bare, measures in ((mine, theirs), (theirs, mine)):
         numbers = {Fraction(v[2:]) for v in bare
                    if v[:2] == "v:" and PLAIN_NUMBER.fullmatch(v[2:]) and v.count(".") <= 1}
@@ -250,8 +250,10 @@ def amounts(value: str) -> set[Fraction]:
     if found is None:
         return set()
     amount = Fraction(found.group(0))
-    if value[:2] == "b:":  # in bytes: a bare number may be in any multiple
-        return {amount / 1024 ** power for power in range(5)}
+    if value[:2] == "b:":  # in bytes: a bare number may be in any multiple, binary or
+        # decimal ("16k" is 16000 and "16 KB" 16384 bytes: one size, as people write it)
+        return {amount / 1024 ** power * scale ** power
+                for power in range(5) for scale in (1, 1000)}
     if value[:2] != "d:":
         return {amount}
     return {amount, amount / 60, amount / 3600, amount * 1000}
