@@ -84,3 +84,20 @@ def test_a_number_in_thousands_is_the_size_in_kilobytes(
     the same size restated was refused as a conflict."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("changed", "restated", "old"), [
+    ("The cache limit is 512 MB (up from 256 MB).", "The cache limit is 512 MB.",
+     "The cache limit is 256 MB."),
+    ("The worker count is 8 (down from 12).", "The worker count is 8.",
+     "The worker count is 12."),
+    ("The timeout is 60 seconds (raised from 30s).", "The timeout is 60 seconds.",
+     "The timeout is 30 seconds."),
+])
+def test_the_value_an_aside_says_it_changed_from_is_no_longer_held(
+        app: Waymarks, changed: str, restated: str, old: str) -> None:
+    """"(up from 256 MB)" stated 256 MB as a value of the claim, so the old value was
+    written beside it as agreeing; it is denied as "(was 256 MB)" is."""
+    assert isinstance(app.remember(changed), Committed)
+    _refused(app, old)
+    assert isinstance(app.remember(restated), Committed)

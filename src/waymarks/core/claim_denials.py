@@ -43,8 +43,12 @@ _DENIAL_HINT: Final = lazy(
 #: 5432 before 2025-01-10"): no longer held, as "used to be 5432" (:data:`_FORMER`); not
 #: a change made then ("was changed to 5433 before the release" holds now)
 _HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
-#: a value in an aside of what it was ("is 3 (was 5)", "is 3 (were 5)"): no longer held
-_WAS_ASIDE: Final = lazy(r"\((?:was|were) ?$")
+#: a value in an aside of what it was ("is 3 (was 5)", "is 3 (were 5)") or what it changed
+#: from ("is 512 MB (up from 256 MB)", "(down from 12)", "(raised from 30s)"): no longer
+#: held (kept as a value, the old one agreed with a claim of it)
+_WAS_ASIDE: Final = lazy(
+    r"\((?:was|were|(?:(?:up|down|raised|lowered|increased|decreased|reduced|bumped"
+    r"|changed|moved) )?from) ?$")
 _UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: a value a change started from ("changed from 5432 to 5433", "went from 30s to 60s",
 #: "moved from port 5432 to port 5433", "从 5432 改为 5433"): no longer held, as "used to
@@ -77,8 +81,8 @@ def denied_after(text: str, end: int) -> bool:
 def is_denied(text: str, start: int, end: int) -> bool:
     """Whether the value at ``start:end`` is denied: a negation or a former time before it
     in its clause, a Japanese or Korean negation after it (:func:`denied_after`), "(was"
-    right before it, "was" before it and "until" or "before" after it, or a change from
-    it to another (:data:`_CHANGED_FROM`)."""
+    or "(up from" right before it, "was" before it and "until" or "before" after it, or a
+    change from it to another (:data:`_CHANGED_FROM`)."""
     before = clause_before(text, start)
     return (_DENIAL_HINT.search(before) is not None and DENIES.search(before) is not None) or (
         denied_after(text, end)) or (
