@@ -101,3 +101,33 @@ def test_the_value_an_aside_says_it_changed_from_is_no_longer_held(
     assert isinstance(app.remember(changed), Committed)
     _refused(app, old)
     assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("Go 1.22 builds the CLI.", "The CLI is built with Go 1.22.", "Go 1.21 builds the CLI."),
+    ("Python 3.12 runs the test suite.", "Python 3.12.4 runs the test suite.",
+     "Python 3.11 runs the test suite."),
+    ("GCC 13.2 compiles the firmware.", "GCC 13.2 compiles the bootloader.",
+     "GCC 12.3 compiles the firmware."),
+    ("The threshold 0.8 triggers alerts.", "The alert threshold is 0.8.",
+     "The threshold 0.9 triggers alerts."),
+])
+def test_a_version_or_a_fraction_before_a_verb_of_the_job_is_the_value(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"Go 1.22 builds the CLI." named a "Go 1.22" (as "Python 3.12 supports …" does), so
+    "Go 1.21 builds the CLI." was another subject and written beside it; one tool builds,
+    runs or compiles a thing, and a fraction ("0.8") is no name."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Python 3.12 supports pattern matching.", "Python 3.10 supports pattern matching."),
+    ("Server 1 runs the API.", "Server 2 runs the API."),
+    ("Python 3.12 runs the test suite.", "Python 3.11 runs the legacy scripts."),
+])
+def test_a_name_before_a_verb_still_names_its_subject(
+        app: Waymarks, first: str, second: str) -> None:
+    """Two versions that each support a feature, two numbered servers, and two versions
+    running two things are two facts."""
+    _both_written(app, first, second)

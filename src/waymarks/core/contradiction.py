@@ -159,11 +159,14 @@ _VALUE_FOLLOWERS: Final = frozenset(
 #: the verbs of a claim's subject and value ("Issue 42 is closed."): a number before one
 #: of them, right after a name, names the subject
 _COPULAS: Final = frozenset(("is", "are", "was", "were"))
-#: verbs of the one thing that does a job ("Node 20.11.1 powers the build."): a version
-#: before one is the value, as in "The build uses Node 20.11.1." (named, two versions
-#: powering one build were two facts); a whole number there still names ("Server 1
-#: powers the API." beside "Server 2 …": two servers may), and neither is a counted noun
-_SOLE_VERBS: Final = frozenset(("powers", "drives", "backs"))
+#: verbs of the one thing that does a job ("Node 20.11.1 powers the build.", "Go 1.22
+#: builds the CLI.", "Python 3.12 runs the test suite."): a version before one is the
+#: value, as in "The build uses Node 20.11.1." (named, two versions powering one build
+#: were two facts); a whole number there still names ("Server 1 powers the API." beside
+#: "Server 2 …": two servers may), and neither is a counted noun
+_SOLE_VERBS: Final = frozenset(("powers", "drives", "backs", "builds", "runs", "compiles"))
+#: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
+_FRACTION: Final = lazy(r"0\.\d+")
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
@@ -355,7 +358,8 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
     elif not _PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
-            follower in _VALUE_FOLLOWERS) or (follower in _SOLE_VERBS and "." in number):
+            follower in _VALUE_FOLLOWERS) or (follower in _SOLE_VERBS and "." in number) or (
+            _FRACTION.fullmatch(raw)):
         return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
@@ -378,7 +382,7 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
         if following is not None and not (following.group(1) == "m" and following.start(1) > end):
             unit, end = following.group(1), following.end()
     value = "v:" + amount
-    if not unit and _PER.match(text, end) is None:
+    if not unit and "." not in amount and _PER.match(text, end) is None:
         counted = _COUNTED.match(text, end)  # "1500 tests": a count of a thing, not a
         if counted is not None and counted.group(1) not in _STOP | _VALUE_FOLLOWERS | (
                 _SOLE_VERBS):
