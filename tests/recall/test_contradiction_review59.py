@@ -131,3 +131,22 @@ def test_a_name_before_a_verb_still_names_its_subject(
     """Two versions that each support a feature, two numbered servers, and two versions
     running two things are two facts."""
     _both_written(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The database is Postgres 16.2.", "The database is Postgres 16.",
+     "The database is Postgres 15."),
+    ("The project uses Python 3.12.", "The project uses Python 3.", "The project uses Python 2."),
+])
+def test_a_product_s_major_version_agrees_with_a_release_of_it(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"Postgres 16" is the line "Postgres 16.2" is a release of, as "Node 20" is of
+    "Node 20.11.1"; it was refused as a conflict. A number after no product's name keeps
+    its decimals ("The ratio is 1." contradicts "… 1.5.")."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+def test_a_decimal_after_no_name_is_not_a_release(app: Waymarks) -> None:
+    assert isinstance(app.remember("The scaling ratio is 1.5."), Committed)
+    _refused(app, "The scaling ratio is 1.")

@@ -198,6 +198,10 @@ class Signature(msgspec.Struct, frozen=True):
     #: API metrics port" of "The API metrics port is 9090."), where a word more names a
     #: narrower thing; the terms after it qualify the value ("… 5433 after the migration")
     head: frozenset[str] = frozenset()
+    #: the plain numbers of one part or two written right after a name ("Postgres 16.2",
+    #: "Python 3"): a product's version, where a whole number is the line a two-part
+    #: release of it belongs to (:func:`_agreeing`)
+    released: frozenset[str] = frozenset()
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -255,6 +259,7 @@ def signature(claim: str) -> Signature | None:
     position = 0
     phrase: str | None = None  # the subject phrase and more, up to the first value
     names: set[str] = set()  # the numbers and letters that name the subject
+    released: set[str] = set()
     for match in _VALUE.finditer(text):
         pieces.append(text[position:match.start()])
         position = match.end()
@@ -278,6 +283,9 @@ def signature(claim: str) -> Signature | None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
+        if value.count(".") < 2 and _PLAIN_NUMBER.fullmatch(value, 2) and _after_name(
+                text, match.start()):
+            released.add(value)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
             return None  # long text's next values each searched the text before them
         if is_denied(text, match.start(), position):
@@ -311,7 +319,7 @@ def signature(claim: str) -> Signature | None:
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
-                     frozenset(head & subject | names))
+                     frozenset(head & subject | names), frozenset(released))
 
 
 def _without_advice(text: str) -> str:
@@ -323,6 +331,13 @@ def _without_advice(text: str) -> str:
         if _ADVICE.match(clause) and _VALUE.search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
+
+
+def _after_name(text: str, start: int) -> bool:
+    """Whether the value at ``start`` follows a name ("Postgres 16", not "is 16" nor "30
+    MB 16")."""
+    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    return word is not None and word.group(1) not in _STOP and word.group(1) not in _UNITS
 
 
 def _range_name(text: str, start: int) -> str | None:
@@ -434,7 +449,7 @@ def contradicts(a: Signature, b: Signature) -> bool:
     "the port is not 5432"). Values of other kinds are other attributes of the subject:
     "the payment service is enabled" (a state) says nothing of the port it listens on (a
     number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
-    shared = agreeing(a.values, b.values)
+    shared = _agreeing(a, b)
     if shared:
         if all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared):
             return False  # agreeing on it, or denying it both
@@ -442,6 +457,22 @@ def contradicts(a: Signature, b: Signature) -> bool:
         return False  # other attributes, a side asserting none ("is not 5432"), or a
         # bare number that is the measure's amount ("30" and "30 seconds")
     return a.subject == b.subject or _about(a, b) or _about(b, a)
+
+
+def _agreeing(a: Signature, b: Signature) -> list[tuple[str, str]]:
+    """The pairs of values of ``a`` and ``b`` that state one thing (:func:`agreeing`), and
+    a product's major version beside a two-part release of it, both written after a name:
+    "Postgres 16" and "Postgres 16.2" (a number after no name, "is 1" and "is 1.5", may
+    be a decimal, and differs)."""
+    shared = agreeing(a.values, b.values)
+    if a.released and b.released:
+        shared.extend((mine, theirs) for mine in a.released for theirs in b.released
+                      if _line_of(mine, theirs) or _line_of(theirs, mine))
+    return shared
+
+
+def _line_of(major: str, release: str) -> bool:
+    return "." not in major and release.count(".") == 1 and release.startswith(major + ".")
 
 
 def _other_attributes(a: Signature, b: Signature) -> bool:
@@ -491,7 +522,7 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if agreeing(a.values, b.values) or _other_attributes(a, b):
+    if _agreeing(a, b) or _other_attributes(a, b):
         return True
     if a.subject <= b.subject:
         return _narrower(a, b)
