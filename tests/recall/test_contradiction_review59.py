@@ -150,3 +150,23 @@ def test_a_product_s_major_version_agrees_with_a_release_of_it(
 def test_a_decimal_after_no_name_is_not_a_release(app: Waymarks) -> None:
     assert isinstance(app.remember("The scaling ratio is 1.5."), Committed)
     _refused(app, "The scaling ratio is 1.")
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The image cache holds 500 entries.", "The image cache holds 500 entries in memory.",
+     "The image cache holds 2000 entries."),
+    ("The pool holds 8 connections.", "The pool holds 8 connections per worker.",
+     "The pool holds 16 connections."),
+    ("The job spawns 4 workers.", "Rack 3 holds the backup disks.", "The job spawns 6 workers."),
+])
+def test_a_number_counting_the_noun_after_it_is_the_value(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"holds 500 entries." read "holds" as a name and 500 as its number (as "rack 3
+    holds …" is): the claim had no value, and "… holds 2000 entries." was written beside
+    it."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)
+
+
+def test_a_number_between_a_name_and_its_verb_still_names(app: Waymarks) -> None:
+    _both_written(app, "Rack 3 holds 40 servers.", "Rack 4 holds 20 servers.")

@@ -283,7 +283,8 @@ def signature(claim: str) -> Signature | None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
-        if value.count(".") < 2 and _PLAIN_NUMBER.fullmatch(value, 2) and _after_name(
+        if value[:2] == "v:" and value.count(".") < 2 and _PLAIN_NUMBER.fullmatch(
+                value, 2) and _after_name(
                 text, match.start()):
             released.add(value)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
@@ -374,10 +375,26 @@ def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
             return None  # "Python 3.11 is the minimum version": which one, the value
     elif not _PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
             follower in _VALUE_FOLLOWERS) or (follower in _SOLE_VERBS and "." in number) or (
-            _FRACTION.fullmatch(raw)):
+            _FRACTION.fullmatch(raw)) or _counts_last(text, end):
         return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
+
+
+def _counts_last(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` counts the plural noun after it, the last word
+    of its clause or one of a rate ("holds 500 entries.", "holds 8 connections per
+    worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7 listens
+    on …")."""
+    counted = _COUNTED.match(text, end)
+    if counted is None or counted.group(1) in _STOP | _VALUE_FOLLOWERS | _SOLE_VERBS:
+        return False
+    after = _NEXT_WORD.match(text, counted.end())
+    return after is not None and after.group(1) in (None, "per")
+
+
+#: what follows a word: the next word, or the end of the clause
+_NEXT_WORD: Final = lazy(r" *(?:([a-z][a-z0-9]*)\b|[.;:,!?)](?:\s|$)|[。；，]|$)")
 
 
 def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
