@@ -41,6 +41,17 @@ from waymarks.core.claim_denials import (
     denied_after,
     is_denied,
 )
+from waymarks.core.claim_names import (
+    COUNTED,
+    NUMBERED,
+    SOLE_VERBS,
+    VALUE_FOLLOWERS,
+    after_name,
+    range_name,
+)
+from waymarks.core.claim_names import (
+    identifier as name_of,
+)
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
@@ -111,7 +122,7 @@ _VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
     r"[\w.-]*(?<![.-])(?![\w:/-])"
     r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|d|w|[kmgt]i?b)?"
     r"(?![a-z0-9_/-])"
-    # a range ("ports 8000-8010"): one value, unless a name's number (:data:`_NUMBERED`)
+    # a range ("ports 8000-8010"): one value, unless a name's number (:data:`NUMBERED`)
     r"|(?<![\w./:-])(?P<range>\d+-\d+)(?![\w/:-]|\.\w)"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
@@ -141,33 +152,6 @@ _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capit
     r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3]))")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 _ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
-#: after a copula, a definite description: the claim says which one it is
-_DEFINITE: Final = lazy(r" the\b")
-#: the word right after a number when it is a plural noun: a count ("1500 tests", not
-#: "5432 internally")
-_COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
-#: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it,
-#: unless the word is one a range is of (:data:`_RANGE_OF`: "ports 8000-8010" states them)
-_NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
-_WORD_BEFORE: Final = lazy(r"([a-z][a-z0-9]*) $")
-_RANGE_OF: Final = frozenset(("port", "range"))
-
-#: words that may follow a stated value ("listens on 8080 in dev"); any other word after
-#: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
-_VALUE_FOLLOWERS: Final = frozenset(
-    "in on at for and or by with from to per when if but so than as is are was were".split())
-#: the verbs of a claim's subject and value ("Issue 42 is closed."): a number before one
-#: of them, right after a name, names the subject
-_COPULAS: Final = frozenset(("is", "are", "was", "were"))
-#: verbs of the one thing that does a job ("Node 20.11.1 powers the build.", "Go 1.22
-#: builds the CLI.", "Python 3.12 runs the test suite."): a version before one is the
-#: value, as in "The build uses Node 20.11.1." (named, two versions powering one build
-#: were two facts); a whole number there still names ("Server 1 powers the API." beside
-#: "Server 2 …": two servers may), and neither is a counted noun
-_SOLE_VERBS: Final = frozenset(("powers", "drives", "backs", "builds", "runs", "compiles"))
-#: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
-_FRACTION: Final = lazy(r"0\.\d+")
-_VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
@@ -268,10 +252,10 @@ def signature(claim: str) -> Signature | None:
             raw = clock(raw)  # "3:00" is "03:00"
         if (match.group("named") and not _COPULA_BEFORE.search(
                 clause_before(text, match.start()))) or (
-                match.group("range") and _range_name(text, match.start()) is not None):
+                match.group("range") and range_name(text, match.start()) is not None):
             pieces.append(raw)  # a name of the subject
             continue
-        identifier = _identifier(text, match.start(), match.end(), raw)
+        identifier = name_of(text, match.start(), match.end(), raw)
         if identifier is not None:  # "rack 3 holds …": the number names the subject
             pieces.append(" " + identifier + " ")
             names.add(identifier)
@@ -284,7 +268,7 @@ def signature(claim: str) -> Signature | None:
         pieces.append(f" {noun} ")
         values.add(value)
         if value[:2] == "v:" and value.count(".") < 2 and _PLAIN_NUMBER.fullmatch(
-                value, 2) and _after_name(
+                value, 2) and after_name(
                 text, match.start()):
             released.add(value)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
@@ -313,8 +297,8 @@ def signature(claim: str) -> Signature | None:
     # hyphenated number after a name is part of the name, never a value; after a stop
     # word, as in "the date is 2024-01-02", it is not taken as a name)
     if "-" in text:
-        names.update(f"{m.group(1)}-n{m.group(2)}" for m in _NUMBERED.finditer(text)
-                     if _range_name(text, m.start(2)) is not None)
+        names.update(f"{m.group(1)}-n{m.group(2)}" for m in NUMBERED.finditer(text)
+                     if range_name(text, m.start(2)) is not None)
     names.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
     subject |= names
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
@@ -332,69 +316,6 @@ def _without_advice(text: str) -> str:
         if _ADVICE.match(clause) and _VALUE.search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
-
-
-def _after_name(text: str, start: int) -> bool:
-    """Whether the value at ``start`` follows a name ("Postgres 16", not "is 16" nor "30
-    MB 16")."""
-    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    return word is not None and word.group(1) not in _STOP and word.group(1) not in _UNITS
-
-
-def _range_name(text: str, start: int) -> str | None:
-    """The name a hyphenated number at ``start`` numbers ("step" of "step 3-5"), or None:
-    after a stop word ("the date is 2024-01-02") or a word a range is of ("ports
-    8000-8010": the ports it states, which agree with a port inside them)."""
-    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    if word is None or word.group(1) in _STOP or _term(word.group(1)) in _RANGE_OF:
-        return None
-    return word.group(1)
-
-
-def _identifier(text: str, start: int, end: int, raw: str) -> str | None:
-    """``word-nN`` when a plain number or a version sits between a name and a verb ("rack
-    3 holds", "Python 3.12 supports …": read as values, and "supports" as the noun they
-    count, "Python 3.10 supports …" was refused beside it), so it identifies the subject
-    rather than stating a value; else None. Before the
-    clause's verb ("Issue 42 is closed.", "Python 3.11 is supported.", "API v1 is
-    disabled."), a number or a version after a name names it too: the value, if any,
-    comes after the verb."""
-    before = _ASCII_WORD.findall(text[max(0, start - 40):start])
-    after = _ASCII_WORD.match(text[end:].lstrip())
-    if not before or after is None or text[end:end + 1] not in (" ",):
-        return None
-    name, follower = before[-1], after.group(0)
-    if name in _STOP or follower in _UNITS:
-        return None
-    number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
-    if follower in _COPULAS:
-        if not _PLAIN_NUMBER.fullmatch(number) or _VERB_BEFORE.search(
-                clause_before(text, start)):
-            return None
-        if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
-            return None  # "Python 3.11 is the minimum version": which one, the value
-    elif not _PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
-            follower in _VALUE_FOLLOWERS) or (follower in _SOLE_VERBS and "." in number) or (
-            _FRACTION.fullmatch(raw)) or _counts_last(text, end):
-        return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
-    # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
-    return f"{name}-n{number.replace('.', '_')}"
-
-
-def _counts_last(text: str, end: int) -> bool:
-    """Whether the number ending at ``end`` counts the plural noun after it, the last word
-    of its clause or one of a rate ("holds 500 entries.", "holds 8 connections per
-    worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7 listens
-    on …")."""
-    counted = _COUNTED.match(text, end)
-    if counted is None or counted.group(1) in _STOP | _VALUE_FOLLOWERS | _SOLE_VERBS:
-        return False
-    after = _NEXT_WORD.match(text, counted.end())
-    return after is not None and after.group(1) in (None, "per")
-
-
-#: what follows a word: the next word, or the end of the clause
-_NEXT_WORD: Final = lazy(r" *(?:([a-z][a-z0-9]*)\b|[.;:,!?)](?:\s|$)|[。；，]|$)")
 
 
 def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
@@ -415,9 +336,9 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
             unit, end = following.group(1), following.end()
     value = "v:" + amount
     if not unit and "." not in amount and _PER.match(text, end) is None:
-        counted = _COUNTED.match(text, end)  # "1500 tests": a count of a thing, not a
-        if counted is not None and counted.group(1) not in _STOP | _VALUE_FOLLOWERS | (
-                _SOLE_VERBS):
+        counted = COUNTED.match(text, end)  # "1500 tests": a count of a thing, not a
+        if counted is not None and counted.group(1) not in _STOP | VALUE_FOLLOWERS | (
+                SOLE_VERBS):
             return "c:" + amount, end, ""  # duration (the noun stays a subject word)
     if unit in _SECONDS:
         value = f"d:{Fraction(amount) * _SECONDS[unit]}s"

@@ -1,0 +1,108 @@
+"""Which numbers in a claim name its subject rather than state a value (for
+:mod:`waymarks.core.contradiction`'s signatures): a number or a version between a name
+and its verb ("Rack 3 holds …", "Python 3.12 supports …", "Issue 42 is closed."), a
+hyphenated number after a name ("build step 3-5"), unless the number counts the noun
+after it ("holds 500 entries.") or a verb of the one thing doing a job follows a version
+("Go 1.22 builds the CLI."). Also whether a value follows a name (a product's version,
+"Postgres 16"). Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from waymarks.core.claim_denials import clause_before
+from waymarks.core.claim_terms import UNITS
+from waymarks.core.claim_values import PLAIN_NUMBER
+from waymarks.core.claim_words import ASCII_WORD, STOP, term
+from waymarks.core.lazy_re import lazy
+
+#: after a copula, a definite description: the claim says which one it is
+_DEFINITE: Final = lazy(r" the\b")
+#: the word right after a number when it is a plural noun: a count ("1500 tests", not
+#: "5432 internally")
+COUNTED: Final = lazy(r" ([a-z][a-z-]*[a-rt-z]s)\b(?<!ss)(?<!us)(?<!is)")
+#: a name followed by a hyphenated number ("step 3-5", "gate 2-1"): the number names it,
+#: unless the word is one a range is of (:data:`_RANGE_OF`: "ports 8000-8010" states them)
+NUMBERED: Final = lazy(r"\b([a-z][a-z0-9]*) (\d+(?:-\d+)+)(?![\w.-])")
+_WORD_BEFORE: Final = lazy(r"([a-z][a-z0-9]*) $")
+_RANGE_OF: Final = frozenset(("port", "range"))
+
+#: words that may follow a stated value ("listens on 8080 in dev"); any other word after
+#: a plain number makes it part of a name ("Service 1 uses …", "Version 2 of the API")
+VALUE_FOLLOWERS: Final = frozenset(
+    "in on at for and or by with from to per when if but so than as is are was were".split())
+#: the verbs of a claim's subject and value ("Issue 42 is closed."): a number before one
+#: of them, right after a name, names the subject
+_COPULAS: Final = frozenset(("is", "are", "was", "were"))
+#: verbs of the one thing that does a job ("Node 20.11.1 powers the build.", "Go 1.22
+#: builds the CLI.", "Python 3.12 runs the test suite."): a version before one is the
+#: value, as in "The build uses Node 20.11.1." (named, two versions powering one build
+#: were two facts); a whole number there still names ("Server 1 powers the API." beside
+#: "Server 2 …": two servers may), and neither is a counted noun
+SOLE_VERBS: Final = frozenset(("powers", "drives", "backs", "builds", "runs", "compiles"))
+#: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
+_FRACTION: Final = lazy(r"0\.\d+")
+_VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
+
+
+def after_name(text: str, start: int) -> bool:
+    """Whether the value at ``start`` follows a name ("Postgres 16", not "is 16" nor "30
+    MB 16")."""
+    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    return word is not None and word.group(1) not in STOP and word.group(1) not in UNITS
+
+
+def range_name(text: str, start: int) -> str | None:
+    """The name a hyphenated number at ``start`` numbers ("step" of "step 3-5"), or None:
+    after a stop word ("the date is 2024-01-02") or a word a range is of ("ports
+    8000-8010": the ports it states, which agree with a port inside them)."""
+    word = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    if word is None or word.group(1) in STOP or term(word.group(1)) in _RANGE_OF:
+        return None
+    return word.group(1)
+
+
+def identifier(text: str, start: int, end: int, raw: str) -> str | None:
+    """``word-nN`` when a plain number or a version sits between a name and a verb ("rack
+    3 holds", "Python 3.12 supports …": read as values, and "supports" as the noun they
+    count, "Python 3.10 supports …" was refused beside it), so it identifies the subject
+    rather than stating a value; else None. Before the
+    clause's verb ("Issue 42 is closed.", "Python 3.11 is supported.", "API v1 is
+    disabled."), a number or a version after a name names it too: the value, if any,
+    comes after the verb."""
+    before = ASCII_WORD.findall(text[max(0, start - 40):start])
+    after = ASCII_WORD.match(text[end:].lstrip())
+    if not before or after is None or text[end:end + 1] not in (" ",):
+        return None
+    name, follower = before[-1], after.group(0)
+    if name in STOP or follower in UNITS:
+        return None
+    number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
+    if follower in _COPULAS:
+        if not PLAIN_NUMBER.fullmatch(number) or _VERB_BEFORE.search(
+                clause_before(text, start)):
+            return None
+        if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
+            return None  # "Python 3.11 is the minimum version": which one, the value
+    elif not PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
+            follower in VALUE_FOLLOWERS) or (follower in SOLE_VERBS and "." in number) or (
+            _FRACTION.fullmatch(raw)) or _counts_last(text, end):
+        return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
+    # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
+    return f"{name}-n{number.replace('.', '_')}"
+
+
+def _counts_last(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` counts the plural noun after it, the last word
+    of its clause or one of a rate ("holds 500 entries.", "holds 8 connections per
+    worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7 listens
+    on …")."""
+    counted = COUNTED.match(text, end)
+    if counted is None or counted.group(1) in STOP | VALUE_FOLLOWERS | SOLE_VERBS:
+        return False
+    after = _NEXT_WORD.match(text, counted.end())
+    return after is not None and after.group(1) in (None, "per")
+
+
+#: what follows a word: the next word, or the end of the clause
+_NEXT_WORD: Final = lazy(r" *(?:([a-z][a-z0-9]*)\b|[.;:,!?)](?:\s|$)|[。；，]|$)")
