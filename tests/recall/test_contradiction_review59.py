@@ -170,3 +170,17 @@ def test_a_number_counting_the_noun_after_it_is_the_value(
 
 def test_a_number_between_a_name_and_its_verb_still_names(app: Waymarks) -> None:
     _both_written(app, "Rack 3 holds 40 servers.", "Rack 4 holds 20 servers.")
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("機能フラグは有効です。", "機能フラグは有効で変更しないでください。"),
+    ("機能フラグは有効です。", "機能フラグは有効で、無効にしないでください。"),
+    ("ポートは5432です。", "ポートは5432で変更できません。"),
+    ("기능 플래그는 활성화되어 있습니다.", "기능 플래그는 활성화되어 있고 끄지 않습니다."),
+])
+def test_a_negation_later_in_a_japanese_or_korean_clause_denies_nothing_before_it(
+        app: Waymarks, first: str, second: str) -> None:
+    """Only a negation right after a value or a state denies it ("有効ではありません"); one
+    later in the clause is another verb's ("有効で変更しないでください": enabled, do not
+    change it), and read as the state's it was refused beside "…は有効です。"."""
+    _both_written(app, first, second)

@@ -65,15 +65,19 @@ _CHANGED_TO: Final = lazy(
 _CLAUSE_END: Final = lazy(r" [.;:,!?]|[;:,!?。]")
 
 
-#: a negation after what it denies, as Japanese and Korean write one: a negative ending
-#: or copula later in its clause ("5432ではありません", "5432ではなく5433", "有効じゃない",
-#: "5432가 아닙니다", "5432가 아니라 5433", "활성화되어 있지 않습니다")
+#: a negation right after what it denies, as Japanese and Korean write one: a negative
+#: copula ("5432ではありません", "5432ではなく5433", "有効じゃない", "5432가 아닙니다", "5432가
+#: 아니라 5433") or a state's negative ending ("有効になっていません", "無効にしない",
+#: "활성화되어 있지 않습니다", "활성화되지 않았습니다"); one later in the clause is another
+#: verb's ("有効で変更しないでください": enabled, do not change it)
 _DENIED_AFTER: Final = lazy(
-    r"[^.;:,!?。、，；]*?(?:ない|なく|ません|아[니닌닙]|지 ?않|지 ?못)")
+    r" ?(?:[이가은는] ?)?아[니닌닙]| ?(?:では|じゃ|でも)(?:な|あり)"
+    r"|[にと](?:なって|して|し|なら|なり)?い?(?:ない|なく|ません)"
+    r"|(?:되어|돼) ?있지 ?않|[되하]지 ?않")
 
 
 def denied_after(text: str, end: int) -> bool:
-    """Whether a negation after ``end``, in its clause, denies what ends there
+    """Whether a negation right after ``end`` denies what ends there
     (:data:`_DENIED_AFTER`; never in an ASCII text, where it is not tried)."""
     return not text.isascii() and _DENIED_AFTER.match(text, end) is not None
 
