@@ -184,3 +184,18 @@ def test_a_negation_later_in_a_japanese_or_korean_clause_denies_nothing_before_i
     later in the clause is another verb's ("有効で変更しないでください": enabled, do not
     change it), and read as the state's it was refused beside "…は有効です。"."""
     _both_written(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The deploy runs at 23:30 UTC.", "The deploy runs at 11:30 PM UTC.",
+     "The deploy runs at 11:30 AM UTC."),
+    ("The backup starts at 00:15.", "The backup starts at 12:15 am.",
+     "The backup starts at 12:15 pm."),
+    ("The job runs at 7:45am.", "The job runs at 07:45.", "The job runs at 7:45 p.m."),
+])
+def test_a_twelve_hour_clock_time_is_its_twenty_four_hour_time(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"11:30 PM" was the value 11:30, another than "23:30": the same time restated was
+    refused, and "11:30 AM" agreed with "11:30 PM"."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -151,13 +151,22 @@ def place(raw: str) -> str:
 _SHORT_HOUR: Final = lazy(r"(?<![\d:])(\d:\d{2})")
 
 
-def clock(raw: str) -> str:
+def clock(raw: str, half: str | None = None) -> str:
     """A clock time, or a range of them, with each hour in two digits: ``3:00`` is
     ``03:00``, ``2:00-4:00`` is ``02:00-04:00`` (as written, the same time was another
-    value, and a restatement was refused as a conflict). ``raw`` is a time as
+    value, and a restatement was refused as a conflict); a time of the 12-hour clock
+    (``half``: ``a`` or ``p``, of "am" or "pm" after it) in the 24-hour one: ``11:30`` pm
+    is ``23:30``, ``12:15`` am ``00:15``. ``raw`` is a time as
     :func:`waymarks.core.contradiction.signature` matched one: digits and colons, perhaps a
     hyphen."""
-    return _SHORT_HOUR.sub(r"0\1", raw)
+    raw = _SHORT_HOUR.sub(r"0\1", raw)
+    if half is None or "-" in raw or not 1 <= int(raw[:2]) <= 12:
+        return raw
+    return f"{int(raw[:2]) % 12 + (12 if half == 'p' else 0):02d}{raw[2:]}"
+
+
+#: "am" or "pm" after a time ("11:30 PM", "11:30 p.m.", "7:45am"; folded to lower case)
+MERIDIEM: Final = lazy(r" ?([ap])\.?m\b\.?")
 
 
 def decimal(amount: str) -> str:

@@ -59,6 +59,7 @@ from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
+from waymarks.core.claim_values import MERIDIEM as _MERIDIEM
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import (
     agreeing,
@@ -108,7 +109,7 @@ _VALUE_START: Final = r"(?:(?<![a-z0-9_])|(?=\[))(?=(?>[^\s\d/:*.\[,-]*)[\d/:*.\
 _VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
     r"(?<![\w*/,-])(?=(?:[\d*/,-]+ ){0,4}[\d/,-]*\*)(?:[\d*/,-]+ ){4}[\d*/,-]+(?![\w*/,-])"
     r"|(?<![\w.:/-])(?P<clock>\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?)"
-    r"(?![\w/:-])"
+    r"(?!(?![ap]\.?m\b)[\w/:-])"  # ("7:45am": its half of the day glued to it)
     r"|(?<![\w./-])\d{4}-\d{2}-\d{2}(?![\w/-])"
     # an IPv6 address, in brackets with a port or without them ("[::1]:8080", "::1",
     # "2001:db8::10"; read as numbers, "::1" was the port 1)
@@ -245,11 +246,16 @@ def signature(claim: str) -> Signature | None:
     names: set[str] = set()  # the numbers and letters that name the subject
     released: set[str] = set()
     for match in _VALUE.finditer(text):
+        if match.start() < position:
+            continue  # read with the value before ("p.m." of "11:30 p.m.")
         pieces.append(text[position:match.start()])
         position = match.end()
         raw = _place(match.group(0).rstrip("."))
-        if match.group("clock"):
-            raw = clock(raw)  # "3:00" is "03:00"
+        if match.group("clock"):  # "3:00" is "03:00", "11:30 pm" "23:30"
+            half = _MERIDIEM.match(text, position)
+            if half is not None:
+                position = half.end()
+            raw = clock(raw, half.group(1) if half else None)
         if (match.group("named") and not _COPULA_BEFORE.search(
                 clause_before(text, match.start()))) or (
                 match.group("range") and range_name(text, match.start()) is not None):
