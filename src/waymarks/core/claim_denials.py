@@ -79,7 +79,13 @@ _DENIED_AFTER: Final = lazy(
 def denied_after(text: str, end: int) -> bool:
     """Whether a negation right after ``end`` denies what ends there
     (:data:`_DENIED_AFTER`; never in an ASCII text, where it is not tried)."""
-    return not text.isascii() and _DENIED_AFTER.match(text, end) is not None
+    after = text[end:end + 2].lstrip(" ")[:1]
+    return after in _DENIED_AFTER_FIRST and _DENIED_AFTER.match(text, end) is not None
+
+
+#: the characters :data:`_DENIED_AFTER` may start with after its space (any other: no
+#: expression tried, as for every value of an ASCII text)
+_DENIED_AFTER_FIRST: Final = frozenset("이가은는아でじにと되돼하")
 
 
 def is_denied(text: str, start: int, end: int) -> bool:
