@@ -63,3 +63,54 @@ def test_a_full_disk_or_a_read_only_database_is_said_and_a_busy_one_only_logged(
                                   "prompt: ") and words in message, message
     assert busy.code == "database_error" and unusable_home("UserPromptSubmit", busy) is None
     assert unusable_home("Stop", full) is None  # (prompts only)
+
+
+def test_the_fix_a_prompt_is_told_is_a_command_that_runs_in_a_home_with_a_space(
+        tmp_path: Path, project: Path) -> None:
+    """The hook tells the person (and the model) the ``mv`` or ``chmod`` that fixes the
+    home; with a space in the home's path (macOS's own: ``~/Library/Application
+    Support/waymarks``) the command shown split it in two words: pasted, ``mv`` said its
+    target was no directory, and a ``;`` in a folder's name would have run. The paths are
+    quoted as every other suggested command's (``shell_command``)."""
+    import shlex
+    import uuid
+
+    from tests.inprocess import claude_code_hook
+
+    home = tmp_path / "Application Support" / "waymarks"
+    sid = str(uuid.uuid4())
+    started = {"session_id": sid, "cwd": str(project), "transcript_path": ""}
+    assert claude_code_hook(home, {**started, "hook_event_name": "SessionStart",
+                                   "source": "startup"}).returncode == 0
+    for companion in home.glob("waymarks.db*"):
+        if companion.name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+            companion.unlink()
+    (home / "waymarks.db").mkdir()
+    ran = claude_code_hook(home, {**started, "hook_event_name": "UserPromptSubmit",
+                                  "prompt": "tag the release"})
+    message = json.loads(ran.stdout)["systemMessage"]
+    assert "Move it aside: " + shlex.join(
+        ["mv", str(home / "waymarks.db"), f"{home / 'waymarks.db'}.aside"]) in message, message
+
+
+def test_the_chmod_a_prompt_is_told_for_a_read_only_database_quotes_its_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``chmod`` the hook tells for a database this user may not write, in a home with
+    a space: one word for the path, as for the ``mv`` above. (``os.access`` says the file
+    is read-only: as root it never is.)"""
+    import shlex
+
+    from waymarks.service import recovery
+
+    home = tmp_path / "Application Support" / "waymarks"
+    home.mkdir(parents=True)
+    db = home / "waymarks.db"
+    db.write_bytes(b"")
+    monkeypatch.setattr(recovery.os, "access", lambda path, mode: Path(path) != db)
+    error = database_error(_sqlite_error("attempt to write a readonly database",
+                                         "SQLITE_READONLY"), db)
+    assert shlex.join(["chmod", "u+rw", str(db)]) in str(error), error
+    monkeypatch.setattr(recovery.os, "access", lambda path, mode: Path(path) != home)
+    error = database_error(_sqlite_error("attempt to write a readonly database",
+                                         "SQLITE_READONLY"), db)
+    assert shlex.join(["chmod", "u+w", str(home)]) in str(error), error

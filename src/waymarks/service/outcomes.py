@@ -108,9 +108,13 @@ class LedgerDamaged(ServiceError):
         """``denied``: this user may not read it (or look into its folder): moving it
         aside, the fix for damage, set the only record of what was learned aside where a
         ``chmod`` was the fix."""
-        fix = (f"learned memory is left out until this user may read and write it: chmod "
-               f"u+rw {path}, and u+rwx {path.parent} (their owner may have to)" if denied else
-               f"learned memory is left out until you move it aside: mv {path} {path}.aside "
+        from waymarks.core.text import shell_command
+
+        fix = (f"learned memory is left out until this user may read and write it: "
+               f"{shell_command(['chmod', 'u+rw', str(path)])}, and "
+               f"{shell_command(['chmod', 'u+rwx', str(path.parent)])} (their owner may have "
+               "to)" if denied else "learned memory is left out until you move it aside: "
+               f"{shell_command(['mv', str(path), f'{path}.aside'])} "
                "(keep it: it is the only record of what was learned; captures made "
                "meanwhile wait and are stored then)")
         super().__init__("bad_state", f"{path}: the learned ledger cannot be read ({why}); "

@@ -33,6 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
+from waymarks.core.text import shell_command
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.service.kept_exclusions import (
@@ -262,7 +263,8 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
         return None
     if not os.access(home, os.W_OK | os.X_OK):
         return (f"the home {home} is not writable (SQLite keeps {db_path.name}-wal and -shm"
-                " beside the database)", f"Make it writable: chmod u+w {home}")
+                " beside the database)",
+                f"Make it writable: {shell_command(['chmod', 'u+w', str(home)])}")
     for suffix in ("", "-wal", "-shm"):
         path = Path(f"{db_path}{suffix}")
         if not path.exists():
@@ -275,7 +277,8 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
         what = ("is read-only for" if readable else "cannot be read by" if writable
                 else "can be neither read nor written by")
         return (f"{path} {what} this user",
-                f"Make it readable and writable: chmod u+rw {path} (its owner may have "
+                f"Make it readable and writable: {shell_command(['chmod', 'u+rw', str(path)])}"
+                " (its owner may have "
                 f"to); or move {db_path.name} aside and the next command rebuilds it from "
                 "the session files")
     return None
@@ -336,7 +339,8 @@ def refuse_irregular_files(db_path: Path, role: tuple[str, str] = PROJECTION_ROL
         raise UnusableDatabase(
             "database_error",
             f"{path} is {_what_it_is(mode, path)}, not a regular file, so Waymarks cannot"
-            f" use {what}. Move it aside: mv {path} {path}.aside ({aside}). Nothing"
+            f" use {what}. Move it aside: {shell_command(['mv', str(path), f'{path}.aside'])}"
+            f" ({aside}). Nothing"
             f" was changed. {LEDGER_INTACT}.")
 
 
