@@ -375,3 +375,31 @@ def test_a_teammates_key_holding_a_credential_is_named_as_the_key_with_the_way_o
     assert "waymarks team unshare" in refused["message"]
     assert SECRET.lower() not in json.dumps(refused).lower()
     assert ledger_bytes(project) == before
+
+
+@pytest.mark.parametrize("verb", ["unshare", "supersede"])
+def test_a_write_on_a_teammates_item_dated_at_the_last_time_is_refused_unwritten(
+        cli, project: Path, verb: str) -> None:  # type: ignore[no-untyped-def]
+    """A teammate's line may be dated up to the last millisecond of the year 9999 (a
+    clock gone wrong, a hand-written line); a write on its item is stamped just after it,
+    past the last time a line may hold. `team unshare` of such an item ended in a
+    TeamFormatError traceback after its line was appended: the person's own file then read
+    `tampered` on every clone. The write is refused, said why, and nothing is appended."""
+    from tests.team.test_team_source import Writer
+    from waymarks.core.team import LAST_AT
+
+    cli("trust", ".")
+    cli("team", "init")
+    bob = Writer(project / ".waymarks" / "team", "bob-00000001", "Bob")
+    bob.at = LAST_AT - 10  # (the writer adds 10: the item is dated at LAST_AT itself)
+    item = bob.add("Deploys go out on Friday nights", kind="memory", key="deploy-day")
+    before = ledger_bytes(project)
+    args = (("unshare", item, "not true", "--yes") if verb == "unshare" else
+            ("supersede", item, "--yes", "--", "Deploys go out on Tuesday mornings"))
+    refused = cli("team", *args, expect=2)
+    assert refused["code"] == "undatable", refused
+    assert "9999" in refused["message"] and "team exclude bob-00000001" in refused["message"]
+    assert ledger_bytes(project) == before
+    [source] = [s for s in cli("team", "status")["sources"]
+                if s["contributor"] == "bob-00000001"]
+    assert source["status"] == "available"

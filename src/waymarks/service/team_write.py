@@ -38,6 +38,7 @@ from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.privacy import TEAM_PROVIDER, level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import (
+    LAST_AT,
     TEAM_LEVELS,
     TeamEntry,
     genesis,
@@ -319,6 +320,8 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
     came from a clock ahead of this one, else it sorted before the item was written and
     changed nothing, on every clone."""
     now = stamp(epoch_ms(app.clock.now()), after)
+    if now > LAST_AT:  # (every reader refuses the line: appended, it made the own file
+        raise TeamRefused("undatable", _undatable(refresh(app), after))  # tampered)
     entry_id = app.ids.uuid().replace("-", "")
 
     if app.rehearsing:  # every check, as under the lock, and nothing appended
@@ -351,6 +354,24 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
     except TeamAppendError as problem:
         raise _unappendable(problem) from None
     return entry.seq, me, refresh(app)
+
+
+def _undatable(state: TeamState, after: int | None) -> str:
+    """Why a write cannot be dated: what it replaces or settles is dated at the last time
+    a team line may hold (a line of a clock gone wrong, or written by hand), or this
+    machine's clock is past it."""
+    writers = sorted({entry.contributor for source in state.sources.values()
+                      for entry in source.entries if after is not None and entry.at >= after})
+    if not writers:
+        return ("this machine's clock is past the year 9999, the last time a team line may "
+                "hold; set it right. Nothing was written")
+    steps = " or ".join(f"`{shell_command(['waymarks', 'team', 'exclude', c])}`"
+                        for c in writers)
+    return ("what this write replaces or settles is dated at the end of the year 9999, the "
+            "last time a team line may hold: a write after it cannot be dated, and one "
+            "dated before it would change nothing. Such a date comes from a clock gone "
+            f"wrong or a line written by hand: stop counting that file here ({steps}), or "
+            "have its writer restore it from git. Nothing was written")
 
 
 def _unappendable(problem: TeamAppendError) -> TeamRefused:
