@@ -10,7 +10,9 @@ keyed by the path alone, its anchors were lost, and with them every exclusion (t
 excluded contributor's items planned again, in silence) and every anchor (a file
 truncated meanwhile read as new). The first read at the new path takes them over
 (:func:`_adopt`); a copy of the checkout is another folder, and its original's path is
-still there: it takes nothing.
+still there: it takes nothing. Nor does a folder that got a deleted checkout's inode
+number (reused at once after an ``rm -rf``): only a checkout whose team files hold a
+history the anchors accepted takes them (:func:`_holds_history`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from waymarks.core.team import TeamFormatError, parse_line
 from waymarks.files.reading import read_regular
+from waymarks.ledger import TEAM_DIR
+from waymarks.ledger.team import SUFFIX
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -57,6 +62,19 @@ def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     except OSError:
         return anchors, 0
     lines = data.splitlines()
+    named = _read_rows(lines, anchors)
+    if not named and (row_text := checkout_row(app.cwd)) is not None:
+        try:  # (a file an earlier version wrote: named once, as the anchors are journalled)
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(row_text)
+        except OSError:
+            pass
+    return anchors, len(lines)
+
+
+def _read_rows(lines: list[bytes], anchors: dict[str, dict[str, Any]]) -> bool:
+    """Fold the journal ``lines`` into ``anchors`` (later lines win); whether a line names
+    the checkout."""
     named = False
     for line in lines:
         try:
@@ -70,13 +88,27 @@ def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
             if isinstance(retracts, list):  # journalled a few at a time: accumulated
                 anchor.setdefault("retracts", []).extend(retracts)
         named = named or (isinstance(row, dict) and "checkout" in row)
-    if not named and (row_text := checkout_row(app.cwd)) is not None:
-        try:  # (a file an earlier version wrote: named once, as the anchors are journalled)
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(row_text)
-        except OSError:
-            pass
-    return anchors, len(lines)
+    return named
+
+
+def _holds_history(cwd: str, lines: list[bytes]) -> bool:
+    """Whether the checkout at ``cwd`` holds a team file history these anchors accepted
+    (an entry at an anchored count whose hash is the anchored head). A moved checkout
+    keeps its files; a folder made after an ``rm -rf`` of the checkout may get its inode
+    number (reused at once), and its files, another history, were read as truncated."""
+    anchors: dict[str, dict[str, Any]] = {}
+    _read_rows(lines, anchors)
+    for contributor, anchor in anchors.items():
+        count, head = anchor.get("count"), anchor.get("head")
+        if not (isinstance(count, int) and count > 0 and isinstance(head, str)):
+            continue
+        try:
+            kept = read_regular(Path(cwd) / TEAM_DIR / f"{contributor}{SUFFIX}").splitlines()
+            if len(kept) >= count and parse_line(kept[count - 1]).hash == head:
+                return True
+        except (OSError, TeamFormatError):
+            continue
+    return False
 
 
 def _adopt(cwd: str, path: Path) -> bool:
@@ -89,13 +121,13 @@ def _adopt(cwd: str, path: Path) -> bool:
         return False
     for other in others:
         try:
-            rows = [json.loads(line) for line in read_regular(other).splitlines()
-                    if line.startswith(b'{"checkout"')]
+            lines = read_regular(other).splitlines()
+            rows = [json.loads(line) for line in lines if line.startswith(b'{"checkout"')]
         except (OSError, ValueError, RecursionError):
             continue
         if not any(isinstance(row, dict) and row.get("checkout") == [here.st_dev, here.st_ino]
                    and isinstance(row.get("path"), str) and not os.path.lexists(row["path"])
-                   for row in rows):
+                   for row in rows) or not _holds_history(cwd, lines):
             continue
         try:
             os.link(other, path)  # (never over anchors another process just made)
