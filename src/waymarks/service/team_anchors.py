@@ -48,9 +48,11 @@ def checkout_row(cwd: str) -> str | None:
 
 def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     """The anchors and exclusions of this project (later lines win), and the number of
-    journal lines read; those of the checkout's old path when it was moved here. The line
-    naming the checkout is added to a file without one. Unreadable lines are skipped:
-    this is derived state."""
+    journal lines read; those of the checkout's old path when it was moved here. A line
+    naming the checkout as it is now (its folder, its path) is added to a file without
+    one: kept naming only the path it was moved from, a checkout moved back there (or a
+    new folder made at that path, then the checkout moved again) found that path present
+    and took nothing. Unreadable lines are skipped: this is derived state."""
     anchors: dict[str, dict[str, Any]] = {}
     path = anchors_path(app)
     try:  # a FIFO in its place was waited on for ever (read_bytes)
@@ -62,9 +64,10 @@ def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     except OSError:
         return anchors, 0
     lines = data.splitlines()
-    named = _read_rows(lines, anchors)
-    if not named and (row_text := checkout_row(app.cwd)) is not None:
-        try:  # (a file an earlier version wrote: named once, as the anchors are journalled)
+    checkouts = _read_rows(lines, anchors)
+    row_text = checkout_row(app.cwd)
+    if row_text is not None and json.loads(row_text) not in checkouts:
+        try:  # (an earlier version's file, or moved here: named as the anchors are journalled)
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(row_text)
         except OSError:
@@ -72,10 +75,10 @@ def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
     return anchors, len(lines)
 
 
-def _read_rows(lines: list[bytes], anchors: dict[str, dict[str, Any]]) -> bool:
-    """Fold the journal ``lines`` into ``anchors`` (later lines win); whether a line names
-    the checkout."""
-    named = False
+def _read_rows(lines: list[bytes], anchors: dict[str, dict[str, Any]]) -> list[Any]:
+    """Fold the journal ``lines`` into ``anchors`` (later lines win); the lines naming a
+    checkout."""
+    named = []
     for line in lines:
         try:
             row = json.loads(line)
@@ -87,7 +90,8 @@ def _read_rows(lines: list[bytes], anchors: dict[str, dict[str, Any]]) -> bool:
             anchor.update(row)
             if isinstance(retracts, list):  # journalled a few at a time: accumulated
                 anchor.setdefault("retracts", []).extend(retracts)
-        named = named or (isinstance(row, dict) and "checkout" in row)
+        if isinstance(row, dict) and "checkout" in row:
+            named.append(row)
     return named
 
 
