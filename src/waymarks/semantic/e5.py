@@ -170,10 +170,11 @@ def check_model_files(installed: Distribution, checked: Path | None = None) -> N
     disk, a partial overwrite). A size is one ``stat`` a file against the install's
     record; a digest (~70 ms for the engine's 100 MB) is taken once per change of the
     file: a file found whole is remembered by its stamp (device, inode, size, mtime,
-    ctime) in ``checked`` (:func:`checked_path` by default), which a write to it changes.
-    No record (an install that keeps none): nothing to check against."""
+    ctime) in ``checked`` (:func:`checked_path` by default), which a write to it changes;
+    with no cache to keep them in, each load takes the digests. No record (an install that
+    keeps none): nothing to check against."""
     path = checked_path() if checked is None else checked
-    known = _known(path)
+    known = _known(path) if path is not None else {}
     found = False
     for entry in installed.files or ():
         if entry.size is None or not MAPPED.intersection(entry.suffixes):
@@ -196,18 +197,24 @@ def check_model_files(installed: Distribution, checked: Path | None = None) -> N
             raise ModelDamaged(f"{entry} does not hold the bytes its install wrote (its "
                                f"{entry.hash.mode} differs): it is damaged")
         known[where], found = stamp, True
-    if found:
+    if found and path is not None:
         with suppress(OSError):  # (not remembered: checked again by the next process)
             make_private_dirs(path.parent)
             write_atomic(path, json.dumps(known, sort_keys=True), mode=0o600)
 
 
-def checked_path() -> Path:
+def checked_path() -> Path | None:
     """Where the engine's files found whole are remembered: the user's cache
-    (``$XDG_CACHE_HOME``, else ``~/.cache``), ``waymarks/engine-files.json``."""
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), ``waymarks/engine-files.json``; ``None``
+    with no home directory to find it from (``HOME`` unset, a user the password database
+    does not know: ``Path.home()`` raised, and the extra was reported broken)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-    return root / "waymarks" / "engine-files.json"
+    if os.path.isabs(base):
+        return Path(base) / "waymarks" / "engine-files.json"
+    try:
+        return Path.home() / ".cache" / "waymarks" / "engine-files.json"
+    except RuntimeError:
+        return None
 
 
 def _known(path: Path) -> dict[str, list[object]]:
