@@ -149,9 +149,17 @@ def _waymarks_variables() -> list[str]:
             if name.startswith("WAYMARKS_") and name not in SUITE_KNOBS]
 
 
+@pytest.fixture(scope="session")
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The suite's own user cache (``XDG_CACHE_HOME``): the semantic extra remembers the
+    engine files it found whole in the user's cache, and the suite's commands wrote
+    ``~/.cache/waymarks/engine-files.json`` in the home of whoever ran it."""
+    return tmp_path_factory.mktemp("user-cache")
+
+
 @pytest.fixture(autouse=True)
-def _lexical_unless_semantic(request: pytest.FixtureRequest,
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+def _lexical_unless_semantic(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+                             _user_cache: Path) -> None:
     """The engine's own tests pin the lexical engine (their scores and gates are its
     contract); tests marked ``semantic`` run the hybrid path with the installed extra
     (tests/recall/test_hybrid*.py). Subprocesses inherit the switch. Whatever the shell
@@ -161,6 +169,7 @@ def _lexical_unless_semantic(request: pytest.FixtureRequest,
     for name in _waymarks_variables():  # one a test set without monkeypatch, say
         monkeypatch.delenv(name)
     monkeypatch.setenv(WARM_OFF, "off")  # tests/cli/test_warm.py turns it on
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache))  # (subprocesses inherit it)
     if request.node.get_closest_marker("semantic") is None:
         monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
 

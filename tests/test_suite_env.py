@@ -67,3 +67,13 @@ def test_properties_that_set_no_count_run_fewer_examples_only_in_the_fast_lane(
     assert whole > FAST_LANE_EXAMPLES
     expected = FAST_LANE_EXAMPLES if fast_lane(request.config) else whole
     assert settings.default.max_examples == expected
+
+
+def test_the_suites_commands_keep_their_cache_out_of_the_users_home(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The semantic extra remembers the engine files it found whole in the user's cache
+    (``$XDG_CACHE_HOME``, else ``~/.cache``): the suite's commands wrote
+    ``engine-files.json`` into the home of whoever ran it. Every test, and every command
+    it starts, has the suite's own cache."""
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    assert cache.is_dir() and cache.is_relative_to(tmp_path_factory.getbasetemp()), cache
