@@ -32,12 +32,12 @@ from pathlib import Path
 from waymarks.core.codec import iso_to_ms
 from waymarks.core.lazy_re import lazy
 from waymarks.ledger.identity import canonical_project_path
-from waymarks.ledger.log import SessionHeader, parse_header
+from waymarks.ledger.log import MAX_HEADER_BYTES, SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
 __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",
-           "in_project_dirs", "is_project_session", "ledger_of", "list_sessions",
-           "newest_session", "not_a_session", "pointer_path", "project_headers",
+           "headerless_note", "in_project_dirs", "is_project_session", "ledger_of",
+           "list_sessions", "newest_session", "not_a_session", "pointer_path", "project_headers",
            "project_session_dirs", "read_header",
            "resolve_session", "session_dir", "session_file_name", "shared_session_ids"]
 
@@ -202,6 +202,24 @@ def not_a_session(path: Path | str) -> str:
     line is no session header: nothing in it is read, and :func:`aside_fix` is the fix."""
     return (f"{path}: not a session file (its first line is not a session header), so "
             f"nothing in it is read: {aside_fix(path)}")
+
+
+def headerless_note(path: Path) -> str | None:
+    """What a rebuild says of a regular file it could not read as a session, when that
+    file holds no session header (``None``: it holds one, or cannot be read now): with a
+    first line, :func:`not_a_session` and its fix, as ``health`` says it; with none, the
+    whole file a first line cut before its end, or nothing (what an interrupted creation
+    leaves, which ``health`` passes over), that there is nothing in it: it was told to be
+    moved aside and kept, "its entries are read again", and it has none."""
+    try:
+        line = SessionFile(path).read_header_line()
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if line is None and size < MAX_HEADER_BYTES:  # (no line break in it at all)
+        return (f"{path}: no complete first line (empty, or cut before the end of its "
+                "header, as an interrupted creation leaves it): nothing in it to read")
+    return not_a_session(path) if line is None or parse_header(line) is None else None
 
 
 def shared_session_ids(home: Path, cwd: str) -> dict[str, list[Path]]:

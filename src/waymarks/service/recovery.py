@@ -498,14 +498,14 @@ def recovering(method: Callable[P, R]) -> Callable[P, R]:
 
 
 def _unreadable(exc: Exception, path: Path) -> str:
-    """Why a rebuild left a file out: for one whose first line is no session header, what
-    ``health`` says, with its fix (the reader's own words told a rebuild to pass a
-    session file or create one with `waymarks session new`, advice for ``--session``)."""
-    from waymarks.ledger.discovery import not_a_session, read_header
+    """Why a rebuild left a file out: for one that holds no session header, what
+    :func:`~waymarks.ledger.discovery.headerless_note` says (the reader's own words told a
+    rebuild to pass a session file or create one with `waymarks session new`, advice for
+    ``--session``)."""
+    from waymarks.ledger.discovery import headerless_note
 
-    if isinstance(exc, SessionFileError) and path.is_file() \
-            and read_header(path) is None:  # (a regular file only: a FIFO blocks a read)
-        return not_a_session(path)
+    if isinstance(exc, SessionFileError) and path.is_file():  # (a FIFO blocks a read)
+        return headerless_note(path) or str(exc)
     return str(exc)
 
 
