@@ -7,6 +7,7 @@ test failed before the fix; the names beside them that hold no credential stay."
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,18 +25,31 @@ QUALIFIED = [
     'API_KEY_V2="Xq9vT2mLp4RzAb12"',
     "DB_PASSWORD_STAGING=Tr0ub4dor&3x",
     "export DB_PASS_OLD=Xq9vT2mLp4Rz",
+    # two qualifiers, and the camel case of JSON, JavaScript and YAML configurations: these
+    # still went out in clear after the one-qualifier, underscore-only rule
+    "API_KEY_PROD_V2=Xq9vT2mLp4RzAb12CdEf34",
+    f"SECRET_KEY_BASE_PROD={HEX}",
+    "AUTH_TOKEN_STAGING_2=Xq9vT2mLp4RzAb12",
+    'apiKeyProd: "Xq9vT2mLp4RzAb12CdEf34"',
+    '"sessionSecretV2": "Xq9vT2mLp4RzAb12CdEf34"',
+    'githubTokenRo = "Xq9vT2mLp4RzAb12CdEf34"',
+    "dbPasswordStaging: Tr0ub4dor&3x",
+    "token.prod.v2: Xq9vT2mLp4RzAb12CdEf34",
 ]
 UNCHANGED = [
     "TOKEN_TTL=3600", "PASSWORD_FILE=/run/secrets/pw", "password_v2: str",
     "token_1 = None", "TOKEN_BASE_URL=https://auth.example.com",
     "bypass_prod=Xq9vT2mLp4Rz", "the token_prod: see the vault", "SECRET_KEY_BASE_DUMMY=1",
+    "tokenTtl: 3600", "passwordFile: /run/secrets/pw", "tokenProd: str", "secretBase = None",
+    "tokenProducer = make()", "API_KEY_PROD_URL=https://api.example.com", "token_1_2 = 3",
 ]
 
 
 @pytest.mark.parametrize("text", QUALIFIED)
 def test_a_qualified_credential_name_is_read_as_its_name(text: str) -> None:
     redacted, count = redact(text)
-    value = text.split("=", 1)[-1].split(": ", 1)[-1].strip('"')
+    value = re.split(r"[=:]\s*", text)[-1].strip().strip('"')
+    assert len(value) >= 8
     assert count == 1 and value not in redacted and "[REDACTED:secret]" in redacted
     assert redact(redacted) == (redacted, 0)
 
@@ -51,3 +65,14 @@ def test_the_real_cli_refuses_a_rails_secret_key_base(home: Path, project: Path)
     assert done.returncode == 2, done.stdout
     assert json.loads(done.stdout)["code"] == "credential"
     assert HEX not in done.stdout + done.stderr
+
+
+def test_the_real_cli_refuses_a_name_with_two_qualifiers_and_a_camel_cased_one(
+        home: Path, project: Path) -> None:
+    for text in ("Production deploy uses API_KEY_PROD_V2=Xq9vT2mLp4RzAb12CdEf34",
+                 'The web config sets apiKeyLive: "Xq9vT2mLp4RzAb12CdEf35"'):
+        done = waymarks("--home", str(home), "--cwd", str(project), "--json", "memory",
+                        "add", text, cwd=project)
+        assert done.returncode == 2, done.stdout
+        assert json.loads(done.stdout)["code"] == "credential"
+        assert "Xq9vT2mLp4RzAb12CdEf3" not in done.stdout + done.stderr

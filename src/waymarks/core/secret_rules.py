@@ -116,10 +116,16 @@ _SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
 #: what may follow a credential's name before its separator: the environment, access,
 #: rotation or version it is for (``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``,
 #: ``API_KEY_V2``), and Rails' ``SECRET_KEY_BASE``; the value went out in clear, the name
-#: not ending in the credential's word (``TOKEN_TTL``, ``PASSWORD_FILE`` still do not)
-_QUALIFIER: Final = (r"(?:[_.-](?:base|prod|production|dev|development|staging|stage|test"
-                     r"|live|sandbox|ro|rw|admin|old|new|primary|secondary|current|prev"
-                     r"|previous|next|backup|v?[0-9]{1,3})(?![A-Za-z0-9]))?")
+#: not ending in the credential's word (``TOKEN_TTL``, ``PASSWORD_FILE`` still do not).
+#: Two of them (``API_KEY_PROD_V2``, ``SECRET_KEY_BASE_PROD``), and in camel case
+#: (``apiKeyProd``, ``sessionSecretV2``): with one only, after ``_``, ``.`` or ``-``,
+#: these still went out in clear
+_QUALIFIER_WORD: Final = (r"(?:base|prod|production|dev|development|staging|stage|test"
+                          r"|live|sandbox|ro|rw|admin|old|new|primary|secondary|current"
+                          r"|prev|previous|next|backup|v?[0-9]{1,3})")
+_QUALIFIER: Final = (r"(?:[_.-]" + _QUALIFIER_WORD + r"(?![A-Za-z0-9])"
+                     r"|(?-i:(?<=[a-z0-9])(?=[A-Z]))" + _QUALIFIER_WORD
+                     + r"(?-i:(?![a-z0-9]))){0,2}")
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:(?:key(?=" + _QUALIFIER + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
