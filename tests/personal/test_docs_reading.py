@@ -170,3 +170,29 @@ def test_a_long_section_is_never_cut_inside_a_code_block() -> None:
     for part in parts:
         assert part.count("```") % 2 == 0, part[:80]
     assert parts[1] == code
+
+
+def test_a_code_block_longer_than_a_part_is_served_whole_in_fenced_parts() -> None:
+    """A code block past the hard bound of a part (3,000 characters), kept whole in one
+    part since blocks were no longer cut, lost all of it past that bound: a function at
+    its end was in no part, and no plan or recall found it (before, the block was cut at
+    its blank lines and every line was served). It is cut at its own blank lines again,
+    each part closing the block and the next opening it with the same fence and language."""
+    from waymarks.personal.docs import MAX_CHUNK_CHARS, chunk_markdown
+
+    code = "~~~~python\n" + "\n\n".join(
+        f"def step_{n}(queue, ledger):\n    item = queue.pop()  # step {n} of the worker\n"
+        f"    ledger.append(item, attempt={n})" for n in range(40)) \
+        + "\n\ndef frobnicate_backoff(queue):\n    return queue.wait(seconds=30)\n~~~~"
+    assert len(code) > 2 * MAX_CHUNK_CHARS
+    text = f"# Ingest\n\nThe worker runs the loop below.\n\n{code}\n\nRetries stop at five.\n"
+    parts = [c.text for c in chunk_markdown("docs/engineering/ingest.md", text)]
+    served = "\n".join(parts)
+    for n in range(40):
+        assert f"attempt={n})" in served, n
+    assert "def frobnicate_backoff(queue):" in served and "Retries stop at five." in served
+    for part in parts:
+        assert part.count("~~~~") % 2 == 0, part[:80]
+        assert len(part) <= 2 * MAX_CHUNK_CHARS
+    in_code = [p for p in parts if "def step_" in p or "frobnicate" in p]
+    assert len(in_code) > 1 and all("~~~~python\n" in p for p in in_code)

@@ -208,11 +208,11 @@ def chunk_markdown(relative: str, text: str, status: str | None = None,
         if seen[source] > 1:
             source = f"{source} ({seen[source]})"
         parts = _split(body)
-        for n, (where, part) in enumerate(parts, 1):
+        for n, (where, end, part) in enumerate(parts, 1):
             # a long section's parts are told apart (one ID for all, the manifest listed
             # the same snippet included and excluded)
             named = f"{source} (part {n} of {len(parts)})" if len(parts) > 1 else source
-            own = spans.within(at + where, at + where + len(part))
+            own = spans.within(at + where, at + end)
             chunks.append(Chunk(named, part, f"{heading or title}\n{part}", status,
                                 whole | heading_levels | own))
 
@@ -244,32 +244,67 @@ def _fence_after(fence: str, line: str) -> tuple[str, bool]:
     return fence, fenced is not None
 
 
-def _split(body: str) -> list[tuple[int, str]]:
+def _split(body: str) -> list[tuple[int, int, str]]:
     """``body`` cut at paragraphs into parts of about ``MAX_CHUNK_CHARS``, each with where
-    it starts in ``body``; never at a blank line inside a fenced code block (a part ended
-    in an open fence, and the next began with the rest of the code as prose)."""
+    it starts and ends in ``body``; never at a blank line inside a fenced code block (a
+    part ended in an open fence, and the next began with the rest of the code as prose),
+    except in a block too long for one part: there each part closes the block and the next
+    opens it again with its own opening line (kept whole, all past the part's bound was
+    lost, in no part)."""
     if len(body) <= MAX_CHUNK_CHARS:
-        return [(0, body)]
-    units: list[str] = []  # the paragraphs, a code block's blank lines in it joined
-    fence = ""
+        return [(0, len(body), body)]
+    # each paragraph with where it starts, and the code block open after it (its fence
+    # and the line that opened it; "" when none)
+    paragraphs: list[tuple[int, str, str, str]] = []
+    fence, opener, at = "", "", 0
     for paragraph in body.split("\n\n"):
-        if fence:
-            units[-1] += "\n\n" + paragraph
-        else:
-            units.append(paragraph)
         for line in paragraph.split("\n"):
+            before = fence
             fence = _fence_after(fence, line)[0]
-    parts, current, at, where = [], "", 0, 0
-    for paragraph in units:
-        if current and len(current) + len(paragraph) > MAX_CHUNK_CHARS:
-            parts.append((where, current))
-            current, where = "", at
-        current = f"{current}\n\n{paragraph}" if current else paragraph
+            opener = line if fence and not before else opener
+        paragraphs.append((at, paragraph, fence, opener if fence else ""))
         at += len(paragraph) + 2
-    parts.append((where, current))
+    units: list[tuple[int, int, str]] = []  # a code block's paragraphs as one
+    group: list[tuple[int, str, str, str]] = []
+    for item in paragraphs:
+        group.append(item)
+        if not item[2]:
+            units.extend(_block_units(group))
+            group = []
+    units.extend(_block_units(group))
+    parts: list[tuple[int, int, str]] = []
+    for start, end, text in units:
+        if parts and len(parts[-1][2]) + len(text) <= MAX_CHUNK_CHARS:
+            where, _end, current = parts.pop()
+            parts.append((where, end, f"{current}\n\n{text}"))
+        else:
+            parts.append((start, end, text))
     # a paragraph past the bound is cut, never through a credential (the egress redacts
     # the chunk later: a head left alone could be too short for its rule)
-    return [(w, p[:cut_before_secret(p, MAX_CHUNK_CHARS * 2)]) for w, p in parts]
+    cuts = [(w, e, p, cut_before_secret(p, MAX_CHUNK_CHARS * 2)) for w, e, p in parts]
+    return [(w, min(e, w + cut), p[:cut]) for w, e, p, cut in cuts]
+
+
+def _block_units(group: list[tuple[int, str, str, str]]) -> list[tuple[int, int, str]]:
+    """Paragraphs from one outside a code block to the next (a block's paragraphs): one
+    unit, or, longer than a part may be, units of about ``MAX_CHUNK_CHARS`` cut at the
+    block's blank lines, each closing the block and the next opening it again."""
+    if not group:
+        return []
+    first, last = group[0][0], group[-1][0] + len(group[-1][1])
+    if last - first <= MAX_CHUNK_CHARS * 2:
+        return [(first, last, "\n\n".join(p for _a, p, _f, _o in group))]
+    units: list[tuple[int, int, str]] = []
+    start, text, fence, opener, fresh = first, "", "", "", True
+    for at, paragraph, after, opened in group:
+        if not fresh and len(text) + len(paragraph) > MAX_CHUNK_CHARS:
+            # cut inside the block: this unit closes it, the next opens it as it was
+            units.append((start, at - 2, f"{text}\n{fence}"))
+            start, text, fresh = at, f"{opener}\n", True
+        text = f"{text}{paragraph}" if fresh else f"{text}\n\n{paragraph}"
+        fence, opener, fresh = after, opened, False
+    units.append((start, last, text))
+    return units
 
 
 def is_decision_record(path: Path) -> bool:
