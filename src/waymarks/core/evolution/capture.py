@@ -80,6 +80,12 @@ def sanitize(text: str, default: Classification = "normal", *,
     return clip_utf8(clean, MAX_SOURCE_BYTES), level
 
 
+def holds_placeholder(claim: str) -> bool:
+    """Whether ``claim`` holds one of :data:`PLACEHOLDERS` (its credential redacted when it
+    was sanitized): such a claim says nothing learned, and is kept nowhere as a claim."""
+    return any(mark in claim for mark in PLACEHOLDERS)
+
+
 def statements(user_texts: list[str]) -> list[str]:
     """The user texts that are statements, bounded (the last ``MAX_STATEMENTS``)."""
     return [t.strip() for t in user_texts if is_statement(t)][-MAX_STATEMENTS:]
@@ -120,7 +126,7 @@ def summary_claims(summary: str) -> list[str]:
         if under and bullet:
             claim = bullet.group(1).strip()
             if (MIN_CONTENT <= utf16_len(claim) <= MAX_CONTENT and claim not in out
-                    and not any(mark in claim for mark in PLACEHOLDERS)):
+                    and not holds_placeholder(claim)):
                 out.append(claim)
                 if len(out) >= MAX_SUMMARY_CLAIMS:
                     break

@@ -47,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from waymarks.core.evolution.capture import PLACEHOLDERS
+from waymarks.core.evolution.capture import holds_placeholder
 from waymarks.core.evolution.contract import ProposedClaim
 from waymarks.core.evolution.fold import SourceRow, suppression_key
 from waymarks.core.evolution.model import (
@@ -240,5 +240,5 @@ def _redacted(text: str, secrets: frozenset[str] = frozenset()) -> bool:
     placeholders: a reply echoing ``[withheld by privacy policy]`` or
     ``[waymarks:omitted]`` was stored as a claim and then injected into plans as if it
     were something learned."""
-    return (holds_credential(text) or any(mark in text for mark in PLACEHOLDERS)
+    return (holds_credential(text) or holds_placeholder(text)
             or any(secret in text for secret in secrets))

@@ -36,7 +36,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from waymarks.core.evolution.aging import later
-from waymarks.core.evolution.capture import sanitize, summary_claims
+from waymarks.core.evolution.capture import holds_placeholder, sanitize, summary_claims
 from waymarks.core.evolution.model import (
     LEGACY_ORIGIN,
     MAX_CONTENT,
@@ -137,17 +137,23 @@ def _iso(value: object, where: str, now: str | None = None) -> str:
     return now if now is not None and later(value, now) else value
 
 
-def _texts(content: str, kind: str, default: Classification = "normal"
-           ) -> tuple[list[str], Classification]:
+def _texts(content: str, kind: str, default: Classification = "normal", *,
+           correction: bool = False) -> tuple[list[str], Classification]:
     """The claims ``content`` gives (sanitized, unmarked text at ``default``: at
-    ``local-only`` nothing is kept) and its classification."""
+    ``local-only`` nothing is kept) and its classification. A memory's text left holding
+    a placeholder gives none; a ``correction``'s is kept (left out, the whole import
+    would stop: a correction with no storable text is refused)."""
     clean = sanitize(content, default)
     if clean is None:
         return [], "normal"
     body, level = clean
     if kind == "compaction_summary":
         return summary_claims(body), level
-    return ([body] if MIN_CONTENT <= utf16_len(body) <= MAX_CONTENT else []), level
+    # a text left holding a placeholder is no claim, as a summary's bullet is not (it was
+    # imported, "the token [REDACTED:github-token]" and all, and planned)
+    keep = MIN_CONTENT <= utf16_len(body) <= MAX_CONTENT and (
+        correction or not holds_placeholder(body))
+    return ([body] if keep else []), level
 
 
 def convert(memories_text: str, actions_text: str,
@@ -248,7 +254,7 @@ def _action(action: dict[str, Any], where: str, now: str | None, number: int,
         return []
     _cid, origin, claim_kind = claims[0]
     texts, found = _texts(content, "compaction_summary" if len(claims) > 1 else claim_kind,
-                          default_of(origin))
+                          default_of(origin), correction=True)
     if not texts:
         raise LegacyError(where, "a correction with no storable text")
     # the correction's own source, at the level its markers gave (sanitizing removed
