@@ -147,3 +147,26 @@ def test_adr_new_in_a_subfolder_numbers_in_the_projects_decisions(home: Path,
     bare.mkdir()
     created = Path(str(_adr(home, bare, "Use make", expect=0)["path"]))
     assert created == project / DECISIONS_DIR / "ADR-0001-use-make.md"
+
+
+def test_adr_new_in_a_trusted_project_inside_a_home_checkout_stays_in_the_project(
+        home: Path, tmp_path: Path) -> None:
+    """A home kept in git (dotfiles) holds every project under it that has no checkout of
+    its own: ``adr new`` in the trusted ``~/projects/foo`` made ``~/docs/engineering/
+    decisions/ADR-0001-….md``, where no plan from the project reads (plans read the
+    trusted folder's docs). A trusted folder on the way up is the project, as plans take it."""
+    dotfiles = tmp_path / "user"
+    (dotfiles / ".git").mkdir(parents=True)
+    foo = dotfiles / "projects" / "foo"
+    foo.mkdir(parents=True)
+    env = {"WAYMARKS_HOME": str(home), "WAYMARKS_SEMANTIC": "off"}
+    assert waymarks("trust", ".", env=env, cwd=foo).returncode == 0
+    created = Path(str(_adr(home, foo, "Use Postgres for billing", expect=0)["path"]))
+    assert created == foo / DECISIONS_DIR / "ADR-0001-use-postgres-for-billing.md"
+    assert not (dotfiles / "docs").exists()
+    created.write_text(created.read_text(encoding="utf-8").replace(
+        "## Decision\n", "## Decision\n\nBilling lives in Postgres, frobnicated nightly.\n"),
+        encoding="utf-8")
+    plan = waymarks("--json", "plan", "--provider", "ollama", "--prompt",
+                    "billing Postgres frobnicated", env=env, cwd=foo)
+    assert plan.returncode == 0 and "frobnicated nightly" in plan.stdout

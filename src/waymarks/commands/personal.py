@@ -273,7 +273,7 @@ def adr_group() -> Group:
 
         app = runtime().app()
         try:
-            path = new_adr(docs_project(Path(app.cwd)), " ".join(title),
+            path = new_adr(docs_project(Path(app.cwd), app.trusted_projects()), " ".join(title),
                            app.clock.now().date())
         except ValueError as exc:  # AdrRefused names its code
             return refused(getattr(exc, "code", "invalid_argument"), str(exc))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import unicodedata
+from collections.abc import Collection
 from datetime import date
 from pathlib import Path
 from typing import Final
@@ -31,18 +32,20 @@ class AdrRefused(ValueError):
         self.code = code
 
 
-def docs_project(start: Path) -> Path:
+def docs_project(start: Path, trusted: Collection[str] = ()) -> Path:
     """Where a record made from folder ``start`` goes: the nearest folder from ``start``
     up to its checkout's root that has ``docs/engineering`` (a package of a monorepo keeps
-    its own), else that root; ``start`` outside a checkout. Run from a subfolder, ``adr
-    new`` made a second ``ADR-0001`` there, in a tree no plan from the project reads."""
+    its own) or is a ``trusted`` project (plans read its docs), else that root; ``start``
+    outside a checkout. Run from a subfolder, ``adr new`` made a second ``ADR-0001``
+    there, in a tree no plan from the project reads; and with the root alone, a trusted
+    project in a home kept in git (dotfiles) had its records put in the home."""
     from waymarks.service.evolution_observe import checkout_root
 
     root = checkout_root(str(start))
     if root is None:
         return start
     for folder in (start, *start.parents):
-        if (folder / DOCS_DIR).is_dir():
+        if (folder / DOCS_DIR).is_dir() or str(folder) in trusted:
             return folder
         if folder == Path(root):
             break
