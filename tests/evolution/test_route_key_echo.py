@@ -160,3 +160,41 @@ def test_a_statement_holding_the_routes_key_is_neither_stored_nor_sent(
             queue.close()
         sent = fake.requests[0]["body"]["messages"][-1]["content"]
     assert KEY not in sent and "staging gateway accepts" in sent
+
+
+def test_a_work_turn_holding_the_routes_key_is_not_stored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same key in a work turn (the person's request that started it, a command's
+    argument, its output): the statement was redacted, but the turn's progress source kept
+    the key in the append-only evolution ledger, in clear, twice."""
+    from waymarks.core.evolution.model import SCHEMA_VERSION, ClaimRecord, Evidence, claim_id
+    from waymarks.core.evolution.observations import (
+        AssistantText,
+        ToolCall,
+        ToolResult,
+        UserText,
+    )
+    from waymarks.service.evolution_observe import capture_work
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[evolution]\nlearn = true\nprovider = "gateway"\napi = "openai"\n'
+        'endpoint = "http://127.0.0.1:9/v1"\nmodel = "m1"\nkeyEnv = "WM_KEY2"\n')
+    monkeypatch.setenv("WM_KEY2", KEY)
+    state = "The login fix for staging is not committed yet"
+    items = [UserText(f"Commit the login fix for staging; the gateway login word is {KEY}"),
+             ToolCall("c1", "Bash", {"command": f"git commit -am 'login fix {KEY}'"}),
+             ToolResult("c1", f"[main 1a2b3c4] login fix for staging, key {KEY}", False),
+             AssistantText(f"Committed the login fix ({KEY}).")]
+    with Evolution(home) as evo:
+        with evo.ledger.locked():
+            evo._append([ClaimRecord(SCHEMA_VERSION, claim_id(ORIGIN, "project_state", state),
+                                     ORIGIN, "project_state", state,
+                                     Evidence("user_statement", "model", "s9",
+                                              "2026-12-01T10:00:00Z"))])
+        done = capture_work(evo, ORIGIN, "s", "t1", items, cwd=ORIGIN, host="claude-code")
+    assert done["decision"] == "captured", done
+    ledger = (home / "evolution" / "ledger.jsonl").read_text(encoding="utf-8")
+    assert "the gateway login word is [REDACTED:route-key]" in ledger
+    assert KEY.encode() not in _stored(home)

@@ -83,7 +83,12 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
     also written as the home's last capture decision. ``statements``: how many statement
     sources the same turn gave (the host's statement capture), for the snapshot."""
     from waymarks.service.config import unmarked_level
+    from waymarks.service.evolution_attempt import home_route_keys
 
+    # a route's own key in the turn (pasted in the request, a command, its output): no
+    # rule knows its shape, and the statement path redacts it; kept here, it stayed in
+    # the append-only ledger in clear
+    items = _without_keys(items, home_route_keys(evo.home))
     turn, scan = observe(items, cwd=cwd, state_dir=str(evo.home), root_of=checkout_root,
                          state_aliases=_home_relative(evo.home), scan_limited=scan_limited)
     decision = _decision(host, iso(evo.clock.now()), scan, statements)
@@ -117,6 +122,30 @@ def capture_work(evo: Evolution, origin: str, session: str, key: str,
                                     bytes=len(text.encode("utf-8")), droppedForBytes=dropped)
     _note(evo.home, decision)
     return decision
+
+
+def _without_keys(items: Sequence[TurnItem], keys: frozenset[str]) -> Sequence[TurnItem]:
+    """``items`` with each of ``keys`` replaced as capture replaces it
+    (:func:`~waymarks.core.evolution.capture.without_values`), in every text and in a
+    call's arguments at any depth."""
+    from dataclasses import replace
+
+    from waymarks.core.evolution.capture import without_values
+    from waymarks.core.evolution.observations import ToolCall
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return without_values(value, keys)
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    if not keys:
+        return items
+    return [replace(item, args=clean(item.args)) if isinstance(item, ToolCall)
+            else replace(item, text=without_values(item.text, keys)) for item in items]
 
 
 def note_turn(home: Path, items: Sequence[TurnItem], *, at: str, host: str,
