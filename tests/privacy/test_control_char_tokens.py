@@ -66,3 +66,26 @@ def test_a_ledger_holding_one_sends_it_redacted_to_a_remote_model(home: Path,
     assert GHP[20:] not in plan and GHP[4:20] not in plan
     local = _cli(home, project, "plan", "--provider", "ollama", "--prompt", "CI deploy")
     assert "PLACEHOLDER" not in local  # the edit was read: a local model gets it exactly
+
+
+def test_a_long_log_with_colour_codes_is_redacted_in_memory_of_its_size() -> None:
+    """Since a control character is read through, a log with ANSI colours (ESC) took the
+    path that stored the place of every character kept: a list of ints, about 42 bytes of
+    memory per character of text (some 300 MB for an 8 MB paste, five times the CPU). Only
+    the removed characters' places are stored now; spans map back as before."""
+    import tracemalloc
+
+    line = "INFO 2026-12-06 worker 17 processed batch 4411 in 35 ms ok\n"
+    log = "\x1b[32m" + line * (1_000_000 // len(line)) + f"\x1b[0m token {GHP[:9]}\x1b"
+    log += f"\u200b{GHP[9:]}\x1b[0m done"
+    tracemalloc.start()
+    try:
+        spans = find_secrets(log)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(log), peak / len(log)
+    [span] = spans
+    assert log[span.start:span.end] == f"{GHP[:9]}\x1b\u200b{GHP[9:]}"
+    redacted, count = redact(log)
+    assert count == 1 and redacted.endswith(" token [REDACTED:github-token]\x1b[0m done")

@@ -49,6 +49,7 @@ Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Final
 
@@ -307,7 +308,23 @@ _INVISIBLE: Final = lazy(
 _ASCII_INVISIBLE: Final = lazy("[\x00-\x08\x0e-\x1b\x1f\x7f]")
 
 
-def visible(text: str) -> tuple[str, list[int] | None]:
+class Kept:
+    """Where in a text each character :func:`visible` kept was: ``kept[i]`` is the place
+    of the ``i``-th. Only the removed characters are stored (one number each), not a
+    number for every character kept: an 8 MB log with one ESC in it (ANSI colours) took
+    some 300 MB and five times the CPU to redact."""
+
+    __slots__ = ("_shifts",)
+
+    def __init__(self, removed: list[int]) -> None:
+        # the k-th removed character (0-based) stands after ``removed[k] - k`` kept ones
+        self._shifts = [at - k for k, at in enumerate(removed)]
+
+    def __getitem__(self, i: int) -> int:
+        return i + bisect_right(self._shifts, i)
+
+
+def visible(text: str) -> tuple[str, Kept | None]:
     """``text`` without its invisible characters (format characters and controls that do
     not end a line), and the place in ``text`` of each character kept (``None`` when there
     was nothing to remove: the same text)."""
@@ -316,13 +333,9 @@ def visible(text: str) -> tuple[str, list[int] | None]:
             return text, None
     elif _INVISIBLE.search(text) is None:
         return text, None
-    where: list[int] = []
-    pos = 0
-    for found in _INVISIBLE.finditer(text):
-        where.extend(range(pos, found.start()))
-        pos = found.end()
-    where.extend(range(pos, len(text)))
-    return _INVISIBLE.sub("", text), where
+    removed = [at for found in _INVISIBLE.finditer(text)
+               for at in range(found.start(), found.end())]
+    return _INVISIBLE.sub("", text), Kept(removed)
 
 
 def as_gaps(text: str) -> str:
