@@ -173,6 +173,33 @@ def test_a_number_between_a_name_and_its_verb_still_names(app: Waymarks) -> None
 
 
 @pytest.mark.parametrize(("first", "second"), [
+    ("Migration 42 fails.", "Migration 43 fails."),
+    ("Worker 2 crashes.", "Worker 5 crashes."),
+    ("Build step 3 fails.", "Build step 5 fails."),
+    ("The flaky test 17 fails.", "The flaky test 18 fails."),
+    ("Replica 2 lags.", "Replica 4 lags."),
+])
+def test_a_verb_ending_the_clause_after_a_name_and_its_number_counts_nothing(
+        app: Waymarks, first: str, second: str) -> None:
+    """"Migration 42 fails." read "fails" as the plural noun 42 counted, as "holds 500
+    entries." is: two migrations failing were one migration's count, and the second fact
+    was refused as a conflict."""
+    _both_written(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The cache keeps 500 entries.", "The cache keeps 2000 entries."),
+    ("The cache can hold 500 entries.", "The cache can hold 2000 entries."),
+    ("The cache held 500 entries.", "The cache held 2000 entries."),
+    ("The repo contains 1500 tests.", "The repo contains 1700 tests."),
+])
+def test_a_number_after_a_verb_still_counts_the_noun_after_it(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
     ("機能フラグは有効です。", "機能フラグは有効で変更しないでください。"),
     ("機能フラグは有効です。", "機能フラグは有効で、無効にしないでください。"),
     ("ポートは5432です。", "ポートは5432で変更できません。"),

@@ -91,19 +91,22 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
             return None  # "Python 3.11 is the minimum version": which one, the value
     elif not PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
             follower in VALUE_FOLLOWERS) or (follower in SOLE_VERBS and "." in number) or (
-            _FRACTION.fullmatch(raw)) or _counts_last(text, end):
+            _FRACTION.fullmatch(raw)) or _counts_last(text, start, end):
         return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
     return f"{name}-n{number.replace('.', '_')}"
 
 
-def _counts_last(text: str, end: int) -> bool:
-    """Whether the number ending at ``end`` counts the plural noun after it, the last word
-    of its clause or one of a rate ("holds 500 entries.", "holds 8 connections per
-    worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7 listens
-    on …")."""
+def _counts_last(text: str, start: int, end: int) -> bool:
+    """Whether the number from ``start`` to ``end`` counts the plural noun after it, the
+    last word of its clause or one of a rate ("holds 500 entries.", "holds 8 connections
+    per worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7
+    listens on …"). After a name, the word is the clause's verb ("Migration 42 fails.",
+    "Worker 2 crashes.": read as counts, two migrations failing were refused as a
+    conflict), so the word before the number must read as a verb (:func:`_verb_before`)."""
     counted = COUNTED.match(text, end)
-    if counted is None or counted.group(1) in STOP | VALUE_FOLLOWERS | SOLE_VERBS:
+    if counted is None or counted.group(1) in STOP | VALUE_FOLLOWERS | SOLE_VERBS or (
+            not _verb_before(text, start)):
         return False
     after = _NEXT_WORD.match(text, counted.end())
     return after is not None and after.group(1) in (None, "per")
@@ -111,3 +114,26 @@ def _counts_last(text: str, end: int) -> bool:
 
 #: what follows a word: the next word, or the end of the clause
 _NEXT_WORD: Final = lazy(r" *(?:([a-z][a-z0-9]*)\b|[.;:,!?)](?:\s|$)|[。；，]|$)")
+
+
+#: a word that reads as a verb: of the third person ("holds", "contains"; not "class",
+#: "status", "analysis", "macos"), of the past ("reached", "held"), or a modal's
+#: infinitive after it ("can hold")
+_VERB_FORM: Final = lazy(r"[a-z]*(?:[^suio]s|ed)|held|kept|had|ran|took|got")
+_BEFORE_INFINITIVE: Final = frozenset(
+    "can could may might must shall should will would to does do did".split())
+
+
+def _verb_before(text: str, start: int) -> bool:
+    """Whether the word right before the number at ``start`` may be a verb counting it
+    ("holds 500 entries.", "can hold 500 entries."), not a name it numbers ("Migration 42
+    fails."). Anything other than a plain word there ("= 1500 tests", "isn't 1500
+    tests", "为 1500 tests") is no name."""
+    if text[start - 1:start] != " ":
+        return True
+    cut = text.rfind(" ", 0, start - 1)
+    word = text[cut + 1:start - 1]
+    if not (word.isascii() and word.isalpha()):
+        return True
+    return _VERB_FORM.fullmatch(word) is not None or (
+        text[text.rfind(" ", 0, max(cut, 0)) + 1:max(cut, 0)] in _BEFORE_INFINITIVE)
