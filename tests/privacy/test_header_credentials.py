@@ -65,6 +65,29 @@ def test_a_cookie_holding_no_secret_stays(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
+@pytest.mark.parametrize("text", [
+    "Cookie: theme=dark; lang=en-US; tz=Europe/Berlin",
+    "cookie: SameSite=Lax is the default since Chrome 80",
+    "The session cookie: name=value pairs are separated by semicolons",
+    "Set-Cookie: id=a3fWa; Expires=Thu, 21 Oct 2021 07:28:00 GMT",
+    "Set-Cookie: theme=dark; Max-Age=2592000; Path=/; SameSite=Strict",
+])
+def test_prose_about_cookies_and_a_cookies_attributes_hold_no_secret(text: str) -> None:
+    """A sentence after "cookie:", a Set-Cookie header's attributes (its date, its
+    lifetime in seconds) and a value of plain words joined by a slash were judged as one
+    cookie's value and the whole line redacted; `memory add` refused the note as a
+    credential."""
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("value", [SESSION, "550e8400-e29b-41d4-a716-446655440000",
+                                   "38afes7a8fd1c2"])
+def test_a_session_id_among_attributes_is_still_redacted(value: str) -> None:
+    redacted, _ = redact(f"Set-Cookie: sid={value}; Expires=Thu, 21 Oct 2021 07:28:00 GMT; "
+                         "Max-Age=2592000; Path=/")
+    assert value not in redacted and "[REDACTED:cookie]" in redacted
+
+
 def test_a_cookie_is_refused_by_the_cli_and_redacted_in_a_plan(home: Path,
                                                                project: Path) -> None:
     answer = json.loads(_cli(home, project, "--json", "memory", "add",

@@ -70,6 +70,7 @@ from waymarks.core.secret_values import (
     _case_changes,
     _is_reference,
     _looks_like_secret,
+    cookie_holds_secret,
 )
 
 #: every replacement starts with this; a value starting with it is never a secret again
@@ -514,8 +515,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
     if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
-        return any(_looks_like_secret(pair.partition("=")[2].strip().strip('"'), data=False,
-                                      alone=False) for pair in value.split(";"))
+        return cookie_holds_secret(value)
     if name == "pgpass":  # judged as prose would be: "postgres" or "*" is no secret here
         return _looks_like_secret(value, data=False, alone=False)
     if name == "vault_login":  # "vault login successfully": a word, not a token

@@ -196,3 +196,29 @@ def _random_part(part: str) -> bool:
     return switches >= 3 or (mixed_case and (
         switches >= 2 or (digits >= _CAPITALISED_DIGITS_MIN
                           and len(part) >= _CAPITALISED_LENGTH_MIN)))
+
+
+#: the attributes a Set-Cookie header gives its cookie (its date, lifetime, scope and
+#: flags): none is a cookie, whatever its value looks like ("Max-Age=2592000")
+_COOKIE_ATTRIBUTES: Final = frozenset(("expires", "max-age", "domain", "path", "samesite",
+                                       "secure", "httponly", "priority", "partitioned"))
+#: a cookie's value: what RFC 6265 allows in one (no space, comma or semicolon), so its
+#: first run: a sentence after "cookie:" or an attribute's date goes on after it
+_COOKIE_VALUE: Final = lazy(r"[^\s,;]*")
+
+
+def cookie_holds_secret(header: str) -> bool:
+    """Whether a ``Cookie:`` or ``Set-Cookie:`` header's value holds a cookie that looks
+    like a secret, each judged as an assignment's value is (a session ID, a UUID; not
+    ``theme=dark``, nor plain words joined by a symbol, ``tz=Europe/Berlin``). An
+    attribute is no cookie (``Max-Age=2592000``), and a cookie's value ends where one
+    cannot go on: the rest of a sentence ("cookie: SameSite=Lax is the default since
+    Chrome 80") or of a date was read with it, as one value, and the line redacted."""
+    for pair in header.split(";"):
+        name, _, rest = pair.partition("=")
+        found = _COOKIE_VALUE.match(rest.strip().strip('"'))
+        value = found.group(0).strip('"') if found else ""
+        if name.strip().lower() not in _COOKIE_ATTRIBUTES and _looks_like_secret(
+                value, data=False, alone=False) and not _joined_words(value):
+            return True
+    return False
