@@ -213,3 +213,16 @@ def test_a_pgpass_line_has_its_password_redacted(text: str) -> None:
 ])
 def test_what_only_looks_like_a_pgpass_line_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "The cart cache key is user:42:session:cart:a8f3c2d9e1b7 in Redis.",
+    "rate limits are kept under rl:60:api:user:9f8e7d6c5b4a",
+    "The cache key is app:1:views:home:3f9a7c21d4e8",
+])
+def test_a_key_of_five_fields_with_a_small_number_second_stays(text: str) -> None:
+    """A Redis or cache key of five fields ending in a hash read as a .pgpass line (a
+    "host", a "port" of one or two digits, a database, a user and a password), and
+    `memory add` refused the note as a credential: a PostgreSQL port has four or five
+    digits (5432, 6432, 25060), or is ``*``."""
+    assert redact(text) == (text, 0)

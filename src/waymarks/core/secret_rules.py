@@ -174,7 +174,7 @@ def _user_and_password(name: str, sep: str) -> str:
 
 #: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
 #: its colon, a literal the engine skips to: a sixth of the cost of a class first)
-PGPASS_HINT: Final = lazy(r":(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
+PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
@@ -219,10 +219,10 @@ _WRAPPERS: Final = (
         r"(?<![\w.-])vault(?:\.exe)?[ \t]+login(?:[ \t]+-[^\s]+)*[ \t]+"
         r"(?P<vault_login>[A-Za-z0-9][^\s\"'`=;|&<>()]{7,4095})", re.ASCII),
         ("vault",), anchored=True, wrapper=True),
-    # a .pgpass line's password (``host:port:database:user:password``, ``*`` for any): a
-    # host, database and user with a letter each, five fields (a fingerprint has more)
+    # a .pgpass line's password (``host:port:database:user:password``, ``*`` for any): a host,
+    # database and user with a letter each, a port of 4-5 digits (``user:42:…`` is a key)
     Rule("pgpass", "secret", lazy(
-        r"(?<!\S)(?:\*|\[[0-9A-Fa-f:.]+\]|[\w.-]*[A-Za-z.][\w.-]*):(?:[0-9]{1,5}|\*)"
+        r"(?<!\S)(?:\*|\[[0-9A-Fa-f:.]+\]|[\w.-]*[A-Za-z.][\w.-]*):(?:[0-9]{4,5}|\*)"
         r"(?::(?:\*|[^\s:]*[A-Za-z_][^\s:]*)){2}:(?P<pgpass>(?:\\.|[^\s:\\]){1,4096})(?!\S)",
         re.ASCII),
         (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
