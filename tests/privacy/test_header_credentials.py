@@ -117,6 +117,33 @@ def test_an_invisible_character_between_a_scheme_and_its_token_hides_nothing(
     assert redact(f"a Bearer{mark}token scheme") == (f"a Bearer{mark}token scheme", 0)
 
 
+@pytest.mark.parametrize("text", [
+    "\u26a0\ufe0f Deploy only from main; the release notes live in docs/",  # ⚠️
+    "Pair on reviews \U0001f468\u200d\U0001f4bb\u200d and keep them small",  # 👨‍💻
+    "pytest: 3 passed\x1b[0m, lait\u200b; 数据库\u200b端口",
+])
+def test_an_invisible_character_gluing_no_words_is_read_once(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gap reading is for an invisible character between two characters it would
+    part (``Bearer\u200bTOKEN``); every text holding an emoji's variation selector or
+    joiner paid a second reading for it, twice the cost of redacting it."""
+    import waymarks.core.secrets as secrets
+
+    read, gaps = [], secrets.as_gaps
+
+    def second_reading(t: str) -> str | None:
+        found = gaps(t)
+        if found is not None:  # (always before: every such text was read again)
+            read.append(t)
+        return found
+
+    monkeypatch.setattr(secrets, "as_gaps", second_reading)
+    assert secrets.redact(text) == (text, 0)
+    assert read == []
+    secrets.redact(f"Authorization: Bearer\u200b{BEARER}")
+    assert len(read) == 1
+
+
 def test_a_bearer_token_behind_a_zero_width_space_is_redacted_in_a_plan(
         home: Path, project: Path) -> None:
     answer = json.loads(_cli(home, project, "--json", "memory", "add",

@@ -300,11 +300,12 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
 #: rule, so the rules read the text without them (before, only the format characters
 #: among them were: ``ghp_…\ufe0f…`` or ``AKIA…\u061c…`` was stored, and sent to remote
 #: models in clear; then ``ghp_…\x1b…``, whose quoted ``\u001b`` a model reads through)
-_INVISIBLE: Final = lazy(
+INVISIBLE: Final = (
     "[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f"
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+_INVISIBLE: Final = lazy(INVISIBLE)
 #: the ASCII ones among them (searched alone in ASCII text: a third of the cost)
 _ASCII_INVISIBLE: Final = lazy("[\x00-\x08\x0e-\x1b\x1f\x7f]")
 
@@ -337,13 +338,6 @@ def visible(text: str) -> tuple[str, Kept | None]:
     removed = [at for found in _INVISIBLE.finditer(text)
                for at in range(found.start(), found.end())]
     return _INVISIBLE.sub("", text), Kept(removed)
-
-
-def as_gaps(text: str) -> str:
-    """``text`` with each invisible character a space (the same length, so a span is the
-    same in both): one between a scheme and its token (``Bearer\u200bTOKEN``) is read by
-    a model as a gap, which :func:`visible`'s text, reading through it, did not have."""
-    return _INVISIBLE.sub(" ", text)
 
 
 def might_contain_secret(text: str) -> bool:

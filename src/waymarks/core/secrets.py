@@ -99,11 +99,13 @@ import re
 from itertools import pairwise
 from typing import Final, NamedTuple
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_rules import (
+    _INVISIBLE,
     BY_GUARD,
+    INVISIBLE,
     PLACEHOLDER_PREFIX,
     accepts,
-    as_gaps,
     might_contain_secret,
     might_hold_visible,
     visible,
@@ -134,9 +136,10 @@ def find_secrets(text: str) -> list[SecretSpan]:
     if where is not None:
         # read through (a token with a zero-width space inside) and read as a gap (one
         # between ``Bearer`` and its token): a model reads it either way
-        return _union([SecretSpan(kind, where[start], where[end - 1] + 1)
-                       for kind, start, end in find_secrets(shown)]
-                      + find_secrets(as_gaps(text)))
+        through = [SecretSpan(kind, where[start], where[end - 1] + 1)
+                   for kind, start, end in find_secrets(shown)]
+        gaps = as_gaps(text)
+        return through if gaps is None else _union(through + find_secrets(gaps))
     if not might_hold_visible(text):
         return []
     found = sorted(candidates(text))
@@ -154,6 +157,19 @@ def find_secrets(text: str) -> list[SecretSpan]:
         merged.append(SecretSpan(kind, start, end))
         rank_of_last = rank
     return [_continued(text, span) for span in merged]
+
+
+#: invisible characters a gap would part two words at: after a letter, digit or ``_``,
+#: before what may start a value (``Bearer\u200bTOKEN``, ``--password\x1b"…"``), not an
+#: emoji's selector or joiner (``⚠️ ``, ``👨‍💻``), nor a colour code's ESC (``\x1b[0m``)
+_GLUING: Final = lazy(r"[A-Za-z0-9_]" + INVISIBLE + r"+(?=[!-~])(?![.,;:!?)\]}>\[])")
+
+
+def as_gaps(text: str) -> str | None:
+    """``text`` with each invisible character a space (the same length, so a span is the
+    same in both), when one glues two words a model reads apart (:data:`_GLUING`), else
+    ``None``: read a second time, every text holding an emoji paid twice for nothing."""
+    return _INVISIBLE.sub(" ", text) if _GLUING.search(text) else None
 
 
 def _union(spans: list[SecretSpan]) -> list[SecretSpan]:
