@@ -226,3 +226,21 @@ def test_a_twelve_hour_clock_time_is_its_twenty_four_hour_time(
     refused, and "11:30 AM" agreed with "11:30 PM"."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The deploy window is 14:00-16:00.", "The deploy window is 2:00-4:00 PM.",
+     "The deploy window is 2:00-4:00 AM."),
+    ("Support is staffed 11:00-13:00.", "Support is staffed 11:00-1:00 pm.",
+     "Support is staffed 11:00-1:00 am."),
+    ("The freeze runs 21:00-23:30.", "The freeze runs 9:00-11:30 p.m.",
+     "The freeze runs 9:00-11:30 a.m."),
+])
+def test_a_range_of_the_twelve_hour_clock_is_its_twenty_four_hour_range(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """a0af6e07 read a time followed by "pm" as its 24-hour time, but not a range: "2:00-4:00
+    PM" was 02:00-04:00, refused beside "14:00-16:00", and "2:00-4:00 AM" was written
+    beside it. The half of the day after a range is its end's, and its start's unless
+    that would start it after its end ("11:00-1:00 pm" starts at 11:00)."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -156,13 +156,32 @@ def clock(raw: str, half: str | None = None) -> str:
     ``03:00``, ``2:00-4:00`` is ``02:00-04:00`` (as written, the same time was another
     value, and a restatement was refused as a conflict); a time of the 12-hour clock
     (``half``: ``a`` or ``p``, of "am" or "pm" after it) in the 24-hour one: ``11:30`` pm
-    is ``23:30``, ``12:15`` am ``00:15``. ``raw`` is a time as
-    :func:`waymarks.core.contradiction.signature` matched one: digits and colons, perhaps a
-    hyphen."""
+    is ``23:30``, ``12:15`` am ``00:15``; after a range, its end's half of the day, and
+    its start's unless that starts it after its end: ``2:00-4:00`` pm is ``14:00-16:00``,
+    ``11:00-1:00`` pm ``11:00-13:00`` (a range was left as written, so "2:00-4:00 PM"
+    was refused beside "14:00-16:00" and agreed with "2:00-4:00 AM"). ``raw`` is a time
+    as :func:`waymarks.core.contradiction.signature` matched one: digits and colons,
+    perhaps a hyphen."""
     raw = _SHORT_HOUR.sub(r"0\1", raw)
-    if half is None or "-" in raw or not 1 <= int(raw[:2]) <= 12:
+    if half is None:
         return raw
-    return f"{int(raw[:2]) % 12 + (12 if half == 'p' else 0):02d}{raw[2:]}"
+    if "-" in raw:
+        start, _, end = raw.partition("-")
+        if "-" in end or not (_twelve(start) and _twelve(end)):
+            return raw
+        end, moved = _in_half(end, half), _in_half(start, half)
+        return f"{start if moved > end else moved}-{end}"
+    return _in_half(raw, half) if _twelve(raw) else raw
+
+
+def _twelve(time: str) -> bool:
+    """Whether ``time`` (``HH:MM…``) may be one of the 12-hour clock."""
+    return 1 <= int(time[:2]) <= 12
+
+
+def _in_half(time: str, half: str) -> str:
+    """``time`` of the 12-hour clock in the 24-hour one, ``half`` ``a`` or ``p``."""
+    return f"{int(time[:2]) % 12 + (12 if half == 'p' else 0):02d}{time[2:]}"
 
 
 #: "am" or "pm" after a time ("11:30 PM", "11:30 p.m.", "7:45am"; folded to lower case)
