@@ -152,6 +152,21 @@ def test_a_decimal_after_no_name_is_not_a_release(app: Waymarks) -> None:
     _refused(app, "The scaling ratio is 1.")
 
 
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The batch scaling factor remains 1.5.", "The batch scaling factor remains 1."),
+    ("The sampling temperature stays 1.", "The sampling temperature stays 1.5."),
+    ("The backoff multiplier becomes 2.", "The backoff multiplier becomes 2.5."),
+    ("The load average reaches 4.", "The load average reaches 4.5."),
+])
+def test_a_decimal_after_a_linking_verb_is_not_a_release(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    """511f3f99 took any word before a plain number for a product's name ("Postgres 16"),
+    so "remains 1" and "remains 1.5" were a line and a release of it, and the changed
+    value was written beside the stored one."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+
+
 @pytest.mark.parametrize(("first", "second", "contradicting"), [
     ("The image cache holds 500 entries.", "The image cache holds 500 entries in memory.",
      "The image cache holds 2000 entries."),

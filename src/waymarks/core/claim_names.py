@@ -45,6 +45,13 @@ _FRACTION: Final = lazy(r"0\.\d+")
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
 
 
+#: verbs that state the value after them, as "is" does: no product's name ("remains 1"
+#: and "remains 1.5" were a line and a release of it, and agreed)
+_LINKING: Final = frozenset(
+    "remains remained stays stayed becomes became reaches reached hits totals averages "
+    "exceeds stands sits".split())
+
+
 def after_name(text: str, start: int) -> bool:
     """Whether the value at ``start`` follows a name ("Postgres 16", not "is 16" nor "30
     MB 16")."""
@@ -54,7 +61,7 @@ def after_name(text: str, start: int) -> bool:
     # the 40 characters before the value: 3 µs of a claim's 40)
     word = text[text.rfind(" ", 0, start - 1) + 1:start - 1]
     return (word[:1].isalpha() and word.isascii() and word.isalnum() and word not in STOP
-            and word not in UNITS)
+            and word not in UNITS and word not in _LINKING)
 
 
 def range_name(text: str, start: int) -> str | None:
