@@ -88,6 +88,20 @@ def test_a_session_id_among_attributes_is_still_redacted(value: str) -> None:
     assert value not in redacted and "[REDACTED:cookie]" in redacted
 
 
+@pytest.mark.parametrize("text", [
+    f'{{"name": "Cookie", "value": "theme=dark; session={SESSION}"}}',
+    f'{{"name":"set-cookie","value":"sid={SESSION}; Path=/; HttpOnly"}}',
+    f'      {{\n        "name": "Cookie",\n        "value": "session={SESSION}"\n      }},',
+])
+def test_a_har_files_cookie_header_is_redacted(text: str) -> None:
+    """A browser's HAR export writes each header as ``{"name": …, "value": …}``: cb37b12c
+    named "a HAR file's" cookie, but found only ``"Cookie": "…"``, and the session ID of a
+    pasted HAR header went out in clear."""
+    redacted, _ = redact(text)
+    assert SESSION not in redacted and "[REDACTED:cookie]" in redacted
+    assert redact('{"name": "Cookie", "value": "theme=dark"}')[1] == 0
+
+
 def test_a_cookie_is_refused_by_the_cli_and_redacted_in_a_plan(home: Path,
                                                                project: Path) -> None:
     answer = json.loads(_cli(home, project, "--json", "memory", "add",

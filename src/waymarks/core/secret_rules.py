@@ -206,10 +206,11 @@ _WRAPPERS: Final = (
         r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
         + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
-    # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's JSON): the
-    # header up to its line's end or its closing quote, when a cookie in it looks secret
+    # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":
+    # "Cookie", "value": …``) to its line's end or closing quote, when a cookie looks secret
     Rule("cookie", "cookie", lazy(
-        r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?" + _GAP + "*:" + _GAP
+        r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?(?:\s*,\s*\\?[\"']value\\?[\"']?)?"
+        + _GAP + "*:" + _GAP
         + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}=[^\n\"'\\]+)",  # all of it: no tail left
         re.ASCII | re.IGNORECASE), ("cookie",), folded=True, anchored=True, wrapper=True,
         guard=":"),
