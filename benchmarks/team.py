@@ -13,11 +13,18 @@ measures through the real service (``waymarks.service.team.refresh``):
   what follows them), and, once, older than everything (the fold rewinds it all: the
   worst case, a full refold).
 
+With ``--blocks N`` it measures instead the team blocks a plan takes from ``N`` team items
+(``team_views.team_blocks``, called alone and inside ``plan_request``), the person
+holding 50 claims, one in five of which a team item contradicts; with ``--baseline REF``
+the same case runs right after with ``REF``'s code (``code_baseline.py``), and the blocks
+(their IDs, and the own claim each contradicts) must be the same.
+
 Baselines in the same run: listing and stat-ing the files (the floor of change
 detection), and reading the whole ledger again in a fresh process (what a refresh
 would cost without checkpoints).
 
     .venv/bin/python benchmarks/team.py [--contributors 20] [--entries 100000] [--pull 100]
+    .venv/bin/python benchmarks/team.py --blocks 1000 [--baseline REF]
 """
 
 from __future__ import annotations
@@ -25,10 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+import code_baseline
 from bench_stats import summary
 from waymarks.core.team import genesis, make_line
 from waymarks.service import team
@@ -87,7 +97,11 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--pull", type=int, default=100)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--blocks", type=int, help="team items: the plan's team blocks")
+    parser.add_argument("--baseline", help="with --blocks: a git ref run in the same run")
     args = parser.parse_args()
+    if args.blocks is not None:
+        return blocks(args)
     with tempfile.TemporaryDirectory(prefix="waymarks-team-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         directory = project / ".waymarks" / "team"
@@ -171,6 +185,57 @@ def main() -> int:
     }
     print(json.dumps(result, indent=1))
     return 0
+
+
+def blocks(args: argparse.Namespace) -> int:
+    """The ``--blocks`` case, with the current code and, given ``--baseline``, that ref's."""
+    argv = [a for a in sys.argv[1:] if a not in ("--baseline", args.baseline)]
+    if os.environ.get("WAYMARKS_BENCH_CHILD"):
+        print(json.dumps(blocks_case(args.blocks, min(args.runs, 10))))
+        return 0
+    os.environ["WAYMARKS_BENCH_CHILD"] = "1"
+    report: dict[str, Any] = {"benchmark": "team_blocks",
+                              "baseline": code_baseline.described(args.baseline),
+                              "results": [{"current": code_baseline.child_json(
+                                  __file__, argv, None)}]}
+    with code_baseline.source_of(args.baseline) as source:
+        if source is not None:
+            report["results"][0]["baseline"] = code_baseline.child_json(__file__, argv, source)
+    code_baseline.same_answers(report, "same_blocks")
+    return code_baseline.print_report(report)
+
+
+def blocks_case(count: int, runs: int) -> dict[str, Any]:
+    """``team_blocks`` and a plan over ``count`` team items (the current code's)."""
+    from waymarks.service import team_views
+    from waymarks.service.planning import plan_request
+
+    with tempfile.TemporaryDirectory(prefix="waymarks-team-") as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "project")
+        directory = project / ".waymarks" / "team"
+        directory.mkdir(parents=True)
+        app = Waymarks(home, cwd=str(project))
+        app.trust(str(project))
+        person = Contributor(directory, 1)
+        person.append(person.lines(count, T0))
+        own = {}  # each own claim's text by ID (IDs differ from run to run)
+        for n in range(1, 251, 5):  # "Service N listens on port P": another port
+            text = f"Service {10_000_000 + n} listens on port {n}."
+            own[getattr(app.remember(text, scope="project"), "id", "")] = text
+        app.close()
+        app = Waymarks(home, cwd=str(project))
+        found = team_views.team_blocks(app)  # warm: the fold, the blame cache
+        alone = [timed(lambda: team_views.team_blocks(app)) for _ in range(runs)]
+        alone_cpu = list(CPU)
+        CPU.clear()
+        planned = [timed(lambda: plan_request(app, "which port does service 3 use?"))
+                   for _ in range(runs)]
+        app.close()
+    return {"team_items": count, "own_claims": 50, "team_blocks": summary(alone),
+            "team_blocks_cpu": summary(alone_cpu), "plan": summary(planned),
+            "plan_cpu": summary(CPU), "load_average": code_baseline.load(),
+            "contradicted": sum(b.overridden_by is not None for b in found),
+            "answers": [[b.id, own.get(b.overridden_by or "")] for b in found]}
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ class OwnClaims:
         #: contradicts it and whether one they retired says it (two questions, one read:
         #: a subject a supersede chain of 10k versions shares was read twice, 0.25 s each)
         self._read: dict[str, list[ItemView]] = {}
+        self._where: list[str] | None = None  # the partitions asked, once found
 
     def _views(self, text: str) -> list[ItemView]:
         """The pins in effect, then the claims in effect that may say or contradict
@@ -95,20 +96,30 @@ class OwnClaims:
         from waymarks.core.text import normalize
 
         app = self._app
-        session = app.refresh()
-        partitions = [f"session:{session.session_id}"] if session is not None else []
-        if app.project_trusted:  # (untrusted, none of the project's claims applies)
-            partitions.append(f"project:{app.cwd}")
+        partitions = self._partitions()
         if not partitions:
             return []
-        if app.projection.claim_subjects_behind():  # a rebuild left them to the next write
-            with app.projection.transaction():
-                app.projection.catch_up_claim_subjects()
         found = signature(text)
         norm = normalize(text)  # and the text marked whole: the person's at their level
         ids = app.projection.memory_about(partitions, found.subject if found else None,
                                           norm, marked_forms(norm))
         return list(app.items("memory", ids=ids)) if ids else []
+
+    def _partitions(self) -> list[str]:
+        """The partitions whose claims apply here, their subject rows caught up: worked
+        out on the first question only (per question, a plan with 1,000 team items
+        looked the session up and asked whether the rows were behind 1,000 times)."""
+        if self._where is None:
+            app = self._app
+            session = app.refresh()
+            where = [f"session:{session.session_id}"] if session is not None else []
+            if app.project_trusted:  # (untrusted, none of the project's claims applies)
+                where.append(f"project:{app.cwd}")
+            if where and app.projection.claim_subjects_behind():  # a rebuild left them
+                with app.projection.transaction():  # to the next write
+                    app.projection.catch_up_claim_subjects()
+            self._where = where
+        return self._where
 
     def contradicted(self, text: str) -> str | None:
         """The ID of the pin or claim ``text`` contradicts, if any."""
