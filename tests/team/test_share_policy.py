@@ -5,6 +5,7 @@ they were and must not echo the refused text."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -372,9 +373,12 @@ def test_a_teammates_key_holding_a_credential_is_named_as_the_key_with_the_way_o
                   "The deploy token lives in Vault under ci/deploy", expect=2)
     assert refused["code"] == "credential"
     assert "key" in refused["message"] and "text holds" not in refused["message"]
-    assert "waymarks team unshare" in refused["message"]
     assert SECRET.lower() not in json.dumps(refused).lower()
     assert ledger_bytes(project) == before
+    # the way out names the item (it said `waymarks team unshare ID`), and it works
+    [command] = re.findall(r"`(waymarks team unshare [^`]*)`", refused["message"])
+    assert command == f"waymarks team unshare {item[:12]}"
+    assert cli(*command.split()[1:], "--yes")["outcome"] == "committed"
 
 
 @pytest.mark.parametrize("verb", ["unshare", "supersede"])

@@ -546,8 +546,10 @@ TEAM_LEVELS: Final = frozenset({"normal", "internal"})
 
 
 def share_problem(egress: Egress, text: str, key: str | None,
-                  classification: str | None) -> tuple[str, str] | None:
-    """Why ``text`` may not go into the team ledger, as (code, message), or ``None``.
+                  classification: str | None, unshare: str = "waymarks team unshare ID",
+                  ) -> tuple[str, str] | None:
+    """Why ``text`` may not go into the team ledger, as (code, message), or ``None``
+    (``unshare``: the command that withdraws the team item whose key ``key`` is).
 
     The team ledger travels with the repository to everyone who can clone it, so it is
     a remote destination whatever the policy says: only levels the ``team`` egress
@@ -570,7 +572,7 @@ def share_problem(egress: Egress, text: str, key: str | None,
         # refuses such a key) said to be the text's, the person rewrote a clean text again
         return ("credential", "the item's key holds a credential-like value (a key is "
                 "shared with its text, and a supersede keeps it): withdraw a team item so "
-                "keyed with `waymarks team unshare ID`, then share the new text as an item "
+                f"keyed with `{unshare}`, then share the new text as an item "
                 "of your own")
     if egress.text(text, classification) != text:
         return ("classification", "part of the text may not leave this machine")

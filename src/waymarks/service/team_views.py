@@ -127,19 +127,19 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                     "keptAuthor": kept.author, "keptContributor": kept.contributor,
                     "invalid": conflict.loser.id, "invalidAuthor": loser.author,
                     "invalidContributor": loser.contributor,
-                    "resolve": _suggested("supersede", winner.id, "--", "TEXT")
-                    if rule == "key" else _suggested("unshare", conflict.loser.id)})
+                    "resolve": suggested("supersede", winner.id, "--", "TEXT")
+                    if rule == "key" else suggested("unshare", conflict.loser.id)})
     for lost in lost_withdrawals(state.fold):
         kept = state.fold.entries[lost.winner.id]
         rows.append({"rule": "withdrawal", "key": lost.winner.key, "kept": lost.winner.id,
                      "keptAuthor": kept.author, "keptContributor": kept.contributor,
                      "invalid": lost.entry.target_id, "invalidAuthor": lost.entry.author,
                      "invalidContributor": lost.entry.contributor,
-                     "resolve": _suggested("unshare", lost.winner.id)})
+                     "resolve": suggested("unshare", lost.winner.id)})
     return rows
 
 
-def _suggested(verb: str, item_id: str, *rest: str) -> str:
+def suggested(verb: str, item_id: str, *rest: str) -> str:
     """``waymarks team VERB ID …`` with the item's ID (12 characters of it, whatever a
     teammate's file made it) quoted as a shell reads it: an ID such as ``$(sh x)`` is
     text in the command a person pastes, never a command of its own."""

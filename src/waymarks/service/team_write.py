@@ -71,7 +71,7 @@ from waymarks.service.team import (
     team_dir,
 )
 from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
-from waymarks.service.team_views import accept_remedy
+from waymarks.service.team_views import accept_remedy, suggested
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -287,8 +287,13 @@ def _author(app: Waymarks, me: str) -> str:
     return team_git.user_name(Path(app.cwd)) or me
 
 
-def _check(app: Waymarks, text: str, key: str | None, classification: str | None) -> None:
-    problem = share_problem(team_egress(app), text, key, classification)
+def _check(app: Waymarks, text: str, key: str | None, classification: str | None,
+           item: str | None = None) -> None:
+    """:func:`share_problem`, raised; ``item``: the team item whose ``key`` it is (the
+    refusal of a key holding a credential names the command that withdraws it: it said
+    `waymarks team unshare ID`, and left the person to find which)."""
+    problem = share_problem(team_egress(app), text, key, classification,
+                            *([suggested("unshare", item)] if item else []))
     if problem is not None:
         raise TeamRefused(*problem)
 
@@ -558,7 +563,7 @@ def supersede(app: Waymarks, ref: str, text: str,
     if isinstance(cleaned, Rejected):
         _refuse(cleaned)
     text = cleaned
-    _check(app, text, key, level)
+    _check(app, text, key, level, target.id)
     tightened = given is not None and level_rank(given) > level_rank(
         target.item.classification or "normal")  # (its own text at a stricter level)
     losers = _settled(state, target.id)
