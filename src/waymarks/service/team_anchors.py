@@ -46,21 +46,26 @@ def checkout_row(cwd: str) -> str | None:
     return json.dumps({"checkout": [found.st_dev, found.st_ino], "path": cwd}) + "\n"
 
 
-def load_anchors(app: Waymarks) -> tuple[dict[str, dict[str, Any]], int]:
+def load_anchors(app: Waymarks, *, adopted: bool = False,
+                 ) -> tuple[dict[str, dict[str, Any]], int]:
     """The anchors and exclusions of this project (later lines win), and the number of
     journal lines read; those of the checkout's old path when it was moved here. A line
     naming the checkout as it is now (its folder, its path) is added to a file without
     one: kept naming only the path it was moved from, a checkout moved back there (or a
     new folder made at that path, then the checkout moved again) found that path present
-    and took nothing. Unreadable lines are skipped: this is derived state."""
+    and took nothing. Unreadable lines are skipped: this is derived state. ``adopted``:
+    the file was just taken over, or made by another process meanwhile (read once more)."""
     anchors: dict[str, dict[str, Any]] = {}
     path = anchors_path(app)
     try:  # a FIFO in its place was waited on for ever (read_bytes)
         data = read_regular(path)
     except FileNotFoundError:
-        if not _adopt(app.cwd, path):
+        # taken over here, or by another process reading the moved checkout at once: the
+        # one whose link came second (or that found the old file gone) read no anchors,
+        # its exclusions with them, though the file it reads was there
+        if adopted or not (_adopt(app.cwd, path) or path.exists()):
             return anchors, 0
-        return load_anchors(app)
+        return load_anchors(app, adopted=True)
     except OSError:
         return anchors, 0
     lines = data.splitlines()
