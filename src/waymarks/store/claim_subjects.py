@@ -22,7 +22,8 @@ known exactly (counting postings up to a cap let the first of several common ter
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
 they are caught up from the last item row indexed (:func:`catch_up`) by the next write
-that asks, or a plan's lookup, and by ``rebuild-index`` itself once its items are written:
+that asks, or a plan's lookup (a bounded share a read: the watermark moves per batch),
+and by ``rebuild-index`` itself once its items are written:
 left to the first write, that one write worked out every claim's signature (~10 s CPU at
 65k claims, a minute and more at a million: past a hook's or an MCP client's timeout),
 where that command is expected to take its time. A re-fold, and a rebuild a read runs (a
@@ -115,12 +116,14 @@ def behind(db: sqlite3.Connection) -> bool:
 
 
 def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
-             unsigned: list[str] | None = None) -> int:
+             unsigned: list[str] | None = None, limit: int | None = None) -> int:
     """Index the memory items added since the last call (inside a write transaction);
     returns how many were looked at. ``progress(done, total)`` after each batch (claims:
     ``rebuild-index`` catches up every claim of the store, seconds at 100k). A claim whose
     signature fails is left out, its ID added to ``unsigned``: one stored text the code
-    could not read made every rebuild-index fail, its catch-up with it."""
+    could not read made every rebuild-index fail, its catch-up with it. ``limit``: at
+    most about that many claims (whole batches), the watermark left after the last one
+    looked at (a read's share: the rest for the next one, or a write)."""
     known, upto, last = _watermark(db)
     if known and known.get(_CODE) != fingerprint():
         reset(db)
@@ -135,9 +138,11 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
     while True:  # in batches: after a rebuild, every claim of the store is caught up
         # by rowid: with ``kind`` free to use, SQLite walked every claim by the lookup
         # indexes that lead with it (migration 18) and sorted them, on every write
-        items = db.execute("SELECT rowid, partition, text, id FROM items WHERE +kind = 'memory'"
-                           " AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
-                           (start, last, _BATCH)).fetchall()
+        batch = _BATCH if limit is None else min(_BATCH, limit - looked)
+        items = [] if batch <= 0 else db.execute(
+            "SELECT rowid, partition, text, id FROM items WHERE +kind = 'memory'"
+            " AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+            (start, last, batch)).fetchall()
         if not items:
             break
         rows = list(_rows(items, [] if unsigned is None else unsigned))
@@ -154,7 +159,8 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
             progress(looked, total)
     db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                    " DO UPDATE SET value = excluded.value",
-                   [(_UPTO, str(last)), (_CODE, fingerprint())])
+                   [(_UPTO, str(last if limit is None or looked < limit else start)),
+                    (_CODE, fingerprint())])
     return looked
 
 

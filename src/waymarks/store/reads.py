@@ -174,13 +174,15 @@ class ProjectionReads:
 
         return claim_subjects.behind(self.db)
 
-    def catch_up_claim_subjects(self, progress: ProgressFn | None = None) -> list[str]:
+    def catch_up_claim_subjects(self, progress: ProgressFn | None = None,
+                                limit: int | None = None) -> list[str]:
         """Catch the claims' subject rows up (inside :meth:`transaction`); ``progress``
-        counts the claims. The IDs of those whose signature failed (left out)."""
+        counts the claims, ``limit`` bounds them (the rest left behind). The IDs of those
+        whose signature failed (left out)."""
         from waymarks.store import claim_subjects
 
         unsigned: list[str] = []
-        claim_subjects.catch_up(self.db, progress, unsigned)
+        claim_subjects.catch_up(self.db, progress, unsigned, limit)
         return unsigned
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
