@@ -84,3 +84,27 @@ def test_mcp_recall_and_a_tool_read_refresh_once(home: Path, project: Path,
         found = ContextPersistence(app).call({"action": "memory_find", "query": "port"}, None)
         assert found.outcome == "ok"
         assert (counted["refresh"], counted["sources"]) == (1, 1)
+
+
+def test_a_learned_memory_listing_refreshes_once(home: Path, project: Path,
+                                                 counted: Counter[str]) -> None:
+    """`learned_memory` weighs each learned claim listed against the person's own claims
+    it may bear on: each of those reads refreshed the session and the project's other
+    sessions again (a page of 20 learned claims: 7 refreshes, one a claim that bears)."""
+    from tests.recall.test_learned_global import learn
+    from waymarks.mcp.tools.learned_memory import read
+
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        for n in range(4):
+            app.remember(f"The svc{n}x service listens on port {n + 100}.", scope="project")
+    for n in range(4):
+        learn(home, project, f"Remember: svc{n}x is on {7000 + n}",
+              f"The svc{n}x service listens on port {7000 + n}", [f"svc{n}x", "service"])
+    with Waymarks(home, cwd=str(project)) as app:
+        app.current_session()
+        counted.clear()
+        listed = read(app, {"action": "list", "scope": "all"})
+    # each contradicts the person's claim of its service: withheld, as before
+    assert (listed["outcome"], listed["claims"], len(listed["withheld"])) == ("ok", [], 4)
+    assert (counted["refresh"], counted["sources"]) == (1, 1)

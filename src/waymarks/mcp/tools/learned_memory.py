@@ -57,7 +57,14 @@ def _rejected(code: str, message: str) -> dict[str, Any]:
 
 
 def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
-    """One read-only action; refusals name the argument and the fix, never its value."""
+    """One read-only action; refusals name the argument and the fix, never its value.
+    One request (:meth:`Waymarks.begin`): each learned claim weighed against the person's
+    own claims it bears on refreshed the session and the project's sessions again."""
+    with app.begin():
+        return _read(app, arguments)
+
+
+def _read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     from waymarks.service import evolution_inspect as inspect
     from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
