@@ -108,3 +108,26 @@ def test_a_learned_memory_listing_refreshes_once(home: Path, project: Path,
     # each contradicts the person's claim of its service: withheld, as before
     assert (listed["outcome"], listed["claims"], len(listed["withheld"])) == ("ok", [], 4)
     assert (counted["refresh"], counted["sources"]) == (1, 1)
+
+
+def test_a_recall_with_learned_claims_refreshes_once(home: Path, project: Path,
+                                                    counted: Counter[str]) -> None:
+    """`waymarks recall` weighs each learned claim it finds against the person's own
+    claims it may bear on: each of those reads refreshed the session and the project's
+    other sessions again, after the recall's own refresh."""
+    from tests.recall.test_learned_global import learn
+    from waymarks.commands.recalling import recall_result
+
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        for n in range(4):
+            app.remember(f"The svc{n}x service listens on port {n + 100}.", scope="project")
+    for n in range(4):
+        learn(home, project, f"Remember: svc{n}x is on {7000 + n}",
+              f"The svc{n}x service runs {n + 2} replicas", [f"svc{n}x", "replicas"])
+    with Waymarks(home, cwd=str(project)) as app:
+        app.current_session()
+        counted.clear()
+        found = recall_result(app, ["svc0x", "svc1x", "svc2x", "replicas"], [], None, False)
+    assert "replicas" in found.text, found.text
+    assert (counted["refresh"], counted["sources"]) == (1, 1)

@@ -47,12 +47,15 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
 
-    result = app.recall(" ".join(query), tuple(history),
-                        provider=provider, every_candidate=explain_)
     notes: list[str] = []  # a damaged evolution ledger: recalled without learned memory
-    learned = recall_learned(app.home, " ".join(query), tuple(history),  # (not one the
-                             egress=egress_for(app, provider), notes=notes,  # person holds,
-                             mine=OwnClaims(app).held)  # or says otherwise of)
+    # one request: each learned claim's read of the own claims it bears on refreshed again
+    with app.begin():
+        result = app.recall(" ".join(query), tuple(history),
+                            provider=provider, every_candidate=explain_)
+        # (not one the person holds, or says otherwise of)
+        learned = recall_learned(app.home, " ".join(query), tuple(history),
+                                 egress=egress_for(app, provider), notes=notes,
+                                 mine=OwnClaims(app).held)
     if explain_:
         # the learned claims this recall selects are explained too (they were left out:
         # "0 candidates, selected: none" while the same recall answered with one)
