@@ -78,6 +78,12 @@ class SessionFile(SessionLog):
         return session
 
     @classmethod
+    def unread(cls, path: Path) -> SessionFile:
+        """A reader of ``path`` that has read nothing: for :meth:`fingerprint` of bytes a
+        checkpoint vouches for, without reading the ledger."""
+        return cls(path)
+
+    @classmethod
     def open_at(cls, path: Path, offset: int, lines: int, entries: int, fingerprint: str,
                 index: EntryIndex) -> SessionFile | None:
         """The active session read from a checkpoint the projection vouches for: the

@@ -30,6 +30,8 @@ What must stay true:
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,13 +204,31 @@ class Evolution:
 
     def sync(self) -> int:
         """Fold what the ledger holds past the projection's checkpoint (a damaged database
-        is set aside and the ledger folded into a new one)."""
+        is set aside and the ledger folded into a new one). A ledger not opened yet whose
+        end is the checkpoint is not read at all: every prompt's plan synced, and opening
+        the ledger read all of it (seconds at 60k learned claims) to fold nothing."""
+        if self._ledger is None and self._folded_to_end():
+            return 0
         try:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
             raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc),
                                 isinstance(exc, PermissionError)) from exc
         return self._locked_sync()
+
+    def _folded_to_end(self) -> bool:
+        """Whether the projection's checkpoint is the end of the file at the ledger's path:
+        its size, and the fingerprint of the bytes before it (256 bytes read, as a session
+        ledger's checkpoint is checked). Anything else (a byte appended, a file cut or
+        replaced, one that cannot be read, a damaged database) is for :meth:`sync`'s full
+        path, which reads the ledger and says what is wrong."""
+        path = ledger_path(self.home)
+        try:
+            found = os.stat(path)
+            return stat.S_ISREG(found.st_mode) and self.store.folded_to(
+                LEDGER_SESSION_ID, found.st_size, SessionFile.unread(path).fingerprint)
+        except (OSError, *SQLITE_ERRORS):
+            return False
 
     def rebuild(self) -> int:
         """Drop the evolution tables' derived state and fold the whole evolution ledger

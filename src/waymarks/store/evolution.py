@@ -251,6 +251,14 @@ class EvolutionStore:
             self._set_meta(name, str(value))
         return len(fresh)
 
+    def folded_to(self, session_id: str, size: int, fingerprint: Callable[[int], str]
+                  ) -> bool:
+        """Whether the checkpoint is the end of a ledger of ``session_id`` holding ``size``
+        bytes whose ``fingerprint(offset)`` is the one recorded: nothing to fold."""
+        offset = self._count_meta("offset")
+        return bool(offset) and offset == size and self._meta("ledger") == session_id \
+            and fingerprint(size) == self._meta("fingerprint")
+
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
         for table in (*DERIVED_TABLES, ANALYSIS_TABLE):
