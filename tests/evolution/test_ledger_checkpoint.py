@@ -103,3 +103,24 @@ def test_a_ledger_changed_behind_the_checkpoint_is_read_again(tmp_path: Path, ch
     after = _claims(tmp_path)
     (tmp_path / "waymarks.db").unlink()
     assert after == _claims(tmp_path)  # what a projection folded afresh holds
+
+
+def test_a_warm_corpus_follows_appended_claims_without_reading_the_ledger(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from waymarks.service import evolution_recall
+    from waymarks.service.evolution_corpus import corpus_of
+
+    _captured(tmp_path, 3)
+    monkeypatch.setattr(evolution_recall, "_CORPORA", {})
+    assert evolution_recall._corpus(tmp_path) is not None
+    _captured(tmp_path, 2, start=3)  # another process's writes, projected by it
+    opened = _reads(monkeypatch)
+    warm = evolution_recall._corpus(tmp_path)
+    assert opened == []
+    assert evolution_recall._CORPORA[str(tmp_path)].deltas == 1
+    with Evolution(tmp_path) as evo:
+        fresh = corpus_of(evo, None, evolution_recall._ms)[0].corpus
+    assert warm is not None
+    assert sorted(b.id for _r, b in warm.live_pairs()) == \
+        sorted(b.id for _r, b in fresh.live_pairs())
+    assert len(warm) == 5

@@ -33,7 +33,9 @@ from waymarks.core.evolution.model import (
     decode_record,
 )
 from waymarks.core.evolution.touched import claims_named
-from waymarks.ledger.entries import custom_entries_since
+from waymarks.ledger.entries import custom_entries_between
+from waymarks.ledger.session_file import SessionFile
+from waymarks.service.learning import ledger_path
 
 if TYPE_CHECKING:
     from waymarks.core.evolution.rows import Analysis, ClaimRow
@@ -96,17 +98,20 @@ def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str],
     if (signature[0] != ledger or int(signature[1]) < int(folded)
             or int(signature[2]) < int(offset)):
         return None
-    log = evo.ledger
-    if log.offset < int(signature[2]):
-        log.refresh()  # another process folded past what this one read
-    if log.offset < int(offset) or log.fingerprint(int(offset)) != fingerprint:
-        return None  # not the ledger the corpus was built from
+    # only the bytes the projection folded since the corpus's checkpoint are read: opening
+    # the ledger read all of it (seconds at 60k learned claims) for a capture's few lines
+    log = SessionFile.unread(ledger_path(evo.home))
     touched = evo.store.changed_since(int(folded))
-    for entry in custom_entries_since(log, EVOLUTION_CUSTOM_TYPE, int(offset),
-                                      cached.entries):
-        record = decode_record(entry.data)
-        if record is not None:
-            touched |= claims_named(record)
+    try:
+        if log.fingerprint(int(offset)) != fingerprint:
+            return None  # not the ledger the corpus was built from
+        for entry in custom_entries_between(log, EVOLUTION_CUSTOM_TYPE, int(offset),
+                                            int(signature[2])):
+            record = decode_record(entry.data)
+            if record is not None:
+                touched |= claims_named(record)
+    except OSError:  # gone or unreadable since the sync: build afresh (it says why)
+        return None
     if not touched:
         return []
     rows, _bad = evo.store.readable_by_id(sorted(touched), sorted(RECALLABLE_STATES))
