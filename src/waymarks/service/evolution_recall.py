@@ -17,7 +17,8 @@ formed, or whose ID is not the hash of its content, is left out and named
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,12 +34,12 @@ from waymarks.service.ports import iso
 
 if TYPE_CHECKING:  # the planner loads where a plan is made, not on recall's path; the
     # evolution modules only once a home has learned something (a fresh recall stays lean)
-    from waymarks.core.evolution.rows import Analysis, ClaimRow
+    from waymarks.core.evolution.rows import ClaimRow
     from waymarks.ledger.log import SessionLog
     from waymarks.planner.learned import LearnedBlock
     from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
     from waymarks.recall.learned import LearnedClaim
-    from waymarks.recall.scoring import Candidate, Scored
+    from waymarks.recall.scoring import Candidate, QueryPlan, Scored
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_corpus import Cached
     from waymarks.service.evolution_rank import Corpus
@@ -75,21 +76,44 @@ def _corpus(home: Path) -> Corpus | None:
     if not has_ledger(home):
         return None
     from waymarks.service.evolution import Evolution
-    from waymarks.service.evolution_corpus import corpus_of
 
     with Evolution(home) as evo:
         evo.sync()
-        cached, fresh = corpus_of(evo, _CORPORA.get(str(home)), _ms)
-        if fresh:
-            _persist(evo, fresh)
+        return _whole(evo, home)
+
+
+def _whole(evo: Evolution, home: Path) -> Corpus:
+    from waymarks.service.evolution_corpus import corpus_of
+    from waymarks.service.evolution_slice import persist
+
+    before = _CORPORA.get(str(home))
+    cached, fresh = corpus_of(evo, before, _ms)
+    # analyses computed now, and every claim's postings after a whole build, are stored
+    # so the next process reuses them (a cache: a busy or read-only database leaves it)
+    persist(evo, fresh, cached.corpus.live_pairs() if cached is not before else ())
     _CORPORA[str(home)] = cached
     return cached.corpus
 
 
-def _persist(evo: Evolution, analyses: list[tuple[str, Analysis]]) -> None:
-    """Store the analyses computed now, so the next process reuses them. A cache: when
-    the database is busy past its timeout or read-only, recall goes on without it."""
-    evo.store.put_analyses(analyses)
+@contextmanager
+def _ranking(home: Path, plan: QueryPlan) -> Iterator[Corpus | None]:
+    """:func:`_corpus`, or, in a process holding none, the slice ``plan`` needs when the
+    postings vouch for it (:mod:`.evolution_slice`: the query is ranked in this block;
+    not kept, the next query reads its own)."""
+    if not has_ledger(home):
+        yield None
+        return
+    from waymarks.service.evolution import Evolution
+    from waymarks.service.evolution_slice import sliced
+
+    with Evolution(home) as evo:
+        evo.sync()
+        if str(home) not in _CORPORA:
+            with sliced(evo, plan, _ms) as part:
+                if part is not None:
+                    yield part
+                    return
+        yield _whole(evo, home)
 
 
 def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:
@@ -174,21 +198,19 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
     stamp = now or iso(datetime.now(UTC))
     admits = None if egress is None else (
         lambda c: admitted(egress, c) and (mine is None or mine(c.text) is None))
+    result = RecallResult(plan, [], "", [], [])  # nothing learned: no candidates, at once
     try:
-        corpus = _corpus(home)
+        with _ranking(home, plan) as corpus:
+            if corpus is not None:
+                from waymarks.service.evolution_rank import rank
+
+                result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
+                              limit=RANKED_LIMIT)
+                result = replace(result, scored=_one_per_content(result.scored))
     except _damaged() as exc:
         if notes is None:
             raise
         notes.append(str(exc))
-        corpus = None
-    if corpus is None:  # nothing learned: what evaluating no candidates gives, at once
-        result = RecallResult(plan, [], "", [], [])
-    else:
-        from waymarks.service.evolution_rank import rank
-
-        result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
-                      limit=RANKED_LIMIT)
-        result = replace(result, scored=_one_per_content(result.scored))
     if egress is None:
         return result
     digest, rows = render_digest([_provisional(s) for s in result.eligible], egress)

@@ -40,7 +40,7 @@ from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
 from waymarks.store.evolution_schema import (
-    ANALYSIS_TABLE,
+    CACHE_TABLES,
     DERIVED_TABLES,
     EXPECTED_COLUMNS,
     schema_problem,
@@ -261,7 +261,7 @@ class EvolutionStore:
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
-        for table in (*DERIVED_TABLES, ANALYSIS_TABLE):
+        for table in (*DERIVED_TABLES, *CACHE_TABLES):
             self.db.execute(f"DELETE FROM {table}")
 
     def _count_meta(self, name: str) -> int | None:
@@ -521,14 +521,16 @@ class EvolutionStore:
 
     # -- the analysis cache (migration 11) ----------------------------------------------
 
-    def analyses(self) -> dict[str, Analysis]:
-        """Every stored claim analysis by claim ID (a row that does not decode is left
-        out: the caller analyses that claim again)."""
+    def analyses(self, ids: Sequence[str] | None = None) -> dict[str, Analysis]:
+        """Every stored claim analysis by claim ID, or those of ``ids`` (a row that does
+        not decode is left out: the caller analyses that claim again)."""
         out: dict[str, Analysis] = {}
         decode = _FEATURES_DECODER.decode
-        for cid, key, body, aliases, quoted, origin, count in self.db.execute(
-                "SELECT claim_id, key, body, aliases, quoted, origin, body_count"
-                " FROM evo_analysis"):
+        sql = "SELECT claim_id, key, body, aliases, quoted, origin, body_count FROM evo_analysis"
+        rows = self.db.execute(sql) if ids is None else self.db.execute(
+            sql + " WHERE claim_id IN (SELECT value FROM json_each(?))",
+            (_TERMS.encode(list(ids)).decode(),))
+        for cid, key, body, aliases, quoted, origin, count in rows:
             try:
                 out[str(cid)] = Analysis(str(key), decode(body), decode(aliases),
                                          decode(quoted), decode(origin), int(count))

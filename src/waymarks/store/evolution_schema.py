@@ -45,6 +45,7 @@ EXPECTED_COLUMNS = {
     "evo_changes": "seq, claim_id, before, after",
     "evo_receipts": "source_id, claim_id, verdict, at, seq",
     "evo_analysis": "claim_id, key, body, aliases, quoted, origin, body_count",
+    "evo_postings": "feature, claim_id, strong",
 }
 
 
@@ -88,6 +89,8 @@ def add_events_tables(db: sqlite3.Connection) -> None:
 
 #: derived analysis of learned claims (migration 11): a cache, emptied with the projection
 ANALYSIS_TABLE = "evo_analysis"
+#: the caches derived from the analyses (migrations 11 and 22): a reset empties them
+CACHE_TABLES = (ANALYSIS_TABLE, "evo_postings")
 
 
 def add_analysis_table(db: sqlite3.Connection) -> None:

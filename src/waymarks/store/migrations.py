@@ -319,6 +319,15 @@ def _m021_key_index_status(db: sqlite3.Connection) -> None:
                " WHERE key IS NOT NULL")
 
 
+def _m022_evolution_postings(db: sqlite3.Connection) -> None:
+    # Learned claims' features by feature (a rebuildable cache of their analyses): a
+    # one-shot query at 60k learned claims built a corpus of all of them (seconds), past
+    # Claude Code's 10 s hook limit on a loaded machine; it now reads its candidates.
+    from waymarks.store.evolution_postings import create_table
+
+    create_table(db)
+
+
 #: the step that made ``source_exclusions`` (a copy set aside from before it held none)
 EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
@@ -350,6 +359,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(20, "the ctime of each source file, to tell one replaced", _m020_source_ctime),
     Migration(21, "the status in the key index, for a plan's key lookup",
               _m021_key_index_status),
+    Migration(22, "memory evolution: postings of learned claims' features (a cache)",
+              _m022_evolution_postings),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

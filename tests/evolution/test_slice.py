@@ -1,0 +1,132 @@
+"""A process holding no corpus ranks learned claims from a slice read by SQL (the postings
+of :mod:`waymarks.store.evolution_postings`); the slice must rank exactly as the corpus of
+every claim, query for query, and claims learned since the postings were written count."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.evolution.model import (
+    EVOLUTION_CUSTOM_TYPE,
+    SCHEMA_VERSION,
+    ClaimRecord,
+    Evidence,
+    claim_id,
+    encode_record,
+)
+from waymarks.recall.plan import plan_query
+from waymarks.service import evolution_recall
+from waymarks.service.evolution import Evolution
+from waymarks.service.evolution_rank import rank
+from waymarks.service.evolution_slice import sliced
+
+NOW = "2026-12-01T10:00:00.000Z"
+WORDS = ("cache retry queue deploy lint schema token backup index shard worker build "
+         "release staging port cluster redis postgres nginx kafka").split()
+
+
+def _learn(home: Path, texts: list[str]) -> None:
+    with Evolution(home) as evo, evo.ledger.locked():
+        for n, text in enumerate(texts):
+            origin = ("/w/a", "/w/b")[n % 2]
+            kind = ("fact", "preference", "decision")[n % 3]
+            record = ClaimRecord(SCHEMA_VERSION, claim_id(origin, kind, text), origin,
+                                 kind, text,  # type: ignore[arg-type]
+                                 Evidence("user_statement", "model", f"s{n}", NOW),
+                                 search_terms=(WORDS[n % len(WORDS)],))
+            evo.ledger.append({"type": "custom", "customType": EVOLUTION_CUSTOM_TYPE,
+                               "data": encode_record(record), "timestamp": NOW},
+                              evo.ids.entry_id)
+        evo.sync()
+
+
+def _texts(rng: random.Random, n: int, start: int = 0) -> list[str]:
+    return [f"The {' '.join(rng.sample(WORDS, 3))} service {k} uses port {3000 + k % 40}"
+            for k in range(start, start + n)]
+
+
+def _ranked(corpus: object, query: str) -> list[tuple[str, float, float]]:
+    result = rank(plan_query(query, ()), corpus, NOW, automatic=True,  # type: ignore[arg-type]
+                  limit=evolution_recall.RANKED_LIMIT)
+    return [(s.candidate.id, s.rank, s.relevance) for s in result.eligible]
+
+
+def _compare(home: Path, queries: list[str]) -> int:
+    """Each query ranked by a slice and by the whole corpus; the number of slices taken."""
+    evolution_recall._CORPORA.clear()
+    whole = evolution_recall._corpus(home)  # builds the corpus, posts every claim
+    taken = 0
+    for query in queries:
+        with Evolution(home) as evo:
+            evo.sync()
+            with sliced(evo, plan_query(query, ()), evolution_recall._ms) as part:
+                assert part is not None
+                taken += 1
+                assert _ranked(part, query) == _ranked(whole, query), query
+                assert len(part.pairs) <= len(whole)
+    return taken
+
+
+@pytest.fixture(autouse=True)
+def _no_warm_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evolution_recall, "_CORPORA", {})
+
+
+def test_a_slice_ranks_as_the_whole_corpus(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    _learn(tmp_path, _texts(rng, 400))
+    queries = [f"which port does the {' '.join(rng.sample(WORDS, k))} service {n} use?"
+               for n, k in enumerate(rng.choices([1, 2, 3, 4], k=40))]
+    queries += ["redis", "deploy to staging", "service 17", "port 3007 kafka"]
+    assert _compare(tmp_path, queries) == len(queries)
+    assert any(_ranked(evolution_recall._corpus(tmp_path), q) for q in queries)
+
+
+def test_claims_learned_since_the_postings_are_posted_by_the_slice(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    _learn(tmp_path, _texts(rng, 200))
+    evolution_recall._corpus(tmp_path)  # posts every claim
+    _learn(tmp_path, ["The zebra gateway listens on port 9911",
+                      *_texts(rng, 20, start=200)])
+    with Evolution(tmp_path) as evo:
+        evo.sync()
+        with sliced(evo, plan_query("zebra gateway port", ()), evolution_recall._ms) as part:
+            assert part is not None and len(part) == 221
+            found = _ranked(part, "zebra gateway port")
+    assert found and found[0][0] == claim_id("/w/a", "fact",
+                                             "The zebra gateway listens on port 9911")
+    _compare(tmp_path, ["zebra gateway port", "cache service 205", "kafka redis"])
+
+
+def test_postings_of_another_analyser_are_not_used(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _learn(tmp_path, _texts(random.Random(3), 50))
+    evolution_recall._corpus(tmp_path)
+    from waymarks.service import evolution_rank
+
+    monkeypatch.setattr(evolution_rank, "_ANALYSER", ["another analyser"])
+    with Evolution(tmp_path) as evo:
+        evo.sync()
+        with sliced(evo, plan_query("cache port", ()), evolution_recall._ms) as part:
+            assert part is None
+
+
+def test_a_process_holding_no_corpus_does_not_read_every_claim(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Claude Code hook without its helper, ``recall`` and ``plan`` built a corpus of
+    every learned claim for one query (5-10 s at 60k claims on a loaded machine)."""
+    from waymarks.store.evolution import EvolutionStore
+
+    _learn(tmp_path, [*_texts(random.Random(4), 100), "The zebra gateway listens on 9911"])
+    evolution_recall.recall_learned(tmp_path, "zebra gateway")  # the first one posts
+    evolution_recall._CORPORA.clear()  # a new process
+
+    def every_claim(*_args: object, **_kw: object) -> None:
+        raise AssertionError("read every learned claim for one query")
+
+    monkeypatch.setattr(EvolutionStore, "readable_claims", every_claim)
+    result = evolution_recall.recall_learned(tmp_path, "zebra gateway")
+    assert [s.candidate.text for s in result.eligible] == ["The zebra gateway listens on 9911"]
