@@ -82,6 +82,16 @@ def _corpus(home: Path) -> Corpus | None:
         return _whole(evo, home)
 
 
+def warm(home: Path) -> None:
+    """Build the home's corpus now and keep it (a long-lived process, off its request
+    path: the Claude Code helper as it starts). Until then its queries read slices; once
+    built, they rank from it and it follows each write."""
+    from waymarks.service.learning import learning_enabled
+
+    if has_ledger(home) and learning_enabled(home):
+        _corpus(home)
+
+
 def _whole(evo: Evolution, home: Path) -> Corpus:
     from waymarks.service.evolution_corpus import corpus_of
     from waymarks.service.evolution_slice import persist
