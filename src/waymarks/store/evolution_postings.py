@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, get_args
+
+from waymarks.core.evolution.model import ClaimState
 
 SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS evo_postings (feature TEXT NOT NULL, claim_id TEXT NOT NULL,"
@@ -74,12 +76,17 @@ def _states(states: Sequence[str]) -> str:
 def _outside(db: sqlite3.Connection, states: Sequence[str], feature: str, strong: bool
              ) -> int:
     """Posted claims holding ``feature`` whose state is not one of ``states`` (few: the
-    superseded, forgotten and conflicted; found by the state index, each a seek)."""
+    superseded, forgotten and conflicted). Driven from the state index (CROSS JOIN keeps
+    that order; SQLite otherwise walked the feature's postings, a seek into the claims
+    per holder: 0.2 s for a word 60k claims hold)."""
+    others = [s for s in get_args(ClaimState) if s not in states]
+    if not others:
+        return 0
     field = " AND p.strong = 1" if strong else ""
     return int(db.execute(
-        f"SELECT count(*) FROM evo_claims c JOIN {TABLE} p ON p.feature = ?"
-        f" AND p.claim_id = c.id{field} WHERE c.state NOT IN ({_states(states)})",
-        [feature, *states]).fetchone()[0])
+        f"SELECT count(*) FROM evo_claims c CROSS JOIN {TABLE} p ON p.feature = ?"
+        f" AND p.claim_id = c.id{field} WHERE c.state IN ({_states(others)})",
+        [feature, *others]).fetchone()[0])
 
 
 def _holders(db: sqlite3.Connection, feature: str, strong: bool) -> int:
