@@ -196,3 +196,41 @@ def test_counts_over_the_recallable_claims_never_seek_a_claim_per_holder(
     assert plans
     for plan in plans:
         assert plan.startswith("SEARCH c USING COVERING INDEX evo_claims_by_state"), plan
+
+
+def test_a_prompt_hook_leaves_a_long_fold_to_a_process_with_the_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With waymarks.db new (deleted, set aside, upgraded) at 60k learned claims, the fold
+    takes 30-60 s: Claude Code killed the hook at 10 s, its transaction uncommitted, and
+    every later prompt started over: no context, pins included, and no helper started
+    (the hook starts it after its own work). The hook now plans without learned memory."""
+    import uuid
+
+    from waymarks.hosts.claude_code import handle
+    from waymarks.service.app import Waymarks
+    from waymarks.service.learning import set_learning
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    sid = str(uuid.uuid4())
+    handle("SessionStart", {"session_id": sid, "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.pin("Project rule: keep functions short")
+    _learn(home, ["The zebra gateway listens on port 9911", *_texts(random.Random(1), 30)])
+    set_learning(home, True)
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    monkeypatch.setattr(evolution_recall, "HOOK_FOLD_BYTES", 1000)
+    said = handle("UserPromptSubmit", {"session_id": sid, "cwd": str(project),
+                                       "hook_event_name": "UserPromptSubmit",
+                                       "prompt": "which port does the zebra gateway use?"},
+                  home)
+    assert said is not None
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert "keep functions short" in context and "zebra" not in context
+    with Evolution(home) as evo:
+        assert evo.unfolded_bytes() > 1000  # left to a process with the time
+    found = evolution_recall.recall_learned(home, "zebra gateway port")
+    assert [s.candidate.text for s in found.eligible][:1] == \
+        ["The zebra gateway listens on port 9911"]

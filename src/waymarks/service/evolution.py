@@ -230,6 +230,17 @@ class Evolution:
         except (OSError, *SQLITE_ERRORS):
             return False
 
+    def unfolded_bytes(self) -> int:
+        """How many bytes of the ledger lie past the projection's checkpoint (the whole
+        ledger when nothing is folded yet): what a :meth:`sync` now would read."""
+        if self._ledger is None and self._folded_to_end():
+            return 0
+        try:
+            size = os.stat(ledger_path(self.home)).st_size
+            return max(0, size - int(self.store.signature()[2]))
+        except (OSError, ValueError, *SQLITE_ERRORS):
+            return 0  # (the sync says what is wrong)
+
     def rebuild(self) -> int:
         """Drop the evolution tables' derived state and fold the whole evolution ledger
         again, in one transaction (``waymarks rebuild-index``): the result is what an

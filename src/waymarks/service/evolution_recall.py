@@ -105,11 +105,30 @@ def _whole(evo: Evolution, home: Path) -> Corpus:
     return cached.corpus
 
 
+#: the most of the evolution ledger a prompt's hook folds before planning (~1 s of CPU):
+#: past it (a new or rebuilt database at tens of thousands of learned claims: 30-60 s),
+#: the fold ran past Claude Code's 10 s limit, the hook was killed with its transaction
+#: uncommitted, and every later prompt started it again: no context, pins included, ever
+HOOK_FOLD_BYTES = 4 << 20
+
+
+class FoldTooLong(Exception):
+    """More of the evolution ledger to fold than a hook has time for."""
+
+    def __init__(self, unfolded: int) -> None:
+        super().__init__(
+            f"learned memory left out of this prompt: {unfolded / 1e6:.1f} MB of the "
+            "evolution ledger are still to be folded, more than a prompt's hook has time "
+            "for; the Claude Code helper folds them, or run `waymarks evolution list` once")
+
+
 @contextmanager
-def _ranking(home: Path, plan: QueryPlan) -> Iterator[Corpus | None]:
+def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None
+             ) -> Iterator[Corpus | None]:
     """:func:`_corpus`, or, in a process holding none, the slice ``plan`` needs when the
     postings vouch for it (:mod:`.evolution_slice`: the query is ranked in this block;
-    not kept, the next query reads its own)."""
+    not kept, the next query reads its own). ``fold_limit``: raise :class:`FoldTooLong`
+    rather than fold more of the ledger than that many bytes."""
     if not has_ledger(home):
         yield None
         return
@@ -117,6 +136,8 @@ def _ranking(home: Path, plan: QueryPlan) -> Iterator[Corpus | None]:
     from waymarks.service.evolution_slice import sliced
 
     with Evolution(home) as evo:
+        if fold_limit is not None and (unfolded := evo.unfolded_bytes()) > fold_limit:
+            raise FoldTooLong(unfolded)
         evo.sync()
         if str(home) not in _CORPORA:
             with sliced(evo, plan, _ms) as part:
@@ -194,7 +215,8 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    egress: Egress | None = None, inherit: bool = True,
                    automatic: bool = False, now: str | None = None,
                    notes: list[str] | None = None,
-                   mine: Contradicted | None = None) -> RecallResult:
+                   mine: Contradicted | None = None,
+                   fold_limit: int | None = None) -> RecallResult:
     """Learned claims ``query`` (with the recent user turns) is about, precision first;
     with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
     ``automatic``: for injection nobody asked for, so dormant claims are left out.
@@ -210,14 +232,14 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
         lambda c: admitted(egress, c) and (mine is None or mine(c.text) is None))
     result = RecallResult(plan, [], "", [], [])  # nothing learned: no candidates, at once
     try:
-        with _ranking(home, plan) as corpus:
+        with _ranking(home, plan, fold_limit) as corpus:
             if corpus is not None:
                 from waymarks.service.evolution_rank import rank
 
                 result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
                               limit=RANKED_LIMIT)
                 result = replace(result, scored=_one_per_content(result.scored))
-    except _damaged() as exc:
+    except (_damaged(), FoldTooLong) as exc:
         if notes is None:
             raise
         notes.append(str(exc))
@@ -274,7 +296,8 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
                    now: str | None = None, notes: list[str] | None = None,
                    contradicted: Contradicted | None = None,
                    retired: Contradicted | None = None,
-                   said: Contradicted | None = None) -> list[LearnedBlock]:
+                   said: Contradicted | None = None,
+                   fold_limit: int | None = None) -> list[LearnedBlock]:
     """The planner's learned block inputs: every eligible learned claim ``egress``'s
     destination may receive, best first (the planner applies the budget, records what it
     left out, and stops at ``MAX_LEARNED`` included). Ranked before the privacy check
@@ -286,7 +309,7 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
     claim in effect saying it with marker tags (the planner leaves each one out)."""
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
-                            notes=notes)
+                            notes=notes, fold_limit=fold_limit)
     _remember_snapshot(result, stamp)
     return [_block(s, contradicted, retired, said) for s in result.eligible]
 

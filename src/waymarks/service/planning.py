@@ -323,7 +323,8 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     mode the person turns on; turned off, it stopped capture and calls while every plan
     (the Claude Code hook's, Pi's, ``waymarks plan``) went on injecting what it had
     learned. What was learned stays stored, listed and recallable on request."""
-    from waymarks.service.evolution_recall import learned_blocks
+    from waymarks.service.evolution_recall import HOOK_FOLD_BYTES, learned_blocks
+    from waymarks.store.projection import BUSY_TIMEOUT_MS
 
     if not _learning(app):
         return []
@@ -336,9 +337,12 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     # beside the confirmed one, or alone, as the answer, when that one was classified
     # above what the destination may receive; or in the place of the one they retired
     own = OwnClaims(app)
+    # a caller that waits briefly (a hook: Claude Code kills it at 10 s) leaves a long
+    # fold to a process with the time (the helper), rather than die with it uncommitted
+    hurried = app.busy_timeout_ms < BUSY_TIMEOUT_MS
     return learned_blocks(app.home, prompt, history, egress, notes=notes,
                           contradicted=own.contradicted, retired=own.retired,
-                          said=own.said)
+                          said=own.said, fold_limit=HOOK_FOLD_BYTES if hurried else None)
 
 
 def _learning(app: Waymarks) -> bool:
