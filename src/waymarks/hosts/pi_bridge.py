@@ -225,16 +225,12 @@ class Bridge:
             header, dict) else None, cwd, params.get("trusted"))
         if isinstance(session_file, str) and isinstance(header, dict) \
                 and self._claim.why is None:
-            try:
-                ledger = HostSessionLog.from_entries(
-                    Path(session_file), header, entries_param(params.get("entries")), self._append)
-            except SessionFileError as exc:  # e.g. a header that is not Pi's
-                raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
-            if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
-                ledger.set_leaf(leaf_param(params["leafId"]))
-            ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
+            ledger = HostSessionLog.sent(Path(session_file), header,
+                                         entries_param(params.get("entries")), self._append)
         app = Waymarks(self.home, cwd=cwd, session=ledger, keep_recall_index=True,
                        project_may_be_gone=True)  # (Pi's folder may be gone: items are read)
+        if ledger is not None:
+            self._start(app, ledger, header, params)
         if self.app is not None:
             # a second initialize (a re-sent session): the tool binds to the new service at
             # its next use; the old one stays open until shutdown, since a model call the
@@ -249,8 +245,25 @@ class Bridge:
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
                 "trusted": app.project_trusted, "heldBack": self._claim.why}
 
+    @staticmethod
+    def _start(app: Waymarks, ledger: HostSessionLog, header: Any,
+               params: dict[str, Any]) -> None:
+        """Read the session Pi sent: from where the projection stopped reading it at the
+        last start when the bytes before are the ones it read (a start costs what Pi
+        recorded since, not the session's length), else whole."""
+        from waymarks.service.sessions_api import host_checkpoint
+
+        try:
+            ledger.start(host_checkpoint(app, ledger.path, header.get("id")))
+        except SessionFileError as exc:  # e.g. a header that is not Pi's
+            app.close()
+            raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
+        if "leafId" in params:  # null: Pi's leaf is reset (an empty branch)
+            ledger.set_leaf(leaf_param(params["leafId"]))
+        ledger.saves_later()  # Pi writes its file once it holds a reply (ledger.host)
+
     def rpc_sync(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"entries": len(self.ledger.entries) if self.ledger else 0}
+        return {"entries": self.ledger.entry_count if self.ledger else 0}
 
     def rpc_plan(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.setup import plan_with_memory

@@ -31,11 +31,15 @@ from typing import Any
 
 import msgspec
 
+from waymarks.ledger.branch import EntryIndex
 from waymarks.ledger.discovery import read_header
 from waymarks.ledger.entries import Message, bodies
 from waymarks.ledger.log import Entry, ProgressFn, SessionFileError, SessionLog
 
 HostAppender = Callable[[dict[str, Any]], dict[str, Any]]
+#: where a store's projection of a host session stopped: offset, lines, entries, the
+#: fingerprint of the bytes before the offset, and its index of the entries before it
+Checkpoint = tuple[int, int, int, str, EntryIndex]
 _ENCODER = msgspec.json.Encoder()
 #: how much of a session file's end :meth:`HostSessionLog.unsaved` reads for the host's
 #: newest entry (entries are one line each; a long tool result fits)
@@ -71,18 +75,45 @@ class HostSessionLog(SessionLog):
     @classmethod
     def from_entries(cls, path: Path, header: dict[str, Any], entries: Iterable[dict[str, Any]],
                      appender: HostAppender | None = None) -> HostSessionLog:
+        log = cls.sent(path, header, entries, appender)
+        log.start()
+        return log
+
+    @classmethod
+    def sent(cls, path: Path, header: dict[str, Any], entries: Iterable[dict[str, Any]],
+             appender: HostAppender | None = None) -> HostSessionLog:
+        """The session the host sent, not read yet (:meth:`start`)."""
         log = cls(path, appender)
         log.buffer.extend(_line(header))
-        log.feed(entries)
-        if log.header is None:
-            raise SessionFileError(f"{path}: the host sent no session header")
+        log.buffer.extend(b"".join(_line(e) for e in entries if isinstance(e, dict)))
         return log
+
+    def start(self, checkpoint: Checkpoint | None = None) -> None:
+        """Read what the host sent: only what follows ``checkpoint`` (where a store's
+        projection of it stopped) when the bytes before it are the ones indexed
+        (:meth:`resumes_at`), else all of it; one read already (a damaged database set
+        aside as the checkpoint was looked for: :meth:`drop_index`) reads what follows."""
+        if self.header is not None or checkpoint is None or not self.resumes_at(*checkpoint):
+            self.refresh()
+        if self.header is None:
+            raise SessionFileError(f"{self.path}: the host sent no session header")
+
+    def resumes_at(self, offset: int, lines: int, entries: int, fingerprint: str,
+                   index: EntryIndex) -> bool:
+        """Read only what follows a checkpoint (a start costs what changed since the
+        last, not the session's length) if the bytes before it are the ones indexed: it
+        ends a line, as many lines lie before it, and the fingerprint of the bytes just
+        before it is the one kept; else ``False``, nothing read (read it whole)."""
+        if not 0 < offset <= len(self.buffer) or self.buffer[offset - 1] != 0x0A \
+                or self.buffer.count(b"\n", 0, offset) != lines:
+            return False
+        return self._open_at(offset, lines, entries, fingerprint, index)
 
     def feed(self, entries: Iterable[dict[str, Any]], leaf: str | None = None) -> None:
         """Take entries the host has and this ledger has not (known IDs are skipped)."""
         self.refresh()  # another reader of this session may have taken some in already
-        for entry in entries:
-            if isinstance(entry, dict) and entry.get("id") not in self.by_id:
+        for entry in entries:  # (known: also before a checkpoint, without reading there)
+            if isinstance(entry, dict) and not self._known(entry.get("id")):
                 self.buffer.extend(_line(entry))
         self.refresh()
         if leaf is not None:
@@ -93,16 +124,24 @@ class HostSessionLog(SessionLog):
         empty active branch). An ID this ledger does not hold says nothing: the leaf is
         the last entry's, as for a file."""
         self._shared.reset = leaf is None
-        self._shared.leaf = leaf if leaf in self.by_id else None
+        self._shared.leaf = leaf if self._known(leaf) else None
 
     @property
     def leaf_id(self) -> str | None:
         leaf = self._shared.leaf
-        if leaf is not None and leaf in self.by_id:
+        if leaf is not None and self._known(leaf):
             return leaf
         if self._shared.reset:
             return None
-        return self.entries[-1].id if self.entries else None
+        return self.last_id
+
+    @property
+    def last_id(self) -> str | None:
+        """The last entry's ID (of a reader opened at a checkpoint too, unread)."""
+        return super().leaf_id
+
+    def _known(self, entry_id: object) -> bool:
+        return isinstance(entry_id, str) and self.has_entry(entry_id)
 
     def saves_later(self) -> None:
         """The host writes this session's file only once its conversation has a reply
@@ -132,7 +171,7 @@ class HostSessionLog(SessionLog):
 
     def _newest_written(self) -> bool:
         """Whether the file's end holds the host's newest entry (its ID as Pi writes it)."""
-        if not self.entries:
+        if self.last_id is None:
             return False
         try:
             with open(self.path, "rb") as file:
@@ -140,7 +179,7 @@ class HostSessionLog(SessionLog):
                 tail = file.read()
         except OSError:
             return False
-        return f'"id":"{self.entries[-1].id}"'.encode() in tail
+        return f'"id":"{self.last_id}"'.encode() in tail
 
     def file_problem(self, offset: int) -> str | None:
         """Why the file the host writes no longer holds this session as the host sent it,
@@ -172,10 +211,10 @@ class HostSessionLog(SessionLog):
         if header is None:
             return (f"{self.path}: it has no session header now (emptied or overwritten "
                     "since Pi saved the session)")
-        if info.st_size >= offset or not self.entries:
+        if info.st_size >= offset or self.last_id is None:
             return None
         missing = self._first_entry_other() or (
-            None if self._newest_written() else f"its newest entry {self.entries[-1].id}")
+            None if self._newest_written() else f"its newest entry {self.last_id}")
         if missing is None:
             return None
         return (f"{self.path}: {info.st_size} bytes, shorter than the {offset} bytes "
@@ -229,9 +268,11 @@ class HostSessionLog(SessionLog):
             raise SessionFileError(f"{self.path}: the host stored something other than the "
                                    f"entry it was asked to append ({entry_id})")
         self.feed([written], leaf=entry_id)
-        if entry_id not in self.by_id:
+        read = self._by_id.get(entry_id) or (self.by_id.get(entry_id)
+                                             if self._known(entry_id) else None)
+        if read is None:
             raise SessionFileError(f"{self.path}: appended entry {entry_id} did not read back")
-        return self.by_id[entry_id]
+        return read
 
     def reopen(self, progress: ProgressFn | None = None) -> HostSessionLog:
         log = HostSessionLog(self.path, self.appender, self._shared)

@@ -217,7 +217,7 @@ class SessionLog(ABC):
         self._branch_cache = (None, Grown())
         self._resumed_branch = None
         self.refresh()
-        if self.header_bytes != header:
+        if header and self.header_bytes != header:  # (a reader not read yet has none)
             raise SessionFileError(f"{self.path}: the session header changed while reading")
 
     def _load(self, progress: ProgressFn | None) -> None:

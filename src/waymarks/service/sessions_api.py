@@ -35,6 +35,7 @@ from waymarks.service.views import SessionInfo
 from waymarks.store.projection import ProjectionDamaged
 
 if TYPE_CHECKING:
+    from waymarks.ledger.host import Checkpoint
     from waymarks.service.app import Waymarks
 
 _S = TypeVar("_S", bound=SessionLog)
@@ -54,14 +55,11 @@ def open_session(app: Waymarks, path: Path, *, named: bool = False) -> SessionFi
     if header is not None:
         try:
             found = app.projection.checkpoint_of(header.id)
-            if found is not None and found[0] == str(path):
-                _path, offset, lines, entries, fingerprint = found
-                index = app.projection.entry_index(header.id, entries)
-                if index is not None:
-                    opened = SessionFile.open_at(path, offset, lines, entries,
-                                                 fingerprint, index)
-                    if opened is not None and opened.session_id == header.id:
-                        return opened
+            at = _indexed_to(app, path, header.id, found)
+            if at is not None:
+                opened = SessionFile.open_at(path, *at)
+                if opened is not None and opened.session_id == header.id:
+                    return opened
         except (sqlite3.Error, ProjectionDamaged, ServiceError):
             return SessionFile.open(path)  # the database answers later, or is rebuilt
     whole = SessionFile.open(path)
@@ -72,6 +70,29 @@ def open_session(app: Waymarks, path: Path, *, named: bool = False) -> SessionFi
                 app.projection.transaction():
             app.projection.index_entries(whole, found[3])
     return whole
+
+
+def _indexed_to(app: Waymarks, path: Path, session_id: str,
+                found: tuple[str, int, int, int, str] | None) -> Checkpoint | None:
+    """Where the projection stopped reading ``session_id`` from ``path`` (``found``: its
+    checkpoint), with its index of the entries before; ``None``: not indexed from there."""
+    if found is None or found[0] != str(path):
+        return None
+    _path, offset, lines, entries, fingerprint = found
+    index = app.projection.entry_index(session_id, entries)
+    return None if index is None else (offset, lines, entries, fingerprint, index)
+
+
+def host_checkpoint(app: Waymarks, path: Path, session_id: object) -> Checkpoint | None:
+    """Where the projection stopped reading the session a host sent (Pi's, its file at
+    ``path``), for :meth:`.HostSessionLog.start`: a start reads only what the host
+    recorded since (``None``: not indexed, or the database does not answer now)."""
+    if not isinstance(session_id, str):
+        return None
+    try:
+        return _indexed_to(app, path, session_id, app.projection.checkpoint_of(session_id))
+    except (sqlite3.Error, ProjectionDamaged, ServiceError):
+        return None  # the database answers later, or is rebuilt: read it whole
 
 
 def _refuse_copy(app: Waymarks, path: Path, session_id: str) -> None:
