@@ -5,11 +5,15 @@
   session, with ``--memories`` session memories and 5 pins in the Pi session; p50/p99 as
   seen from the extension, beside the Python-side planning time (the baseline: the part
   that is not transport);
-- start-up: ``pi -p`` wall time with and without the extension (median of ``--runs``).
+- start-up: ``pi -p`` wall time with and without the extension (median of ``--runs``);
+- ``--start-mb N``: instead, the bridge's start on a generated N MB Pi session, cold and
+  after one new entry (``pi_bridge_start.py``), with the code of ``--baseline-src DIR`` or
+  ``--baseline REF`` in the same run.
 
 The model is the loopback fake server of the tests, so model time is near zero.
 
     .venv/bin/python benchmarks/pi_bridge.py [--variant pi16] [--prompts 40] [--memories 1000]
+    .venv/bin/python benchmarks/pi_bridge.py --start-mb 60 [--runs 5] [--baseline REF]
 """
 
 from __future__ import annotations
@@ -44,7 +48,15 @@ def main() -> int:
     parser.add_argument("--prompts", type=int, default=40)
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--start-mb", type=float, default=None,
+                        help="time the bridge's start on a generated session of this size")
+    parser.add_argument("--baseline-src", metavar="DIR", default=None,
+                        help="(--start-mb) another checkout's src, timed in the same run")
+    parser.add_argument("--baseline", metavar="REF", default=None,
+                        help="(--start-mb) a git ref whose code is timed in the same run")
     args = parser.parse_args()
+    if args.start_mb is not None:
+        return start_report(args)
     command = install(args.variant)
     with tempfile.TemporaryDirectory(prefix="waymarks-pi-") as tmp, FakeOpenAI() as fake:
         home = PiHome(Path(tmp), command, fake.base_url)
@@ -94,6 +106,21 @@ def main() -> int:
                                           - statistics.median(without), 1)},
     }
     json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+def start_report(args: argparse.Namespace) -> int:
+    from code_baseline import described, source_of
+    from pi_bridge_start import start_figures
+
+    with source_of(args.baseline) as exported:
+        source = str(exported) if exported is not None else args.baseline_src
+        figures = start_figures(args.start_mb, args.runs, source)
+    json.dump({"benchmark": "pi_bridge_start", "python": sys.version.split()[0],
+               "baseline_code": described(args.baseline) or (
+                   {"src": args.baseline_src} if args.baseline_src else None),
+               **figures}, sys.stdout, indent=2)
     print()
     return 0
 
