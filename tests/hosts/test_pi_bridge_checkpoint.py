@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymarks.hosts.pi_bridge import Bridge
 
 HEADER = {"type": "session", "version": 3, "id": "22222222-2222-4222-8222-222222222222",
@@ -142,3 +144,34 @@ def test_a_database_damaged_between_starts_is_rebuilt_and_the_session_read(
     assert second.ledger is not None and second.ledger.entry_count == len(pi.entries)
     assert PIN_BEGIN in planned(pi, second)
     pi.call(second, "shutdown", {})
+
+
+def test_the_end_of_a_turn_reads_the_last_user_message_not_the_whole_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``learn`` on ``agent_end`` looks at the turn's last user message for feedback
+    (``memory <id> is incorrect.``), learning on or off: it decoded every entry of the
+    session to keep the last user message (1.6 s per turn at 30 MB; past the call's 5 s
+    the extension killed the bridge after each turn, and the next start paid again)."""
+    from waymarks.ledger import entries as entries_module
+
+    pi = Pi(tmp_path)
+    for n in range(400):
+        pi.say(f"message {n} " + "words of a long conversation " * 40)
+    bridge = started(pi)
+    decoded: list[str] = []
+    body_of = entries_module.body_of
+
+    def counting(raw: Any) -> Any:
+        decoded.append(raw.id)
+        return body_of(raw)
+
+    monkeypatch.setattr(entries_module, "body_of", counting)
+    pi.say("memory 0123abcd is incorrect.")
+    pi.say("noted")  # the reply that ends the turn
+    done = pi.call(bridge, "learn", {"event": "agent_end", "users": [pi.entries[-2]["id"]],
+                                     "sync": {"entries": pi.entries[-2:],
+                                              "leafId": pi.entries[-1]["id"]}})
+    assert done["skipped"] == "learning_off", done
+    assert 0 < len(decoded) < 60, len(decoded)  # not the 602 entries of the session
+    assert pi.entries[-2]["id"] in decoded
+    pi.call(bridge, "shutdown", {})

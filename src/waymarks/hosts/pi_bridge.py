@@ -433,12 +433,15 @@ class Bridge:
 
     def _natural_feedback(self, session: HostSessionLog) -> dict[str, int]:
         """``memory <id> is incorrect.`` as the turn's last user message is feedback on
-        that learned claim (whether or not learning is on: it is the person's act)."""
-        from waymarks.ledger.entries import Message, bodies
+        that learned claim (whether or not learning is on: it is the person's act).
+        Read from the session's end until a user message is found (decoding every entry
+        to keep the last took 1.6 s per turn at 30 MB, past the call's limit further on)."""
+        from waymarks.ledger.entries import recent_messages
         from waymarks.service.evolution_edits import feedback_from_turn
 
-        users = [b for b in bodies(session, ("message",))
-                 if isinstance(b, Message) and b.role == "user"]
+        users = [m for m in recent_messages(
+            session, session.offset, session.entry_count + 1, first_bytes=1 << 14,
+            enough=lambda found: any(m.role == "user" for m in found)) if m.role == "user"]
         return feedback_from_turn(self.home, [(f"pi:{session.session_id}:{b.id}", b.text)
                                               for b in users[-1:]])
 
