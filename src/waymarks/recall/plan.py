@@ -253,8 +253,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     # subject of its own, but among the claims it selects, those about the one before
     # come first (the staging database's host fell behind the staging deploy claims)
     earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
-    return QueryPlan(plan.focus, plan.context, plan.literals, plan.reason, plan.names,
-                     earlier)
+    return msgspec.structs.replace(plan, earlier=earlier)
 
 
 #: a word that names an attribute's value with the attribute ("the port number", "the
@@ -318,4 +317,35 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     """A plan of the query alone; a name in it the analysis cannot hold must be in a
     record too (:attr:`QueryPlan.names`)."""
     names = _asked_names(text) if analysis.features else frozenset()
-    return QueryPlan(analysis.features, (), analysis.literals, reason, names)
+    return QueryPlan(analysis.features, (), analysis.literals, reason, names,
+                     asks=_joined_asks(text, analysis.features))
+
+
+#: two words joined by "and", "or", a comma or "&", an article or question word allowed
+#: before the second ("host and key", "host, and the key", "host or which port"); the
+#: second is looked ahead at, so a chain ("host, port and user") yields each pair
+_JOINED: Final = lazy(
+    r"([^\W_]+)(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+|\s*&\s*)"
+    r"(?=(?:(?:the|its|their|which|what|a|an)\s+)?([^\W_]+))")
+_JOINERS: Final = (",", "&", " and ", " or ")
+
+
+def _joined_asks(text: str, focus: Sequence[str]) -> frozenset[str]:
+    """The focus words joined to an attribute, directly or along a chain, and that
+    attribute (:attr:`QueryPlan.asks`): "which deploy host and key?" asks two things of
+    the deploy. Words joined with no attribute among them ("redis and postgres") are
+    subjects, and stay so."""
+    folded = fold(text)
+    if not any(joiner in folded for joiner in _JOINERS):
+        return frozenset()
+    within = set(focus)
+    pairs = [(first, second) for first, second in (
+        (word_feature(m.group(1)), word_feature(m.group(2))) for m in _JOINED.finditer(folded))
+        if first is not None and second is not None and first in within and second in within]
+    asks = {f for pair in pairs for f in pair if f in ATTRIBUTES}
+    grown = True
+    while grown:
+        joined = {f for pair in pairs if not asks.isdisjoint(pair) for f in pair}
+        grown = not joined <= asks
+        asks |= joined
+    return frozenset(asks)

@@ -107,6 +107,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: eviction policy?"), part of ``context``: the conversation's subject too when the
     #: store says the question was a facet of it (:mod:`waymarks.recall.subject`)
     parent: tuple[str, ...] = ()
+    #: focus words joined to an attribute by "and", "or", a comma or "&" ("which deploy
+    #: host and key?"): each is one ask of the subject, as the attribute is, never the
+    #: subject itself; a record saying one of them answers (:func:`_named_attribute_mismatch`)
+    asks: frozenset[str] = frozenset()
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -178,24 +182,28 @@ class _Facts(msgspec.Struct, frozen=True):
     subjects: frozenset[str] = frozenset()  # the words that name the query's subject
     #: :func:`~waymarks.recall.subject.facet_of_parent` of the candidates
     parent: bool = False
+    #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
+    either: frozenset[str] = frozenset()
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
     focus = tuple((f, stats.weight(f)) for f in plan.focus)
     context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
     words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
-             and not is_numeric(f) and f not in ATTRIBUTES]
+             and not is_numeric(f) and f not in ATTRIBUTES and f not in plan.asks]
     # without a word naming it, a concept is the subject ("database password?": a
     # database's port is no answer, however near in meaning)
     names = words or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
-                      and not is_generic(f)]
-    attributes = tuple(f for f in plan.focus if f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)
+                      and not is_generic(f) and f not in plan.asks]
+    attributes = tuple(f for f in plan.focus if f in plan.asks or (
+        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES))
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
              and len(names) == 1 and bool(attributes))
     return _Facts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
+        either=plan.asks if short else _NONE,
         phrases=_rare_phrases(plan.focus, stats),
         naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
         naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
@@ -554,16 +562,21 @@ _BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no t
 
 
 def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
-    """A short query naming one subject and an attribute needs both ("SQLite auth?")."""
+    """A short query naming one subject and an attribute needs both ("SQLite auth?"); of
+    attributes asked side by side ("the deploy host and key?"), one is enough."""
     name = facts.short_name
     if name is None:
         return ""
     if not _field_factor(name, candidate):
         return f"does not name {name[2:]}"
-    for attribute in facts.short_attributes:
-        if attribute not in candidate.body and attribute not in candidate.aliases \
-                and attribute not in _values_said(facts, candidate):
+    said = _values_said(facts, candidate)
+    unsaid = [a for a in facts.short_attributes
+              if a not in candidate.body and a not in candidate.aliases and a not in said]
+    for attribute in unsaid:
+        if attribute not in facts.either:
             return f"says nothing about {attribute[2:]}"
+    if facts.either and facts.either.issubset(unsaid):
+        return f"says nothing about {' or '.join(sorted(a[2:] for a in facts.either))}"
     return ""
 
 

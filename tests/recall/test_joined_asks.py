@@ -1,0 +1,69 @@
+"""A question with two asks joined ("which deploy host and key?"): a claim that names the
+subject and answers one of them is an answer (it recalled nothing: "key" was taken for
+the subject of a short name + attribute question, and "host and port" needed both)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from waymarks.cli.main import main
+from waymarks.recall.plan import direct_plan
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+def remember(app: Waymarks, text: str) -> str:
+    outcome = app.remember(text)
+    assert isinstance(outcome, Committed), outcome
+    return outcome.id
+
+
+@pytest.fixture
+def store(app: Waymarks) -> dict[str, str]:
+    texts = {"host": "The deploy host is web1.", "port": "The database port is 5433.",
+             "logs": "Logs are kept for 7 days."}
+    return {name: remember(app, text) for name, text in texts.items()}
+
+
+@pytest.mark.parametrize("query", [
+    "which deploy host and key?", "deploy host or key?", "the deploy host, and the key?",
+    "which deploy host and which key?", "what is the deploy host and port?",
+    "deploy host & user?"])
+def test_one_ask_answered_is_recalled(app: Waymarks, store: dict[str, str],
+                                      query: str) -> None:
+    assert app.recall(query, inherit=False).selected == [store["host"]]
+
+
+def test_each_ask_answered_by_its_own_claim(app: Waymarks, store: dict[str, str]) -> None:
+    key = remember(app, "The deploy key lives in the vault at secret/deploy.")
+    selected = app.recall("which deploy host and key?", inherit=False).selected
+    assert sorted(selected) == sorted([store["host"], key])
+
+
+def test_the_subject_is_still_needed(app: Waymarks) -> None:
+    """Joined asks loosen which attribute a claim says, never the subject it names."""
+    remember(app, "PostgreSQL auth uses scram-sha-256 passwords.")
+    remember(app, "The SQLite timeout is 5 seconds.")
+    assert app.recall("SQLite auth and password?", inherit=False).selected == []
+    assert app.recall("SQLite auth?", inherit=False).selected == []
+
+
+def test_words_joined_without_an_attribute_are_subjects() -> None:
+    assert direct_plan("which deploy host and key?").asks == frozenset({"w:host", "w:key"})
+    assert direct_plan("redis and postgres?").asks == frozenset()
+    assert direct_plan("which deploy host?").asks == frozenset()
+
+
+def test_cli_recall_finds_the_deploy_host(home: Path, project: Path,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["memory", "add", "--", "The deploy host is web1."]) == 0
+    capsys.readouterr()
+    assert main(["--json", "recall", "which deploy host and key?"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [row["excerpt"] for row in out["rows"]] == ["The deploy host is web1."]
