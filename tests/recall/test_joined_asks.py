@@ -67,3 +67,20 @@ def test_cli_recall_finds_the_deploy_host(home: Path, project: Path,
     assert main(["--json", "recall", "which deploy host and key?"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [row["excerpt"] for row in out["rows"]] == ["The deploy host is web1."]
+
+
+def test_subjects_joined_are_each_a_subject(app: Waymarks, store: dict[str, str]) -> None:
+    """"redis and deploy host?" asks the host of two subjects: "redis" was taken for the one
+    subject of a short question, and the deploy host refused ("does not name redis")."""
+    redis = remember(app, "The Redis host is cache1.")
+    remember(app, "The Redis port is 6380.")
+    selected = app.recall("redis and deploy host?", inherit=False).selected
+    assert sorted(selected) == sorted([store["host"], redis])
+    assert direct_plan("redis and deploy host?").asks == frozenset()
+
+
+def test_a_long_prompt_is_not_searched_for_joined_words() -> None:
+    """Only a short question reads them: a 65 KB prompt of "and"s doubled its plan's time."""
+    prompt = "the deploy host and key, the port & user or name and " * 1200
+    assert len(direct_plan(prompt).focus) > 4
+    assert direct_plan(prompt).asks == direct_plan(prompt).co_subjects == frozenset()

@@ -31,7 +31,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
-from waymarks.recall.scoring import QueryPlan
+from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.subject import KINDS
 from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
@@ -317,8 +317,9 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     """A plan of the query alone; a name in it the analysis cannot hold must be in a
     record too (:attr:`QueryPlan.names`)."""
     names = _asked_names(text) if analysis.features else frozenset()
-    return QueryPlan(analysis.features, (), analysis.literals, reason, names,
-                     asks=_joined_asks(text, analysis.features))
+    asks, co_subjects = _joined(text, analysis.features)
+    return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
+                     co_subjects=co_subjects)
 
 
 #: two words joined by "and", "or", a comma or "&", an article or question word allowed
@@ -330,14 +331,16 @@ _JOINED: Final = lazy(
 _JOINERS: Final = (",", "&", " and ", " or ")
 
 
-def _joined_asks(text: str, focus: Sequence[str]) -> frozenset[str]:
+def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The focus words joined to an attribute, directly or along a chain, and that
     attribute (:attr:`QueryPlan.asks`): "which deploy host and key?" asks two things of
-    the deploy. Words joined with no attribute among them ("redis and postgres") are
-    subjects, and stay so."""
+    the deploy; and the words joined with no attribute among them, each a subject
+    (:attr:`QueryPlan.co_subjects`: "redis and deploy host?")."""
+    if len(focus) > SHORT_QUERY_FEATURES:  # read only by the rule for short questions
+        return frozenset(), frozenset()
     folded = fold(text)
     if not any(joiner in folded for joiner in _JOINERS):
-        return frozenset()
+        return frozenset(), frozenset()
     within = set(focus)
     pairs = [(first, second) for first, second in (
         (word_feature(m.group(1)), word_feature(m.group(2))) for m in _JOINED.finditer(folded))
@@ -348,4 +351,4 @@ def _joined_asks(text: str, focus: Sequence[str]) -> frozenset[str]:
         joined = {f for pair in pairs if not asks.isdisjoint(pair) for f in pair}
         grown = not joined <= asks
         asks |= joined
-    return frozenset(asks)
+    return frozenset(asks), frozenset(f for pair in pairs for f in pair) - asks

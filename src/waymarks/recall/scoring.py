@@ -109,8 +109,12 @@ class QueryPlan(msgspec.Struct, frozen=True):
     parent: tuple[str, ...] = ()
     #: focus words joined to an attribute by "and", "or", a comma or "&" ("which deploy
     #: host and key?"): each is one ask of the subject, as the attribute is, never the
-    #: subject itself; a record saying one of them answers (:func:`_named_attribute_mismatch`)
+    #: subject itself; a record saying one of them answers (:func:`_named_attribute_mismatch`).
+    #: Worked out for a short question only (:data:`SHORT_QUERY_FEATURES`), the one it changes
     asks: frozenset[str] = frozenset()
+    #: focus words joined with no attribute among them ("redis and deploy host?"): each a
+    #: subject, a concept as much as a word (neither is *the* one subject of the question)
+    co_subjects: frozenset[str] = frozenset()
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -193,7 +197,8 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
              and not is_numeric(f) and f not in ATTRIBUTES and f not in plan.asks]
     # without a word naming it, a concept is the subject ("database password?": a
     # database's port is no answer, however near in meaning)
-    names = words or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
+    names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
+    names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
                       and not is_generic(f) and f not in plan.asks]
     attributes = tuple(f for f in plan.focus if f in plan.asks or (
         f in ATTRIBUTES and f not in WEAK_ATTRIBUTES))
