@@ -84,3 +84,13 @@ def test_a_long_prompt_is_not_searched_for_joined_words() -> None:
     prompt = "the deploy host and key, the port & user or name and " * 1200
     assert len(direct_plan(prompt).focus) > 4
     assert direct_plan(prompt).asks == direct_plan(prompt).co_subjects == frozenset()
+
+
+def test_chinese_joined_asks(app: Waymarks) -> None:
+    """"部署主机和密钥？" ("the deploy host and key?") recalled nothing beside "部署主机是
+    web1。": 密钥 (key) was demanded of the claim as a second attribute."""
+    host = remember(app, "部署主机是 web1。")
+    remember(app, "数据库端口是 5433。")
+    for query in ("部署主机和密钥？", "部署主机、密钥？"):
+        assert app.recall(query, inherit=False).selected == [host], query
+    assert direct_plan("和谐的部署主机？").asks == frozenset()

@@ -53,6 +53,12 @@ def _segment_han(run: str) -> list[str]:
 
 _jieba_cut: Callable[[str], list[str]] | None = None
 
+
+def han_words(text: str) -> list[str]:
+    """The words of a folded text holding Chinese, as the analysis cuts its Chinese (each
+    mark, "、", and each function word, "和", an item of its own)."""
+    return _segment_han(text)
+
 try:
     import Stemmer as _stemmer_module  # type: ignore[import-not-found]
 

@@ -30,7 +30,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
-from waymarks.recall.analysis import Analysis, analyze, fold, word_feature
+from waymarks.recall.analysis import Analysis, analyze, fold, han_words, word_feature
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.subject import KINDS
 from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
@@ -329,6 +329,8 @@ _JOINED: Final = lazy(
     r"([^\W_]+)(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+|\s*&\s*)"
     r"(?=(?:(?:the|its|their|which|what|a|an)\s+)?([^\W_]+))")
 _JOINERS: Final = (",", "&", " and ", " or ")
+#: the same in Chinese, between two of the segmenter's words (it keeps "和谐" whole)
+_HAN_JOINERS: Final = frozenset({"和", "或", "或者", "与", "及", "以及", "、"})
 
 
 def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -339,11 +341,16 @@ def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[
     if len(focus) > SHORT_QUERY_FEATURES:  # read only by the rule for short questions
         return frozenset(), frozenset()
     folded = fold(text)
-    if not any(joiner in folded for joiner in _JOINERS):
-        return frozenset(), frozenset()
+    words = [(m.group(1), m.group(2)) for m in _JOINED.finditer(folded)] if any(
+        joiner in folded for joiner in _JOINERS) else []
+    if any(joiner in folded for joiner in "和或与及、"):
+        cut = han_words(folded)
+        words += [(before, after) for before, joiner, after in zip(cut, cut[1:], cut[2:],
+                                                                   strict=False)
+                  if joiner in _HAN_JOINERS]
     within = set(focus)
     pairs = [(first, second) for first, second in (
-        (word_feature(m.group(1)), word_feature(m.group(2))) for m in _JOINED.finditer(folded))
+        (word_feature(before), word_feature(after)) for before, after in words)
         if first is not None and second is not None and first in within and second in within]
     asks = {f for pair in pairs for f in pair if f in ATTRIBUTES}
     grown = True
