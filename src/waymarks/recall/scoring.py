@@ -24,7 +24,6 @@ lexical match. Without one, every score is the lexical one, unchanged.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
@@ -41,7 +40,7 @@ from waymarks.recall.analysis import (
 )
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
-from waymarks.recall.subject import context_mismatch, facet_of_parent
+from waymarks.recall.subject import context_mismatch, facet_of_parent, names_phrase, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
@@ -209,7 +208,7 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
         short_name=names[0] if short else None, short_attributes=attributes if short else (),
         either=plan.asks if short else _NONE,
-        phrases=_rare_phrases(plan.focus, stats),
+        phrases=rare_phrases(plan.focus, stats),
         naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
         naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
                                   and not _names(f, False, stats)),
@@ -217,29 +216,6 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
         subjects=version_subjects(words, plan.names),
     )
-
-
-def _phrase_word(feature: str) -> bool:
-    return (feature.startswith("w:") and not is_generic(feature) and not is_numeric(feature)
-            and feature not in ATTRIBUTES)
-
-
-def _rare_phrases(focus: Sequence[str], stats: Stats) -> tuple[tuple[str, str], ...]:
-    """Adjacent pairs of ordinary query words whose rarer word is rare in the store."""
-    pairs = []
-    for first, second in itertools.pairwise(focus):
-        if (_phrase_word(first) and _phrase_word(second) and stats.df.get(first)
-                and stats.df.get(second) and (stats.rare(first) or stats.rare(second))):
-            pairs.append((first, second))
-    return tuple(pairs)
-
-
-def _names_phrase(facts: _Facts, candidate: Candidate) -> bool:
-    """Whether the record's body has one of the query's rare word pairs, adjacent."""
-    if not facts.phrases or not candidate.sequence:
-        return False
-    adjacent = set(itertools.pairwise(candidate.sequence))
-    return any(pair in adjacent for pair in facts.phrases)
 
 
 def unheld_literal(plan: QueryPlan, stats: Stats) -> str | None:
@@ -492,7 +468,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
             break
     named = named or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
-        and _names_phrase(facts, candidate))
+        and names_phrase(facts.phrases, candidate))
     qualified = semantic is not None and semantic.qualifies(sem, candidate.text)
     close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))

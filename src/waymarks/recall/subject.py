@@ -12,8 +12,12 @@ Redis cache's, after "Which database does the orders service use?").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
+
+from waymarks.recall.analysis import is_generic, is_numeric
+from waymarks.recall.vocabulary import ATTRIBUTES
 
 if TYPE_CHECKING:
     from waymarks.recall.scoring import Candidate, QueryPlan
@@ -39,6 +43,37 @@ ORIGIN: Final = FIELD_FACTORS["origin"]
 
 class Weights(Protocol):
     def weight(self, feature: str) -> float: ...
+
+
+class Rarity(Protocol):
+    @property
+    def df(self) -> Mapping[str, int]: ...
+
+    def rare(self, feature: str) -> bool: ...
+
+
+def _phrase_word(feature: str) -> bool:
+    return (feature.startswith("w:") and not is_generic(feature) and not is_numeric(feature)
+            and feature not in ATTRIBUTES)
+
+
+def rare_phrases(focus: Sequence[str], stats: Rarity) -> tuple[tuple[str, str], ...]:
+    """Adjacent pairs of ordinary query words whose rarer word is rare in the store: a
+    multi-word subject ("invoice renderer") that names a topic (:mod:`waymarks.recall.scoring`)."""
+    pairs = []
+    for first, second in itertools.pairwise(focus):
+        if (_phrase_word(first) and _phrase_word(second) and stats.df.get(first)
+                and stats.df.get(second) and (stats.rare(first) or stats.rare(second))):
+            pairs.append((first, second))
+    return tuple(pairs)
+
+
+def names_phrase(phrases: Sequence[tuple[str, str]], candidate: Candidate) -> bool:
+    """Whether the record's body has one of the query's rare word pairs, adjacent."""
+    if not phrases or not candidate.sequence:
+        return False
+    adjacent = set(itertools.pairwise(candidate.sequence))
+    return any(pair in adjacent for pair in phrases)
 
 
 def field_factor(feature: str, candidate: Candidate) -> float:
