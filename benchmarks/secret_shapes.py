@@ -126,21 +126,27 @@ def recall(samples: int = 20_000, seed: int = 7) -> dict[str, float]:
 
 
 def main_redact() -> Callable[[str], tuple[str, int]]:
-    """``redact`` of the module at ``main``: its rules and its ``secrets`` loaded beside the
-    current ones under other names."""
-    def source(path: str) -> str:
-        return subprocess.run(["git", "-C", str(REPO), "show", f"main:{path}"], check=True,
-                              capture_output=True, text=True).stdout
+    """``redact`` of the module at ``main``: its rules, its pre-test (a module of its own
+    since the rules were split, read with them before) and its ``secrets`` loaded beside
+    the current ones under other names, each reading the others' ``main`` versions."""
+    def source(path: str) -> str | None:
+        done = subprocess.run(["git", "-C", str(REPO), "show", f"main:{path}"],
+                              capture_output=True, text=True)
+        return done.stdout if done.returncode == 0 else None
 
-    rules = types.ModuleType("main_secret_rules")
-    exec(compile(source("src/waymarks/core/secret_rules.py"), "main_secret_rules", "exec"),
-         rules.__dict__)
-    sys.modules["main_secret_rules"] = rules
-    secrets = types.ModuleType("main_secrets")
-    code = source("src/waymarks/core/secrets.py").replace(
-        "from waymarks.core.secret_rules import", "from main_secret_rules import")
-    exec(compile(code, "main_secrets", "exec"), secrets.__dict__)
-    return secrets.redact  # type: ignore[no-any-return]
+    loaded: list[str] = []
+    module = types.ModuleType("main_secrets")
+    for name in ("secret_rules", "secret_pretest", "secrets"):  # each after what it imports
+        code = source(f"src/waymarks/core/{name}.py")
+        if code is None:  # not a module of its own at main
+            continue
+        for done in loaded:
+            code = code.replace(f"from waymarks.core.{done} import", f"from main_{done} import")
+        module = types.ModuleType(f"main_{name}")
+        exec(compile(code, f"main_{name}", "exec"), module.__dict__)
+        sys.modules[f"main_{name}"] = module
+        loaded.append(name)
+    return module.redact  # type: ignore[no-any-return]
 
 
 def cost(rounds: int) -> dict[str, object]:

@@ -20,7 +20,8 @@ from tests.privacy.secret_corpus import (
     TOKENS,
     body,
 )
-from waymarks.core.secret_rules import _SHORT_RULES_ONLY, _SHORTEST, RULES, SHORT_RULES
+from waymarks.core.secret_pretest import _SHORT_RULES_ONLY, _SHORTEST, SHORT_RULES
+from waymarks.core.secret_rules import RULES
 from waymarks.core.secrets import (
     PLACEHOLDER_PREFIX,
     SecretSpan,

@@ -1,4 +1,4 @@
-"""The credential shapes ``waymarks.core.secrets`` recognises: rules, checks, pre-test.
+"""The credential shapes ``waymarks.core.secrets`` recognises: the rules and their checks.
 
 Each rule names a *kind* (the ``<kind>`` of ``[REDACTED:<kind>]``) and matches the span
 to replace. Two families:
@@ -19,25 +19,24 @@ to replace. Two families:
   ("the staging db password is Tr0ub4dor&3", "数据库密码是 Passw0rd123";
   :mod:`waymarks.core.secret_prose`, judged by :mod:`waymarks.core.secret_values`, where
   the assignments' values are judged too).
-- invisible format characters (:func:`visible`) are not read: ``find_secrets`` runs the
-  rules on the text without them and maps the spans back.
+- invisible format characters are not read (:func:`waymarks.core.secret_pretest.visible`):
+  ``find_secrets`` runs the rules on the text without them and maps the spans back.
 
-Speed: ``redact`` runs on every rendered item of every model request, and nearly all of
-them hold no credential. ``might_contain_secret`` decides most texts with substring
-searches behind single-character guards (one expression of all rules, tried at every
-position, cost about 200 µs per 200 characters). Past it, rules are grouped by a *guard*
-character every match holds, and each runs only when one of its *needles* (the literals
-it cannot match without) is in the text: a text pays for the rules it could trigger, not
-for all 58. Rules whose needle is a common word (``key``, ``token``, ``bearer``) are
-*anchored*: their expression is tried only where the needle stands.
+Speed: a text first passes the pre-test of :mod:`waymarks.core.secret_pretest`. Past it,
+rules are grouped by a *guard* character every match holds, and each runs only when one
+of its *needles* (the literals it cannot match without) is in the text: a text pays for
+the rules it could trigger, not for all 58. Rules whose needle is a common word (``key``,
+``token``, ``bearer``) are *anchored*: their expression is tried only where the needle
+stands.
 
 What must stay true:
 
 - no false negatives: a rule's expression never matches a text lacking its guard, all
   its needles or its hint, and ``might_contain_secret`` is False only when every rule's
   needles are missing; only ``SHORT_RULES`` match in fewer than 20 characters. A new
-  rule needs its needles here and in the pre-test; tests/privacy/test_secrets.py checks
-  all of this against every rule's expression (unit cases and a property test).
+  rule needs its needles here and in the pre-test (:mod:`waymarks.core.secret_pretest`);
+  tests/privacy/test_secrets.py checks all of this against every rule's expression
+  (unit cases and a property test).
 - a replacement never creates a new match: every span ends where its shape ends (fixed
   lengths are followed by a non-token character, open-ended runs are greedy), so
   redaction is idempotent.
@@ -49,21 +48,12 @@ Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose, might_state_one
-from waymarks.core.secret_tokens import (
-    DISCORD,
-    GITHUB,
-    GITLAB,
-    MAILCHIMP,
-    TOKENS,
-    Rule,
-    named_aws_key,
-)
+from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
+from waymarks.core.secret_tokens import TOKENS, Rule
 from waymarks.core.secret_values import (
     _NAME_ENDS,
     _PLACEHOLDERS,
@@ -75,8 +65,6 @@ from waymarks.core.secret_values import (
 
 #: every replacement starts with this; a value starting with it is never a secret again
 PLACEHOLDER_PREFIX: Final = "[REDACTED:"
-
-
 
 #: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
 #: password == expected:`` ends a statement there). A quoted value runs to its closing
@@ -282,182 +270,6 @@ BY_GUARD: Final = tuple(
     (guard, tuple((rank, rule) for rank, rule in enumerate(RULES) if rule.guard == guard))
     for guard in dict.fromkeys(rule.guard for rule in RULES))
 
-#: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
-_SHORTEST: Final = 6
-#: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
-#: shortest match)
-_SHORT_RULES_ONLY: Final = 20
-SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
-                                "assign", "short_flag", "user_flag", "login_flag", "smb_user",
-                                "auth_b64", "pgpass", "prose", "prose_cjk"})
-
-
-#: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
-#: soft hyphen, the combining grapheme joiner, the Arabic letter mark, Hangul fillers,
-#: Mongolian and other variation selectors, zero-width space and joiners, directional
-#: marks, overrides and isolates, the word joiner, the byte-order mark, tags), and the C0
-#: and C1 controls that do not end a line (NUL, BEL, backspace, ESC, DEL, the 8-bit CSI:
-#: a line break or a tab still ends a token). One inside a token would hide it from every
-#: rule, so the rules read the text without them (before, only the format characters
-#: among them were: ``ghp_…\ufe0f…`` or ``AKIA…\u061c…`` was stored, and sent to remote
-#: models in clear; then ``ghp_…\x1b…``, whose quoted ``\u001b`` a model reads through)
-INVISIBLE: Final = (
-    "[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f"
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
-_INVISIBLE: Final = lazy(INVISIBLE)
-#: the ASCII ones among them (searched alone in ASCII text: a third of the cost)
-_ASCII_INVISIBLE: Final = lazy("[\x00-\x08\x0e-\x1b\x1f\x7f]")
-
-
-class Kept:
-    """Where in a text each character :func:`visible` kept was: ``kept[i]`` is the place
-    of the ``i``-th. Only the removed characters are stored (one number each), not a
-    number for every character kept: an 8 MB log with one ESC in it (ANSI colours) took
-    some 300 MB and five times the CPU to redact."""
-
-    __slots__ = ("_shifts",)
-
-    def __init__(self, removed: list[int]) -> None:
-        # the k-th removed character (0-based) stands after ``removed[k] - k`` kept ones
-        self._shifts = [at - k for k, at in enumerate(removed)]
-
-    def __getitem__(self, i: int) -> int:
-        return i + bisect_right(self._shifts, i)
-
-
-def visible(text: str) -> tuple[str, Kept | None]:
-    """``text`` without its invisible characters (format characters and controls that do
-    not end a line), and the place in ``text`` of each character kept (``None`` when there
-    was nothing to remove: the same text)."""
-    if text.isascii():
-        if text.isprintable() or _ASCII_INVISIBLE.search(text) is None:
-            return text, None
-    elif _INVISIBLE.search(text) is None:
-        return text, None
-    removed = [at for found in _INVISIBLE.finditer(text)
-               for at in range(found.start(), found.end())]
-    return _INVISIBLE.sub("", text), Kept(removed)
-
-
-def might_contain_secret(text: str) -> bool:
-    """A cheap test with no false negatives: False means no rule can match ``text``.
-
-    Every literal a rule needs is looked for, most behind a single character the literal
-    holds: a character search costs a fraction of a substring search, and typical prose
-    lacks most of these characters (``_``, ``~``, ``J``, ``K``, ``G``, ``B``, …). Every
-    check costs on clean text (all of them run), so a new one needs a guard. Text too
-    short for all but a few rules skips the others. Invisible characters (format
-    characters, controls that end no line) are not read (:func:`visible`)."""
-    return might_hold_visible(visible(text)[0])
-
-
-def might_hold_visible(text: str) -> bool:
-    """:func:`might_contain_secret` of a text :func:`visible` returned as it was (a caller
-    that has just checked need not search it for invisible characters again)."""
-    if len(text) < _SHORTEST:
-        return False
-    dash, colon, equals = "-" in text, ":" in text, "=" in text
-    if len(text) < _SHORT_RULES_ONLY:
-        if ("_" in text and "k_" in text
-                and ("k_live_" in text or "k_test_" in text or "k_prod_" in text)) \
-                or ("x" in text and ("xox" in text or "xapp-" in text)):
-            return True
-        return _in_context(text, dash, colon, equals)
-    if dash and (
-            "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
-            or ("gl" in text and GITLAB.search(text) is not None)
-            or ("-us" in text and MAILCHIMP.search(text) is not None)
-            or ("q" in text and "sq0" in text)):
-        return True
-    if "_" in text and (
-            ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
-            or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
-            or "gsk_" in text
-            or "_v1_" in text or "lin_api_" in text or "sntry" in text
-            or GITHUB.search(text) is not None):
-        return True
-    # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
-    if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
-            or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
-            or ("B" in text and "-----BEGIN" in text):
-        return True
-    if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
-                        or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
-                        or ("3" in text and "ATATT3" in text) or "EAAA" in text):
-        return True
-    if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
-            or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
-        return True
-    if ("M" in text or "N" in text or "O" in text) and "." in text \
-            and DISCORD.search(text) is not None:
-        return True
-    if colon and (":AA" in text or ("://" in text and "hooks" in text)):
-        return True  # a Telegram bot token, a Slack or Discord webhook
-    size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
-    if (size >= 94 and "hv" in text) \
-            or (size >= 36 and "dapi" in text):
-        return True
-    return _in_context(text, dash, colon, equals)
-
-
-def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
-    """The literals of the rules that match by position: a URL's password, Bearer/Basic,
-    an AWS secret key named on its line, a command's password flag (:func:`_password_flag`),
-    a .netrc entry, a flag, an assignment (``Authorization: token …`` among them: it holds
-    "token" and a separator), base64 under an ``auth`` key, Azure's ``sig=``."""
-    if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
-        return True
-    folded = text.casefold()  # names and Bearer/Basic match case-insensitively
-    if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded):
-        return True
-    if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
-        return True  # a random-looking 40-character value named an AWS secret key
-    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
-        return True
-    if might_state_one(text, folded, colon, equals):
-        return True  # "the staging password is …", "数据库密码是 …"
-    if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
-        return True  # a .pgpass line
-    if "vault" in text and "login" in text:
-        return True  # the token given to ``vault login``
-    named_pass = "pass" in folded  # password, passphrase, DB_PASS
-    if named_pass and "password" in text and ("machine" in text or "default" in text):
-        return True  # a .netrc entry
-    if not (colon or equals or (dash and "--" in text)):
-        return False
-    return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
-        or ("w" in folded and "pwd" in folded) or "secret" in folded \
-        or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
-
-
-def _password_flag(text: str) -> bool:
-    """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
-    MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
-    the flags of ``_LOGIN_FLAGS``."""
-    flag_p = "-p" in text
-    return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
-                        or "sshpass" in text or "7z" in text)) \
-        or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
-        or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
-        or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
-        or ("ldap" in text and "-w" in text)
-
-
-def _auth_key(folded: str) -> bool:
-    """Whether "auth" stands before what may lead to its separator (``"auth": "…"``,
-    ``_auth=…``), the only places ``auth_b64`` matches; ``Author:`` is no such key."""
-    at = folded.find("auth")
-    while at != -1:
-        if folded[at + 4:at + 5] in _AUTH_NEXT:
-            return True
-        at = folded.find("auth", at + 4)
-    return False
-
-
-#: what may follow "auth" in an ``auth_b64`` match
-_AUTH_NEXT: Final = frozenset("\\\"' \t:=")
 _DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
 
 

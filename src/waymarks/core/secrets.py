@@ -100,16 +100,14 @@ from itertools import pairwise
 from typing import Final, NamedTuple
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_rules import (
+from waymarks.core.secret_pretest import (
     _INVISIBLE,
-    BY_GUARD,
     INVISIBLE,
-    PLACEHOLDER_PREFIX,
-    accepts,
     might_contain_secret,
     might_hold_visible,
     visible,
 )
+from waymarks.core.secret_rules import BY_GUARD, PLACEHOLDER_PREFIX, accepts
 from waymarks.core.secret_tokens import Rule, ascii_lower
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
