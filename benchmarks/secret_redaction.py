@@ -83,6 +83,10 @@ CODE = [
     "2024-05-01T12:00:00Z INFO request done in 41 ms (GET /v1/items?page=2)\n",
     "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Dev <dev@example.com>\n",
     "api_key: Optional[str] = None\npassword: str = field(repr=False)\n",
+    # base64 in YAML that is no Secret's data: a ConfigMap's, a Secret's public CA
+    "kind: ConfigMap\ndata:\n  logo.txt: aGVsbG8gd29ybGQ=\n  level: debug\n",
+    "kind: Secret\ndata:\n  ca.crt: " + base64.b64encode(
+        b"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n").decode() + "\n",
 ]
 
 
@@ -112,6 +116,11 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "db.example.com:5432:app:admin:" + rand(r, ALNUM, 14),
     lambda r: "Authorization: Basic " + base64.b64encode(
         b"deploy:" + rand(r, ALNUM, 12).encode()).decode(),
+    lambda r: "\nkind: Secret\ndata:\n  DATABASE_URL: " + base64.b64encode(
+        b"postgres://admin:" + rand(r, ALNUM, 12).encode() + b"@db:5432/app").decode() + "\n",
+    lambda r: "\ndata:\n  .dockerconfigjson: " + base64.b64encode(json.dumps({"auths": {
+        "registry.example.com": {"username": "ci", "password": rand(r, ALNUM, 14)}}}).encode()
+        ).decode() + "\nkind: Secret\n",
 ]
 
 

@@ -156,7 +156,11 @@ GENERIC = body("generic", ALNUM, 24)
 AES_KEY = body("aes-key", HEX, 64)
 
 #: (kind, text, the secret that must disappear)
+KUBE_DATA = base64.b64encode(
+    b"postgres://admin:" + body("kube-secret", ALNUM, 12).encode() + b"@db:5432/app").decode()
 IN_CONTEXT: list[tuple[str, str, str]] = [
+    ("kubernetes-secret", f"apiVersion: v1\ndata:\n  DATABASE_URL: {KUBE_DATA}\nkind: Secret\n",
+     KUBE_DATA),
     ("url-password", "connect with postgres://admin:pw@db.internal:5432/app then migrate", "pw"),
     ("url-password", "REDIS_URL=redis://:Xk9mQ2vLp4@cache:6379/0", "Xk9mQ2vLp4"),
     ("url-password", '{"registry": "https://deploy:s3cr3t-Pa55@registry.example.com/v2/"}',
@@ -258,6 +262,7 @@ def png_data_uri(width: int = 4, height: int = 4) -> str:
 
 
 LOOKALIKES: list[str] = [
+    "apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: aGVsbG8gd29ybGQ=\n",
     "Cookie: theme=dark; lang=en-US",
     "vault login -method=userpass username=alice",
     "hostname:port:database:username:password",

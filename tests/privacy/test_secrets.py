@@ -242,6 +242,8 @@ secretish = st.lists(st.sampled_from([
     # a credential stated in a sentence (secret_prose)
     " is ", " was ", "api key", "PIN", "pw", " for ", "now ", "Tr0ub4dor&3", "密码", "令牌",
     "是 ", "：", "`",
+    # a Kubernetes Secret's data (secret_manifest)
+    "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
 ]) | st.text(max_size=4), max_size=14).map("".join)
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",

@@ -18,7 +18,8 @@ to replace. Two families:
   ``--token VALUE`` flag, and a value stated after a credential's noun in a sentence
   ("the staging db password is Tr0ub4dor&3", "数据库密码是 Passw0rd123";
   :mod:`waymarks.core.secret_prose`, judged by :mod:`waymarks.core.secret_values`, where
-  the assignments' values are judged too).
+  the assignments' values are judged too), and the base64 ``data:`` of a Kubernetes
+  Secret manifest (:mod:`waymarks.core.secret_manifest`).
 - invisible format characters are not read (:func:`waymarks.core.secret_pretest.visible`):
   ``find_secrets`` runs the rules on the text without them and maps the spans back.
 
@@ -52,6 +53,7 @@ from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_manifest import KUBE_SECRET, accepts_manifest
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
 from waymarks.core.secret_tokens import TOKENS, Rule
 from waymarks.core.secret_values import (
@@ -248,6 +250,7 @@ _WRAPPERS: Final = (
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    KUBE_SECRET,  # a Kubernetes Secret's base64 ``data:``: waymarks.core.secret_manifest
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
@@ -333,6 +336,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name in ("prose", "prose_cjk"):
         return accepts_prose(match, start, end)
+    if name == "kube_secret":
+        return accepts_manifest(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

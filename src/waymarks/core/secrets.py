@@ -28,6 +28,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   .npmrc's ``_auth=…``, when it decodes to ``user:password``), ``auth-token``
   (after ``Authorization: token``, GitHub's older scheme), ``cookie`` (a ``Cookie:`` or
   ``Set-Cookie:`` header's value when a cookie in it looks like a secret),
+  ``kubernetes-secret`` (the entries of a Kubernetes Secret's base64 ``data:``, keys and
+  values: a ConfigMap's, or a Secret's holding only certificates, stay),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,

@@ -1,0 +1,83 @@
+"""A Kubernetes Secret's ``data:`` holds its values in base64, which no rule read through:
+``DATABASE_URL: <base64 of postgres://admin:PASSWORD@…>`` and a ``.dockerconfigjson``
+went to a remote model in clear, and ``memory add`` stored them. Ordinary base64 in YAML
+(a ConfigMap's, a certificate's) must stay."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.test_header_credentials import _cli, _plan_of_a_ledger_holding
+from waymarks.core.secrets import redact
+
+PASSWORD = "S3cr3tPw9"
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+URL = b64(f"postgres://admin:{PASSWORD}@db:5432/app")
+DOCKER = b64(json.dumps({"auths": {"registry.example.com": {
+    "username": "ci", "password": PASSWORD, "auth": b64(f"ci:{PASSWORD}")}}}))
+CERT = b64("-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n")
+KEY = b64("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n")
+MANIFEST = (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\n"
+            f"data:\n  DATABASE_URL: {URL}\n  LOG_TOKEN: \"{b64('t0k-9f8e7d')}\"\n")
+
+
+@pytest.mark.parametrize("text", [
+    MANIFEST,
+    # as ``kubectl get secret -o yaml`` writes it: data before kind
+    f"apiVersion: v1\ndata:\n  DATABASE_URL: {URL}\nkind: Secret\nmetadata:\n  name: app\n",
+    f"apiVersion: v1\nkind: Secret\ntype: kubernetes.io/dockerconfigjson\n"
+    f"data:\n  .dockerconfigjson: {DOCKER}\n",
+    # an item of ``kubectl get secrets -o yaml``'s List
+    f"apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n    DATABASE_URL: {URL}\n"
+    f"  kind: Secret\n  metadata:\n    name: app\nkind: List\n",
+    f"kind: \"Secret\"\r\ndata:\r\n    DATABASE_URL: {URL}\r\n",
+])
+def test_the_data_of_a_secret_manifest_is_redacted(text: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and "[REDACTED:kubernetes-secret]" in redacted
+    assert URL not in redacted and DOCKER not in redacted and "data:" in redacted
+    assert "kind" in redacted and "Secret" in redacted  # the manifest around it stays
+    assert redact(redacted) == (redacted, 0)
+
+
+def test_a_tls_secret_holding_a_private_key_goes_whole() -> None:
+    text = f"kind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {CERT}\n  tls.key: {KEY}\n"
+    redacted, _ = redact(text)
+    assert CERT not in redacted and KEY not in redacted
+
+
+@pytest.mark.parametrize("text", [
+    # a ConfigMap's data, in its own document beside a Secret's stringData
+    f"kind: ConfigMap\ndata:\n  logo: {b64('hello world')}\n---\nkind: Secret\n"
+    "stringData:\n  LOG_LEVEL: debug\n",
+    f"kind: ConfigMap\ndata:\n  logo: {b64('hello world')}\n",
+    # a Secret holding only a CA's certificate: public
+    f"apiVersion: v1\nkind: Secret\ndata:\n  ca.crt: {CERT}\n",
+    # the data of something nested in it, not the Secret's own
+    f"kind: Secret\nspec:\n  data:\n    logo: {b64('hello world')}\n",
+    # values that are not base64: not a Secret's data
+    "kind: Secret\ndata:\n  level: debug\n  mode: fast\n",
+    "The Secret object keeps its data: base64 values, one per key.",
+])
+def test_ordinary_yaml_and_base64_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_secret_manifest_is_refused_by_the_cli_and_redacted_in_a_plan(
+        home: Path, project: Path) -> None:
+    manifest = f"kind: Secret\ndata:\n  DATABASE_URL: {URL}\n"
+    answer = json.loads(_cli(home, project, "--json", "memory", "add",
+                             f"The staging login secret:\n{manifest}", expect=2))
+    assert answer["code"] == "credential", answer
+    assert not list((home / "sessions").rglob("*.jsonl"))  # nothing was written
+    plan = _plan_of_a_ledger_holding(home, project, "\n" + manifest)
+    assert URL not in plan and "[REDACTED:kubernetes-secret]" in plan
