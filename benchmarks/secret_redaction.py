@@ -121,6 +121,8 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "\ndata:\n  .dockerconfigjson: " + base64.b64encode(json.dumps({"auths": {
         "registry.example.com": {"username": "ci", "password": rand(r, ALNUM, 14)}}}).encode()
         ).decode() + "\nkind: Secret\n",
+    lambda r: '{"data": {"API_KEY": "' + base64.b64encode(rand(r, ALNUM, 24).encode()).decode()
+    + '"}, "kind": "Secret"}',
 ]
 
 

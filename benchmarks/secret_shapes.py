@@ -5,7 +5,7 @@ it (``ADDED``: vendor tokens such as Vault's and Sentry's, a .netrc password, ba
 an ``auth`` key, the password flags of openssl, zip, 7-Zip, the OpenLDAP clients and
 smbclient, names ending in ``PASS``: only those matches of the assignment rule, and a
 credential stated in a sentence, ``prose``: "the staging db password is Tr0ub4dor&3"; a
-Kubernetes Secret's base64 ``data:``, ``kube_secret``).
+Kubernetes Secret's base64 ``data:``, ``kube_secret`` and ``kube_secret_json``).
 
 - ``false_positives``: every file under the given roots (default: this repository's
   ``src``, ``tests``, ``docs``, ``benchmarks``, ``/work/shared`` and the virtual
@@ -52,7 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
 ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks", "sentry",
          "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign", "prose",
-         "prose_cjk", "kube_secret")
+         "prose_cjk", "kube_secret", "kube_secret_json")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

@@ -40,11 +40,17 @@ MANIFEST = (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque
     f"apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n    DATABASE_URL: {URL}\n"
     f"  kind: Secret\n  metadata:\n    name: app\nkind: List\n",
     f"kind: \"Secret\"\r\ndata:\r\n    DATABASE_URL: {URL}\r\n",
+    # as ``kubectl get secret -o json`` writes it, and compact JSON with its kind first
+    json.dumps({"apiVersion": "v1", "data": {"DATABASE_URL": URL, "user": b64("admin")},
+                "kind": "Secret", "metadata": {"name": "app", "labels": {"a": "b"}}},
+               indent=4),
+    json.dumps({"kind": "Secret", "metadata": {"labels": {"a": "b"}},
+                "data": {".dockerconfigjson": DOCKER}}),
 ])
 def test_the_data_of_a_secret_manifest_is_redacted(text: str) -> None:
     redacted, count = redact(text)
     assert count == 1 and "[REDACTED:kubernetes-secret]" in redacted
-    assert URL not in redacted and DOCKER not in redacted and "data:" in redacted
+    assert URL not in redacted and DOCKER not in redacted and "data" in redacted
     assert "kind" in redacted and "Secret" in redacted  # the manifest around it stays
     assert redact(redacted) == (redacted, 0)
 
@@ -67,6 +73,11 @@ def test_a_tls_secret_holding_a_private_key_goes_whole() -> None:
     # values that are not base64: not a Secret's data
     "kind: Secret\ndata:\n  level: debug\n  mode: fast\n",
     "The Secret object keeps its data: base64 values, one per key.",
+    # JSON: a ConfigMap's data beside a Secret in a List, a Secret's CA, a nested data
+    json.dumps({"items": [{"kind": "Secret", "metadata": {}},
+                          {"data": {"logo": b64("hello world")}, "kind": "ConfigMap"}]}),
+    json.dumps({"kind": "Secret", "data": {"ca.crt": CERT}}),
+    json.dumps({"kind": "Secret", "spec": {"data": {"logo": b64("hello world")}}}),
 ])
 def test_ordinary_yaml_and_base64_stay(text: str) -> None:
     assert redact(text) == (text, 0)

@@ -244,6 +244,7 @@ secretish = st.lists(st.sampled_from([
     "是 ", "：", "`",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
+    '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",
 ]) | st.text(max_size=4), max_size=14).map("".join)
 NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "access-key",
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",

@@ -47,12 +47,25 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
     + r"(?(kube_kind)|(?=\r?\n" + _BETWEEN + _KIND + "))",  # its kind before, or after
     re.ASCII), ("Secret",), wrapper=True, guard=":")
 
+#: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
+#: ``"kind": "Secret"`` in the same object, before or after it (what stands between holds
+#: only objects closed again, two levels deep: ``"metadata": {"labels": {…}}``)
+_JSON_ENTRY: Final = r"\"[\w.-]{1,253}\"[ \t]*:[ \t]*\"[A-Za-z0-9+/=]{0,65536}\""
+_JSON_KIND: Final = r"\"kind\"[ \t]*:[ \t]*\"Secret\""
+_JSON_BETWEEN: Final = (r"(?:(?!\"(?:kind|data)\"[ \t]*:)[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})"
+                        r"{0,65536}?")  # an object has one of each (the square, as above)
+KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
+    r"(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?\"data\"[ \t]*:[ \t]*\{\s*"
+    r"(?P<kube_secret_json>" + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)\s*\}"
+    r"(?(kube_kind_json)|(?=" + _JSON_BETWEEN + _JSON_KIND + "))",
+    re.ASCII), ("Secret",), wrapper=True, guard=":")
+
 #: a document separator of a YAML stream
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
 _DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*\r?$", re.MULTILINE | re.ASCII)
 #: a base64 value of an entry, its quotes aside
-_VALUE: Final = lazy(r":[ \t]+[\"']?([A-Za-z0-9+/=]*)")
+_VALUE: Final = lazy(r":[ \t]*[\"']?([A-Za-z0-9+/=]*)")
 
 
 def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
@@ -68,9 +81,14 @@ def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
     documents = [found.start() for found in _DOCUMENT.finditer(text)]
     first = max((at for at in documents if at <= head + 1), default=0)
     last = min((at for at in documents if at > start), default=len(text))
-    if not any(len(kind.group(1)) == column
-               for kind in _KIND_LINE.finditer(text, first, last)):
-        return False
+    return any(len(kind.group(1)) == column
+               for kind in _KIND_LINE.finditer(text, first, last)) \
+        and secret_values(text, start, end)
+
+
+def secret_values(text: str, start: int, end: int) -> bool:
+    """Whether the entries ``start:end`` of a Secret's ``data`` (YAML or JSON) are its
+    data: every value base64, and not only public PEM blocks (certificates)."""
     values = [_decoded(found.group(1)) for found in _VALUE.finditer(text, start, end)]
     if any(value is None for value in values):
         return False

@@ -34,7 +34,8 @@ _SHORTEST: Final = 6
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
                                 "assign", "short_flag", "user_flag", "login_flag", "smb_user",
-                                "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret"})
+                                "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
+                                "kube_secret_json"})
 
 
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:

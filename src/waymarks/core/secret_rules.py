@@ -53,7 +53,12 @@ from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_manifest import KUBE_SECRET, accepts_manifest
+from waymarks.core.secret_manifest import (
+    KUBE_SECRET,
+    KUBE_SECRET_JSON,
+    accepts_manifest,
+    secret_values,
+)
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
 from waymarks.core.secret_tokens import TOKENS, Rule
 from waymarks.core.secret_values import (
@@ -250,7 +255,7 @@ _WRAPPERS: Final = (
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
-    KUBE_SECRET,  # a Kubernetes Secret's base64 ``data:``: waymarks.core.secret_manifest
+    KUBE_SECRET, KUBE_SECRET_JSON,  # a Kubernetes Secret's base64 data: secret_manifest
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
@@ -338,6 +343,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return accepts_prose(match, start, end)
     if name == "kube_secret":
         return accepts_manifest(match, start, end)
+    if name == "kube_secret_json":  # its regex holds the Secret's kind at data's level
+        return secret_values(match.string, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
