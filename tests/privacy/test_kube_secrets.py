@@ -46,6 +46,10 @@ MANIFEST = (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque
                indent=4),
     json.dumps({"kind": "Secret", "metadata": {"labels": {"a": "b"}},
                 "data": {".dockerconfigjson": DOCKER}}),
+    # the copy ``kubectl apply`` keeps in an annotation, a JSON string inside the JSON
+    json.dumps({"kind": "Secret", "metadata": {"annotations": {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(
+            {"apiVersion": "v1", "data": {"DATABASE_URL": URL}, "kind": "Secret"})}}}),
 ])
 def test_the_data_of_a_secret_manifest_is_redacted(text: str) -> None:
     redacted, count = redact(text)
@@ -78,6 +82,8 @@ def test_a_tls_secret_holding_a_private_key_goes_whole() -> None:
                           {"data": {"logo": b64("hello world")}, "kind": "ConfigMap"}]}),
     json.dumps({"kind": "Secret", "data": {"ca.crt": CERT}}),
     json.dumps({"kind": "Secret", "spec": {"data": {"logo": b64("hello world")}}}),
+    json.dumps({"note": json.dumps({"kind": "ConfigMap", "data": {"a": b64("hello")}}),
+                "kind": "Secret"}),
 ])
 def test_ordinary_yaml_and_base64_stay(text: str) -> None:
     assert redact(text) == (text, 0)

@@ -50,13 +50,16 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
 #: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
 #: ``"kind": "Secret"`` in the same object, before or after it (what stands between holds
 #: only objects closed again, two levels deep: ``"metadata": {"labels": {…}}``)
-_JSON_ENTRY: Final = r"\"[\w.-]{1,253}\"[ \t]*:[ \t]*\"[A-Za-z0-9+/=]{0,65536}\""
-_JSON_KIND: Final = r"\"kind\"[ \t]*:[ \t]*\"Secret\""
-_JSON_BETWEEN: Final = (r"(?:(?!\"(?:kind|data)\"[ \t]*:)[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})"
+_Q: Final = r"\\?\""  # a quote, escaped where the JSON is a string's (an annotation's)
+_JSON_ENTRY: Final = (_Q + r"[\w.-]{1,253}" + _Q + r"[ \t]*:[ \t]*" + _Q
+                      + r"[A-Za-z0-9+/=]{0,65536}" + _Q)
+_JSON_KIND: Final = _Q + "kind" + _Q + r"[ \t]*:[ \t]*" + _Q + "Secret" + _Q
+_JSON_BETWEEN: Final = (r"(?:(?!\\?\"(?:kind|data)\\?\"[ \t]*:)[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})"
                         r"{0,65536}?")  # an object has one of each (the square, as above)
 KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
-    r"(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?\"data\"[ \t]*:[ \t]*\{\s*"
-    r"(?P<kube_secret_json>" + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)\s*\}"
+    r"(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?"
+    + _Q + "data" + _Q + r"[ \t]*:[ \t]*\{\s*(?P<kube_secret_json>"
+    + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)\s*\}"
     r"(?(kube_kind_json)|(?=" + _JSON_BETWEEN + _JSON_KIND + "))",
     re.ASCII), ("Secret",), wrapper=True, guard=":")
 
@@ -65,7 +68,7 @@ _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
 _DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*\r?$", re.MULTILINE | re.ASCII)
 #: a base64 value of an entry, its quotes aside
-_VALUE: Final = lazy(r":[ \t]*[\"']?([A-Za-z0-9+/=]*)")
+_VALUE: Final = lazy(r":[ \t]*\\?[\"']?([A-Za-z0-9+/=]*)")
 
 
 def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
