@@ -42,10 +42,14 @@ _BLOCK: Final = (r"(?<![\w.-])data:[ \t]*\r?\n(?P<kube_indent>[ \t]+)(?P<kube_se
 #: the end, all of them together a square of the text's length
 _BETWEEN: Final = (r"(?:(?![ \t-]*(?:kind:[ \t]*[\"']?Secret|data:))[^\n]*\n){0,512}?"
                    r"[ \t-]*")
+#: the rules' expressions start with the first character their match can (a sixth of the
+#: cost of trying both branches at every position), and run only when a text holds a data
+#: block's opening (the hints: a text naming a Secret but holding none pays a search)
 KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
-    r"(?P<kube_kind>(?<![\w.-])" + _KIND + _BETWEEN + ")?" + _BLOCK
+    r"(?=[kd])(?P<kube_kind>(?<![\w.-])" + _KIND + _BETWEEN + ")?" + _BLOCK
     + r"(?(kube_kind)|(?=\r?\n" + _BETWEEN + _KIND + "))",  # its kind before, or after
-    re.ASCII), ("Secret",), wrapper=True, guard=":")
+    re.ASCII), ("Secret",), wrapper=True, guard=":",
+    hint=lazy(r"data:[ \t]*\r?\n[ \t]", re.ASCII))
 
 #: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
 #: ``"kind": "Secret"`` in the same object, before or after it (what stands between holds
@@ -57,11 +61,12 @@ _JSON_KIND: Final = _Q + "kind" + _Q + r"[ \t]*:[ \t]*" + _Q + "Secret" + _Q
 _JSON_BETWEEN: Final = (r"(?:(?!\\?\"(?:kind|data)\\?\"[ \t]*:)[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})"
                         r"{0,65536}?")  # an object has one of each (the square, as above)
 KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
-    r"(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?"
+    r"(?=[\\\"])(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?"
     + _Q + "data" + _Q + r"[ \t]*:[ \t]*\{\s*(?P<kube_secret_json>"
     + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)\s*\}"
     r"(?(kube_kind_json)|(?=" + _JSON_BETWEEN + _JSON_KIND + "))",
-    re.ASCII), ("Secret",), wrapper=True, guard=":")
+    re.ASCII), ("Secret",), wrapper=True, guard=":",
+    hint=lazy(r"data\\?\"[ \t]*:[ \t]*\{", re.ASCII))
 
 #: a document separator of a YAML stream
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
