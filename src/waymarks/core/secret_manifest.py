@@ -97,16 +97,17 @@ def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
 def secret_values(text: str, start: int, end: int) -> bool:
     """Whether the entries ``start:end`` of a Secret's ``data`` (YAML or JSON) are its
     data: every value base64, and not only public PEM blocks (certificates)."""
-    values = [_decoded(found.group(1)) for found in _VALUE.finditer(text, start, end)]
+    values = [base64_bytes(found.group(1)) for found in _VALUE.finditer(text, start, end)]
     if any(value is None for value in values):
         return False
     return not all(value.startswith(b"-----BEGIN") and b"PRIVATE KEY" not in value[:64]
                    for value in values if value is not None)
 
 
-def _decoded(value: str) -> bytes | None:
-    """``value`` decoded from base64, or None when it is not base64."""
-    import binascii  # (an extension module: loaded only when a manifest needs it)
+def base64_bytes(value: str) -> bytes | None:
+    """``value`` decoded from base64 (strictly: padded, no stray characters), or None when
+    it is not base64 (the one decoder of the credential rules' checks)."""
+    import binascii  # (an extension module: loaded only when a check needs it)
 
     try:
         return binascii.a2b_base64(value, strict_mode=True)

@@ -57,6 +57,7 @@ from waymarks.core.secret_manifest import (
     KUBE_SECRET,
     KUBE_SECRET_JSON,
     accepts_manifest,
+    base64_bytes,
     secret_values,
 )
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
@@ -421,12 +422,12 @@ def _a_word_named_pass(match: re.Match[str]) -> bool:
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
     """Whether ``text`` is base64 of ASCII that passes ``check``."""
-    import binascii
-
+    plain = base64_bytes(text + "=" * (-len(text) % 4))
+    if not plain:
+        return False
     try:
-        plain = binascii.a2b_base64(text + "=" * (-len(text) % 4), strict_mode=True)
-        return bool(plain) and check(plain.decode("ascii"))
-    except (binascii.Error, ValueError):  # not base64, or not ASCII (UnicodeDecodeError)
+        return check(plain.decode("ascii"))
+    except UnicodeDecodeError:  # not ASCII
         return False
 
 
