@@ -128,10 +128,9 @@ def _without_keys(items: Sequence[TurnItem], keys: frozenset[str]) -> Sequence[T
     """``items`` with each of ``keys`` replaced as capture replaces it
     (:func:`~waymarks.core.evolution.capture.without_values`), in every text and in a
     call's arguments at any depth."""
-    from dataclasses import replace
-
     from waymarks.core.evolution.capture import without_values
     from waymarks.core.evolution.observations import ToolCall
+    from waymarks.core.records import replace
 
     def clean(value: Any) -> Any:
         if isinstance(value, str):
