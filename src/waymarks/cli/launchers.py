@@ -112,11 +112,20 @@ def prepare_mcp(run: "Runtime", claude_code: bool
 def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     """``waymarks [globals] mcp [--claude-code]``: the stdio server, without the command
     table (the lean path of :mod:`waymarks.cli.lean`; the ``mcp`` command's stdio case)."""
+    app, follow = prepare_mcp(run, claude_code)
+    return _serve_stdio(app, follow)  # (its caller has made standard output the protocol's)
+
+
+def _serve_stdio(app: "Waymarks", follow: "Callable[[], None] | None") -> "Result":
+    """Serve MCP over stdio until the input ends; Ctrl-C, how a person stops it, is said
+    as that (as ``mcp --http`` says it), not as an interrupted write."""
     from waymarks.commands.results import Result
     from waymarks.mcp.server import serve_stdio
 
-    app, follow = prepare_mcp(run, claude_code)
-    serve_stdio(app, follow)  # (its caller has made standard output the protocol's)
+    try:
+        serve_stdio(app, follow)
+    except KeyboardInterrupt:
+        _stopped("the MCP server")
     return Result({}, "", printed=True)
 def learning_hint(home: "Any", data: dict[str, object], project: str | None = None) -> str:
     """What an installer says about learning: how to turn it on (never turned on here),
@@ -201,11 +210,8 @@ def register(root: "click.Group") -> None:
         except LaunchError as exc:
             raise click.UsageError(str(exc)) from exc
         if not http:
-            from waymarks.mcp.server import serve_stdio
-
             run.protocol = True
-            serve_stdio(app, follow)
-            return Result({}, "", printed=True)
+            return _serve_stdio(app, follow)
         address = host or "127.0.0.1"
         if not is_loopback(address) and not allow_remote:
             raise click.UsageError(
