@@ -199,3 +199,16 @@ def test_an_empty_page_says_where_the_claims_are(
     assert capsys.readouterr().out.strip() == "No learned claims on page 5: 1 in all, on page 1."
     assert main(["evolution", "list", "legacy"]) == 0
     assert "No legacy" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given", ["abc", "-3", "1.5", "99999999999999999999"])
+def test_undo_of_what_is_not_an_event_number_says_what_is_wanted(
+        cli: Callable[..., dict], given: str) -> None:
+    """``evolution undo abc`` said "'abc' is not a valid integer range" (click's words for
+    its range type), and ``-3`` "is not in the range 1<=x<=9223372036854775807"."""
+    refused = cli("evolution", "undo", "--", given, expect=2)
+    assert refused["code"] == "usage"
+    assert f"'{given}' is not a whole number from 1 to " in refused["message"]
+    assert "an event's number, as `waymarks evolution history` lists them" in \
+        refused["message"]
+    assert "integer range" not in refused["message"]

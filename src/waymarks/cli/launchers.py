@@ -164,6 +164,7 @@ def register(root: "click.Group") -> None:
     import click
 
     from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
+    from waymarks.commands.options import Whole
 
     @command(root, "mcp", summary="Serve the MCP tools over stdio, or HTTP with a token.",
              examples=["waymarks mcp", "claude mcp add waymarks -- /path/to/waymarks mcp",
@@ -171,7 +172,7 @@ def register(root: "click.Group") -> None:
     @click.option("--http", is_flag=True,
                   help="Serve streamable HTTP instead of stdio; needs [mcp] token in "
                        "config.toml. E.g. --http")
-    @click.option("--port", type=click.IntRange(1, 65535), metavar="N",
+    @click.option("--port", type=Whole(1, 65535), metavar="N",
                   help="HTTP port (with --http; default 8765). E.g. --port 9000")
     @click.option("--host", metavar="ADDR",
                   help="HTTP address (with --http; default 127.0.0.1). E.g. --host ::1")
@@ -250,7 +251,7 @@ def register(root: "click.Group") -> None:
     @command(root, "ui", summary="The web inspector: see, search, explain and correct "
              "memory in a browser (local, behind a per-launch token).",
              examples=["waymarks ui", "waymarks ui --open", "waymarks ui --port 8767"])
-    @click.option("--port", type=click.IntRange(0, 65535), default=8766, metavar="N",
+    @click.option("--port", type=Whole(0, 65535), default=8766, metavar="N",
                   help="Port to listen on (default 8766; 0 picks a free one). E.g. --port 0")
     @click.option("--host", default="127.0.0.1", metavar="ADDR",
                   help="Address to listen on (default 127.0.0.1). E.g. --host ::1")

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
+from waymarks.commands.options import Whole
 from waymarks.commands.render import cell, refused, table_result
 from waymarks.core.codec import INT64_MAX
 from waymarks.core.text import typed_id
@@ -79,7 +80,7 @@ def register_inspection(root: Group) -> None:
                                     "waymarks evolution list all --page 2 --json"])
     @click.argument("scope", required=False, default="all",
                     type=click.Choice(["all", "here", "legacy"]))
-    @click.option("--page", type=click.IntRange(min=1, max=INT64_MAX), default=1, show_default=True,
+    @click.option("--page", type=Whole(1, INT64_MAX), default=1, show_default=True,
                   help="Which page of 20. E.g. --page 2")
     def list_(scope: str, page: int) -> Result:
         from waymarks.service.evolution_inspect import list_claims
@@ -140,7 +141,7 @@ def register_inspection(root: Group) -> None:
     @command(group, "history", summary="The latest events that changed learned claims, "
              "across every origin (newest first).",
              examples=["waymarks evolution history", "waymarks evolution history --limit 30"])
-    @click.option("--limit", type=click.IntRange(1, 500), default=10, show_default=True,
+    @click.option("--limit", type=Whole(1, 500), default=10, show_default=True,
                   help="How many events. E.g. --limit 30")
     @click.option("--claim", "claim_id", default=None, metavar="ID",
                   help="Only events of this claim. E.g. --claim 3f2a9c0d1e4b5a6978877665")
@@ -228,7 +229,8 @@ def register_inspection(root: Group) -> None:
     @command(group, "undo", summary="Undo one event (see `history`), only if what it "
              "changed is unchanged since; suppressions and feedback receipts stay.",
              examples=["waymarks evolution undo 42"])
-    @click.argument("event", type=click.IntRange(min=1, max=INT64_MAX))
+    @click.argument("event", type=Whole(1, INT64_MAX, "an event's number, as `waymarks "
+                                                   "evolution history` lists them"))
     def undo_(event: int) -> Result:
         from waymarks.service.evolution_edits import undo
 

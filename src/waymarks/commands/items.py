@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
-from waymarks.commands.options import classification_option, list_filters, sources_list
+from waymarks.commands.options import COUNT, classification_option, list_filters, sources_list
 from waymarks.commands.refs import explain_not_found, resolve
 from waymarks.commands.render import cell, refused, table_result, when, write_result
 
@@ -315,7 +315,7 @@ def register_inspection(memory: Group) -> None:
                        "waymarks memory search --limit 3 --json kafka retention"])
     @click.option("--all", "everything", is_flag=True,
                   help="Include superseded, invalid and expired claims. E.g. --all")
-    @click.option("--limit", type=click.IntRange(min=1), default=10, metavar="N",
+    @click.option("--limit", type=COUNT, default=10, metavar="N",
                   help="At most N results, best first. Default 10. E.g. --limit 25")
     @click.argument("query", nargs=-1, required=True, metavar="QUERY")
     def memory_search(everything: bool, limit: int, query: tuple[str, ...]) -> Result:

@@ -22,6 +22,33 @@ _RELATIVE = lazy(r"([0-9]{1,7})\s*([mhdw])")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
+class Whole(click.IntRange):
+    """A whole number from ``min`` up (to ``max``), refused in words that name what is
+    wanted (``what``, e.g. where such numbers are listed): click's own said "'abc' is not a
+    valid integer range" (``evolution undo abc``) and "-3 is not in the range
+    1<=x<=9223372036854775807"."""
+
+    name = "whole number"
+
+    def __init__(self, min: int, max: int | None = None, what: str = "") -> None:
+        super().__init__(min=min, max=max)
+        self.what = what
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            bounds = f"from {self.min} to {self.max}" if self.max is not None else (
+                f"of {self.min} or more")
+            self.fail(f"{str(value)!r} is not a whole number {bounds}"
+                      + (f": {self.what}" if self.what else ""), param, ctx)
+
+
+#: how many rows, tokens ...: a whole number of 1 or more
+COUNT = Whole(min=1)
+
+
 def since(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """``--since``: a moment, ``2026-11-01`` or ``2026-11-01T14:30`` (UTC unless it says
     otherwise), or a time ago, ``30m``, ``12h``, ``7d``, ``2w`` (1 to 7 ASCII digits); as
@@ -54,7 +81,7 @@ def classification_option(what: str) -> Callable[[Any], Any]:
 
 def limit_option(default: int | None = None) -> Callable[[Any], Any]:
     return click.option(
-        "--limit", type=click.IntRange(min=1), metavar="N", default=default,
+        "--limit", type=COUNT, metavar="N", default=default,
         help="Show at most N rows: the newest (for lists) or the best (for searches). "
              + (f"Default {default}. " if default else "")
              + "E.g. --limit 20")

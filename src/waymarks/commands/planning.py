@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Group, Result, command, runtime
+from waymarks.commands.options import COUNT
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -52,13 +53,13 @@ def register_planning(root: click.Group) -> None:
                   help="The person's request (or give it as the words after the options). "
                        "E.g. --prompt \"fix the flaky test\"")
     @PROVIDER
-    @click.option("--model-limit", type=click.IntRange(min=1), metavar="TOKENS",
+    @click.option("--model-limit", type=COUNT, metavar="TOKENS",
                   help="The model's context size: if the mandatory parts do not fit, the "
                        "planner adds nothing. E.g. --model-limit 128000")
     @click.option("--history", multiple=True, metavar="TEXT",
                   help="An earlier user turn, for follow-ups (repeat for several). E.g. "
                        "--history \"Which database?\"")
-    @click.option("--fixed-tokens", type=click.IntRange(min=1), metavar="TOKENS",
+    @click.option("--fixed-tokens", type=COUNT, metavar="TOKENS",
                   help="Tokens the host already uses (system prompt, tools), counted against "
                        "--model-limit. E.g. --fixed-tokens 2000")
     @click.argument("words", nargs=-1, metavar="[PROMPT]")
