@@ -189,3 +189,22 @@ def test_json_before_the_command_name_is_the_command_line_s(tmp_path: Path) -> N
     assert "selected" in json.loads(recalled["text"])
     for refused in (out[4]["result"], out[5]["result"]):
         assert refused["exitCode"] == 2 and refused["text"].startswith("/context offers:")
+
+
+def test_json_alone_is_status_and_json_then_help_is_help(tmp_path: Path) -> None:
+    """`/context --json` answered "/context offers: …" (exit 2) where `/context` alone is
+    `status`, and `/context --json -h` the same where `/context -h` is help: `--json`
+    before nothing is `--json status`, before `-h` help, as `waymarks --json` takes it."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 2, "method": "command", "params": {"text": "--json"}},
+        {"id": 3, "method": "command", "params": {"text": "--json -h"}},
+        {"id": 4, "method": "command", "params": {"text": "--JSON --help"}},
+        {"id": 5, "method": "command", "params": {"text": "--json status"}},
+        {"id": 6, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["exitCode"] == 0, results[2]
+    assert json.loads(results[2]["text"]).keys() == json.loads(results[5]["text"]).keys()
+    for n in (3, 4):
+        assert results[n]["exitCode"] == 0 and "pin" in results[n]["data"]["commands"]
+        assert "/context COMMAND -h" in results[n]["text"], results[n]

@@ -306,14 +306,16 @@ class Bridge:
             tokens = tokenize(text)
         except ArgumentError as exc:
             return context_answer(str(exc), {"code": "invalid_argument"}, 2)
-        if tokens and tokens[0].lower() in ("-h", "--help"):  # help is help (README)
+        at = next((i for i, t in enumerate(tokens) if t.lower() != "--json"), len(tokens))
+        if at == len(tokens):  # `--json` alone: `--json status`, as `/context` is `status`
+            tokens.append("status")
+        if tokens[at].lower() in ("-h", "--help"):  # help is help (README), after --json too
             return context_answer(
                 "/context runs the waymarks commands that make sense inside Pi: "
                 f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "
                 "command's help; `/context` alone is `status`.",
                 {"commands": sorted(HOST_COMMANDS)}, 0)
-        at = next((i for i, t in enumerate(tokens) if t.lower() != "--json"), len(tokens))
-        if (name := tokens[at].lower() if at < len(tokens) else "") not in HOST_COMMANDS:
+        if (name := tokens[at].lower()) not in HOST_COMMANDS:
             return context_answer(f"/context offers: {', '.join(sorted(HOST_COMMANDS))}",
                                   {"code": "invalid_argument"}, 2)
         if [t.lower() for t in tokens] == ["notes", "promote"]:
