@@ -76,3 +76,41 @@ def test_a_claim_whose_signature_fails_costs_only_itself(
     assert report["mutations"] == 2 and report["unsignedClaims"] == [bad.id]
     refused = app.remember("The database port is 5433.")  # still checked against the other
     assert not isinstance(refused, Committed)
+
+
+def test_a_write_that_leaves_a_claim_unsigned_logs_it_and_health_names_it(
+        app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A normal write catches the subject index up with the claims added since: one whose
+    signature raised was left out there in silence (only ``rebuild-index`` named it), its
+    contradictions unseen from then on. The write logs its ID (never its text), and
+    ``health`` lists it until the index is caught up anew (rebuilt, or new signing code)."""
+    from waymarks.commands.sessions import _health
+    from waymarks.service.logs import LOG_DIR, LOG_FILE
+    from waymarks.store import claim_subjects
+
+    real = claim_subjects.subject_keys
+
+    def fails_on_one(claim: str) -> list[str]:
+        if "cursed" in claim:
+            raise IndexError("a bug")
+        return real(claim)
+
+    monkeypatch.setattr(claim_subjects, "subject_keys", fails_on_one)
+    bad = app.remember("The cursed flag is on.")
+    assert isinstance(bad, Committed)
+    assert app.health()["unsignedClaims"] == []  # not caught up yet: nothing left out
+    assert isinstance(app.remember("The database port is 5432."), Committed)
+    report = app.health()
+    assert report["unsignedClaims"] == [bad.id]
+    assert "1 claim(s) left out of the contradiction check" in _health(report)[1]
+    assert bad.id in _health(report)[1]
+    logged = [json.loads(line) for line in
+              (app.home / LOG_DIR / LOG_FILE).read_text(encoding="utf-8").splitlines()]
+    said = [r for r in logged if r["event"] == "claims_unsigned"]
+    assert [r["id"] for r in said] == [[bad.id]]
+    assert "cursed" not in (app.home / LOG_DIR / LOG_FILE).read_text(encoding="utf-8")
+    assert isinstance(app.remember("The cache holds 10 entries."), Committed)
+    assert app.health()["unsignedClaims"] == [bad.id]  # kept, not logged again
+    monkeypatch.setattr(claim_subjects, "subject_keys", real)
+    app.rebuild_index()  # caught up anew by code that can sign it
+    assert app.health()["unsignedClaims"] == []

@@ -180,9 +180,7 @@ def register_house(root: click.Group) -> None:
         if data["unreadable"]:
             text += "\nUnreadable: " + ", ".join(data["unreadable"])
         if data["unsignedClaims"]:
-            text += (f"\n{len(data['unsignedClaims'])} claim(s) left out of the contradiction "
-                     "check (their text could not be read as a fact; rebuilt all the same): "
-                     + ", ".join(data["unsignedClaims"]))
+            text += f"\n{unsigned_said(data['unsignedClaims'], 'rebuilt all the same')}"
         return Result(data, text)
 
     @command(root, "index", summary="Embed the stored memory for hybrid recall (needs the "
@@ -292,6 +290,8 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     lines.append(f"Lines skipped: {counts['skipped']}, unknown entries: {counts['unknown']}, "
                  f"malformed payloads: {counts['malformed']}")
     lines += [f"  problem: {cell(problem)}" for problem in data["problems"]]
+    if data.get("unsignedClaims"):
+        lines.append(f"  {unsigned_said(data['unsignedClaims'])}")
     lines += [f"  hybrid recall: {_other_model(other, count)}"
               for other, count in (data.get("otherModelVectors") or {}).items()]
     for source in data["sources"]:
@@ -309,6 +309,12 @@ def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     if data.get("claudeCodeHelper") is not None:
         lines.append(helper_said(data["claudeCodeHelper"]))
     return data, "\n".join(lines + _learned_ledger(data.get("learnedLedger")))
+
+
+def unsigned_said(ids: list[str], also: str = "in memory and recall all the same") -> str:
+    """The claims left out of the contradiction check (their signature failed), by ID."""
+    return (f"{len(ids)} claim(s) left out of the contradiction check (their text could not "
+            f"be read as a fact; {also}): {', '.join(cell(i) for i in ids)}")
 
 
 def repair_lines(data: dict[str, Any]) -> list[str]:

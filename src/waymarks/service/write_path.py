@@ -92,6 +92,7 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
     before anything is appended (the write was appended, then reported as a bad_config
     failure by the notices that read the policy: a person retrying got "duplicate")."""
     settings = app.settings()
+    claims_caught_up(app, projection)
     return WriteContext(
         view=projection.view,
         session_id=session.session_id if session is not None else "(new session)",
@@ -102,6 +103,20 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
         default_level=settings.policy.default_classification, prog=app.command_prefix,
         trust_fix=HOST_TRUST_FIX if app.trust_override is False else "",
     )
+
+
+def claims_caught_up(app: Waymarks, projection: Store) -> None:
+    """The claims' subject terms caught up for a write's check (inside a transaction), and
+    a claim whose signature failed logged by its ID (``health`` lists them): the catch-up
+    inside the check left it out in silence, and only ``rebuild-index`` named it."""
+    if not projection.claim_subjects_behind():
+        return
+    unsigned = projection.catch_up_claim_subjects()
+    if unsigned:
+        from waymarks.service.logs import log_event
+
+        log_event(app.home, app.clock.now(), "claims_unsigned", counts=len(unsigned),
+                  id=unsigned)
 
 
 #: a refusal's advice where Pi reports the project untrusted: there ``/context trust`` is

@@ -67,6 +67,9 @@ if TYPE_CHECKING:
 #: how far the rows are caught up (the last ``items`` row ID looked at), and by which code
 _UPTO: Final = "claim_subjects_upto"
 _CODE: Final = "claim_subjects_code"
+#: the IDs of the claims left out since the rows were last reset, space-separated
+#: (:func:`left_out`: ``health`` lists them)
+_UNSIGNED: Final = "claim_subjects_unsigned"
 #: claims caught up per statement (a rebuilt store of a million is not held at once)
 _BATCH: Final = 10_000
 
@@ -83,7 +86,7 @@ def reset(db: sqlite3.Connection) -> None:
     """Forget every row (the items were numbered afresh); caught up again on demand."""
     db.execute("DELETE FROM claim_subjects")
     db.execute("DELETE FROM claim_terms")
-    db.execute("DELETE FROM meta WHERE name IN (?, ?)", (_UPTO, _CODE))
+    db.execute("DELETE FROM meta WHERE name IN (?, ?, ?)", (_UPTO, _CODE, _UNSIGNED))
 
 
 def fingerprint() -> str:
@@ -120,10 +123,12 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
     """Index the memory items added since the last call (inside a write transaction);
     returns how many were looked at. ``progress(done, total)`` after each batch (claims:
     ``rebuild-index`` catches up every claim of the store, seconds at 100k). A claim whose
-    signature fails is left out, its ID added to ``unsigned``: one stored text the code
-    could not read made every rebuild-index fail, its catch-up with it. ``limit``: at
-    most about that many claims (whole batches), the watermark left after the last one
-    looked at (a read's share: the rest for the next one, or a write)."""
+    signature fails is left out, its ID added to ``unsigned`` and kept in the meta table
+    until the rows are reset (:func:`left_out`): one stored text the code could not read
+    made every rebuild-index fail, its catch-up with it; then a write's catch-up left it
+    out in silence. ``limit``: at most about that many claims (whole batches), the
+    watermark left after the last one looked at (a read's share: the rest for the next
+    one, or a write)."""
     known, upto, last = _watermark(db)
     if known and known.get(_CODE) != fingerprint():
         reset(db)
@@ -135,6 +140,7 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
         (upto, last)).fetchone()[0])
     looked = 0
     start = upto
+    failed: list[str] = []
     while True:  # in batches: after a rebuild, every claim of the store is caught up
         # by rowid: with ``kind`` free to use, SQLite walked every claim by the lookup
         # indexes that lead with it (migration 18) and sorted them, on every write
@@ -145,7 +151,7 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
             (start, last, batch)).fetchall()
         if not items:
             break
-        rows = list(_rows(items, [] if unsigned is None else unsigned))
+        rows = list(_rows(items, failed))
         db.executemany("INSERT OR IGNORE INTO claim_subjects (partition, term, item)"
                        " VALUES (?, ?, ?)", rows)
         counts = Counter((partition, term) for partition, term, _item in rows)
@@ -160,8 +166,19 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
     db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                    " DO UPDATE SET value = excluded.value",
                    [(_UPTO, str(last if limit is None or looked < limit else start)),
-                    (_CODE, fingerprint())])
+                    (_CODE, fingerprint()),
+                    *([(_UNSIGNED, " ".join(dict.fromkeys([*left_out(db), *failed])))]
+                      if failed else [])])
+    if unsigned is not None:
+        unsigned.extend(failed)
     return looked
+
+
+def left_out(db: sqlite3.Connection) -> list[str]:
+    """The IDs of the claims whose signature failed when the rows were caught up, since
+    they were last reset (left out of the contradiction check), oldest first."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (_UNSIGNED,)).fetchone()
+    return str(row[0]).split() if row is not None else []
 
 
 def _rows(items: Iterable[tuple[int, str, str, str]], unsigned: list[str]
