@@ -61,3 +61,51 @@ def test_a_stale_socket_and_the_last_problem_are_said(home: Path, project: Path)
                                      "at": "2026-12-06T04:00:00+00:00"}
     assert "Claude Code helper: not running" in text and "helper.sock" in text, text
     assert "could not serve (PermissionError) at 2026-12-06T04:00:00+00:00" in text, text
+
+
+def test_a_helper_that_takes_connections_but_never_answers_is_not_said_running(
+        home: Path, project: Path) -> None:
+    """A helper stopped with ``kill -STOP`` (or stuck): the kernel still takes the
+    connection, so status, which only connected, said "running (helper.sock)" while every
+    prompt waited 4 s for it and then did the work in its hook. Here a socket that
+    listens and never accepts stands for it: status asks it and is given no answer."""
+    (home / "claude-code").mkdir(parents=True)
+    stopped = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stopped.bind(str(home / "claude-code" / "helper.sock"))
+    stopped.listen(4)  # connections wait in the backlog: nobody reads them
+    try:
+        data, text = _status(home, project)
+        helper = data["claudeCodeHelper"]
+        assert helper["running"] == [] and helper["stale"] == [], helper
+        assert helper["stalled"] == ["helper.sock"], helper
+        assert "Claude Code helper: not answering (helper.sock" in text, text
+        assert "running (helper.sock)" not in text, text
+        data, text = _status(home, project, "health")
+        assert data["claudeCodeHelper"]["stalled"] == ["helper.sock"]
+        assert "not answering" in text
+    finally:
+        stopped.close()
+
+
+def test_asking_whether_the_helper_answers_does_not_keep_it_from_idling(
+        home: Path) -> None:
+    """Status asks the helper; before, each such connection counted as use and put off
+    its idle end: a script polling status kept it for ever. A helper with a short idle
+    time ends while it is asked over and over (the join's bound is not a timing)."""
+    from waymarks.service.helper_status import helper_status
+
+    served = threading.Thread(target=cc_helper.serve, args=(home, 1.0), daemon=True)
+    served.start()
+    path = Path(cc_client.socket_path(home))
+    answered = False
+    for _ in range(600):  # asked every 50 ms, 30 times its idle time at most
+        if not served.is_alive():
+            break
+        if path.exists():
+            status = helper_status(home)
+            answered = answered or (status is not None and status["running"] == [path.name])
+        threading.Event().wait(0.05)
+    ended = not served.is_alive()  # while still asked
+    path.unlink(missing_ok=True)  # (one still serving ends once its socket is gone)
+    served.join(60)
+    assert answered and ended

@@ -49,7 +49,7 @@ from waymarks.hosts.cc_client import (
     socket_path,
 )
 from waymarks.spawn.freshness import LoadedCode
-from waymarks.spawn.sockets import listen
+from waymarks.spawn.sockets import PROBE, PROBE_ANSWER, listen
 from waymarks.spawn.switches import answering
 
 TYPE_CHECKING = False  # not typing's: nothing more than needed in the detached processes
@@ -196,11 +196,17 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                 if time.monotonic() - last >= idle_seconds or not _own(path, identity):
                     return
                 continue
-            last = time.monotonic()
+            idle_since, last = last, time.monotonic()
             with connection:
                 connection.settimeout(ANSWER_TIMEOUT_S)
                 try:
                     data = _receive(connection)
+                    if data == PROBE:  # status or health asking whether it answers: it
+                        last = idle_since  # was not used (a polling script kept it for ever)
+                        connection.sendall(PROBE_ANSWER)
+                        if time.monotonic() - last >= idle_seconds:
+                            return  # (asked more often than its wait for a connection)
+                        continue
                     header, _, rest = data.partition(b"\n")
                     project, _, raw = rest.partition(b"\n")
                     request = json.loads(header)

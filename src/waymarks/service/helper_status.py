@@ -1,10 +1,14 @@
 """The Claude Code helper as ``status`` and ``health`` tell it, from the home alone (the
 service imports no host adapter): the helper sockets in ``<home>/claude-code/`` (one per
 setting of hybrid recall's switches, ``helper.sock``, ``helper-0.sock``...), each one a
-helper answers at or one left by a helper that ended (stale: the next hook starts
-another), and the last problem the helpers logged, its kind and time (never content).
-Both said nothing of it: a helper that could not listen ended unseen, and every prompt
-was then done the slow way in its hook's own process."""
+helper answers at, one whose helper takes the connection but does not answer (stopped
+with ``kill -STOP``, or stuck: each prompt waits for it, then is done in its hook), or
+one left by a helper that ended (stale: the next hook starts another), and the last
+problem the helpers logged, its kind and time (never content). Both said nothing of it:
+a helper that could not listen ended unseen, and every prompt was then done the slow way
+in its hook's own process; then a stopped helper was said to run, as status only
+connected. It is asked (:func:`~waymarks.spawn.sockets.probe`, which does not count as
+use: its idle end is not put off)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.service.logs import LOG_DIR, LOG_FILE
-from waymarks.spawn.sockets import connect
+from waymarks.spawn.sockets import probe
 
 #: the helpers' problems in the log, and how they are said
 PROBLEMS: Final = {"claude_code_helper_unavailable": "could not serve",
@@ -24,35 +28,43 @@ PROBLEMS: Final = {"claude_code_helper_unavailable": "could not serve",
                    "claude_code_helper_dropped": "dropped a request whose hook had gone"}
 #: how much of the log's end is read for the last problem
 TAIL_BYTES: Final = 256 * 1024
+#: how long status waits for a helper's answer (one answers in milliseconds; a prompt's
+#: hook waits 4 s: ``cc_client.ANSWER_TIMEOUT_S``)
+PROBE_TIMEOUT_S: Final = 1.0
 
 
 def helper_status(home: Path) -> dict[str, Any] | None:
-    """``{"running": [socket names], "stale": [...], "lastProblem": {...} | None}``;
-    ``None`` when no helper ever ran for the home and none logged a problem."""
+    """``{"running": [socket names], "stalled": [...], "stale": [...], "lastProblem":
+    {...} | None}``; ``None`` when no helper ever ran for the home and none logged a
+    problem."""
     try:
         sockets = sorted((home / "claude-code").glob("helper*.sock"))
     except OSError:
         sockets = []
-    running, stale = [], []
+    said: dict[bool | None, list[str]] = {True: [], False: [], None: []}
     for path in sockets:
-        try:  # (a connection it takes and finds empty: it answers nothing, logs nothing)
-            connect(str(path), 0.5, 0.5).close()
-        except OSError:  # no one listens (or not this user's): a helper that ended
-            stale.append(path.name)
-        else:
-            running.append(path.name)
+        said[probe(str(path), PROBE_TIMEOUT_S)].append(path.name)
     problem = _last_problem(home)
     if not sockets and problem is None:
         return None
-    return {"running": running, "stale": stale, "lastProblem": problem}
+    return {"running": said[True], "stalled": said[False], "stale": said[None],
+            "lastProblem": problem}
 
 
 def said(helper: dict[str, Any]) -> str:
     """The helper's line of ``status`` and ``health``."""
+    stalled = helper.get("stalled") or []
     if helper["running"]:
         line = f"running ({', '.join(helper['running'])})"
+        if stalled:
+            line += "; "
     else:
-        line = "not running (the next hook starts one)"
+        line = "" if stalled else "not running (the next hook starts one)"
+    if stalled:
+        line += (f"not answering ({', '.join(stalled)}: it takes the connection but says "
+                 f"nothing within {PROBE_TIMEOUT_S:g} s, stopped with kill -STOP or stuck; "
+                 "each prompt waits 4 s for it, then is done in its hook's own process: "
+                 "resume it with kill -CONT, or end it and the next hook starts another)")
     if helper["stale"]:
         line += f"; left by one that ended: {', '.join(helper['stale'])}"
     problem = helper["lastProblem"]

@@ -104,6 +104,36 @@ def connect(path: str, connect_timeout: float, timeout: float) -> "Any":
     return client
 
 
+#: what ``status`` and ``health`` send a Claude Code helper (:func:`probe`): compared whole
+#: before the request's protocol, installation or switches (a request of another one
+#: ends that helper, and status asks every helper of the home), and not counted as use
+#: (its idle time runs on). Its answer: :data:`PROBE_ANSWER`
+PROBE = b'{"probe": true}\n\n'
+PROBE_ANSWER = b"alive\n"
+
+
+def probe(path: str, timeout: float) -> "bool | None":
+    """Whether the helper listening at ``path`` answers :data:`PROBE` within ``timeout``
+    seconds; ``False``: one took the connection but said nothing in time (stopped with
+    ``kill -STOP``, or stuck: the kernel takes connections for it all the same), ``None``:
+    none listens there (a socket left by one that ended, or another user's)."""
+    import _socket
+
+    try:
+        client = connect(path, timeout, timeout)
+    except OSError:
+        return None
+    try:
+        client.sendall(PROBE)
+        client.shutdown(_socket.SHUT_WR)
+        client.recv(len(PROBE_ANSWER))  # (a helper of an earlier release answers
+        return True  # "protocol", or closes: it answers all the same)
+    except OSError:  # (the timeout's too)
+        return False
+    finally:
+        client.close()
+
+
 def _check_owner(client: "Any") -> None:
     """Raise ``PermissionError`` unless the process listening is this user's: a home in
     a directory others may write (``WAYMARKS_HOME=/tmp/...``) must not let another user
