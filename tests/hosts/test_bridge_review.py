@@ -208,3 +208,23 @@ def test_json_alone_is_status_and_json_then_help_is_help(tmp_path: Path) -> None
     for n in (3, 4):
         assert results[n]["exitCode"] == 0 and "pin" in results[n]["data"]["commands"]
         assert "/context COMMAND -h" in results[n]["text"], results[n]
+
+
+def test_hints_inside_pi_name_what_works_in_pi(tmp_path: Path) -> None:
+    """Inside Pi, a trusted project's `/context pin` said it "will not apply after
+    `waymarks session new`" (Pi starts a session with its /new), and `/context manifest`
+    before any plan "No plan yet: run `waymarks plan --prompt TEXT`": terminal commands
+    where the person is in Pi."""
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize"},
+        {"id": 5, "method": "command", "params": {"text": "trust ."}},
+        {"id": 2, "method": "command", "params": {"text": "manifest"}},
+        {"id": 3, "method": "command", "params": {"text": "pin -- Never push to main."}},
+        {"id": 4, "method": "shutdown"}], Host())
+    results = {m["id"]: m["result"] for m in out if "result" in m}
+    assert results[2]["text"].startswith("No plan yet"), results[2]
+    assert "`/context plan --prompt TEXT`" in results[2]["text"], results[2]
+    assert results[3]["exitCode"] == 0, results[3]
+    assert "will not apply after a new session (Pi's /new)" in results[3]["text"], results[3]
+    for said in (results[2]["text"], results[3]["text"]):
+        assert "`waymarks " not in said, said

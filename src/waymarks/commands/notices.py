@@ -49,7 +49,8 @@ def with_write_notices(app: Waymarks, outcome: WriteOutcome, kind: Literal["pin"
     if scope_given is None and view.scope == "session" and app.project_trusted:
         notices.append(
             "stored for this session only (the default scope): it will not apply after "
-            "`waymarks session new`; add --scope project to keep it for this trusted project")
+            f"{app.new_session_hint}; add --scope project to keep it for this trusted "
+            "project")
     try:
         left_out = unsent(app, view.text, classification=view.classification)
     except ServiceError as exc:  # changed since the write read it: the write stands

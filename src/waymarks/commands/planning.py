@@ -165,8 +165,9 @@ def _short(item_id: str) -> str:
 def _manifest_or_empty(app: Waymarks) -> dict[str, Any]:
     from waymarks.service.planning import last_manifest
 
-    return last_manifest(app) or {"entries": [], "blocks": [], "fallback": None,
-                                  "note": "no plan yet: run `waymarks plan --prompt TEXT`"}
+    return last_manifest(app) or {  # (the command that makes one where the person is)
+        "entries": [], "blocks": [], "fallback": None,
+        "note": f"no plan yet: run `{app.command_prefix} plan --prompt TEXT`"}
 
 
 def privacy_group() -> Group:

@@ -240,6 +240,7 @@ class Bridge:
         self.app, self.ledger, self.provider = app, ledger, provider
         self.has_ui = bool(params.get("hasUI"))
         app.can_create_session, app.command_prefix = ledger is not None, "/context"
+        app.new_session_hint = "a new session (Pi's /new)"  # (hints name what works in Pi)
         app.host_provider = provider or PI_UNKNOWN_PROVIDER  # Pi's model's, once named
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,

@@ -109,6 +109,8 @@ class Waymarks:
         self.can_create_session = True  # False: the host has no persistent session
         self.host_provider: str | None = None  # the host's model's (planning.egress_for)
         self.command_prefix = "waymarks"  # what a refusal's hint runs (in Pi: /context)
+        #: how a hint names starting a new session where the person is (in Pi: its /new)
+        self.new_session_hint = "`waymarks session new`"
         self.rehearsing = False  # writes run every check, then raise ``Rehearsed``
         # a session is named (path, ID or prefix), handed over as a ledger, or the newest
         self._session_ref, self.follows_newest = (
