@@ -138,20 +138,20 @@ def test_the_claude_code_helper_builds_the_corpus_as_it_starts(
     """Off its request path: its first prompts read slices, then every prompt ranks from
     the corpus it keeps (built on a prompt, it took seconds at 60k claims, past the hook's
     4 s wait, and the hook did the prompt again itself)."""
-    from waymarks.hosts import cc_helper
+    from waymarks.hosts import cc_helper_start
     from waymarks.service.learning import set_learning
 
     _learn(tmp_path, _texts(random.Random(6), 60))
     set_learning(tmp_path, True)
-    cc_helper._warm_learned(tmp_path).join()
+    cc_helper_start.warm_learned(tmp_path).join()
     assert len(evolution_recall._CORPORA[str(tmp_path)].corpus) == 60
 
 
 def test_no_corpus_is_built_where_learning_is_off(tmp_path: Path) -> None:
-    from waymarks.hosts import cc_helper
+    from waymarks.hosts import cc_helper_start
 
     _learn(tmp_path, _texts(random.Random(6), 10))
-    cc_helper._warm_learned(tmp_path).join()
+    cc_helper_start.warm_learned(tmp_path).join()
     assert evolution_recall._CORPORA == {}
 
 

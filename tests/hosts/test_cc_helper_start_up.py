@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from waymarks.hosts import cc_client, cc_helper
+from waymarks.hosts import cc_client, cc_helper, cc_helper_start
 from waymarks.service.app import Waymarks
 
 
@@ -27,14 +27,14 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, thr
     """The helper's start-up drain, held until the first event is set; the second is set
     once the real drain ran after it."""
     release, drained = threading.Event(), threading.Event()
-    real = cc_helper._drain
+    real = cc_helper_start.drain_spool
 
     def drain(home: Path) -> None:
         release.wait(300)
         real(home)
         drained.set()
 
-    monkeypatch.setattr(cc_helper, "_drain", drain)
+    monkeypatch.setattr(cc_helper_start, "drain_spool", drain)
     try:
         yield release, drained
     finally:
@@ -87,7 +87,7 @@ def test_a_drain_with_nothing_queued_opens_no_evolution_state(home: Path) -> Non
 
     home.mkdir()
     try:
-        cc_helper._drain(home)
+        cc_helper_start.drain_spool(home)
         assert home not in claude_code_capture._WARM
     finally:
         claude_code_capture.drop_warm(home)
@@ -104,9 +104,9 @@ def test_a_start_up_drain_that_fails_otherwise_still_starts_recovery(
     def drain(_home: Path) -> None:
         raise ValueError("a damaged capture request")
 
-    monkeypatch.setattr(cc_helper, "_drain", drain)
-    monkeypatch.setattr(cc_helper, "_recovery", lambda _home: started)
-    assert cc_helper._StartUp(home).wait() is started
+    monkeypatch.setattr(cc_helper_start, "drain_spool", drain)
+    monkeypatch.setattr(cc_helper_start, "start_recovery", lambda _home: started)
+    assert cc_helper_start.StartUp(home).wait() is started
     logged = [json.loads(line) for path in (home / "logs").glob("*")
               for line in path.read_text().splitlines()]
     assert any(entry.get("code") == "ValueError" for entry in logged)  # and it is said
@@ -124,7 +124,7 @@ def test_the_drain_after_a_prompt_runs_while_recovery_is_still_starting(
         starting.set()  # (the start-up drain is over)
         release.wait(300)
 
-    monkeypatch.setattr(cc_helper, "_recovery", recovery)
+    monkeypatch.setattr(cc_helper_start, "start_recovery", recovery)
     monkeypatch.setattr(cc_helper, "_drain_waiting", drained.append)
     sid = str(uuid.uuid4())
     served, socket = _serving(home)

@@ -13,7 +13,8 @@ overrides: ``0`` starts none, ``inf`` never idles, a value that is not a number 
 is logged and the default taken; ``WAYMARKS_CC_HELPER=off`` never starts one), or once
 another helper took its socket path over (looked at every ``SOCKET_CHECK_S`` without
 work: no hook reaches it any more). It serves as soon as it listens: its start-up work
-(the spool's drain, the recovery tick) runs on a thread of its own (:class:`_StartUp`).
+(the spool's drain, the recovery tick) runs on a thread of its own
+(:mod:`waymarks.hosts.cc_helper_start`).
 
 ``PostToolUse``/``PostToolUseFailure`` (which print nothing) are answered before the
 helper records them, so the hook process leaves at once; the helper takes one connection
@@ -137,6 +138,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     import json
     import socket
 
+    from waymarks.hosts.cc_helper_start import StartUp, note_failure, warm_learned
     from waymarks.hosts.claude_code import _log, error_code, unusable_home
 
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
@@ -184,8 +186,8 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
     server.settimeout(min(idle_seconds, SOCKET_CHECK_S))
     last = time.monotonic()  # when it last took a connection
     apps: dict[tuple[str, str], Any] = {}
-    start_up = _StartUp(home)  # served meanwhile: the hooks find the socket there now
-    _warm_learned(home)  # (its own thread: a Stop waits for the start-up, not for this)
+    start_up = StartUp(home)  # served meanwhile: the hooks find the socket there now
+    warm_learned(home)  # (its own thread: a Stop waits for the start-up, not for this)
     mine = installation()  # (what a request must say: :func:`cc_client.installation`)
     switches = answering(lambda name: os.environ.get(name, ""))  # (and with these)
     try:
@@ -288,7 +290,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                         if start_up.done() and start_up.recovery is not None:
                             start_up.recovery.poll()  # learning on since? one stat if not
                     except Exception as exc:  # noqa: BLE001 (the helper serves on)
-                        _note_failure(home, exc)
+                        note_failure(home, exc)
     finally:
         server.close()
         with contextlib.suppress(OSError):
@@ -301,72 +303,6 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
             start_up.recovery.stop()  # an attempt in flight returns to pending
 
 
-class _StartUp:
-    """A new helper's start-up work, on a thread of its own: the capture requests queued
-    while no helper ran are drained, and memory evolution's recovery tick is started
-    (:func:`_recovery`). Done before the first connection was taken (~0.3-0.5 s of imports
-    and database opening), it kept the hooks that found the new socket waiting; on a
-    loaded machine past their 4 s, and each such prompt was done again in its hook's own
-    process. What else uses the warm evolution state (a ``Stop``'s drain, the drain after
-    a prompt) waits for its drain (:attr:`drained`), or is left to it: never two at once;
-    not for the recovery's start after it (the drain after each prompt was skipped as
-    long as that took)."""
-
-    def __init__(self, home: "Path") -> None:
-        import threading
-
-        self.home = home
-        #: the recovery tick's poller, once started (``None``: not yet, or it failed)
-        self.recovery: Any = None
-        #: set once the start-up drain is over (done or failed)
-        self.drained = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="waymarks-cc-start-up",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:  # (apart: a drain that raised left recovery off for the helper's life)
-            _drain(self.home)
-        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
-            _note_failure(self.home, exc)
-        finally:
-            self.drained.set()
-        try:
-            self.recovery = _recovery(self.home)
-        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
-            _note_failure(self.home, exc)
-
-    def done(self) -> bool:
-        """Whether the start-up work is over."""
-        return not self._thread.is_alive()
-
-    def wait(self) -> "Any":
-        """Wait for the start-up work; the recovery poller (``None``: none started)."""
-        self._thread.join()
-        return self.recovery
-
-
-def _warm_learned(home: "Path") -> "Any":
-    """Build the learned claims' ranking corpus on a thread of its own, as the helper
-    starts: its first prompts read slices of it (:mod:`waymarks.service.evolution_slice`),
-    each a fraction of a second at 60k claims; built once, every prompt ranks from it in
-    milliseconds. Built on a prompt instead, it took seconds at 60k claims, past the
-    hook's 4 s wait: the hook did the prompt again in its own process."""
-    import threading
-
-    def build() -> None:
-        try:
-            from waymarks.service.evolution_recall import warm
-
-            warm(home)
-        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
-            _note_failure(home, exc)
-
-    thread = threading.Thread(target=build, name="waymarks-cc-learned", daemon=True)
-    thread.start()
-    return thread
-
-
 def _note_unavailable(home: "Path", exc: OSError) -> None:
     """Log that no helper can serve this home (the error's kind, never a path): it ended
     with a traceback on /dev/null, each hook then did its work itself and started another
@@ -377,15 +313,6 @@ def _note_unavailable(home: "Path", exc: OSError) -> None:
 
     log_event(home, datetime.now(UTC), "claude_code_helper_unavailable",
               code=type(exc).__name__)
-
-
-def _note_failure(home: "Path", exc: BaseException) -> None:
-    """Log a failure of the helper's capture work (its kind, never content)."""
-    from datetime import UTC, datetime
-
-    from waymarks.hosts.claude_code import _log
-
-    _log(home, datetime.now(UTC), "Stop", type(exc).__name__)
 
 
 def _holder_answers(home: "Path", path: str) -> bool:
@@ -445,10 +372,11 @@ def _queue_stop(home: "Path", raw: bytes, project: str) -> str | None:
 
         _log(home, datetime.now(UTC), "Stop", "bad_input")
         return None
+    from waymarks.hosts.cc_helper_start import drain_spool
     from waymarks.service.capture_spool import write_request
 
     write_request(home, "claude-code", "Stop", *found)
-    _drain(home)
+    drain_spool(home)
     return found[0]
 
 
@@ -459,39 +387,9 @@ def _drain_waiting(home: "Path") -> None:
     ``Stop``, its request was replaced by that turn's, which then judged a file ending
     with the turn before as written, one turn behind from then on, and the session's last
     turn was never captured. One directory listing when nothing waits."""
-    _drain(home)
+    from waymarks.hosts.cc_helper_start import drain_spool
 
-
-def _drain(home: "Path") -> None:
-    """Drain the capture spool with the helper's warm evolution state (a request that
-    fails stays queued; nothing here blocks a hook). One directory listing when nothing
-    waits: every new helper opened the state (~0.3 s) for an empty spool."""
-    import sqlite3
-
-    from waymarks.service.capture_spool import drain, pending
-
-    if not pending(home):
-        return
-    from waymarks.hosts.claude_code_capture import drop_warm, warm_evolution
-
-    try:
-        drain(home, warm_evolution(home))
-    except (sqlite3.Error, OSError) as exc:
-        drop_warm(home)
-        _note_failure(home, exc)
-
-
-def _recovery(home: "Path") -> "Any":
-    """Memory evolution's recovery tick, in the helper (never in a hook's own process):
-    one queued source per check, the first 15 s after the helper starts, or after the
-    prompt that finds learning turned on since (:class:`~waymarks.service.
-    recovery_poll.Recovery`)."""
-    from waymarks.models import route_client, route_is_available
-    from waymarks.service.recovery_poll import Recovery
-
-    recovery = Recovery(home, route_client, route_is_available)
-    recovery.poll()
-    return recovery
+    drain_spool(home)
 
 
 #: a request: a header line, the project line and the hook's input, which the hook reads
