@@ -31,8 +31,8 @@ from pathlib import Path
 
 from waymarks.core.codec import iso_to_ms
 from waymarks.core.lazy_re import lazy
+from waymarks.ledger.header import MAX_HEADER_BYTES, SessionHeader, parse_header
 from waymarks.ledger.identity import canonical_project_path
-from waymarks.ledger.log import MAX_HEADER_BYTES, SessionHeader, parse_header
 from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
 
 __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",

@@ -8,21 +8,27 @@ raise, each place that resolved it), absolute as Pi and Waymarks write it or emp
 host's session of no project): a relative one (``"."``) was resolved against the reading
 process's working directory, so such a file was a session of whichever project read it
 from its own directory, and a rebuild run elsewhere dropped its items. Anything else is
-not a header (``None``), never an error.
+not a header (``None``), never an error. A first line is read up to
+:data:`MAX_HEADER_BYTES` (:func:`first_line`), and a full read takes no longer line for a
+header (:func:`header_at`): a header a picker cannot see is no header to any reader.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Final
 
 import msgspec
 
 from waymarks.ledger.entries import EntryLine, decode_entry
 
-__all__ = ["SESSION_VERSION", "SessionHeader", "header_line", "header_of", "parse_header"]
+__all__ = ["HEADER_READ", "MAX_HEADER_BYTES", "SESSION_VERSION", "SessionHeader", "first_line",
+           "header_at", "header_line", "header_of", "parse_header"]
 
 SESSION_VERSION: Final = 3
+MAX_HEADER_BYTES: Final = 64 * 1024  # a header line longer than this is not a header
+HEADER_READ: Final = 1024
 _ENCODER: Final = msgspec.json.Encoder()
 
 
@@ -49,6 +55,35 @@ def header_of(raw: EntryLine) -> SessionHeader | None:
             raw.cwd and not os.path.isabs(raw.cwd)):  # (empty: a host's, of no project)
         return None
     return SessionHeader(raw.id, raw.version, raw.timestamp or "", raw.cwd, raw.parentSession)
+
+
+def first_line(read: Callable[[int, int], bytes]) -> bytes | None:
+    """A ledger's first line, through ``read(offset, limit)`` (``None``: no complete line
+    within :data:`MAX_HEADER_BYTES`: what every picker and reader takes for its header)."""
+    limit = HEADER_READ
+    while True:
+        first = read(0, limit)
+        end = first.find(b"\n")
+        if end >= 0:
+            return first[:end]
+        if len(first) < limit or limit >= MAX_HEADER_BYTES:
+            return None
+        limit *= 4
+
+
+def header_at(line_no: int, raw: EntryLine, line: bytes, *,
+              have_header: bool) -> SessionHeader | str:
+    """The header a full read takes from line ``line_no`` (``raw``, decoded from
+    ``line``), or why the line is skipped: a header only on line 1, once."""
+    if have_header or line_no != 1:
+        return "second session header"
+    if len(line) >= MAX_HEADER_BYTES:  # (its line break past what pickers read)
+        # what pickers read of a first line (``first_line``): a longer one is no header to
+        # them, so a rebuild indexed a file every other read passed over, and then found
+        # it "has no session header now"
+        return f"session header longer than {MAX_HEADER_BYTES} bytes"
+    header = header_of(raw)
+    return "session header without id or cwd" if header is None else header
 
 
 def header_line(session_id: str, timestamp: str, cwd: str) -> bytes:

@@ -46,8 +46,8 @@ from waymarks.ledger.branch import EntryIndex as EntryIndex
 from waymarks.ledger.entries import BLANK_LINE, EntryLine, decode_entry
 from waymarks.ledger.header import SESSION_VERSION as SESSION_VERSION
 from waymarks.ledger.header import SessionHeader as SessionHeader
+from waymarks.ledger.header import first_line, header_at
 from waymarks.ledger.header import header_line as header_line
-from waymarks.ledger.header import header_of
 from waymarks.ledger.header import parse_header as parse_header
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log_values import FAST_PATHS, earlier
@@ -59,8 +59,6 @@ MAX_ID_ATTEMPTS: Final = 100
 PROGRESS_EVERY_LINES: Final = 50_000
 BULK_BYTES: Final = 1 << 20  # reads larger than this pause the cyclic GC
 FINGERPRINT_BYTES: Final = 256
-MAX_HEADER_BYTES: Final = 64 * 1024  # a header line longer than this is not a header
-HEADER_READ: Final = 1024
 READ_CHUNK: Final = 16 << 20  # large ledgers are read in pieces, not all at once
 ProgressFn = Callable[[int, int], None]
 
@@ -150,15 +148,7 @@ class SessionLog(ABC):
 
     def read_header_line(self) -> bytes | None:
         """The first line of the ledger as it is on disk now (``None``: no complete line)."""
-        limit = HEADER_READ
-        while True:
-            first = self._read_from(0, limit)
-            end = first.find(b"\n")
-            if end >= 0:
-                return first[:end]
-            if len(first) < limit or limit >= MAX_HEADER_BYTES:
-                return None
-            limit *= 4
+        return first_line(self._read_from)
 
     def _resume(self, offset: int, lines: int, entries: int,
                 fingerprint: str | None = None) -> None:
@@ -475,19 +465,9 @@ class SessionLog(ABC):
         return False
 
     def _read_header(self, line_no: int, raw: EntryLine, line: bytes) -> None:
-        if self.header is not None or line_no != 1:
-            self._anomaly(line_no, raw.id, "skipped", "second session header")
-            return
-        if len(line) >= MAX_HEADER_BYTES:  # (its line break past what pickers read)
-            # what pickers read of a first line (``read_header_line``): a longer one is no
-            # header to them, so a rebuild indexed a file every other read passed over,
-            # and then found it "has no session header now"
-            self._anomaly(line_no, raw.id, "skipped",
-                          f"session header longer than {MAX_HEADER_BYTES} bytes")
-            return
-        header = header_of(raw)
-        if header is None:
-            self._anomaly(line_no, raw.id, "skipped", "session header without id or cwd")
+        header = header_at(line_no, raw, line, have_header=self.header is not None)
+        if isinstance(header, str):
+            self._anomaly(line_no, raw.id, "skipped", header)
             return
         self.header = header
         self.header_bytes = line
