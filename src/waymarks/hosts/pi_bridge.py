@@ -49,7 +49,7 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from waymarks.core.arguments import tokenize
 from waymarks.core.egress import json_line
@@ -74,6 +74,11 @@ from waymarks.ledger.log import SessionFileError
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.waits import waiting_at_most
+
+#: the most a start waits for a database another process holds to learn where it stopped
+#: reading the session (past it, the session is read whole): the default 30 s passed the
+#: extension's 20 s for a start, and memory was off for the session
+START_WAIT_MS: Final = 3000
 
 PROTOCOL = "waymarks-pi-bridge-v1"
 
@@ -254,8 +259,10 @@ class Bridge:
         recorded since, not the session's length), else whole."""
         from waymarks.service.sessions_api import host_checkpoint
 
-        try:
-            ledger.start(host_checkpoint(app, ledger.path, header.get("id")))
+        try:  # (a database another process holds: read whole, well within the start's 20 s)
+            with waiting_at_most(app, START_WAIT_MS):
+                checkpoint = host_checkpoint(app, ledger.path, header.get("id"))
+            ledger.start(checkpoint)
         except SessionFileError as exc:  # e.g. a header that is not Pi's
             app.close()
             raise BridgeError("invalid_argument", f"initialize header: {exc}") from None
