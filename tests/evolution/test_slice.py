@@ -198,12 +198,8 @@ def test_counts_over_the_recallable_claims_never_seek_a_claim_per_holder(
         assert plan.startswith("SEARCH c USING COVERING INDEX evo_claims_by_state"), plan
 
 
-def test_a_prompt_hook_leaves_a_long_fold_to_a_process_with_the_time(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With waymarks.db new (deleted, set aside, upgraded) at 60k learned claims, the fold
-    takes 30-60 s: Claude Code killed the hook at 10 s, its transaction uncommitted, and
-    every later prompt started over: no context, pins included, and no helper started
-    (the hook starts it after its own work). The hook now plans without learned memory."""
+def _hook_home(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A home with a pin and learned claims (learning on), one session started."""
     import uuid
 
     from waymarks.hosts.claude_code import handle
@@ -219,18 +215,54 @@ def test_a_prompt_hook_leaves_a_long_fold_to_a_process_with_the_time(
         app.pin("Project rule: keep functions short")
     _learn(home, ["The zebra gateway listens on port 9911", *_texts(random.Random(1), 30)])
     set_learning(home, True)
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
-    monkeypatch.setattr(evolution_recall, "HOOK_FOLD_BYTES", 1000)
+    return home, project, sid
+
+
+def _hook_context(home: Path, project: Path, sid: str) -> str:
+    """The context a prompt's hook injects for a question on the zebra gateway."""
+    from waymarks.hosts.claude_code import handle
+
     said = handle("UserPromptSubmit", {"session_id": sid, "cwd": str(project),
                                        "hook_event_name": "UserPromptSubmit",
                                        "prompt": "which port does the zebra gateway use?"},
                   home)
     assert said is not None
-    context = said["hookSpecificOutput"]["additionalContext"]
+    return str(said["hookSpecificOutput"]["additionalContext"])
+
+
+def test_a_prompt_hook_leaves_a_long_fold_to_a_process_with_the_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With waymarks.db new (deleted, set aside, upgraded) at 60k learned claims, the fold
+    takes 30-60 s: Claude Code killed the hook at 10 s, its transaction uncommitted, and
+    every later prompt started over: no context, pins included, and no helper started
+    (the hook starts it after its own work). The hook now plans without learned memory."""
+    home, project, sid = _hook_home(tmp_path)
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    monkeypatch.setattr(evolution_recall, "HOOK_FOLD_BYTES", 1000)
+    context = _hook_context(home, project, sid)
     assert "keep functions short" in context and "zebra" not in context
     with Evolution(home) as evo:
         assert evo.unfolded_bytes() > 1000  # left to a process with the time
     found = evolution_recall.recall_learned(home, "zebra gateway port")
     assert [s.candidate.text for s in found.eligible][:1] == \
         ["The zebra gateway listens on port 9911"]
+
+
+def test_a_ledger_not_the_one_folded_is_all_to_fold_for_a_hook(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older copy of the ledger restored over it (or a line edited by hand) is folded
+    again from its first byte, yet the hook counted only the bytes past the checkpoint
+    (none: the copy is shorter) and folded it all: at 60k claims, killed at 10 s with no
+    context, pins included, on every prompt after."""
+    from waymarks.service.learning import ledger_path
+
+    home, project, sid = _hook_home(tmp_path)
+    older = ledger_path(home).read_bytes()
+    _learn(home, _texts(random.Random(2), 5, start=100))
+    ledger_path(home).write_bytes(older)  # restored from a backup
+    monkeypatch.setattr(evolution_recall, "HOOK_FOLD_BYTES", 1000)
+    with Evolution(home) as evo:
+        assert evo.unfolded_bytes() == len(older)  # the whole copy is folded again
+    context = _hook_context(home, project, sid)
+    assert "keep functions short" in context and "zebra" not in context

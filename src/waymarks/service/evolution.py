@@ -217,29 +217,34 @@ class Evolution:
         return self._locked_sync()
 
     def _folded_to_end(self) -> bool:
-        """Whether the projection's checkpoint is the end of the file at the ledger's path:
-        its size, and the fingerprint of the bytes before it (256 bytes read, as a session
-        ledger's checkpoint is checked). Anything else (a byte appended, a file cut or
-        replaced, one that cannot be read, a damaged database) is for :meth:`sync`'s full
-        path, which reads the ledger and says what is wrong."""
+        """Whether the projection's checkpoint is the end of the file at the ledger's path
+        (see :meth:`_unfolded`). Anything else (a byte appended, a file cut or replaced,
+        one that cannot be read, a damaged database) is for :meth:`sync`'s full path,
+        which reads the ledger and says what is wrong."""
+        return self._unfolded() == 0
+
+    def _unfolded(self) -> int | None:
+        """The bytes of the file at the ledger's path the checkpoint does not vouch for:
+        past it, or the whole file when the bytes before it are not those folded (its
+        size, and the fingerprint of the 256 bytes before it, as a session ledger's
+        checkpoint is checked). ``None`` when that cannot be told here (no regular file,
+        an empty or unreadable one, a damaged database: the sync says what is wrong)."""
         path = ledger_path(self.home)
         try:
             found = os.stat(path)
-            return stat.S_ISREG(found.st_mode) and self.store.folded_to(
+            if not stat.S_ISREG(found.st_mode) or not found.st_size:
+                return None
+            return found.st_size - self.store.vouched(
                 LEDGER_SESSION_ID, found.st_size, SessionFile.unread(path).fingerprint)
         except (OSError, *SQLITE_ERRORS):
-            return False
+            return None
 
     def unfolded_bytes(self) -> int:
-        """How many bytes of the ledger lie past the projection's checkpoint (the whole
-        ledger when nothing is folded yet): what a :meth:`sync` now would read."""
-        if self._ledger is None and self._folded_to_end():
-            return 0
-        try:
-            size = os.stat(ledger_path(self.home)).st_size
-            return max(0, size - int(self.store.signature()[2]))
-        except (OSError, ValueError, *SQLITE_ERRORS):
-            return 0  # (the sync says what is wrong)
+        """How many bytes of the ledger a :meth:`sync` now would fold: those past the
+        projection's checkpoint, or all of them when nothing is folded yet or the ledger
+        is not the one folded (an older copy restored, a line edited: folded again from
+        the start; counting from the checkpoint, a hook took it for nothing to fold)."""
+        return self._unfolded() or 0
 
     def rebuild(self) -> int:
         """Drop the evolution tables' derived state and fold the whole evolution ledger

@@ -251,13 +251,16 @@ class EvolutionStore:
             self._set_meta(name, str(value))
         return len(fresh)
 
-    def folded_to(self, session_id: str, size: int, fingerprint: Callable[[int], str]
-                  ) -> bool:
-        """Whether the checkpoint is the end of a ledger of ``session_id`` holding ``size``
-        bytes whose ``fingerprint(offset)`` is the one recorded: nothing to fold."""
+    def vouched(self, session_id: str, size: int, fingerprint: Callable[[int], str]) -> int:
+        """How many bytes of a ledger of ``session_id`` holding ``size`` bytes the
+        checkpoint vouches for (its offset, when ``fingerprint(offset)`` is the one
+        recorded); 0 when it vouches for none: :meth:`sync` folds that ledger from the
+        start (another session, shorter, other bytes before the checkpoint)."""
         offset = self._count_meta("offset")
-        return bool(offset) and offset == size and self._meta("ledger") == session_id \
-            and fingerprint(size) == self._meta("fingerprint")
+        if not offset or offset > size or self._meta("ledger") != session_id or \
+                fingerprint(offset) != self._meta("fingerprint"):
+            return 0
+        return offset
 
     def reset(self) -> None:
         """Forget everything derived (the next sync folds the whole ledger)."""
