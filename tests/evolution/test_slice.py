@@ -266,3 +266,22 @@ def test_a_ledger_not_the_one_folded_is_all_to_fold_for_a_hook(
         assert evo.unfolded_bytes() == len(older)  # the whole copy is folded again
     context = _hook_context(home, project, sid)
     assert "keep functions short" in context and "zebra" not in context
+
+
+def test_rebuild_index_posts_every_learned_claim(tmp_path: Path) -> None:
+    """``rebuild-index`` emptied the postings with the projection and wrote none, so the
+    next process holding no corpus (a prompt's hook without the helper) built the whole
+    corpus itself, every learned claim analysed (5-19 s at 60k claims: past the hook's
+    10 s, the postings never written, and so on every prompt after)."""
+    from waymarks.service.app import Waymarks
+
+    home = tmp_path / "home"
+    _learn(home, _texts(random.Random(3), 40))
+    with Waymarks(home) as app:
+        assert app.rebuild_index()["evolutionRecords"] == 40
+    evolution_recall._CORPORA.clear()  # (a process of its own)
+    with Evolution(home) as evo:
+        evo.sync()
+        with sliced(evo, plan_query("which port does the cache service use", ()),
+                    evolution_recall._ms) as part:
+            assert part is not None  # read from the postings, not every claim

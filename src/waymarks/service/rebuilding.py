@@ -283,10 +283,12 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
         with gc_paused():
             unsigned = app.projection.catch_up_claim_subjects(progress)
     from waymarks.service.evolution import LedgerDamaged, rebuild_evolution
+    from waymarks.service.evolution_recall import post_every_claim
 
     stage(learned)
     try:
         evolution_records = rebuild_evolution(app.home, app.clock, app.ids)
+        post_every_claim(app.home)  # (emptied with the projection: left to a hook, 10 s+)
     except LedgerDamaged as exc:  # the sessions were rebuilt: that stands, and is said
         evolution_records = None
         unreadable.append(str(exc))
