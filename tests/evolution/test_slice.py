@@ -285,3 +285,44 @@ def test_rebuild_index_posts_every_learned_claim(tmp_path: Path) -> None:
         with sliced(evo, plan_query("which port does the cache service use", ()),
                     evolution_recall._ms) as part:
             assert part is not None  # read from the postings, not every claim
+
+
+def test_a_prompt_hook_leaves_a_long_build_of_the_corpus_to_a_process_with_the_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database whose postings are not there (new or set aside, its ledger folded since
+    by `waymarks evolution list` as the hook's note advised, a capture or Pi's bridge; or
+    an upgrade's new analyser): the hook built the corpus of every learned claim itself,
+    killed at 10 s at 60k claims with no context, pins included. It now plans without
+    learned memory; a process with the time builds it."""
+    home, project, sid = _hook_home(tmp_path)
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    with Evolution(home) as evo:
+        evo.sync()  # folded, nothing posted
+    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    context = _hook_context(home, project, sid)
+    assert "keep functions short" in context and "zebra" not in context
+    found = evolution_recall.recall_learned(home, "zebra gateway port")  # (the time)
+    assert [s.candidate.text for s in found.eligible][:1] == \
+        ["The zebra gateway listens on port 9911"]
+    evolution_recall._CORPORA.clear()  # the next hook's own process: a slice
+    assert "zebra" in _hook_context(home, project, sid)
+
+
+def test_a_warm_process_that_waits_briefly_still_builds_the_corpus_it_keeps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pi's bridge waits briefly too, and has no helper: leaving the build out there left
+    learned memory out of every Pi plan while the postings were not written."""
+    from waymarks.personal.setup import plan_with_memory
+    from waymarks.service.app import Waymarks
+
+    home, project, _sid = _hook_home(tmp_path)
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    with Evolution(home) as evo:
+        evo.sync()  # folded, nothing posted
+    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    with Waymarks(home, cwd=str(project), keep_recall_index=True,
+                  busy_timeout_ms=2_500) as app:  # as Pi's bridge plans
+        plan = plan_with_memory(app, "which port does the zebra gateway use?")
+    assert any("zebra" in m.content for m in plan.messages if m.kind != "request")

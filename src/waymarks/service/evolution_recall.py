@@ -126,40 +126,62 @@ def _whole(evo: Evolution, home: Path) -> Corpus:
 #: the fold ran past Claude Code's 10 s limit, the hook was killed with its transaction
 #: uncommitted, and every later prompt started it again: no context, pins included, ever
 HOOK_FOLD_BYTES = 4 << 20
+#: the most learned claims a prompt's hook in a process of its own (which keeps nothing:
+#: the helper and Pi's bridge keep what they build) builds a corpus of when their postings
+#: cannot give it a slice (~1 s of CPU): past it (the postings of a new database, or of an
+#: upgrade's analyser, not written yet), at 60k claims the hook was killed at 10 s with
+#: no context, pins included, before it wrote them, and so every prompt after it
+HOOK_CORPUS_CLAIMS = 10_000
+#: what does the work a hook leaves, whatever the host
+_LEFT_TO = ("the Claude Code helper does it as it starts, or run `waymarks rebuild-index` "
+            "once")
 
 
-class FoldTooLong(Exception):
-    """More of the evolution ledger to fold than a hook has time for."""
+class TooLongForAHook(Exception):
+    """More learned-memory work before ranking than a prompt's hook has time for."""
 
-    def __init__(self, unfolded: int) -> None:
-        super().__init__(
-            f"learned memory left out of this prompt: {unfolded / 1e6:.1f} MB of the "
-            "evolution ledger are still to be folded, more than a prompt's hook has time "
-            "for; the Claude Code helper folds them, or run `waymarks evolution list` once")
+
+def _fold_too_long(unfolded: int) -> TooLongForAHook:
+    return TooLongForAHook(
+        f"learned memory left out of this prompt: {unfolded / 1e6:.1f} MB of the evolution "
+        f"ledger are still to be folded, more than a prompt's hook has time for; {_LEFT_TO}")
+
+
+def _build_too_long(claims: int) -> TooLongForAHook:
+    return TooLongForAHook(
+        f"learned memory left out of this prompt: its index of {claims} learned claims is "
+        f"still to be built, more than a prompt's hook has time for; {_LEFT_TO}")
 
 
 @contextmanager
-def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None
-             ) -> Iterator[Corpus | None]:
+def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
+             build_limit: int | None = None) -> Iterator[Corpus | None]:
     """:func:`_corpus`, or, in a process holding none, the slice ``plan`` needs when the
     postings vouch for it (:mod:`.evolution_slice`: the query is ranked in this block;
-    not kept, the next query reads its own). ``fold_limit``: raise :class:`FoldTooLong`
-    rather than fold more of the ledger than that many bytes."""
+    not kept, the next query reads its own). ``fold_limit`` (a hook's): raise
+    :class:`TooLongForAHook` rather than fold more of the ledger than that many bytes;
+    ``build_limit`` (a hook's process, which keeps no corpus): rather than build one of
+    more than that many claims, to be thrown away."""
     if not has_ledger(home):
         yield None
         return
+    from waymarks.core.evolution.model import RECALLABLE_STATES
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution_slice import sliced
+    from waymarks.store.evolution_postings import claims_in
 
     with Evolution(home) as evo:
         if fold_limit is not None and (unfolded := evo.unfolded_bytes()) > fold_limit:
-            raise FoldTooLong(unfolded)
+            raise _fold_too_long(unfolded)
         evo.sync()
         if str(home) not in _CORPORA:
             with sliced(evo, plan, _ms) as part:
                 if part is not None:
                     yield part
                     return
+            if build_limit is not None and (claims := claims_in(
+                    evo.store.db, sorted(RECALLABLE_STATES))) > build_limit:
+                raise _build_too_long(claims)
         yield _whole(evo, home)
 
 
@@ -232,7 +254,8 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
                    automatic: bool = False, now: str | None = None,
                    notes: list[str] | None = None,
                    mine: Contradicted | None = None,
-                   fold_limit: int | None = None) -> RecallResult:
+                   fold_limit: int | None = None,
+                   build_limit: int | None = None) -> RecallResult:
     """Learned claims ``query`` (with the recent user turns) is about, precision first;
     with ``egress``, rendered as a digest for that destination (inadmissible ones left out).
     ``automatic``: for injection nobody asked for, so dormant claims are left out.
@@ -248,14 +271,14 @@ def recall_learned(home: Path, query: str, history: Sequence[str] = (), *,
         lambda c: admitted(egress, c) and (mine is None or mine(c.text) is None))
     result = RecallResult(plan, [], "", [], [])  # nothing learned: no candidates, at once
     try:
-        with _ranking(home, plan, fold_limit) as corpus:
+        with _ranking(home, plan, fold_limit, build_limit) as corpus:
             if corpus is not None:
                 from waymarks.service.evolution_rank import rank
 
                 result = rank(plan, corpus, stamp, automatic=automatic, admits=admits,
                               limit=RANKED_LIMIT)
                 result = replace(result, scored=_one_per_content(result.scored))
-    except (_damaged(), FoldTooLong) as exc:
+    except (_damaged(), TooLongForAHook) as exc:
         if notes is None:
             raise
         notes.append(str(exc))
@@ -313,7 +336,8 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
                    contradicted: Contradicted | None = None,
                    retired: Contradicted | None = None,
                    said: Contradicted | None = None,
-                   fold_limit: int | None = None) -> list[LearnedBlock]:
+                   fold_limit: int | None = None,
+                   build_limit: int | None = None) -> list[LearnedBlock]:
     """The planner's learned block inputs: every eligible learned claim ``egress``'s
     destination may receive, best first (the planner applies the budget, records what it
     left out, and stops at ``MAX_LEARNED`` included). Ranked before the privacy check
@@ -325,7 +349,7 @@ def learned_blocks(home: Path, prompt: str, history: Sequence[str], egress: Egre
     claim in effect saying it with marker tags (the planner leaves each one out)."""
     stamp = now or iso(datetime.now(UTC))
     result = recall_learned(home, prompt, history, egress=egress, automatic=True, now=stamp,
-                            notes=notes, fold_limit=fold_limit)
+                            notes=notes, fold_limit=fold_limit, build_limit=build_limit)
     _remember_snapshot(result, stamp)
     return [_block(s, contradicted, retired, said) for s in result.eligible]
 

@@ -323,7 +323,11 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     mode the person turns on; turned off, it stopped capture and calls while every plan
     (the Claude Code hook's, Pi's, ``waymarks plan``) went on injecting what it had
     learned. What was learned stays stored, listed and recallable on request."""
-    from waymarks.service.evolution_recall import HOOK_FOLD_BYTES, learned_blocks
+    from waymarks.service.evolution_recall import (
+        HOOK_CORPUS_CLAIMS,
+        HOOK_FOLD_BYTES,
+        learned_blocks,
+    )
     from waymarks.store.projection import BUSY_TIMEOUT_MS
 
     if not _learning(app):
@@ -342,7 +346,10 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     hurried = app.busy_timeout_ms < BUSY_TIMEOUT_MS
     return learned_blocks(app.home, prompt, history, egress, notes=notes,
                           contradicted=own.contradicted, retired=own.retired,
-                          said=own.said, fold_limit=HOOK_FOLD_BYTES if hurried else None)
+                          said=own.said, fold_limit=HOOK_FOLD_BYTES if hurried else None,
+                          # (a process that keeps no corpus builds none it would not keep)
+                          build_limit=HOOK_CORPUS_CLAIMS if hurried and
+                          not app.keep_recall_index else None)
 
 
 def _learning(app: Waymarks) -> bool:

@@ -100,11 +100,16 @@ def posted(db: sqlite3.Connection, states: Sequence[str]) -> int:
     return _holders(db, SENTINEL, False) - _outside(db, states, SENTINEL, False)
 
 
-def all_posted(db: sqlite3.Connection, states: Sequence[str]) -> bool:
-    """Whether every claim in ``states`` is posted (two counts by index, no scan)."""
+def claims_in(db: sqlite3.Connection, states: Sequence[str]) -> int:
+    """How many claims are in ``states`` (a count by index)."""
     (n,) = db.execute(f"SELECT count(*) FROM evo_claims WHERE state IN ({_states(states)})",
                       list(states)).fetchone()
-    return int(n) == posted(db, states)
+    return int(n)
+
+
+def all_posted(db: sqlite3.Connection, states: Sequence[str]) -> bool:
+    """Whether every claim in ``states`` is posted (two counts by index, no scan)."""
+    return claims_in(db, states) == posted(db, states)
 
 
 def unposted(db: sqlite3.Connection, states: Sequence[str]) -> list[str]:
