@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -167,15 +168,20 @@ def main() -> int:
                 "context_persistence_confirmed_write": summary(tool_times["confirmed_write"]),
                 "baseline_direct_service_write": summary(direct)})
         app.close()
+        # the baseline's own copy of the home, its databases left out for it to build:
+        # one this version migrated is too new for an older one (schema_too_new)
+        base_home = Path(tmp, "baseline-home")
+        if args.baseline_src:
+            shutil.copytree(home, base_home, ignore=shutil.ignore_patterns("*.db", "*.db-*"))
         anyio.run(first_result, home, project)  # compiles whatever bytecode is missing
         if args.baseline_src:
-            anyio.run(first_result, home, project, args.baseline_src)
+            anyio.run(first_result, base_home, project, args.baseline_src)
         spawns, baseline_spawns = [], []
         python_pass, sdk_import = [], []
         for _ in range(args.spawns):  # interleaved: the machine's load changes meanwhile
             spawns.append(anyio.run(first_result, home, project))
             if args.baseline_src:
-                baseline_spawns.append(anyio.run(first_result, home, project,
+                baseline_spawns.append(anyio.run(first_result, base_home, project,
                                                  args.baseline_src))
             python_pass.append(wall([sys.executable, "-c", "pass"]))
             sdk_import.append(wall([sys.executable, "-c", "import mcp.server, mcp.types"]))
