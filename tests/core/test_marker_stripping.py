@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
 from waymarks.core import privacy
-from waymarks.core.privacy import classify, filter_text, strip_markers
+from waymarks.core.marked_filter import filter_text
+from waymarks.core.privacy import classify, strip_markers
 
 PIECES = ["[", "]", "ds4:", "DS4:", "/", "normal", "internal", "sensitive", "local-only",
           "\\", "x", " ", "[ds4:", "internal]", "[/ds4:", "local-only]", "[ds4:normal]",

@@ -10,7 +10,7 @@ import pytest
 
 from tests.inprocess import waymarks
 from tests.team.test_team_hostile import run
-from waymarks.core.privacy import filter_text
+from waymarks.core.marked_filter import filter_text
 from waymarks.service import team
 
 EXACT = ("normal", "sensitive")  # allows those two and not ``internal``

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
+from waymarks.core.marked_filter import filter_text
 from waymarks.core.privacy import (
     DEFAULT_POLICY,
     LEVELS,
@@ -16,7 +17,6 @@ from waymarks.core.privacy import (
     PrivacyConfigError,
     ProviderPolicy,
     classify,
-    filter_text,
     has_markers,
     highest,
     level_rank,

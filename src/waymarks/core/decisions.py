@@ -29,6 +29,7 @@ from typing import Literal, cast
 import msgspec
 
 from waymarks.core.marked_forms import marked_forms
+from waymarks.core.marker_near_miss import near_miss_markers
 from waymarks.core.model import (
     CLASSIFICATIONS,
     MAX_CLAIM_CHARS,
@@ -52,7 +53,6 @@ from waymarks.core.privacy import (
     classify,
     has_markers,
     level_rank,
-    near_miss_markers,
     strip_markers,
 )
 from waymarks.core.rules import (

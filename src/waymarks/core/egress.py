@@ -37,13 +37,13 @@ from typing import Final
 import msgspec
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.marked_filter import filter_text
 from waymarks.core.privacy import (
     LEVELS,
     WITHHELD,
     Classification,
     ProviderPolicy,
     classify,
-    filter_text,
     has_markers,
     is_level,
     levels_up_to,

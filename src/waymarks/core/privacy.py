@@ -41,7 +41,6 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import Classification as Classification  # re-exported
-from waymarks.core.text import INVISIBLE
 
 Destination = Literal["local", "remote"]
 
@@ -195,27 +194,6 @@ def _strip_scan(text: str) -> tuple[str, int, Classification | None]:
     return "".join(kept), count, top
 
 
-#: what a person may have meant as a marker: brackets of any width, spaces, ``_`` or ``-``
-#: in ``local-only``, any case, invisible characters removed first (see near_miss_markers)
-_LOOSE_MARKER: Final = lazy(
-    r"[\[({<]\s*/?\s*ds\s*4\s*[:;=_-]?\s*(?:normal|internal|sensitive|local[\s_-]*only)"
-    r"\s*[\])}>]", re.IGNORECASE)
-
-
-def near_miss_markers(text: str) -> int:
-    """How many things in ``text`` look like a classification marker but are not one
-    (``[ds4: local-only]``, ``[ds4:local_only]``, fullwidth brackets, a zero-width space
-    inside): they classify nothing, so a write should say so."""
-    if "4" not in text and "４" not in text:
-        return 0
-    import unicodedata  # here, not at import: only a text holding a "4" needs it
-
-    loose = INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    working = sum(1 for m in _MARKER.finditer(text) if not m.group(1))
-    escaped = sum(1 for m in _MARKER.finditer(text) if m.group(1))
-    return max(0, len(_LOOSE_MARKER.findall(loose)) - working - escaped)
-
-
 def strip_markers(text: str, *, unescape: bool = False) -> str:
     """``text`` without marker tags; idempotent. Escaped tags stay literal, backslash and
     all, unless ``unescape`` (for display only: the result may then hold working tags)."""
@@ -325,47 +303,6 @@ def parse_marked(text: str, base: str | None = None) -> MarkedText:
 def _segment(text: str, level: Classification, floor: Classification,
              stack: list[tuple[Classification, Classification, int]]) -> Segment:
     return Segment(text, level, frozenset((floor, *(tag for _, tag, _ in stack))))
-
-
-class FilteredText(msgspec.Struct, frozen=True):
-    """A text as a provider may see it."""
-
-    #: None when nothing of it may be sent
-    text: str | None
-    level: Classification
-    #: prohibited spans replaced by ``WITHHELD`` (1 when the whole text is withheld)
-    dropped: int
-    #: marker tags removed
-    markers: int
-
-
-def filter_marked(marked: MarkedText, allowed: Collection[str]) -> FilteredText:
-    """Keep allowed segments, put one ``WITHHELD`` per run of prohibited ones; the whole
-    text is withheld when nothing but whitespace would be left of it."""
-    parts: list[str] = []
-    dropped = 0
-    kept = False
-    previous_dropped = False
-    for segment in marked.segments:
-        if all(level in allowed for level in segment.levels):
-            parts.append(segment.text)
-            kept = kept or bool(segment.text.strip())
-            previous_dropped = False
-        elif not previous_dropped:
-            parts.append(WITHHELD)
-            dropped += 1
-            previous_dropped = True
-    if dropped and not kept:
-        return FilteredText(None, marked.level, 1, marked.markers)
-    text = "".join(parts)
-    if dropped and has_markers(text):  # cannot happen by construction; fail closed anyway
-        return FilteredText(None, marked.level, 1, marked.markers)
-    return FilteredText(text, marked.level, dropped, marked.markers)
-
-
-def filter_text(text: str, allowed: Collection[str], base: str | None = None) -> FilteredText:
-    """``text`` with its prohibited spans withheld and every marker removed."""
-    return filter_marked(parse_marked(text, base), allowed)
 
 
 # --- provider policy -------------------------------------------------------------------

@@ -55,7 +55,8 @@ from waymarks.core.decisions import (
     decide_status,
 )
 from waymarks.core.egress import Egress
-from waymarks.core.privacy import Classification, filter_text, has_markers, highest
+from waymarks.core.marked_filter import filter_text
+from waymarks.core.privacy import Classification, has_markers, highest
 from waymarks.planner.render import ident
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (

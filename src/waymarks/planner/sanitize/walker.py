@@ -32,15 +32,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
-from waymarks.core.privacy import (
-    LEVELS,
-    WITHHELD,
-    Classification,
-    MarkedText,
-    filter_marked,
-    has_markers,
-    highest,
-)
+from waymarks.core.marked_filter import filter_marked
+from waymarks.core.privacy import LEVELS, WITHHELD, Classification, MarkedText, has_markers, highest
 from waymarks.core.secrets import redact
 
 HINT: Final = "4:"  # every marker holds "ds4:"; see waymarks.core.privacy
