@@ -308,7 +308,8 @@ def test_a_linked_team_directory_is_neither_read_nor_written(
     app = make_app()
     app.trust(str(project))
     assert active_ids(app) == [] and team_views.team_blocks(app) == []
-    from waymarks.service.team_write import TeamRefused, init
+    from waymarks.service.team_init import init
+    from waymarks.service.team_write import TeamRefused
 
     with pytest.raises(TeamRefused, match="symbolic link"):
         init(app)

@@ -103,7 +103,8 @@ def team_group() -> Group:
              "(.waymarks/team/: README, .gitattributes) and your contributor ID.",
              examples=["waymarks team init"])
     def init() -> Result:
-        from waymarks.service.team_write import TeamRefused, init
+        from waymarks.service.team_init import init
+        from waymarks.service.team_write import TeamRefused
 
         try:
             data = init(runtime().app())

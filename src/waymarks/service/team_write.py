@@ -1,4 +1,5 @@
-"""Team memory, write side: ``init``, ``share``, ``unshare``, ``supersede``.
+"""Team memory, write side: ``share``, ``unshare``, ``supersede`` (``init`` is in
+:mod:`waymarks.service.team_init`).
 
 Each write appends one entry to this person's own contributor file (never another's),
 through :func:`waymarks.ledger.team.append_entry`. Before anything is appended:
@@ -28,7 +29,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import msgspec
 
@@ -47,7 +48,6 @@ from waymarks.core.team import (
     share_problem,
 )
 from waymarks.core.text import escaped, ids_named, normalize, shell_command
-from waymarks.files.atomic import write_atomic
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
@@ -76,33 +76,6 @@ from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
-
-README: Final = """# Team memory
-
-This directory is this repository's shared Waymarks memory: pins and memory that a
-teammate shared with `waymarks team share ID`. Every teammate whose agent uses Waymarks,
-and who trusts this repository (`waymarks trust .`), sees these items, with who shared
-them and in which commit.
-
-- One file per contributor (`<contributor>.jsonl`), appended to only by its owner's
-  Waymarks. Each line carries a hash of the line before it: do not edit, reorder or
-  delete lines. A file whose chain is broken, or that lost entries, is reported by
-  `waymarks team status` and its items are withdrawn until it is restored from git,
-  or, where `team status` offers it (a branch switch, a history the team agreed to
-  rewrite), its present history is accepted with `waymarks team accept CONTRIBUTOR`.
-- Commit these files as you commit code; pull to receive your teammates' items.
-- To change a shared item, use `waymarks team supersede ID -- TEXT`; to withdraw one,
-  `waymarks team unshare ID`. Conflicting claims (same key) are resolved the same way
-  on every clone; `waymarks team status` lists them with the command that settles them.
-"""
-
-GITATTRIBUTES: Final = (
-    "# Waymarks team ledger: one append-only file per contributor, appended to only by\n"
-    "# its owner, so a merge never has two sides changing one file. Should that happen\n"
-    "# anyway, git must not interleave the lines (that would break the hash chain): keep\n"
-    "# each file whole (a conflict to settle by hand), with LF line ends.\n"
-    "*.jsonl text eol=lf merge=binary\n")
-
 
 class TeamRefused(ServiceError):
     """A team write that was refused before anything was appended (``conflicts``: the
@@ -194,38 +167,7 @@ def _refuse_damaged_contributor(app: Waymarks) -> None:
                           "written")
 
 
-def init(app: Waymarks) -> dict[str, Any]:
-    """Create the team directory, its README and ``.gitattributes`` (existing files are
-    left as they are) and this home's contributor ID."""
-    if not team_git.is_repository(Path(app.cwd)):
-        if not team_git.installed():
-            raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
-                              "on PATH); team memory travels through git: install it or "
-                              "add it to PATH")
-        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
-                          "working tree; team memory travels through git (run `git init` "
-                          "first, or run it in a clone, not a bare repository or .git)")
-    directory = team_dir(app)
-    _refuse_linked(directory)  # mkdir and the writes below would go where it points
-    for each in (directory.parent, directory):
-        if each.exists() and not each.is_dir():
-            raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
-                              "is not a directory; the team ledger needs it to be one: move "
-                              "it away, then run `waymarks team init` again")
-    me = contributor(app, create=True)  # (a damaged ID file: refused, nothing written)
-    directory.mkdir(parents=True, exist_ok=True)
-    created = []
-    for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
-        path = directory / name
-        if not path.exists():
-            write_atomic(path, text)
-            created.append(name)
-    return {"directory": str(directory.relative_to(app.cwd)), "created": created,
-            "contributor": me, "trusted": app.project_trusted,
-            "notices": list(untracked(app, me or ""))}
-
-
-def _refuse_linked(directory: Path) -> None:
+def refuse_linked(directory: Path) -> None:
     try:
         appendable(directory, None)
     except TeamAppendError as problem:
@@ -250,7 +192,7 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     if not app.project_trusted:
         raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so it has no project "
                           "memory to share; trust it first (`waymarks trust .`)")
-    _refuse_linked(team_dir(app))  # (its files read as withdrawn, not as damaged)
+    refuse_linked(team_dir(app))  # (its files read as withdrawn, not as damaged)
     if not team_dir(app).is_dir():
         raise TeamRefused("not_initialized", "this repository has no team ledger yet; "
                           "create it with `waymarks team init`")

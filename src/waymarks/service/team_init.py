@@ -1,0 +1,74 @@
+"""``waymarks team init``: the team directory, the README and ``.gitattributes`` that say
+how its files are kept, and this home's contributor ID (the writes to the ledger are in
+:mod:`waymarks.service.team_write`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from waymarks.files.atomic import write_atomic
+from waymarks.service import team_git
+from waymarks.service.team import team_dir
+from waymarks.service.team_write import TeamRefused, contributor, refuse_linked, untracked
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+README: Final = """# Team memory
+
+This directory is this repository's shared Waymarks memory: pins and memory that a
+teammate shared with `waymarks team share ID`. Every teammate whose agent uses Waymarks,
+and who trusts this repository (`waymarks trust .`), sees these items, with who shared
+them and in which commit.
+
+- One file per contributor (`<contributor>.jsonl`), appended to only by its owner's
+  Waymarks. Each line carries a hash of the line before it: do not edit, reorder or
+  delete lines. A file whose chain is broken, or that lost entries, is reported by
+  `waymarks team status` and its items are withdrawn until it is restored from git,
+  or, where `team status` offers it (a branch switch, a history the team agreed to
+  rewrite), its present history is accepted with `waymarks team accept CONTRIBUTOR`.
+- Commit these files as you commit code; pull to receive your teammates' items.
+- To change a shared item, use `waymarks team supersede ID -- TEXT`; to withdraw one,
+  `waymarks team unshare ID`. Conflicting claims (same key) are resolved the same way
+  on every clone; `waymarks team status` lists them with the command that settles them.
+"""
+
+GITATTRIBUTES: Final = (
+    "# Waymarks team ledger: one append-only file per contributor, appended to only by\n"
+    "# its owner, so a merge never has two sides changing one file. Should that happen\n"
+    "# anyway, git must not interleave the lines (that would break the hash chain): keep\n"
+    "# each file whole (a conflict to settle by hand), with LF line ends.\n"
+    "*.jsonl text eol=lf merge=binary\n")
+
+
+
+def init(app: Waymarks) -> dict[str, Any]:
+    """Create the team directory, its README and ``.gitattributes`` (existing files are
+    left as they are) and this home's contributor ID."""
+    if not team_git.is_repository(Path(app.cwd)):
+        if not team_git.installed():
+            raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
+                              "on PATH); team memory travels through git: install it or "
+                              "add it to PATH")
+        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
+                          "working tree; team memory travels through git (run `git init` "
+                          "first, or run it in a clone, not a bare repository or .git)")
+    directory = team_dir(app)
+    refuse_linked(directory)  # mkdir and the writes below would go where it points
+    for each in (directory.parent, directory):
+        if each.exists() and not each.is_dir():
+            raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
+                              "is not a directory; the team ledger needs it to be one: move "
+                              "it away, then run `waymarks team init` again")
+    me = contributor(app, create=True)  # (a damaged ID file: refused, nothing written)
+    directory.mkdir(parents=True, exist_ok=True)
+    created = []
+    for name, text in (("README.md", README), (".gitattributes", GITATTRIBUTES)):
+        path = directory / name
+        if not path.exists():
+            write_atomic(path, text)
+            created.append(name)
+    return {"directory": str(directory.relative_to(app.cwd)), "created": created,
+            "contributor": me, "trusted": app.project_trusted,
+            "notices": list(untracked(app, me or ""))}
