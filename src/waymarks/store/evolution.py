@@ -35,10 +35,17 @@ import msgspec
 from waymarks.core.codec import INT64_MAX
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
-from waymarks.core.evolution.rows import Analysis, Change, Slot
+from waymarks.core.evolution.rows import Analysis, Change
 from waymarks.ledger.entries import custom_entries, custom_entries_since
 from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
+from waymarks.store.evolution_rows import (
+    CLAIM_COLUMNS,
+    SOURCE_COLUMNS,
+    SqliteEvoView,
+    claim_row,
+    source_row,
+)
 from waymarks.store.evolution_schema import (
     CACHE_TABLES,
     DERIVED_TABLES,
@@ -53,115 +60,6 @@ from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _TERMS: Final = msgspec.json.Encoder()
-_TERMS_DECODER: Final = msgspec.json.Decoder(list[str])
-_SLOT_DECODER: Final = msgspec.json.Decoder(tuple[str, str, str] | None)
-_SNAP_DECODER: Final = msgspec.json.Decoder(dict[str, object] | None)
-
-CLAIM_COLUMNS: Final = ("id, origin, kind, content, state, basis, method, source_id,"
-                        " updated_at, seq, replaces, conflicts_with, superseded_by,"
-                        " search_terms, reinforced_at, utility, accuracy, pinned")
-SOURCE_COLUMNS: Final = ("source_id, origin, kind, basis, text, classification, captured_at,"
-                         " session, seq, settled, settled_at")
-
-
-def claim_row(row: Sequence[object]) -> ClaimRow:
-    """A claim from its columns; raises ``msgspec.DecodeError``/``ValueError`` for a row
-    that is not well formed (readers that must not fail use :meth:`EvolutionStore.readable`)."""
-    (cid, origin, kind, content, state, basis, method, source, updated, seq, replaces,
-     conflicts, superseded, terms, reinforced, utility, accuracy, pinned) = row
-    return ClaimRow(str(cid), str(origin), str(kind), str(content), str(state), str(basis),
-                    str(method), str(source), str(updated), int(seq),  # type: ignore[call-overload]
-                    _opt(replaces), _opt(conflicts), _opt(superseded),
-                    tuple(_TERMS_DECODER.decode(str(terms))), str(reinforced or ""),
-                    _slot(utility), _slot(accuracy), _pinned(pinned))
-
-
-def _pinned(value: object) -> bool:
-    if value not in (0, 1):
-        raise ValueError("pinned is 0 or 1")
-    return value == 1
-
-
-def _slot(value: object) -> Slot | None:
-    return None if value is None else _SLOT_DECODER.decode(str(value))
-
-
-def _slot_json(slot: Slot | None) -> str | None:
-    return None if slot is None else _TERMS.encode(list(slot)).decode()
-
-
-def source_row(row: Sequence[object]) -> SourceRow:
-    (sid, origin, kind, basis, text, level, captured, session, seq, settled, at) = row
-    return SourceRow(str(sid), str(origin), str(kind), str(basis), str(text), str(level),
-                     str(captured), str(session), int(seq),  # type: ignore[call-overload]
-                     _opt(settled), _opt(at))
-
-
-def _opt(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-class SqliteEvoView:
-    """:class:`~waymarks.core.evolution.fold.EvoView` over the tables (in a transaction)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def claim(self, claim_id: str) -> ClaimRow | None:
-        row = self.db.execute(f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE id = ?",
-                              (claim_id,)).fetchone()
-        return None if row is None else claim_row(row)
-
-    def put_claim(self, row: ClaimRow) -> None:
-        self.db.execute(
-            f"INSERT OR REPLACE INTO evo_claims ({CLAIM_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
-             row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
-             row.superseded_by, _TERMS.encode(list(row.search_terms)).decode(),
-             row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy),
-             int(row.pinned)))
-
-    def same_content(self, origin: str, content: str) -> list[ClaimRow]:
-        return [claim_row(r) for r in self.db.execute(
-            f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND content = ?"
-            " ORDER BY seq", (origin, content))]
-
-    def changes(self, event: int) -> list[Change]:
-        return [Change(str(cid), _SNAP_DECODER.decode(str(before)) if before else None,
-                       _SNAP_DECODER.decode(str(after)) or {})
-                for cid, before, after in self.db.execute(
-                    "SELECT claim_id, before, after FROM evo_changes WHERE seq = ?"
-                    " ORDER BY claim_id", (event,))]
-
-    def receipt(self, source_id: str, claim_id: str) -> bool:
-        return self.db.execute("SELECT 1 FROM evo_receipts WHERE source_id = ? AND"
-                               " claim_id = ?", (source_id, claim_id)).fetchone() is not None
-
-    def put_receipt(self, source_id: str, claim_id: str, verdict: str, at: str,
-                    seq: int) -> None:
-        self.db.execute("INSERT OR IGNORE INTO evo_receipts (source_id, claim_id, verdict,"
-                        " at, seq) VALUES (?, ?, ?, ?, ?)",
-                        (source_id, claim_id, verdict, at, seq))
-
-    def source(self, source_id: str) -> SourceRow | None:
-        row = self.db.execute(f"SELECT {SOURCE_COLUMNS} FROM evo_sources WHERE source_id = ?",
-                              (source_id,)).fetchone()
-        return None if row is None else source_row(row)
-
-    def put_source(self, row: SourceRow) -> None:
-        self.db.execute(
-            f"INSERT OR REPLACE INTO evo_sources ({SOURCE_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.source_id, row.origin, row.kind, row.basis, row.text, row.classification,
-             row.captured_at, row.session, row.seq, row.settled, row.settled_at))
-
-    def suppressed(self, key: str) -> bool:
-        return self.db.execute("SELECT 1 FROM evo_suppressed WHERE key = ?",
-                               (key,)).fetchone() is not None
-
-    def suppress(self, key: str) -> None:
-        self.db.execute("INSERT OR IGNORE INTO evo_suppressed (key) VALUES (?)", (key,))
 
 
 class EvolutionStore:
