@@ -22,13 +22,11 @@ import msgspec
 from waymarks.ledger.discovery import newest_session, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
-from waymarks.recall.engine import RecallResult, evaluate
-from waymarks.recall.plan import INHERITED, direct_plan, plan_query
-from waymarks.recall.scoring import unheld_literal
-from waymarks.service import api_args, rebuilding, semantic_recall
+from waymarks.recall.engine import RecallResult
+from waymarks.service import api_args, rebuilding, recall_query, semantic_recall
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import PinInputs, admission, egress_for
+from waymarks.service.planning import PinInputs
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -428,54 +426,12 @@ class Waymarks:
         record holds can select nothing (:func:`~waymarks.recall.scoring.unheld_literal`): no
         candidate is read, unless ``every_candidate`` (a search showing each candidate's score)
         asks for them. ``eligible_only`` (a plan): ``scored`` need not hold the records that
-        are not; ``withheld`` (a plan): the withheld ones are judged too (:func:`admission`)."""
-        api_args.recall_args(query, history, provider)
-        session = self.refresh()
-        index = self.projection.recall_index()
-        if index.behind():
-            with self.projection.transaction():
-                index.catch_up()
-        plan = plan_query(query, history) if inherit else direct_plan(query)
-        # without a session, the trusted project's claims (as for `items`)
-        visible = (session.session_id if session else "", self.cwd if self.project_trusted
-                   else None)
-        features = (*plan.focus, *plan.context)
-        # the admission below needs each candidate's explicit classification: read with
-        # the candidates, from the same verified items rows (one query, not three)
-        classes: dict[str, str | None] | None = {} if privacy else None
-        cache = None
-        if not self.keep_recall_index:
-            stats = index.stats(features)
-        else:
-            if self._recall_cache is None:
-                from waymarks.service.warm import settle_heap
-                from waymarks.store.recall_cache import RecallCache
-
-                self._recall_cache = RecallCache(index)
-                self._recall_cache.refresh()
-                settle_heap()  # a long-lived process: its working set is loaded now
-            cache = self._recall_cache
-            cache.index = index
-            cache.refresh()
-            stats = cache.stats(features)
-        near = None
-        if not every_candidate and unheld_literal(plan, stats) is not None:
-            candidates = []  # the literal gate refuses every record
-        else:
-            candidates = (index.candidates(plan, visible_to=visible, stats=stats, classes=classes,
-                                           active_only=not every_status) if cache is None
-                          else cache.candidates(plan, stats, visible_to=visible, classes=classes,
-                                                active_only=not every_status))
-            # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
-            if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
-                candidates, near = semantic_recall.semantic_side_for(
-                    self, index, query, candidates, visible, self._vector_memo if (
-                        self.keep_recall_index) else None, cache, active_only=not every_status)
-        if not privacy:
-            return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
-        egress = egress_for(self, provider)
-        kept, left = admission(self, candidates, egress, classes or {}, withheld)
-        return evaluate(plan, kept, stats, None if withheld else egress, near, eligible_only, left)
+        are not; ``withheld`` (a plan): the withheld ones are judged too
+        (:func:`~waymarks.service.planning.admission`)."""
+        return recall_query.recall(
+            self, query, history, inherit=inherit, provider=provider, privacy=privacy,
+            every_candidate=every_candidate, eligible_only=eligible_only, withheld=withheld,
+            every_status=every_status)
 
     # -- diagnostics (service/diagnostics.py) ---------------------------------------
 

@@ -1,0 +1,70 @@
+"""The recall of a query: the candidates a session may see, read from the recall index
+(or the long-lived process's cache of it), words and meaning, then judged for the
+destination (:meth:`waymarks.service.app.Waymarks.recall` says what it answers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from waymarks.recall.engine import RecallResult, evaluate
+from waymarks.recall.plan import INHERITED, direct_plan, plan_query
+from waymarks.recall.scoring import unheld_literal
+from waymarks.service import api_args, semantic_recall
+from waymarks.service.planning import admission, egress_for
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+
+def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
+           provider: str | None, privacy: bool, every_candidate: bool, eligible_only: bool,
+           withheld: bool, every_status: bool) -> RecallResult:
+    """:meth:`~waymarks.service.app.Waymarks.recall`, for the ``app`` it was called on."""
+    api_args.recall_args(query, history, provider)
+    session = app.refresh()
+    index = app.projection.recall_index()
+    if index.behind():
+        with app.projection.transaction():
+            index.catch_up()
+    plan = plan_query(query, history) if inherit else direct_plan(query)
+    # without a session, the trusted project's claims (as for `items`)
+    visible = (session.session_id if session else "", app.cwd if app.project_trusted
+               else None)
+    features = (*plan.focus, *plan.context)
+    # the admission below needs each candidate's explicit classification: read with
+    # the candidates, from the same verified items rows (one query, not three)
+    classes: dict[str, str | None] | None = {} if privacy else None
+    cache = None
+    if not app.keep_recall_index:
+        stats = index.stats(features)
+    else:
+        if app._recall_cache is None:
+            from waymarks.service.warm import settle_heap
+            from waymarks.store.recall_cache import RecallCache
+
+            app._recall_cache = RecallCache(index)
+            app._recall_cache.refresh()
+            settle_heap()  # a long-lived process: its working set is loaded now
+        cache = app._recall_cache
+        cache.index = index
+        cache.refresh()
+        stats = cache.stats(features)
+    near = None
+    if not every_candidate and unheld_literal(plan, stats) is not None:
+        candidates = []  # the literal gate refuses every record
+    else:
+        candidates = (index.candidates(plan, visible_to=visible, stats=stats, classes=classes,
+                                       active_only=not every_status) if cache is None
+                      else cache.candidates(plan, stats, visible_to=visible, classes=classes,
+                                            active_only=not every_status))
+        # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
+        if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
+            candidates, near = semantic_recall.semantic_side_for(
+                app, index, query, candidates, visible, app._vector_memo if (
+                    app.keep_recall_index) else None, cache, active_only=not every_status)
+    if not privacy:
+        return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
+    egress = egress_for(app, provider)
+    kept, left = admission(app, candidates, egress, classes or {}, withheld)
+    return evaluate(plan, kept, stats, None if withheld else egress, near, eligible_only, left)
