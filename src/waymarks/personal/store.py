@@ -23,6 +23,7 @@ from pathlib import Path
 
 import msgspec
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.privacy import Classification, classify, has_markers
 from waymarks.core.secrets import credential_kinds, redact
@@ -78,6 +79,11 @@ class NotAnEntry(PersonalMemoryError):
     """A slug whose file is there but is no entry Waymarks can read."""
 
     code = "not_an_entry"
+
+
+#: the entry file an index line links to: the first link, as a description after it
+#: may link to another entry's file
+LISTED_FILE = lazy(rf"\]\(({SLUG.pattern}\.md)\)(?= — |$)")
 
 
 class Unread(msgspec.Struct, frozen=True):
@@ -195,16 +201,21 @@ class PersonalStore:
         path = self._path(check_slug(slug))
         return self._read(path) if path.is_file() else None
 
-    def index_text(self, entries: list[Entry] | None = None) -> str:
+    def index_text(self, entries: list[Entry] | None = None, among: str | None = None) -> str:
         """``MEMORY.md``'s text. A reader may inject the index as it is, into a model no
         one named: an entry has a line only when such a model may receive it (its level in
         :attr:`listed`), its file name included, and a credential a hand edit put in a name
-        or description is redacted, as plans redact it."""
+        or description is redacted, as plans redact it. With ``among`` (an index's text),
+        only the entries whose file a line of that text links to have one: a plan never
+        adds one."""
+        files = None if among is None else {
+            m.group(1) for line in among.splitlines()
+            if line.startswith("- [") and (m := LISTED_FILE.search(line))}
         lines = [f"- [{_index_value(e.name)}]({e.file_name})"
                  + (f" — {_index_value(e.description)}"
                     if e.description.strip() else "")
                  for e in (self.entries() if entries is None else entries)
-                 if self._level(e) in self.listed]
+                 if self._level(e) in self.listed and (files is None or e.file_name in files)]
         return "\n".join([INDEX_HEADING, "", *lines]).strip() + "\n"
 
     def _level(self, entry: Entry) -> Classification:
@@ -217,21 +228,33 @@ class PersonalStore:
         return classify(f"{entry.name} — {entry.description}", level)
 
     def correct_index(self, entries: list[Entry]) -> None:
-        """Rewrite an index that is not what :meth:`index_text` makes of ``entries`` (the
-        entries just read): one an older version wrote, listing what no remote model may
-        receive, or one written before the home's policy changed. Only an index that is
-        there is rewritten, from the entries read again under the lock; one that cannot
-        be read or written is left as it is (a plan never fails for it)."""
+        """Remove from the index what it should not list: the lines of entries this home's
+        :attr:`listed` leaves out (one an older version wrote, or one written before the
+        home's policy changed, or by a home sharing the directory that allows more) and of
+        entries that are gone. Nothing is added (a save, forget or ``personal index``
+        writes the whole index), so homes sharing a directory with different policies
+        settle on what each allows instead of taking turns rewriting it on every plan.
+        Only an index that is there is rewritten, from the entries and index read again
+        under the lock; one that cannot be read or written is left as it is (a plan never
+        fails for it)."""
         try:
-            if read_regular(self.index_path, limit=MAX_FILE_BYTES) == \
-                    self.index_text(entries).encode("utf-8"):
+            if self._corrected(entries) is None:
                 return
             with self._locked():
                 self._check_index()
-                if self.index_path.is_file():
-                    self._write_index()
+                corrected = self._corrected(self.entries())
+                if corrected is not None:
+                    self._write_atomic(self.index_path, corrected)
         except (OSError, PersonalMemoryError):
             return
+
+    def _corrected(self, entries: list[Entry]) -> str | None:
+        """The index with only the lines :meth:`correct_index` keeps, ``None`` when that
+        is what it holds (a missing index raises ``FileNotFoundError``)."""
+        current = read_regular(self.index_path, limit=MAX_FILE_BYTES).decode(
+            "utf-8", "replace")
+        corrected = self.index_text(entries, among=current)
+        return None if corrected == current else corrected
 
     def _read(self, path: Path) -> Entry | None:
         entry = self._load(path)
