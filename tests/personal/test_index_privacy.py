@@ -203,3 +203,19 @@ def test_a_description_linking_another_entry_does_not_keep_that_entrys_line(
     _plan(wide, project)
     text = index.read_text(encoding="utf-8")
     assert "- [VPN](vpn.md)" not in text and "- [Remote work](remote-work.md)" in text
+
+
+def test_an_index_too_large_to_read_is_emptied_by_the_next_plan(
+        cli: Callable[..., dict], home: Path) -> None:
+    """A plan could not read an index larger than an entry file may be, so it left it as
+    it was, the line of an entry no remote model may receive included, for every reader
+    that injects it; a plan cannot check such an index's lines, so it keeps none."""
+    cli("personal", "save", "--classification", "sensitive", "--name", "Health", "--", HEALTH)
+    cli("personal", "save", "--name", "Reviews", "--", "Keep pull requests small.")
+    index = home / "memory" / "MEMORY.md"
+    index.write_text("# Personal memory index\n\n- [Health](health.md) — " + HEALTH + "\n"
+                     + "- note\n" * 60_000, encoding="utf-8")
+    cli("plan", "--provider", "ollama", "--prompt", "what do I prefer in reviews")
+    assert index.read_text(encoding="utf-8") == "# Personal memory index\n"
+    cli("personal", "index")  # which writes the whole index again
+    assert "- [Reviews](reviews.md)" in index.read_text(encoding="utf-8")

@@ -250,9 +250,15 @@ class PersonalStore:
 
     def _corrected(self, entries: list[Entry]) -> str | None:
         """The index with only the lines :meth:`correct_index` keeps, ``None`` when that
-        is what it holds (a missing index raises ``FileNotFoundError``)."""
-        current = read_regular(self.index_path, limit=MAX_FILE_BYTES).decode(
-            "utf-8", "replace")
+        is what it holds (a missing index raises ``FileNotFoundError``). One too large to
+        read keeps no line: none of them can be checked, and a reader injects it whole."""
+        try:
+            data = read_regular(self.index_path, limit=MAX_FILE_BYTES)
+        except OSError as exc:
+            if exc.errno != errno.EFBIG:
+                raise
+            data = b""
+        current = data.decode("utf-8", "replace")
         corrected = self.index_text(entries, among=current)
         return None if corrected == current else corrected
 
