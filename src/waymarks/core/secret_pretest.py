@@ -19,7 +19,6 @@ Pure: ASCII substring searches and the rules' own expressions, no I/O, no state.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
@@ -70,6 +69,8 @@ class Kept:
         self._shifts = [at - k for k, at in enumerate(removed)]
 
     def __getitem__(self, i: int) -> int:
+        from bisect import bisect_right  # (not at import: a fresh recall loads no bisect)
+
         return i + bisect_right(self._shifts, i)
 
 
