@@ -42,6 +42,7 @@ from waymarks.store import binding
 from waymarks.store.evolution_rows import (
     CLAIM_COLUMNS,
     SOURCE_COLUMNS,
+    TERMS_ENCODER,
     SqliteEvoView,
     claim_row,
     source_row,
@@ -59,7 +60,6 @@ from waymarks.store.wal import enter_wal
 from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
-_TERMS: Final = msgspec.json.Encoder()
 
 
 class EvolutionStore:
@@ -140,9 +140,9 @@ class EvolutionStore:
             for change in effect.changes:
                 self.db.execute(
                     "INSERT INTO evo_changes (seq, claim_id, before, after) VALUES (?, ?, ?, ?)",
-                    (seq, change.claim_id,
-                     None if change.before is None else _TERMS.encode(change.before).decode(),
-                     _TERMS.encode(change.after).decode()))
+                    (seq, change.claim_id, None if change.before is None
+                     else TERMS_ENCODER.encode(change.before).decode(),
+                     TERMS_ENCODER.encode(change.after).decode()))
         for name, value in (("offset", ledger.offset), ("entries", ledger.entry_count),
                             ("fingerprint", ledger.fingerprint(ledger.offset)),
                             ("folded", done + len(fresh)), ("ledger", ledger.session_id)):
@@ -430,7 +430,7 @@ class EvolutionStore:
         sql = "SELECT claim_id, key, body, aliases, quoted, origin, body_count FROM evo_analysis"
         rows = self.db.execute(sql) if ids is None else self.db.execute(
             sql + " WHERE claim_id IN (SELECT value FROM json_each(?))",
-            (_TERMS.encode(list(ids)).decode(),))
+            (TERMS_ENCODER.encode(list(ids)).decode(),))
         for cid, key, body, aliases, quoted, origin, count in rows:
             try:
                 out[str(cid)] = Analysis(str(key), decode(body), decode(aliases),
@@ -443,7 +443,7 @@ class EvolutionStore:
         """Store (replace) claim analyses, in one transaction; ``False`` (nothing stored)
         when the database is busy past its timeout or read-only: it is a cache, and the
         caller goes on without it."""
-        encode = _TERMS.encode
+        encode = TERMS_ENCODER.encode
         try:
             self._put_analyses(rows, encode)
         except sqlite3.OperationalError:

@@ -14,7 +14,7 @@ import msgspec
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.evolution.rows import Change, Slot
 
-_TERMS: Final = msgspec.json.Encoder()
+TERMS_ENCODER: Final = msgspec.json.Encoder()  # (a list of words, as JSON)
 _TERMS_DECODER: Final = msgspec.json.Decoder(list[str])
 _SLOT_DECODER: Final = msgspec.json.Decoder(tuple[str, str, str] | None)
 _SNAP_DECODER: Final = msgspec.json.Decoder(dict[str, object] | None)
@@ -50,7 +50,7 @@ def _slot(value: object) -> Slot | None:
 
 
 def _slot_json(slot: Slot | None) -> str | None:
-    return None if slot is None else _TERMS.encode(list(slot)).decode()
+    return None if slot is None else TERMS_ENCODER.encode(list(slot)).decode()
 
 
 def source_row(row: Sequence[object]) -> SourceRow:
@@ -81,7 +81,7 @@ class SqliteEvoView:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.origin, row.kind, row.content, row.state, row.basis, row.method,
              row.source_id, row.updated_at, row.seq, row.replaces, row.conflicts_with,
-             row.superseded_by, _TERMS.encode(list(row.search_terms)).decode(),
+             row.superseded_by, TERMS_ENCODER.encode(list(row.search_terms)).decode(),
              row.reinforced_at, _slot_json(row.utility), _slot_json(row.accuracy),
              int(row.pinned)))
 
