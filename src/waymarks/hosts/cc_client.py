@@ -144,7 +144,7 @@ def run(argv: list[str], home: str) -> int:
         return 1
     theirs = _others_home(home)
     if theirs is not None:
-        sys.stderr.write(f"waymarks: the home {home} is user {theirs}'s and this hook runs "
+        sys.stderr.write(f"waymarks: the home {home!r} is user {theirs}'s and this hook runs "
                          "as root; nothing recorded (files it made there would be root's, "
                          "and that user's own hooks could open none of them). Run Claude "
                          "Code as that user, or give root a home of its own "
