@@ -45,10 +45,13 @@ _DENIAL_HINT: Final = lazy(
 _HELD_UNTIL: Final = lazy(r"\b(?:was|were)(?: (?:on|at|in))? ?$")
 #: a value in an aside of what it was ("is 3 (was 5)", "is 3 (were 5)") or what it changed
 #: from ("is 512 MB (up from 256 MB)", "(down from 12)", "(raised from 30s)"): no longer
-#: held (kept as a value, the old one agreed with a claim of it)
-_WAS_ASIDE: Final = lazy(
-    r"\((?:was|were|(?:(?:up|down|raised|lowered|increased|decreased|reduced|bumped"
-    r"|changed|moved) )?from) ?$")
+#: held (kept as a value, the old one agreed with a claim of it); so too an aside after a
+#: comma or a semicolon that starts so ("is 512 MB, down from 1 GB", "…; it was 30s"),
+#: though not a bare "from" there ("forwards to 8080, from port 80" names where from)
+_CHANGED_BY: Final = (
+    r"(?:up|down|raised|lowered|increased|decreased|reduced|bumped|changed|moved)")
+_WAS_ASIDE: Final = lazy(rf"\((?:was|were|(?:{_CHANGED_BY} )?from) ?$")
+_ASIDE_CLAUSE: Final = lazy(rf" ?(?:(?:it|that) )?(?:was|were|{_CHANGED_BY} from) ?$")
 _UNTIL_AFTER: Final = lazy(r"[^.;,!?。]*?\b(?:until|till|before)\b")
 #: a value a change started from ("changed from 5432 to 5433", "went from 30s to 60s",
 #: "moved from port 5432 to port 5433", "从 5432 改为 5433"): no longer held, as "used to
@@ -91,12 +94,14 @@ _DENIED_AFTER_FIRST: Final = frozenset("이가은는아でじにと되돼하")
 def is_denied(text: str, start: int, end: int) -> bool:
     """Whether the value at ``start:end`` is denied: a negation or a former time before it
     in its clause, a Japanese or Korean negation after it (:func:`denied_after`), "(was"
-    or "(up from" right before it, "was" before it and "until" or "before" after it, or a
+    or "(up from" right before it (or starting its aside after a comma: ", down from"),
+    "was" before it and "until" or "before" after it, or a
     change from it to another (:data:`_CHANGED_FROM`)."""
     before = clause_before(text, start)
     return (_DENIAL_HINT.search(before) is not None and DENIES.search(before) is not None) or (
         denied_after(text, end)) or (
         "(" in before and _WAS_ASIDE.search(before) is not None) or (
+        _ASIDE_CLAUSE.match(before) is not None) or (
         _HELD_UNTIL.search(before) is not None and _UNTIL_AFTER.match(text, end) is not None
     ) or (("from" in before or not before.isascii())
           and _CHANGED_FROM.search(before) is not None

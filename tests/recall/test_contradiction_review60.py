@@ -1,0 +1,30 @@
+"""Review 60: claims written through the service (real session files, real SQLite) that
+the contradiction check read wrongly: a changed value's old one said after a comma, and
+other shapes of the fixture set's known misses and false conflicts
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+@pytest.mark.parametrize(("changed", "restated", "old"), [
+    ("The cache limit is 512 MB, down from 1 GB.", "The cache limit is 512 MB (down from 1 GB).",
+     "The cache limit is 1 GB."),
+    ("The worker count is 8, up from 4.", "The worker count is 8.", "The worker count is 4."),
+    ("The timeout is 60 seconds; it was 30 seconds.", "The timeout is 60 seconds.",
+     "The timeout is 30 seconds."),
+    ("缓存上限是 512 MB，之前是 1 GB。", "缓存上限是 512 MB。", "缓存上限是 1 GB。"),
+])
+def test_the_old_value_said_after_a_comma_is_no_longer_held(
+        app: Waymarks, changed: str, restated: str, old: str) -> None:
+    """"…, down from 1 GB" stated 1 GB as a value of the claim (only "(down from 1 GB)"
+    denied it): the old value was written beside the change as agreeing, and the same
+    change with its aside in parentheses was refused as a conflict with it."""
+    assert isinstance(app.remember(changed), Committed)
+    _refused(app, old)
+    assert isinstance(app.remember(restated), Committed)
