@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review57 import _both_written, _refused
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
@@ -28,3 +28,23 @@ def test_the_old_value_said_after_a_comma_is_no_longer_held(
     assert isinstance(app.remember(changed), Committed)
     _refused(app, old)
     assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The solver supports 2d arrays.", "The solver supports 3D arrays."),
+    ("The renderer draws 2D sprites.", "The renderer draws 3D models."),
+])
+def test_a_number_of_dimensions_before_a_plural_noun_names_its_kind(
+        app: Waymarks, first: str, second: str) -> None:
+    """"2d arrays" read as two days: "The solver supports 3d arrays." (three days) was
+    refused as a conflict with "… 2d arrays.", two kinds of array both supported."""
+    _both_written(app, first, second)
+    assert isinstance(app.remember("Logs are kept for 7d."), Committed)
+    _refused(app, "Logs are kept for 14 days.")
+
+
+def test_days_glued_to_a_number_before_a_singular_noun_are_still_a_duration(
+        app: Waymarks) -> None:
+    """Only a plural noun makes "3d" a kind of thing: "a 3d TTL" is three days."""
+    assert isinstance(app.remember("Sessions use a 3d TTL."), Committed)
+    _refused(app, "Sessions use a 5d TTL.")

@@ -74,6 +74,12 @@ def range_name(text: str, start: int) -> str | None:
     return word.group(1)
 
 
+#: a number of dimensions glued to its "d" ("2d", "3D"; folded): before a plural noun it
+#: names the things' kind ("supports 2d arrays" and "supports 3d arrays" are two facts),
+#: where after a number "d" is otherwise days ("Logs are kept for 7d.", "a 3d TTL")
+_DIMENSION: Final = lazy(r"[1-4]d")
+
+
 def identifier(text: str, start: int, end: int, raw: str) -> str | None:
     """``word-nN`` when a plain number or a version sits between a name and a verb ("rack
     3 holds", "Python 3.12 supports …": read as values, and "supports" as the noun they
@@ -81,7 +87,10 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
     rather than stating a value; else None. Before the
     clause's verb ("Issue 42 is closed.", "Python 3.11 is supported.", "API v1 is
     disabled."), a number or a version after a name names it too: the value, if any,
-    comes after the verb."""
+    comes after the verb. A number of dimensions before a plural noun (:data:`_DIMENSION`)
+    is itself the name."""
+    if _DIMENSION.fullmatch(raw) and COUNTED.match(text, end):
+        return raw  # "2d arrays", "3d models": the kind of the things, not two days
     before = ASCII_WORD.findall(text[max(0, start - 40):start])
     after = ASCII_WORD.match(text[end:].lstrip())
     if not before or after is None or text[end:end + 1] not in (" ",):
