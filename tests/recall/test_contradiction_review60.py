@@ -48,3 +48,24 @@ def test_days_glued_to_a_number_before_a_singular_noun_are_still_a_duration(
     """Only a plural noun makes "3d" a kind of thing: "a 3d TTL" is three days."""
     assert isinstance(app.remember("Sessions use a 3d TTL."), Committed)
     _refused(app, "Sessions use a 5d TTL.")
+
+
+@pytest.mark.parametrize(("first", "second", "denying"), [
+    ("The app crashes on Windows 11.", "The app crashes on Windows 10.",
+     "The app no longer crashes on Windows 11."),
+    ("The importer fails on Python 3.12.", "The importer fails on Python 3.11.4.",
+     "The importer does not fail on Python 3.12."),
+])
+def test_a_failure_on_another_version_is_another_fact(
+        app: Waymarks, first: str, second: str, denying: str) -> None:
+    """A version after the verb of a failure says where it fails: "… crashes on Windows
+    10." was refused as a conflict with "… crashes on Windows 11.", yet both may hold;
+    denying the failure on the one stored is still a conflict with it."""
+    _both_written(app, first, second)
+    _refused(app, denying)
+
+
+def test_a_version_a_thing_runs_on_is_still_one_value(app: Waymarks) -> None:
+    """Without a failure, the version after the verb is the value, as before."""
+    assert isinstance(app.remember("The CI runner uses Ubuntu 22.04."), Committed)
+    _refused(app, "The CI runner uses Ubuntu 24.04.")

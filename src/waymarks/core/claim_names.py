@@ -64,6 +64,28 @@ def after_name(text: str, start: int) -> bool:
             and word not in UNITS and word not in _LINKING)
 
 
+#: verbs of a failure: what fails fails somewhere, and a product's version after the verb
+#: says where ("The app crashes on Windows 11."), so failing on another is another fact
+_FAILURE_VERBS: Final = frozenset(
+    "crash crashes crashed fail fails failed break breaks broke hang hangs hung freeze"
+    " freezes froze panic panics panicked segfault segfaults segfaulted".split())
+
+
+def failed_on(text: str, start: int, value: str) -> str | None:
+    """``name-nVERSION`` for a version after a name in a clause of failure ("crashes on
+    Windows 11", "fails with Python 3.12"), else None: a subject term beside the value,
+    so a failure on another version is about another platform (read as the value only,
+    "… crashes on Windows 10." was refused beside "… crashes on Windows 11."), while
+    "no longer crashes on Windows 11" still denies the failure on that one."""
+    if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value, 2) or not after_name(
+            text, start):
+        return None
+    if _FAILURE_VERBS.isdisjoint(ASCII_WORD.findall(clause_before(text, start))):
+        return None
+    name = text[text.rfind(" ", 0, start - 1) + 1:start - 1]
+    return f"{name}-n{value[2:].replace('.', '_')}"
+
+
 def range_name(text: str, start: int) -> str | None:
     """The name a hyphenated number at ``start`` numbers ("step" of "step 3-5"), or None:
     after a stop word ("the date is 2024-01-02") or a word a range is of ("ports

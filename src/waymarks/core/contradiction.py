@@ -47,6 +47,7 @@ from waymarks.core.claim_names import (
     SOLE_VERBS,
     VALUE_FOLLOWERS,
     after_name,
+    failed_on,
     range_name,
 )
 from waymarks.core.claim_names import (
@@ -277,6 +278,9 @@ def signature(claim: str) -> Signature | None:
                 value, 2) and after_name(
                 text, match.start()):
             released.add(value)
+        failing = failed_on(text, match.start(), value)
+        if failing is not None:  # "crashes on Windows 11": where, a name as well
+            names.add(failing)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
             return None  # long text's next values each searched the text before them
         if is_denied(text, match.start(), position):
