@@ -69,3 +69,18 @@ def test_a_version_a_thing_runs_on_is_still_one_value(app: Waymarks) -> None:
     """Without a failure, the version after the verb is the value, as before."""
     assert isinstance(app.remember("The CI runner uses Ubuntu 22.04."), Committed)
     _refused(app, "The CI runner uses Ubuntu 24.04.")
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The rate limit is set to 1,500.", "The rate limit is set to 1500.",
+     "The rate limit is set to 2,500."),
+    ("The batch size is 1,200.", "The batch size is 1200.", "The batch size is 3,200."),
+])
+def test_two_numbers_written_with_a_comma_agree_only_whole(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"1,500" is read as the number and as a list (1 and 500): "2,500" shared "500"
+    with it and was written beside it. Read either way the two are other values; a
+    number written without the comma still agrees with it."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)

@@ -188,6 +188,9 @@ class Signature(msgspec.Struct, frozen=True):
     #: "Python 3"): a product's version, where a whole number is the line a two-part
     #: release of it belongs to (:func:`_agreeing`)
     released: frozenset[str] = frozenset()
+    #: the parts of a number read both ways, as a list too ("1" and "500" of "is set to
+    #: 1,500."): a part shared with another such number is no agreement (:func:`_agreeing`)
+    listed: frozenset[str] = frozenset()
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -246,6 +249,7 @@ def signature(claim: str) -> Signature | None:
     phrase: str | None = None  # the subject phrase and more, up to the first value
     names: set[str] = set()  # the numbers and letters that name the subject
     released: set[str] = set()
+    listed: set[str] = set()
     for match in _VALUE.finditer(text):
         if match.start() < position:
             continue  # read with the value before ("p.m." of "11:30 p.m.")
@@ -289,6 +293,7 @@ def signature(claim: str) -> Signature | None:
         # the number it may be too
         joined = "v:" + both.group(1).replace(",", "")
         values.add(joined)
+        listed.update("v:" + part for part in both.group(1).split(","))
         if is_denied(text, both.start(), both.end()):
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
@@ -314,7 +319,8 @@ def signature(claim: str) -> Signature | None:
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
-                     frozenset(head & subject | names), frozenset(released))
+                     frozenset(head & subject | names), frozenset(released),
+                     frozenset(listed))
 
 
 def _without_advice(text: str) -> str:
@@ -413,6 +419,10 @@ def _agreeing(a: Signature, b: Signature) -> list[tuple[str, str]]:
     "Postgres 16" and "Postgres 16.2" (a number after no name, "is 1" and "is 1.5", may
     be a decimal, and differs)."""
     shared = agreeing(a.values, b.values)
+    if a.listed and b.listed:  # "1,500" and "2,500": one number or one list each, and
+        # either way another ("500" in common agreed): only the whole groups may agree
+        shared = [(mine, theirs) for mine, theirs in shared
+                  if mine not in a.listed or theirs not in b.listed]
     if a.released and b.released:
         shared.extend((mine, theirs) for mine in a.released for theirs in b.released
                       if _line_of(mine, theirs) or _line_of(theirs, mine))
