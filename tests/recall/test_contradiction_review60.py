@@ -84,3 +84,18 @@ def test_two_numbers_written_with_a_comma_agree_only_whole(
     assert isinstance(app.remember(first), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("Node 20 builds the frontend.", "The frontend is built with Node 20.11.1.",
+     "Node 18 builds the frontend."),
+    ("Java 17 compiles the backend.", "The backend is compiled by Java 17.",
+     "Java 21 compiles the backend."),
+])
+def test_a_whole_version_before_a_toolchain_verb_is_the_value(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"Node 20 builds …" named a "Node 20" (as "Server 1 runs …" names a server), so
+    "Node 18 builds the frontend." was another subject and written beside it; what
+    builds or compiles a thing is one toolchain, its number a version."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

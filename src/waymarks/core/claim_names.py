@@ -40,6 +40,11 @@ _COPULAS: Final = frozenset(("is", "are", "was", "were"))
 #: were two facts); a whole number there still names ("Server 1 powers the API." beside
 #: "Server 2 …": two servers may), and neither is a counted noun
 SOLE_VERBS: Final = frozenset(("powers", "drives", "backs", "builds", "runs", "compiles"))
+#: the verbs of a toolchain ("Node 20 builds the frontend.", "Java 17 compiles the
+#: backend."): what builds or compiles a thing is a compiler or a runtime, and its whole
+#: number is its version too, the value ("Node 18 builds the frontend." contradicts it;
+#: named, the two were two facts); a server or a worker numbered so powers or runs things
+_TOOL_VERBS: Final = frozenset(("builds", "compiles", "transpiles", "bundles"))
 #: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
 _FRACTION: Final = lazy(r"0\.\d+")
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
@@ -128,7 +133,8 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
         if _DEFINITE.match(text, len(text) - len(text[end:].lstrip()) + after.end()):
             return None  # "Python 3.11 is the minimum version": which one, the value
     elif not PLAIN_NUMBER.fullmatch(raw if number.count(".") < 2 else number) or (
-            follower in VALUE_FOLLOWERS) or (follower in SOLE_VERBS and "." in number) or (
+            follower in VALUE_FOLLOWERS) or (follower in SOLE_VERBS and (
+                "." in number or follower in _TOOL_VERBS)) or (
             _FRACTION.fullmatch(raw)) or _counts_last(text, start, end):
         return None  # ("Release v2.3.0 shipped …" names it; "API v2 serves …" states v2)
     # one word (a dot would end it: "tls-n1.0" and "tls-n1.2" were both "tls-n1")
