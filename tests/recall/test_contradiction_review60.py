@@ -99,3 +99,19 @@ def test_a_whole_version_before_a_toolchain_verb_is_the_value(
     builds or compiles a thing is one toolchain, its number a version."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("active", "passive", "contradicting"), [
+    ("Node 20 builds the frontend.", "The frontend is built with Node 20.",
+     "The frontend is built with Node 18."),
+    ("Go 1.22 builds the CLI.", "The CLI is built with Go 1.22.", "The CLI is built with Go 1.21."),
+    ("Java 17 compiles the backend.", "The backend is compiled with Java 17.",
+     "The backend is compiled with Java 21."),
+])
+def test_the_passive_of_a_toolchain_verb_is_its_active(
+        app: Waymarks, active: str, passive: str, contradicting: str) -> None:
+    """"built" and "compiled" were subject words of their own: "The frontend is built with
+    Node 18." was another fact than "Node 20 builds the frontend." and written beside it."""
+    assert isinstance(app.remember(active), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(passive), Committed)

@@ -47,7 +47,11 @@ TERMS: Final[dict[str, str]] = {
         "prod": ("prod", "production", "生产"),
         "staging": ("staging", "预发"),
         "local": ("local", "本地"),
-        "build": ("build", "builds", "构建", "编译"),
+        # a participle is its verb's term: "is built with Node 20" and "Node 18 builds
+        # it" are one subject ("built" and "compiled" were words of their own, so the
+        # passive was another fact than the active)
+        "build": ("build", "builds", "built", "构建", "编译"),
+        "compile": ("compile", "compiles", "compiled"),
         "service": ("service", "services", "服务"),
         "interval": ("interval", "间隔"),
         "expiry": ("ttl", "expiry", "expires", "expiration", "过期", "有效期"),
