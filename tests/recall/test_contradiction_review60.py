@@ -115,3 +115,19 @@ def test_the_passive_of_a_toolchain_verb_is_its_active(
     assert isinstance(app.remember(active), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember(passive), Committed)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The API rate limit is 100 requests per minute.",
+     "The API rate limit is 6000 requests per hour.",
+     "The API rate limit is 100 requests per hour."),
+    ("The webhook limit is 2 requests per second.", "The webhook limit is 120 per minute.",
+     "The webhook limit is 2 requests per minute."),
+])
+def test_a_rate_is_one_value_in_any_time_unit(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"100 requests per minute" and "6000 requests per hour" were two values (each kept
+    in its own unit), so the same rate restated was refused as a conflict."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)

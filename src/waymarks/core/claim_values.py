@@ -220,7 +220,8 @@ def agreeing(mine: Iterable[str], theirs: Iterable[str]) -> list[tuple[str, str]
     mine, theirs = list(mine), list(theirs)
     # only a value with a dot, a colon or a hyphen is ever another's equal in another
     # form: the other pairs (most: plain numbers, words) are compared as they are
-    shaped = {value for value in (*mine, *theirs) if _SHAPED.search(value, 2)}
+    shaped = {value for value in (*mine, *theirs)
+              if _SHAPED.search(value, 2) or value[:2] == "r:"}
     return [(one, other) for one in mine for other in theirs
             if one == other or ((one in shaped or other in shaped) and _one_thing(one, other))]
 
@@ -229,9 +230,25 @@ _SHAPED: Final = lazy(r"[.:-]")
 
 
 def _one_thing(one: str, other: str) -> bool:
-    return (version(one) == version(other) or _release_of(one, other)
+    return (version(one) == version(other) or _same_rate(one, other) or _release_of(one, other)
             or _release_of(other, one) or _part_of(one, other) or _part_of(other, one)
             or _within(one, other) or _within(other, one) or _dual_stack(one, other))
+
+
+#: a rate's time unit (:data:`waymarks.core.claim_terms.RATE_NAMES`' names) in seconds
+_RATE_SECONDS: Final = {"s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+_RATE: Final = lazy(r"r:(\d+(?:\.\d+)?)/([a-z]+)")
+
+
+def _same_rate(one: str, other: str) -> bool:
+    """Whether ``one`` and ``other`` are one rate in two time units ("r:100/min" and
+    "r:6000/h"): kept each in its own unit, the same rate restated was another value."""
+    mine, theirs = _RATE.fullmatch(one), _RATE.fullmatch(other)
+    if mine is None or theirs is None or mine.group(2) not in _RATE_SECONDS or (
+            theirs.group(2) not in _RATE_SECONDS):
+        return False
+    return (Fraction(mine.group(1)) / _RATE_SECONDS[mine.group(2)]
+            == Fraction(theirs.group(1)) / _RATE_SECONDS[theirs.group(2)])
 
 
 def _dual_stack(one: str, other: str) -> bool:
