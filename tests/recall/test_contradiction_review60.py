@@ -131,3 +131,11 @@ def test_a_rate_is_one_value_in_any_time_unit(
     assert isinstance(app.remember(first), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember(restated), Committed)
+
+
+def test_a_chinese_failure_on_another_version_is_another_fact(app: Waymarks) -> None:
+    """A Chinese verb of failure follows the place it names ("在 Python 3.12 上失败"): the
+    failure on 3.11 was refused as a conflict with the failure on 3.12."""
+    _both_written(app, "测试在 Python 3.12 上失败。", "测试在 Python 3.11 上失败。")
+    assert isinstance(app.remember("测试使用 Python 3.12。"), Committed)
+    _refused(app, "测试使用 Python 3.10。")

@@ -76,6 +76,10 @@ _FAILURE_VERBS: Final = frozenset(
     " freezes froze panic panics panicked segfault segfaults segfaulted".split())
 
 
+#: a Chinese verb of failure later in the value's clause (a dot there is a version's)
+_HAN_FAILED_AFTER: Final = lazy(r"[^。；，,;!?]*?(?:失败|崩溃|报错|出错|挂掉|卡死)")
+
+
 def failed_on(text: str, start: int, value: str) -> str | None:
     """``name-nVERSION`` for a version after a name in a clause of failure ("crashes on
     Windows 11", "fails with Python 3.12"), else None: a subject term beside the value,
@@ -85,7 +89,9 @@ def failed_on(text: str, start: int, value: str) -> str | None:
     if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value, 2) or not after_name(
             text, start):
         return None
-    if _FAILURE_VERBS.isdisjoint(ASCII_WORD.findall(clause_before(text, start))):
+    if _FAILURE_VERBS.isdisjoint(ASCII_WORD.findall(clause_before(text, start))) and (
+            text.isascii() or _HAN_FAILED_AFTER.match(text, start) is None):
+        # (a Chinese verb follows its place: "在 Python 3.12 上失败")
         return None
     name = text[text.rfind(" ", 0, start - 1) + 1:start - 1]
     return f"{name}-n{value[2:].replace('.', '_')}"
