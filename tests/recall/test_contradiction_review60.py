@@ -139,3 +139,17 @@ def test_a_chinese_failure_on_another_version_is_another_fact(app: Waymarks) -> 
     _both_written(app, "测试在 Python 3.12 上失败。", "测试在 Python 3.11 上失败。")
     assert isinstance(app.remember("测试使用 Python 3.12。"), Committed)
     _refused(app, "测试使用 Python 3.10。")
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The build uses Node 20.", "构建使用 Node 20.11.1。", "构建使用 Node 18。"),
+    ("构建采用 Node 20。", "The build uses Node 20.11.1.", "The build uses Node 18."),
+    ("The retry count is set to 3.", "重试次数设置 3。", "重试次数设置 5。"),
+])
+def test_a_chinese_verb_english_says_with_a_stop_word_is_no_subject_word(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"使用" ("uses") was two subject characters, so "构建使用 Node 18。" was another
+    subject than "The build uses Node 20." and written beside it."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)

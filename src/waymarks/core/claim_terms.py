@@ -157,7 +157,11 @@ HAN_FROM: Final = frozenset("从由")
 #: function words of more than one character, matched whole (a character set would drop
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
-                         "不是", "没有", "以前", "之前", "原来", "曾经", "番号")
+                         "不是", "没有", "以前", "之前", "原来", "曾经", "番号",
+                         # the verbs English claims say with stop words ("uses", "runs",
+                         # "set"): as characters, "构建使用 Node 18。" was another
+                         # subject than "The build uses Node 20."
+                         "使用", "采用", "运行", "设置")
 #: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
 #: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
 HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",
