@@ -153,3 +153,20 @@ def test_a_chinese_verb_english_says_with_a_stop_word_is_no_subject_word(
     assert isinstance(app.remember(first), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The rate limit is 100 req/s.", "The rate limit is 6000 requests per minute.",
+     "The rate limit is 200 req/s."),
+    ("The rate limit is 100/min.", "The rate limit is 100 requests per minute.",
+     "The rate limit is 120/min."),
+    ("Disk throughput is 100 MB/s.", "Disk throughput is 6000 MB/min.",
+     "Disk throughput is 200 MB/s."),
+])
+def test_a_rate_written_with_a_slash_is_a_rate(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"req/s" was read as a path, a value both claims stated, so "The rate limit is 200
+    req/s." agreed with "… 100 req/s." and was written beside it."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)

@@ -63,7 +63,7 @@ TERMS: Final[dict[str, str]] = {
         "language": ("language", "语言"),
         "team": ("team", "团队"),
         "owner": ("owner", "owners", "owned", "负责人", "负责"),
-        "request": ("request", "requests", "请求"),
+        "request": ("request", "requests", "req", "reqs", "请求"),
         "count": ("count", "number", "数量", "个数", "次数", "数目"),
         "max": ("max", "maximum", "最大", "最多"),
         "min": ("min", "minimum", "最小", "最少"),
@@ -173,10 +173,10 @@ UNITS: Final = frozenset(
     " ms percent times mb gb kb tb bytes items rows requests users workers threads".split())
 #: a rate's time unit, by its words
 RATE_NAMES: Final[dict[str, str]] = {
-    **dict.fromkeys(("second", "seconds", "sec", "secs"), "s"),
+    **dict.fromkeys(("second", "seconds", "sec", "secs", "s"), "s"),
     **dict.fromkeys(("minute", "minutes", "min", "mins"), "min"),
-    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "h"),
-    **dict.fromkeys(("day", "days"), "d"), **dict.fromkeys(("week", "weeks"), "w"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs", "h"), "h"),
+    **dict.fromkeys(("day", "days", "d"), "d"), **dict.fromkeys(("week", "weeks"), "w"),
 }
 #: a duration's unit in seconds
 SECONDS: Final[dict[str, Fraction]] = {

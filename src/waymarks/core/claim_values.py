@@ -237,18 +237,20 @@ def _one_thing(one: str, other: str) -> bool:
 
 #: a rate's time unit (:data:`waymarks.core.claim_terms.RATE_NAMES`' names) in seconds
 _RATE_SECONDS: Final = {"s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800}
-_RATE: Final = lazy(r"r:(\d+(?:\.\d+)?)/([a-z]+)")
+#: a rate: an amount (of bytes: "b"), a slash and its time unit
+_RATE: Final = lazy(r"r:(\d+(?:\.\d+)?)(b?)/([a-z]+)")
 
 
 def _same_rate(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` are one rate in two time units ("r:100/min" and
-    "r:6000/h"): kept each in its own unit, the same rate restated was another value."""
+    "r:6000/h", "100 MB/s" and "6000 MB/min"): kept each in its own unit, the same rate
+    restated was another value."""
     mine, theirs = _RATE.fullmatch(one), _RATE.fullmatch(other)
-    if mine is None or theirs is None or mine.group(2) not in _RATE_SECONDS or (
-            theirs.group(2) not in _RATE_SECONDS):
+    if mine is None or theirs is None or mine.group(2) != theirs.group(2) or (
+            mine.group(3) not in _RATE_SECONDS or theirs.group(3) not in _RATE_SECONDS):
         return False
-    return (Fraction(mine.group(1)) / _RATE_SECONDS[mine.group(2)]
-            == Fraction(theirs.group(1)) / _RATE_SECONDS[theirs.group(2)])
+    return (Fraction(mine.group(1)) / _RATE_SECONDS[mine.group(3)]
+            == Fraction(theirs.group(1)) / _RATE_SECONDS[theirs.group(3)])
 
 
 def _dual_stack(one: str, other: str) -> bool:

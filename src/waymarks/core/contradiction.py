@@ -165,9 +165,14 @@ _UNIT_AFTER: Final = lazy(
     r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
     r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
-#: a rate's time unit after a value and perhaps a count noun ("100 requests per minute")
+#: a rate's time unit after a value and perhaps a count noun ("100 requests per minute"),
+#: or after a slash ("100 req/s", "50 MB/s": read as a path, "req/s" was a value both
+#: claims shared, so "200 req/s" agreed with "100 req/s"); a number and its slash unit
+#: glued ("100/min") are matched as a path, one value (:data:`_SLASH_RATE`)
 _PER: Final = lazy(
-    r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b")
+    r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b"
+    r"|(?: ?([a-z]+))?/(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?)(?![\w/-]|\.\w)")
+_SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 
 
 
@@ -344,7 +349,11 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
     ``p:`` a percentage, ``r:`` a rate (``s:``, a state, is :func:`_state`'s)."""
     number = _NUMBER_AND_UNIT.fullmatch(raw)
     if number is None:
-        return "v:" + raw, end, ""
+        glued = _SLASH_RATE.fullmatch(raw)  # "100/min": a rate, not the path it looks like
+        slash = _PER.fullmatch(glued.group(2)) if glued is not None else None
+        if glued is None or slash is None:
+            return "v:" + raw, end, ""
+        return f"r:{_decimal(glued.group(1))}/{_RATE_NAMES[slash.group(4)]}", end, ""
     amount, unit = number.group(1), number.group(2)
     if not unit:
         following = _UNIT_AFTER.match(text, end)
@@ -369,7 +378,8 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
     if rate is None:
         return value, end, ""
     amount = _decimal(amount) if value[:2] == "v:" else value[2:]
-    return f"r:{amount}/{_RATE_NAMES[rate.group(2)]}", rate.end(), rate.group(1) or ""
+    per = _RATE_NAMES[rate.group(2) or rate.group(4)]
+    return f"r:{amount}/{per}", rate.end(), rate.group(1) or rate.group(3) or ""
 
 
 def unplaced_negation(claim: str, found: Signature) -> bool:
