@@ -170,3 +170,25 @@ def test_a_rate_written_with_a_slash_is_a_rate(
     assert isinstance(app.remember(first), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("接口限流是每分钟 100 次请求。", "接口限流是每小时 6000 次请求。",
+     "接口限流是每分钟 200 次请求。"),
+    ("接口限流是每秒 2 次。", "接口限流是每分钟 120 次。", "接口限流是每秒 3 次。"),
+])
+def test_a_rate_written_in_chinese_is_one_in_any_time_unit(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"每分钟 100 次" ("100 times a minute") was the plain number 100: "每小时 6000 次",
+    the same rate, was refused as a conflict with it."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)
+
+
+def test_a_daily_time_or_measure_in_chinese_is_no_rate(app: Waymarks) -> None:
+    """"每天 3:00" is a time and "每天 2 GB" a size: neither is read as a rate."""
+    assert isinstance(app.remember("备份每天 3:00 运行。"), Committed)
+    _refused(app, "备份每天 4:00 运行。")
+    assert isinstance(app.remember("日志每天增长 2 GB。"), Committed)
+    _refused(app, "日志每天增长 4 GB。")

@@ -116,10 +116,22 @@ def _summed(match: re.Match[str]) -> str:
 _HAN_DATE: Final = lazy(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 
 
+#: a rate written in Chinese, its time unit first, of times or things counted ("每分钟
+#: 100 次", "每秒 2 个请求"); not a time ("每天 3:00") nor a measure ("每天 2 GB")
+_HAN_RATE: Final = lazy(r"每\s*(秒钟|秒|分钟|小时|天|周)\s*(\d+(?:\.\d+)?)"
+                        r"(?=\s*(?:[次个条项封笔人。，,；;]|$))")
+_HAN_PER: Final = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时": "hour",
+                   "天": "day", "周": "week"}
+
+
 def dated(text: str) -> str:
     """``text`` with a date written in Chinese as an ISO date ("2026年12月20日" is
     2026-12-20): read as three numbers, it was another value than the same date written
-    2026-12-20, and agreed with another day of the same month (sharing 2026 and 12)."""
+    2026-12-20, and agreed with another day of the same month (sharing 2026 and 12); and
+    a rate written in Chinese as the English one ("每分钟 100 次" is "100 per minute 次"):
+    read as a plain number, "每小时 6000 次" was another value than "每分钟 100 次"."""
+    if "每" in text:
+        text = _HAN_RATE.sub(lambda m: f"{m.group(2)} per {_HAN_PER[m.group(1)]} ", text)
     if "年" not in text:
         return text
     return _HAN_DATE.sub(
