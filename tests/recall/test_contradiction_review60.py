@@ -66,9 +66,12 @@ def test_a_failure_on_another_version_is_another_fact(
 
 
 def test_a_version_a_thing_runs_on_is_still_one_value(app: Waymarks) -> None:
-    """Without a failure, the version after the verb is the value, as before."""
+    """Without a failure, the version after the verb is the value, as before; and a
+    number after a word that names no product (no capital) says how it fails."""
     assert isinstance(app.remember("The CI runner uses Ubuntu 22.04."), Committed)
     _refused(app, "The CI runner uses Ubuntu 24.04.")
+    assert isinstance(app.remember("The test suite fails with exit code 2."), Committed)
+    _refused(app, "The test suite fails with exit code 3.")
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [

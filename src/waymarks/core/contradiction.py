@@ -287,7 +287,7 @@ def signature(claim: str) -> Signature | None:
                 value, 2) and after_name(
                 text, match.start()):
             released.add(value)
-        failing = failed_on(text, match.start(), value)
+        failing = failed_on(text, match.start(), value, claim)
         if failing is not None:  # "crashes on Windows 11": where, a name as well
             names.add(failing)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
