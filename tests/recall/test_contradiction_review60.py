@@ -195,3 +195,26 @@ def test_a_daily_time_or_measure_in_chinese_is_no_rate(app: Waymarks) -> None:
     _refused(app, "备份每天 4:00 运行。")
     assert isinstance(app.remember("日志每天增长 2 GB。"), Committed)
     _refused(app, "日志每天增长 4 GB。")
+
+
+def test_a_change_of_a_fact_stated_twice_is_advised_without_a_circle(app: Waymarks) -> None:
+    """Two claims restating one fact ("The database port is 5432." and "The DB listens on
+    5432.") are both active; its change was refused naming both, with "supersede the
+    first"; that supersede was refused with "supersede the second", and that one with
+    "supersede the first" again. The advice now ends: invalidate the others, then
+    supersede the one named first."""
+    from waymarks.service.outcomes import Rejected
+
+    first = app.remember("The database port is 5432.")
+    second = app.remember("The DB listens on 5432.")
+    assert isinstance(first, Committed) and isinstance(second, Committed)
+    added = app.remember("The database port is 5433.")
+    assert isinstance(added, Rejected) and added.conflicts == (first.id, second.id)
+    assert f"invalidate {second.id}" in added.message
+    superseding = app.supersede_memory(first.id, "The database port is 5433.")
+    assert isinstance(superseding, Rejected) and superseding.conflicts == (second.id,)
+    assert f"supersede {second.id}" not in superseding.message
+    assert f"invalidate {second.id}" in superseding.message
+    assert f"supersede {first.id}" in superseding.message
+    assert isinstance(app.set_memory_status(second.id, "invalid", "restated"), Committed)
+    assert isinstance(app.supersede_memory(first.id, "The database port is 5433."), Committed)

@@ -531,12 +531,21 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
     """The refusal of a claim that contradicts ``conflicts``. A supersede whose other
     conflicts already contradict the claim it replaces meets two active rivals of one
     fact: suggesting to supersede the other sent the writer round in a circle (that one's
-    supersede is refused naming the first), so the rivals are to be invalidated first."""
+    supersede is refused naming the first), so the rivals are to be invalidated first; so
+    are other conflicts of a supersede (two restatements of the fact: "supersede the
+    other" circled the same way), and all but the first of an add's."""
     listed = ", ".join(map(escaped, conflicts))
-    if previous is not None and set(conflicts) <= set(find_contradictions(
-            ctx.view, previous, _seen_partitions(ctx, previous))):
+    if previous is not None:
         commands = ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`"
                              for c in conflicts)
+        if not set(conflicts) <= set(find_contradictions(
+                ctx.view, previous, _seen_partitions(ctx, previous))):
+            # (they state the fact as the superseded one does, or another: superseding
+            # one of them instead was refused naming the memory superseded here)
+            return Rejected(
+                "conflict", f"Memory conflicts with active item(s): {listed}, besides "
+                f"{escaped(previous.id)}, the memory this supersedes. Invalidate them "
+                f"first ({commands}), then supersede {escaped(previous.id)} again", conflicts)
         return Rejected(
             "conflict",
             f"Memory conflicts with active item(s): {listed}, which already contradict "
@@ -544,9 +553,12 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
             f"fact). Invalidate the wrong one first ({commands}), then supersede "
             f"{escaped(previous.id)} "
             "again", conflicts)
+    others = ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`"
+                       for c in conflicts[1:])  # (one supersede replaces one of them)
     return Rejected(
         "conflict",
-        f"Memory conflicts with active item(s): {listed}. Use "
+        f"Memory conflicts with active item(s): {listed}"
+        f"{f' (invalidate all but the first: {others})' if others else ''}. Use "
         f"`{suggested(ctx.prog, 'memory', 'supersede', conflicts[0])} -- NEW CLAIM` to "
         "replace it", conflicts)
 
