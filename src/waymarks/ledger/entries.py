@@ -417,12 +417,23 @@ def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
     :func:`custom_entries`' share of what was appended since, by the same rules. A line
     whose ID the reader first saw before the checkpoint is that earlier entry's duplicate
     and is skipped; only the bytes past ``offset`` are decoded."""
+    for body, _end, _read in marked_custom_entries(session, custom_type, offset, entries):
+        yield body
+
+
+def marked_custom_entries(session: SessionLog, custom_type: str, offset: int,
+                          entries: int) -> Iterator[tuple[Custom, int, int]]:
+    """:func:`custom_entries_since`, each entry with where a checkpoint just past it
+    stands: the byte offset of the end of its line, and the entries read up to there (a
+    fold that commits in parts resumes from any of them as from one at the end)."""
     if offset >= session.offset:
         return
     known = session.by_id
     seen: set[str] = set()
     decode = decode_entry
-    for line in session.tail_bytes(session.offset - offset).split(b"\n"):
+    end, read = offset, entries
+    for line in _lines_from(session, offset):
+        end += len(line) + 1
         try:
             raw = decode(line)
         except (msgspec.DecodeError, RecursionError):
@@ -433,8 +444,36 @@ def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
             continue
         seen.add(entry_id)
         first = known.get(entry_id)
-        if first is None or first.index < entries or raw.type != "custom":
+        if first is None or first.index < entries:
+            continue
+        read = first.index + 1  # entries are numbered in the order they are first read
+        if raw.type != "custom":
             continue
         body = body_of(raw)
         if isinstance(body, Custom) and body.custom_type == custom_type:
-            yield body
+            yield body, end, read
+
+
+#: how much of a ledger :func:`marked_custom_entries` reads at a time
+LINES_WINDOW: Final = 1 << 20
+
+
+def _lines_from(session: SessionLog, offset: int) -> Iterator[bytes]:
+    """The lines (without their newlines) from byte ``offset`` to what the reader read,
+    read a window at a time: a fold in parts stops after a part's records, and reading
+    and splitting all the rest for each part (72 MB at 60k learned claims, 180 parts)
+    cost more than the fold."""
+    start, stop = offset, session.offset
+    window = LINES_WINDOW
+    while start < stop:
+        data = session.bytes_between(start, min(stop, start + window))
+        cut = data.rfind(b"\n") + 1
+        if not cut:  # one line longer than the window (or the end without a newline)
+            if start + window >= stop:
+                yield data
+                return
+            window *= 2
+            continue
+        yield from data[:cut - 1].split(b"\n")
+        start += cut
+        window = LINES_WINDOW

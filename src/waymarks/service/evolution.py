@@ -209,12 +209,16 @@ class Evolution:
         the ledger read all of it (seconds at 60k learned claims) to fold nothing."""
         if self._ledger is None and self._folded_to_end():
             return 0
+        self._read_on()
+        return self._locked_sync()
+
+    def _read_on(self) -> None:
+        """Read what was appended to the ledger since (``LedgerDamaged`` if it cannot)."""
         try:
             self.ledger.refresh()
         except (SessionFileError, OSError) as exc:  # replaced or cut since it was opened
             raise LedgerDamaged(self.ledger.path, _why(self.ledger.path, exc),
                                 isinstance(exc, PermissionError)) from exc
-        return self._locked_sync()
 
     def _folded_to_end(self) -> bool:
         """Whether the projection's checkpoint is the end of the file at the ledger's path
@@ -263,8 +267,7 @@ class Evolution:
                                 "data": encode_record(record), "timestamp": stamp},
                                self.ids.entry_id)
         try:
-            with self.store.transaction():
-                self.store.sync(self.ledger)
+            self.store.fold_in_parts(self.ledger)
         except SQLITE_ERRORS as exc:  # appended: done; the next open folds it into a new
             if not is_damage(exc):  # database (an edit that happened is never a failure)
                 raise
@@ -276,14 +279,12 @@ class Evolution:
         say), is set aside or left to it, and the ledger folded into the file at the path:
         a reply applied then is written, not failed with its paid answer thrown away."""
         try:
-            with self.store.transaction():
-                return self.store.sync(self.ledger)
+            return self.store.fold_in_parts(self.ledger, self._read_on)
         except SQLITE_ERRORS as exc:
             if not is_damage(exc):
                 raise
             self._set_aside(exc)
-        with self.store.transaction():
-            return self.store.sync(self.ledger)
+        return self.store.fold_in_parts(self.ledger, self._read_on)
 
     # -- capture ------------------------------------------------------------------------
 

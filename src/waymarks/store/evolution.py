@@ -15,7 +15,9 @@ Invariants:
 - a database whose evolution tables lack what this version reads is damage
   (:class:`~waymarks.store.integrity.ProjectionDamaged` on open): the service sets it
   aside, as it does for the rest of the projection;
-- a sync's records, effects and checkpoint are written in one transaction;
+- a sync's records, effects and checkpoint are written in one transaction; a long fold
+  (the first beside a new database) is many such syncs of :data:`FOLD_CHUNK` records, each
+  checkpoint just past its last record, so a fold killed midway resumes;
 - nothing here decides authority: that is :mod:`waymarks.core.evolution.decide`'s, before
   records are appended.
 Operational state (jobs, leases, route health) is not here: it belongs to the job queue.
@@ -24,6 +26,7 @@ Operational state (jobs, leases, route health) is not here: it belongs to the jo
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,7 +39,7 @@ from waymarks.core.codec import INT64_MAX
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
 from waymarks.core.evolution.rows import Analysis, Change
-from waymarks.ledger.entries import custom_entries, custom_entries_since
+from waymarks.ledger.entries import Custom, marked_custom_entries
 from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
 from waymarks.store.evolution_rows import (
@@ -60,6 +63,13 @@ from waymarks.store.wal import enter_wal
 from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
+#: the most records one transaction of a fold writes (~0.15 s of CPU): the first fold of a
+#: large ledger (a new or set-aside database: ~70 s at 60k learned claims) held the
+#: writer's turn throughout, and every prompt's hook, waiting 1 s for its own write, got
+#: no context, pins included; a fold killed in the middle started again from nothing
+FOLD_CHUNK: Final = 1_000
+#: the pause between two parts of a fold, for a woken waiter to take the writer's turn
+PART_PAUSE_S: Final = 0.01
 
 
 class EvolutionStore:
@@ -109,11 +119,37 @@ class EvolutionStore:
 
     # -- folding ----------------------------------------------------------------------
 
-    def sync(self, ledger: SessionLog) -> int:
+    def fold_in_parts(self, ledger: SessionLog,
+                      read_on: Callable[[], None] | None = None) -> int:
+        """:meth:`sync` ``ledger`` to its end, :data:`FOLD_CHUNK` records per transaction
+        (each its own, with its checkpoint); returns the number of records folded. Between
+        two parts, the writer's turn goes to a process waiting for it (a prompt's hook,
+        whose plan writes too and waits 1 s), readers see the records folded so far, and a
+        fold killed in the middle resumes where its last part committed. Another process
+        may fold meanwhile, past what ``ledger`` has read (records it appended since):
+        ``read_on`` then reads the rest of the ledger, which :meth:`sync` would otherwise
+        take for a shorter one and fold again from the start."""
+        total = 0
+        while True:
+            with self.transaction():
+                if read_on is not None and (self._count_meta("offset") or 0) > ledger.offset:
+                    read_on()
+                folded = self.sync(ledger, FOLD_CHUNK)
+            total += folded
+            if folded < FOLD_CHUNK:
+                return total
+            # a waiter the release woke takes the turn first: taken again at once, the
+            # turn went back to this fold, and hooks waiting 1 s for it still gave up
+            time.sleep(PART_PAUSE_S)
+
+    def sync(self, ledger: SessionLog, limit: int | None = None) -> int:
         """Fold what ``ledger`` holds past the checkpoint (inside :meth:`transaction`);
-        returns the number of entries folded. Only the bytes past the checkpoint are
+        returns the number of records folded. Only the bytes past the checkpoint are
         decoded; a ledger that is not the one folded so far (another session, shorter, or
-        other bytes before the checkpoint) is folded again from the start."""
+        other bytes before the checkpoint) is folded again from the start. ``limit``: fold
+        at most that many records, the checkpoint just past the last of them (a fold of a
+        large ledger commits in parts, :data:`FOLD_CHUNK`, each resumed from the one before
+        as an append is); fewer than ``limit`` folded means the checkpoint is the end."""
         offset, entries, done = (self._count_meta(n) for n in ("offset", "entries", "folded"))
         if None in (offset, entries, done) or (not offset and self._holds_events()) or (
                 offset and (self._meta("ledger") != ledger.session_id
@@ -126,28 +162,38 @@ class EvolutionStore:
         assert offset is not None and entries is not None and done is not None
         if offset == ledger.offset:
             return 0
-        fresh = (list(custom_entries(ledger, EVOLUTION_CUSTOM_TYPE)) if offset == 0 else
-                 list(custom_entries_since(ledger, EVOLUTION_CUSTOM_TYPE, offset, entries)))
-        for seq, entry in enumerate(fresh, start=done + 1):
-            record = decode_record(entry.data)
-            effect = (fold(self.view, record, seq) if record is not None
-                      else Effect("unknown", "", False, "not_understood"))
-            self.db.execute(
-                "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason, actor,"
-                " at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason,
-                 effect.actor, effect.at))
-            for change in effect.changes:
-                self.db.execute(
-                    "INSERT INTO evo_changes (seq, claim_id, before, after) VALUES (?, ?, ?, ?)",
-                    (seq, change.claim_id, None if change.before is None
-                     else TERMS_ENCODER.encode(change.before).decode(),
-                     TERMS_ENCODER.encode(change.after).decode()))
-        for name, value in (("offset", ledger.offset), ("entries", ledger.entry_count),
-                            ("fingerprint", ledger.fingerprint(ledger.offset)),
-                            ("folded", done + len(fresh)), ("ledger", ledger.session_id)):
+        folded = 0
+        for entry, end, read in marked_custom_entries(ledger, EVOLUTION_CUSTOM_TYPE, offset,
+                                                      entries):
+            if folded == limit:
+                break
+            folded += 1
+            self._fold_entry(entry, done + folded)
+            offset, entries = end, read
+        else:  # read to the end: the checkpoint is the end, lines past the last record too
+            offset, entries = ledger.offset, ledger.entry_count
+        for name, value in (("offset", offset), ("entries", entries),
+                            ("fingerprint", ledger.fingerprint(offset)),
+                            ("folded", done + folded), ("ledger", ledger.session_id)):
             self._set_meta(name, str(value))
-        return len(fresh)
+        return folded
+
+    def _fold_entry(self, entry: Custom, seq: int) -> None:
+        """Fold one ledger entry as record ``seq``: its event, and the claims it changed."""
+        record = decode_record(entry.data)
+        effect = (fold(self.view, record, seq) if record is not None
+                  else Effect("unknown", "", False, "not_understood"))
+        self.db.execute(
+            "INSERT INTO evo_events (seq, entry_id, op, subject, applied, reason, actor,"
+            " at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, entry.id, effect.op, effect.subject, int(effect.applied), effect.reason,
+             effect.actor, effect.at))
+        for change in effect.changes:
+            self.db.execute(
+                "INSERT INTO evo_changes (seq, claim_id, before, after) VALUES (?, ?, ?, ?)",
+                (seq, change.claim_id, None if change.before is None
+                 else TERMS_ENCODER.encode(change.before).decode(),
+                 TERMS_ENCODER.encode(change.after).decode()))
 
     def vouched(self, session_id: str, size: int, fingerprint: Callable[[int], str]) -> int:
         """How many bytes of a ledger of ``session_id`` holding ``size`` bytes the
