@@ -7,7 +7,9 @@ hook during it waited for its own small write and got no context, pins included.
 is ``learned_hook.py``'s (``--learned`` claims written straight into the ledger, 5 pins);
 its database is deleted, a process of its own folds the ledger (``Evolution.sync``), and
 Claude Code's ``UserPromptSubmit`` hook (helper off) runs back to back until the fold
-ends. Reported per code: the fold's wall time, each hook's wall time (``max_hook_ms``: the
+ends; then likewise while a process builds the corpus the Claude Code helper builds as it
+starts (``warm``: every claim analysed, its analyses and ~12 postings each written).
+Reported per phase and code: its wall time, each hook's wall time (``max_hook_ms``: the
 longest a prompt waited) and how many hooks injected the pins. With ``--baseline-src
 DIR`` another checkout does the same on a copy of the home, in the same run.
 
@@ -39,18 +41,32 @@ from waymarks.service.learning import set_learning
 #: the fold, in a process of its own, by the code in ``sys.argv[1]``
 FOLD = ("import sys, time; sys.path.insert(0, sys.argv[1]); "
         "from waymarks.service.evolution import Evolution; from pathlib import Path; "
-        "t = time.perf_counter(); evo = Evolution(Path(sys.argv[2])); n = evo.sync(); "
-        "evo.close(); print(n, round((time.perf_counter() - t) * 1000))")
+        "t, c = time.perf_counter(), time.process_time(); evo = Evolution(Path(sys.argv[2]));"
+        " n = evo.sync(); evo.close(); print(n, round((time.perf_counter() - t) * 1000),"
+        " round((time.process_time() - c) * 1000))")
+#: then the corpus the Claude Code helper builds as it starts (analyses, postings written)
+WARM = ("import sys, time; sys.path.insert(0, sys.argv[1]); "
+        "from waymarks.service.evolution_recall import warm; from pathlib import Path; "
+        "t, c = time.perf_counter(), time.process_time(); warm(Path(sys.argv[2])); "
+        "print(0, round((time.perf_counter() - t) * 1000),"
+        " round((time.process_time() - c) * 1000))")
 PIN = "Project rule 0"
 
 
 def during_fold(home: Path, src: Path, payload: bytes) -> dict[str, object]:
-    """Fold ``home``'s ledger with the code in ``src`` while its hook runs back to back."""
+    """Fold ``home``'s ledger, then build its corpus, with the code in ``src`` (its
+    database deleted first), while its hook runs back to back."""
     for stale in home.glob("waymarks.db*"):
         stale.unlink()
+    fold = during(home, src, payload, FOLD)
+    return {**fold, "warm": during(home, src, payload, WARM)}
+
+
+def during(home: Path, src: Path, payload: bytes, script: str) -> dict[str, object]:
+    """Run ``script`` with the code in ``src`` while the hook runs back to back."""
     env = environment({"WAYMARKS_CC_HELPER": "off", "WAYMARKS_SEMANTIC": "off"})
     argv = hook_command(home, src / "waymarks/hosts/hook_entry.py")
-    folder = subprocess.Popen([sys.executable, "-c", FOLD, str(src), str(home)],
+    folder = subprocess.Popen([sys.executable, "-c", script, str(src), str(home)],
                               stdout=subprocess.PIPE, env=env)
     hooks: list[float] = []
     with_pins = 0
@@ -59,8 +75,9 @@ def during_fold(home: Path, src: Path, payload: bytes) -> dict[str, object]:
         out = subprocess.run(argv, input=payload, capture_output=True, env=env).stdout
         hooks.append((time.perf_counter() - started) * 1000)
         with_pins += PIN in out.decode(errors="replace")
-    folded, fold_ms = (folder.communicate()[0] or b"0 0").split()
-    return {"fold_wall_ms": int(fold_ms), "folded": int(folded), "hooks": len(hooks),
+    folded, wall_ms, cpu_ms = (folder.communicate()[0] or b"0 0 0").split()
+    return {"wall_ms": int(wall_ms), "cpu_ms": int(cpu_ms), "folded": int(folded),
+            "hooks": len(hooks),
             "hooks_with_pins": with_pins,
             "max_hook_ms": round(max(hooks), 1) if hooks else None,
             "median_hook_ms": round(sorted(hooks)[len(hooks) // 2], 1) if hooks else None}

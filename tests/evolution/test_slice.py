@@ -326,3 +326,30 @@ def test_a_warm_process_that_waits_briefly_still_builds_the_corpus_it_keeps(
                   busy_timeout_ms=2_500) as app:  # as Pi's bridge plans
         plan = plan_with_memory(app, "which port does the zebra gateway use?")
     assert any("zebra" in m.content for m in plan.messages if m.kind != "request")
+
+
+def test_a_corpus_build_writes_its_analyses_and_postings_in_parts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Claude Code helper's start wrote the analyses and postings of every learned
+    claim in one transaction (~757k rows at 60k claims), in which every prompt's hook,
+    waiting 1 s for its own write, added no context, pins included: each part is a
+    transaction of its own, committed before the next, and the slices rank as before."""
+    import sqlite3
+
+    from waymarks.store import evolution_postings
+
+    _learn(tmp_path, _texts(random.Random(3), 10))
+    monkeypatch.setattr("waymarks.store.evolution.WRITE_CHUNK", 3, raising=False)
+    real_put = evolution_postings.put
+    seen: list[tuple[int, int]] = []
+
+    def put(db: sqlite3.Connection, by: str, claims: list[evolution_postings.Posted]) -> None:
+        with sqlite3.connect(tmp_path / "waymarks.db") as other:  # another reader
+            seen.append(other.execute(
+                "SELECT (SELECT count(*) FROM evo_postings WHERE feature = ''),"
+                " (SELECT count(*) FROM evo_analysis)").fetchone())
+        real_put(db, by, claims)
+
+    monkeypatch.setattr(evolution_postings, "put", put)
+    assert _compare(tmp_path, ["which port does the cache service use"]) == 1
+    assert seen == [(0, 10), (3, 10), (6, 10), (9, 10)]

@@ -125,9 +125,7 @@ def persist(evo: Evolution, computed: Sequence[tuple[str, Analysis]],
             claims = [(b.id, b.body | b.aliases, b.quoted) for _r, b in pairs]
         else:
             claims = [(cid, (*a.body, *a.aliases), a.quoted) for cid, a in computed]
-        if claims:
-            with store.transaction() as db:
-                postings.put(db, mine, claims)
+        store.write_in_parts(claims, lambda db, part: postings.put(db, mine, part))
     except sqlite3.OperationalError:
         return
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import msgspec
 
@@ -63,12 +63,16 @@ from waymarks.store.wal import enter_wal
 from waymarks.store.writer_lock import file_identity, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
+_Row = TypeVar("_Row")
 #: the most records one transaction of a fold writes (~0.15 s of CPU): the first fold of a
 #: large ledger (a new or set-aside database: ~70 s at 60k learned claims) held the
 #: writer's turn throughout, and every prompt's hook, waiting 1 s for its own write, got
 #: no context, pins included; a fold killed in the middle started again from nothing
 FOLD_CHUNK: Final = 1_000
-#: the pause between two parts of a fold, for a woken waiter to take the writer's turn
+#: the most claims one transaction of a cache's write (analyses, postings) holds
+WRITE_CHUNK: Final = 2_000
+#: the pause between two parts of a fold or a write, for a woken waiter to take the
+#: writer's turn
 PART_PAUSE_S: Final = 0.01
 
 
@@ -498,13 +502,30 @@ class EvolutionStore:
 
     def _put_analyses(self, rows: Sequence[tuple[str, Analysis]],
                       encode: Callable[[object], bytes]) -> None:
-        with self.transaction() as db:
+        def put(db: sqlite3.Connection, part: Sequence[tuple[str, Analysis]]) -> None:
             db.executemany(
                 "INSERT OR REPLACE INTO evo_analysis (claim_id, key, body, aliases, quoted,"
                 " origin, body_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(cid, a.key, encode(a.body).decode(), encode(a.aliases).decode(),
                   encode(a.quoted).decode(), encode(a.origin).decode(), a.body_count)
-                 for cid, a in rows])
+                 for cid, a in part])
+
+        self.write_in_parts(rows, put)
+
+    def write_in_parts(self, rows: Sequence[_Row],
+                       write: Callable[[sqlite3.Connection, Sequence[_Row]], None]) -> None:
+        """``write`` ``rows`` :data:`WRITE_CHUNK` at a time, each part in a transaction of
+        its own, the writer's turn left to a woken waiter between two (as
+        :meth:`fold_in_parts` does): the Claude Code helper's start wrote the analyses and
+        ~757k postings of 60k learned claims in one transaction, seconds in which every
+        prompt's hook, waiting 1 s for its own write, added no context, pins included.
+        For caches only, whose readers tell a part written from a whole (the postings'
+        sentinel rows, the analyses by claim)."""
+        for start in range(0, len(rows), WRITE_CHUNK):
+            if start:
+                time.sleep(PART_PAUSE_S)
+            with self.transaction() as db:
+                write(db, rows[start:start + WRITE_CHUNK])
 
 
 _FEATURES_DECODER: Final = msgspec.json.Decoder(tuple[str, ...])
