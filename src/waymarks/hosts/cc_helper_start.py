@@ -71,19 +71,9 @@ def warm_learned(home: "Path") -> "Any":
     each a fraction of a second at 60k claims; built once, every prompt ranks from it in
     milliseconds. Built on a prompt instead, it took seconds at 60k claims, past the
     hook's 4 s wait: the hook did the prompt again in its own process."""
-    import threading
+    from waymarks.service.evolution_recall import warm_on_a_thread
 
-    def build() -> None:
-        try:
-            from waymarks.service.evolution_recall import warm
-
-            warm(home)
-        except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
-            note_failure(home, exc)
-
-    thread = threading.Thread(target=build, name="waymarks-cc-learned", daemon=True)
-    thread.start()
-    return thread
+    return warm_on_a_thread(home, lambda exc: note_failure(home, exc))  # (logged)
 
 
 def note_failure(home: "Path", exc: BaseException) -> None:

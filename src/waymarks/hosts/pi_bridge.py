@@ -103,6 +103,7 @@ class Bridge:
         self._remember: Any = None
         self._retired: list[Waymarks] = []  # services a later initialize replaced
         self._claim = Claim()  # the hold on the session Pi opened (hosts.pi_claim)
+        self._warming: Any = None  # the thread building the learned claims' ranking
 
     # -- transport ----------------------------------------------------------------------
 
@@ -248,8 +249,23 @@ class Bridge:
         app.new_session_hint = "a new session (Pi's /new)"  # (hints name what works in Pi)
         app.host_provider = provider or PI_UNKNOWN_PROVIDER  # Pi's model's, once named
         app.trust_override = bridge_trust(params.get("trusted"), app.cwd)
+        if self._warming is None:  # off the request path: built on the first plan, it
+            # took 15 s at 60k learned claims, past the extension's 5 s (no context)
+            from waymarks.service.evolution_recall import warm_on_a_thread
+
+            self._warming = warm_on_a_thread(self.home, self._warm_failed)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
                 "trusted": app.project_trusted, "heldBack": self._claim.why}
+
+    def _warm_failed(self, exc: BaseException) -> None:
+        """Log why the learned claims' ranking was not built (its kind, never content):
+        plans build it as they need it, as before the bridge built it as it started."""
+        from datetime import UTC, datetime
+
+        from waymarks.service.logs import log_event
+
+        log_event(self.home, datetime.now(UTC), "pi_learned_warm_failed",
+                  code=type(exc).__name__)
 
     @staticmethod
     def _start(app: Waymarks, ledger: HostSessionLog, header: Any,
@@ -275,6 +291,7 @@ class Bridge:
 
     def rpc_plan(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.setup import plan_with_memory
+        from waymarks.service.evolution_recall import LEARNED_LEFT_OUT
         from waymarks.service.planning import PINS_FIX, prompt_read
 
         prompt = params.get("prompt")
@@ -294,6 +311,9 @@ class Bridge:
                 # the extension tells the person (their pins went nowhere), as Claude Code's
                 # hook does; a fallback for the model's own limit stays silent
                 "pinsLeftOut": f"{plan.fallback}; {PINS_FIX}" if plan.pins_left_out else None,
+                # and why learned memory was left out (its ranking still being built, say)
+                "learnedLeftOut": next((n for n in plan.notes
+                                        if n.startswith(LEARNED_LEFT_OUT)), None),
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:

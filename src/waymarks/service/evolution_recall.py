@@ -92,6 +92,40 @@ def warm(home: Path) -> None:
         _corpus(home)
 
 
+#: the homes whose corpus a thread of this process is building (:func:`warm_on_a_thread`),
+#: each with the event set when that thread is done
+_BUILDING: dict[str, Any] = {}
+#: how long a plan waits for that thread before it goes without learned memory (a small
+#: home's is done well within it: its plans are as if the corpus had been built on them)
+BUILD_WAIT_S = 1.0
+
+
+def warm_on_a_thread(home: Path, on_failure: Callable[[BaseException], None]) -> Any:
+    """:func:`warm` on a thread of its own (the thread), as a long-lived process starts
+    (the Claude Code helper, Pi's bridge). Until it is done, this process's plans rank
+    from a slice when the postings vouch for one, else go without learned memory and say
+    so (:func:`_ranking`): Pi's bridge built the corpus on its first plan instead, 15 s
+    at 60k learned claims, past the extension's 5 s for a call (no context at all)."""
+    import threading
+
+    key, done = str(home), threading.Event()
+    _BUILDING[key] = done
+
+    def build() -> None:
+        try:
+            warm(home)
+        except Exception as exc:  # noqa: BLE001 (the process serves on; the caller logs)
+            on_failure(exc)
+        finally:
+            done.set()
+            if _BUILDING.get(key) is done:
+                del _BUILDING[key]
+
+    thread = threading.Thread(target=build, name="waymarks-learned", daemon=True)
+    thread.start()
+    return thread
+
+
 def post_every_claim(home: Path) -> None:
     """Analyse and post every recallable learned claim (``rebuild-index``, which emptied
     the postings with the projection: the next process holding no corpus, a prompt's hook
@@ -141,15 +175,25 @@ class TooLongForAHook(Exception):
     """More learned-memory work before ranking than a prompt's hook has time for."""
 
 
+#: how each note of learned memory left out of a plan starts
+LEARNED_LEFT_OUT = "learned memory left out of this prompt"
+
+
+def _being_built() -> TooLongForAHook:
+    return TooLongForAHook(
+        f"{LEARNED_LEFT_OUT}: this process is still folding and indexing "
+        "the learned claims, as it does once when it starts; used as soon as that is done")
+
+
 def _fold_too_long(unfolded: int) -> TooLongForAHook:
     return TooLongForAHook(
-        f"learned memory left out of this prompt: {unfolded / 1e6:.1f} MB of the evolution "
+        f"{LEARNED_LEFT_OUT}: {unfolded / 1e6:.1f} MB of the evolution "
         f"ledger are still to be folded, more than a prompt's hook has time for; {_LEFT_TO}")
 
 
 def _build_too_long(claims: int) -> TooLongForAHook:
     return TooLongForAHook(
-        f"learned memory left out of this prompt: its index of {claims} learned claims is "
+        f"{LEARNED_LEFT_OUT}: its index of {claims} learned claims is "
         f"still to be built, more than a prompt's hook has time for; {_LEFT_TO}")
 
 
@@ -170,15 +214,22 @@ def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
     from waymarks.service.evolution_slice import sliced
     from waymarks.store.evolution_postings import claims_in
 
+    # a thread of this process building the corpus (:func:`warm_on_a_thread`) folds a
+    # long backlog and builds what a plan would otherwise build on its request path
+    done = _BUILDING.get(str(home))
+    building = done is not None and not done.wait(BUILD_WAIT_S)
     with Evolution(home) as evo:
-        if fold_limit is not None and (unfolded := evo.unfolded_bytes()) > fold_limit:
-            raise _fold_too_long(unfolded)
+        limit = HOOK_FOLD_BYTES if building and fold_limit is None else fold_limit
+        if limit is not None and (unfolded := evo.unfolded_bytes()) > limit:
+            raise _being_built() if building else _fold_too_long(unfolded)
         evo.sync()
         if str(home) not in _CORPORA:
             with sliced(evo, plan, _ms) as part:
                 if part is not None:
                     yield part
                     return
+            if done is not None and not done.is_set() and str(home) not in _CORPORA:
+                raise _being_built()
             if build_limit is not None and (claims := claims_in(
                     evo.store.db, sorted(RECALLABLE_STATES))) > build_limit:
                 raise _build_too_long(claims)

@@ -87,6 +87,7 @@ export default function waymarks(pi: any) {
 	let downUntil = 0;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
 	let pinsSaid: string | undefined; // the pins' fallback last said (bridge's `pinsLeftOut`)
+	let learnedSaid: string | undefined; // why learned memory was left out, last said (`learnedLeftOut`)
 	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
 	 * `cancelled` when it fires (abort before dispatch) */
 	let toolSignal: AbortSignal | undefined;
@@ -811,6 +812,10 @@ export default function waymarks(pi: any) {
 				const left = typeof plan.pinsLeftOut === "string" ? plan.pinsLeftOut : undefined;
 				if (left && left !== pinsSaid) warn(ctx, `no pins or memory were added: ${left}`);
 				pinsSaid = left;
+				// learned memory not ready yet (the bridge builds its ranking as it starts): said once
+				const learned = typeof plan.learnedLeftOut === "string" ? plan.learnedLeftOut : undefined;
+				if (learned && learned !== learnedSaid && ctx.hasUI) ctx.ui.notify(`Waymarks: ${learned}`, "info");
+				learnedSaid = learned;
 			}
 			if (!cachedPlan.messages.length) return undefined;
 			const injected = cachedPlan.messages.map((m: Json) => ({
