@@ -149,12 +149,18 @@ def _waymarks_variables() -> list[str]:
             if name.startswith("WAYMARKS_") and name not in SUITE_KNOBS]
 
 
-@pytest.fixture(scope="session")
-def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The suite's own user cache (``XDG_CACHE_HOME``): the semantic extra remembers the
     engine files it found whole in the user's cache, and the suite's commands wrote
-    ``~/.cache/waymarks/engine-files.json`` in the home of whoever ran it."""
-    return tmp_path_factory.mktemp("user-cache")
+    ``~/.cache/waymarks/engine-files.json`` in the home of whoever ran it. Set for the
+    whole session, so before any module fixture: set by the per-test fixture alone, a module
+    fixture's commands (tests/cli/test_lean_recall.py's, the semantic extra on) still wrote
+    it there."""
+    cache = tmp_path_factory.mktemp("user-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache))  # (subprocesses inherit it)
+        yield cache
 
 
 @pytest.fixture(autouse=True)

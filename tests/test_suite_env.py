@@ -77,3 +77,19 @@ def test_the_suites_commands_keep_their_cache_out_of_the_users_home(
     it starts, has the suite's own cache."""
     cache = Path(os.environ["XDG_CACHE_HOME"])
     assert cache.is_dir() and cache.is_relative_to(tmp_path_factory.getbasetemp()), cache
+
+
+@pytest.fixture(scope="module")
+def cache_seen_by_a_module_fixture() -> str | None:
+    """What a module fixture's commands take for the user's cache: tests/cli/
+    test_lean_recall.py's fills its home before any test's own fixtures run, and its
+    commands, the semantic extra on, wrote ``engine-files.json`` into the real home."""
+    return os.environ.get("XDG_CACHE_HOME")
+
+
+def test_a_module_fixtures_commands_keep_their_cache_out_of_the_users_home(
+        cache_seen_by_a_module_fixture: str | None,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    assert cache_seen_by_a_module_fixture is not None
+    cache = Path(cache_seen_by_a_module_fixture)
+    assert cache.is_relative_to(tmp_path_factory.getbasetemp()), cache
