@@ -93,3 +93,15 @@ def test_a_module_fixtures_commands_keep_their_cache_out_of_the_users_home(
     assert cache_seen_by_a_module_fixture is not None
     cache = Path(cache_seen_by_a_module_fixture)
     assert cache.is_relative_to(tmp_path_factory.getbasetemp()), cache
+
+
+def test_the_suites_python_subprocesses_keep_their_bytecode_in_the_sessions_folder(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Written there once a worker, not compiled again by every command (a shell with
+    ``PYTHONDONTWRITEBYTECODE``), nor written into the checkout."""
+    done = subprocess.run([sys.executable, "-c", "import sys; print(sys.dont_write_bytecode);"
+                           " print(sys.pycache_prefix)"], capture_output=True, text=True,
+                          check=True, timeout=120)
+    written, prefix = done.stdout.splitlines()
+    assert written == "False", done.stdout
+    assert Path(prefix).is_relative_to(tmp_path_factory.getbasetemp()), prefix
