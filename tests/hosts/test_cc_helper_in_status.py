@@ -26,18 +26,11 @@ def _status(home: Path, project: Path, command: str = "status") -> tuple[dict, s
     return json.loads(data.stdout), text.stdout
 
 
-def test_status_and_health_say_whether_the_helper_runs(
-        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("steady_code")  # (tests/hosts/conftest.py)
+def test_status_and_health_say_whether_the_helper_runs(home: Path, project: Path) -> None:
     data, text = _status(home, project)
     assert data["claudeCodeHelper"] is None and "Claude Code helper" not in text
     path = Path(cc_client.socket_path(home))
-    # A thread stands in for the helper's process here, and its check for an upgrade under
-    # it watched every module of the test process, the tests' and pytest's among them: a
-    # file of the checkout edited while the suite ran (a commit, a stash in the checkout
-    # the suite runs from) ended it at the first ping, unanswered (about one run in six;
-    # started again, it answered once the edit was 2 s old). The check has tests of its
-    # own (test_cc_review.py, test_cc_helper_upgrade.py)
-    monkeypatch.setattr(cc_helper.LoadedCode, "changed", lambda self: False)
     served = threading.Thread(target=cc_helper.serve, args=(home, 600.0), daemon=True)
     served.start()
     answered = None

@@ -53,6 +53,7 @@ def _serving(home: Path) -> tuple[threading.Thread, Path]:
     return served, socket
 
 
+@pytest.mark.usefixtures("steady_code")  # (tests/hosts/conftest.py)
 def test_a_new_helper_answers_hooks_before_its_start_up_work_is_done(
         home: Path, project: Path,
         held: tuple[threading.Event, threading.Event]) -> None:
@@ -112,6 +113,7 @@ def test_a_start_up_drain_that_fails_otherwise_still_starts_recovery(
     assert any(entry.get("code") == "ValueError" for entry in logged)  # and it is said
 
 
+@pytest.mark.usefixtures("steady_code")  # (tests/hosts/conftest.py)
 def test_the_drain_after_a_prompt_runs_while_recovery_is_still_starting(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The drain after a prompt (a ``Stop`` waiting for its turn to reach the transcript)
