@@ -24,12 +24,18 @@ def at_socket(path: str, use: "Any") -> None:
 
     A home deep in the file system (a long user name, a test's temporary directory) puts
     the socket past the address limit: ``bind`` and ``connect`` then fail, and every
-    command would quietly run without the helper. From the socket's directory its short
-    name is the address; the working directory is restored, even if it was removed."""
+    command would quietly run without the helper. On Linux the address goes through a
+    handle on the socket's directory (``/proc/self/fd/N/name``), so the process's working
+    directory is never touched: a threaded server (the MCP server, the inspector) asking
+    a helper's status must not move its other threads' relative paths. Elsewhere the
+    socket's short name is used from its directory, the working directory restored after,
+    even if it was removed."""
     if len(path.encode(sys.getfilesystemencoding(), "surrogateescape")) <= SHORT_ADDRESS:
         use(path)
         return
     directory, _, name = path.rpartition("/")
+    if _through_handle(directory or "/", name, use):
+        return
     here = posix.open(".", posix.O_RDONLY)
     try:
         posix.chdir(directory or "/")
@@ -37,6 +43,24 @@ def at_socket(path: str, use: "Any") -> None:
     finally:
         posix.fchdir(here)
         posix.close(here)
+
+
+def _through_handle(directory: str, name: str, use: "Any") -> bool:
+    """``use`` the socket ``name`` in ``directory`` by way of a handle on the directory;
+    ``False`` where there is no ``/proc/self/fd`` to do it by (macOS, a container without
+    ``/proc``), or the short address would still be too long (an overlong ``name``)."""
+    o_path = getattr(posix, "O_PATH", 0)
+    if not o_path or not posix.access("/proc/self/fd", posix.F_OK):
+        return False
+    handle = posix.open(directory, o_path | posix.O_DIRECTORY)
+    try:
+        address = f"/proc/self/fd/{handle}/{name}"
+        if len(address.encode(sys.getfilesystemencoding(), "surrogateescape")) > SHORT_ADDRESS:
+            return False
+        use(address)
+        return True
+    finally:
+        posix.close(handle)
 
 
 def installation_key(*parts: str) -> bytes:

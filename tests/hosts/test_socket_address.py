@@ -1,0 +1,51 @@
+"""A helper's socket past the Unix address limit is reached without moving the process's
+working directory (:func:`waymarks.spawn.sockets.at_socket`): the MCP server and the
+inspector ask helpers' status from one thread while others resolve relative paths."""
+
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from waymarks.spawn.sockets import SHORT_ADDRESS, at_socket, probe
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd is Linux's")
+def test_a_long_socket_path_is_bound_and_reached_without_a_change_of_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = str(deep / "helper.sock")
+    assert len(path) > SHORT_ADDRESS
+    monkeypatch.chdir(tmp_path)
+    seen: list[str] = []
+
+    def bind_watching(server: socket.socket):
+        def use(address: str) -> None:
+            seen.append(os.getcwd())
+            server.bind(address)
+        return use
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        at_socket(path, bind_watching(server))
+        server.listen(1)
+        assert (deep / "helper.sock").exists()
+
+        def answer() -> None:
+            connection, _ = server.accept()
+            with connection:
+                connection.recv(64)
+                connection.sendall(b"alive\n")
+
+        thread = threading.Thread(target=answer)
+        thread.start()
+        assert probe(path, 5.0) is True
+        thread.join(5)
+    finally:
+        server.close()
+    assert seen == [str(tmp_path)]
+    assert os.getcwd() == str(tmp_path)
