@@ -185,6 +185,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                           subagent=subagent)
     from waymarks.ledger.session_file import SessionFileError
 
+    # a new database is filled (or left to a process of its own: too long for a hook)
+    # before the session's ledger is read, which without its checkpoint is read whole
+    app.projection  # noqa: B018
     try:
         _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     except SessionFileError:
@@ -506,8 +509,10 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
 
 
 #: errors of a home no hook can use until the person acts (a database a newer release
-#: wrote: another installation, or a downgrade), said on every prompt, not only logged
-_SAID_ERRORS: Final = frozenset({"schema_too_new"})
+#: wrote: another installation, or a downgrade) or a process of its own has filled its
+#: new database (:mod:`waymarks.service.projection_fill`), said on every prompt, not
+#: only logged
+_SAID_ERRORS: Final = frozenset({"schema_too_new", "projection_filling"})
 
 
 def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:

@@ -57,9 +57,13 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
             raise database_error(exc, app.db_path) from exc
         if finished is not None:
             app.recovered = finished
-    if projection.has_sources() or not all_session_files(app.home) or (
-            _REBUILDING.get() is app):
+    if projection.has_sources() or _REBUILDING.get() is app or not (
+            files := all_session_files(app.home)):
         return
+    from waymarks.service import projection_fill
+
+    if projection_fill.hurried(app):  # a hook: more than a second's fill is not its own
+        projection_fill.leave_to_background(app, files)
     sessions, _unreadable = ledgers(app)
     replayed = 0
     with projection.transaction():

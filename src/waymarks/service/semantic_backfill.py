@@ -169,16 +169,16 @@ def _extra_changed_since(when: float) -> bool:
     return False
 
 
-def try_lock(home: Path) -> int | None:
-    """The home's worker lock, taken without waiting (its descriptor), or ``None`` when
-    a worker holds it (or the home cannot hold the file)."""
+def try_lock(home: Path, name: str = LOCK_FILE) -> int | None:
+    """The home's worker lock (or another worker's, ``name``), taken without waiting (its
+    descriptor), or ``None`` when a worker holds it (or the home cannot hold the file)."""
     import fcntl
 
     try:
         make_private_dirs(home)
     except OSError:
         return None
-    fd = _open_lock(home / LOCK_FILE)
+    fd = _open_lock(home / name)
     if fd is None:
         return None
     try:

@@ -1,0 +1,80 @@
+"""A new database too large for a hurried reader to fill: filled by a process of its own
+(``python -m waymarks.service.projection_fill_worker HOME``).
+
+A new (or deleted) ``waymarks.db`` is filled from every ledger of the home by the first
+process that opens it (:func:`waymarks.service.rebuilding.fill_if_new`). At 100k memories
+that is 8 s of CPU and 20-30 s on a busy machine: inside a prompt's hook, Claude Code
+stopped the hook at 10 s with the fill uncommitted, so that prompt got no context, pins
+included, and so did every prompt after it (each started the fill again), until the person
+ran a command with the time to finish it.
+
+What must stay true: a hurried caller (one that waits briefly for the database, as a
+hook does: ``busy_timeout_ms`` below the default) fills a new database itself only from
+at most :data:`HURRIED_FILL_BYTES` of ledgers; past it one detached process fills it
+(one per home: it holds :data:`LOCK_FILE` from before it starts to its end) and the
+caller is told, by a ``ServiceError`` (``projection_filling``) whose words say that
+nothing was added and why, so a hook says so rather than be stopped. Nothing is lost:
+the ledgers are the truth, and the fill is the one any process would do.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from waymarks.service.outcomes import ServiceError
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
+
+#: the most session ledger bytes a hurried caller replays into a new database itself
+#: (about a second of CPU, as much as a hook folds of the evolution ledger)
+HURRIED_FILL_BYTES: Final = 4 << 20
+#: held by the process filling the home's new database, from before it starts to its end
+LOCK_FILE: Final = "projection-fill.lock"
+
+
+def leave_to_background(app: Waymarks, files: list[Path]) -> None:
+    """For a hurried ``app`` (:func:`hurried`) whose new database ``files`` would fill
+    with more than :data:`HURRIED_FILL_BYTES`: start the process that fills it (unless
+    one runs) and raise ``projection_filling``; otherwise return (the caller fills)."""
+    size = sum(_size(path) for path in files)
+    if size <= HURRIED_FILL_BYTES:
+        return
+    from waymarks.service.semantic_backfill import try_lock
+
+    fd = try_lock(app.home, LOCK_FILE)
+    started = fd is None  # (held: one already fills it)
+    if fd is not None:
+        from waymarks.spawn.detached import spawn
+
+        try:
+            started = spawn(f"{__name__}_worker", [str(app.home)], cwd=str(app.home),
+                            env={**os.environ, "WAYMARKS_HOME": str(app.home)},
+                            keep=fd) is not None
+        finally:
+            os.close(fd)  # the child holds the lock through its own copy
+    doing = ("a process of its own is filling it now; the prompts after it ends get them"
+             if started else "no process could be started to fill it: run `waymarks "
+             "status` once, which fills it")
+    raise ServiceError("projection_filling", (
+        f"{app.db_path} is new, and filling it from the home's {size / 1e6:.1f} MB of "
+        f"session ledgers takes longer than a prompt's hook may run, so pins and memory "
+        f"were not read for this one: {doing}"))
+
+
+def hurried(app: Waymarks) -> bool:
+    """Whether ``app`` waits briefly for the database (a hook: Claude Code stops it at
+    10 s), as :func:`waymarks.service.planning._learned` tells it too."""
+    from waymarks.store.projection import BUSY_TIMEOUT_MS
+
+    return app.busy_timeout_ms < BUSY_TIMEOUT_MS
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # (gone meanwhile: the fill reads what is there)
+        return 0
+

@@ -1,0 +1,66 @@
+"""A home whose ``waymarks.db`` was deleted (to start over) filled the new one inside the
+next prompt's hook: at 100k memories 8 s of CPU and 30 s on a busy machine, so Claude
+Code stopped the hook at 10 s with nothing committed, that prompt got no context, pins
+included, and so did every prompt after it (each started the fill again). A hook now
+fills a new database only from a small home's ledgers; past that a process of its own
+fills it, the prompt is told so, and the prompts after it get their pins again."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.test_cc_bad_config import _logged, _session_with_a_pin
+from tests.hosts.test_cc_helper_stalled import _payload
+from waymarks.hosts import claude_code
+from waymarks.service import projection_fill
+
+
+def _prompt(home: Path, project: Path, sid: str, capsysbinary: pytest.CaptureFixture[bytes],
+            prompt: str) -> str:
+    """What the prompt's hook printed, run in this process without the helper."""
+    raw = json.dumps(_payload(sid, project, "UserPromptSubmit", prompt=prompt)).encode()
+    assert claude_code.main(["UserPromptSubmit"], home, raw=raw) == 0
+    return capsysbinary.readouterr().out.decode()
+
+
+def test_a_new_database_too_large_for_a_hook_is_filled_by_a_process_of_its_own(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    sid = _session_with_a_pin(home, project)
+    assert "Always tag" in _prompt(home, project, sid, capsysbinary, "tag the release")
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)  # any home is large
+    said = json.loads(_prompt(home, project, sid, capsysbinary, "and push it"))
+    message = said["systemMessage"]
+    assert message.startswith("Waymarks added no context and did not record this "
+                              "prompt: "), message
+    assert "a process of its own is filling it now" in message
+    assert said["hookSpecificOutput"]["additionalContext"] == message
+    assert "Always tag" not in json.dumps(said)
+    assert [e["code"] for e in _logged(home) if e["event"] == "claude_code_hook_skipped"
+            ] == ["projection_filling"]
+    # the process filling it holds its lock from before it started to its end
+    fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        os.close(fd)
+    out = _prompt(home, project, sid, capsysbinary, "and push it")
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+
+
+def test_a_new_database_of_a_small_home_is_filled_by_the_hook(
+        home: Path, project: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    sid = _session_with_a_pin(home, project)
+    (home / "waymarks.db").unlink()
+    out = _prompt(home, project, sid, capsysbinary, "tag the release")
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+    assert not (home / projection_fill.LOCK_FILE).exists()  # (no process was started)
