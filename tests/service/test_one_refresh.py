@@ -131,3 +131,35 @@ def test_a_recall_with_learned_claims_refreshes_once(home: Path, project: Path,
         found = recall_result(app, ["svc0x", "svc1x", "svc2x", "replicas"], [], None, False)
     assert "replicas" in found.text, found.text
     assert (counted["refresh"], counted["sources"]) == (1, 1)
+
+
+def test_a_plan_looks_at_its_session_file_once(home: Path, project: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each read inside a plan asked for the current session, and each such ask looked at
+    the session's file again (a ``Path``, an ``lstat`` and a ``stat``: four times a plan,
+    a steady part of every plan's cost at 1k memories): the request's refresh looked
+    already, and what it found stands for the whole request."""
+    from waymarks.service import sessions_api
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    looked: list[object] = []
+    original = sessions_api.still_there
+
+    def counting(session: Any, looked_up: bool) -> bool:
+        looked.append(session)
+        return original(session, looked_up)
+
+    monkeypatch.setattr(sessions_api, "still_there", counting)
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        app.current_session()
+        looked.clear()
+        plan = plan_request(app, "which port does the staging database use?")
+        assert any("5433" in m.content for m in plan.messages)
+        assert len(looked) == 1
+        # a request after it looks again: a file deleted between two requests is noticed
+        session = app.current_session()
+        assert session is not None and len(looked) == 2
+        Path(session.path).unlink()
+        plan_request(app, "which port does the staging database use?")
+        assert app.current_session() is not session

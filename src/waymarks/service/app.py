@@ -194,7 +194,11 @@ class Waymarks:
     def _held_session(self) -> SessionLog | None:
         """The session in use; one held at :meth:`close` (its entry index was in the closed
         database) is read whole on this first use after it, not in the close; one whose
-        file is gone is let go (:func:`.sessions_api.still_there`)."""
+        file is gone is let go (:func:`.sessions_api.still_there`). Inside a request, the
+        session its refresh found stands (it looked at the file: a plan asked four times)."""
+        if self._snapshot is not None and self._snapshot.session is not None and \
+                self._snapshot.session is self._session:
+            return self._session
         from waymarks.service.sessions_api import still_there
 
         if not still_there(self._session, self.follows_newest or bool(self._session_ref)):
