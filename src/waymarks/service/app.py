@@ -166,12 +166,7 @@ class Waymarks:
                 self._recover(exc, found)
             else:
                 self._projection.placement = partial(placement, self)
-                try:
-                    rebuilding.fill_if_new(self, self._projection)
-                except ServiceError:  # (left unfilled: the next use opens it again)
-                    rebuilding.close_quietly(self._projection)
-                    self._projection = None
-                    raise
+                rebuilding.fill_if_new(self, self._projection)
         assert self._projection is not None
         return self._projection
 

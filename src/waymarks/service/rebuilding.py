@@ -60,16 +60,30 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
     if projection.has_sources() or _REBUILDING.get() is app or not (
             files := all_session_files(app.home)):
         return
-    from waymarks.service import projection_fill
-
-    if projection_fill.hurried(app):  # a hook: more than a second's fill is not its own
-        projection_fill.leave_to_background(app, files)
+    _unless_too_long(app, projection, files)
     sessions, _unreadable = ledgers(app)
     replayed = 0
     with projection.transaction():
         if not projection.has_sources():  # nobody else did meanwhile
             replayed = projection.rebuild(sessions, app._now_ms())
     embed_in_background(app, replayed)
+
+
+def _unless_too_long(app: Waymarks, projection: Store, files: list[Path]) -> None:
+    """For a hurried ``app`` (a hook), a fill of its new ``projection`` from ``files``
+    longer than it has is left to a process of its own
+    (:func:`.projection_fill.leave_to_background`: ``projection_filling``), and the
+    projection let go: the next use opens it again (a warm helper's app held it empty)."""
+    from waymarks.service import projection_fill
+
+    if not projection_fill.hurried(app):
+        return
+    try:
+        projection_fill.leave_to_background(app, files)
+    except ServiceError:
+        close_quietly(projection)
+        app._projection = None
+        raise
 
 
 def recover(app: Waymarks, problem: Exception, found: FileIdentity | None) -> Projection:
@@ -146,6 +160,7 @@ def _rebuild_afresh(app: Waymarks, problem: Exception) -> Projection:
     app._projection = projection
     if _REBUILDING.get() is app:  # (says itself what it could not read)
         return projection
+    _unless_too_long(app, projection, all_session_files(app.home))
     sessions, unreadable = ledgers(app)
     with projection.transaction():
         replayed = projection.rebuild(sessions, app._now_ms())
