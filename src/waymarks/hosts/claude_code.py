@@ -185,9 +185,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                           subagent=subagent)
     from waymarks.ledger.session_file import SessionFileError
 
-    # a new database is filled (or left to a process of its own: too long for a hook)
-    # before the session's ledger is read, which without its checkpoint is read whole
-    app.projection  # noqa: B018
+    app.projection  # noqa: B018 (a new database filled, or left: before the ledger's read)
     try:
         _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     except SessionFileError:
@@ -223,6 +221,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         if dropped is not None:  # the person hears it too (their pins did not go)
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
+        note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
+        if note is not None:
+            receipt = note if receipt is None else f"{receipt}\n{note}"
         if receipt is not None:
             return _told(receipt, context)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
@@ -509,9 +510,8 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
 
 
 #: errors of a home no hook can use until the person acts (a database a newer release
-#: wrote: another installation, or a downgrade) or a process of its own has filled its
-#: new database (:mod:`waymarks.service.projection_fill`), said on every prompt, not
-#: only logged
+#: wrote) or a process has filled its new database (``projection_filling``), said on
+#: every prompt, not only logged
 _SAID_ERRORS: Final = frozenset({"schema_too_new", "projection_filling"})
 
 

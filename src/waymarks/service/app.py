@@ -103,6 +103,8 @@ class Waymarks:
         self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self._recoveries_before = recoveries_so_far()  # the learned store's, before this object
         self.refresh_problem: str | None = None  # why the active session was not re-read
+        #: why the last recall went without memory it could not index in time (a hook's)
+        self.recall_note: str | None = None
         self.trust_override: bool | None = None  # set by a host that owns project trust
         self.can_create_session = True  # False: the host has no persistent session
         self.host_provider: str | None = None  # the host's model's (planning.egress_for)

@@ -13,9 +13,13 @@ from waymarks.service.app import Waymarks
 
 
 def main(argv: list[str]) -> int:
-    """``HOME [FD]``: open the home's database, which fills it when new."""
+    """``HOME [FD]``: open the home's database, which fills it when new, and catch its
+    recall index up."""
     with Waymarks(Path(argv[0])) as app:
-        app.projection  # noqa: B018 (opening a new database fills it)
+        index = app.projection.recall_index()  # (opening a new database fills it)
+        if index.behind():
+            with app.projection.transaction():
+                index.catch_up()
     return 0
 
 

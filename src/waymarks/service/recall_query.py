@@ -25,8 +25,9 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
     session = app.refresh()
     index = app.projection.recall_index()
     if index.behind():
-        with app.projection.transaction():
-            index.catch_up()
+        from waymarks.service.projection_fill import catch_up
+
+        catch_up(app, index)
     plan = plan_query(query, history) if inherit else direct_plan(query)
     # without a session, the trusted project's claims (as for `items`)
     visible = (session.session_id if session else "", app.cwd if app.project_trusted

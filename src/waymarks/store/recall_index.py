@@ -502,6 +502,15 @@ class RecallIndex:
         """Bumped each time the index is reset; 0 before the first reset."""
         return integer_meta(self.db, "recall_generation") or 0
 
+    def lag(self) -> int:
+        """At most how many memory items :meth:`catch_up` would index now: the item numbers
+        past the watermark, or all of them when the records were analysed by other code
+        (one seek: a caller decides whether it has the time before it reads any)."""
+        top = last_memory_seq(self.db)
+        if not self.current():
+            return top
+        return max(0, top - (integer_meta(self.db, "recall_seq") or 0))
+
     def behind(self) -> bool:
         """Whether the projection holds memory items not yet indexed, or the records were
         analysed by other code (:meth:`catch_up` indexes them again)."""
