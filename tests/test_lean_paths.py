@@ -391,3 +391,24 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
                done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib")) == []
+
+
+def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:
+    """A hook's CPU went to compiling expressions its prompt could not match: the two of
+    dropped names (a capital A-Z each; 3.2 ms of CPU) for every prompt, and the wrapped
+    token tails' at the secrets module's import (1 ms) when no token was found (a compiled
+    pattern, one ``re.compile`` made, has no ``__dict__``: counted as compiled)."""
+    probe = (
+        "from waymarks.recall import plan\n"
+        "from waymarks.core import secrets\n"
+        "plan.plan_query('which port does the staging db use?', ['and the é one?'])\n"
+        "secrets.find_secrets('nothing secret here')\n"
+        "print(sorted(n for n in ('_DROPPED_NAME', '_LEADING_NAME')"
+        " if 'match' in getattr(getattr(plan, n), '__dict__', 'match')))\n"
+        "print(sorted(n for n in ('_TAIL_LINE', '_DIGIT', '_LETTER', '_LINE_ENDS')"
+        " if 'match' in getattr(getattr(secrets, n), '__dict__', 'match')))\n"
+        "print(sorted(plan._dropped_names('what about Go?')))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "[]", "[('Go', 13)]"]

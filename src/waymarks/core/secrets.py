@@ -196,11 +196,11 @@ def _union(spans: list[SecretSpan]) -> list[SecretSpan]:
 #: quote. A wrap in a sentence leaves the sentence's rest on the tail's line: a tail with
 #: more after it continues the token only when it reads as random (:func:`_random`)
 _BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\\r\\n|\\[nr])"
-_TAIL_LINE = re.compile(r"[ \t]*" + _BREAK + r"[ \t]*(?:>[ \t]*)*([A-Za-z0-9_+/-]{8,}={0,2})"
-                        r"(?:(?=[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`]))|(?=[ \t,.;:)]))")
-_DIGIT, _LETTER = re.compile(r"[0-9]"), re.compile(r"[A-Za-z]")
+_TAIL_LINE = lazy(r"[ \t]*" + _BREAK + r"[ \t]*(?:>[ \t]*)*([A-Za-z0-9_+/-]{8,}={0,2})"
+                  r"(?:(?=[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`]))|(?=[ \t,.;:)]))")
+_DIGIT, _LETTER = lazy(r"[0-9]"), lazy(r"[A-Za-z]")
 #: the ends of a tail alone on its line (what :data:`_TAIL_LINE` takes without more)
-_LINE_ENDS = re.compile(r"[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`])")
+_LINE_ENDS = lazy(r"[ \t]*(?:" + _BREAK + r"|\Z|\\?[\"'`])")
 #: a tail with more after it on its line: this long, switching between letters and digits
 #: this often (``K1l2M3n4O5p6Q7r8``; not ``version2``, ``build-2026-12``, ``sha256sum``)
 _RANDOM_TAIL, _RANDOM_SWITCHES = 12, 4
