@@ -323,3 +323,22 @@ def test_config_show_names_the_learning_settings_a_project_may_not_set(
     shown = json.loads(cli(home, project, "config", "show").stdout)
     ignored = "\n".join(shown["ignored"])
     assert "[evolution] provider" in ignored and "learn = true" in ignored
+
+
+@pytest.mark.parametrize("body", ['[context]\n"{key}" = "x"\n', '[evolution]\n"{key}" = 1\n',
+                                  '["{key}"]\ny = 1\n', '[privacy]\n"{key}" = "normal"\n'])
+def test_a_credential_pasted_as_a_setting_name_is_never_printed(
+        tmp_path: Path, body: str) -> None:
+    """A key pasted where a setting's name goes (``"sk-proj-…" = 1``, a table named by it)
+    went out whole: ``config show --json`` redacted values only, and an unknown
+    ``[privacy]`` setting's refusal quoted its name, both read by an agent's model."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    key = "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7"
+    (home / "config.toml").write_text(body.format(key=key))
+    for args in (("--json", "config", "show"), ("plan", "--prompt", "hello")):
+        done = waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+        assert key not in done.stdout + done.stderr, args
+    shown = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert ("[REDACTED:openai-key]" if "privacy" not in body else "1 not shown") in shown.stdout

@@ -252,12 +252,13 @@ MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 
 def _shown(raw: Any, table: str = "") -> Any:
     """The configuration as ``config show`` prints it: the MCP server's bearer token as
-    whether it is set, and credential-like values redacted. An agent that runs the
-    command reads its output into the model's context, which got the token whole."""
+    whether it is set, and credential-like values and names redacted. An agent that runs
+    the command reads its output into the model's context, which got the token whole (and
+    a key pasted as a setting's or a table's name, ``"sk-proj-…" = 1``)."""
     from waymarks.core.secrets import redact
 
     if isinstance(raw, dict):
-        return {key: f"[set: {len(value)} characters, not shown]"
+        return {redact(key)[0]: f"[set: {len(value)} characters, not shown]"
                 if table == "mcp" and key == "token" and isinstance(value, str)
                 else _shown(value, key if not table else f"{table}.{key}")
                 for key, value in raw.items()}

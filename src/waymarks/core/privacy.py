@@ -329,6 +329,19 @@ _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
 _ALL: Final[Allowance] = frozenset(LEVELS)
 
 
+#: an unknown setting's name shown in a refusal: what looks like a setting's name
+_SHOWN_NAME: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")
+
+
+def setting_names(keys: list[str], quoted: bool = False) -> str:
+    """Unknown setting names for a refusal, as far as they look like setting names (in
+    quotes if ``quoted``): a key pasted in the place of a name (``"sk-proj-…" = 1``) is
+    counted, never echoed."""
+    shown = [repr(key) if quoted else key for key in keys if _SHOWN_NAME.fullmatch(key)]
+    hidden = len(keys) - len(shown)
+    return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
+
+
 class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises its fields
     """Which classifications each provider may receive, as exact allow lists.
 
@@ -400,9 +413,9 @@ class ProviderPolicy(msgspec.Struct, frozen=True):  # __post_init__ normalises i
             raise PrivacyConfigError("the privacy configuration must be a table")
         unknown = sorted(str(k) for k in config if k not in _CONFIG_KEYS
                          and k not in _FOREIGN_KEYS)
-        if unknown:
+        if unknown:  # a key pasted as a name is not echoed (an agent reads the refusal)
             raise PrivacyConfigError(
-                f"unknown privacy setting {', '.join(map(repr, unknown))}; the settings are "
+                f"unknown privacy setting {setting_names(unknown, quoted=True)}; the settings are "
                 f"{', '.join(_CONFIG_KEYS)} (and defaultProvider)")
         local = config.get("localProviders", ())
         if not isinstance(local, list | tuple | frozenset | set):

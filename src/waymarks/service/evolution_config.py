@@ -70,6 +70,7 @@ from typing import Any, Final
 from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, ModelLimits, output_ceiling
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
+from waymarks.core.privacy import setting_names
 from waymarks.core.records import replace
 from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG, in_project
 from waymarks.service.outcomes import ServiceError
@@ -302,7 +303,7 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
     where = f"{path}: [evolution]"
     unknown = sorted(k for k in table if k not in _TOP_KEYS and k not in OTHERS_KEYS)
     if unknown:
-        raise EvolutionConfigError(f"{where} has unknown keys {_names(unknown)}; the keys "
+        raise EvolutionConfigError(f"{where} has unknown keys {setting_names(unknown)}; the keys "
                                    f"are {', '.join(sorted(_TOP_KEYS))}")
     # an [evolution] table that names no route means Claude Code's headless mode (a Claude
     # Code user needs no key); it is used only where `claude` is on PATH
@@ -315,7 +316,7 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
         extra = sorted(k for k in entry if k not in _ROUTE_KEYS)
         if extra:
             raise EvolutionConfigError(f"{where} backups[{index}] has unknown keys "
-                                       f"{_names(extra)}")
+                                       f"{setting_names(extra)}")
         backups.append(_route(entry, f"{where} backups[{index}]", need_model=True))
     if not (_ROUTE_KEYS & set(table)) and backups:
         raise EvolutionConfigError(f"{where} names backups but no primary route; set "
@@ -433,17 +434,6 @@ def _tokens(table: dict[str, Any], key: str, where: str, low: int) -> int | None
     return value
 
 
-_SHOWN_KEY: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")
-
-
-def _names(keys: list[str]) -> str:
-    """Unknown key names, as far as they look like setting names: a pasted key in the
-    place of a name is never echoed."""
-    shown = [k for k in keys if _SHOWN_KEY.fullmatch(k)]
-    hidden = len(keys) - len(shown)
-    return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
-
-
 def _name(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value.strip()) <= 200 and value == value.strip()
 
@@ -485,7 +475,7 @@ def _tighten(config: EvolutionConfig, theirs: dict[str, Any], path: Path) -> Evo
             ignored.append(f"{path}: [evolution] {key} (only the home configuration may "
                            "choose where text goes)")
         elif key not in _TOP_KEYS:
-            raise EvolutionConfigError(f"{where} has unknown keys {_names([key])}")
+            raise EvolutionConfigError(f"{where} has unknown keys {setting_names([key])}")
     changes: dict[str, Any] = {}
     limits = {"callsPerHour": ("calls_per_hour", 1, 10_000), "sourceCalls": ("source_calls",
               1, 100), "sourceModels": ("source_models", 1, 10),
