@@ -35,6 +35,13 @@ QUALIFIED = [
     'githubTokenRo = "Xq9vT2mLp4RzAb12CdEf34"',
     "dbPasswordStaging: Tr0ub4dor&3x",
     "token.prod.v2: Xq9vT2mLp4RzAb12CdEf34",
+    # three qualifiers or more, and a year or a date as the version: still in clear after
+    # the two-qualifier rule, whose version was three digits at most
+    "DB_PASSWORD_PROD_ADMIN_V2=Xq9vT2mLp4Rz",
+    "API_KEY_PROD_RO_BACKUP_V3=Xq9vT2mLp4RzAb12CdEf34",
+    "GITHUB_TOKEN_2024=Xq9vT2mLp4RzAb12CdEf34",
+    "API_KEY_20240101=Xq9vT2mLp4RzAb12CdEf34",
+    'dbPasswordProdAdminV2: "Xq9vT2mLp4Rz"',
 ]
 UNCHANGED = [
     "TOKEN_TTL=3600", "PASSWORD_FILE=/run/secrets/pw", "password_v2: str",
@@ -42,6 +49,7 @@ UNCHANGED = [
     "bypass_prod=Xq9vT2mLp4Rz", "the token_prod: see the vault", "SECRET_KEY_BASE_DUMMY=1",
     "tokenTtl: 3600", "passwordFile: /run/secrets/pw", "tokenProd: str", "secretBase = None",
     "tokenProducer = make()", "API_KEY_PROD_URL=https://api.example.com", "token_1_2 = 3",
+    "TOKEN_2024_TTL=3600", "API_KEY_PROD_V2_URL=https://api.example.com",
 ]
 
 

@@ -117,13 +117,14 @@ _SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
 #: not ending in the credential's word (``TOKEN_TTL``, ``PASSWORD_FILE`` still do not).
 #: Two of them (``API_KEY_PROD_V2``, ``SECRET_KEY_BASE_PROD``), and in camel case
 #: (``apiKeyProd``, ``sessionSecretV2``): with one only, after ``_``, ``.`` or ``-``,
-#: these still went out in clear
+#: these still went out in clear; so did three or more (``DB_PASSWORD_PROD_ADMIN_V2``) and a
+#: year or a date as the version (``GITHUB_TOKEN_2024``): up to four, a version of 8 digits
 _QUALIFIER_WORD: Final = (r"(?:base|prod|production|dev|development|staging|stage|test"
                           r"|live|sandbox|ro|rw|admin|old|new|primary|secondary|current"
-                          r"|prev|previous|next|backup|v?[0-9]{1,3})")
+                          r"|prev|previous|next|backup|v?[0-9]{1,8})")
 _QUALIFIER: Final = (r"(?:[_.-]" + _QUALIFIER_WORD + r"(?![A-Za-z0-9])"
                      r"|(?-i:(?<=[a-z0-9])(?=[A-Z]))" + _QUALIFIER_WORD
-                     + r"(?-i:(?![a-z0-9]))){0,2}")
+                     + r"(?-i:(?![a-z0-9]))){0,4}")
 _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fails fast
     "(?:(?:key(?=" + _QUALIFIER + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"

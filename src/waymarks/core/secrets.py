@@ -40,8 +40,9 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``-passin pass:``, ``zip -P``, ``7z -p…``, ``ldapsearch -w``), a .netrc entry's
   ``password``, a .pgpass line's (``host:port:db:user:PASSWORD``), and ``secret``: the value of a
   credential-named assignment or flag (``API_KEY=…``, ``"password": "…"``, ``clientSecret: …``,
-  ``--token …``; the name may end in one or two qualifiers, ``SESSION_SECRET_PROD``,
-  ``API_KEY_PROD_V2``, ``SECRET_KEY_BASE``, ``apiKeyProd``) when it looks like one: 6+
+  ``--token …``; the name may end in up to four qualifiers, ``SESSION_SECRET_PROD``,
+  ``API_KEY_PROD_V2``, ``GITHUB_TOKEN_2024``, ``SECRET_KEY_BASE``, ``apiKeyProd``) when
+  it looks like one: 6+
   digits, 6+ characters mixing letters, digits or symbols, 16+ random-looking letters, or
   a single word where it is data rather than prose (quoted, ``NAME=value``, a flag's,
   alone on a key-value line such as ``POSTGRES_PASSWORD: postgres``).
