@@ -360,6 +360,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # merely carries "[REDACTED:" must not switch detection off
             return False
         quoted = match.lastgroup != name
+        if not quoted and match.string.startswith("(", end) and _IDENTIFIER.fullmatch(value):
+            return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
         if quoted and _SPACE.search(value) is not None:
             return _a_quoted_phrase_secret(value)
         if _a_word_named_pass(match):  # "first_pass: 'fast'", "pass: done": a word stays
@@ -372,6 +374,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     return True
 
 
+#: a name in code, dotted (``ApiKey2024.load``): before a ``(`` it is called, not a value
+_IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
 #: a space in a quoted value: a phrase, not a word
 _SPACE: Final = lazy(r"\s")
 #: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
