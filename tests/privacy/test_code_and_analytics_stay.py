@@ -29,3 +29,24 @@ def test_a_call_assigned_to_a_credential_name_is_code(text: str) -> None:
 def test_a_value_beside_a_call_still_goes(text: str) -> None:
     redacted, count = redact(text)
     assert count == 1 and "Xq9vT2mLp4Rz" not in redacted and "S3cr3t" not in redacted
+
+
+SESSION = "Xq9vT2mLp4RzAb12CdEf34"
+
+
+@pytest.mark.parametrize("text", [
+    "Cookie: _ga=GA1.2.1234567890.1700000000; _gid=GA1.2.987654321.1700000000",
+    "curl -H 'Cookie: _ga=GA1.1.1234567890.1712345678; theme=dark' https://example.com",
+    "Cookie: _fbp=fb.1.1700000000000.1234567890; _gcl_au=1.1.1234567890.1700000000",
+])
+def test_analytics_cookies_are_no_credential(text: str) -> None:
+    """Google Analytics' ``_ga`` (``GA1.2.<client>.<time>``) and Facebook's ``_fbp`` count
+    visits, and authorise nothing: a header holding only them went as ``[REDACTED:cookie]``
+    and ``memory add`` refused a note about a tracking bug."""
+    assert redact(text) == (text, 0)
+
+
+def test_a_session_beside_analytics_cookies_still_goes() -> None:
+    text = f"Cookie: _ga=GA1.2.1234567890.1700000000; session={SESSION}"
+    redacted, count = redact(text)
+    assert count == 1 and SESSION not in redacted and "[REDACTED:cookie]" in redacted

@@ -202,6 +202,10 @@ def _random_part(part: str) -> bool:
 #: flags): none is a cookie, whatever its value looks like ("Max-Age=2592000")
 _COOKIE_ATTRIBUTES: Final = frozenset(("expires", "max-age", "domain", "path", "samesite",
                                        "secure", "httponly", "priority", "partitioned"))
+#: an analytics cookie's value: decimal fields, a short tag before them (Google Analytics'
+#: ``GA1.2.<client>.<time>``, Facebook's ``fb.1.<time>.<random>``): it counts visits and
+#: authorises nothing (a session ID is never dotted decimals), and went as a credential
+_ANALYTICS_ID: Final = lazy(r"(?:[A-Za-z]{1,3}[0-9]?\.)?[0-9]+(?:\.[0-9]+){2,}", re.ASCII)
 #: a cookie's value: what RFC 6265 allows in one (no space, comma or semicolon), so its
 #: first run: a sentence after "cookie:" or an attribute's date goes on after it
 _COOKIE_VALUE: Final = lazy(r"[^\s,;]*")
@@ -210,7 +214,8 @@ _COOKIE_VALUE: Final = lazy(r"[^\s,;]*")
 def cookie_holds_secret(header: str) -> bool:
     """Whether a ``Cookie:`` or ``Set-Cookie:`` header's value holds a cookie that looks
     like a secret, each judged as an assignment's value is (a session ID, a UUID; not
-    ``theme=dark``, nor plain words joined by a symbol, ``tz=Europe/Berlin``). An
+    ``theme=dark``, nor plain words joined by a symbol, ``tz=Europe/Berlin``, nor an
+    analytics ID, ``_ga=GA1.2.1234567890.1700000000``). An
     attribute is no cookie (``Max-Age=2592000``), and a cookie's value ends where one
     cannot go on: the rest of a sentence ("cookie: SameSite=Lax is the default since
     Chrome 80") or of a date was read with it, as one value, and the line redacted."""
@@ -219,6 +224,7 @@ def cookie_holds_secret(header: str) -> bool:
         found = _COOKIE_VALUE.match(rest.strip().strip('"'))
         value = found.group(0).strip('"') if found else ""
         if name.strip().lower() not in _COOKIE_ATTRIBUTES and _looks_like_secret(
-                value, data=False, alone=False) and not _joined_words(value):
+                value, data=False, alone=False) and not _joined_words(value) \
+                and _ANALYTICS_ID.fullmatch(value) is None:
             return True
     return False
