@@ -50,3 +50,28 @@ def test_a_session_beside_analytics_cookies_still_goes() -> None:
     text = f"Cookie: _ga=GA1.2.1234567890.1700000000; session={SESSION}"
     redacted, count = redact(text)
     assert count == 1 and SESSION not in redacted and "[REDACTED:cookie]" in redacted
+
+
+@pytest.mark.parametrize("text", [
+    "The cache key is cache:1234:user:profile:abc123def456 in Redis.",
+    "redis key user:12345:session:cart:a8f3c2d9e1b7 expired",
+    "GET rate:60000:api:user:9f8e7d6c5b4a returned nil",
+])
+def test_a_cache_key_with_a_port_like_number_in_a_sentence_stays(text: str) -> None:
+    """A key of five fields whose second is 4 or 5 digits (a user's or a shard's number) read
+    as a .pgpass line, its last field a password: a .pgpass line in a sentence names a
+    host (a dot, ``localhost``, an address, ``*``), stands at its line's start, or the text
+    says pgpass."""
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "db:5432:app:admin:Xq9vT2mLp4Rz",
+    "  pg:6432:orders:svc:Xq9vT2mLp4Rz",
+    "add db:5432:app:admin:Xq9vT2mLp4Rz to your .pgpass",
+    "use localhost:5433:app:admin:Xq9vT2mLp4Rz there",
+    "use pg-1.internal:5433:app:admin:Xq9vT2mLp4Rz there",
+])
+def test_a_pgpass_line_still_goes(text: str) -> None:
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4Rz" not in redacted

@@ -61,7 +61,7 @@ from waymarks.core.secret_manifest import (
     secret_values,
 )
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
-from waymarks.core.secret_tokens import TOKENS, Rule
+from waymarks.core.secret_tokens import TOKENS, Rule, ascii_lower
 from waymarks.core.secret_values import (
     _NAME_ENDS,
     _PLACEHOLDERS,
@@ -334,7 +334,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
         return cookie_holds_secret(value)
     if name == "pgpass":  # judged as prose would be: "postgres" or "*" is no secret here
-        return _looks_like_secret(value, data=False, alone=False)
+        return _a_pgpass_line(match) and _looks_like_secret(value, data=False, alone=False)
     if name == "vault_login":  # "vault login successfully": a word, not a token
         return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
     if name in ("basic", "auth_b64"):
@@ -423,6 +423,20 @@ def _a_word_named_pass(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     name = text[_name_start(text, at):at + 4]
     return not (name.isupper() and len(name) > len("pass"))
+
+
+#: a .pgpass line's host that is plainly one: any (``*``), an address, a dotted name or
+#: ``localhost`` (``user`` or ``cache`` is as likely a cache key's namespace)
+_PGPASS_HOST: Final = lazy(r"\*|\[|localhost:|[\w-]*\.", re.ASCII | re.IGNORECASE)
+
+
+def _a_pgpass_line(match: re.Match[str]) -> bool:
+    """Whether a ``pgpass`` match is a .pgpass line rather than a cache key of five fields
+    (``user:12345:session:cart:a8f3…`` in a sentence): its host is plainly one, it starts
+    its line (a file's content), or the text says pgpass."""
+    text, at = match.string, match.start()
+    return _PGPASS_HOST.match(text, at) is not None \
+        or not text[text.rfind("\n", 0, at) + 1:at].strip() or "pgpass" in ascii_lower(text)
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
