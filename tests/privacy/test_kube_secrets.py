@@ -53,7 +53,7 @@ MANIFEST = (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque
 ])
 def test_the_data_of_a_secret_manifest_is_redacted(text: str) -> None:
     redacted, count = redact(text)
-    assert count == 1 and "[REDACTED:kubernetes-secret]" in redacted
+    assert count >= 1 and "[REDACTED:kubernetes-secret]" in redacted
     assert URL not in redacted and DOCKER not in redacted and "data" in redacted
     assert "kind" in redacted and "Secret" in redacted  # the manifest around it stays
     assert redact(redacted) == (redacted, 0)
@@ -98,3 +98,46 @@ def test_a_secret_manifest_is_refused_by_the_cli_and_redacted_in_a_plan(
     assert not list((home / "sessions").rglob("*.jsonl"))  # nothing was written
     plan = _plan_of_a_ledger_holding(home, project, "\n" + manifest)
     assert URL not in plan and "[REDACTED:kubernetes-secret]" in plan
+
+
+def test_only_the_values_of_a_secrets_data_are_redacted_its_keys_stay() -> None:
+    """The block went whole (``data:⏎  [REDACTED:kubernetes-secret]``): the names of the
+    entries, which say what the Secret holds and what a model may need to reason about
+    (``DATABASE_URL``, ``LOG_TOKEN``), went with their values."""
+    redacted, count = redact(MANIFEST)
+    assert count == 2 and URL not in redacted and b64("t0k-9f8e7d") not in redacted
+    assert "  DATABASE_URL: [REDACTED:kubernetes-secret]\n" in redacted
+    assert '  LOG_TOKEN: "[REDACTED:kubernetes-secret]"\n' in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+CUT = URL[:-7]  # a paste cut inside the last value: no longer base64 as it stands
+
+
+@pytest.mark.parametrize("text", [
+    f"kind: Secret\nmetadata:\n  name: app\ndata:\n  user: {b64('admin')}\n  DB: {CUT}",
+    f"kind: Secret\ndata:\n  DB: {CUT}",
+    f'kind: Secret\ndata:\n  user: {b64("admin")}\n  DB: "{CUT}',
+    json.dumps({"kind": "Secret", "data": {"user": b64("admin"), "DB": URL}})[:-10],
+    json.dumps({"kind": "Secret", "data": {"DB": URL}}, indent=4)[:-12],
+])
+def test_a_secret_manifest_cut_inside_its_data_keeps_nothing_of_it(text: str) -> None:
+    """A manifest pasted cut short inside its ``data:`` (a terminal's scrollback, a chat's
+    limit) went out whole: the last value, cut, was no base64, so the block was no
+    Secret's data, the complete values before it included."""
+    redacted, count = redact(text)
+    assert count >= 1 and CUT[:20] not in redacted and b64("admin") not in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    f"kind: Secret\ndata:\n  # the app's database\n  DATABASE_URL: {URL}\n",
+    f"kind: Secret\ndata:\n  API: {{{{ .Values.api | b64enc }}}}\n  DATABASE_URL: {URL}\n",
+    f"kind: Secret\ndata:\n  EMPTY: \"\"\n  DATABASE_URL: {URL}\n",
+])
+def test_a_comment_or_a_template_in_a_secrets_data_hides_no_value(text: str) -> None:
+    """A comment line, a chart's template or an empty value among the entries ended the
+    block or made it no Secret's data: the base64 values beside it went out in clear."""
+    redacted, _ = redact(text)
+    assert URL not in redacted and "DATABASE_URL: [REDACTED:kubernetes-secret]" in redacted
+    assert redact(redacted) == (redacted, 0)

@@ -3,18 +3,21 @@ manifest they stand in (``kubectl get secret app -o yaml``, a chart's rendered o
 
 ``DATABASE_URL: cG9zdGdyZXM6Ly9…`` under ``data:`` holds ``postgres://admin:PASSWORD@…``
 encoded, and a ``.dockerconfigjson`` value a registry's password: no rule reads through
-base64, so they went to the model in clear. The rule takes the entries of a ``data:``
-block (``KEY: BASE64`` lines at one indent) when a ``kind: Secret`` stands in the same
-text; the span runs from the first key to the last value, so the block becomes
-``data:⏎  [REDACTED:kubernetes-secret]`` (one span per match: a rule's match is one
-span). ``stringData:`` holds plain text, which the other rules read as they read any
-assignment.
+base64, so they went to the model in clear. The rule takes the lines of a ``data:``
+block (``KEY: VALUE`` lines at one indent, comments, deeper lines) when a ``kind: Secret``
+stands in the same text, and :func:`manifest_values` gives one span per base64 value (the
+only rule whose match is several spans): ``DATABASE_URL: [REDACTED:kubernetes-secret]``,
+its key kept. A value cut by the text's end (a paste cut short) goes too; a comment, a
+chart's template or an empty value is skipped, hiding no other (each of these made the
+whole block no Secret's once). ``stringData:`` holds plain text, which the other rules
+read as they read any assignment.
 
-What stays (``accepts_manifest`` declines): a ``data:`` block of another kind of object
+What stays (``manifest_values`` gives no span): a ``data:`` block of another kind of object
 (a ConfigMap's, whose ``binaryData`` or base64 text is not secret), one whose ``kind:
 Secret`` stands at another indent (the ``data:`` of something nested in it) or in another
-YAML document (after ``---``), a block with a value that is not base64 (then it is not a
-Secret's data), and one holding only public PEM blocks (a ``ca.crt``, a certificate: a
+YAML document (after ``---``), a value that is not base64, a block none of whose values
+decodes to 4 bytes (``mode: fast``: then it is not a Secret's data), and one holding only
+public PEM blocks (a ``ca.crt``, a certificate: a
 ``tls.key`` beside it is a private key, and the block goes).
 
 The rule's text must hold ``Secret`` (the expression looks for it behind or ahead of the
@@ -29,14 +32,15 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
 
-#: one ``KEY: BASE64`` entry after its indent (quoted or bare; empty when quoted)
-_ENTRY: Final = (r"[\w.-]{1,253}:[ \t]+(?:\"[A-Za-z0-9+/=]{0,65536}\"|'[A-Za-z0-9+/=]{0,65536}'"
-                 r"|[A-Za-z0-9+/]{4,65536}={0,2})[ \t]*")
+#: one line of a ``data:`` block after its indent: an entry, its value anything to its line's
+#: end (a chart's template, an empty value, a value cut short: judged value by value), or a
+#: comment; a line indented deeper continues the entry above (a block scalar's)
+_ENTRY: Final = r"(?:[\w.-]{1,253}:(?:[ \t][^\n]{0,65536})?|#[^\n]{0,4096})"
 #: ``kind: Secret`` on a line of its own (after spaces, or ``- `` as a list's item)
 _KIND: Final = r"kind:[ \t]*[\"']?Secret[\"']?[ \t]*(?:#[^\n]*)?\r?(?:\n|\Z)"
-#: the ``data:`` line, the indent of its first entry, then the entries at that indent
+#: the ``data:`` line, the indent of its first entry, then the lines at that indent or deeper
 _BLOCK: Final = (r"(?<![\w.-])data:[ \t]*\r?\n(?P<kube_indent>[ \t]+)(?P<kube_secret>"
-                 + _ENTRY + r"(?:\r?\n(?P=kube_indent)" + _ENTRY + r")*)")
+                 + _ENTRY + r"(?:\r?\n(?P=kube_indent)(?:" + _ENTRY + r"|[ \t]+[^\n]{1,65536}))*)")
 #: lines an object may hold between its ``kind`` and its ``data`` (either order): not
 #: another Secret's kind or another ``data:``, where a search from each would run on to
 #: the end, all of them together a square of the text's length
@@ -57,13 +61,17 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
 _Q: Final = r"\\?\""  # a quote, escaped where the JSON is a string's (an annotation's)
 _JSON_ENTRY: Final = (_Q + r"[\w.-]{1,253}" + _Q + r"[ \t]*:[ \t]*" + _Q
                       + r"[A-Za-z0-9+/=]{0,65536}" + _Q)
+#: the text's end inside the object (a paste cut short): part of one more entry
+_JSON_CUT: Final = (r"(?:\s*,?\s*(?:" + _Q + r"[\w.-]{0,253}(?:" + _Q + r"[ \t]*:?[ \t]*(?:"
+                    + _Q + r"[A-Za-z0-9+/=]{0,65536})?)?)?(?=\Z))?")
 _JSON_KIND: Final = _Q + "kind" + _Q + r"[ \t]*:[ \t]*" + _Q + "Secret" + _Q
 _JSON_BETWEEN: Final = (r"(?:(?!\\?\"(?:kind|data)\\?\"[ \t]*:)[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})"
                         r"{0,65536}?")  # an object has one of each (the square, as above)
 KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
     r"(?=[\\\"])(?P<kube_kind_json>" + _JSON_KIND + _JSON_BETWEEN + r")?"
     + _Q + "data" + _Q + r"[ \t]*:[ \t]*\{\s*(?P<kube_secret_json>"
-    + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)\s*\}"
+    + r"(?:" + _JSON_ENTRY + r"(?:\s*,\s*" + _JSON_ENTRY + r")*)?" + _JSON_CUT
+    + r")(?:\s*\}|\Z)"
     r"(?(kube_kind_json)|(?=" + _JSON_BETWEEN + _JSON_KIND + "))",
     re.ASCII), ("Secret",), wrapper=True, guard=":",
     hint=lazy(r"data\\?\"[ \t]*:[ \t]*\{", re.ASCII))
@@ -72,15 +80,77 @@ KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
 _DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*\r?$", re.MULTILINE | re.ASCII)
-#: a base64 value of an entry, its quotes aside
-_VALUE: Final = lazy(r":[ \t]*\\?[\"']?([A-Za-z0-9+/=]*)")
+#: a YAML line's value after its indent (an entry's, quoted or bare, its quotes aside; or
+#: a deeper line's, a block scalar's), to the line's end
+_YAML_VALUE: Final = lazy(r"[ \t]*(?:[\w.-]{1,253}:[ \t]*)?(\\?[\"']?)(?P<value>[^\s\"'\\]*)"
+                          r"(?:\1|(?=[ \t]*\Z))[ \t]*\r?(?:\n|\Z)", re.ASCII)
+#: a JSON entry's value, its closing quote missing where the text ends there
+_JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=]*)(?:"
+                          + _Q + r"|\Z)")
+_BASE64: Final = lazy(r"[A-Za-z0-9+/]+={0,2}")
+#: a Secret's value decodes to this many bytes at least (``fast``, a word, decodes to 3)
+_DECODED_MIN: Final = 4
 
 
-def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
-    """Whether the ``data:`` block ``start:end`` of a :data:`KUBE_SECRET` match is a
-    Secret's: a ``kind: Secret`` at its ``data:`` line's column in its YAML document, every
-    value base64, and not only public PEM blocks."""
+def manifest_values(name: str, match: re.Match[str], start: int, end: int
+                    ) -> list[tuple[int, int]]:
+    """The values to redact of a ``data`` block ``start:end`` matched by rule ``name``
+    (:data:`KUBE_SECRET` or :data:`KUBE_SECRET_JSON`), none when it is no Secret's data.
+
+    Its keys stay: they say what the Secret holds, not what it is. A YAML block is a
+    Secret's when a ``kind: Secret`` stands at its ``data:`` line's column in its document
+    (the JSON rule's expression holds the kind already). Its values are judged one by one:
+    base64 goes, and so does a last value the text's end cuts (no longer base64 as it
+    stands); a chart's template, a comment or an empty value stays and hides no other.
+    None goes when no value decodes to 4 bytes (``level: debug``, ``mode: fast`` are no
+    Secret's data; a cut one counts when it decodes to text) or every one is a public PEM
+    block (a ``ca.crt``)."""
     text = match.string
+    if name == "kube_secret" and not _secret_kind(text, start):
+        return []
+    spans: list[tuple[int, int]] = []
+    decoded: list[bytes] = []
+    for at, until in _values(name, text, start, end):
+        if at == until or not _BASE64.fullmatch(text, at, until):
+            continue
+        plain = base64_bytes(text[at:until])
+        if plain is None:
+            if text[until:].strip(" \t\r\n\"'\\}"):
+                continue  # not base64, and not cut by the text's end: a template, a word
+            head = base64_bytes(text[at:until - (until - at) % 4])
+            if head is None:
+                continue
+            if head.decode("utf-8", "ignore").isprintable():  # evidence only as text
+                decoded.append(head)
+        else:
+            decoded.append(plain)
+        spans.append((at, until))
+    if not any(len(plain) >= _DECODED_MIN for plain in decoded) or all(
+            plain.startswith(b"-----BEGIN") and b"PRIVATE KEY" not in plain[:64]
+            for plain in decoded):
+        return []
+    return spans
+
+
+def _values(name: str, text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where each value of the block ``start:end`` stands (the YAML block line by line)."""
+    if name == "kube_secret_json":
+        return [found.span("value") for found in _JSON_VALUE.finditer(text, start, end)]
+    spans = []
+    at = start
+    while at < end:
+        line_end = text.find("\n", at, end)
+        line_end = end if line_end == -1 else line_end
+        found = _YAML_VALUE.match(text, at, line_end + 1 if line_end < end else end)
+        if found is not None:
+            spans.append(found.span("value"))
+        at = line_end + 1
+    return spans
+
+
+def _secret_kind(text: str, start: int) -> bool:
+    """Whether a ``kind: Secret`` stands at the column of the ``data:`` line above the
+    entries at ``start``, in the same YAML document."""
     head = text.rfind("\n", 0, text.rfind("\n", 0, start))  # the line before the entries
     data = _DATA_LINE.match(text, head + 1)
     if data is None:
@@ -90,18 +160,7 @@ def accepts_manifest(match: re.Match[str], start: int, end: int) -> bool:
     first = max((at for at in documents if at <= head + 1), default=0)
     last = min((at for at in documents if at > start), default=len(text))
     return any(len(kind.group(1)) == column
-               for kind in _KIND_LINE.finditer(text, first, last)) \
-        and secret_values(text, start, end)
-
-
-def secret_values(text: str, start: int, end: int) -> bool:
-    """Whether the entries ``start:end`` of a Secret's ``data`` (YAML or JSON) are its
-    data: every value base64, and not only public PEM blocks (certificates)."""
-    values = [base64_bytes(found.group(1)) for found in _VALUE.finditer(text, start, end)]
-    if any(value is None for value in values):
-        return False
-    return not all(value.startswith(b"-----BEGIN") and b"PRIVATE KEY" not in value[:64]
-                   for value in values if value is not None)
+               for kind in _KIND_LINE.finditer(text, first, last))
 
 
 def base64_bytes(value: str) -> bytes | None:

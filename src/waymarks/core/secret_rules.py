@@ -53,13 +53,7 @@ from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_manifest import (
-    KUBE_SECRET,
-    KUBE_SECRET_JSON,
-    accepts_manifest,
-    base64_bytes,
-    secret_values,
-)
+from waymarks.core.secret_manifest import KUBE_SECRET, KUBE_SECRET_JSON, base64_bytes
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
 from waymarks.core.secret_tokens import TOKENS, Rule, ascii_lower
 from waymarks.core.secret_values import (
@@ -343,10 +337,6 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name in ("prose", "prose_cjk"):
         return accepts_prose(match, start, end)
-    if name == "kube_secret":
-        return accepts_manifest(match, start, end)
-    if name == "kube_secret_json":  # its regex holds the Secret's kind at data's level
-        return secret_values(match.string, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

@@ -28,8 +28,9 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   .npmrc's ``_auth=…``, when it decodes to ``user:password``), ``auth-token``
   (after ``Authorization: token``, GitHub's older scheme), ``cookie`` (a ``Cookie:`` or
   ``Set-Cookie:`` header's value when a cookie in it looks like a secret),
-  ``kubernetes-secret`` (the entries of a Kubernetes Secret's base64 ``data:``, keys and
-  values: a ConfigMap's, or a Secret's holding only certificates, stay),
+  ``kubernetes-secret`` (each value of a Kubernetes Secret's base64 ``data:``, its key
+  kept, a last one cut by the text's end too: a ConfigMap's, or a Secret's holding only
+  certificates, stay),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
@@ -103,6 +104,7 @@ from itertools import pairwise
 from typing import Final, NamedTuple
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_manifest import manifest_values
 from waymarks.core.secret_pretest import (
     _INVISIBLE,
     INVISIBLE,
@@ -275,6 +277,10 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
     """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
     text = match.string
     start, end = match.span(match.lastgroup or 0)
+    if rule.name in ("kube_secret", "kube_secret_json"):  # a span per value, keys kept
+        values = manifest_values(rule.name, match, start, end)
+        found.extend((at, rank, until, rule.kind) for at, until in values)
+        return bool(values)
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
         end = start + len(text[start:end].rstrip(".") or text[start:end])
     if not accepts(rule.name, match, start, end):
