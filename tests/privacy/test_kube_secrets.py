@@ -141,3 +141,31 @@ def test_a_comment_or_a_template_in_a_secrets_data_hides_no_value(text: str) -> 
     redacted, _ = redact(text)
     assert URL not in redacted and "DATABASE_URL: [REDACTED:kubernetes-secret]" in redacted
     assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    # a manifest's stringData: plain text, every value the Secret's
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n"
+    f"  api: {PASSWORD}x\n  MY_CREDS: \"{PASSWORD}y\"\n  conn: postgres://app@db/app\n",
+    # loose: the block alone, as a chat or a chart's values file quotes it (stringData is a
+    # Secret's field only: no other kind has one)
+    f"stringData:\n  db: {PASSWORD}x\n  other: '{PASSWORD}y'\n",
+    f"  stringData:\n    db: {PASSWORD}x   # rotated\n    cfg: |\n      {PASSWORD}y\n",
+    json.dumps({"kind": "Secret", "stringData": {"db": f"{PASSWORD}x", "other": f"{PASSWORD}y"}}),
+])
+def test_every_value_of_a_secrets_string_data_is_redacted(text: str) -> None:
+    """``stringData:`` was read as plain assignments are: a value under a key that names
+    no credential (``api``, ``db``, ``MY_CREDS``) went to the model in clear, though every
+    value there is the Secret's."""
+    redacted, _ = redact(text)
+    assert PASSWORD not in redacted and "[REDACTED:kubernetes-secret]" in redacted, redacted
+    assert "stringData" in redacted and ("db" in redacted or "api" in redacted)  # keys stay
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "stringData:\n  url: \"{{ .Values.url }}\"\n  pw: ${DB_PASSWORD}\n  empty: \"\"\n",
+    "Use stringData: for plain values, data: for base64.",
+])
+def test_templates_and_prose_about_string_data_stay(text: str) -> None:
+    assert redact(text) == (text, 0)

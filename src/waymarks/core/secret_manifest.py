@@ -9,8 +9,10 @@ stands in the same text, and :func:`manifest_values` gives one span per base64 v
 only rule whose match is several spans): ``DATABASE_URL: [REDACTED:kubernetes-secret]``,
 its key kept. A value cut by the text's end (a paste cut short) goes too; a comment, a
 chart's template or an empty value is skipped, hiding no other (each of these made the
-whole block no Secret's once). ``stringData:`` holds plain text, which the other rules
-read as they read any assignment.
+whole block no Secret's once). ``stringData:`` holds plain text, and a field no other
+kind has: each of its values is judged as an assignment's is, whatever its key
+(:func:`string_data_values`; ``db: S3cr3tPw9`` went out in clear, ``db`` naming no
+credential), with no ``kind`` needed (a block quoted alone).
 
 What stays (``manifest_values`` gives no span): a ``data:`` block of another kind of object
 (a ConfigMap's, whose ``binaryData`` or base64 text is not secret), one whose ``kind:
@@ -76,6 +78,20 @@ KUBE_SECRET_JSON: Final = Rule("kube_secret_json", "kubernetes-secret", lazy(
     re.ASCII), ("Secret",), wrapper=True, guard=":",
     hint=lazy(r"data\\?\"[ \t]*:[ \t]*\{", re.ASCII))
 
+#: a Secret's ``stringData:`` (a field no other kind has: no ``kind`` needed), the lines at
+#: its first entry's indent or deeper: every value the Secret's, in plain text
+KUBE_STRING_DATA: Final = Rule("kube_string_data", "kubernetes-secret", lazy(
+    r"(?<![\w.-])stringData:[ \t]*\r?\n(?P<kube_indent>[ \t]+)(?P<kube_string_data>"
+    + _ENTRY + r"(?:\r?\n(?P=kube_indent)(?:" + _ENTRY + r"|[ \t]+[^\n]{1,65536}))*)",
+    re.ASCII), ("stringData",), wrapper=True, guard=":")
+#: the same in JSON: ``"stringData": {"KEY": "VALUE", …}``
+_JSON_STRING: Final = r"\"(?:[^\"\\\n]|\\.){0,4096}\""
+KUBE_STRING_DATA_JSON: Final = Rule("kube_string_data_json", "kubernetes-secret", lazy(
+    r"\"stringData\"[ \t]*:[ \t]*\{\s*(?P<kube_string_data_json>"
+    + _JSON_STRING + r"[ \t]*:[ \t]*" + _JSON_STRING + r"(?:\s*,\s*" + _JSON_STRING
+    + r"[ \t]*:[ \t]*" + _JSON_STRING + r")*)", re.ASCII),
+    ("stringData",), wrapper=True, guard=":")
+
 #: a document separator of a YAML stream
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
@@ -90,6 +106,35 @@ _JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=
 _BASE64: Final = lazy(r"[A-Za-z0-9+/]+={0,2}")
 #: a Secret's value decodes to this many bytes at least (``fast``, a word, decodes to 3)
 _DECODED_MIN: Final = 4
+
+
+#: a ``stringData`` line's value: an entry's (quoted, its quotes aside, or bare to a
+#: comment or the line's end), or a deeper line's (a block scalar's) when it is one token
+_PLAIN_VALUE: Final = lazy(
+    r"[ \t]*(?:[\w.-]{1,253}:[ \t]+(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>[^'\n]*)'"
+    r"|(?P<bare>[^\s#][^\n]*?))|(?P<line>[^\s#][^\s]*))[ \t]*(?:[ \t]#[^\n]*)?\r?(?:\n|\Z)",
+    re.ASCII)
+_JSON_PLAIN: Final = lazy(r"\"[ \t]*:[ \t]*\"(?P<value>(?:[^\"\\\n]|\\.)*)\"", re.ASCII)
+
+
+def string_data_values(name: str, match: re.Match[str], start: int, end: int
+                       ) -> list[tuple[int, int]]:
+    """The values to redact of a Secret's ``stringData`` block ``start:end``: each judged
+    as an assignment's value is (``S3cr3tPw9``, ``hunter2``; not a reference, a chart's
+    template, ``debug``, a URL, whose password its own rule takes), its key kept."""
+    from waymarks.core.secret_values import _looks_like_secret
+
+    text = match.string
+    if name == "kube_string_data_json":
+        found = [value.span("value") for value in _JSON_PLAIN.finditer(text, start, end)]
+    else:
+        found = []
+        for at, line_end in _lines(start, end, text):
+            value = _PLAIN_VALUE.match(text, at, line_end)
+            if value is not None:
+                found.append(value.span(value.lastgroup or 0))
+    return [(at, until) for at, until in found
+            if _looks_like_secret(text[at:until], data=False, alone=False)]
 
 
 def manifest_values(name: str, match: re.Match[str], start: int, end: int
@@ -136,16 +181,20 @@ def _values(name: str, text: str, start: int, end: int) -> list[tuple[int, int]]
     """Where each value of the block ``start:end`` stands (the YAML block line by line)."""
     if name == "kube_secret_json":
         return [found.span("value") for found in _JSON_VALUE.finditer(text, start, end)]
-    spans = []
+    return [found.span("value") for at, line_end in _lines(start, end, text)
+            if (found := _YAML_VALUE.match(text, at, line_end)) is not None]
+
+
+def _lines(start: int, end: int, text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``text[start:end]``, its line break included."""
+    lines = []
     at = start
     while at < end:
         line_end = text.find("\n", at, end)
-        line_end = end if line_end == -1 else line_end
-        found = _YAML_VALUE.match(text, at, line_end + 1 if line_end < end else end)
-        if found is not None:
-            spans.append(found.span("value"))
-        at = line_end + 1
-    return spans
+        line_end = end if line_end == -1 else line_end + 1
+        lines.append((at, line_end))
+        at = line_end
+    return lines
 
 
 def _secret_kind(text: str, start: int) -> bool:

@@ -34,7 +34,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
                                 "assign", "short_flag", "user_flag", "login_flag", "smb_user",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
-                                "kube_secret_json"})
+                                "kube_secret_json", "kube_string_data",
+                                "kube_string_data_json"})
 
 
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
@@ -176,6 +177,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
+        or (colon and "stringdata" in folded) \
         or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
 
 

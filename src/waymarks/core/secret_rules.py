@@ -53,7 +53,13 @@ from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_manifest import KUBE_SECRET, KUBE_SECRET_JSON, base64_bytes
+from waymarks.core.secret_manifest import (
+    KUBE_SECRET,
+    KUBE_SECRET_JSON,
+    KUBE_STRING_DATA,
+    KUBE_STRING_DATA_JSON,
+    base64_bytes,
+)
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
 from waymarks.core.secret_tokens import TOKENS, Rule, ascii_lower
 from waymarks.core.secret_values import (
@@ -252,6 +258,7 @@ _WRAPPERS: Final = (
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     KUBE_SECRET, KUBE_SECRET_JSON,  # a Kubernetes Secret's base64 data: secret_manifest
+    KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",

@@ -30,7 +30,7 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``Set-Cookie:`` header's value when a cookie in it looks like a secret),
   ``kubernetes-secret`` (each value of a Kubernetes Secret's base64 ``data:``, its key
   kept, a last one cut by the text's end too: a ConfigMap's, or a Secret's holding only
-  certificates, stay),
+  certificates, stay; and each value of its ``stringData:`` that looks like a secret),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
@@ -104,7 +104,7 @@ from itertools import pairwise
 from typing import Final, NamedTuple
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_manifest import manifest_values
+from waymarks.core.secret_manifest import manifest_values, string_data_values
 from waymarks.core.secret_pretest import (
     _INVISIBLE,
     INVISIBLE,
@@ -277,8 +277,9 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
     """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
     text = match.string
     start, end = match.span(match.lastgroup or 0)
-    if rule.name in ("kube_secret", "kube_secret_json"):  # a span per value, keys kept
-        values = manifest_values(rule.name, match, start, end)
+    if rule.name.startswith("kube_"):  # a span per value of a Secret's data, keys kept
+        values = (string_data_values if "string" in rule.name else manifest_values)(
+            rule.name, match, start, end)
         found.extend((at, rank, until, rule.kind) for at, until in values)
         return bool(values)
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
