@@ -80,3 +80,26 @@ def test_redacting_a_wrapped_token_twice_changes_nothing_more() -> None:
     token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
     once, _ = redact(f"{token[:20]}\n{token[20:]}\nAb3dEf6h12\n")
     assert redact(once) == (once, 0)
+
+
+@pytest.mark.parametrize("after", [
+    "550e8400-e29b-41d4-a716-446655440000 is the request id",   # a UUID
+    "3f2a1b9c8d7e fix: the login bug",                          # git log --oneline
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  file.txt",
+    "web-5d8f7b9c4-abc12 crashed",                               # a pod's name
+    "k8s-1a2b3c4d-pod restarted",
+])
+def test_an_identifier_starting_the_next_line_is_no_tail(after: str) -> None:
+    """A line after a token starting with a request's UUID, a commit's SHA or a pod's name
+    (lower-case hex, dashes) read as the token's wrapped rest: it went as the token, and
+    the line break with it, so "[REDACTED:github-token] is the request id" was one line.
+    A token of both cases wraps into both cases, and has no ``-`` where its head has none."""
+    token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
+    text = f"export GITHUB_TOKEN={token}\n{after}"
+    assert redact(text) == (f"export GITHUB_TOKEN=[REDACTED:github-token]\n{after}", 1)
+
+
+def test_a_random_tail_with_more_after_it_still_goes() -> None:
+    token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
+    text = f"the token {token[:28]}\n{token[28:]} is the one"
+    assert redact(text) == ("the token [REDACTED:github-token] is the one", 1)

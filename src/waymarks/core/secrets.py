@@ -92,7 +92,8 @@ selectors, Hangul fillers; controls that end no line, NUL or ESC) are read throu
 never changed; they are read as a space too (``Bearer\u200bTOKEN``: a model sees a
 gap). A credential that ends its line takes the lines after it that continue it
 (wrapped: one run of a token's characters mixing letters and digits, 8 or more; a line
-break escaped, ``\n``, is one; a random run with more after it on its line goes too).
+break escaped, ``\n``, is one; a random run with more after it on its line goes too,
+written as the head is: not a UUID or a commit's SHA after a token of both cases).
 Redaction is idempotent.
 Pure: no I/O.
 """
@@ -216,6 +217,16 @@ def _random(run: str) -> bool:
         a != b for a, b in pairwise(kinds)) >= _RANDOM_SWITCHES
 
 
+def _alike(head: str, run: str) -> bool:
+    """Whether a tail with more after it on its line is written in its head's alphabet: a
+    token of both cases wraps into both cases, and holds a ``-`` only if its head does. A
+    request's UUID, a commit's SHA or a pod's name starting the next line (lower-case hex,
+    dashes) went with the token, the line break too."""
+    if "-" in run and "-" not in head:
+        return False
+    return head.islower() or head.isupper() or not (run.islower() or run.isupper())
+
+
 def _continued(text: str, span: SecretSpan) -> SecretSpan:
     """``span`` with the lines that continue it: a credential wrapped across lines was
     redacted in its first part only, and the rest of it went to the model. A line
@@ -229,7 +240,8 @@ def _continued(text: str, span: SecretSpan) -> SecretSpan:
     end = span.end
     while (tail := _TAIL_LINE.match(text, end)) is not None and _DIGIT.search(
             tail.group(1)) and _LETTER.search(tail.group(1)) and (
-            _LINE_ENDS.match(text, tail.end()) is not None or _random(tail.group(1))):
+            _LINE_ENDS.match(text, tail.end()) is not None or (
+                _random(tail.group(1)) and _alike(text[span.start:end], tail.group(1)))):
         end = tail.end()
     return span if end == span.end else SecretSpan(span.kind, span.start, end)
 
