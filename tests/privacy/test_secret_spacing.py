@@ -115,3 +115,25 @@ def test_french_typography_is_no_credential(text: str) -> None:
     redacted that the same words with ASCII spaces never were."""
     assert find_secrets(text) == [] == find_secrets(text.replace("\u00a0", " "))
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "token：Xq9vT2mLp4RzAb12",
+    "我的 password：Xq9vT2mLp4RzAb12，别外传",
+    "API_KEY＝Xq9vT2mLp4RzAb12",
+    "api_key： Xq9vT2mLp4RzAb12",
+    'DB_PASSWORD＝"Xq9vT2mLp4RzAb12"',
+])
+def test_a_fullwidth_colon_or_equals_sign_separates_a_name_from_its_value(text: str) -> None:
+    """A Chinese or Japanese input method writes ``：`` and ``＝``: after a credential's name
+    they went unread (``token：Xq9v…`` stored and sent in clear), while ``密码：…`` after a
+    Chinese noun went."""
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4RzAb12" not in redacted and "[REDACTED:secret]" in redacted
+    assert "别外传" in redacted or "，" not in text  # a full-width comma ends the value
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", ["token：见保险库", "密钥：在 Vault 里", "password：str"])
+def test_what_follows_a_fullwidth_colon_is_judged_as_any_value(text: str) -> None:
+    assert redact(text) == (text, 0)

@@ -107,6 +107,8 @@ def might_hold_visible(text: str) -> bool:
     if len(text) < _SHORTEST:
         return False
     dash, colon, equals = "-" in text, ":" in text, "=" in text
+    if not (colon and equals) and not text.isascii():  # an input method's ``：`` and ``＝``
+        colon, equals = colon or "\uff1a" in text, equals or "\uff1d" in text
     if len(text) < _SHORT_RULES_ONLY:
         if ("_" in text and "k_" in text
                 and ("k_live_" in text or "k_test_" in text or "k_prod_" in text)) \

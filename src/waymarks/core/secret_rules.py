@@ -89,6 +89,9 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 #: they end an unquoted value as a space does ("token<NBSP>: expire<NBSP>? Non…", French
 #: typography, was a credential once a name's gap took them)
 _WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+#: the punctuation of Chinese and Japanese text, which ends an unquoted value as ``,`` or
+#: ``;`` does (``token：Xq9v…，别外传``)
+_CJK_STOPS: Final = r"\u3001\u3002\uff0c\uff1b"
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
     r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
@@ -97,8 +100,8 @@ _VALUE: Final = (
     r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
     r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
-    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + r"]{{3,4095}}"
-    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + r"]))"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + _CJK_STOPS + r"]{{3,4095}}"
+    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_STOPS + r"]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
@@ -110,7 +113,8 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
 #: no-break space was neither refused at write nor redacted, nor ``DB_PASSWORD`` then one
 #: before its ``=``)
 _GAP: Final = r"[ \t" + _WIDE + "]"
-_SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:)"
+#: ``：`` and ``＝`` are what a Chinese or Japanese input method writes (``token：…``)
+_SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:|\uff1a|\uff1d)"
 #: what may follow a credential's name before its separator: the environment, access,
 #: rotation or version it is for (``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``,
 #: ``API_KEY_V2``), and Rails' ``SECRET_KEY_BASE``; the value went out in clear, the name
