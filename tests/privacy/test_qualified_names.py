@@ -84,3 +84,21 @@ def test_the_real_cli_refuses_a_name_with_two_qualifiers_and_a_camel_cased_one(
         assert done.returncode == 2, done.stdout
         assert json.loads(done.stdout)["code"] == "credential"
         assert "Xq9vT2mLp4RzAb12CdEf3" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", ["SESSION_KEY", "DEPLOY_KEY", "JWT_KEY", "APP_KEY", "CLIENT_KEY",
+                                  "LICENSE_KEY", "HMAC_KEY", "WEBHOOK_KEY", "SERVICE_KEY",
+                                  "storageKey", "csrf_key"])
+def test_a_key_named_for_what_it_signs_or_opens_is_a_credentials_name(name: str) -> None:
+    """``SESSION_KEY=…`` in a .env, ``DEPLOY_KEY: …`` in a CI file, Laravel's ``APP_KEY``:
+    a ``key`` counted only after api, access, secret, private, signing, encryption,
+    master, account or auth, and these values went to remote models in clear."""
+    redacted, count = redact(f"{name}=Xq9vT2mLp4RzAb12CdEf34")
+    assert count == 1 and "Xq9vT2mLp4RzAb12CdEf34" not in redacted
+
+
+@pytest.mark.parametrize("text", ["PRIMARY_KEY=id", "CACHE_KEY=user_profile", "SORT_KEY=created_at",
+                                  "APP_KEY_PATH=/etc/app.key", "client_key: str",
+                                  "session_key = request.session.session_key"])
+def test_other_keys_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
