@@ -165,6 +165,8 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("url-password", "REDIS_URL=redis://:Xk9mQ2vLp4@cache:6379/0", "Xk9mQ2vLp4"),
     ("url-password", '{"registry": "https://deploy:s3cr3t-Pa55@registry.example.com/v2/"}',
      "s3cr3t-Pa55"),
+    ("url-token", "git clone https://Tk7pQ9zLm2WxAb34Cd@github.com/acme/app.git",
+     "Tk7pQ9zLm2WxAb34Cd"),
     ("url-password", "git clone https://oauth2:Tk7pQ9zLm2Wx@gitlab.example.com/team/app.git",
      "Tk7pQ9zLm2Wx"),
     ("bearer", f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.com/v1",

@@ -205,3 +205,28 @@ def test_an_invisible_character_inside_any_token_does_not_hide_it(mark: str) -> 
         assert redacted.startswith(f"{mark}see ") and redacted.endswith(f" then{mark} go")
         assert redact(redacted) == (redacted, 0)
         assert might_contain_secret(hidden)
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://Xq9vT2mLp4RzAb12CdEf@github.com/acme/app.git",
+    "remote: https://Xq9vT2mLp4RzAb12CdEf34@bitbucket.org/acme/app.git (fetch)",
+    '{"url": "https:\\/\\/Xq9vT2mLp4RzAb12CdEf@git.example.com\\/a.git"}',
+])
+def test_a_token_as_a_urls_user_is_redacted(text: str) -> None:
+    """A token pasted as the user of a URL, with no password (``https://TOKEN@github.com``,
+    as Git and GitHub accept it), went out whole: the URL's rule took a password only."""
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4RzAb12" not in redacted
+    assert "[REDACTED:url-token]@" in redacted and ("github.com" in redacted
+                                                   or "bitbucket.org" in redacted
+                                                   or "git.example.com" in redacted)
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://git@github.com/acme/app.git", "ssh://deploy-bot-2024@build.example.com",
+    "postgres://postgres@db/app", "https://first.last@example.com/x",
+    "https://alice%40example.com@host/", "ssh://ubuntu@ec2-3-120-1-2.compute.amazonaws.com",
+])
+def test_a_plain_user_of_a_url_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

@@ -31,7 +31,8 @@ _SHORTEST: Final = 6
 #: in fewer characters only the rules in SHORT_RULES match (a test checks every rule's
 #: shortest match)
 _SHORT_RULES_ONLY: Final = 20
-SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url", "flag",
+SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
+                                "url_user", "flag",
                                 "assign", "short_flag", "user_flag", "login_flag", "smb_user",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_json", "kube_string_data",

@@ -68,6 +68,7 @@ from waymarks.core.secret_values import (
     _case_changes,
     _is_reference,
     _looks_like_secret,
+    _random_part,
     cookie_holds_secret,
 )
 
@@ -265,6 +266,11 @@ _WRAPPERS: Final = (
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    # a token as a URL's user, no password (``https://TOKEN@github.com/o/r.git``, which Git
+    # and GitHub accept): judged random (``git@``, ``deploy-bot-2024@`` stay)
+    Rule("url_user", "url-token", lazy(
+        r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_-]{16,256})(?=@)", re.ASCII),
+        ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     KUBE_SECRET, KUBE_SECRET_JSON,  # a Kubernetes Secret's base64 data: secret_manifest
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
@@ -348,6 +354,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
     if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
+    if name == "url_user":  # random, not a name: "deploy-bot-2024" is a user
+        return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name in ("prose", "prose_cjk"):
@@ -455,6 +463,7 @@ def _decodes(text: str, check: Callable[[str], bool]) -> bool:
         return False
 
 
+_USER_PARTS: Final = lazy(r"[_-]")
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)

@@ -34,7 +34,9 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
-  ``x-access-token:…@``, is a user, not an assignment), ``secret`` for a password glued to
+  ``x-access-token:…@``, is a user, not an assignment), ``url-token`` (a random-looking
+  token as a URL's user, no password: ``https://TOKEN@github.com``), ``secret`` for a
+  password glued to
   a MySQL/MariaDB client's ``-p`` (``mysql -uroot -pS3cret``; ``mkdir -p``, ``ssh -p 22``
   and a bare ``-p``, which prompts, stay) or after another command's password flag (curl's
   ``-u USER:``, smbclient's ``-U USER%``, a registry login's ``-p``, openssl's ``-k`` and
