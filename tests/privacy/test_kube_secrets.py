@@ -169,3 +169,20 @@ def test_every_value_of_a_secrets_string_data_is_redacted(text: str) -> None:
 ])
 def test_templates_and_prose_about_string_data_stay(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    # a ConfigMap's data, then a Secret, joined with no ``---`` (two fragments in one note)
+    f"kind: ConfigMap\ndata:\n  logo: {b64('hello world')}\n  level: debug\nkind: Secret\n"
+    f"data:\n  ca.crt: {CERT}\n",
+    f"data:\n  logo: {b64('hello world')}\ndef load(path):\n    return path\nkind: Secret\n"
+    f"data:\n  ca.crt: {CERT}\n",
+    # a Secret's only certificate, cut by the text's end
+    f"kind: Secret\ndata:\n  ca.crt: {CERT[:11]}",
+])
+def test_a_configmaps_data_beside_a_secret_and_a_cut_certificate_stay(text: str) -> None:
+    """Read value by value, a ConfigMap's data before a Secret's kind (in a text joining
+    them without ``---``) was taken for the Secret's, and a certificate cut by the text's
+    end for a secret: the kind nearest the data in its own object decides, and a cut PEM
+    head is a PEM's."""
+    assert redact(text) == (text, 0)

@@ -171,8 +171,8 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
             decoded.append(plain)
         spans.append((at, until))
     if not any(len(plain) >= _DECODED_MIN for plain in decoded) or all(
-            plain.startswith(b"-----BEGIN") and b"PRIVATE KEY" not in plain[:64]
-            for plain in decoded):
+            (plain.startswith(b"-----") or b"-----BEGIN".startswith(plain))
+            and b"PRIVATE KEY" not in plain[:64] for plain in decoded):  # (a cut one too)
         return []
     return spans
 
@@ -198,8 +198,10 @@ def _lines(start: int, end: int, text: str) -> list[tuple[int, int]]:
 
 
 def _secret_kind(text: str, start: int) -> bool:
-    """Whether a ``kind: Secret`` stands at the column of the ``data:`` line above the
-    entries at ``start``, in the same YAML document."""
+    """Whether the object holding the ``data:`` line above the entries at ``start`` is a
+    Secret: its ``kind`` (the nearest at that line's column before it in the same object,
+    else one after it) says ``Secret``. A ConfigMap's data followed by a Secret in a text
+    that joins them without ``---`` was taken for the Secret's."""
     head = text.rfind("\n", 0, text.rfind("\n", 0, start))  # the line before the entries
     data = _DATA_LINE.match(text, head + 1)
     if data is None:
@@ -208,8 +210,44 @@ def _secret_kind(text: str, start: int) -> bool:
     documents = [found.start() for found in _DOCUMENT.finditer(text)]
     first = max((at for at in documents if at <= head + 1), default=0)
     last = min((at for at in documents if at > start), default=len(text))
-    return any(len(kind.group(1)) == column
-               for kind in _KIND_LINE.finditer(text, first, last))
+    kinds = [kind for kind in _ANY_KIND_LINE.finditer(text, first, last)
+             if len(kind.group(1)) == column]
+    before = [kind for kind in kinds if kind.start() <= head
+              and _one_object(text, kind.start(), head + 1, column)]
+    if before:
+        return before[-1].group(2) == "Secret"
+    datas = [found.start() for found in _DATA_LINE.finditer(text, head + 2, last)
+             if len(found.group(1)) == column]
+    return any(kind.start() > head + 1 and kind.group(2) == "Secret"
+               and _one_object(text, head + 1, kind.start(), column)
+               and not any(at > kind.start() and _one_object(text, kind.start(), at, column)
+                           for at in datas)  # the kind of the data after it
+               for kind in kinds)
+
+
+#: any ``kind:`` line, its indent (with a list item's ``- ``) and its kind
+_ANY_KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)kind:[ \t]*[\"']?(\w*)",
+                             re.MULTILINE | re.ASCII)
+#: a YAML mapping's key starting a line (after its indent)
+_MAPPING_KEY: Final = lazy(r"[\w.-]+:(?:[ \t]|\r?$)", re.ASCII)
+
+
+def _one_object(text: str, start: int, end: int, column: int) -> bool:
+    """Whether the lines after the one at ``start``, up to ``end``, stay in the object whose
+    keys stand at ``column``: none is a list's next item, less indented, or, at the column,
+    no mapping's key (code or prose between two fragments)."""
+    for line in text[start:end].split("\n")[1:]:
+        stripped = line.lstrip(" \t")
+        if not stripped.strip() or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        if stripped.startswith("- "):
+            if indent + 2 <= column:
+                return False
+            continue
+        if indent < column or (indent == column and _MAPPING_KEY.match(stripped) is None):
+            return False
+    return True
 
 
 def base64_bytes(value: str) -> bytes | None:
