@@ -267,3 +267,24 @@ def test_a_key_of_five_fields_with_a_small_number_second_stays(text: str) -> Non
     `memory add` refused the note as a credential: a PostgreSQL port has four or five
     digits (5432, 6432, 25060), or is ``*``."""
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "curl -H 'Authorization: Xq9vT2mLp4RzAb12CdEf34' https://api.example.com/v1/items",
+    '{"headers": {"Authorization": "Xq9vT2mLp4RzAb12CdEf34"}}',
+    "authorization=Xq9vT2mLp4RzAb12CdEf34",
+])
+def test_a_raw_token_as_the_authorization_header_is_redacted(text: str) -> None:
+    """Some APIs take the key itself as the header, no scheme (``Authorization: KEY``):
+    only ``Bearer``, ``Basic`` and ``token`` were read, and the key went out in clear."""
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4RzAb12CdEf34" not in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "Authorization: required_for_all_endpoints", "authorization: see-the-api-docs-v2",
+    "Authorization: Negotiate", "the Authorization: header is checked by middleware2024",
+])
+def test_an_authorization_header_with_no_token_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

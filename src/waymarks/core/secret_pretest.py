@@ -161,7 +161,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
-    if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded):
+    if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded) \
+            or ((colon or equals) and "authorization" in folded):
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key

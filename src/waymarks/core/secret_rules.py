@@ -212,6 +212,12 @@ _WRAPPERS: Final = (
         r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
         + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
+    # the key itself as the header, no scheme (``Authorization: KEY``, as some APIs take
+    # it): judged random, so a word, a scheme or a phrase stays
+    Rule("auth_raw", "auth-token", lazy(
+        r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?"
+        r"(?P<auth_raw>[A-Za-z0-9._~+/=-]{16,4096})(?![^\s\"',;\\])", re.ASCII),
+        ("authorization",), folded=True, anchored=True, wrapper=True),
     # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":
     # "Cookie", "value": …``) to its line's end or closing quote, when a cookie looks secret
     Rule("cookie", "cookie", lazy(
@@ -354,7 +360,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
     if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
-    if name == "url_user":  # random, not a name: "deploy-bot-2024" is a user
+    if name in ("url_user", "auth_raw"):  # random, not a name: "deploy-bot-2024" is one
         return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
@@ -463,7 +469,7 @@ def _decodes(text: str, check: Callable[[str], bool]) -> bool:
         return False
 
 
-_USER_PARTS: Final = lazy(r"[_-]")
+_USER_PARTS: Final = lazy(r"[_.~+/=-]")
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
