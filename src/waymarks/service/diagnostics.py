@@ -76,8 +76,18 @@ def status(app: Waymarks) -> dict[str, Any]:
         "pins": counts["pin"], "memory": counts["memory"],
         "semantic": vector_status(app),  # hybrid recall's vectors (issue 20)
         "claudeCodeHelper": helper_status(app.home),
+        "sessionsProblem": sessions_folder_problem(app),
     }
 
+
+
+def sessions_folder_problem(app: Waymarks) -> str | None:
+    """Where this project's sessions go, when a file stands there: every write failed
+    ("File exists") and no session can be read, so ``status`` saying "(none yet)" misled."""
+    folder = session_dir(app.home, app.cwd)
+    return next((f"{path}: not a folder, so no session of this project can be created or "
+                 "read there: move it aside" for path in (folder.parent, folder)
+                 if os.path.lexists(path) and not os.path.isdir(path)), None)
 
 
 def claimed_ids(app: Waymarks, said: set[Path]) -> list[str]:
@@ -146,12 +156,8 @@ def health(app: Waymarks) -> dict[str, Any]:
                                     for path, complete in headerless]
     report["problems"] += [not_a_session(path) for path, complete in headerless if complete]
     report["problems"] += pointer_problems(app.home)
-    # where this project's sessions go: a file there failed every write ("File exists")
-    folder = session_dir(app.home, app.cwd)
-    report["problems"] += [
-        f"{path}: not a folder, so no session of this project can be created or read "
-        "there: move it aside" for path in (folder.parent, folder)
-        if os.path.lexists(path) and not os.path.isdir(path)][:1]
+    folder_problem = sessions_folder_problem(app)
+    report["problems"] += [folder_problem] if folder_problem else []
     shared = shared_session_ids(app.home, app.cwd) if listed else {}
     report["problems"] += [
         f"session {sid}: {len(paths)} ledger files ({', '.join(p.name for p in paths)} in "

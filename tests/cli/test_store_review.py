@@ -1,0 +1,27 @@
+"""What a careless user met in the everyday store commands, through the real entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, run_main: Any) -> Any:
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_CC_HELPER", "off")
+    monkeypatch.chdir(project)
+    return run_main
+
+
+def test_status_says_a_file_in_place_of_the_sessions_folder(cli: Any, home: Path) -> None:
+    home.mkdir()
+    (home / "sessions").write_text("not a folder\n")
+    data = cli("status")
+    assert data["session"] is None
+    assert data["sessionsProblem"].startswith(f"{home / 'sessions'}: not a folder")
+    text = cli("status", text=True)
+    assert "(none yet)" not in text and "not a folder" in text and "move it aside" in text
+    assert (home / "sessions").read_text() == "not a folder\n"
