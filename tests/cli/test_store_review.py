@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,3 +27,16 @@ def test_status_says_a_file_in_place_of_the_sessions_folder(cli: Any, home: Path
     text = cli("status", text=True)
     assert "(none yet)" not in text and "not a folder" in text and "move it aside" in text
     assert (home / "sessions").read_text() == "not a folder\n"
+
+
+def test_health_names_a_fifo_where_an_older_ledger_was(cli: Any, home: Path) -> None:
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    fifo = folder / "2020-01-01T00-00-00-000Z_deadbeef-0000-4000-8000-000000000000.jsonl"
+    os.mkfifo(fifo)
+    data = cli("health", expect=1)
+    assert data["ok"] is False
+    [problem] = [p for p in data["problems"] if p.startswith(str(fifo))]
+    assert "a FIFO (named pipe)" in problem and ".aside" in problem
+    assert cli("pins")["items"][0]["applies"] is True  # the pick is not stopped by it
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)

@@ -183,6 +183,15 @@ def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
     return found
 
 
+def irregular_files(home: Path, cwd: str) -> list[tuple[Path, str]]:
+    """The ``.jsonl`` names in the session directory of ``cwd`` that are no regular file
+    (a FIFO, a directory, a dangling link), oldest first, each with what it is: never
+    opened (a FIFO would wait for a writer), each stands where a ledger was, and a rebuild
+    lists it as unreadable; only the newest one stops a pick."""
+    return [(path, what) for path in reversed(_files_newest_first(home, cwd, irregular=True))
+            if (what := not_a_file(path)) is not None]
+
+
 def aside_fix(path: Path | str) -> str:
     """How to go on from a session file whose first line is no session header (a hand
     edit, a bad byte): set it aside, never deleted nor rewritten here (it is canonical, as

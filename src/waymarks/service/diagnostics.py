@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.core.text import escaped, shell_command
 from waymarks.ledger.discovery import (
+    aside_fix,
     files_without_header,
+    irregular_files,
     not_a_session,
     project_headers,
     session_dir,
@@ -155,6 +157,11 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
                                     for path, complete in headerless]
     report["problems"] += [not_a_session(path) for path, complete in headerless if complete]
+    # a FIFO or a folder where a ledger was: a rebuild said "unreadable", health said OK
+    report["problems"] += [
+        f"{path}: {what}, not a session file, so nothing in it is read: {aside_fix(path)}"
+        for path, what in (irregular_files(app.home, app.cwd) if listed else ())
+        if str(path) not in (app.refresh_problem or "")]
     report["problems"] += pointer_problems(app.home)
     folder_problem = sessions_folder_problem(app)
     report["problems"] += [folder_problem] if folder_problem else []
