@@ -40,3 +40,19 @@ def test_health_names_a_fifo_where_an_older_ledger_was(cli: Any, home: Path) -> 
     assert "a FIFO (named pipe)" in problem and ".aside" in problem
     assert cli("pins")["items"][0]["applies"] is True  # the pick is not stopped by it
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_rebuild_index_lists_each_unreadable_file_on_its_own_line(
+        cli: Any, home: Path) -> None:
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    names = [f"2020-01-0{day}T00-00-00-000Z_deadbeef-0000-4000-8000-00000000000{day}.jsonl"
+             for day in (1, 2)]
+    for name in names:
+        os.mkfifo(folder / name)
+    data = cli("rebuild-index")
+    assert len(data["unreadable"]) == 2
+    text = cli("rebuild-index", text=True)
+    listed = text.split("Unreadable:", 1)[1].strip("\n").splitlines()
+    assert sorted(listed) == [f"  {folder / name}: a FIFO (named pipe), not a session file"
+                              for name in names], text

@@ -180,7 +180,9 @@ def register_house(root: click.Group) -> None:
             data = app.rebuild_index(tick, None if tick is None else tick.stage)
         text = f"Rebuilt from {data['sources']} session file(s): {data['mutations']} mutations"
         if data["unreadable"]:
-            text += "\nUnreadable: " + ", ".join(data["unreadable"])
+            # one per line, as health lists its problems: each says a path, why and the
+            # fix, with commas of its own (joined by ", " no one could tell where one ended)
+            text += "\nUnreadable:" + "".join(f"\n  {cell(said)}" for said in data["unreadable"])
         if data["unsignedClaims"]:
             text += f"\n{unsigned_said(data['unsignedClaims'], 'rebuilt all the same')}"
         return Result(data, text)
