@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -56,3 +57,20 @@ def test_rebuild_index_lists_each_unreadable_file_on_its_own_line(
     listed = text.split("Unreadable:", 1)[1].strip("\n").splitlines()
     assert sorted(listed) == [f"  {folder / name}: a FIFO (named pipe), not a session file"
                               for name in names], text
+
+
+def test_health_names_a_file_whose_first_line_is_past_what_pickers_read(
+        cli: Any, home: Path) -> None:
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    [ledger] = folder.glob("*.jsonl")
+    header, *rest = ledger.read_bytes().splitlines(keepends=True)
+    long = json.loads(header) | {"id": "aaaaaaaa-0000-4000-8000-000000000000",
+                                 "pad": "x" * 70_000}
+    odd = folder / "2020-01-01T00-00-00-000Z_aaaaaaaa-0000-4000-8000-000000000000.jsonl"
+    odd.write_bytes(json.dumps(long).encode() + b"\n" + b"".join(rest))
+    data = cli("health", expect=1)
+    assert {"path": str(odd), "firstLineComplete": True} in data["filesWithoutHeader"]
+    assert any(p.startswith(f"{odd}: not a session file") for p in data["problems"])
+    rebuilt = cli("rebuild-index")  # what a rebuild says of it, as before
+    assert any(u.startswith(f"{odd}: not a session file") for u in rebuilt["unreadable"])

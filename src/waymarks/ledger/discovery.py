@@ -175,12 +175,21 @@ def files_without_header(home: Path, cwd: str) -> list[tuple[Path, bool]]:
     found = []
     for path in reversed(_files_newest_first(home, cwd)):
         try:
-            line = SessionFile(path).read_header_line()
+            line, complete = _first_line_of(path)
         except OSError:
-            line = None
+            line, complete = None, False
         if line is None or parse_header(line) is None:
-            found.append((path, line is not None))
+            found.append((path, complete))
     return found
+
+
+def _first_line_of(path: Path) -> tuple[bytes | None, bool]:
+    """A file's first line as pickers read it, and whether it has one: a first line of
+    :data:`MAX_HEADER_BYTES` or more is none to a picker, yet one (entries may follow it),
+    so only a file shorter than that with no line break is an interrupted creation. Health
+    took a file with a 70 KiB first line for one and said OK, while a rebuild named it."""
+    line = SessionFile(path).read_header_line()
+    return line, line is not None or path.stat().st_size >= MAX_HEADER_BYTES
 
 
 def irregular_files(home: Path, cwd: str) -> list[tuple[Path, str]]:
@@ -221,11 +230,10 @@ def headerless_note(path: Path) -> str | None:
     leaves, which ``health`` passes over), that there is nothing in it: it was told to be
     moved aside and kept, "its entries are read again", and it has none."""
     try:
-        line = SessionFile(path).read_header_line()
-        size = path.stat().st_size
+        line, complete = _first_line_of(path)
     except OSError:
         return None
-    if line is None and size < MAX_HEADER_BYTES:  # (no line break in it at all)
+    if not complete:  # (no line break in it at all)
         return (f"{path}: no complete first line (empty, or cut before the end of its "
                 "header, as an interrupted creation leaves it): nothing in it to read")
     return not_a_session(path) if line is None or parse_header(line) is None else None
