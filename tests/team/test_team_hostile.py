@@ -471,3 +471,24 @@ def test_two_reads_of_a_moved_checkout_at_once_both_read_its_exclusions(
     assert raced and raced[0]["mal-00000001"]["excluded"] is True
     assert (anchors["mal-00000001"]["excluded"], anchors["mal-00000001"]["reason"]) == (
         True, "prompt injections")
+
+
+def test_team_status_redacts_a_teammates_credentials_as_a_plan_does(repo: Path, home: Path
+                                                                    ) -> None:
+    """A hand-written teammate's line keyed (and worded) with a token: every plan showed
+    it redacted, while `team status` printed it whole, in its rows and its conflicts."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    bob = Writer(directory, "bob-00000001", "Bob")
+    bob.add("The token is in the vault", kind="memory", key=SECRET)
+    bob.add("The token is not in the vault", kind="memory", key=SECRET)
+    bob.add(f"Use the token {SECRET}")
+    data = run(home, repo, "team", "status")
+    assert [c["key"] for c in data["conflicts"]] == ["[REDACTED:github-token]"]
+    assert {i["key"] for i in data["items"]} == {"[REDACTED:github-token]", None}
+    assert "Use the token [REDACTED:github-token]" in [i["text"] for i in data["items"]]
+    text = waymarks("--home", str(home), "team", "status", cwd=repo)
+    assert text.returncode == 0 and "conflict on key [REDACTED:github-token]" in text.stdout
+    for shown in (json.dumps(data), text.stdout):
+        assert SECRET.lower() not in shown.lower()

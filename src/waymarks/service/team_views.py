@@ -11,6 +11,7 @@ import msgspec
 
 from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
+from waymarks.core.secrets import redact
 from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conflicts
 from waymarks.core.text import shell_command
 from waymarks.service import team_git
@@ -31,13 +32,21 @@ class TeamItem(msgspec.Struct, frozen=True):
     commit: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """The item as ``team status`` lists it: its key, text and reason redacted as a
+        plan's egress redacts them (a teammate's hand-written line is refused by no local
+        write, and its credential was printed whole while every plan hid it)."""
         s, e = self.state, self.entry
-        return {"id": s.id, "kind": s.kind, "status": s.status, "key": s.key,
-                "classification": s.item.classification, "text": s.text,
+        return {"id": s.id, "kind": s.kind, "status": s.status, "key": _shown(s.key),
+                "classification": s.item.classification, "text": _shown(s.text),
                 "author": e.author, "contributor": e.contributor, "sharedAt": e.at,
                 "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
-                "supersededBy": s.superseded_by, "reason": s.reason,
+                "supersededBy": s.superseded_by, "reason": _shown(s.reason),
                 "conflictsWith": list(s.conflicts_with)}
+
+
+def _shown(text: str | None) -> str | None:
+    """``text`` with its credentials redacted (``[REDACTED:<kind>]``), as egress does."""
+    return None if text is None else redact(text)[0]
 
 
 def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
@@ -123,7 +132,7 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
             for winner in conflict.winners:
                 kept = state.fold.entries[winner.id]
                 rows.append({
-                    "rule": rule, "key": winner.key, "kept": winner.id,
+                    "rule": rule, "key": _shown(winner.key), "kept": winner.id,
                     "keptAuthor": kept.author, "keptContributor": kept.contributor,
                     "invalid": conflict.loser.id, "invalidAuthor": loser.author,
                     "invalidContributor": loser.contributor,
@@ -131,7 +140,8 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                     if rule == "key" else suggested("unshare", conflict.loser.id)})
     for lost in lost_withdrawals(state.fold):
         kept = state.fold.entries[lost.winner.id]
-        rows.append({"rule": "withdrawal", "key": lost.winner.key, "kept": lost.winner.id,
+        rows.append({"rule": "withdrawal", "key": _shown(lost.winner.key),
+                     "kept": lost.winner.id,
                      "keptAuthor": kept.author, "keptContributor": kept.contributor,
                      "invalid": lost.entry.target_id, "invalidAuthor": lost.entry.author,
                      "invalidContributor": lost.entry.contributor,
