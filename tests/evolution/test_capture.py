@@ -55,8 +55,20 @@ NEGATIVE = [
     "Do not push yet.",
     "Don't merge this branch yet, CI is red.",
     "Don't commit the lockfile in this PR.",
+    "Don't edit setup.py yet.",
     "Please do not touch the schema in this commit.",
 ]
+
+
+@pytest.mark.parametrize("text", [
+    "Don't use tabs in this repo. The release isn't out yet.",
+    "Don't commit generated files; the new CI is not ready yet.",
+    "Do not deploy on Fridays!\nThe dashboard is not finished yet.",
+])
+def test_a_standing_dont_beside_another_sentences_yet_is_kept(text: str) -> None:
+    """The "yet" of a later sentence made the whole message a one-off "don't": dropped,
+    its standing rule with it."""
+    assert is_statement(text)
 
 
 @pytest.mark.parametrize("text", POSITIVE)
@@ -80,7 +92,8 @@ def test_intent_names_why_and_agrees_with_is_statement() -> None:
     assert [intent(t) for t in NEGATIVE] == [
         "one_off", "recall_question", "recall_question", "recall_question",
         "recall_question", "vague", "vague", "quoted", "quoted", "none", "one_off",
-        "recall_question", "one_off", "question", "one_off", "one_off", "one_off", "one_off"]
+        "recall_question", "one_off", "question", "one_off", "one_off", "one_off", "one_off",
+        "one_off"]
     assert intent("From now on, use pnpm instead of npm in this repo.") == "explicit"
     assert intent("We decided to keep the API versioned under /v2.") == "natural"
     assert intent("我们的核心需求是稳定性和可回滚。") == "natural"
