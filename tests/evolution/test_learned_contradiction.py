@@ -103,3 +103,20 @@ def test_the_learned_memory_tool_leaves_them_out_too(
     for held in ids[:2]:
         assert read(app, {"action": "show", "id": held})["outcome"] == "rejected"
     assert read(app, {"action": "show", "id": ids[2]})["outcome"] == "ok"
+
+
+def test_a_learned_claim_contradicting_a_personal_entry_is_not_planned(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """Personal memory is the person's own, as a pin is: a learned "port 8080" went out
+    beside their personal entry saying 5432 (the index line the plan carries)."""
+    cli("personal", "save", "--name", "Staging DB", "--description",
+        "The staging database port is 5432.", "--", "The staging database port is 5432.")
+    elsewhere = str(tmp_path / "elsewhere")
+    port = learn(home, elsewhere, {"kind": "fact", "content": "The staging database port "
+                                   "is 8080", "searchTerms": ["staging"]}, AT)
+    ttl = learn(home, elsewhere, {"kind": "fact", "content": "The staging cache ttl is 60 "
+                                  "seconds", "searchTerms": ["staging"]}, AT)
+    plan = cli("plan", "--", ASK)
+    shown = "\n".join(m["content"] for m in plan["messages"])
+    assert "port is 5432" in shown and "port is 8080" not in shown and ttl in shown
+    assert _learned(plan) == {port: "you hold personal:staging-db, which says otherwise"}

@@ -451,7 +451,9 @@ def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
         if own is not None:
             mine[block.id] = f"you hold this claim ({own[:8]})"
         elif block.overridden_by is not None:
-            mine[block.id] = f"you hold {block.overridden_by[:8]}, which says otherwise"
+            theirs = block.overridden_by  # an item's ID, or a personal entry's whole
+            shown = theirs if theirs.startswith("personal:") else theirs[:8]
+            mine[block.id] = f"you hold {shown}, which says otherwise"
         elif block.retired_by is not None:
             mine[block.id] = (f"you took {block.retired_by[:8]}, which says this, out of "
                               "effect")

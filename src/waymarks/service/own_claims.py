@@ -6,7 +6,7 @@ since what the person confirmed stands."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -24,13 +24,24 @@ RETIRED: Final = frozenset({"invalid", "expired", "superseded"})
 READ_CATCH_UP: Final = 10_000
 
 
+class Said(Protocol):
+    """What the person said, as :class:`OwnSignatures` weighs it: a pin or claim's view,
+    or a line of their personal memory index (a planner ``TextBlock``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
 class OwnSignatures:
     """The signatures of the person's own claims in the plan, indexed by subject and by
     the subjects each may contain (:func:`~waymarks.core.contradiction.parts`): a team or
     learned claim is compared with those it may contradict, in memory (a query per team
     claim made a plan with 200 of them 5x slower)."""
 
-    def __init__(self, views: Iterable[ItemView]) -> None:
+    def __init__(self, views: Iterable[Said]) -> None:
         from waymarks.core.contradiction import parts, signature, whole
 
         self.by_subject: dict[str, list[tuple[str, Any]]] = {}

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     # the planner is imported where a plan is made, not here: every request needs
     # egress_for, a one-shot recall never plans
     from waymarks.planner.learned import LearnedBlock
-    from waymarks.planner.render import MemoryBlock, PinBlock
+    from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
     from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
@@ -294,13 +294,15 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     notes: list[str] = []  # a damaged evolution ledger: planned without learned memory
     budgets = settings.budgets if context_cap is None else replace(
         settings.budgets, max_context_tokens=context_cap)
+    lines = personal.candidates(app, prompt, egress)
     plan = build_plan(prompt, pins, memories, egress=egress, budgets=budgets,
                       model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
                       history=(retrieved or COMPACTED_TURNS).candidates(app, prompt, egress),
                       snippets=snippets.candidates(app, prompt, egress),
-                      personal=personal.candidates(app, prompt, egress),
-                      learned=_learned(app, prompt, history, egress, notes),
+                      personal=lines,
+                      learned=_learned(app, prompt, history, egress, notes,
+                                       [line.block for line in lines]),
                       team=_team_blocks(app))
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
@@ -317,7 +319,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
 
 
 def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
-             notes: list[str]) -> list[LearnedBlock]:
+             notes: list[str], personal: Sequence[TextBlock] = ()) -> list[LearnedBlock]:
     """The plan's learned claims: none where learning is off for this directory (the
     home's ``learn off``, or the project's ``[evolution] learn = false``). Learning is a
     mode the person turns on; turned off, it stopped capture and calls while every plan
@@ -332,7 +334,7 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
 
     if not _learning(app):
         return []
-    from waymarks.service.own_claims import OwnClaims
+    from waymarks.service.own_claims import OwnClaims, OwnSignatures
 
     # the person's own pin or claim in effect here that a learned claim's text contradicts
     # (by a local write's signature rules: the same subject and attribute with another
@@ -341,11 +343,18 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     # beside the confirmed one, or alone, as the answer, when that one was classified
     # above what the destination may receive; or in the place of the one they retired
     own = OwnClaims(app)
+    # and the lines of their personal memory index in the plan: theirs as much as a pin
+    # (a learned "port 8080" went out beside their entry saying 5432)
+    index = OwnSignatures(personal)
+
+    def contradicted(text: str) -> str | None:
+        return own.contradicted(text) or index.contradicted(text)
+
     # a caller that waits briefly (a hook: Claude Code kills it at 10 s) leaves a long
     # fold to a process with the time (the helper), rather than die with it uncommitted
     hurried = app.busy_timeout_ms < BUSY_TIMEOUT_MS
     return learned_blocks(app.home, prompt, history, egress, notes=notes,
-                          contradicted=own.contradicted, retired=own.retired,
+                          contradicted=contradicted, retired=own.retired,
                           said=own.said, fold_limit=HOOK_FOLD_BYTES if hurried else None,
                           # (a process that keeps no corpus builds none it would not keep)
                           build_limit=HOOK_CORPUS_CLAIMS if hurried and
