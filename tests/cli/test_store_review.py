@@ -74,3 +74,15 @@ def test_health_names_a_file_whose_first_line_is_past_what_pickers_read(
     assert any(p.startswith(f"{odd}: not a session file") for p in data["problems"])
     rebuilt = cli("rebuild-index")  # what a rebuild says of it, as before
     assert any(u.startswith(f"{odd}: not a session file") for u in rebuilt["unreadable"])
+
+
+def test_a_session_prefix_naming_a_fifo_says_what_is_there(cli: Any, home: Path) -> None:
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    fifo = folder / "2020-01-01T00-00-00-000Z_deadbeef-0000-4000-8000-000000000000.jsonl"
+    os.mkfifo(fifo)
+    refused = cli("--session", "deadbeef", "pins", expect=2)
+    assert refused["code"] == "bad_session"
+    assert f"{fifo}: a FIFO (named pipe), not a session file" in refused["message"]
+    assert "move it aside" in refused["message"]
+    assert "a FIFO" not in cli("--session", "feedface", "pins", expect=2)["message"]

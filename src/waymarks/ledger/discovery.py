@@ -374,9 +374,13 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        # a name of that ID that is no regular file (a FIFO, a folder) is there: "no
+        # session" sent the person looking for one
+        odd = [f"{path}: {what}, not a session file" for path, what in irregular_files(home, cwd)
+               if any(_id_of(path).startswith(typed) for typed in (ref, ref.lower()))]
         raise SessionFileError(
             f"no session {ref!r} for {cwd}; list them with `waymarks session list`"
-        )
+            + "".join(f" ({said}: move it aside)" for said in odd[:1]))
     if len({_id_of(p) for p in matches}) == 1:  # typing more of it would not help
         paths = ", ".join(str(p) for p in matches[::-1])
         raise SessionFileError(f"session {_id_of(matches[0])} has {len(matches)} ledger "
