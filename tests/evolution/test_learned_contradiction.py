@@ -119,4 +119,8 @@ def test_a_learned_claim_contradicting_a_personal_entry_is_not_planned(
     plan = cli("plan", "--", ASK)
     shown = "\n".join(m["content"] for m in plan["messages"])
     assert "port is 5432" in shown and "port is 8080" not in shown and ttl in shown
-    assert _learned(plan) == {port: "you hold personal:staging-db, which says otherwise"}
+    says_otherwise = "you hold personal:staging-db, which says otherwise"
+    assert _learned(plan) == {port: says_otherwise}
+    explained = cli("evolution", "explain", ASK)  # as the plan chose
+    assert explained["selected"] == [ttl]
+    assert [s["verdict"] for s in explained["scored"] if s["id"] == port] == [says_otherwise]

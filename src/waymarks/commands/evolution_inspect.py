@@ -200,10 +200,12 @@ def register_inspection(root: Group) -> None:
                                "the last snapshot is kept in memory by the host process only "
                                "(in Pi: /context evolution explain); pass a QUERY to preview")
             return Result(dict(snapshot), f"at {snapshot['at']}\n{explain_text(snapshot)}")
+        from waymarks.personal.setup import personal_index
         from waymarks.service.planning import explain_injection
 
         # previewed for the plan's destination, as injection ranks and the plan chooses
-        data = explain_injection(runtime().app(), " ".join(query))
+        app = runtime().app()
+        data = explain_injection(app, " ".join(query), personal_index(app))
         return Result(data, explain_text(data))
 
     @command(group, "forget", summary="Forget a learned claim and its exact same-origin "

@@ -44,7 +44,12 @@ def personal_store(app: Waymarks) -> PersonalStore:
     return store
 
 
+def personal_index(app: Waymarks) -> PersonalIndex:
+    """The personal memory index as a plan's source (``evolution explain`` weighs it too)."""
+    return PersonalIndex(personal_store(app))
+
+
 def plan_with_memory(app: Waymarks, prompt: str, **options: Any) -> Plan:
     """:func:`plan_request` with the personal index and the engineering docs as sources."""
     return plan_request(app, prompt, snippets=EngineeringDocs(),
-                        personal=PersonalIndex(personal_store(app)), **options)
+                        personal=personal_index(app), **options)

@@ -8,7 +8,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
     from waymarks.recall.scoring import Candidate
     from waymarks.service.app import Waymarks
+    from waymarks.service.own_claims import OwnClaims
 
 CONTINUITY_ITEMS = 3
 
@@ -334,7 +335,7 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
 
     if not _learning(app):
         return []
-    from waymarks.service.own_claims import OwnClaims, OwnSignatures
+    from waymarks.service.own_claims import OwnClaims
 
     # the person's own pin or claim in effect here that a learned claim's text contradicts
     # (by a local write's signature rules: the same subject and attribute with another
@@ -343,13 +344,7 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     # beside the confirmed one, or alone, as the answer, when that one was classified
     # above what the destination may receive; or in the place of the one they retired
     own = OwnClaims(app)
-    # and the lines of their personal memory index in the plan: theirs as much as a pin
-    # (a learned "port 8080" went out beside their entry saying 5432)
-    index = OwnSignatures(personal)
-
-    def contradicted(text: str) -> str | None:
-        return own.contradicted(text) or index.contradicted(text)
-
+    contradicted = _contradicted(own, personal)
     # a caller that waits briefly (a hook: Claude Code kills it at 10 s) leaves a long
     # fold to a process with the time (the helper), rather than die with it uncommitted
     hurried = app.busy_timeout_ms < BUSY_TIMEOUT_MS
@@ -361,6 +356,16 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
                           not app.keep_recall_index else None)
 
 
+def _contradicted(own: OwnClaims, personal: Sequence[TextBlock]) -> Callable[[str], str | None]:
+    """What a learned claim's text contradicts of the person's: a pin or claim of theirs,
+    or a line of their personal memory index the plan offers, theirs as much as a pin (a
+    learned "port 8080" went out beside their entry saying 5432)."""
+    from waymarks.service.own_claims import OwnSignatures
+
+    index = OwnSignatures(personal)
+    return lambda text: own.contradicted(text) or index.contradicted(text)
+
+
 def _learning(app: Waymarks) -> bool:
     """Whether a plan in ``app``'s directory injects learned claims (a home that never
     learned anything costs the ledger's ``stat``, not a read of the configuration)."""
@@ -370,7 +375,8 @@ def _learning(app: Waymarks) -> bool:
 
 
 @recovering
-def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
+def explain_injection(app: Waymarks, query: str,
+                      personal: TextSource = NO_TEXT) -> dict[str, Any]:
     """``evolution explain QUERY``: learned injection for ``query`` previewed for this
     process's destination, ``selected`` being what a plan includes: a learned claim whose
     sentence the plan's pins or recalled claims hold is left out (before, it was named
@@ -382,11 +388,12 @@ def explain_injection(app: Waymarks, query: str) -> dict[str, Any]:
         settings = settings_for(app)
         egress = egress_for(app, settings=settings)
         own = OwnClaims(app)
+        lines = [line.block for line in personal.candidates(app, query, egress)]
         return explain(app.home, query, egress=egress,
                        held=(app.pin_inputs.inputs(app.items("pin")),
                              _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens,
-                       learning=_learning(app), contradicted=own.contradicted,
+                       learning=_learning(app), contradicted=_contradicted(own, lines),
                        retired=own.retired, said=own.said)
 
 
