@@ -104,6 +104,7 @@ class Bridge:
         self._retired: list[Waymarks] = []  # services a later initialize replaced
         self._claim = Claim()  # the hold on the session Pi opened (hosts.pi_claim)
         self._warming: Any = None  # the thread building the learned claims' ranking
+        self._sanitized: Any = None  # earlier requests' messages as sanitized (egress.Memo)
 
     # -- transport ----------------------------------------------------------------------
 
@@ -422,13 +423,15 @@ class Bridge:
 
     def rpc_sanitize(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.service.planning import host_destination, settings_for
-        from waymarks.tool.egress import outgoing_payload
+        from waymarks.tool.egress import Memo, outgoing_payload
 
+        if self._sanitized is None:  # (by policy: a provider or setting changed finds none)
+            self._sanitized = Memo()
         app = self._app()
         settings = settings_for(app)
         outcome = outgoing_payload(params.get("payload"), host_destination(
             app, provider_param(params.get("provider"), self.provider), settings), settings.policy,
-            history=params.get("history") is True)
+            history=params.get("history") is True, memo=self._sanitized)
         if outcome.withheld or outcome.payload is None:
             return {"withheld": True, "reason": outcome.reason}
         return {"withheld": False, "payload": outcome.payload}

@@ -41,6 +41,7 @@ from typing import Any, Final
 from waymarks.core.egress import Egress, quote
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, PrivacyConfigError, ProviderPolicy
+from waymarks.planner.sanitize import Memo as Memo  # (re-exported: the Pi bridge keeps one)
 from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 from waymarks.tool.contract import (
     ACTIONS,
@@ -205,12 +206,14 @@ def _value(value: object) -> str:
 # -- whole conversations ----------------------------------------------------------------
 
 def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy, *,
-                     history: bool = False) -> SanitizeOutcome:
+                     history: bool = False, memo: Memo | None = None) -> SanitizeOutcome:
     """A provider payload as it may leave: earlier tool traffic guarded, results rendered
     for another destination withheld, then sanitized (fails closed: see
     :func:`waymarks.planner.sanitize.sanitize`). With ``history``, as text that stays in
     the conversation for whichever model comes next (:meth:`ProviderPolicy.for_history`:
-    a compaction's input, whose summary is sent with every later request)."""
+    a compaction's input, whose summary is sent with every later request). ``memo``:
+    earlier requests' messages as sanitized (:class:`waymarks.planner.sanitize.Memo`), so a
+    request costs what is new in it."""
     sent = policy
     if history:
         try:
@@ -218,7 +221,7 @@ def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy, *,
         except PrivacyConfigError as exc:
             return SanitizeOutcome(None, True, str(exc), provider, "remote", None)
     return sanitize(guard_payload(payload, Fit(provider, sent, rendered=policy)), provider,
-                    sent)
+                    sent, memo)
 
 
 def guard_payload(payload: object, fit: Fit | None = None) -> object:

@@ -46,7 +46,8 @@ credential) are recognised by a check that builds nothing, and kept as they are.
 
 Where things are, by wire shape: ``walker`` (the state of one run and what every shape
 shares: strings, objects, content parts, tool-call arguments, units), ``fast`` (the check
-that builds nothing), ``chat`` (the ``messages`` list, Chat Completions message fields),
+that builds nothing), ``memo`` (earlier runs' results by message, for a caller that sends
+one growing conversation again), ``chat`` (the ``messages`` list, Chat Completions message fields),
 ``anthropic`` (the content blocks only Anthropic Messages has), ``responses`` (the
 ``input`` items). This module dispatches the top-level keys and tells the shape apart.
 
@@ -63,9 +64,10 @@ import msgspec
 from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
 from waymarks.core.secrets import might_contain_secret
 from waymarks.planner.sanitize import anthropic, chat, responses
+from waymarks.planner.sanitize.memo import Memo
 from waymarks.planner.sanitize.walker import BASE, STRUCTURAL, Malformed, Walker
 
-__all__ = ["SanitizeOutcome", "Shape", "sanitize"]
+__all__ = ["Memo", "SanitizeOutcome", "Shape", "sanitize"]
 
 Shape = Literal["chat", "responses", "anthropic"]
 
@@ -124,9 +126,10 @@ def _shape(payload: Mapping[str, Any], anthropic: bool) -> Shape | None:
     return None
 
 
-def sanitize(payload: object, provider: str,
-             policy: ProviderPolicy = DEFAULT_POLICY) -> SanitizeOutcome:
-    """``payload`` as ``provider`` may receive it, or withheld (never raises)."""
+def sanitize(payload: object, provider: str, policy: ProviderPolicy = DEFAULT_POLICY,
+             memo: Memo | None = None) -> SanitizeOutcome:
+    """``payload`` as ``provider`` may receive it, or withheld (never raises). ``memo``:
+    earlier runs' results by message, reused under the same rules (``memo``)."""
     name = provider if isinstance(provider, str) else repr(type(provider).__name__)
     try:
         destination = policy.destination(provider)
@@ -137,6 +140,9 @@ def sanitize(payload: object, provider: str,
         return SanitizeOutcome(None, True, f"provider policy failed ({type(exc).__name__})",
                                name, "remote", None)
     walker = Walker(allowed, parse_marked, suspect, anthropic.BLOCKS)
+    walker.memo = memo
+    if memo is not None:
+        memo.begin()
     shape: Shape | None = None
     try:
         if not isinstance(payload, Mapping):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from waymarks.planner.sanitize.memo import SAME, Key, Memo, Stored
 from waymarks.planner.sanitize.walker import (
     BASE,
     HINT,
@@ -142,18 +143,52 @@ def clean_string(value: str, text: int, suspect: Suspect | None) -> bool:
 def units(walker: Walker, value: list[Any], handle: Handler, name: str) -> list[Any]:
     """A list of messages or items as the provider may see it, each one unit
     (:meth:`Walker.unit`): those :func:`quick` finds clean are kept without a walk, and
-    the list itself when no unit changed. ``name``: the list's, for errors."""
+    the list itself when no unit changed. With ``walker.memo``, a unit an earlier run
+    walked under the same rules is taken from there (``memo``). ``name``: the list's, for
+    errors."""
     out: list[Any] | None = None
     plain = BASE in walker.allowed
-    suspect = walker.suspect
+    memo: Memo | None = walker.memo
+    rules = walker.rules(handle) if memo is not None else ()
     for index, unit in enumerate(value):
-        if plain and type(unit) is dict and quick(unit, suspect):
-            continue
-        if not isinstance(unit, Mapping):
-            raise Malformed(f"{name}[{index}] is not an object")
-        new = walker.unit(handle, unit)
+        key = memo.key(rules, unit) if memo is not None else None
+        if memo is None or key is None:
+            new = _walked(walker, handle, unit, plain, index, name)
+        else:
+            new = _remembered(walker, memo, key, handle, unit, plain, index, name)
         if new is not unit:
             if out is None:
                 out = list(value)
             out[index] = new
     return value if out is None else out
+
+
+def _walked(walker: Walker, handle: Handler, unit: Any, plain: bool, index: int,
+            name: str) -> Any:
+    if plain and type(unit) is dict and quick(unit, walker.suspect):
+        return unit
+    if not isinstance(unit, Mapping):
+        raise Malformed(f"{name}[{index}] is not an object")
+    return walker.unit(handle, unit)
+
+
+def _remembered(walker: Walker, memo: Memo, key: Key, handle: Handler, unit: Any,
+                plain: bool, index: int, name: str) -> Any:
+    """``unit`` as an earlier run under the same rules left it, counts included; walked
+    (and stored) when none did."""
+    found = memo.get(key)
+    if found is None:
+        counts = (walker.removed, walker.redacted, walker.markers)
+        anthropic, walker.anthropic = walker.anthropic, False
+        new = _walked(walker, handle, unit, plain, index, name)
+        found = Stored(SAME if new is unit else new, walker.removed - counts[0],
+                       walker.redacted - counts[1], walker.markers - counts[2],
+                       walker.anthropic, 0)
+        walker.anthropic = anthropic or walker.anthropic
+        memo.put(key, found)
+        return new
+    walker.removed += found.removed
+    walker.redacted += found.redacted
+    walker.markers += found.markers
+    walker.anthropic = walker.anthropic or found.anthropic
+    return unit if found.out is SAME else found.out

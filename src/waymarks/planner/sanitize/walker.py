@@ -79,8 +79,8 @@ class Walker:
     state (see ``unit``). ``blocks`` handles the part types beyond text parts (content
     blocks of Anthropic Messages); any other part is ``opaque``."""
 
-    __slots__ = ("allowed", "anthropic", "blocks", "level", "markers", "parse", "redacted",
-                 "removed", "slots", "split", "suspect")
+    __slots__ = ("allowed", "anthropic", "blocks", "level", "markers", "memo", "parse",
+                 "redacted", "removed", "slots", "split", "suspect")
 
     def __init__(self, allowed: frozenset[Classification], parse: Parse,
                  suspect: Suspect | None, blocks: Handlers) -> None:
@@ -88,6 +88,8 @@ class Walker:
         self.parse = parse
         self.suspect = suspect
         self.blocks = blocks
+        #: earlier runs' results by unit (``memo.Memo``), for ``fast.units``; None: none
+        self.memo: Any = None
         self.removed = 0
         self.redacted = 0
         self.markers = 0
@@ -260,6 +262,12 @@ class Walker:
         return obj if out is None else out
 
     # --- units -------------------------------------------------------------------------
+
+    def rules(self, handle: Handler) -> tuple[Any, ...]:
+        """What a unit's result depends on besides the unit (``memo.Memo``'s rules): the
+        levels, the credential check and marker parser, the redaction looked up here,
+        the part handlers and the unit's handler."""
+        return (self.allowed, self.suspect, self.parse, redact, id(self.blocks), handle)
 
     def unit(self, handle: Handler, value: Any) -> Any:
         """Handle one message/item/system prompt; if its markers do not pair up within
