@@ -281,34 +281,42 @@ def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
     calls: dict[str, str] = {}  # call ID -> tool name, for the tools guarded here
     out = []
     for message in messages:
-        if not isinstance(message, dict):
-            out.append(message)
-            continue
-        message = dict(message)
-        kind, role = message.get("type"), message.get("role")
-        if kind == "function_call" and message.get("name") in GUARDED:  # Responses
-            calls[str(message.get("call_id"))] = str(message.get("name"))
-        elif kind == "function_call_output" and str(message.get("call_id")) in calls:
-            message["output"] = _fitted(calls[str(message.get("call_id"))],
-                                        message.get("output"), fit) or message["output"]
-        elif role == "toolResult" and message.get("toolName") in GUARDED:  # Pi
-            text = _fitted(str(message.get("toolName")), message.get("content"), fit)
-            if text is not None:
-                message["content"] = [{"type": "text", "text": text}]
-                message["details"] = _first_json_line(text)
-        elif role == "tool" and _result_of(message) in calls:  # OpenAI chat, Mistral
-            message["content"] = _fitted(calls[_result_of(message)], message.get("content"),
-                                         fit) or message.get("content")
-        for name in _CALL_LISTS if role == "assistant" else ():
-            for call in message.get(name) or ():
-                function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict) and function.get("name") in GUARDED:
-                    calls[str(call.get("id"))] = str(function.get("name"))
-        if isinstance(message.get("content"), list) and role in ("assistant", "user"):
-            message["content"] = [_fitting_part(part, calls, fit)
-                                  for part in message["content"]]
+        if isinstance(message, dict):
+            message = _fitting_message(message, calls, fit)
         out.append(message)
     return out
+
+
+def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -> Any:
+    """``message`` as :func:`withhold_misfits` sends it: the same object when nothing in it
+    changes (copying every message of a long session cost a request a second)."""
+    changed: dict[str, Any] = {}
+    kind, role = message.get("type"), message.get("role")
+    if kind == "function_call" and message.get("name") in GUARDED:  # Responses
+        calls[str(message.get("call_id"))] = str(message.get("name"))
+    elif kind == "function_call_output" and str(message.get("call_id")) in calls:
+        changed["output"] = _fitted(calls[str(message.get("call_id"))],
+                                    message.get("output"), fit) or message["output"]
+    elif role == "toolResult" and message.get("toolName") in GUARDED:  # Pi
+        text = _fitted(str(message.get("toolName")), message.get("content"), fit)
+        if text is not None:
+            changed["content"] = [{"type": "text", "text": text}]
+            changed["details"] = _first_json_line(text)
+    elif role == "tool" and _result_of(message) in calls:  # OpenAI chat, Mistral
+        changed["content"] = _fitted(calls[_result_of(message)], message.get("content"),
+                                     fit) or message.get("content")
+    for name in _CALL_LISTS if role == "assistant" else ():
+        for call in message.get(name) or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and function.get("name") in GUARDED:
+                calls[str(call.get("id"))] = str(function.get("name"))
+    content = changed.get("content", message.get("content"))
+    if isinstance(content, list) and role in ("assistant", "user"):
+        parts = [_fitting_part(part, calls, fit) for part in content]
+        if "content" in changed or any(
+                new is not old for new, old in zip(parts, content, strict=True)):
+            changed["content"] = parts
+    return {**message, **changed} if changed else message
 
 
 #: the tools whose results :func:`withhold_misfits` checks
@@ -327,7 +335,7 @@ def _fitted(tool: str, content: Any, fit: Fit) -> str | None:
 def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     """An Anthropic ``tool_use`` / ``tool_result`` or Bedrock ``toolUse`` / ``toolResult``
     part (Pi's ``toolCall`` names its results by their message's ``toolName``)."""
-    if not isinstance(part, dict):
+    if not isinstance(part, dict) or _not_a_call(part):
         return part
     if part.get("type") == "tool_use" and part.get("name") in GUARDED:
         calls[str(part.get("id"))] = str(part.get("name"))
@@ -346,6 +354,19 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     return part
 
 
+#: the part types the guard reads beyond their type (Pi, Anthropic); Bedrock Converse's
+#: parts have none, but a ``toolUse`` or ``toolResult`` key
+_CALL_PARTS: Final = frozenset({"toolCall", "tool_use", "tool_result"})
+
+
+def _not_a_call(part: dict[str, Any]) -> bool:
+    """Whether no branch of :func:`_parts` or :func:`_fitting_part` can take ``part``
+    (text, images, thinking: most of a conversation), told by its type and keys alone."""
+    kind = part.get("type")
+    return not (isinstance(kind, str) and kind in _CALL_PARTS) \
+        and "toolUse" not in part and "toolResult" not in part
+
+
 def _first_json_line(content: Any) -> dict[str, Any]:
     """The JSON object a result's text starts with (``{}`` when it does not)."""
     text = content if isinstance(content, str) else "\n".join(
@@ -360,10 +381,10 @@ def _first_json_line(content: Any) -> dict[str, Any]:
 
 def guard_history(messages: list[Any]) -> list[Any]:
     """A copy of ``messages`` with earlier ``context_persistence`` traffic rewritten."""
-    last_user = max((n for n, m in enumerate(messages)
-                     if isinstance(m, dict) and m.get("role") == "user"
-                     and not _is_tool_result_turn(m) and not _tool_images(messages, n)),
-                    default=-1)
+    last_user = next((n for n in range(len(messages) - 1, -1, -1)
+                      if isinstance(m := messages[n], dict) and m.get("role") == "user"
+                      and not _is_tool_result_turn(m) and not _tool_images(messages, n)),
+                     -1)
     ours: set[str] = set()
     out = []
     for n, message in enumerate(messages):
@@ -428,14 +449,16 @@ def _tool_images(messages: list[Any], n: int) -> bool:
 
 
 def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
-    message = dict(message)
+    """``message`` with its ``context_persistence`` traffic rewritten: the same object
+    when it has none (copying every message of a long session cost a request a second)."""
+    changed: dict[str, Any] = {}
     role = message.get("role")
     kind = message.get("type")
     if kind == "function_call" and message.get("name") == TOOL_NAME:  # Responses
         ours.add(str(message.get("call_id")))
-        message["arguments"] = json.dumps(guard_arguments(_json_object(message.get("arguments"))))
+        changed["arguments"] = json.dumps(guard_arguments(_json_object(message.get("arguments"))))
     elif kind == "function_call_output" and str(message.get("call_id")) in ours:
-        message["output"] = result_text(_details_from_text(message.get("output")))
+        changed["output"] = result_text(_details_from_text(message.get("output")))
     elif role == "assistant":
         for name in _CALL_LISTS:  # OpenAI chat; Mistral's (camelCase) before the wire
             for call in message.get(name) or ():
@@ -443,25 +466,38 @@ def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:
                 if isinstance(function, dict) and function.get("name") == TOOL_NAME:
                     ours.add(str(call.get("id")))
             if message.get(name):
-                message[name] = [_openai_call(c) for c in message[name]]
-        message["content"] = _parts(message.get("content"), ours)
+                calls = [_openai_call(c) for c in message[name]]
+                if any(new is not old for new, old in zip(calls, message[name], strict=True)):
+                    changed[name] = calls
+        _changed_content(message, ours, changed)
     elif role == "toolResult" and message.get("toolName") == TOOL_NAME:  # Pi
         details = guard_details(message.get("details"))
-        message["details"] = details
-        message["content"] = [{"type": "text", "text": result_text(details)}]
+        changed["details"] = details
+        changed["content"] = [{"type": "text", "text": result_text(details)}]
     elif role == "tool" and _result_of(message) in ours:  # OpenAI chat, Mistral
-        message["content"] = result_text(_details_from_text(message.get("content")))
+        changed["content"] = result_text(_details_from_text(message.get("content")))
     elif role == "user":
-        message["content"] = _parts(message.get("content"), ours)
-    return message
+        _changed_content(message, ours, changed)
+    return {**message, **changed} if changed else message
+
+
+def _changed_content(message: dict[str, Any], ours: set[str], changed: dict[str, Any]) -> None:
+    """``message``'s content into ``changed`` when :func:`_parts` rewrote some of it (a
+    message with no ``content`` went on with ``"content": null``, as it always has)."""
+    content = message.get("content")
+    parts = _parts(content, ours)
+    if parts is not content or "content" not in message:
+        changed["content"] = parts
 
 
 def _parts(content: Any, ours: set[str]) -> Any:
+    """``content`` with ``context_persistence`` calls and results rewritten: the same list
+    when it holds none."""
     if not isinstance(content, list):
         return content
     out = []
     for part in content:
-        if not isinstance(part, dict):
+        if not isinstance(part, dict) or _not_a_call(part):
             out.append(part)
         elif part.get("type") == "toolCall" and part.get("name") == TOOL_NAME:  # Pi
             out.append({**part, "arguments": guard_arguments(part.get("arguments"))})
@@ -480,7 +516,7 @@ def _parts(content: Any, ours: set[str]) -> Any:
             out.append({**part, "toolResult": {**done, "content": [{"text": text}]}})
         else:
             out.append(part)
-    return out
+    return content if all(new is old for new, old in zip(out, content, strict=True)) else out
 
 
 #: where an assistant message lists its tool calls: Chat Completions, and Mistral's
