@@ -253,10 +253,10 @@ def test_a_long_task_prompt_naming_a_record_past_byte_2048_recalls_it(
 
 def test_a_long_task_prompt_naming_a_rare_concept_past_byte_2048_recalls_it(
         app: Waymarks, ids: dict[str, str]) -> None:
-    dog = remember(app, "Our dog Biscuit is allergic to chicken.")
-    prompt = FILLER + "\nAnd what may the dog eat instead of chicken?"
-    assert prompt.encode().index(b"dog") > 2048
-    assert dog in app.recall(prompt).selected
+    mail = remember(app, "Our mail relay Biscuit rejects attachments over 10 MB.")
+    prompt = FILLER + "\nAnd which email attachments does the relay reject?"
+    assert prompt.encode().index(b"email") > 2048
+    assert mail in app.recall(prompt).selected
 
 
 def test_a_long_history_turn_is_clipped_to_2048_bytes(app: Waymarks,
