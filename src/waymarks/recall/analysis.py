@@ -94,6 +94,8 @@ _PASTED_LINE: Final = lazy(
 )
 _QUOTED_QUESTION: Final = lazy(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
 _NUMBER: Final = lazy(r"^\d+$")
+#: a path match that may be two words joined by a slash (:func:`_joined_words`)
+_WORD_PAIR: Final = lazy(r"([^\W\d_]+)/([^\W\d_]+)")
 _POSSESSIVE: Final = lazy(r"['’]s$")
 
 
@@ -157,7 +159,10 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
     # every path or filename match holds a "/" or a "." (most texts: no scan at all)
     if "/" in folded or "." in folded:
         masked: list[str] | None = None
+        typed = text if len(text) == len(folded) else ""  # (positions agree)
         for match in _PATH.finditer(folded):
+            if _joined_words(match.group(0), typed[match.start():match.end()]):
+                continue  # its words are analysed as words
             literal = _literal_features(match.group(0))
             if not literal:
                 continue
@@ -309,6 +314,18 @@ def is_literal(feature: str) -> bool:
 
 def is_numeric(feature: str) -> bool:
     return bool(_NUMBER.match(feature[2:]))
+
+
+def _joined_words(raw: str, typed: str) -> bool:
+    """Whether a path match is two words joined by a slash, not a path: a stop word or a
+    single letter on either side ("and/or", "w/o", "y/n"), or both typed in capitals
+    ("CI/CD", "TCP/IP", "UI/UX"; a folder is typed in lower case, "src/app"). Taken for a
+    literal, which no record holds, "and/or" made a prompt recall nothing at all."""
+    pair = _WORD_PAIR.fullmatch(raw.rstrip(").,;:"))
+    if pair is None:
+        return False
+    return typed.rstrip(").,;:").isupper() or any(
+        len(word) == 1 or word in STOP_WORDS for word in pair.groups())
 
 
 def _literal_features(raw: str) -> list[str]:
