@@ -52,3 +52,21 @@ def test_slash_joined_words_are_words(text: str, words: tuple[str, ...]) -> None
     ("docs/adr", "docs/adr"), ("Src/App holds the routes", "src/app")])
 def test_a_folder_stays_a_literal(text: str, folder: str) -> None:
     assert analyze(text, query=True).literals == {"p:" + folder}
+
+
+def test_a_chinese_prompt_with_a_slash_is_no_path(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chinese is typed with no space, so the path expression took the whole sentence
+    around a slash ("数据库/缓存的端口是多少？", "the database/cache port?") for one path
+    literal, and the prompt recalled nothing."""
+    assert not analyze("数据库/缓存的端口是多少？", query=True).literals
+    assert analyze("数据库/缓存/队列", query=True).features == (
+        "c:database", "c:cache", "w:队列")
+    assert analyze("文档/设计.md", query=True).literals == {"p:文档/设计.md"}
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        port = app.remember("数据库端口是 5433。").id  # type: ignore[union-attr]
+        app.remember("缓存每天凌晨清空。")
+        assert port in app.recall("数据库/缓存的端口是多少？").selected

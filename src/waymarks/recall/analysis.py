@@ -94,8 +94,8 @@ _PASTED_LINE: Final = lazy(
 )
 _QUOTED_QUESTION: Final = lazy(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
 _NUMBER: Final = lazy(r"^\d+$")
-#: a path match that may be two words joined by a slash (:func:`_joined_words`)
-_WORD_PAIR: Final = lazy(r"([^\W\d_]+)/([^\W\d_]+)")
+#: a path match that may be words joined by slashes (:func:`_joined_words`)
+_WORD_RUN: Final = lazy(r"[^\W\d_]+(?:/[^\W\d_]+)+")
 _POSSESSIVE: Final = lazy(r"['’]s$")
 
 
@@ -317,15 +317,20 @@ def is_numeric(feature: str) -> bool:
 
 
 def _joined_words(raw: str, typed: str) -> bool:
-    """Whether a path match is two words joined by a slash, not a path: a stop word or a
-    single letter on either side ("and/or", "w/o", "y/n"), or both typed in capitals
-    ("CI/CD", "TCP/IP", "UI/UX"; a folder is typed in lower case, "src/app"). Taken for a
-    literal, which no record holds, "and/or" made a prompt recall nothing at all."""
-    pair = _WORD_PAIR.fullmatch(raw.rstrip(").,;:"))
-    if pair is None:
+    """Whether a path match is words joined by slashes, not a path: Chinese (typed with no
+    space, the match ran over the sentence around the slash: "数据库/缓存的端口是多少"), or
+    two words with a stop word or a single letter on either side ("and/or", "w/o", "y/n"),
+    or both typed in capitals ("CI/CD", "TCP/IP", "UI/UX"; a folder is typed in lower
+    case, "src/app"). Taken for a literal, which no record holds, "and/or" made a prompt
+    recall nothing at all."""
+    text = raw.rstrip(").,;:")
+    if _WORD_RUN.fullmatch(text) is None:
         return False
-    return typed.rstrip(").,;:").isupper() or any(
-        len(word) == 1 or word in STOP_WORDS for word in pair.groups())
+    if _HAN.search(text):
+        return True
+    words = text.split("/")
+    return len(words) == 2 and (typed.rstrip(").,;:").isupper() or any(
+        len(word) == 1 or word in STOP_WORDS for word in words))
 
 
 def _literal_features(raw: str) -> list[str]:
