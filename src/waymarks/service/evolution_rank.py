@@ -82,14 +82,18 @@ _ANALYSER: list[str] = []
 
 
 def _analyser() -> str:
-    """A fingerprint of the analyser: the version and what it makes of a probe text (a
-    change to the analysis rules changes it, so persisted analyses are not reused)."""
+    """A fingerprint of the analyser: the version, the digest of the analysis code (as the
+    recall index re-indexes by it) and what it makes of a probe text (a change to the
+    analysis rules changes it, so persisted analyses are not reused)."""
     if not _ANALYSER:
+        from waymarks.store.recall_index import analysis_fingerprint
+
         probe = candidate(LearnedClaim("p", "fact", "provisional", "/probe/origin", _PROBE,
                                        ("probe term",), "", "", 0))
         parts = [sorted(probe.body), sorted(probe.aliases), sorted(probe.quoted),
                  sorted(probe.origin_features), probe.body_count]
-        _ANALYSER.append(f"{ANALYSIS_VERSION}:{json.dumps(parts, ensure_ascii=False)}")
+        _ANALYSER.append(f"{ANALYSIS_VERSION}:{analysis_fingerprint()}:"
+                         f"{json.dumps(parts, ensure_ascii=False)}")
     return _ANALYSER[0]
 
 
