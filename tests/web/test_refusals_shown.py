@@ -137,3 +137,23 @@ def test_a_key_field_that_looks_like_help_is_a_key(tmp_path: Path) -> None:
         assert not done.refused, done
         assert [(v.key, v.text) for v in app.items("memory")] == [
             ("help", "The port is 5433.")]
+
+
+def test_a_credential_refused_is_not_shown_again_in_the_command(web: Any) -> None:
+    """A pin or claim typed with an API key in it was refused (`credential`, nothing
+    stored), and the page then printed the key whole in the command it had checked,
+    where the CLI's refusal never repeats it: the command is shown redacted."""
+    client, gate = _client(web)
+    key = "sk-ant-api03-" + "Zq7RmX2vLp9Tn4Wc" * 6
+    for action, extra in (("pin", {}), ("memory-add", {"key": "deploy"})):
+        form = {"csrf": gate.csrf, "action": action, "text": f"Deploy with {key} today",
+                **extra}
+        for route in ("/confirm", "/act"):
+            answer = client.post(route, data={**form, "confirmed": "yes"})
+            assert "Refused (credential)" in html.unescape(answer.text), route
+            assert key not in answer.text and key[:20] not in answer.text, route
+            assert "[REDACTED:" in answer.text, route
+    # a command the page is about to run is shown as it will run (nothing redacted)
+    asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
+                                          "text": "Keep sk-style names out"})
+    assert "Keep sk-style names out" in html.unescape(asked.text)

@@ -25,6 +25,7 @@ import msgspec
 
 from waymarks.commands.base import Result, Runtime, Shown, invoke
 from waymarks.commands.table import build
+from waymarks.core.secrets import redact
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.sessions_api import named_session
 
@@ -101,11 +102,17 @@ def command_line(name: str, form: Mapping[str, str]) -> tuple[Action, list[str]]
     return action, action.line(values)
 
 
-def typed(app: Waymarks, line: list[str] | tuple[str, ...]) -> tuple[list[str], str | None]:
+def typed(app: Waymarks, line: list[str] | tuple[str, ...], done: Done | None = None
+          ) -> tuple[list[str], str | None]:
     """What a person would type in a terminal to run ``line`` on ``app`` (its home and
     project; ``--session`` when the launch named its session: without it the command
-    acted on the newest one), and that named session."""
+    acted on the newest one), and that named session. ``done``: the refusal or failure
+    the page shows it under, which says the command as checked with every credential in
+    it redacted (:func:`waymarks.core.secrets.redact`), as the CLI's refusal never
+    repeats one: a key refused (``credential``) was printed whole under the refusal."""
     session = named_session(app)
+    if done is not None and (done.refused or done.failed):
+        line = [redact(word)[0] for word in line]
     # the home and the project always: the terminal it is pasted in may have another
     # WAYMARKS_HOME or folder than the launch had (a `--home`/`--cwd` launch showed
     # neither, and the command answered not_found there)

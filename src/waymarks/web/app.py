@@ -303,7 +303,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         except actions.BadAction as exc:
             return inspector.problem(str(exc))
         refused = actions.rehearse(service, line)  # every refusal before the question
-        typed, session = actions.typed(service, line)
+        typed, session = actions.typed(service, line, refused)
         if refused is not None:
             return inspector.render("done.html", service, action=action,
                                     done=refused, checked=True, typed=typed,
@@ -323,7 +323,7 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         except actions.BadAction as exc:
             return inspector.problem(str(exc))
         done = actions.run(service, line)
-        typed, _session = actions.typed(service, line)
+        typed, _session = actions.typed(service, line, done)
         return inspector.render("done.html", service, action=action, done=done,
                                 checked=False, typed=typed,
                                 status=400 if done.failed else 200)
