@@ -128,6 +128,26 @@ def test_the_timeline_plots_changes_and_filters_them(web: Any, seeded: dict[str,
     assert "1 changes" in pins_only
 
 
+def test_a_timeline_filter_it_does_not_know_is_refused_not_shown_as_any(
+        web: Any, seeded: dict[str, str]) -> None:
+    """A filter the page offers no choice for (a bookmark's `?kind=pins`, `?scope=global`)
+    filtered out every change: the page said "0 changes" and "No changes match" under
+    selects all showing "any". It is refused, naming the values; and a learned claim's
+    state `conflicted`, which no choice named, is offered."""
+    client, _gate = _client(web)
+    for query, named in (("kind=pins", "pin, memory, learned"),
+                         ("scope=global", "session, branch, project, learned"),
+                         ("status=removed", "active")):
+        answer = client.get(f"/timeline?{query}")
+        assert answer.status_code == 400, query
+        shown = html.unescape(answer.text)
+        assert 'id="problem"' in shown and named in shown, query
+        assert "timeline-plot" not in shown and "0 changes" not in shown, query
+    page = client.get("/timeline").text
+    assert '<option value="conflicted">' in page
+    assert seeded["pin"][:8] in client.get("/timeline?kind=pin&status=active").text
+
+
 @pytest.mark.slow
 def test_memory_is_paged_and_other_projects_are_listed(web: Any, seeded: dict[str, str],
                                                       cli: Callable[..., dict]) -> None:

@@ -284,7 +284,10 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         service = inspector.service(request)
         if service is None:
             return inspector.problem("Unknown project: choose one from the list.")
-        chosen = {k: request.query_params.get(k) or "" for k in ("scope", "kind", "status")}
+        chosen = {k: request.query_params.get(k) or "" for k in reads.TIMELINE_FILTERS}
+        unknown = reads.unknown_filter(chosen)
+        if unknown is not None:
+            return inspector.problem(unknown)
         problems: list[str] = []
         events = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
                                 status=chosen["status"], problems=problems)
@@ -292,7 +295,8 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         peak = max((sum(c.values()) for _d, c in days), default=0)
         return inspector.render("timeline.html", service, events=events[-200:],
                                 total=len(events), days=days, peak=peak, chosen=chosen,
-                                kinds=reads.TIMELINE_KINDS, problems=problems)
+                                kinds=reads.TIMELINE_KINDS, problems=problems,
+                                filters=reads.TIMELINE_FILTERS)
 
     def confirm(request: Request, form: dict[str, str]) -> Response:
         service = inspector.service(request)

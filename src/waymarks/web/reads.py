@@ -16,11 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 import msgspec
 
 from waymarks.commands.render import when as when
+from waymarks.core.evolution.model import ClaimState
+from waymarks.core.model import Scope, Status
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -297,6 +299,24 @@ class Event(msgspec.Struct, frozen=True):
 
 
 TIMELINE_KINDS = ("add", "supersede", "invalidate", "expire", "delete", "learned", "forget")
+#: the values each timeline filter takes (none: any), the page's choices and its check:
+#: a value outside them (a bookmark's ``?kind=pins``) matched nothing, under selects that
+#: all said "any"; a learned claim's ``conflicted`` had no choice
+TIMELINE_FILTERS: Final = {
+    "scope": (*get_args(Scope), "learned"),
+    "kind": ("pin", "memory", "learned"),
+    "status": tuple(dict.fromkeys((*get_args(Status), *get_args(ClaimState)))),
+}
+
+
+def unknown_filter(chosen: dict[str, str]) -> str | None:
+    """Why a timeline filter of ``chosen`` is none the page offers, else ``None``."""
+    for name, value in chosen.items():
+        offered = TIMELINE_FILTERS[name]
+        if value and value not in offered:
+            return (f"The timeline has no {name} {value!r}: choose one of "
+                    f"{', '.join(offered)}, or none for any.")
+    return None
 
 
 def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None,
