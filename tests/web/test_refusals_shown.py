@@ -157,3 +157,22 @@ def test_a_credential_refused_is_not_shown_again_in_the_command(web: Any) -> Non
     asked = client.post("/confirm", data={"csrf": gate.csrf, "action": "pin",
                                           "text": "Keep sk-style names out"})
     assert "Keep sk-style names out" in html.unescape(asked.text)
+
+
+def test_an_engineering_doc_no_plan_reads_is_named_on_the_overview(
+        web: Any, project: Path) -> None:
+    """A doc of `docs/engineering` over 1 MB (or not UTF-8) is read by no plan: the
+    overview left it out without a word, its count and table as if the folder held only
+    the others (`team status` lists it). It is named among the page's problems."""
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "small.md").write_text("# Build\n\nThe build uses make.\n")
+    (docs / "big.md").write_text("# Big\n\n" + "The deploy runs nightly.\n\n" * 50_000)
+    (docs / "latin1.md").write_bytes("# Caf\xe9\n\nNot UTF-8.\n".encode("latin-1"))
+    client, _gate = _client(web)
+    page = html.unescape(client.get("/").text)
+    assert "docs/engineering/small.md" in page
+    problems = re.findall(r'<p class="refusal">([^<]*)</p>', page)
+    for name in ("docs/engineering/big.md", "docs/engineering/latin1.md"):
+        assert any(name in p and "not read" in p for p in problems), (name, problems)
+    assert not any("small.md" in p for p in problems)

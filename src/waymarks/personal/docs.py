@@ -439,22 +439,31 @@ def _leads_to(named: dict[str, set[str]], start: str, goal: str) -> bool:
     return False
 
 
-def load_chunks(project: Path, base: Classification = "normal") -> list[Chunk]:
+def load_chunks(project: Path, base: Classification = "normal",
+                unread: list[str] | None = None) -> list[Chunk]:
     """Every current chunk of the project's engineering docs; ``base``: the level of
-    unmarked text (the policy's ``defaultClassification``)."""
+    unmarked text (the policy's ``defaultClassification``); ``unread``: given, each file
+    no plan reads is added to it, with why (the inspector names them)."""
     adrs: list[Adr] = []
     chunks: list[Chunk] = []
     left = MAX_DOCS_CHARS
     # decision records first: one left unread past the bound would leave the decision it
     # supersedes served as current
-    for path in sorted(doc_paths(project), key=lambda p: not is_decision_record(p)):
+    paths = sorted(doc_paths(project), key=lambda p: not is_decision_record(p))
+    for at, path in enumerate(paths):
+        relative = str(path.relative_to(project))
         text = read_doc(project, path)
         if text is None:
+            if unread is not None:
+                unread.append(f"{relative}: larger than {MAX_FILE_BYTES:,} bytes, not "
+                              "UTF-8, not a regular file or a link out of the project")
             continue
         left -= len(text)
-        if left < 0:
-            break  # the rest is not read (MAX_DOCS_CHARS)
-        relative = str(path.relative_to(project))
+        if left < 0:  # the rest is not read (MAX_DOCS_CHARS)
+            if unread is not None:
+                unread += [f"{p.relative_to(project)}: past the {MAX_DOCS_CHARS:,} "
+                           "characters of docs a plan reads" for p in paths[at:]]
+            break
         if is_decision_record(path):
             fields, body = parse_frontmatter(text)
             adrs.append(Adr(path, fields, body, text))

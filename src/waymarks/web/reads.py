@@ -114,7 +114,7 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
         sources = _sources(app)
     result.personal, problem = _personal(app)
     result.problems += problem
-    docs = _docs(app)
+    docs = _docs(app, result.problems)
     now = int(app.clock.now().timestamp() * 1000)
     claims = learned_claims(app.home, result.problems)
     rows = SECTION_ROWS
@@ -164,18 +164,22 @@ def _personal(app: Waymarks) -> tuple[list[dict[str, Any]], list[str]]:
                                 for u in unread]
 
 
-def _docs(app: Waymarks) -> list[dict[str, Any]]:
+def _docs(app: Waymarks, problems: list[str]) -> list[dict[str, Any]]:
     """The project's doc passages, each at the level a plan gives it: unmarked text at
     least at the policy's ``defaultClassification`` (shown as ``normal`` under a
-    ``local-only`` default, while every plan held it back as ``local-only``)."""
+    ``local-only`` default, while every plan held it back as ``local-only``). Each file no
+    plan reads is added to ``problems``: a doc over 1 MB was left out without a word."""
     from waymarks.personal.docs import load_chunks
     from waymarks.service.planning import settings_for
 
     floor = settings_for(app).policy.default_classification
+    unread: list[str] = []
     try:
-        chunks = load_chunks(Path(app.cwd), floor)
+        chunks = load_chunks(Path(app.cwd), floor, unread)
     except OSError:
         return []
+    finally:
+        problems += [f"engineering docs: not read: {why}" for why in unread]
     return [{"source": c.source, "status": c.status, "level": c.level, "text": c.text}
             for c in chunks]
 
