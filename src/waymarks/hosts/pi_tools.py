@@ -35,12 +35,12 @@ def run_tool(bridge: Bridge, name: object, arguments: object) -> dict[str, Any] 
     """One tool call (``None``: there is no such tool)."""
     args = arguments if isinstance(arguments, dict) else {}
     if name == "context_persistence":
-        from waymarks.tool.egress import RENDERED_FOR
+        from waymarks.tool.egress import rendered_stamp
         from waymarks.tool.results import ToolResult
 
         result = bridge.persistence().call(arguments, HostConfirmer(bridge))
         # its previews are rendered for Pi's model now: stamped as the others' results
-        stamped = ToolResult({**result.details, RENDERED_FOR: _egress(bridge).provider},
+        stamped = ToolResult({**result.details, **rendered_stamp(_egress(bridge))},
                              result.previews)
         return {"text": stamped.text, "details": stamped.details}
     if name == "memory_recall":
@@ -78,9 +78,9 @@ def _rendered(bridge: Bridge, details: dict[str, Any]) -> dict[str, Any]:
     """A result of stored text as rendered for Pi's model now, saying which: Pi sends it
     again with later requests, and after a model switch the payload guard lets it go
     only where that rendering fits (:func:`waymarks.tool.egress.withhold_misfits`)."""
-    from waymarks.tool.egress import RENDERED_FOR
+    from waymarks.tool.egress import rendered_stamp
 
-    return _answer({**details, RENDERED_FOR: _egress(bridge).provider})
+    return _answer({**details, **rendered_stamp(_egress(bridge))})
 
 
 def _egress(bridge: Bridge) -> Any:

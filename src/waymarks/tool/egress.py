@@ -40,7 +40,7 @@ from typing import Any, Final
 
 from waymarks.core.egress import Egress, quote
 from waymarks.core.lazy_re import lazy
-from waymarks.core.privacy import LEVELS, PrivacyConfigError, ProviderPolicy
+from waymarks.core.privacy import LEVELS, PrivacyConfigError, ProviderPolicy, allowance_json
 from waymarks.planner.sanitize import Memo as Memo  # (re-exported: the Pi bridge keeps one)
 from waymarks.planner.sanitize import SanitizeOutcome, sanitize
 from waymarks.tool.contract import (
@@ -249,6 +249,11 @@ RENDERING_TOOLS: Final = frozenset({"memory_recall", "recall_memory", "recall_me
                                     "personal_memory_entry", "learned_memory"})
 #: the field of such a result naming the provider it was rendered for
 RENDERED_FOR: Final = "renderedFor"
+#: and the fields saying what that rendering let through (:func:`rendered_stamp`): the
+#: settings may change since (the provider taken out of ``localProviders``, a level taken
+#: from it), and the result still holds what it was rendered with
+RENDERED_LEVELS: Final = "renderedLevels"
+RENDERED_REDACTED: Final = "renderedRedacted"
 MISFIT: Final = json.dumps({"outcome": "omitted", "note": (
     "this earlier result was rendered for another model, so it is not repeated here; "
     "call the tool again for what this model may see")})
@@ -265,11 +270,24 @@ class Fit:
         self.policy = rendered or policy  # what a stamp's provider was rendered under
 
     def __call__(self, content: Any) -> bool:
-        stamp = _first_json_line(content).get(RENDERED_FOR) if content is not None else None
+        first = _first_json_line(content) if content is not None else {}
+        stamp = first.get(RENDERED_FOR)
         if not isinstance(stamp, str):
             return False  # not ours to trust, or from before results were stamped
-        return self.policy.allowed(stamp) <= self.allowed and (
-            self.policy.redacts(stamp) or not self.redacts)
+        levels, redacted = first.get(RENDERED_LEVELS), first.get(RENDERED_REDACTED)
+        if levels is None and redacted is None:  # stamped before results said what they
+            levels, redacted = self.policy.allowed(stamp), self.policy.redacts(stamp)  # hold
+        elif not (isinstance(levels, list) and all(level in LEVELS for level in levels)
+                  and isinstance(redacted, bool)):
+            return False  # a stamp that cannot be read: it may hold anything
+        return frozenset(levels) <= self.allowed and (redacted or not self.redacts)
+
+
+def rendered_stamp(egress: Egress) -> dict[str, Any]:
+    """The fields a result rendered through ``egress`` carries (:class:`Fit` reads them):
+    its provider, the levels it may hold and whether credentials in it were redacted."""
+    return {RENDERED_FOR: egress.provider, RENDERED_LEVELS: allowance_json(egress.allowed),
+            RENDERED_REDACTED: egress.redacts}
 
 
 def withhold_misfits(messages: list[Any], fit: Fit) -> list[Any]:
