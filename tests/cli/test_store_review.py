@@ -30,6 +30,27 @@ def test_status_says_a_file_in_place_of_the_sessions_folder(cli: Any, home: Path
     assert (home / "sessions").read_text() == "not a folder\n"
 
 
+def test_status_names_the_session_in_use_beside_a_file_in_place_of_the_folder(
+        cli: Any, home: Path, tmp_path: Path) -> None:
+    """A session given by its path (``--session FILE``, kept outside the home's folder)
+    is the one every command uses; status said "Session: (none: ...)" over it because the
+    project's folder in the home is a file (a re-read of the sessionsProblem change)."""
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    [ledger] = folder.glob("*.jsonl")
+    kept = tmp_path / "kept"
+    folder.rename(kept)
+    folder.write_text("not a folder\n")
+    given = str(kept / ledger.name)
+    data = cli("--session", given, "status")
+    assert data["session"]["path"] == given and data["pins"]["applies"] == 1
+    assert data["sessionsProblem"].startswith(f"{folder}: not a folder")
+    text = cli("--session", given, "status", text=True)
+    [line] = [line for line in text.splitlines() if line.startswith("Session:")]
+    assert data["session"]["id"] in line and "(none" not in line, text
+    assert "not a folder" in text and "move it aside" in text, text
+
+
 def test_health_names_a_fifo_where_an_older_ledger_was(cli: Any, home: Path) -> None:
     cli("pin", "--", "Run the linters")
     [folder] = (home / "sessions").iterdir()

@@ -123,8 +123,11 @@ def register_house(root: click.Group) -> None:
         lines = [f"Home: {cell(data['home'])}", f"Project: {cell(data['cwd'])} "
                  f"({'trusted' if data['projectTrusted'] else 'not trusted'})",
                  f"Session: {session['id'] if session else '(none yet)'}"]
-        if data.get("sessionsProblem"):  # no session can be made there: not "none yet"
-            lines[-1] = f"Session: (none: {cell(data['sessionsProblem'])})"
+        if data.get("sessionsProblem"):  # no session can be made there: not "none yet";
+            # a session given by its path elsewhere is still the one in use, and named
+            problem = cell(data["sessionsProblem"])
+            lines[-1] = (f"Session: {session['id']} ({problem})" if session
+                         else f"Session: (none: {problem})")
         for kind in ("pins", "memory"):
             tally = data[kind]
             lines.append(f"{kind.capitalize()}: {tally['applies']} in effect, "
