@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from waymarks.core.evolution.capture import is_statement, sanitize, summary_claims
+from waymarks.core.evolution.cues import intent
 from waymarks.service.evolution import Evolution, drain_captures, ledger_path
 
 SESSION = "0f0e0d0c-0b0a-4009-8008-070605040302"
@@ -64,11 +65,28 @@ NEGATIVE = [
     "Don't use tabs in this repo. The release isn't out yet.",
     "Don't commit generated files; the new CI is not ready yet.",
     "Do not deploy on Fridays!\nThe dashboard is not finished yet.",
+    "Don't use tabs. Not yet supported by the formatter.",
 ])
 def test_a_standing_dont_beside_another_sentences_yet_is_kept(text: str) -> None:
     """The "yet" of a later sentence made the whole message a one-off "don't": dropped,
     its standing rule with it."""
     assert is_statement(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Don't push... yet.",
+    "Don't push…yet",
+    "Do not merge this PR... yet, CI is red.",
+    "Don't merge. Not yet.",
+    "Do not deploy it! Not yet, anyway.",
+    "Don't release v2.0.\nNot just yet.",
+])
+def test_a_dont_whose_yet_follows_an_ellipsis_or_stands_alone_is_one_off(text: str) -> None:
+    """A "don't" held back only until later, its "yet" after an ellipsis or in a "Not
+    yet." of its own: the rule that only the don't's own sentence counts (a re-read of
+    it) took each for a standing rule, "Don't push" learned for good."""
+    assert intent(text) == "one_off"
+    assert not is_statement(text)
 
 
 @pytest.mark.parametrize("text", POSITIVE)
@@ -84,7 +102,7 @@ def test_questions_examples_and_one_offs_are_not(text: str) -> None:
 def test_intent_names_why_and_agrees_with_is_statement() -> None:
     """Item 46: the snapshot's intent is the same decision as :func:`is_statement`, with
     the reason as a code."""
-    from waymarks.core.evolution.cues import INTENTS, STATEMENT_INTENTS, intent
+    from waymarks.core.evolution.cues import INTENTS, STATEMENT_INTENTS
 
     for text in (*POSITIVE, *NEGATIVE):
         assert intent(text) in INTENTS
@@ -378,7 +396,6 @@ def test_prompts_waymarks_started_are_never_the_persons_statements(
     person's turn; they were captured as the person's statements (their instructions hold
     cues: "remember", "never") and sent to the learning model. Both capture paths."""
     from tests.hosts.test_bridge import Host, converse, user
-    from waymarks.core.evolution.cues import intent
 
     prompts = _own_prompts()
     _learning_on(home)

@@ -60,9 +60,14 @@ _ONE_OFF: Final = lazy(
     # a "don't" until later ("Do not push yet."): learned, it forbade pushing for good;
     # the "yet" of its own sentence only ("Don't use tabs. The release isn't out yet."
     # was dropped whole, its standing rule with it; a dot inside a word, "setup.py",
-    # ends no sentence)
+    # and an ellipsis, "Don't push... yet", end no sentence), or a "Not yet." of its own
+    # right after it ("Don't merge. Not yet.": learned, merging was forbidden for good;
+    # "Not yet supported" is another statement).
+    # Each stretch has one way to match (a run of dots is taken whole), so a message of
+    # many dots that holds no "yet" fails in linear time
     r"|^\s*(?:please\s+)?(?:do not|don't|don’t)\s"
-    r"(?:[^.!?;\n。！？；]|[.!?;](?=\S))*\byet\b"
+    r"(?:[^.!?;\n。！？；]|\.{2,}+|\.(?=[^\s.])|[!?;](?=\S))*"
+    r"(?:\byet\b|[.!?;]\s+(?:but\s+)?not\s+(?:just\s+)?yet\b(?![ \t]*\w))"
     r"|这次|暂时|先不",
     re.IGNORECASE)
 _VAGUE: Final = lazy(r"^\s*(continue|go on|ok(?:ay)?|yes|no|thanks|thank you|sure|"
