@@ -107,3 +107,28 @@ def test_a_session_prefix_naming_a_fifo_says_what_is_there(cli: Any, home: Path)
     assert f"{fifo}: a FIFO (named pipe), not a session file" in refused["message"]
     assert "move it aside" in refused["message"]
     assert "a FIFO" not in cli("--session", "feedface", "pins", expect=2)["message"]
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "directory", "dangling link"])
+def test_a_session_path_naming_no_regular_file_says_what_is_there(
+        cli: Any, home: Path, tmp_path: Path, kind: str) -> None:
+    """``--session PATH`` naming a FIFO (a folder, a link whose target is gone) said "no
+    such session file", sending the person looking for a file that is there, as the
+    prefix did before it was made to say what it names (a re-read of that change)."""
+    cli("pin", "--", "Run the linters")
+    named = tmp_path / "named.jsonl"
+    if kind == "FIFO":
+        os.mkfifo(named)
+    elif kind == "directory":
+        named.mkdir()
+    else:
+        named.symlink_to(tmp_path / "gone.jsonl")
+    what = {"FIFO": "a FIFO (named pipe)", "directory": "a directory",
+            "dangling link": "a symbolic link whose target is missing"}[kind]
+    refused = cli("--session", str(named), "pins", expect=2)
+    assert refused["code"] == "bad_session"
+    assert f"{named}: {what}, not a session file" in refused["message"], refused
+    assert "no such session file" not in refused["message"]
+    missing = cli("--session", str(tmp_path / "nope.jsonl"), "pins", expect=2)
+    assert f"{tmp_path / 'nope.jsonl'}: no such session file" in missing["message"]
+    assert os.path.lexists(named) and cli("pins")["items"][0]["applies"] is True

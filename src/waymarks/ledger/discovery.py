@@ -33,7 +33,12 @@ from waymarks.core.codec import iso_to_ms
 from waymarks.core.lazy_re import lazy
 from waymarks.ledger.header import MAX_HEADER_BYTES, SessionHeader, parse_header
 from waymarks.ledger.identity import canonical_project_path
-from waymarks.ledger.session_file import SessionFile, SessionFileError, not_a_file
+from waymarks.ledger.session_file import (
+    SessionFile,
+    SessionFileError,
+    no_session_file,
+    not_a_file,
+)
 
 __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",
            "headerless_note", "in_project_dirs", "is_project_session", "ledger_of",
@@ -363,8 +368,8 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate.resolve()
-    if os.sep in ref or ref.endswith(".jsonl"):
-        raise SessionFileError(f"{ref}: no such session file")
+    if os.sep in ref or ref.endswith(".jsonl"):  # (a FIFO, a folder: said what it is)
+        raise no_session_file(candidate)
     files = _files_newest_first(home, cwd)
     named: list[Path] = []
     for typed in dict.fromkeys((ref, ref.lower())):  # IDs are lower-case; a ref may not be

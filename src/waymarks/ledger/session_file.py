@@ -30,7 +30,8 @@ from waymarks.ledger.log import (
 )
 
 __all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionBusy", "SessionFile",
-           "SessionFileError", "SessionHeader", "create_atomically", "not_a_file"]
+           "SessionFileError", "SessionHeader", "create_atomically", "no_session_file",
+           "not_a_file"]
 
 
 def not_a_file(path: Path) -> str | None:
@@ -50,7 +51,7 @@ def not_a_file(path: Path) -> str | None:
             if stat.S_ISFIFO(mode) else "not a regular file")
 
 
-def _no_session_file(path: Path) -> SessionFileError:
+def no_session_file(path: Path) -> SessionFileError:
     """Why ``path``, not a regular file, cannot be opened as a session: what it is, if
     anything (a FIFO read as missing sent a person looking for a file that is there)."""
     what = not_a_file(path)
@@ -72,7 +73,7 @@ class SessionFile(SessionLog):
         ``progress(bytes_read, total)`` is called now and then while a large file loads.
         """
         if not path.is_file():
-            raise _no_session_file(path)
+            raise no_session_file(path)
         session = cls(path)
         session._load(progress)
         return session
@@ -91,7 +92,7 @@ class SessionFile(SessionLog):
         (a start costs what changed, not the ledger's length). ``None`` when the file is
         not what was indexed: open it whole instead."""
         if not path.is_file():
-            raise _no_session_file(path)
+            raise no_session_file(path)
         session = cls(path)
         return session if session._open_at(offset, lines, entries, fingerprint,
                                            index) else None
@@ -101,7 +102,7 @@ class SessionFile(SessionLog):
         """A reader of ``path`` that reads its header and then only what follows the
         checkpoint (see :meth:`SessionLog._resume`)."""
         if not path.is_file():
-            raise _no_session_file(path)
+            raise no_session_file(path)
         session = cls(path)
         session._resume(offset, lines, entries)
         return session
