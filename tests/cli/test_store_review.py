@@ -64,6 +64,28 @@ def test_health_names_a_fifo_where_an_older_ledger_was(cli: Any, home: Path) -> 
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
+@pytest.mark.parametrize("kind", ["FIFO", "directory", "dangling link"])
+def test_healths_fix_for_a_name_that_is_no_file_fits_what_is_there(
+        cli: Any, home: Path, tmp_path: Path, kind: str) -> None:
+    """The fix health gave a FIFO, a folder or a dangling link under a ledger's name was
+    the one for a file with a bad first line: "keep it: its entries are read again once
+    its first line is a session header again", of a thing that has no lines (a re-read of
+    the change that listed them); a dangling link's fix is its target back."""
+    cli("pin", "--", "Run the linters")
+    [folder] = (home / "sessions").iterdir()
+    odd = folder / "2020-01-01T00-00-00-000Z_deadbeef-0000-4000-8000-000000000000.jsonl"
+    if kind == "FIFO":
+        os.mkfifo(odd)
+    elif kind == "directory":
+        odd.mkdir()
+    else:
+        odd.symlink_to(tmp_path / "gone.jsonl")
+    [problem] = [p for p in cli("health", expect=1)["problems"] if p.startswith(str(odd))]
+    assert "first line" not in problem and "its entries are read again" not in problem
+    assert f"mv {odd} {odd}.aside" in problem and "waymarks rebuild-index" in problem
+    assert ("restore the file it stands for" in problem) == (kind == "dangling link")
+
+
 def test_rebuild_index_lists_each_unreadable_file_on_its_own_line(
         cli: Any, home: Path) -> None:
     cli("pin", "--", "Run the linters")

@@ -44,7 +44,8 @@ __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_
            "headerless_note", "in_project_dirs", "is_project_session", "ledger_of",
            "list_sessions", "newest_session", "not_a_session", "pointer_path", "project_headers",
            "project_session_dirs", "read_header",
-           "resolve_session", "session_dir", "session_file_name", "shared_session_ids"]
+           "resolve_session", "session_dir", "session_file_name", "shared_session_ids",
+           "stray_fix"]
 
 #: where the Claude Code hooks note the session they last saw, under the home: one
 #: ``<session directory>.session`` per project (:func:`pointer_path`), one
@@ -218,6 +219,18 @@ def aside_fix(path: Path | str) -> str:
             "once its first line is a session header again and it has its name back), then "
             "run `waymarks rebuild-index`; a Claude Code session goes on in a new ledger at "
             "its next prompt")
+
+
+def stray_fix(path: Path, what: str) -> str:
+    """How to go on from a name in a session folder that is no regular file (``what``:
+    :func:`~waymarks.ledger.session_file.not_a_file`'s): it holds no line to read again,
+    so :func:`aside_fix`'s "keep it: its entries are read again once its first line is a
+    session header" misled; a link whose target is gone is fixed by its target."""
+    from waymarks.core.text import shell_command
+
+    quoted = shell_command([str(path)])
+    back = "restore the file it stands for, or " if "link" in what else ""
+    return f"{back}move it aside (mv {quoted} {quoted}.aside), then run `waymarks rebuild-index`"
 
 
 def not_a_session(path: Path | str) -> str:

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.core.text import escaped, shell_command
 from waymarks.ledger.discovery import (
-    aside_fix,
     files_without_header,
     irregular_files,
     not_a_session,
     project_headers,
     session_dir,
     shared_session_ids,
+    stray_fix,
     unlistable_folder,
 )
 from waymarks.service.helper_status import helper_status
@@ -159,7 +159,7 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["problems"] += [not_a_session(path) for path, complete in headerless if complete]
     # a FIFO or a folder where a ledger was: a rebuild said "unreadable", health said OK
     report["problems"] += [
-        f"{path}: {what}, not a session file, so nothing in it is read: {aside_fix(path)}"
+        f"{path}: {what}, not a session file, so nothing in it is read: {stray_fix(path, what)}"
         for path, what in (irregular_files(app.home, app.cwd) if listed else ())
         if str(path) not in (app.refresh_problem or "")]
     report["problems"] += pointer_problems(app.home)
