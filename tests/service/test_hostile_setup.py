@@ -342,3 +342,22 @@ def test_a_credential_pasted_as_a_setting_name_is_never_printed(
         assert key not in done.stdout + done.stderr, args
     shown = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
     assert ("[REDACTED:openai-key]" if "privacy" not in body else "1 not shown") in shown.stdout
+
+
+@pytest.mark.parametrize(("body", "name"), [
+    ('[privacy]\nlocal_providers = ["ollama"]\n', "local_providers"),
+    ('[privacy]\ndefault-classification = "internal"\n', "default-classification"),
+    ("[evolution]\ncalls_per_hour = 5\n", "calls_per_hour")])
+def test_a_setting_name_mistyped_in_snake_case_is_named_in_the_refusal(
+        tmp_path: Path, body: str, name: str) -> None:
+    """TOML's own habit, ``local_providers`` for ``localProviders``, was refused as "1 not
+    shown (not a setting name)" once the privacy refusal stopped echoing a pasted key (a
+    re-read of that change): the person was not told which line to fix. A name of words
+    joined by ``_`` or ``-`` is shown; a pasted key still is not (the test above)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / "config.toml").write_text(body)
+    done = waymarks("config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    said = done.stdout + done.stderr
+    assert name in said and "not shown" not in said, said

@@ -329,15 +329,21 @@ _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
 _ALL: Final[Allowance] = frozenset(LEVELS)
 
 
-#: an unknown setting's name shown in a refusal: what looks like a setting's name
-_SHOWN_NAME: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}")
+#: an unknown setting's name shown in a refusal: what looks like a setting's name, the
+#: camelCase ones read here or words joined by ``_`` or ``-`` (TOML's own habit:
+#: ``local_providers`` for ``localProviders`` was "1 not shown", the person not told
+#: which line to fix); a pasted key has digits among its letters, or is a credential
+_SHOWN_NAME: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}|[A-Za-z]{1,24}(?:[_-][A-Za-z]{1,24}){1,5}")
 
 
 def setting_names(keys: list[str], quoted: bool = False) -> str:
     """Unknown setting names for a refusal, as far as they look like setting names (in
     quotes if ``quoted``): a key pasted in the place of a name (``"sk-proj-…" = 1``) is
     counted, never echoed."""
-    shown = [repr(key) if quoted else key for key in keys if _SHOWN_NAME.fullmatch(key)]
+    from waymarks.core.secrets import find_secrets  # (a refusal's path only)
+
+    shown = [repr(key) if quoted else key for key in keys
+             if _SHOWN_NAME.fullmatch(key) and not find_secrets(key)]
     hidden = len(keys) - len(shown)
     return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
 
