@@ -167,7 +167,9 @@ def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def _bytecode(patch: pytest.MonkeyPatch, prefix: Path) -> None:
     """The tests' Python subprocesses keep their bytecode under ``prefix`` (this session's
-    temporary folder), never in the checkout. A shell that sets ``PYTHONDONTWRITEBYTECODE``
+    temporary folder), not in the checkout; those run as Claude Code runs a hook (``-I``)
+    ignore the environment and write it beside the sources, as a real hook does. A shell
+    that sets ``PYTHONDONTWRITEBYTECODE``
     to keep the tree clean (as the team's does) had each of the fast lane's hundreds of
     commands compile every module it imported again, ~0.2 s of CPU a command; written
     here, each module is compiled once a worker."""
