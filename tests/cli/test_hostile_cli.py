@@ -178,6 +178,14 @@ def test_json_ui_announces_itself_as_one_json_object(home: Path, project: Path) 
     assert rest.strip() == "", "nothing else on standard output"
 
 
+#: what the servers of the test below answer once they serve (the bridge: an unknown method)
+_FIRST_REQUEST = {
+    "bridge": {"id": 1, "method": "none"},
+    "mcp": {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [["bridge"], ["mcp"], ["ui", "--port", "0"]])
 def test_ctrl_c_writes_nothing_into_a_protocol_stream(home: Path, project: Path,
@@ -186,18 +194,27 @@ def test_ctrl_c_writes_nothing_into_a_protocol_stream(home: Path, project: Path,
     standard output of ``bridge``, ``mcp`` and ``ui``: their protocol stream (after the
     inspector's one announced line). It is said on standard error now."""
     import signal
-    import time
+    import urllib.request
 
     server = subprocess.Popen(
         [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "--cwd", str(project),
          "--json", *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
     try:
-        assert server.stdout is not None
-        if command[0] == "ui":
-            ready, _, _ = select.select([server.stdout], [], [], 120)
-            assert ready and json.loads(server.stdout.readline())["outcome"] == "serving"
-        time.sleep(1.5)  # serving, its handlers installed
+        assert server.stdout is not None and server.stdin is not None
+        if command[0] != "ui":  # a request answered: serving, its handlers installed (a
+            # fixed 1.5 s was too short for the MCP server on a loaded machine: the signal
+            # came before it served, "interrupted" where "stopped (Ctrl-C)" was expected)
+            server.stdin.write(json.dumps(_FIRST_REQUEST[command[0]]) + "\n")
+            server.stdin.flush()
+        ready, _, _ = select.select([server.stdout], [], [], 120)
+        assert ready
+        said = json.loads(server.stdout.readline())
+        if command[0] == "ui":  # listening, then answering: its server runs
+            assert said["outcome"] == "serving"
+            urllib.request.urlopen(said["url"], timeout=120).close()
+        else:
+            assert said["id"] == 1, said
         server.send_signal(signal.SIGINT)
         rest, errors = server.communicate(timeout=60)
     finally:
