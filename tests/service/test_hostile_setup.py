@@ -361,3 +361,19 @@ def test_a_setting_name_mistyped_in_snake_case_is_named_in_the_refusal(
     done = waymarks("config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
     said = done.stdout + done.stderr
     assert name in said and "not shown" not in said, said
+
+
+def test_two_keys_pasted_as_names_in_one_table_are_both_listed(tmp_path: Path) -> None:
+    """Two names that redact alike became one key of ``config show --json``'s table, the
+    other's line (and value) dropped from what the person was shown (a re-read of the
+    change that redacts names)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    keys = ["sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7", "sk-proj-" + "Zb3dE6gH9jK2mN5pQ8sT1vW4yZ9"]
+    (home / "config.toml").write_text(f'[context]\n"{keys[0]}" = 1\n"{keys[1]}" = 2\n'
+                                      "maxPinnedTokens = 100\n")
+    done = waymarks("--json", "config", "show", env={"WAYMARKS_HOME": str(home)}, cwd=project)
+    assert not any(key in done.stdout for key in keys)
+    context = json.loads(done.stdout)["config"]["context"]
+    assert sorted(context.values()) == [1, 2, 100], context

@@ -255,13 +255,21 @@ def _shown(raw: Any, table: str = "") -> Any:
     whether it is set, and credential-like values and names redacted. An agent that runs
     the command reads its output into the model's context, which got the token whole (and
     a key pasted as a setting's or a table's name, ``"sk-proj-…" = 1``)."""
+    import itertools
+
     from waymarks.core.secrets import redact
 
     if isinstance(raw, dict):
-        return {redact(key)[0]: f"[set: {len(value)} characters, not shown]"
-                if table == "mcp" and key == "token" and isinstance(value, str)
-                else _shown(value, key if not table else f"{table}.{key}")
-                for key, value in raw.items()}
+        shown: dict[str, Any] = {}
+        for key, value in raw.items():
+            name = redact(key)[0]
+            # two keys pasted as names redact alike: each listed ("(2)"), none dropped
+            name = next(f"{name} ({n})" for n in itertools.count(2)
+                        if f"{name} ({n})" not in shown) if name in shown else name
+            shown[name] = (f"[set: {len(value)} characters, not shown]"
+                           if table == "mcp" and key == "token" and isinstance(value, str)
+                           else _shown(value, key if not table else f"{table}.{key}"))
+        return shown
     if isinstance(raw, list):
         return [_shown(value, table) for value in raw]
     return redact(raw)[0] if isinstance(raw, str) else raw
