@@ -492,3 +492,24 @@ def test_team_status_redacts_a_teammates_credentials_as_a_plan_does(repo: Path, 
     assert text.returncode == 0 and "conflict on key [REDACTED:github-token]" in text.stdout
     for shown in (json.dumps(data), text.stdout):
         assert SECRET.lower() not in shown.lower()
+
+
+def test_team_status_redacts_a_credential_written_as_the_author(repo: Path, home: Path
+                                                                ) -> None:
+    """The author is what a line claims, written by hand as any other field: a token
+    there was redacted by every plan (``Author: "[REDACTED:github-token]"``) and printed
+    whole by `team status`, in its rows, its conflicts and --json."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    mal = Writer(directory, "mal-00000001", SECRET)
+    mal.add("The build runs on port 8080", kind="memory", key="build-port")
+    mal.add("The build runs on port 9090", kind="memory", key="build-port")
+    data = run(home, repo, "team", "status")
+    assert {i["author"] for i in data["items"]} == {"[REDACTED:github-token]"}
+    assert [(c["keptAuthor"], c["invalidAuthor"]) for c in data["conflicts"]] == [
+        ("[REDACTED:github-token]", "[REDACTED:github-token]")]
+    text = waymarks("--home", str(home), "team", "status", cwd=repo)
+    assert text.returncode == 0 and "[REDACTED:github-token]" in text.stdout
+    for shown in (json.dumps(data), text.stdout):
+        assert SECRET.lower() not in shown.lower()

@@ -32,13 +32,13 @@ class TeamItem(msgspec.Struct, frozen=True):
     commit: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """The item as ``team status`` lists it: its key, text and reason redacted as a
-        plan's egress redacts them (a teammate's hand-written line is refused by no local
-        write, and its credential was printed whole while every plan hid it)."""
+        """The item as ``team status`` lists it: its key, text, reason and author redacted
+        as a plan's egress redacts them (a teammate's hand-written line is refused by no
+        local write, and its credential was printed whole while every plan hid it)."""
         s, e = self.state, self.entry
         return {"id": s.id, "kind": s.kind, "status": s.status, "key": _shown(s.key),
                 "classification": s.item.classification, "text": _shown(s.text),
-                "author": e.author, "contributor": e.contributor, "sharedAt": e.at,
+                "author": _shown(e.author), "contributor": e.contributor, "sharedAt": e.at,
                 "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
                 "supersededBy": s.superseded_by, "reason": _shown(s.reason),
                 "conflictsWith": list(s.conflicts_with)}
@@ -133,8 +133,8 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                 kept = state.fold.entries[winner.id]
                 rows.append({
                     "rule": rule, "key": _shown(winner.key), "kept": winner.id,
-                    "keptAuthor": kept.author, "keptContributor": kept.contributor,
-                    "invalid": conflict.loser.id, "invalidAuthor": loser.author,
+                    "keptAuthor": _shown(kept.author), "keptContributor": kept.contributor,
+                    "invalid": conflict.loser.id, "invalidAuthor": _shown(loser.author),
                     "invalidContributor": loser.contributor,
                     "resolve": suggested("supersede", winner.id, "--", "TEXT")
                     if rule == "key" else suggested("unshare", conflict.loser.id)})
@@ -142,8 +142,9 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
         kept = state.fold.entries[lost.winner.id]
         rows.append({"rule": "withdrawal", "key": _shown(lost.winner.key),
                      "kept": lost.winner.id,
-                     "keptAuthor": kept.author, "keptContributor": kept.contributor,
-                     "invalid": lost.entry.target_id, "invalidAuthor": lost.entry.author,
+                     "keptAuthor": _shown(kept.author),
+                     "keptContributor": kept.contributor, "invalid": lost.entry.target_id,
+                     "invalidAuthor": _shown(lost.entry.author),
                      "invalidContributor": lost.entry.contributor,
                      "resolve": suggested("unshare", lost.winner.id)})
     return rows
