@@ -202,6 +202,7 @@ def team_group() -> Group:
             duplicates_json,
             source_json,
             team_items,
+            unmerged_json,
         )
 
         app = runtime().app()
@@ -212,7 +213,7 @@ def team_group() -> Group:
             "items": items, "conflicts": conflicts_json(app, state),
             "duplicates": duplicates_json(state),
             "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
-            "problem": state.problem}
+            "problem": state.problem, "unmerged": unmerged_json(app)}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
@@ -254,6 +255,10 @@ def team_group() -> Group:
                    + (f" ({cell(s['reason'])})" if s["reason"] else "")
                    + f"; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]
+        footer += [f"{cell(u['path'])}: unmerged (two branches wrote to it; read as it "
+                   "stands, the other branch's entries not among them): keep your side "
+                   f"(`{cell(u['keep'])}`), commit the merge, and redo what the other "
+                   "branch wrote to it (README, Team memory)" for u in data["unmerged"]]
         footer += [f"doc: {cell(d['path'])}"
                    + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")
                    + (f"; not served: superseded by {cell(', '.join(d['supersededBy']))}"

@@ -94,6 +94,17 @@ def ignored_by(cwd: Path, relative: str) -> str | None:
     return None if matched is None or matched[1].startswith("!") else rule
 
 
+def unmerged(directory: Path) -> list[str]:
+    """The files in ``directory`` a merge left unmerged (git's index holds their sides),
+    by name, sorted; none when git cannot say. A team file two branches wrote is one
+    (``merge=binary`` leaves your side in place, no marker in it): its entries read as
+    they stand, the other side's lost in silence once the merge is committed."""
+    out = _git(directory, "ls-files", "--unmerged", "-z", "--", ".")
+    names = {record.split(b"\t", 1)[1] for record in (out or b"").split(b"\0")
+             if b"\t" in record}
+    return sorted(os.fsdecode(name) for name in names)
+
+
 def installed() -> bool:
     """Whether a ``git`` executable is on ``PATH`` (to tell "no git" from "no repository")."""
     import shutil

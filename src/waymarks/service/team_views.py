@@ -166,6 +166,19 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
             if item_id in items and items[item_id].status == "active"]
 
 
+def unmerged_json(app: Waymarks) -> list[dict[str, str]]:
+    """Team files a merge left unmerged (project-relative), each with the command that
+    keeps this side: ``team status`` listed every file as available meanwhile, and
+    committing the merge dropped the other branch's entries unnoticed."""
+    directory = team_dir(app)
+    if not app.project_trusted or not directory.is_dir() or directory.is_symlink():
+        return []
+    paths = [str((directory / name).relative_to(app.cwd))
+             for name in team_git.unmerged(directory)]
+    return [{"path": path, "keep": shell_command(["git", "checkout", "--ours", "--", path])}
+            for path in paths]
+
+
 def team_blocks(app: Waymarks) -> list[TeamBlock]:
     """The active team items of a trusted project, for the planner (pins first, then
     claims, each in replay order)."""

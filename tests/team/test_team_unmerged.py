@@ -1,0 +1,62 @@
+"""A team file two branches wrote, in a merge git left unresolved (README, Team memory:
+one home's file written on two branches). ``merge=binary`` keeps this side's file in
+place, no marker in it: it reads as available, and committing the merge dropped the
+other branch's entries while ``team status`` said nothing was amiss."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+
+from tests.inprocess import waymarks
+from tests.team.test_team_source import Writer
+from waymarks.service import team
+
+
+def _git(project: Path, *args: str, check: bool = True) -> None:
+    subprocess.run(["git", "-C", str(project), *args], check=check, capture_output=True)
+
+
+def test_team_status_names_a_team_file_a_merge_left_unmerged(project: Path, home: Path
+                                                             ) -> None:
+    team.forget_process_state()
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "config", "user.name", "Dana")
+    _git(project, "config", "user.email", "dana@example.com")
+    (project / "README").write_text("app\n")
+    _git(project, "add", "README")
+    _git(project, "commit", "-qm", "start")
+    for args in (("trust", "."), ("team", "init")):
+        assert waymarks("--home", str(home), *args, cwd=project).returncode == 0
+    directory = project / ".waymarks" / "team"
+    dana = Writer(directory, "dana-00000001", "Dana")
+    dana.add("Run the migrations check")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "share")
+    before, other = directory.joinpath("dana-00000001.jsonl").read_bytes(), copy.copy(dana)
+    _git(project, "checkout", "-qb", "feat")
+    dana.add("Deploy on Tuesdays")
+    _git(project, "commit", "-qam", "share on feat")
+    _git(project, "checkout", "-q", "main")
+    assert dana.path.read_bytes() == before
+    other.add("Review every schema change")
+    _git(project, "commit", "-qam", "share on main")
+    _git(project, "merge", "-q", "feat", check=False)
+
+    path = ".waymarks/team/dana-00000001.jsonl"
+    done = waymarks("--home", str(home), "--json", "team", "status", cwd=project)
+    data = json.loads(done.stdout)
+    assert data["unmerged"] == [{"path": path, "keep": f"git checkout --ours -- {path}"}]
+    # the file as it stands (this side's) is what is read
+    assert {i["text"] for i in data["items"]} == {"Run the migrations check",
+                                                 "Review every schema change"}
+    text = waymarks("--home", str(home), "team", "status", cwd=project).stdout
+    assert f"{path}: unmerged" in text and f"git checkout --ours -- {path}" in text
+
+    _git(project, "checkout", "--ours", "--", path)
+    _git(project, "add", path)
+    _git(project, "commit", "-qm", "merge feat")
+    done = waymarks("--home", str(home), "--json", "team", "status", cwd=project)
+    assert json.loads(done.stdout)["unmerged"] == []
