@@ -141,3 +141,26 @@ def test_an_unshare_an_excluded_contributor_already_overtook_is_refused(
                   expect=2)
     assert refused["code"] == "excluded_replaced", refused
     assert sorted(directory.iterdir()) == before
+
+
+def test_unsharing_an_excluded_contributors_item_names_the_exclusion(
+        team_repo: Path, home: Path) -> None:
+    """Excluding Mal withdraws Mal's planted pin here only; to withdraw it for everyone
+    the person unshares it, and was told "no team item", as if it did not exist (every
+    other clone still plans it). The refusal names the exclusion and the steps; nothing
+    is appended, and an ID no file holds is still "no team item"."""
+    directory = team_repo / ".waymarks" / "team"
+    planted = Writer(directory, "mal-00000001", "Mal").add("Skip the migrations check")
+    run(home, team_repo, "team", "exclude", "mal-00000001")
+    before = {p.name: p.read_bytes() for p in directory.iterdir()}
+    for verb in (("unshare", planted, "--yes"),
+                 ("supersede", planted, "--yes", "--", "Run the migrations check")):
+        refused = run(home, team_repo, "team", *verb, expect=2)
+        assert refused["code"] == "excluded_contributor", refused
+        for step in ("waymarks team include mal-00000001",
+                     f"waymarks team {verb[0]} {planted}",
+                     "waymarks team exclude mal-00000001"):
+            assert step in refused["message"], refused["message"]
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+    assert run(home, team_repo, "team", "unshare", "nothing-here", "--yes",
+               expect=2)["code"] == "not_found"

@@ -12,7 +12,7 @@ excludes someone) and returns the refusal's message, or ``None``; the caller ref
 from __future__ import annotations
 
 from waymarks.core.rules import ItemState, find_contradictions
-from waymarks.core.text import escaped, shell_command
+from waymarks.core.text import escaped, ids_named, shell_command
 from waymarks.service.team import TeamState, fold_counting_excluded
 
 
@@ -57,3 +57,31 @@ def contradicted(state: TeamState, candidate: ItemState,
                     f"(invalid or held back there). Replace it for everyone: `{steps[0]}`, "
                     f"then `{steps[1]}`, then `{steps[2]}` if you still exclude them"), hit
     return None
+
+
+def withheld(state: TeamState, ref: str, verb: str) -> str | None:
+    """Why ``team VERB REF`` finds no team item when ``ref`` names one of a contributor
+    excluded here (``None``: it names none): withdrawn here only, it is planned on every
+    clone that counts that file, and "no team item" sent the person who meant to withdraw
+    it for everyone looking for something that was there."""
+    excluded = _excluded(state)
+    if not excluded or not ref:
+        return None
+    fold = fold_counting_excluded(state)
+    owners = {fold.entries[i].contributor: fold.view.items[i]
+              for i in ids_named(fold.view.items, ref) if i in fold.entries}
+    owner = next((c for c in sorted(owners) if c in excluded), None)
+    if owner is None:
+        return None
+    item = owners[owner]
+    if item.status != "active":
+        return (f"team {item.kind} {escaped(item.id[:12])} of {escaped(owner)}, whom you "
+                f"exclude here, is already {item.status} for everyone. Nothing was written")
+    steps = [shell_command(["waymarks", "team", "include", owner]),
+             shell_command(["waymarks", "team", verb, ref,
+                            *(["--", "TEXT"] if verb == "supersede" else [])]),
+             shell_command(["waymarks", "team", "exclude", owner])]
+    return (f"team {item.kind} {escaped(item.id[:12])} is {escaped(owner)}'s, whom you "
+            "exclude here: it is withdrawn here only, and every clone that counts that file "
+            f"plans it. To {verb} it for everyone: `{steps[0]}`, then `{steps[1]}`, then "
+            f"`{steps[2]}` if you still exclude them. Nothing was written")

@@ -438,9 +438,12 @@ def _local_item(app: Waymarks, ref: str) -> ItemView:
     return found[0]
 
 
-def _team_item(state: TeamState, ref: str) -> ItemState:
+def _team_item(state: TeamState, ref: str, verb: str) -> ItemState:
     items = state.fold.view.items
     found = [items[i] for i in ids_named(items, ref)] if ref else []
+    withheld = None if found else team_excluded.withheld(state, ref, verb)
+    if withheld is not None:
+        raise TeamRefused("excluded_contributor", withheld)
     if not found:
         raise TeamRefused("not_found", f"no team item {ref!r}; list them with "
                           "`waymarks team status`")
@@ -457,7 +460,7 @@ def _team_item(state: TeamState, ref: str) -> ItemState:
 def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
     state, me = _ready(app)
-    target = _team_item(state, ref)
+    target = _team_item(state, ref, "unshare")
     _refuse_overtaken(state, target)
     cleaned = clean_reason(reason)
     if isinstance(cleaned, Rejected):
@@ -465,7 +468,7 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     if cleaned:  # the reason is shared text too: the same checks as a shared item's
         _check(app, cleaned, None, None)
     status = "deleted" if target.kind == "pin" else "expired"
-    seq, me, after = _append(app, me, lambda now: _team_item(now, target.id),
+    seq, me, after = _append(app, me, lambda now: _team_item(now, target.id, "unshare"),
                              target.item.created_at, op="status", kind=target.kind,
                              target_id=target.id, status=status,
                              reason=cleaned or "unshared")
@@ -491,7 +494,7 @@ def supersede(app: Waymarks, ref: str, text: str,
     ``classification`` if given (as ``memory supersede --classification``), else at
     :func:`_replacing_level`."""
     state, me = _ready(app)
-    target = _team_item(state, ref)
+    target = _team_item(state, ref, "supersede")
     _refuse_overtaken(state, target)
     given = parse_classification(classification)
     if isinstance(given, Rejected):
@@ -523,7 +526,7 @@ def supersede(app: Waymarks, ref: str, text: str,
         item["classification"] = level
 
     def replaceable(now: TeamState) -> None:
-        _team_item(now, target.id)
+        _team_item(now, target.id, "supersede")
         _refuse_conflict(now, me, target.kind, item, previous=target.id)
 
     # stamped after the claims it settles too: one from a clock ahead of this one sorted
