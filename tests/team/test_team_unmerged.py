@@ -60,3 +60,28 @@ def test_team_status_names_a_team_file_a_merge_left_unmerged(project: Path, home
     _git(project, "commit", "-qm", "merge feat")
     done = waymarks("--home", str(home), "--json", "team", "status", cwd=project)
     assert json.loads(done.stdout)["unmerged"] == []
+
+
+def test_a_merge_conflicts_markers_committed_in_a_team_file_are_named(project: Path,
+                                                                      home: Path) -> None:
+    """A merge without the ledger's ``.gitattributes`` (deleted, or a file made before it)
+    writes git's markers into the file, and a hurried ``git add`` commits them: the file
+    was "tampered (line 1: not a waymarks-team-v1 entry)", sending the person looking for
+    an attacker; the detail names the marker and the way out."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    directory = project / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    ours, theirs = Writer(directory, "dana-00000001", "Dana"), None
+    first = ours.line("Run the migrations check")
+    theirs = copy.copy(ours)
+    mine, other = ours.line("Review every schema change"), theirs.line("Deploy on Tuesdays")
+    ours.path.write_bytes(first + b"<<<<<<< HEAD\n" + mine + b"=======\n" + other
+                          + b">>>>>>> feat\n")
+    data = json.loads(waymarks("--home", str(home), "--json", "team", "status",
+                               cwd=project).stdout)
+    [source] = data["sources"]
+    assert source["status"] == "tampered"
+    assert source["detail"].startswith("line 2: a merge conflict's marker"), source
+    assert "Team memory" in source["detail"]

@@ -162,6 +162,8 @@ class _Line(msgspec.Struct, rename="camel"):
 
 
 _DECODER: Final = msgspec.json.Decoder(_Line)
+#: how git's conflict markers begin a line (no entry does: each begins ``{``)
+_MARKERS: Final = (b"<<<<<<< ", b"=======", b">>>>>>> ", b"||||||| ")
 #: the last millisecond of the year 9999, the latest ``at`` a line may hold (a date shows)
 LAST_AT: Final = 253_402_300_799_999
 _HASH_FIELD: Final = b'"hash":"'
@@ -182,6 +184,12 @@ def line_hash(line: bytes) -> str | None:
 
 def parse_line(line: bytes) -> TeamEntry:
     """Decode one line (structure only; the chain is :func:`verify_line`'s)."""
+    if line.startswith(_MARKERS):
+        # git's own, from a merge without the ledger's merge=binary, committed unresolved:
+        # "not an entry" sent the person looking for an attacker
+        raise TeamFormatError("a merge conflict's marker, committed unresolved: keep one "
+                              "side's file and redo the other's entries (README, Team "
+                              "memory)")
     try:
         raw = _DECODER.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
