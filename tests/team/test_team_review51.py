@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.inprocess import waymarks
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
 from tests.team.test_team_source import Writer
@@ -164,3 +165,26 @@ def test_unsharing_an_excluded_contributors_item_names_the_exclusion(
     assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
     assert run(home, team_repo, "team", "unshare", "nothing-here", "--yes",
                expect=2)["code"] == "not_found"
+
+
+def test_an_item_id_one_file_writes_twice_is_reported_and_not_planned(
+        team_repo: Path, home: Path) -> None:
+    """A second add of an item ID in the same contributor's file (no share writes one: IDs
+    are random) was ignored in silence: the diff a reviewer reads adds "Reviews are
+    optional" and the plan went on serving the first text, with nothing said anywhere.
+    As for an ID two files write, whose text it is cannot be told: neither is planned,
+    and `team status` lists it with the way out, unsharing it."""
+    from tests.team.test_team_hostile import _forge
+
+    mal = Writer(team_repo / ".waymarks" / "team", "mal-00000001", "Mal")
+    item = mal.add("Every change gets two reviews")
+    _forge(mal, item, "Reviews are optional", at=9_000)
+    plan = json.dumps(run(home, team_repo, "plan", "--prompt", "how are changes reviewed?"))
+    assert "two reviews" not in plan and "optional" not in plan
+    status = run(home, team_repo, "team", "status")
+    assert status["duplicates"] == [{"id": item, "contributors": ["mal-00000001"]}]
+    text = waymarks("--home", str(home), "team", "status", cwd=team_repo).stdout
+    assert f"item {item[:12]} was written twice by mal-00000001" in text, text
+    assert "waymarks team unshare" in text
+    run(home, team_repo, "team", "unshare", item, "--yes")
+    assert run(home, team_repo, "team", "status")["duplicates"] == []

@@ -240,7 +240,12 @@ def team_group() -> Group:
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "
                    "of plans; exclude the contributor who copied it (`waymarks team exclude "
                    "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
-                   "(withdrawn for everyone)" for d in data["duplicates"]]
+                   "(withdrawn for everyone)" if len(d["contributors"]) > 1 else
+                   f"item {cell(d['id'][:12])} was written twice by "
+                   f"{cell(d['contributors'][0])} (no share does that): left out of plans, "
+                   "which text is meant cannot be told; unshare it (`"
+                   + cell(shell_command(["waymarks", "team", "unshare", d["id"][:12]]))
+                   + "`), then share the right text again" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    + ("every item of it" if s["withdrawn"] is None  # (not read: unknown)
                       else f"{s['withdrawn']} item(s)")

@@ -427,17 +427,18 @@ class TeamFold:
         return sorted(self.view.items.values(), key=lambda s: s.seq)
 
     def duplicates(self) -> dict[str, tuple[str, ...]]:
-        """Item IDs written by entries of more than one contributor -> those contributors.
-        The fold keeps an ID's first writer and ignores the rest, so a teammate reusing
-        another's ID with an earlier time would otherwise take that item over unseen."""
+        """Item IDs written by more than one entry -> the contributors who wrote them (one,
+        when a file writes an ID twice: no share does, IDs are random). The fold keeps an
+        ID's first writer and ignores the rest, so a teammate reusing another's ID with an
+        earlier time would otherwise take that item over unseen, and a second add in one
+        file, the text a reviewer of the diff reads, had no effect unseen."""
         found: dict[str, set[str]] = {}
         for applied in self._applied:
             item_id = applied.entry.item_id
             if item_id is None or applied.owns:
                 continue
             owner = self.entries[item_id].contributor
-            if owner != applied.entry.contributor:
-                found.setdefault(item_id, {owner}).add(applied.entry.contributor)
+            found.setdefault(item_id, {owner}).add(applied.entry.contributor)
         return {i: tuple(sorted(c)) for i, c in sorted(found.items())}
 
 
