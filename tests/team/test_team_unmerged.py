@@ -85,3 +85,21 @@ def test_a_merge_conflicts_markers_committed_in_a_team_file_are_named(project: P
     assert source["status"] == "tampered"
     assert source["detail"].startswith("line 2: a merge conflict's marker"), source
     assert "Team memory" in source["detail"]
+
+
+def test_init_in_a_repository_git_refuses_for_its_owner_names_safe_directory(
+        project: Path, home: Path) -> None:
+    """A clone another user owns (a shared checkout, a container's volume): git refuses
+    it (``detected dubious ownership``) and `team init` said it was no repository, "run
+    `git init` first", which fixes nothing. The refusal names git's reason and
+    ``safe.directory``; nothing is created."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    done = waymarks("--home", str(home), "--json", "team", "init", cwd=project,
+                    env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})
+    refused = json.loads(done.stdout)
+    assert (done.returncode, refused["code"]) == (2, "git_refused"), refused
+    assert "git init" not in refused["message"]
+    assert f"git config --global --add safe.directory {project}" in refused["message"]
+    assert not (project / ".waymarks").exists()

@@ -46,7 +46,10 @@ def _now() -> float:
     return time.time()
 
 
-def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | None:
+def _git(cwd: Path, *args: str, env: dict[str, str] | None = None,
+         refusals: list[bytes] | None = None) -> bytes | None:
+    """git's standard output, or ``None`` when it could not answer (``refusals``, if
+    given, collects what a git that ran and failed said on standard error)."""
     try:
         # in English (LC_ALL=C), so that the one refusal read below reads the same in
         # every language git speaks
@@ -66,6 +69,8 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> bytes | No
         # committed, kept as one; taken for git failing, every new process (each
         # prompt's hook) blamed it twice again
         return b""
+    if done.returncode != 0 and refusals is not None:
+        refusals.append(done.stderr)
     return done.stdout if done.returncode == 0 else None
 
 
@@ -80,6 +85,20 @@ def is_repository(cwd: Path) -> bool:
     """Whether ``cwd`` is inside a git working tree: a bare repository, or a repository's
     ``.git`` directory, answers ``false`` (and exits 0), and nothing there is committed."""
     return _git(cwd, "rev-parse", "--is-inside-work-tree") == b"true\n"
+
+
+def refused_owner(cwd: Path) -> str | None:
+    """The repository git refuses for its owner (another user's, until ``safe.directory``
+    names it: the path git names, the top of the checkout), if it refuses the one holding
+    ``cwd``: no repository to every other question, where "run `git init`" fixes
+    nothing."""
+    refusals: list[bytes] = []
+    _git(cwd, "rev-parse", "--is-inside-work-tree", refusals=refusals)
+    for said in refusals:
+        named = re.search(rb"detected dubious ownership in repository at '([^\n]*)'", said)
+        if named:
+            return os.fsdecode(named[1])
+    return None
 
 
 def ignored_by(cwd: Path, relative: str) -> str | None:

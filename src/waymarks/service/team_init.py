@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.text import escaped, shell_command
 from waymarks.files.atomic import write_atomic
 from waymarks.service import team_git
 from waymarks.service.team import team_dir
@@ -51,6 +52,14 @@ def init(app: Waymarks) -> dict[str, Any]:
             raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
                               "on PATH); team memory travels through git: install it or "
                               "add it to PATH")
+        refused = team_git.refused_owner(Path(app.cwd))
+        if refused is not None:
+            fix = shell_command(["git", "config", "--global", "--add", "safe.directory",
+                                 refused])
+            raise TeamRefused("git_refused", f"git will not read the repository at "
+                              f"{escaped(refused)}: another user owns it (git: \"detected "
+                              "dubious ownership\"); if you trust it, let git read it "
+                              f"(`{fix}`), then run `waymarks team init` again")
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
                           "working tree; team memory travels through git (run `git init` "
                           "first, or run it in a clone, not a bare repository or .git)")
