@@ -1,7 +1,8 @@
-"""A team file two branches wrote, in a merge git left unresolved (README, Team memory:
-one home's file written on two branches). ``merge=binary`` keeps this side's file in
-place, no marker in it: it reads as available, and committing the merge dropped the
-other branch's entries while ``team status`` said nothing was amiss."""
+"""Team memory where git stands in the way: a team file two branches wrote, in a merge
+git left unresolved (README, Team memory: one home's file written on two branches;
+``merge=binary`` keeps this side's file in place, no marker in it: it read as available,
+and committing the merge dropped the other branch's entries unnoticed), a merge
+committed with its markers, and a checkout git refuses for its owner or cannot run in."""
 
 from __future__ import annotations
 
@@ -103,3 +104,29 @@ def test_init_in_a_repository_git_refuses_for_its_owner_names_safe_directory(
     assert "git init" not in refused["message"]
     assert f"git config --global --add safe.directory {project}" in refused["message"]
     assert not (project / ".waymarks").exists()
+
+
+def test_a_first_share_where_git_cannot_name_the_person_makes_no_contributor_id(
+        project: Path, home: Path) -> None:
+    """This home's contributor ID is made once, at its first write, from `git config
+    user.name`: in a checkout git refuses for its owner, or with no git to run, the first
+    share made ``contributor-…`` for good (its file, its author, in every repository this
+    home shares to), and said "Commit and push it", which that git cannot. Refused as
+    `team init` is, nothing made; once git answers, the ID is the person's."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Dana")
+    (project / ".waymarks" / "team").mkdir(parents=True)  # as a clone brings it
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    pin = json.loads(waymarks("--home", str(home), "--json", "pin", "--scope", "project",
+                              "--", "Run the migrations check", cwd=project).stdout)["id"]
+    for env, code in (({"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}, "git_refused"),
+                      ({"PATH": str(project / "nowhere")}, "git_missing")):
+        done = waymarks("--home", str(home), "--json", "team", "share", pin, "--yes",
+                        cwd=project, env=env)
+        assert (done.returncode, json.loads(done.stdout)["code"]) == (2, code), done.stdout
+        assert not (home / "team" / "contributor.json").exists()
+        assert list((project / ".waymarks" / "team").iterdir()) == []
+    shared = json.loads(waymarks("--home", str(home), "--json", "team", "share", pin,
+                                 "--yes", cwd=project).stdout)
+    assert shared["contributor"].startswith("dana-"), shared

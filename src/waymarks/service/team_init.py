@@ -4,14 +4,17 @@ how its files are kept, and this home's contributor ID (the writes to the ledger
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from waymarks.core.text import escaped, shell_command
 from waymarks.files.atomic import write_atomic
-from waymarks.service import team_git
 from waymarks.service.team import team_dir
-from waymarks.service.team_write import TeamRefused, contributor, refuse_linked, untracked
+from waymarks.service.team_write import (
+    TeamRefused,
+    contributor,
+    refuse_linked,
+    refuse_without_git,
+    untracked,
+)
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -47,29 +50,14 @@ GITATTRIBUTES: Final = (
 def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
     left as they are) and this home's contributor ID."""
-    if not team_git.is_repository(Path(app.cwd)):
-        if not team_git.installed():
-            raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
-                              "on PATH); team memory travels through git: install it or "
-                              "add it to PATH")
-        refused = team_git.refused_owner(Path(app.cwd))
-        if refused is not None:
-            fix = shell_command(["git", "config", "--global", "--add", "safe.directory",
-                                 refused])
-            raise TeamRefused("git_refused", f"git will not read the repository at "
-                              f"{escaped(refused)}: another user owns it (git: \"detected "
-                              "dubious ownership\"); if you trust it, let git read it "
-                              f"(`{fix}`), then run `waymarks team init` again")
-        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
-                          "working tree; team memory travels through git (run `git init` "
-                          "first, or run it in a clone, not a bare repository or .git)")
+    refuse_without_git(app, repository=True)
     directory = team_dir(app)
     refuse_linked(directory)  # mkdir and the writes below would go where it points
     for each in (directory.parent, directory):
         if each.exists() and not each.is_dir():
             raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
                               "is not a directory; the team ledger needs it to be one: move "
-                              "it away, then run `waymarks team init` again")
+                              "it away, then run the command again")
     me = contributor(app, create=True)  # (a damaged ID file: refused, nothing written)
     directory.mkdir(parents=True, exist_ok=True)
     created = []

@@ -199,10 +199,36 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     me = contributor(app)
     if me is None:  # damaged, or missing though this home wrote under an ID: refused
         _refuse_damaged_contributor(app)
+        refuse_without_git(app, repository=False)  # (the ID is made from git's name)
     state = refresh(app)
     if me is not None:
         _refuse_unusable_own(state, me)
     return state, me
+
+
+def refuse_without_git(app: Waymarks, *, repository: bool) -> None:
+    """Refuse where git cannot be run, or refuses the checkout for its owner (another
+    user's), and, if ``repository``, where there is no working tree: ``team init``, and
+    a home's first write, whose contributor ID is made once from `git config user.name`
+    (made without git, it was ``contributor-…`` for good)."""
+    cwd = Path(app.cwd)
+    if team_git.is_repository(cwd):
+        return
+    if not team_git.installed():
+        raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
+                          "on PATH); team memory travels through git: install it or "
+                          "add it to PATH")
+    refused = team_git.refused_owner(cwd)
+    if refused is not None:
+        fix = shell_command(["git", "config", "--global", "--add", "safe.directory", refused])
+        raise TeamRefused("git_refused", f"git will not read the repository at "
+                          f"{escaped(refused)}: another user owns it (git: \"detected "
+                          "dubious ownership\"); if you trust it, let git read it "
+                          f"(`{fix}`), then run the command again")
+    if repository:
+        raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
+                          "working tree; team memory travels through git (run `git init` "
+                          "first, or run it in a clone, not a bare repository or .git)")
 
 
 def _refuse_unusable_own(state: TeamState, me: str) -> None:
