@@ -130,3 +130,35 @@ def test_a_first_share_where_git_cannot_name_the_person_makes_no_contributor_id(
     shared = json.loads(waymarks("--home", str(home), "--json", "team", "share", pin,
                                  "--yes", cwd=project).stdout)
     assert shared["contributor"].startswith("dana-"), shared
+
+
+def test_team_status_says_why_no_item_shows_its_commit(project: Path, home: Path) -> None:
+    """Committed items showed as "uncommitted", every one, with no word of why, when git
+    refuses the checkout for its owner or cannot be run: `team status` says so, with
+    the fix, under ``git`` in --json; with git working it says nothing."""
+    from tests.team.test_team_source import Writer
+
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Dana")
+    _git(project, "config", "user.email", "dana@example.com")
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add("Use tabs")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "share")
+
+    def status(env: dict[str, str] | None = None) -> tuple[dict, str]:
+        team.forget_process_state()
+        data = json.loads(waymarks("--home", str(home), "--json", "team", "status",
+                                   cwd=project, env=env).stdout)
+        text = waymarks("--home", str(home), "team", "status", cwd=project, env=env).stdout
+        return data, text
+
+    data, _text = status()
+    assert data["git"] is None and data["items"][0]["commit"] is not None
+    data, text = status({"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})
+    assert f"git config --global --add safe.directory {project}" in data["git"]
+    assert data["git"] in text
+    data, text = status({"PATH": str(project / "nowhere")})
+    assert "git cannot be run here" in data["git"] and data["git"] in text

@@ -101,6 +101,24 @@ def refused_owner(cwd: Path) -> str | None:
     return None
 
 
+def trouble(cwd: Path) -> tuple[str, str] | None:
+    """``(code, what is wrong, with its fix)`` when git cannot be run here, or refuses the
+    checkout holding ``cwd`` for its owner; ``None`` when git answers (or finds no
+    repository: :func:`is_repository` tells)."""
+    from waymarks.core.text import escaped, shell_command
+
+    if not installed():
+        return ("git_missing", "git cannot be run here (not installed, or not on PATH): "
+                "install it or add it to PATH")
+    refused = refused_owner(cwd)
+    if refused is None:
+        return None
+    fix = shell_command(["git", "config", "--global", "--add", "safe.directory", refused])
+    return ("git_refused", f"git will not read the repository at {escaped(refused)}: "
+            "another user owns it (git: \"detected dubious ownership\"); if you trust it, "
+            f"let git read it (`{fix}`)")
+
+
 def ignored_by(cwd: Path, relative: str) -> str | None:
     """The rule by which git ignores ``relative`` (a path from ``cwd``), as
     ``FILE:LINE:PATTERN``; ``None`` when git would add it (a tracked file is never

@@ -166,6 +166,18 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
             if item_id in items and items[item_id].status == "active"]
 
 
+def git_json(app: Waymarks) -> str | None:
+    """Why no item shows the commit that added it (git cannot be run here, or refuses the
+    checkout for its owner), with the fix; ``None`` when git answers. Every committed
+    item showed as "uncommitted", with no word of why."""
+    cwd = Path(app.cwd)
+    if not app.project_trusted or team_git.is_repository(cwd):
+        return None
+    found = team_git.trouble(cwd)
+    return None if found is None else (f"{found[1]}: an item git was not asked about "
+                                       "before shows as uncommitted, committed or not")
+
+
 def unmerged_json(app: Waymarks) -> list[dict[str, str]]:
     """Team files a merge left unmerged (project-relative), each with the command that
     keeps this side: ``team status`` listed every file as available meanwhile, and

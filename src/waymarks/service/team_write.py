@@ -214,17 +214,10 @@ def refuse_without_git(app: Waymarks, *, repository: bool) -> None:
     cwd = Path(app.cwd)
     if team_git.is_repository(cwd):
         return
-    if not team_git.installed():
-        raise TeamRefused("git_missing", "git cannot be run here (not installed, or not "
-                          "on PATH); team memory travels through git: install it or "
-                          "add it to PATH")
-    refused = team_git.refused_owner(cwd)
-    if refused is not None:
-        fix = shell_command(["git", "config", "--global", "--add", "safe.directory", refused])
-        raise TeamRefused("git_refused", f"git will not read the repository at "
-                          f"{escaped(refused)}: another user owns it (git: \"detected "
-                          "dubious ownership\"); if you trust it, let git read it "
-                          f"(`{fix}`), then run the command again")
+    found = team_git.trouble(cwd)
+    if found is not None:
+        raise TeamRefused(found[0], f"{found[1]}, then run the command again (team "
+                          "memory travels through git)")
     if repository:
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
                           "working tree; team memory travels through git (run `git init` "
