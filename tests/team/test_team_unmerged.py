@@ -162,3 +162,27 @@ def test_team_status_says_why_no_item_shows_its_commit(project: Path, home: Path
     assert data["git"] in text
     data, text = status({"PATH": str(project / "nowhere")})
     assert "git cannot be run here" in data["git"] and data["git"] in text
+
+
+def test_a_later_share_without_git_keeps_the_author_git_names(project: Path,
+                                                             home: Path) -> None:
+    """With no git to run, a share after the first wrote the contributor ID as its author
+    ("dana-…" under items "Dana" wrote before, for everyone) and said "Commit and push
+    it": refused, ``git_missing``, nothing appended."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Dana")
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    pins = [json.loads(waymarks("--home", str(home), "--json", "pin", "--scope", "project",
+                                "--", text, cwd=project).stdout)["id"]
+            for text in ("Run the migrations check", "Use tabs")]
+    first = json.loads(waymarks("--home", str(home), "--json", "team", "share", pins[0],
+                                "--yes", cwd=project).stdout)
+    [own] = (project / ".waymarks" / "team").iterdir()
+    before = own.read_bytes()
+    assert json.loads(before)["author"] == "Dana", first
+    done = waymarks("--home", str(home), "--json", "team", "share", pins[1], "--yes",
+                    cwd=project, env={"PATH": str(project / "nowhere")})
+    assert (done.returncode, json.loads(done.stdout)["code"]) == (2, "git_missing")
+    assert own.read_bytes() == before

@@ -199,7 +199,8 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     me = contributor(app)
     if me is None:  # damaged, or missing though this home wrote under an ID: refused
         _refuse_damaged_contributor(app)
-        refuse_without_git(app, repository=False)  # (the ID is made from git's name)
+    # the contributor ID is made from git's user.name, and every line's author is it
+    refuse_without_git(app, repository=False)
     state = refresh(app)
     if me is not None:
         _refuse_unusable_own(state, me)
@@ -209,8 +210,9 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
 def refuse_without_git(app: Waymarks, *, repository: bool) -> None:
     """Refuse where git cannot be run, or refuses the checkout for its owner (another
     user's), and, if ``repository``, where there is no working tree: ``team init``, and
-    a home's first write, whose contributor ID is made once from `git config user.name`
-    (made without git, it was ``contributor-…`` for good)."""
+    every write, whose author is `git config user.name` (without git, the contributor ID
+    was written in its place) and, at a home's first, its contributor ID (made without
+    git, it was ``contributor-…`` for good)."""
     cwd = Path(app.cwd)
     if team_git.is_repository(cwd):
         return
