@@ -75,3 +75,19 @@ def test_a_cache_key_with_a_port_like_number_in_a_sentence_stays(text: str) -> N
 def test_a_pgpass_line_still_goes(text: str) -> None:
     redacted, count = redact(text)
     assert count == 1 and "Xq9vT2mLp4Rz" not in redacted
+
+
+@pytest.mark.parametrize(("text", "password"), [
+    ("DB_PASSWORD=Xk9mQ2pL7(vR3)!", "Xk9mQ2pL7"),
+    ("password: Tr0ub4dor(3)&x", "Tr0ub4dor"),
+    ("export API_TOKEN=Summer2024(x)!", "Summer2024"),
+    ("token = Xq9vT2mLp4Rz(ab)", "Xq9vT2mLp4Rz"),
+    ("SECRET_KEY=Hunter2024(", "Hunter2024"),
+])
+def test_a_password_holding_a_parenthesis_is_no_call(text: str, password: str) -> None:
+    """A generated password with ``(`` in it read as a call (the code's exemption): it
+    went out whole where its head was redacted before. A call's parenthesis closes, with
+    nothing glued after it, and the called name does not switch between letters and digits
+    as a generated one does."""
+    redacted, count = redact(text)
+    assert count == 1 and password not in redacted

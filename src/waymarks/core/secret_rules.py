@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
@@ -379,7 +380,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # merely carries "[REDACTED:" must not switch detection off
             return False
         quoted = match.lastgroup != name
-        if not quoted and match.string.startswith("(", end) and _IDENTIFIER.fullmatch(value):
+        if not quoted and _a_call(match.string, value, end):
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
         if quoted and _SPACE.search(value) is not None:
             return _a_quoted_phrase_secret(value)
@@ -395,6 +396,23 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
 
 #: a name in code, dotted (``ApiKey2024.load``): before a ``(`` it is called, not a value
 _IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
+#: a call's argument list on its line, closed, nothing glued after it (a space, the line's
+#: end, or what closes or goes on with code: ``,;:)]}.``)
+_ARGUMENTS: Final = lazy(r"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)(?![^\s,;:)\]}.])", re.ASCII)
+#: a name switching between letters and digits this often is generated, not written
+#: (``Xk9mQ2pL7``; not ``SecretV1``, ``ApiKey2024``, ``Password8Hasher``)
+_CODE_SWITCHES_MAX: Final = 2
+
+
+def _a_call(text: str, value: str, end: int) -> bool:
+    """Whether the bare ``value`` ending at ``end`` is a name called in code
+    (``SecretV1()``, ``ApiKey2024.load(path)``): a name, its argument list closed after
+    it, and no part of it switching between letters and digits as a generated password
+    does. ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` went out whole once read as a call."""
+    return _IDENTIFIER.fullmatch(value) is not None \
+        and _ARGUMENTS.match(text, end) is not None \
+        and all(sum(a.isdigit() != b.isdigit() for a, b in pairwise(part))
+                <= _CODE_SWITCHES_MAX for part in value.split("."))
 #: a space in a quoted value: a phrase, not a word
 _SPACE: Final = lazy(r"\s")
 #: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
