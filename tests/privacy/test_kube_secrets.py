@@ -144,6 +144,19 @@ def test_a_comment_or_a_template_in_a_secrets_data_hides_no_value(text: str) -> 
 
 
 @pytest.mark.parametrize("text", [
+    f"kind: Secret\ndata:\n  DATABASE_URL: {URL} # rotated 2026-11\n",
+    f"kind: Secret\ndata:\n  DATABASE_URL: \"{URL}\"  # from vault\r\n  user: {b64('admin')}\n",
+    f"kind: Secret\ndata:\n  cfg: |  # a block scalar\n    {URL}\n  n: {b64('admin')} # x\n",
+])
+def test_a_secrets_value_followed_by_a_comment_is_redacted(text: str) -> None:
+    """Read value by value, an entry with a YAML comment after its value (``KEY: BASE64 #
+    rotated``) was no value: it went out in clear, where the block went whole before."""
+    redacted, count = redact(text)
+    assert count >= 1 and URL not in redacted and b64("admin") not in redacted, redacted
+    assert "# " in redacted and redact(redacted) == (redacted, 0)  # the comment stays
+
+
+@pytest.mark.parametrize("text", [
     # a manifest's stringData: plain text, every value the Secret's
     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n"
     f"  api: {PASSWORD}x\n  MY_CREDS: \"{PASSWORD}y\"\n  conn: postgres://app@db/app\n",

@@ -97,9 +97,10 @@ _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
 _DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*\r?$", re.MULTILINE | re.ASCII)
 #: a YAML line's value after its indent (an entry's, quoted or bare, its quotes aside; or
-#: a deeper line's, a block scalar's), to the line's end
+#: a deeper line's, a block scalar's), to the line's end or a comment (``KEY: BASE64 #
+#: rotated``: such a value was none, and went out in clear)
 _YAML_VALUE: Final = lazy(r"[ \t]*(?:[\w.-]{1,253}:[ \t]*)?(\\?[\"']?)(?P<value>[^\s\"'\\]*)"
-                          r"(?:\1|(?=[ \t]*\Z))[ \t]*\r?(?:\n|\Z)", re.ASCII)
+                          r"(?:\1|(?=[ \t]*\Z))(?:[ \t]+#[^\n]*)?[ \t]*\r?(?:\n|\Z)", re.ASCII)
 #: a JSON entry's value, its closing quote missing where the text ends there
 _JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=]*)(?:"
                           + _Q + r"|\Z)")
