@@ -137,3 +137,27 @@ def test_a_fullwidth_colon_or_equals_sign_separates_a_name_from_its_value(text: 
 @pytest.mark.parametrize("text", ["token：见保险库", "密钥：在 Vault 里", "password：str"])
 def test_what_follows_a_fullwidth_colon_is_judged_as_any_value(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "token：请向管理员申请访问权限",
+    "- token：每小时自动刷新一次",
+    "API_KEY：在控制台的设置页面生成",
+    "api_key:在设置页面生成新的密钥",
+    "--token 请向运维同学申请",
+    "パスワード password：管理者に問い合わせてください",
+])
+def test_chinese_or_japanese_words_after_a_credentials_name_stay(text: str) -> None:
+    """With ``：`` a separator, what a Chinese note says after a credential's name ("token：
+    请向管理员申请访问权限", ask the admin for it) was read as its value, six characters
+    or more of no ASCII word, and ``memory add`` refused the note: a bare value is no
+    ideograph, kana or hangul (those are words); a value before them still goes."""
+    assert redact(text) == (text, 0)
+
+
+def test_a_value_glued_to_chinese_words_still_goes() -> None:
+    redacted, count = redact("token：Xq9vT2mLp4RzAb12别外传")
+    assert count == 1 and redacted == "token：[REDACTED:secret]别外传"
+    # letters and digits typed full-width (an input method left in that mode) are a value
+    redacted, count = redact("password=Ｐａｓｓｗ０ｒｄ１２３４（生产）")
+    assert count == 1 and redacted == "password=[REDACTED:secret]（生产）"

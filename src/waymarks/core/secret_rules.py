@@ -91,9 +91,13 @@ PLACEHOLDER_PREFIX: Final = "[REDACTED:"
 #: they end an unquoted value as a space does ("token<NBSP>: expire<NBSP>? Non…", French
 #: typography, was a credential once a name's gap took them)
 _WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
-#: the punctuation of Chinese and Japanese text, which ends an unquoted value as ``,`` or
-#: ``;`` does (``token：Xq9v…，别外传``)
-_CJK_STOPS: Final = r"\u3001\u3002\uff0c\uff1b"
+#: ideographs, kana, hangul and the punctuation of Chinese and Japanese text: they end an
+#: unquoted value as ``,`` or ``;`` does (``token：Xq9v…，别外传``), words, never part of one
+#: (with ``：`` a separator, "token：请向管理员申请访问权限", ask the admin for it, was a
+#: value of six characters and the note was refused); full-width letters and digits
+#: (``Ｐａｓｓ１２３４``, an input method left in that mode) are a value's still
+_CJK_WORDS: Final = (r"\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
+                     r"\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f\uff5b-\uff9f")
 _VALUE: Final = (
     r"(?!(?i:bearer|basic)[ \t])"
     r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
@@ -102,8 +106,8 @@ _VALUE: Final = (
     r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
     r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
-    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + _CJK_STOPS + r"]{{3,4095}}"
-    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_STOPS + r"]))"
+    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + _CJK_WORDS + r"]{{3,4095}}"
+    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
