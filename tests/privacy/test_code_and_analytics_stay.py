@@ -91,3 +91,24 @@ def test_a_password_holding_a_parenthesis_is_no_call(text: str, password: str) -
     as a generated one does."""
     redacted, count = redact(text)
     assert count == 1 and password not in redacted
+
+
+@pytest.mark.parametrize("text", [
+    # Python's requests/urllib3 join a response's Set-Cookie headers with ", "
+    f"set-cookie: _ga=GA1.2.1234567890.1700000000; Path=/; Expires=Wed, 21 Oct 2026 "
+    f"07:28:00 GMT, sessionid={SESSION}; Path=/; HttpOnly",
+    f"{{'set-cookie': 'csrftoken=abc; Path=/, sessionid={SESSION}; HttpOnly'}}",
+    f"Cookie: _ga=GA1.2.1234567890.1700000000,sessionid={SESSION}",
+])
+def test_a_session_cookie_after_a_comma_still_goes(text: str) -> None:
+    """Set-Cookie headers joined by a comma (as requests prints ``response.headers``): the
+    session cookie after an attribute (``Path=/, sessionid=…``) was read as that
+    attribute's value, and with the analytics cookie before it no longer a secret the
+    header went out whole."""
+    redacted, count = redact(text)
+    assert count == 1 and SESSION not in redacted and "[REDACTED:cookie]" in redacted
+
+
+def test_an_expiry_date_with_its_comma_is_no_cookie() -> None:
+    text = "set-cookie: theme=dark; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT"
+    assert redact(text) == (text, 0)

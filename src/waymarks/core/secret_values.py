@@ -209,6 +209,10 @@ _ANALYTICS_ID: Final = lazy(r"(?:[A-Za-z]{1,3}[0-9]?\.)?[0-9]+(?:\.[0-9]+){2,}",
 #: a cookie's value: what RFC 6265 allows in one (no space, comma or semicolon), so its
 #: first run: a sentence after "cookie:" or an attribute's date goes on after it
 _COOKIE_VALUE: Final = lazy(r"[^\s,;]*")
+#: where one cookie (or attribute) ends and the next starts: a ``;``, or a ``,`` before a
+#: ``name=`` (Set-Cookie headers joined, as Python's requests prints them: ``Path=/,
+#: sessionid=…``); an expiry date's comma (``Wed, 21 Oct 2026``) is before no ``=``
+_COOKIE_PAIRS: Final = lazy(r";|,(?=[ \t]*[^\s=;,]+=)")
 
 
 def cookie_holds_secret(header: str) -> bool:
@@ -218,8 +222,10 @@ def cookie_holds_secret(header: str) -> bool:
     analytics ID, ``_ga=GA1.2.1234567890.1700000000``). An
     attribute is no cookie (``Max-Age=2592000``), and a cookie's value ends where one
     cannot go on: the rest of a sentence ("cookie: SameSite=Lax is the default since
-    Chrome 80") or of a date was read with it, as one value, and the line redacted."""
-    for pair in header.split(";"):
+    Chrome 80") or of a date was read with it, as one value, and the line redacted. A
+    ``,`` before a ``name=`` parts two cookies as ``;`` does: joined Set-Cookie headers'
+    session cookie (``Path=/, sessionid=…``) was read as an attribute's rest."""
+    for pair in _COOKIE_PAIRS.split(header):
         name, _, rest = pair.partition("=")
         found = _COOKIE_VALUE.match(rest.strip().strip('"'))
         value = found.group(0).strip('"') if found else ""
