@@ -74,6 +74,23 @@ def test_a_version_a_thing_runs_on_is_still_one_value(app: Waymarks) -> None:
     _refused(app, "The test suite fails with exit code 3.")
 
 
+@pytest.mark.parametrize(("first", "second"), [
+    ("The build fails with Error 2.", "The build fails with Error 1."),  # make's words
+    ("The deploy fails with HTTP 403.", "The deploy fails with HTTP 401."),
+    ("The request fails with Status 500.", "The request fails with Status 503."),
+    ("The job fails with Exit 137.", "The job fails with Exit 143."),
+    ("服务返回 HTTP 502 报错。", "服务返回 HTTP 504 报错。"),
+])
+def test_a_code_written_with_a_capital_still_says_how_it_fails(
+        app: Waymarks, first: str, second: str) -> None:
+    """A number after a capitalised word in a clause of failure was read as a product's
+    version ("Windows 11"), so "… fails with Error 1." was written beside "… fails with
+    Error 2." as another platform's failure: an error's, an exit's or a status's code
+    says how it fails, as "exit code 2" does."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, second)
+
+
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
     ("The rate limit is set to 1,500.", "The rate limit is set to 1500.",
      "The rate limit is set to 2,500."),

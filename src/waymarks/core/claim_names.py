@@ -77,6 +77,10 @@ _FAILURE_VERBS: Final = frozenset(
 
 
 _WORDS_OF_CLAIM: Final = lazy(r"[A-Za-z][A-Za-z0-9]*")
+#: words whose number is a code saying how a thing fails, never a product's version,
+#: however typed ("fails with Error 2", make's words; "HTTP 403", "Status 500", "Exit 137")
+_CODE_WORDS: Final = frozenset(
+    "error errors errno exit status code http https signal return rc".split())
 #: a Chinese verb of failure later in the value's clause (a dot there is a version's)
 _HAN_FAILED_AFTER: Final = lazy(r"[^。；，,;!?]*?(?:失败|崩溃|报错|出错|挂掉|卡死)")
 
@@ -88,7 +92,8 @@ def failed_on(text: str, start: int, value: str, claim: str) -> str | None:
     another version is about another platform (read as the value only, "… crashes on
     Windows 10." was refused beside "… crashes on Windows 11."), while "no longer crashes
     on Windows 11" still denies the failure on that one; "fails with exit code 2" states
-    how it fails, and "… exit code 3" contradicts it."""
+    how it fails, and "… exit code 3" contradicts it, as "Error 1" does "Error 2"
+    (:data:`_CODE_WORDS`)."""
     if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value, 2) or not after_name(
             text, start):
         return None
@@ -97,7 +102,7 @@ def failed_on(text: str, start: int, value: str, claim: str) -> str | None:
         # (a Chinese verb follows its place: "在 Python 3.12 上失败")
         return None
     name = text[text.rfind(" ", 0, start - 1) + 1:start - 1]
-    if not any(word[:1].isupper() for word in _WORDS_OF_CLAIM.findall(claim)
+    if name in _CODE_WORDS or not any(word[:1].isupper() for word in _WORDS_OF_CLAIM.findall(claim)
                if word.lower() == name):
         return None
     return f"{name}-n{value[2:].replace('.', '_')}"
