@@ -235,3 +235,20 @@ def test_a_change_of_a_fact_stated_twice_is_advised_without_a_circle(app: Waymar
     assert f"supersede {first.id}" in superseding.message
     assert isinstance(app.set_memory_status(second.id, "invalid", "restated"), Committed)
     assert isinstance(app.supersede_memory(first.id, "The database port is 5433."), Committed)
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    # the run logs, the settings page, the user manual: narrower things than the logs,
+    # the page, the notes
+    ("运行日志保留 7 天。", "日志保留 30 天。", "运行日志保留 14 天。"),
+    ("设置页面的端口是 8080。", "页面的端口是 9090。", "设置页面的端口是 8081。"),
+    ("使用说明的版本是 2.0。", "说明的版本是 3.0。", "使用说明的版本是 2.1。"),
+])
+def test_a_chinese_verb_starting_a_compound_noun_is_part_of_its_subject(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """With 运行, 设置, 使用 and 采用 read as function words wherever they stood, a noun
+    they start (运行日志, run logs; 设置页面, the settings page; 使用说明, the manual) lost
+    that word, and "日志保留 30 天。" was refused beside "运行日志保留 7 天。": at a run's
+    start, before more of the noun, the word is the noun's."""
+    _both_written(app, first, second)
+    _refused(app, contradicting)

@@ -18,6 +18,7 @@ from typing import Final
 
 from waymarks.core.claim_terms import (
     HAN_FROM,
+    HAN_NOUN_VERBS,
     HAN_STOP,
     HAN_STOP_WORDS,
     HANGUL_PARTICLES,
@@ -82,10 +83,20 @@ def _han_terms(run: str) -> set[str]:
                   if char in HAN_STOP or (char in HAN_FROM and position == len(run) - 1)
                   else (left + 1, pieces + 1, (char, *terms)))
         for word in _HAN_WORDS_BY_FIRST.get(char, ()):
-            if run.startswith(word, position):
+            if run.startswith(word, position) and not _starts_a_noun(run, position, word):
                 left, pieces, terms = best[position + len(word)]
                 if (left, pieces + 1) < choice[:2]:
                     choice = (left, pieces + 1,
                               (TERMS[word], *terms) if word in TERMS else terms)
         best[position] = choice
     return set(best[0][2])
+
+
+def _starts_a_noun(run: str, position: int, word: str) -> bool:
+    """Whether ``word`` at ``position`` of ``run`` is a verb starting the compound noun the
+    run begins with (运行日志, 设置页面, 使用说明: :data:`HAN_NOUN_VERBS`), so its characters
+    are subject terms: read as "runs", "set" or "uses" wherever it stood, "日志保留 30 天。"
+    was refused beside "运行日志保留 7 天。", the run logs. Not after a subject (构建使用)
+    nor before function characters only (运行在)."""
+    return word in HAN_NOUN_VERBS and position == 0 and any(
+        char not in HAN_STOP for char in run[len(word):])

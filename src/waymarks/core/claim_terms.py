@@ -162,6 +162,9 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
                          # "set"): as characters, "构建使用 Node 18。" was another
                          # subject than "The build uses Node 20."
                          "使用", "采用", "运行", "设置")
+#: those verbs, which also start a compound noun (运行日志, run logs; 设置页面, the settings
+#: page; 使用说明, the manual): at a Han run's start, before more of it, they are the noun's
+HAN_NOUN_VERBS: Final = frozenset(("使用", "采用", "运行", "设置"))
 #: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
 #: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
 HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",
