@@ -5,6 +5,8 @@ other shapes of the fixture set's known misses and false conflicts
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.recall.test_contradiction_review57 import _both_written, _refused
@@ -252,3 +254,35 @@ def test_a_chinese_verb_starting_a_compound_noun_is_part_of_its_subject(
     start, before more of the noun, the word is the noun's."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+def test_a_change_of_a_fact_stated_in_the_session_and_the_project_keeps_it_for_the_project(
+        app: Waymarks, project: Path) -> None:
+    """A fact restated in this session before the project held it: the refusal of its
+    change said to invalidate the project's claim and supersede the session's, which,
+    followed, left the project no claim of the fact once the session ended (the new one
+    took the session's scope). The project's claim is the one to supersede, the session's
+    restatement the one to invalidate, whichever was written first; a supersede of the
+    session's is advised the same way."""
+    from waymarks.service.outcomes import Rejected
+
+    app.trust(str(project))
+    mine = app.remember("The DB listens on 5432.")
+    theirs = app.remember("The database port is 5432.", scope="project")
+    assert isinstance(mine, Committed) and isinstance(theirs, Committed)
+    added = app.remember("The database port is 5433.")
+    assert isinstance(added, Rejected) and set(added.conflicts) == {mine.id, theirs.id}
+    assert f"invalidate {mine.id}" in added.message
+    assert f"invalidate {theirs.id}" not in added.message
+    assert f"supersede {theirs.id}" in added.message
+    superseding = app.supersede_memory(mine.id, "The database port is 5433.")
+    assert isinstance(superseding, Rejected)
+    assert f"invalidate {theirs.id}" not in superseding.message
+    assert f"invalidate {mine.id}" in superseding.message
+    assert f"supersede {theirs.id}" in superseding.message
+    assert isinstance(app.set_memory_status(mine.id, "invalid", "restated"), Committed)
+    changed = app.supersede_memory(theirs.id, "The database port is 5433.")
+    assert isinstance(changed, Committed)
+    app.session_new()  # the project keeps the changed fact
+    assert [(item.text, item.status) for item in app.items("memory")] == [
+        ("The database port is 5432.", "superseded"), ("The database port is 5433.", "active")]

@@ -22,7 +22,7 @@ Pure: no I/O, no clock. What must stay true:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from typing import Literal, cast
 
@@ -533,34 +533,50 @@ def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
     fact: suggesting to supersede the other sent the writer round in a circle (that one's
     supersede is refused naming the first), so the rivals are to be invalidated first; so
     are other conflicts of a supersede (two restatements of the fact: "supersede the
-    other" circled the same way), and all but the first of an add's."""
+    other" circled the same way), and all but one of an add's. The one to supersede is a
+    project's claim where one is among them (:func:`_kept`): followed, advice to supersede
+    a session's restatement and invalidate the project's left the project no claim of the
+    fact once the session ended."""
     listed = ", ".join(map(escaped, conflicts))
+
+    def invalidate(ids: Iterable[str]) -> str:
+        return ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`" for c in ids)
+
     if previous is not None:
-        commands = ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`"
-                             for c in conflicts)
         if not set(conflicts) <= set(find_contradictions(
                 ctx.view, previous, _seen_partitions(ctx, previous))):
             # (they state the fact as the superseded one does, or another: superseding
             # one of them instead was refused naming the memory superseded here)
+            kept = _kept(ctx, (previous.id, *conflicts))
+            others = [c for c in (previous.id, *conflicts) if c != kept]
             return Rejected(
                 "conflict", f"Memory conflicts with active item(s): {listed}, besides "
-                f"{escaped(previous.id)}, the memory this supersedes. Invalidate them "
-                f"first ({commands}), then supersede {escaped(previous.id)} again", conflicts)
+                f"{escaped(previous.id)}, the memory this supersedes. Invalidate "
+                f"{'them' if kept == previous.id else 'the others'} first "
+                f"({invalidate(others)}), then supersede {escaped(kept)}"
+                f"{' again' if kept == previous.id else ''}", conflicts)
         return Rejected(
             "conflict",
             f"Memory conflicts with active item(s): {listed}, which already contradict "
             f"{escaped(previous.id)}, the memory this supersedes (two active claims of one "
-            f"fact). Invalidate the wrong one first ({commands}), then supersede "
+            f"fact). Invalidate the wrong one first ({invalidate(conflicts)}), then supersede "
             f"{escaped(previous.id)} "
             "again", conflicts)
-    others = ", ".join(f"`{suggested(ctx.prog, 'memory', 'invalidate', c)}`"
-                       for c in conflicts[1:])  # (one supersede replaces one of them)
+    kept = _kept(ctx, conflicts)
+    rest = invalidate(c for c in conflicts if c != kept)  # (a supersede replaces one)
     return Rejected(
         "conflict",
         f"Memory conflicts with active item(s): {listed}"
-        f"{f' (invalidate all but the first: {others})' if others else ''}. Use "
-        f"`{suggested(ctx.prog, 'memory', 'supersede', conflicts[0])} -- NEW CLAIM` to "
+        f"{f' (invalidate the others: {rest})' if rest else ''}. Use "
+        f"`{suggested(ctx.prog, 'memory', 'supersede', kept)} -- NEW CLAIM` to "
         "replace it", conflicts)
+
+
+def _kept(ctx: WriteContext, ids: tuple[str, ...]) -> str:
+    """Of claims of one fact, the one to supersede: the project's first (a supersede keeps
+    its scope), else the first."""
+    return next((c for c in ids if (state := ctx.view.get(c)) is not None
+                 and state.partition.startswith("project:")), ids[0])
 
 
 def _seen_partitions(ctx: WriteContext, candidate: ItemState) -> tuple[str, ...]:
