@@ -199,3 +199,22 @@ def test_a_configmaps_data_beside_a_secret_and_a_cut_certificate_stay(text: str)
     end for a secret: the kind nearest the data in its own object decides, and a cut PEM
     head is a PEM's."""
     assert redact(text) == (text, 0)
+
+
+EC_KEY = b64("-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n"
+             "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1a"
+             "Y/PuoAoGCCqGSM49\nAwEHoUQDQgAE\n-----END EC PRIVATE KEY-----\n")
+
+
+@pytest.mark.parametrize("text", [
+    f"apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {CERT}\n"
+    f"  tls.key: {EC_KEY}\n",
+    f"users:\n- name: admin\n  user:\n    client-key-data: {EC_KEY}\n",
+])
+def test_an_ec_key_written_after_its_curve_parameters_is_a_private_key(text: str) -> None:
+    """``openssl ecparam -genkey`` writes the curve's ``EC PARAMETERS`` block before the
+    key: base64-encoded (a TLS Secret's ``tls.key``, kubeconfig's ``client-key-data``) its
+    first armour line named no private key, and the key went out in clear, the Secret's
+    values read as certificates only."""
+    redacted, count = redact(text)
+    assert count >= 1 and EC_KEY not in redacted and EC_KEY[:40] not in redacted, redacted

@@ -173,7 +173,7 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
         spans.append((at, until))
     if not any(len(plain) >= _DECODED_MIN for plain in decoded) or all(
             (plain.startswith(b"-----") or b"-----BEGIN".startswith(plain))
-            and b"PRIVATE KEY" not in plain[:64] for plain in decoded):  # (a cut one too)
+            and not private_pem(plain) for plain in decoded):  # (a cut one too)
         return []
     return spans
 
@@ -249,6 +249,20 @@ def _one_object(text: str, start: int, end: int, column: int) -> bool:
         if indent < column or (indent == column and _MAPPING_KEY.match(stripped) is None):
             return False
     return True
+
+
+#: how far into a PEM text a private key's armour may stand: after the curve's ``EC
+#: PARAMETERS`` block (78 bytes) that ``openssl ecparam -genkey`` writes before an EC key
+PEM_ARMOUR_BYTES: Final = 160
+
+
+def private_pem(plain: bytes) -> bool:
+    """Whether the PEM text ``plain`` (decoded, perhaps cut) is a private key's: its first
+    armour line says PRIVATE KEY, or it is an EC key's curve parameters with a private
+    key's armour after them (read as parameters, public, such a key went out in clear)."""
+    head = plain[:PEM_ARMOUR_BYTES]
+    armour = head.split(b"\n", 1)[0]
+    return b"PRIVATE KEY" in armour or (b"PARAMETERS" in armour and b"PRIVATE KEY" in head)
 
 
 def base64_bytes(value: str) -> bytes | None:

@@ -59,7 +59,9 @@ from waymarks.core.secret_manifest import (
     KUBE_SECRET_JSON,
     KUBE_STRING_DATA,
     KUBE_STRING_DATA_JSON,
+    PEM_ARMOUR_BYTES,
     base64_bytes,
+    private_pem,
 )
 from waymarks.core.secret_prose import PROSE, PROSE_CJK, accepts_prose
 from waymarks.core.secret_tokens import TOKENS, Rule, ascii_lower
@@ -314,8 +316,9 @@ _DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
 _BARE_DISTINCT: Final = 20
 
 #: how much of a base64 PEM block is decoded to read its armour line (the longest,
-#: "-----BEGIN ENCRYPTED PRIVATE KEY-----", is 52 characters of base64)
-_PEM_HEAD: Final = 96
+#: "-----BEGIN ENCRYPTED PRIVATE KEY-----", is 52 characters of base64; an EC key's stands
+#: after its curve's parameters, within :data:`PEM_ARMOUR_BYTES`), line breaks included
+_PEM_HEAD: Final = 4 * PEM_ARMOUR_BYTES // 3 + 8
 #: OpenAI and Anthropic key types after ``sk-``
 _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 
@@ -330,14 +333,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return any(c.isdigit() for c in body) or body.startswith(_KEY_TYPES) or (
             not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
     if name == "pem_b64":  # the armour line says PRIVATE KEY (not CERTIFICATE, PUBLIC KEY)
-        import binascii  # (an extension module: loaded only when a shape needs it)
-
         head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
-        try:
-            armour = binascii.a2b_base64(head[:len(head) // 4 * 4]).split(b"\n", 1)[0]
-        except binascii.Error:
-            return False
-        return b"PRIVATE KEY" in armour
+        plain = base64_bytes(head[:len(head) // 4 * 4])
+        return plain is not None and private_pem(plain)
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":
