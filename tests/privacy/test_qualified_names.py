@@ -102,3 +102,24 @@ def test_a_key_named_for_what_it_signs_or_opens_is_a_credentials_name(name: str)
                                   "session_key = request.session.session_key"])
 def test_other_keys_stay(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    'storage_key = "avatars/2024/user-123.png"',  # an object's key in a bucket
+    "The upload's storage_key: uploads/2024/avatar_7.png",
+    "client_key: certs/client-2024.key",  # the key file's path
+    "private_key: keys/prod/signing.pem",
+    'DEPLOY_KEY="ci/deploy_ed25519.pub"',
+])
+def test_a_relative_path_to_a_file_is_no_credential(text: str) -> None:
+    """With ``STORAGE_KEY``, ``CLIENT_KEY`` and ``DEPLOY_KEY`` credential names, a path
+    relative to a folder (an object key in a bucket, a key file's place) was their value,
+    six characters mixing letters, digits and symbols, and ``memory add`` refused a note
+    naming it; an absolute path stayed. A path of names ending in a file's extension
+    is one too; a random segment in it still makes it a secret."""
+    assert redact(text) == (text, 0)
+
+
+def test_a_random_segment_in_a_relative_path_still_goes() -> None:
+    redacted, count = redact('storage_key = "Xq9vT2mLp4RzAb12/x.png"')
+    assert count == 1 and "Xq9vT2mLp4RzAb12" not in redacted

@@ -33,7 +33,10 @@ _REFERENCE_PREFIXES: Final = (
     "$", "%", "{", "<", "[", "!", "--", "os.environ", "os.getenv", "process.env", "env.",
     "getenv", "self.", "this.", "config.", "settings.", "secrets.", "vars.", "input(",
 )
-_PATH: Final = lazy(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*", re.ASCII)
+#: a path: absolute, from home or here, or relative and ending in a file's extension
+#: (``uploads/2024/avatar_7.png``, a bucket's object key; ``certs/client.key``)
+_PATH: Final = lazy(r"(?:/|\./|\.\./|~/|[A-Za-z]:[\\/])[\w./~\\-]*"
+                    r"|[\w.-]+(?:[\\/][\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,4}", re.ASCII)
 _VERSION_OR_DATE: Final = lazy(r"[vV]?[0-9]+(?:[.:/-][0-9]+)+(?:[-+.][0-9A-Za-z.]+)?",
                                      re.ASCII)
 _WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
