@@ -112,3 +112,17 @@ def test_a_session_cookie_after_a_comma_still_goes(text: str) -> None:
 def test_an_expiry_date_with_its_comma_is_no_cookie() -> None:
     text = "set-cookie: theme=dark; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT"
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "- db:5432:app:admin:Xq9vT2mLp4Rz",
+    "* pg:6432:orders:svc:Xq9vT2mLp4Rz",
+    "> db:5432:app:admin:Xq9vT2mLp4Rz",
+])
+def test_a_pgpass_line_as_a_list_item_or_a_quotation_still_goes(text: str) -> None:
+    """Since a .pgpass line in a sentence must name a plain host (de761d75), one in a
+    Markdown list or a quotation (``- db:5432:app:admin:…``) was read as in a sentence, its
+    host ``db`` no plain one, and the password went out in clear: a list's or a
+    quotation's mark before it starts its line as a key-value line's does."""
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4Rz" not in redacted

@@ -446,10 +446,11 @@ def _name_start(text: str, at: int) -> int:
 
 
 def _starts_its_line(text: str, at: int) -> bool:
-    """Whether the name ending at ``at``… starts its line (after spaces, ``- ``, ``export``):
-    a key-value line (``  DB_PASSWORD: postgres``), not prose (``rotate the token: done``)."""
+    """Whether the name ending at ``at``… starts its line (after spaces, a list's ``-`` or
+    ``*``, a quotation's ``>``, ``export``): a key-value line (``  DB_PASSWORD: postgres``),
+    not prose (``rotate the token: done``)."""
     at = _name_start(text, at)
-    return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "export")
+    return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "*", ">", "export")
 
 
 def _a_word_named_pass(match: re.Match[str]) -> bool:
@@ -472,10 +473,11 @@ _PGPASS_HOST: Final = lazy(r"\*|\[|localhost:|[\w-]*\.", re.ASCII | re.IGNORECAS
 def _a_pgpass_line(match: re.Match[str]) -> bool:
     """Whether a ``pgpass`` match is a .pgpass line rather than a cache key of five fields
     (``user:12345:session:cart:a8f3…`` in a sentence): its host is plainly one, it starts
-    its line (a file's content), or the text says pgpass."""
+    its line (a file's content; a list's item or a quotation's line too, whose password
+    went out in clear), or the text says pgpass."""
     text, at = match.string, match.start()
     return _PGPASS_HOST.match(text, at) is not None \
-        or not text[text.rfind("\n", 0, at) + 1:at].strip() or "pgpass" in ascii_lower(text)
+        or _starts_its_line(text, at) or "pgpass" in ascii_lower(text)
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
