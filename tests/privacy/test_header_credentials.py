@@ -288,3 +288,30 @@ def test_a_raw_token_as_the_authorization_header_is_redacted(text: str) -> None:
 ])
 def test_an_authorization_header_with_no_token_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize(("text", "scheme"), [
+    ("curl -H 'Authorization: ApiKey Xq9vT2mLp4RzAb12CdEf34==' https://es:9200/_search",
+     "ApiKey"),  # Elasticsearch's
+    ('"Authorization": "SSWS 00Xq9vT2mLp4RzAb12CdEf34-kLm"', "SSWS"),  # Okta's
+    ("Authorization: Key Xq9vT2mLp4RzAb12CdEf34", "Key"),
+    ("Authorization: Negotiate YIIGhgYJKoZIhvcSAQICAQBuggZ1MIIGcaADAgEFoQMCAQ6iBwMFAC",
+     "Negotiate"),
+])
+def test_a_token_after_another_scheme_is_redacted(text: str, scheme: str) -> None:
+    """Only ``Bearer``, ``Basic``, ``token`` or no scheme were read: Elasticsearch's
+    ``ApiKey``, Okta's ``SSWS``, a ``Key`` scheme's key went out in clear; a random-looking
+    credential after any scheme goes, the scheme kept."""
+    redacted, count = redact(text)
+    assert count == 1 and "Xq9vT2mLp4RzAb12CdEf34" not in redacted
+    assert "YIIGhgYJKoZIhvc" not in redacted and f"{scheme} [REDACTED:" in redacted
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    'authorization: Digest username="Mufasa", realm="x", response="6629fae49393a05397"',
+    "Authorization: Bearer authentication is checked by the gateway",
+    "The Authorization: header carries the scheme and then the credential",
+])
+def test_an_authorization_scheme_with_no_token_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

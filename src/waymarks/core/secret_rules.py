@@ -220,9 +220,11 @@ _WRAPPERS: Final = (
         + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # the key itself as the header, no scheme (``Authorization: KEY``, as some APIs take
-    # it): judged random, so a word, a scheme or a phrase stays
+    # it), or after a scheme of its own (Elasticsearch's ``ApiKey``, Okta's ``SSWS``, a
+    # ``Key``: these went out in clear): judged random, so a word or a phrase stays
     Rule("auth_raw", "auth-token", lazy(
         r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?"
+        r"(?:[A-Za-z][A-Za-z0-9-]{1,31}" + _GAP + r"+)?"
         r"(?P<auth_raw>[A-Za-z0-9._~+/=-]{16,4096})(?![^\s\"',;\\])", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":

@@ -28,8 +28,9 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``basic-auth`` (after ``Basic`` or under an ``auth`` key, Docker's ``"auth": "…"`` and
   .npmrc's ``_auth=…``, when it decodes to ``user:password``), ``auth-token``
   (after ``Authorization: token``, GitHub's older scheme, or a random-looking key as the
-  header itself, ``Authorization: KEY``), ``cookie`` (a ``Cookie:`` or
-  ``Set-Cookie:`` header's value when a cookie in it looks like a secret),
+  header itself, ``Authorization: KEY``, or after another scheme, ``ApiKey KEY``),
+  ``cookie`` (a ``Cookie:`` or ``Set-Cookie:`` header's value when a cookie in it looks
+  like a secret),
   ``kubernetes-secret`` (each value of a Kubernetes Secret's base64 ``data:``, its key
   kept, a last one cut by the text's end too: a ConfigMap's, or a Secret's holding only
   certificates, stay; and each value of its ``stringData:`` that looks like a secret),
