@@ -218,3 +218,15 @@ def test_an_ec_key_written_after_its_curve_parameters_is_a_private_key(text: str
     values read as certificates only."""
     redacted, count = redact(text)
     assert count >= 1 and EC_KEY not in redacted and EC_KEY[:40] not in redacted, redacted
+
+
+@pytest.mark.parametrize("text", [
+    f"kind: Secret\ndata: # base64, rotated monthly\n  DATABASE_URL: {URL}\n",
+    f"apiVersion: v1\ndata:  # values\r\n  DATABASE_URL: {URL}\r\nkind: Secret\r\n",
+])
+def test_a_comment_on_a_secrets_data_line_hides_no_value(text: str) -> None:
+    """``data: # …`` (a comment after the block's key) was no data block: every value under
+    it went out in clear."""
+    redacted, count = redact(text)
+    assert count == 1 and URL not in redacted and "# " in redacted
+    assert redact(redacted) == (redacted, 0)

@@ -40,8 +40,9 @@ from waymarks.core.secret_tokens import Rule
 _ENTRY: Final = r"(?:[\w.-]{1,253}:(?:[ \t][^\n]{0,65536})?|#[^\n]{0,4096})"
 #: ``kind: Secret`` on a line of its own (after spaces, or ``- `` as a list's item)
 _KIND: Final = r"kind:[ \t]*[\"']?Secret[\"']?[ \t]*(?:#[^\n]*)?\r?(?:\n|\Z)"
-#: the ``data:`` line, the indent of its first entry, then the lines at that indent or deeper
-_BLOCK: Final = (r"(?<![\w.-])data:[ \t]*\r?\n(?P<kube_indent>[ \t]+)(?P<kube_secret>"
+#: the ``data:`` line (a comment may end it), the indent of its first entry, then the lines
+#: at that indent or deeper
+_BLOCK: Final = (r"(?<![\w.-])data:[ \t]*(?:#[^\n]*)?\r?\n(?P<kube_indent>[ \t]+)(?P<kube_secret>"
                  + _ENTRY + r"(?:\r?\n(?P=kube_indent)(?:" + _ENTRY + r"|[ \t]+[^\n]{1,65536}))*)")
 #: lines an object may hold between its ``kind`` and its ``data`` (either order): not
 #: another Secret's kind or another ``data:``, where a search from each would run on to
@@ -55,7 +56,7 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
     r"(?=[kd])(?P<kube_kind>(?<![\w.-])" + _KIND + _BETWEEN + ")?" + _BLOCK
     + r"(?(kube_kind)|(?=\r?\n" + _BETWEEN + _KIND + "))",  # its kind before, or after
     re.ASCII), ("Secret",), wrapper=True, guard=":",
-    hint=lazy(r"data:[ \t]*\r?\n[ \t]", re.ASCII))
+    hint=lazy(r"data:[ \t]*(?:#[^\n]*)?\r?\n[ \t]", re.ASCII))
 
 #: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
 #: ``"kind": "Secret"`` in the same object, before or after it (what stands between holds
@@ -95,7 +96,8 @@ KUBE_STRING_DATA_JSON: Final = Rule("kube_string_data_json", "kubernetes-secret"
 #: a document separator of a YAML stream
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
-_DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*\r?$", re.MULTILINE | re.ASCII)
+_DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*(?:#[^\n]*)?\r?$",
+                         re.MULTILINE | re.ASCII)
 #: a YAML line's value after its indent (an entry's, quoted or bare, its quotes aside; or
 #: a deeper line's, a block scalar's), to the line's end or a comment (``KEY: BASE64 #
 #: rotated``: such a value was none, and went out in clear)
