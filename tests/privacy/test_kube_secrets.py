@@ -230,3 +230,16 @@ def test_a_comment_on_a_secrets_data_line_hides_no_value(text: str) -> None:
     redacted, count = redact(text)
     assert count == 1 and URL not in redacted and "# " in redacted
     assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    f'kind: Secret\ndata:\n  "DATABASE_URL": {URL}\n',
+    f"kind: Secret\ndata:\n  'tls.key': {KEY}\n  user: {b64('admin')}\n",
+])
+def test_a_quoted_key_in_a_secrets_data_hides_no_value(text: str) -> None:
+    """A key written in quotes (``"DATABASE_URL": …``, as YAML allows and some generators
+    write) made its line no entry: the block ended before it, or was none, and the
+    values went out in clear."""
+    redacted, count = redact(text)
+    assert count >= 1 and URL not in redacted and KEY not in redacted, redacted
+    assert b64("admin") not in redacted and redact(redacted) == (redacted, 0)

@@ -34,10 +34,12 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
 
+#: an entry's key, bare or quoted (``"DATABASE_URL":``, ``'tls.key':``, as YAML allows)
+_KEY: Final = r"(?:[\w.-]{1,253}|\"[\w.-]{1,253}\"|'[\w.-]{1,253}')"
 #: one line of a ``data:`` block after its indent: an entry, its value anything to its line's
 #: end (a chart's template, an empty value, a value cut short: judged value by value), or a
 #: comment; a line indented deeper continues the entry above (a block scalar's)
-_ENTRY: Final = r"(?:[\w.-]{1,253}:(?:[ \t][^\n]{0,65536})?|#[^\n]{0,4096})"
+_ENTRY: Final = r"(?:" + _KEY + r":(?:[ \t][^\n]{0,65536})?|#[^\n]{0,4096})"
 #: ``kind: Secret`` on a line of its own (after spaces, or ``- `` as a list's item)
 _KIND: Final = r"kind:[ \t]*[\"']?Secret[\"']?[ \t]*(?:#[^\n]*)?\r?(?:\n|\Z)"
 #: the ``data:`` line (a comment may end it), the indent of its first entry, then the lines
@@ -101,7 +103,7 @@ _DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*(?:#[^\n]*)?\r?$",
 #: a YAML line's value after its indent (an entry's, quoted or bare, its quotes aside; or
 #: a deeper line's, a block scalar's), to the line's end or a comment (``KEY: BASE64 #
 #: rotated``: such a value was none, and went out in clear)
-_YAML_VALUE: Final = lazy(r"[ \t]*(?:[\w.-]{1,253}:[ \t]*)?(\\?[\"']?)(?P<value>[^\s\"'\\]*)"
+_YAML_VALUE: Final = lazy(r"[ \t]*(?:" + _KEY + r":[ \t]*)?(\\?[\"']?)(?P<value>[^\s\"'\\]*)"
                           r"(?:\1|(?=[ \t]*\Z))(?:[ \t]+#[^\n]*)?[ \t]*\r?(?:\n|\Z)", re.ASCII)
 #: a JSON entry's value, its closing quote missing where the text ends there
 _JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=]*)(?:"
@@ -114,7 +116,7 @@ _DECODED_MIN: Final = 4
 #: a ``stringData`` line's value: an entry's (quoted, its quotes aside, or bare to a
 #: comment or the line's end), or a deeper line's (a block scalar's) when it is one token
 _PLAIN_VALUE: Final = lazy(
-    r"[ \t]*(?:[\w.-]{1,253}:[ \t]+(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>[^'\n]*)'"
+    r"[ \t]*(?:" + _KEY + r":[ \t]+(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>[^'\n]*)'"
     r"|(?P<bare>[^\s#][^\n]*?))|(?P<line>[^\s#][^\s]*))[ \t]*(?:[ \t]#[^\n]*)?\r?(?:\n|\Z)",
     re.ASCII)
 _JSON_PLAIN: Final = lazy(r"\"[ \t]*:[ \t]*\"(?P<value>(?:[^\"\\\n]|\\.)*)\"", re.ASCII)
