@@ -243,3 +243,27 @@ def test_a_quoted_key_in_a_secrets_data_hides_no_value(text: str) -> None:
     redacted, count = redact(text)
     assert count >= 1 and URL not in redacted and KEY not in redacted, redacted
     assert b64("admin") not in redacted and redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    f"apiVersion: v1\nkind: Secret\nmetadata: {{name: app}}\ndata: {{DATABASE_URL: {URL}, "
+    f"user: {b64('admin')}}}\n",
+    f"data: {{\"DATABASE_URL\": \"{URL}\", 'user': '{b64('admin')}'}}\nkind: Secret\n",
+    f"items:\n- kind: Secret\n  data: {{DATABASE_URL: {URL}, user: {b64('admin')}}}\n",
+])
+def test_a_secrets_data_in_flow_style_is_redacted(text: str) -> None:
+    """``data: {KEY: BASE64, …}``, YAML's flow style on one line, was no data block: its
+    values went to the model in clear."""
+    redacted, count = redact(text)
+    assert count == 2 and URL not in redacted and b64("admin") not in redacted, redacted
+    assert "DATABASE_URL" in redacted and "user" in redacted  # the keys stay
+    assert redact(redacted) == (redacted, 0)
+
+
+@pytest.mark.parametrize("text", [
+    f"kind: ConfigMap\ndata: {{logo: {b64('hello world')}, level: debug}}\n",
+    f"kind: Secret\ndata: {{ca.crt: {CERT}}}\n",
+    "data: {mode: fast}\nkind: Secret\n",
+])
+def test_flow_style_data_of_another_kind_or_of_certificates_stays(text: str) -> None:
+    assert redact(text) == (text, 0)

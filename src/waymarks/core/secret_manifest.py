@@ -60,6 +60,12 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
     re.ASCII), ("Secret",), wrapper=True, guard=":",
     hint=lazy(r"data:[ \t]*(?:#[^\n]*)?\r?\n[ \t]", re.ASCII))
 
+#: the same block in YAML's flow style, on its line (``data: {DATABASE_URL: …, user: …}``:
+#: its values went out in clear), the object's kind found as a block's is
+KUBE_SECRET_FLOW: Final = Rule("kube_secret_flow", "kubernetes-secret", lazy(
+    r"(?<![\w.-])data:[ \t]*\{(?P<kube_secret_flow>[^{}\n]{1,65536})\}", re.ASCII),
+    ("Secret",), wrapper=True, guard=":", hint=lazy(r"data:[ \t]*\{", re.ASCII))
+
 #: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
 #: ``"kind": "Secret"`` in the same object, before or after it (what stands between holds
 #: only objects closed again, two levels deep: ``"metadata": {"labels": {…}}``)
@@ -98,7 +104,7 @@ KUBE_STRING_DATA_JSON: Final = Rule("kube_string_data_json", "kubernetes-secret"
 #: a document separator of a YAML stream
 _DOCUMENT: Final = lazy(r"^---", re.MULTILINE)
 _KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)" + _KIND, re.MULTILINE | re.ASCII)
-_DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*(?:#[^\n]*)?\r?$",
+_DATA_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)data:[ \t]*(?:[#{][^\n]*)?\r?$",
                          re.MULTILINE | re.ASCII)
 #: a YAML line's value after its indent (an entry's, quoted or bare, its quotes aside; or
 #: a deeper line's, a block scalar's), to the line's end or a comment (``KEY: BASE64 #
@@ -108,6 +114,9 @@ _YAML_VALUE: Final = lazy(r"[ \t]*(?:" + _KEY + r":[ \t]*)?(\\?[\"']?)(?P<value>
 #: a JSON entry's value, its closing quote missing where the text ends there
 _JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=]*)(?:"
                           + _Q + r"|\Z)")
+#: a flow block's entry's value (its key bare or quoted, the value's quotes aside)
+_FLOW_VALUE: Final = lazy(r"(?:(?<=\{)|,)[ \t]*" + _KEY + r"[ \t]*:[ \t]*([\"']?)"
+                          r"(?P<value>[A-Za-z0-9+/=]*)\1[ \t]*(?=,|$)", re.ASCII)
 _BASE64: Final = lazy(r"[A-Za-z0-9+/]+={0,2}")
 #: a Secret's value decodes to this many bytes at least (``fast``, a word, decodes to 3)
 _DECODED_MIN: Final = 4
@@ -156,7 +165,9 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
     Secret's data; a cut one counts when it decodes to text) or every one is a public PEM
     block (a ``ca.crt``)."""
     text = match.string
-    if name == "kube_secret" and not _secret_kind(text, start):
+    if name != "kube_secret_json" and not _secret_kind(
+            text, text.rfind("\n", 0, text.rfind("\n", 0, start) if name == "kube_secret"
+                             else start)):
         return []
     spans: list[tuple[int, int]] = []
     decoded: list[bytes] = []
@@ -184,8 +195,9 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
 
 def _values(name: str, text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Where each value of the block ``start:end`` stands (the YAML block line by line)."""
-    if name == "kube_secret_json":
-        return [found.span("value") for found in _JSON_VALUE.finditer(text, start, end)]
+    if name != "kube_secret":
+        entries = _JSON_VALUE if name == "kube_secret_json" else _FLOW_VALUE
+        return [found.span("value") for found in entries.finditer(text, start, end)]
     return [found.span("value") for at, line_end in _lines(start, end, text)
             if (found := _YAML_VALUE.match(text, at, line_end)) is not None]
 
@@ -202,19 +214,18 @@ def _lines(start: int, end: int, text: str) -> list[tuple[int, int]]:
     return lines
 
 
-def _secret_kind(text: str, start: int) -> bool:
-    """Whether the object holding the ``data:`` line above the entries at ``start`` is a
-    Secret: its ``kind`` (the nearest at that line's column before it in the same object,
-    else one after it) says ``Secret``. A ConfigMap's data followed by a Secret in a text
-    that joins them without ``---`` was taken for the Secret's."""
-    head = text.rfind("\n", 0, text.rfind("\n", 0, start))  # the line before the entries
+def _secret_kind(text: str, head: int) -> bool:
+    """Whether the object holding the ``data:`` line after ``head`` (its line break, or -1)
+    is a Secret: its ``kind`` (the nearest at that line's column before it in the same
+    object, else one after it) says ``Secret``. A ConfigMap's data followed by a Secret in a
+    text that joins them without ``---`` was taken for the Secret's."""
     data = _DATA_LINE.match(text, head + 1)
     if data is None:
         return False
     column = len(data.group(1))
     documents = [found.start() for found in _DOCUMENT.finditer(text)]
     first = max((at for at in documents if at <= head + 1), default=0)
-    last = min((at for at in documents if at > start), default=len(text))
+    last = min((at for at in documents if at > data.end()), default=len(text))
     kinds = [kind for kind in _ANY_KIND_LINE.finditer(text, first, last)
              if len(kind.group(1)) == column]
     before = [kind for kind in kinds if kind.start() <= head

@@ -35,7 +35,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "url_user", "flag",
                                 "assign", "short_flag", "user_flag", "login_flag", "smb_user",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
-                                "kube_secret_json", "kube_string_data",
+                                "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
 
 

@@ -56,6 +56,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
+    KUBE_SECRET_FLOW,
     KUBE_SECRET_JSON,
     KUBE_STRING_DATA,
     KUBE_STRING_DATA_JSON,
@@ -286,7 +287,7 @@ _WRAPPERS: Final = (
     Rule("url_user", "url-token", lazy(
         r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
-    KUBE_SECRET, KUBE_SECRET_JSON,  # a Kubernetes Secret's base64 data: secret_manifest
+    KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),

@@ -31,9 +31,10 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   header itself, ``Authorization: KEY``, or after another scheme, ``ApiKey KEY``),
   ``cookie`` (a ``Cookie:`` or ``Set-Cookie:`` header's value when a cookie in it looks
   like a secret),
-  ``kubernetes-secret`` (each value of a Kubernetes Secret's base64 ``data:``, its key
-  kept, a last one cut by the text's end too: a ConfigMap's, or a Secret's holding only
-  certificates, stay; and each value of its ``stringData:`` that looks like a secret),
+  ``kubernetes-secret`` (each value of a Kubernetes Secret's base64 ``data:``, in block
+  or flow style, its key kept, a last one cut by the text's end too: a ConfigMap's, or a
+  Secret's holding only certificates, stay; and each value of its ``stringData:`` that
+  looks like a secret),
   ``url-password`` (``postgres://admin:[REDACTED:…]@host``; the scheme, user and host stay; the
   password runs to the authority's last ``@``, so one pasted with an unencoded ``@`` or ``#`` goes
   whole, and JSON's escaped ``:\\/\\/`` counts as ``://``; a user named for a token,
