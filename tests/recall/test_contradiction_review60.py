@@ -286,3 +286,18 @@ def test_a_change_of_a_fact_stated_in_the_session_and_the_project_keeps_it_for_t
     app.session_new()  # the project keeps the changed fact
     assert [(item.text, item.status) for item in app.items("memory")] == [
         ("The database port is 5432.", "superseded"), ("The database port is 5433.", "active")]
+
+
+@pytest.mark.parametrize(("first", "second", "denying"), [
+    ("The app crashes on macOS 14.", "The app crashes on macOS 13.",
+     "The app no longer crashes on macOS 14."),
+    ("The build fails on iOS 17.", "The build fails on iOS 16.",
+     "The build does not fail on iOS 17."),
+])
+def test_a_failure_on_another_version_of_a_product_named_in_camel_case_is_another_fact(
+        app: Waymarks, first: str, second: str, denying: str) -> None:
+    """A product's name was one typed with a capital first ("Windows 11"): "… crashes on
+    macOS 13." was refused beside "… crashes on macOS 14.", both of which may hold; a
+    capital anywhere in the name (macOS, iOS, iPadOS) makes it a product's."""
+    _both_written(app, first, second)
+    _refused(app, denying)

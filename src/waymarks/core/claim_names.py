@@ -87,13 +87,13 @@ _HAN_FAILED_AFTER: Final = lazy(r"[^。；，,;!?]*?(?:失败|崩溃|报错|出�
 
 def failed_on(text: str, start: int, value: str, claim: str) -> str | None:
     """``name-nVERSION`` for a version after a product's name (written with a capital in
-    ``claim``, the text as typed) in a clause of failure ("crashes on Windows 11", "fails
-    with Python 3.12"), else None: a subject term beside the value, so a failure on
-    another version is about another platform (read as the value only, "… crashes on
-    Windows 10." was refused beside "… crashes on Windows 11."), while "no longer crashes
-    on Windows 11" still denies the failure on that one; "fails with exit code 2" states
-    how it fails, and "… exit code 3" contradicts it, as "Error 1" does "Error 2"
-    (:data:`_CODE_WORDS`)."""
+    ``claim``, the text as typed, first or not: ``macOS``, ``iOS``) in a clause of failure
+    ("crashes on Windows 11", "fails with Python 3.12"), else None: a subject term beside
+    the value, so a failure on another version is about another platform (read as the
+    value only, "… crashes on Windows 10." was refused beside "… crashes on Windows 11."),
+    while "no longer crashes on Windows 11" still denies the failure on that one; "fails
+    with exit code 2" states how it fails, and "… exit code 3" contradicts it, as "Error 1"
+    does "Error 2" (:data:`_CODE_WORDS`)."""
     if value[:2] != "v:" or not PLAIN_NUMBER.fullmatch(value, 2) or not after_name(
             text, start):
         return None
@@ -102,9 +102,9 @@ def failed_on(text: str, start: int, value: str, claim: str) -> str | None:
         # (a Chinese verb follows its place: "在 Python 3.12 上失败")
         return None
     name = text[text.rfind(" ", 0, start - 1) + 1:start - 1]
-    if name in _CODE_WORDS or not any(word[:1].isupper() for word in _WORDS_OF_CLAIM.findall(claim)
-               if word.lower() == name):
-        return None
+    if name in _CODE_WORDS or not any(
+            not word.islower() for word in _WORDS_OF_CLAIM.findall(claim) if word.lower() == name):
+        return None  # (a capital anywhere: "Windows 11", "macOS 14", "iOS 17")
     return f"{name}-n{value[2:].replace('.', '_')}"
 
 
