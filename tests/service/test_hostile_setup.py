@@ -377,3 +377,22 @@ def test_two_keys_pasted_as_names_in_one_table_are_both_listed(tmp_path: Path) -
     assert not any(key in done.stdout for key in keys)
     context = json.loads(done.stdout)["config"]["context"]
     assert sorted(context.values()) == [1, 2, 100], context
+
+
+@pytest.mark.parametrize("key", ["AKIAIOSFODNN7EXAMPLE", "a3f9c2e17b8d4e6f9a0b1c2d3e4f5a6b",
+                                 "fjKaiJUINlKnZfdklJrXqWe"])
+def test_a_key_of_letters_and_digits_pasted_as_a_setting_name_is_counted(
+        tmp_path: Path, key: str) -> None:
+    """The refusal of an unknown setting counted only names with a character no setting's
+    name has (``sk-proj-…``): an AWS access key ID or a 32-digit hex API key pasted as a
+    name, letters and digits only, was quoted whole by every command. A setting's name is
+    words in camel case, no digit."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / "config.toml").write_text(f'[privacy]\n"{key}" = 1\nlocalProvder = 2\n')
+    for args in (("--json", "config", "show"), ("plan", "--prompt", "hello")):
+        done = waymarks(*args, env={"WAYMARKS_HOME": str(home)}, cwd=project)
+        assert key not in done.stdout + done.stderr, args
+        assert "localProvder" in done.stdout + done.stderr, args  # a typo is still named
+        assert "1 not shown" in done.stdout + done.stderr, args

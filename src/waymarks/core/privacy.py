@@ -329,21 +329,23 @@ _FOREIGN_KEYS: Final = frozenset({"defaultProvider"})
 _ALL: Final[Allowance] = frozenset(LEVELS)
 
 
-#: an unknown setting's name shown in a refusal: what looks like a setting's name, the
-#: camelCase ones read here or words joined by ``_`` or ``-`` (TOML's own habit:
-#: ``local_providers`` for ``localProviders`` was "1 not shown", the person not told
-#: which line to fix); a pasted key has digits among its letters, or is a credential
-_SHOWN_NAME: Final = lazy(r"[A-Za-z][A-Za-z0-9]{0,31}|[A-Za-z]{1,24}(?:[_-][A-Za-z]{1,24}){1,5}")
+#: an unknown setting's name shown in a refusal: what looks like a setting's name, words
+#: in camel case (``localProvder``) or joined by ``_`` or ``-`` (TOML's own habit:
+#: ``local_providers`` for ``localProviders`` was "1 not shown", the person not told which
+#: line to fix); no digit, which an AWS key ID or a hex API key holds
+_SHOWN_NAME: Final = lazy(r"[A-Za-z]{1,32}|[A-Za-z]{1,24}(?:[_-][A-Za-z]{1,24}){1,5}")
 
 
 def setting_names(keys: list[str], quoted: bool = False) -> str:
     """Unknown setting names for a refusal, as far as they look like setting names (in
-    quotes if ``quoted``): a key pasted in the place of a name (``"sk-proj-…" = 1``) is
-    counted, never echoed."""
+    quotes if ``quoted``): a key pasted in the place of a name (``"sk-proj-…" = 1``,
+    ``"AKIA…" = 1``, 32 hex digits) is counted, never echoed; so is a run of letters whose
+    case changes as a random key's does."""
+    from waymarks.core.secret_values import _random_part
     from waymarks.core.secrets import find_secrets  # (a refusal's path only)
 
     shown = [repr(key) if quoted else key for key in keys
-             if _SHOWN_NAME.fullmatch(key) and not find_secrets(key)]
+             if _SHOWN_NAME.fullmatch(key) and not find_secrets(key) and not _random_part(key)]
     hidden = len(keys) - len(shown)
     return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
 
