@@ -38,8 +38,7 @@ def test_a_new_database_too_large_for_a_hook_is_filled_by_a_process_of_its_own(
     monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)  # any home is large
     said = json.loads(_prompt(home, project, sid, capsysbinary, "and push it"))
     message = said["systemMessage"]
-    assert message.startswith("Waymarks added no context and did not record this "
-                              "prompt: "), message
+    assert message.startswith("Waymarks added no context: "), message
     assert "a process of its own is filling it now" in message
     assert said["hookSpecificOutput"]["additionalContext"] == message
     assert "Always tag" not in json.dumps(said)
@@ -54,6 +53,55 @@ def test_a_new_database_too_large_for_a_hook_is_filled_by_a_process_of_its_own(
     out = _prompt(home, project, sid, capsysbinary, "and push it")
     assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
         "additionalContext"]
+
+
+def _recorded(home: Path, text: str) -> int:
+    """How many of the home's ledgers' user messages say ``text``."""
+    return sum(1 for path in (home / "sessions").rglob("*.jsonl")
+               for line in path.read_text().splitlines()
+               if json.loads(line).get("message", {}).get("content") == [
+                   {"type": "text", "text": text}])
+
+
+def test_a_prompt_while_a_process_fills_the_database_is_still_recorded(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """The hook that left the fill to a process of its own answered before it recorded
+    the prompt: the person's words were missing from the session's ledger for good (the
+    ledger is the truth: nothing else holds them), though it could be appended."""
+    sid = _session_with_a_pin(home, project)
+    (home / "waymarks.db").unlink()
+    monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
+    monkeypatch.setattr(projection_fill, "start_worker", lambda app: True)  # (one runs)
+    said = json.loads(_prompt(home, project, sid, capsysbinary, "keep this prompt"))
+    assert "a process of its own is filling it now" in said["systemMessage"]
+    assert "did not record" not in said["systemMessage"]
+    assert _recorded(home, "keep this prompt") == 1
+
+
+def test_a_warm_helper_whose_database_was_deleted_says_the_prompt_is_recorded(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The helper's app held the database when it was deleted: it recorded the prompt,
+    then found the new database to fill too long, and the hook said "did not record
+    this prompt" of a prompt it had recorded."""
+    from waymarks.service.app import Waymarks
+
+    sid = _session_with_a_pin(home, project)
+    payload = _payload(sid, project, "UserPromptSubmit", prompt="tag the release")
+    with Waymarks(home, cwd=str(project), project_may_be_gone=True,
+                  busy_timeout_ms=claude_code.HOOK_BUSY_TIMEOUT_MS) as app:
+        assert "Always tag" in json.dumps(claude_code.handle(
+            "UserPromptSubmit", payload, home, app))
+        for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+            (home / name).unlink(missing_ok=True)
+        monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
+        monkeypatch.setattr(projection_fill, "start_worker", lambda app: True)
+        said = claude_code.handle("UserPromptSubmit", {**payload, "prompt": "and push it"},
+                                  home, app)
+    assert said is not None
+    assert "a process of its own is filling it now" in said["systemMessage"]
+    assert "did not record" not in said["systemMessage"]
+    assert _recorded(home, "and push it") == 1
 
 
 def test_a_new_database_of_a_small_home_is_filled_by_the_hook(

@@ -185,7 +185,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                           subagent=subagent)
     from waymarks.ledger.session_file import SessionFileError
 
-    app.projection  # noqa: B018 (a new database filled, or left: before the ledger's read)
+    _fill_first(app)
     try:
         _bind(app, payload["session_id"].lower(), None if event == "SessionEnd" else pid)
     except SessionFileError:
@@ -246,6 +246,23 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             if _pointed(pointer) == payload["session_id"].lower():
                 pointer.unlink(missing_ok=True)
     return None
+
+
+def _fill_first(app: Any) -> None:
+    """Fill a new database before the session's ledger is read (without its checkpoint,
+    it is read whole); one left to a process of its own (too long for a hook:
+    :data:`~waymarks.service.projection_fill.FILLING`) is no reason not to bind the
+    session and record the prompt: the ledger needs no database, and the plan says why
+    nothing was added."""
+    from waymarks.service.outcomes import ServiceError
+
+    try:
+        app.projection  # noqa: B018
+    except ServiceError as exc:
+        from waymarks.service.projection_fill import FILLING
+
+        if exc.code != FILLING:
+            raise
 
 
 def close_work_turn(raw: bytes, home: Path, project: str | None, *,
@@ -412,9 +429,10 @@ def _unusable(app: Any, exc: Exception) -> str | None:
     code = getattr(exc, "code", None)
     if code in UNUSABLE_FILES:
         return _unusable_config(app, code)
+    from waymarks.service.projection_fill import FILLING
     from waymarks.service.semantic_recall import BROKEN
 
-    if code != BROKEN:
+    if code not in (BROKEN, FILLING):
         return None
     _skipped(app, code)
     from waymarks.core.text import escaped
@@ -530,8 +548,13 @@ def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
 
         return _told("Waymarks added no context and did not record this prompt: "
                      f"{os_error_cause(exc)}{fix_for(exc)}")
-    if error_code(exc) not in _SAID_ERRORS and not isinstance(exc, UnusableDatabase):
+    code = error_code(exc)
+    if code not in _SAID_ERRORS and not isinstance(exc, UnusableDatabase):
         return None
+    from waymarks.service.projection_fill import FILLING
+
+    if code == FILLING:  # (the prompt is recorded before: handle, _fill_first)
+        return _told(f"Waymarks added no context: {exc}")
     return _told(f"Waymarks added no context and did not record this prompt: {exc}")
 
 

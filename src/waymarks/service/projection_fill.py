@@ -13,8 +13,9 @@ What must stay true: a hurried caller (one that waits briefly for the database, 
 hook does: ``busy_timeout_ms`` below the default) fills a new database itself only from
 at most :data:`HURRIED_FILL_BYTES` of ledgers; past it one detached process fills it
 (one per home: it holds :data:`LOCK_FILE` from before it starts to its end) and the
-caller is told, by a ``ServiceError`` (``projection_filling``) whose words say that
-nothing was added and why, so a hook says so rather than be stopped. Nothing is lost:
+caller is told, by a ``ServiceError`` (:data:`FILLING`) whose words say that nothing
+was added and why, so a hook says so rather than be stopped, and still records the prompt
+in its session's ledger, which needs no database (it was left out). Nothing is lost:
 the ledgers are the truth, and the fill is the one any process would do. Likewise a
 hurried recall indexes at most :data:`HURRIED_CATCH_UP_ITEMS` memory items itself (a
 re-fold empties the recall index); past it the same process indexes them, the recall
@@ -41,6 +42,10 @@ HURRIED_FILL_BYTES: Final = 4 << 20
 HURRIED_CATCH_UP_ITEMS: Final = 10_000
 #: held by the process filling the home's new database, from before it starts to its end
 LOCK_FILE: Final = "projection-fill.lock"
+#: the code of the ``ServiceError`` a hurried caller gets while that process fills it: the
+#: database is sound, only not filled yet, so the ledgers are still appended (a prompt's
+#: hook records the prompt: nothing else holds it), and it is said to the person
+FILLING: Final = "projection_filling"
 
 
 def leave_to_background(app: Waymarks, files: list[Path]) -> None:
@@ -53,7 +58,7 @@ def leave_to_background(app: Waymarks, files: list[Path]) -> None:
     doing = ("a process of its own is filling it now; the prompts after it ends get them"
              if start_worker(app) else "no process could be started to fill it: run "
              "`waymarks status` once, which fills it")
-    raise ServiceError("projection_filling", (
+    raise ServiceError(FILLING, (
         f"{app.db_path} is new, and filling it from the home's {size / 1e6:.1f} MB of "
         f"session ledgers takes longer than a prompt's hook may run, so pins and memory "
         f"were not read for this one: {doing}"))

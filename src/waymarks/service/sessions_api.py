@@ -350,8 +350,17 @@ def appendable_session(app: Waymarks) -> SessionLog:
     new) is refused before anything is written. (It was opened after the append: a note
     was reported refused, yet kept. And opening it re-reads the session the app holds,
     so it comes before the session is taken: an entry appended through the copy read
-    before was not on the app's branch.)"""
-    _ = app.projection
+    before was not on the app's branch.) A database a process of its own is filling for
+    a hurried caller (:data:`~waymarks.service.projection_fill.FILLING`) is no refusal:
+    the entry goes to the ledger, which that fill or the next read projects (a prompt's
+    hook during the fill recorded nothing, and the person's words were lost)."""
+    try:
+        _ = app.projection
+    except ServiceError as exc:
+        from waymarks.service.projection_fill import FILLING
+
+        if exc.code != FILLING:
+            raise
     session = app.current_session(create=True)
     assert session is not None
     refuse_open_in_pi(app, session)
