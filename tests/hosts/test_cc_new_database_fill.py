@@ -72,7 +72,7 @@ def test_a_prompt_while_a_process_fills_the_database_is_still_recorded(
     sid = _session_with_a_pin(home, project)
     (home / "waymarks.db").unlink()
     monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
-    monkeypatch.setattr(projection_fill, "start_worker", lambda app: True)  # (one runs)
+    monkeypatch.setattr(projection_fill, "start_worker", lambda app: None)  # (one runs)
     said = json.loads(_prompt(home, project, sid, capsysbinary, "keep this prompt"))
     assert "a process of its own is filling it now" in said["systemMessage"]
     assert "did not record" not in said["systemMessage"]
@@ -95,7 +95,7 @@ def test_a_warm_helper_whose_database_was_deleted_says_the_prompt_is_recorded(
         for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
             (home / name).unlink(missing_ok=True)
         monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
-        monkeypatch.setattr(projection_fill, "start_worker", lambda app: True)
+        monkeypatch.setattr(projection_fill, "start_worker", lambda app: None)
         said = claude_code.handle("UserPromptSubmit", {**payload, "prompt": "and push it"},
                                   home, app)
     assert said is not None
@@ -170,3 +170,21 @@ def test_a_recall_index_far_behind_is_caught_up_apart_and_the_pins_still_go(
     out = json.loads(_prompt(home, project, sid, capsysbinary, "which port is staging on?"))
     assert "systemMessage" not in out
     assert "5433" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_fill_lock_that_cannot_be_opened_is_said_not_taken_for_a_running_process(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A directory where the fill's lock goes (or a file of another user's): the lock was
+    taken for one a running process holds, so every prompt said "a process of its own is
+    filling it now" while none ran, and none ever filled it: no context, pins included,
+    prompt after prompt. The hook now says why none could start and what to do."""
+    sid = _session_with_a_pin(home, project)
+    (home / "waymarks.db").unlink()
+    (home / projection_fill.LOCK_FILE).mkdir()
+    monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
+    message = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))["systemMessage"]
+    assert "a process of its own is filling it now" not in message
+    assert "no process could be started to fill it" in message
+    assert str(home / projection_fill.LOCK_FILE) in message
+    assert "`waymarks status`" in message

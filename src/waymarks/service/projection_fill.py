@@ -55,8 +55,9 @@ def leave_to_background(app: Waymarks, files: list[Path]) -> None:
     size = sum(_size(path) for path in files)
     if size <= HURRIED_FILL_BYTES:
         return
+    why = start_worker(app)
     doing = ("a process of its own is filling it now; the prompts after it ends get them"
-             if start_worker(app) else "no process could be started to fill it: run "
+             if why is None else f"no process could be started to fill it ({why}): run "
              "`waymarks status` once, which fills it")
     raise ServiceError(FILLING, (
         f"{app.db_path} is new, and filling it from the home's {size / 1e6:.1f} MB of "
@@ -71,9 +72,10 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
     stopped at 10 s and started again by every prompt after it) are left to the worker,
     and ``app.recall_note`` says the recall went without them."""
     if hurried(app) and (lag := index.lag()) > HURRIED_CATCH_UP_ITEMS:
+        why = start_worker(app)
         doing = ("a process of its own is indexing them now; the prompts after it ends "
-                 "recall them" if start_worker(app) else "no process could be started to "
-                 "index them: run `waymarks recall` once, which indexes them")
+                 "recall them" if why is None else "no process could be started to index "
+                 f"them ({why}): run `waymarks recall` once, which indexes them")
         app.recall_note = (f"Waymarks recalled no memory for this prompt (pins are as "
                            f"always): up to {lag:,} memories are not indexed for recall yet, "
                            f"more than a prompt's hook may index; {doing}.")
@@ -82,22 +84,25 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
         index.catch_up()
 
 
-def start_worker(app: Waymarks) -> bool:
+def start_worker(app: Waymarks) -> str | None:
     """Start the detached process that fills the home's new database and catches its
     recall index up, unless one runs (it holds :data:`LOCK_FILE` from before it starts);
-    whether one runs now."""
-    from waymarks.service.semantic_backfill import try_lock
+    ``None`` when one runs now, else why none could start. A lock that cannot be opened
+    (a directory at its path) was taken for one held: every prompt said a process was
+    filling the database, and none ever did."""
+    from waymarks.service.semantic_backfill import lock_problem, try_lock
 
     fd = try_lock(app.home, LOCK_FILE)
-    if fd is None:
-        return True  # (held: one runs)
+    if fd is None:  # held by the one that runs, unless no one can take it
+        return lock_problem(app.home, LOCK_FILE)
     from waymarks.spawn.detached import spawn
 
     try:
-        return spawn(f"{__name__}_worker", [str(app.home)], cwd=str(app.home),
-                     env={**os.environ, "WAYMARKS_HOME": str(app.home)}, keep=fd) is not None
+        started = spawn(f"{__name__}_worker", [str(app.home)], cwd=str(app.home),
+                        env={**os.environ, "WAYMARKS_HOME": str(app.home)}, keep=fd)
     finally:
         os.close(fd)  # the child holds the lock through its own copy
+    return None if started is not None else "starting Python failed"
 
 
 def hurried(app: Waymarks) -> bool:

@@ -202,11 +202,12 @@ def _open(path: Path) -> int:
     return open_lock(path)  # never a FIFO there: status waited on one for ever
 
 
-def lock_problem(home: Path) -> str | None:
-    """Why the home's worker lock cannot be opened (a directory at its path, a file of
-    another user's: ``sudo waymarks``), with the fix; ``None`` when it can. Then no worker
-    can start: a write wakes none, and :func:`try_lock` answers as if one held it."""
-    path = home / LOCK_FILE
+def lock_problem(home: Path, name: str = LOCK_FILE) -> str | None:
+    """Why the home's worker lock (or another worker's, ``name``) cannot be opened (a
+    directory at its path, a file of another user's: ``sudo waymarks``), with the fix;
+    ``None`` when it can. Then no worker can start: a write wakes none, and
+    :func:`try_lock` answers as if one held it."""
+    path = home / name
     try:
         make_private_dirs(home)
         os.close(_open(path))
