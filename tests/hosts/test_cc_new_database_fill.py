@@ -188,3 +188,29 @@ def test_a_fill_lock_that_cannot_be_opened_is_said_not_taken_for_a_running_proce
     assert "no process could be started to fill it" in message
     assert str(home / projection_fill.LOCK_FILE) in message
     assert "`waymarks status`" in message
+
+
+def test_the_command_a_recall_note_names_indexes_the_memories(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """With no process to index them, the hook said to run `waymarks recall` once: a usage
+    error (a query is needed), which indexed nothing, prompt after prompt."""
+    import re
+    import shlex
+
+    from waymarks.cli.main import main
+    from waymarks.service.app import Waymarks
+
+    sid = _session_with_a_pin(home, project)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.remember("The staging database listens on port 5433")
+    with Waymarks(home, cwd=str(project), session=sid) as app, app.projection.transaction():
+        app.projection.refold()  # (as an exclusion's or an inclusion's: empties it)
+    monkeypatch.setattr(projection_fill, "HURRIED_CATCH_UP_ITEMS", 0)
+    monkeypatch.setattr(projection_fill, "start_worker", lambda app: "starting Python failed")
+    note = json.loads(_prompt(home, project, sid, capsysbinary, "which port?"))["systemMessage"]
+    found = re.search(r"run `waymarks ([^`]*)` once", note)
+    assert found is not None, note
+    assert main(["--home", str(home), "--cwd", str(project), *shlex.split(found[1])]) == 0
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        assert not app.projection.recall_index().behind()

@@ -75,7 +75,8 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
         why = start_worker(app)
         doing = ("a process of its own is indexing them now; the prompts after it ends "
                  "recall them" if why is None else "no process could be started to index "
-                 f"them ({why}): run `waymarks recall` once, which indexes them")
+                 f"them ({why}): run `waymarks recall memory` once (any query), which indexes "
+                 "them")
         app.recall_note = (f"Waymarks recalled no memory for this prompt (pins are as "
                            f"always): up to {lag:,} memories are not indexed for recall yet, "
                            f"more than a prompt's hook may index; {doing}.")
