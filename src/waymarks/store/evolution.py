@@ -60,7 +60,7 @@ from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced, refu
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
-from waymarks.store.writer_lock import file_identity, writer_turn
+from waymarks.store.writer_lock import file_identity, waited_for, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _Row = TypeVar("_Row")
@@ -74,6 +74,23 @@ WRITE_CHUNK: Final = 2_000
 #: the pause between two parts of a fold or a write, for a woken waiter to take the
 #: writer's turn
 PART_PAUSE_S: Final = 0.01
+#: the longest a part waits for threads of its own process waiting for the turn to take it
+#: (each also gives up after its own busy timeout)
+YIELD_LIMIT_S: Final = 1.0
+
+
+def let_waiters_in(db_path: Path) -> None:
+    """Between two parts of a long fold or write: pause, then while a thread of this
+    process still waits for the writer's turn (:func:`~waymarks.store.writer_lock.
+    waited_for`), pause again, up to :data:`YIELD_LIMIT_S`. Another process's waiter
+    gets the pause alone. A pause of 10 ms alone was too short on a busy machine for a
+    thread of the same process (a Pi plan beside its bridge's start-up fold) to be run:
+    the next part took the turn again, and the plan waited seconds."""
+    time.sleep(PART_PAUSE_S)
+    for _ in range(int(YIELD_LIMIT_S / PART_PAUSE_S)):
+        if not waited_for(db_path):
+            return
+        time.sleep(PART_PAUSE_S)
 
 
 class EvolutionStore:
@@ -144,7 +161,7 @@ class EvolutionStore:
                 return total
             # a waiter the release woke takes the turn first: taken again at once, the
             # turn went back to this fold, and hooks waiting 1 s for it still gave up
-            time.sleep(PART_PAUSE_S)
+            let_waiters_in(self.path)
 
     def sync(self, ledger: SessionLog, limit: int | None = None) -> int:
         """Fold what ``ledger`` holds past the checkpoint (inside :meth:`transaction`);
@@ -523,7 +540,7 @@ class EvolutionStore:
         sentinel rows, the analyses by claim)."""
         for start in range(0, len(rows), WRITE_CHUNK):
             if start:
-                time.sleep(PART_PAUSE_S)
+                let_waiters_in(self.path)
             with self.transaction() as db:
                 write(db, rows[start:start + WRITE_CHUNK])
 

@@ -13,7 +13,9 @@ What must stay true:
 - a thread that holds the turn for a database may take it again (a recovery rebuilds
   through the same projection methods that take it): ``flock`` would otherwise deadlock
   against the process's own descriptor;
-- the lock file is opened without following a link and without blocking on a FIFO.
+- the lock file is opened without following a link and without blocking on a FIFO;
+- a thread waiting for the turn is counted (:func:`waited_for`), so a long job of another
+  thread of the process that commits in parts lets it go first between two parts.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from _thread import _local as thread_local
+from _thread import allocate_lock
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +31,9 @@ from pathlib import Path
 from waymarks.ledger.flock_wait import flock_within
 
 _HELD = thread_local()  # threading.local, without importing threading (a fresh recall)
+#: how many threads of this process wait for each database's turn now (:func:`waited_for`)
+_WAITING: dict[str, int] = {}
+_COUNTING = allocate_lock()
 
 
 class WriterBusy(sqlite3.OperationalError):
@@ -58,7 +64,13 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
     fd = os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                  | os.O_CLOEXEC, 0o600)
     try:
-        if not flock_within(fd, timeout_s):
+        waiting = os.path.abspath(key)  # (the fold's and the plan's paths, spelt apart)
+        _count_waiting(waiting, 1)
+        try:
+            taken = flock_within(fd, timeout_s)
+        finally:
+            _count_waiting(waiting, -1)
+        if not taken:
             raise WriterBusy(f"{lock_path(db_path)}: held by another process for"
                              f" {timeout_s:g} s", Path(db_path))
         held.add(key)
@@ -68,6 +80,22 @@ def writer_turn(db_path: Path, timeout_s: float) -> Iterator[None]:
             held.discard(key)
     finally:
         os.close(fd)  # releases the lock
+
+
+def _count_waiting(key: str, step: int) -> None:
+    with _COUNTING:
+        count = _WAITING.get(key, 0) + step
+        if count:
+            _WAITING[key] = count
+        else:
+            del _WAITING[key]
+
+
+def waited_for(db_path: Path) -> bool:
+    """Whether a thread of this process waits for ``db_path``'s turn now: a long fold or
+    write in parts lets it go before its next part
+    (:func:`waymarks.store.evolution.let_waiters_in`)."""
+    return os.path.abspath(db_path) in _WAITING
 
 
 FileIdentity = tuple[int, int]
