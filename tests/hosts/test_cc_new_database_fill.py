@@ -214,3 +214,27 @@ def test_the_command_a_recall_note_names_indexes_the_memories(
     assert main(["--home", str(home), "--cwd", str(project), *shlex.split(found[1])]) == 0
     with Waymarks(home, cwd=str(project), session=sid) as app:
         assert not app.projection.recall_index().behind()
+
+
+def test_a_fill_that_fails_in_its_own_process_is_logged(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process filling a new database for the hooks runs detached, its output on
+    /dev/null: a fill that failed there (a full disk, the database locked past its 30 s)
+    left no trace at all, while every prompt after it started another, each told that "a
+    process of its own is filling it now". Before, a hook's own failure was logged."""
+    import sqlite3
+
+    from waymarks.service import projection_fill_worker
+    from waymarks.store.projection import Projection
+
+    _session_with_a_pin(home, project)
+    (home / "waymarks.db").unlink()
+
+    def failing(*_args: object) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Projection, "rebuild", failing)
+    assert projection_fill_worker.main([str(home)]) == 1
+    assert [(e["event"], e["code"]) for e in _logged(home)
+            if e["event"] == "projection_fill_failed"] == [
+                ("projection_fill_failed", "OperationalError")]
