@@ -238,3 +238,38 @@ def test_a_fill_that_fails_in_its_own_process_is_logged(
     assert [(e["event"], e["code"]) for e in _logged(home)
             if e["event"] == "projection_fill_failed"] == [
                 ("projection_fill_failed", "OperationalError")]
+
+
+def test_the_fill_process_indexes_a_recall_index_far_behind_in_parts(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process a hook left a recall index far behind to (a re-fold at 100k memories)
+    indexed it in one transaction, ~9 s on a busy machine, holding the writer's turn: the
+    prompts meanwhile, each waiting 1 s for its own write, printed nothing at all (three
+    in a row, measured: no context, pins included, not a word why). It commits in parts."""
+    import sqlite3
+
+    from waymarks.service import projection_fill_worker
+    from waymarks.service.app import Waymarks
+    from waymarks.store.recall_index import RecallIndex
+
+    sid = _session_with_a_pin(home, project)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        for n in range(5):
+            app.remember(f"The service {n} listens on port {2000 + n}")
+    with Waymarks(home, cwd=str(project), session=sid) as app, app.projection.transaction():
+        app.projection.refold()  # (as an exclusion's or an inclusion's: empties it)
+    monkeypatch.setattr(projection_fill_worker, "CATCH_UP_PART", 2, raising=False)
+    seen: list[int] = []
+    real = RecallIndex._index_items
+
+    def watched(self: RecallIndex, *args: object, **kwargs: object) -> int:
+        with sqlite3.connect(home / "waymarks.db") as db:  # what another process sees
+            row = db.execute("SELECT value FROM meta WHERE name = 'recall_seq'").fetchone()
+        seen.append(0 if row is None else int(row[0]))
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RecallIndex, "_index_items", watched)
+    assert projection_fill_worker.main([str(home)]) == 0
+    assert len(seen) == 3 and seen == sorted(set(seen)), seen  # parts of 2, 2 and 1
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        assert not app.projection.recall_index().behind()

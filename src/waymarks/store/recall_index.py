@@ -242,9 +242,11 @@ class RecallIndex:
         _note_shortest(self.db, first=rows[0][0] == 1, terms=fewest)
         return len(rows)
 
-    def catch_up(self) -> int:
+    def catch_up(self, limit: int | None = None) -> int:
         """Index memory items the projection holds past the watermark; all of them, into
-        an index reset first, when it was written by other analysis code."""
+        an index reset first, when it was written by other analysis code. ``limit``: at
+        most that many, the watermark just past the last (a long catch-up commits in
+        parts, each resumed from the one before)."""
         fresh = not self.current()
         if fresh:
             reset(self.db)
@@ -252,7 +254,7 @@ class RecallIndex:
         rows = self.db.execute(
             "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
             " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
-            " ORDER BY seq", (watermark,)
+            " ORDER BY seq LIMIT ?", (watermark, -1 if limit is None else limit)
         ).fetchall()
         return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=fresh)
 
