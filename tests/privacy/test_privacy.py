@@ -343,3 +343,19 @@ def test_direct_construction_is_validated_too() -> None:
         ProviderPolicy(remote_providers={"openai": "local-only"})
     with pytest.raises(PrivacyConfigError, match="localProviders must be a list"):
         ProviderPolicy(local_providers="ollama")  # type: ignore[arg-type]
+
+
+def test_an_unknown_setting_is_named_unless_it_is_a_credential() -> None:
+    """The refusal of an unknown [privacy] (or [evolution]) setting counted a name in
+    snake case (``local_providers``, as other tools spell it: the person could not tell
+    which line was wrong) as "not a setting name", and named an AWS access key ID pasted
+    there, all letters and digits, in full (read by an agent as well)."""
+    from waymarks.core.privacy import setting_names
+
+    said = setting_names(["AKIAIOSFODNN7EXAMPL3", "local_providers", "max-tokens"],
+                         quoted=True)
+    assert "'local_providers'" in said and "'max-tokens'" in said
+    assert "AKIA" not in said and "1 not shown" in said
+    with pytest.raises(PrivacyConfigError) as refused:
+        ProviderPolicy.from_config({"AKIAIOSFODNN7EXAMPL3": 1, "local_providers": ["x"]})
+    assert "AKIA" not in str(refused.value) and "'local_providers'" in str(refused.value)
