@@ -353,3 +353,41 @@ def test_a_corpus_build_writes_its_analyses_and_postings_in_parts(
     monkeypatch.setattr(evolution_postings, "put", put)
     assert _compare(tmp_path, ["which port does the cache service use"]) == 1
     assert seen == [(0, 10), (3, 10), (6, 10), (9, 10)]
+
+
+def test_a_fresh_process_ranking_an_english_query_does_not_load_the_chinese_segmenter(
+        tmp_path: Path) -> None:
+    """The analyser's fingerprint (what the stored analyses and postings are checked
+    against) analysed a probe holding Chinese, so every process ranking learned claims
+    loaded rjieba's dictionary (~140 ms of CPU, a prompt hook without its helper) for a
+    query and claims without a Han character. It names the segmenter instead."""
+    import subprocess
+    import sys
+
+    _learn(tmp_path, _texts(random.Random(5), 30))
+    evolution_recall.recall_learned(tmp_path, "cache service port")  # analysed, posted
+    probe = ("import sys\nfrom pathlib import Path\n"
+             "from waymarks.service import evolution_recall\n"
+             f"result = evolution_recall.recall_learned(Path({str(tmp_path)!r}), 'cache port')\n"
+             "print(bool(result.eligible), 'rjieba' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
+
+
+def test_the_analysers_fingerprint_names_the_segmenter_loaded_or_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same fingerprint whether rjieba was loaded first or not, and another one where
+    Chinese is cut into bigrams (rjieba missing): the stored analyses are not reused."""
+    from waymarks.service import evolution_rank, segmenter
+
+    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
+    before = evolution_rank._analyser()
+    pytest.importorskip("rjieba")
+    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
+    assert evolution_rank._analyser() == before
+    assert before.endswith(":rjieba " + segmenter.installed_version("rjieba"))
+    monkeypatch.setattr(segmenter, "installed_version", lambda _name: None)
+    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
+    assert evolution_rank._analyser().endswith(":bigrams")

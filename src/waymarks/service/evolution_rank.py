@@ -53,6 +53,7 @@ from waymarks.recall.scoring import (
 )
 from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
 from waymarks.service.evolution_rank_dense import candidates as dense_candidates
+from waymarks.service.segmenter import segmenter
 
 MAX_CACHED: Final = 250_000
 _CACHE: dict[tuple[str, str, tuple[str, ...], str | None, str], Candidate] = {}
@@ -76,15 +77,17 @@ def base_candidate(row: ClaimRow, level: str | None, updated_ms: int) -> Candida
 
 #: bump when :func:`waymarks.recall.learned.candidate` analyses a claim differently
 ANALYSIS_VERSION: Final = 3
+#: (no Han character: analysing one loads the segmenter, which the fingerprint names)
 _PROBE: Final = ("Deploy the `api-v2` to /srv/app.toml on port 8080 with Kamal; "
-                 "'tabs' not spaces, 部署 staging-db 数据库")
+                 "'tabs' not spaces, staging-db")
 _ANALYSER: list[str] = []
 
 
 def _analyser() -> str:
     """A fingerprint of the analyser: the version, the digest of the analysis code (as the
-    recall index re-indexes by it) and what it makes of a probe text (a change to the
-    analysis rules changes it, so persisted analyses are not reused)."""
+    recall index re-indexes by it), what it makes of a probe text (a change to the
+    analysis rules changes it, so persisted analyses are not reused) and the Chinese
+    segmenter it would use (:mod:`waymarks.service.segmenter`)."""
     if not _ANALYSER:
         from waymarks.store.recall_index import analysis_fingerprint
 
@@ -93,7 +96,7 @@ def _analyser() -> str:
         parts = [sorted(probe.body), sorted(probe.aliases), sorted(probe.quoted),
                  sorted(probe.origin_features), probe.body_count]
         _ANALYSER.append(f"{ANALYSIS_VERSION}:{analysis_fingerprint()}:"
-                         f"{json.dumps(parts, ensure_ascii=False)}")
+                         f"{json.dumps(parts, ensure_ascii=False)}:{segmenter()}")
     return _ANALYSER[0]
 
 
