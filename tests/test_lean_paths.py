@@ -53,7 +53,10 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # Protocol (annotations only), and an extension module (a shared library
                   # to load) only a rare credential shape needs
                   "waymarks.core.contradiction", "waymarks.files.space",
-                  "waymarks.recall.learned", "waymarks.store.protocol", "binascii")
+                  "waymarks.recall.learned", "waymarks.store.protocol", "binascii",
+                  # what msgspec and pathlib take for one function each (spawn/imports.py)
+                  "platform", "textwrap", "msgspec._json_schema", "urllib.parse",
+                  "ipaddress")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:

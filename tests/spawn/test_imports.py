@@ -227,3 +227,39 @@ def test_an_answer_that_cannot_be_written_is_reported_without_a_traceback(
     assert done.returncode == 0, done.stderr
     assert "standard output cannot be written" in done.stderr
     assert "Traceback" not in done.stderr and done.stderr.endswith("atexit ran\n")
+
+
+STAND_INS = """
+import sys
+from waymarks.spawn.imports import import_msgspec, import_pathlib
+import_msgspec()
+import_pathlib()
+NAMES = ('platform', 'textwrap', 'msgspec._json_schema', 'urllib.parse', 'ipaddress')
+print(sorted(n for n in NAMES if n in sys.modules))
+import msgspec, uuid
+from pathlib import Path
+
+class Item(msgspec.Struct):
+    id: str
+
+assert msgspec.json.schema(Item)["$defs"]["Item"]["required"] == ["id"]
+assert msgspec.json.schema_components([Item])[1]["Item"]["required"] == ["id"]
+assert Path("/tmp/a b#").as_uri() == "file:///tmp/a%20b%23"
+import platform, urllib.parse, msgspec._json_schema as js
+assert uuid._LINUX == (platform.system() == "Linux") and platform.python_version()
+assert urllib.parse.urlsplit("https://h/p").netloc == "h" and callable(js.schema)
+assert uuid.UUID(int=5).hex.endswith("5")
+print(sorted(n for n in NAMES if '__file__' in vars(sys.modules[n])))
+"""
+
+
+def test_msgspec_and_pathlib_come_without_the_modules_they_take_for_one_function(
+        ) -> None:
+    """``platform`` (for ``uuid``'s one question), msgspec's JSON Schema (``textwrap``
+    with it), and ``urllib.parse`` (``ipaddress`` with it, for ``Path.as_uri``) cost a
+    hook ~6 ms and load now only when used: each works then, imported for real."""
+    done = subprocess.run([sys.executable, "-c", STAND_INS], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    names = ["ipaddress", "msgspec._json_schema", "platform", "textwrap", "urllib.parse"]
+    assert done.stdout.split("\n") == ["[]", str(names), ""]

@@ -64,9 +64,10 @@ def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
                 return ran
             if not wanted:  # one listens there, and refused this command: runs on
                 helper = None
-    from waymarks.spawn.imports import end_process, import_msgspec, short_lived
+    from waymarks.spawn.imports import end_process, import_msgspec, import_pathlib, short_lived
 
     import_msgspec()  # before anything imports it with typing_extensions (7-13 ms)
+    import_pathlib()
     from waymarks.cli.lean import mcp_fast_path, recall_fast_path
 
     with short_lived():

@@ -170,10 +170,11 @@ def run(argv: list[str], home: str) -> int:
     answer = _ask(home, event, raw, project, started) if helper else None
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
-        from waymarks.spawn.imports import import_msgspec, short_lived
+        from waymarks.spawn.imports import import_msgspec, import_pathlib, short_lived
 
         complete_import_path()
         import_msgspec()
+        import_pathlib()
         with short_lived():
             from pathlib import Path
 

@@ -16,11 +16,25 @@ inspection (``msgspec.inspect``: ~40 classes), MessagePack, TOML and YAML (1.5-2
 a one-shot recall). For that one import each is a stand-in in ``sys.modules`` that
 imports the real module when any attribute of it is first read (then the package's
 attribute is the real module), so they load only if something uses them.
+
+Two imports take a module for one function they may never call: msgspec's ``uuid`` takes
+``platform`` (~2 ms: it compiles its expressions at import) for ``platform.system()``,
+asked once to tell Linux and AIX apart, and its JSON Schema module (``textwrap`` and
+``__future__`` with it) for ``msgspec.json.schema``; ``pathlib`` takes ``urllib.parse``
+(``ipaddress`` with it, ~3 ms) for ``Path.as_uri``. For the length of that import such a
+module is a stand-in offering the function: ``platform.system()`` answered as it answers
+on a POSIX system (``os.uname()``'s system name; the others are forwarded), the rest
+forwarded to the real module, imported at the first call. The stand-ins leave
+``sys.modules`` after the import, so a later ``import`` gets the real module.
 """
 
 import gc
 import sys
 from types import ModuleType
+
+TYPE_CHECKING = False  # not typing's: imported on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: the module msgspec takes from ``typing`` instead
 _SKIPPED = "typing_extensions"
@@ -41,6 +55,70 @@ class _Deferred(ModuleType):
         return getattr(sys.modules[name], attribute)
 
 
+def _forwarded(module: str, name: str) -> "Callable[..., object]":
+    """``module``'s function ``name``, imported at the first call."""
+
+    def call(*args: object, **kwargs: object) -> object:
+        function: Callable[..., object] = getattr(_Deferred(module), name)
+        return function(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _system() -> str:
+    """``platform.system()`` on a POSIX system (what ``uuid`` asks at its import)."""
+    import os
+
+    return os.uname().sysname
+
+
+class _Offering(_Deferred):
+    """A stand-in for the length of one import: what the import machinery asks of a
+    module it imports from (``__path__``, is it a package?) is answered from the
+    stand-in, never by importing the real module."""
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return super().__getattr__(attribute)
+
+
+def _stand_in(module: str, **functions: "Callable[..., object]") -> _Deferred:
+    """A stand-in for ``module`` offering ``functions`` (the rest forwarded)."""
+    made = _Offering(module)
+    for name, function in functions.items():
+        setattr(made, name, function)
+    return made
+
+
+class _standing_in:  # named as it is used: ``with _standing_in(...):``
+    """For the block, the given stand-ins in ``sys.modules`` for modules not imported
+    yet (see the module); after it, out of it again."""
+
+    def __init__(self, *stand_ins: _Deferred) -> None:
+        self._stand_ins = [s for s in stand_ins if s.__name__ not in sys.modules]
+
+    def __enter__(self) -> None:
+        for stand_in in self._stand_ins:
+            sys.modules[stand_in.__name__] = stand_in
+
+    def __exit__(self, *_: object) -> None:
+        for stand_in in self._stand_ins:
+            if sys.modules.get(stand_in.__name__) is stand_in:
+                del sys.modules[stand_in.__name__]
+
+
+def import_pathlib() -> None:
+    """Import ``pathlib`` without ``urllib.parse`` (see the module); nothing changes when
+    it is imported already."""
+    if "pathlib" in sys.modules:
+        return
+    quote = _forwarded("urllib.parse", "quote_from_bytes")
+    with _standing_in(_stand_in("urllib.parse", quote_from_bytes=quote)):
+        import pathlib  # noqa: F401
+
+
 def import_msgspec() -> None:
     """Import msgspec without ``typing_extensions``, unless either is imported already
     (then nothing changes). Call it before the process starts a thread: one importing
@@ -51,8 +129,13 @@ def import_msgspec() -> None:
     modules[_SKIPPED] = None  # type: ignore[assignment]  # importing it raises ImportError
     for name in _DEFERRED:
         modules.setdefault(name, _Deferred(name))
+    schema = "msgspec._json_schema"
     try:
-        import msgspec  # noqa: F401
+        with _standing_in(_stand_in("platform", system=_system),
+                          _stand_in(schema, schema=_forwarded(schema, "schema"),
+                                    schema_components=_forwarded(schema,
+                                                                 "schema_components"))):
+            import msgspec  # noqa: F401
     finally:
         if _SKIPPED in modules and modules[_SKIPPED] is None:
             del modules[_SKIPPED]
