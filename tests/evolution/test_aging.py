@@ -188,12 +188,11 @@ def test_a_pinned_claim_is_never_offered_for_replacement() -> None:
     """A review (F1): a learned claim the person pinned was still listed under RECORDS, so
     a model that corrected it with another claim had its whole reply refused (``pinned``),
     the other, valid correction lost with it. Neither request offers a pinned claim."""
-    from dataclasses import replace as copy
-
     from waymarks.core.evolution import progress
     from waymarks.core.evolution.model import claim_id
     from waymarks.core.evolution.request import offered
     from waymarks.core.evolution.rows import ClaimRow, SourceRow
+    from waymarks.core.records import replace as copy
 
     def row(kind: str, content: str) -> ClaimRow:
         return ClaimRow(claim_id("/w", kind, content), "/w", kind, content, "provisional",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from tests.evolution.test_rank import NOW, WORDS, _row
 from tests.evolution.test_rank_candidates import RARE, _query, _store
 from tests.lanes import lanes
 from waymarks.core.model_port import ModelReply
+from waymarks.core.records import replace
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.service import evolution_rank as er
 from waymarks.service import evolution_recall

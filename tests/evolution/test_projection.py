@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import asdict
 
 from tests.conftest import CountingIds, StepClock
 from waymarks.core.evolution.fold import MemoryEvoView, fold

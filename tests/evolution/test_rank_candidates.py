@@ -244,9 +244,8 @@ def test_the_arrays_dormancy_is_exactly_the_rows() -> None:
     """The array path reads dormancy from per-slot floats, not from each row: the same
     answer as ``_dormant`` for every claim and time (pinned, undated, in the future,
     past every kind's horizon), before and after the corpus follows a change."""
-    from dataclasses import replace as with_
-
     from waymarks.core.evolution.aging import parse_time
+    from waymarks.core.records import replace as with_
 
     rng = random.Random(77)
     corpus = _store(rng)

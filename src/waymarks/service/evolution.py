@@ -33,9 +33,10 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from waymarks.core.codec import utc_clamped
 from waymarks.core.evolution.capture import sanitize, summary_claims
@@ -98,8 +99,7 @@ def _why(path: Path, exc: Exception) -> str:
     return str(exc).removeprefix(f"{path}: ").split(" (", 1)[0].split(";", 1)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class Captured:
+class Captured(msgspec.Struct, frozen=True):
     """What a capture did: the source's ID, whether it was new, how many local claims."""
 
     source_id: str

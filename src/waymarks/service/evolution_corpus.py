@@ -24,8 +24,9 @@ What must stay true:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
@@ -44,8 +45,7 @@ if TYPE_CHECKING:
     from waymarks.service.evolution_rank import Corpus
 
 
-@dataclass(slots=True)
-class Cached:
+class Cached(msgspec.Struct):
     """A corpus and the projection checkpoint it holds (signature, entries read)."""
 
     signature: tuple[str, str, str, str]

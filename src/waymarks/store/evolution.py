@@ -29,7 +29,6 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
 
@@ -569,8 +568,7 @@ def _readable(rows: Iterator[Sequence[object]] | sqlite3.Cursor
 EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"
 
 
-@dataclass(frozen=True, slots=True)
-class EventRow:
+class EventRow(msgspec.Struct, frozen=True):
     """One folded record: what it was, whether it applied (and why not), who, when, and
     the claims it changed (before/after snapshots)."""
 

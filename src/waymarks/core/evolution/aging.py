@@ -18,17 +18,17 @@ policy weights, not probabilities of truth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
+
+import msgspec
 
 from waymarks.core.evolution.model import priority
 
 DAY_SECONDS: Final = 86_400.0
 
 
-@dataclass(frozen=True, slots=True)
-class AgingRule:
+class AgingRule(msgspec.Struct, frozen=True):
     half_life_days: float
     floor: float
     dormant_after_days: float
@@ -103,8 +103,7 @@ def accuracy_factor(verdict: str | None) -> float:
     return ACCURACY_FACTORS.get(verdict or "", 1.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Aging:
+class Aging(msgspec.Struct, frozen=True):
     """What reading a claim at ``now`` says about its age (for ranking and ``show``)."""
 
     age_days: float

@@ -28,8 +28,9 @@ Invariants:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import msgspec
 
 from waymarks.core.evolution.aging import later as _later
 from waymarks.core.evolution.aging import parse_time
@@ -80,8 +81,7 @@ EFFECT_OPS = frozenset({"source", "settled", "refused", "confirm", "imported", "
                         "pin", "unpin", "adopt", "undo"})
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
+class Effect(msgspec.Struct, frozen=True):
     """What one record did: ``applied`` or ``ignored`` with a fixed reason, who did it,
     when, and the claims it changed."""
 
@@ -91,7 +91,7 @@ class Effect:
     reason: str = ""
     actor: str = ""
     at: str = ""
-    changes: tuple[Change, ...] = field(default=())
+    changes: tuple[Change, ...] = ()
 
 
 class EvoView(Protocol):

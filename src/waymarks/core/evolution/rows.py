@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 #: a feedback slot: (verdict, source ID, time)
 Slot = tuple[str, str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRow:
+class ClaimRow(msgspec.Struct, frozen=True):
     """An evolved claim as the projection holds it."""
 
     id: str
@@ -49,8 +49,7 @@ class ClaimRow:
         return self.reinforced_at or self.updated_at
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(msgspec.Struct, frozen=True):
     """A claim's analysis as ranking sees it, persisted in the projection (a cache, never
     canonical): the digest of what it was computed from, and its features by field."""
 
@@ -62,8 +61,7 @@ class Analysis:
     body_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRow:
+class SourceRow(msgspec.Struct, frozen=True):
     """A captured source and whether it is settled."""
 
     source_id: str
@@ -79,8 +77,7 @@ class SourceRow:
     settled_at: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One claim's states around one event (``before`` ``None``: the event created it)."""
 
     claim_id: str
