@@ -56,7 +56,9 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.recall.learned", "waymarks.store.protocol", "binascii",
                   # what msgspec and pathlib take for one function each (spawn/imports.py)
                   "platform", "textwrap", "msgspec._json_schema", "urllib.parse",
-                  "ipaddress")
+                  "ipaddress",
+                  # SHA-256 (CPython's own, core/digests.py) is loaded by what hashes with it
+                  "_sha256")
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:

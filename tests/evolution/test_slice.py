@@ -370,13 +370,14 @@ def test_a_fresh_process_ranking_an_english_query_does_not_load_the_chinese_segm
              "from waymarks.service import evolution_recall\n"
              f"result = evolution_recall.recall_learned(Path({str(tmp_path)!r}), 'cache port')\n"
              "print(bool(result.eligible), 'rjieba' in sys.modules,"
-             " 'dataclasses' in sys.modules)\n")
+             " 'dataclasses' in sys.modules, '_hashlib' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     # nor does it declare a dataclass (``inspect``, ``ast``, ``dis`` and an ``exec`` a
     # class: its rows, events and aging are msgspec Structs, as the recall path's records)
-    assert done.stdout.split() == ["True", "False", "False"]
+    # nor OpenSSL's bindings (~2-6 ms) for the SHA-256 of IDs and keys (core/digests.py)
+    assert done.stdout.split() == ["True", "False", "False", "False"]
 
 
 def test_the_analysers_fingerprint_names_the_segmenter_loaded_or_not(

@@ -18,7 +18,6 @@ content, search terms, classification): a long-lived host process analyses a cla
 
 from __future__ import annotations
 
-import hashlib
 import json
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.digests import sha256
 from waymarks.core.evolution.aging import (
     DAY_SECONDS,
     accuracy_factor,
@@ -103,7 +103,7 @@ def _analyser() -> str:
 def analysis_key(row: ClaimRow) -> str:
     """The digest of what a claim's analysis is computed from."""
     data = _KEY_ENCODER.encode((_analyser(), row.content, row.search_terms, row.origin))
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 _KEY_ENCODER: Final = msgspec.json.Encoder()

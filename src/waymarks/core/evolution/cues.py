@@ -1,6 +1,6 @@
 """Which user text is a statement worth learning (EVOLUTION item 10), and source IDs.
 
-Its own small module (``re``, ``hashlib``, ``json`` only) because a host's hook runs it on
+Its own small module (``re``, ``json`` and a hash only) because a host's hook runs it on
 every turn: deciding that nothing in a turn is worth capturing must cost next to nothing.
 
 Kept: explicit cues (remember, prefer, from now on, 记住, 偏好, 以后…) and natural
@@ -11,11 +11,11 @@ tests for now…", "Never seen this error before, what is it?").
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Final
 
+from waymarks.core.digests import sha256
 from waymarks.core.lazy_re import lazy
 from waymarks.core.own_prompts import CURATION_MARK as CURATION_MARK  # (re-exported)
 from waymarks.core.own_prompts import OWN_PROMPT_MARKS as OWN_PROMPT_MARKS
@@ -30,7 +30,7 @@ def source_id(origin: str, kind: str, session: str, key: str) -> str:
     """A source's ID: stable for the same capture (so capturing twice is one source)."""
     encoded = json.dumps(["source", origin, kind, session, key], ensure_ascii=False,
                          separators=(",", ":"))
-    return "s" + hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:23]
+    return "s" + sha256(encoded.encode("utf-8")).hexdigest()[:23]
 
 
 _CUES: Final = lazy(

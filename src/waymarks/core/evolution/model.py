@@ -14,12 +14,12 @@ and must not change; a new field is optional; a new meaning is a new ``schemaVer
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Final, Literal
 
 import msgspec
 
+from waymarks.core.digests import sha256
 from waymarks.core.evolution.cues import source_id as source_id  # re-exported
 
 EVOLUTION_CUSTOM_TYPE: Final = "waymarks-evolution-v1"
@@ -79,7 +79,7 @@ def claim_id(origin: str, kind: str, content: str) -> str:
     """24 hex digits of a hash of the JSON tuple (origin, kind, content): the same text from
     two origins gives two IDs, and no separator inside a path can make two tuples collide."""
     encoded = json.dumps([origin, kind, content], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:24]
+    return sha256(encoded.encode("utf-8")).hexdigest()[:24]
 
 
 def utf16_len(text: str) -> int:

@@ -9,11 +9,12 @@ confirmation stamp (``reinforcedAt``) is in it but never decides whether a claim
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 import msgspec
+
+from waymarks.core.digests import sha256
 
 #: a feedback slot: (verdict, source ID, time)
 Slot = tuple[str, str, str]
@@ -131,7 +132,7 @@ def state_digest(rows: dict[str, ClaimRow | None]) -> str:
                                           if k != "reinforcedAt"}
         parts.append([cid, state])
     data = json.dumps(parts, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(data.encode()).hexdigest()
+    return sha256(data.encode()).hexdigest()
 
 
 def _opt(value: object) -> str | None:
@@ -147,7 +148,7 @@ def _slot(value: object) -> Slot | None:
 def suppression_key(origin: str, content: str) -> str:
     """What a forget suppresses: this content in this origin (any kind, any source)."""
     encoded = json.dumps([origin, content], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:32]
+    return sha256(encoded.encode("utf-8")).hexdigest()[:32]
 
 
 def correctable_to(existing: ClaimRow | None) -> bool:
