@@ -70,3 +70,33 @@ def test_a_chinese_prompt_with_a_slash_is_no_path(tmp_path: Path,
         port = app.remember("数据库端口是 5433。").id  # type: ignore[union-attr]
         app.remember("缓存每天凌晨清空。")
         assert port in app.recall("数据库/缓存的端口是多少？").selected
+
+
+@pytest.mark.parametrize(("claim", "query"), [
+    ("CI/CD runs on GitHub Actions with a deploy job per environment.",
+     "how is our ci/cd set up?"),
+    ("our ci/cd runs on buildkite with one deploy step per region.",
+     "how is our CI/CD set up?"),
+    ("Routes live in src/app and each route has a test.", "which routes live in SRC/APP?"),
+])
+def test_two_words_typed_in_another_case_recall_their_claim(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+    """A query reads two slash-joined words by how they are typed (capitals: words, lower
+    case: a folder that must be held). A claim typed the other way held only the other
+    reading ("CI/CD" its words, "ci/cd" its path), so "ci/cd" missed "CI/CD" and "SRC/APP"
+    "src/app": a claim holds such a pair both ways."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        wanted = app.remember(claim).id  # type: ignore[union-attr]
+        app.remember("The database port is 5433.")
+        assert app.recall(query).selected == [wanted]
+
+
+def test_a_claim_holds_a_case_read_pair_both_ways() -> None:
+    assert {"p:ci/cd", "w:ci", "w:cd"} <= set(analyze("CI/CD runs nightly").features)
+    assert {"p:src/app", "w:src", "w:app"} <= set(analyze("src/app holds it").features)
+    assert analyze("src/app holds it", query=True).literals == {"p:src/app"}
+    assert "p:and/or" not in analyze("deploy and/or restart").features
+    assert not {"w:src", "w:checkout"} & set(analyze("src/checkout/app.py").features)

@@ -94,7 +94,7 @@ _PASTED_LINE: Final = lazy(
 )
 _QUOTED_QUESTION: Final = lazy(r"“[^”]*[?？]”|「[^」]*[?？]」|\"[^\"]*[?？]\"")
 _NUMBER: Final = lazy(r"^\d+$")
-#: a path match that may be words joined by slashes (:func:`_joined_words`)
+#: a path match that may be words joined by slashes (:func:`_slash_reading`)
 _WORD_RUN: Final = lazy(r"[^\W\d_]+(?:/[^\W\d_]+)+")
 _POSSESSIVE: Final = lazy(r"['’]s$")
 
@@ -161,7 +161,8 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
         masked: list[str] | None = None
         typed = text if len(text) == len(folded) else ""  # (positions agree)
         for match in _PATH.finditer(folded):
-            if _joined_words(match.group(0), typed[match.start():match.end()]):
+            reading = _slash_reading(match.group(0), typed[match.start():match.end()], query)
+            if reading == "words":
                 continue  # its words are analysed as words
             literal = _literal_features(match.group(0))
             if not literal:
@@ -174,6 +175,8 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
                 match.group(0).rstrip(").,;:")))
             (pasted if in_paste else literals).update(literal[:1])
+            if reading == "both":
+                continue  # (unmasked: its words are analysed as words too)
             if masked is None:
                 masked = list(folded)
             masked[match.start():match.end()] = " " * (match.end() - match.start())
@@ -316,21 +319,30 @@ def is_numeric(feature: str) -> bool:
     return bool(_NUMBER.match(feature[2:]))
 
 
-def _joined_words(raw: str, typed: str) -> bool:
-    """Whether a path match is words joined by slashes, not a path: Chinese (typed with no
-    space, the match ran over the sentence around the slash: "数据库/缓存的端口是多少"), or
-    two words with a stop word or a single letter on either side ("and/or", "w/o", "y/n"),
-    or both typed in capitals ("CI/CD", "TCP/IP", "UI/UX"; a folder is typed in lower
-    case, "src/app"). Taken for a literal, which no record holds, "and/or" made a prompt
-    recall nothing at all."""
+def _slash_reading(raw: str, typed: str, query: bool) -> str:
+    """How a path match is read: ``"path"``, ``"words"`` joined by slashes, or ``"both"``.
+
+    Words: Chinese (typed with no space, the match ran over the sentence around the
+    slash: "数据库/缓存的端口是多少"), or two words with a stop word or a single letter on
+    either side ("and/or", "w/o", "y/n"); taken for a literal, which no record holds,
+    "and/or" made a prompt recall nothing at all. Two other words are read by how a query
+    types them: both in capitals, words ("CI/CD", "TCP/IP", "UI/UX"), else a folder
+    ("src/app"). A record holds them both ways (``"both"``), since a query may type them
+    either way: "CI/CD" held as words only was missed by "ci/cd", and "src/app" held as a
+    path only by "SRC/APP"."""
     text = raw.rstrip(").,;:")
     if _WORD_RUN.fullmatch(text) is None:
-        return False
+        return "path"
     if _HAN.search(text):
-        return True
+        return "words"
     words = text.split("/")
-    return len(words) == 2 and (typed.rstrip(").,;:").isupper() or any(
-        len(word) == 1 or word in STOP_WORDS for word in words))
+    if len(words) != 2:
+        return "path"
+    if any(len(word) == 1 or word in STOP_WORDS for word in words):
+        return "words"
+    if not query:
+        return "both"
+    return "words" if typed.rstrip(").,;:").isupper() else "path"
 
 
 def _literal_features(raw: str) -> list[str]:
