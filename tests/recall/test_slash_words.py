@@ -100,3 +100,32 @@ def test_a_claim_holds_a_case_read_pair_both_ways() -> None:
     assert analyze("src/app holds it", query=True).literals == {"p:src/app"}
     assert "p:and/or" not in analyze("deploy and/or restart").features
     assert not {"w:src", "w:checkout"} & set(analyze("src/checkout/app.py").features)
+
+
+@pytest.mark.parametrize(("text", "literal"), [
+    ("数据库配置在db/config.toml里吗？", "p:db/config.toml"),
+    ("文档/设计.md的第二节讲什么？", "p:文档/设计.md"),
+    ("请看config.toml", "f:config.toml"),
+    ("文档/设计.md", "p:文档/设计.md"),
+    ("配置在./src/app.py", "p:./src/app.py"),
+])
+def test_a_path_typed_against_chinese_is_the_path_alone(text: str, literal: str) -> None:
+    """Chinese is typed with no space, so a path typed against it ran over the sentence
+    around it ("数据库配置在db/config.toml里吗？", "is the database config in
+    db/config.toml?"): one literal that no record holds, and the prompt recalled nothing.
+    The Chinese on either side of an ASCII path is words."""
+    found = analyze(text, query=True)
+    assert found.literals == {literal}
+
+
+def test_a_chinese_prompt_naming_a_file_recalls_its_claim(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        config = app.remember("数据库的配置在 db/config.toml，端口是 5433。").id  # type: ignore[union-attr]
+        design = app.remember("设计文档在 文档/设计.md，第二节讲缓存。").id  # type: ignore[union-attr]
+        app.remember("The cache TTL is 60 seconds.")
+        assert app.recall("数据库配置在db/config.toml吗？").selected == [config]
+        assert app.recall("文档/设计.md的第二节讲什么？").selected == [design]

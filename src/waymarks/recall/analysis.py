@@ -83,7 +83,8 @@ _KNOWN_EXTENSIONS: Final = frozenset(
     """.split()
 )
 _WORDS: Final = lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_HAN: Final = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAN_CHARS: Final = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN: Final = lazy(rf"[{_HAN_CHARS}]+")
 _KANA_HANGUL: Final = lazy(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff]+")
 _FENCE: Final = lazy(r"```.*?(?:```|$)", re.S)
 _PASTED_LINE: Final = lazy(
@@ -97,6 +98,9 @@ _NUMBER: Final = lazy(r"^\d+$")
 #: a path match that may be words joined by slashes (:func:`_slash_reading`)
 _WORD_RUN: Final = lazy(r"[^\W\d_]+(?:/[^\W\d_]+)+")
 _POSSESSIVE: Final = lazy(r"['’]s$")
+#: Chinese run into the start or the end of an ASCII path (:func:`_path_span`)
+_HAN_EDGE: Final = lazy(rf"^[{_HAN_CHARS}]+(?=[a-z0-9]|\.{{1,2}}/|~/)"
+                        rf"|(?<=[a-z0-9])[{_HAN_CHARS}]+$")
 
 
 class Analysis(msgspec.Struct, frozen=True):
@@ -161,25 +165,27 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
         masked: list[str] | None = None
         typed = text if len(text) == len(folded) else ""  # (positions agree)
         for match in _PATH.finditer(folded):
-            reading = _slash_reading(match.group(0), typed[match.start():match.end()], query)
+            start, end = _path_span(match)
+            raw = folded[start:end]
+            reading = _slash_reading(raw, typed[start:end], query)
             if reading == "words":
                 continue  # its words are analysed as words
-            literal = _literal_features(match.group(0))
+            literal = _literal_features(raw)
             if not literal:
                 continue
             for feature in literal:
-                add(feature, match.start())
+                add(feature, start)
             # a file:line[:col] reference is a pointer into pasted material, not a constraint
             if pasted_spans is None:
                 pasted_spans = _pasted_spans(folded)
-            in_paste = _inside(match.start(), pasted_spans) or bool(_LINE_REF.search(
-                match.group(0).rstrip(").,;:")))
+            in_paste = _inside(start, pasted_spans) or bool(_LINE_REF.search(
+                raw.rstrip(").,;:")))
             (pasted if in_paste else literals).update(literal[:1])
             if reading == "both":
                 continue  # (unmasked: its words are analysed as words too)
             if masked is None:
                 masked = list(folded)
-            masked[match.start():match.end()] = " " * (match.end() - match.start())
+            masked[start:end] = " " * (end - start)
         if masked is not None:
             rest = "".join(masked)
     if query:  # after literals are masked, so framing words inside paths are kept
@@ -317,6 +323,24 @@ def is_literal(feature: str) -> bool:
 
 def is_numeric(feature: str) -> bool:
     return bool(_NUMBER.match(feature[2:]))
+
+
+def _path_span(match: re.Match[str]) -> tuple[int, int]:
+    """Where a path match's path is: without the Chinese run into its start or its end.
+    Chinese is typed with no space, so a path typed against it ran over the sentence
+    ("数据库配置在db/config.toml里吗", "is the database config in db/config.toml?"): one
+    literal that no record holds, and the prompt recalled nothing. A Chinese path
+    ("文档/设计.md") keeps its Chinese: only a run against an ASCII letter or digit of it
+    goes."""
+    text = match.group(0)
+    head = tail = 0
+    if not text.isascii():
+        for edge in _HAN_EDGE.finditer(text):
+            if edge.start() == 0:
+                head = edge.end()
+            else:
+                tail = len(text) - edge.start()
+    return match.start() + head, match.end() - tail
 
 
 def _slash_reading(raw: str, typed: str, query: bool) -> str:
