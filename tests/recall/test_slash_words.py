@@ -108,6 +108,8 @@ def test_a_claim_holds_a_case_read_pair_both_ways() -> None:
     ("请看config.toml", "f:config.toml"),
     ("文档/设计.md", "p:文档/设计.md"),
     ("配置在./src/app.py", "p:./src/app.py"),
+    ("ポートはdb/config.tomlのどこ？", "p:db/config.toml"),
+    ("설정은db/config.toml에", "p:db/config.toml"),
 ])
 def test_a_path_typed_against_chinese_is_the_path_alone(text: str, literal: str) -> None:
     """Chinese is typed with no space, so a path typed against it ran over the sentence

@@ -85,7 +85,8 @@ _KNOWN_EXTENSIONS: Final = frozenset(
 _WORDS: Final = lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _HAN_CHARS: Final = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN: Final = lazy(rf"[{_HAN_CHARS}]+")
-_KANA_HANGUL: Final = lazy(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff]+")
+_KANA_HANGUL_CHARS: Final = r"\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af\u1100-\u11ff"
+_KANA_HANGUL: Final = lazy(rf"[{_KANA_HANGUL_CHARS}]+")
 _FENCE: Final = lazy(r"```.*?(?:```|$)", re.S)
 _PASTED_LINE: Final = lazy(
     r"^\s*(?:File \".*\", line \d+|at .*\(.*:\d+(?::\d+)?\)|at [\w.$<>]+ \(|"
@@ -98,9 +99,11 @@ _NUMBER: Final = lazy(r"^\d+$")
 #: a path match that may be words joined by slashes (:func:`_slash_reading`)
 _WORD_RUN: Final = lazy(r"[^\W\d_]+(?:/[^\W\d_]+)+")
 _POSSESSIVE: Final = lazy(r"['’]s$")
-#: Chinese run into the start or the end of an ASCII path (:func:`_path_span`)
-_HAN_EDGE: Final = lazy(rf"^[{_HAN_CHARS}]+(?=[a-z0-9]|\.{{1,2}}/|~/)"
-                        rf"|(?<=[a-z0-9])[{_HAN_CHARS}]+$")
+#: Chinese, Japanese or Korean run into the start or the end of an ASCII path
+#: (:func:`_path_span`)
+_CJK_EDGE: Final = lazy(
+    rf"^[{_HAN_CHARS}{_KANA_HANGUL_CHARS}]+(?=[a-z0-9]|\.{{1,2}}/|~/)"
+    rf"|(?<=[a-z0-9])[{_HAN_CHARS}{_KANA_HANGUL_CHARS}]+$")
 
 
 class Analysis(msgspec.Struct, frozen=True):
@@ -329,13 +332,13 @@ def _path_span(match: re.Match[str]) -> tuple[int, int]:
     """Where a path match's path is: without the Chinese run into its start or its end.
     Chinese is typed with no space, so a path typed against it ran over the sentence
     ("数据库配置在db/config.toml里吗", "is the database config in db/config.toml?"): one
-    literal that no record holds, and the prompt recalled nothing. A Chinese path
-    ("文档/设计.md") keeps its Chinese: only a run against an ASCII letter or digit of it
-    goes."""
+    literal that no record holds, and the prompt recalled nothing; so in Japanese
+    ("ポートはdb/config.tomlのどこ"). A Chinese path ("文档/设计.md") keeps its Chinese:
+    only a run against an ASCII letter or digit of it goes."""
     text = match.group(0)
     head = tail = 0
     if not text.isascii():
-        for edge in _HAN_EDGE.finditer(text):
+        for edge in _CJK_EDGE.finditer(text):
             if edge.start() == 0:
                 head = edge.end()
             else:
