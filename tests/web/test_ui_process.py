@@ -4,6 +4,7 @@ at its start and its end: each test failed before its fix."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 import urllib.request
@@ -75,3 +76,26 @@ def test_a_wildcard_bind_prints_a_url_this_machine_can_open(home: Path,
         assert "use this machine's address in place of 127.0.0.1" in rest[1], rest
     finally:
         _stop(process)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sent", "status", "said"), [
+    (signal.SIGINT, 130, "the inspector stopped (Ctrl-C)"),
+    (signal.SIGTERM, 143, "the inspector stopped (SIGTERM)")])
+def test_a_signal_says_the_inspector_stopped_when_ctrl_c_was_ignored_at_start(
+        home: Path, project: Path, sent: int, status: int, said: str) -> None:
+    """Started as a ``&`` job of a script (SIGINT ignored), the inspector stopped on
+    SIGINT with status 0 and on SIGTERM with 143, both without a word: the server raised
+    the signal again under the handler it found (ignored; or one that ended the process
+    silently). Every signal that stops it is said, with its status."""
+    process = _waymarks(home, project, "ui", "--port", "0",
+                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        with urllib.request.urlopen(_printed_url(process), timeout=60) as answer:
+            assert answer.status == 200  # serving: its handlers are in place
+        process.send_signal(sent)
+        _, err = process.communicate(timeout=60)
+    finally:
+        _stop(process)
+    assert process.returncode == status, err
+    assert f"waymarks: {said}" in err, err

@@ -266,7 +266,7 @@ def register(root: "click.Group") -> None:
         Runs until interrupted (Ctrl-C). With --json the URL comes as one JSON line
         ({"outcome": "serving", "url", "host", "port", "project"}) once it listens."""
         from waymarks.web.security import is_loopback
-        from waymarks.web.server import BindError, UnresolvedHost, serve
+        from waymarks.web.server import BindError, Stopped, UnresolvedHost, serve
 
         run = runtime()
         if not is_loopback(host) and not allow_remote:
@@ -284,6 +284,8 @@ def register(root: "click.Group") -> None:
             serve(app, host=host, port=port, open_browser=open_, as_json=run.json)
         except KeyboardInterrupt:
             _stopped("the inspector")
+        except Stopped as stop:  # Ctrl-C, kill or a closed terminal, said as each
+            _stopped("the inspector", stop.how, stop.status)
         except UnresolvedHost as exc:
             raise click.UsageError(str(exc)) from exc
         except BindError as exc:
@@ -460,12 +462,13 @@ def _unless_default(home: "Path") -> "Path | None":
     return None if os.path.abspath(home) == os.path.abspath(user_data_dir()) else home
 
 
-def _stopped(server: str) -> "NoReturn":
-    """Ctrl-C, the documented way to stop ``server``, said as that, with its status (130):
-    the runner's "interrupted; nothing more was done (a write that was under way is either
-    whole or absent: `waymarks health` says all is well)" read as a failure."""
+def _stopped(server: str, how: str = "Ctrl-C", status: int | None = None) -> "NoReturn":
+    """Ctrl-C, the documented way to stop ``server``, said as that, with its status (130;
+    ``how`` and ``status``: another signal's, ``kill``'s SIGTERM and 143): the runner's
+    "interrupted; nothing more was done (a write that was under way is either whole or
+    absent: `waymarks health` says all is well)" read as a failure."""
     from waymarks.cli.runner import Reported, note
     from waymarks.commands.results import EXIT_INTERRUPTED
 
-    note(f"{server} stopped (Ctrl-C)")
-    raise Reported(EXIT_INTERRUPTED) from None
+    note(f"{server} stopped ({how})")
+    raise Reported(EXIT_INTERRUPTED if status is None else status) from None

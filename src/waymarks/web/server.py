@@ -44,6 +44,23 @@ class BindError(OSError):
     """The address cannot be listened on (in use, not this machine's); nothing served."""
 
 
+class Stopped(Exception):
+    """The inspector stopped on ``signum`` (Ctrl-C, ``kill``, a closed terminal): said by
+    the caller, who ends the process with :attr:`status`."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def status(self) -> int:
+        return 128 + self.signum  # as a shell reports a process the signal ended
+
+    @property
+    def how(self) -> str:
+        return "Ctrl-C" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
+
+
 class UnresolvedHost(BindError):
     """The ``--host`` names no address here, or one no interface of this machine has
     (another port would not help)."""
@@ -157,7 +174,10 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
 
             config = uvicorn.Config(web, log_level="warning", access_log=False,
                                     lifespan="off", http=GuardedH11)
-            _server(config).run(sockets=[sock])
+            server = _server(config)
+            server.run(sockets=[sock])
+            if server.stopped_by is not None:  # said by the caller, with its status
+                raise Stopped(server.stopped_by)
     finally:
         web.state.inspector.close()
         sock.close()
@@ -226,26 +246,31 @@ def _ending_cleanly() -> Iterator[None]:
 
 
 def _server(config: Any) -> Any:
-    """A uvicorn server that also stops gracefully on SIGHUP (uvicorn: SIGINT, SIGTERM)."""
+    """A uvicorn server that also stops gracefully on SIGHUP (uvicorn: SIGINT, SIGTERM),
+    and, once stopped, tells which signal stopped it (:attr:`stopped_by`) rather than
+    raising it again: raised again under the handler found at the start, it ended the
+    process without a word (SIGTERM), or did nothing at all when SIGINT was ignored there
+    (a ``&`` job of a script: status 0, and no "the inspector stopped")."""
     import uvicorn
 
     class Server(uvicorn.Server):
+        @property
+        def stopped_by(self) -> int | None:
+            return self._captured_signals[0] if self._captured_signals else None
+
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
-            if (threading.current_thread() is not threading.main_thread()
-                    or signal.getsignal(signal.SIGHUP) is signal.SIG_IGN):  # nohup
-                with super().capture_signals():
-                    yield
+            if threading.current_thread() is not threading.main_thread():
+                yield
                 return
-            before = signal.signal(signal.SIGHUP, self.handle_exit)
-            hung_up = False
+            handled = [signal.SIGINT, signal.SIGTERM]
+            if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # (nohup: kept)
+                handled.append(signal.SIGHUP)
+            before = {number: signal.signal(number, self.handle_exit) for number in handled}
             try:
-                with super().capture_signals():
-                    yield
-                    hung_up = signal.SIGHUP in self._captured_signals
+                yield
             finally:
-                signal.signal(signal.SIGHUP, before)
-            if hung_up:
-                signal.raise_signal(signal.SIGHUP)
+                for number, handler in before.items():
+                    signal.signal(number, handler)
 
     return Server(config)
