@@ -4,7 +4,9 @@ at its start and its end: each test failed before its fix."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 import sys
 import time
 import urllib.request
@@ -99,3 +101,90 @@ def test_a_signal_says_the_inspector_stopped_when_ctrl_c_was_ignored_at_start(
         _stop(process)
     assert process.returncode == status, err
     assert f"waymarks: {said}" in err, err
+
+
+def _writing_turn_taken(home: Path) -> bool:
+    """Whether a writer holds the home's turn (``waymarks.db.lock``): a page's write has
+    begun, and now waits for SQLite's lock."""
+    import fcntl
+
+    with open(home / "waymarks.db.lock", "a+b") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return False
+
+
+@pytest.mark.slow
+def test_ctrl_c_twice_stops_at_once_a_page_waiting_for_a_held_database(
+        home: Path, project: Path) -> None:
+    """Ctrl-C while an action waited for a database another process held: the process
+    said nothing until the 30 s busy wait ended; a second Ctrl-C printed uvicorn's
+    "Exception in ASGI application" traceback (CancelledError), the browser got a bare
+    500, and the process still waited the 30 s. The first now says what it waits for,
+    the second answers the page that it stopped and ends the process; nothing written."""
+    import html
+    import re
+    import sqlite3
+    import threading
+    import urllib.error
+    import urllib.parse
+
+    from waymarks.cli.main import main
+
+    assert main(["--home", str(home), "--cwd", str(project), "pin", "--",
+                 "Run the tests"]) == 0
+    process = _waymarks(home, project, "ui", "--port", "0")
+    holder = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+    answered: list[tuple[int, str]] = []
+    try:
+        url = urllib.parse.urlsplit(_printed_url(process))
+        base = f"{url.scheme}://{url.netloc}"
+        with urllib.request.urlopen(url.geturl(), timeout=60) as traded:
+            cookie = traded.headers["set-cookie"].split(";")[0]
+        page = urllib.request.Request(base + url.path, headers={"Cookie": cookie})
+        with urllib.request.urlopen(page, timeout=60) as overview:
+            found = re.search(r'name="csrf" value="([^"]+)"', overview.read().decode())
+        assert found is not None
+        form = urllib.parse.urlencode({"csrf": html.unescape(found.group(1)),
+                                       "action": "pin", "confirmed": "yes",
+                                       "text": "Lint before every commit"}).encode()
+        act = urllib.request.Request(
+            base + url.path.rstrip("/") + "/act", data=form,
+            headers={"Cookie": cookie, "Origin": base,
+                     "Content-Type": "application/x-www-form-urlencoded"})
+
+        def post() -> None:
+            try:
+                with urllib.request.urlopen(act, timeout=120) as done:
+                    answered.append((done.status, done.read().decode()))
+            except urllib.error.HTTPError as refused:
+                answered.append((refused.code, refused.read().decode()))
+
+        holder.execute("BEGIN EXCLUSIVE")
+        poster = threading.Thread(target=post)
+        poster.start()
+        while not _writing_turn_taken(home):  # the action waits on the held database
+            assert poster.is_alive()
+            threading.Event().wait(0.02)
+        process.send_signal(signal.SIGINT)
+        assert process.stderr is not None
+        said = process.stderr.readline()
+        assert "POST /act (pin)" in said and "Ctrl-C again stops now" in said, said
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=25)  # (the database is held 30 s and more)
+        assert process.returncode == 130, err
+        poster.join(60)
+    finally:
+        holder.close()  # (its write is rolled back)
+        _stop(process)
+    assert "Traceback" not in err and "the inspector stopped (Ctrl-C twice)" in err, err
+    assert answered and answered[0][0] == 503, answered
+    assert "The inspector stopped" in answered[0][1] and "was not made" in answered[0][1]
+    texts = json.loads(subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "--json", "pins"], cwd=project,
+        env={**os.environ, "WAYMARKS_HOME": str(home)}, capture_output=True, text=True,
+        check=True).stdout)
+    assert [p["text"] for p in texts["items"]] == ["Run the tests"]

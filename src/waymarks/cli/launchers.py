@@ -285,6 +285,15 @@ def register(root: "click.Group") -> None:
         except KeyboardInterrupt:
             _stopped("the inspector")
         except Stopped as stop:  # Ctrl-C, kill or a closed terminal, said as each
+            if stop.abandoned:  # their work still runs in a thread: not waited for
+                from waymarks.cli.runner import note
+                from waymarks.spawn.imports import end_process
+
+                note(f"the inspector stopped (Ctrl-C twice), without waiting for "
+                     f"{', '.join(stop.abandoned)}: its page said so; an action waiting for "
+                     "its turn to write was not made (one under way is whole or absent: "
+                     "`waymarks health` checks)")
+                end_process(stop.status, leaving_threads=True)
             _stopped("the inspector", stop.how, stop.status)
         except UnresolvedHost as exc:
             raise click.UsageError(str(exc)) from exc

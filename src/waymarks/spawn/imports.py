@@ -160,7 +160,7 @@ class short_lived:  # named as it is used: ``with short_lived():``
             gc.enable()
 
 
-def end_process(status: int) -> None:
+def end_process(status: int, *, leaving_threads: bool = False) -> None:
     """End this one-shot process now with exit ``status``, its output written, without the
     interpreter's teardown; return (the caller exits as usual) while a thread still runs.
 
@@ -172,9 +172,11 @@ def end_process(status: int) -> None:
     CLI's entry point, for a one-shot recall). It returns, and the process exits as usual,
     while a thread started with :mod:`threading` runs (the teardown waits for it) and when
     a stream cannot be flushed (a reader that left, a full disk: the teardown reports it
-    as it always did)."""
+    as it always did). ``leaving_threads``: end it while threads run, too (the inspector
+    stopped by a second Ctrl-C: a page's work waiting out a database another process
+    holds, which nothing can interrupt, kept the process 30 s more)."""
     threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
+    if threading is not None and threading.active_count() > 1 and not leaving_threads:
         return
     try:
         for stream in (sys.stdout, sys.stderr):

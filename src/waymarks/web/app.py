@@ -117,6 +117,15 @@ class Inspector:
         #: the worker threads pages may hold at once (waiting on the lock): past them a
         #: request waits on the loop, and the default pool stays free for static files
         self.limiter: Any = None
+        #: the pages under way (their worker's work, or their turn to start it): what the
+        #: first Ctrl-C says it waits for
+        self.under_way: dict[int, str] = {}
+        #: set by a second Ctrl-C (:meth:`abandon`): the pages under way are answered at
+        #: once, their work left to end with the process
+        self.abandoned = False
+        self._loop: Any = None
+        self._stop_now: Any = None
+        self._then: Callable[[], None] = lambda: None
         #: whether the home has been seen (a launch before the first command has none:
         #: the first write makes it, as a command's would)
         self.home_seen = app.home.is_dir()
@@ -134,10 +143,22 @@ class Inspector:
                 "home was made. Put it back, or stop the inspector (Ctrl-C) and start "
                 "`waymarks ui` again, with WAYMARKS_HOME naming where the home is now"))
 
+    def abandon(self, then: Callable[[], None]) -> None:
+        """Answer every page under way now, without waiting for its work (a second
+        Ctrl-C; called in the signal handler, on the loop's thread); ``then`` once the
+        last of them is answered (the server stops at once, as a second Ctrl-C stops it
+        when no page is under way)."""
+        self.abandoned, self._then = True, then
+        if self._loop is not None and self._stop_now is not None:
+            self._loop.call_soon_threadsafe(self._stop_now.set)
+
     def close(self) -> None:
         """Close the other projects' services, once no request's work holds them (a
-        forced stop may leave one waiting out a busy database: at most its wait)."""
-        held = self.lock.acquire(timeout=35)
+        forced stop may leave one waiting out a busy database: at most its wait; an
+        abandoned one is not waited for, and what it holds is left to the process's end)."""
+        held = self.lock.acquire(timeout=0 if self.abandoned else 35)
+        if not held and self.abandoned:
+            return
         try:
             for other in self.others.values():
                 other.close()
@@ -397,6 +418,8 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
               form: bool = False) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` as an endpoint: the form read on the loop (``form``: passed on; a GET
     has none), the rest in a worker thread under the inspector's lock (module note)."""
+    import asyncio
+
     import anyio
     import anyio.to_thread
 
@@ -422,9 +445,44 @@ def _off_loop(inspector: Inspector, handler: Callable[..., Response], *,
 
         if inspector.limiter is None:  # made on the loop, on first use
             inspector.limiter = anyio.CapacityLimiter(PAGE_THREADS)
-        return await anyio.to_thread.run_sync(work, limiter=inspector.limiter)
+        if inspector._loop is not asyncio.get_running_loop():  # (a test's client: many)
+            inspector._loop, inspector._stop_now = asyncio.get_running_loop(), anyio.Event()
+            if inspector.abandoned:
+                inspector._stop_now.set()
+        inspector.under_way[id(request)] = _described(request, fields, inspector.gate.prefix)
+        worker = asyncio.ensure_future(anyio.to_thread.run_sync(
+            work, limiter=inspector.limiter, abandon_on_cancel=True))
+        stop_now = asyncio.ensure_future(inspector._stop_now.wait())  # a second Ctrl-C
+        try:
+            await asyncio.wait((worker, stop_now), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            del inspector.under_way[id(request)]
+            if inspector.abandoned and not inspector.under_way:
+                inspector._then()  # (its answer is sent before the server next looks)
+            stop_now.cancel()
+            if not worker.done():
+                worker.cancel()  # its thread runs on, to end with the process
+        if worker.done() and not worker.cancelled():
+            return worker.result()  # (or its error, for the exception handlers)
+        acting = request.url.path.endswith("/act")
+        return inspector.problem(
+            "The inspector was stopped (Ctrl-C twice) before this page was answered. " + (
+                "An action still waiting for its turn to write (a database another "
+                "process holds, or another page's work) was not made; one already writing "
+                "is whole or absent: look at the list before trying it again"
+                if acting else "Nothing was changed by this page"), 503,
+            heading="The inspector stopped")
 
     return endpoint
+
+
+def _described(request: Request, fields: dict[str, str] | None, prefix: str) -> str:
+    """A page under way as the first Ctrl-C names it: ``POST /act (pin)``, never a
+    field's text (the launch's path left out: it carries a secret)."""
+    page = request.url.path.removeprefix(prefix) or "/"
+    action = (fields or {}).get("action", "")
+    known = f" ({action})" if action in actions.ACTIONS else ""
+    return f"{request.method} {page}{known}"
 
 
 def _bad_form(inspector: Inspector) -> Any:

@@ -30,6 +30,7 @@ import threading
 import webbrowser
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from waymarks.core.loopback import url_host
@@ -48,9 +49,12 @@ class Stopped(Exception):
     """The inspector stopped on ``signum`` (Ctrl-C, ``kill``, a closed terminal): said by
     the caller, who ends the process with :attr:`status`."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, abandoned: tuple[str, ...] = ()) -> None:
         super().__init__(signum)
         self.signum = signum
+        #: the pages a second Ctrl-C answered without waiting for their work (still
+        #: running in a thread: the process must end without waiting for it either)
+        self.abandoned = abandoned
 
     @property
     def status(self) -> int:
@@ -174,10 +178,10 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
 
             config = uvicorn.Config(web, log_level="warning", access_log=False,
                                     lifespan="off", http=GuardedH11)
-            server = _server(config)
+            server = _server(config, web.state.inspector)
             server.run(sockets=[sock])
             if server.stopped_by is not None:  # said by the caller, with its status
-                raise Stopped(server.stopped_by)
+                raise Stopped(server.stopped_by, server.abandoned)
     finally:
         web.state.inspector.close()
         sock.close()
@@ -245,18 +249,44 @@ def _ending_cleanly() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _server(config: Any) -> Any:
+def _server(config: Any, inspector: Any = None) -> Any:
     """A uvicorn server that also stops gracefully on SIGHUP (uvicorn: SIGINT, SIGTERM),
     and, once stopped, tells which signal stopped it (:attr:`stopped_by`) rather than
     raising it again: raised again under the handler found at the start, it ended the
     process without a word (SIGTERM), or did nothing at all when SIGINT was ignored there
-    (a ``&`` job of a script: status 0, and no "the inspector stopped")."""
+    (a ``&`` job of a script: status 0, and no "the inspector stopped").
+
+    A first signal while pages are under way says at once which, and that Ctrl-C again
+    stops now (the server waited for them, up to a held database's 30 s busy wait, in
+    silence); a second Ctrl-C answers them at once (:meth:`Inspector.abandon`: the
+    work of each is left running, to end with the process) and the server stops then
+    (uvicorn's own forced exit cancelled them: a traceback on the terminal, a bare 500
+    to the browser, and the process still waited for the work), without waiting for
+    other connections, as uvicorn's forced exit does with no page under way."""
     import uvicorn
 
     class Server(uvicorn.Server):
+        abandoned: tuple[str, ...] = ()
+
         @property
         def stopped_by(self) -> int | None:
             return self._captured_signals[0] if self._captured_signals else None
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            pending = tuple(inspector.under_way.values()) if inspector is not None else ()
+            if self.should_exit and sig == signal.SIGINT and pending \
+                    and not inspector.abandoned:
+                self._captured_signals.append(sig)
+                self.abandoned = pending
+                inspector.abandon(lambda: setattr(self, "force_exit", True))
+                return
+            first = not self.should_exit
+            super().handle_exit(sig, frame)
+            if first and pending:
+                print(f"waymarks: stopping the inspector once {_pages(pending)} answered "
+                      f"({', '.join(pending)}; a database another process holds keeps a "
+                      "page waiting up to 30 s); Ctrl-C again stops now", file=sys.stderr,
+                      flush=True)
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
@@ -274,3 +304,7 @@ def _server(config: Any) -> Any:
                     signal.signal(number, handler)
 
     return Server(config)
+
+
+def _pages(pending: tuple[str, ...]) -> str:
+    return "the page under way is" if len(pending) == 1 else f"{len(pending)} pages are"
