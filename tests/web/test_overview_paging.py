@@ -43,3 +43,27 @@ def test_each_page_is_the_listings_slice_and_reads_only_up_to_it(
         assert read["rows"] <= 2 * (pin_rows + memory_rows) + 4, (page, read["rows"])
         if page == 1:
             assert read["rows"] < (len(pins) + len(memory)) // 2
+
+
+def test_a_deep_page_reads_its_own_rows_alone(
+        make_app: Callable[..., Waymarks], project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page of the overview read, verified and decoded every item before it, then
+    cut to the page: ?memory=300 at 20k memories read 15,000 rows to show 50 (1.1 s).
+    The items before a page are now counted on the indexes, and a page of any depth
+    reads about as many rows as it shows; it still holds the listing's slice, the
+    session's own project items (on both sides of the listing) once."""
+    app, _other = busy_sessions(make_app, project, 21)
+    pins, memory = app.items("pin"), app.items("memory")[::-1]  # as the pages show them
+    session = app.current_session().path  # type: ignore[union-attr]
+    read = rows_verified(monkeypatch)
+    last = -(-max(len(pins), len(memory)) // PER_PAGE)
+    for page in range(2, last + 1):
+        fresh = make_app(session=session)  # a fresh process: nothing kept from before
+        read["rows"] = 0
+        shown = overview(fresh, page, page, PER_PAGE)
+        for got, every, at in ((shown.pins, pins, shown.pin_page.offset),
+                               (shown.memory, memory, shown.memory_page.offset)):
+            assert got == every[at:at + PER_PAGE], page
+        # each side of each listing one row ahead of the page at most
+        assert read["rows"] <= 2 * (2 * PER_PAGE + 2), (page, read["rows"])

@@ -396,23 +396,25 @@ class Waymarks:
     @recovering
     def items(self, kind: Literal["pin", "memory"], *, ids: Sequence[str] | None = None,
               recent_active: int | None = None, recent: int | None = None,
-              oldest: int | None = None, may_apply: bool = False) -> list[ItemView]:
+              oldest: int | None = None, may_apply: bool = False, skip: int = 0
+              ) -> list[ItemView]:
         """Items of this session and of its project, in creation order; ``applies`` says
         which are in effect (project items only when the project is trusted). Without a
         session, the project's alone (a write's conflict check sees them: Pi's, say).
 
         ``ids`` restricts the list to those items; ``recent_active`` (``recent``) to that
         many of the newest active ones (in any status), newest first; ``oldest`` to that
-        many of the oldest. They keep large stores cheap to plan against and to list.
+        many of the oldest. They keep large stores cheap to plan against and to list;
+        ``skip`` (with ``recent`` or ``oldest``) passes over that many first (a page).
         ``may_apply`` (with ``recent_active``): only items that may be in effect here, so
         that listed ones that cannot (an untrusted project's) never take their places."""
-        api_args.counts(recent_active=recent_active, recent=recent, oldest=oldest)
+        api_args.counts(recent_active=recent_active, recent=recent, oldest=oldest, skip=skip)
         api_args.item_query(kind, ids)
         session = self.refresh()
         sid, branch = (session.session_id, session.branch_set()) if session else ("", set())
         states = self.projection.visible_items(
             kind, sid, self.cwd, ids=ids, oldest=oldest, recent_active=recent_active,
-            recent=recent, trusted=self.project_trusted if may_apply else None)
+            recent=recent, trusted=self.project_trusted if may_apply else None, skip=skip)
         return self._views.views(states, sid, branch, self.cwd, self.project_trusted)
 
     # -- recall ---------------------------------------------------------------------

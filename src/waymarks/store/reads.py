@@ -63,8 +63,8 @@ class ProjectionReads:
     db: sqlite3.Connection
     epoch: Epoch
     #: whole listings as last read and verified, and the change token they were read at
-    _listings: dict[tuple[str, str, str, int | None, int | None, int | None, bool | None],
-                    tuple[Token, tuple[ItemState, ...]]]
+    _listings: dict[tuple[str, str, str, int | None, int | None, int | None, bool | None,
+                          int], tuple[Token, tuple[ItemState, ...]]]
     #: items read by ID (verified row and state), all read at ``_by_id_token``
     _by_id: dict[str, tuple[tuple[Any, ...], ItemState]]
     _by_id_token: Token | None
@@ -74,10 +74,11 @@ class ProjectionReads:
     def visible_items(self, kind: str, session_id: str, project: str, *,
                       ids: Sequence[str] | None = None, recent_active: int | None = None,
                       recent: int | None = None, oldest: int | None = None,
-                      trusted: bool | None = None) -> list[ItemState]:
+                      trusted: bool | None = None, skip: int = 0) -> list[ItemState]:
         """Items a session may see (its own, its project's), in creation order, or the
         newest ``recent_active``/``recent`` of them (the ``oldest``), or those of ``ids``;
-        ``trusted`` (with ``recent_active``): only those that may be in effect.
+        ``trusted`` (with ``recent_active``): only those that may be in effect; ``skip``
+        (with ``recent`` or ``oldest``): past that many of them (a page).
 
         A listing (every plan's pins; the newest memories a plan that matched none
         falls back on) is kept while nothing changes (see :mod:`waymarks.store.epoch`):
@@ -87,13 +88,13 @@ class ProjectionReads:
         if ids is not None:  # (before a recent limit, as queries.visible_items takes them)
             return self._items_by_id(kind, session_id, project, ids)
         token = self.epoch.token()
-        key = (kind, session_id, project, recent_active, recent, oldest, trusted)
+        key = (kind, session_id, project, recent_active, recent, oldest, trusted, skip)
         kept = self._listings.get(key)
         if kept is not None and token is not None and kept[0] == token:
             return list(kept[1])
         states = queries.visible_items(self.db, kind, session_id, project,
                                        recent_active=recent_active, recent=recent,
-                                       oldest=oldest, trusted=trusted)
+                                       oldest=oldest, trusted=trusted, skip=skip)
         if token is not None and len(states) <= KEPT_LISTING_ITEMS:
             if len(self._listings) >= KEPT_LISTINGS:
                 self._listings.clear()

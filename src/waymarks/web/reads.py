@@ -101,12 +101,12 @@ def overview(app: Waymarks, pin_page: int = 1, memory_page: int = 1,
         session = snapshot.session
         pinned = visible_count(app, "pin")
         pin_p = Page(min(pin_page, Page(1, pinned, per_page).pages), pinned, per_page)
-        shown_pins = app.items("pin", oldest=pin_p.offset + per_page)[pin_p.offset:] \
-            if pinned else []
+        shown_pins = app.items("pin", oldest=per_page, skip=pin_p.offset) if pinned else []
         total = visible_count(app, "memory")
         mem_p = Page(min(memory_page, Page(1, total, per_page).pages), total, per_page)
-        newest = app.items("memory", recent=mem_p.offset + per_page) if total else []
-        shown_memory = newest[mem_p.offset:mem_p.offset + per_page]
+        # the page's rows alone: those before it are counted on the indexes, not read
+        shown_memory = app.items("memory", recent=per_page, skip=mem_p.offset) if total \
+            else []
         updated = updated_at(app, [*shown_pins, *shown_memory])
         result = Overview(app.cwd, snapshot.trusted,
                           session.session_id if session is not None else None,

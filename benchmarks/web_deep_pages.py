@@ -1,0 +1,77 @@
+"""Benchmark: a deep memory page of the web inspector over 20,000 memories.
+
+The store is a real session ledger (``plan.py``'s, projected with ``rebuild_index``);
+each request goes through the whole ASGI application (``web_ui.py``'s ``Direct``). A
+page should cost what it shows: page 300 (?memory=300, 50 claims) is timed beside page
+1, and, as the baseline in the same run, beside the read the page made before it asked
+the store for one page (the newest ``offset + 50`` items read, verified and decoded,
+then cut to 50: ``Waymarks.items(recent=...)``).
+
+    .venv/bin/python benchmarks/web_deep_pages.py [--memories 20000] [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from plan import summary, write_ledger
+from waymarks.service.app import Waymarks
+from waymarks.web.app import build_app
+from waymarks.web.reads import PER_PAGE
+from waymarks.web.security import Gate
+from web_ui import Direct, timed
+
+
+def run(memories: int, runs: int, seed: int, deep: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="waymarks-web-deep-") as tmp:
+        project = Path(tmp, "project")
+        project.mkdir()
+        ledger = Path(tmp, "session.jsonl")
+        write_ledger(ledger, str(project), memories, 50, seed)
+        app = Waymarks(Path(tmp, "home"), cwd=str(project), session=str(ledger))
+        app.rebuild_index()
+        gate = Gate(hosts=frozenset({"testserver"}))
+        client = Direct(build_app(app, gate), gate)
+
+        def page(number: int) -> Any:
+            def get() -> None:
+                status, text = client.request("GET", f"/?memory={number}")
+                assert status == 200 and f"page {number} of" in text, status
+            return get
+
+        def before() -> None:  # the deep page's read as it was made
+            offset = (deep - 1) * PER_PAGE
+            with app.begin():
+                shown = app.items("memory", recent=offset + PER_PAGE)[offset:]
+            assert len(shown) == PER_PAGE
+
+        page(deep)()  # warm the templates and the projection
+        results = {"first_page": summary(timed(page(1), runs)),
+                   "deep_page": summary(timed(page(deep), runs)),
+                   "baseline_deep_read_before": summary(timed(before, runs))}
+        client.close()
+        app.close()
+    return {"memories": memories, "deep_page_number": deep, "runs": runs, **results}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--page", type=int, default=300)
+    args = parser.parse_args()
+    json.dump({"benchmark": "web_deep_pages",
+               "results": [run(args.memories, args.runs, args.seed, args.page)]},
+              sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
