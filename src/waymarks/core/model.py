@@ -27,6 +27,9 @@ PinScope = Literal["session", "branch", "project"]
 MemoryScope = Literal["session", "project"]
 Scope = Literal["session", "branch", "project"]
 Status = Literal["active", "superseded", "deleted", "invalid", "expired"]
+#: the statuses that take an item out of effect by a change of its own, each with the
+#: change a history names it by (the inspector's timeline)
+ENDING_CHANGES: Final = {"invalid": "invalidate", "expired": "expire", "deleted": "delete"}
 Classification = Literal["normal", "internal", "sensitive", "local-only"]
 Operation = Literal["add", "supersede", "status"]
 

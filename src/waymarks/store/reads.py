@@ -154,6 +154,22 @@ class ProjectionReads:
 
         return item_history.last_changed(self.db, ids)
 
+    def timeline_days(self, kind: str, session_id: str, project: str, scope: str = "",
+                      status: str = "") -> list[tuple[str, str, int]]:
+        """(day, change, count) of the changes to the items a session sees."""
+        from waymarks.store import timeline  # the inspector's, not recall's
+
+        return timeline.day_counts(self.db, kind, session_id, project, scope, status)
+
+    def timeline_newest(self, kind: str, session_id: str, project: str, limit: int,
+                        scope: str = "", status: str = "") -> list[str]:
+        """The IDs of the items the ``limit`` newest changes are about (and a few more;
+        read them with :meth:`visible_items`, which verifies the rows)."""
+        from waymarks.store import timeline
+
+        return timeline.newest_changed(self.db, kind, session_id, project, limit, scope,
+                                       status)
+
     def mutations_of(self, item_id: str
                      ) -> list[tuple[int, str, str, str, str, str | None]]:
         """The mutations naming an item, oldest first."""

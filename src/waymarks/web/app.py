@@ -310,12 +310,11 @@ def build_app(app: Waymarks, gate: Gate) -> Starlette:
         if unknown is not None:
             return inspector.problem(unknown)
         problems: list[str] = []
-        events = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
-                                status=chosen["status"], problems=problems)
-        days = reads.buckets(events)
-        peak = max((sum(c.values()) for _d, c in days), default=0)
-        return inspector.render("timeline.html", service, events=events[-200:],
-                                total=len(events), days=days, peak=peak, chosen=chosen,
+        shown = reads.timeline(service, scope=chosen["scope"], kind=chosen["kind"],
+                               status=chosen["status"], problems=problems)
+        peak = max((sum(c.values()) for _d, c in shown.days), default=0)
+        return inspector.render("timeline.html", service, events=shown.events,
+                                total=shown.total, days=shown.days, peak=peak, chosen=chosen,
                                 kinds=reads.TIMELINE_KINDS, problems=problems,
                                 filters=reads.TIMELINE_FILTERS)
 

@@ -22,7 +22,7 @@ import msgspec
 
 from waymarks.commands.render import when as when
 from waymarks.core.evolution.model import ClaimState
-from waymarks.core.model import Scope, Status
+from waymarks.core.model import ENDING_CHANGES, Scope, Status
 from waymarks.service.outcomes import ServiceError
 
 if TYPE_CHECKING:
@@ -323,32 +323,60 @@ def unknown_filter(chosen: dict[str, str]) -> str | None:
     return None
 
 
+class Timeline(msgspec.Struct, frozen=True):
+    """The newest changes (at most :data:`TIMELINE_SHOWN`, oldest first), how many there
+    are, and each day's count of each kind of change."""
+
+    events: list[Event]
+    total: int
+    days: list[tuple[str, dict[str, int]]]
+
+
+#: the newest changes the timeline lists (its day chart counts them all)
+TIMELINE_SHOWN: Final = 200
+
+
 def timeline(app: Waymarks, *, scope: str | None = None, kind: str | None = None,
-             status: str | None = None, problems: list[str] | None = None) -> list[Event]:
-    """Every change to this project's memory, oldest first: items added or superseding
-    another, status changes (at the item's last change), learned claims and forgets
-    (none when the learned ledger cannot be read: why is added to ``problems``)."""
+             status: str | None = None, problems: list[str] | None = None) -> Timeline:
+    """The changes to this project's memory: items added or superseding another, status
+    changes (at the item's last change), learned claims and forgets (none when the
+    learned ledger cannot be read: why is added to ``problems``). The items' changes are
+    counted per day in the store, and only those of the newest are read (each request
+    read, verified and decoded every item: 3 s at 20k, under the inspector's one lock)."""
     problems = [] if problems is None else problems
     from waymarks.service.provenance import updated_at
 
     events: list[Event] = []
+    counted: list[tuple[str, str, int]] = []
     with app.begin():
+        session = app.refresh()
+        sid = session.session_id if session is not None else ""
         for item_kind in ("pin", "memory"):
             if kind not in (None, "", item_kind):
                 continue
-            views = [v for v in app.items(item_kind)
+            counted += app.projection.timeline_days(item_kind, sid, app.cwd, scope or "",
+                                                    status or "")
+            ids = app.projection.timeline_newest(item_kind, sid, app.cwd, TIMELINE_SHOWN,
+                                                 scope or "", status or "")
+            views = [v for v in (app.items(item_kind, ids=ids) if ids else [])
                      if scope in (None, "", v.scope) and status in (None, "", v.status)]
             changed = updated_at(app, views)
             for v in views:
                 events.append(Event(v.created_at, item_kind,
                                     "supersede" if v.supersedes else "add", v.id, v.scope))
-                ended = {"invalid": "invalidate", "expired": "expire",
-                         "deleted": "delete"}.get(v.status)
+                ended = ENDING_CHANGES.get(v.status)
                 if ended is not None:
                     events.append(Event(changed[v.id], item_kind, ended, v.id, v.scope))
+    learned: list[Event] = []
     if kind in (None, "", "learned") and scope in (None, "", "learned"):
-        events += _learned_events(app.home, status, problems)
-    return sorted(events, key=lambda e: (e.at, e.id))
+        learned = _learned_events(app.home, status, problems)
+    days = {day: counts for day, counts in buckets(learned)}
+    for day, what, count in counted:
+        tally = days.setdefault(day, dict.fromkeys(TIMELINE_KINDS, 0))
+        tally[what] = tally.get(what, 0) + count
+    shown = sorted([*events, *learned], key=lambda e: (e.at, e.id))[-TIMELINE_SHOWN:]
+    return Timeline(shown, len(learned) + sum(count for _d, _w, count in counted),
+                    sorted(days.items()))
 
 
 def _learned_events(home: Path, status: str | None, problems: list[str]) -> list[Event]:
