@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 from pathlib import Path
 
 from tests.inprocess import waymarks
 from tests.team.test_team_source import Writer
-from waymarks.service import team
+from waymarks.service import team, team_git
 
 
 def _git(project: Path, *args: str, check: bool = True) -> None:
@@ -186,3 +187,43 @@ def test_a_later_share_without_git_keeps_the_author_git_names(project: Path,
                     cwd=project, env={"PATH": str(project / "nowhere")})
     assert (done.returncode, json.loads(done.stdout)["code"]) == (2, "git_missing")
     assert own.read_bytes() == before
+
+
+def test_the_safe_directory_fix_team_status_names_shows_the_commits_at_once(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    """A blame git refused is kept for a while (each prompt's hook ran two failing blames
+    a file), and `team status` names the fix, the ``safe.directory`` line. Run, it changed
+    nothing for up to five minutes: every item still showed "uncommitted", now with no
+    word of why (git answered). The refusal is kept only while the git configuration that
+    can name ``safe.directory`` is unchanged."""
+    import shlex
+
+    team.forget_process_state()
+    config = tmp_path / "gitconfig"
+    config.write_bytes((Path(__file__).parents[1] / "gitconfig").read_bytes())
+    env = {"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1", "GIT_CONFIG_GLOBAL": str(config)}
+    _git(project, "init", "-q")
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    Writer(project / ".waymarks" / "team", "ann-00000001", "Ann").add("Use tabs")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "share")
+    commit = subprocess.run(["git", "-C", str(project), "rev-parse", "HEAD"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+
+    def status() -> dict:
+        team.forget_process_state()  # a new process: the refusal is read from the home
+        team_git._BLAME.clear()
+        team_git._LOADED.clear()
+        return json.loads(waymarks("--home", str(home), "--json", "team", "status",
+                                   cwd=project, env=env).stdout)
+
+    refused = status()
+    assert refused["items"][0]["commit"] is None
+    fix = refused["git"].split("`")[1]
+    assert fix.startswith("git config --global --add safe.directory "), fix
+    subprocess.run(shlex.split(fix), check=True, capture_output=True,
+                   env={**os.environ, **env})
+    fixed = status()
+    assert fixed["git"] is None
+    assert fixed["items"][0]["commit"] == commit[:12], fixed["items"]

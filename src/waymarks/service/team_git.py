@@ -210,6 +210,34 @@ def _shallow(start: Path) -> tuple[list[int] | None, frozenset[str]]:
     return [stat.st_size, stat.st_mtime_ns], cut
 
 
+def _refused(stamp: list[object], path: Path) -> list[object]:
+    """The stamp a blame git refused is kept under: ``stamp``, the time's part of
+    :data:`REFUSED_KEPT_S` and :func:`_owner_settings`."""
+    return [*stamp, "refused", int(_now() // REFUSED_KEPT_S), _owner_settings(path.parent)]
+
+
+def _owner_settings(start: Path) -> list[object]:
+    """What git's refusal of the repository holding ``start`` for its owner depends on:
+    the size and time of each configuration file that may name ``safe.directory`` (the
+    global and the system one) and the owner of its git directory (not its time, which
+    the owner's every git command changes). A refused blame is kept while they stand:
+    `team status` names the ``safe.directory`` line, and once it was run every item still
+    showed "uncommitted", no word of why, for minutes."""
+    home = Path(os.environ.get("HOME") or Path.home())
+    named = [os.environ.get("GIT_CONFIG_GLOBAL"), home / ".gitconfig",
+             Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config",
+             os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig", _git_dir(start)]
+    found: list[object] = []
+    for each in named:
+        try:
+            stat = os.stat(each) if each else None
+        except (OSError, ValueError):
+            stat = None
+        found.append(None if stat is None else [stat.st_uid] if each == named[-1]
+                     else [stat.st_size, stat.st_mtime_ns])
+    return found
+
+
 def _common_dir(git: Path) -> Path:
     try:
         return (git / (git / "commondir").read_text(encoding="utf-8").strip()).resolve()
@@ -258,9 +286,11 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     _load(cache)
     shallow, cut = _shallow(path.parent)
     stamp: list[object] = [size, mtime_ns, head_commit(path.parent), shallow]
-    refused = [*stamp, "refused", int(_now() // REFUSED_KEPT_S)]
     cached = _BLAME.get(key)
-    if cached is not None and cached[0] in (stamp, refused):
+    # a refusal's stamp is worked out (a few stats) only for a blame kept as refused
+    refusal = cached is not None and cached[0][len(stamp):][:1] == ["refused"]
+    if cached is not None and (cached[0] == stamp
+                               or (refusal and cached[0] == _refused(stamp, path))):
         return cached[1]
     # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
     # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
@@ -287,7 +317,7 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
         if shutil.which("git") is None:
             _FAILED.add(key)
         else:
-            stamp = refused
+            stamp = _refused(stamp, path)
     found: dict[int, str] = {}
     boundary: set[str] = set()
     sha = _ZERO
