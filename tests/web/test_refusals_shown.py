@@ -176,3 +176,26 @@ def test_an_engineering_doc_no_plan_reads_is_named_on_the_overview(
     for name in ("docs/engineering/big.md", "docs/engineering/latin1.md"):
         assert any(name in p and "not read" in p for p in problems), (name, problems)
     assert not any("small.md" in p for p in problems)
+
+
+def test_an_engineering_doc_left_unread_is_named_with_its_own_reason(
+        web: Any, project: Path) -> None:
+    """Each doc no plan reads was named with every reason one may have ("larger than
+    1,000,000 bytes, not UTF-8, not a regular file or a link out of the project"), the
+    person left to guess which to fix, where README says it is named "with why"."""
+    docs = project / "docs" / "engineering"
+    docs.mkdir(parents=True)
+    (docs / "big.md").write_text("# Big\n\n" + "The deploy runs nightly.\n\n" * 50_000)
+    (docs / "latin1.md").write_bytes("# Caf\xe9\n\nNot UTF-8.\n".encode("latin-1"))
+    (docs / "folder.md").mkdir()
+    (docs / "gone.md").symlink_to(project / "nowhere.md")
+    client, _gate = _client(web)
+    page = html.unescape(client.get("/").text)
+    problems = {p.split(":", 2)[2].split(": ", 1)[0].strip(): p.rsplit(": ", 1)[1]
+                for p in re.findall(r'<p class="refusal">([^<]*)</p>', page)
+                if "engineering docs" in p}
+    assert problems == {"docs/engineering/big.md": "larger than 1,000,000 bytes",
+                        "docs/engineering/latin1.md": "not UTF-8",
+                        "docs/engineering/folder.md": "not a regular file",
+                        "docs/engineering/gone.md": "missing, or a link to nothing"
+                        }, problems

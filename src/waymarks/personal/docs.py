@@ -20,6 +20,7 @@ leading out of the project is skipped.
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.marker_spans import SpanLevels
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.secrets import cut_before_secret
+from waymarks.files.atomic import NotARegularFile
 from waymarks.files.paths import leads_within
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import file_text
@@ -334,12 +336,31 @@ def read_doc(project: Path, path: Path) -> str | None:
     is read past, as an editor shows the file (with one, a decision record's frontmatter
     was not found: it was served as ``Proposed``, its raw frontmatter as text, and the
     decision it supersedes as current)."""
+    text = _doc_text(project, path)
+    return None if isinstance(text, _Unread) else text
+
+
+class _Unread(str):
+    """Why a doc is not read (:func:`_doc_text`), told apart from its text by type."""
+
+
+def _doc_text(project: Path, path: Path) -> str | _Unread:
+    """:func:`read_doc`'s text, or why there is none: the overview names each doc no
+    plan reads, and named them with every reason one may have, leaving the person to
+    guess which to fix."""
     try:
         if not leads_within(path, project):
-            return None
+            return _Unread("a link out of the project, or a loop of links")
         text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    except UnicodeDecodeError:
+        return _Unread("not UTF-8")
+    except NotARegularFile:
+        return _Unread("not a regular file")
+    except FileNotFoundError:
+        return _Unread("missing, or a link to nothing")
+    except OSError as error:
+        return _Unread(f"larger than {MAX_FILE_BYTES:,} bytes" if error.errno == errno.EFBIG
+                       else f"unreadable ({error.strerror or type(error).__name__})")
     return file_text(text).replace("\r", "\n")  # a lone CR ends a line too (CommonMark)
 
 
@@ -452,11 +473,10 @@ def load_chunks(project: Path, base: Classification = "normal",
     paths = sorted(doc_paths(project), key=lambda p: not is_decision_record(p))
     for at, path in enumerate(paths):
         relative = str(path.relative_to(project))
-        text = read_doc(project, path)
-        if text is None:
+        text = _doc_text(project, path)
+        if isinstance(text, _Unread):
             if unread is not None:
-                unread.append(f"{relative}: larger than {MAX_FILE_BYTES:,} bytes, not "
-                              "UTF-8, not a regular file or a link out of the project")
+                unread.append(f"{relative}: {text}")
             continue
         left -= len(text)
         if left < 0:  # the rest is not read (MAX_DOCS_CHARS)
