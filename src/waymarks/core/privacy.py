@@ -340,12 +340,13 @@ def setting_names(keys: list[str], quoted: bool = False) -> str:
     """Unknown setting names for a refusal, as far as they look like setting names (in
     quotes if ``quoted``): a key pasted in the place of a name (``"sk-proj-…" = 1``,
     ``"AKIA…" = 1``, 32 hex digits) is counted, never echoed; so is a run of letters whose
-    case changes as a random key's does."""
+    case changes as a random key's does, in any of its words. (Not the secret scanner:
+    it imports this module, and a name of letters alone, none random, holds no key.)"""
     from waymarks.core.secret_values import _random_part
-    from waymarks.core.secrets import find_secrets  # (a refusal's path only)
 
     shown = [repr(key) if quoted else key for key in keys
-             if _SHOWN_NAME.fullmatch(key) and not find_secrets(key) and not _random_part(key)]
+             if _SHOWN_NAME.fullmatch(key)
+             and not any(_random_part(word) for word in re.split(r"[_-]", key))]
     hidden = len(keys) - len(shown)
     return ", ".join(shown + ([f"{hidden} not shown (not a setting name)"] if hidden else []))
 
