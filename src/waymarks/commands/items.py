@@ -106,6 +106,10 @@ def _status(view: ItemView) -> str:
 
 # -- pins ---------------------------------------------------------------------------------
 
+#: a pin's whole text that is a command's word: `waymarks pin list` meant `pins`, and
+#: pinned the word "list" (exit 0, nothing said)
+_LISTING_WORDS = frozenset({"list", "ls", "show", "all", "help"})
+
 
 def register_pins(root: click.Group) -> None:
     @command(root, "pins", summary="List pins: status, scope, dates, and whether each "
@@ -151,6 +155,10 @@ def register_pins(root: click.Group) -> None:
         credential, or asks for project scope in an untrusted project."""
         run = runtime()
         content = " ".join(text)
+        if len(text) == 1 and text[0].lower() in _LISTING_WORDS:  # (`pin list` for `pins`)
+            raise click.UsageError(f"`pin {text[0]}` would pin the word {text[0]!r}: to "
+                                   "list pins use `pins`; to pin an instruction, write it "
+                                   "out (`pin -- Run the tests first.`)")
         if path is not None and text:  # the text would be pinned with the file as its source
             raise click.UsageError("give either --file PATH or TEXT, not both: --file pins "
                                    "the file's contents and records the file as the source")
