@@ -126,3 +126,26 @@ def test_a_pgpass_line_as_a_list_item_or_a_quotation_still_goes(text: str) -> No
     quotation's mark before it starts its line as a key-value line's does."""
     redacted, count = redact(text)
     assert count == 1 and "Xq9vT2mLp4Rz" not in redacted
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("password=gR7x(kP2mZ9qW4tY)", "password="),
+    ("DB_PASSWORD=aB3c(dE5fG7hJ9kL)", "DB_PASSWORD="),
+    ("DB_PASSWORD=Xk9mQ2pL7(vR3)! # rotated", "DB_PASSWORD= # rotated"),
+    ("export API_TOKEN=Summer2024(x)!", "export API_TOKEN="),
+])
+def test_a_password_holding_a_parenthesis_goes_whole(text: str, kept: str) -> None:
+    """A generated password with its ``(`` early and its ``)`` last read as a call (its
+    head switched between letters and digits twice at most) and went out whole, its head
+    too short to judge; one with a longer head lost only that head, ``(vR3)!`` sent. The
+    run inside switches as no argument of code does, and the value goes to its end."""
+    redacted, count = redact(text)
+    assert count == 1 and redacted == kept.replace("=", "=[REDACTED:secret]")
+
+
+@pytest.mark.parametrize("text", [
+    'api_key = bytes.fromhex("00ff11aa22bb33cc")',
+    "token = sign(user_id, ttl=3600)",
+])
+def test_a_call_with_a_quoted_or_plain_argument_stays_code(text: str) -> None:
+    assert redact(text) == (text, 0)

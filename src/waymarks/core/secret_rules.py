@@ -412,12 +412,37 @@ _CODE_SWITCHES_MAX: Final = 2
 def _a_call(text: str, value: str, end: int) -> bool:
     """Whether the bare ``value`` ending at ``end`` is a name called in code
     (``SecretV1()``, ``ApiKey2024.load(path)``): a name, its argument list closed after
-    it, and no part of it switching between letters and digits as a generated password
-    does. ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` went out whole once read as a call."""
-    return _IDENTIFIER.fullmatch(value) is not None \
-        and _ARGUMENTS.match(text, end) is not None \
-        and all(sum(a.isdigit() != b.isdigit() for a, b in pairwise(part))
-                <= _CODE_SWITCHES_MAX for part in value.split("."))
+    it, and no part of either, quoted strings aside, switching between letters and digits
+    as a generated password does. ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` went out whole once read
+    as a call, and so did ``password=gR7(kP2mZ9qW4tY)`` (a short head, a random run in
+    its parentheses)."""
+    if _IDENTIFIER.fullmatch(value) is None \
+            or (arguments := _ARGUMENTS.match(text, end)) is None:
+        return False
+    words = [*value.split("."), *(word.group(1) for word in _ARGUMENT_WORDS.finditer(
+        arguments.group()) if word.group(1))]
+    return all(sum(a.isdigit() != b.isdigit() for a, b in pairwise(word))
+               <= _CODE_SWITCHES_MAX for word in words)
+
+
+#: the words of an argument list, its quoted strings skipped (``fromhex("00ff11aa")``)
+_ARGUMENT_WORDS: Final = lazy(r"\"[^\"]*\"|'[^']*'|([A-Za-z0-9]+)", re.ASCII)
+#: what a bare value's ``(`` goes on with, glued to it: a password's rest (``(vR3)!``)
+_GLUED: Final = lazy(r"\([^\s\"'`\\,;]*")
+
+
+def glued_end(name: str, match: re.Match[str], end: int) -> int:
+    """Where a bare value of an assignment or a flag ends that a ``(`` went on, glued,
+    when no call is made (:func:`_a_call`): ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` was judged
+    and redacted up to its ``(`` only, its rest sent; ``password=gR7(kP2mZ9qW4tY)``, its
+    head too short for a password, went whole. The value is judged and redacted whole."""
+    start = match.start(match.lastgroup or 0)
+    if name not in ("assign", "flag") or match.lastgroup != name \
+            or not match.string.startswith("(", end) \
+            or _a_call(match.string, match.string[start:end], end):
+        return end
+    glued = _GLUED.match(match.string, end)
+    return end if glued is None else glued.end()
 #: a space in a quoted value: a phrase, not a word
 _SPACE: Final = lazy(r"\s")
 #: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)

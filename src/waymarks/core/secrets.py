@@ -119,7 +119,7 @@ from waymarks.core.secret_pretest import (
     might_hold_visible,
     visible,
 )
-from waymarks.core.secret_rules import BY_GUARD, PLACEHOLDER_PREFIX, accepts
+from waymarks.core.secret_rules import BY_GUARD, PLACEHOLDER_PREFIX, accepts, glued_end
 from waymarks.core.secret_tokens import Rule, ascii_lower
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",
@@ -302,6 +302,7 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
         return bool(values)
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
         end = start + len(text[start:end].rstrip(".") or text[start:end])
+    end = glued_end(rule.name, match, end)
     if not accepts(rule.name, match, start, end):
         return False
     found.append((start, rank, end, rule.kind))
