@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.inprocess import waymarks
+from waymarks.core import secret_rules
 from waymarks.core.secrets import redact
 
 SESSION = "Xq9vT2mLp4RzAb12CdEf34"
@@ -315,3 +316,23 @@ def test_a_token_after_another_scheme_is_redacted(text: str, scheme: str) -> Non
 ])
 def test_an_authorization_scheme_with_no_token_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+def test_many_cookie_headers_on_one_line_are_each_read_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of many ``Set-Cookie:`` headers (a log's, pasted, 80 KB) took seconds: each
+    header's value ran to the line's end, through every header after it, and was read
+    again for each (1 MB: minutes). A value ends before the next header's name."""
+    read: list[int] = []
+    judge = secret_rules.cookie_holds_secret
+
+    def counted(header: str) -> bool:
+        read.append(len(header))
+        return judge(header)
+
+    monkeypatch.setattr(secret_rules, "cookie_holds_secret", counted)
+    line = "Set-Cookie: a=1; Expires=Wed, " * 2_000 \
+        + "Set-Cookie: sessionid=Xq9vT2mLp4RzK8wB3nY7; Path=/"
+    redacted, count = redact(line)
+    assert count == 1 and "Xq9vT2mLp4RzK8wB3nY7" not in redacted
+    assert sum(read) < 4 * len(line)

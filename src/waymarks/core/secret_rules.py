@@ -233,7 +233,10 @@ _WRAPPERS: Final = (
     Rule("cookie", "cookie", lazy(
         r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?(?:\s*,\s*\\?[\"']value\\?[\"']?)?"
         + _GAP + "*:" + _GAP
-        + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}=[^\n\"'\\]+)",  # all of it: no tail left
+        # all of it, no tail left, to the next header's name on its line: each header's
+        # value read through every header after it took minutes on one long log line
+        + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}="
+        r"(?:[^\n\"'\\cs]|c(?!ookie\\?[\"']?[ \t]*:)|s(?!et-cookie\\?[\"']?[ \t]*:))+)",
         re.ASCII | re.IGNORECASE), ("cookie",), folded=True, anchored=True, wrapper=True,
         guard=":"),
     # the token ``vault login`` is given (a legacy ``s.…`` service token has no prefix of
