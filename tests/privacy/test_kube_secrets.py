@@ -267,3 +267,15 @@ def test_a_secrets_data_in_flow_style_is_redacted(text: str) -> None:
 ])
 def test_flow_style_data_of_another_kind_or_of_certificates_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+def test_a_secret_s_flow_data_over_several_lines_goes() -> None:
+    """A flow block may span lines (``data: {`` then one entry a line, then ``}``, as
+    written by hand or by a formatter): read on its first line only, it was no block, and
+    its values went to the model in clear."""
+    manifest = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata: {\n"
+                "  DATABASE_URL: cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q=,\n"
+                "  \"user\": \"YWRtaW4=\"\n}\n")
+    redacted, count = redact(manifest)
+    assert count == 2 and "cG9zdGdy" not in redacted and "YWRtaW4" not in redacted
+    assert "DATABASE_URL: [REDACTED:kubernetes-secret]," in redacted

@@ -60,10 +60,11 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
     re.ASCII), ("Secret",), wrapper=True, guard=":",
     hint=lazy(r"data:[ \t]*(?:#[^\n]*)?\r?\n[ \t]", re.ASCII))
 
-#: the same block in YAML's flow style, on its line (``data: {DATABASE_URL: …, user: …}``:
-#: its values went out in clear), the object's kind found as a block's is
+#: the same block in YAML's flow style (``data: {DATABASE_URL: …, user: …}``: its values
+#: went out in clear), on its line or over several, one entry a line (read on its first
+#: line only, such a block was none), the object's kind found as a block's is
 KUBE_SECRET_FLOW: Final = Rule("kube_secret_flow", "kubernetes-secret", lazy(
-    r"(?<![\w.-])data:[ \t]*\{(?P<kube_secret_flow>[^{}\n]{1,65536})\}", re.ASCII),
+    r"(?<![\w.-])data:[ \t]*\{(?P<kube_secret_flow>[^{}]{1,65536})\}", re.ASCII),
     ("Secret",), wrapper=True, guard=":", hint=lazy(r"data:[ \t]*\{", re.ASCII))
 
 #: the same in JSON (``kubectl get secret -o json``): ``"data": {"KEY": "BASE64", …}`` with
@@ -115,8 +116,8 @@ _YAML_VALUE: Final = lazy(r"[ \t]*(?:" + _KEY + r":[ \t]*)?(\\?[\"']?)(?P<value>
 _JSON_VALUE: Final = lazy(_Q + r"[ \t]*:[ \t]*" + _Q + r"(?P<value>[A-Za-z0-9+/=]*)(?:"
                           + _Q + r"|\Z)")
 #: a flow block's entry's value (its key bare or quoted, the value's quotes aside)
-_FLOW_VALUE: Final = lazy(r"(?:(?<=\{)|,)[ \t]*" + _KEY + r"[ \t]*:[ \t]*([\"']?)"
-                          r"(?P<value>[A-Za-z0-9+/=]*)\1[ \t]*(?=,|$)", re.ASCII)
+_FLOW_VALUE: Final = lazy(r"(?:(?<=\{)|,)\s*" + _KEY + r"[ \t]*:[ \t]*([\"']?)"
+                          r"(?P<value>[A-Za-z0-9+/=]*)\1\s*(?=,|$)", re.ASCII)
 _BASE64: Final = lazy(r"[A-Za-z0-9+/]+={0,2}")
 #: a Secret's value decodes to this many bytes at least (``fast``, a word, decodes to 3)
 _DECODED_MIN: Final = 4
