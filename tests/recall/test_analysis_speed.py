@@ -11,6 +11,7 @@ from waymarks.recall import analysis
 from waymarks.recall.analysis import Analysis, analyze
 
 PIECES = ["the", "billing", "service", "port", "8443", "/etc/app.toml", "conf/x-2.toml",
+          "and/or", "CI/CD", "ci/cd", "src/app", "A/µ", "数据库/缓存", "db/config.toml里",
           "main.py:12", "README.md", "do you remember", "what", "数据库", "端口", "还记得",
           "吗", "カタカナ", "한국어", "\"is it on?\"", "“真的吗？”", "```code```", "\n", "+ added",
           "Caroline's", "A", "x", ".", "/", "e.g.", "v2.1", "~/notes/todo.md", "I", "tabs",
@@ -35,16 +36,26 @@ def plain_analyze(text: str, *, query: bool = False) -> Analysis:
         quoted_only.pop(feature, None)
 
     masked = list(folded)
+    typed = text if len(text) == len(folded) else ""
     for match in analysis._PATH.finditer(folded):
-        literal = analysis._literal_features(match.group(0))
+        # the rules of what a path match is (its span past CJK run into it, words joined
+        # by slashes), not fast paths: the same functions
+        start, end = analysis._path_span(match)
+        raw = folded[start:end]
+        reading = analysis._slash_reading(raw, typed[start:end], query)
+        if reading == "words":
+            continue
+        literal = analysis._literal_features(raw)
         if not literal:
             continue
         for feature in literal:
-            add(feature, match.start())
-        in_paste = analysis._inside(match.start(), pasted_spans) or bool(
-            analysis._LINE_REF.search(match.group(0).rstrip(").,;:")))
+            add(feature, start)
+        in_paste = analysis._inside(start, pasted_spans) or bool(
+            analysis._LINE_REF.search(raw.rstrip(").,;:")))
         (pasted if in_paste else literals).update(literal[:1])
-        masked[match.start():match.end()] = " " * (match.end() - match.start())
+        if reading == "both":
+            continue
+        masked[start:end] = " " * (end - start)
     rest = "".join(masked)
     if query:
         rest = analysis._blank_framing(rest)
