@@ -28,15 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 from claude_code_hook import hook_command
-from learned_hook import write_ledger
+from learned_hook import learned_home
 from spawn_timing import environment, load_average
-from waymarks.hosts.claude_code import handle
-from waymarks.service.app import Waymarks
-from waymarks.service.learning import set_learning
 
 #: the fold, in a process of its own, by the code in ``sys.argv[1]``
 FOLD = ("import sys, time; sys.path.insert(0, sys.argv[1]); "
@@ -90,16 +86,7 @@ def main() -> int:
                         help="another checkout's src folder, measured in the same run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waymarks-fold-", ignore_cleanup_errors=True) as tmp:
-        home, project = Path(tmp, "home"), Path(tmp, "project")
-        project.mkdir()
-        session_id = str(uuid.uuid4())
-        handle("SessionStart", {"session_id": session_id, "cwd": str(project),
-                                "hook_event_name": "SessionStart", "source": "startup"}, home)
-        with Waymarks(home, cwd=str(project), session=session_id) as app:
-            for n in range(5):
-                app.pin(f"Project rule {n}: keep functions short")
-        ledger_bytes = write_ledger(home, args.learned, str(project.resolve()))
-        set_learning(home, True)
+        home, project, session_id, ledger_bytes = learned_home(Path(tmp), args.learned)
         payload = json.dumps({"session_id": session_id, "cwd": str(project),
                               "hook_event_name": "UserPromptSubmit",
                               "transcript_path": str(Path(tmp, "t.jsonl")),

@@ -115,6 +115,23 @@ def context(argv: list[str], payload: bytes, env: dict[str, str]) -> str:
     return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
 
 
+def learned_home(tmp: Path, learned: int) -> tuple[Path, Path, str, int]:
+    """A home in ``tmp`` with a Claude Code session of 5 project pins and ``learned``
+    claims written straight into its evolution ledger, learning on: its home, project,
+    session ID and the ledger's size in bytes (``evolution_first_fold.py`` uses it too)."""
+    home, project = tmp / "home", tmp / "project"
+    project.mkdir()
+    session_id = str(uuid.uuid4())
+    handle("SessionStart", {"session_id": session_id, "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    with Waymarks(home, cwd=str(project), session=session_id) as app:
+        for n in range(5):
+            app.pin(f"Project rule {n}: keep functions short")
+    ledger_bytes = write_ledger(home, learned, str(project.resolve()))
+    set_learning(home, True)
+    return home, project, session_id, ledger_bytes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learned", type=int, default=20_000)
@@ -125,17 +142,7 @@ def main() -> int:
     args = parser.parse_args()
     # (the helper may still write there as it idles out: cleaning up must not lose the report)
     with tempfile.TemporaryDirectory(prefix="waymarks-learned-", ignore_cleanup_errors=True) as tmp:
-        home, project = Path(tmp, "home"), Path(tmp, "project")
-        project.mkdir()
-        origin = str(project.resolve())
-        session_id = str(uuid.uuid4())
-        handle("SessionStart", {"session_id": session_id, "cwd": str(project),
-                                "hook_event_name": "SessionStart", "source": "startup"}, home)
-        with Waymarks(home, cwd=str(project), session=session_id) as app:
-            for n in range(5):
-                app.pin(f"Project rule {n}: keep functions short")
-        ledger_bytes = write_ledger(home, args.learned, origin)
-        set_learning(home, True)
+        home, project, session_id, ledger_bytes = learned_home(Path(tmp), args.learned)
         argv = hook_command(home, hook_entry())
         payloads = [json.dumps({"session_id": session_id, "cwd": str(project),
                                 "hook_event_name": "UserPromptSubmit",
@@ -170,7 +177,7 @@ def main() -> int:
         served = [run_once(argv, helper_env, None, p)[0] for p in payloads[1:args.runs + 1]]
         after_write = []
         for n in range(args.writes):
-            learn_one(home, origin, n)
+            learn_one(home, str(project.resolve()), n)
             after_write.append(run_once(argv, helper_env, None,
                                         payloads[args.runs + n])[0])
         subprocess.run([*argv[:-2], "claude-code", "SessionEnd"], input=json.dumps(
