@@ -39,6 +39,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.hosts.claude_code_said import (
+    home_command,
+    told,
+    unreadable_ledger,
+    unusable,
+)
 from waymarks.ledger.discovery import POINTER_DIR, pointer_path
 
 #: bounds of the conversation read for recall (EVOLUTION.md item 15): trailing entries
@@ -191,7 +197,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
     except SessionFileError:
         if event != "UserPromptSubmit" or not str(payload.get("prompt", "")).strip():
             raise
-        return _told(_unreadable_ledger(app, payload["session_id"].lower()))
+        return told(unreadable_ledger(app, payload["session_id"].lower()))
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
@@ -214,7 +220,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         try:
             context, dropped = _plan(app, prompt, payload.get("transcript_path"))
         except ServiceError as exc:  # (the prompt is recorded, its feedback applied)
-            dropped = _unusable(app, exc)
+            dropped = unusable(app, exc)
             if dropped is None:
                 raise
             context = ""
@@ -225,7 +231,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         if note is not None:
             receipt = note if receipt is None else f"{receipt}\n{note}"
         if receipt is not None:
-            return _told(receipt, context)
+            return told(receipt, context)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
@@ -357,92 +363,6 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
                            app.busy_timeout_ms)
 
 
-#: the errors of a file of the person's that a plan reads and cannot use (the home's or a
-#: trusted project's ``config.toml``; the home's trust list): the hook says so
-UNUSABLE_FILES: Final = ("bad_config", "bad_trust_file")
-
-
-def _told(receipt: str, context: str = "") -> dict[str, Any]:
-    """A prompt's answer that says ``receipt`` to the person and to the model (before the
-    ``context`` added, if any)."""
-    return {"systemMessage": receipt, "hookSpecificOutput": {
-        "hookEventName": "UserPromptSubmit",
-        "additionalContext": f"{receipt}\n\n{context}" if context else receipt}}
-
-
-def _skipped(app: Any, code: str) -> None:
-    from datetime import UTC, datetime
-
-    from waymarks.service.logs import log_event
-
-    log_event(app.home, datetime.now(UTC), "claude_code_hook_skipped",
-              kind="UserPromptSubmit", code=code)
-
-
-def _named(home: Path, *words: str) -> str:
-    """:func:`~waymarks.core.text.named_command` for this home (imported when a message
-    names one: not on every hook's path)."""
-    from waymarks.core.text import named_command
-
-    return named_command(str(home), *words)
-
-
-def _unreadable_ledger(app: Any, session_id: str) -> str:
-    """What the person and the model hear when the session's own ledger cannot be read
-    (its first line damaged by a hand edit or a bad byte): no context, and the prompt not
-    recorded. Before, every later prompt of the session went that way in silence, with
-    ``SessionFileError`` only in the log. The file by name only, never what it holds;
-    ``waymarks health`` says how to go on (move it aside: the session's next prompt starts
-    a new ledger, and the file is kept)."""
-    from waymarks.ledger.discovery import ledger_of, session_dir
-
-    _skipped(app, "bad_session")
-    path = ledger_of(app.home, session_id, app.cwd) or session_dir(app.home, app.cwd)
-    return (f"Waymarks added no context and did not record this prompt: this session's "
-            f"ledger cannot be read ({path}); `{_named(app.home, 'health')}` in this "
-            "project says what to fix.")
-
-
-def _unusable_config(app: Any, code: str = "bad_config") -> str:
-    """What the person hears when a configuration file cannot be used: no context at all
-    (before, nothing was said, and ``bad_config`` was logged as ``ServiceError``; a
-    damaged trust list, ``bad_trust_file``, took every prompt's pins, session pins too,
-    in silence until a review). The files by name only: the error's text may quote what
-    they hold."""
-    from waymarks.service.config import CONFIG_FILE, PROJECT_CONFIG
-
-    _skipped(app, code)
-    files = [str(app.trust_store.path)] if code == "bad_trust_file" else [
-        str(p) for p in (app.home / CONFIG_FILE, *(
-            [Path(app.cwd) / PROJECT_CONFIG] if app.project_trusted else [])) if p.exists()]
-    return (f"Waymarks added no context: a configuration file cannot be used "
-            f"({', '.join(files) or CONFIG_FILE}); `{_named(app.home, 'status')}` in "
-            "this project says what to fix.")
-
-
-def _unusable(app: Any, exc: Exception) -> str | None:
-    """What the person and the model hear when the plan failed with ``exc`` (a
-    ``ServiceError``) for a reason only the person can mend: a configuration file that
-    cannot be used, or a semantic extra installed but broken (its error names the ways
-    out: every plan failed, and the hook answered nothing, every pin gone from the
-    model's context and only the log saying why); ``None`` for any other error."""
-    code = getattr(exc, "code", None)
-    if code in UNUSABLE_FILES:
-        return _unusable_config(app, code)
-    from waymarks.service.projection_fill import FILLING
-    from waymarks.service.semantic_recall import BROKEN
-
-    if code not in (BROKEN, FILLING):
-        return None
-    _skipped(app, code)
-    from waymarks.core.text import escaped
-
-    # the engine's error holds a library's or a path's text as it is: a line break there
-    # started a line of its own before the person and the model, an ESC drove the
-    # terminal; escaped on one line, as every diagnostic of the command line is
-    return f"Waymarks added no context: {escaped(str(exc))}"
-
-
 def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
     """The added context, and when the plan fell back (nothing added), why."""
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
@@ -463,7 +383,7 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
         # for the model's own limit stays silent: its context is full already)
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "
                     f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
-                    f"`{_named(app.home, 'manifest')}` shows what was left out).")
+                    f"`{home_command(app.home, 'manifest')}` shows what was left out).")
     return context, None
 
 
@@ -546,7 +466,7 @@ def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
     if isinstance(exc, PermissionError):
         from waymarks.files.errors import fix_for, os_error_cause
 
-        return _told("Waymarks added no context and did not record this prompt: "
+        return told("Waymarks added no context and did not record this prompt: "
                      f"{os_error_cause(exc)}{fix_for(exc)}")
     code = error_code(exc)
     if code not in _SAID_ERRORS and not isinstance(exc, UnusableDatabase):
@@ -554,8 +474,8 @@ def unusable_home(event: str, exc: BaseException) -> dict[str, Any] | None:
     from waymarks.service.projection_fill import FILLING
 
     if code == FILLING:  # (the prompt is recorded before: handle, _fill_first)
-        return _told(f"Waymarks added no context: {exc}")
-    return _told(f"Waymarks added no context and did not record this prompt: {exc}")
+        return told(f"Waymarks added no context: {exc}")
+    return told(f"Waymarks added no context and did not record this prompt: {exc}")
 
 
 def error_code(exc: BaseException) -> str:
@@ -620,5 +540,5 @@ def _refuse_unreadable(home: Path, named: list[Path]) -> None:
         if read_header(path) is None:
             raise SessionFileError(f"{path}: Claude Code's session ledger cannot be read "
                                    "(its first line is not a session header); nothing was "
-                                   f"read or written. `{_named(home, 'health')}` in "
+                                   f"read or written. `{home_command(home, 'health')}` in "
                                    "this project says what to fix")
