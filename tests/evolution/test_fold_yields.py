@@ -90,3 +90,41 @@ def test_a_thread_waiting_for_the_writers_turn_goes_between_two_parts_of_a_fold(
         folding.close()
         thread.join(10)
     assert seen == [4]  # right after the second part, not after a later one
+
+
+def test_a_pause_between_parts_waits_for_no_one_while_its_own_thread_holds_the_turn(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part that pauses with the writer's turn still held by its thread (a caller
+    inside a transaction) can let no waiter in: the waiter blocks on this very thread, so
+    the pause waited out the whole second of :data:`YIELD_LIMIT_S` for nothing, then
+    went on. It goes on at once."""
+    import types
+
+    import waymarks.store.evolution as store_module
+
+    db = tmp_path / "waymarks.db"
+    waiting = threading.Event()
+    real_flock = writer_lock.flock_within
+
+    def flock(fd: int, timeout_s: float) -> bool:
+        if threading.current_thread().name == "waymarks-test-waiter":
+            waiting.set()  # (counted by waited_for before it tries)
+        return real_flock(fd, timeout_s)
+
+    monkeypatch.setattr(writer_lock, "flock_within", flock)
+    pauses: list[float] = []
+    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(sleep=pauses.append))
+
+    def wait_for_the_turn() -> None:
+        with writer_lock.writer_turn(db, 30):
+            pass
+
+    with writer_lock.writer_turn(db, 30):
+        waiter = threading.Thread(target=wait_for_the_turn, name="waymarks-test-waiter")
+        waiter.start()
+        assert waiting.wait(30)
+        assert writer_lock.waited_for(db)
+        store_module.let_waiters_in(db)
+    waiter.join(30)
+    assert not waiter.is_alive()
+    assert pauses == []

@@ -59,7 +59,7 @@ from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced, refu
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
-from waymarks.store.writer_lock import file_identity, waited_for, writer_turn
+from waymarks.store.writer_lock import file_identity, holds_turn, waited_for, writer_turn
 
 BUSY_TIMEOUT_MS: Final = 30_000
 _Row = TypeVar("_Row")
@@ -84,7 +84,11 @@ def let_waiters_in(db_path: Path) -> None:
     waited_for`), pause again, up to :data:`YIELD_LIMIT_S`. Another process's waiter
     gets the pause alone. A pause of 10 ms alone was too short on a busy machine for a
     thread of the same process (a Pi plan beside its bridge's start-up fold) to be run:
-    the next part took the turn again, and the plan waited seconds."""
+    the next part took the turn again, and the plan waited seconds. A caller whose thread
+    still holds the turn (inside a transaction) goes on at once: no waiter could take it,
+    and the pause waited out the whole limit for nothing."""
+    if holds_turn(db_path):
+        return
     time.sleep(PART_PAUSE_S)
     for _ in range(int(YIELD_LIMIT_S / PART_PAUSE_S)):
         if not waited_for(db_path):

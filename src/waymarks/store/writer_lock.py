@@ -98,6 +98,13 @@ def waited_for(db_path: Path) -> bool:
     return os.path.abspath(db_path) in _WAITING
 
 
+def holds_turn(db_path: Path) -> bool:
+    """Whether this thread holds ``db_path``'s turn now (a pause for waiters then lets
+    none in: they wait for this very thread), however its path is spelt."""
+    held = _HELD.__dict__.get("paths", ())
+    return str(db_path) in held or os.path.abspath(db_path) in map(os.path.abspath, held)
+
+
 FileIdentity = tuple[int, int]
 
 
