@@ -125,8 +125,14 @@ def test_a_damaged_database_too_large_for_a_hook_is_set_aside_and_filled_apart(
         db.write(b"not a database, not at all")
     monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
     said = json.loads(_prompt(home, project, sid, capsysbinary, "and push it"))
-    assert "a process of its own is filling it now" in said["systemMessage"]
-    assert len(list(home.glob("waymarks.db.damaged-*"))) == 1  # kept for inspection
+    message = said["systemMessage"]
+    assert "a process of its own is filling it now" in message
+    copies = list(home.glob("waymarks.db.damaged-*"))
+    assert len(copies) == 1  # kept for inspection
+    # said as the command line's repair says it (the hook said the database "is new":
+    # nothing told the person theirs was damaged, nor where the copy went)
+    assert "is new" not in message
+    assert "could not be used" in message and f"set aside as {copies[0]}" in message
     fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -51,7 +51,10 @@ FILLING: Final = "projection_filling"
 def leave_to_background(app: Waymarks, files: list[Path]) -> None:
     """For a hurried ``app`` (:func:`hurried`) whose new database ``files`` would fill
     with more than :data:`HURRIED_FILL_BYTES`: start the process that fills it (unless
-    one runs) and raise ``projection_filling``; otherwise return (the caller fills)."""
+    one runs) and raise ``projection_filling``; otherwise return (the caller fills).
+    A new database that a repair (``app.recovered``) put in place of a damaged one is
+    said as the command line's repair says it: the hook said it "is new", not that the
+    person's was damaged, nor where its copy went."""
     size = sum(_size(path) for path in files)
     if size <= HURRIED_FILL_BYTES:
         return
@@ -59,8 +62,12 @@ def leave_to_background(app: Waymarks, files: list[Path]) -> None:
     doing = ("a process of its own is filling it now; the prompts after it ends get them"
              if why is None else f"no process could be started to fill it ({why}): run "
              "`waymarks status` once, which fills it")
+    repaired = app.recovered
+    what = (f"{app.db_path} is new, and filling it" if repaired is None else
+            f"{app.db_path} could not be used ({repaired['problem']}): it was set aside as "
+            f"{repaired['damaged']}, and filling a new one")
     raise ServiceError(FILLING, (
-        f"{app.db_path} is new, and filling it from the home's {size / 1e6:.1f} MB of "
+        f"{what} from the home's {size / 1e6:.1f} MB of "
         f"session ledgers takes longer than a prompt's hook may run, so pins and memory "
         f"were not read for this one: {doing}"))
 
