@@ -193,7 +193,11 @@ def test_a_fill_lock_that_cannot_be_opened_is_said_not_taken_for_a_running_proce
     assert "a process of its own is filling it now" not in message
     assert "no process could be started to fill it" in message
     assert str(home / projection_fill.LOCK_FILE) in message
-    assert "`waymarks status`" in message
+    # for this home (its --home), as the hook's other messages name a command: a bare
+    # `waymarks status` filled the database of the shell's home, another one
+    from waymarks.core.text import named_command
+
+    assert f"`{named_command(str(home), 'status')}`" in message
 
 
 def test_the_command_a_recall_note_names_indexes_the_memories(
@@ -217,7 +221,9 @@ def test_the_command_a_recall_note_names_indexes_the_memories(
     note = json.loads(_prompt(home, project, sid, capsysbinary, "which port?"))["systemMessage"]
     found = re.search(r"run `waymarks ([^`]*)` once", note)
     assert found is not None, note
-    assert main(["--home", str(home), "--cwd", str(project), *shlex.split(found[1])]) == 0
+    words = shlex.split(found[1])
+    assert words[:2] == ["--home", str(home)], note  # this home's, not the shell's
+    assert main(["--cwd", str(project), *words]) == 0
     with Waymarks(home, cwd=str(project), session=sid) as app:
         assert not app.projection.recall_index().behind()
 

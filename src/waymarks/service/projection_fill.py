@@ -61,7 +61,7 @@ def leave_to_background(app: Waymarks, files: list[Path]) -> None:
     why = start_worker(app)
     doing = ("a process of its own is filling it now; the prompts after it ends get them"
              if why is None else f"no process could be started to fill it ({why}): run "
-             "`waymarks status` once, which fills it")
+             f"`{_command(app, 'status')}` once, which fills it")
     repaired = app.recovered
     what = (f"{app.db_path} is new, and filling it" if repaired is None else
             f"{app.db_path} could not be used ({repaired['problem']}): it was set aside as "
@@ -82,8 +82,8 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
         why = start_worker(app)
         doing = ("a process of its own is indexing them now; the prompts after it ends "
                  "recall them" if why is None else "no process could be started to index "
-                 f"them ({why}): run `waymarks recall memory` once (any query), which indexes "
-                 "them")
+                 f"them ({why}): run `{_command(app, 'recall', 'memory')}` once (any query), "
+                 "which indexes them")
         app.recall_note = (f"Waymarks recalled no memory for this prompt (pins are as "
                            f"always): up to {lag:,} memories are not indexed for recall yet, "
                            f"more than a prompt's hook may index; {doing}.")
@@ -119,6 +119,14 @@ def hurried(app: Waymarks) -> bool:
     from waymarks.store.projection import BUSY_TIMEOUT_MS
 
     return app.busy_timeout_ms < BUSY_TIMEOUT_MS
+
+
+def _command(app: Waymarks, *words: str) -> str:
+    """The command a message names, for this home (its ``--home``, as the hook's other
+    messages name one): a bare `waymarks status` filled the shell's home's database."""
+    from waymarks.core.text import named_command
+
+    return named_command(str(app.home), *words)
 
 
 def _size(path: Path) -> int:
