@@ -309,6 +309,22 @@ def test_a_prompt_hook_leaves_a_long_build_of_the_corpus_to_a_process_with_the_t
     assert "zebra" in _hook_context(home, project, sid)
 
 
+def test_a_prompt_hook_leaves_out_a_build_of_3000_learned_claims(tmp_path: Path) -> None:
+    """After an upgrade whose analysis differs, a hook without its helper analysed up to
+    10,000 learned claims again itself: at 9k, 1.9 s of CPU but 7.4-9.0 s at a load of
+    7-9 on 2 cores, near Claude Code's 10 s kill. About 0.15-0.2 s of CPU per 1,000
+    claims, a hook leaves a build of 3,000 to a process with the time."""
+    home, project, sid = _hook_home(tmp_path)
+    _learn(home, _texts(random.Random(2), 3_000, start=100))
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    with Evolution(home) as evo:
+        evo.sync()  # folded, nothing posted: as after an upgrade's new analyser
+    evolution_recall._CORPORA.clear()  # (the hook's own process)
+    context = _hook_context(home, project, sid)
+    assert "keep functions short" in context and "zebra" not in context
+
+
 def test_a_warm_process_that_waits_briefly_still_builds_the_corpus_it_keeps(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pi's bridge waits briefly too, and has no helper: leaving the build out there left

@@ -162,10 +162,13 @@ def _whole(evo: Evolution, home: Path) -> Corpus:
 HOOK_FOLD_BYTES = 4 << 20
 #: the most learned claims a prompt's hook in a process of its own (which keeps nothing:
 #: the helper and Pi's bridge keep what they build) builds a corpus of when their postings
-#: cannot give it a slice (~1 s of CPU): past it (the postings of a new database, or of an
-#: upgrade's analyser, not written yet), at 60k claims the hook was killed at 10 s with
-#: no context, pins included, before it wrote them, and so every prompt after it
-HOOK_CORPUS_CLAIMS = 10_000
+#: cannot give it a slice: past it (the postings of a new database, or of an upgrade's
+#: analyser, not written yet), at 60k claims the hook was killed at 10 s with no context,
+#: pins included, before it wrote them, and so every prompt after it. Analysing them costs
+#: ~0.15-0.2 s of CPU per 1,000 claims, and 4-5 times that in wall time on a busy machine:
+#: at 10,000, 9k claims took a hook 7.4-9.0 s at a load of 7-9 on 2 cores; 2,500 is
+#: ~0.5 s of CPU, a few seconds at such a load
+HOOK_CORPUS_CLAIMS = 2_500
 #: what does the work a hook leaves, whatever the host
 _LEFT_TO = ("the Claude Code helper does it as it starts, or run `waymarks rebuild-index` "
             "once")
