@@ -31,6 +31,11 @@ with a slash or in Chinese, Chinese verbs of no subject, a Chinese failure): bef
 product's name, written with a capital), then 100 % / 0 %. All 598: 95.3 % / 3.0 % before
 the review, 99.0 % / 0.7 % after.
 
+The pairs after the first 598 (review 61) were written with that review's fixes, each
+checked with the real CLI first (remember one, then the other): "one" and "a" before a
+unit ("kept for one week" beside "7d": refused, no value read, by the replay rule's
+shared derived key).
+
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
 session write of a trusted project by :func:`waymarks.core.decisions.decide_memory`

@@ -44,20 +44,33 @@ NUMBER_WORDS: Final[dict[str, str]] = {
     "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
     "sixty": "60", "ninety": "90", "half a minute": "30 seconds",
     "half an hour": "30 minutes"}
+_UNIT_WORD: Final = (r"(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|times"
+                     r"|[kmgt]i?b|bytes?|percent)\b")
 _NUMBER_WORD: Final = lazy(
-    rf"(?<![\w-])({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![\w-])"
-    r"(?=\s*(?:[.;,!?]|$)| ?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|times"
-    r"|[kmgt]i?b|bytes?|percent)\b)")
+    rf"(?<![\w-])(?:({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![\w-])"
+    rf"(?=\s*(?:[.;,!?]|$)| ?{_UNIT_WORD})|(one|an?)(?= {_UNIT_WORD}))")
+#: what "a" follows where it is "per" ("twice a minute", "100 requests a day")
+_PER_A: Final = lazy(r"(?:\b(?:once|twice|thrice|times)|\d+(?: [a-z]+)?) $")
 
 
 def spelled(text: str) -> str:
     """``text`` with a number written in words as digits where it is a value: before a
     unit or at the end of its clause ("thirty seconds", "the retry count is three.";
-    "half a minute" is 30 seconds). Read as words, they agreed with nothing and were
-    refused beside the same value in digits."""
+    "half a minute" is 30 seconds); "one" and "a" before a unit only ("kept for one
+    week", "expires after an hour": one of it; "the fast one", "twice a minute" as they
+    are). Read as words, they agreed with nothing and were refused beside the same value
+    in digits."""
     if not _NUMBER_WORD.search(text):
         return text
-    return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS.get(m.group(1), m.group(1)), text)
+    return _NUMBER_WORD.sub(_as_digits, text)
+
+
+def _as_digits(match: re.Match[str]) -> str:
+    if match.group(1):
+        return NUMBER_WORDS[match.group(1)]
+    if match.group(2) != "one" and _PER_A.search(match.string, 0, match.start()):
+        return match.group(2)
+    return "1"
 
 
 #: a number in thousands ("10k", "1.5k"; folded, so "10K" too): a letter glued to it

@@ -1,0 +1,45 @@
+"""Review 61: claims written through the service (real session files, real SQLite) that
+the contradiction check read wrongly: "one" and "a" before a unit, a rate after a verb,
+a rate of bytes beside a rate of requests, and words the vocabulary did not translate.
+Their pairs are in the fixture set too (``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("Logs are kept for 7d.", "Logs are kept for one week.", "Logs are kept for 10d."),
+    ("The cache TTL is 3600 seconds.", "The cache TTL is one hour.", "The cache TTL is 2 hours."),
+    ("Logs are kept for 24 hours.", "Logs are kept for one day.", "Logs are kept for 2 days."),
+    ("Logs are kept for 7 days.", "Logs are kept for a week.", "Logs are kept for 14 days."),
+    ("The lock expires after 60 minutes.", "The lock expires after an hour.",
+     "The lock expires after 90 minutes."),
+])
+def test_one_or_a_before_a_unit_is_one_of_it(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"one week" and "a week" were no value ("one" is mostly a pronoun, "a" an article):
+    the claim had no signature, and the replay rule's shared derived key refused it
+    beside "… 7d.", the same duration; before a unit each is the number 1."""
+    assert isinstance(app.remember(first), Committed)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The default profile is the fast one.",
+    "Requests are retried twice a minute.",
+    "Only one worker handles the queue.",
+    "The job runs once an hour.",
+])
+def test_one_and_a_elsewhere_are_no_number(sentence: str) -> None:
+    """A pronoun, an article of a rate ("twice a minute") and a count of a thing before
+    another noun are left as written."""
+    from waymarks.core.claim_values import spelled
+
+    assert spelled(sentence.lower()) == sentence.lower()
