@@ -34,7 +34,8 @@ the review, 99.0 % / 0.7 % after.
 The pairs after the first 598 (review 61) were written with that review's fixes, each
 checked with the real CLI first (remember one, then the other): "one" and "a" before a
 unit ("kept for one week" beside "7d": refused, no value read, by the replay rule's
-shared derived key).
+shared derived key); a rate of bytes beside one of requests ("5 MB/s" / "100 req/s",
+refused as one attribute).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

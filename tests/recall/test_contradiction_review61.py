@@ -43,3 +43,20 @@ def test_one_and_a_elsewhere_are_no_number(sentence: str) -> None:
     from waymarks.core.claim_values import spelled
 
     assert spelled(sentence.lower()) == sentence.lower()
+
+
+@pytest.mark.parametrize(("first", "second", "contradicting"), [
+    ("The API is limited to 5 MB/s.", "The API is limited to 100 req/s.",
+     "The API is limited to 10 MB/s."),
+    ("The upload limit is 10 MB/s.", "The upload limit is 200 req/s.",
+     "The upload limit is 300 req/s."),
+])
+def test_a_rate_of_bytes_is_another_attribute_than_a_rate_of_requests(
+        app: Waymarks, first: str, second: str, contradicting: str) -> None:
+    """"5 MB/s" and "100 req/s" were both rates, one kind: the second was refused as a
+    conflict with the first, though a limit on bandwidth and one on requests both hold.
+    Another rate of the same unit still contradicts."""
+    assert isinstance(app.remember(first), Committed)
+    written = app.remember(second)
+    assert isinstance(written, Committed), written
+    _refused(app, contradicting)

@@ -154,6 +154,8 @@ def dated(text: str) -> str:
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
 #: be any of them, so it is compared with each
 MEASURES: Final = frozenset(("d:", "b:", "p:", "r:", "c:"))
+#: the kind of a rate of bytes ("r:5242880b/s", of "5 MB/s")
+BYTE_RATE: Final = "rb"
 
 
 def place(raw: str) -> str:
@@ -381,7 +383,9 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
     version (``versioned``): "2.0.0.1" may be a version of four parts, and "The app
     version is 2.1.0." contradicts it (no port is dotted); said of no version, the shape
     is an address ("Redis is at 10.0.0.7." is no other version than "Redis is version
-    7.2.")."""
+    7.2."). A rate of bytes (kind ``rb``) is another kind than a rate of things counted:
+    "The API allows 5 MB/s." says how much it moves, "… 5 req/s." how often it is asked
+    (compared, they were one attribute with two values, a conflict)."""
     found = set()
     for value in values:
         address = _address(value)
@@ -395,9 +399,12 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
         if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
             found.add("t:")  # a date is when, compared with dates only
             continue
+        if value[:2] == "r:" and "b/" in value:
+            found.add(BYTE_RATE)  # a rate of bytes: another attribute than one of requests
+            continue
         found.add(value[:2])
         if value[:2] == "v:":
-            found |= MEASURES if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}
+            found |= MEASURES | {BYTE_RATE} if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}
             if "." in value and PLAIN_NUMBER.fullmatch(value[2:]):
                 found.add("n:")
     return found
