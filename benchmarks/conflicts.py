@@ -35,7 +35,8 @@ The pairs after the first 598 (review 61) were written with that review's fixes,
 checked with the real CLI first (remember one, then the other): "one" and "a" before a
 unit ("kept for one week" beside "7d": refused, no value read, by the replay rule's
 shared derived key); a rate of bytes beside one of requests ("5 MB/s" / "100 req/s",
-refused as one attribute).
+refused as one attribute); a number after a verb before a rate ("allows 5 req/s", read as
+the name "allows 5", with "req/s" a path both claims stated: "… 10 req/s." accepted).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -60,3 +60,23 @@ def test_a_rate_of_bytes_is_another_attribute_than_a_rate_of_requests(
     written = app.remember(second)
     assert isinstance(written, Committed), written
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The API allows 5 req/s.", "The API allows 300 requests per minute.",
+     "The API allows 10 req/s."),
+    ("The gateway accepts 100 req/s.", "The gateway accepts 6000 req/min.",
+     "The gateway accepts 200 req/s."),
+    ("The worker handles 20 jobs/min.", "The worker handles 20 jobs per minute.",
+     "The worker handles 40 jobs/min."),
+])
+def test_a_rate_after_a_verb_is_the_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """A number after a verb and before a word that is no unit ("allows 5 req/s") was
+    read as naming the subject ("allows 5", as "Rack 3 holds …"), and "req/s" as a path
+    both claims state: "The API allows 10 req/s." was written beside "… 5 req/s.". A
+    number before a rate's time unit is the rate."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

@@ -12,7 +12,7 @@ from typing import Final
 
 from waymarks.core.claim_denials import clause_before
 from waymarks.core.claim_terms import UNITS
-from waymarks.core.claim_values import PLAIN_NUMBER
+from waymarks.core.claim_values import PER, PLAIN_NUMBER
 from waymarks.core.claim_words import ASCII_WORD, STOP, term
 from waymarks.core.lazy_re import lazy
 
@@ -135,6 +135,8 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
     is itself the name."""
     if _DIMENSION.fullmatch(raw) and COUNTED.match(text, end):
         return raw  # "2d arrays", "3d models": the kind of the things, not two days
+    if PER.match(text, end) is not None:
+        return None  # "allows 5 req/s": a rate (named, "req/s" was a path both stated)
     before = ASCII_WORD.findall(text[max(0, start - 40):start])
     after = ASCII_WORD.match(text[end:].lstrip())
     if not before or after is None or text[end:end + 1] not in (" ",):

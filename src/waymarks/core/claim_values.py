@@ -73,6 +73,16 @@ def _as_digits(match: re.Match[str]) -> str:
     return "1"
 
 
+#: a rate's time unit after a value and perhaps a count noun ("100 requests per minute"),
+#: or after a slash ("100 req/s", "50 MB/s": read as a path, "req/s" was a value both
+#: claims shared, so "200 req/s" agreed with "100 req/s"); a number and its slash unit
+#: glued ("100/min") are matched as a path, one value; after a verb, a number before one is
+#: the rate, no name (:func:`waymarks.core.claim_names.identifier`)
+PER: Final = lazy(
+    r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b"
+    r"|(?: ?([a-z]+))?/(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?)(?![\w/-]|\.\w)")
+
+
 #: a number in thousands ("10k", "1.5k"; folded, so "10K" too): a letter glued to it
 _KILO: Final = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)k(?!\w|\.\d)")
 

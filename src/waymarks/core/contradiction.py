@@ -61,6 +61,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
 from waymarks.core.claim_values import MERIDIEM as _MERIDIEM
+from waymarks.core.claim_values import PER as _PER
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import (
     agreeing,
@@ -165,13 +166,6 @@ _UNIT_AFTER: Final = lazy(
     r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
     r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
-#: a rate's time unit after a value and perhaps a count noun ("100 requests per minute"),
-#: or after a slash ("100 req/s", "50 MB/s": read as a path, "req/s" was a value both
-#: claims shared, so "200 req/s" agreed with "100 req/s"); a number and its slash unit
-#: glued ("100/min") are matched as a path, one value (:data:`_SLASH_RATE`)
-_PER: Final = lazy(
-    r"(?: ([a-z]+))? per (seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b"
-    r"|(?: ?([a-z]+))?/(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?)(?![\w/-]|\.\w)")
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 
 
