@@ -36,7 +36,10 @@ checked with the real CLI first (remember one, then the other): "one" and "a" be
 unit ("kept for one week" beside "7d": refused, no value read, by the replay rule's
 shared derived key); a rate of bytes beside one of requests ("5 MB/s" / "100 req/s",
 refused as one attribute); a number after a verb before a rate ("allows 5 req/s", read as
-the name "allows 5", with "req/s" a path both claims stated: "… 10 req/s." accepted).
+the name "allows 5", with "req/s" a path both claims stated: "… 10 req/s." accepted);
+Chinese, Japanese and Korean words of project notes the vocabulary did not translate (消息,
+搜索, 连接, 保留, 超时时间 …: pairs 212, 582 and 583, and 26 more written beside them,
+all missed before).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -80,3 +80,30 @@ def test_a_rate_after_a_verb_is_the_value(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("english", "chinese_restated", "chinese_contradicting"), [
+    ("The message queue retry count is 5.", "消息队列的重试次数是 5。", "消息队列的重试次数是 7。"),
+    ("The search service port is 9201.", "搜索服务端口是 9201。", "搜索服务端口是 9200。"),
+    ("The connection pool size is 10.", "连接池大小是 10。", "连接池大小是 20。"),
+    ("The request timeout is 30 seconds.", "请求超时时间是 30 秒。", "请求超时时间是 60 秒。"),
+    ("Logs are kept for 7 days.", "日志保留 7 天。", "日志保留 14 天。"),
+    ("The config file is /etc/app.toml.", "配置文件是 /etc/app.toml。",
+     "配置文件是 /etc/app.yaml。"),
+    ("The job timeout is 10 minutes.", "任务超时是 10 分钟。", "任务超时是 20 分钟。"),
+    ("The email server is smtp.example.com.", "邮件服务器是 smtp.example.com。",
+     "邮件服务器是 mail.example.com。"),
+    ("The image tag is v1.2.", "镜像标签是 v1.2。", "镜像标签是 v1.3。"),
+])
+def test_a_chinese_claim_is_about_the_english_one_its_words_translate(
+        app: Waymarks, english: str, chinese_restated: str,
+        chinese_contradicting: str) -> None:
+    """A Chinese word the vocabulary did not know ("消息", message; "搜索", search; "连接",
+    connection; "保留", kept; "时间" of "超时时间", the timeout's "time") was a subject
+    term of its own, character by character, so the Chinese claim was another subject
+    than the English one it translates: "消息队列的重试次数是 7。" was written beside
+    "The message queue retry count is 5.". The restatement is still written."""
+    assert isinstance(app.remember(english), Committed)
+    _refused(app, chinese_contradicting)
+    written = app.remember(chinese_restated)
+    assert isinstance(written, Committed), written

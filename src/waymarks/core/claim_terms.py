@@ -67,6 +67,44 @@ TERMS: Final[dict[str, str]] = {
         "count": ("count", "number", "数量", "个数", "次数", "数目"),
         "max": ("max", "maximum", "最大", "最多"),
         "min": ("min", "minimum", "最小", "最少"),
+        # the words of project notes a Chinese claim says with its own: unknown, each
+        # was its characters, another subject than the English claim it translates
+        # ("消息队列的重试次数是 7。" was written beside "The message queue retry count is 5.")
+        "message": ("message", "msg", "消息"),
+        "search": ("search", "搜索", "检索"),
+        "image": ("image", "镜像"),
+        "frontend": ("frontend", "前端"),
+        "backend": ("backend", "后端"),
+        "connection": ("connection", "conn", "连接"),
+        "pool": ("pool", "池"),
+        "thread": ("thread", "线程"),
+        "backup": ("backup", "备份"),
+        "upload": ("upload", "上传"),
+        "download": ("download", "下载"),
+        "email": ("email", "mail", "邮件", "邮箱"),
+        "session": ("session", "会话"),
+        "config": ("config", "configuration", "配置"),
+        "file": ("file", "文件"),
+        "disk": ("disk", "磁盘", "硬盘"),
+        "quota": ("quota", "配额"),
+        "batch": ("batch", "批量", "批次"),
+        "job": ("job", "task", "任务", "作业"),
+        "storage": ("storage", "存储"),
+        "bucket": ("bucket", "桶"),
+        "domain": ("domain", "域名"),
+        "certificate": ("certificate", "cert", "证书"),
+        "concurrency": ("concurrency", "并发"),
+        "environment": ("environment", "env", "环境"),
+        "model": ("model", "模型"),
+        "name": ("name", "名称", "名字"),
+        "index": ("index", "indexes", "indices", "索引"),
+        "schedule": ("schedule", "调度"),
+        "retention": ("retention", "kept", "keep", "keeps", "retain", "retains", "retained",
+                      "保留"),
+        "rate": ("rate", "速率"),
+        "length": ("length", "长度"),
+        "tag": ("tag", "标签"),
+        "address": ("address", "addr", "url", "地址", "网址"),
     }.items()
     for word in words
 } | {
@@ -115,6 +153,32 @@ TERMS: Final[dict[str, str]] = {
         "count": ("回数", "횟수", "개수"),
         "max": ("最大", "최대"),
         "min": ("最小", "최소"),
+        "message": ("メッセージ", "메시지"),
+        "search": ("検索", "검색"),
+        "image": ("イメージ", "이미지"),
+        "frontend": ("フロントエンド", "프론트엔드"),
+        "backend": ("バックエンド", "백엔드"),
+        "connection": ("接続", "연결"),
+        "thread": ("スレッド", "스레드"),
+        "backup": ("バックアップ", "백업"),
+        "upload": ("アップロード", "업로드"),
+        "download": ("ダウンロード", "다운로드"),
+        "email": ("メール", "이메일", "메일"),
+        "session": ("セッション", "세션"),
+        "config": ("設定", "설정"),
+        "file": ("ファイル", "파일"),
+        "disk": ("ディスク", "디스크"),
+        "batch": ("バッチ", "배치"),
+        "job": ("ジョブ", "タスク", "작업"),
+        "storage": ("ストレージ", "스토리지"),
+        "domain": ("ドメイン", "도메인"),
+        "certificate": ("証明書", "인증서"),
+        "environment": ("環境", "환경"),
+        "model": ("モデル", "모델"),
+        "name": ("名前", "이름"),
+        "index": ("インデックス", "인덱스"),
+        "tag": ("タグ", "태그"),
+        "address": ("アドレス", "주소"),
     }.items()
     for word in words
 }
@@ -158,6 +222,9 @@ HAN_FROM: Final = frozenset("从由")
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
                          "不是", "没有", "以前", "之前", "原来", "曾经", "番号",
+                         # "time" of a measure's name ("超时时间", the timeout), as the
+                         # English "time" is a stop word
+                         "时间",
                          # the verbs English claims say with stop words ("uses", "runs",
                          # "set"): as characters, "构建使用 Node 18。" was another
                          # subject than "The build uses Node 20."
