@@ -107,3 +107,44 @@ def test_a_chinese_claim_is_about_the_english_one_its_words_translate(
     _refused(app, chinese_contradicting)
     written = app.remember(chinese_restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The new checkout is enabled for 10% of users.", "The new checkout is enabled for 10% "
+     "of users in every region.", "The new checkout is enabled for 50% of users."),
+    ("新结账功能对 10% 的用户开启。", "新结账功能对 10% 的用户开启。目前如此。",
+     "新结账功能对 50% 的用户开启。"),
+    ("The cache is enabled with a TTL of 60s.", "The cache is enabled with a TTL of 1 minute.",
+     "The cache is enabled with a TTL of 30s."),
+    ("The allowed ports are 8000-8010.", "The allowed ports are 8000-8010 only.",
+     "The allowed ports are 9000-9010."),
+    ("The required Node version is 18.", "The required Node version is 18.0.",
+     "The required Node version is 20."),
+    ("The cache is enabled on port 8080.", "The cache is enabled on port 8080 in dev.",
+     "The cache is disabled on port 8080."),
+])
+def test_a_shared_state_is_no_agreement_on_the_values_beside_it(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """Any value in common made two claims agree, a state too: "… enabled for 50% of
+    users." was written beside "… enabled for 10% of users." (both "enabled"), and "The
+    allowed ports are 9000-9010." beside "… 8000-8010." ("allowed" a state word). A state
+    and the other values are compared each with their own kind: either disagreeing is a
+    conflict (a shared port does not make "enabled" agree with "disabled" either)."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Debug logging is enabled in staging.", "Debug logging is enabled in production."),
+    ("Feature flag dark_mode is enabled.", "Feature flag beta_search is disabled."),
+    ("SSO is required for admins.", "SSO is required on port 443."),
+])
+def test_states_and_values_of_two_facts_still_stand_together(
+        app: Waymarks, first: str, second: str) -> None:
+    """Compared kind by kind, two facts stay two: other subjects, or no kind of value
+    beside the state in common."""
+    assert isinstance(app.remember(first), Committed)
+    written = app.remember(second)
+    assert isinstance(written, Committed), written

@@ -406,15 +406,39 @@ def contradicts(a: Signature, b: Signature) -> bool:
     value in common, or a value in common that one of them denies ("the port is 5432" /
     "the port is not 5432"). Values of other kinds are other attributes of the subject:
     "the payment service is enabled" (a state) says nothing of the port it listens on (a
-    number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has."""
+    number), nor "the test suite takes 12 minutes" (a duration) of the 1500 tests it has.
+    A state and the values beside it are compared apart (:func:`_split`): a state in
+    common is no agreement on the values ("enabled for 10% of users" / "… 50% …"), nor
+    a value in common on the state ("enabled on port 8080" / "disabled on port 8080")."""
+    if not any(_clash(mine, theirs) for mine, theirs in _split(a, b)):
+        return False
+    return a.subject == b.subject or _about(a, b) or _about(b, a)
+
+
+def _clash(a: Signature, b: Signature) -> bool:
+    """Whether the values of ``a`` and ``b`` disagree: none in common, of a kind both
+    state, or one in common that only one of them denies."""
     shared = _agreeing(a, b)
     if shared:
-        if all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared):
-            return False  # agreeing on it, or denying it both
-    elif _other_attributes(a, b):
-        return False  # other attributes, a side asserting none ("is not 5432"), or a
-        # bare number that is the measure's amount ("30" and "30 seconds")
-    return a.subject == b.subject or _about(a, b) or _about(b, a)
+        return not all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared)
+    # other attributes, a side asserting none ("is not 5432"), or a bare number that is
+    # the measure's amount ("30" and "30 seconds"): no disagreement
+    return not _other_attributes(a, b)
+
+
+def _split(a: Signature, b: Signature) -> list[tuple[Signature, Signature]]:
+    """``a`` and ``b`` whole, or, when both state a state and other values, their states
+    and their other values apart: one in common of either was taken for agreement on all
+    ("The allowed ports are 9000-9010." agreed with "… 8000-8010.", both "allowed")."""
+    states = [frozenset(v for v in side.values if v[:2] == "s:") for side in (a, b)]
+    if not all(states) or states[0] == a.values or states[1] == b.values:
+        return [(a, b)]
+    rest = [a.values - states[0], b.values - states[1]]
+    return [(_only(a, states[0]), _only(b, states[1])), (_only(a, rest[0]), _only(b, rest[1]))]
+
+
+def _only(side: Signature, values: frozenset[str]) -> Signature:
+    return msgspec.structs.replace(side, values=values, denied=side.denied & values)
 
 
 def _agreeing(a: Signature, b: Signature) -> list[tuple[str, str]]:
