@@ -148,3 +148,22 @@ def test_states_and_values_of_two_facts_still_stand_together(
     assert isinstance(app.remember(first), Committed)
     written = app.remember(second)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The queue holds at most 100 jobs.", "The queue holds at most 100 jobs at once.",
+     "The queue holds at most 200 jobs."),
+    ("The pool keeps max 10 connections.", "The pool keeps max 10 connections open.",
+     "The pool keeps max 20 connections."),
+    ("Each batch sends roughly 500 emails.", "Each batch sends roughly 500 emails a run.",
+     "Each batch sends roughly 900 emails."),
+])
+def test_a_bound_before_a_count_is_no_name(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"at most 100 jobs" read "most 100" as a name (as "Rack 3" is one), so the claim
+    stated no value, and "… at most 200 jobs." was written beside it: a bound or an
+    estimate ("most", "least", "max", "roughly" …) before a number names nothing."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

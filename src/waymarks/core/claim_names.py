@@ -45,6 +45,12 @@ SOLE_VERBS: Final = frozenset(("powers", "drives", "backs", "builds", "runs", "c
 #: number is its version too, the value ("Node 18 builds the frontend." contradicts it;
 #: named, the two were two facts); a server or a worker numbered so powers or runs things
 _TOOL_VERBS: Final = frozenset(("builds", "compiles", "transpiles", "bundles"))
+#: words of a bound or an estimate before a number ("at most 100 jobs", "max 10
+#: connections", "roughly 500 emails"): no name it numbers (read as "most 100", the claim
+#: stated no value, and "… at most 200 jobs." was written beside it)
+_BOUNDS: Final = frozenset(
+    "most least max min maximum minimum roughly approximately approx around nearly almost"
+    " exactly only over under above below".split())
 #: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
 _FRACTION: Final = lazy(r"0\.\d+")
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
@@ -142,7 +148,7 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
     if not before or after is None or text[end:end + 1] not in (" ",):
         return None
     name, follower = before[-1], after.group(0)
-    if name in STOP or follower in UNITS:
+    if name in STOP or name in _BOUNDS or follower in UNITS:
         return None
     number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
     if follower in _COPULAS:
