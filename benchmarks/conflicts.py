@@ -41,7 +41,8 @@ Chinese, Japanese and Korean words of project notes the vocabulary did not trans
 搜索, 连接, 保留, 超时时间 …: pairs 212, 582 and 583, and 26 more written beside them,
 all missed before); a state in common taken for agreement on the values beside it
 ("enabled for 10% of users" / "… 50% …", "The allowed ports are …", "allowed" a state);
-a bound before a count read as a name ("holds at most 100 jobs": "most 100").
+a bound before a count read as a name ("holds at most 100 jobs": "most 100"); "isn't 5432
+anymore" (the "t" of "isn't" read as a name, "anymore" as a subject word).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

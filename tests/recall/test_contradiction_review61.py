@@ -167,3 +167,18 @@ def test_a_bound_before_a_count_is_no_name(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("old", "changed"), [
+    ("The DB port is 5432.", "The DB port isn't 5432 anymore."),
+    ("The DB port is 5432.", "The DB port isn't 5432 anymore; it's 5433."),
+    ("The timeout is 30 seconds.", "The timeout isn't 30 seconds anymore; it's 60 seconds."),
+    ("The API listens on 8080.", "The API doesn't listen on 8080 anymore."),
+])
+def test_a_value_denied_with_anymore_contradicts_it(app: Waymarks, old: str,
+                                                    changed: str) -> None:
+    """"isn't 5432 anymore" read the "t" of "isn't" as a name numbered 5432 (the claim
+    stated no value), and "anymore" as a subject word, so the claim was about another
+    subject: each change was written beside the value it denies."""
+    assert isinstance(app.remember(old), Committed)
+    _refused(app, changed)

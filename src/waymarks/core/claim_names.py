@@ -148,8 +148,9 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
     if not before or after is None or text[end:end + 1] not in (" ",):
         return None
     name, follower = before[-1], after.group(0)
-    if name in STOP or name in _BOUNDS or follower in UNITS:
-        return None
+    if name in STOP or name in _BOUNDS or follower in UNITS or (
+            name == "t" and text[start - 4:start - 2] == "n'"):
+        return None  # (the "t" of "isn't 5432 anymore" is no name)
     number = raw[1:] if raw[:1] == "v" else raw  # "API v1 is …" names API 1
     if follower in _COPULAS:
         if not PLAIN_NUMBER.fullmatch(number) or _VERB_BEFORE.search(

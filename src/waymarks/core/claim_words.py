@@ -30,7 +30,8 @@ STOP: Final = frozenset(
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
     """.split()
-) | frozenset(_STATES) | frozenset({"not", "never", "no", "longer", "cannot", "won"}) | frozenset(
+) | frozenset(_STATES) | frozenset(
+    {"not", "never", "no", "longer", "anymore", "cannot", "won"}) | frozenset(
     aux + end for aux in NOT_AUXILIARIES for end in ("n", "nt"))
 
 
