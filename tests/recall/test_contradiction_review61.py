@@ -182,3 +182,22 @@ def test_a_value_denied_with_anymore_contradicts_it(app: Waymarks, old: str,
     subject: each change was written beside the value it denies."""
     assert isinstance(app.remember(old), Committed)
     _refused(app, changed)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The sprint ends on 2026-12-18.", "The sprint ends on December 18, 2026.",
+     "The sprint ends on December 20, 2026."),
+    ("The release is on Dec 20, 2026.", "The release is on 2026-12-20.",
+     "The release is on 2026-12-22."),
+    ("The code freeze starts on 15 December 2026.", "The code freeze starts on 2026-12-15.",
+     "The code freeze starts on Dec. 18th, 2026."),
+])
+def test_a_date_written_in_english_is_that_date(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"December 20, 2026" was no date (a number 20 and a number 2026), so it was no
+    other value than 2026-12-18 and was written beside it; a month's name with a day and
+    a year is the ISO date, as "2026年12月20日" is."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

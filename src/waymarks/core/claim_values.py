@@ -148,17 +148,41 @@ _HAN_PER: Final = {"秒钟": "second", "秒": "second", "分钟": "minute", "小
 
 
 def dated(text: str) -> str:
-    """``text`` with a date written in Chinese as an ISO date ("2026年12月20日" is
-    2026-12-20): read as three numbers, it was another value than the same date written
-    2026-12-20, and agreed with another day of the same month (sharing 2026 and 12); and
-    a rate written in Chinese as the English one ("每分钟 100 次" is "100 per minute 次"):
-    read as a plain number, "每小时 6000 次" was another value than "每分钟 100 次"."""
+    """``text`` with a date written in Chinese or English as an ISO date ("2026年12月20日"
+    and "December 20, 2026" are 2026-12-20): read as numbers, it was another value than
+    the same date written 2026-12-20, and agreed with another day of the same month
+    (sharing 2026 and 12); and a rate written in Chinese as the English one
+    ("每分钟 100 次" is "100 per minute 次"): read as a plain number,
+    "每小时 6000 次" was another value than "每分钟 100 次"."""
     if "每" in text:
         text = _HAN_RATE.sub(lambda m: f"{m.group(2)} per {_HAN_PER[m.group(1)]} ", text)
+    if _MONTH_HINT.search(text) is not None:
+        text = _MONTH_DATE.sub(_iso_month_date, text)
     if "年" not in text:
         return text
     return _HAN_DATE.sub(
         lambda m: f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}", text)
+
+
+#: a date written in English, folded ("december 20, 2026", "dec. 20th 2026", "20
+#: december 2026"): read as two numbers, it was no other value than 2026-12-18
+_MONTHS: Final = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                  "dec")
+_MONTH: Final = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+                 r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_MONTH_HINT: Final = lazy(r"\d \w|[a-z]\.? \d")
+_MONTH_DATE: Final = lazy(
+    rf"(?<![\w-])(?:{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})"
+    rf"|(\d{{1,2}})(?:st|nd|rd|th)? {_MONTH}\.?,? (\d{{4}}))(?![\w-])")
+
+
+def _iso_month_date(match: re.Match[str]) -> str:
+    month, day, year = (match.group(1, 2, 3) if match.group(1)
+                        else (match.group(5), match.group(4), match.group(6)))
+    number = _MONTHS.index(month[:3]) + 1
+    if not 1 <= int(day) <= 31:
+        return match.group(0)
+    return f"{year}-{number:02d}-{int(day):02d}"
 
 
 #: the kinds of a number with a unit or a count: a plain number ("the timeout is 30") may
