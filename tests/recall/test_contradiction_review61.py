@@ -201,3 +201,22 @@ def test_a_date_written_in_english_is_that_date(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("Build output goes to dist/ by default.", "Build output goes to ./dist/ by default.",
+     "Build output goes to build/ by default."),
+    ("构建输出目录是 dist/。", "构建输出目录是 ./dist。", "构建输出目录是 build/。"),
+    ("The output directory is dist/", "The output directory is ./dist/",
+     "The output directory is out/"),
+])
+def test_a_folder_written_with_its_slash_is_a_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """A path of one folder and its slash ("dist/") was a value only when a full stop
+    followed it (read as a path "dist/." then): before a space, a Chinese full stop or
+    the end, the claim had none, and "… goes to build/ by default." was written beside
+    "… dist/ by default."; "./dist/" and "dist/" were two values too."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

@@ -196,15 +196,16 @@ def place(raw: str) -> str:
     """A URL or a path without its trailing slashes and a relative path without its
     leading ``./``: ``https://docs.example.com/`` is ``https://docs.example.com``,
     ``/srv/app/dist/`` is ``/srv/app/dist``, ``./scripts/deploy.sh`` is
-    ``scripts/deploy.sh`` (as written, each was another value than its twin, and a
-    restatement was refused as a conflict); the root ``/`` stays itself."""
+    ``scripts/deploy.sh``, a folder with its slash its name, ``dist/`` is ``dist`` (as
+    written, each was another value than its twin, and a restatement was refused as a
+    conflict); the root ``/`` stays itself."""
     if "://" in raw:
         stripped = raw.rstrip("/")
         return stripped if not stripped.endswith(":") else raw
     if raw[:1] == "[" and raw[-1:] == "]":
         return raw[1:-1]  # an IPv6 address without a port: "[::1]" is "::1"
-    if raw.endswith("/") and "/" in raw.rstrip("/"):
-        raw = raw.rstrip("/")
+    if raw.endswith("/") and raw.rstrip("/") not in ("", ".", "..", "~"):
+        raw = raw.rstrip("/")  # ("dist/" is the folder "dist", as "./dist" is)
     return raw[2:] if raw.startswith("./") else raw
 
 

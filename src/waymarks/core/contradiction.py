@@ -128,6 +128,8 @@ _VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
     # a range ("ports 8000-8010"): one value, unless a name's number (:data:`NUMBERED`)
     r"|(?<![\w./:-])(?P<range>\d+-\d+)(?![\w/:-]|\.\w)"
     r"|(?<![\w./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
+    # a folder and its slash ("dist/", "./dist/"), before a space, a full stop or the end
+    r"|(?<![\w./~-])(?:~/|\./)?[\w.@+-]*\w/(?![\w/-]|\.\w)"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
     # a hyphenated name ending in a number ("us-east-1"): a value after a copula only
     r"|(?<![\w./-])(?P<named>[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*)(?![\w-]|\.\w)") + ")")
