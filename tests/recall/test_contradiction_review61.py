@@ -19,6 +19,8 @@ from waymarks.service.outcomes import Committed
     ("Logs are kept for 7 days.", "Logs are kept for a week.", "Logs are kept for 14 days."),
     ("The lock expires after 60 minutes.", "The lock expires after an hour.",
      "The lock expires after 90 minutes."),
+    ("The backoff is 500 ms.", "The backoff is half a second.", "The backoff is 1 second."),
+    ("Sessions last 12 hours.", "Sessions last half a day.", "Sessions last 1 day."),
 ])
 def test_one_or_a_before_a_unit_is_one_of_it(
         app: Waymarks, first: str, restated: str, contradicting: str) -> None:

@@ -48,7 +48,7 @@ _UNIT_WORD: Final = (r"(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|ti
                      r"|[kmgt]i?b|bytes?|percent)\b")
 _NUMBER_WORD: Final = lazy(
     rf"(?<![\w-])(?:({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![\w-])"
-    rf"(?=\s*(?:[.;,!?]|$)| ?{_UNIT_WORD})|(one|an?)(?= {_UNIT_WORD}))")
+    rf"(?=\s*(?:[.;,!?]|$)| ?{_UNIT_WORD})|(half an?|one|an?)(?= {_UNIT_WORD}))")
 #: what "a" follows where it is "per" ("twice a minute", "100 requests a day")
 _PER_A: Final = lazy(r"(?:\b(?:once|twice|thrice|times)|\d+(?: [a-z]+)?) $")
 
@@ -68,6 +68,8 @@ def spelled(text: str) -> str:
 def _as_digits(match: re.Match[str]) -> str:
     if match.group(1):
         return NUMBER_WORDS[match.group(1)]
+    if match.group(2)[:4] == "half":
+        return "0.5"  # "half a second" (read as "half 1 second", it was one second)
     if match.group(2) != "one" and _PER_A.search(match.string, 0, match.start()):
         return match.group(2)
     return "1"
