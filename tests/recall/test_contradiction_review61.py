@@ -222,3 +222,19 @@ def test_a_folder_written_with_its_slash_is_a_value(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The memory limit is 512Mi.", "The memory limit is 512 MiB.", "The memory limit is 1Gi."),
+    ("The memory limit is 1Gi.", "The memory limit is 1024Mi.", "The memory limit is 2Gi."),
+    ("The PVC requests 10Gi.", "The PVC requests 10 GiB.", "The PVC requests 20Gi."),
+])
+def test_a_size_in_kubernetes_units_is_that_size(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"512Mi" and "1Gi" (a manifest's binary units, no "B") were no value: the claim had
+    no signature, so "… 1Gi." was written beside "… 512Mi." unless a shared derived key
+    refused it, as it refused "… 512 MiB.", the same size."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

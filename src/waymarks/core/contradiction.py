@@ -123,7 +123,7 @@ _VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
     # an image or package reference with its tag ("python:3.12-slim", "redis:7.2")
     r"|(?<![\w./:-])[a-z][\w.+-]*(?:/[\w.+-]+)*:(?:\d[\w.-]*[a-z_-]|\d+\.\d|[a-z][\w.-]*\d)"
     r"[\w.-]*(?<![.-])(?![\w:/-])"
-    r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|d|w|[kmgt]i?b)?"
+    r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|d|w|[kmgt]i?b|[kmgt]i)?"
     r"(?![a-z0-9_/-])"
     # a range ("ports 8000-8010"): one value, unless a name's number (:data:`NUMBERED`)
     r"|(?<![\w./:-])(?P<range>\d+-\d+)(?![\w/:-]|\.\w)"
