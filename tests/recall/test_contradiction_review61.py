@@ -238,3 +238,18 @@ def test_a_size_in_kubernetes_units_is_that_size(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The dev port is 3001.", "开发环境端口是 3000。"),
+    ("The staging API port is 8081.", "The staging environment API port is 8080."),
+    ("The production database port is 5433.", "生产环境数据库端口是 5432。"),
+])
+def test_the_word_environment_qualifies_as_the_environment_does(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    """"the staging environment" is "staging": the word "environment" (环境) named a
+    narrower thing, so "生产环境数据库端口是 5432。" was written beside "The production
+    database port is 5433."."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember("The API metrics port is 9090."), Committed)

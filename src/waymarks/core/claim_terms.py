@@ -191,6 +191,7 @@ TERMS: Final[dict[str, str]] = {
 #: user cache TTL"): another fact
 SAME_FACT: Final = frozenset((
     "dev", "prod", "staging", "local", "qa", "uat", "sandbox", "preview", "live",
+    "environment",
     "default", "current", "feature", "count", "service", "endpoint", "port", "setting",
     "config", "configuration"))
 
