@@ -253,3 +253,17 @@ def test_the_word_environment_qualifies_as_the_environment_does(
     assert isinstance(app.remember(first), Committed)
     _refused(app, contradicting)
     assert isinstance(app.remember("The API metrics port is 9090."), Committed)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("默认分支是 main。", "默认分支是 main.", "默认分支是 master."),
+    ("日志级别为 debug。", "日志级别为 debug.", "日志级别为 info."),
+])
+def test_a_word_value_ends_before_its_full_stop(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """A word value after 是 ended with an ASCII full stop typed after it ("main."), so
+    "默认分支是 main." was refused as another value than "默认分支是 main。"."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

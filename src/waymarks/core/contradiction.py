@@ -148,8 +148,8 @@ _ADVICE: Final = lazy(
 #: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
 #: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = lazy(
-    r"(?:是|为|=)\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z][\w.+-]*)\s*"
-    r"(?=[。.!;,?]|$)")
+    r"(?:是|为|=)\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)"
+    r"\s*(?=[。.!;,?]|$)")  # (its full stop no part of it: "默认分支是 main." is main)
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
