@@ -44,7 +44,8 @@ all missed before); a state in common taken for agreement on the values beside i
 a bound before a count read as a name ("holds at most 100 jobs": "most 100"); "isn't 5432
 anymore" (the "t" of "isn't" read as a name, "anymore" as a subject word); a date written
 in English ("December 20, 2026": two numbers, no date); a folder with its slash ("dist/",
-a value only when a full stop followed it); a size in Kubernetes units ("512Mi", no value).
+a value only when a full stop followed it); a size in Kubernetes units ("512Mi", no value);
+a word value of a Japanese or Korean claim ("ブランチは main です。", no value).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -267,3 +267,22 @@ def test_a_word_value_ends_before_its_full_stop(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("배포 브랜치는 main입니다.", "배포 브랜치는 main 입니다.", "배포 브랜치는 release입니다."),
+    ("로그 레벨은 debug입니다.", "로그 레벨은 debug.", "로그 레벨은 info입니다."),
+    ("デフォルトのブランチは main です。", "デフォルトのブランチは mainです。",
+     "デフォルトのブランチは master です。"),
+    ("ログレベルは debug です。", "ログレベルは debug。", "ログレベルは info です。"),
+])
+def test_a_word_value_of_a_japanese_or_korean_claim_is_read_as_a_chinese_ones(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """README: a word that is the rest of its clause after 是, 为 or = is a value, and
+    Japanese and Korean claims of the same shapes are read so too; after は or a Korean
+    topic particle, before です or 입니다, the word was no value (no signature), so
+    "배포 브랜치는 release입니다." was written beside "배포 브랜치는 main입니다."."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written

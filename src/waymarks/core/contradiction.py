@@ -142,14 +142,19 @@ _COPULA_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=|是|为")
 _ADVICE: Final = lazy(
     r"\s*(?:so|please|pls|don't|dont|do not|never|nobody|no one|you|we|it|they|see|thus|hence"
     r"|because)\b|\s*(?:不要|别|请|所以|因此|勿|不能|不用|无需)")
-#: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``: the
-#: value ("默认分支是 main。", "log_level = debug"); an English "is" is followed by too
+#: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``, or a
+#: Japanese ``は`` or a Korean topic or subject particle before its copula: the value
+#: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
+#: main입니다."); an English "is" is followed by too
 #: many other things ("is fast", "is the owner") to read its word so; a v-version alone
 #: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
 #: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
-_WORD_VALUE: Final = lazy(
-    r"(?:是|为|=)\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)"
-    r"\s*(?=[。.!;,?]|$)")  # (its full stop no part of it: "默认分支是 main." is main)
+_WORD_VALUE: Final = lazy(unhan(
+    r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s))"
+    r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
+    # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
+    # copula after it: "は main です", "는 main입니다")
+    r"(?=(?:です|だ|입니다|이다)?\s*(?:[。.!;,?]|$))"))
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
