@@ -286,3 +286,19 @@ def test_a_word_value_of_a_japanese_or_korean_claim_is_read_as_a_chinese_ones(
     _refused(app, contradicting)
     written = app.remember(restated)
     assert isinstance(written, Committed), written
+
+
+@pytest.mark.parametrize(("first", "contradicting", "other_flag"), [
+    ("Feature flag new_ui is on.", "new_ui is off.", "beta_search is off."),
+    ("The checkout_v2 flag is enabled.", "checkout_v2 is disabled.", "checkout_v3 is disabled."),
+    ("The new_ui feature flag is on.", "The new_ui toggle is off.", "The old_ui toggle is off."),
+])
+def test_a_flag_named_with_or_without_the_word_flag_is_one_flag(
+        app: Waymarks, first: str, contradicting: str, other_flag: str) -> None:
+    """"flag" named a narrower thing than the flag's name ("feature" already qualified as
+    a generic word): "new_ui is off." was written beside "Feature flag new_ui is on.";
+    another flag's state is still no conflict."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(other_flag)
+    assert isinstance(written, Committed), written

@@ -25,7 +25,7 @@ TERMS: Final[dict[str, str]] = {
         "branch": ("branch", "branches", "分支"),
         "cache": ("cache", "caches", "cached", "caching", "缓存"),
         "server": ("server", "servers", "服务器", "服务端"),
-        "flag": ("flag", "flags", "开关", "功能开关", "特性开关"),
+        "flag": ("flag", "flags", "toggle", "toggles", "开关", "功能开关", "特性开关"),
         "feature": ("feature", "features", "功能", "特性"),
         "log": ("log", "logs", "logging", "日志"),
         "level": ("level", "级别", "等级"),
@@ -192,7 +192,7 @@ TERMS: Final[dict[str, str]] = {
 SAME_FACT: Final = frozenset((
     "dev", "prod", "staging", "local", "qa", "uat", "sandbox", "preview", "live",
     "environment",
-    "default", "current", "feature", "count", "service", "endpoint", "port", "setting",
+    "default", "current", "feature", "flag", "count", "service", "endpoint", "port", "setting",
     "config", "configuration"))
 
 #: words ending in "s" that are no plurals: a protocol over TLS is another protocol than the
