@@ -45,7 +45,14 @@ a bound before a count read as a name ("holds at most 100 jobs": "most 100"); "i
 anymore" (the "t" of "isn't" read as a name, "anymore" as a subject word); a date written
 in English ("December 20, 2026": two numbers, no date); a folder with its slash ("dist/",
 a value only when a full stop followed it); a size in Kubernetes units ("512Mi", no value);
-a word value of a Japanese or Korean claim ("ブランチは main です。", no value).
+a word value of a Japanese or Korean claim ("ブランチは main です。", no value); a flag
+named with or without the word "flag". Those 129 pairs: 11.4 % caught, 16.9 % false before
+the review, 100 % / 0 % after (written beside the fixes, not held out). The 30 after them
+were written once the fixes were in and measured once, before any change: 66.7 % caught,
+0 % false with the code before the review, 80.0 % / 0 % after; left: "The staging Redis
+instance listens on 6380." / "… Redis port is 6381." ("instance" names a narrower thing),
+"does not retry failed rows" / "retries failed rows 3 times" (a negation of no value) and
+"日志级别是 warn。" / "The log level is error." (an English "is" and a word: no value).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
