@@ -181,6 +181,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
+        or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
 

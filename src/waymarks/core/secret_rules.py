@@ -146,6 +146,11 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
     "(?:(?:key(?=" + _QUALIFIER + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
     r"|secret|token|passwor[dt]|passwd|passphrase|pwd"
+    # what a login is given, named for it (``DB_CREDENTIALS=admin:…``, a CI's
+    # ``REGISTRY_AUTH=…``): their values went out in clear. ``auth`` ends a name only
+    # after a word and ``_``, ``.`` or ``-`` (``auth: oauth2``, ``OAuth``, ``author`` name
+    # a scheme or a person)
+    r"|credentials?|(?<=[a-z0-9][_.-])auth"
     # "pass" ends a name after a non-letter or in camel case (DB_PASS, SMTP_PASS, dbPass,
     # rclone's "pass ="), never inside a word (bypass, compass) or before more of one
     "|pass(?=" + _QUALIFIER + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)"
@@ -300,7 +305,8 @@ _WRAPPERS: Final = (
         _NAME + "(?P<sep>" + _SEPARATOR + _GAP + "*)"
         + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
-        ("key", "secret", "token", "pass", "pwd"), folded=True, anchored=True,
+        ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
+        anchored=True,
         wrapper=True),
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
 )
@@ -392,7 +398,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
         if quoted and _SPACE.search(value) is not None:
             return _a_quoted_phrase_secret(value)
-        if _a_word_named_pass(match):  # "first_pass: 'fast'", "pass: done": a word stays
+        if _a_word_named_pass(match) or _a_login_name(match):
+            # "first_pass: 'fast'", "pass: done", fetch's "credentials: 'include'",
+            # "http_auth: basic": a word stays
             return _looks_like_secret(value, data=False, alone=False)
         # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
         data = quoted or name == "flag" or match.group("sep") == "="
@@ -494,6 +502,15 @@ def _a_word_named_pass(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     name = text[_name_start(text, at):at + 4]
     return not (name.isupper() and len(name) > len("pass"))
+
+
+def _a_login_name(match: re.Match[str]) -> bool:
+    """Whether the assignment's name is for what a login is given rather than a secret
+    itself (``DB_CREDENTIALS``, ``REGISTRY_AUTH``): its value may as well be a word that
+    says how (``credentials: 'include'``, ``proxy_auth: ntlm``), so one goes only when
+    it looks like a secret without its place saying so."""
+    head = match.group(0)[:4].lower()
+    return head == "auth" or head == "cred"
 
 
 #: a .pgpass line's host that is plainly one: any (``*``), an address, a dotted name or

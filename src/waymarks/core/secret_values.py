@@ -43,6 +43,10 @@ _WORDS: Final = lazy(r"[A-Za-z]+(?:[._:-][A-Za-z]+)*", re.ASCII)
 #: dotted or snake_case code: ``s3_client.token``, ``utf8_codec`` (each part a word)
 _CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,2})+",
                                re.ASCII)
+#: names in code joined by ``||``, ``&&`` or ``??`` (minified JavaScript's
+#: ``withCredentials:i.credentials||S.credentials``): an expression, not a value
+_CODE_FALLBACKS: Final = lazy(r"[A-Za-z_$]+(?:\.[A-Za-z_$]+)*"
+                              r"(?:(?:\|\||&&|\?\?)[A-Za-z_$]+(?:\.[A-Za-z_$]+)*)+", re.ASCII)
 #: how a name for a credential ends: a value ending so is a variable, not a secret
 _NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
                      "passphrase", "pwd", "pass")
@@ -73,7 +77,8 @@ def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
         return False
     if value.isdigit():
         return len(value) >= _MIXED_MIN
-    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
+    if _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value) \
+            or _CODE_FALLBACKS.fullmatch(value):
         return False
     if not _WORDS.fullmatch(value):
         return len(value) >= _MIXED_MIN

@@ -1,0 +1,83 @@
+"""Credentials in the configs, commands and logs developers paste, each through the real
+path a stored claim takes to a remote model (the recall digest for ``openai``) and the
+write's refusal, with the ordinary text beside each rule left exactly as it was.
+
+- a value named for what a login is given: ``DB_CREDENTIALS=user:…``, a CI's
+  ``REGISTRY_AUTH=…`` (fetch's ``credentials: 'include'``, ``proxy_auth: ntlm``,
+  ``author:`` and ``OAuth:`` stay).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from waymarks.core.secrets import credential_kinds
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+PW = "Xk9mQ2pL7vR3tY8w"
+
+#: (topic word, stored text, what must not leave, what must stay)
+CASES: list[tuple[str, str, str, list[str]]] = [
+    ("bilby", f"bilby env: DB_CREDENTIALS=admin:{PW}", PW, ["bilby env: DB_CREDENTIALS="]),
+    ("bandicoot", f"bandicoot CI: REGISTRY_AUTH={PW}Ab", PW, ["REGISTRY_AUTH="]),
+    ("potoroo", f'potoroo: export NPM_AUTH="{PW}" before publishing', PW,
+     ["export NPM_AUTH=", "before publishing"]),
+]
+
+#: (topic word, stored text that must reach the model as it is)
+UNCHANGED: list[tuple[str, str]] = [
+    ("pademelon", "pademelon client: fetch(url, { credentials: 'include' }); "
+                  "credentials: \"same-origin\"; proxy_auth: ntlm; withCredentials: true"),
+    ("bettong", "bettong: GOOGLE_APPLICATION_CREDENTIALS=/secrets/sa.json, "
+                "author: Jane Doe, OAuth: enabled, use_auth: false"),
+    ("cuscus", "cuscus bundle: {withCredentials:i.credentials||S.credentials||Y.config."
+               "withCredentials,token:a.token||b.token}"),
+]
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Waymarks]:
+    """Every case as a claim, written as an older version or a hand edit would leave it
+    (writes holding a credential are refused now). One home for the module."""
+    root = tmp_path_factory.mktemp("pasted")
+    home, project = root / "home", root / "project"
+    project.mkdir()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv("WAYMARKS_SEMANTIC", "off")  # as the suite's autouse fixture sets
+        with patched.context() as writing:
+            writing.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
+            with Waymarks(home, cwd=str(project)) as app:
+                app.trust(str(project))
+                for _word, text, *_rest in (*CASES, *UNCHANGED):
+                    assert isinstance(app.remember(text, scope="project"), Committed)
+        with Waymarks(home, cwd=str(project)) as app:
+            yield app
+
+
+def digest_for(app: Waymarks, word: str) -> str:
+    result = app.recall(f"what about the {word}?", provider="openai")
+    assert result.digest, word
+    return result.digest
+
+
+@pytest.mark.parametrize(("word", "text", "secret", "kept"), CASES, ids=[c[0] for c in CASES])
+def test_the_credential_leaves_and_its_context_stays(stored: Waymarks, word: str, text: str,
+                                                    secret: str, kept: list[str]) -> None:
+    digest = digest_for(stored, word)
+    assert secret not in digest and secret[:6] not in digest
+    assert "[REDACTED:" in digest
+    for part in kept:
+        assert part.replace('"', '\\"') in digest, part
+    assert credential_kinds(text), "a write holding it is refused"
+
+
+@pytest.mark.parametrize(("word", "text"), UNCHANGED, ids=[u[0] for u in UNCHANGED])
+def test_ordinary_text_beside_the_new_rules_stays(stored: Waymarks, word: str,
+                                                  text: str) -> None:
+    digest = digest_for(stored, word)
+    assert "[REDACTED:" not in digest
+    assert text.replace('"', '\\"') in digest
+    assert credential_kinds(text) == []
