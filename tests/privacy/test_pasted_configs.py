@@ -4,7 +4,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
 
 - a value named for what a login is given: ``DB_CREDENTIALS=user:…``, a CI's
   ``REGISTRY_AUTH=…`` (fetch's ``credentials: 'include'``, ``proxy_auth: ntlm``,
-  ``author:`` and ``OAuth:`` stay).
+  ``author:`` and ``OAuth:`` stay);
+- the password a registry login reads on its standard input (``--password-stdin``), given
+  by ``echo``/``printf`` through a pipe, a here-string or a heredoc's first line (``echo
+  "$CR_PAT" |``, ``cat pw.txt |`` and ``aws ecr get-login-password |`` stay).
 """
 
 from __future__ import annotations
@@ -25,6 +28,14 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("bandicoot", f"bandicoot CI: REGISTRY_AUTH={PW}Ab", PW, ["REGISTRY_AUTH="]),
     ("potoroo", f'potoroo: export NPM_AUTH="{PW}" before publishing', PW,
      ["export NPM_AUTH=", "before publishing"]),
+    ("quoll", f'quoll deploy: echo "{PW}" | docker login --password-stdin -u ci reg.example.com',
+     PW, ["| docker login --password-stdin -u ci reg.example.com"]),
+    ("numbat", f"numbat deploy: printf '%s' '{PW}' | helm registry login ghcr.io -u me "
+               "--password-stdin", PW, ["helm registry login ghcr.io"]),
+    ("dunnart", f"dunnart release: docker login -u me --password-stdin <<< {PW}", PW,
+     ["docker login -u me --password-stdin <<< "]),
+    ("phascogale", f"phascogale job:\ndocker login -u ci --password-stdin reg <<EOF\n{PW}\nEOF",
+     PW, ["docker login -u ci --password-stdin reg <<EOF", "EOF"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -35,6 +46,9 @@ UNCHANGED: list[tuple[str, str]] = [
                 "author: Jane Doe, OAuth: enabled, use_auth: false"),
     ("cuscus", "cuscus bundle: {withCredentials:i.credentials||S.credentials||Y.config."
                "withCredentials,token:a.token||b.token}"),
+    ("woylie", 'woylie CI: echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin; '
+               "cat pw.txt | podman login -u me --password-stdin quay.io; aws ecr "
+               "get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr"),
 ]
 
 

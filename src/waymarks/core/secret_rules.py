@@ -176,6 +176,16 @@ _LOGIN_FLAGS: Final = (
     (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
     ("ldap[a-z]+", "-w"),
 )
+#: a command that logs in to a registry and can read its password on standard input
+_STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
+                         r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
+                         r"[ \t][^\n|;&`]{0,64}?login[ \t]")
+#: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
+_HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
+#: a value quoted on its line, or bare to a space, quote or a shell's operator
+_QUOTED_OR_BARE: Final = (r"(?:'(?P<{name}_q>[^'\n]{{{least},4096}})'"
+                          r"|\"(?P<{name}_d>[^\"\n]{{{least},4096}})\""
+                          r"|(?P<{name}>[^\s\"'`\\;|&<>()]{{{least},4096}}))")
 #: where a command's name starts: not inside a word or path (``unzip``'s "zip" too)
 _COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
 
@@ -276,6 +286,18 @@ _WRAPPERS: Final = (
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
          "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
+    # the password a registry login reads on its standard input (``--password-stdin``),
+    # given there by ``echo``/``printf`` through a pipe, a here-string or the first line
+    # of a heredoc, as CI scripts and READMEs write it; ``cat pw.txt |`` and ``echo
+    # "$CR_PAT" |`` name one (references stay)
+    Rule("stdin_login", "secret", lazy(
+        r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
+        r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
+        + r"[ \t]*\|[ \t]*" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
+        r"|" + _STDIN_COMMAND + r"[^\n]{0,256}?<<(?:<[ \t]*"
+        + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
+        r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
+        re.ASCII), ("password-stdin",), wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -363,7 +385,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
         return _looks_like_secret(value, data=True, alone=False)
-    if name in ("short_flag", "user_flag", "login_flag", "smb_user"):  # "-p$PWD"
+    if name == "stdin_login" and not _reads_stdin(match):
+        return False
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
@@ -511,6 +535,14 @@ def _a_login_name(match: re.Match[str]) -> bool:
     it looks like a secret without its place saying so."""
     head = match.group(0)[:4].lower()
     return head == "auth" or head == "cred"
+
+
+def _reads_stdin(match: re.Match[str]) -> bool:
+    """Whether the login of a ``stdin_login`` match reads its password on standard input:
+    ``--password-stdin`` on the command's line (before or after a heredoc's operator)."""
+    text, at = match.string, match.start()
+    line_end = text.find("\n", at)
+    return "--password-stdin" in text[at:len(text) if line_end == -1 else line_end]
 
 
 #: a .pgpass line's host that is plainly one: any (``*``), an address, a dotted name or
