@@ -7,11 +7,14 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   ``author:`` and ``OAuth:`` stay);
 - the password a registry login reads on its standard input (``--password-stdin``), given
   by ``echo``/``printf`` through a pipe, a here-string or a heredoc's first line (``echo
-  "$CR_PAT" |``, ``cat pw.txt |`` and ``aws ecr get-login-password |`` stay).
+  "$CR_PAT" |``, ``cat pw.txt |`` and ``aws ecr get-login-password |`` stay);
+- the ``default`` of a Terraform variable named for a credential, past its other arguments
+  and a nested block (another variable's default, an empty one, stays).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -36,6 +39,11 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      ["docker login -u me --password-stdin <<< "]),
     ("phascogale", f"phascogale job:\ndocker login -u ci --password-stdin reg <<EOF\n{PW}\nEOF",
      PW, ["docker login -u ci --password-stdin reg <<EOF", "EOF"]),
+    ("kowari", f'kowari variables.tf: variable "db_password" {{\n  type = string\n'
+               f'  default = "{PW}"\n}}', PW, ['variable "db_password"', "default = "]),
+    ("mulgara", 'mulgara variables.tf: variable "client_secret_prod" {\n  validation {\n'
+                "    condition = length(var.client_secret_prod) > 8\n  }\n"
+                '  default = "postgres"\n}', "postgres", ["condition = length("]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -49,6 +57,9 @@ UNCHANGED: list[tuple[str, str]] = [
     ("woylie", 'woylie CI: echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin; '
                "cat pw.txt | podman login -u me --password-stdin quay.io; aws ecr "
                "get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr"),
+    ("ningaui", 'ningaui variables.tf: variable "region" {\n  default = "us-east-1"\n}\n'
+                'variable "db_password" {\n  sensitive = true\n  default = ""\n}\n'
+                'variable "password_length" { default = "16" }'),
 ]
 
 
@@ -84,7 +95,7 @@ def test_the_credential_leaves_and_its_context_stays(stored: Waymarks, word: str
     assert secret not in digest and secret[:6] not in digest
     assert "[REDACTED:" in digest
     for part in kept:
-        assert part.replace('"', '\\"') in digest, part
+        assert json.dumps(part)[1:-1] in digest, part
     assert credential_kinds(text), "a write holding it is refused"
 
 
@@ -93,5 +104,5 @@ def test_ordinary_text_beside_the_new_rules_stays(stored: Waymarks, word: str,
                                                   text: str) -> None:
     digest = digest_for(stored, word)
     assert "[REDACTED:" not in digest
-    assert text.replace('"', '\\"') in digest
+    assert json.dumps(text)[1:-1] in digest
     assert credential_kinds(text) == []

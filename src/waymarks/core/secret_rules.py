@@ -180,6 +180,11 @@ _LOGIN_FLAGS: Final = (
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
                          r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
                          r"[ \t][^\n|;&`]{0,64}?login[ \t]")
+#: a variable's name for a credential, as an assignment's is (:data:`_NAME`), read inside
+#: its quotes: no separator follows it there
+_TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|credentials?"
+                          r"|(?<![a-z])pass|(?<=[a-z0-9][_-])auth|(?:"
+                          + "|".join(_KEY_PREFIXES) + r")[_-]?key")
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -317,6 +322,14 @@ _WRAPPERS: Final = (
     Rule("url_user", "url-token", lazy(
         r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    # the default of a Terraform variable named for a credential (``variable "db_password"
+    # { default = "…" }``): its assignment is ``default``, a word naming none, so it went
+    # out in clear; the block may hold other arguments and one level of nested blocks
+    Rule("tf_default", "secret", lazy(
+        r"variable[ \t]+\"[\w-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER
+        + r"\"[ \t]*\{(?:[^{}]|\{[^{}]{0,1024}\}){0,2048}?(?<![\w-])default[ \t]*=[ \t]*"
+        r"\"(?P<tf_default>(?:[^\"\\\n]|\\[^\n]){1,4096})\"", re.ASCII | re.IGNORECASE),
+        ("variable",), folded=True, anchored=True, wrapper=True, guard="="),
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
@@ -403,6 +416,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name == "tf_default":
+        return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
+            else _looks_like_secret(value, data=True, alone=False)
     if name in ("prose", "prose_cjk"):
         return accepts_prose(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
