@@ -9,7 +9,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   by ``echo``/``printf`` through a pipe, a here-string or a heredoc's first line (``echo
   "$CR_PAT" |``, ``cat pw.txt |`` and ``aws ecr get-login-password |`` stay);
 - the ``default`` of a Terraform variable named for a credential, past its other arguments
-  and a nested block (another variable's default, an empty one, stays).
+  and a nested block (another variable's default, an empty one, stays);
+- the signature of Azure Storage's ``Authorization: SharedKey ACCOUNT:SIGNATURE`` (the
+  account stays).
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("mulgara", 'mulgara variables.tf: variable "client_secret_prod" {\n  validation {\n'
                 "    condition = length(var.client_secret_prod) > 8\n  }\n"
                 '  default = "postgres"\n}', "postgres", ["condition = length("]),
+    ("dibbler", "dibbler curl -v: > Authorization: SharedKey myaccount:"
+                "ctzMq410TV3wS7upTBcunJTDLEJwMAZuFPfr0mrrA08=", "ctzMq410TV3wS7",
+     ["> Authorization: SharedKey myaccount:"]),
+    ("planigale", "planigale: Authorization: SharedKeyLite acct:"
+                  "Xk9mQ2pL7vR3tY8wAbcDeXk9mQ2pL7vR3tY8wAbc=", "Xk9mQ2", ["SharedKeyLite acct:"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -60,6 +67,8 @@ UNCHANGED: list[tuple[str, str]] = [
     ("ningaui", 'ningaui variables.tf: variable "region" {\n  default = "us-east-1"\n}\n'
                 'variable "db_password" {\n  sensitive = true\n  default = ""\n}\n'
                 'variable "password_length" { default = "16" }'),
+    ("kultarr", "kultarr headers: Authorization: Negotiate, WWW-Authenticate: SharedKey "
+                "realm=storage, Authorization: see the wiki"),
 ]
 
 

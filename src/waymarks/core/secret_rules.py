@@ -246,6 +246,9 @@ _WRAPPERS: Final = (
     Rule("auth_raw", "auth-token", lazy(
         r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?"
         r"(?:[A-Za-z][A-Za-z0-9-]{1,31}" + _GAP + r"+)?"
+        # an account before the key (Azure Storage's ``SharedKey ACCOUNT:SIGNATURE``): the
+        # account stays, the signature goes (it went out whole, the colon ending the run)
+        r"(?:[A-Za-z0-9_-]{1,64}:)?"
         r"(?P<auth_raw>[A-Za-z0-9._~+/=-]{16,4096})(?![^\s\"',;\\])", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":
