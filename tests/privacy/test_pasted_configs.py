@@ -11,7 +11,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
 - the ``default`` of a Terraform variable named for a credential, past its other arguments
   and a nested block (another variable's default, an empty one, stays);
 - the signature of Azure Storage's ``Authorization: SharedKey ACCOUNT:SIGNATURE`` (the
-  account stays).
+  account stays);
+- a private key's PEM block split: its armour wrapped between words, or its tail alone
+  (the BEGIN line in another message), base64 lines and the END line (a certificate's
+  tail stays).
 """
 
 from __future__ import annotations
@@ -51,6 +54,11 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      ["> Authorization: SharedKey myaccount:"]),
     ("planigale", "planigale: Authorization: SharedKeyLite acct:"
                   "Xk9mQ2pL7vR3tY8wAbcDeXk9mQ2pL7vR3tY8wAbc=", "Xk9mQ2", ["SharedKeyLite acct:"]),
+    ("kaluta", f"kaluta key:\n-----BEGIN RSA PRIVATE\nKEY-----\nMIIEpAIBAAKCAQEA{PW}\n"
+               "-----END RSA PRIVATE KEY-----", PW, ["kaluta key:"]),
+    ("ampurta", f"ampurta, the rest of the key:\nMIIEpAIBAAKCAQEA{PW}{PW}\n{PW}Ab12\n"
+                "-----END OPENSSH PRIVATE KEY-----\nthat is all", PW,
+     ["ampurta, the rest of the key:", "that is all"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -69,6 +77,8 @@ UNCHANGED: list[tuple[str, str]] = [
                 'variable "password_length" { default = "16" }'),
     ("kultarr", "kultarr headers: Authorization: Negotiate, WWW-Authenticate: SharedKey "
                 "realm=storage, Authorization: see the wiki"),
+    ("mardo", "mardo cert tail:\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
+              "-----END CERTIFICATE-----\nnext: -----END of the build log-----"),
 ]
 
 

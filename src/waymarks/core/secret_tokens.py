@@ -90,10 +90,21 @@ _AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?" + _AWS_ED
                      + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
                      + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
 
+#: the words of a private key's armour line after BEGIN or END, to its closing dashes
+_ARMOUR: Final = r"(?:[ \t\r\n]+[A-Z0-9]+)*?[ \t\r\n]+PRIVATE[ \t\r\n]+KEY(?:[ \t\r\n]+BLOCK)?-----"
+
 TOKENS: Final = (
+    # its armour may be wrapped between words ("-----BEGIN RSA PRIVATE⏎KEY-----", a narrow
+    # terminal's or a chat's wrap: the block went out whole)
     _token("pem", "private-key",
-           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-           r"(?s:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", "-----BEGIN"),
+           r"-----BEGIN" + _ARMOUR + r"(?s:.*?-----END" + _ARMOUR + r"|.*\Z)", "-----BEGIN"),
+    # its tail, the BEGIN line in another message or cut off (a paste split in two, a
+    # tool's output read in parts): the base64 lines before the END line, from the first
+    # of their run (the line before it does not end in 16 of their characters: each run
+    # is read once) and the END line
+    _token("pem_tail", "private-key",
+           r"(?m:^)(?<![A-Za-z0-9+/=]{16}\n)(?<![A-Za-z0-9+/=]{16}\r\n)[ \t]*(?>(?:"
+           r"[A-Za-z0-9+/=]{16,}[ \t]*\r?\n[ \t]*)+)-----END" + _ARMOUR, "-----END"),
     # the same block base64-encoded (kubeconfig's client-key-data, a TLS secret's tls.key):
     # "LS0tLS1CRUdJTi" is "-----BEGIN"; on one line, or wrapped (full lines, then a last
     # one standing alone); ``accepts`` decodes its head: a certificate is not a secret
