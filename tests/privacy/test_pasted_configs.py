@@ -14,7 +14,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   account stays);
 - a private key's PEM block split: its armour wrapped between words, or its tail alone
   (the BEGIN line in another message), base64 lines and the END line (a certificate's
-  tail stays).
+  tail stays);
+- a cookie header whose cookies are parted by spaces alone (``Cookie: theme=dark
+  sessionid=…``): each is judged, not the first only (a sentence after ``cookie:`` and
+  plain cookies stay).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("ampurta", f"ampurta, the rest of the key:\nMIIEpAIBAAKCAQEA{PW}{PW}\n{PW}Ab12\n"
                 "-----END OPENSSH PRIVATE KEY-----\nthat is all", PW,
      ["ampurta, the rest of the key:", "that is all"]),
+    ("antechinus", f"antechinus repro: curl -H 'Cookie: theme=dark sessionid={PW}Ab' "
+                   "https://app.example.com", PW, ["curl -H 'Cookie: ", "https://app.example.com"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -79,6 +84,8 @@ UNCHANGED: list[tuple[str, str]] = [
                 "realm=storage, Authorization: see the wiki"),
     ("mardo", "mardo cert tail:\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
               "-----END CERTIFICATE-----\nnext: -----END of the build log-----"),
+    ("wambenger", "wambenger notes: cookie: SameSite=Lax is the default since Chrome 80; "
+                  "curl -H 'Cookie: theme=dark lang=en'"),
 ]
 
 

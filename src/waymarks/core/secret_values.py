@@ -217,10 +217,12 @@ _ANALYTICS_ID: Final = lazy(r"(?:[A-Za-z]{1,3}[0-9]?\.)?[0-9]+(?:\.[0-9]+){2,}",
 #: a cookie's value: what RFC 6265 allows in one (no space, comma or semicolon), so its
 #: first run: a sentence after "cookie:" or an attribute's date goes on after it
 _COOKIE_VALUE: Final = lazy(r"[^\s,;]*")
-#: where one cookie (or attribute) ends and the next starts: a ``;``, or a ``,`` before a
-#: ``name=`` (Set-Cookie headers joined, as Python's requests prints them: ``Path=/,
-#: sessionid=…``); an expiry date's comma (``Wed, 21 Oct 2026``) is before no ``=``
-_COOKIE_PAIRS: Final = lazy(r";|,(?=[ \t]*[^\s=;,]+=)")
+#: where one cookie (or attribute) ends and the next starts: a ``;``, or a ``,`` or spaces
+#: before a ``name=`` (Set-Cookie headers joined, as Python's requests prints them:
+#: ``Path=/, sessionid=…``; cookies parted by spaces alone, as a hand or a log writes them:
+#: ``theme=dark sessionid=…`` was judged by its first); an expiry date's comma (``Wed, 21
+#: Oct 2026``) and a sentence's words are before no ``=``
+_COOKIE_PAIRS: Final = lazy(r";|,(?=[ \t]*[^\s=;,]+=)|[ \t]+(?=[^\s=;,]+=)")
 
 
 def cookie_holds_secret(header: str) -> bool:
