@@ -17,7 +17,8 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   tail stays);
 - a cookie header whose cookies are parted by spaces alone (``Cookie: theme=dark
   sessionid=…``): each is judged, not the first only (a sentence after ``cookie:`` and
-  plain cookies stay).
+  plain cookies stay);
+- a dotted token as a URL's user (``https://tok.en9Xq…@github.com``; ``jane.doe@`` stays).
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      ["ampurta, the rest of the key:", "that is all"]),
     ("antechinus", f"antechinus repro: curl -H 'Cookie: theme=dark sessionid={PW}Ab' "
                    "https://app.example.com", PW, ["curl -H 'Cookie: ", "https://app.example.com"]),
+    ("kaluta2", f"kaluta2 remote: git remote add origin https://tok.{PW}@github.com/o/r.git",
+     PW, ["git remote add origin https://", "@github.com/o/r.git"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -86,6 +89,8 @@ UNCHANGED: list[tuple[str, str]] = [
               "-----END CERTIFICATE-----\nnext: -----END of the build log-----"),
     ("wambenger", "wambenger notes: cookie: SameSite=Lax is the default since Chrome 80; "
                   "curl -H 'Cookie: theme=dark lang=en'"),
+    ("tarsipes", "tarsipes docs: open https://jane.doe.smith@example.com/ or "
+                 "git clone https://release.bot.account@git.example.com/r.git"),
 ]
 
 

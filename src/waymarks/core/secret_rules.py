@@ -321,9 +321,11 @@ _WRAPPERS: Final = (
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     # a token as a URL's user, no password (``https://TOKEN@github.com/o/r.git``, which Git
-    # and GitHub accept): judged random (``git@``, ``deploy-bot-2024@`` stay)
+    # and GitHub accept): judged random (``git@``, ``deploy-bot-2024@`` stay), part by
+    # part, so a dotted one goes (``https://tok.en9Xq…@``, which went out whole) and a
+    # person's ``jane.doe@`` stays
     Rule("url_user", "url-token", lazy(
-        r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_-]{16,256})(?=@)", re.ASCII),
+        r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_.-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     # the default of a Terraform variable named for a credential (``variable "db_password"
     # { default = "…" }``): its assignment is ``default``, a word naming none, so it went
