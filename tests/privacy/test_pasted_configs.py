@@ -18,7 +18,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
 - a cookie header whose cookies are parted by spaces alone (``Cookie: theme=dark
   sessionid=…``): each is judged, not the first only (a sentence after ``cookie:`` and
   plain cookies stay);
-- a dotted token as a URL's user (``https://tok.en9Xq…@github.com``; ``jane.doe@`` stays).
+- a dotted token as a URL's user (``https://tok.en9Xq…@github.com``; ``jane.doe@`` stays);
+- a generated password whose ``(`` comes after 2-3 characters (``PASSWORD=Xk9(mQ2…)``):
+  calls with short names stay (``f(x)``, ``env("SECRET_KEY")``, ``pw(1)``).
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
                    "https://app.example.com", PW, ["curl -H 'Cookie: ", "https://app.example.com"]),
     ("kaluta2", f"kaluta2 remote: git remote add origin https://tok.{PW}@github.com/o/r.git",
      PW, ["git remote add origin https://", "@github.com/o/r.git"]),
+    ("kaluta3", "kaluta3 .env: DB_PASSWORD=Xk9(mQ2pL7vR3)!\nAPP_TOKEN=aB(cD3eF5gH7jK9)",
+     "mQ2pL7vR3", ["kaluta3 .env: DB_PASSWORD=", "APP_TOKEN="]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -91,6 +95,8 @@ UNCHANGED: list[tuple[str, str]] = [
                   "curl -H 'Cookie: theme=dark lang=en'"),
     ("tarsipes", "tarsipes docs: open https://jane.doe.smith@example.com/ or "
                  "git clone https://release.bot.account@git.example.com/r.git"),
+    ("yallara", 'yallara settings.py: token = f(x)\nSECRET_KEY = env("SECRET_KEY")\n'
+                "pwd=pw(1)\napi_key=get(key_name)"),
 ]
 
 

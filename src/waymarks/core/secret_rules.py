@@ -110,7 +110,11 @@ _VALUE: Final = (
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
     r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
     r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + _CJK_WORDS + r"]{{3,4095}}"
-    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]))"
+    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]"
+    # a head of 2-3 before a glued ``(``: a call's name, or a password going on
+    # (``PASSWORD=Xk9(mQ2pL7vR3)`` went out whole, too short to be a value at all);
+    # :func:`glued_end` and :func:`_a_call` tell them apart
+    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{2,3}}(?=\()))"
 )
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
