@@ -20,7 +20,8 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   plain cookies stay);
 - a dotted token as a URL's user (``https://tok.en9Xq…@github.com``; ``jane.doe@`` stays);
 - a generated password whose ``(`` comes after 2-3 characters (``PASSWORD=Xk9(mQ2…)``):
-  calls with short names stay (``f(x)``, ``env("SECRET_KEY")``, ``pw(1)``).
+  calls with short names stay (``f(x)``, ``env("SECRET_KEY")``, ``pw(1)``);
+- Azure API Management's ``Ocp-Apim-Subscription-Key`` header (a reference stays).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      PW, ["git remote add origin https://", "@github.com/o/r.git"]),
     ("kaluta3", "kaluta3 .env: DB_PASSWORD=Xk9(mQ2pL7vR3)!\nAPP_TOKEN=aB(cD3eF5gH7jK9)",
      "mQ2pL7vR3", ["kaluta3 .env: DB_PASSWORD=", "APP_TOKEN="]),
+    ("ngwayir", 'ngwayir: curl -H "Ocp-Apim-Subscription-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0" '
+                "https://x.azure-api.net/v1", "9f8e7d6c5b4a", ["https://x.azure-api.net/v1"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -97,6 +100,8 @@ UNCHANGED: list[tuple[str, str]] = [
                  "git clone https://release.bot.account@git.example.com/r.git"),
     ("yallara", 'yallara settings.py: token = f(x)\nSECRET_KEY = env("SECRET_KEY")\n'
                 "pwd=pw(1)\napi_key=get(key_name)"),
+    ("wopilkara", 'wopilkara: subscription_key = os.environ["APIM_KEY"]; the subscription '
+                  "key: premium tier"),
 ]
 
 

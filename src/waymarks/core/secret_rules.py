@@ -123,7 +123,9 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
                         # what the key signs or opens (``SESSION_KEY``, a CI's ``DEPLOY_KEY``,
                         # Laravel's ``APP_KEY``): their values went out in clear
                         "session", "deploy", "jwt", "app", "client", "license", "licence",
-                        "hmac", "webhook", "service", "storage", "csrf")
+                        "hmac", "webhook", "service", "storage", "csrf",
+                        # Azure API Management's ``Ocp-Apim-Subscription-Key`` header
+                        "subscription")
 #: a space between a scheme, flag or name and its value or separator: a tab, or a space
 #: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
 #: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
