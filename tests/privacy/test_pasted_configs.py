@@ -21,7 +21,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
 - a dotted token as a URL's user (``https://tok.en9Xq…@github.com``; ``jane.doe@`` stays);
 - a generated password whose ``(`` comes after 2-3 characters (``PASSWORD=Xk9(mQ2…)``):
   calls with short names stay (``f(x)``, ``env("SECRET_KEY")``, ``pw(1)``);
-- Azure API Management's ``Ocp-Apim-Subscription-Key`` header (a reference stays).
+- Azure API Management's ``Ocp-Apim-Subscription-Key`` header (a reference stays);
+- the registry credential of ``npm``/``pnpm``/``yarn config set KEY VALUE``, a space its
+  separator (a variable and the registry's address stay).
 """
 
 from __future__ import annotations
@@ -74,6 +76,10 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      "mQ2pL7vR3", ["kaluta3 .env: DB_PASSWORD=", "APP_TOKEN="]),
     ("ngwayir", 'ngwayir: curl -H "Ocp-Apim-Subscription-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0" '
                 "https://x.azure-api.net/v1", "9f8e7d6c5b4a", ["https://x.azure-api.net/v1"]),
+    ("wuhl", f"wuhl CI: npm config set //npm.example.com/:_authToken {PW} && npm publish",
+     PW, ["npm config set //npm.example.com/:_authToken ", "&& npm publish"]),
+    ("wuhl2", f"wuhl2 CI: yarn config set npmAuthToken {PW}", PW,
+     ["yarn config set npmAuthToken "]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -102,6 +108,8 @@ UNCHANGED: list[tuple[str, str]] = [
                 "pwd=pw(1)\napi_key=get(key_name)"),
     ("wopilkara", 'wopilkara: subscription_key = os.environ["APIM_KEY"]; the subscription '
                   "key: premium tier"),
+    ("wurrup", "wurrup CI: npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}; "
+               "npm config set registry https://registry.example.com"),
 ]
 
 

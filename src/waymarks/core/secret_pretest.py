@@ -177,6 +177,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
+    if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
+        return True  # a package manager's ``config set KEY VALUE``, no separator
     if not (colon or equals or (dash and "--" in text)):
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \

@@ -312,6 +312,15 @@ _WRAPPERS: Final = (
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
         re.ASCII), ("password-stdin",), wrapper=True, guard="-"),
+    # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
+    # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
+    # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
+    Rule("config_set", "secret", lazy(
+        r"(?<![\w.-])(?:npm|pnpm|yarn)(?:\.cmd|\.exe)?[ \t]+config(?:[ \t]+-[\w-]+)*"
+        r"[ \t]+set(?:[ \t]+-[\w-]+)*[ \t]+[^\s=]{0,256}?(?i:_auth(?:token)?|_password"
+        r"|npmauth(?:token|ident))[\"']?[ \t]+"
+        + _QUOTED_OR_BARE.format(name="config_set", least=1), re.ASCII),
+        ("config",), wrapper=True, guard=" "),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -411,7 +420,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _looks_like_secret(value, data=True, alone=False)
     if name == "stdin_login" and not _reads_stdin(match):
         return False
-    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login"):
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
+                "config_set"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
