@@ -13,7 +13,7 @@ to replace. Two families:
   (``postgres://admin:pw@host``) or of a .netrc entry (``machine H login U password P``),
   a password glued to a MySQL client's ``-p``, after curl's ``-u USER:`` or smbclient's
   ``-U USER%``, after the password flag of a registry login, ``sshpass``, redis-cli,
-  openssl, zip, 7-Zip or an OpenLDAP client (``_LOGIN_FLAGS``), the value of
+  openssl, zip, 7-Zip or an OpenLDAP client (:mod:`waymarks.core.secret_commands`), the value of
   a ``password=``/``api_key:``/``DB_PASS=``/``"secret": "…"`` assignment or a
   ``--token VALUE`` flag, and a value stated after a credential's noun in a sentence
   ("the staging db password is Tr0ub4dor&3", "数据库密码是 Passw0rd123";
@@ -54,6 +54,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_commands import COMMAND_RULES, reads_stdin
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
     KUBE_SECRET_FLOW,
@@ -164,52 +165,11 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
-#: commands whose ``-pPASSWORD`` carries a password (MySQL's and MariaDB's clients)
-_PASSWORD_COMMANDS: Final = (
-    r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
-    r"|mariadb(?:-(?:dump|admin|import|check|show|slap|binlog))?)")
-#: (command, flag) whose password follows the flag, after spaces or glued: a registry
-#: login's or sshpass's ``-p``, redis-cli's ``-a``, openssl's ``-k`` and ``-pass``,
-#: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
-#: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), and ``-w`` of
-#: the OpenLDAP clients (``-W`` prompts)
-_LOGIN_FLAGS: Final = (
-    (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?login"
-     r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
-    ("redis-cli", "-a"),
-    (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
-    ("(?:un)?zip", "-P"),
-    (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
-    ("ldap[a-z]+", "-w"),
-)
-#: a command that logs in to a registry and can read its password on standard input
-_STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
-                         r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
-                         r"[ \t][^\n|;&`]{0,64}?login[ \t]")
 #: a variable's name for a credential, as an assignment's is (:data:`_NAME`), read inside
 #: its quotes: no separator follows it there
 _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|credentials?"
                           r"|(?<![a-z])pass|(?<=[a-z0-9][_-])auth|(?:"
                           + "|".join(_KEY_PREFIXES) + r")[_-]?key")
-#: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
-_HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
-#: a value quoted on its line, or bare to a space, quote or a shell's operator
-_QUOTED_OR_BARE: Final = (r"(?:'(?P<{name}_q>[^'\n]{{{least},4096}})'"
-                          r"|\"(?P<{name}_d>[^\"\n]{{{least},4096}})\""
-                          r"|(?P<{name}>[^\s\"'`\\;|&<>()]{{{least},4096}}))")
-#: where a command's name starts: not inside a word or path (``unzip``'s "zip" too)
-_COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
-
-
-def _user_and_password(name: str, sep: str) -> str:
-    """``USER{sep}PASSWORD`` after its flag (``-u me:pw``, ``-U 'me%pw'``, ``--user=…``,
-    ``-u me:"pw"``), the password in the group ``name`` (``name_q``, ``name_d``,
-    ``name_pq``, ``name_pd`` when quoted)."""
-    return (rf"(?:[ \t]+|=)?(?:'[^'\s{sep}]*{sep}(?P<{name}_q>[^'\n]{{1,4096}})'"
-            rf"|\"[^\"\s{sep}]*{sep}(?P<{name}_d>[^\"\n]{{1,4096}})\""
-            rf"|[^\s\"'`{sep};|&<>()]*{sep}(?:'(?P<{name}_pq>[^'\n]{{1,4096}})'"
-            rf"|\"(?P<{name}_pd>[^\"\n]{{1,4096}})\")"
-            rf"|[^\s\"'`{sep};|&<>()]*{sep}(?P<{name}>[^\s\"'`\\;|&<>()]{{1,4096}}))")
 
 
 #: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
@@ -281,57 +241,7 @@ _WRAPPERS: Final = (
         r"(?::(?:\*|[^\s:]*[A-Za-z_][^\s:]*)){2}:(?P<pgpass>(?:\\.|[^\s:\\]){1,4096})(?!\S)",
         re.ASCII),
         (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
-    # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
-    # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
-    Rule("short_flag", "secret", lazy(
-        r"(?<![\w.-])" + _PASSWORD_COMMANDS + r"(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t]-p"
-        r"(?:'(?P<short_flag_q>[^'\n]{1,4096})'|\"(?P<short_flag_d>[^\"\n]{1,4096})\""
-        r"|(?P<short_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
-        ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
-    # the password after ``-p`` of a registry login (``docker login -u ci -p …``, Podman,
-    # Buildah, nerdctl, ``helm registry login``, ``az login``) or of ``sshpass``, and after
-    # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
-    Rule("login_flag", "secret", lazy(
-        _COMMAND_START + "(?:" + "|".join(
-            rf"(?:{command})(?=[ \t])[^\n|;&`]{{0,256}}?[ \t](?:{flag})"
-            for command, flag in _LOGIN_FLAGS) + r")[ \t]*"
-        r"(?:'(?:pass:)?(?P<login_flag_q>[^'\n]{1,4096})'"
-        r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
-        r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
-        ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
-         "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
-    # the password a registry login reads on its standard input (``--password-stdin``),
-    # given there by ``echo``/``printf`` through a pipe, a here-string or the first line
-    # of a heredoc, as CI scripts and READMEs write it; ``cat pw.txt |`` and ``echo
-    # "$CR_PAT" |`` name one (references stay)
-    Rule("stdin_login", "secret", lazy(
-        r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
-        r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
-        + r"[ \t]*\|[ \t]*" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        r"|" + _STDIN_COMMAND + r"[^\n]{0,256}?<<(?:<[ \t]*"
-        + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
-        r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
-        re.ASCII), ("password-stdin",), wrapper=True, guard="-"),
-    # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
-    # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
-    # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
-    Rule("config_set", "secret", lazy(
-        r"(?<![\w.-])(?:npm|pnpm|yarn)(?:\.cmd|\.exe)?[ \t]+config(?:[ \t]+-[\w-]+)*"
-        r"[ \t]+set(?:[ \t]+-[\w-]+)*[ \t]+[^\s=]{0,256}?(?i:_auth(?:token)?|_password"
-        r"|npmauth(?:token|ident))[\"']?[ \t]+"
-        + _QUOTED_OR_BARE.format(name="config_set", least=1), re.ASCII),
-        ("config",), wrapper=True, guard=" "),
-    # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
-    # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
-    Rule("user_flag", "secret", lazy(
-        r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-[uU]|--(?:proxy-)?user)"
-        + _user_and_password("user_flag", ":"), re.ASCII),
-        ("curl",), anchored=True, wrapper=True, guard="-"),
-    # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
-    Rule("smb_user", "secret", lazy(
-        r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-U|--user)"
-        + _user_and_password("smb_user", "%"), re.ASCII),
-        ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
+    *COMMAND_RULES,  # a password a command line gives: secret_commands
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
@@ -418,7 +328,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
         return _looks_like_secret(value, data=True, alone=False)
-    if name == "stdin_login" and not _reads_stdin(match):
+    if name == "stdin_login" and not reads_stdin(match):
         return False
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set"):
@@ -572,14 +482,6 @@ def _a_login_name(match: re.Match[str]) -> bool:
     it looks like a secret without its place saying so."""
     head = match.group(0)[:4].lower()
     return head == "auth" or head == "cred"
-
-
-def _reads_stdin(match: re.Match[str]) -> bool:
-    """Whether the login of a ``stdin_login`` match reads its password on standard input:
-    ``--password-stdin`` on the command's line (before or after a heredoc's operator)."""
-    text, at = match.string, match.start()
-    line_end = text.find("\n", at)
-    return "--password-stdin" in text[at:len(text) if line_end == -1 else line_end]
 
 
 #: a .pgpass line's host that is plainly one: any (``*``), an address, a dotted name or
