@@ -23,7 +23,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   calls with short names stay (``f(x)``, ``env("SECRET_KEY")``, ``pw(1)``);
 - Azure API Management's ``Ocp-Apim-Subscription-Key`` header (a reference stays);
 - the registry credential of ``npm``/``pnpm``/``yarn config set KEY VALUE``, a space its
-  separator (a variable and the registry's address stay).
+  separator (a variable and the registry's address stay);
+- the head of ``kubectl get secret -o yaml`` cut before its ``kind:`` (``apiVersion``, then
+  ``data:``): values that decode to text go (a ConfigMap's so cut, plain values or bytes, and
+  a block whose ``kind: ConfigMap`` follows, stay).
 """
 
 from __future__ import annotations
@@ -80,6 +83,9 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      PW, ["npm config set //npm.example.com/:_authToken ", "&& npm publish"]),
     ("wuhl2", f"wuhl2 CI: yarn config set npmAuthToken {PW}", PW,
      ["yarn config set npmAuthToken "]),
+    ("dusky", "dusky secret, the top of kubectl get secret app -o yaml:\napiVersion: v1\ndata:\n"
+              "  DATABASE_URL: cG9zdGdyZXM6Ly9hZG1pbjpYazltUTJwTDd2UjN0WThAZGIvYXBw\n"
+              "  MODE: cHJvZHVjdGlvbg==", "cG9zdGdyZXM6Ly9", ["  DATABASE_URL: ", "  MODE: "]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -110,6 +116,9 @@ UNCHANGED: list[tuple[str, str]] = [
                   "key: premium tier"),
     ("wurrup", "wurrup CI: npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}; "
                "npm config set registry https://registry.example.com"),
+    ("gilbert", "gilbert config map, cut:\napiVersion: v1\ndata:\n  LOG_LEVEL: debug\n"
+                "  NAME: postgres\n  blob: AAECAwQFBgcICQoLDA0ODw==\n\nand whole:\n"
+                "apiVersion: v1\ndata:\n  MODE: cHJvZHVjdGlvbg==\nkind: ConfigMap"),
 ]
 
 

@@ -14,6 +14,10 @@ kind has: each of its values is judged as an assignment's is, whatever its key
 (:func:`string_data_values`; ``db: S3cr3tPw9`` went out in clear, ``db`` naming no
 credential), with no ``kind`` needed (a block quoted alone).
 
+A manifest cut before its ``kind`` (``kubectl get secret -o yaml`` prints ``apiVersion``,
+``data``, then ``kind``) says no kind: its values go when they decode to text
+(:data:`KUBE_SECRET_CUT`).
+
 What stays (``manifest_values`` gives no span): a ``data:`` block of another kind of object
 (a ConfigMap's, whose ``binaryData`` or base64 text is not secret), one whose ``kind:
 Secret`` stands at another indent (the ``data:`` of something nested in it) or in another
@@ -58,6 +62,15 @@ KUBE_SECRET: Final = Rule("kube_secret", "kubernetes-secret", lazy(
     r"(?=[kd])(?P<kube_kind>(?<![\w.-])" + _KIND + _BETWEEN + ")?" + _BLOCK
     + r"(?(kube_kind)|(?=\r?\n" + _BETWEEN + _KIND + "))",  # its kind before, or after
     re.ASCII), ("Secret",), wrapper=True, guard=":",
+    hint=lazy(r"data:[ \t]*(?:#[^\n]*)?\r?\n[ \t]", re.ASCII))
+
+#: the same block in a manifest cut before its ``kind:`` (``kubectl get secret -o yaml``
+#: prints ``apiVersion``, ``data``, then ``kind``: a paste of its head is all that is
+#: left of it): nothing says Secret, so :func:`manifest_values` takes only values that
+#: decode to text, which a ConfigMap's plain values never do
+KUBE_SECRET_CUT: Final = Rule("kube_secret_cut", "kubernetes-secret", lazy(
+    r"(?m:^)[ \t]*(?:-[ \t]+)?apiVersion:[^\n]*\n[ \t]*" + _BLOCK, re.ASCII),
+    ("apiVersion",), wrapper=True, guard=":",
     hint=lazy(r"data:[ \t]*(?:#[^\n]*)?\r?\n[ \t]", re.ASCII))
 
 #: the same block in YAML's flow style (``data: {DATABASE_URL: …, user: …}``: its values
@@ -166,9 +179,12 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
     Secret's data; a cut one counts when it decodes to text) or every one is a public PEM
     block (a ``ca.crt``)."""
     text = match.string
-    if name != "kube_secret_json" and not _secret_kind(
-            text, text.rfind("\n", 0, text.rfind("\n", 0, start) if name == "kube_secret"
-                             else start)):
+    yaml = name in ("kube_secret", "kube_secret_cut")
+    data_line = text.rfind("\n", 0, text.rfind("\n", 0, start) if yaml else start)
+    if name == "kube_secret_cut":
+        if not _kind_cut(text, data_line, end):
+            return []
+    elif name != "kube_secret_json" and not _secret_kind(text, data_line):
         return []
     spans: list[tuple[int, int]] = []
     decoded: list[bytes] = []
@@ -184,6 +200,8 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
                 continue
             if head.decode("utf-8", "ignore").isprintable():  # evidence only as text
                 decoded.append(head)
+        elif name == "kube_secret_cut" and not _text(plain):
+            continue  # no kind says Secret: only a value that decodes to text is one
         else:
             decoded.append(plain)
         spans.append((at, until))
@@ -196,7 +214,7 @@ def manifest_values(name: str, match: re.Match[str], start: int, end: int
 
 def _values(name: str, text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Where each value of the block ``start:end`` stands (the YAML block line by line)."""
-    if name != "kube_secret":
+    if name not in ("kube_secret", "kube_secret_cut"):
         entries = _JSON_VALUE if name == "kube_secret_json" else _FLOW_VALUE
         return [found.span("value") for found in entries.finditer(text, start, end)]
     return [found.span("value") for at, line_end in _lines(start, end, text)
@@ -242,6 +260,35 @@ def _secret_kind(text: str, head: int) -> bool:
                for kind in kinds)
 
 
+def _kind_cut(text: str, head: int, end: int) -> bool:
+    """Whether the ``data:`` block after ``head`` (to ``end``) is the head of what
+    ``kubectl get -o yaml`` prints, cut before its ``kind``: ``apiVersion`` on the line
+    before, at its column, and no ``kind:`` on the line after it (one there is the
+    object's, a Secret's read by :data:`KUBE_SECRET`). Two lines read, not the document:
+    a text of many such blocks costs each block its own lines."""
+    data = _DATA_LINE.match(text, head + 1)
+    if data is None or head < 0:
+        return False
+    column = len(data.group(1))
+    version = _API_VERSION.match(text, text.rfind("\n", 0, head) + 1, head)
+    if version is None or len(version.group(1)) != column:
+        return False
+    after = text.find("\n", end)
+    kind = None if after == -1 else _ANY_KIND_LINE.match(text, after + 1)
+    return kind is None or len(kind.group(1)) != column
+
+
+def _text(plain: bytes) -> bool:
+    """Whether decoded bytes are text (UTF-8, printable but for line breaks and tabs)."""
+    try:
+        decoded = plain.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
+
+
+#: an ``apiVersion:`` line, its indent (with a list item's ``- ``)
+_API_VERSION: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)apiVersion:", re.MULTILINE | re.ASCII)
 #: any ``kind:`` line, its indent (with a list item's ``- ``) and its kind
 _ANY_KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)kind:[ \t]*[\"']?(\w*)",
                              re.MULTILINE | re.ASCII)

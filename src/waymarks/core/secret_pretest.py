@@ -185,6 +185,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
+        or (colon and "apiVersion" in text and "data:" in text) \
         or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
 
 

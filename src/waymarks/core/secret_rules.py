@@ -57,6 +57,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import COMMAND_RULES, reads_stdin
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
+    KUBE_SECRET_CUT,
     KUBE_SECRET_FLOW,
     KUBE_SECRET_JSON,
     KUBE_STRING_DATA,
@@ -261,6 +262,7 @@ _WRAPPERS: Final = (
         r"\"(?P<tf_default>(?:[^\"\\\n]|\\[^\n]){1,4096})\"", re.ASCII | re.IGNORECASE),
         ("variable",), folded=True, anchored=True, wrapper=True, guard="="),
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
+    KUBE_SECRET_CUT,  # and its head, cut before its kind
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
     Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
