@@ -26,7 +26,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   separator (a variable and the registry's address stay);
 - the head of ``kubectl get secret -o yaml`` cut before its ``kind:`` (``apiVersion``, then
   ``data:``): values that decode to text go (a ConfigMap's so cut, plain values or bytes, and
-  a block whose ``kind: ConfigMap`` follows, stay).
+  a block whose ``kind: ConfigMap`` follows, stay);
+- a YAML complex key named for a credential, its value on the next line (``? password⏎:
+  …``; a reference and another key's value stay).
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("dusky", "dusky secret, the top of kubectl get secret app -o yaml:\napiVersion: v1\ndata:\n"
               "  DATABASE_URL: cG9zdGdyZXM6Ly9hZG1pbjpYazltUTJwTDd2UjN0WThAZGIvYXBw\n"
               "  MODE: cHJvZHVjdGlvbg==", "cG9zdGdyZXM6Ly9", ["  DATABASE_URL: ", "  MODE: "]),
+    ("bobuck", f"bobuck values.yaml:\nconfig:\n  ? db_password\n  : {PW}\n"
+               "  ? region\n  : eu-west-1",
+     PW, ["  ? db_password\n  : ", "  : eu-west-1"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -119,6 +124,8 @@ UNCHANGED: list[tuple[str, str]] = [
     ("gilbert", "gilbert config map, cut:\napiVersion: v1\ndata:\n  LOG_LEVEL: debug\n"
                 "  NAME: postgres\n  blob: AAECAwQFBgcICQoLDA0ODw==\n\nand whole:\n"
                 "apiVersion: v1\ndata:\n  MODE: cHJvZHVjdGlvbg==\nkind: ConfigMap"),
+    ("ringtail", "ringtail values.yaml:\n? password\n: ${DB_PASSWORD}\n? password_policy\n: strict"
+                 "\n? [a, b]\n: value"),
 ]
 
 

@@ -253,6 +253,14 @@ _WRAPPERS: Final = (
     Rule("url_user", "url-token", lazy(
         r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_.-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    # a YAML complex key named for a credential and its value on the next line (``?
+    # password⏎: …``, as a YAML writer emits a key it will not write plain): judged as an
+    # assignment's value
+    Rule("yaml_key", "secret", lazy(
+        r"(?m:^)[ \t]*(?:-[ \t]+)?\?[ \t]+[\"']?[\w.-]*?(?:" + _TF_SECRET_NAME + r")"
+        + _QUALIFIER + r"[\"']?[ \t]*\r?\n[ \t]*(?P<sep>:)[ \t]+"
+        + _VALUE.format(name="yaml_key"), re.ASCII | re.IGNORECASE),
+        ("?",), wrapper=True, guard=":"),
     # the default of a Terraform variable named for a credential (``variable "db_password"
     # { default = "…" }``): its assignment is ``default``, a word naming none, so it went
     # out in clear; the block may hold other arguments and one level of nested blocks
@@ -359,7 +367,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
         # an assignment; the URL's rule takes the password and leaves host and path
         return False
-    if name in ("assign", "flag"):
+    if name in ("assign", "flag", "yaml_key"):
         if match.string.startswith(PLACEHOLDER_PREFIX, end) and _LEAD_IN.fullmatch(value):
             # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
             # [REDACTED:…]"): what the first pass kept, not a value (redaction stays
