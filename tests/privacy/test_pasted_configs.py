@@ -172,3 +172,26 @@ def test_ordinary_text_beside_the_new_rules_stays(stored: Waymarks, word: str,
     assert "[REDACTED:" not in digest
     assert json.dumps(text)[1:-1] in digest
     assert credential_kinds(text) == []
+
+
+def test_a_line_of_repeated_names_is_judged_once_per_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``token:token:…`` (a hostile or broken line): each name's bare value ran up to 4,096
+    characters through every name after it and was judged again for each, 14 s a MB; the
+    characters judged now stay proportional to the text (no clock: a count)."""
+    from waymarks.core import secret_rules
+
+    judged: list[int] = []
+    real = secret_rules._looks_like_secret
+
+    def counting(value: str, data: bool, alone: bool) -> bool:
+        judged.append(len(value))
+        return real(value, data, alone)
+
+    monkeypatch.setattr(secret_rules, "_looks_like_secret", counting)
+    for unit in ("token:", "pass:", "api_key=", "x_auth:", "credentials="):
+        judged.clear()
+        text = unit * 2000
+        credential_kinds(text)
+        assert 0 < sum(judged) <= 4 * len(text), unit
+    assert credential_kinds(f"token: key=abc:token:{PW}") == ["secret"]

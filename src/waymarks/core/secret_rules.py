@@ -103,21 +103,6 @@ _WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 #: (``Ｐａｓｓ１２３４``, an input method left in that mode) are a value's still
 _CJK_WORDS: Final = (r"\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff"
                      r"\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f\uff5b-\uff9f")
-_VALUE: Final = (
-    r"(?!(?i:bearer|basic)[ \t])"
-    r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
-    r"|'(?P<{name}_sq>(?:[^\s'\\]|\\[^\n])"
-    r"(?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
-    r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
-    r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
-    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
-    r"|(?P<{name}>[^\s\"'`\\,;(){{}}\[\]<>" + _WIDE + _CJK_WORDS + r"]{{3,4095}}"
-    r"[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]"
-    # a head of 2-3 before a glued ``(``: a call's name, or a password going on
-    # (``PASSWORD=Xk9(mQ2pL7vR3)`` went out whole, too short to be a value at all);
-    # :func:`glued_end` and :func:`_a_call` tell them apart
-    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{2,3}}(?=\()))"
-)
 #: a credential name *ends* with one of these (``DB_PASSWORD``, ``PGPASSWORD``,
 #: ``clientSecret``, ``x-api-key``); ``key`` only after one of ``_KEY_PREFIXES``
 _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryption",
@@ -128,6 +113,31 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
                         "hmac", "webhook", "service", "storage", "csrf",
                         # Azure API Management's ``Ocp-Apim-Subscription-Key`` header
                         "subscription")
+#: a bare value does not run on through another credential's name and separator: in
+#: ``token:token:…`` (a hostile or a broken line) each name's value ran 4,096 characters
+#: through all the others, judged again for each, 14 s a MB; it stops there, and the
+#: next name's value is judged on its own
+_NO_NAME_BEFORE: Final = "".join(
+    f"(?<!{name}[:=])" for name in (
+        "token", "secret", "password", "passwort", "passwd", "passphrase", "pwd",
+        "credentials", "credential", "[^a-z0-9]pass", "[a-z0-9][_.-]auth",
+        *(f"{prefix}{joint}key" for prefix in _KEY_PREFIXES for joint in ("", "_", "-", "."))))
+_VALUE: Final = (
+    r"(?!(?i:bearer|basic)[ \t])"
+    r"(?:\"(?P<{name}_dq>(?:[^\s\"\\]|\\[^\n])(?:[^\"\\\n]|\\[^\n]){{0,4095}})\""
+    r"|'(?P<{name}_sq>(?:[^\s'\\]|\\[^\n])"
+    r"(?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
+    r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
+    r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
+    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
+    r"|(?P<{name}>(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|[:=]"
+    + _NO_NAME_BEFORE + r"){{3,4095}}"
+    r"(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|=" + _NO_NAME_BEFORE + ")"
+    # a head of 2-3 before a glued ``(``: a call's name, or a password going on
+    # (``PASSWORD=Xk9(mQ2pL7vR3)`` went out whole, too short to be a value at all);
+    # :func:`glued_end` and :func:`_a_call` tell them apart
+    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{2,3}}(?=\()))"
+)
 #: a space between a scheme, flag or name and its value or separator: a tab, or a space
 #: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
 #: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
