@@ -9,7 +9,9 @@ are counted and listed, but are not problems: nothing acknowledged was lost by t
 source whose project items are held back (excluded, ``foreign-location``) shows its status.
 ``integrity`` is ``"ok"`` or the first problem the whole-database check found (structure,
 index entries, every row's checksum, the item counts, the full-text indexes): health is
-the one place that pays for it at any size (see :mod:`waymarks.store.integrity`).
+the one place that pays for it at any size (see :mod:`waymarks.store.integrity`); it
+first reads the file's header from disk, since a long-lived connection checks its cached
+pages, which an overwrite in place does not touch.
 ``damagedVectors`` counts the stored vectors (hybrid recall's) that fail their checksum, a
 problem but not the database's: each is dropped and embedded again on its own by the next
 recall that reads it or ``waymarks index --semantic`` (:mod:`waymarks.store.recall_vectors`);
@@ -96,6 +98,29 @@ def _size(path: str) -> tuple[int | None, bool]:
     return (found.st_size if stat.S_ISREG(found.st_mode) else None), False
 
 
+#: how every SQLite database file begins (its header's first 16 bytes)
+_SQLITE_HEADER: Final = b"SQLite format 3\x00"
+
+
+def _overwritten(db: sqlite3.Connection) -> list[str]:
+    """The file under ``db`` no longer being a SQLite database, as a problem. A long-lived
+    connection (the inspector's) reads its cached pages, which nothing in WAL mode tells
+    it are stale when the file is overwritten in place: every check below passed on them
+    while the file on disk held other bytes (a fresh process finds it damaged at once)."""
+    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"),
+                "")
+    if not path:  # (in memory: no file to compare)
+        return []
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_SQLITE_HEADER))
+    except OSError:
+        return []  # (gone or unreadable: the next open says so, as for any command)
+    if head in (_SQLITE_HEADER, b""):  # (b"": nothing written to the file yet)
+        return []
+    return ["the database file is no SQLite database any more (overwritten while open)"]
+
+
 def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     from waymarks.store import claim_subjects  # (its import digests the signature's code)
 
@@ -135,7 +160,8 @@ def health_report(db: sqlite3.Connection) -> dict[str, Any]:
     ignored_total = db.execute(
         "SELECT count(*) FROM mutations WHERE effect = 'ignored'").fetchone()[0]
     mutations = db.execute("SELECT count(*) FROM mutations").fetchone()[0]
-    integrity_problems = verify_all(db) or fts_problems(db, ("recall_terms",))
+    integrity_problems = _overwritten(db) or verify_all(db) or fts_problems(
+        db, ("recall_terms",))
     integrity = integrity_problems[0] if integrity_problems else "ok"
     problems = []
     if integrity != "ok":
