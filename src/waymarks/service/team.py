@@ -519,14 +519,17 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
                                "writes would go to everyone, withdrawn only here; withdraw "
                                "an item for all with `waymarks team unshare TEAM_ID`")
         anchor = state.anchors.setdefault(contributor, {})
-        if bool(anchor.get("excluded")) == excluded:
+        kept = bool(anchor.get("excluded")) == excluded
+        # a new reason for an exclusion that stands is kept (it said "Nothing changed.")
+        if kept and not (excluded and reason and anchor.get("reason") != reason):
             return False
         anchor["excluded"] = excluded
         anchor.pop("reason", None)
         if reason and excluded:
             anchor["reason"] = reason
         save_anchors(app, state)
-    _refold(state)
+    if not kept:
+        _refold(state)
     return True
 
 

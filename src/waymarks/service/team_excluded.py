@@ -20,6 +20,14 @@ def _excluded(state: TeamState) -> list[str]:
     return sorted(c for c in state.sources if state.anchors.get(c, {}).get("excluded"))
 
 
+def _exclude_again(state: TeamState, owner: str) -> str:
+    """The command that excludes ``owner`` again after the steps, with the reason given
+    (a bare one, run as given, dropped it)."""
+    reason = state.anchors.get(owner, {}).get("reason")
+    return shell_command(["waymarks", "team", "exclude", owner,
+                          *([reason] if isinstance(reason, str) and reason else [])])
+
+
 def overtaken(state: TeamState, target: ItemState) -> str | None:
     """Why an unshare or supersede of ``target`` would not apply where an excluded file
     counts: that file replaced or withdrew it already (``None``: it did not)."""
@@ -51,7 +59,7 @@ def contradicted(state: TeamState, candidate: ItemState,
         if owner in excluded:
             steps = [shell_command(["waymarks", "team", "include", owner]),
                      shell_command(["waymarks", "team", "supersede", hit[:12], "--", "TEXT"]),
-                     shell_command(["waymarks", "team", "exclude", owner])]
+                     _exclude_again(state, owner)]
             return (f"team memory {escaped(hit[:12])} of {owner}, whom you exclude here, "
                     "says otherwise: every clone that counts that file plans it, not yours "
                     f"(invalid or held back there). Replace it for everyone: `{steps[0]}`, "
@@ -80,7 +88,7 @@ def withheld(state: TeamState, ref: str, verb: str) -> str | None:
     steps = [shell_command(["waymarks", "team", "include", owner]),
              shell_command(["waymarks", "team", verb, ref,
                             *(["--", "TEXT"] if verb == "supersede" else [])]),
-             shell_command(["waymarks", "team", "exclude", owner])]
+             _exclude_again(state, owner)]
     return (f"team {item.kind} {escaped(item.id[:12])} is {escaped(owner)}'s, whom you "
             "exclude here: it is withdrawn here only, and every clone that counts that file "
             f"plans it. To {verb} it for everyone: `{steps[0]}`, then `{steps[1]}`, then "
