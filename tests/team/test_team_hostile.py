@@ -536,3 +536,24 @@ def test_team_status_redacts_a_credential_written_as_the_author(repo: Path, home
     assert text.returncode == 0 and "[REDACTED:github-token]" in text.stdout
     for shown in (json.dumps(data), text.stdout):
         assert SECRET.lower() not in shown.lower()
+
+
+def test_a_teammates_huge_text_is_not_printed_whole_by_team_status(repo: Path,
+                                                                  home: Path) -> None:
+    """No share writes a claim over 2,000 characters or a pin over 4,000 (a local item
+    cannot hold more), but a hand-written line can: a 30,000-character claim was printed
+    whole on one line of `team status`, the table's other rows scrolled out of sight. The
+    table shows what a local item of its kind could hold and says how much more there
+    is; `--json` keeps the text whole."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    writer = Writer(directory, "mal-00000001", "Mal")
+    writer.add("word " * 6000, kind="memory")
+    writer.add("Run the migrations check", kind="pin")
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    rows = [line for line in shown.splitlines() if "mal-00000001" in line]
+    assert len(rows) == 2 and max(len(row) for row in rows) < 2_200, [len(r) for r in rows]
+    assert "(28,000 more characters: `waymarks --json team status` shows all)" in shown
+    texts = [i["text"] for i in run(home, repo, "team", "status")["items"]]
+    assert "word " * 6000 in texts

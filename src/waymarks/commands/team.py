@@ -220,7 +220,7 @@ def team_group() -> Group:
         # the author is what a line claims; the contributor is the file it is in
         rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
                  cell(i["contributor"]),
-                 _commit_cell(i["commit"]), cell(i["text"]))
+                 _commit_cell(i["commit"]), _text_cell(i["kind"], i["text"]))
                 for i in items]
         footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
                   f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
@@ -332,6 +332,19 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
     return _policy_changed({"contributor": contributor, "excluded": excluded,
                             "changed": changed},
                            f"{verb} {cell(contributor)}." if changed else "Nothing changed.")
+
+
+def _text_cell(kind: str, text: str) -> str:
+    """A team item's text in the status table, cut to what a local item of its kind may
+    hold: no share writes more, but a hand-written line can (30,000 characters printed
+    on one row hid the rest of the table); ``--json`` has it whole."""
+    from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
+
+    limit = MAX_PIN_CHARS if kind == "pin" else MAX_CLAIM_CHARS
+    if len(text) <= limit:
+        return cell(text)
+    return (f"{cell(text[:limit])}… ({len(text) - limit:,} more characters: "
+            "`waymarks --json team status` shows all)")
 
 
 def _commit_cell(commit: str | None) -> str:
