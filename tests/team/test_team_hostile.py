@@ -557,3 +557,37 @@ def test_a_teammates_huge_text_is_not_printed_whole_by_team_status(repo: Path,
     assert "(28,000 more characters: `waymarks --json team status` shows all)" in shown
     texts = [i["text"] for i in run(home, repo, "team", "status")["items"]]
     assert "word " * 6000 in texts
+
+
+def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    """With no `git config user.name`, the contributor ID was `contributor-…` and every
+    entry's author that ID, which teammates read in `team status` and in every plan's
+    Author line, and nothing said why or how to be named. `team init` and a share say so,
+    with the command that sets a name; set, the next entry carries it (the ID stays)."""
+    team.forget_process_state()
+    nameless = tmp_path / "gitconfig"  # (the suite's own names "Waymarks Tests")
+    nameless.write_text("")
+    env = {"GIT_CONFIG_GLOBAL": str(nameless)}
+
+    def cli(*args: str) -> dict:
+        return run(home, project, *args, env=env)
+
+    _git(project, "init", "-q")
+    cli("trust", ".")
+    made = cli("team", "init")
+    me = made["contributor"]
+    assert me.startswith("contributor-"), made
+    [note] = [n for n in made["notices"] if "user.name" in n]
+    assert me in note and "git config --global user.name" in note, note
+    item = cli("memory", "add", "--scope", "project", "--",
+               "The cache lives in redis")["id"]
+    shared = cli("team", "share", item, "--yes")
+    assert any("user.name" in n for n in shared["notices"]), shared
+    _git(project, "config", "user.name", "Zoë Q")
+    item = cli("memory", "add", "--scope", "project", "--",
+               "The queue lives in rabbit")["id"]
+    shared = cli("team", "share", item, "--yes")
+    assert not any("user.name" in n for n in shared["notices"]), shared
+    authors = {i["text"]: i["author"] for i in cli("team", "status")["items"]}
+    assert authors == {"The cache lives in redis": me, "The queue lives in rabbit": "Zoë Q"}

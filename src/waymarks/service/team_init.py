@@ -13,7 +13,7 @@ from waymarks.service.team_write import (
     contributor,
     refuse_linked,
     refuse_without_git,
-    untracked,
+    write_notes,
 )
 
 if TYPE_CHECKING:
@@ -68,4 +68,4 @@ def init(app: Waymarks) -> dict[str, Any]:
             created.append(name)
     return {"directory": str(directory.relative_to(app.cwd)), "created": created,
             "contributor": me, "trusted": app.project_trusted,
-            "notices": list(untracked(app, me or ""))}
+            "notices": list(write_notes(app, me or ""))}

@@ -99,7 +99,7 @@ class TeamWrite(msgspec.Struct, frozen=True):
     seq: int | None = None
     operation: str | None = None
     previous_id: str | None = None
-    notices: tuple[str, ...] = ()  # (:func:`untracked`)
+    notices: tuple[str, ...] = ()  # (:func:`write_notes`)
 
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "id": self.id, "code": None, "conflicts": [],
@@ -133,6 +133,18 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
                               "contributor ID was being made; retry") from None
         return found
     return made
+
+
+def write_notes(app: Waymarks, me: str) -> tuple[str, ...]:
+    """What a write or ``team init`` says beside its outcome: :func:`untracked`, and a
+    note when git has no ``user.name`` here: the contributor ID (``contributor-…``) was
+    then every entry's author, which teammates read in `team status` and in plans, and
+    nothing said why or how to be named."""
+    unnamed = () if team_git.user_name(Path(app.cwd)) else (
+        f"git has no user.name here, so your team entries name their author by your "
+        f"contributor ID ({escaped(me)}); set yours (`git config --global user.name "
+        "'Your Name'`) and your next entries carry it (the ID stays)",)
+    return untracked(app, me) + unnamed
 
 
 def untracked(app: Waymarks, me: str) -> tuple[str, ...]:
@@ -410,7 +422,7 @@ def share(app: Waymarks, ref: str) -> TeamWrite:
         return TeamWrite("duplicate", shared.held.id, shared.held.kind, me)
     _applied(after, me, seq, None, team_id)
     return TeamWrite("committed", team_id, view.kind, me, seq, "add",
-                     notices=untracked(app, me))
+                     notices=write_notes(app, me))
 
 
 def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str, str],
@@ -495,7 +507,7 @@ def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
                              reason=cleaned or "unshared")
     _applied(after, me, seq, target.id)
     return TeamWrite("committed", target.id, target.kind, me, seq, "status",
-                     notices=untracked(app, me))
+                     notices=write_notes(app, me))
 
 
 def _settled(state: TeamState, item_id: str) -> list[int]:
@@ -557,7 +569,7 @@ def supersede(app: Waymarks, ref: str, text: str,
                              item=item, previous_id=target.id)
     _applied(after, me, seq, target.id, team_id)
     return TeamWrite("committed", team_id, target.kind, me, seq, "supersede", target.id,
-                     untracked(app, me))
+                     write_notes(app, me))
 
 
 def _replacing_level(app: Waymarks, target: ItemState) -> str | None:
