@@ -591,3 +591,29 @@ def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
     assert not any("user.name" in n for n in shared["notices"]), shared
     authors = {i["text"]: i["author"] for i in cli("team", "status")["items"]}
     assert authors == {"The cache lives in redis": me, "The queue lives in rabbit": "Zoë Q"}
+
+
+def test_a_teammates_file_with_windows_line_ends_is_read_as_written(repo: Path,
+                                                                    home: Path) -> None:
+    """A team file whose lines end in CR LF (a Windows editor or tool that saved it so,
+    or a checkout made where the ledger's `.gitattributes` did not apply) was `tampered`,
+    "line 1: its hash does not match its content", every item withdrawn, though each
+    line held exactly the entry written (git's `text eol=lf` commits it with LF again).
+    A line's final CR is a line end, not content; a CR anywhere else still breaks it."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    writer = Writer(directory, "win-00000001", "Win")
+    first = writer.add("Run the migrations check")
+    second = writer.add("The database port is 5433", kind="memory", key="db-port")
+    lf = writer.path.read_bytes()
+    run(home, repo, "team", "status")  # (seen with LF first: anchors kept)
+    writer.path.write_bytes(lf.replace(b"\n", b"\r\n"))
+    status = run(home, repo, "team", "status")
+    [source] = status["sources"]
+    assert (source["status"], source["entries"]) == ("available", 2), source
+    assert sorted(i["id"] for i in status["items"] if i["status"] == "active") == sorted(
+        [first, second])
+    writer.path.write_bytes(lf.replace(b"\n", b"\r\n").replace(b'{"at"', b'{\r"at"', 1))
+    [source] = run(home, repo, "team", "status")["sources"]
+    assert source["status"] != "available", source

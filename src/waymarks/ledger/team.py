@@ -148,7 +148,7 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
     start = 0
     while start < len(data):
         end = data.find(b"\n", start)
-        line = data[start:] if end < 0 else data[start:end]
+        line = _content(data[start:] if end < 0 else data[start:end])
         try:
             if len(line) > MAX_LINE_BYTES:
                 raise TeamFormatError(f"longer than {MAX_LINE_BYTES} bytes")
@@ -171,6 +171,14 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
         result.offset = position + start
     result.lines = result.count
     return result
+
+
+def _content(line: bytes) -> bytes:
+    """A line without its line end's CR: a file saved with Windows line ends (CR LF: an
+    editor, or a checkout the ledger's ``eol=lf`` did not reach) holds the entries as
+    written, and git commits them with LF again; it was ``tampered``, every item withdrawn.
+    A CR anywhere else is content, and breaks the line's hash."""
+    return line[:-1] if line.endswith(b"\r") else line
 
 
 def _read_from(path: str, offset: int) -> bytes:
@@ -210,11 +218,12 @@ def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
         return False
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         return False
+    line = _content(line[:-1])
     try:
-        entry = parse_line(line[:-1])
+        entry = parse_line(line)
     except TeamFormatError:
         return False
-    return entry.hash == head and line_hash(line[:-1]) == head
+    return entry.hash == head and line_hash(line) == head
 
 
 class TeamDirectoryLinked(TeamAppendError):
