@@ -617,3 +617,25 @@ def test_a_teammates_file_with_windows_line_ends_is_read_as_written(repo: Path,
     writer.path.write_bytes(lf.replace(b"\n", b"\r\n").replace(b'{"at"', b'{\r"at"', 1))
     [source] = run(home, repo, "team", "status")["sources"]
     assert source["status"] != "available", source
+
+
+def test_a_team_file_whose_name_is_no_contributor_id_is_named_not_ignored(
+        repo: Path, home: Path) -> None:
+    """A contributor file is read only under its contributor's ID (lower-case letters,
+    digits, dashes); one renamed by hand (`Bob-00000001.jsonl`, `josé-00000001.jsonl`)
+    was skipped in silence: its items in no plan, the file in no list of `team status`,
+    as if the teammate had shared nothing. Its name is listed with why and the fix."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    writer = Writer(directory, "bob-00000001", "Bob")
+    writer.add("Run the migrations check")
+    for name in ("Bob-00000001.jsonl", "josé-00000001.jsonl"):
+        (directory / name).write_bytes(writer.path.read_bytes())
+    (directory / "notes.txt").write_text("not a ledger")
+    status = run(home, repo, "team", "status")
+    assert [m["path"] for m in status["misnamed"]] == [
+        ".waymarks/team/Bob-00000001.jsonl", ".waymarks/team/josé-00000001.jsonl"]
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert ".waymarks/team/Bob-00000001.jsonl: not read (its name is no contributor ID" \
+        in shown, shown

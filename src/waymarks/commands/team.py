@@ -201,6 +201,7 @@ def team_group() -> Group:
             conflicts_json,
             duplicates_json,
             git_json,
+            misnamed_json,
             source_json,
             team_items,
             unmerged_json,
@@ -214,7 +215,8 @@ def team_group() -> Group:
             "items": items, "conflicts": conflicts_json(app, state),
             "duplicates": duplicates_json(state),
             "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
-            "problem": state.problem, "unmerged": unmerged_json(app), "git": git_json(app)}
+            "problem": state.problem, "unmerged": unmerged_json(app), "git": git_json(app),
+            "misnamed": misnamed_json(app)}
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
@@ -262,6 +264,10 @@ def team_group() -> Group:
                    + f"; {s['withdrawn']} item(s) withdrawn"
                    for s in data["sources"] if s["excluded"] and s["status"] == "available"]
         footer += [cell(data["git"])] if data["git"] and items else []
+        footer += [f"{cell(m['path'])}: not read (its name is no contributor ID: lower-case "
+                   "letters, digits and dashes, then .jsonl), so none of its items is "
+                   "planned; rename it to the `contributor` its lines hold"
+                   for m in data["misnamed"]]
         footer += [f"{cell(u['path'])}: unmerged (two branches wrote to it; read as it "
                    "stands, the other branch's entries not among them): keep your side "
                    f"(`{cell(u['keep'])}`), commit the merge, and redo what the other "

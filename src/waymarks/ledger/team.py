@@ -112,6 +112,20 @@ def list_files(directory: Path) -> list[TeamFile]:
     return sorted(found, key=lambda f: f.contributor)
 
 
+def misnamed(directory: Path) -> list[str]:
+    """The names of the ``.jsonl`` entries of a team directory that :func:`list_files`
+    does not read, their name being no contributor ID (a file renamed by hand: skipped in
+    silence, its items in no plan); none when it cannot be listed (that is said)."""
+    if linked_directory(directory) is not None:
+        return []
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(e.name for e in entries if e.name.endswith(SUFFIX)
+                          and not CONTRIBUTOR_RE.fullmatch(e.name[: -len(SUFFIX)]))
+    except OSError:
+        return []
+
+
 @dataclass(slots=True)
 class ChainRead:
     """What a read from a checkpoint found: the verified entries past it, the new

@@ -191,6 +191,18 @@ def unmerged_json(app: Waymarks) -> list[dict[str, str]]:
             for path in paths]
 
 
+def misnamed_json(app: Waymarks) -> list[dict[str, str]]:
+    """The team directory's ``.jsonl`` files whose name is no contributor ID: never read
+    (a file renamed by hand was skipped in silence, its items in no plan)."""
+    from waymarks.ledger.team import misnamed
+
+    directory = team_dir(app)
+    if not app.project_trusted:
+        return []
+    return [{"path": str((directory / name).relative_to(app.cwd))} for name in
+            misnamed(directory)]
+
+
 def team_blocks(app: Waymarks) -> list[TeamBlock]:
     """The active team items of a trusted project, for the planner (pins first, then
     claims, each in replay order)."""
