@@ -639,3 +639,26 @@ def test_a_team_file_whose_name_is_no_contributor_id_is_named_not_ignored(
     shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
     assert ".waymarks/team/Bob-00000001.jsonl: not read (its name is no contributor ID" \
         in shown, shown
+
+
+def test_a_subfolder_of_a_checkout_with_a_team_ledger_is_told_where_it_is(
+        repo: Path, home: Path) -> None:
+    """A project is its folder, so from a subfolder of the checkout (`cd src/api`) `team
+    status` said "No team ledger here yet: `waymarks team init`", and that init made a
+    second, empty ledger in the subfolder: the team's items, at the checkout's root,
+    were in none of its plans. Both name the ledger above and how to use it; an init
+    there still makes a ledger of that folder alone (a monorepo's project may want one)."""
+    run(home, repo, "trust", ".")
+    run(home, repo, "team", "init")
+    Writer(repo / ".waymarks" / "team", "bob-00000001", "Bob").add("Run the linters")
+    sub = repo / "src" / "api"
+    sub.mkdir(parents=True)
+    run(home, sub, "trust", ".")
+    status = run(home, sub, "team", "status")
+    assert (status["initialized"], status["ledgerAbove"]) == (False, str(repo)), status
+    shown = waymarks("--home", str(home), "team", "status", cwd=sub).stdout
+    assert f"this checkout has one at {repo}/.waymarks/team" in shown, shown
+    assert f"waymarks --cwd {repo} team status" in shown, shown
+    made = run(home, sub, "team", "init")
+    assert any(f"{repo}/.waymarks/team" in n for n in made["notices"]), made
+    assert run(home, repo, "team", "status")["ledgerAbove"] is None

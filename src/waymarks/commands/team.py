@@ -196,6 +196,7 @@ def team_group() -> Group:
     def status() -> Result:
         from waymarks.personal.docs import doc_rows
         from waymarks.service.team import refresh, team_dir
+        from waymarks.service.team_init import elsewhere, ledger_above
         from waymarks.service.team_views import (
             accept_remedy,
             conflicts_json,
@@ -217,6 +218,8 @@ def team_group() -> Group:
             "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
             "problem": state.problem, "unmerged": unmerged_json(app), "git": git_json(app),
             "misnamed": misnamed_json(app)}
+        above = None if data["initialized"] else ledger_above(app.cwd)
+        data["ledgerAbove"] = None if above is None else str(above)
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
@@ -284,7 +287,9 @@ def team_group() -> Group:
             footer.insert(0, f"{cell(app.cwd)} is not trusted: team memory is not read "
                           "(`waymarks trust .`).")
         elif not data["initialized"]:
-            footer.insert(0, "No team ledger here yet: `waymarks team init`.")
+            footer.insert(0, "No team ledger here yet: `waymarks team init`." if above is None
+                          else f"No team ledger in this folder; {elsewhere(above)}, "
+                          "or `waymarks team init` for one of this folder alone.")
         elif state.problem is not None:
             footer.insert(0, state.problem[:1].upper() + state.problem[1:] + ".")
         columns = [Column("ID"), Column("KIND"), Column("STATUS"), Column("AUTHOR"),

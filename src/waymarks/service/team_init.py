@@ -4,9 +4,13 @@ how its files are kept, and this home's contributor ID (the writes to the ledger
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from waymarks.core.text import escaped, shell_command
 from waymarks.files.atomic import write_atomic
+from waymarks.ledger import TEAM_DIR
+from waymarks.ledger.team import linked_directory
 from waymarks.service.team import team_dir
 from waymarks.service.team_write import (
     TeamRefused,
@@ -47,6 +51,30 @@ GITATTRIBUTES: Final = (
 
 
 
+def ledger_above(cwd: str) -> Path | None:
+    """The folder above ``cwd``, up to its checkout's root (the folder holding ``.git``),
+    whose team ledger is the nearest, if any. A project is its folder, so a subfolder of
+    the checkout had "no team ledger here yet", and the init that said to run made a
+    second one there, the team's items in none of its plans."""
+    here = Path(cwd)
+    if (here / ".git").exists():
+        return None
+    for folder in here.parents:
+        ledger = folder / TEAM_DIR
+        if ledger.is_dir() and linked_directory(ledger) is None:
+            return folder
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def elsewhere(folder: Path) -> str:
+    """What is said of the ledger :func:`ledger_above` found."""
+    command = shell_command(["waymarks", "--cwd", str(folder), "team", "status"])
+    return (f"this checkout has one at {escaped(str(folder / TEAM_DIR))}, the project "
+            f"{escaped(str(folder))}'s: run team commands there (`{command}`)")
+
+
 def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
     left as they are) and this home's contributor ID."""
@@ -66,6 +94,9 @@ def init(app: Waymarks) -> dict[str, Any]:
         if not path.exists():
             write_atomic(path, text)
             created.append(name)
+    above = ledger_above(app.cwd)
     return {"directory": str(directory.relative_to(app.cwd)), "created": created,
             "contributor": me, "trusted": app.project_trusted,
-            "notices": list(write_notes(app, me or ""))}
+            "notices": [*write_notes(app, me or ""), *(
+                [f"this ledger is this folder's alone; {elsewhere(above)}"]
+                if above is not None and created else [])]}
