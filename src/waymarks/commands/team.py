@@ -223,22 +223,22 @@ def team_group() -> Group:
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
-        rows = [(cell(i["id"][:12]), i["kind"], i["status"], cell(i["author"]),
+        rows = [(cell(i["id"][:12]), i["kind"], i["status"], _author(i["author"]),
                  cell(i["contributor"]),
                  _commit_cell(i["commit"]), _text_cell(i["kind"], i["text"]))
                 for i in items]
         footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
-                  f"({cell(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
-                  f"({cell(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
+                  f"({_author(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
+                  f"({_author(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   if c["rule"] == "key" else
-                  f"unshare of {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) came "
-                  f"after {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}) replaced it, and "
+                  f"unshare of {cell(c['invalid'][:12])} ({_author(c['invalidAuthor'])}) came "
+                  f"after {cell(c['kept'][:12])} ({_author(c['keptAuthor'])}) replaced it, and "
                   f"did not apply: the replacement is planned; settle with "
                   f"`{cell(c['resolve'])}`, or, if it is right, replace it (its own text "
                   "says so)"
                   if c["rule"] == "withdrawal" else
-                  f"conflict: {cell(c['invalid'][:12])} ({cell(c['invalidAuthor'])}) says "
-                  f"otherwise than {cell(c['kept'][:12])} ({cell(c['keptAuthor'])}), and is "
+                  f"conflict: {cell(c['invalid'][:12])} ({_author(c['invalidAuthor'])}) says "
+                  f"otherwise than {cell(c['kept'][:12])} ({_author(c['keptAuthor'])}), and is "
                   f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "
                   f"else `{cell(shell_command(['waymarks', 'team', 'unshare', c['kept'][:12]]))}`"
                   for c in data["conflicts"]]
@@ -343,6 +343,17 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
     return _policy_changed({"contributor": contributor, "excluded": excluded,
                             "changed": changed},
                            f"{verb} {cell(contributor)}." if changed else "Nothing changed.")
+
+
+#: the characters of an author a table row shows (a name; a line may claim any string)
+AUTHOR_SHOWN = 100
+
+
+def _author(author: str) -> str:
+    """An author in the status table and its footers, cut as :func:`_text_cell` cuts a
+    text: a line's author is any string its writer chose (30,000 characters of it filled
+    the row and every conflict naming it)."""
+    return cell(author) if len(author) <= AUTHOR_SHOWN else f"{cell(author[:AUTHOR_SHOWN])}…"
 
 
 def _text_cell(kind: str, text: str) -> str:
