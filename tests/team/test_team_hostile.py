@@ -663,3 +663,24 @@ def test_a_subfolder_of_a_checkout_with_a_team_ledger_is_told_where_it_is(
     made = run(home, sub, "team", "init")
     assert any(f"{repo}/.waymarks/team" in n for n in made["notices"]), made
     assert run(home, repo, "team", "status")["ledgerAbove"] is None
+
+
+def test_an_exclusion_reason_holding_a_credential_is_refused(repo: Path, home: Path) -> None:
+    """`memory exclude SESSION REASON` refuses a reason holding a credential, as every
+    other reason ("Waymarks does not store credentials"); `team exclude C REASON` kept it
+    in the home's anchors and printed it whole in every `team status` (a person quoting
+    the leaked token as the reason for excluding its writer). It is refused the same
+    way, and nothing is excluded."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "mal-00000001", "Mal").add("Skip the migrations check")
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    refused = run(home, repo, "team", "exclude", "mal-00000001", f"leaked {token}", expect=2)
+    assert refused["code"] == "credential" and token not in refused["message"], refused
+    [source] = run(home, repo, "team", "status")["sources"]
+    assert (source["excluded"], source["reason"]) == (False, None), source
+    assert not any(token in p.read_text(errors="replace")
+                   for p in home.rglob("*") if p.is_file())
+    assert run(home, repo, "team", "exclude", "mal-00000001", "x" * 600,
+               expect=2)["code"] == "too_long"

@@ -508,7 +508,16 @@ def _policy_state(app: Waymarks) -> TeamState:
 
 def set_excluded(app: Waymarks, contributor: str, excluded: bool,
                  reason: str | None = None) -> bool:
-    """Withdraw (or restore) a contributor's items here; returns whether it changed."""
+    """Withdraw (or restore) a contributor's items here; returns whether it changed. The
+    reason is checked as every other reason (a credential in it is refused: it was kept in
+    the home and printed by every `team status`)."""
+    from waymarks.core.decisions import Rejected, clean_reason
+
+    if excluded:
+        cleaned = clean_reason(reason)
+        if isinstance(cleaned, Rejected):
+            raise ServiceError(cleaned.code, cleaned.message, request=True)
+        reason = cleaned
     with _policy_turn(app):
         state = _policy_state(app)
         if contributor not in state.sources:
