@@ -654,6 +654,9 @@ def test_a_subfolder_of_a_checkout_with_a_team_ledger_is_told_where_it_is(
     Writer(repo / ".waymarks" / "team", "bob-00000001", "Bob").add("Run the linters")
     sub = repo / "src" / "api"
     sub.mkdir(parents=True)
+    untrusted = waymarks("--home", str(home), "team", "status", cwd=sub).stdout
+    assert f"waymarks --cwd {repo} team status" in untrusted, untrusted  # not "trust ."
+    assert "waymarks trust ." not in untrusted, untrusted
     run(home, sub, "trust", ".")
     status = run(home, sub, "team", "status")
     assert (status["initialized"], status["ledgerAbove"]) == (False, str(repo)), status

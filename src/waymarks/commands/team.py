@@ -285,7 +285,8 @@ def team_group() -> Group:
                    for d in data["docs"]]
         if not app.project_trusted:
             footer.insert(0, f"{cell(app.cwd)} is not trusted: team memory is not read "
-                          "(`waymarks trust .`).")
+                          + ("(`waymarks trust .`)." if above is None else
+                             f"here; {elsewhere(above)}."))
         elif not data["initialized"]:
             footer.insert(0, "No team ledger here yet: `waymarks team init`." if above is None
                           else f"No team ledger in this folder; {elsewhere(above)}, "
