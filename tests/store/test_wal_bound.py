@@ -104,10 +104,11 @@ def test_a_reader_never_waits_for_the_writer_starting_the_log_over(
             db.execute("ROLLBACK")
         return real(db, wait_ms)
 
-    monkeypatch.setattr(wal, "restart", stalled)
     info = app.session_new()
     session = str(info.path)
-    n = 0
+    write(app, 0)  # (the new database's fill starts the log over: not the try watched)
+    monkeypatch.setattr(wal, "restart", stalled)
+    n = 1
     while not said:
         write(app, n)
         n += 1
@@ -130,9 +131,9 @@ def test_a_long_reader_is_waited_for_once_not_at_every_try(
         waits.append((wait_ms, started))
         return started
 
-    monkeypatch.setattr(wal, "restart", watched)
     app.session_new()
-    write(app, 0)
+    write(app, 0)  # (the new database's fill starts the log over: not a try watched)
+    monkeypatch.setattr(wal, "restart", watched)
     reader = sqlite3.connect(home / "waymarks.db", isolation_level=None)
     reader.execute("BEGIN")
     assert reader.execute("SELECT count(*) FROM items").fetchone() == (1,)
@@ -149,3 +150,19 @@ def test_a_long_reader_is_waited_for_once_not_at_every_try(
         n += 1
     assert waits[3] == (0, True) and log_size(home) < WAL_LIMIT_BYTES
     assert len(app.items("memory")) == n
+
+
+def test_a_rebuild_leaves_its_database_out_of_the_log(app: Waymarks, home: Path) -> None:
+    """A rebuild writes the whole database in one commit; under the limit, that commit
+    left all of it in the log (the database file 4 KB, the log 3 MB at 1k claims), and the
+    commit that later passed the limit, a plan's ~200 plans on in a warm process, copied
+    it back (8-11 ms of CPU, 30-56 ms of wall time). The rebuild now copies it itself."""
+    app.session_new()
+    for n in range(12):
+        write(app, n)
+    app.close()  # (a fresh log: what the rebuild writes is all it holds)
+    assert log_size(home) == 0
+    app.rebuild_index()
+    database = (home / "waymarks.db").stat().st_size
+    assert log_size(home) < database // 4, (log_size(home), database)
+    assert len(app.items("memory")) == 12

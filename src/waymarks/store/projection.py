@@ -469,6 +469,7 @@ class Projection(ProjectionReads, SourcePolicy):
 
         kept, held = hold_back(records, self.withheld_sessions())
         result = replay(kept)
+        self._checkpoints.rewritten()  # (the log holds all of it: copied at the commit)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items")
         claim_subjects.reset(self.db)  # items are numbered afresh: caught up on demand

@@ -118,6 +118,14 @@ class Checkpointer:
         self._thread = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
         self._thread.start()
 
+    def rewritten(self) -> None:
+        """The transaction under way writes the whole database (a rebuild, a re-fold): its
+        commit starts the log over, whatever its size. Under the limit, a rebuild left
+        all of the new database in the log (its file 4 KB, the log 3 MB at 1k claims), each
+        read went through it, and the commit that passed the limit later, a plan's ~200
+        plans on, copied it back on that plan's path (8-11 ms of CPU, 30-56 ms of wall)."""
+        self._restart_at = 0
+
     def _bound(self, db: sqlite3.Connection) -> None:
         """Start the log over through ``db`` once it reached its limit; when a reader
         keeps that from happening, try again after it grew by half the limit more (each
