@@ -38,3 +38,45 @@ def test_content_fields_are_refused_and_a_log_that_cannot_be_written_is_skipped(
     blocked.write_text("not a folder")
     log_event(blocked, NOW, "plan", tokens=1)  # best effort: no exception
     assert blocked.read_text() == "not a folder"
+
+
+def test_the_log_is_bounded_keeping_the_newest_lines_and_the_file_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan logs the IDs it included and left out (~2.4 KB a prompt at 1k memories
+    and 50 pins), and nothing ever shortened the file: a year of a warm helper's prompts
+    grew it by hundreds of MB. Past its limit it becomes ``waymarks.jsonl.1`` (the one
+    before replaced) and the next event starts a new file."""
+    from waymarks.service import logs
+
+    monkeypatch.setattr(logs, "LOG_LIMIT_BYTES", 4096, raising=False)
+    home = tmp_path / "home"
+    for n in range(200):
+        log_event(home, NOW, "plan", included=[f"item-{n}-{'x' * 40}"], tokens=n)
+    path = home / LOG_DIR / LOG_FILE
+    kept = path.with_name(LOG_FILE + ".1")
+    line = len(path.read_bytes().splitlines()[0]) + 1
+    assert path.stat().st_size <= 4096 + line and kept.stat().st_size <= 4096 + line
+    newest = [json.loads(x)["tokens"] for x in (kept.read_text() + path.read_text()).split(
+        "\n") if x]
+    assert newest == list(range(200 - len(newest), 200)) and len(newest) > 4096 // line
+    assert sorted(p.name for p in path.parent.iterdir()) == [LOG_FILE, LOG_FILE + ".1"]
+
+
+def test_the_helpers_last_problem_is_still_found_once_its_log_was_set_aside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`status` names the last problem a Claude Code helper logged, from the log's end: one
+    logged just before the log was set aside is in ``waymarks.jsonl.1``."""
+    from waymarks.service import logs
+    from waymarks.service.helper_status import _last_problem
+
+    monkeypatch.setattr(logs, "LOG_LIMIT_BYTES", 4096, raising=False)
+    home = tmp_path / "home"
+    log_event(home, NOW, "claude_code_helper_unavailable", code="PermissionError")
+    n = 0
+    while not (home / LOG_DIR / f"{LOG_FILE}.1").exists():
+        log_event(home, NOW, "plan", included=[f"item-{n}-{'x' * 40}"], tokens=n)
+        n += 1
+        assert n < 1000, "the log was never set aside"
+    log_event(home, NOW, "plan", tokens=n)  # the new log holds no problem
+    assert _last_problem(home) == {"event": "claude_code_helper_unavailable",
+                                   "code": "PermissionError", "at": NOW.isoformat()}

@@ -76,15 +76,12 @@ def said(helper: dict[str, Any]) -> str:
 
 
 def _last_problem(home: Path) -> dict[str, Any] | None:
-    """The last helper problem in the end of the home's log (``None``: none there)."""
-    data = b""
+    """The last helper problem in the end of the home's log (``None``: none there), which
+    reaches into the log set aside before it (``waymarks.jsonl.1``) while it is short."""
     path = home / LOG_DIR / LOG_FILE
-    with contextlib.suppress(OSError):
-        if not path.is_file():  # (a FIFO there is never opened: it would wait for ever)
-            return None
-        with open(path, "rb") as log:
-            log.seek(max(0, os.fstat(log.fileno()).st_size - TAIL_BYTES))
-            data = log.read(TAIL_BYTES)
+    data = _tail(path, TAIL_BYTES)
+    if len(data) < TAIL_BYTES:
+        data = _tail(path.with_name(f"{LOG_FILE}.1"), TAIL_BYTES - len(data)) + data
     for line in reversed(data.splitlines()):
         if b"claude_code_helper_" not in line:
             continue
@@ -96,3 +93,14 @@ def _last_problem(home: Path) -> dict[str, Any] | None:
             return {"event": record["event"], "code": record.get("code"),
                     "at": record.get("ts")}
     return None
+
+
+def _tail(path: Path, limit: int) -> bytes:
+    """The last ``limit`` bytes of the file at ``path`` (none when it cannot be read)."""
+    with contextlib.suppress(OSError):
+        if not path.is_file():  # (a FIFO there is never opened: it would wait for ever)
+            return b""
+        with open(path, "rb") as log:
+            log.seek(max(0, os.fstat(log.fileno()).st_size - limit))
+            return log.read(limit)
+    return b""

@@ -17,6 +17,10 @@ from waymarks.files.dirs import make_private_dirs
 
 LOG_DIR = "logs"
 LOG_FILE = "waymarks.jsonl"
+#: the log's size past which it becomes ``waymarks.jsonl.1`` (the one before replaced):
+#: every plan logs the IDs it included and left out, ~2.4 KB a prompt at 1k memories
+#: and 50 pins, and nothing shortened the file (hundreds of MB a year of prompts)
+LOG_LIMIT_BYTES = 8 * 1024 * 1024
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
 ALLOWED_FIELDS = frozenset({
     "session", "provider", "included", "excluded", "fallback", "counts", "tokens", "id",
@@ -41,7 +45,17 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
             rest = memoryview(line)  # one write of the whole line: appends never interleave
             while rest:  # (unless the disk fills mid-line: the rest follows, or OSError)
                 rest = rest[os.write(fd, rest):]
+            if os.fstat(fd).st_size > LOG_LIMIT_BYTES:
+                _set_aside(path, fd)
         finally:
             os.close(fd)
     except OSError:
         pass  # logging is best effort: a full disk must not fail the request it describes
+
+
+def _set_aside(path: Path, fd: int) -> None:
+    """Move the full log (open as ``fd``) to ``<name>.1``; the next event starts a new one.
+    Only while ``path`` is still that file: another process's event that filled it too
+    set it aside already, and moving the new one would replace the full one with it."""
+    if os.path.samestat(os.fstat(fd), os.stat(path)):
+        os.replace(path, path.with_name(f"{LOG_FILE}.1"))
