@@ -10,8 +10,8 @@ source whose project items are held back (excluded, ``foreign-location``) shows 
 ``integrity`` is ``"ok"`` or the first problem the whole-database check found (structure,
 index entries, every row's checksum, the item counts, the full-text indexes): health is
 the one place that pays for it at any size (see :mod:`waymarks.store.integrity`); it
-first reads the file's header from disk, since a long-lived connection checks its cached
-pages, which an overwrite in place does not touch.
+first opens the file anew, as a fresh process would, since a long-lived connection checks
+its cached pages, which an overwrite in place does not touch.
 ``damagedVectors`` counts the stored vectors (hybrid recall's) that fail their checksum, a
 problem but not the database's: each is dropped and embedded again on its own by the next
 recall that reads it or ``waymarks index --semantic`` (:mod:`waymarks.store.recall_vectors`);
@@ -28,6 +28,7 @@ import sqlite3
 import stat
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import quote
 
 from waymarks.ledger.discovery import aside_fix, read_header
 from waymarks.ledger.session_file import SessionFile
@@ -98,27 +99,31 @@ def _size(path: str) -> tuple[int | None, bool]:
     return (found.st_size if stat.S_ISREG(found.st_mode) else None), False
 
 
-#: how every SQLite database file begins (its header's first 16 bytes)
-_SQLITE_HEADER: Final = b"SQLite format 3\x00"
-
-
 def _overwritten(db: sqlite3.Connection) -> list[str]:
     """The file under ``db`` no longer being a SQLite database, as a problem. A long-lived
     connection (the inspector's) reads its cached pages, which nothing in WAL mode tells
     it are stale when the file is overwritten in place: every check below passed on them
-    while the file on disk held other bytes (a fresh process finds it damaged at once)."""
+    while the file on disk held other bytes (a fresh process finds it damaged at once).
+    A new connection reads the file as a fresh process would. (Never a plain open() of
+    the file: closing it would drop the POSIX locks SQLite holds on it in this process,
+    and another process could then checkpoint and delete the WAL under this one.)"""
     path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"),
                 "")
     if not path:  # (in memory: no file to compare)
         return []
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(_SQLITE_HEADER))
-    except OSError:
+    try:  # (read-only: a file gone is not made again)
+        probe = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+    except sqlite3.Error:
         return []  # (gone or unreadable: the next open says so, as for any command)
-    if head in (_SQLITE_HEADER, b""):  # (b"": nothing written to the file yet)
-        return []
-    return ["the database file is no SQLite database any more (overwritten while open)"]
+    try:
+        probe.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_NOTADB:
+            return []  # (busy, say: the checks below run as before)
+        return ["the database file is no SQLite database any more (overwritten while open)"]
+    finally:
+        probe.close()
+    return []
 
 
 def health_report(db: sqlite3.Connection) -> dict[str, Any]:
