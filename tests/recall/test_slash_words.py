@@ -131,3 +131,36 @@ def test_a_chinese_prompt_naming_a_file_recalls_its_claim(
         app.remember("The cache TTL is 60 seconds.")
         assert app.recall("数据库配置在db/config.toml吗？").selected == [config]
         assert app.recall("文档/设计.md的第二节讲什么？").selected == [design]
+
+
+@pytest.mark.parametrize("query", [
+    "how do the frontend/backend talk?", "frontend/backend", "which port do frontend/backend use?"])
+def test_two_lower_case_words_recall_the_claim_that_says_them_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+    """Two lower-case words joined by a slash are read as a folder in a query, a literal
+    a record must hold; no claim saying "the frontend ... the backend" holds the path
+    "frontend/backend", so such a query recalled nothing. Where no record holds the pair
+    as a path, its words stand in for it; where one does, it is a folder, and a claim
+    holding only its words is not recalled by it (below)."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        wanted = app.remember(  # type: ignore[union-attr]
+            "The frontend talks to the backend through the gateway on port 8080.").id
+        app.remember("The database port is 5433.")
+        app.remember("Logs rotate daily at midnight.")
+        assert app.recall(query).selected == [wanted]
+
+
+def test_a_folder_a_claim_holds_is_still_a_literal(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        folder = app.remember("The app entry point is in src/app.").id  # type: ignore[union-attr]
+        app.remember("The src folder has an app for the admin team.")
+        assert app.recall("what is in src/app?").selected == [folder]
+        # the folder's words alone, typed apart, still find the other claim
+        assert folder not in app.recall("which admin app is in the src folder?").selected

@@ -32,6 +32,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, han_words, word_feature
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
+from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
 from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
 
@@ -217,7 +218,8 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     folded = fold(text)
     if _resets(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
-    analysis = _attribute_named(analyze(text, query=True))
+    # ("frontend/backend": the literal and its words, one kept once the store is known)
+    analysis = with_words(_attribute_named(analyze(text, query=True)))
     if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
         # the name is the subject from now on: a later follow-up must be about it
         names = frozenset(name for name, _end in _dropped_names(text))

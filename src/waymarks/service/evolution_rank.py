@@ -51,6 +51,7 @@ from waymarks.recall.scoring import (
     Stats,
     ranked,
 )
+from waymarks.recall.slashed import settled
 from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
 from waymarks.service.evolution_rank_dense import candidates as dense_candidates
 from waymarks.service.segmenter import segmenter
@@ -493,6 +494,7 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     dense = corpus.use_dense
     corpus.served += 1
     stats = corpus.stats(plan)
+    plan = settled(plan, stats)  # ("frontend/backend": one reading, :mod:`.slashed`)
     now_s = parse_time(now) or 0.0
     memo = stats.memoized((*plan.focus, *plan.context))
     by_id: dict[str, ClaimRow] = {}
