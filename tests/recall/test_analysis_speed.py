@@ -45,7 +45,7 @@ def plain_analyze(text: str, *, query: bool = False) -> Analysis:
         reading = analysis._slash_reading(raw, typed[start:end], query)
         if reading == "words":
             continue
-        literal = analysis._literal_features(raw)
+        literal = analysis._literal_features(raw, query)
         if not literal:
             continue
         for feature in literal:

@@ -7,7 +7,8 @@ A feature is a string key with a kind prefix:
 
 Invariants: analysis is deterministic and pure (the segmenter and stemmer are offline
 libraries with fixed dictionaries); stop words never become features; a path such as
-``/work/pi-memory-evolution`` yields the path and its filename, not the word ``memory``.
+``/work/pi-memory-evolution`` yields the path and its filename, not the word ``memory``;
+a record's file name yields the word of its stem too (``README.md``: ``readme``), a query's not.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             reading = _slash_reading(raw, typed[start:end], query)
             if reading == "words":
                 continue  # its words are analysed as words
-            literal = _literal_features(raw)
+            literal = _literal_features(raw, query)
             if not literal:
                 continue
             for feature in literal:
@@ -372,19 +373,32 @@ def _slash_reading(raw: str, typed: str, query: bool) -> str:
     return "words" if typed.rstrip(").,;:").isupper() else "path"
 
 
-def _literal_features(raw: str) -> list[str]:
-    """``p:`` and ``f:`` features of a path or filename match; [] if it is not one."""
+def _literal_features(raw: str, query: bool = False) -> list[str]:
+    """``p:`` and ``f:`` features of a path or filename match, then, in a record, the
+    word a file is named by ("README.md": ``w:readm``; one word of ASCII letters only);
+    [] if it is no path or filename. A claim naming README.md or CONTRIBUTING.md held
+    neither word, so "update the readme" or "what does the contributing guide ask?"
+    never found it. A query keeps the literal alone: typed, it is what a record must
+    hold; pasted (a traceback's "main.py:12"), its stem is a common word ("main")."""
     text = _LINE_REF.sub("", raw.rstrip(").,;:"))
     if "/" in text:
         name = text.rstrip("/").rsplit("/", 1)[-1]
         out = ["p:" + text]
         if "." in name.strip("."):
-            out.append("f:" + name)
+            out += ["f:" + name, *([] if query else _named_by(name))]
         return out
     extension = text.rsplit(".", 1)[-1] if "." in text else ""
     if extension not in _KNOWN_EXTENSIONS:
         return []
-    return ["f:" + text]
+    return ["f:" + text, *([] if query else _named_by(text))]
+
+
+def _named_by(name: str) -> list[str]:
+    """The word feature of a file name's stem ("readme.md": ``w:readm``), if it is one
+    word of ASCII letters ("docker-compose.yml", ".env" and "设计.md" name none)."""
+    stem = name.split(".", 1)[0]
+    feature = _ascii_word_feature(stem) if stem.isascii() and stem.isalpha() else None
+    return [] if feature is None else [feature]
 
 
 def _split_scripts(word: str) -> list[str]:

@@ -1,0 +1,52 @@
+"""A claim naming a file by its name holds the word it is named by (issue 20): "Release
+notes live in README.md" held the literal README.md alone, so "update the readme" or
+"what does the contributing guide ask for?" recalled nothing, the word never said apart
+from its extension. A query keeps a file name as the literal alone (what a record must
+hold, or pasted material's pointer, whose stem is a common word)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waymarks.recall.analysis import analyze
+from waymarks.service.app import Waymarks
+
+CLAIMS = [
+    "Release notes live in README.md under the Changes heading.",
+    "CONTRIBUTING.md asks for signed commits.",
+    "src/checkout/cart.py caches prices for 90 seconds.",
+    "The database port is 5433.",
+    "Logs rotate daily at midnight.",
+]
+
+
+@pytest.mark.parametrize(("query", "claim"), [
+    ("where are the readme release notes?", 0),
+    ("readme", 0),
+    ("what does the contributing guide ask for?", 1),
+    ("how long does the cart cache prices?", 2),
+    ("README.md", 0),
+])
+def test_a_word_a_file_is_named_by_recalls_the_claim_naming_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, claim: int) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        ids = [app.remember(c).id for c in CLAIMS]  # type: ignore[union-attr]
+        assert app.recall(query).selected == [ids[claim]]
+
+
+def test_a_record_holds_the_stem_and_a_query_the_literal_alone() -> None:
+    assert analyze("see README.md").features == ("f:readme.md", "w:readm")
+    assert analyze("see README.md", query=True).features == ("f:readme.md",)
+    assert analyze("see README.md", query=True).literals == {"f:readme.md"}
+    # a pasted pointer's stem is a common word: in a query, no feature of its own
+    assert "w:main" not in analyze("it fails at main.py:12", query=True).features
+    # a folder's words and a stem of no single ASCII word stay out
+    assert analyze("src/checkout/cart.py").features == (
+        "p:src/checkout/cart.py", "f:cart.py", "w:cart")
+    assert analyze("docker-compose.yml").features == ("f:docker-compose.yml",)
+    assert analyze("文档/设计.md").features == ("p:文档/设计.md", "f:设计.md")
