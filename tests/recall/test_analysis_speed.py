@@ -43,7 +43,7 @@ def plain_analyze(text: str, *, query: bool = False) -> Analysis:
         start, end = analysis._path_span(match)
         raw = folded[start:end]
         reading = analysis._slash_reading(raw, typed[start:end], query)
-        if reading == "words":
+        if reading == "words" or analysis._url_port(folded, start, raw):
             continue
         literal = analysis._literal_features(raw, query)
         if not literal:

@@ -172,7 +172,7 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             start, end = _path_span(match)
             raw = folded[start:end]
             reading = _slash_reading(raw, typed[start:end], query)
-            if reading == "words":
+            if reading == "words" or _url_port(folded, start, raw):
                 continue  # its words are analysed as words
             literal = _literal_features(raw, query)
             if not literal:
@@ -371,6 +371,19 @@ def _slash_reading(raw: str, typed: str, query: bool) -> str:
     if not query:
         return "both"
     return "words" if typed.rstrip(").,;:").isupper() else "path"
+
+
+#: a port and the path after it (``8080/healthz``)
+_PORT_PATH: Final = lazy(r"\d+/")
+
+
+def _url_port(folded: str, start: int, raw: str) -> bool:
+    """Whether a path match is a URL's port and path ("http://localhost:8080/healthz":
+    ``8080/healthz`` after the host's colon). Its words are words, as a URL's are
+    without a port: read as the literal ``8080/healthz``, the port and the path's
+    words were no words of the record, so "what is on localhost:8080?" and "the
+    healthz endpoint" found nothing."""
+    return start > 0 and folded[start - 1] == ":" and _PORT_PATH.match(raw) is not None
 
 
 def _literal_features(raw: str, query: bool = False) -> list[str]:
