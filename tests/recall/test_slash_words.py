@@ -107,7 +107,7 @@ def test_a_claim_holds_a_case_read_pair_both_ways() -> None:
     ("文档/设计.md的第二节讲什么？", "p:文档/设计.md"),
     ("请看config.toml", "f:config.toml"),
     ("文档/设计.md", "p:文档/设计.md"),
-    ("配置在./src/app.py", "p:./src/app.py"),
+    ("配置在./src/app.py", "p:src/app.py"),
     ("ポートはdb/config.tomlのどこ？", "p:db/config.toml"),
     ("설정은db/config.toml에", "p:db/config.toml"),
 ])
@@ -164,3 +164,22 @@ def test_a_folder_a_claim_holds_is_still_a_literal(tmp_path: Path,
         assert app.recall("what is in src/app?").selected == [folder]
         # the folder's words alone, typed apart, still find the other claim
         assert folder not in app.recall("which admin app is in the src folder?").selected
+
+
+@pytest.mark.parametrize(("claim", "query"), [
+    ("Settings are read from config/app.toml at start.", "what reads ./config/app.toml?"),
+    ("Settings are read from ./config/app.toml at start.", "what reads config/app.toml?"),
+])
+def test_a_leading_dot_slash_is_no_part_of_the_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+    """"./config/app.toml" and "config/app.toml" are one file: typed one way in the claim
+    and the other in the query, they were two literals and the query recalled nothing."""
+    assert analyze("./config/app.toml", query=True).literals == {"p:config/app.toml"}
+    assert analyze("../config/app.toml", query=True).literals == {"p:../config/app.toml"}
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        wanted = app.remember(claim).id  # type: ignore[union-attr]
+        app.remember("The database port is 5433.")
+        assert app.recall(query).selected == [wanted]

@@ -394,6 +394,10 @@ def _literal_features(raw: str, query: bool = False) -> list[str]:
     never found it. A query keeps the literal alone: typed, it is what a record must
     hold; pasted (a traceback's "main.py:12"), its stem is a common word ("main")."""
     text = _LINE_REF.sub("", raw.rstrip(").,;:"))
+    while text.startswith("./") and len(text) > 2:
+        # "./config/app.toml" is config/app.toml: typed one way, a claim typed the other
+        # held another literal, and the query recalled nothing ("../" is another place)
+        text = text[2:]
     if "/" in text:
         name = text.rstrip("/").rsplit("/", 1)[-1]
         out = ["p:" + text]
