@@ -135,7 +135,8 @@ def test_a_dotted_word_with_an_unknown_extension_is_not_a_literal() -> None:
 
 def test_line_references_and_frame_parentheses_are_stripped_from_literals() -> None:
     assert features("src/x.py:12:4") == ("p:src/x.py", "f:x.py")
-    assert features("at foo (/srv/a/b.js:1:2)")[:2] == ("p:/srv/a/b.js", "f:b.js")
+    assert features("at foo (/srv/a/b.js:1:2)")[:4] == (
+        "p:/srv/a/b.js", "p:srv/a/b.js", "p:a/b.js", "f:b.js")
 
 
 def test_literals_in_a_stack_frame_are_pasted_not_constraints() -> None:

@@ -47,6 +47,6 @@ def test_a_record_holds_the_stem_and_a_query_the_literal_alone() -> None:
     assert "w:main" not in analyze("it fails at main.py:12", query=True).features
     # a folder's words and a stem of no single ASCII word stay out
     assert analyze("src/checkout/cart.py").features == (
-        "p:src/checkout/cart.py", "f:cart.py", "w:cart")
+        "p:src/checkout/cart.py", "p:checkout/cart.py", "f:cart.py", "w:cart")
     assert analyze("docker-compose.yml").features == ("f:docker-compose.yml",)
     assert analyze("文档/设计.md").features == ("p:文档/设计.md", "f:设计.md")

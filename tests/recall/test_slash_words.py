@@ -183,3 +183,26 @@ def test_a_leading_dot_slash_is_no_part_of_the_path(
         wanted = app.remember(claim).id  # type: ignore[union-attr]
         app.remember("The database port is 5433.")
         assert app.recall(query).selected == [wanted]
+
+
+@pytest.mark.parametrize(("claim", "query"), [
+    ("Config lives in src/app/config.py and is read once.", "who reads app/config.py?"),
+    ("Deploy reads /srv/billing/settings.toml at start.", "when is billing/settings.toml read?"),
+    ("Deploy reads /srv/billing/settings.toml at start.", "what reads srv/billing/settings.toml?"),
+])
+def test_a_path_is_found_by_the_path_it_ends_with(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+    """A person types a path from the folder they think in: a claim naming
+    src/app/config.py held that literal alone, and "app/config.py" was another one, so
+    the query recalled nothing. A claim's path is held as the paths it ends with too;
+    a query's path is still one literal the claim must hold."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        wanted = app.remember(claim).id  # type: ignore[union-attr]
+        other = app.remember("Tests read lib/web/config.py for fixtures.").id  # type: ignore[union-attr]
+        selected = app.recall(query).selected
+        assert selected == [wanted]
+        # another folder's file of the same name is another path
+        assert other not in app.recall("who reads src/app/config.py?").selected

@@ -400,7 +400,7 @@ def _literal_features(raw: str, query: bool = False) -> list[str]:
         text = text[2:]
     if "/" in text:
         name = text.rstrip("/").rsplit("/", 1)[-1]
-        out = ["p:" + text]
+        out = ["p:" + text, *([] if query else _tails(text))]
         if "." in name.strip("."):
             out += ["f:" + name, *([] if query else _named_by(name))]
         return out
@@ -408,6 +408,22 @@ def _literal_features(raw: str, query: bool = False) -> list[str]:
     if extension not in _KNOWN_EXTENSIONS:
         return []
     return ["f:" + text, *([] if query else _named_by(text))]
+
+
+#: the most shorter paths a record's path is also held as (:func:`_tails`)
+MAX_TAILS: Final = 6
+
+
+def _tails(path: str) -> list[str]:
+    """A record's path as the paths it ends with, of two parts or more
+    ("src/app/config.py": ``p:app/config.py``; "/srv/a.py": ``p:srv/a.py``), the shortest
+    :data:`MAX_TAILS`: a person types a path from the folder they think in, and a claim
+    naming src/app/config.py was never found by "app/config.py", another literal."""
+    whole = path.rstrip("/")
+    parts = whole.lstrip("/").split("/")
+    tails = ("/".join(parts[start:])
+             for start in range(max(0, len(parts) - 1 - MAX_TAILS), len(parts) - 1))
+    return ["p:" + tail for tail in tails if tail != whole]
 
 
 def _named_by(name: str) -> list[str]:
