@@ -19,6 +19,7 @@ CLAIMS = [
     "src/checkout/cart.py caches prices for 90 seconds.",
     "The database port is 5433.",
     "Logs rotate daily at midnight.",
+    "docker-compose.yml starts the api, the worker and redis services.",
 ]
 
 
@@ -28,6 +29,7 @@ CLAIMS = [
     ("what does the contributing guide ask for?", 1),
     ("how long does the cart cache prices?", 2),
     ("README.md", 0),
+    ("which services does docker compose start?", 5),
 ])
 def test_a_word_a_file_is_named_by_recalls_the_claim_naming_the_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, claim: int) -> None:
@@ -45,8 +47,12 @@ def test_a_record_holds_the_stem_and_a_query_the_literal_alone() -> None:
     assert analyze("see README.md", query=True).literals == {"f:readme.md"}
     # a pasted pointer's stem is a common word: in a query, no feature of its own
     assert "w:main" not in analyze("it fails at main.py:12", query=True).features
-    # a folder's words and a stem of no single ASCII word stay out
+    # a folder's words stay out, and a stem of other than ASCII words
     assert analyze("src/checkout/cart.py").features == (
         "p:src/checkout/cart.py", "p:checkout/cart.py", "f:cart.py", "w:cart")
-    assert analyze("docker-compose.yml").features == ("f:docker-compose.yml",)
+    assert analyze("docker-compose.yml").features == (
+        "f:docker-compose.yml", "w:docker", "w:compos")
+    assert analyze("PULL_REQUEST_TEMPLATE.md").features == (
+        "f:pull_request_template.md", "w:pull", "w:request", "w:templat")
+    assert analyze("v2-notes.md").features == ("f:v2-notes.md",)
     assert analyze("文档/设计.md").features == ("p:文档/设计.md", "f:设计.md")

@@ -388,7 +388,7 @@ def _url_port(folded: str, start: int, raw: str) -> bool:
 
 def _literal_features(raw: str, query: bool = False) -> list[str]:
     """``p:`` and ``f:`` features of a path or filename match, then, in a record, the
-    word a file is named by ("README.md": ``w:readm``; one word of ASCII letters only);
+    words a file is named by ("README.md": ``w:readm``; :func:`_named_by`);
     [] if it is no path or filename. A claim naming README.md or CONTRIBUTING.md held
     neither word, so "update the readme" or "what does the contributing guide ask?"
     never found it. A query keeps the literal alone: typed, it is what a record must
@@ -426,12 +426,19 @@ def _tails(path: str) -> list[str]:
     return ["p:" + tail for tail in tails if tail != whole]
 
 
+#: the most words a file name's stem is read as (:func:`_named_by`)
+MAX_STEM_WORDS: Final = 4
+
+
 def _named_by(name: str) -> list[str]:
-    """The word feature of a file name's stem ("readme.md": ``w:readm``), if it is one
-    word of ASCII letters ("docker-compose.yml", ".env" and "设计.md" name none)."""
-    stem = name.split(".", 1)[0]
-    feature = _ascii_word_feature(stem) if stem.isascii() and stem.isalpha() else None
-    return [] if feature is None else [feature]
+    """The word features of a file name's stem ("readme.md": ``w:readm``;
+    "docker-compose.yml": ``w:docker``, ``w:compos``), when it is at most
+    :data:`MAX_STEM_WORDS` words of ASCII letters joined by ``-`` or ``_`` (".env",
+    "v2-notes.md" and "设计.md" name none)."""
+    words = name.split(".", 1)[0].replace("_", "-").split("-")
+    if len(words) > MAX_STEM_WORDS or not all(w.isascii() and w.isalpha() for w in words):
+        return []
+    return [f for f in map(_ascii_word_feature, words) if f is not None]
 
 
 def _split_scripts(word: str) -> list[str]:
