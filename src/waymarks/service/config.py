@@ -47,7 +47,12 @@ from typing import Any, Final
 
 import msgspec
 
-from waymarks.core.privacy import Classification, PrivacyConfigError, ProviderPolicy
+from waymarks.core.privacy import (
+    Classification,
+    PrivacyConfigError,
+    ProviderPolicy,
+    setting_names,
+)
 from waymarks.files.paths import leads_within
 from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
@@ -140,14 +145,14 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
     # exists(), not is_file(): a folder or a FIFO in a configuration's place was skipped
     # without a word, the home's policy silently the defaults (_read refuses it)
     if home_file.exists():
-        merged = _read(home_file)
+        merged = _known_keys(_read(home_file), home_file)
         sources.append(str(home_file))
     local: dict[str, Any] = {}
     if project_file.exists() or project_file.is_symlink():
         if not in_project(project_file, project):
             ignored.append(f"{project_file} (a link out of the project: not read)")
         elif trusted:
-            local = _read(project_file)
+            local = _known_keys(_read(project_file), project_file)
             sources.append(str(project_file))
         else:
             ignored.append(f"{project_file} (project not trusted)")
@@ -328,6 +333,39 @@ def _a_table_if_one(name: str, value: object, home: dict[str, Any], path: Path,
         return True
     ignored.append(f"{path}: {name} (not a table; the home's [{name}] stands)")
     return False
+
+
+#: the keys of each table this module reads (``[privacy]``'s and ``[evolution]``'s are
+#: checked where they are read: ``ProviderPolicy.from_config``, ``evolution_config``)
+_KEYS: Final = {"privacy": None, "evolution": None,
+                "context": ("maxPinnedTokens", "maxMemoryTokens", "maxPersonalTokens",
+                            "defaultContextWindow"),
+                "memory": ("maxResults", "crossSession", "maxProjectSessions", "sessionRoots"),
+                "mcp": ("token",), "personal": ("directory",)}
+
+
+def _known_keys(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``document`` if it names only the tables and keys Waymarks reads. A misspelt one
+    (``[context] maxPinedTokens``, a ``[contxt]`` table, ``maxResults`` above any table)
+    was ignored without a word, the setting the person meant not in force: in a
+    project's file, a limit it meant to lower stayed the home's. Refused as an unknown
+    ``[privacy]`` setting is (``bad_config``), naming it and the known ones."""
+    unknown = sorted(str(k) for k in document if k not in _KEYS)
+    if unknown:
+        raise ServiceError("bad_config", f"{path}: unknown table or setting "
+                           f"{setting_names(unknown, quoted=True)} at the top level; the "
+                           f"tables are {', '.join(f'[{t}]' for t in _KEYS)} (a setting goes "
+                           "under its table's [header]); fix or remove it")
+    for table, keys in _KEYS.items():
+        value = document.get(table)
+        if keys is None or not isinstance(value, dict):
+            continue  # (not a table: said where it is read)
+        wrong = sorted(str(k) for k in value if k not in keys)
+        if wrong:
+            raise ServiceError("bad_config", f"{path}: unknown [{table}] setting "
+                               f"{setting_names(wrong, quoted=True)}; its settings are "
+                               f"{', '.join(keys)}; fix or remove it")
+    return document
 
 
 def _read(path: Path) -> dict[str, Any]:
