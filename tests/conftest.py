@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests import real_home
 from tests.temproot import memory_root
 from waymarks.service.app import Waymarks
 
@@ -46,6 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
     (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the
     power. The fast lane's properties that set no number of examples run
     :data:`FAST_LANE_EXAMPLES`."""
+    if not hasattr(config, "workerinput"):  # (xdist's controller, or a run without it)
+        config.stash[_REAL_HOME] = real_home.state(real_home.user_homes())
     for name in _waymarks_variables():
         del os.environ[name]
     os.environ.update(GIT_ISOLATED)
@@ -56,6 +59,28 @@ def pytest_configure(config: pytest.Config) -> None:
     root = memory_root()
     if root is not None:
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+
+
+_REAL_HOME = pytest.StashKey[real_home.State]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The run fails naming what it wrote into the real home of whoever ran it
+    (:mod:`tests.real_home`): ``~/.cache/waymarks``, ``~/.local/share/waymarks``,
+    ``~/.waymarks``, and what names Waymarks in ``~/.claude`` or ``~/.pi``. A test whose
+    commands get an environment of their own without the suite's ``HOME`` or
+    ``XDG_CACHE_HOME`` wrote there, CI's run into root's home, and nothing said so."""
+    before = session.config.stash.get(_REAL_HOME, None)
+    if before is None:
+        return
+    found = real_home.written(before, real_home.state(real_home.user_homes()))
+    if found:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        said = ("the suite wrote into the real home (a test's command without the suite's "
+                "HOME or XDG_CACHE_HOME?), which no test may touch: " + ", ".join(found))
+        if reporter is not None:
+            reporter.write_line(said, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def fast_lane(config: pytest.Config) -> bool:

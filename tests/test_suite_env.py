@@ -105,3 +105,52 @@ def test_the_suites_python_subprocesses_keep_their_bytecode_in_the_sessions_fold
     written, prefix = done.stdout.splitlines()
     assert written == "False", done.stdout
     assert Path(prefix).is_relative_to(tmp_path_factory.getbasetemp()), prefix
+
+
+@pytest.mark.skipif(not os.environ.get("REAL_HOME_PROBE"), reason="run by the test below")
+def test_real_home_probe() -> None:
+    """What a command with an environment of its own (no suite ``HOME``, no suite
+    ``XDG_CACHE_HOME``) wrote: the engine's stamps, into the home the run started with."""
+    cache = Path(os.environ["REAL_HOME_PROBE"]) / ".cache" / "waymarks"
+    cache.mkdir(parents=True)
+    (cache / "engine-files.json").write_text("{}")
+
+
+def test_a_run_that_writes_into_the_real_home_fails_naming_it(tmp_path: Path) -> None:
+    """The session's end finds what the suite wrote into the home it started with, and the
+    run fails naming it, though every test passed."""
+    person = tmp_path / "person"
+    person.mkdir()
+    env = {**os.environ, "HOME": str(person), "REAL_HOME_PROBE": str(person)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
+                           "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
+                           f"{Path(__file__).name}::test_real_home_probe"],
+                          cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 passed" in done.stdout and "wrote into the real home" in done.stdout
+    assert str(person / ".cache" / "waymarks" / "engine-files.json") in done.stdout
+
+
+def test_only_what_names_waymarks_counts_in_the_agents_folders(tmp_path: Path) -> None:
+    """Claude Code and Pi write their folders while the suite runs: a transcript there is
+    theirs; a loader, a hook or a server named for Waymarks is the suite's."""
+    from tests import real_home
+
+    user = tmp_path / "user"
+    (user / ".claude" / "projects").mkdir(parents=True)
+    (user / ".claude" / "settings.json").write_text('{"theme": "dark"}')
+    before = real_home.state([user])
+    (user / ".claude" / "projects" / "a.jsonl").write_text("{}")  # Claude Code's own
+    (user / ".claude.json").write_text('{"mcpServers": {}}')
+    assert real_home.written(before, real_home.state([user])) == []
+    (user / ".claude" / "settings.json").write_text(
+        '{"hooks": {"Stop": "python hook_entry.py --home ~/wm hook claude-code Stop"},'
+        ' "theme": "dark", "waymarks": 1}')
+    (user / ".pi" / "agent" / "extensions").mkdir(parents=True)
+    (user / ".pi" / "agent" / "extensions" / "waymarks.ts").write_text("//")
+    (user / ".local" / "share" / "waymarks").mkdir(parents=True)
+    assert real_home.written(before, real_home.state([user])) == sorted([
+        str(user / ".claude" / "settings.json"),
+        str(user / ".pi" / "agent" / "extensions" / "waymarks.ts"),
+        str(user / ".local" / "share" / "waymarks")])

@@ -22,12 +22,17 @@ from waymarks.store.migrations import LATEST_VERSION
 
 pytestmark = pytest.mark.slow  # many CLI processes
 
-ENV = {**os.environ, "WAYMARKS_SEMANTIC_BACKFILL": "off"}
+def _env() -> dict[str, str]:
+    """The test's environment, read when a command starts: a copy taken as the module was
+    imported, before the suite's fixtures, held the person's ``HOME`` without the suite's
+    ``XDG_CACHE_HOME`` or ``WAYMARKS_SEMANTIC=off``, and its commands wrote the engine's
+    stamps into that home (``~/.cache/waymarks/engine-files.json``, CI's root home)."""
+    return {**os.environ, "WAYMARKS_SEMANTIC_BACKFILL": "off"}
 
 
 def start(home: Path, project: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                             "--json", *args], cwd=project, env=ENV, text=True,
+                             "--json", *args], cwd=project, env=_env(), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -125,7 +130,7 @@ def test_rebuild_index_while_writers_append_ends_equal_to_a_fresh_rebuild(
               "    if args[0] != 'session':\n"
               "        assert json.loads(done.stdout)['outcome'] == 'committed', done.stdout\n")
     writers = [subprocess.Popen([sys.executable, "-c", script, str(home), tag], cwd=cwd,
-                                env=ENV, text=True, stderr=subprocess.PIPE)
+                                env=_env(), text=True, stderr=subprocess.PIPE)
                for cwd, tag in ((one, "a1"), (one, "a2"), (two, "b1"))]
     rebuilds = 0
     while any(w.poll() is None for w in writers) or rebuilds < 2:
