@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -188,6 +189,30 @@ def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("XDG_CACHE_HOME", str(cache))  # (subprocesses inherit it)
         _bytecode(patch, tmp_path_factory.mktemp("bytecode"))
         yield cache
+
+
+def isolated_python(python: str | Path | None = None) -> list[str]:
+    """``PYTHON -I -S`` as Claude Code runs a hook, its bytecode written where the suite's
+    other processes write theirs: ``-I`` ignores ``PYTHONPYCACHEPREFIX``, and the suite's
+    hooks wrote ``__pycache__`` into the checkout's ``src`` (their helpers and workers too,
+    which take the hook's bytecode settings). ``-X pycache_prefix`` is an option, which
+    ``-I`` keeps."""
+    return [str(python or sys.executable), "-I", "-S", *suite_bytecode()]
+
+
+def suite_command(command: str) -> str:
+    """A hook's shell command as ``claude-code install`` writes it (``… PYTHON -I -S …``),
+    its bytecode kept as :func:`isolated_python` keeps it."""
+    import shlex
+
+    return command.replace(" -I -S ", f" -I -S {shlex.join(suite_bytecode())} ", 1)
+
+
+def suite_bytecode() -> list[str]:
+    """The options that keep an isolated (``-I``) Python's bytecode out of the checkout:
+    the suite's prefix (:func:`_bytecode`), else none written (outside a session)."""
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    return ["-X", f"pycache_prefix={prefix}"] if prefix else ["-B"]
 
 
 def _bytecode(patch: pytest.MonkeyPatch, prefix: Path) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import suite_bytecode
+
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -342,8 +344,9 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
                             "tool_input": {"command": "git status"},
                             "tool_response": {"stdout": "clean", "stderr": ""}}).encode()
         argv = cc.hook_argv(cc.hook_command(Path(sys.executable), home, "PostToolUse"))
-        done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=event,
-                              env=env, cwd=project, capture_output=True, timeout=60)
+        done = subprocess.run([argv[0], *suite_bytecode(), "-X", "importtime", *argv[1:]],
+                              input=event, env=env, cwd=project, capture_output=True,
+                              timeout=60)
         for _ in range(400):  # the helper answered first; it records right after
             if list((home / "sessions").rglob("*.jsonl")):
                 break
@@ -380,7 +383,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
     start = cc.hook_argv(cc.hook_command(Path(sys.executable), tmp_path / "home",
                                          "SessionStart"))
-    subprocess.run(start, input=json.dumps({  # the session made (a new one draws its ID)
+    # the session made (a new one draws its ID)
+    subprocess.run([start[0], *suite_bytecode(), *start[1:]], input=json.dumps({
         "session_id": session, "cwd": str(project), "hook_event_name": "SessionStart",
         "source": "startup"}).encode(), env=env, cwd=project, capture_output=True,
         timeout=120, check=True)
@@ -390,8 +394,9 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
                         "prompt": "which database port do we use?"}).encode()
     argv = cc.hook_argv(cc.hook_command(Path(sys.executable), tmp_path / "home",
                                         "UserPromptSubmit"))
-    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=event, env=env,
-                          cwd=project, capture_output=True, timeout=120, check=True)
+    done = subprocess.run([argv[0], *suite_bytecode(), "-X", "importtime", *argv[1:]],
+                          input=event, env=env, cwd=project, capture_output=True,
+                          timeout=120, check=True)
     modules = [line.split("|")[-1].strip() for line in
                done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran

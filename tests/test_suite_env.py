@@ -154,3 +154,20 @@ def test_only_what_names_waymarks_counts_in_the_agents_folders(tmp_path: Path) -
         str(user / ".claude" / "settings.json"),
         str(user / ".pi" / "agent" / "extensions" / "waymarks.ts"),
         str(user / ".local" / "share" / "waymarks")])
+
+
+def test_a_hook_run_as_claude_code_runs_it_keeps_its_bytecode_out_of_the_checkout(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``-I`` ignores ``PYTHONPYCACHEPREFIX``: the suite's hooks wrote ``__pycache__`` into
+    ``src``. Started by :func:`~tests.conftest.isolated_python` (or an installed command
+    through :func:`~tests.conftest.suite_command`), they keep it in the session's folder."""
+    from tests.conftest import isolated_python, suite_command
+    from waymarks.hosts import claude_code_install as cc
+
+    probe = "import sys; print(sys.flags.isolated, sys.pycache_prefix)"
+    done = subprocess.run([*isolated_python(), "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=120)
+    isolated, prefix = done.stdout.split()
+    assert isolated == "1" and Path(prefix).is_relative_to(tmp_path_factory.getbasetemp())
+    command = suite_command(cc.hook_command(Path(sys.executable), Path("/h"), "Stop"))
+    assert f"-I -S -X pycache_prefix={prefix} " in command, command

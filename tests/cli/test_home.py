@@ -12,6 +12,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from tests.conftest import isolated_python
 from waymarks.cli import home
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -121,7 +122,7 @@ def test_a_hook_with_a_home_whose_tilde_cannot_be_expanded_records_nothing(
                         "prompt": "a secret prompt", "transcript_path": str(tmp_path / "t")})
     env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "CLAUDE_PROJECT_DIR": str(tmp_path)}
     if how == "installed":
-        argv = [sys.executable, "-I", "-S", hook_entry.__file__, "--home", home, "hook",
+        argv = [*isolated_python(), hook_entry.__file__, "--home", home, "hook",
                 "claude-code", "UserPromptSubmit"]
     else:
         argv = [sys.executable, "-m", "waymarks.cli.main", "hook", "claude-code",

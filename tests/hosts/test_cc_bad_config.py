@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import isolated_python
 from tests.hosts.test_cc_helper_stalled import ENTRY, _kinds, _payload
 from tests.hosts.test_cc_review_hooks import _environ, _helper
 from waymarks.service.app import Waymarks
@@ -21,7 +22,7 @@ from waymarks.service.app import Waymarks
 
 def _hook(home: Path, project: Path, sid: str, event: str, helper: str = "off",
           **extra: str) -> str:
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                            "hook", "claude-code", event],
                           input=json.dumps(_payload(sid, project, event, **extra)),
                           text=True, capture_output=True, timeout=120,

@@ -15,7 +15,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import isolated_python
 from waymarks.files.locks import open_lock
 from waymarks.hosts import cc_client
 from waymarks.service.app import Waymarks
@@ -85,7 +85,7 @@ def closing(home: Path) -> Iterator[ClosingHelper]:
 def _hook(home: Path, event: str, body: dict[str, object]) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if k != "WAYMARKS_CC_HELPER"}
     environ.update({"WAYMARKS_CC_HELPER_IDLE": "1", "CLAUDE_PROJECT_DIR": ""})
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                            "hook", "claude-code", event],
                           input=json.dumps({**body, "hook_event_name": event}), text=True,
                           capture_output=True, env=environ, timeout=120)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CountingIds, StepClock
+from tests.conftest import CountingIds, StepClock, isolated_python
 from waymarks.hosts import cc_client, cc_helper, claude_code
 from waymarks.hosts.claude_code_observe import OBSERVATION_TYPE
 from waymarks.service.app import Waymarks
@@ -115,7 +115,7 @@ def test_the_helper_sees_a_client_that_hung_up() -> None:
 def _hook(home: Path, project: Path, event: str, body: dict[str, Any]) -> str:
     environ = {k: v for k, v in os.environ.items() if k != "WAYMARKS_CC_HELPER"}
     environ.update({"WAYMARKS_CC_HELPER_IDLE": "60", "CLAUDE_PROJECT_DIR": ""})
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                            "hook", "claude-code", event],
                           input=json.dumps(_payload(body.pop("sid"), project, event, **body)),
                           text=True, capture_output=True, env=environ, timeout=120)

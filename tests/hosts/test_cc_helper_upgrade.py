@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import isolated_python
 from tests.hosts.test_cc_helper_stalled import ENTRY
 from tests.hosts.test_cc_review_hooks import _environ, _helpers_of, _wait
 from waymarks.hosts import cc_client
@@ -82,7 +83,7 @@ def _hook(home: Path, entry: Path, event: str, body: dict[str, object],
           helper: str = "on") -> str:
     """``event``'s hook as ``claude-code install`` writes it for ``entry``'s installation
     (``helper``: ``WAYMARKS_CC_HELPER``): what it printed."""
-    done = subprocess.run([sys.executable, "-I", "-S", str(entry), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(entry), "--home", str(home),
                            "hook", "claude-code", event],
                           input=json.dumps({**body, "hook_event_name": event}),
                           text=True, capture_output=True,
@@ -263,7 +264,7 @@ KEY = ("import sys; sys.path.append(sys.argv[1]); "
 
 
 def _key(python: Path | str, source: Path = SOURCE) -> str:
-    done = subprocess.run([str(python), "-I", "-S", "-c", KEY, str(source)],
+    done = subprocess.run([*isolated_python(python), "-c", KEY, str(source)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -302,7 +303,7 @@ def test_a_hook_by_another_spelling_of_the_installation_keeps_its_helper(
         _hook(home, ENTRY, "UserPromptSubmit", prompt)  # starts this installation's helper
         [pid] = _wait(lambda: _helpers_of(home), "the hook started no helper")
         _wait(lambda: cc_client._ask(home, "ping", b"") is not None, "no helper answers")
-        done = subprocess.run([str(_alias(tmp_path)), "-I", "-S", str(ENTRY), "--home",
+        done = subprocess.run([*isolated_python(_alias(tmp_path)), str(ENTRY), "--home",
                                str(home), "hook", "claude-code", "UserPromptSubmit"],
                               input=json.dumps({**prompt, "hook_event_name":
                                                 "UserPromptSubmit"}), text=True,
@@ -354,7 +355,7 @@ PING = ("import sys; sys.path.append(sys.argv[1]); from waymarks.hosts.cc_client
 
 def _ping(home: Path, entry: Path, semantic: str, **extra: str) -> str:
     environ = _environ(subagent=False, WAYMARKS_SEMANTIC=semantic, **extra)
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", PING, str(entry.parents[2]),
+    done = subprocess.run([*isolated_python(), "-c", PING, str(entry.parents[2]),
                            str(home)], env=environ, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr

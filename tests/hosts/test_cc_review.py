@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import isolated_python, suite_command
 from waymarks.hosts import cc_client, cc_helper, claude_code
 from waymarks.hosts import claude_code_install as cc
 from waymarks.service.app import Waymarks
@@ -78,7 +79,7 @@ def test_a_hook_whose_launcher_is_gone_never_blocks_the_prompt(
         assert done.stdout == ""
         assert cc._ours(command) and cc.hook_argv(command)[3] == str(gone)  # uninstallable
     real = cc.hook_command(Path(sys.executable), home, "SessionStart")  # still runs
-    assert subprocess.run(["sh", "-c", real], input=json.dumps({
+    assert subprocess.run(["sh", "-c", suite_command(real)], input=json.dumps({
         "session_id": str(uuid.uuid4()), "cwd": str(project), "source": "startup"}),
         capture_output=True, text=True, timeout=60,
         env={**os.environ, "WAYMARKS_CC_HELPER": "off"}).returncode == 0  # (none left)
@@ -104,7 +105,7 @@ def test_a_reinstall_after_an_upgrade_leaves_nothing_behind_on_uninstall(
 def _stop_hook(home: Path, project: Path) -> subprocess.CompletedProcess[bytes]:
     payload = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": "Stop",
                "transcript_path": str(project / "t.jsonl")}
-    return subprocess.run([sys.executable, "-I", "-S", str(cc.hook_entry()), "--home",
+    return subprocess.run([*isolated_python(), str(cc.hook_entry()), "--home",
                            str(home), "hook", "claude-code", "Stop"],
                           input=json.dumps(payload).encode(), capture_output=True,
                           timeout=120, env={**os.environ, "WAYMARKS_CC_HELPER": "off"})

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import isolated_python
+
 WAYMARKS = Path(sys.executable).parent / "waymarks"
 ENTRY = Path(__file__).resolve().parents[2] / "src" / "waymarks" / "hosts" / "hook_entry.py"
 SESSION = "11111111-2222-3333-4444-555555555555"
@@ -52,7 +54,7 @@ def test_a_relative_or_empty_home_is_refused_and_nothing_is_created(project: Pat
         command = [str(WAYMARKS), "--home", "", *tail]
     else:
         home = "" if how.endswith("empty") else "relhome"
-        command = [sys.executable, "-I", "-S", str(ENTRY), "--home", home, *tail]
+        command = [*isolated_python(), str(ENTRY), "--home", home, *tail]
     done = _hook(project, command, env)
     assert done.returncode == 1, done.stderr
     assert "not an absolute path" in done.stderr and done.stdout == ""

@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import isolated_python
 from tests.evolution.test_capture import SESSION, _sources, _transcript
 from tests.hosts.test_cc_helper_stalled import (  # noqa: F401 (a fixture)
     ENTRY,
@@ -129,7 +130,7 @@ def _entry_hook(home: Path, event: str, body: dict[str, Any], *,
                 subagent: bool = False) -> None:
     """A hook as ``claude-code install`` writes it, the helper on (a subagent's: with
     ``PI_SUBAGENT_AGENT_ID`` in its environment)."""
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                            "hook", "claude-code", event], input=json.dumps(
                                {**body, "hook_event_name": event}), text=True,
                           capture_output=True, env=_environ(subagent), timeout=120)
@@ -282,7 +283,7 @@ def test_a_nul_in_a_stops_transcript_path_is_bad_input_and_queues_nothing(
 
     sid = str(uuid.uuid4())
     body = {"session_id": sid, "cwd": str(project), "transcript_path": "/\0x"}
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(learning),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(learning),
                            "hook", "claude-code", "Stop"], input=json.dumps(body), text=True,
                           capture_output=True, timeout=120,
                           env=_environ(subagent=False, WAYMARKS_CC_HELPER="off"))

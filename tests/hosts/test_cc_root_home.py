@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import isolated_python
 from tests.hosts.test_cc_helper_stalled import ENTRY, _payload
 from tests.hosts.test_cc_review_hooks import _environ
 
@@ -34,7 +34,7 @@ def test_a_root_hook_on_another_users_home_changes_nothing_there(
             os.chown(path, NOBODY, NOBODY)
     sid = str(uuid.uuid4())
     for event in ("SessionStart", "UserPromptSubmit"):
-        done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+        done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                                "hook", "claude-code", event],
                               input=json.dumps(_payload(sid, project, event)), text=True,
                               capture_output=True, timeout=120,
@@ -48,7 +48,7 @@ def test_a_root_hook_on_another_users_home_changes_nothing_there(
 def test_a_root_hook_on_roots_own_home_still_works(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "root-home"
     sid = str(uuid.uuid4())
-    done = subprocess.run([sys.executable, "-I", "-S", str(ENTRY), "--home", str(home),
+    done = subprocess.run([*isolated_python(), str(ENTRY), "--home", str(home),
                            "hook", "claude-code", "SessionStart"],
                           input=json.dumps(_payload(sid, project, "SessionStart")), text=True,
                           capture_output=True, timeout=120,

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import suite_bytecode, suite_command
 from tests.hosts.fake_anthropic import FakeAnthropic
 from tests.hosts.fake_cc_window import memory_add_over_mcp
 from tests.install_once import install_once
@@ -538,8 +539,9 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
 
     def run(event: str, data: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["sh", "-c", command[event]], input=json.dumps(data), env=env,
-                              cwd=project, capture_output=True, text=True, timeout=60)
+        return subprocess.run(["sh", "-c", suite_command(command[event])],
+                              input=json.dumps(data), env=env, cwd=project,
+                              capture_output=True, text=True, timeout=60)
 
     assert run("SessionStart", payload(sid, project, "SessionStart")).returncode == 0
     with Waymarks(home, cwd=str(project), session=sid) as app:
@@ -549,6 +551,7 @@ def test_the_installed_command_runs_from_an_editable_install(tmp_path: Path, hom
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert '"Always run the linters"' in context
     python = cc.hook_argv(command["SessionStart"])[:4]  # the interpreter, -I -S, launcher
+    python[1:1] = suite_bytecode()  # (not into the checkout's src)
     prompt = json.dumps(payload(sid, project, "UserPromptSubmit", prompt="lint again"))
     for options in (["--json", "--home", str(home)], ["--home", str(home), "--json"]):
         json_form = subprocess.run([*python, *options, "hook", "claude-code",

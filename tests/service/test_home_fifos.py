@@ -14,8 +14,11 @@ from tests.inprocess import waymarks
 from waymarks.service.kept_exclusions import pending_path
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
-       "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"}
+def _env() -> dict[str, str]:
+    """Read when a command starts, after the suite's fixtures (its cache, its bytecode):
+    a copy taken at import had neither."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+            "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"}
 
 
 def test_a_fifo_at_the_pending_exclusions_list_is_not_waited_on(home: Path,
@@ -24,7 +27,7 @@ def test_a_fifo_at_the_pending_exclusions_list_is_not_waited_on(home: Path,
     os.mkfifo(pending_path(home / "waymarks.db"))
     done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
                            "pins"], cwd=project, capture_output=True, text=True, timeout=60,
-                          env=ENV)
+                          env=_env())
     assert done.returncode == 0 and "Run the linter" in done.stdout, done.stdout + done.stderr
     assert pending_path(home / "waymarks.db").is_fifo()  # not ours to remove
 
@@ -39,5 +42,5 @@ def test_a_fifo_at_a_projects_team_anchors_is_not_waited_on(home: Path,
             "    __import__('os').mkfifo(path)\n"
             "    print(team.load_anchors(app))\n")
     done = subprocess.run([sys.executable, "-c", code, str(home), str(project)],
-                          cwd=project, capture_output=True, text=True, timeout=60, env=ENV)
+                          cwd=project, capture_output=True, text=True, timeout=60, env=_env())
     assert done.returncode == 0 and done.stdout.strip() == "({}, 0)", done.stdout + done.stderr
