@@ -90,3 +90,24 @@ def test_a_blank_agent_dir_is_refused_not_taken_for_pis_own(tmp_path: Path, home
         assert refused["message"].startswith("--agent-dir is empty"), refused
     assert pi_install.loader_path(installed).read_text() == before
     assert sorted(p.name for p in (installed / "extensions").iterdir()) == ["waymarks.ts"]
+
+
+@pytest.mark.parametrize("relative", ["agent", "./.pi/agent", "pi agent/"])
+def test_a_relative_agent_dir_is_refused_not_written_into_the_working_folder(
+        tmp_path: Path, home: Path, relative: str) -> None:
+    """``--agent-dir agent`` (``~`` left out, a path typed from another folder) wrote
+    ``agent/extensions/waymarks.ts`` into whatever folder the command ran in, a project's,
+    where Pi never looks, and said "Installed …; restart Pi to load it". Refused, naming
+    the fix, and nothing is written there."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(tmp_path / "user")}
+    for action in ("install", "uninstall"):
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pi",
+                               action, "--agent-dir", relative], env=env, cwd=project,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "invalid_argument", refused
+        assert "relative path" in refused["message"] and "absolute" in refused["message"]
+    assert list(project.iterdir()) == []

@@ -31,14 +31,21 @@ def agent_dir(explicit: str | None = None) -> Path:
     """``--agent-dir`` when given (a blank one is refused: a script's unset variable
     changed the real ``~/.pi/agent``), else ``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
     if explicit is not None:
-        if not explicit.strip():
-            from waymarks.service.outcomes import ServiceError
+        from waymarks.service.outcomes import ServiceError
 
+        if not explicit.strip():
             raise ServiceError("invalid_argument", "--agent-dir is empty; give Pi's agent "
                                "directory (e.g. --agent-dir ~/.pi/agent), or leave "
                                "--agent-dir out for $PI_CODING_AGENT_DIR or ~/.pi/agent; "
                                "nothing was changed")
-        return Path(explicit).expanduser()
+        chosen = Path(explicit).expanduser()
+        if not chosen.is_absolute():  # written into the folder the command ran in, a
+            # project's, where Pi never looks, and "restart Pi to load it" was said
+            raise ServiceError("invalid_argument", f"--agent-dir {explicit}: a relative "
+                               "path, taken from whatever folder the command runs in, where "
+                               "Pi does not look; give Pi's agent directory as an absolute "
+                               "path (~/.pi/agent works); nothing was changed")
+        return chosen
     env = os.environ.get("PI_CODING_AGENT_DIR")
     return Path(env).expanduser() if env else Path.home() / ".pi" / "agent"
 
