@@ -775,3 +775,36 @@ def test_a_write_error_names_the_session_file(created: SessionFile, session_path
     with pytest.raises(OSError) as failed, created.locked(group_commit=group_commit):
         created.append(message("ignored", None), ids())
     assert failed.value.errno == errno.ENOSPC and failed.value.filename == str(session_path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_name_here_that_is_no_session_file_is_said_to_be_one(
+        sessions_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """``--session pipe`` naming a FIFO or a folder in this directory (no slash, no
+    ``.jsonl``) was looked up as a session ID: "no session 'pipe'" sent the person
+    looking for a session, the thing named right there. An ID still wins."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "pipe")
+    else:
+        (tmp_path / "pipe").mkdir()
+    with pytest.raises(SessionFileError) as info:
+        resolve_session(sessions_home, CWD, "pipe")
+    assert str(info.value).startswith(f"{Path('pipe')}: ") and "not a session file" in str(
+        info.value), info.value
+    (tmp_path / "def").mkdir()  # the prefix of a session here: that session
+    assert _id_of_path(resolve_session(sessions_home, CWD, "def")).startswith("def33333")
+
+
+@pytest.mark.parametrize("ref", [r"C:\Users\ada\session", r"D:\s", r"\\server\share\s"])
+def test_a_windows_path_is_a_path_not_an_id(sessions_home: Path, ref: str) -> None:
+    """A Windows path (a copy from another machine's notes) was looked up as a session ID."""
+    with pytest.raises(SessionFileError) as info:
+        resolve_session(sessions_home, CWD, ref)
+    assert str(info.value) == f"{ref}: no such session file", info.value
+
+
+def _id_of_path(path: Path) -> str:
+    return path.name.split("_", 1)[1]

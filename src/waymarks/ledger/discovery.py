@@ -371,6 +371,10 @@ def newest_session(home: Path, cwd: str) -> Path | None:
     return None
 
 
+#: a path as Windows writes one (a drive, a share): no session ID looks like it
+_WINDOWS_PATH = lazy(r"[A-Za-z]:[\\/]|\\\\")
+
+
 def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     """A session given as a path, a session ID or a unique ID prefix. A path is taken as
     given (whose project it speaks for is decided where it is indexed); an ID or prefix
@@ -392,6 +396,10 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        if os.path.lexists(candidate) or _WINDOWS_PATH.match(ref):
+            # a FIFO or a folder named here without a slash, a Windows path: taken for an
+            # ID, "no session 'pipe'" sent the person looking for a session
+            raise no_session_file(candidate)
         # a name of that ID that is no regular file (a FIFO, a folder) is there: "no
         # session" sent the person looking for one
         odd = [f"{path}: {what}, not a session file" for path, what in irregular_files(home, cwd)
