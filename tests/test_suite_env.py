@@ -43,11 +43,7 @@ def test_the_suites_own_knobs_reach_the_tests(tmp_path: Path) -> None:
     env = {**os.environ, "SUITE_ENV_PROBE": str(ran), "WAYMARKS_BYTE_FLIPS": "7",
            "WAYMARKS_SCREENSHOTS": "1", "WAYMARKS_HOME": str(tmp_path / "theirs"),
            "WAYMARKS_SEMANTIC": "on"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
-                           "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
-                           f"{Path(__file__).name}::test_probe"],
-                          cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = _inner_run(tmp_path, "test_probe", env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert ran.read_text() == "ran"  # the probe ran (was not skipped) and passed
 
@@ -122,11 +118,7 @@ def test_a_run_that_writes_into_the_real_home_fails_naming_it(tmp_path: Path) ->
     person = tmp_path / "person"
     person.mkdir()
     env = {**os.environ, "HOME": str(person), "REAL_HOME_PROBE": str(person)}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
-                           "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
-                           f"{Path(__file__).name}::test_real_home_probe"],
-                          cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = _inner_run(tmp_path, "test_real_home_probe", env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert (person / ".cache" / "waymarks" / "engine-files.json").is_file()  # (it ran)
     assert "wrote into the real home" in done.stdout and "failed" not in done.stdout
@@ -172,3 +164,12 @@ def test_a_hook_run_as_claude_code_runs_it_keeps_its_bytecode_out_of_the_checkou
     assert isolated == "1" and Path(prefix).is_relative_to(tmp_path_factory.getbasetemp())
     command = suite_command(cc.hook_command(Path(sys.executable), Path("/h"), "Stop"))
     assert f"-I -S -X pycache_prefix={prefix} " in command, command
+
+
+def _inner_run(tmp_path: Path, probe: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """This file's ``probe`` run by a pytest of its own, with ``env``."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p",
+                           "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
+                           f"{Path(__file__).name}::{probe}"],
+                          cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
+                          timeout=300)
