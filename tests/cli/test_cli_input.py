@@ -484,3 +484,24 @@ def test_a_session_file_whose_header_cwd_holds_a_nul_is_no_session(home: Path,
          "cwd": f"{project}\u0000"}) + "\n")
     assert [p["text"] for p in run(home, project, "pins")["items"]] == ["Always run the tests."]
     run(home, project, "status", fresh=True)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["--help"], ["pins", "--help"], ["help", "memory"],
+                                  ["--version"], ["--json", "--version"]])
+@pytest.mark.parametrize("closed", [False, True], ids=["full", "closed"])
+def test_help_or_the_version_that_cannot_be_written_fails(tmp_path: Path, args: list[str],
+                                                          closed: bool) -> None:
+    """``waymarks --help > /dev/full`` exited 0, ``--version`` with a traceback: help and
+    the version are what those commands make, as ``completion``'s script is, and nothing
+    of them was shown. So with standard output closed (``>&-``)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "waymarks.cli.main", *args], cwd=tmp_path,
+            env={**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"),
+                 "WAYMARKS_CLI_HELPER": "off"},
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+            preexec_fn=(lambda: os.close(1)) if closed else None)
+    assert done.returncode == 1, done.stderr
+    assert "standard output cannot be written" in done.stderr
+    assert "Traceback" not in done.stderr

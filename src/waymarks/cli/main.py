@@ -47,7 +47,18 @@ def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
     if argv and argv[-1] == "--version" and set(argv[:-1]) <= {"--json"}:
         from waymarks import __version__  # asked often, by scripts too: no CLI library
 
-        print(f'{{"version": "{__version__}"}}' if argv[:-1] else f"waymarks {__version__}")
+        try:
+            if sys.stdout is None:  # (closed: >&-)
+                raise OSError
+            print(f'{{"version": "{__version__}"}}' if argv[:-1] else f"waymarks {__version__}",
+                  flush=True)
+        except BrokenPipeError:
+            raise
+        except OSError:  # (> /dev/full: a traceback, exit 1)
+            from waymarks.cli.runner import output_lost, stdout_to_null
+
+            stdout_to_null()
+            return output_lost()
         return 0
     if "_WAYMARKS_COMPLETE" in os.environ:
         from waymarks.cli.app import complete

@@ -122,8 +122,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     try:
         with progress.busy("working: reading session files…"):
             result = work(state)
-    except Shown as shown:
-        result = shown.result
+    except Shown as shown:  # help, the version: what was asked is the output itself
+        result = msgspec.structs.replace(shown.result, produced=True)
     except Reported as reported:
         return reported.status
     except argument_error() as exc:
@@ -164,10 +164,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         written = True
     if not written:
         if result.produced:  # what it made is its output: a cut file is no backup
-            note("standard output cannot be written (a full disk?), so what it holds is "
-                 "cut short or empty: nothing usable was written; free some space or write "
-                 "elsewhere, then run it again")
-            return EXIT_ERROR
+            return output_lost()
         what = " ".join(str(result.data[k]) for k in ("outcome", "id") if result.data.get(k))
         if isinstance(result.data.get("message"), str):
             what += f": {result.data['message']}"
@@ -266,22 +263,34 @@ def printed(show: Callable[[], None]) -> bool:
     except BrokenPipeError:
         raise
     except OSError:
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            sys.stdout = None
+        stdout_to_null()
         return False
     return True
+
+
+def stdout_to_null() -> None:
+    """Standard output becomes the null device (or none), so that Python's flush at exit
+    does not fail again on what could not be written."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        sys.stdout = None
+
+
+def output_lost() -> int:
+    """A command whose output is what it makes (``export``, ``completion``, help, the
+    version) could not write it: said on standard error, exit 1."""
+    note("standard output cannot be written (a full disk?), so what it holds is cut short "
+         "or empty: nothing usable was written; free some space or write elsewhere, then "
+         "run it again")
+    return EXIT_ERROR
 
 
 def reader_left() -> None:
     """The reader of standard output left (``| head``): nothing more is written there, and
     Python's flush at exit must not fail again (standard output becomes the null device).
     Not an error of the command's: its exit status is what it was (a refusal stays 2)."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        sys.stdout = None
+    stdout_to_null()
 
 
 def note(message: str) -> None:
