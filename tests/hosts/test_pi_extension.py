@@ -223,3 +223,46 @@ def test_a_turn_starting_with_a_slash_is_in_the_plans_history(tmp_path: Path) ->
              if '"method":"plan"' in line.replace(" ", "")]
     assert [p["params"]["history"] for p in plans] == [
         ["/srv/app/db.env configures the staging database"]], said.read_text()
+
+
+BEDROCK_IMAGE = """
+await handlers.session_start({}, ctx);
+const png = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+const sealed = Buffer.from([1, 2, 3, 250]); // (a Buffer is a Uint8Array with a toJSON)
+const image = { image: { format: "png", source: { bytes: png } } };
+const bedrock = { modelId: "anthropic.claude-sonnet", messages: [
+  { role: "user", content: [
+    { text: "what is in this picture? key sk-ant-api03-AAAABBBBCCCCDDDDEEEE" }, image] },
+  { role: "assistant", content: [
+    { reasoningContent: { redactedContent: sealed } }, { text: "a cat" }] },
+  { role: "user", content: [{ text: "and this one?" }, image] }],
+  system: [{ text: "sys" }], inferenceConfig: { maxTokens: 100 } };
+const sent = await handlers.before_provider_request({ payload: bedrock },
+  { ...ctx, model: { provider: "amazon-bedrock" } });
+await handlers.session_shutdown({}, ctx);
+const view = (b) => ({ kind: Object.prototype.toString.call(b),
+                       same: b instanceof Uint8Array
+                             && Buffer.compare(Buffer.from(b), Buffer.from(png)) === 0,
+                       length: b?.length });
+const m = sent.messages;
+console.log(JSON.stringify({ first: view(m[0].content[1].image.source.bytes),
+  again: view(m[2].content[1].image.source.bytes),
+  sealed: Array.from(m[1].content[0].reasoningContent.redactedContent ?? []),
+  sealedKind: Object.prototype.toString.call(m[1].content[0].reasoningContent.redactedContent),
+  text: m[0].content[0].text }));
+process.exit(0);
+"""
+
+
+def test_bedrock_image_bytes_reach_the_model_as_bytes(tmp_path: Path) -> None:
+    """Bedrock Converse carries an image as a Uint8Array: JSON has no bytes, and it came
+    back from the bridge as an object of numbered keys, which the AWS SDK sent as no image
+    (the model got broken image data); redacted reasoning likewise. Both go out as the
+    very bytes Pi built, the text beside them still sanitized."""
+    result = run_harness(tmp_path, str(WAYMARKS_BIN), scenario=BEDROCK_IMAGE)
+    for name in ("first", "again"):
+        assert result[name] == {"kind": "[object Uint8Array]", "same": True, "length": 4096}
+    assert result["sealedKind"] == "[object Uint8Array]"
+    assert result["sealed"] == [1, 2, 3, 250]
+    assert "AAAABBBB" not in str(result["text"]) and "what is in this picture?" in str(
+        result["text"])

@@ -33,6 +33,7 @@
  * 15000: the pause between evolution checks; tests shorten it).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
@@ -75,6 +76,40 @@ const IMAGES_ONLY = "(the person sent images without text)";
 /** Pi's context messages that stand for what a compaction or a branch summary replaced. */
 const SUMMARIES = new Set(["compactionSummary", "branchSummary"]);
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
+
+/** Binary values of a payload (Bedrock Converse's image bytes and redacted reasoning are
+ * Uint8Array) by the placeholder they cross the bridge as. JSON has no bytes: written as
+ * they are, they became an object of numbered keys, which the bridge sent back and the AWS
+ * SDK encoded as no image at all. The bytes stay here; `{"waymarksBytes": N}` (N from a
+ * digest of them, so the same bytes read the same in every request) goes in their place,
+ * is kept as it is by the sanitizer (a number under a key), and is put back on the way out.
+ * Images and encrypted blobs are not text the sanitizer reads, as base64 media is not. */
+type Bytes = Map<number, ArrayBufferView>;
+const BYTES_KEY = "waymarksBytes";
+
+/** A JSON.stringify replacer putting each ArrayBuffer view's placeholder in its place. */
+function bytesOut(bytes: Bytes) {
+	return function (this: Json, key: string, value: Json): Json {
+		const raw = this[key]; // (a Buffer's toJSON has run: `value` is no view any more)
+		if (!ArrayBuffer.isView(raw)) return value;
+		const n = createHash("sha256").update(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)).digest().readUIntBE(0, 6);
+		bytes.set(n, raw);
+		return { [BYTES_KEY]: n };
+	};
+}
+
+/** `value` (a checked payload) with each placeholder of `bytes` back as the bytes it stood for. */
+function bytesBack(value: Json, bytes: Bytes): Json {
+	if (!bytes.size || !value || typeof value !== "object") return value;
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length; i++) value[i] = bytesBack(value[i], bytes);
+		return value;
+	}
+	const keys = Object.keys(value);
+	if (keys.length === 1 && keys[0] === BYTES_KEY && bytes.has(value[BYTES_KEY])) return bytes.get(value[BYTES_KEY]);
+	for (const k of keys) value[k] = bytesBack(value[k], bytes);
+	return value;
+}
 
 export default function waymarks(pi: any) {
 	let child: ChildProcessWithoutNullStreams | undefined;
@@ -384,17 +419,17 @@ export default function waymarks(pi: any) {
 		evolveTimer.unref?.();
 	}
 
-	function write(proc: ChildProcessWithoutNullStreams, message: Json): boolean {
+	function write(proc: ChildProcessWithoutNullStreams, message: Json, bytes?: Bytes): boolean {
 		if (proc.exitCode !== null || proc.stdin.destroyed) return false;
 		try {
-			proc.stdin.write(`${JSON.stringify(message)}\n`);
+			proc.stdin.write(`${JSON.stringify(message, bytes && bytesOut(bytes))}\n`);
 			return true;
 		} catch {
 			return false;
 		}
 	}
 
-	function request(method: string, params: Json, asked = timeoutMs): Promise<Json> {
+	function request(method: string, params: Json, asked = timeoutMs, bytes?: Bytes): Promise<Json> {
 		const timeout = Math.min(asked, MAX_TIMER_MS); // (initialize's is four calls')
 		const proc = child;
 		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
@@ -416,7 +451,7 @@ export default function waymarks(pi: any) {
 				reject,
 				timer,
 			});
-			if (!write(proc, { id, method, params })) {
+			if (!write(proc, { id, method, params }, bytes)) {
 				clearTimeout(timer);
 				pending.delete(id);
 				reject(new Error("the Waymarks bridge is not running"));
@@ -539,7 +574,7 @@ export default function waymarks(pi: any) {
 	});
 
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
-	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs): Promise<Json> {
+	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes): Promise<Json> {
 		ctxNow = ctx;
 		if (!ready) { // (while it starts, the bridge before may still be ending: no child yet)
 			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
@@ -554,7 +589,7 @@ export default function waymarks(pi: any) {
 		// the database is waited for well within this call's timeout: a plan behind another
 		// process's write fails with why, instead of the bridge being killed every request;
 		// a call given minutes (a command, a confirmed write) still waits as long as before
-		return request(method, { ...params, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout);
+		return request(method, { ...params, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout, bytes);
 	}
 
 	/** ``text`` on one line, its controls and direction marks shown as escapes. */
@@ -634,6 +669,7 @@ export default function waymarks(pi: any) {
 	function withheld(payload: Json): Json {
 		const scrub = (value: Json, key?: string): Json => {
 			if (typeof value === "string") return key !== undefined && STRUCTURAL.has(key) ? value : WITHHELD;
+			if (ArrayBuffer.isView(value)) return new Uint8Array(0); // an image's bytes are content
 			if (Array.isArray(value)) return value.map((v) => scrub(v));
 			if (value && typeof value === "object") {
 				const out: Json = {};
@@ -834,8 +870,9 @@ export default function waymarks(pi: any) {
 
 	pi.on("before_provider_request", async (event: Json, ctx: any) => {
 		try {
-			const checked = await call(ctx, "sanitize", { payload: event.payload, provider: ctx.model?.provider });
-			return checked.withheld ? withheld(event.payload) : checked.payload;
+			const bytes: Bytes = new Map();
+			const checked = await call(ctx, "sanitize", { payload: event.payload, provider: ctx.model?.provider }, timeoutMs, bytes);
+			return checked.withheld ? withheld(event.payload) : bytesBack(checked.payload, bytes);
 		} catch (e) {
 			// Fails closed: a payload that could not be checked (markers, credentials) is
 			// withheld, never sent as Pi built it.
