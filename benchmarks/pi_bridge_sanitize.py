@@ -6,9 +6,14 @@ as Pi starts it (``waymarks bridge``, a child process, line-delimited JSON on it
 no Pi and no model: a ``--messages``-message conversation of each shape (the generator of
 ``sanitize.py``), then ``--requests`` requests each one turn longer. Reported per shape and
 code: the round trip of the first request and the best and median of the later ones
-(write the line, read the answer), as the extension would see them. With ``--baseline
-REF`` that ref's code runs a bridge of its own, each request sent to both in turn (the same
-load on both); their answers are checked to be the same JSON.
+(write the line, read the answer), as the extension would see them. ``current`` is sent
+each payload whole, as the extension did before issue 15's protocol; ``tail`` (the same
+code) only the messages after those it holds (``hosts/pi_conversation.py``, the line
+built as the extension builds it, before the clock starts for both); ``rss_mb``: each
+bridge's resident memory at the end (the tail bridge holds the conversation). With
+``--baseline REF`` that ref's code runs a bridge of its own, sent whole payloads. Each
+request goes to every bridge in turn (the same load on all); their answers are checked
+to be the same JSON.
 
     .venv/bin/python benchmarks/pi_bridge_sanitize.py [--messages 100000] [--requests 4]
         [--baseline REF]
@@ -29,6 +34,7 @@ from typing import Any
 
 import sanitize as payloads
 from code_baseline import described, env_with, load, source_of
+from waymarks.hosts.pi_conversation import SentConversation
 
 
 class Bridge:
@@ -45,14 +51,23 @@ class Bridge:
         self.call("initialize", {"cwd": str(home)})
 
     def call(self, method: str, params: dict[str, Any]) -> tuple[float, bytes]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.next += 1
-        line = json.dumps({"id": self.next, "method": method, "params": params}).encode()
+        return self.send(json.dumps({"id": self.next, "method": method, "params": params}))
+
+    def send(self, line: str) -> tuple[float, bytes]:
+        """The round trip of one request line: written, its answer read."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        data = line.encode()
         started = time.perf_counter()
-        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.write(data + b"\n")
         self.proc.stdin.flush()
         answer = self.proc.stdout.readline()
         return (time.perf_counter() - started) * 1000, answer
+
+    def rss_mb(self) -> float:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        return round(int(next(line.split()[1] for line in status.splitlines()
+                              if line.startswith("VmRSS:"))) / 1024, 1)
 
     def close(self) -> None:
         self.call("shutdown", {})
@@ -63,14 +78,21 @@ def shape_figures(key: str, first: dict[str, Any], requests: int,
                   bridges: dict[str, Bridge]) -> dict[str, Any]:
     times: dict[str, list[float]] = {name: [] for name in bridges}
     history = list(first[key])
+    sent = SentConversation()
     for n in range(requests):
         payload = {**first, key: history}
+        params = {"payload": payload, "provider": "anthropic"}
+        texts = [json.dumps(m) for m in history]
         answers = {}
         for name, bridge in bridges.items():
-            ms, answers[name] = bridge.call("sanitize", {"payload": payload,
-                                                         "provider": "anthropic"})
+            if name == "tail":
+                ms, answers[name] = bridge.send(sent.line(n + 1, params, key, texts))
+                sent.answered(json.loads(answers[name])["result"], key, texts)
+            else:
+                ms, answers[name] = bridge.call("sanitize", params)
             times[name].append(ms)
-        decoded = [json.loads(a)["result"] for a in answers.values()]
+        decoded = [{k: v for k, v in json.loads(a)["result"].items() if k != "held"}
+                   for a in answers.values()]
         # as JSON: key order and a number's type count (``==`` takes 1, 1.0, true alike)
         assert len({json.dumps(d) for d in decoded}) == 1, "the codes' answers differ"
         assert decoded[0]["withheld"] is False
@@ -80,7 +102,8 @@ def shape_figures(key: str, first: dict[str, Any], requests: int,
     size = len(json.dumps({**first, key: history}))
     return {"payload_mb": round(size / 1e6, 1), **{
         name: {"first_ms": round(ms[0]), "next_best_ms": round(min(ms[1:])),
-               "next_median_ms": round(statistics.median(ms[1:]))}
+               "next_median_ms": round(statistics.median(ms[1:])),
+               "rss_mb": bridges[name].rss_mb()}
         for name, ms in times.items()}}
 
 
@@ -102,7 +125,8 @@ def main() -> int:
     with source_of(args.baseline) as baseline, \
             tempfile.TemporaryDirectory(prefix="waymarks-bridge-sanitize-") as tmp:
         for shape, (key, first) in shapes.items():
-            bridges = {"current": Bridge(Path(tmp, shape, "current"), None)}
+            bridges = {"current": Bridge(Path(tmp, shape, "current"), None),
+                       "tail": Bridge(Path(tmp, shape, "tail"), None)}
             if baseline is not None:
                 bridges["baseline"] = Bridge(Path(tmp, shape, "baseline"), baseline)
             try:

@@ -26,6 +26,12 @@ class Answers:
         head = '{"id": 1, "result": {"withheld": false, "payload": '
         return 1.0, (head + self.payload + "}}").encode()
 
+    def send(self, line: str) -> tuple[float, bytes]:
+        return self.call("sanitize", line)
+
+    def rss_mb(self) -> float:
+        return 0.0
+
 
 def benchmark(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.syspath_prepend(str(BENCHMARKS))  # (its own imports, as when run)

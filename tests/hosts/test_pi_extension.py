@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -266,3 +267,43 @@ def test_bedrock_image_bytes_reach_the_model_as_bytes(tmp_path: Path) -> None:
     assert result["sealed"] == [1, 2, 3, 250]
     assert "AAAABBBB" not in str(result["text"]) and "what is in this picture?" in str(
         result["text"])
+
+
+OLD_BRIDGE = """#!%(python)s
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    with open(%(log)r, "a") as log:
+        log.write(line)
+    result = ({"protocol": "waymarks-pi-bridge-v1", "persistent": False}
+              if message["method"] == "initialize" else {"withheld": False})
+    print(json.dumps({"id": message["id"], "result": result}), flush=True)
+"""
+
+CHAT = """
+await handlers.session_start({}, ctx);
+const chat = { model: "gpt-4.1", messages: [
+  { role: "user", content: "plan [ds4:local-only]SECRET-PLAN[/ds4:local-only] now" }] };
+const sent = await handlers.before_provider_request({ payload: chat }, ctx);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ sent }));
+process.exit(0);
+"""
+
+
+def test_a_bridge_that_takes_no_tail_gets_it_whole_and_no_payload_is_no_check(
+        tmp_path: Path) -> None:
+    """A bridge whose initialize does not say it takes a conversation's tail (an older
+    one) is sent each payload whole; an answer with no payload in it withholds the
+    request's content, where undefined let Pi send its own payload unchecked."""
+    log = tmp_path / "lines"
+    bridge = tmp_path / "old-bridge"
+    bridge.write_text(OLD_BRIDGE % {"python": sys.executable, "log": str(log)})
+    bridge.chmod(0o755)
+    result = run_harness(tmp_path, str(bridge), scenario=CHAT)
+    assert "SECRET-PLAN" not in json.dumps(result["sent"])
+    assert result["sent"]["model"] == "gpt-4.1"  # type: ignore[index]
+    [sanitize] = [json.loads(line) for line in log.read_text().splitlines()
+                  if json.loads(line)["method"] == "sanitize"]
+    assert "conversation" not in sanitize["params"] and "tail" not in sanitize["params"]
+    assert "SECRET-PLAN" in sanitize["params"]["payload"]["messages"][0]["content"]

@@ -19,8 +19,9 @@ with requests of its own (IDs ``w1``, ``w2`` …) that the extension answers on 
 Methods: ``initialize``, ``sync``, ``plan``, ``command`` (``/context …`` text),
 ``remember``, ``notes`` (``/notes …``: ``promote`` answers with the prompt of the visible
 promotion turn), ``tool`` (the tools of :mod:`waymarks.hosts.pi_tools`), ``sanitize``
-(a provider payload, or with ``history`` what stays in the conversation: a compaction's
-or branch summary's input; fails closed), ``learn`` (capture on ``agent_end`` /
+(a provider payload, its conversation's messages after those the bridge holds:
+:mod:`waymarks.hosts.pi_conversation`; or with ``history`` what stays in the conversation: a
+compaction's or branch summary's input; fails closed), ``learn`` (capture on ``agent_end`` /
 ``session_compact``, when learning is on), ``evolve`` (one consolidation attempt whose
 model call is the host request ``complete`` below; :mod:`waymarks.hosts.pi_model`),
 ``shutdown``. Logic lives here; the extension only
@@ -58,6 +59,7 @@ from waymarks.core.egress import json_line
 from waymarks.core.text import escaped
 from waymarks.hosts.model_limits import pi_fixed_tokens, valid_limit
 from waymarks.hosts.pi_claim import Claim, claim
+from waymarks.hosts.pi_conversation import HeldConversation, Resync
 from waymarks.hosts.pi_requests import (
     REMEMBER_HELP,
     BridgeError,
@@ -122,6 +124,7 @@ class Bridge:
         self._claim = Claim()  # the hold on the session Pi opened (hosts.pi_claim)
         self._warming: Any = None  # the thread building the learned claims' ranking
         self._sanitized: Any = None  # earlier requests' messages as sanitized (egress.Memo)
+        self._held = HeldConversation()  # the last provider payload's conversation
 
     # -- transport ----------------------------------------------------------------------
 
@@ -271,7 +274,8 @@ class Bridge:
 
             self._warming = warm_on_a_thread(self.home, self._warm_failed)
         return {"protocol": PROTOCOL, "persistent": ledger is not None,
-                "trusted": app.project_trusted, "heldBack": self._claim.why}
+                "trusted": app.project_trusted, "heldBack": self._claim.why,
+                "conversationTails": True}  # (hosts/pi_conversation.py)
 
     def _warm_failed(self, exc: BaseException) -> None:
         """Log why the learned claims' ranking was not built (its kind, never content):
@@ -442,14 +446,19 @@ class Bridge:
 
         if self._sanitized is None:  # (by policy: a provider or setting changed finds none)
             self._sanitized = Memo()
+        try:  # (what is new in the conversation, after the messages held)
+            payload = self._held.payload(params)
+        except Resync as exc:
+            return {"resync": True, "why": str(exc)}
+        held = {"held": self._held.token} if params.get("conversation") is not None else {}
         app = self._app()
         settings = settings_for(app)
-        outcome = outgoing_payload(params.get("payload"), host_destination(
+        outcome = outgoing_payload(payload, host_destination(
             app, provider_param(params.get("provider"), self.provider), settings), settings.policy,
             history=params.get("history") is True, memo=self._sanitized)
         if outcome.withheld or outcome.payload is None:
-            return {"withheld": True, "reason": outcome.reason}
-        return {"withheld": False, "payload": outcome.payload}
+            return {"withheld": True, "reason": outcome.reason, **held}
+        return {"withheld": False, "payload": outcome.payload, **held}
 
     def rpc_learn(self, params: dict[str, Any]) -> dict[str, Any]:
         """Learning capture for ``agent_end`` / ``session_compact`` (never a model call;

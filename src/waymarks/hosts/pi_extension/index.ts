@@ -85,6 +85,8 @@ const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "i
  * is kept as it is by the sanitizer (a number under a key), and is put back on the way out.
  * Images and encrypted blobs are not text the sanitizer reads, as base64 media is not. */
 type Bytes = Map<number, ArrayBufferView>;
+/** The payload keys of a conversation list (Chat Completions, Anthropic and Bedrock; Responses; Gemini). */
+const CONVERSATION_KEYS = ["messages", "input", "contents"];
 const BYTES_KEY = "waymarksBytes";
 
 /** A JSON.stringify replacer putting each ArrayBuffer view's placeholder in its place. */
@@ -121,6 +123,12 @@ export default function waymarks(pi: any) {
 	const warned = new Set<string>();
 	let downUntil = 0;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
+	/** The conversation list the bridge holds (its token) and the JSON text of each of its
+	 * messages as sent: a provider request sends only the messages after those it opens with
+	 * (hosts/pi_conversation.py). Reset with every new bridge. */
+	let held: { token: string; key: string; texts: string[] } | undefined;
+	/** whether the bridge running takes a conversation's tail (its initialize says so) */
+	let tails = false;
 	let pinsSaid: string | undefined; // the pins' fallback last said (bridge's `pinsLeftOut`)
 	let learnedSaid: string | undefined; // why learned memory was left out, last said (`learnedLeftOut`)
 	/** the AbortSignal of the tool call in progress: a confirmation it asks for ends
@@ -203,6 +211,8 @@ export default function waymarks(pi: any) {
 		sent.clear();
 		stoppedWhy = "";
 		cachedPlan = undefined;
+		held = undefined;
+		tails = false;
 		// a relative WAYMARKS_BIN (`.venv/bin/waymarks`) is the project's, as it was when the
 		// bridge started there (spawned at `/`, it was looked for under `/`: ENOENT)
 		const named = process.env.WAYMARKS_BIN || "waymarks";
@@ -249,6 +259,7 @@ export default function waymarks(pi: any) {
 			trusted,
 			provider: ctx.model?.provider,
 		}, timeoutMs * 4).then((r: Json) => {
+			if (proc === child) tails = r?.conversationTails === true; // (an older bridge: whole payloads)
 			if (typeof r?.heldBack === "string") warn(ctx, r.heldBack, "held");
 			return r;
 		});
@@ -419,17 +430,20 @@ export default function waymarks(pi: any) {
 		evolveTimer.unref?.();
 	}
 
-	function write(proc: ChildProcessWithoutNullStreams, message: Json, bytes?: Bytes): boolean {
+	/** `message` as one line; `tail` (JSON texts, a `sanitize`'s messages after those the
+	 * bridge holds) goes as its params' last field, written as they are. */
+	function write(proc: ChildProcessWithoutNullStreams, message: Json, bytes?: Bytes, tail?: string[]): boolean {
 		if (proc.exitCode !== null || proc.stdin.destroyed) return false;
 		try {
-			proc.stdin.write(`${JSON.stringify(message, bytes && bytesOut(bytes))}\n`);
+			const line = JSON.stringify(message, bytes && bytesOut(bytes)); // ends with the params' "}}"
+			proc.stdin.write(tail ? `${line.slice(0, -2)},"tail":[${tail.join(",")}]}}\n` : `${line}\n`);
 			return true;
 		} catch {
 			return false;
 		}
 	}
 
-	function request(method: string, params: Json, asked = timeoutMs, bytes?: Bytes): Promise<Json> {
+	function request(method: string, params: Json, asked = timeoutMs, bytes?: Bytes, tail?: string[]): Promise<Json> {
 		const timeout = Math.min(asked, MAX_TIMER_MS); // (initialize's is four calls')
 		const proc = child;
 		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
@@ -451,7 +465,7 @@ export default function waymarks(pi: any) {
 				reject,
 				timer,
 			});
-			if (!write(proc, { id, method, params }, bytes)) {
+			if (!write(proc, { id, method, params }, bytes, tail)) {
 				clearTimeout(timer);
 				pending.delete(id);
 				reject(new Error("the Waymarks bridge is not running"));
@@ -574,7 +588,7 @@ export default function waymarks(pi: any) {
 	});
 
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
-	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes): Promise<Json> {
+	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes, tail?: (() => [Json, string[]])): Promise<Json> {
 		ctxNow = ctx;
 		if (!ready) { // (while it starts, the bridge before may still be ending: no child yet)
 			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
@@ -589,7 +603,9 @@ export default function waymarks(pi: any) {
 		// the database is waited for well within this call's timeout: a plan behind another
 		// process's write fails with why, instead of the bridge being killed every request;
 		// a call given minutes (a command, a confirmed write) still waits as long as before
-		return request(method, { ...params, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout, bytes);
+		// (what the bridge holds is known once it runs: a new one holds nothing)
+		const [more, texts] = tail ? tail() : [{}, undefined];
+		return request(method, { ...params, ...more, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout, bytes, texts);
 	}
 
 	/** ``text`` on one line, its controls and direction marks shown as escapes. */
@@ -871,8 +887,9 @@ export default function waymarks(pi: any) {
 	pi.on("before_provider_request", async (event: Json, ctx: any) => {
 		try {
 			const bytes: Bytes = new Map();
-			const checked = await call(ctx, "sanitize", { payload: event.payload, provider: ctx.model?.provider }, timeoutMs, bytes);
-			return checked.withheld ? withheld(event.payload) : bytesBack(checked.payload, bytes);
+			const checked = await checkPayload(ctx, event.payload, bytes);
+			// (an answer without a payload is no check: undefined would send Pi's own)
+			return checked?.withheld || !checked?.payload ? withheld(event.payload) : bytesBack(checked.payload, bytes);
 		} catch (e) {
 			// Fails closed: a payload that could not be checked (markers, credentials) is
 			// withheld, never sent as Pi built it.
@@ -880,6 +897,30 @@ export default function waymarks(pi: any) {
 			return withheld(event.payload);
 		}
 	});
+
+	/** `sanitize` for a provider payload, its conversation's messages sent after those the
+	 * bridge holds unchanged (compared as the JSON texts sent; a long session's request
+	 * sent the bridge all of it again, tens of megabytes it decoded each time); the whole
+	 * list when the bridge holds none of it (`resync`: it started again, say). The answer
+	 * is the whole checked payload, as for a request that sent it all. */
+	async function checkPayload(ctx: any, payload: Json, bytes: Bytes): Promise<Json> {
+		const provider = ctx.model?.provider;
+		const key = CONVERSATION_KEYS.find((k) => Array.isArray(payload?.[k]));
+		if (key === undefined || !tails) return call(ctx, "sanitize", { payload, provider }, timeoutMs, bytes);
+		const out = bytesOut(bytes);
+		const texts: string[] = payload[key].map((m: Json) => JSON.stringify(m, out) ?? "null");
+		const send = (whole: boolean) => (): [Json, string[]] => {
+			let base = 0;
+			const was = whole || held?.key !== key ? undefined : held;
+			while (was && base < was.texts.length && base < texts.length && was.texts[base] === texts[base]) base++;
+			return [{ conversation: { key, base, held: base ? was?.token : null } }, texts.slice(base)];
+		};
+		const body = { payload: { ...payload, [key]: [] }, provider };
+		let checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(false));
+		if (checked?.resync) checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(true));
+		if (typeof checked?.held === "string") held = { token: checked.held, key, texts };
+		return checked;
+	}
 
 	async function command(ctx: any, text: string) {
 		try {
