@@ -411,3 +411,25 @@ def test_the_analysers_fingerprint_names_the_segmenter_loaded_or_not(
     monkeypatch.setattr(segmenter, "installed_version", lambda _name: None)
     monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
     assert evolution_rank._analyser().endswith(":bigrams")
+
+
+def test_too_many_unposted_claims_are_counted_never_listed(tmp_path: Path) -> None:
+    """While a warm process writes the postings of 60k claims (its start-up build), each
+    plan of that process listed the IDs of every claim not posted yet, to find them more
+    than a slice analyses itself: 0.5 s of CPU a plan, for a slice it then did not take.
+    Two counts by index tell so; the IDs are listed only when they are few."""
+    from waymarks.service.evolution_slice import MAX_UNPOSTED
+
+    rng = random.Random(6)
+    _learn(tmp_path, _texts(rng, 10))
+    evolution_recall._corpus(tmp_path)  # posts those (the postings' analyser written)
+    evolution_recall._CORPORA.clear()  # a new process, as the build's parts go on
+    _learn(tmp_path, _texts(rng, MAX_UNPOSTED + 1, start=10))  # not posted
+    with Evolution(tmp_path) as evo:
+        evo.sync()
+        statements: list[str] = []
+        evo.store.db.set_trace_callback(statements.append)
+        with sliced(evo, plan_query("cache port", ()), evolution_recall._ms) as part:
+            assert part is None
+        evo.store.db.set_trace_callback(None)
+    assert statements and not [s for s in statements if "NOT EXISTS" in s]

@@ -141,7 +141,8 @@ def sliced(evo: Evolution, plan: QueryPlan, to_ms: Callable[[str], int]
     store, mine = evo.store, _analyser()
     states = sorted(RECALLABLE_STATES)
     with store.reading():
-        if postings.analyser(store.db) != mine:
+        if postings.analyser(store.db) != mine or postings.more_unposted(
+                store.db, states, MAX_UNPOSTED):
             missing = None
         else:
             missing = postings.unposted(store.db, states)
