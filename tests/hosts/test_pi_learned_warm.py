@@ -55,3 +55,44 @@ def test_plans_go_without_learned_memory_saying_so_until_the_ranking_is_built(
     assert any("The zebra gateway listens on port 9911" in m["content"]
                for m in then["messages"])
     assert str(home) in evolution_recall._CORPORA  # built by the bridge's own thread
+
+
+class Building:
+    """A build of the ranking under way that never ends here: each wait is counted."""
+
+    def __init__(self) -> None:
+        self.waits = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        return False
+
+    def is_set(self) -> bool:
+        return False
+
+
+def test_a_plan_during_the_build_ranks_from_the_postings_without_waiting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan while the bridge's start-up build ran (15 s at 60k learned claims) first
+    waited a second for it, then ranked from the postings an earlier process wrote, as it
+    could at once: the postings are asked first; the wait is for a home they do not serve
+    (none written yet), whose small build may end within it."""
+    home = tmp_path / "home"
+    _learn(home, ["The zebra gateway listens on port 9911",
+                  "The billing worker retries three times"])
+    set_learning(home, True)
+    monkeypatch.setattr(evolution_recall, "_CORPORA", {})
+    evolution_recall._corpus(home)  # an earlier process posted every claim
+    evolution_recall._CORPORA.clear()
+    building = Building()
+    monkeypatch.setitem(evolution_recall._BUILDING, str(home), building)
+    found = evolution_recall.recall_learned(home, "zebra gateway port", automatic=True)
+    assert [s.candidate.text for s in found.eligible] == [
+        "The zebra gateway listens on port 9911"]
+    assert building.waits == 0
+    for path in home.glob("waymarks.db*"):
+        path.unlink()  # no postings: the plan waits for the build, then goes without
+    notes: list[str] = []
+    found = evolution_recall.recall_learned(home, "zebra gateway port", automatic=True,
+                                            notes=notes)
+    assert not found.eligible and building.waits == 1

@@ -218,12 +218,15 @@ def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
     from waymarks.store.evolution_postings import claims_in
 
     # a thread of this process building the corpus (:func:`warm_on_a_thread`) folds a
-    # long backlog and builds what a plan would otherwise build on its request path
+    # long backlog and builds what a plan would otherwise build on its request path; a
+    # plan waits for it (at most BUILD_WAIT_S) only when nothing else serves it: waiting
+    # first, every plan during a 60k build waited a second, then ranked from postings
     done = _BUILDING.get(str(home))
-    building = done is not None and not done.wait(BUILD_WAIT_S)
+    building = done is not None and not done.is_set()
     with Evolution(home) as evo:
         limit = HOOK_FOLD_BYTES if building and fold_limit is None else fold_limit
-        if limit is not None and (unfolded := evo.unfolded_bytes()) > limit:
+        if limit is not None and (unfolded := evo.unfolded_bytes()) > limit \
+                and not (building and fold_limit is None and _waited(done)):
             raise _being_built() if building else _fold_too_long(unfolded)
         evo.sync()
         if str(home) not in _CORPORA:
@@ -231,12 +234,18 @@ def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
                 if part is not None:
                     yield part
                     return
-            if done is not None and not done.is_set() and str(home) not in _CORPORA:
+            if building and not _waited(done) and str(home) not in _CORPORA:
                 raise _being_built()
             if build_limit is not None and (claims := claims_in(
                     evo.store.db, sorted(RECALLABLE_STATES))) > build_limit:
                 raise _build_too_long(claims)
         yield _whole(evo, home)
+
+
+def _waited(done: Any) -> bool:
+    """Whether the build ``done`` tells of ended within :data:`BUILD_WAIT_S` (a small
+    home's does: its plans are as if the corpus had been built on them)."""
+    return bool(done.wait(BUILD_WAIT_S))
 
 
 def _learned(row: ClaimRow, levels: dict[str, str]) -> LearnedClaim:
