@@ -6,14 +6,15 @@ as Pi starts it (``waymarks bridge``, a child process, line-delimited JSON on it
 no Pi and no model: a ``--messages``-message conversation of each shape (the generator of
 ``sanitize.py``), then ``--requests`` requests each one turn longer. Reported per shape and
 code: the round trip of the first request and the best and median of the later ones
-(write the line, read the answer), as the extension would see them. ``current`` is sent
-each payload whole, as the extension did before issue 15's protocol; ``tail`` (the same
-code) only the messages after those it holds (``hosts/pi_conversation.py``, the line
-built as the extension builds it, before the clock starts for both); ``rss_mb``: each
-bridge's resident memory at the end (the tail bridge holds the conversation). With
-``--baseline REF`` that ref's code runs a bridge of its own, sent whole payloads. Each
-request goes to every bridge in turn (the same load on all); their answers are checked
-to be the same JSON.
+(write the line, read the answer and decode it), as the extension would see them.
+``current`` is sent each payload whole, as the extension did before issue 15's
+protocol; ``tail`` (the same code) only the messages after those it holds
+(``hosts/pi_conversation.py``, the line built as the extension builds it, before the clock
+starts for both), and answered without those it answered unchanged (put back as the
+extension does, timed); ``rss_mb``: each bridge's resident memory at the end (the tail
+bridge holds the conversation). With ``--baseline REF`` that ref's code runs a bridge of
+its own, sent whole payloads. Each request goes to every bridge in turn (the same load on
+all); their answers are checked to be the same JSON.
 
     .venv/bin/python benchmarks/pi_bridge_sanitize.py [--messages 100000] [--requests 4]
         [--baseline REF]
@@ -86,13 +87,14 @@ def shape_figures(key: str, first: dict[str, Any], requests: int,
         answers = {}
         for name, bridge in bridges.items():
             if name == "tail":
-                ms, answers[name] = bridge.send(sent.line(n + 1, params, key, texts))
-                sent.answered(json.loads(answers[name])["result"], key, texts)
+                ms, answer = bridge.send(sent.line(n + 1, params, key, texts))
             else:
-                ms, answers[name] = bridge.call("sanitize", params)
-            times[name].append(ms)
-        decoded = [{k: v for k, v in json.loads(a)["result"].items() if k != "held"}
-                   for a in answers.values()]
+                ms, answer = bridge.call("sanitize", params)
+            started = time.perf_counter()  # (and decoded, as the extension parses it)
+            result = json.loads(answer)["result"]
+            answers[name] = sent.answered(result, key, texts) if name == "tail" else result
+            times[name].append(ms + (time.perf_counter() - started) * 1000)
+        decoded = [{k: v for k, v in a.items() if k != "held"} for a in answers.values()]
         # as JSON: key order and a number's type count (``==`` takes 1, 1.0, true alike)
         assert len({json.dumps(d) for d in decoded}) == 1, "the codes' answers differ"
         assert decoded[0]["withheld"] is False

@@ -53,9 +53,9 @@ class Driver:
         self.send(json.dumps({"id": 9, "method": "shutdown"}))
 
 
-def whole(driver: Driver, messages: list[Any]) -> dict[str, Any]:
+def whole(driver: Driver, messages: list[Any], provider: str = "openai") -> dict[str, Any]:
     return driver.send(json.dumps({"id": 1, "method": "sanitize", "params": {
-        "payload": {"model": "gpt-4.1", "messages": messages}, "provider": "openai"}}))
+        "payload": {"model": "gpt-4.1", "messages": messages}, "provider": provider}}))
 
 
 def delta(driver: Driver, sent: SentConversation, messages: list[Any],
@@ -70,7 +70,8 @@ def delta(driver: Driver, sent: SentConversation, messages: list[Any],
         answer = driver.send(line)
         if not answer.get("result", {}).get("resync"):
             break
-    sent.answered(answer.get("result", {}), "messages", texts)
+    if "result" in answer:
+        answer = {**answer, "result": sent.answered(answer["result"], "messages", texts)}
     return answer
 
 
@@ -172,5 +173,27 @@ def test_a_request_not_as_the_wire_says_is_refused_and_changes_nothing(
         messages.append(dict(POOL[2]))
         answer = delta(driver, sent, messages)
         assert "resync" not in answer["result"] and KEY not in payload_of(answer)
+    finally:
+        driver.close()
+
+
+def test_an_answer_leaves_out_what_it_answered_unchanged_and_says_how_much(
+        tmp_path: Path) -> None:
+    driver = Driver(tmp_path)
+    try:
+        sent, lines = SentConversation(), []
+        messages = [dict(POOL[n % len(POOL)]) for n in range(40)]
+        delta(driver, sent, messages, lines)
+        messages.append({"role": "user", "content": "and the port?"})
+        raw = driver.send(sent.line(2, {"payload": {"model": "gpt-4.1", "messages": messages},
+                                        "provider": "openai"}, "messages",
+                                    [json.dumps(m, ensure_ascii=False) for m in messages]))
+        # the earlier checked messages left out, the guard's rewritten ones too (equal);
+        # not the last: a context_persistence call of the turn then in progress, history
+        # now, which the guard rewrites
+        assert messages[39]["tool_calls"] == [CALL]
+        assert raw["result"]["same"] == 39
+        assert len(raw["result"]["payload"]["messages"]) == 2
+        assert raw["result"]["payload"]["messages"][0]["tool_calls"] != [CALL]
     finally:
         driver.close()

@@ -1,5 +1,6 @@
 """The real Pi 1.6 (npm) with the extension and the real bridge: a provider request sends
-the bridge only the messages after those it holds, and a compaction, which rewrites the
+the bridge only the messages after those it holds (and is answered without those it
+answered before unchanged), and a compaction, which rewrites the
 conversation after the system prompt, sends all of that again; the model receives every
 request sanitized and whole (a loopback fake provider; the bridge's input recorded by a wrapper)."""
 
@@ -13,6 +14,7 @@ import pytest
 
 from tests.hosts.fake_openai import FakeOpenAI, reply_text
 from tests.hosts.pi_harness import WAYMARKS_BIN, PiHome, PiRpc, install
+from tests.hosts.test_pi_conversation import Driver, whole
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +32,9 @@ def test_later_requests_send_their_tail_and_a_compaction_resends_what_it_rewrote
         tmp_path: Path) -> None:
     wire = tmp_path / "wire.jsonl"
     recording = tmp_path / "recording-waymarks"
-    recording.write_text(f"#!/bin/sh\ntee -a '{wire}' | '{WAYMARKS_BIN}' \"$@\"\n")
+    answers = tmp_path / "answers.jsonl"
+    recording.write_text(f"#!/bin/sh\ntee -a '{wire}' | '{WAYMARKS_BIN}' \"$@\" "
+                         f"| tee -a '{answers}'\n")
     recording.chmod(0o755)
     with FakeOpenAI([reply_text(f"reply {n}") for n in range(6)]) as fake:
         pi = PiHome(tmp_path, install("pi16"), fake.base_url,
@@ -66,3 +70,18 @@ def test_later_requests_send_their_tail_and_a_compaction_resends_what_it_rewrote
         assert KEY not in json.dumps(body)
     assert "[REDACTED" in json.dumps(chats[2]["messages"][3])
     assert "what next?" in json.dumps(chats[3]["messages"][-1])
+    # the answers left out what they had answered before, unchanged
+    said = [json.loads(line) for line in answers.read_text().splitlines()]
+    ids = {json.loads(line)["id"] for line in wire.read_text().splitlines()
+           if '"conversation"' in line}
+    assert [a["result"].get("same") for a in said if a.get("id") in ids] == [None, 2, 4, 1]
+    # and each is byte for byte what a bridge sent the whole payload answers (the messages
+    # left out of an answer put back by the extension, in Pi's own process)
+    driver, held = Driver(tmp_path / "whole"), []
+    try:
+        for body, params in zip(chats, sent, strict=True):
+            held = [*held[:params["conversation"]["base"]], *params["tail"]]
+            checked = whole(driver, held, params["provider"])["result"]["payload"]
+            assert json.dumps(body["messages"]) == json.dumps(checked["messages"])
+    finally:
+        driver.close()

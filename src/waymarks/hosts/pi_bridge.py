@@ -450,15 +450,16 @@ class Bridge:
             payload = self._held.payload(params)
         except Resync as exc:
             return {"resync": True, "why": str(exc)}
-        held = {"held": self._held.token} if params.get("conversation") is not None else {}
+        joined = params.get("conversation") is not None
         app = self._app()
         settings = settings_for(app)
         outcome = outgoing_payload(payload, host_destination(
             app, provider_param(params.get("provider"), self.provider), settings), settings.policy,
             history=params.get("history") is True, memo=self._sanitized)
-        if outcome.withheld or outcome.payload is None:
-            return {"withheld": True, "reason": outcome.reason, **held}
-        return {"withheld": False, "payload": outcome.payload, **held}
+        result = {"withheld": True, "reason": outcome.reason} \
+            if outcome.withheld or outcome.payload is None \
+            else {"withheld": False, "payload": outcome.payload}
+        return self._held.answer(result) if joined else result
 
     def rpc_learn(self, params: dict[str, Any]) -> dict[str, Any]:
         """Learning capture for ``agent_end`` / ``session_compact`` (never a model call;

@@ -123,10 +123,11 @@ export default function waymarks(pi: any) {
 	const warned = new Set<string>();
 	let downUntil = 0;
 	let cachedPlan: { key: string; messages: Json[] } | undefined;
-	/** The conversation list the bridge holds (its token) and the JSON text of each of its
-	 * messages as sent: a provider request sends only the messages after those it opens with
-	 * (hosts/pi_conversation.py). Reset with every new bridge. */
-	let held: { token: string; key: string; texts: string[] } | undefined;
+	/** The conversation list the bridge holds (its token), the JSON text of each of its
+	 * messages as sent, and the checked list it answered (given to Pi): a provider request
+	 * sends only the messages after those it opens with, and its answer leaves out those it
+	 * answered unchanged (hosts/pi_conversation.py). Reset with every new bridge. */
+	let held: { token: string; key: string; texts: string[]; out: Json[] | undefined } | undefined;
 	/** whether the bridge running takes a conversation's tail (its initialize says so) */
 	let tails = false;
 	let pinsSaid: string | undefined; // the pins' fallback last said (bridge's `pinsLeftOut`)
@@ -886,10 +887,7 @@ export default function waymarks(pi: any) {
 
 	pi.on("before_provider_request", async (event: Json, ctx: any) => {
 		try {
-			const bytes: Bytes = new Map();
-			const checked = await checkPayload(ctx, event.payload, bytes);
-			// (an answer without a payload is no check: undefined would send Pi's own)
-			return checked?.withheld || !checked?.payload ? withheld(event.payload) : bytesBack(checked.payload, bytes);
+			return (await checkPayload(ctx, event.payload)) ?? withheld(event.payload);
 		} catch (e) {
 			// Fails closed: a payload that could not be checked (markers, credentials) is
 			// withheld, never sent as Pi built it.
@@ -898,28 +896,43 @@ export default function waymarks(pi: any) {
 		}
 	});
 
-	/** `sanitize` for a provider payload, its conversation's messages sent after those the
-	 * bridge holds unchanged (compared as the JSON texts sent; a long session's request
-	 * sent the bridge all of it again, tens of megabytes it decoded each time); the whole
-	 * list when the bridge holds none of it (`resync`: it started again, say). The answer
-	 * is the whole checked payload, as for a request that sent it all. */
-	async function checkPayload(ctx: any, payload: Json, bytes: Bytes): Promise<Json> {
+	/** The provider payload as it may leave (`sanitize`), or undefined when its content is
+	 * to be withheld (an answer without a payload is no check either: undefined from the
+	 * hook sent Pi's own payload unchecked). Its conversation's messages go to the bridge
+	 * after those it holds unchanged (compared as the JSON texts sent: a long session's
+	 * request sent it all again, tens of megabytes it decoded each time), the whole list
+	 * when it holds none of it (`resync`: it started again, say); the answer leaves out the
+	 * checked messages it answered last time unchanged (`same`), which are put back here. */
+	async function checkPayload(ctx: any, payload: Json): Promise<Json | undefined> {
 		const provider = ctx.model?.provider;
+		const bytes: Bytes = new Map();
 		const key = CONVERSATION_KEYS.find((k) => Array.isArray(payload?.[k]));
-		if (key === undefined || !tails) return call(ctx, "sanitize", { payload, provider }, timeoutMs, bytes);
+		if (key === undefined || !tails) {
+			const checked = await call(ctx, "sanitize", { payload, provider }, timeoutMs, bytes);
+			return checked?.withheld || !checked?.payload ? undefined : bytesBack(checked.payload, bytes);
+		}
 		const out = bytesOut(bytes);
 		const texts: string[] = payload[key].map((m: Json) => JSON.stringify(m, out) ?? "null");
+		let named: typeof held; // what the bridge was told it holds
 		const send = (whole: boolean) => (): [Json, string[]] => {
 			let base = 0;
 			const was = whole || held?.key !== key ? undefined : held;
 			while (was && base < was.texts.length && base < texts.length && was.texts[base] === texts[base]) base++;
+			named = base ? was : undefined;
 			return [{ conversation: { key, base, held: base ? was?.token : null } }, texts.slice(base)];
 		};
 		const body = { payload: { ...payload, [key]: [] }, provider };
 		let checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(false));
 		if (checked?.resync) checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(true));
-		if (typeof checked?.held === "string") held = { token: checked.held, key, texts };
-		return checked;
+		const safe = checked?.withheld || !Array.isArray(checked?.payload?.[key]) ? undefined : bytesBack(checked.payload, bytes);
+		const same = checked?.same ?? 0;
+		if (safe && same) {
+			const before = named?.out;
+			if (!Number.isInteger(same) || same < 0 || !before || before.length < same) throw new Error("the bridge left out messages it was not answered");
+			safe[key] = [...before.slice(0, same), ...safe[key]];
+		}
+		if (typeof checked?.held === "string") held = { token: checked.held, key, texts, out: safe?.[key] };
+		return safe;
 	}
 
 	async function command(ctx: any, text: string) {
