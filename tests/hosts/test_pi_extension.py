@@ -276,7 +276,8 @@ for line in sys.stdin:
     with open(%(log)r, "a") as log:
         log.write(line)
     result = ({"protocol": "waymarks-pi-bridge-v1", "persistent": False}
-              if message["method"] == "initialize" else {"withheld": False})
+              if message["method"] == "initialize" else {"messages": [], "fallback": None}
+              if message["method"] == "plan" else {"withheld": False})
     print(json.dumps({"id": message["id"], "result": result}), flush=True)
 """
 
@@ -307,3 +308,47 @@ def test_a_bridge_that_takes_no_tail_gets_it_whole_and_no_payload_is_no_check(
                   if json.loads(line)["method"] == "sanitize"]
     assert "conversation" not in sanitize["params"] and "tail" not in sanitize["params"]
     assert "SECRET-PLAN" in sanitize["params"]["payload"]["messages"][0]["content"]
+
+
+COUNTED = """
+let visits = 0;
+const codePointAt = String.prototype.codePointAt;
+String.prototype.codePointAt = function (i) { visits++; return codePointAt.call(this, i); };
+await handlers.session_start({}, ctx);
+const words = "plain ascii words, 数据库端口, Кириллица, emoji 🎉🚀, a lone \\ud800 half ";
+const messages = [];
+for (let n = 0; n < 400; n++) messages.push(
+  { role: n % 2 ? "assistant" : "user", content: `${n}: ${words.repeat(3)}`, timestamp: n });
+messages.push({ role: "user", content: "and the port? 端口", timestamp: 999 });
+await handlers.context({ messages }, ctx);
+const counted = visits;
+String.prototype.codePointAt = codePointAt;
+await handlers.session_shutdown({}, ctx);
+const { writeFileSync } = await import("node:fs");
+writeFileSync("conversation.json", JSON.stringify({ text: JSON.stringify(messages) }));
+console.log(JSON.stringify({ visits: counted }));
+process.exit(0);
+"""
+
+
+def test_the_conversation_is_counted_in_tokens_without_visiting_each_character(
+        tmp_path: Path) -> None:
+    """What Pi sends anyway is counted in tokens before every model call (the planner's
+    hard limit): the extension visited the conversation's JSON a character at a time,
+    0.6 s at 28 MB before each call of a long session. The count is the planner's
+    (waymarks.core.tokens) still, for every script, emoji and a lone surrogate."""
+    from waymarks.core.tokens import estimate_tokens
+
+    log = tmp_path / "lines"
+    bridge = tmp_path / "bridge"
+    bridge.write_text(OLD_BRIDGE % {"python": sys.executable, "log": str(log)})
+    bridge.chmod(0o755)
+    result = run_harness(tmp_path, str(bridge), scenario=COUNTED)
+    [plan] = [json.loads(line)["params"] for line in log.read_text().splitlines()
+              if json.loads(line)["method"] == "plan"]
+    text = json.loads((tmp_path / "ext" / "conversation.json").read_text())["text"]
+    assert plan["fixed"]["messagesTokens"] == estimate_tokens(text) - estimate_tokens(
+        "and the port? 端口")
+    assert plan["fixed"]["messagesChars"] == len(text.encode("utf-16-le", "surrogatepass")
+                                                 ) // 2 - len("and the port? 端口")
+    assert int(str(result["visits"])) < 100  # (the conversation has 100,000 characters)

@@ -484,16 +484,13 @@ export default function waymarks(pi: any) {
 	/** The planner's token estimate (waymarks/core/tokens.py): a quarter of a token per
 	 * ASCII character, one per other character, two per one outside the BMP. Counted
 	 * here, since characters alone (a quarter each) let a CJK or emoji conversation pass
-	 * the model's limit at a fraction of its size. */
+	 * the model's limit at a fraction of its size. The UTF-16 units past ASCII are those
+	 * counts already (one outside the BMP is two units, a lone surrogate one), so the ASCII
+	 * runs are cut out by a regular expression: visited a character at a time, the
+	 * conversation of a long session cost 0.6 s at 28 MB before every model call. */
 	function tokensOf(text: string): number {
-		let ascii = 0;
-		let other = 0;
-		for (const ch of text) {
-			const code = ch.codePointAt(0) ?? 0;
-			if (code < 0x80) ascii++;
-			else other += code > 0xffff ? 2 : 1;
-		}
-		return other + Math.ceil(ascii / 4);
+		const other = text.replace(/[\x00-\x7f]+/g, "").length;
+		return other + Math.ceil((text.length - other) / 4);
 	}
 
 	/** The conversation as its text reaches the model: an image counts as Pi counts one
