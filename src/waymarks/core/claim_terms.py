@@ -99,8 +99,9 @@ TERMS: Final[dict[str, str]] = {
         "name": ("name", "名称", "名字"),
         "index": ("index", "indexes", "indices", "索引"),
         "schedule": ("schedule", "调度"),
-        "retention": ("retention", "kept", "keep", "keeps", "retain", "retains", "retained",
-                      "保留"),
+        # (not "keep"/"keeps", its own word as before: merged, "Jobs are kept for 9
+        # days." was about every "… queue keeps jobs …" claim, all read to weigh it)
+        "retention": ("retention", "kept", "retained", "保留"),
         "rate": ("rate", "速率"),
         "length": ("length", "长度"),
         "tag": ("tag", "标签"),
