@@ -70,7 +70,8 @@ def _as_digits(match: re.Match[str]) -> str:
         return NUMBER_WORDS[match.group(1)]
     if match.group(2)[:4] == "half":
         return "0.5"  # "half a second" (read as "half 1 second", it was one second)
-    if match.group(2) != "one" and _PER_A.search(match.string, 0, match.start()):
+    if match.group(2) != "one" and _PER_A.search(  # (the words right before it only:
+            match.string, max(0, match.start() - 40), match.start()):  # from 0, quadratic)
         return match.group(2)
     return "1"
 
