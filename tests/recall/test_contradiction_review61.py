@@ -302,3 +302,13 @@ def test_a_flag_named_with_or_without_the_word_flag_is_one_flag(
     _refused(app, contradicting)
     written = app.remember(other_flag)
     assert isinstance(written, Committed), written
+
+
+def test_an_address_and_a_url_of_one_thing_are_two_facts(app: Waymarks) -> None:
+    """"url" was made a word of "address" with 地址: "The API URL is https://…" was
+    refused beside "The API address is 10.0.0.5.", both true of one API."""
+    assert isinstance(app.remember("The API address is 10.0.0.5."), Committed)
+    written = app.remember("The API URL is https://api.example.com.")
+    assert isinstance(written, Committed), written
+    _refused(app, "The API URL is https://api2.example.com.")
+    _refused(app, "API 网址是 https://api3.example.com。")

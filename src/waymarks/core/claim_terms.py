@@ -105,7 +105,8 @@ TERMS: Final[dict[str, str]] = {
         "rate": ("rate", "速率"),
         "length": ("length", "长度"),
         "tag": ("tag", "标签"),
-        "address": ("address", "addr", "url", "地址", "网址"),
+        "address": ("address", "addr", "地址"),
+        "url": ("url", "网址"),  # (no address: "The API URL" and "… address" both hold)
     }.items()
     for word in words
 } | {
