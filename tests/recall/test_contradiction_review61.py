@@ -92,7 +92,7 @@ def test_a_rate_after_a_verb_is_the_value(
     ("Logs are kept for 7 days.", "日志保留 7 天。", "日志保留 14 天。"),
     ("The config file is /etc/app.toml.", "配置文件是 /etc/app.toml。",
      "配置文件是 /etc/app.yaml。"),
-    ("The job timeout is 10 minutes.", "任务超时是 10 分钟。", "任务超时是 20 分钟。"),
+    ("The task timeout is 10 minutes.", "任务超时是 10 分钟。", "任务超时是 20 分钟。"),
     ("The email server is smtp.example.com.", "邮件服务器是 smtp.example.com。",
      "邮件服务器是 mail.example.com。"),
     ("The image tag is v1.2.", "镜像标签是 v1.2。", "镜像标签是 v1.3。"),
@@ -312,3 +312,14 @@ def test_an_address_and_a_url_of_one_thing_are_two_facts(app: Waymarks) -> None:
     assert isinstance(written, Committed), written
     _refused(app, "The API URL is https://api2.example.com.")
     _refused(app, "API 网址是 https://api3.example.com。")
+
+
+def test_a_job_and_a_task_are_two_words(app: Waymarks) -> None:
+    """"task" was made a word of "job" (任务 with it): "The task timeout is 5 minutes."
+    was refused beside "The job timeout is 30 minutes.", a CI job's and a worker task's
+    limits; 任务 is the task's word."""
+    assert isinstance(app.remember("The job timeout is 30 minutes."), Committed)
+    written = app.remember("The task timeout is 5 minutes.")
+    assert isinstance(written, Committed), written
+    _refused(app, "任务超时是 20 分钟。")
+    _refused(app, "作业超时是 60 分钟。")
