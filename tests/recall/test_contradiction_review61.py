@@ -323,3 +323,25 @@ def test_a_job_and_a_task_are_two_words(app: Waymarks) -> None:
     assert isinstance(written, Committed), written
     _refused(app, "任务超时是 20 分钟。")
     _refused(app, "作业超时是 60 分钟。")
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("Deploys are frozen from 2026-12-20 to 2027-01-05.",
+     "Deploys are frozen from December 20, 2026 until 2027-01-05.",
+     "Deploys are frozen from 2026-12-22 to 2027-01-05."),
+    ("The code freeze runs from 2026-12-20 through 2027-01-05.",
+     "The code freeze runs 2026-12-20/2027-01-05.",
+     "The code freeze runs from 2026-12-20 through 2027-01-10."),
+])
+def test_a_period_from_one_date_to_another_is_one_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"from 2026-12-20 to 2027-01-05" was two dates, either in common an agreement: a
+    freeze starting two days later, or ending later, was written beside it. A period is
+    one value (ISO's 2026-12-20/2027-01-05); a change "moved from" one date to another
+    still denies the first."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    written = app.remember(restated)
+    assert isinstance(written, Committed), written
+    assert isinstance(app.remember("The launch is on 2026-12-20."), Committed)
+    _refused(app, "The launch moved from 2026-12-20 to 2027-01-05.")

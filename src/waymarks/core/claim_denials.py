@@ -108,6 +108,11 @@ def is_denied(text: str, start: int, end: int) -> bool:
           and _CHANGED_TO.match(text, end) is not None)
 
 
+def changed_from(text: str, start: int) -> bool:
+    """Whether a value at ``start`` follows the "from" of a change ("moved from …")."""
+    return _CHANGED_FROM.search(clause_before(text, start)) is not None
+
+
 def clause_before(text: str, start: int) -> str:
     """The text of the clause that ``start`` is in, up to ``start``."""
     found = _CLAUSE_END.search(text[:start][::-1])

@@ -10,6 +10,7 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Final
 
+from waymarks.core.claim_denials import changed_from
 from waymarks.core.claim_terms import SECONDS
 from waymarks.core.lazy_re import lazy
 
@@ -161,6 +162,8 @@ def dated(text: str) -> str:
         text = _HAN_RATE.sub(lambda m: f"{m.group(2)} per {_HAN_PER[m.group(1)]} ", text)
     if _MONTH_HINT.search(text) is not None:
         text = _MONTH_DATE.sub(_iso_month_date, text)
+    if "from " in text:
+        text = _PERIOD.sub(_period, text)
     if "年" not in text:
         return text
     return _HAN_DATE.sub(
@@ -177,6 +180,18 @@ _MONTH_HINT: Final = lazy(r"\d \w|[a-z]\.? \d")
 _MONTH_DATE: Final = lazy(
     rf"(?<![\w-])(?:{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})"
     rf"|(\d{{1,2}})(?:st|nd|rd|th)? {_MONTH}\.?,? (\d{{4}}))(?![\w-])")
+
+
+#: a period from one ISO date to another ("from 2026-12-20 to 2027-01-05"): one value,
+#: ISO's interval (read as two dates, either in common was an agreement)
+_PERIOD: Final = lazy(r"\bfrom (\d{4}-\d{2}-\d{2}) (?:to|until|till|through|thru) "
+                      r"(\d{4}-\d{2}-\d{2})(?![\w/-])")
+
+
+def _period(match: re.Match[str]) -> str:
+    if changed_from(match.string, match.start(1)):
+        return match.group(0)  # "moved from 2026-12-20 to …": a change, its first denied
+    return f"from {match.group(1)}/{match.group(2)}"
 
 
 def _iso_month_date(match: re.Match[str]) -> str:
