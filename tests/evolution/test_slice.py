@@ -433,3 +433,31 @@ def test_too_many_unposted_claims_are_counted_never_listed(tmp_path: Path) -> No
             assert part is None
         evo.store.db.set_trace_callback(None)
     assert statements and not [s for s in statements if "NOT EXISTS" in s]
+
+
+def test_a_prompt_hook_that_leaves_learned_memory_out_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook without its helper that left a build of the learned claims' index to a
+    process with the time (HOOK_CORPUS_CLAIMS) sent the pins and said nothing: the person
+    never heard that what they had learned went out of every prompt, nor how to mend it
+    (Pi's bridge says it). The hook says it, naming the command for its own home."""
+    from waymarks.core.text import named_command
+    from waymarks.hosts.claude_code import handle
+
+    home, project, sid = _hook_home(tmp_path)
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    with Evolution(home) as evo:
+        evo.sync()  # folded, nothing posted
+    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    evolution_recall._CORPORA.clear()  # (the hook's own process)
+    said = handle("UserPromptSubmit", {"session_id": sid, "cwd": str(project),
+                                       "hook_event_name": "UserPromptSubmit",
+                                       "prompt": "which port does the zebra gateway use?"},
+                  home)
+    assert said is not None
+    told = said.get("systemMessage", "")
+    assert told.startswith(f"Waymarks: {evolution_recall.LEARNED_LEFT_OUT}"), said
+    assert named_command(str(home), "rebuild-index") in told
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert "keep functions short" in context and "zebra" not in context.split(told)[-1]

@@ -217,8 +217,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         receipt = _feedback(app, home, prompt, entry)  # before the plan: counts now
         from waymarks.service.outcomes import ServiceError
 
+        learned: str | None = None
         try:
-            context, dropped = _plan(app, prompt, payload.get("transcript_path"))
+            context, dropped, learned = _plan(app, prompt, payload.get("transcript_path"))
         except ServiceError as exc:  # (the prompt is recorded, its feedback applied)
             dropped = unusable(app, exc)
             if dropped is None:
@@ -228,8 +229,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
         note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
-        if note is not None:
-            receipt = note if receipt is None else f"{receipt}\n{note}"
+        for line in (note, learned if dropped is None else None):
+            if line is not None:
+                receipt = line if receipt is None else f"{receipt}\n{line}"
         if receipt is not None:
             return told(receipt, context)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
@@ -363,8 +365,12 @@ def _feedback(app: Any, home: Path, prompt: str, entry: str) -> str | None:
                            app.busy_timeout_ms)
 
 
-def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | None]:
-    """The added context, and when the plan fell back (nothing added), why."""
+def _plan(app: Any, prompt: str,
+          transcript: object = None) -> tuple[str, str | None, str | None]:
+    """The added context; when the plan fell back (nothing added), why; and when it left
+    learned memory out (a build of its index or a fold too long for a hook: the person
+    learned with no word that what they had learned stopped reaching the model), why,
+    as Pi's bridge tells it."""
     from waymarks.hosts.model_limits import claude_code_limits, configured_window
     from waymarks.personal.setup import plan_with_memory
     from waymarks.service.planning import prompt_read
@@ -383,8 +389,12 @@ def _plan(app: Any, prompt: str, transcript: object = None) -> tuple[str, str | 
         # for the model's own limit stays silent: its context is full already)
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "
                     f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
-                    f"`{home_command(app.home, 'manifest')}` shows what was left out).")
-    return context, None
+                    f"`{home_command(app.home, 'manifest')}` shows what was left out)."), None
+    from waymarks.service.evolution_recall import LEARNED_LEFT_OUT
+
+    learned = next((f"Waymarks: {n}." for n in plan.notes if n.startswith(LEARNED_LEFT_OUT)),
+                   None)
+    return context, None, learned
 
 
 def recent_prompts(session: Any, prompt: str) -> list[str]:

@@ -169,9 +169,13 @@ HOOK_FOLD_BYTES = 4 << 20
 #: at 10,000, 9k claims took a hook 7.4-9.0 s at a load of 7-9 on 2 cores; 2,500 is
 #: ~0.5 s of CPU, a few seconds at such a load
 HOOK_CORPUS_CLAIMS = 2_500
-#: what does the work a hook leaves, whatever the host
-_LEFT_TO = ("the Claude Code helper does it as it starts, or run `waymarks rebuild-index` "
-            "once")
+def _left_to(home: Path) -> str:
+    """What does the work a hook leaves, whatever the host: the command for ``home`` (the
+    hook's ``--home``, which the person's shell need not use)."""
+    from waymarks.core.text import named_command
+
+    return (f"the Claude Code helper does it as it starts, or run "
+            f"`{named_command(str(home), 'rebuild-index')}` once")
 
 
 class TooLongForAHook(Exception):
@@ -188,16 +192,16 @@ def _being_built() -> TooLongForAHook:
         "the learned claims, as it does once when it starts; used as soon as that is done")
 
 
-def _fold_too_long(unfolded: int) -> TooLongForAHook:
+def _fold_too_long(home: Path, unfolded: int) -> TooLongForAHook:
     return TooLongForAHook(
-        f"{LEARNED_LEFT_OUT}: {unfolded / 1e6:.1f} MB of the evolution "
-        f"ledger are still to be folded, more than a prompt's hook has time for; {_LEFT_TO}")
+        f"{LEARNED_LEFT_OUT}: {unfolded / 1e6:.1f} MB of the evolution ledger are still "
+        f"to be folded, more than a prompt's hook has time for; {_left_to(home)}")
 
 
-def _build_too_long(claims: int) -> TooLongForAHook:
+def _build_too_long(home: Path, claims: int) -> TooLongForAHook:
     return TooLongForAHook(
-        f"{LEARNED_LEFT_OUT}: its index of {claims} learned claims is "
-        f"still to be built, more than a prompt's hook has time for; {_LEFT_TO}")
+        f"{LEARNED_LEFT_OUT}: its index of {claims:,} learned claims is still to be "
+        f"built, more than a prompt's hook has time for; {_left_to(home)}")
 
 
 @contextmanager
@@ -227,7 +231,7 @@ def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
         limit = HOOK_FOLD_BYTES if building and fold_limit is None else fold_limit
         if limit is not None and (unfolded := evo.unfolded_bytes()) > limit \
                 and not (building and fold_limit is None and _waited(done)):
-            raise _being_built() if building else _fold_too_long(unfolded)
+            raise _being_built() if building else _fold_too_long(home, unfolded)
         evo.sync()
         if str(home) not in _CORPORA:
             with sliced(evo, plan, _ms) as part:
@@ -238,7 +242,7 @@ def _ranking(home: Path, plan: QueryPlan, fold_limit: int | None = None,
                 raise _being_built()
             if build_limit is not None and (claims := claims_in(
                     evo.store.db, sorted(RECALLABLE_STATES))) > build_limit:
-                raise _build_too_long(claims)
+                raise _build_too_long(home, claims)
         yield _whole(evo, home)
 
 
