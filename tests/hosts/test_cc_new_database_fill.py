@@ -191,7 +191,7 @@ def test_a_fill_lock_that_cannot_be_opened_is_said_not_taken_for_a_running_proce
     monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
     message = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))["systemMessage"]
     assert "a process of its own is filling it now" not in message
-    assert "no process could be started to fill it" in message
+    assert "no process is filling it" in message
     assert str(home / projection_fill.LOCK_FILE) in message
     # for this home (its --home), as the hook's other messages name a command: a bare
     # `waymarks status` filled the database of the shell's home, another one
@@ -285,3 +285,62 @@ def test_the_fill_process_indexes_a_recall_index_far_behind_in_parts(
     assert len(seen) == 3 and seen == sorted(set(seen)), seen  # parts of 2, 2 and 1
     with Waymarks(home, cwd=str(project), session=sid) as app:
         assert not app.projection.recall_index().behind()
+
+
+def test_a_fill_that_keeps_failing_is_retried_after_a_while_and_said(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """The process filling a new database failed (a full disk: reproduced with a file
+    size limit, sqlite3's "database or disk is full"), logged it and ended; every prompt's
+    hook then started another (seconds of CPU each, failing the same way) and said "a
+    process of its own is filling it now", prompt after prompt. Its failure is marked:
+    for FILL_RETRY_S no other starts and the prompt hears it failed and what to run; past
+    that one is started again, and one that succeeds takes the mark away."""
+    import errno
+
+    from waymarks.service import projection_fill_worker
+    from waymarks.spawn import detached
+
+    sid = _session_with_a_pin(home, project)
+    (home / "waymarks.db").unlink()
+    monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
+    started: list[list[str]] = []
+    monkeypatch.setattr(detached, "spawn",
+                        lambda module, args, **_: started.append([module, *args]) or 1)
+
+    class Full:
+        def __init__(self, home: Path) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as failing:
+        failing.setattr(projection_fill_worker, "Waymarks", Full)
+        assert projection_fill_worker.main([str(home)]) == 1
+    message = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))["systemMessage"]
+    assert started == []  # none started again at once
+    assert "a process of its own is filling it now" not in message
+    assert "the last one failed with OSError" in message
+    from waymarks.core.text import named_command
+
+    assert f"`{named_command(str(home), 'status')}`" in message
+    mark = home / projection_fill.FAILED_FILE
+    long_ago = mark.stat().st_mtime - projection_fill.FILL_RETRY_S - 1
+    os.utime(mark, (long_ago, long_ago))
+    message = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))["systemMessage"]
+    # (started again: each read of the projection asks, as no fake child holds its lock)
+    assert started and {tuple(a) for a in started} == {(
+        "waymarks.service.projection_fill_worker", str(home))}
+    assert "a process of its own is filling it now" in message
+    assert projection_fill_worker.main([str(home)]) == 0  # (the real fill, here)
+    assert not mark.exists()
+    # and a fill the person runs (`status`, as the message says) takes it away too: a
+    # catch-up that needs the process would be held back by a failure mended since
+    projection_fill.fill_failed(home, "OSError")
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    from waymarks.service.app import Waymarks
+
+    with Waymarks(home, cwd=str(project)) as app:
+        assert app.items("pin")
+    assert not mark.exists()
+    out = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))
+    assert "Always tag releases" in out["hookSpecificOutput"]["additionalContext"]

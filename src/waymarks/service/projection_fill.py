@@ -42,6 +42,13 @@ HURRIED_FILL_BYTES: Final = 4 << 20
 HURRIED_CATCH_UP_ITEMS: Final = 10_000
 #: held by the process filling the home's new database, from before it starts to its end
 LOCK_FILE: Final = "projection-fill.lock"
+#: left by that process when it failed (its error's code: ``projection_fill_failed`` in the
+#: home's log says it too); removed when one succeeds
+FAILED_FILE: Final = "projection-fill.failed"
+#: how long after such a failure no other is started: a fill that keeps failing (a full
+#: disk, a file size limit) was started again by every prompt's hook, seconds of CPU each,
+#: while every prompt said one "is filling it now"
+FILL_RETRY_S: Final = 300
 #: the code of the ``ServiceError`` a hurried caller gets while that process fills it: the
 #: database is sound, only not filled yet, so the ledgers are still appended (a prompt's
 #: hook records the prompt: nothing else holds it), and it is said to the person
@@ -60,8 +67,8 @@ def leave_to_background(app: Waymarks, files: list[Path]) -> None:
         return
     why = start_worker(app)
     doing = ("a process of its own is filling it now; the prompts after it ends get them"
-             if why is None else f"no process could be started to fill it ({why}): run "
-             f"`{_command(app, 'status')}` once, which fills it")
+             if why is None else f"no process is filling it ({why}): run "
+             f"`{_command(app, 'status')}` once, which fills it or says why it cannot")
     repaired = app.recovered
     what = (f"{app.db_path} is new, and filling it" if repaired is None else
             f"{app.db_path} could not be used ({repaired['problem']}): it was set aside as "
@@ -81,7 +88,7 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
     if hurried(app) and (lag := index.lag()) > HURRIED_CATCH_UP_ITEMS:
         why = start_worker(app)
         doing = ("a process of its own is indexing them now; the prompts after it ends "
-                 "recall them" if why is None else "no process could be started to index "
+                 "recall them" if why is None else "no process is indexing "
                  f"them ({why}): run `{_command(app, 'recall', 'memory')}` once (any query), "
                  "which indexes them")
         app.recall_note = (f"Waymarks recalled no memory for this prompt (pins are as "
@@ -97,9 +104,13 @@ def start_worker(app: Waymarks) -> str | None:
     recall index up, unless one runs (it holds :data:`LOCK_FILE` from before it starts);
     ``None`` when one runs now, else why none could start. A lock that cannot be opened
     (a directory at its path) was taken for one held: every prompt said a process was
-    filling the database, and none ever did."""
+    filling the database, and none ever did. None is started for :data:`FILL_RETRY_S`
+    after one failed (:func:`fill_failed`): that is why, said."""
     from waymarks.service.semantic_backfill import lock_problem, try_lock
 
+    failed = _recent_failure(app.home)
+    if failed is not None:
+        return failed
     fd = try_lock(app.home, LOCK_FILE)
     if fd is None:  # held by the one that runs, unless no one can take it
         return lock_problem(app.home, LOCK_FILE)
@@ -111,6 +122,45 @@ def start_worker(app: Waymarks) -> str | None:
     finally:
         os.close(fd)  # the child holds the lock through its own copy
     return None if started is not None else "starting Python failed"
+
+
+def fill_failed(home: Path, code: str | None) -> None:
+    """What the process filling ``home``'s database leaves as it ends: ``code``, why it
+    failed (:data:`FAILED_FILE`), or ``None``, done (the mark goes). Nothing is said when
+    that cannot be written (a full disk may be why it failed): the next prompt starts one
+    again, as before."""
+    path = home / FAILED_FILE
+    try:
+        if code is None:
+            path.unlink(missing_ok=True)
+        else:
+            from waymarks.files.atomic import write_atomic
+
+            write_atomic(path, code)
+    except OSError:
+        pass
+
+
+def _recent_failure(home: Path) -> str | None:
+    """Why no process is started to fill ``home``'s database now: the last one failed less
+    than :data:`FILL_RETRY_S` ago (its code, and when another may start); else ``None``."""
+    import time
+    from datetime import UTC, datetime
+
+    from waymarks.files.reading import read_regular
+
+    path = home / FAILED_FILE
+    try:
+        failed_at = path.stat().st_mtime
+        code = read_regular(path, limit=64).decode("ascii", "replace")
+    except OSError:
+        return None
+    if not 0 <= time.time() - failed_at < FILL_RETRY_S:
+        return None
+    code = "".join(c for c in code if c.isalnum() or c in "_.") or "an error"
+    again = datetime.fromtimestamp(failed_at + FILL_RETRY_S, UTC).strftime("%H:%M:%S UTC")
+    return (f"the last one failed with {code}, logged as projection_fill_failed, and none "
+            f"is started again before {again}")
 
 
 def hurried(app: Waymarks) -> bool:

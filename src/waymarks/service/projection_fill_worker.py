@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from waymarks.service.app import Waymarks
+from waymarks.service.projection_fill import fill_failed
 from waymarks.store.evolution import let_waiters_in
 
 #: the most memory items one transaction of the catch-up indexes (~50 ms of CPU): all of
@@ -22,7 +23,10 @@ def main(argv: list[str]) -> int:
     """``HOME [FD]``: open the home's database, which fills it when new, and catch its
     recall index up, :data:`CATCH_UP_PART` items per transaction; 1 when that failed,
     logged (``projection_fill_failed``: its kind, never content), as a hook's own failure
-    is: this process's output goes nowhere, and the next prompt's hook starts another."""
+    is: this process's output goes nowhere. It is marked for the hooks too
+    (:func:`~waymarks.service.projection_fill.fill_failed`): they say it, and start no
+    other for a while (each prompt started one again, seconds of CPU, and said one was
+    filling the database)."""
     home = Path(argv[0])
     try:
         with Waymarks(home) as app:
@@ -37,9 +41,11 @@ def main(argv: list[str]) -> int:
         from waymarks.service.logs import log_event
         from waymarks.service.outcomes import ServiceError
 
-        log_event(home, datetime.now(UTC), "projection_fill_failed",
-                  code=exc.code if isinstance(exc, ServiceError) else type(exc).__name__)
+        code = exc.code if isinstance(exc, ServiceError) else type(exc).__name__
+        log_event(home, datetime.now(UTC), "projection_fill_failed", code=code)
+        fill_failed(home, code)
         return 1
+    fill_failed(home, None)
     return 0
 
 

@@ -66,6 +66,9 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
     with projection.transaction():
         if not projection.has_sources():  # nobody else did meanwhile
             replayed = projection.rebuild(sessions, app._now_ms())
+    from waymarks.service.projection_fill import fill_failed
+
+    fill_failed(app.home, None)  # filled: a detached fill's failure no longer holds one back
     embed_in_background(app, replayed)
 
 
