@@ -20,7 +20,8 @@ misspelling, or under a key a letter or two off: ``clasification``; a YAML merge
 ``<<``, which may bring one in) is ``local-only``.
 Files that do not conform are left alone and left out of the index.
 
-The frontmatter is YAML, written and read with a YAML library (PyYAML): a value holding
+The frontmatter is YAML, written and read with a YAML library (PyYAML; the shape written
+here is read without it, to the same fields: :mod:`.plain_frontmatter`): a value holding
 ``: `` or `` #``, or starting with ``- ``, is quoted, so any YAML reader (Pi's, an
 editor's) reads what Waymarks wrote. Values are read as plain strings (no ``yes`` →
 true, no dates). A file an earlier version wrote with such a value unquoted is not valid
@@ -250,9 +251,19 @@ def _level(fields: dict[str, str]) -> str | None:
 
 
 def _yaml_fields(head: str) -> dict[str, str] | None:
-    """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all."""
+    """The string fields of a YAML frontmatter; ``None`` when it is not YAML at all. The
+    shape Waymarks writes is read without PyYAML (:mod:`.plain_frontmatter`: the same
+    fields; a hook does not import it), any other by :func:`_yaml_read`."""
     if len(head) > MAX_FRONTMATTER:
         return {}
+    from waymarks.personal.plain_frontmatter import plain_fields
+
+    plain = plain_fields(head)
+    return plain if plain is not None else _yaml_read(head)
+
+
+def _yaml_read(head: str) -> dict[str, str] | None:
+    """:func:`_yaml_fields` as PyYAML reads them."""
     yaml = _yaml()
     loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
     try:
