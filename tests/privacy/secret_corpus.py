@@ -214,6 +214,8 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
      f"{AZURE_STORAGE};EndpointSuffix=core.windows.net", AZURE_STORAGE),
     ("azure-sas", "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o"
      f"&sp=r&se=2030-01-01&sig={AZURE_SIG}", AZURE_SIG),
+    ("url-signature", "https://d1.cloudfront.net/a.jpg?Expires=1700000000&Signature="
+     "Qx7mP2vL9kR4tW8n~Z3cY6bH&Key-Pair-Id=K2JCJMDEHXQW5F", "Qx7mP2vL9kR4tW8n~Z3cY6bH"),
     ("private-key", f"users:\n- name: admin\n  user:\n    client-key-data: {PEM_B64}\n",
      PEM_B64[16:]),
     ("private-key", f"data:\n  tls.key: {PEM_B64}\ntype: kubernetes.io/tls", PEM_B64[16:]),

@@ -28,7 +28,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   ``data:``): values that decode to text go (a ConfigMap's so cut, plain values or bytes, and
   a block whose ``kind: ConfigMap`` follows, stay);
 - a YAML complex key named for a credential, its value on the next line (``? password⏎:
-  …``; a reference and another key's value stay).
+  …``; a reference and another key's value stay);
+- the signature of a signed URL (CloudFront's ``Signature=``, S3's ``X-Amz-Signature=``) or
+  of SigV4's ``Authorization`` header (a placeholder's word stays).
 """
 
 from __future__ import annotations
@@ -91,6 +93,12 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("bobuck", f"bobuck values.yaml:\nconfig:\n  ? db_password\n  : {PW}\n"
                "  ? region\n  : eu-west-1",
      PW, ["  ? db_password\n  : ", "  : eu-west-1"]),
+    ("rakali", "rakali link: https://d1.cloudfront.net/a.jpg?Expires=1700000000&Signature="
+               f"{PW}~fGh__&Key-Pair-Id=K2JCJMDEHXQW5F", PW, ["&Key-Pair-Id=K2JCJMDEHXQW5F"]),
+    ("rakali2", "rakali2 curl -v: Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE"
+                "/20130524/us-east-1/s3/aws4_request, SignedHeaders=host, Signature="
+                "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
+     "fe5f80f77d5fa3", ["SignedHeaders=host, Signature="]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -126,6 +134,8 @@ UNCHANGED: list[tuple[str, str]] = [
                 "apiVersion: v1\ndata:\n  MODE: cHJvZHVjdGlvbg==\nkind: ConfigMap"),
     ("ringtail", "ringtail values.yaml:\n? password\n: ${DB_PASSWORD}\n? password_policy\n: strict"
                  "\n? [a, b]\n: value"),
+    ("hopping", 'hopping docs: curl "https://x.cloudfront.net/a?Expires=1&Signature='
+                'YOUR_SIGNATURE_HERE&Key-Pair-Id=KEYPAIRID"; HMAC Signature=see below'),
 ]
 
 

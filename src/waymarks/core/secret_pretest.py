@@ -187,7 +187,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (colon and "apiVersion" in text and "data:" in text) \
-        or (equals and "sig=" in text) or ("auth" in folded and _auth_key(folded))
+        or (equals and ("sig=" in text or "Signature=" in text)) \
+        or ("auth" in folded and _auth_key(folded))
 
 
 def _password_flag(text: str) -> bool:

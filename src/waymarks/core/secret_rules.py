@@ -333,6 +333,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
         plain = base64_bytes(head[:len(head) // 4 * 4])
         return plain is not None and private_pem(plain)
+    if name == "url_signature":  # "Signature=YOUR_SIGNATURE_HERE" is a placeholder
+        return _DIGIT.search(value) is not None and _LETTER.search(value) is not None
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":

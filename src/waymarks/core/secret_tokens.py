@@ -184,6 +184,12 @@ TOKENS: Final = (
            "AKIA", "ASIA", "ABIA", "ACCA"),
     _token("azure_sas", "azure-sas", r"(?<!\w)sig=(?P<azure_sas>[A-Za-z0-9%+/]{30,}={0,2})",
            "sig="),
+    # the signature of a signed URL (S3's and GCS's ``X-Amz-Signature=``, CloudFront's
+    # ``Signature=``, beside its ``Key-Pair-Id``: the URL opens its object to anyone until
+    # it expires) or of AWS's SigV4 ``Authorization`` header; a placeholder's word stays
+    _token("url_signature", "url-signature",
+           r"(?<![\w-])(?:X-Amz-|X-Goog-)?Signature=(?P<url_signature>[A-Za-z0-9%~_+/=-]{16,})",
+           "Signature="),
     Rule("azure_storage", "azure-storage-key", lazy(
         r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
         re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,

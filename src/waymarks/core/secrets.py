@@ -21,6 +21,7 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``vault login`` is given: a legacy ``s.…`` one has no prefix), ``atlassian-token``,
   ``linear-api-key``, ``square-token``, ``databricks-token``, ``sentry-token``,
   ``age-secret-key``, ``mapbox-secret-token`` (public ``pk.`` tokens stay),
+  ``url-signature`` (a signed URL's ``Signature=``/``X-Amz-Signature=``, SigV4's),
   ``aws-access-key-id``, ``aws-secret-access-key``
   (labelled, beside an access key ID, or alone when random-looking: a git SHA, a UUID or
   base64 prose stays);
