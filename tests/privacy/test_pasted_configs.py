@@ -30,7 +30,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
 - a YAML complex key named for a credential, its value on the next line (``? password⏎:
   …``; a reference and another key's value stay);
 - the signature of a signed URL (CloudFront's ``Signature=``, S3's ``X-Amz-Signature=``) or
-  of SigV4's ``Authorization`` header (a placeholder's word stays).
+  of SigV4's ``Authorization`` header (a placeholder's word stays);
+- a container's environment entry named for a credential, ``- name: DB_PASSWORD⏎  value:
+  …`` (Kubernetes, ECS; YAML, flow style, JSON): a reference, ``valueFrom`` and other
+  names' values stay.
 """
 
 from __future__ import annotations
@@ -99,6 +102,11 @@ CASES: list[tuple[str, str, str, list[str]]] = [
                 "/20130524/us-east-1/s3/aws4_request, SignedHeaders=host, Signature="
                 "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
      "fe5f80f77d5fa3", ["SignedHeaders=host, Signature="]),
+    ("quenda", f'quenda deployment:\n  env:\n    - name: DB_PASSWORD\n      value: "{PW}"\n'
+               "    - name: LOG_LEVEL\n      value: debug", PW,
+     ["    - name: DB_PASSWORD\n      value: ", "value: debug"]),
+    ("quenda2", f'quenda2 task definition: {{"name": "API_TOKEN", "value": "{PW}"}}', PW,
+     ['{"name": "API_TOKEN", "value": "']),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -136,6 +144,10 @@ UNCHANGED: list[tuple[str, str]] = [
                  "\n? [a, b]\n: value"),
     ("hopping", 'hopping docs: curl "https://x.cloudfront.net/a?Expires=1&Signature='
                 'YOUR_SIGNATURE_HERE&Key-Pair-Id=KEYPAIRID"; HMAC Signature=see below'),
+    ("mardo2", "mardo2 env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db}"
+               "\n  - name: API_TOKEN\n    value: $(TOKEN_FROM_FILE)\n"
+               '  - name: PASSWORD_MIN_LENGTH\n    value: "12"\n'
+               '[{"name": "SECRET_NAME", "value": "db-credentials"}]'),
 ]
 
 

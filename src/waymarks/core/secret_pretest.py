@@ -33,8 +33,8 @@ _SHORTEST: Final = 6
 _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
-                                "assign", "yaml_key", "short_flag", "user_flag", "login_flag",
-                                "smb_user",
+                                "assign", "yaml_key", "name_value", "short_flag", "user_flag",
+                                "login_flag", "smb_user",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
@@ -216,4 +216,4 @@ def _auth_key(folded: str) -> bool:
 
 
 #: what may follow "auth" in an ``auth_b64`` match
-_AUTH_NEXT: Final = frozenset("\\\"' \t\r\n:=")  # (a YAML complex key ends its line)
+_AUTH_NEXT: Final = frozenset("\\\"' \t\r\n:=,")  # (a name ends its line or item)

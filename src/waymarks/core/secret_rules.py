@@ -263,6 +263,14 @@ _WRAPPERS: Final = (
     Rule("url_user", "url-token", lazy(
         r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_.-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    # a value whose name stands beside it as data, not as its key: a container's
+    # environment (``- name: DB_PASSWORD⏎  value: "…"``, Kubernetes' and ECS's, in YAML,
+    # flow style or JSON), where the name of every other rule is a word, ``value``
+    Rule("name_value", "secret", lazy(
+        r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER
+        + r"[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*"
+        r"(?P<sep>:)[ \t]*" + _VALUE.format(name="name_value"), re.ASCII | re.IGNORECASE),
+        ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
     # a YAML complex key named for a credential and its value on the next line (``?
     # password⏎: …``, as a YAML writer emits a key it will not write plain): judged as an
     # assignment's value
@@ -379,7 +387,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
         # an assignment; the URL's rule takes the password and leaves host and path
         return False
-    if name in ("assign", "flag", "yaml_key"):
+    if name in ("assign", "flag", "yaml_key", "name_value"):
         if match.string.startswith(PLACEHOLDER_PREFIX, end) and _LEAD_IN.fullmatch(value):
             # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
             # [REDACTED:…]"): what the first pass kept, not a value (redaction stays
