@@ -33,7 +33,9 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   of SigV4's ``Authorization`` header (a placeholder's word stays);
 - a container's environment entry named for a credential, ``- name: DB_PASSWORD⏎  value:
   …`` (Kubernetes, ECS; YAML, flow style, JSON): a reference, ``valueFrom`` and other
-  names' values stay.
+  names' values stay;
+- an XML element named for a credential (Maven's ``<password>…</password>``): an
+  encrypted ``{…}`` value, a property reference and other elements stay.
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      ["    - name: DB_PASSWORD\n      value: ", "value: debug"]),
     ("quenda2", f'quenda2 task definition: {{"name": "API_TOKEN", "value": "{PW}"}}', PW,
      ['{"name": "API_TOKEN", "value": "']),
+    ("dibbler2", f"dibbler2 settings.xml:\n<server>\n  <id>nexus</id>\n  <username>deploy"
+                 f"</username>\n  <password>{PW}</password>\n</server>", PW,
+     ["<username>deploy</username>\n  <password>", "</password>\n</server>"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -148,6 +153,9 @@ UNCHANGED: list[tuple[str, str]] = [
                "\n  - name: API_TOKEN\n    value: $(TOKEN_FROM_FILE)\n"
                '  - name: PASSWORD_MIN_LENGTH\n    value: "12"\n'
                '[{"name": "SECRET_NAME", "value": "db-credentials"}]'),
+    ("kowari2", "kowari2 settings.xml: <password>{COQLCE6DU6GtcS5P=}</password> "
+                "<password>${env.NEXUS_PASSWORD}</password> <secretName>db-creds</secretName>"
+                " <tokenizer>standard</tokenizer>"),
 ]
 
 

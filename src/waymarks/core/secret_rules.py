@@ -271,6 +271,13 @@ _WRAPPERS: Final = (
         + r"[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*"
         r"(?P<sep>:)[ \t]*" + _VALUE.format(name="name_value"), re.ASCII | re.IGNORECASE),
         ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
+    # an XML element named for a credential (Maven's settings.xml ``<password>…
+    # </password>``, a .NET config's ``<apiKey>``): its text is the value, and no
+    # separator stands before it
+    Rule("xml_value", "secret", lazy(
+        r"<(?P<xml_tag>[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER + r")>[ \t]*"
+        r"(?P<xml_value>[^<>\s][^<>\n]{0,4095}?)[ \t]*</(?P=xml_tag)>", re.ASCII | re.IGNORECASE),
+        ("</",), wrapper=True, guard="/"),
     # a YAML complex key named for a credential and its value on the next line (``?
     # password⏎: …``, as a YAML writer emits a key it will not write plain): judged as an
     # assignment's value
@@ -377,7 +384,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
-    if name == "tf_default":
+    if name in ("tf_default", "xml_value"):
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
     if name in ("prose", "prose_cjk"):
