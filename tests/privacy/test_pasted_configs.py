@@ -225,3 +225,20 @@ def test_a_line_of_repeated_names_is_judged_once_per_value(
         credential_kinds(text)
         assert 0 < sum(judged) <= 4 * len(text), unit
     assert credential_kinds(f"token: key=abc:token:{PW}") == ["secret"]
+
+
+def test_a_payload_is_redacted_as_redact_reads_a_text_an_invisible_control_parts() -> None:
+    """Two AWS secret keys an ESC parts (a terminal's colour code, cut): removed, the ESC
+    made them one run, nothing standing alone, and the pre-test a provider's payload walk
+    asks first said no; ``redact`` reads the ESC as a space too, and takes the second (the
+    word KEY ends the first, on its line: a named key), which the payload sent (hypothesis
+    found it). The payload now says what ``redact`` says."""
+    from waymarks.core.secrets import redact
+    from waymarks.planner.sanitize import sanitize
+
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    text = f"{key}\x1b{key}"
+    outcome = sanitize({"messages": [{"role": "user", "content": text}]}, "anthropic")
+    assert redact(text)[1] == 1
+    assert outcome.payload["messages"][0]["content"] == redact(text)[0]
+    assert outcome.redacted_values == 1
