@@ -35,7 +35,10 @@ write's refusal, with the ordinary text beside each rule left exactly as it was.
   …`` (Kubernetes, ECS; YAML, flow style, JSON): a reference, ``valueFrom`` and other
   names' values stay;
 - an XML element named for a credential (Maven's ``<password>…</password>``): an
-  encrypted ``{…}`` value, a property reference and other elements stay.
+  encrypted ``{…}`` value, a property reference and other elements stay;
+- a secret a secret store's command is given (``gh secret set … --body``, ``aws
+  secretsmanager … --secret-string``, ``aws ssm put-parameter … SecureString --value``,
+  ``kubectl create secret … --from-literal=KEY=``): references and plain parameters stay.
 """
 
 from __future__ import annotations
@@ -112,6 +115,11 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("dibbler2", f"dibbler2 settings.xml:\n<server>\n  <id>nexus</id>\n  <username>deploy"
                  f"</username>\n  <password>{PW}</password>\n</server>", PW,
      ["<username>deploy</username>\n  <password>", "</password>\n</server>"]),
+    ("tuan", f'tuan setup: gh secret set API_TOKEN -b"{PW}" && aws secretsmanager create-secret'
+             f" --name db --secret-string {PW}Ab && aws ssm put-parameter --name /app/db"
+             f" --value {PW}Cd --type SecureString && kubectl create secret generic db"
+             f" --from-literal=db={PW}Ef", PW,
+     ["gh secret set API_TOKEN -b", "--type SecureString"]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)
@@ -156,6 +164,9 @@ UNCHANGED: list[tuple[str, str]] = [
     ("kowari2", "kowari2 settings.xml: <password>{COQLCE6DU6GtcS5P=}</password> "
                 "<password>${env.NEXUS_PASSWORD}</password> <secretName>db-creds</secretName>"
                 " <tokenizer>standard</tokenizer>"),
+    ("tuan2", 'tuan2 setup: gh secret set TOKEN --body "$TOKEN"; gh secret set --help; aws ssm '
+              "put-parameter --name /x --value debug --type String; kubectl create secret generic"
+              " db --from-literal=user=$DB_USER"),
 ]
 
 

@@ -104,6 +104,20 @@ COMMAND_RULES: Final = (
         r"|npmauth(?:token|ident))[\"']?[ \t]+"
         + _QUOTED_OR_BARE.format(name="config_set", least=1), re.ASCII),
         ("config",), wrapper=True, guard=" "),
+    # a secret a secret store's command is given to keep (``gh secret set NAME --body …``,
+    # ``aws secretsmanager create-secret --secret-string …``, ``aws ssm put-parameter
+    # --type SecureString --value …``, ``kubectl create secret … --from-literal=KEY=…``):
+    # stored safely there, and sent to the model in clear from the command's line
+    Rule("secret_set", "secret", lazy(
+        r"(?<![\w.-])(?:gh[ \t]+secret[ \t]+set[^\n|;&`]{0,256}?[ \t](?:--body|-b)"
+        r"(?:[ \t]*=?[ \t]*)"
+        r"|aws[ \t]+secretsmanager[ \t]+(?:create-secret|put-secret-value|update-secret)"
+        r"[^\n|;&`]{0,512}?[ \t]--secret-string(?:[ \t]+|=)"
+        r"|aws[ \t]+ssm[ \t]+put-parameter(?=[^\n|;&`]{0,512}?SecureString)"
+        r"[^\n|;&`]{0,512}?[ \t]--value(?:[ \t]+|=)"
+        r"|kubectl[ \t]+create[ \t]+secret[^\n|;&`]{0,512}?[ \t]--from-literal=[^\s=]{1,253}=)"
+        + _QUOTED_OR_BARE.format(name="secret_set", least=1), re.ASCII),
+        ("secret", "ssm"), wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(

@@ -34,7 +34,7 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "smb_user", "xml_value",
+                                "login_flag", "smb_user", "xml_value", "secret_set",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
@@ -185,6 +185,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
         return True  # a package manager's ``config set KEY VALUE``, no separator
+    if ("ssm" in text and "SecureString" in text) or "secret set" in text:
+        return True  # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…``
     if "</" in text and (named_pass or "token" in folded or "secret" in folded
                          or "key" in folded or "credential" in folded or "auth" in folded):
         return True  # an XML element named for a credential (``<password>…</password>``)
