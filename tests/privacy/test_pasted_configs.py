@@ -253,3 +253,37 @@ def test_a_payload_is_redacted_as_redact_reads_a_text_an_invisible_control_parts
     assert redact(text)[1] == 1
     assert outcome.payload["messages"][0]["content"] == redact(text)[0]
     assert outcome.redacted_values == 1
+
+
+def test_a_long_line_of_commented_values_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``token: abcd #…`` and a sentence of cache keys shaped as .pgpass lines, on one long
+    line: each value read the line back to its start or on to its end (a comment), or
+    lowered the whole text, a square of it (0.4 MB: 4-10 s). Counted, no clock: the
+    characters looked at for each value stay bounded, and a text is lowered once."""
+    from waymarks.core import secret_rules
+
+    looked: list[int] = []
+
+    class Line(str):
+        def rfind(self, sub: str, start: int | None = None, end: int | None = None,
+                  ) -> int:
+            looked.append((len(self) if end is None else end) - (start or 0))
+            return str.rfind(self, sub, start, end)
+
+    lowered: list[int] = []
+    real_lower = secret_rules.ascii_lower
+
+    def counting_lower(text: str) -> str:
+        lowered.append(len(text))
+        return real_lower(text)
+
+    monkeypatch.setattr(secret_rules, "ascii_lower", counting_lower)
+    for unit in ("token: abcd #", "token\uff1a abcd #", "say user:5432:session:cart:a8f3c2d9e1b7 "):
+        looked.clear()
+        lowered.clear()
+        text = Line(unit * 3000)
+        credential_kinds(text)
+        assert max(looked, default=0) <= 1024, unit
+        assert sum(lowered) <= 2 * len(text), unit
+    comment = secret_rules._LINE_END.match("  # " + "x" * 5000)
+    assert comment is None  # a comment longer than a line is read no further

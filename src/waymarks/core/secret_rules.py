@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
@@ -497,7 +498,17 @@ def _starts_its_line(text: str, at: int) -> bool:
     ``*``, a quotation's ``>``, ``export``): a key-value line (``  DB_PASSWORD: postgres``),
     not prose (``rotate the token: done``)."""
     at = _name_start(text, at)
-    return text[text.rfind("\n", 0, at) + 1:at].strip() in ("", "-", "*", ">", "export")
+    # the line's start is looked for this far back only: with a comment after each value
+    # (``token: abcd #…``) every name on a long line read back to its start, a square of
+    # the line (0.4 MB: 4 s); a longer head is no indent, list mark or ``export`` anyway
+    line = text.rfind("\n", max(0, at - _LINE_HEAD_MAX), at)
+    if line == -1 and at > _LINE_HEAD_MAX:
+        return False
+    return text[line + 1:at].strip() in ("", "-", "*", ">", "export")
+
+
+#: how far before a name its line's start is looked for (an indent, a list's mark)
+_LINE_HEAD_MAX: Final = 256
 
 
 def _a_word_named_pass(match: re.Match[str]) -> bool:
@@ -533,7 +544,15 @@ def _a_pgpass_line(match: re.Match[str]) -> bool:
     went out in clear), or the text says pgpass."""
     text, at = match.string, match.start()
     return _PGPASS_HOST.match(text, at) is not None \
-        or _starts_its_line(text, at) or "pgpass" in ascii_lower(text)
+        or _starts_its_line(text, at) or _says_pgpass(text)
+
+
+@lru_cache(maxsize=4)
+def _says_pgpass(text: str) -> bool:
+    """Whether ``text`` names pgpass, in any case: asked once per text (a string's hash is
+    kept by the string), not once per cache key in it (a sentence of them lowered the
+    whole text for each, a square of it)."""
+    return "pgpass" in ascii_lower(text)
 
 
 def _decodes(text: str, check: Callable[[str], bool]) -> bool:
@@ -552,4 +571,6 @@ _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", 
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
 #: what may follow a value alone on its line: spaces and a comment
-_LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
+#: (a comment of a line's length, not to the end of a line however long: read for each
+#: value on it, ``token: abcd #token: abcd #…`` cost a square of the line, 0.4 MB 4 s)
+_LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]{0,256})?(?:\r?\n|\Z)")
