@@ -247,17 +247,23 @@ def _secret_kind(text: str, head: int) -> bool:
     last = min((at for at in documents if at > data.end()), default=len(text))
     kinds = [kind for kind in _ANY_KIND_LINE.finditer(text, first, last)
              if len(kind.group(1)) == column]
-    before = [kind for kind in kinds if kind.start() <= head
-              and _one_object(text, kind.start(), head + 1, column)]
-    if before:
+    # A line that leaves the object between a kind and the data leaves it between any
+    # kind further away too: only the nearest on each side need be read (reading every
+    # one, each as far as the data, cost a cube of a list of Secrets: kubectl get secrets
+    # -o yaml, 400 of them, 60 KB, 7.6 s)
+    before = [kind for kind in kinds if kind.start() <= head]
+    if before and _one_object(text, before[-1].start(), head + 1, column):
         return before[-1].group(2) == "Secret"
     datas = [found.start() for found in _DATA_LINE.finditer(text, head + 2, last)
              if len(found.group(1)) == column]
-    return any(kind.start() > head + 1 and kind.group(2) == "Secret"
-               and _one_object(text, head + 1, kind.start(), column)
-               and not any(at > kind.start() and _one_object(text, kind.start(), at, column)
-                           for at in datas)  # the kind of the data after it
-               for kind in kinds)
+    for kind in (kind for kind in kinds if kind.start() > head + 1):
+        if not _one_object(text, head + 1, kind.start(), column):
+            return False
+        later = next((at for at in datas if at > kind.start()), None)  # the kind of the
+        if kind.group(2) == "Secret" and (  # data after it
+                later is None or not _one_object(text, kind.start(), later, column)):
+            return True
+    return False
 
 
 def _kind_cut(text: str, head: int, end: int) -> bool:
