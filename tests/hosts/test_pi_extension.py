@@ -352,3 +352,45 @@ def test_the_conversation_is_counted_in_tokens_without_visiting_each_character(
     assert plan["fixed"]["messagesChars"] == len(text.encode("utf-16-le", "surrogatepass")
                                                  ) // 2 - len("and the port? 端口")
     assert int(str(result["visits"])) < 100  # (the conversation has 100,000 characters)
+
+
+LATER_HOOK = """
+await handlers.session_start({}, ctx);
+const said = [{ role: "user", content: "fix the failing test" },
+              { role: "assistant", content: "Done: the fixture was stale." }];
+const ask = (n) => handlers.before_provider_request(
+  { payload: { model: "gpt-4.1", messages: structuredClone(said.slice(0, n)) } }, ctx);
+await ask(1);  // (whole: the bridge's initialize has not answered yet)
+await ask(1);  // held from here on
+const given = await ask(2);
+const threw = [];
+for (const change of [() => { given.messages[0].content = "LATER-HOOK-TEXT"; },
+                      () => { given.messages[1].role = "system"; },
+                      () => { given.messages.splice(0, 1, { role: "user",
+                                                            content: "LATER-HOOK-SWAP" }); }]) {
+  try { change(); } catch (e) { threw.push(String(e)); }
+}
+said.push({ role: "user", content: "and the other one?" });
+const next = await ask(3);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ next, threw }));
+process.exit(0);
+"""
+
+
+def test_a_later_hook_changing_the_payload_in_place_does_not_reach_the_next_request(
+        tmp_path: Path) -> None:
+    """A provider request's answer leaves out the checked messages answered last time, and
+    the extension puts back those it gave Pi then: Pi hands that very payload to the hooks
+    of extensions loaded after Waymarks, and one that changed a message in place (Pi's docs
+    let a hook change or replace the payload) had its change sent again with every later
+    request, as checked text though Waymarks never saw it, where a whole request sends
+    the conversation as it is. The next request is what a whole one is answered."""
+    result = run_harness(tmp_path, str(WAYMARKS_BIN), scenario=LATER_HOOK)
+    assert "LATER-HOOK" not in json.dumps(result["next"])
+    assert result["next"] == {"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "fix the failing test"},
+        {"role": "assistant", "content": "Done: the fixture was stale."},
+        {"role": "user", "content": "and the other one?"}]}
+    # the changes in place fail as the hook makes them (Pi reports a hook that throws)
+    assert [str(e).split(":")[0] for e in result["threw"]] == ["TypeError", "TypeError"]  # type: ignore[union-attr]

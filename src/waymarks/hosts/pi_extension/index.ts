@@ -113,6 +113,14 @@ function bytesBack(value: Json, bytes: Bytes): Json {
 	return value;
 }
 
+/** `value` and everything in it made read-only (not bytes: a view with elements cannot be). */
+function frozen(value: Json): Json {
+	if (!value || typeof value !== "object" || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+	Object.freeze(value);
+	for (const k of Object.keys(value)) frozen(value[k]);
+	return value;
+}
+
 export default function waymarks(pi: any) {
 	let child: ChildProcessWithoutNullStreams | undefined;
 	let ready: Promise<Json> | undefined;
@@ -928,7 +936,13 @@ export default function waymarks(pi: any) {
 			if (!Number.isInteger(same) || same < 0 || !before || before.length < same) throw new Error("the bridge left out messages it was not answered");
 			safe[key] = [...before.slice(0, same), ...safe[key]];
 		}
-		if (typeof checked?.held === "string") held = { token: checked.held, key, texts, out: safe?.[key] };
+		// what is kept for the put-back is what the bridge checked: Pi hands the payload to
+		// the hooks of extensions loaded after this one, and a message one of them changed
+		// in place went out again with every later request, never checked. So its list is
+		// kept apart, and the messages new in it are frozen (those put back are already).
+		const list: Json[] | undefined = safe?.[key];
+		for (let i = same; list && i < list.length; i++) frozen(list[i]);
+		if (typeof checked?.held === "string") held = { token: checked.held, key, texts, out: list?.slice() };
 		return safe;
 	}
 
