@@ -394,3 +394,33 @@ def test_a_later_hook_changing_the_payload_in_place_does_not_reach_the_next_requ
         {"role": "user", "content": "and the other one?"}]}
     # the changes in place fail as the hook makes them (Pi reports a hook that throws)
     assert [str(e).split(":")[0] for e in result["threw"]] == ["TypeError", "TypeError"]  # type: ignore[union-attr]
+
+
+STALE_CTX = """
+await handlers.session_start({}, ctx);
+// Pi's ctx after its session was replaced or reloaded: every getter throws
+const stale = new Proxy({}, { get() { throw new Error("This extension ctx is stale"); } });
+const payload = { model: "gpt-4.1", messages: [{ role: "user", content: "STALE-SECRET-TEXT" }] };
+const out = {};
+try { out.sent = await handlers.before_provider_request({ payload }, stale); }
+catch (e) { out.sentThrew = String(e); }
+const preparation = { messagesToSummarize: [{ role: "user", content: "STALE-SECRET-TEXT" }] };
+try { out.compact = await handlers.session_before_compact({ preparation }, stale); }
+catch (e) { out.compactThrew = String(e); }
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+
+def test_a_warning_that_cannot_be_shown_does_not_let_unchecked_content_out(
+        tmp_path: Path) -> None:
+    """A hook that could not check what goes to a model withholds it and warns: when the
+    warning itself failed (Pi's ctx throws from every getter once its session was replaced
+    or reloaded), the hook threw instead, and Pi, which keeps the payload a throwing hook
+    did not replace and runs a compaction no hook cancelled, sent the request's content
+    and the summary's input unchecked. Both fail closed still."""
+    result = run_harness(tmp_path, "/bin/false", scenario=STALE_CTX)
+    assert "sentThrew" not in result and "compactThrew" not in result, result
+    assert "STALE-SECRET-TEXT" not in json.dumps(result["sent"])
+    assert result["compact"] == {"cancel": True}

@@ -166,14 +166,19 @@ export default function waymarks(pi: any) {
 
 	/** Tell the person once per `kind` ("memory": no context injected, "privacy":
 	 * requests withheld; each is said once, not the first of them only, which hid why
-	 * answers made no sense), or every time without one (a command they typed failed). */
+	 * answers made no sense), or every time without one (a command they typed failed).
+	 * Never throws: a hook that fails closed warns before it withholds or cancels, and a
+	 * warning that threw (Pi's ctx throws from every getter once its session is replaced)
+	 * made the hook throw, so Pi sent its own payload and made the summary unchecked. */
 	function warn(ctx: any, message: string, kind?: string) {
 		if (kind !== undefined) {
 			if (warned.has(kind)) return;
 			warned.add(kind);
 		}
-		if (ctx?.hasUI) ctx.ui.notify(`Waymarks: ${message}`, "warning");
-		else process.stderr.write(`Waymarks: ${message}\n`);
+		try {
+			if (ctx?.hasUI) return void ctx.ui.notify(`Waymarks: ${message}`, "warning");
+		} catch {} // (said on standard error instead)
+		process.stderr.write(`Waymarks: ${message}\n`);
 	}
 
 	/** A bridge that would not start (or answer initialize) is not started again for
