@@ -424,3 +424,53 @@ def test_a_warning_that_cannot_be_shown_does_not_let_unchecked_content_out(
     assert "sentThrew" not in result and "compactThrew" not in result, result
     assert "STALE-SECRET-TEXT" not in json.dumps(result["sent"])
     assert result["compact"] == {"cancel": True}
+
+
+#: a bridge that is the real one when first started, and an older release (one that takes
+#: no tail: it checks the payload it is given, as it is) every time after
+REPLACED_BRIDGE = """#!%(python)s
+import json, os, sys
+count = %(count)r
+starts = int(open(count).read()) if os.path.exists(count) else 0
+open(count, "w").write(str(starts + 1))
+if starts == 0:
+    os.execv(%(real)r, [%(real)r, *sys.argv[1:]])
+for line in sys.stdin:
+    message = json.loads(line)
+    params = message.get("params", {})
+    result = ({"protocol": "waymarks-pi-bridge-v1", "persistent": False}
+              if message["method"] == "initialize" else {"withheld": False, "payload":
+              params.get("payload")} if message["method"] == "sanitize" else {})
+    print(json.dumps({"id": message["id"], "result": result}), flush=True)
+"""
+
+REPLACED = """
+await handlers.session_start({}, ctx);
+const said = [{ role: "user", content: "fix the failing test", timestamp: 1 }];
+await handlers.context({ messages: said }, ctx);  // (the bridge has answered initialize)
+const ask = () => handlers.before_provider_request(
+  { payload: { model: "gpt-4.1", messages: [{ role: "user", content: "fix the failing test" },
+                                            { role: "assistant", content: "Done." }] } }, ctx);
+const first = await ask();
+await handlers.session_shutdown({}, ctx);  // the bridge ends; the next call starts another
+const next = await ask();
+console.log(JSON.stringify({ first, next }));
+process.exit(0);
+"""
+
+
+def test_a_bridge_started_again_as_an_older_release_is_sent_the_whole_payload(
+        tmp_path: Path) -> None:
+    """Whether a request sends its conversation's tail was decided by what the bridge
+    before said it takes, before the call started the next one: a bridge that ended and
+    came back as an older release (one that takes no tail) was sent the payload with its
+    conversation emptied, checked that, and the model got a request without the
+    conversation. It is decided by the bridge the request goes to."""
+    bridge = tmp_path / "bridge"
+    bridge.write_text(REPLACED_BRIDGE % {"python": sys.executable, "real": str(WAYMARKS_BIN),
+                                         "count": str(tmp_path / "starts")})
+    bridge.chmod(0o755)
+    result = run_harness(tmp_path, str(bridge), scenario=REPLACED)
+    assert (tmp_path / "starts").read_text() == "2"
+    assert result["first"] == result["next"]
+    assert len(result["next"]["messages"]) == 2  # type: ignore[index]

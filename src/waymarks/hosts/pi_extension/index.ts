@@ -599,7 +599,7 @@ export default function waymarks(pi: any) {
 	});
 
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
-	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes, tail?: (() => [Json, string[]])): Promise<Json> {
+	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes, tail?: (() => [Json, string[] | undefined])): Promise<Json> {
 		ctxNow = ctx;
 		if (!ready) { // (while it starts, the bridge before may still be ending: no child yet)
 			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
@@ -924,7 +924,10 @@ export default function waymarks(pi: any) {
 		const out = bytesOut(bytes);
 		const texts: string[] = payload[key].map((m: Json) => JSON.stringify(m, out) ?? "null");
 		let named: typeof held; // what the bridge was told it holds
-		const send = (whole: boolean) => (): [Json, string[]] => {
+		const send = (whole: boolean) => (): [Json, string[] | undefined] => {
+			// (decided by the bridge the request goes to: one started for this call may be
+			// an older release, and was sent the payload with its conversation emptied)
+			if (!tails) return [{ payload }, undefined];
 			let base = 0;
 			const was = whole || held?.key !== key ? undefined : held;
 			while (was && base < was.texts.length && base < texts.length && was.texts[base] === texts[base]) base++;
