@@ -152,7 +152,7 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         if not in_project(project_file, project):
             ignored.append(f"{project_file} (a link out of the project: not read)")
         elif trusted:
-            local = _known_keys(_read(project_file), project_file)
+            local = _known_keys(_read(project_file), project_file, ignored)
             sources.append(str(project_file))
         else:
             ignored.append(f"{project_file} (project not trusted)")
@@ -344,28 +344,33 @@ _KEYS: Final = {"privacy": None, "evolution": None,
                 "mcp": ("token",), "personal": ("directory",)}
 
 
-def _known_keys(document: dict[str, Any], path: Path) -> dict[str, Any]:
-    """``document`` if it names only the tables and keys Waymarks reads. A misspelt one
+def _known_keys(document: dict[str, Any], path: Path,
+                ignored: list[str] | None = None) -> dict[str, Any]:
+    """``document`` with only the tables and keys Waymarks reads. A misspelt one
     (``[context] maxPinedTokens``, a ``[contxt]`` table, ``maxResults`` above any table)
-    was ignored without a word, the setting the person meant not in force: in a
-    project's file, a limit it meant to lower stayed the home's. Refused as an unknown
-    ``[privacy]`` setting is (``bad_config``), naming it and the known ones."""
+    was ignored without a word, the setting the person meant not in force. In the home's
+    file (``ignored`` ``None``) it is refused as an unknown ``[privacy]`` setting is
+    (``bad_config``), naming it and the known ones. A project's is listed in ``ignored``
+    and left out: a repository's file is a teammate's, maybe for a newer release, and
+    refusing it refused every command and every prompt's context, a repository switching
+    Waymarks off (it may only tighten); the home's settings stay in force."""
+    known = {k: v for k, v in document.items() if k in _KEYS}
     unknown = sorted(str(k) for k in document if k not in _KEYS)
-    if unknown:
-        raise ServiceError("bad_config", f"{path}: unknown table or setting "
-                           f"{setting_names(unknown, quoted=True)} at the top level; the "
-                           f"tables are {', '.join(f'[{t}]' for t in _KEYS)} (a setting goes "
-                           "under its table's [header]); fix or remove it")
-    for table, keys in _KEYS.items():
-        value = document.get(table)
-        if keys is None or not isinstance(value, dict):
-            continue  # (not a table: said where it is read)
-        wrong = sorted(str(k) for k in value if k not in keys)
-        if wrong:
-            raise ServiceError("bad_config", f"{path}: unknown [{table}] setting "
-                               f"{setting_names(wrong, quoted=True)}; its settings are "
-                               f"{', '.join(keys)}; fix or remove it")
-    return document
+    wrong = {table: sorted(str(k) for k in value if k not in keys)
+             for table, keys in _KEYS.items()
+             if keys is not None and isinstance(value := known.get(table), dict)}
+    said = [f"unknown table or setting {setting_names(unknown, quoted=True)} at the top "
+            f"level; the tables are {', '.join(f'[{t}]' for t in _KEYS)} (a setting goes "
+            "under its table's [header])"] if unknown else []
+    said += [f"unknown [{table}] setting {setting_names(names, quoted=True)}; its settings "
+             f"are {', '.join(_KEYS[table] or ())}" for table, names in wrong.items() if names]
+    if not said:
+        return document
+    if ignored is None:
+        raise ServiceError("bad_config", f"{path}: {said[0]}; fix or remove it")
+    ignored.extend(f"{path}: {line} (not read)" for line in said)
+    return {table: {k: v for k, v in value.items() if k not in wrong.get(table, ())}
+            if table in wrong else value for table, value in known.items()}
 
 
 def _read(path: Path) -> dict[str, Any]:
