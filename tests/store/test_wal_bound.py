@@ -166,3 +166,33 @@ def test_a_rebuild_leaves_its_database_out_of_the_log(app: Waymarks, home: Path)
     database = (home / "waymarks.db").stat().st_size
     assert log_size(home) < database // 4, (log_size(home), database)
     assert len(app.items("memory")) == 12
+
+
+def test_a_rebuild_rolled_back_leaves_no_restart_to_a_later_commit(
+        app: Waymarks, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rebuild marks its commit as the one that starts the log over; one that failed
+    and rolled back left the mark, and the next commit (a plan's, in a warm process) paid
+    the restart and its wait for readers, its log a few pages. The mark goes with the
+    transaction that set it."""
+    from waymarks.store import recall_index, wal
+
+    app.session_new()
+    write(app, 0)  # (the new database's fill starts the log over: not a try watched)
+    tries: list[int] = []
+    real = wal.restart
+
+    def watched(db: sqlite3.Connection, wait_ms: int) -> bool:
+        tries.append(wait_ms)
+        return real(db, wait_ms)
+
+    def failed(db: sqlite3.Connection) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(wal, "restart", watched)
+    with monkeypatch.context() as patched:
+        patched.setattr(recall_index, "reset", failed)
+        with pytest.raises(OSError):
+            app.rebuild_index()
+    write(app, 1)
+    assert log_size(home) < WAL_LIMIT_BYTES and tries == [], tries
+    assert len(app.items("memory")) == 2

@@ -215,6 +215,7 @@ class Projection(ProjectionReads, SourcePolicy):
             except BaseException:
                 if self.db.in_transaction:  # also when COMMIT itself failed (busy, full)
                     self.db.execute("ROLLBACK")
+                self._checkpoints.rolled_back()
                 raise
             # still the writer's turn: starting the log over holds SQLite's write lock, and
             # one stopped there (Ctrl-Z) must look to the others like the stopped writer

@@ -86,6 +86,7 @@ class Checkpointer:
         self._log = path.with_name(f"{path.name}-wal")
         self._restart_at = WAL_LIMIT_BYTES  # the log's size that starts it over
         self._held = False  # the last try found a reader of an older snapshot
+        self._rewrite = False  # the transaction under way writes the whole database
         self._commits = 0
         self._thread: threading.Thread | None = None
 
@@ -124,17 +125,23 @@ class Checkpointer:
         all of the new database in the log (its file 4 KB, the log 3 MB at 1k claims), each
         read went through it, and the commit that passed the limit later, a plan's ~200
         plans on, copied it back on that plan's path (8-11 ms of CPU, 30-56 ms of wall)."""
-        self._restart_at = 0
+        self._rewrite = True
+
+    def rolled_back(self) -> None:
+        """The transaction under way was rolled back: a :meth:`rewritten` mark goes with
+        it (left, the next commit, a plan's, paid the restart and its wait for readers)."""
+        self._rewrite = False
 
     def _bound(self, db: sqlite3.Connection) -> None:
         """Start the log over through ``db`` once it reached its limit; when a reader
         keeps that from happening, try again after it grew by half the limit more (each
         try waits :data:`RESTART_WAIT_MS` for readers: not at every commit)."""
+        rewrite, self._rewrite = self._rewrite, False
         try:
             size = os.stat(self._log).st_size
         except OSError:  # (gone with a database deleted meanwhile: nothing to bound)
             return
-        if size < self._restart_at:
+        if size < self._restart_at and not rewrite:
             return
         if self._thread is not None:  # a checkpoint beside this one answers busy: let
             self._thread.join()       # it finish (a few short passes), then copy the rest
