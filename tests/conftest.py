@@ -78,7 +78,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if found:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         said = ("the suite wrote into the real home (a test's command without the suite's "
-                "HOME or XDG_CACHE_HOME?), which no test may touch: " + ", ".join(found))
+                "HOME or XDG_CACHE_HOME? or a Waymarks of yours, your agent's hooks, writing "
+                "its home meanwhile?), which no test may touch: " + ", ".join(found))
         if reporter is not None:
             reporter.write_line(said, red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

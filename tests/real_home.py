@@ -5,9 +5,12 @@ Every test and every command it starts has a home of its own (``tmp_path``, the 
 person's home (``$HOME``, else the password database's) and wrote there: CI's clean run left
 ``~/.cache/waymarks/engine-files.json`` in root's home. Only the places Waymarks writes are
 looked at. Claude Code's and Pi's folders are the person's tools' too, written while the suite
-runs (a transcript, a todo): there only what names Waymarks counts, a file whose path says
+runs (a transcript, a todo): there only what names Waymarks counts, a file whose name says
 ``waymarks`` or a settings file holding more of it than before (a hook or a server that
-``claude-code install --user`` would add).
+``claude-code install --user`` would add). Not a folder named for the person's project: who
+works on Waymarks has a checkout named for it, and their agents' transcripts of it
+(``~/.claude/projects/-home-ada-src-waymarks/…``, Pi's sessions alike) and Claude Code's
+table of it in ``~/.claude.json`` (``projects``) grew while the suite ran, failing it.
 """
 
 from __future__ import annotations
@@ -46,15 +49,29 @@ def state(homes: list[Path]) -> State:
     found: State = {}
     for home in homes:
         for place in (*OWN, *SHARED):
-            _walk(home, place, found, counts=lambda path, place=place: place in OWN or (
-                "waymarks" in path.lower()))
+            _walk(home, place, found, counts=lambda path, folder, place=place: place in OWN
+                  or (not folder and "waymarks" in os.path.basename(path).lower()))
         for name in SETTINGS:
             try:
-                found[str(home / name)] = (Path(home / name).read_bytes().lower()
-                                           .count(b"waymarks"),)
+                found[str(home / name)] = (_named(Path(home / name).read_bytes()),)
             except OSError:
                 continue
     return found
+
+
+def _named(settings: bytes) -> int:
+    """How often a settings file says ``waymarks`` outside Claude Code's table of the
+    person's projects (``~/.claude.json``'s ``projects``, keyed by their paths, holding
+    what Claude Code keeps of each): an install writes a hook or a server, never there."""
+    import json
+
+    try:
+        data = json.loads(settings)
+    except ValueError:  # (not JSON, or caught mid-write: every mention counts)
+        data = None
+    if isinstance(data, dict):
+        settings = json.dumps({k: v for k, v in data.items() if k != "projects"}).encode()
+    return settings.lower().count(b"waymarks")
 
 
 def written(before: State, after: State) -> list[str]:
@@ -64,22 +81,22 @@ def written(before: State, after: State) -> list[str]:
         len(seen) == 1 and seen[0] <= before.get(path, (0,))[0]))
 
 
-def _walk(home: Path, place: str, found: State, counts: Callable[[str], bool]) -> None:
+def _walk(home: Path, place: str, found: State, counts: Callable[[str, bool], bool]) -> None:
     """Each file and folder of ``home / place`` that ``counts`` (given its path in the
-    home), with its size (a folder's 0) and modification time."""
+    home and whether it is a folder), with its size (a folder's 0) and modification time."""
     root = home / place
     try:
         top = root.lstat()
     except OSError:
         return
-    if counts(place):
+    if counts(place, root.is_dir()):
         found[str(root)] = (top.st_size if not root.is_dir() else 0, top.st_mtime_ns)
     if not root.is_dir() or root.is_symlink():
         return
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
             path = os.path.join(folder, name)
-            if counts(os.path.relpath(path, home)):
+            if counts(os.path.relpath(path, home), name in dirs):
                 try:
                     seen = os.lstat(path)
                 except OSError:

@@ -173,3 +173,36 @@ def _inner_run(tmp_path: Path, probe: str, env: dict[str, str]) -> subprocess.Co
                            f"{Path(__file__).name}::{probe}"],
                           cwd=Path(__file__).parent, env=env, capture_output=True, text=True,
                           timeout=300)
+
+
+def test_the_persons_agents_working_in_a_project_named_waymarks_are_not_the_suite(
+        tmp_path: Path) -> None:
+    """Whoever works on Waymarks runs the suite beside their Claude Code or Pi session in a
+    checkout named for it: each transcript line went into
+    ``~/.claude/projects/-home-ada-src-waymarks/…``, Pi's into
+    ``~/.pi/agent/sessions/--home-ada-src-waymarks--/…``, and Claude Code's
+    ``~/.claude.json`` keeps a table per project path it was opened in: the run failed
+    naming them, every test passed. A folder named for the person's project is not
+    Waymarks'; what an install writes still counts (an MCP server, a loader)."""
+    from tests import real_home
+
+    user = tmp_path / "user"
+    claude = user / ".claude" / "projects" / "-home-ada-src-waymarks"
+    pi = user / ".pi" / "agent" / "sessions" / "--home-ada-src-waymarks--"
+    for folder in (claude, pi):
+        folder.mkdir(parents=True)
+        (folder / "s1.jsonl").write_text("{}\n")
+    (user / ".claude.json").write_text('{"projects": {"/home/ada/src/waymarks": {}}}')
+    before = real_home.state([user])
+    for folder in (claude, pi):
+        with open(folder / "s1.jsonl", "a") as transcript:
+            transcript.write('{"type": "user"}\n')
+        (folder / "s2.jsonl").write_text("{}\n")
+    (user / ".claude.json").write_text(
+        '{"projects": {"/home/ada/src/waymarks": {"history": ["run the waymarks suite"]},'
+        ' "/home/ada/src/waymarks-review": {}}}')
+    assert real_home.written(before, real_home.state([user])) == []
+    (user / ".claude.json").write_text(
+        '{"mcpServers": {"waymarks": {"command": "waymarks"}}, '
+        '"projects": {"/home/ada/src/waymarks": {}}}')
+    assert real_home.written(before, real_home.state([user])) == [str(user / ".claude.json")]
