@@ -80,3 +80,45 @@ def test_the_helpers_last_problem_is_still_found_once_its_log_was_set_aside(
     log_event(home, NOW, "plan", tokens=n)  # the new log holds no problem
     assert _last_problem(home) == {"event": "claude_code_helper_unavailable",
                                    "code": "PermissionError", "at": NOW.isoformat()}
+
+
+def test_two_events_that_filled_the_log_together_never_set_aside_the_new_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes' events both filled the log and both found it at its path; the first
+    moved it to ``.1``, a third event started a new log, and the second then moved that
+    new one over ``.1``: the full log was lost (a few times in 6,000 events of four real
+    processes under a 1 KB limit). Here the second's check is followed, before its move,
+    by the first's event and a third's: every line logged is still in one of the files."""
+    import types
+
+    from waymarks.service import logs
+
+    home = tmp_path / "home"
+    for n in range(40):
+        log_event(home, NOW, "plan", tokens=n)
+    path = home / LOG_DIR / LOG_FILE
+    monkeypatch.setattr(logs, "LOG_LIMIT_BYTES", 1024, raising=False)
+    first, second = (os.open(path, os.O_WRONLY | os.O_APPEND) for _ in range(2))
+    real_stat, meanwhile = os.stat, []
+
+    def stat(target: object, *args: object, **kwargs: object) -> os.stat_result:
+        found = real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+        if not meanwhile:  # (once: the second's check, what happens before its move)
+            meanwhile.append(target)
+            logs._set_aside(path, first)  # the first event's
+            log_event(home, NOW, "plan", tokens=40)  # a third's
+        return found
+
+    monkeypatch.setattr(logs, "os", types.SimpleNamespace(**{
+        **{name: getattr(os, name) for name in dir(os) if not name.startswith("__")},
+        "stat": stat}))
+    try:
+        logs._set_aside(path, second)
+    finally:
+        monkeypatch.undo()
+        os.close(first)
+        os.close(second)
+    kept = [path.with_name(LOG_FILE + ".1"), path]
+    logged = sorted(json.loads(line)["tokens"] for file in kept if file.exists()
+                    for line in file.read_text().splitlines())
+    assert logged == list(range(41)), logged

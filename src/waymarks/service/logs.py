@@ -56,6 +56,17 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
 def _set_aside(path: Path, fd: int) -> None:
     """Move the full log (open as ``fd``) to ``<name>.1``; the next event starts a new one.
     Only while ``path`` is still that file: another process's event that filled it too
-    set it aside already, and moving the new one would replace the full one with it."""
+    set it aside already, and moving the new one would replace the full one with it.
+    The check and the move are one step under an ``flock`` on the full file: two events
+    that filled it both found it at ``path``, the first moved it, a third started the new
+    one, and the second moved that over it, the full log lost (a few times in 6,000 events
+    of four processes under a 1 KB limit). A process that finds the file's lock taken
+    leaves it to the one that holds it, never waiting on a prompt's path."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return  # (another process is setting this file aside)
     if os.path.samestat(os.fstat(fd), os.stat(path)):
         os.replace(path, path.with_name(f"{LOG_FILE}.1"))
