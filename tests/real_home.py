@@ -6,8 +6,9 @@ person's home (``$HOME``, else the password database's) and wrote there: CI's cl
 ``~/.cache/waymarks/engine-files.json`` in root's home. Only the places Waymarks writes are
 looked at. Claude Code's and Pi's folders are the person's tools' too, written while the suite
 runs (a transcript, a todo): there only what names Waymarks counts, a file whose name says
-``waymarks`` or a settings file holding more of it than before (a hook or a server that
-``claude-code install --user`` would add). Not a folder named for the person's project: who
+``waymarks`` or a settings file holding more of it than before where an install writes (a
+hook or a server that ``claude-code install --user`` would add: not a command the person
+allowed meanwhile). Not a folder named for the person's project: who
 works on Waymarks has a checkout named for it, and their agents' transcripts of it
 (``~/.claude/projects/-home-ada-src-waymarks/…``, Pi's sessions alike) and Claude Code's
 table of it in ``~/.claude.json`` (``projects``) grew while the suite ran, failing it.
@@ -60,9 +61,11 @@ def state(homes: list[Path]) -> State:
 
 
 def _named(settings: bytes) -> int:
-    """How often a settings file says ``waymarks`` outside Claude Code's table of the
-    person's projects (``~/.claude.json``'s ``projects``, keyed by their paths, holding
-    what Claude Code keeps of each): an install writes a hook or a server, never there."""
+    """How often a settings file says ``waymarks`` where an install writes: ``hooks``
+    (``~/.claude/settings.json``) and ``mcpServers`` (``~/.claude.json``). Claude Code
+    writes the rest itself while the suite runs: its table of the person's projects
+    (``projects``, keyed by their paths, a checkout named for Waymarks among them), a
+    command the person allowed for good (``permissions``: ``Bash(waymarks status:*)``)."""
     import json
 
     try:
@@ -70,7 +73,7 @@ def _named(settings: bytes) -> int:
     except ValueError:  # (not JSON, or caught mid-write: every mention counts)
         data = None
     if isinstance(data, dict):
-        settings = json.dumps({k: v for k, v in data.items() if k != "projects"}).encode()
+        settings = json.dumps([data.get("hooks"), data.get("mcpServers")]).encode()
     return settings.lower().count(b"waymarks")
 
 

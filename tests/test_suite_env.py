@@ -138,8 +138,8 @@ def test_only_what_names_waymarks_counts_in_the_agents_folders(tmp_path: Path) -
     (user / ".claude.json").write_text('{"mcpServers": {}}')
     assert real_home.written(before, real_home.state([user])) == []
     (user / ".claude" / "settings.json").write_text(
-        '{"hooks": {"Stop": "python hook_entry.py --home ~/wm hook claude-code Stop"},'
-        ' "theme": "dark", "waymarks": 1}')
+        '{"hooks": {"Stop": "python -I -S /venv/site-packages/waymarks/hosts/hook_entry.py'
+        ' --home ~/wm hook claude-code Stop"}, "theme": "dark"}')
     (user / ".pi" / "agent" / "extensions").mkdir(parents=True)
     (user / ".pi" / "agent" / "extensions" / "waymarks.ts").write_text("//")
     (user / ".local" / "share" / "waymarks").mkdir(parents=True)
@@ -206,3 +206,22 @@ def test_the_persons_agents_working_in_a_project_named_waymarks_are_not_the_suit
         '{"mcpServers": {"waymarks": {"command": "waymarks"}}, '
         '"projects": {"/home/ada/src/waymarks": {}}}')
     assert real_home.written(before, real_home.state([user])) == [str(user / ".claude.json")]
+
+
+def test_a_permission_the_person_allows_meanwhile_is_not_an_install(tmp_path: Path) -> None:
+    """Claude Code writes ``~/.claude/settings.json`` itself when the person allows a
+    command for good (``Bash(waymarks status:*)``, asked while the suite runs): one more
+    mention of Waymarks failed the run. An install writes ``hooks`` there and
+    ``mcpServers`` in ``~/.claude.json``: only those count."""
+    from tests import real_home
+
+    user = tmp_path / "user"
+    settings = user / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"permissions": {"allow": []}}')
+    before = real_home.state([user])
+    settings.write_text('{"permissions": {"allow": ["Bash(waymarks status:*)"]}}')
+    assert real_home.written(before, real_home.state([user])) == []
+    settings.write_text('{"permissions": {"allow": ["Bash(waymarks status:*)"]}, "hooks": '
+                        '{"Stop": [{"hooks": [{"command": "waymarks hook claude-code Stop"}]}]}}')
+    assert real_home.written(before, real_home.state([user])) == [str(settings)]
