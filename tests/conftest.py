@@ -49,7 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     power. The fast lane's properties that set no number of examples run
     :data:`FAST_LANE_EXAMPLES`."""
     if not hasattr(config, "workerinput"):  # (xdist's controller, or a run without it)
-        config.stash[_REAL_HOME] = real_home.state(real_home.user_homes())
+        where = real_home.places()  # (before the session's own XDG_CACHE_HOME)
+        config.stash[_REAL_HOME] = where, real_home.state(where)
     for name in _waymarks_variables():
         del os.environ[name]
     os.environ.update(GIT_ISOLATED)
@@ -62,19 +63,21 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
 
 
-_REAL_HOME = pytest.StashKey[real_home.State]()
+_REAL_HOME = pytest.StashKey[tuple[tuple[list[Path], list[Path]], real_home.State]]()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The run fails naming what it wrote into the real home of whoever ran it
     (:mod:`tests.real_home`): ``~/.cache/waymarks``, ``~/.local/share/waymarks``,
-    ``~/.waymarks``, and what names Waymarks in ``~/.claude`` or ``~/.pi``. A test whose
+    ``~/.waymarks``, the ``waymarks`` folders of ``$XDG_DATA_HOME`` and ``$XDG_CACHE_HOME``,
+    and what names Waymarks in ``~/.claude`` or ``~/.pi``. A test whose
     commands get an environment of their own without the suite's ``HOME`` or
     ``XDG_CACHE_HOME`` wrote there, CI's run into root's home, and nothing said so."""
-    before = session.config.stash.get(_REAL_HOME, None)
-    if before is None:
+    seen = session.config.stash.get(_REAL_HOME, None)
+    if seen is None:
         return
-    found = real_home.written(before, real_home.state(real_home.user_homes()))
+    where, before = seen
+    found = real_home.written(before, real_home.state(where))
     if found:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         said = ("the suite wrote into the real home (a test's command without the suite's "

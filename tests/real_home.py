@@ -44,10 +44,22 @@ def user_homes() -> list[Path]:
     return list(dict.fromkeys(homes))
 
 
-def state(homes: list[Path]) -> State:
-    """What of those places exists: a file's or folder's size and modification time; for a
-    settings file, how often it says ``waymarks``."""
+def places() -> tuple[list[Path], list[Path]]:
+    """The user's homes (:func:`user_homes`) and the folders of Waymarks' own their XDG
+    variables choose, when set to an absolute path: ``$XDG_DATA_HOME/waymarks``, the
+    default home then, and ``$XDG_CACHE_HOME/waymarks``, the engine's cache (looked in
+    below ``~/.local/share`` and ``~/.cache`` alone, a run that wrote there passed)."""
+    chosen = [os.environ.get(name, "") for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME")]
+    return user_homes(), [Path(base) / "waymarks" for base in chosen if os.path.isabs(base)]
+
+
+def state(where: list[Path] | tuple[list[Path], list[Path]]) -> State:
+    """What of those places exists (homes, or :func:`places`): a file's or folder's size
+    and modification time; for a settings file, how often it says ``waymarks``."""
+    homes, own = where if isinstance(where, tuple) else (where, [])
     found: State = {}
+    for folder in own:
+        _walk(folder.parent, folder.name, found, counts=lambda path, is_folder: True)
     for home in homes:
         for place in (*OWN, *SHARED):
             _walk(home, place, found, counts=lambda path, folder, place=place: place in OWN

@@ -225,3 +225,27 @@ def test_a_permission_the_person_allows_meanwhile_is_not_an_install(tmp_path: Pa
     settings.write_text('{"permissions": {"allow": ["Bash(waymarks status:*)"]}, "hooks": '
                         '{"Stop": [{"hooks": [{"command": "waymarks hook claude-code Stop"}]}]}}')
     assert real_home.written(before, real_home.state([user])) == [str(settings)]
+
+
+def test_the_homes_the_persons_xdg_variables_choose_are_looked_at_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``XDG_DATA_HOME`` set, the default Waymarks home is ``$XDG_DATA_HOME/waymarks``
+    (and the engine's cache ``$XDG_CACHE_HOME/waymarks``): a command of the suite given
+    the person's environment wrote there, and the check, looking in ``~/.local/share``
+    and ``~/.cache`` alone, let the run pass."""
+    from tests import real_home
+
+    user, data, cache = tmp_path / "user", tmp_path / "data", tmp_path / "cache"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    places = real_home.places()
+    before = real_home.state(places)
+    (data / "waymarks" / "logs").mkdir(parents=True)
+    (cache / "waymarks").mkdir(parents=True)
+    (cache / "waymarks" / "engine-files.json").write_text("{}")
+    found = real_home.written(before, real_home.state(places))
+    assert [path for path in found if path.startswith(str(tmp_path))] == sorted([
+        str(data / "waymarks"), str(data / "waymarks" / "logs"), str(cache / "waymarks"),
+        str(cache / "waymarks" / "engine-files.json")])
