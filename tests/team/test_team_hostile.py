@@ -687,3 +687,24 @@ def test_an_exclusion_reason_holding_a_credential_is_refused(repo: Path, home: P
                    for p in home.rglob("*") if p.is_file())
     assert run(home, repo, "team", "exclude", "mal-00000001", "x" * 600,
                expect=2)["code"] == "too_long"
+
+
+def test_a_reason_kept_before_the_check_is_shown_redacted(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home whose exclusion reason was kept before reasons were checked (the release
+    before, or an anchors file edited by hand) still had the token printed whole by every
+    `team status`, text and --json: the reason is shown as an item's is, redacted."""
+    from waymarks.core import decisions
+
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "mal-00000001", "Mal").add("Skip the migrations check")
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    with monkeypatch.context() as before:  # (as the release before kept it)
+        before.setattr(decisions, "clean_reason", lambda reason: reason)
+        run(home, repo, "team", "exclude", "mal-00000001", f"leaked {token}")
+    [source] = run(home, repo, "team", "status")["sources"]
+    assert source["excluded"] and source["reason"] == "leaked [REDACTED:github-token]", source
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo)
+    assert token not in shown.stdout + shown.stderr and "leaked [REDACTED" in shown.stdout

@@ -20,12 +20,22 @@ def _excluded(state: TeamState) -> list[str]:
     return sorted(c for c in state.sources if state.anchors.get(c, {}).get("excluded"))
 
 
+def exclusion_reason(anchor: dict[str, object]) -> str | None:
+    """The reason ``team exclude`` was given for the anchor's contributor, as it may be
+    shown: redacted, as an item's reason is. One kept before reasons were checked for
+    credentials (the release before), or written into the anchors by hand, was printed
+    whole by every ``team status`` and in the steps a refusal names."""
+    from waymarks.core.secrets import redact
+
+    reason = anchor.get("reason")
+    return redact(reason)[0] if isinstance(reason, str) and reason else None
+
+
 def _exclude_again(state: TeamState, owner: str) -> str:
     """The command that excludes ``owner`` again after the steps, with the reason given
     (a bare one, run as given, dropped it)."""
-    reason = state.anchors.get(owner, {}).get("reason")
-    return shell_command(["waymarks", "team", "exclude", owner,
-                          *([reason] if isinstance(reason, str) and reason else [])])
+    reason = exclusion_reason(state.anchors.get(owner, {}))
+    return shell_command(["waymarks", "team", "exclude", owner, *([reason] if reason else [])])
 
 
 def overtaken(state: TeamState, target: ItemState) -> str | None:

@@ -18,6 +18,7 @@ from waymarks.service import team_git
 from waymarks.service.own_claims import OwnClaims, OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
 from waymarks.service.team_anchors import anchors_path
+from waymarks.service.team_excluded import exclusion_reason
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
@@ -86,8 +87,7 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      "status": source.status, "detail": source.detail,
                      "entries": source.lines, "excluded": bool(anchor.get("excluded")),
                      # why, as `team exclude` was told (kept, and shown nowhere before)
-                     "reason": anchor.get("reason") if anchor.get("excluded") and
-                     isinstance(anchor.get("reason"), str) else None,
+                     "reason": exclusion_reason(anchor) if anchor.get("excluded") else None,
                      # items, not lines: a status entry or an unverified line is none;
                      # None: a file that could not be read holds what nobody here knows
                      # (it said 0, as if nothing of it were lost)
