@@ -8,6 +8,7 @@ import random
 import re
 
 from waymarks.core import claim_denials, contradiction
+from waymarks.core.claim_values import unhan
 
 #: texts where a value starts in an unusual place: inside a word (an IPv6 address in
 #: brackets), after a Chinese character, a cron line of symbols only, a value at the end
@@ -23,17 +24,18 @@ _SHAPES = (
 def test_the_value_start_guard_finds_the_values_the_alternatives_find() -> None:
     """:data:`contradiction._VALUE_START` only skips places no alternative of
     :data:`contradiction._VALUE` matches at (a value's every match, start and groups, is
-    the same as without it)."""
-    guarded = contradiction._VALUE
-    plain = re.compile(guarded.pattern.removeprefix(contradiction._VALUE_START))
-    assert plain.pattern != guarded.pattern
+    the same as without it), as written and with the word class (:func:`unhan`)."""
     rng = random.Random(5)
     soup = "abfxyz09 .,:;-/_*[]()~@+%=是为数ポ포é\u2019'"
     texts = [*_SHAPES, *("".join(rng.choices(soup, k=rng.randint(1, 40)))
                          for _ in range(4000))]
-    for text in texts:
-        assert [(m.span(), m.groupdict()) for m in guarded.finditer(text)] == [
-            (m.span(), m.groupdict()) for m in plain.finditer(text)], text
+    for written in (contradiction._VALUE.source, unhan(contradiction._VALUE.source)):
+        guarded = re.compile(written)
+        plain = re.compile(written.removeprefix(contradiction._VALUE_START))
+        assert plain.pattern != guarded.pattern
+        for text in texts:
+            assert [(m.span(), m.groupdict()) for m in guarded.finditer(text)] == [
+                (m.span(), m.groupdict()) for m in plain.finditer(text)], text
 
 
 def test_a_letter_name_is_found_where_it_was_before_the_capital_came_first() -> None:

@@ -64,6 +64,7 @@ from waymarks.core.claim_values import MERIDIEM as _MERIDIEM
 from waymarks.core.claim_values import PER as _PER
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import (
+    WordPatterns,
     agreeing,
     clock,
     durations,
@@ -71,7 +72,6 @@ from waymarks.core.claim_values import (
     one_amount,
     spelled,
     thousands,
-    unhan,
 )
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
@@ -108,7 +108,7 @@ _VALUE_START: Final = r"(?:(?<![a-z0-9_])|(?=\[))(?=(?>[^\s\d/:*.\[,-]*)[\d/:*.\
 #: 02 and 00, ``12/20`` as 12, and the fragment shared with ``python:3.11-slim`` meant
 #: agreement); a cron line, a time or time range, an ISO date and a URL are one value each.
 #: Each value holds, before any space, a digit or one of ``/:*.[,-`` (:data:`_VALUE_START`)
-_VALUE: Final = lazy(_VALUE_START + "(?:" + unhan(
+_VALUE: Final = WordPatterns(_VALUE_START + "(?:" + (
     r"(?<![\w*/,-])(?=(?:[\d*/,-]+ ){0,4}[\d/,-]*\*)(?:[\d*/,-]+ ){4}[\d*/,-]+(?![\w*/,-])"
     r"|(?<![\w.:/-])(?P<clock>\d{1,2}:\d{2}(?::\d{2})?(?:-\d{1,2}:\d{2}(?::\d{2})?)?)"
     r"(?!(?![ap]\.?m\b)[\w/:-])"  # ("7:45am": its half of the day glued to it)
@@ -149,12 +149,12 @@ _ADVICE: Final = lazy(
 #: many other things ("is fast", "is the owner") to read its word so; a v-version alone
 #: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
 #: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
-_WORD_VALUE: Final = lazy(unhan(
+_WORD_VALUE: Final = WordPatterns(
     r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")
-    r"(?=(?:です|だ|입니다|이다)?\s*(?:[。.!;,?]|$))"))
+    r"(?=(?:です|だ|입니다|이다)?\s*(?:[。.!;,?]|$))")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
@@ -244,7 +244,7 @@ def signature(claim: str) -> Signature | None:
     denied: set[str] = set()
     pieces: list[str] = []
     text = _without_advice(text)
-    for word in reversed(list(_WORD_VALUE.finditer(text))):
+    for word in reversed(list(_WORD_VALUE.for_text(text).finditer(text))):
         if word.group(1) in _STOP:
             continue
         values.add("v:" + word.group(1))
@@ -256,7 +256,7 @@ def signature(claim: str) -> Signature | None:
     names: set[str] = set()  # the numbers and letters that name the subject
     released: set[str] = set()
     listed: set[str] = set()
-    for match in _VALUE.finditer(text):
+    for match in _VALUE.for_text(text).finditer(text):
         if match.start() < position:
             continue  # read with the value before ("p.m." of "11:30 p.m.")
         pieces.append(text[position:match.start()])
@@ -335,7 +335,7 @@ def _without_advice(text: str) -> str:
     ends = [m.end() for m in _FORWARD_CLAUSE.finditer(text)]
     for start, end in zip(ends, [*ends[1:], len(text)], strict=False):
         clause = text[start:end]
-        if _ADVICE.match(clause) and _VALUE.search(clause) is None:
+        if _ADVICE.match(clause) and _VALUE.for_text(clause).search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
 
@@ -391,7 +391,8 @@ def unplaced_negation(claim: str, found: Signature) -> bool:
     conflict with one it only shares a derived key with."""
     if found.denied or any(value.startswith("s:") for value in found.values):
         return False
-    return any(NEGATION.search(clause) is not None and _VALUE.search(clause) is not None
+    return any(NEGATION.search(clause) is not None
+               and _VALUE.for_text(clause).search(clause) is not None
                for clause in _FORWARD_CLAUSE.split(_folded(claim)))
 
 
