@@ -113,3 +113,26 @@ def test_an_install_for_the_data_directory_under_another_waymarks_home_names_it(
     assert said.returncode == 0, said.stderr
     hint = said.stdout.strip().splitlines()[-1]
     assert hint.endswith(f"waymarks --home {data_home} learn on"), hint
+
+
+def test_the_learn_commands_name_the_home_they_were_run_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`waymarks --home H learn on` (H: the installers' home) said "Turn it off with
+    `waymarks learn off`": run as given, that turned learning off in the default home and
+    said "nothing more is captured" while H, where the hooks look, went on learning. So
+    for `learn status`'s way to turn it on and `evolve`'s refusal."""
+    _home(tmp_path, "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the default home's root
+    env = {"HOME": str(tmp_path / "user")}
+    other = tmp_path / "wm home"
+    named = f"waymarks --home '{other}' learn"
+    said = waymarks("--home", str(other), "learn", "on", env=env, cwd=tmp_path / "project")
+    assert said.returncode == 0, said.stderr
+    assert f"Turn it off with `{named} off`" in said.stdout, said.stdout
+    assert waymarks("--home", str(other), "learn", "off", env=env).returncode == 0
+    status = waymarks("--home", str(other), "learn", "status", env=env).stdout
+    assert status.rstrip().endswith(f"{named} on"), status
+    evolve = waymarks("--home", str(other), "evolve", env=env, cwd=tmp_path / "project")
+    assert evolve.returncode == 2 and f"`{named} on`" in evolve.stdout + evolve.stderr
+    bare = waymarks("learn", "on", env=env).stdout  # the default home: the bare command
+    assert "Turn it off with `waymarks learn off`" in bare, bare

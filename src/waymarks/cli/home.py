@@ -8,7 +8,7 @@ case is answered here from the XDG rules every platformdirs release agrees on:
 ``$HOME/.local/share/waymarks`` when ``HOME`` is absolute. Any other case (another
 platform, Android, a relative or missing ``HOME``, a relative ``XDG_DATA_HOME``, which
 platformdirs releases treat differently) is platformdirs' answer, as before. Imports only
-``os`` and ``sys``.
+``os`` and ``sys`` (and the shell quoting of :mod:`waymarks.core.text` when a home is named).
 """
 
 from __future__ import annotations
@@ -42,3 +42,17 @@ def user_data_dir() -> str:
     from platformdirs import user_data_dir as platform_dir
 
     return str(platform_dir(APP, appauthor=False))
+
+
+def home_option(home: str, *, any_shell: bool = False) -> str:
+    """`` --home HOME`` (quoted as a shell reads it) for a command a message names, unless
+    a bare ``waymarks`` in this shell uses ``home`` (``any_shell``: with ``WAYMARKS_HOME``
+    set and without it, for an installer, whose hooks run in another environment): a
+    message of ``waymarks --home H learn on`` that named a bare command sent the person's
+    next step to another home."""
+    bare = (user_data_dir(), default_home()) if any_shell else (default_home(),)
+    if {os.path.realpath(p) for p in (home, *bare)} == {os.path.realpath(home)}:
+        return ""
+    from waymarks.core.text import shell_command
+
+    return f" --home {shell_command([home])}"

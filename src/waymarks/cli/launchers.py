@@ -134,11 +134,8 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
     (the hint said how to turn it on, and `learn on` then failed on the file). The
     commands it names carry ``--home`` for a home other than the default: installed with
     ``--home H``, a bare `waymarks learn on` turned learning on where no hook looked."""
-    import os
-
-    from waymarks.cli.home import default_home, user_data_dir
+    from waymarks.cli.home import home_option
     from waymarks.commands.learn import how_to_turn_on
-    from waymarks.core.text import shell_command
     from waymarks.service.learning import LearningConfigError, learning_state
 
     try:
@@ -147,10 +144,7 @@ def learning_hint(home: "Any", data: dict[str, object], project: str | None = No
         data["learning"] = False
         return f"\nLearning from conversations is off: {exc}"
     data["learning"] = state.enabled
-    # bare only for the home a bare command uses, with WAYMARKS_HOME or without it (a
-    # WAYMARKS_HOME naming another home sent a bare `learn on` there)
-    named = "" if {os.path.realpath(p) for p in (home, user_data_dir(), default_home())} \
-        == {os.path.realpath(home)} else f" --home {shell_command([str(home)])}"
+    named = home_option(str(home), any_shell=True)
     if state.enabled:
         return f"\nLearning from conversations is on (waymarks{named} learn status)."
     if state.home_setting and state.project_off:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from waymarks.cli.home import default_home as home_directory
+from waymarks.cli.home import home_option
 from waymarks.cli.output import emit, message_safe, print_json
 from waymarks.commands.results import (
     EXIT_ERROR,
@@ -94,7 +95,8 @@ def open_service(run: CliRuntime) -> Any:
 def new_runtime() -> CliRuntime:
     """The runtime of this process; the service opens on first use."""
     state = CliRuntime(open_app=lambda: open_service(state), interactive=on_a_terminal(),
-                       read_file=read_text_file, read_stdin=read_standard_input)
+                       read_file=read_text_file, read_stdin=read_standard_input,
+                       home_option=home_option)
     return state
 
 

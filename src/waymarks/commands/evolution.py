@@ -74,12 +74,14 @@ def register_evolution(root: Group) -> None:
         from waymarks.service.evolution_wiring import open_for
         from waymarks.service.learning import learning_state
 
-        app = runtime().app()
+        run = runtime()
+        app = run.app()
         learning = configured(lambda: learning_state(app.home, app.cwd))
         if not learning.enabled:  # nothing is sent (the queue also checks each job's origin)
             return refused("learning_off", "learning is off for this directory; " + (
                 "its .waymarks/config.toml sets [evolution] learn = false"
-                if learning.project_off else "`waymarks learn on` to turn it on"))
+                if learning.project_off else
+                f"`waymarks{run.home_option(str(app.home))} learn on` to turn it on"))
         queue = configured(lambda: open_for(app, clients, available))
         if queue is None:
             return refused("unavailable", "memory consolidation is not wired in this build "

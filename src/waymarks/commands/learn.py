@@ -29,11 +29,15 @@ def how_to_turn_on(home_option: str = "") -> str:
             f"[evolution] learn = true): waymarks{home_option} learn on")
 
 
-HOW_TO_TURN_ON = how_to_turn_on()
-ON_NOTE = ("Learning is on: statements you make and compaction summaries are captured "
-           "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
-           "the model configured in [evolution]; learned claims stay provisional and never "
-           "outrank pins or confirmed memory. Turn it off with `waymarks learn off`.")
+def on_note(home_option: str = "") -> str:
+    """What ``learn on`` says; the way to turn it off names the home as
+    :func:`how_to_turn_on` does (a bare `learn off` said "nothing more is captured" of the
+    default home while the hooks' home went on learning)."""
+    return ("Learning is on: statements you make and compaction summaries are captured "
+            "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
+            "the model configured in [evolution]; learned claims stay provisional and never "
+            f"outrank pins or confirmed memory. Turn it off with `waymarks{home_option} "
+            "learn off`.")
 
 
 def configured(call: Callable[[], T]) -> T:
@@ -82,7 +86,8 @@ def learn_group() -> Group:
         from waymarks.service.evolution import Evolution, LedgerDamaged, has_ledger
         from waymarks.service.learning import learning_state
 
-        app = runtime().app()
+        run = runtime()
+        app = run.app()
         state = configured(lambda: learning_state(app.home, app.cwd))
         data = state.to_json()
         counts: dict[str, int] = {}
@@ -111,16 +116,18 @@ def learn_group() -> Group:
         lines += [f"malformed learned claim (left out of recall; `waymarks evolution forget "
                   f"{b}` removes it): {b}" for b in bad]
         if not state.enabled and not state.project_off:
-            lines.append(HOW_TO_TURN_ON)
+            lines.append(how_to_turn_on(run.home_option(str(app.home))))
         return Result(data, "\n".join(lines))
 
     def _switch(on: bool) -> Result:
         from waymarks.service.learning import set_learning
 
-        app = runtime().app()
+        run = runtime()
+        app = run.app()
         state = configured(lambda: set_learning(app.home, on, app.cwd))
-        text = ON_NOTE if on else ("Learning is off: nothing more is captured. What was "
-                                   "learned stays until you forget it.")
+        text = on_note(run.home_option(str(app.home))) if on else (
+            "Learning is off: nothing more is captured. What was learned stays until you "
+            "forget it.")
         if on and state.project_off:  # it said "on" where evolve then refused
             text += ("\nBut not here: this project's .waymarks/config.toml turns it off "
                      "([evolution] learn = false).")

@@ -140,6 +140,9 @@ class Runtime(msgspec.Struct):
     #: hook): a failure from then on (Ctrl-C) is said on standard error, never written
     #: into it as a JSON document
     protocol: bool = False
+    #: `` --home H`` for a command a message names for home ``H`` (``""``: a bare
+    #: ``waymarks`` uses it); a host's slash command has no other home to tell apart
+    home_option: Callable[[str], str] = lambda home: ""
     _app: Waymarks | None = None
 
     def app(self) -> Waymarks:
