@@ -136,3 +136,25 @@ def test_the_learn_commands_name_the_home_they_were_run_for(
     assert evolve.returncode == 2 and f"`{named} on`" in evolve.stdout + evolve.stderr
     bare = waymarks("learn", "on", env=env).stdout  # the default home: the bare command
     assert "Turn it off with `waymarks learn off`" in bare, bare
+
+
+def test_status_says_whether_learning_is_on_here(tmp_path: Path) -> None:
+    """`waymarks status`, "where things are, and what is in effect", said nothing of
+    learning: a person checking whether their conversations were being captured saw the
+    same status with it on, off, turned off by the project or unreadable."""
+    _home(tmp_path, "")
+    off = _json(tmp_path, "status")["learning"]
+    assert off == {"enabled": False, "projectOff": False, "problem": None}
+    assert "Learning: off" in _run(tmp_path, "status").stdout
+    _run(tmp_path, "learn", "on")
+    assert _json(tmp_path, "status")["learning"]["enabled"] is True
+    assert "Learning: on (statements you make are captured; `waymarks learn off` " \
+        "turns it off)" in _run(tmp_path, "status").stdout
+    (tmp_path / "project" / ".waymarks" / "config.toml").write_text(
+        "[evolution]\nlearn = false\n")
+    said = _run(tmp_path, "status").stdout
+    assert "Learning: off here (this project's .waymarks/config.toml turns it off)" in said
+    (tmp_path / "project" / ".waymarks" / "config.toml").write_text("[evolution\n")
+    broken = _json(tmp_path, "status")["learning"]  # (an untrusted project's: status ran)
+    assert broken["enabled"] is False and ".waymarks/config.toml" in broken["problem"]
+    assert "Learning: off (" in _run(tmp_path, "status").stdout

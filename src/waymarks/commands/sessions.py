@@ -114,6 +114,18 @@ def _other_model(model: str, count: int) -> str:
             "index --semantic` does it now)")
 
 
+def _learning_said(learning: dict[str, Any], home_option: str) -> str:
+    """Status's line on learning: whether what the person says is captured here."""
+    if learning["problem"]:
+        return f"Learning: off ({cell(learning['problem'])})"
+    if learning["projectOff"]:
+        return "Learning: off here (this project's .waymarks/config.toml turns it off)"
+    if learning["enabled"]:
+        return (f"Learning: on (statements you make are captured; `waymarks{home_option} "
+                "learn off` turns it off)")
+    return "Learning: off"
+
+
 def register_house(root: click.Group) -> None:
     @command(root, "status", summary="Where things are, and what is in effect.",
              examples=["waymarks status", "waymarks status --json"])
@@ -150,6 +162,7 @@ def register_house(root: click.Group) -> None:
             lines.append(f"Hybrid recall: {semantic['problem']}")
         elif semantic.get("problem"):
             lines.append(f"Hybrid recall: off ({semantic['problem']})")
+        lines.append(_learning_said(data["learning"], runtime().home_option(data["home"])))
         if data.get("claudeCodeHelper") is not None:
             lines.append(helper_said(data["claudeCodeHelper"]))
         return Result(data, "\n".join(lines))

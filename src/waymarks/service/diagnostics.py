@@ -79,7 +79,20 @@ def status(app: Waymarks) -> dict[str, Any]:
         "semantic": vector_status(app),  # hybrid recall's vectors (issue 20)
         "claudeCodeHelper": helper_status(app.home),
         "sessionsProblem": sessions_folder_problem(app),
+        "learning": learning_status(app),
     }
+
+
+def learning_status(app: Waymarks) -> dict[str, Any]:
+    """Whether statements are captured here, as ``learn status`` reads the switch (the
+    project's file may turn it off; a file that cannot be read is off, and why)."""
+    from waymarks.service.learning import LearningConfigError, learning_state
+
+    try:
+        state = learning_state(app.home, app.cwd)
+    except LearningConfigError as exc:
+        return {"enabled": False, "projectOff": False, "problem": str(exc)}
+    return {"enabled": state.enabled, "projectOff": state.project_off, "problem": None}
 
 
 
