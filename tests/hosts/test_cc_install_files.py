@@ -479,3 +479,19 @@ def test_a_backup_install_wrote_goes_also_after_a_reinstall_under_another_home(
     assert settings.read_text() == '{"theme": "dark"}'  # byte for byte, from the backup
     assert not settings.with_name("settings.json.waymarks-backup").exists()
     assert not (first / "claude-code" / "backups.json").exists()  # forgotten with it
+
+
+def test_an_uninstall_run_for_another_home_removes_the_folder_install_created(
+        tmp_path: Path, project: Path) -> None:
+    """Installed with `--home H` and uninstalled from a shell without it (the default
+    home: what `waymarks claude-code uninstall` runs), the hooks and the server went but
+    the `.claude/` folder install had made was left, empty, and H's record still named it:
+    the folders were looked up in the uninstalling home alone, not in the homes the
+    removed entries name, as the backups are."""
+    user, first, other = tmp_path / "u", tmp_path / "h1", tmp_path / "default"
+    before = tree(project)
+    cc.install("project", project, user, first)
+    assert (project / ".claude").is_dir()
+    cc.uninstall("project", project, user, other)
+    assert tree(project) == before  # nothing of Waymarks is left
+    assert not (first / "claude-code" / "created-folders.json").exists()

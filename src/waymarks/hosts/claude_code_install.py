@@ -407,7 +407,8 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
             changes = [plan.apply(undo) for plan in plans if plan.change is not None]
         for plan in plans:  # once every file is as it will stay
             plan.drop_backup()
-        _remove_created_folders(home, (settings_path, mcp_path))
+        _remove_created_folders(home, [h for plan in plans for h in plan.homes],
+                                (settings_path, mcp_path))
     return [c for c in changes if c is not None]
 
 
@@ -444,17 +445,26 @@ def _inside(project: Path, *paths: Path) -> None:
                                f"{NOTHING_CHANGED}")
 
 
-def _remove_created_folders(home: Path | None, paths: tuple[Path, Path]) -> None:
-    named = _created(home) if home is not None else []
-    for path in paths:
-        folder = str(path.parent.absolute())
-        if folder not in named:
+def _remove_created_folders(home: Path | None, named_homes: list[Path],
+                            paths: tuple[Path, Path]) -> None:
+    """Remove, when empty, a folder of ``paths`` that an install noted as created in
+    ``home`` (uninstall's) or in one of ``named_homes``, those the removed entries named:
+    uninstalled from a shell without the install's ``--home``, its ``.claude/`` was left
+    behind, still noted there. Uninstall's own record must be written; another's is best
+    effort, as in :func:`_take_over_created`."""
+    for each in dict.fromkeys([*([home] if home is not None else []), *named_homes]):
+        if each != home and not each.is_absolute():  # (an install writes an absolute home)
             continue
-        if path.parent.is_dir() and not any(path.parent.iterdir()):
-            path.parent.rmdir()  # install created it for its file, and nothing else is in it
-        named.remove(folder)
-        if home is not None:
-            _write_created(home, named)
+        named = _created(each)
+        for path in paths:
+            folder = str(path.parent.absolute())
+            if folder not in named:
+                continue
+            if path.parent.is_dir() and not any(path.parent.iterdir()):
+                path.parent.rmdir()  # install created it for its file, and nothing else
+            named.remove(folder)
+            with suppress(*(() if each == home else (OSError,))):
+                _write_created(each, named)
 
 
 def _write_created(home: Path, named: list[str]) -> None:

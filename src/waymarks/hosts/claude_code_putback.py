@@ -50,6 +50,8 @@ class PutBack:
     remove_backup: bool = False
     #: the home whose install wrote the backup (its record forgets it with the file)
     writer: Path | None = None
+    #: the homes whose installs may have written the file's entries (uninstall's first)
+    homes: list[Path] = field(default_factory=list)
 
     def apply(self, undo: Undo) -> Change | None:
         if self.content is not None:
@@ -72,10 +74,11 @@ def put_back_plan(path: Path, remove: Callable[[dict[str, Any]], list[str]],
     another is the person's, kept as it is and never written back (it was deleted, its
     bytes nowhere else)."""
     loaded = load(path)
+    named = homes(loaded.data)  # (before the removal, which takes the entries naming them)
     backup = read_backup(path) if loaded.raw is not None else None
-    writer = backup_writer(homes(loaded.data), path, backup) if backup is not None else None
+    writer = backup_writer(named, path, backup) if backup is not None else None
     plan = _put_back(loaded, remove, container, backup if writer is not None else None)
-    plan.writer = writer
+    plan.writer, plan.homes = writer, named
     if backup is not None and writer is None:
         plan.change = plan.change or Change(path)
         plan.change.notes.append(f"kept {backup_path(path).name} (no install noted writing "
