@@ -421,6 +421,12 @@ def register(root: "click.Group") -> None:
             text += "\nRestart Claude Code to load the hooks and the MCP server."
         data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
         if install:
+            disabled = cc.hooks_disabled(scope, Path(app.cwd), Path.home())
+            data["hooksDisabled"] = None if disabled is None else str(disabled)
+            if disabled is not None:  # "restart to load the hooks": none would ever run
+                text += (f"\nwarning: {cell(str(disabled))} sets \"disableAllHooks\": true, "
+                         "so Claude Code runs none of these hooks (no context, nothing "
+                         "recorded or learned) until that setting is removed")
             text += host_missing("claude", "Claude Code", data)
             text += learning_hint(app.home, data, app.cwd if scope == "project" else None)
         return Result(data, text)

@@ -238,6 +238,31 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
     return [c for c in (settings_change, mcp_change) if c.added]
 
 
+#: Claude Code's managed (policy) settings on Linux, above every other source
+MANAGED_SETTINGS: Final = Path("/etc/claude-code/managed-settings.json")
+
+
+def hooks_disabled(scope: Scope, project: Path, user_home: Path,
+                   managed: Path = MANAGED_SETTINGS) -> Path | None:
+    """The settings file whose ``"disableAllHooks": true`` makes Claude Code run no hook
+    of this scope (``None``: hooks run). Claude Code merges user, project, local and
+    managed settings, a later one's value winning; a file that cannot be read says
+    nothing here (install names its own, the others are Claude Code's to report)."""
+    user = files("user", project, user_home)[0]
+    sources = [user] if scope == "user" else [
+        user, *(project / ".claude" / name for name in ("settings.json",
+                                                         "settings.local.json"))]
+    deciding = None
+    for path in [*sources, managed]:
+        try:
+            value = load(path).data.get("disableAllHooks")
+        except InstallError:
+            continue
+        if isinstance(value, bool):
+            deciding = path if value else None
+    return deciding
+
+
 def _take_over_created(others: set[str], home: Path, folder: Path) -> None:
     """The hooks of the homes ``others`` were replaced by this home's: a folder one of
     them noted as created by its install (``.claude/``) is noted here now, and no longer

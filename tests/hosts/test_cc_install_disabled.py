@@ -1,0 +1,47 @@
+"""Claude Code runs no hook while its merged settings say `"disableAllHooks": true` (user,
+project or local settings; the last of them that says it decides): install wrote the hooks
+and said "Restart Claude Code to load the hooks", which then never ran, nor said why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.inprocess import waymarks
+
+
+def _install(tmp_path: Path, *args: str) -> dict[str, object]:
+    env = {"HOME": str(tmp_path / "user"), "WAYMARKS_HOME": str(tmp_path / "wm")}
+    done = waymarks("--json", "--cwd", str(tmp_path / "project"), "claude-code", "install",
+                    *args, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer: dict[str, object] = json.loads(done.stdout)
+    text = waymarks("--cwd", str(tmp_path / "project"), "claude-code", "install", *args,
+                    env=env).stdout
+    answer["text"] = text
+    return answer
+
+
+def _settings(path: Path, **values: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(values))
+
+
+def test_install_says_when_claude_code_runs_no_hook(tmp_path: Path) -> None:
+    (tmp_path / "user").mkdir()
+    (tmp_path / "project").mkdir()
+    local = tmp_path / "project" / ".claude" / "settings.local.json"
+    _settings(local, disableAllHooks=True)
+    said = _install(tmp_path)
+    assert said["hooksDisabled"] == str(local)
+    assert f'{local} sets "disableAllHooks": true' in str(said["text"])  # also when
+    # nothing changed: the person re-running install to find out why learns it
+    assert "Nothing to change" in str(said["text"])
+    _settings(local, disableAllHooks=False)  # the local file's word wins over the user's
+    _settings(tmp_path / "user" / ".claude" / "settings.json", disableAllHooks=True)
+    assert _install(tmp_path)["hooksDisabled"] is None
+    user = _install(tmp_path, "--user")  # for every project: the user's file decides
+    assert user["hooksDisabled"] == str(tmp_path / "user" / ".claude" / "settings.json")
+    _settings(tmp_path / "user" / ".claude" / "settings.json", model="opus")
+    clean = _install(tmp_path)
+    assert clean["hooksDisabled"] is None and "disableAllHooks" not in str(clean["text"])
