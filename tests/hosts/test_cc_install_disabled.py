@@ -45,3 +45,25 @@ def test_install_says_when_claude_code_runs_no_hook(tmp_path: Path) -> None:
     _settings(tmp_path / "user" / ".claude" / "settings.json", model="opus")
     clean = _install(tmp_path)
     assert clean["hooksDisabled"] is None and "disableAllHooks" not in str(clean["text"])
+
+
+def test_a_reinstall_that_changes_nothing_still_warns_of_the_other_scope(
+        tmp_path: Path) -> None:
+    """The warning that the other scope runs Waymarks' hooks with another home (each
+    prompt recorded in both homes, its context added twice) was a note of the change
+    install made: run again to check, install said "Nothing to change: already installed"
+    and no more."""
+    (tmp_path / "user").mkdir()
+    (tmp_path / "project").mkdir()
+    env = {"HOME": str(tmp_path / "user")}
+    other = tmp_path / "other home"
+    assert waymarks("--home", str(other), "claude-code", "install", "--user",
+                    env=env).returncode == 0
+    runs = [waymarks("--home", str(tmp_path / "wm"), "--cwd", str(tmp_path / "project"),
+                     "claude-code", "install", env=env) for _ in range(2)]
+    first, again = (run.stdout for run in runs)
+    assert f"runs Waymarks' hooks with another home ({other})" in first
+    assert "Restart Claude Code" in first
+    assert f"runs Waymarks' hooks with another home ({other})" in again, again
+    assert "Nothing to change: already installed." in again
+    assert "Restart Claude Code" not in again  # nothing new to load

@@ -416,8 +416,11 @@ def register(root: "click.Group") -> None:
                                              *(f"-{r}" for r in c.removed), *c.notes])
                  for c in changes]
         verb = "installed" if install else "uninstalled"
+        added = any(c.added for c in changes)
+        if install and lines and not added:  # a warning alone: nothing new to load
+            lines.insert(0, f"Nothing to change: already {verb}.")
         text = "\n".join(lines) if lines else f"Nothing to change: already {verb}."
-        if install and lines:
+        if install and added:
             text += "\nRestart Claude Code to load the hooks and the MCP server."
         data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
         if install:

@@ -235,7 +235,9 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                 take_over_backup(home, loaded.path, others[loaded.path])
         if settings_change.added:
             _take_over_created(replaced, home, settings_path.parent)
-    return [c for c in (settings_change, mcp_change) if c.added]
+    # a note (the other scope's hooks) is returned when nothing was added too: it said
+    # nothing on the run made to check
+    return [c for c in (settings_change, mcp_change) if c.added or c.notes]
 
 
 #: Claude Code's managed (policy) settings on Linux, above every other source
