@@ -111,3 +111,22 @@ def test_a_relative_agent_dir_is_refused_not_written_into_the_working_folder(
         assert refused["code"] == "invalid_argument", refused
         assert "relative path" in refused["message"] and "absolute" in refused["message"]
     assert list(project.iterdir()) == []
+
+
+def test_an_install_for_another_home_than_this_shells_waymarks_home_warns(
+        tmp_path: Path) -> None:
+    """`waymarks --home B pi install` in a shell whose WAYMARKS_HOME names A wrote a loader
+    naming B, which sets the bridge's home only where none is set (`??=`): a Pi started
+    from that shell used A, while install reported B (and told how to turn learning on
+    there), with nothing said."""
+    shell_home, other, agent = tmp_path / "a", tmp_path / "b", tmp_path / "agent"
+    args = ["--home", str(other), "pi", "install", "--agent-dir", str(agent)]
+    env = {"WAYMARKS_HOME": str(shell_home), "HOME": str(tmp_path)}
+    said = waymarks(*args, env=env)
+    assert said.returncode == 0, said.stderr
+    assert f"WAYMARKS_HOME in this environment names {shell_home}" in said.stdout
+    assert json.loads(waymarks("--json", *args, env=env).stdout)["environmentHome"] == \
+        str(shell_home)
+    same = waymarks("--home", str(shell_home), "--json", "pi", "install", "--agent-dir",
+                    str(agent), env=env)
+    assert json.loads(same.stdout)["environmentHome"] is None

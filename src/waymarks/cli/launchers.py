@@ -358,6 +358,7 @@ def register(root: "click.Group") -> None:
         text = f"{verb} {cell(str(path))}" + ("; restart Pi to load it" if install and changed
                                               else "")
         if install:
+            text += _environment_home(runtime().app().home, data)
             text += host_missing("pi", "Pi", data)
             text += learning_hint(runtime().app().home, data)
         return Result(data, text)
@@ -465,6 +466,24 @@ def host_missing(command: str, host: str, data: dict[str, object]) -> str:
     return "" if found else (f"\n`{command}` was not found on PATH: {host} is not installed "
                              "here (or not on this PATH); what was written takes effect "
                              "once it runs.")
+
+
+def _environment_home(home: "Path", data: dict[str, object]) -> str:
+    """A warning when this environment's ``WAYMARKS_HOME`` names another home than the
+    one installed for (``--home``): the loader sets the bridge's home only where none is
+    set, so a Pi started from here uses that one (``environmentHome`` in ``data``)."""
+    chosen = os.environ.get("WAYMARKS_HOME")
+    named = os.path.expanduser(chosen) if chosen else None
+    if named is not None and os.path.realpath(named) == os.path.realpath(home):
+        named = None
+    data["environmentHome"] = named
+    if named is None:
+        return ""
+    from waymarks.commands.render import cell
+
+    return (f"\nwarning: WAYMARKS_HOME in this environment names {cell(named)}, which wins "
+            f"over the home the loader names ({cell(str(home))}): a Pi started with it set "
+            "uses that one; unset it where Pi starts, or install for that home")
 
 
 def _unless_default(home: "Path") -> "Path | None":
