@@ -495,3 +495,15 @@ def test_an_uninstall_run_for_another_home_removes_the_folder_install_created(
     cc.uninstall("project", project, user, other)
     assert tree(project) == before  # nothing of Waymarks is left
     assert not (first / "claude-code" / "created-folders.json").exists()
+
+
+def test_an_uninstall_for_a_home_that_was_never_made_does_not_make_it(
+        tmp_path: Path, project: Path) -> None:
+    """Run from a shell without the install's `--home`, uninstall made the default home
+    (`~/.local/share/waymarks/claude-code/install.lock`) only to take its lock: a home
+    nothing had used, left behind by the command that promises nothing of Waymarks stays."""
+    user, first, never = tmp_path / "u", tmp_path / "h1", tmp_path / "share" / "waymarks"
+    cc.install("project", project, user, first)
+    cc.uninstall("project", project, user, never)
+    assert not never.exists() and not never.parent.exists()
+    assert not (project / ".claude").exists()

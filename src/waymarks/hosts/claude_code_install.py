@@ -423,7 +423,9 @@ def uninstall(scope: Scope, project: Path, user_home: Path,
     if scope == "project":
         _not_home(project, user_home)
         _inside(project, settings_path, mcp_path)
-    with _locked(home):
+    # a home never made holds no record of this install, and is not made for its lock
+    # (run without the install's --home, uninstall made the default home and left it)
+    with _locked(home if home is not None and home.exists() else None):
         plans = [put_back_plan(path, remove, container, partial(_homes, home, container))
                  for path, remove, container in ((settings_path, _remove_hooks, "hooks"),
                                                  (mcp_path, _remove_server, "mcpServers"))]
