@@ -67,3 +67,17 @@ def test_a_reinstall_that_changes_nothing_still_warns_of_the_other_scope(
     assert f"runs Waymarks' hooks with another home ({other})" in again, again
     assert "Nothing to change: already installed." in again
     assert "Restart Claude Code" not in again  # nothing new to load
+
+
+def test_managed_settings_that_allow_only_their_own_hooks_are_named(tmp_path: Path) -> None:
+    """`"allowManagedHooksOnly": true` in the managed settings makes Claude Code run only
+    the managed file's hooks: an install's never ran, as with `disableAllHooks`."""
+    from waymarks.hosts import claude_code_install as cc
+
+    managed = tmp_path / "managed-settings.json"
+    _settings(managed, allowManagedHooksOnly=True)
+    (tmp_path / "project").mkdir()
+    found = cc.hooks_disabled("project", tmp_path / "project", tmp_path / "user", managed)
+    assert found == (managed, "allowManagedHooksOnly")
+    _settings(managed, allowManagedHooksOnly=False)
+    assert cc.hooks_disabled("user", tmp_path / "project", tmp_path / "user", managed) is None

@@ -426,10 +426,10 @@ def register(root: "click.Group") -> None:
         data: dict[str, object] = {"scope": scope, "changes": [c.to_json() for c in changes]}
         if install:
             disabled = cc.hooks_disabled(scope, Path(app.cwd), Path.home())
-            data["hooksDisabled"] = None if disabled is None else str(disabled)
+            data["hooksDisabled"] = None if disabled is None else str(disabled[0])
             if disabled is not None:  # "restart to load the hooks": none would ever run
-                text += (f"\nwarning: {cell(str(disabled))} sets \"disableAllHooks\": true, "
-                         "so Claude Code runs none of these hooks (no context, nothing "
+                text += (f"\nwarning: {cell(str(disabled[0]))} sets \"{disabled[1]}\": "
+                         "true, so Claude Code runs none of these hooks (no context, nothing "
                          "recorded or learned) until that setting is removed")
             text += host_missing("claude", "Claude Code", data)
             text += learning_hint(app.home, data, app.cwd if scope == "project" else None)

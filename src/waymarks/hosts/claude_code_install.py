@@ -245,11 +245,13 @@ MANAGED_SETTINGS: Final = Path("/etc/claude-code/managed-settings.json")
 
 
 def hooks_disabled(scope: Scope, project: Path, user_home: Path,
-                   managed: Path = MANAGED_SETTINGS) -> Path | None:
-    """The settings file whose ``"disableAllHooks": true`` makes Claude Code run no hook
-    of this scope (``None``: hooks run). Claude Code merges user, project, local and
-    managed settings, a later one's value winning; a file that cannot be read says
-    nothing here (install names its own, the others are Claude Code's to report)."""
+                   managed: Path = MANAGED_SETTINGS) -> tuple[Path, str] | None:
+    """The settings file, and its key, that make Claude Code run no hook of this scope
+    (``None``: hooks run): ``"disableAllHooks": true`` where Claude Code merges user,
+    project, local and managed settings, a later one's value winning, or the managed
+    file's ``"allowManagedHooksOnly": true`` (its own hooks alone run). A file that
+    cannot be read says nothing here (install names its own, the others are Claude
+    Code's to report)."""
     user = files("user", project, user_home)[0]
     sources = [user] if scope == "user" else [
         user, *(project / ".claude" / name for name in ("settings.json",
@@ -257,11 +259,14 @@ def hooks_disabled(scope: Scope, project: Path, user_home: Path,
     deciding = None
     for path in [*sources, managed]:
         try:
-            value = load(path).data.get("disableAllHooks")
+            data = load(path).data
         except InstallError:
             continue
+        value = data.get("disableAllHooks")
         if isinstance(value, bool):
-            deciding = path if value else None
+            deciding = (path, "disableAllHooks") if value else None
+        if path == managed and data.get("allowManagedHooksOnly") is True:
+            deciding = deciding or (path, "allowManagedHooksOnly")
     return deciding
 
 
