@@ -158,3 +158,19 @@ def test_status_says_whether_learning_is_on_here(tmp_path: Path) -> None:
     broken = _json(tmp_path, "status")["learning"]  # (an untrusted project's: status ran)
     assert broken["enabled"] is False and ".waymarks/config.toml" in broken["problem"]
     assert "Learning: off (" in _run(tmp_path, "status").stdout
+
+
+def test_evolution_status_names_the_home_it_was_run_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`waymarks --home H evolution status` with a route and learning off said "Not
+    running: learning is off for this home: ... (waymarks learn on)": run as given, that
+    turned learning on in the default home, not in H."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    other = tmp_path / "wm home"
+    other.mkdir()
+    (other / "config.toml").write_text(
+        '[evolution]\nlearn = false\nprovider = "openai"\napi = "openai"\n'
+        'endpoint = "http://127.0.0.1:9/v1"\nmodel = "m1"\n')
+    env = {"HOME": str(tmp_path / "user"), "OPENAI_API_KEY": "sk-test-0000"}
+    said = waymarks("--home", str(other), "evolution", "status", env=env).stdout
+    assert f"(waymarks --home '{other}' learn on)" in said, said

@@ -128,14 +128,16 @@ def register_evolution(root: Group) -> None:
         from waymarks.service.evolution_wiring import config_for
         from waymarks.service.learning import learning_enabled
 
-        app = runtime().app()
+        run = runtime()
+        app = run.app()
         config = configured(lambda: config_for(app))
         # first: it brings the projection up to the evolution ledger, which the counts
         # read (after `waymarks.db` was deleted they said 0 pending for a captured source)
         learned = outcomes(app.home)  # processed is not changed (issue 19)
         data = evolution_status(app.home, config, app.settings().policy,
                                 int(time.time() * 1000), available=available,
-                                learning=learning_enabled(app.home, app.cwd))
+                                learning=learning_enabled(app.home, app.cwd),
+                                turn_on=f"waymarks{run.home_option(str(app.home))} learn on")
         data["learned"] = learned
         return Result(data, "\n".join([_status_text(data), outcome_line(data["learned"])]))
 

@@ -166,7 +166,10 @@ def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
 
 
 def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy, now_ms: int,
-                     *, available: Callable[[RouteConfig], bool], learning: bool) -> dict[str, Any]:
+                     *, available: Callable[[RouteConfig], bool], learning: bool,
+                     turn_on: str = "waymarks learn on") -> dict[str, Any]:
+    """The queue's state for ``evolution status``; ``turn_on``: the command that turns
+    learning on for ``home`` (with its ``--home`` where a bare command uses another)."""
     routes = config.routes()
     exists = os.path.lexists(home / DB_FILE)  # a dangling link too: it is refused
     read = using_job_store(home, datetime.now(UTC), partial(_queue_reads, now_ms=now_ms)) \
@@ -201,7 +204,7 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         route_rows.append(row)
     blocked = unrouted(home, [bool(row["available"]) for row in route_rows])
     if blocked is None and not learning:
-        blocked = "learning is off for this home: nothing new is captured (waymarks learn on)"
+        blocked = f"learning is off for this home: nothing new is captured ({turn_on})"
     for call in recent:
         call["reservedAt"] = _when(int(str(call["reservedAt"])))
     return {
