@@ -81,3 +81,26 @@ def test_managed_settings_that_allow_only_their_own_hooks_are_named(tmp_path: Pa
     assert found == (managed, "allowManagedHooksOnly")
     _settings(managed, allowManagedHooksOnly=False)
     assert cc.hooks_disabled("user", tmp_path / "project", tmp_path / "user", managed) is None
+
+
+def test_a_project_install_into_a_file_git_tracks_says_so(tmp_path: Path) -> None:
+    """A project's `.mcp.json` is often committed to share its servers: install wrote this
+    machine's interpreter, launcher and home into it (and into a committed
+    `.claude/settings.json`) without a word, and teammates who pulled it got hooks that
+    fail on every prompt. The README's advice (keep them out of shared commits, or
+    --user) is now said where it applies: for each file git tracks."""
+    import subprocess
+
+    from waymarks.hosts import claude_code_install as cc
+
+    project, user = tmp_path / "project", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q"], ["add", ".mcp.json"], ["commit", "-q", "-m", "servers"]):
+        subprocess.run([*git, *args], cwd=project, check=True, capture_output=True)
+    changes = {c.path.name: c for c in cc.install("project", project, user, tmp_path / "wm")}
+    [note] = changes[".mcp.json"].notes
+    assert note.startswith("warning: git tracks this file") and "--user" in note
+    assert changes["settings.json"].notes == []  # not committed: nothing to say

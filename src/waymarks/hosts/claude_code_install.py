@@ -235,6 +235,8 @@ def install(scope: Scope, project: Path, user_home: Path, home: Path,
                 take_over_backup(home, loaded.path, others[loaded.path])
         if settings_change.added:
             _take_over_created(replaced, home, settings_path.parent)
+        if scope == "project":
+            _note_tracked(project, [c for c in (settings_change, mcp_change) if c.added])
     # a note (the other scope's hooks) is returned when nothing was added too: it said
     # nothing on the run made to check
     return [c for c in (settings_change, mcp_change) if c.added or c.notes]
@@ -268,6 +270,20 @@ def hooks_disabled(scope: Scope, project: Path, user_home: Path,
         if path == managed and data.get("allowManagedHooksOnly") is True:
             deciding = deciding or (path, "allowManagedHooksOnly")
     return deciding
+
+
+def _note_tracked(project: Path, changes: list[Change]) -> None:
+    """A warning on each changed file git tracks: it now holds this machine's paths (a
+    project's ``.mcp.json`` is often committed to share its servers), and a teammate who
+    pulls it gets hooks that fail on every prompt, a server that does not start."""
+    from waymarks.service.team_git import tracked
+
+    for change in changes:
+        if tracked(project, str(change.path.relative_to(project))):
+            change.notes.append(
+                "warning: git tracks this file, and it now holds this machine's paths (the "
+                "interpreter, the launcher, the home), which fail on another machine: commit "
+                "it without Waymarks' entries, or uninstall and install with --user")
 
 
 def _take_over_created(others: set[str], home: Path, folder: Path) -> None:

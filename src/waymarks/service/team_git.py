@@ -119,6 +119,12 @@ def trouble(cwd: Path) -> tuple[str, str] | None:
             f"let git read it (`{fix}`)")
 
 
+def tracked(cwd: Path, relative: str) -> bool:
+    """Whether git tracks ``relative`` (a path from ``cwd``); ``False`` when it cannot
+    say (no repository, no git)."""
+    return bool(_git(cwd, "ls-files", "--error-unmatch", "--", relative))
+
+
 def ignored_by(cwd: Path, relative: str) -> str | None:
     """The rule by which git ignores ``relative`` (a path from ``cwd``), as
     ``FILE:LINE:PATTERN``; ``None`` when git would add it (a tracked file is never
