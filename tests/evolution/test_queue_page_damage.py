@@ -99,3 +99,46 @@ def test_a_queue_another_process_made_anew_is_not_set_aside_again(tmp_path: Path
         assert store.open_jobs() == 1  # the first process's job is still queued
     finally:
         store.close()
+
+
+def test_a_queue_made_anew_while_an_open_met_damage_is_not_set_aside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Damage found on open (junk over evolution.db): the open is tried again, and a second
+    failure set aside whatever was at the path by then, checked against nothing. Another
+    process that met the same damage first had set the junk aside and made a new queue (a
+    job queued there): that healthy queue was renamed a damaged copy, its job with it, and
+    the junk it replaced was never at the path again. Only the file the failed open found
+    is set aside now. (The other process is stood in for by a call made right after this
+    one's second open failed: real files, real SQLite.)"""
+    from datetime import UTC, datetime
+
+    from waymarks.service.recovery import open_job_store
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "evolution.db").write_bytes(b"junk, not a database " * 400)
+    fresh = SourceRef("fresh" + "x" * 40, "/work/a", "normal", "t")
+    opened = JobStore.open.__func__  # type: ignore[attr-defined]
+    tries: list[int] = []
+
+    def open_meeting_the_other(cls: type[JobStore], where: Path) -> JobStore:
+        tries.append(1)
+        try:
+            return opened(cls, where)
+        except Exception:
+            if len(tries) == 2:  # the other process sets the junk aside, queues a job
+                monkeypatch.setattr(JobStore, "open", classmethod(opened))
+                other = open_job_store(home, datetime.now(UTC))
+                other.add_jobs([fresh], NOW)
+                other.close()
+                monkeypatch.setattr(JobStore, "open", classmethod(open_meeting_the_other))
+            raise
+
+    monkeypatch.setattr(JobStore, "open", classmethod(open_meeting_the_other))
+    store = open_job_store(home, datetime.now(UTC))
+    try:
+        assert store.open_jobs() == 1  # the other process's new queue, its job queued
+    finally:
+        store.close()
+    [aside] = home.glob("evolution.db.damaged-*[0-9]Z")
+    assert aside.read_bytes().startswith(b"junk, not a database")  # the damaged one, kept

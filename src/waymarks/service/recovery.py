@@ -130,17 +130,19 @@ def damaged_copies(db_path: Path) -> list[str]:
 def open_job_store(home: Path, now: datetime) -> JobStore:
     """The evolution queue's store (``<home>/evolution.db``). A file SQLite finds damaged
     is set aside like the projection (renamed ``evolution.db.damaged-<UTC time>``, kept,
-    logged) and a new one is made: its jobs come back from the sources the evolution
-    ledger holds unsettled at the next check (their backoff, cooldowns and call counts
-    start afresh; nothing learned is lost). A name that is not a regular file is refused
-    as the projection's are (:func:`refuse_irregular_files`). Another problem (a full
-    disk, a read-only file) is the one-line error of :func:`database_error`."""
+    logged; only while it is still at the path, not a queue another process made since)
+    and a new one is made: its jobs come back from the sources the evolution ledger holds
+    unsettled at the next check (their backoff, cooldowns and call counts start afresh;
+    nothing learned is lost). A name that is not a regular file is refused as the
+    projection's are (:func:`refuse_irregular_files`). Another problem (a full disk, a
+    read-only file) is the one-line error of :func:`database_error`."""
     from waymarks.store.job_schema import SchemaTooNewError
     from waymarks.store.jobs import DB_FILE, JobStore
 
     path = home / DB_FILE
     refuse_irregular_files(path, QUEUE_ROLE)
     for attempt in ("first", "again", "anew"):
+        found = file_identity(path)  # (another process may replace it meanwhile)
         try:
             return JobStore.open(home)
         except SchemaTooNewError as exc:  # a newer release's: kept as it is, said in a line
@@ -153,7 +155,7 @@ def open_job_store(home: Path, now: datetime) -> JobStore:
                 raise ServiceError("database_error", f"{path}: made anew, it still fails "
                                    f"({describe(exc)}); run `waymarks health`") from exc
             if attempt == "again":  # not just replaced by another process: damaged
-                set_queue_aside(path, now)
+                set_queue_aside(path, now, found)
     raise AssertionError("unreachable")
 
 
