@@ -106,7 +106,8 @@ def describe(exc: BaseException) -> str:
     return f"{text} ({name})" if name else text
 
 
-_COMPANIONS = ("", "-wal", "-shm", "-journal")
+#: the database last: an opener meanwhile meets it, never a new file beside its old log
+_COMPANIONS = ("-shm", "-wal", "-journal", "")
 
 
 def set_aside(db_path: Path, now: datetime) -> Path:

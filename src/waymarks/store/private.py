@@ -16,7 +16,7 @@ from pathlib import Path
 
 COMPANIONS = ("", "-wal", "-shm", "-journal")
 #: how long a removal of orphaned companions waits for the writer's turn (a recovery
-#: setting the database aside holds it while it renames the database, then these)
+#: setting the database aside holds it while it renames these, then the database)
 ORPHAN_TURN_S = 30.0
 
 
@@ -66,8 +66,9 @@ def drop_orphaned_companions(path: Path) -> None:
     open then failed with ``SQLITE_IOERR_SHORT_READ``, an I/O error blaming the disk,
     until that process reopened); the process that held them keeps its own copies open.
     Under the writer's turn, and only while no database is at ``path``: a recovery
-    setting the database aside renames it first and its companions after, within the
-    turn. Only regular files (anything else is refused by name before this)."""
+    setting the database aside renames its companions and then it within the turn (and
+    any an opener made meanwhile are dropped here). Only regular files (anything else is
+    refused by name before this)."""
     names = [f"{path}{suffix}" for suffix in COMPANIONS[1:]]
     if os.path.lexists(path) or not any(_regular(name) for name in names):
         return
