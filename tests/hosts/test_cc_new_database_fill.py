@@ -344,3 +344,41 @@ def test_a_fill_that_keeps_failing_is_retried_after_a_while_and_said(
     assert not mark.exists()
     out = json.loads(_prompt(home, project, sid, capsysbinary, "tag it"))
     assert "Always tag releases" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_new_database_set_aside_before_the_hook_fills_it_is_reopened(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A prompt's hook opened a new (deleted, or cut to nothing) database, and before it
+    filled it another process (an inspector's health, a CLI command) set that file aside
+    and built one in its place: the fill's write found the file replaced and raised
+    ``ProjectionReplaced`` out of the hook, which was skipped: no pins in that prompt's
+    context, the prompt not recorded, only the log saying ProjectionReplaced. The hook now
+    reopens the file at the path, as a request does. (The other process is stood in for
+    by a set-aside made just before the hook's fill: real files, real SQLite.)"""
+    from datetime import UTC, datetime
+
+    from waymarks.service import rebuilding, recovery
+    from waymarks.store.integrity import ProjectionDamaged
+
+    sid = _session_with_a_pin(home, project)
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    real_fill = rebuilding.fill_if_new
+    replaced: list[Path] = []
+
+    def another_process_first(app: object, projection: object) -> None:
+        if not replaced:
+            other, note = recovery.start_afresh(home / "waymarks.db",
+                                                ProjectionDamaged("found damaged"),
+                                                datetime.now(UTC))
+            other.close()
+            replaced.append(Path(note["damaged"]))
+        real_fill(app, projection)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rebuilding, "fill_if_new", another_process_first)
+    out = _prompt(home, project, sid, capsysbinary, "tag the release")
+    assert replaced  # the race happened
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
