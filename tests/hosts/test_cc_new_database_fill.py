@@ -382,3 +382,34 @@ def test_a_new_database_set_aside_before_the_hook_fills_it_is_reopened(
     assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
         "additionalContext"]
     assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+
+
+def test_the_branch_index_damaged_under_the_hook_costs_the_history_not_the_pins(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """The prompt's earlier turns (recall's history) are read through the session's branch
+    index in the database; damaged after the hook opened it (cut to nothing or repaired
+    by another process meanwhile: 'no such table: entries', 'database disk image is
+    malformed'), the read raised out of the hook, which was skipped: no pins for that
+    prompt, though recent_prompts says anything unreadable is skipped. The history is left
+    out, and the plan after it repairs the database. (The damage is made just before the
+    read, by another connection: real files, real SQLite.)"""
+    import sqlite3
+
+    from waymarks.ledger import entries
+
+    sid = _session_with_a_pin(home, project)
+    assert "Always tag" in _prompt(home, project, sid, capsysbinary, "tag the release")
+    real_read = entries.recent_messages
+
+    def damaged_first(*args: object, **kwargs: object) -> object:
+        other = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+        other.execute("DROP TABLE IF EXISTS entries")
+        other.close()
+        return real_read(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(entries, "recent_messages", damaged_first)
+    out = _prompt(home, project, sid, capsysbinary, "and push it")
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]

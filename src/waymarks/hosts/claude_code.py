@@ -415,9 +415,14 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
         return [m.text for m in messages if m.role == "user" and m.text.strip()
                 and not SLASH_COMMAND.match(m.text)]
 
-    texts = said(recent_messages(
-        session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,
-        enough=lambda found: len(said(found)) > history_turns()))
+    import sqlite3
+
+    try:
+        texts = said(recent_messages(
+            session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,
+            enough=lambda found: len(said(found)) > history_turns()))
+    except sqlite3.Error:  # the branch's index, in a database damaged under this hook:
+        return []  # the plan's own read of it repairs it (a failure here lost the pins)
     if texts and texts[-1] == prompt:
         texts.pop()
     # each turn is clipped again by the recall planner; here only so a long paste is not
