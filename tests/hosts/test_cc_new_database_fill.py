@@ -413,3 +413,36 @@ def test_the_branch_index_damaged_under_the_hook_costs_the_history_not_the_pins(
     assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
         "additionalContext"]
     assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+
+
+def test_a_new_database_damaged_before_the_hook_fills_it_is_repaired(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """The same window, the file damaged in place instead of replaced (cut to nothing
+    and made again by another opener: 'no such table: sources' at the fill's first read):
+    the error came out of the hook, skipped with no pins. It is repaired as damage met on
+    open is. (The damage is made by another connection just before the fill.)"""
+    import sqlite3
+
+    from waymarks.service import rebuilding
+
+    sid = _session_with_a_pin(home, project)
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+    real_fill = rebuilding.fill_if_new
+    damaged: list[int] = []
+
+    def damaged_first(app: object, projection: object) -> None:
+        if not damaged:
+            other = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+            other.execute("DROP TABLE sources")
+            other.close()
+            damaged.append(1)
+        real_fill(app, projection)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rebuilding, "fill_if_new", damaged_first)
+    out = _prompt(home, project, sid, capsysbinary, "tag the release")
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+    assert list(home.glob("waymarks.db.damaged-*[0-9]Z"))  # set aside, kept

@@ -42,7 +42,6 @@ from waymarks.service.session_checks import out_of_date, refuse_replaced, replac
 from waymarks.service.sources import placement, refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
-from waymarks.store.integrity import ProjectionReplaced
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection, ProjectionDamaged
 from waymarks.store.writer_lock import FileIdentity, file_identity
@@ -171,8 +170,10 @@ class Waymarks:
                 self._projection.placement = partial(placement, self)
                 try:  # (a hook's first use is here, outside any request's recovery)
                     rebuilding.fill_if_new(self, self._projection)
-                except ProjectionReplaced as exc:  # set aside by another process since
-                    self._recover(exc)  # the open: the file at the path is reopened
+                except SQLITE_ERRORS as exc:  # damaged, or set aside by another process,
+                    if not is_damage(exc):  # since the open: repaired, or reopened
+                        raise
+                    self._recover(exc)
         assert self._projection is not None
         return self._projection
 
