@@ -55,6 +55,9 @@ instance listens on 6380." / "… Redis port is 6381." ("instance" names a narro
 "日志级别是 warn。" / "The log level is error." (an English "is" and a word: no value).
 The 10 after the held-out ones were written beside the review's last fixes (a URL and an
 address, a job and a task: two words each again; a period from one date to another).
+The 5 after them were written re-reading the review (a state in two places, "enabled on
+db-1" / "… on db-2", "在端口 8080 上启用" / "… 8443 …", is two facts; the opposite state in
+one place still contradicts it): 4 of them false conflicts before the fix.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

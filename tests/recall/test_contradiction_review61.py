@@ -152,6 +152,44 @@ def test_states_and_values_of_two_facts_still_stand_together(
     assert isinstance(written, Committed), written
 
 
+@pytest.mark.parametrize(("first", "second"), [
+    ("The new checkout is enabled in eu-west-1.", "The new checkout is enabled in us-east-1."),
+    ("Maintenance mode is enabled on db-1.", "Maintenance mode is enabled on db-2."),
+    ("Debug logging is enabled on worker-3.", "Debug logging is enabled on worker-4."),
+    ("Caching is enabled on /api/products.", "Caching is enabled on /api/cart."),
+    ("Strict mode is enabled in tsconfig.json.", "Strict mode is enabled in tsconfig.build.json."),
+    ("IPv6 is disabled on 10.0.0.5.", "IPv6 is disabled on 10.0.0.6."),
+    ("Rate limiting is enabled on port 8080.", "Rate limiting is enabled on port 8443."),
+    ("限流已在端口 8080 上启用。", "限流已在端口 8443 上启用。"),
+])
+def test_one_state_in_two_places_is_two_facts(app: Waymarks, first: str, second: str) -> None:
+    """Compared apart from the state, the place a state holds in ("enabled in eu-west-1",
+    "on db-1", "on port 8080", "在端口 8080 上启用") was read as the state's value: the same
+    state in a second region, host, file or port was refused as another value, where
+    before it was written. A place after the state word (after 在 in Chinese) is where it
+    holds; the same state elsewhere is one more fact, and the opposite state there still
+    contradicts it."""
+    assert isinstance(app.remember(first), Committed)
+    written = app.remember(second)
+    assert isinstance(written, Committed), written
+    flips = {"enabled": "disabled", "disabled": "enabled", "启用": "禁用"}
+    word = next(w for w in flips if w in second)
+    _refused(app, second.replace(word, flips[word]))
+
+
+def test_a_learned_claim_of_the_same_state_elsewhere_is_not_held_out(app: Waymarks) -> None:
+    """A plan weighs a learned claim against the person's own by the same rules
+    (:class:`~waymarks.service.own_claims.OwnClaims`): "… enabled on db-2." was held out
+    as contradicting their "… enabled on db-1.", a second host read as another value."""
+    from waymarks.service.own_claims import OwnClaims
+
+    mine = app.remember("Maintenance mode is enabled on db-1.")
+    assert isinstance(mine, Committed)
+    own = OwnClaims(app)
+    assert own.contradicted("Maintenance mode is enabled on db-2.") is None
+    assert own.contradicted("Maintenance mode is disabled on db-1.") == mine.id
+
+
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
     ("The queue holds at most 100 jobs.", "The queue holds at most 100 jobs at once.",
      "The queue holds at most 200 jobs."),

@@ -12,7 +12,7 @@ from typing import Final
 
 from waymarks.core.claim_denials import clause_before
 from waymarks.core.claim_terms import UNITS
-from waymarks.core.claim_values import PER, PLAIN_NUMBER
+from waymarks.core.claim_values import ISO_DATE, PER, PLAIN_NUMBER
 from waymarks.core.claim_words import ASCII_WORD, STOP, term
 from waymarks.core.lazy_re import lazy
 
@@ -207,3 +207,24 @@ def _verb_before(text: str, start: int) -> bool:
         return True
     return _VERB_FORM.fullmatch(word) is not None or (
         text[text.rfind(" ", 0, max(cut, 0)) + 1:max(cut, 0)] in _BEFORE_INFINITIVE)
+
+
+#: a place a state holds in, right before its value: "enabled in eu-west-1", "on db-1",
+#: "on port 8080", "for orders.db" (a word between: the noun naming the place)
+_PLACE_BEFORE: Final = lazy(r"\b(?:in|on|for) (?:[a-z][a-z0-9_-]* )?$")
+#: the same in Chinese, its place before the state ("在端口 8080 上启用", "在 db-1 上已启用")
+_HAN_PLACE_BEFORE: Final = lazy(r"在 ?(?:[\u4e00-\u9fff]{1,4} ?)?$")
+
+
+def places(text: str, spots: list[tuple[int, str]], state_at: int) -> frozenset[str]:
+    """Of the values at ``spots`` (start, value), those naming where the claim's state
+    (its first state word at ``state_at``) holds: a name, a host, a path or a port after
+    that word and a preposition of place, or after 在 (Chinese says where first). The
+    same state in two places is two facts ("Maintenance mode is enabled on db-1." and
+    "… on db-2."), while an amount of it
+    ("enabled for 10% of users", "at 100 req/s") and a date are what it is and when."""
+    return frozenset(value for start, value in spots
+                     if value[:2] == "v:" and not ISO_DATE.fullmatch(value, 2) and (
+                         (start > state_at and _PLACE_BEFORE.search(
+                             text, max(0, start - 40), start) is not None)
+                         or _HAN_PLACE_BEFORE.search(text, max(0, start - 8), start)))

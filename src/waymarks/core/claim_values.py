@@ -421,7 +421,7 @@ _IPV6_PORT: Final = lazy(r"\[([0-9a-f.:]*:[0-9a-f.:]*)\]:(\d{1,5})")
 _IPV6: Final = lazy(r"(?=.*::)[0-9a-f.:]+|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}")
 
 
-_ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
+ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
 
 
 def _address(value: str) -> tuple[str, str | None] | None:
@@ -476,7 +476,7 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
             elif versioned and _IPV4.fullmatch(value, 2):
                 found.add("n:")
             continue
-        if value[:2] == "v:" and _ISO_DATE.fullmatch(value[2:]):
+        if value[:2] == "v:" and ISO_DATE.fullmatch(value[2:]):
             found.add("t:")  # a date is when, compared with dates only
             continue
         if value[:2] == "r:" and "b/" in value:

@@ -48,6 +48,7 @@ from waymarks.core.claim_names import (
     VALUE_FOLLOWERS,
     after_name,
     failed_on,
+    places,
     range_name,
 )
 from waymarks.core.claim_names import (
@@ -200,6 +201,9 @@ class Signature(msgspec.Struct, frozen=True):
     #: the parts of a number read both ways, as a list too ("1" and "500" of "is set to
     #: 1,500."): a part shared with another such number is no agreement (:func:`_agreeing`)
     listed: frozenset[str] = frozenset()
+    #: the values naming where its state holds ("on db-1" of "… is enabled on db-1."):
+    #: compared apart from the state, no value of it (:func:`_split`)
+    where: frozenset[str] = frozenset()
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -259,6 +263,7 @@ def signature(claim: str) -> Signature | None:
     names: set[str] = set()  # the numbers and letters that name the subject
     released: set[str] = set()
     listed: set[str] = set()
+    spots: list[tuple[int, str]] = []  # where each value starts (:func:`places`)
     for match in _VALUE.for_text(text).finditer(text):
         if match.start() < position:
             continue  # read with the value before ("p.m." of "11:30 p.m.")
@@ -287,6 +292,7 @@ def signature(claim: str) -> Signature | None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
         values.add(value)
+        spots.append((match.start(), value))
         if value[:2] == "v:" and value.count(".") < 2 and _PLAIN_NUMBER.fullmatch(
                 value, 2) and after_name(
                 text, match.start()):
@@ -307,8 +313,10 @@ def signature(claim: str) -> Signature | None:
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
     state = _state(text)
+    where = frozenset[str]()
     if state is not None:
         values.add("s:" + state[0])
+        where = places(text, spots, state[1])
         if phrase is None:  # a state only: its subject phrase ends at the state word
             phrase = text[:state[1]]
     if not values or len(values) > MAX_VALUES:
@@ -329,7 +337,7 @@ def signature(claim: str) -> Signature | None:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
                      frozenset(head & subject | names), frozenset(released),
-                     frozenset(listed))
+                     frozenset(listed), where)
 
 
 def _without_advice(text: str) -> str:
@@ -444,7 +452,8 @@ def _split(a: Signature, b: Signature) -> list[tuple[Signature, Signature]]:
     states = [frozenset(v for v in side.values if v[:2] == "s:") for side in (a, b)]
     if not all(states) or states[0] == a.values or states[1] == b.values:
         return [(a, b)]
-    rest = [a.values - states[0], b.values - states[1]]
+    # (where each holds is none of them: the same state on db-1 and on db-2 is two facts)
+    rest = [a.values - states[0] - a.where, b.values - states[1] - b.where]
     return [(_only(a, states[0]), _only(b, states[1])), (_only(a, rest[0]), _only(b, rest[1]))]
 
 
