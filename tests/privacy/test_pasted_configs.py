@@ -115,6 +115,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
     ("dibbler2", f"dibbler2 settings.xml:\n<server>\n  <id>nexus</id>\n  <username>deploy"
                  f"</username>\n  <password>{PW}</password>\n</server>", PW,
      ["<username>deploy</username>\n  <password>", "</password>\n</server>"]),
+    ("dibbler3", f"dibbler3 in app.config <DbPwd>{PW}</DbPwd> (no colon, no equals sign)", PW,
+     ["<DbPwd>", "</DbPwd>"]),
     ("tuan", f'tuan setup: gh secret set API_TOKEN -b"{PW}" && aws secretsmanager create-secret'
              f" --name db --secret-string {PW}Ab && aws ssm put-parameter --name /app/db"
              f" --value {PW}Cd --type SecureString && kubectl create secret generic db"

@@ -188,8 +188,11 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if ("ssm" in text and "SecureString" in text) or "secret set" in text:
         return True  # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…``
     if "</" in text and (named_pass or "token" in folded or "secret" in folded
-                         or "key" in folded or "credential" in folded or "auth" in folded):
-        return True  # an XML element named for a credential (``<password>…</password>``)
+                         or "key" in folded or "credential" in folded or "auth" in folded
+                         or "pwd" in folded):
+        # an XML element named for a credential (``<password>…</password>``, ``<DbPwd>``:
+        # with no separator in the text, a pwd one went out in clear)
+        return True
     if not (colon or equals or (dash and "--" in text)):
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
