@@ -122,6 +122,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
              f" --value {PW}Cd --type SecureString && kubectl create secret generic db"
              f" --from-literal=db={PW}Ef", PW,
      ["gh secret set API_TOKEN -b", "--type SecureString"]),
+    ("tuan3", f"tuan3 Makefile\n\tgh  secret\tset API_TOKEN -b {PW} (its words parted by a tab)",
+     PW, ["\tgh  secret\tset API_TOKEN -b "]),
 ]
 
 #: (topic word, stored text that must reach the model as it is)

@@ -185,8 +185,12 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
         return True  # a package manager's ``config set KEY VALUE``, no separator
-    if ("ssm" in text and "SecureString" in text) or "secret set" in text:
-        return True  # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…``
+    if ("ssm" in text and "SecureString" in text) \
+            or ("secret" in text and "set" in text and "gh" in text):
+        # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…`` (its words
+        # parted by any spaces or tabs, as the rule reads them: "secret set" alone let
+        # ``gh  secret\tset NAME -b VALUE`` by, sent in clear)
+        return True
     if "</" in text and (named_pass or "token" in folded or "secret" in folded
                          or "key" in folded or "credential" in folded or "auth" in folded
                          or "pwd" in folded):
