@@ -242,6 +242,34 @@ def test_a_line_of_repeated_names_is_judged_once_per_value(
     assert credential_kinds(f"token: key=abc:token:{PW}") == ["secret"]
 
 
+def test_a_line_of_values_a_glued_paren_goes_on_is_judged_once_per_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PASSWORD=ab(PASSWORD=ab(…`` (a hostile or broken line, no space in it): each name's
+    value a glued ``(`` went on was read, and judged, to the end of the run, a square of
+    it (0.1 MB: 4 s, 0.4 MB: 65 s; a head of 2-3 characters took none before c1a52c84).
+    A value inside the one just taken adds nothing to it; the characters judged stay
+    proportional to the text (no clock: a count), and the run still goes whole."""
+    from waymarks.core import secret_rules
+    from waymarks.core.secrets import redact
+
+    judged: list[int] = []
+    real = secret_rules._looks_like_secret
+
+    def counting(value: str, data: bool, alone: bool) -> bool:
+        judged.append(len(value))
+        return real(value, data, alone)
+
+    monkeypatch.setattr(secret_rules, "_looks_like_secret", counting)
+    for unit in ("PASSWORD=ab(", "api_key=Xk9m(", "--token Xk9(q"):
+        judged.clear()
+        text = unit * 2000
+        assert redact(text)[0].startswith(unit[:unit.index("=" if "=" in unit else " ") + 1]
+                                          + "[REDACTED:secret]"), unit
+        assert 0 < sum(judged) <= 4 * len(text), unit
+    assert redact(f"PASSWORD=Xk9(mQ2pL7vR3) token={PW}")[0] == \
+        "PASSWORD=[REDACTED:secret] token=[REDACTED:secret]"
+
+
 def test_a_payload_is_redacted_as_redact_reads_a_text_an_invisible_control_parts() -> None:
     """Two AWS secret keys an ESC parts (a terminal's colour code, cut): removed, the ESC
     made them one run, nothing standing alone, and the pre-test a provider's payload walk
