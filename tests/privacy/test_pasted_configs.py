@@ -150,6 +150,8 @@ UNCHANGED: list[tuple[str, str]] = [
                  "git clone https://release.bot.account@git.example.com/r.git"),
     ("yallara", 'yallara settings.py: token = f(x)\nSECRET_KEY = env("SECRET_KEY")\n'
                 "pwd=pw(1)\napi_key=get(key_name)"),
+    ("yallara2", 'yallara2 code: cfg = "api_key=get(key_name)"; env = \'token=abc(x)\'; '
+                 'args {"code": "api_key=get(key_name)\\ntoken = load(path)\\n"}'),
     ("wopilkara", 'wopilkara: subscription_key = os.environ["APIM_KEY"]; the subscription '
                   "key: premium tier"),
     ("wurrup", "wurrup CI: npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}; "
