@@ -167,6 +167,9 @@ UNCHANGED: list[tuple[str, str]] = [
                "\n  - name: API_TOKEN\n    value: $(TOKEN_FROM_FILE)\n"
                '  - name: PASSWORD_MIN_LENGTH\n    value: "12"\n'
                '[{"name": "SECRET_NAME", "value": "db-credentials"}]'),
+    ("mardo3", 'mardo3 chart templates/deployment.yaml:\n  env:\n    - name: DB_PASSWORD\n'
+               '      value: "{{ .Values.db.password }}"\n    - name: API_TOKEN\n'
+               '      value: "{{ .Values.apiToken }}"\npassword: "{{ .Values.password }}"'),
     ("kowari2", "kowari2 settings.xml: <password>{COQLCE6DU6GtcS5P=}</password> "
                 "<password>${env.NEXUS_PASSWORD}</password> <secretName>db-creds</secretName>"
                 " <tokenizer>standard</tokenizer>"),

@@ -469,6 +469,8 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
 _SPACE: Final = lazy(r"\s")
 #: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
 _TEMPLATE: Final = lazy(r"\{\{|\$\{|\$\(|%\(|<[^<>]*>")
+#: a template's expression whole, spaced as its engines write it (Helm, Jinja, Actions)
+_HELD_TEMPLATE: Final = lazy(r"\{\{[ \t-][^{}]*[ \t-]\}\}")
 
 
 def _a_quoted_phrase_secret(value: str) -> bool:
@@ -479,6 +481,11 @@ def _a_quoted_phrase_secret(value: str) -> bool:
     template (``"${DB_PASSWORD}"``, ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a
     placeholder (``"TODO: fill me in"``), a mask, or a label ending in a credential's name
     (``"Access token"``)."""
+    if _HELD_TEMPLATE.search(value) is not None:
+        # before a lone word's judgement: ``"{{ .Values.db.password }}"``, a Helm chart's
+        # value (a container's env, beside ``- name: DB_PASSWORD``), was one word of
+        # letters and symbols, so redacted
+        return False
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
     if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
         return bool(words) and _looks_like_secret(words[0], data=True, alone=False)
