@@ -112,6 +112,8 @@ CASES: list[tuple[str, str, str, list[str]]] = [
      ["    - name: DB_PASSWORD\n      value: ", "value: debug"]),
     ("quenda2", f'quenda2 task definition: {{"name": "API_TOKEN", "value": "{PW}"}}', PW,
      ['{"name": "API_TOKEN", "value": "']),
+    ("quenda3", f'quenda3 task-def.json:\n"environment": [\n  {{\n    "name": "API_TOKEN",\n'
+                f'    "value": "{PW}"\n  }}\n]', PW, ['"name": "API_TOKEN",\n    "value": "']),
     ("dibbler2", f"dibbler2 settings.xml:\n<server>\n  <id>nexus</id>\n  <username>deploy"
                  f"</username>\n  <password>{PW}</password>\n</server>", PW,
      ["<username>deploy</username>\n  <password>", "</password>\n</server>"]),

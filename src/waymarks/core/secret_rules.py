@@ -266,10 +266,11 @@ _WRAPPERS: Final = (
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
     # a value whose name stands beside it as data, not as its key: a container's
     # environment (``- name: DB_PASSWORD⏎  value: "…"``, Kubernetes' and ECS's, in YAML,
-    # flow style or JSON), where the name of every other rule is a word, ``value``
+    # flow style or JSON, pretty-printed too: ``"name": "API_TOKEN",⏎ "value": "…"``),
+    # where the name of every other rule is a word, ``value``
     Rule("name_value", "secret", lazy(
         r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER
-        + r"[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*"
+        + r"[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*"
         r"(?P<sep>:)[ \t]*" + _VALUE.format(name="name_value"), re.ASCII | re.IGNORECASE),
         ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
     # an XML element named for a credential (Maven's settings.xml ``<password>…
