@@ -165,6 +165,9 @@ UNCHANGED: list[tuple[str, str]] = [
                  "\n? [a, b]\n: value"),
     ("hopping", 'hopping docs: curl "https://x.cloudfront.net/a?Expires=1&Signature='
                 'YOUR_SIGNATURE_HERE&Key-Pair-Id=KEYPAIRID"; HMAC Signature=see below'),
+    ("hopping2", "hopping2 SigV4 notes: Signature=hmac_sha256_hex_digest_of_request, "
+                 "?X-Amz-Signature=sha256-of-the-canonical-string&X-Amz-Expires=3600, "
+                 "Signature=AWS4-HMAC-SHA256-signature-placeholder"),
     ("mardo2", "mardo2 env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db}"
                "\n  - name: API_TOKEN\n    value: $(TOKEN_FROM_FILE)\n"
                '  - name: PASSWORD_MIN_LENGTH\n    value: "12"\n'

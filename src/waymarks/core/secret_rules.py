@@ -350,8 +350,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
         plain = base64_bytes(head[:len(head) // 4 * 4])
         return plain is not None and private_pem(plain)
-    if name == "url_signature":  # "Signature=YOUR_SIGNATURE_HERE" is a placeholder
-        return _DIGIT.search(value) is not None and _LETTER.search(value) is not None
+    if name == "url_signature":  # "Signature=YOUR_SIGNATURE_HERE" is a placeholder, and
+        # so is a description with a digit in it, "hmac_sha256_hex_digest_of_request": a
+        # signature has a random part (hex, base64), judged as a URL's token user's are
+        return _DIGIT.search(value) is not None and _LETTER.search(value) is not None \
+            and any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":
