@@ -134,6 +134,8 @@ UNCHANGED: list[tuple[str, str]] = [
                   "credentials: \"same-origin\"; proxy_auth: ntlm; withCredentials: true"),
     ("bettong", "bettong: GOOGLE_APPLICATION_CREDENTIALS=/secrets/sa.json, "
                 "author: Jane Doe, OAuth: enabled, use_auth: false"),
+    ("cuscus2", "cuscus2 pip's session.py: self.auth: MultiDomainBasicAuth = MultiDomainBasicAuth("
+                "index_urls=index_urls); self.credentials: ServiceAccountCredentials = creds"),
     ("cuscus", "cuscus bundle: {withCredentials:i.credentials||S.credentials||Y.config."
                "withCredentials,token:a.token||b.token}"),
     ("woylie", 'woylie CI: echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin; '

@@ -47,9 +47,11 @@ _CODE_NAME: Final = lazy(r"[A-Za-z][a-z]*[0-9]{0,2}(?:[._][A-Za-z][a-z]*[0-9]{0,
 #: ``withCredentials:i.credentials||S.credentials``): an expression, not a value
 _CODE_FALLBACKS: Final = lazy(r"[A-Za-z_$]+(?:\.[A-Za-z_$]+)*"
                               r"(?:(?:\|\||&&|\?\?)[A-Za-z_$]+(?:\.[A-Za-z_$]+)*)+", re.ASCII)
-#: how a name for a credential ends: a value ending so is a variable, not a secret
+#: how a name for a credential ends: a value ending so is a variable, not a secret (and
+#: what a login is given, named so: ``self.auth: MultiDomainBasicAuth``, a type in camel
+#: case, read as random letters once ``auth`` named a credential)
 _NAME_ENDS: Final = ("key", "secret", "token", "password", "passwort", "passwd",
-                     "passphrase", "pwd", "pass")
+                     "passphrase", "pwd", "pass", "auth", "credential", "credentials")
 #: mixed-class values shorter than this are too weak a signal ("ab12")
 _MIXED_MIN: Final = 6
 _RANDOM_LETTERS_MIN: Final = 16
