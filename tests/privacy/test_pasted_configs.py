@@ -136,6 +136,8 @@ UNCHANGED: list[tuple[str, str]] = [
                 "author: Jane Doe, OAuth: enabled, use_auth: false"),
     ("cuscus2", "cuscus2 pip's session.py: self.auth: MultiDomainBasicAuth = MultiDomainBasicAuth("
                 "index_urls=index_urls); self.credentials: ServiceAccountCredentials = creds"),
+    ("cuscus3", 'cuscus3 scenarios: {"redis_auth": "Redis auth requires the ACL user cachebot.", '
+                '"proxy_credentials": "ask the platform team"}'),
     ("cuscus", "cuscus bundle: {withCredentials:i.credentials||S.credentials||Y.config."
                "withCredentials,token:a.token||b.token}"),
     ("woylie", 'woylie CI: echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin; '

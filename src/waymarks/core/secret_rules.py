@@ -410,6 +410,10 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         if not quoted and _a_call(match.string, value, end):
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
         if quoted and _SPACE.search(value) is not None:
+            if _a_login_name(match):  # "redis_auth": "Redis auth requires …": a phrase,
+                # no passphrase, under a name as often for a description: a word decides
+                return any(_looks_like_secret(word.strip(".,;:!?()"), data=False, alone=False)
+                           for word in value.split())
             return _a_quoted_phrase_secret(value)
         if _a_word_named_pass(match) or _a_login_name(match):
             # "first_pass: 'fast'", "pass: done", fetch's "credentials: 'include'",
