@@ -587,7 +587,8 @@ _USER_PARTS: Final = lazy(r"[_.~+/=-]")
 _FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
-#: what may follow a value alone on its line: spaces and a comment
-#: (a comment of a line's length, not to the end of a line however long: read for each
-#: value on it, ``token: abcd #token: abcd #…`` cost a square of the line, 0.4 MB 4 s)
-_LINE_END: Final = lazy(r"[ \t]*(?:#[^\n]{0,256})?(?:\r?\n|\Z)")
+#: what may follow a value alone on its line: spaces and a comment, whose start is enough
+#: (read to the end of its line for each value on it, ``token: abcd #token: abcd #…`` cost
+#: a square of the line, 0.4 MB 4 s; read only so far, 256, a value before a longer
+#: comment, ``POSTGRES_PASSWORD: postgres  # …``, was no longer alone, and went out)
+_LINE_END: Final = lazy(r"[ \t]*(?:#|\r?\n|\Z)")
