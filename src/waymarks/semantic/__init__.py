@@ -19,7 +19,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from waymarks.recall.fusion import Calibration, Embedder
 from waymarks.semantic.cores import spare_cores, usable_cores
@@ -230,6 +230,12 @@ class Nearest(Protocol):
     def __len__(self) -> int: ...
 
     def extend(self, rows: Iterable[tuple[int, str, bytes]]) -> None: ...
+
+    def rows(self) -> tuple[list[str], list[int], Any]: ...
+
+    def flags_except(self, ids: Iterable[str]) -> bytearray: ...
+
+    def shown(self, retired: bytes | bytearray) -> int: ...
 
     def nearest(self, query: bytes, wanted: Iterable[str], k: int,
                 retired: bytes | bytearray | None = None) -> tuple[list[str], list[float]]: ...

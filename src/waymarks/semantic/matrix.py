@@ -101,11 +101,31 @@ class VectorMatrix:
         self._matrix: Any = None
         self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
 
+    @classmethod
+    def of(cls, dim: int, ids: list[str], rowids: Any, rows: Any) -> VectorMatrix:
+        """A matrix already built (:meth:`rows` of another, kept in a file): ``ids``, their
+        record row IDs and their unit vectors, one row each. It cannot be extended."""
+        held = cls(dim)
+        held.ids, held._rowids = ids, []
+        held._position = {item_id: n for n, item_id in enumerate(ids)}
+        held._matrix, held._keys = rows, np.asarray(rowids, dtype=np.int64)
+        return held
+
+    def rows(self) -> tuple[list[str], list[int], Any]:
+        """The item IDs, record row IDs and vectors (a float32 matrix) of the rows kept:
+        the matrix is built first (the vectors that are not unit vectors named in
+        :attr:`rejected`)."""
+        if self._matrix is None:
+            self._matrix = self._build()
+        return self.ids, self._keys.tolist(), self._matrix
+
     def __len__(self) -> int:
         return len(self.ids)
 
     def extend(self, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Add ``(record row ID, item ID, vector)`` rows (a record already held is kept)."""
+        if self._matrix is not None and not self._rows and self.ids:
+            raise TypeError("a matrix made by VectorMatrix.of cannot be extended")
         for rowid, item_id, vector in rows:
             if item_id in self._position:
                 continue  # one vector per record
@@ -133,6 +153,37 @@ class VectorMatrix:
         self._keys = np.array(self._rowids, dtype=np.int64)
         return matrix
 
+    def _out(self, retired: bytes | bytearray) -> Any:
+        """A flag per row: whether ``retired`` flags its record row ID (one past its end
+        is not)."""
+        # (a copy: a view would keep the caller's bytearray from growing)
+        flags = np.frombuffer(bytes(retired), dtype=np.uint8)
+        keys = self._keys
+        out = np.zeros(len(keys), dtype=bool)
+        known = keys < len(flags)
+        out[known] = flags[keys[known]] != 0
+        return out
+
+    def flags_except(self, ids: Iterable[str]) -> bytearray:
+        """:meth:`nearest`'s ``retired`` leaving out every record but ``ids``: a flag at
+        each row ID this matrix holds (the ones it was given, wherever it was built)."""
+        if self._matrix is None and self.ids:
+            self._matrix = self._build()
+        keys = self._keys.tolist() if self.ids else []
+        flags = bytearray(b"\x01") * (max(keys, default=-1) + 1)
+        for item_id in ids:
+            if (n := self._position.get(item_id)) is not None:
+                flags[keys[n]] = 0
+        return flags
+
+    def shown(self, retired: bytes | bytearray) -> int:
+        """How many rows ``retired`` leaves among the nearest (:meth:`nearest`)."""
+        if not self.ids:
+            return 0
+        if self._matrix is None:
+            self._matrix = self._build()
+        return len(self.ids) - int(self._out(retired).sum())
+
     def nearest(self, query: bytes, wanted: Iterable[str], k: int,
                 retired: bytes | bytearray | None = None) -> tuple[list[str], list[float]]:
         """The cosines of the ``wanted`` records that have a vector, and of the ``k``
@@ -149,15 +200,10 @@ class VectorMatrix:
         scores = self._matrix @ query_row  # (only to choose: see exact_cosines)
         ranked = scores
         if retired:
-            # (a copy: a view would keep the caller's bytearray from growing)
-            flags = np.frombuffer(bytes(retired), dtype=np.uint8)
-            keys = self._keys
-            out = np.zeros(len(keys), dtype=bool)
-            known = keys < len(flags)
-            out[known] = flags[keys[known]] != 0
+            out = self._out(retired)
             if out.any():
                 ranked = np.where(out, -np.inf, scores)
-                k = min(k, len(keys) - int(out.sum()))
+                k = min(k, len(out) - int(out.sum()))
         k = min(k, len(self.ids))
         near = _near(ranked, k) if k > 0 else []
         asked = {self._position[w] for w in wanted if w in self._position}

@@ -16,7 +16,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -107,7 +107,9 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     those in effect, as the lexical candidates are. Chosen among every record, the
     retired versions of a claim corrected 30 times took the ``SEMANTIC_CANDIDATES``
     places and were dropped, and the one in effect was never found by meaning. A
-    one-shot process reads only the vectors of records in effect; a long-lived one holds
+    one-shot process reads every vector at once (:func:`kept_vectors`) and leaves out of
+    the nearest the records its session may not use or that are not in effect (one read
+    of their row IDs, no vector); a long-lived one holds
     every vector (``memo``, for queries of every status too) and leaves out the records
     its in-memory index (``cache``) knows are retired, noting there any it finds retired
     when it reads them (an invalidated claim adds no record), then takes the next ones."""
@@ -121,17 +123,20 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     embedder = loaded()
     if embedder is None:
         return list(lexical), None
+    retired = cache.retired if cache is not None and active_only else None
     if memo is not None:
         held = memo.current(store, embedder, visible, index.generation())
+        empty = not len(held)
     else:
-        held = new_matrix(embedder.dim)
-        held.extend(store.vectors(embedder.model, visible, active_only=active_only))
-    empty = not len(held)
+        held = kept_vectors(app, store, embedder)
+        # the records the session may not use are left out of the nearest, as a warm
+        # process's retired ones are; the lexical candidates are all among the others
+        retired = held.flags_except(store.visible_records(visible, active_only=active_only))
+        empty = not held.shown(retired)
     lexical_ids = [c.id for c in lexical]
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
     vector = None if empty else embedder.query(well_formed(query))
-    retired = cache.retired if cache is not None and active_only else None
     while True:
         ids, cosines = ([], []) if vector is None else held.nearest(
             vector, lexical_ids, SEMANTIC_CANDIDATES, retired)
@@ -148,6 +153,42 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         if_missing_wake(app, store, embedder.model)
         return list(lexical), None
     return [*lexical, *(c for c in found if c.id not in gone)], side
+
+
+def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Nearest:
+    """Every current vector of the embedder's model, for a one-shot process: from the file
+    beside the projection when it was written from the rows stored now
+    (:mod:`waymarks.semantic.sidecar`: one mapped read), else read from SQLite, each row
+    checked, and the file written for the next process (not when rows were found
+    damaged, nor when a write landed during the read: the next one reads them again).
+    A damaged file is noted in the log and replaced; one that cannot be read or written
+    leaves the rows read from SQLite, as before there was a file."""
+    from waymarks.semantic import sidecar
+    from waymarks.service.logs import log_event
+
+    database = store.database_file()
+    path = sidecar.path_of(database) if database else None
+    stamp = store.stamp()
+    if path is not None:
+        try:
+            kept = sidecar.read(path, stamp, embedder.model, embedder.dim)
+        except sidecar.Damaged:
+            log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced",
+                      code="damaged")
+        except OSError:
+            path = None
+        else:
+            if kept is not None:
+                return kept
+    held = new_matrix(embedder.dim)
+    held.extend(store.vectors(embedder.model))
+    if path is None or not len(held):
+        return held
+    held.rows()  # (built now: the rows that are not unit vectors are named)
+    if not (store.damaged or held.rejected) and store.stamp() == stamp:
+        with suppress(OSError):  # (a file that cannot be written: the rows stay read)
+            sidecar.write(path, stamp, embedder.model, held)
+    return held
 
 
 def if_missing_wake(app: Waymarks, store: VectorStore, model: str) -> None:

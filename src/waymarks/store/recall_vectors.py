@@ -65,6 +65,10 @@ _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
 REWRITES: Final = "vectors_rewritten"
 #: records read per statement
 CHUNK: Final = 500
+#: the records a session may see (``?2``: its ID, ``None`` for every record; ``?3``: its
+#: trusted project): its own and its project's items
+_SEEN: Final = ("(?2 IS NULL OR (i.scope = 'project' AND i.project_path = ?3)"
+                " OR (i.scope != 'project' AND i.session_id = ?2))")
 
 
 def create_tables(db: sqlite3.Connection) -> None:
@@ -172,6 +176,37 @@ class VectorStore:
     def _bump_rewrites(self) -> None:
         self.db.execute("INSERT INTO meta (name, value) VALUES (?, '1') ON CONFLICT (name)"
                         " DO UPDATE SET value = CAST(value AS INTEGER) + 1", (REWRITES,))
+
+    def stamp(self) -> tuple[int, ...]:
+        """A fingerprint of the stored rows: the index's generation (a reset gives the
+        records new row IDs) and the rows' count, last row ID and sum of checksums (a
+        checksum covers a row's item ID, model, text hash and vector, so any row written,
+        replaced or deleted, through Waymarks or not, changes it; a row whose bytes were
+        damaged in place does not, and the copy made before holds it sound). A copy of
+        the vectors read at one stamp holds what a read would hold at the same stamp
+        (records are only appended: a row ID's text never changes), so a one-shot process
+        reads that copy instead of checking every row again. One pass over the table
+        without Python per row: ~9 ms of CPU at 10k rows, against ~75 ms for the read."""
+        count, top, total = self.db.execute(
+            "SELECT count(*), coalesce(max(rowid), 0), coalesce(sum(checksum), 0)"
+            " FROM recall_vectors").fetchone()
+        return (integer_meta(self.db, "recall_generation") or 0, int(count), int(top),
+                int(total))
+
+    def database_file(self) -> str:
+        """The file of the database (``""`` for one in memory)."""
+        return str(next(row[2] for row in self.db.execute("PRAGMA database_list")
+                        if row[1] == "main"))
+
+    def visible_records(self, visible_to: tuple[str, str | None] | None = None, *,
+                        active_only: bool = False) -> list[str]:
+        """The item IDs of the records :meth:`vectors` would read for a session (``None``:
+        every one), without reading a vector."""
+        session_id, project = visible_to if visible_to is not None else (None, None)
+        alive = " AND i.status = 'active'" if active_only else ""
+        return [str(item_id) for (item_id,) in self.db.execute(
+            f"SELECT r.item_id FROM recall_records r JOIN items i ON i.id = r.item_id WHERE"
+            f" {_SEEN}{alive}", (None, session_id, project))]
 
     def present(self) -> bool:
         """Whether any vector is stored at all (one indexed probe): a projection without
@@ -294,8 +329,7 @@ class VectorStore:
                 "SELECT r.rowid, r.text, v.item_id, v.model, v.text_hash, v.vector, v.checksum"
                 " FROM recall_records r JOIN recall_vectors v ON v.item_id = r.item_id"
                 " JOIN items i ON i.id = r.item_id WHERE v.model = ?1 AND r.rowid > ?4"
-                " AND (?2 IS NULL OR (i.scope = 'project' AND i.project_path = ?3)"
-                f" OR (i.scope != 'project' AND i.session_id = ?2)){alive} ORDER BY r.rowid",
+                f" AND {_SEEN}{alive} ORDER BY r.rowid",
                 (model, session_id, project, after)).fetchall()
         else:
             alive = " AND r.status = 'active'" if active_only else ""

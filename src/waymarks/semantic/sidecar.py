@@ -1,0 +1,112 @@
+"""The stored vectors as one file beside the projection, for a one-shot process.
+
+A fresh process (``waymarks recall``, a hook without its helper) read every stored vector
+row from SQLite on each query, checked its checksum and its text's hash, and assembled a
+matrix: ~80 ms of CPU at 10k records, most of a hybrid recall's. The same rows, once read
+and checked, are written here as one contiguous float32 matrix, and the next process maps
+the file (one read) instead.
+
+The projection stays the truth and this file is disposable: it names the stamp of the
+rows it was built from (:meth:`waymarks.store.recall_vectors.VectorStore.stamp`) and is
+used only while the projection's stamp is still that one; any other file, stale, cut
+short, of another model or damaged (a CRC-32 covers every byte before it), is not used,
+and the caller reads the rows from SQLite again and writes it anew.
+
+Layout (a contract between versions: a change of any part changes :data:`MAGIC`):
+``MAGIC``, the header's length (4 bytes, little-endian), the header (JSON: ``stamp``,
+``model``, ``dim``, ``ids``: each row's item ID), zeros up to a multiple of 8, each row's
+record row ID (int64, little-endian), the rows' vectors (float32, little-endian, ``dim``
+each), and the CRC-32 of all that (4 bytes, little-endian).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import msgspec
+import numpy as np
+
+from waymarks.files.atomic import write_atomic
+from waymarks.files.reading import open_regular
+from waymarks.semantic import Nearest
+from waymarks.semantic.matrix import VectorMatrix
+
+#: the file's first bytes, and its layout's version
+MAGIC: Final = b"WAYMARKS-VECTORS-1\n"
+#: the file beside the projection ``waymarks.db``: ``waymarks.db-vectors``
+SUFFIX: Final = "-vectors"
+_LENGTH: Final = struct.Struct("<I")
+
+
+class Header(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    stamp: list[int]
+    model: str
+    dim: int
+    ids: list[str]
+
+
+_DECODER: Final = msgspec.json.Decoder(Header)
+
+
+class Damaged(ValueError):
+    """The file is not one this module wrote whole (cut short, changed, another format)."""
+
+
+def path_of(database: Path | str) -> Path:
+    """Where the vectors of the projection at ``database`` are kept."""
+    return Path(f"{os.fspath(database)}{SUFFIX}")
+
+
+def write(path: Path, stamp: Sequence[int], model: str, matrix: Nearest) -> None:
+    """Write ``matrix``'s rows (built: see :meth:`VectorMatrix.rows`) as read at ``stamp``
+    (atomically, private to the user: vectors say something of the texts)."""
+    ids, rowids, rows = matrix.rows()
+    header = msgspec.json.encode(Header(list(stamp), model, int(rows.shape[1]), ids))
+    start = len(MAGIC) + _LENGTH.size + len(header)
+    parts = (MAGIC, _LENGTH.pack(len(header)), header, bytes(-start % 8),
+             np.asarray(rowids, dtype="<i8").data, np.ascontiguousarray(rows, dtype="<f4").data)
+    crc = 0
+    for part in parts:  # (the matrix is copied once, into the file's bytes)
+        crc = zlib.crc32(part, crc)
+    write_atomic(path, b"".join((*parts, _LENGTH.pack(crc))), mode=0o600)
+
+
+def read(path: Path, stamp: Sequence[int], model: str, dim: int) -> VectorMatrix | None:
+    """The matrix kept at ``path`` when it was built at ``stamp`` for ``model``'s vectors
+    of ``dim`` values; ``None`` when there is none or it is stale (another stamp, model or
+    length). Raises :class:`Damaged` for a file that is not whole, ``OSError`` for one
+    that cannot be read."""
+    try:
+        with open_regular(path) as handle:  # (a FIFO there: refused, never waited on)
+            if os.fstat(handle.fileno()).st_size <= len(MAGIC) + 2 * _LENGTH.size:
+                raise Damaged(f"{path} is cut short")
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        return None
+    view = memoryview(data)
+    if bytes(view[:len(MAGIC)]) != MAGIC:
+        raise Damaged(f"{path} is not a file of stored vectors")
+    (length,) = _LENGTH.unpack_from(view, len(MAGIC))
+    start = len(MAGIC) + _LENGTH.size
+    try:
+        header = _DECODER.decode(view[start:start + length])
+    except msgspec.DecodeError as exc:
+        raise Damaged(f"{path}: its header cannot be read ({exc})") from exc
+    if (header.stamp, header.model, header.dim) != (list(stamp), model, dim):
+        return None
+    count = len(header.ids)
+    offset = start + length + -(start + length) % 8
+    end = offset + 8 * count + 4 * dim * count
+    if len(view) != end + _LENGTH.size or _LENGTH.unpack_from(view, end)[0] != zlib.crc32(
+            view[:end]):
+        raise Damaged(f"{path} does not hold the bytes written (cut short or changed)")
+    rowids = np.frombuffer(data, dtype="<i8", count=count, offset=offset)
+    rows = np.frombuffer(data, dtype="<f4", count=dim * count,
+                         offset=offset + 8 * count).reshape(count, dim)
+    return VectorMatrix.of(dim, header.ids, rowids, rows)

