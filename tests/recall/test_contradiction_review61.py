@@ -12,6 +12,20 @@ from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
 
+def _written(app: Waymarks, claim: str) -> Committed:
+    written = app.remember(claim)
+    assert isinstance(written, Committed), written
+    return written
+
+
+def _refused_then_written(app: Waymarks, first: str, contradicting: str,
+                          restated: str) -> None:
+    """``first`` is written, ``contradicting`` refused beside it, ``restated`` written."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
     ("Logs are kept for 7d.", "Logs are kept for one week.", "Logs are kept for 10d."),
     ("The cache TTL is 3600 seconds.", "The cache TTL is one hour.", "The cache TTL is 2 hours."),
@@ -27,9 +41,8 @@ def test_one_or_a_before_a_unit_is_one_of_it(
     """"one week" and "a week" were no value ("one" is mostly a pronoun, "a" an article):
     the claim had no signature, and the replay rule's shared derived key refused it
     beside "… 7d.", the same duration; before a unit each is the number 1."""
-    assert isinstance(app.remember(first), Committed)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _written(app, first)
+    _written(app, restated)
     _refused(app, contradicting)
 
 
@@ -58,9 +71,8 @@ def test_a_rate_of_bytes_is_another_attribute_than_a_rate_of_requests(
     """"5 MB/s" and "100 req/s" were both rates, one kind: the second was refused as a
     conflict with the first, though a limit on bandwidth and one on requests both hold.
     Another rate of the same unit still contradicts."""
-    assert isinstance(app.remember(first), Committed)
-    written = app.remember(second)
-    assert isinstance(written, Committed), written
+    _written(app, first)
+    _written(app, second)
     _refused(app, contradicting)
 
 
@@ -78,10 +90,7 @@ def test_a_rate_after_a_verb_is_the_value(
     read as naming the subject ("allows 5", as "Rack 3 holds …"), and "req/s" as a path
     both claims state: "The API allows 10 req/s." was written beside "… 5 req/s.". A
     number before a rate's time unit is the rate."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("english", "chinese_restated", "chinese_contradicting"), [
@@ -105,10 +114,7 @@ def test_a_chinese_claim_is_about_the_english_one_its_words_translate(
     term of its own, character by character, so the Chinese claim was another subject
     than the English one it translates: "消息队列的重试次数是 7。" was written beside
     "The message queue retry count is 5.". The restatement is still written."""
-    assert isinstance(app.remember(english), Committed)
-    _refused(app, chinese_contradicting)
-    written = app.remember(chinese_restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, english, chinese_contradicting, chinese_restated)
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
@@ -132,10 +138,7 @@ def test_a_shared_state_is_no_agreement_on_the_values_beside_it(
     allowed ports are 9000-9010." beside "… 8000-8010." ("allowed" a state word). A state
     and the other values are compared each with their own kind: either disagreeing is a
     conflict (a shared port does not make "enabled" agree with "disabled" either)."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -147,9 +150,8 @@ def test_states_and_values_of_two_facts_still_stand_together(
         app: Waymarks, first: str, second: str) -> None:
     """Compared kind by kind, two facts stay two: other subjects, or no kind of value
     beside the state in common."""
-    assert isinstance(app.remember(first), Committed)
-    written = app.remember(second)
-    assert isinstance(written, Committed), written
+    _written(app, first)
+    _written(app, second)
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -169,9 +171,8 @@ def test_one_state_in_two_places_is_two_facts(app: Waymarks, first: str, second:
     before it was written. A place after the state word (after 在 in Chinese) is where it
     holds; the same state elsewhere is one more fact, and the opposite state there still
     contradicts it."""
-    assert isinstance(app.remember(first), Committed)
-    written = app.remember(second)
-    assert isinstance(written, Committed), written
+    _written(app, first)
+    _written(app, second)
     flips = {"enabled": "disabled", "disabled": "enabled", "启用": "禁用"}
     word = next(w for w in flips if w in second)
     _refused(app, second.replace(word, flips[word]))
@@ -183,8 +184,7 @@ def test_a_learned_claim_of_the_same_state_elsewhere_is_not_held_out(app: Waymar
     as contradicting their "… enabled on db-1.", a second host read as another value."""
     from waymarks.service.own_claims import OwnClaims
 
-    mine = app.remember("Maintenance mode is enabled on db-1.")
-    assert isinstance(mine, Committed)
+    mine = _written(app, "Maintenance mode is enabled on db-1.")
     own = OwnClaims(app)
     assert own.contradicted("Maintenance mode is enabled on db-2.") is None
     assert own.contradicted("Maintenance mode is disabled on db-1.") == mine.id
@@ -203,10 +203,7 @@ def test_a_bound_before_a_count_is_no_name(
     """"at most 100 jobs" read "most 100" as a name (as "Rack 3" is one), so the claim
     stated no value, and "… at most 200 jobs." was written beside it: a bound or an
     estimate ("most", "least", "max", "roughly" …) before a number names nothing."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("old", "changed"), [
@@ -220,7 +217,7 @@ def test_a_value_denied_with_anymore_contradicts_it(app: Waymarks, old: str,
     """"isn't 5432 anymore" read the "t" of "isn't" as a name numbered 5432 (the claim
     stated no value), and "anymore" as a subject word, so the claim was about another
     subject: each change was written beside the value it denies."""
-    assert isinstance(app.remember(old), Committed)
+    _written(app, old)
     _refused(app, changed)
 
 
@@ -237,10 +234,7 @@ def test_a_date_written_in_english_is_that_date(
     """"December 20, 2026" was no date (a number 20 and a number 2026), so it was no
     other value than 2026-12-18 and was written beside it; a month's name with a day and
     a year is the ISO date, as "2026年12月20日" is."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
@@ -256,10 +250,7 @@ def test_a_folder_written_with_its_slash_is_a_value(
     followed it (read as a path "dist/." then): before a space, a Chinese full stop or
     the end, the claim had none, and "… goes to build/ by default." was written beside
     "… dist/ by default."; "./dist/" and "dist/" were two values too."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
@@ -272,10 +263,7 @@ def test_a_size_in_kubernetes_units_is_that_size(
     """"512Mi" and "1Gi" (a manifest's binary units, no "B") were no value: the claim had
     no signature, so "… 1Gi." was written beside "… 512Mi." unless a shared derived key
     refused it, as it refused "… 512 MiB.", the same size."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "contradicting"), [
@@ -288,9 +276,7 @@ def test_the_word_environment_qualifies_as_the_environment_does(
     """"the staging environment" is "staging": the word "environment" (环境) named a
     narrower thing, so "生产环境数据库端口是 5432。" was written beside "The production
     database port is 5433."."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    assert isinstance(app.remember("The API metrics port is 9090."), Committed)
+    _refused_then_written(app, first, contradicting, "The API metrics port is 9090.")
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
@@ -301,10 +287,7 @@ def test_a_word_value_ends_before_its_full_stop(
         app: Waymarks, first: str, restated: str, contradicting: str) -> None:
     """A word value after 是 ended with an ASCII full stop typed after it ("main."), so
     "默认分支是 main." was refused as another value than "默认分支是 main。"."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "restated", "contradicting"), [
@@ -320,10 +303,7 @@ def test_a_word_value_of_a_japanese_or_korean_claim_is_read_as_a_chinese_ones(
     Japanese and Korean claims of the same shapes are read so too; after は or a Korean
     topic particle, before です or 입니다, the word was no value (no signature), so
     "배포 브랜치는 release입니다." was written beside "배포 브랜치는 main입니다."."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, restated)
 
 
 @pytest.mark.parametrize(("first", "contradicting", "other_flag"), [
@@ -336,18 +316,14 @@ def test_a_flag_named_with_or_without_the_word_flag_is_one_flag(
     """"flag" named a narrower thing than the flag's name ("feature" already qualified as
     a generic word): "new_ui is off." was written beside "Feature flag new_ui is on.";
     another flag's state is still no conflict."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(other_flag)
-    assert isinstance(written, Committed), written
+    _refused_then_written(app, first, contradicting, other_flag)
 
 
 def test_an_address_and_a_url_of_one_thing_are_two_facts(app: Waymarks) -> None:
     """"url" was made a word of "address" with 地址: "The API URL is https://…" was
     refused beside "The API address is 10.0.0.5.", both true of one API."""
-    assert isinstance(app.remember("The API address is 10.0.0.5."), Committed)
-    written = app.remember("The API URL is https://api.example.com.")
-    assert isinstance(written, Committed), written
+    _written(app, "The API address is 10.0.0.5.")
+    _written(app, "The API URL is https://api.example.com.")
     _refused(app, "The API URL is https://api2.example.com.")
     _refused(app, "API 网址是 https://api3.example.com。")
 
@@ -356,9 +332,8 @@ def test_a_job_and_a_task_are_two_words(app: Waymarks) -> None:
     """"task" was made a word of "job" (任务 with it): "The task timeout is 5 minutes."
     was refused beside "The job timeout is 30 minutes.", a CI job's and a worker task's
     limits; 任务 is the task's word."""
-    assert isinstance(app.remember("The job timeout is 30 minutes."), Committed)
-    written = app.remember("The task timeout is 5 minutes.")
-    assert isinstance(written, Committed), written
+    _written(app, "The job timeout is 30 minutes.")
+    _written(app, "The task timeout is 5 minutes.")
     _refused(app, "任务超时是 20 分钟。")
     _refused(app, "作业超时是 60 分钟。")
 
@@ -377,9 +352,6 @@ def test_a_period_from_one_date_to_another_is_one_value(
     freeze starting two days later, or ending later, was written beside it. A period is
     one value (ISO's 2026-12-20/2027-01-05); a change "moved from" one date to another
     still denies the first."""
-    assert isinstance(app.remember(first), Committed)
-    _refused(app, contradicting)
-    written = app.remember(restated)
-    assert isinstance(written, Committed), written
-    assert isinstance(app.remember("The launch is on 2026-12-20."), Committed)
+    _refused_then_written(app, first, contradicting, restated)
+    _written(app, "The launch is on 2026-12-20.")
     _refused(app, "The launch moved from 2026-12-20 to 2027-01-05.")
