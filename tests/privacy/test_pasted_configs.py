@@ -48,9 +48,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.privacy.digests import count_lengths, digest_for, stored_home
 from waymarks.core.secrets import credential_kinds
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Committed
 
 PW = "Xk9mQ2pL7vR3tY8w"
 
@@ -195,25 +195,9 @@ UNCHANGED: list[tuple[str, str]] = [
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Waymarks]:
     """Every case as a claim, written as an older version or a hand edit would leave it
     (writes holding a credential are refused now). One home for the module."""
-    root = tmp_path_factory.mktemp("pasted")
-    home, project = root / "home", root / "project"
-    project.mkdir()
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setenv("WAYMARKS_SEMANTIC", "off")  # as the suite's autouse fixture sets
-        with patched.context() as writing:
-            writing.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
-            with Waymarks(home, cwd=str(project)) as app:
-                app.trust(str(project))
-                for _word, text, *_rest in (*CASES, *UNCHANGED):
-                    assert isinstance(app.remember(text, scope="project"), Committed)
-        with Waymarks(home, cwd=str(project)) as app:
-            yield app
-
-
-def digest_for(app: Waymarks, word: str) -> str:
-    result = app.recall(f"what about the {word}?", provider="openai")
-    assert result.digest, word
-    return result.digest
+    with stored_home(tmp_path_factory.mktemp("pasted"),
+                     [text for _word, text, *_rest in (*CASES, *UNCHANGED)]) as app:
+        yield app
 
 
 @pytest.mark.parametrize(("word", "text", "secret", "kept"), CASES, ids=[c[0] for c in CASES])
@@ -243,14 +227,7 @@ def test_a_line_of_repeated_names_is_judged_once_per_value(
     characters judged now stay proportional to the text (no clock: a count)."""
     from waymarks.core import secret_rules
 
-    judged: list[int] = []
-    real = secret_rules._looks_like_secret
-
-    def counting(value: str, data: bool, alone: bool) -> bool:
-        judged.append(len(value))
-        return real(value, data, alone)
-
-    monkeypatch.setattr(secret_rules, "_looks_like_secret", counting)
+    judged = count_lengths(monkeypatch, secret_rules, "_looks_like_secret")
     for unit in ("token:", "pass:", "api_key=", "x_auth:", "credentials="):
         judged.clear()
         text = unit * 2000
@@ -269,14 +246,7 @@ def test_a_line_of_values_a_glued_paren_goes_on_is_judged_once_per_value(
     from waymarks.core import secret_rules
     from waymarks.core.secrets import redact
 
-    judged: list[int] = []
-    real = secret_rules._looks_like_secret
-
-    def counting(value: str, data: bool, alone: bool) -> bool:
-        judged.append(len(value))
-        return real(value, data, alone)
-
-    monkeypatch.setattr(secret_rules, "_looks_like_secret", counting)
+    judged = count_lengths(monkeypatch, secret_rules, "_looks_like_secret")
     for unit in ("PASSWORD=ab(", "api_key=Xk9m(", "--token Xk9(q"):
         judged.clear()
         text = unit * 2000
@@ -319,14 +289,7 @@ def test_a_long_line_of_commented_values_is_read_once(monkeypatch: pytest.Monkey
             looked.append((len(self) if end is None else end) - (start or 0))
             return str.rfind(self, sub, start, end)
 
-    lowered: list[int] = []
-    real_lower = secret_rules.ascii_lower
-
-    def counting_lower(text: str) -> str:
-        lowered.append(len(text))
-        return real_lower(text)
-
-    monkeypatch.setattr(secret_rules, "ascii_lower", counting_lower)
+    lowered = count_lengths(monkeypatch, secret_rules, "ascii_lower")
     for unit in ("token: abcd #", "token\uff1a abcd #", "say user:5432:session:cart:a8f3c2d9e1b7 "):
         looked.clear()
         lowered.clear()

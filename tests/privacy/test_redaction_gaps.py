@@ -28,10 +28,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.privacy.digests import digest_for, stored_home
 from tests.privacy.secret_corpus import TOKENS, mapbox_secret_token, sentry_org_token
 from waymarks.core.secrets import might_contain_secret, redact
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Committed
 
 GHS = "ghs_" + "Qx7mP2vL9kR4tW8nZ3cY6bH1jD5fG0sA2eU4"
 GHP = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123"
@@ -150,25 +150,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Waymarks]:
     """Every case as a claim, written as an older version or a hand edit would leave it
     (writes holding a credential are refused now). One home for the module: the tests
     only recall from it (built once per worker, not once per case)."""
-    root = tmp_path_factory.mktemp("gaps")
-    home, project = root / "home", root / "project"
-    project.mkdir()
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setenv("WAYMARKS_SEMANTIC", "off")  # as the suite's autouse fixture sets
-        with patched.context() as writing:
-            writing.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
-            with Waymarks(home, cwd=str(project)) as app:
-                app.trust(str(project))
-                for _word, text, *_rest in (*CASES, *UNCHANGED):
-                    assert isinstance(app.remember(text, scope="project"), Committed)
-        with Waymarks(home, cwd=str(project)) as app:
-            yield app
-
-
-def digest_for(app: Waymarks, word: str) -> str:
-    result = app.recall(f"what about the {word}?", provider="openai")
-    assert result.digest, word
-    return result.digest
+    with stored_home(tmp_path_factory.mktemp("gaps"),
+                     [text for _word, text, *_rest in (*CASES, *UNCHANGED)]) as app:
+        yield app
 
 
 @pytest.mark.parametrize(("word", "secret", "kept"),

@@ -1,0 +1,54 @@
+"""Claims the redactor reads, stored as an older version or a hand edit would leave them,
+recalled through the real path to a remote model (the digest for ``openai``); and a count
+of what a rule reads, for the tests that bound its cost without a clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+
+
+@contextmanager
+def stored_home(root: Path, texts: Iterable[str]) -> Iterator[Waymarks]:
+    """Each text a project claim in a home below ``root`` (writes holding a credential
+    are refused now, so the write's check is set aside while they are written); the app
+    yielded reads them with every check in place."""
+    home, project = root / "home", root / "project"
+    project.mkdir()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv("WAYMARKS_SEMANTIC", "off")  # as the suite's autouse fixture sets
+        with patched.context() as writing:
+            writing.setattr("waymarks.core.decisions.credential_kinds", lambda text: [])
+            with Waymarks(home, cwd=str(project)) as app:
+                app.trust(str(project))
+                for text in texts:
+                    assert isinstance(app.remember(text, scope="project"), Committed)
+        with Waymarks(home, cwd=str(project)) as app:
+            yield app
+
+
+def digest_for(app: Waymarks, word: str) -> str:
+    result = app.recall(f"what about the {word}?", provider="openai")
+    assert result.digest, word
+    return result.digest
+
+
+def count_lengths(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
+    """Replace ``owner.name`` by itself noting the length of its first argument on each
+    call; the list returned fills as it is called."""
+    lengths: list[int] = []
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def counting(first: str, *rest: Any, **named: Any) -> Any:
+        lengths.append(len(first))
+        return real(first, *rest, **named)
+
+    monkeypatch.setattr(owner, name, counting)
+    return lengths
