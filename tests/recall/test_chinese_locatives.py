@@ -6,8 +6,6 @@ db/config.toml?" recalled the claim."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from waymarks.recall.analysis import analyze
@@ -27,11 +25,7 @@ def test_a_locative_is_no_feature(text: str, features: tuple[str, ...]) -> None:
     "db/config.toml 里的端口是多少？", "config.toml 中的端口是多少？",
     "what port is in db/config.toml?"])
 def test_a_chinese_question_about_a_file_recalls_its_claim(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        wanted = app.remember("数据库的配置在 db/config.toml，端口是 5433。").id  # type: ignore[union-attr]
-        app.remember("The cache TTL is 60 seconds.")
-        assert app.recall(query).selected == [wanted]
+        app: Waymarks, query: str) -> None:
+    wanted = app.remember("数据库的配置在 db/config.toml，端口是 5433。").id  # type: ignore[union-attr]
+    app.remember("The cache TTL is 60 seconds.")
+    assert app.recall(query).selected == [wanted]

@@ -6,8 +6,6 @@ hold, or pasted material's pointer, whose stem is a common word)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from waymarks.recall.analysis import analyze
@@ -32,13 +30,9 @@ CLAIMS = [
     ("which services does docker compose start?", 5),
 ])
 def test_a_word_a_file_is_named_by_recalls_the_claim_naming_the_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, claim: int) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        ids = [app.remember(c).id for c in CLAIMS]  # type: ignore[union-attr]
-        assert app.recall(query).selected == [ids[claim]]
+        app: Waymarks, query: str, claim: int) -> None:
+    ids = [app.remember(c).id for c in CLAIMS]  # type: ignore[union-attr]
+    assert app.recall(query).selected == [ids[claim]]
 
 
 def test_a_record_holds_the_stem_and_a_query_the_literal_alone() -> None:

@@ -5,8 +5,6 @@ holds "and/or", so such a prompt recalled nothing at all. A folder typed in lowe
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from waymarks.recall.analysis import analyze
@@ -25,15 +23,11 @@ CLAIMS = [
     ("which runners does the CI/CD pipeline use?", CLAIMS[1]),
 ])
 def test_a_prompt_with_slash_joined_words_recalls_its_claim(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, claim: str) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        ids = {app.remember(c).id: c for c in CLAIMS}  # type: ignore[union-attr]
-        result = app.recall(query)
-        assert not result.plan.literals
-        assert [ids[i] for i in result.selected] == [claim]
+        app: Waymarks, query: str, claim: str) -> None:
+    ids = {app.remember(c).id: c for c in CLAIMS}  # type: ignore[union-attr]
+    result = app.recall(query)
+    assert not result.plan.literals
+    assert [ids[i] for i in result.selected] == [claim]
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -54,8 +48,7 @@ def test_a_folder_stays_a_literal(text: str, folder: str) -> None:
     assert analyze(text, query=True).literals == {"p:" + folder}
 
 
-def test_a_chinese_prompt_with_a_slash_is_no_path(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_chinese_prompt_with_a_slash_is_no_path(app: Waymarks) -> None:
     """Chinese is typed with no space, so the path expression took the whole sentence
     around a slash ("数据库/缓存的端口是多少？", "the database/cache port?") for one path
     literal, and the prompt recalled nothing."""
@@ -63,13 +56,9 @@ def test_a_chinese_prompt_with_a_slash_is_no_path(tmp_path: Path,
     assert analyze("数据库/缓存/队列", query=True).features == (
         "c:database", "c:cache", "w:队列")
     assert analyze("文档/设计.md", query=True).literals == {"p:文档/设计.md"}
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        port = app.remember("数据库端口是 5433。").id  # type: ignore[union-attr]
-        app.remember("缓存每天凌晨清空。")
-        assert port in app.recall("数据库/缓存的端口是多少？").selected
+    port = app.remember("数据库端口是 5433。").id  # type: ignore[union-attr]
+    app.remember("缓存每天凌晨清空。")
+    assert port in app.recall("数据库/缓存的端口是多少？").selected
 
 
 @pytest.mark.parametrize(("claim", "query"), [
@@ -80,18 +69,14 @@ def test_a_chinese_prompt_with_a_slash_is_no_path(tmp_path: Path,
     ("Routes live in src/app and each route has a test.", "which routes live in SRC/APP?"),
 ])
 def test_two_words_typed_in_another_case_recall_their_claim(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+        app: Waymarks, claim: str, query: str) -> None:
     """A query reads two slash-joined words by how they are typed (capitals: words, lower
     case: a folder that must be held). A claim typed the other way held only the other
     reading ("CI/CD" its words, "ci/cd" its path), so "ci/cd" missed "CI/CD" and "SRC/APP"
     "src/app": a claim holds such a pair both ways."""
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        wanted = app.remember(claim).id  # type: ignore[union-attr]
-        app.remember("The database port is 5433.")
-        assert app.recall(query).selected == [wanted]
+    wanted = app.remember(claim).id  # type: ignore[union-attr]
+    app.remember("The database port is 5433.")
+    assert app.recall(query).selected == [wanted]
 
 
 def test_a_claim_holds_a_case_read_pair_both_ways() -> None:
@@ -121,49 +106,36 @@ def test_a_path_typed_against_chinese_is_the_path_alone(text: str, literal: str)
 
 
 def test_a_chinese_prompt_naming_a_file_recalls_its_claim(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        config = app.remember("数据库的配置在 db/config.toml，端口是 5433。").id  # type: ignore[union-attr]
-        design = app.remember("设计文档在 文档/设计.md，第二节讲缓存。").id  # type: ignore[union-attr]
-        app.remember("The cache TTL is 60 seconds.")
-        assert app.recall("数据库配置在db/config.toml吗？").selected == [config]
-        assert app.recall("文档/设计.md的第二节讲什么？").selected == [design]
+        app: Waymarks) -> None:
+    config = app.remember("数据库的配置在 db/config.toml，端口是 5433。").id  # type: ignore[union-attr]
+    design = app.remember("设计文档在 文档/设计.md，第二节讲缓存。").id  # type: ignore[union-attr]
+    app.remember("The cache TTL is 60 seconds.")
+    assert app.recall("数据库配置在db/config.toml吗？").selected == [config]
+    assert app.recall("文档/设计.md的第二节讲什么？").selected == [design]
 
 
 @pytest.mark.parametrize("query", [
     "how do the frontend/backend talk?", "frontend/backend", "which port do frontend/backend use?"])
 def test_two_lower_case_words_recall_the_claim_that_says_them_apart(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> None:
+        app: Waymarks, query: str) -> None:
     """Two lower-case words joined by a slash are read as a folder in a query, a literal
     a record must hold; no claim saying "the frontend ... the backend" holds the path
     "frontend/backend", so such a query recalled nothing. Where no record holds the pair
     as a path, its words stand in for it; where one does, it is a folder, and a claim
     holding only its words is not recalled by it (below)."""
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        wanted = app.remember(  # type: ignore[union-attr]
-            "The frontend talks to the backend through the gateway on port 8080.").id
-        app.remember("The database port is 5433.")
-        app.remember("Logs rotate daily at midnight.")
-        assert app.recall(query).selected == [wanted]
+    wanted = app.remember(  # type: ignore[union-attr]
+        "The frontend talks to the backend through the gateway on port 8080.").id
+    app.remember("The database port is 5433.")
+    app.remember("Logs rotate daily at midnight.")
+    assert app.recall(query).selected == [wanted]
 
 
-def test_a_folder_a_claim_holds_is_still_a_literal(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        folder = app.remember("The app entry point is in src/app.").id  # type: ignore[union-attr]
-        app.remember("The src folder has an app for the admin team.")
-        assert app.recall("what is in src/app?").selected == [folder]
-        # the folder's words alone, typed apart, still find the other claim
-        assert folder not in app.recall("which admin app is in the src folder?").selected
+def test_a_folder_a_claim_holds_is_still_a_literal(app: Waymarks) -> None:
+    folder = app.remember("The app entry point is in src/app.").id  # type: ignore[union-attr]
+    app.remember("The src folder has an app for the admin team.")
+    assert app.recall("what is in src/app?").selected == [folder]
+    # the folder's words alone, typed apart, still find the other claim
+    assert folder not in app.recall("which admin app is in the src folder?").selected
 
 
 @pytest.mark.parametrize(("claim", "query"), [
@@ -171,18 +143,14 @@ def test_a_folder_a_claim_holds_is_still_a_literal(tmp_path: Path,
     ("Settings are read from ./config/app.toml at start.", "what reads config/app.toml?"),
 ])
 def test_a_leading_dot_slash_is_no_part_of_the_path(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+        app: Waymarks, claim: str, query: str) -> None:
     """"./config/app.toml" and "config/app.toml" are one file: typed one way in the claim
     and the other in the query, they were two literals and the query recalled nothing."""
     assert analyze("./config/app.toml", query=True).literals == {"p:config/app.toml"}
     assert analyze("../config/app.toml", query=True).literals == {"p:../config/app.toml"}
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        wanted = app.remember(claim).id  # type: ignore[union-attr]
-        app.remember("The database port is 5433.")
-        assert app.recall(query).selected == [wanted]
+    wanted = app.remember(claim).id  # type: ignore[union-attr]
+    app.remember("The database port is 5433.")
+    assert app.recall(query).selected == [wanted]
 
 
 @pytest.mark.parametrize(("claim", "query"), [
@@ -191,18 +159,14 @@ def test_a_leading_dot_slash_is_no_part_of_the_path(
     ("Deploy reads /srv/billing/settings.toml at start.", "what reads srv/billing/settings.toml?"),
 ])
 def test_a_path_is_found_by_the_path_it_ends_with(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claim: str, query: str) -> None:
+        app: Waymarks, claim: str, query: str) -> None:
     """A person types a path from the folder they think in: a claim naming
     src/app/config.py held that literal alone, and "app/config.py" was another one, so
     the query recalled nothing. A claim's path is held as the paths it ends with too;
     a query's path is still one literal the claim must hold."""
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        wanted = app.remember(claim).id  # type: ignore[union-attr]
-        other = app.remember("Tests read lib/web/config.py for fixtures.").id  # type: ignore[union-attr]
-        selected = app.recall(query).selected
-        assert selected == [wanted]
-        # another folder's file of the same name is another path
-        assert other not in app.recall("who reads src/app/config.py?").selected
+    wanted = app.remember(claim).id  # type: ignore[union-attr]
+    other = app.remember("Tests read lib/web/config.py for fixtures.").id  # type: ignore[union-attr]
+    selected = app.recall(query).selected
+    assert selected == [wanted]
+    # another folder's file of the same name is another path
+    assert other not in app.recall("who reads src/app/config.py?").selected

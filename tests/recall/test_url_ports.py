@@ -5,8 +5,6 @@ localhost:8080?" and "where is the admin users page?" recalled nothing."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from waymarks.recall.analysis import analyze
@@ -26,13 +24,9 @@ CLAIMS = [
     ("where is the admin users page?", 1),
 ])
 def test_a_url_with_a_port_is_found_by_its_words(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, claim: int) -> None:
-    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
-    project = tmp_path / "project"
-    project.mkdir()
-    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
-        ids = [app.remember(c).id for c in CLAIMS]  # type: ignore[union-attr]
-        assert app.recall(query).selected == [ids[claim]]
+        app: Waymarks, query: str, claim: int) -> None:
+    ids = [app.remember(c).id for c in CLAIMS]  # type: ignore[union-attr]
+    assert app.recall(query).selected == [ids[claim]]
 
 
 def test_a_port_and_path_are_words_and_a_path_list_stays_paths() -> None:
