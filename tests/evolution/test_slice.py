@@ -218,6 +218,26 @@ def _hook_home(tmp_path: Path) -> tuple[Path, Path, str]:
     return home, project, sid
 
 
+def _drop_projection(home: Path, *, fold: bool) -> None:
+    """waymarks.db and its side files deleted (new, set aside, an upgrade's); with
+    ``fold``, the ledgers folded into a new one by a process of its own, nothing posted."""
+    for path in home.glob("waymarks.db*"):
+        path.unlink()
+    if fold:
+        with Evolution(home) as evo:
+            evo.sync()
+
+
+def _unposted_hook_home(tmp_path: Path,
+                        monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, str]:
+    """:func:`_hook_home` folded again with no postings, and a hook that leaves a build of
+    more than 10 learned claims to a process with the time."""
+    home, project, sid = _hook_home(tmp_path)
+    _drop_projection(home, fold=True)
+    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    return home, project, sid
+
+
 def _hook_context(home: Path, project: Path, sid: str) -> str:
     """The context a prompt's hook injects for a question on the zebra gateway."""
     from waymarks.hosts.claude_code import handle
@@ -237,8 +257,7 @@ def test_a_prompt_hook_leaves_a_long_fold_to_a_process_with_the_time(
     every later prompt started over: no context, pins included, and no helper started
     (the hook starts it after its own work). The hook now plans without learned memory."""
     home, project, sid = _hook_home(tmp_path)
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
+    _drop_projection(home, fold=False)
     monkeypatch.setattr(evolution_recall, "HOOK_FOLD_BYTES", 1000)
     context = _hook_context(home, project, sid)
     assert "keep functions short" in context and "zebra" not in context
@@ -294,12 +313,7 @@ def test_a_prompt_hook_leaves_a_long_build_of_the_corpus_to_a_process_with_the_t
     an upgrade's new analyser): the hook built the corpus of every learned claim itself,
     killed at 10 s at 60k claims with no context, pins included. It now plans without
     learned memory; a process with the time builds it."""
-    home, project, sid = _hook_home(tmp_path)
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
-    with Evolution(home) as evo:
-        evo.sync()  # folded, nothing posted
-    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    home, project, sid = _unposted_hook_home(tmp_path, monkeypatch)
     context = _hook_context(home, project, sid)
     assert "keep functions short" in context and "zebra" not in context
     found = evolution_recall.recall_learned(home, "zebra gateway port")  # (the time)
@@ -316,10 +330,7 @@ def test_a_prompt_hook_leaves_out_a_build_of_3000_learned_claims(tmp_path: Path)
     claims, a hook leaves a build of 3,000 to a process with the time."""
     home, project, sid = _hook_home(tmp_path)
     _learn(home, _texts(random.Random(2), 3_000, start=100))
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
-    with Evolution(home) as evo:
-        evo.sync()  # folded, nothing posted: as after an upgrade's new analyser
+    _drop_projection(home, fold=True)  # nothing posted: as after an upgrade's new analyser
     evolution_recall._CORPORA.clear()  # (the hook's own process)
     context = _hook_context(home, project, sid)
     assert "keep functions short" in context and "zebra" not in context
@@ -332,12 +343,7 @@ def test_a_warm_process_that_waits_briefly_still_builds_the_corpus_it_keeps(
     from waymarks.personal.setup import plan_with_memory
     from waymarks.service.app import Waymarks
 
-    home, project, _sid = _hook_home(tmp_path)
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
-    with Evolution(home) as evo:
-        evo.sync()  # folded, nothing posted
-    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    home, project, _sid = _unposted_hook_home(tmp_path, monkeypatch)
     with Waymarks(home, cwd=str(project), keep_recall_index=True,
                   busy_timeout_ms=2_500) as app:  # as Pi's bridge plans
         plan = plan_with_memory(app, "which port does the zebra gateway use?")
@@ -444,12 +450,7 @@ def test_a_prompt_hook_that_leaves_learned_memory_out_says_so(
     from waymarks.core.text import named_command
     from waymarks.hosts.claude_code import handle
 
-    home, project, sid = _hook_home(tmp_path)
-    for path in home.glob("waymarks.db*"):
-        path.unlink()
-    with Evolution(home) as evo:
-        evo.sync()  # folded, nothing posted
-    monkeypatch.setattr(evolution_recall, "HOOK_CORPUS_CLAIMS", 10)
+    home, project, sid = _unposted_hook_home(tmp_path, monkeypatch)
     evolution_recall._CORPORA.clear()  # (the hook's own process)
     said = handle("UserPromptSubmit", {"session_id": sid, "cwd": str(project),
                                        "hook_event_name": "UserPromptSubmit",
