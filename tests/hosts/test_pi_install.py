@@ -69,6 +69,22 @@ def test_a_linked_loader_is_refused_with_what_to_do(tmp_path: Path, home: Path) 
                                                        "wrote; move it away first")
 
 
+def _agent_dir_refused(agent_dir: str, env: dict[str, str], cwd: Path) -> list[dict[str, str]]:
+    """``waymarks --json pi install`` then ``uninstall`` with ``--agent-dir AGENT_DIR``,
+    each in a process of its own run in ``cwd``: both refused as an invalid argument, with
+    no traceback; their JSON answers."""
+    answers: list[dict[str, str]] = []
+    for action in ("install", "uninstall"):
+        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pi",
+                               action, "--agent-dir", agent_dir], env=env, cwd=cwd,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done
+        refused = json.loads(done.stdout)
+        assert refused["code"] == "invalid_argument", refused
+        answers.append(refused)
+    return answers
+
+
 @pytest.mark.parametrize("blank", ["", " "])
 def test_a_blank_agent_dir_is_refused_not_taken_for_pis_own(tmp_path: Path, home: Path,
                                                             blank: str) -> None:
@@ -80,13 +96,7 @@ def test_a_blank_agent_dir_is_refused_not_taken_for_pis_own(tmp_path: Path, home
     before = pi_install.loader_path(installed).read_text()
     env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(user)}
     env.pop("PI_CODING_AGENT_DIR", None)
-    for action in ("install", "uninstall"):
-        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pi",
-                               action, "--agent-dir", blank], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 2 and "Traceback" not in done.stderr, done
-        refused = json.loads(done.stdout)
-        assert refused["code"] == "invalid_argument", refused
+    for refused in _agent_dir_refused(blank, env, tmp_path):
         assert refused["message"].startswith("--agent-dir is empty"), refused
     assert pi_install.loader_path(installed).read_text() == before
     assert sorted(p.name for p in (installed / "extensions").iterdir()) == ["waymarks.ts"]
@@ -102,13 +112,7 @@ def test_a_relative_agent_dir_is_refused_not_written_into_the_working_folder(
     project = tmp_path / "project"
     project.mkdir()
     env = {**os.environ, "WAYMARKS_HOME": str(home), "HOME": str(tmp_path / "user")}
-    for action in ("install", "uninstall"):
-        done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--json", "pi",
-                               action, "--agent-dir", relative], env=env, cwd=project,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 2 and "Traceback" not in done.stderr, done
-        refused = json.loads(done.stdout)
-        assert refused["code"] == "invalid_argument", refused
+    for refused in _agent_dir_refused(relative, env, project):
         assert "relative path" in refused["message"] and "absolute" in refused["message"]
     assert list(project.iterdir()) == []
 
