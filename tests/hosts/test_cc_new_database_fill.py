@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,13 +29,55 @@ def _prompt(home: Path, project: Path, sid: str, capsysbinary: pytest.CaptureFix
     return capsysbinary.readouterr().out.decode()
 
 
+def _delete_database(home: Path) -> None:
+    """``waymarks.db`` deleted with its WAL and shared memory, to start over."""
+    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
+        (home / name).unlink(missing_ok=True)
+
+
+def _pins_went(out: str) -> None:
+    """The hook's printed answer carries the session's pin in its context."""
+    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
+        "additionalContext"]
+
+
+def _never_skipped(home: Path) -> None:
+    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+
+
+def _wait_for_the_fill(home: Path) -> None:
+    """Until the process filling the database ends: it holds its lock from before it
+    started to its end."""
+    fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        os.close(fd)
+
+
+def _before_the_first_fill(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
+    """``act`` (another process's doing, stood in for) run once, just before the first
+    fill of a new database reads it."""
+    from waymarks.service import rebuilding
+
+    real_fill = rebuilding.fill_if_new
+    acted: list[bool] = []
+
+    def first(app: object, projection: object) -> None:
+        if not acted:
+            act()
+            acted.append(True)
+        real_fill(app, projection)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rebuilding, "fill_if_new", first)
+
+
 def test_a_new_database_too_large_for_a_hook_is_filled_by_a_process_of_its_own(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
         capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     sid = _session_with_a_pin(home, project)
     assert "Always tag" in _prompt(home, project, sid, capsysbinary, "tag the release")
-    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
-        (home / name).unlink(missing_ok=True)
+    _delete_database(home)
     monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)  # any home is large
     said = json.loads(_prompt(home, project, sid, capsysbinary, "and push it"))
     message = said["systemMessage"]
@@ -44,15 +87,9 @@ def test_a_new_database_too_large_for_a_hook_is_filled_by_a_process_of_its_own(
     assert "Always tag" not in json.dumps(said)
     assert [e["code"] for e in _logged(home) if e["event"] == "claude_code_hook_skipped"
             ] == ["projection_filling"]
-    # the process filling it holds its lock from before it started to its end
-    fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
+    _wait_for_the_fill(home)
     out = _prompt(home, project, sid, capsysbinary, "and push it")
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
+    _pins_went(out)
 
 
 def _recorded(home: Path, text: str) -> int:
@@ -92,8 +129,7 @@ def test_a_warm_helper_whose_database_was_deleted_says_the_prompt_is_recorded(
                   busy_timeout_ms=claude_code.HOOK_BUSY_TIMEOUT_MS) as app:
         assert "Always tag" in json.dumps(claude_code.handle(
             "UserPromptSubmit", payload, home, app))
-        for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
-            (home / name).unlink(missing_ok=True)
+        _delete_database(home)
         monkeypatch.setattr(projection_fill, "HURRIED_FILL_BYTES", 0)
         monkeypatch.setattr(projection_fill, "start_worker", lambda app: None)
         said = claude_code.handle("UserPromptSubmit", {**payload, "prompt": "and push it"},
@@ -109,8 +145,7 @@ def test_a_new_database_of_a_small_home_is_filled_by_the_hook(
     sid = _session_with_a_pin(home, project)
     (home / "waymarks.db").unlink()
     out = _prompt(home, project, sid, capsysbinary, "tag the release")
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
+    _pins_went(out)
     assert not (home / projection_fill.LOCK_FILE).exists()  # (no process was started)
 
 
@@ -133,14 +168,9 @@ def test_a_damaged_database_too_large_for_a_hook_is_set_aside_and_filled_apart(
     # nothing told the person theirs was damaged, nor where the copy went)
     assert "is new" not in message
     assert "could not be used" in message and f"set aside as {copies[0]}" in message
-    fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
+    _wait_for_the_fill(home)
     out = _prompt(home, project, sid, capsysbinary, "and push it")
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
+    _pins_went(out)
 
 
 def test_a_recall_index_far_behind_is_caught_up_apart_and_the_pins_still_go(
@@ -168,11 +198,7 @@ def test_a_recall_index_far_behind_is_caught_up_apart_and_the_pins_still_go(
     context = said["hookSpecificOutput"]["additionalContext"]
     assert "Always tag releases from main" in context  # (a small session's memory may go
     # in by recency, not recall: the plan is made with what it has)
-    fd = os.open(home / projection_fill.LOCK_FILE, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
+    _wait_for_the_fill(home)
     out = json.loads(_prompt(home, project, sid, capsysbinary, "which port is staging on?"))
     assert "systemMessage" not in out
     assert "5433" in out["hookSpecificOutput"]["additionalContext"]
@@ -358,30 +384,25 @@ def test_a_new_database_set_aside_before_the_hook_fills_it_is_reopened(
     by a set-aside made just before the hook's fill: real files, real SQLite.)"""
     from datetime import UTC, datetime
 
-    from waymarks.service import rebuilding, recovery
+    from waymarks.service import recovery
     from waymarks.store.integrity import ProjectionDamaged
 
     sid = _session_with_a_pin(home, project)
-    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
-        (home / name).unlink(missing_ok=True)
-    real_fill = rebuilding.fill_if_new
+    _delete_database(home)
     replaced: list[Path] = []
 
-    def another_process_first(app: object, projection: object) -> None:
-        if not replaced:
-            other, note = recovery.start_afresh(home / "waymarks.db",
-                                                ProjectionDamaged("found damaged"),
-                                                datetime.now(UTC))
-            other.close()
-            replaced.append(Path(note["damaged"]))
-        real_fill(app, projection)  # type: ignore[arg-type]
+    def another_process() -> None:
+        other, note = recovery.start_afresh(home / "waymarks.db",
+                                            ProjectionDamaged("found damaged"),
+                                            datetime.now(UTC))
+        other.close()
+        replaced.append(Path(note["damaged"]))
 
-    monkeypatch.setattr(rebuilding, "fill_if_new", another_process_first)
+    _before_the_first_fill(monkeypatch, another_process)
     out = _prompt(home, project, sid, capsysbinary, "tag the release")
     assert replaced  # the race happened
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
-    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+    _pins_went(out)
+    _never_skipped(home)
 
 
 def test_the_branch_index_damaged_under_the_hook_costs_the_history_not_the_pins(
@@ -410,9 +431,8 @@ def test_the_branch_index_damaged_under_the_hook_costs_the_history_not_the_pins(
 
     monkeypatch.setattr(entries, "recent_messages", damaged_first)
     out = _prompt(home, project, sid, capsysbinary, "and push it")
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
-    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+    _pins_went(out)
+    _never_skipped(home)
 
 
 def test_a_new_database_damaged_before_the_hook_fills_it_is_repaired(
@@ -424,25 +444,18 @@ def test_a_new_database_damaged_before_the_hook_fills_it_is_repaired(
     open is. (The damage is made by another connection just before the fill.)"""
     import sqlite3
 
-    from waymarks.service import rebuilding
-
     sid = _session_with_a_pin(home, project)
-    for name in ("waymarks.db", "waymarks.db-wal", "waymarks.db-shm"):
-        (home / name).unlink(missing_ok=True)
-    real_fill = rebuilding.fill_if_new
+    _delete_database(home)
     damaged: list[int] = []
 
-    def damaged_first(app: object, projection: object) -> None:
-        if not damaged:
-            other = sqlite3.connect(home / "waymarks.db", isolation_level=None)
-            other.execute("DROP TABLE sources")
-            other.close()
-            damaged.append(1)
-        real_fill(app, projection)  # type: ignore[arg-type]
+    def another_opener() -> None:
+        other = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+        other.execute("DROP TABLE sources")
+        other.close()
+        damaged.append(1)
 
-    monkeypatch.setattr(rebuilding, "fill_if_new", damaged_first)
+    _before_the_first_fill(monkeypatch, another_opener)
     out = _prompt(home, project, sid, capsysbinary, "tag the release")
-    assert "Always tag releases from main" in json.loads(out)["hookSpecificOutput"][
-        "additionalContext"]
-    assert not [e for e in _logged(home) if e["event"] == "claude_code_hook_skipped"]
+    _pins_went(out)
+    _never_skipped(home)
     assert list(home.glob("waymarks.db.damaged-*[0-9]Z"))  # set aside, kept
