@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +53,13 @@ class Driver:
 
     def close(self) -> None:
         self.send(json.dumps({"id": 9, "method": "shutdown"}))
+
+
+@pytest.fixture
+def driver(tmp_path: Path) -> Iterator[Driver]:
+    started = Driver(tmp_path)
+    yield started
+    started.close()
 
 
 def whole(driver: Driver, messages: list[Any], provider: str = "openai") -> dict[str, Any]:
@@ -122,78 +131,64 @@ def test_tails_answer_byte_for_byte_what_whole_requests_do(tmp_path: Path) -> No
         joined.close()
 
 
-def test_a_later_request_sends_only_what_is_new_and_a_restart_resyncs(tmp_path: Path) -> None:
-    driver = Driver(tmp_path)
-    try:
-        sent, lines = SentConversation(), []
-        messages = [dict(POOL[n % len(POOL)]) for n in range(40)]
-        first = delta(driver, sent, messages, lines)
-        messages.append({"role": "user", "content": "and the port?"})
-        second = delta(driver, sent, messages, lines)
-        assert [json.loads(line)["params"]["conversation"]["base"] for line in lines] == [0, 40]
-        assert len(json.loads(lines[1])["params"]["tail"]) == 1
-        assert KEY not in payload_of(second) and "PRIVATE-PLAN" not in payload_of(second)
-        assert first["result"]["held"] != second["result"]["held"]
-        driver.bridge._held = HeldConversation()  # the bridge started again
-        lines.clear()
-        messages.append({"role": "user", "content": "and the host?"})
-        third = delta(driver, sent, messages, lines)
-        assert [json.loads(line)["params"]["conversation"]["base"] for line in lines] == [41, 0]
-        assert driver.send(lines[0])["result"] == {"resync": True, "why": (
-            "the bridge holds another conversation (it started again, or read another "
-            "request since): send it whole")}
-        assert payload_of(third) == payload_of(whole(driver, messages))
-    finally:
-        driver.close()
+def test_a_later_request_sends_only_what_is_new_and_a_restart_resyncs(driver: Driver) -> None:
+    sent, lines = SentConversation(), []
+    messages = [dict(POOL[n % len(POOL)]) for n in range(40)]
+    first = delta(driver, sent, messages, lines)
+    messages.append({"role": "user", "content": "and the port?"})
+    second = delta(driver, sent, messages, lines)
+    assert [json.loads(line)["params"]["conversation"]["base"] for line in lines] == [0, 40]
+    assert len(json.loads(lines[1])["params"]["tail"]) == 1
+    assert KEY not in payload_of(second) and "PRIVATE-PLAN" not in payload_of(second)
+    assert first["result"]["held"] != second["result"]["held"]
+    driver.bridge._held = HeldConversation()  # the bridge started again
+    lines.clear()
+    messages.append({"role": "user", "content": "and the host?"})
+    third = delta(driver, sent, messages, lines)
+    assert [json.loads(line)["params"]["conversation"]["base"] for line in lines] == [41, 0]
+    assert driver.send(lines[0])["result"] == {"resync": True, "why": (
+        "the bridge holds another conversation (it started again, or read another "
+        "request since): send it whole")}
+    assert payload_of(third) == payload_of(whole(driver, messages))
 
 
-def test_a_request_not_as_the_wire_says_is_refused_and_changes_nothing(
-        tmp_path: Path) -> None:
-    driver = Driver(tmp_path)
-    try:
-        sent = SentConversation()
-        messages = [dict(POOL[0]), dict(POOL[1])]
-        delta(driver, sent, messages)
-        held = driver.bridge._held.token
-        good = {"payload": {"model": "m", "messages": []}, "provider": "openai", "tail": [],
-                "conversation": {"key": "messages", "base": 2, "held": held}}
-        bad = [({"conversation": {"key": "system", "base": 0}}, "its key one of"),
-               ({"conversation": {"key": "messages", "base": -1}}, "base must be"),
-               ({"conversation": {"key": "messages", "base": 2}}, "with the held token"),
-               ({"conversation": {"key": "messages", "base": True, "held": held}},
-                "base must be"),
-               ({"tail": {"role": "user"}}, "tail must be the list"),
-               ({"payload": {"model": "m", "messages": [POOL[2]]}}, "must be [] when")]
-        for change, said in bad:
-            answer = driver.send(json.dumps({"id": 1, "method": "sanitize",
-                                             "params": {**good, **change}}))
-            assert answer["error"]["code"] == "invalid_argument"
-            assert said in answer["error"]["message"]
-            assert driver.bridge._held.token == held  # nothing held changed
-        messages.append(dict(POOL[2]))
-        answer = delta(driver, sent, messages)
-        assert "resync" not in answer["result"] and KEY not in payload_of(answer)
-    finally:
-        driver.close()
+def test_a_request_not_as_the_wire_says_is_refused_and_changes_nothing(driver: Driver) -> None:
+    sent = SentConversation()
+    messages = [dict(POOL[0]), dict(POOL[1])]
+    delta(driver, sent, messages)
+    held = driver.bridge._held.token
+    good = {"payload": {"model": "m", "messages": []}, "provider": "openai", "tail": [],
+            "conversation": {"key": "messages", "base": 2, "held": held}}
+    bad = [({"conversation": {"key": "system", "base": 0}}, "its key one of"),
+           ({"conversation": {"key": "messages", "base": -1}}, "base must be"),
+           ({"conversation": {"key": "messages", "base": 2}}, "with the held token"),
+           ({"conversation": {"key": "messages", "base": True, "held": held}},
+            "base must be"),
+           ({"tail": {"role": "user"}}, "tail must be the list"),
+           ({"payload": {"model": "m", "messages": [POOL[2]]}}, "must be [] when")]
+    for change, said in bad:
+        answer = driver.send(json.dumps({"id": 1, "method": "sanitize",
+                                         "params": {**good, **change}}))
+        assert answer["error"]["code"] == "invalid_argument"
+        assert said in answer["error"]["message"]
+        assert driver.bridge._held.token == held  # nothing held changed
+    messages.append(dict(POOL[2]))
+    answer = delta(driver, sent, messages)
+    assert "resync" not in answer["result"] and KEY not in payload_of(answer)
 
 
-def test_an_answer_leaves_out_what_it_answered_unchanged_and_says_how_much(
-        tmp_path: Path) -> None:
-    driver = Driver(tmp_path)
-    try:
-        sent, lines = SentConversation(), []
-        messages = [dict(POOL[n % len(POOL)]) for n in range(40)]
-        delta(driver, sent, messages, lines)
-        messages.append({"role": "user", "content": "and the port?"})
-        raw = driver.send(sent.line(2, {"payload": {"model": "gpt-4.1", "messages": messages},
-                                        "provider": "openai"}, "messages",
-                                    [json.dumps(m, ensure_ascii=False) for m in messages]))
-        # the earlier checked messages left out, the guard's rewritten ones too (equal);
-        # not the last: a context_persistence call of the turn then in progress, history
-        # now, which the guard rewrites
-        assert messages[39]["tool_calls"] == [CALL]
-        assert raw["result"]["same"] == 39
-        assert len(raw["result"]["payload"]["messages"]) == 2
-        assert raw["result"]["payload"]["messages"][0]["tool_calls"] != [CALL]
-    finally:
-        driver.close()
+def test_an_answer_leaves_out_what_it_answered_unchanged_and_says_how_much(driver: Driver) -> None:
+    sent, lines = SentConversation(), []
+    messages = [dict(POOL[n % len(POOL)]) for n in range(40)]
+    delta(driver, sent, messages, lines)
+    messages.append({"role": "user", "content": "and the port?"})
+    raw = driver.send(sent.line(2, {"payload": {"model": "gpt-4.1", "messages": messages},
+                                    "provider": "openai"}, "messages",
+                                [json.dumps(m, ensure_ascii=False) for m in messages]))
+    # the earlier checked messages left out, the guard's rewritten ones too (equal);
+    # not the last: a context_persistence call of the turn then in progress, history
+    # now, which the guard rewrites
+    assert messages[39]["tool_calls"] == [CALL]
+    assert raw["result"]["same"] == 39
+    assert len(raw["result"]["payload"]["messages"]) == 2
+    assert raw["result"]["payload"]["messages"][0]["tool_calls"] != [CALL]
