@@ -89,18 +89,45 @@ def test_a_project_install_into_a_file_git_tracks_says_so(tmp_path: Path) -> Non
     `.claude/settings.json`) without a word, and teammates who pulled it got hooks that
     fail on every prompt. The README's advice (keep them out of shared commits, or
     --user) is now said where it applies: for each file git tracks."""
+    from waymarks.hosts import claude_code_install as cc
+
+    project = _committed_servers(tmp_path)
+    changes = {c.path.name: c for c in cc.install("project", project, tmp_path / "user",
+                                                  tmp_path / "wm")}
+    [note] = changes[".mcp.json"].notes
+    assert note.startswith("warning: git tracks this file") and "--user" in note
+    assert changes["settings.json"].notes == []  # not committed: nothing to say
+
+
+def test_asking_git_runs_no_command_the_repository_names(tmp_path: Path) -> None:
+    """A repository's own ``.git/config`` may name a command git runs as it reads the
+    index (``core.fsmonitor``), and a project install need not be of a repository the
+    person trusts (a downloaded archive holding its ``.git``): asking git whether it tracks
+    the files ran that command, where install had run no git at all before."""
     import subprocess
 
     from waymarks.hosts import claude_code_install as cc
 
-    project, user = tmp_path / "project", tmp_path / "user"
+    project = _committed_servers(tmp_path)
+    ran = tmp_path / "ran"
+    subprocess.run(["git", "config", "core.fsmonitor", f"touch '{ran}'; false"],
+                   cwd=project, check=True)
+    changes = {c.path.name: c for c in cc.install("project", project, tmp_path / "user",
+                                                  tmp_path / "wm")}
+    assert not ran.exists()
+    [note] = changes[".mcp.json"].notes  # git still answers
+    assert note.startswith("warning: git tracks this file")
+
+
+def _committed_servers(tmp_path: Path) -> Path:
+    """A project (in a new repository) whose committed ``.mcp.json`` shares its servers."""
+    import subprocess
+
+    project = tmp_path / "project"
     project.mkdir()
-    user.mkdir()
+    (tmp_path / "user").mkdir()
     (project / ".mcp.json").write_text('{"mcpServers": {}}')
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     for args in (["init", "-q"], ["add", ".mcp.json"], ["commit", "-q", "-m", "servers"]):
         subprocess.run([*git, *args], cwd=project, check=True, capture_output=True)
-    changes = {c.path.name: c for c in cc.install("project", project, user, tmp_path / "wm")}
-    [note] = changes[".mcp.json"].notes
-    assert note.startswith("warning: git tracks this file") and "--user" in note
-    assert changes["settings.json"].notes == []  # not committed: nothing to say
+    return project

@@ -121,8 +121,11 @@ def trouble(cwd: Path) -> tuple[str, str] | None:
 
 def tracked(cwd: Path, relative: str) -> bool:
     """Whether git tracks ``relative`` (a path from ``cwd``); ``False`` when it cannot
-    say (no repository, no git)."""
-    return bool(_git(cwd, "ls-files", "--error-unmatch", "--", relative))
+    say (no repository, no git). Asked of a project nobody trusted (an install's), so the
+    command its ``.git/config`` may name for reading the index (``core.fsmonitor``) is
+    switched off: git ran it."""
+    return bool(_git(cwd, "-c", "core.fsmonitor=false", "ls-files", "--error-unmatch",
+                     "--", relative))
 
 
 def ignored_by(cwd: Path, relative: str) -> str | None:
