@@ -134,3 +134,32 @@ def test_an_install_for_another_home_than_this_shells_waymarks_home_warns(
     same = waymarks("--home", str(shell_home), "--json", "pi", "install", "--agent-dir",
                     str(agent), env=env)
     assert json.loads(same.stdout)["environmentHome"] is None
+
+
+def test_a_shell_with_an_empty_waymarks_home_runs_pi_with_the_installed_home(
+        tmp_path: Path) -> None:
+    """`WAYMARKS_HOME=` (set, empty: `export WAYMARKS_HOME=` in a profile) is no home to
+    Waymarks, which uses the default one; the loader's `??=` kept the empty value, so a Pi
+    started there used the default home, not the one installed for, and install, which
+    reads the empty value as unset, warned of nothing (reproduced with the real Pi 1.6: the
+    bridge wrote the default home). The loader now sets an empty one too, and so for
+    WAYMARKS_BIN (empty: the `waymarks` on PATH, not this installation's)."""
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is needed to run the loader's lines")
+    home = tmp_path / "b"
+    loader = pi_install.loader_text(home=home)
+    lines = [line for line in loader.splitlines() if line.startswith("process.env.")]
+    script = "\n".join([*lines, "console.log(JSON.stringify([process.env.WAYMARKS_HOME, "
+                        "process.env.WAYMARKS_BIN]))"])
+    ran = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "WAYMARKS_HOME": "", "WAYMARKS_BIN": ""})
+    assert ran.returncode == 0, ran.stderr
+    named_home, binary = json.loads(ran.stdout)
+    assert named_home == str(home)
+    assert binary and binary.endswith("waymarks")
+    kept = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "WAYMARKS_HOME": "/elsewhere"})
+    assert json.loads(kept.stdout)[0] == "/elsewhere"  # one that names a home still wins

@@ -148,7 +148,7 @@ def test_pi_install_names_the_home_it_was_run_for(tmp_path: Path) -> None:
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     loader = pi_install.loader_path(agent).read_text()
-    assert f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};" in loader
+    assert f"process.env.WAYMARKS_HOME ||= {json.dumps(str(home))};" in loader
     from waymarks.cli.launchers import _unless_default
 
     assert _unless_default(Path(user_data_dir())) is None

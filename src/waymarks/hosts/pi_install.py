@@ -57,16 +57,19 @@ def loader_path(directory: Path) -> Path:
 def loader_text(extension: Path = EXTENSION, created: list[str] | None = None,
                 home: Path | None = None) -> str:
     """The loader; ``home``: the home it names for Pi's bridge (unless Pi's environment
-    names one: ``WAYMARKS_HOME`` set there wins); ``None`` (the default home) names none."""
+    names one: ``WAYMARKS_HOME`` set there, not empty, wins); ``None`` (the default home)
+    names none."""
     from waymarks.hosts.claude_code_install import waymarks_binary
 
     binary = waymarks_binary()  # the script pip installed (a --user install's is not beside
     # the interpreter): the rule the Claude Code installer follows
-    named = [] if home is None else [f"process.env.WAYMARKS_HOME ??= {json.dumps(str(home))};"]
+    # ||=, not ??=: an empty value (`export WAYMARKS_HOME=`) is none to Waymarks, which
+    # uses the default home, and ??= kept it, so Pi's bridge used that home, not this one
+    named = [] if home is None else [f"process.env.WAYMARKS_HOME ||= {json.dumps(str(home))};"]
     return "\n".join([
         MARK,
         CREATED + json.dumps(created or []),
-        f"process.env.WAYMARKS_BIN ??= {json.dumps(str(binary))};",
+        f"process.env.WAYMARKS_BIN ||= {json.dumps(str(binary))};",
         *named,
         f"export {{ default }} from {json.dumps(str(extension))};", ""])
 
