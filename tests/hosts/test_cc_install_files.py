@@ -507,3 +507,27 @@ def test_an_uninstall_for_a_home_that_was_never_made_does_not_make_it(
     cc.uninstall("project", project, user, never)
     assert not never.exists() and not never.parent.exists()
     assert not (project / ".claude").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("record", ["created-folders.json", "backups.json"])
+def test_a_fifo_in_place_of_another_homes_record_does_not_hang_uninstall(
+        tmp_path: Path, home: Path, project: Path, record: str) -> None:
+    """Uninstall reads the records of the homes the removed entries name (any absolute
+    path a settings file's hook says, a hostile one's too): a FIFO in place of one
+    (`created-folders.json`, read since c2e0777c on every uninstall; `backups.json`, where
+    a backup is there) was opened and waited on, and uninstall hung, its files already
+    changed. A record that is no regular file is none, as an unreadable one is."""
+    named = tmp_path / "named"
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    cc.install("project", project, tmp_path / "u", named)
+    path = named / "claude-code" / record
+    path.unlink()
+    os.mkfifo(path)
+    done = subprocess.run(**in_a_process(home, project, tmp_path / "u", "uninstall"),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done
+    assert not (project / ".claude" / "settings.json").exists()
+    left = [p.read_text() for p in project.rglob("*") if p.is_file()]  # (the record
+    # unreadable, the backup is kept, named, rather than written back)
+    assert left and all("--claude-code" not in text for text in left)

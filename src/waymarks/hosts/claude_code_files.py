@@ -246,11 +246,18 @@ def write_backup(loaded: Loaded) -> None:
 BACKUPS_RECORD: Final = Path("claude-code") / "backups.json"
 
 
-def _backups(home: Path) -> dict[str, str]:
+def read_record(path: Path) -> Any:
+    """The JSON value of a home's install record (``None``: none, or not readable). The
+    homes are those a settings file's entries name, any path: a FIFO in place of a record
+    was opened and waited on, and uninstall hung, its files already changed."""
     try:
-        named = json.loads((home / BACKUPS_RECORD).read_text(encoding="utf-8"))
+        return json.loads(read_regular(path, limit=MAX_FILE_BYTES))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return {}
+        return None
+
+
+def _backups(home: Path) -> dict[str, str]:
+    named = read_record(home / BACKUPS_RECORD)
     return {k: v for k, v in named.items() if isinstance(v, str)} \
         if isinstance(named, dict) else {}
 

@@ -63,6 +63,7 @@ from waymarks.hosts.claude_code_files import (
     dump,
     load,
     note_backup,
+    read_record,
     refreshed_server,
     take_over_backup,
 )
@@ -419,10 +420,7 @@ def _record(home: Path) -> Path:
 
 
 def _created(home: Path) -> list[str]:
-    try:
-        named = json.loads(_record(home).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return []
+    named = read_record(_record(home))
     return [p for p in named if isinstance(p, str)] if isinstance(named, list) else []
 
 
