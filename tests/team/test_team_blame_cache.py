@@ -181,7 +181,7 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
     real_run = subprocess.run
 
     def slow(command: list[str], *args: object, **kwargs: object) -> object:
-        if command[1:2] == ["blame"]:
+        if command[3:4] == ["blame"]:
             blames.append(command)
             raise subprocess.TimeoutExpired(command, 10)
         return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
@@ -217,7 +217,7 @@ def test_a_team_file_not_yet_added_to_git_is_blamed_once_not_by_every_process(
     real_run = subprocess.run
 
     def counted(command: list[str], *args: object, **kwargs: object) -> object:
-        if command[1:2] == ["blame"]:
+        if command[3:4] == ["blame"]:
             blames.append(command)
         return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
 
@@ -255,7 +255,7 @@ def test_a_blame_git_refuses_is_kept_for_a_while_not_asked_by_every_process(
     refusing = [True]
 
     def run(command: list[str], *args: object, **kwargs: object) -> object:
-        if command[1:2] == ["blame"]:
+        if command[3:4] == ["blame"]:
             blames.append(command)
             if refusing[0]:
                 return subprocess.CompletedProcess(command, 128, b"",

@@ -52,8 +52,11 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None,
     given, collects what a git that ran and failed said on standard error)."""
     try:
         # in English (LC_ALL=C), so that the one refusal read below reads the same in
-        # every language git speaks
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True,
+        # every language git speaks; and never a command the repository's .git/config
+        # names (core.fsmonitor, run to read the index; a diff driver's textconv, run by
+        # blame: switched off where blame is asked)
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=cwd,
+                              capture_output=True,
                               timeout=_TIMEOUT_S, check=False,
                               env={**os.environ, "LC_ALL": "C", **(env or {})})
     except subprocess.TimeoutExpired:
@@ -121,11 +124,9 @@ def trouble(cwd: Path) -> tuple[str, str] | None:
 
 def tracked(cwd: Path, relative: str) -> bool:
     """Whether git tracks ``relative`` (a path from ``cwd``); ``False`` when it cannot
-    say (no repository, no git). Asked of a project nobody trusted (an install's), so the
-    command its ``.git/config`` may name for reading the index (``core.fsmonitor``) is
-    switched off: git ran it."""
-    return bool(_git(cwd, "-c", "core.fsmonitor=false", "ls-files", "--error-unmatch",
-                     "--", relative))
+    say (no repository, no git). Asked of a project nobody trusted (an install's): the
+    command its ``.git/config`` may name for reading the index is never run (:func:`_git`)."""
+    return bool(_git(cwd, "ls-files", "--error-unmatch", "--", relative))
 
 
 def ignored_by(cwd: Path, relative: str) -> str | None:
@@ -304,7 +305,8 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
     # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
     # lines credited to an earlier one, so the repository chose the provenance shown
-    blame = ("blame", "--porcelain", "--ignore-revs-file=", "--", path.name)
+    blame = ("blame", "--porcelain", "--no-textconv", "--ignore-revs-file=", "--",
+             path.name)
     out = _git(path.parent, *blame)
     if out is None:
         # a blame.ignoreRevsFile that names a file that is not there (set in the user's
