@@ -31,7 +31,12 @@ from waymarks.service.recovery import (
     start_afresh,
 )
 from waymarks.service.sources import placement
-from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced
+from waymarks.store.integrity import (
+    CUT_TO_NOTHING,
+    ProjectionDamaged,
+    ProjectionReplaced,
+    cut_to_nothing,
+)
 from waymarks.store.projection import Projection
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
@@ -109,12 +114,15 @@ def refreshed(app: Waymarks) -> SessionLog | None:
     at the path: a long-lived process (the hook helper, an MCP server, the Pi bridge) whose
     database another process set aside and rebuilt, or its own learned-memory store did,
     reopens the new file first (one ``stat`` a request), instead of reading the set-aside
-    copy and failing every write; damage found while refreshing is repaired once."""
+    copy and failing every write; its own file cut to nothing (:func:`cut_to_nothing`) is
+    repaired, as damage found while refreshing is, once."""
     held = getattr(app._projection, "identity", None)
     if held is not None and (now := file_identity(app.db_path)) != held:
         if now is None:
             refuse_home_gone(app)
         app._recover(ProjectionReplaced(f"{app.db_path} was replaced by another process"))
+    elif held is not None and cut_to_nothing(app.db_path):  # the same file, cut under us:
+        app._recover(ProjectionDamaged(CUT_TO_NOTHING))  # its pages read from a stale log
     try:
         return app._refresh_now()
     except SQLITE_ERRORS as exc:

@@ -46,7 +46,12 @@ from waymarks.service.kept_exclusions import (
     note_pending,
 )
 from waymarks.service.outcomes import ServiceError
-from waymarks.store.integrity import DECODE_ERRORS, ProjectionDamaged, ProjectionReplaced
+from waymarks.store.integrity import (
+    DECODE_ERRORS,
+    ProjectionDamaged,
+    ProjectionReplaced,
+    cut_to_nothing,
+)
 from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
@@ -412,6 +417,9 @@ def start_afresh(db_path: Path, problem: Exception, now: datetime
     except OSError as exc:
         raise database_error(exc, db_path) from exc
     aside = set_aside(db_path, now)
+    if cut_to_nothing(db_path):  # an opener made an empty file among the renames' leavings:
+        with contextlib.suppress(FileNotFoundError):  # no data; its companions are dropped
+            os.unlink(db_path)  # as a gone database's (store/private.py)
     note: dict[str, Any] = {"damaged": str(aside), "problem": describe(problem), "caveats": []}
     try:
         projection = Projection(db_path, int(now.timestamp() * 1000))

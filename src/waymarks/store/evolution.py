@@ -55,7 +55,12 @@ from waymarks.store.evolution_schema import (
     EXPECTED_COLUMNS,
     schema_problem,
 )
-from waymarks.store.integrity import ProjectionDamaged, ProjectionReplaced, refuse_foreign
+from waymarks.store.integrity import (
+    ProjectionDamaged,
+    ProjectionReplaced,
+    refuse_cut_to_nothing,
+    refuse_foreign,
+)
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.wal import enter_wal
@@ -102,6 +107,7 @@ class EvolutionStore:
     def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
                  ) -> None:
         private_database(path)
+        refuse_cut_to_nothing(path)  # as the projection's open: damage, not a lock to wait on
         binding.install()
         self.path = path
         self.busy_timeout_s = busy_timeout_ms / 1000

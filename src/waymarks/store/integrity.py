@@ -63,12 +63,14 @@ its message names tables and columns, never stored content.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
+from pathlib import Path
 from typing import Any, Final, Generic, TypeVar, get_args
 
 import msgspec
@@ -126,6 +128,33 @@ class ProjectionForeign(ProjectionDamaged):
     """The file at the projection's path is a sound SQLite database that Waymarks did not
     write (tables, but no ``schema_migrations``): it is set aside untouched like a damaged
     one, never migrated in place (its tables would be mixed with the projection's)."""
+
+
+#: what a database of no bytes beside its log says, for the person reading the repair
+CUT_TO_NOTHING: Final = "the file was cut to zero bytes under its write-ahead log"
+
+
+def cut_to_nothing(path: Path) -> bool:
+    """Whether the database at ``path`` is a file of no bytes with a ``-wal`` or ``-shm``
+    beside it: cut under its log (``: > waymarks.db``). SQLite writes a database's header
+    before it makes either, so a crash before the first write leaves an empty file alone
+    (filled as a new one). Opened, the cut file was an empty database in rollback mode, and
+    switching it to WAL waited for the lock a process still holding it (a ui) never gave
+    up: every other open failed as busy."""
+    try:
+        if os.stat(path).st_size:
+            return False
+    except OSError:
+        return False  # missing: SQLite makes it (stale companions are dropped first)
+    return any(os.path.exists(f"{path}{suffix}") for suffix in ("-wal", "-shm"))
+
+
+def refuse_cut_to_nothing(path: Path) -> None:
+    """Raise :class:`ProjectionDamaged` before SQLite opens a database
+    :func:`cut_to_nothing`: set aside, the new file at the path is one no holder's lock
+    covers (and SQLite does not delete the holder's log as an empty database's)."""
+    if cut_to_nothing(path):
+        raise ProjectionDamaged(CUT_TO_NOTHING)
 
 
 def refuse_foreign(db: sqlite3.Connection) -> None:

@@ -129,6 +129,7 @@ class Projection(ProjectionReads, SourcePolicy):
         waits less)."""
         self.path = path
         private_database(path)  # 0600 (and its -wal, -shm): it holds every stored text
+        integrity.refuse_cut_to_nothing(path)
         # check_same_thread=False: adapters (the MCP server) may call from a worker thread;
         # they serialize calls themselves, one at a time per service object
         binding.install()
