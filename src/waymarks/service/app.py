@@ -25,6 +25,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult
 from waymarks.service import api_args, rebuilding, recall_query, semantic_recall
 from waymarks.service.config import Settings, load_settings
+from waymarks.service.kept_exclusions import finish_interrupted_rename
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import PinInputs
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
@@ -156,6 +157,7 @@ class Waymarks:
     def projection(self) -> Store:
         if self._projection is None:
             prepare_database_files(self.db_path)
+            finish_interrupted_rename(self.db_path, self.busy_timeout_ms / 1000)
             found = file_identity(self.db_path)  # the file a failure below is about
             try:
                 self._projection = Projection(self.db_path, self._now_ms(),

@@ -11,6 +11,8 @@ and ``health`` until one is set or lifted), never dropped in silence.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +29,38 @@ DAMAGED_MARK: Final = ".damaged-"
 def aside_path(db_path: Path, now: datetime) -> Path:
     """Where a repair at ``now`` sets the database aside."""
     return db_path.with_name(f"{db_path.name}{DAMAGED_MARK}{now.strftime('%Y%m%dT%H%M%S%fZ')}")
+
+
+#: the database last: an opener meanwhile meets it, never a new file beside its old log
+_COMPANIONS = ("-shm", "-wal", "-journal", "")
+
+
+def rename_aside(db_path: Path, target: Path, *, finishing: bool = False) -> None:
+    """Rename the database and its companions to ``target`` (under the writer's turn).
+    ``finishing`` a rename a kill stopped: a companion already at the target is the
+    copy's own and stays; one at the path then is an opener's since, dropped with the
+    database gone (store/private.py)."""
+    for suffix in _COMPANIONS:
+        source, moved = Path(f"{db_path}{suffix}"), Path(f"{target}{suffix}")
+        if source.exists() and not (finishing and moved.exists()):
+            with contextlib.suppress(FileNotFoundError):  # the last connection removed it
+                os.replace(source, moved)
+
+
+def finish_interrupted_rename(db_path: Path, timeout_s: float) -> None:
+    """Before the database is opened: a repair killed between its renames (companions
+    first, the database last) left the damaged database at the path without its log, and
+    its copy's -wal or -shm under the name :data:`PENDING_EXCLUSIONS` gives it, with no
+    copy. The open used that database, the next note said it had been set aside under a
+    name no file had, and ``health`` listed no copy. The rename is finished (one ``stat``
+    when no repair is pending)."""
+    if not pending_path(db_path).exists():
+        return
+    with writer_turn(db_path, timeout_s):  # a repair running now finishes its own first
+        copies = pending_copies(db_path)
+        if copies and not copies[-1].exists() and db_path.exists() and any(
+                Path(f"{copies[-1]}{suffix}").exists() for suffix in ("-wal", "-shm")):
+            rename_aside(db_path, copies[-1], finishing=True)
 
 
 def note_pending(db_path: Path, now: datetime) -> list[Path]:

@@ -44,6 +44,7 @@ from waymarks.service.kept_exclusions import (
     exclusions_used,
     finish_interrupted_repair,
     note_pending,
+    rename_aside,
 )
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.integrity import (
@@ -111,18 +112,10 @@ def describe(exc: BaseException) -> str:
     return f"{text} ({name})" if name else text
 
 
-#: the database last: an opener meanwhile meets it, never a new file beside its old log
-_COMPANIONS = ("-shm", "-wal", "-journal", "")
-
-
 def set_aside(db_path: Path, now: datetime) -> Path:
     """Rename the database and its companions out of the way; returns the new main path."""
     target = aside_path(db_path, now)
-    for suffix in _COMPANIONS:
-        source = Path(f"{db_path}{suffix}")
-        if source.exists():
-            with contextlib.suppress(FileNotFoundError):  # the last connection removed it
-                os.replace(source, Path(f"{target}{suffix}"))
+    rename_aside(db_path, target)
     return target
 
 
