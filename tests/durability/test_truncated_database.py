@@ -16,12 +16,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.durability.test_replaced_reads import cli
 from waymarks.service.app import Waymarks
+from waymarks.service.recovery import open_job_store
 from waymarks.store.integrity import ProjectionDamaged
 from waymarks.store.projection import Projection
 
@@ -33,6 +35,16 @@ held = Projection(Path(sys.argv[1]), 0)
 held.db.execute("SELECT count(*) FROM items").fetchone()
 print("ready", flush=True)
 sys.stdin.read()  # idle, its connection open (a ui between two pages)
+"""
+
+QUEUE_HOLDER = """
+import sys
+from pathlib import Path
+from waymarks.store.jobs import JobStore
+held = JobStore.open(Path(sys.argv[1]))
+held.open_jobs()
+print("ready", flush=True)
+sys.stdin.read()  # a learning worker, or the ui's evolution page, between two reads
 """
 
 OPENER = """
@@ -101,3 +113,20 @@ def test_a_database_left_empty_before_its_first_write_is_just_filled(tmp_path: P
     with pytest.raises(ProjectionDamaged, match="cut to zero bytes"):
         Projection(cut, 0)
     assert Path(f"{cut}-shm").exists()  # not SQLite's to delete: the holder's
+
+
+def test_the_learning_queue_cut_to_nothing_under_a_holder_is_made_anew(home: Path) -> None:
+    home.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", QUEUE_HOLDER, str(home)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        (home / "evolution.db").write_bytes(b"")
+        store = open_job_store(home, datetime.now(UTC))  # was: locked for too long, 30 s
+        assert store.open_jobs() == 0
+        store.close()
+    finally:
+        holder.communicate("", timeout=60)
+    copies = [c for c in home.glob("evolution.db.damaged-*")
+              if not c.name.endswith(("-wal", "-shm", "-journal"))]
+    assert [c.stat().st_size for c in copies] == [0]

@@ -45,6 +45,7 @@ from typing import Final
 from waymarks.core.evolution_policy import NO_ANSWER_CODES
 from waymarks.core.model_port import SourceRef
 from waymarks.store import binding
+from waymarks.store.integrity import refuse_cut_to_nothing
 from waymarks.store.job_routes import ANY_MODEL, RouteState
 from waymarks.store.job_rows import (
     ALLOWED_CODES,
@@ -83,6 +84,7 @@ class JobStore(RouteState):
 
     def __init__(self, path: Path) -> None:
         private_database(path)
+        refuse_cut_to_nothing(path)  # damage (set aside), not a holder's lock to wait on
         self.path = path
         #: IDs of job rows left out of reads because they are not well formed (item 79)
         self.bad_jobs: set[str] = set()
