@@ -40,6 +40,8 @@ from typing import Any, Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.hosts.claude_code_said import (
+    CONTEXT_CHARS,
+    NOTES_CHARS,
     home_command,
     told,
     unreadable_ledger,
@@ -71,9 +73,6 @@ HOOK_BUSY_TIMEOUT_MS: Final = 1_000
 #: warm helper answers records before the other's process has started; the next prompt
 #: of a conversation comes after a whole model turn
 TWIN_HOOK_MS: Final = 1_000
-#: Claude Code keeps at most this many characters of a hook's ``additionalContext``; past
-#: it, the whole text goes to a file and the model sees a 2 KB preview (4 of 25 pins)
-CONTEXT_CHARS: Final = 10_000
 #: the planner's cap on added context for it: a token is at most 4 characters of the
 #: planner's estimate (``core.tokens``), and the receipt and separators come on top
 CONTEXT_TOKENS: Final = 2_300
@@ -226,14 +225,12 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
                 raise
             context = ""
         if dropped is not None:  # the person hears it too (their pins did not go)
-            receipt = dropped if receipt is None else f"{receipt}\n{dropped}"
             context = ""
         note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
-        for line in (note, learned if dropped is None else None):
-            if line is not None:
-                receipt = line if receipt is None else f"{receipt}\n{line}"
-        if receipt is not None:
-            return told(receipt, context)
+        notes = [line for line in (receipt, dropped, note,
+                                   learned if dropped is None else None) if line is not None]
+        if notes:
+            return told(*notes, context=context)
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}} if context else None
     if event == "PreCompact":
@@ -384,7 +381,7 @@ def _plan(app: Any, prompt: str,
     plan = plan_with_memory(app, read, model_limit=limit, fixed_tokens=used + rest,
                             history=history, context_cap=CONTEXT_TOKENS)
     context = "\n\n".join(m.content for m in plan.messages if m.kind != "request")
-    if plan.pins_left_out or len(context) > CONTEXT_CHARS - 500:
+    if plan.pins_left_out or len(context) > CONTEXT_CHARS - NOTES_CHARS:
         # nothing rather than a cut block; the model and the person hear why (a fallback
         # for the model's own limit stays silent: its context is full already)
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "

@@ -14,12 +14,38 @@ from typing import Any, Final
 UNUSABLE_FILES: Final = ("bad_config", "bad_trust_file")
 
 
-def told(receipt: str, context: str = "") -> dict[str, Any]:
-    """A prompt's answer that says ``receipt`` to the person and to the model (before the
-    ``context`` added, if any)."""
-    return {"systemMessage": receipt, "hookSpecificOutput": {
+#: Claude Code keeps at most this many characters of a hook's ``additionalContext``; past
+#: it, the whole text goes to a file and the model sees a 2 KB preview (4 of 25 pins)
+CONTEXT_CHARS: Final = 10_000
+#: what a plan leaves of :data:`CONTEXT_CHARS` for the hook's own notes: at least the one
+#: line :func:`told` adds when some do not fit
+NOTES_CHARS: Final = 500
+
+
+def told(*notes: str, context: str = "") -> dict[str, Any]:
+    """A prompt's answer that says ``notes`` (one a line) to the person and to the model
+    (before the ``context`` added, if any). The person hears them all; the model's text
+    stays within :data:`CONTEXT_CHARS` (each note may name a command for a home whose path
+    is long: three of them outgrew :data:`NOTES_CHARS`, and past the limit the model got a
+    preview, most pins lost): the context goes whole, the notes in their order (the first
+    the most important) while each fits whole, and one line says how many did not."""
+    room = CONTEXT_CHARS - (len(context) + 2 if context else 0) - len(_left_out(len(notes)))
+    kept: list[str] = []
+    for note in notes:
+        if len(note) + 1 <= room:
+            kept.append(note)
+            room -= len(note) + 1
+    if len(kept) < len(notes):
+        kept.append(_left_out(len(notes) - len(kept)))
+    said = "\n".join(kept)
+    return {"systemMessage": "\n".join(notes), "hookSpecificOutput": {
         "hookEventName": "UserPromptSubmit",
-        "additionalContext": f"{receipt}\n\n{context}" if context else receipt}}
+        "additionalContext": f"{said}\n\n{context}" if context else said}}
+
+
+def _left_out(count: int) -> str:
+    return (f"Waymarks: {count} more note{'s' if count > 1 else ''} to the person did not fit "
+            f"in what Claude Code takes from a hook ({CONTEXT_CHARS:,} characters).")
 
 
 def skipped(app: Any, code: str) -> None:
