@@ -203,6 +203,12 @@ def all_session_files(home: Path) -> list[Path]:
 
 
 LEDGER_INTACT = "The session ledger still holds every acknowledged write"
+_RETRY = "Retry; if it persists, run `waymarks health`"
+#: SQLite's I/O errors of reading, writing or syncing (EIO's kin), maybe the disk's; others
+#: (_DELETE_NOENT, _SHORT_READ, a lock's) come as often of processes sharing the files
+_MEDIUM_ERRORS = frozenset(f"SQLITE_IOERR{n}" for n in (
+    "", "_READ", "_WRITE", "_FSYNC", "_DIR_FSYNC", "_TRUNCATE", "_SHMSIZE", "_MMAP", "_DATA",
+    "_CORRUPTFS"))
 
 
 def database_error(exc: Exception, db_path: Path) -> ServiceError:
@@ -228,11 +234,13 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         problem = (f"another process kept {db_path} locked for too long",
                    "Let it finish, or stop it, then retry")
-    elif name.startswith("SQLITE_IOERR"):
-        problem = (f"the system reported an I/O error ({name}) on {db_path}",
+    elif name in _MEDIUM_ERRORS or code == errno.EIO:
+        problem = (f"the system reported an I/O error ({name or describe(exc)}) on {db_path}",
                    f"Check the disk and file system holding {db_path.parent}, then retry")
+    elif name.startswith("SQLITE_IOERR"):  # (named, not blamed on the disk)
+        problem = (f"SQLite reported {name} on {db_path}", _RETRY)
     else:
-        problem = (f"{db_path}: {describe(exc)}", "Retry; if it persists, run `waymarks health`")
+        problem = (f"{db_path}: {describe(exc)}", _RETRY)
     cause, fix = problem
     error = UnusableDatabase if lasting else ServiceError
     return error("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
