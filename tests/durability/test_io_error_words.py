@@ -38,3 +38,23 @@ def test_an_error_reading_or_writing_the_disk_still_says_check_the_disk(
         tmp_path: Path, error: Exception) -> None:
     said = str(database_error(error, tmp_path / "waymarks.db"))
     assert f"Check the disk and file system holding {tmp_path}" in said, said
+
+
+def test_a_database_path_longer_than_sqlite_opens_is_said_not_taken_for_permissions(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite opens no database whose path is more than 504 bytes (its pager adds 8 for a
+    journal's name to a limit of 512): a home of ~500 characters failed every command
+    with "cannot be opened for writing (SQLITE_CANTOPEN). Check that … are yours and
+    writable", though every folder was; the person looked at modes, not at the path."""
+    from waymarks.cli.main import main
+
+    home = tmp_path.joinpath(*["d" * 60] * 9, "home")  # the database's path > 504 bytes
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert main(["--home", str(home), "pin", "Always tag releases from main"]) == 1
+    said = capsys.readouterr().err
+    assert "writable" not in said, said
+    assert f"{len(str(home / 'waymarks.db'))} bytes" in said and "504" in said, said
+    assert "shorter path" in said, said

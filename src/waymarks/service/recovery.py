@@ -204,6 +204,8 @@ def all_session_files(home: Path) -> list[Path]:
 
 LEDGER_INTACT = "The session ledger still holds every acknowledged write"
 _RETRY = "Retry; if it persists, run `waymarks health`"
+#: the longest database path SQLite opens (its pager's: 512 bytes, 8 kept for "-journal")
+SQLITE_PATH_BYTES = 504
 #: SQLite's I/O errors of reading, writing or syncing (EIO's kin), maybe the disk's; others
 #: (_DELETE_NOENT, _SHORT_READ, a lock's) come as often of processes sharing the files
 _MEDIUM_ERRORS = frozenset(f"SQLITE_IOERR{n}" for n in (
@@ -224,6 +226,11 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
             name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
         problem, lasting = (f"the disk holding {db_path.parent} is full",
                             "Free disk space there, then retry"), True
+    elif name.startswith("SQLITE_CANTOPEN") and (
+            size := len(os.fsencode(os.path.abspath(db_path)))) > SQLITE_PATH_BYTES:
+        problem, lasting = (f"{db_path}: its path is {size} bytes long, more than SQLite opens "
+                            f"({SQLITE_PATH_BYTES})",
+                            "Use a home with a shorter path (--home, WAYMARKS_HOME)"), True
     elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_CANTOPEN")) or code in (
             errno.EACCES, errno.EPERM, errno.EROFS):
         problem, lasting = unwritable(db_path) or (
