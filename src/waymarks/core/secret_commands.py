@@ -39,6 +39,13 @@ _LOGIN_FLAGS: Final = (
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
                          r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
                          r"[ \t][^\n|;&`]{0,64}?login[ \t]")
+#: a secret store's command that reads the secret to keep on standard input: ``vercel env
+#: add NAME [ENV]`` (always, when it is not a terminal), ``gcloud secrets create`` or
+#: ``versions add`` (with ``--data-file=-``)
+_VERCEL: Final = r"vercel(?:\.cmd|\.exe)?[ \t]+env[ \t]+add[ \t]"
+_GCLOUD: Final = r"gcloud(?:\.cmd)?[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)[ \t]"
+_DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)-(?![^\s;|&<>()])"
+_STORE_COMMAND: Final = r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + ")"
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -84,17 +91,21 @@ COMMAND_RULES: Final = (
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
          "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
     # the password a registry login reads on its standard input (``--password-stdin``),
-    # given there by ``echo``/``printf`` through a pipe, a here-string or the first line
-    # of a heredoc, as CI scripts and READMEs write it; ``cat pw.txt |`` and ``echo
+    # and the secret a store's command reads there to keep (``vercel env add NAME
+    # production``, ``gcloud secrets versions add NAME --data-file=-``: it went out in
+    # clear), given there by ``echo``/``printf`` through a pipe, a here-string or the first
+    # line of a heredoc, as CI scripts and READMEs write it; ``cat pw.txt |`` and ``echo
     # "$CR_PAT" |`` name one (references stay)
     Rule("stdin_login", "secret", lazy(
         r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
-        + r"[ \t]*\|[ \t]*" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        r"|" + _STDIN_COMMAND + r"[^\n]{0,256}?<<(?:<[ \t]*"
+        + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
+        r"|(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + r"[^\n;&`]{0,256}?"
+        + _DATA_FILE_STDIN + "))"
+        r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
-        re.ASCII), ("password-stdin",), wrapper=True, guard="-"),
+        re.ASCII), ("password-stdin", "vercel", "data-file"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
     # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
@@ -132,9 +143,26 @@ COMMAND_RULES: Final = (
 )
 
 
+#: what says a ``stdin_login`` match's command reads standard input
+_READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + r"|(?<![\w.-])"
+                           + _VERCEL, re.ASCII)
+
+
 def reads_stdin(match: re.Match[str]) -> bool:
-    """Whether the login of a ``stdin_login`` match reads its password on standard input:
-    ``--password-stdin`` on the command's line (before or after a heredoc's operator)."""
+    """Whether the command of a ``stdin_login`` match reads its secret on standard input:
+    ``--password-stdin`` or ``--data-file=-`` on the command's line (before or after a
+    heredoc's operator), or the command is ``vercel env add``, which always does. A pipe's
+    match holds its command's whole (read no further: every ``echo … |`` of a long line
+    read the line on to its end, a square of it); a heredoc's line is read so far."""
+    if any(match.group(group) is not None for group in _PIPED):
+        return True
     text, at = match.string, match.start()
-    line_end = text.find("\n", at)
-    return "--password-stdin" in text[at:len(text) if line_end == -1 else line_end]
+    line_end = text.find("\n", at, at + _LINE_READ)
+    return _READS_STDIN.search(text, at, at + _LINE_READ if line_end == -1 else line_end) \
+        is not None
+
+
+#: the groups of a ``stdin_login`` match's value given through a pipe
+_PIPED: Final = ("stdin_login_e", "stdin_login_e_q", "stdin_login_e_d")
+#: how far a heredoc's command line is read for its flag (its own, and the heredoc's word)
+_LINE_READ: Final = 1024

@@ -1,0 +1,79 @@
+"""The secret a store's command reads on its standard input: ``vercel env add NAME
+production <<< VALUE`` and ``gcloud secrets versions add NAME --data-file=- <<< VALUE``, or
+``echo VALUE |`` before either, went to the model in clear, and a pin holding it was
+stored (the pre-test let a ``vercel`` line, holding no ``:``, ``=`` or ``--``, skip every
+rule). Each is redacted, its command kept, on ``redact``'s path and a provider's payload,
+and a write holding it is refused; a reference, a file's name and other commands stay."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from waymarks.core.secret_pretest import might_contain_secret
+from waymarks.core.secrets import credential_kinds, redact
+from waymarks.planner.sanitize import sanitize
+
+PW = "Xk9mQ2pL7vR3tY8w"
+
+#: (text, what stays of it)
+CASES: list[tuple[str, str]] = [
+    (f"vercel env add DATABASE_PASSWORD production <<< '{PW}'",
+     "vercel env add DATABASE_PASSWORD production <<< '[REDACTED:secret]'"),
+    (f"vercel env add STRIPE_KEY preview <<< {PW}",
+     "vercel env add STRIPE_KEY preview <<< [REDACTED:secret]"),
+    (f"echo {PW} | vercel env add DB_PASS production",
+     "echo [REDACTED:secret] | vercel env add DB_PASS production"),
+    (f"vercel env add API_TOKEN production <<EOF\n{PW}\nEOF",
+     "vercel env add API_TOKEN production <<EOF\n[REDACTED:secret]\nEOF"),
+    (f"gcloud secrets versions add db-pass --data-file=- <<< {PW}",
+     "gcloud secrets versions add db-pass --data-file=- <<< [REDACTED:secret]"),
+    (f"echo -n '{PW}' | gcloud secrets create db-pass --data-file=-",
+     "echo -n '[REDACTED:secret]' | gcloud secrets create db-pass --data-file=-"),
+    (f'printf "%s" "{PW}" | gcloud secrets versions add db-pass --data-file -',
+     'printf "%s" "[REDACTED:secret]" | gcloud secrets versions add db-pass --data-file -'),
+]
+
+#: what names no secret there: references, files, other commands
+UNCHANGED: list[str] = [
+    'vercel env add DB_PASS production <<< "$DB_PASS"',
+    "echo $TOKEN | vercel env add API_TOKEN production",
+    "vercel env add NAME production < .env.production",
+    "vercel env ls | grep DB",
+    "echo hello | vercel deploy --prod",
+    "cat pw.txt | gcloud secrets create db --data-file=-",
+    f"echo {PW} | gcloud secrets versions add db --data-file=secret.txt",
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CASES)
+def test_the_secret_a_store_reads_on_stdin_is_redacted(text: str, kept: str) -> None:
+    assert might_contain_secret(text), "the pre-test lets it through to the rules"
+    assert redact(text) == (kept, 1)
+    assert credential_kinds(text) == ["secret"], "a write holding it is refused"
+    outcome = sanitize({"messages": [{"role": "user", "content": text}]}, "anthropic")
+    assert outcome.payload["messages"][0]["content"] == kept
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_references_and_other_commands_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_it_is_refused(tmp_path: Path) -> None:
+    """The real CLI (it stored the pin, exit 0): refused, exit 2, the value not echoed."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "WAYMARKS_HOME": str(tmp_path / "home"),
+           "WAYMARKS_SEMANTIC": "off"}
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "pin", "--",
+         f"deploy: vercel env add DB_PASSWORD production <<< {PW}"],
+        cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "credential" in done.stdout + done.stderr
+    assert PW not in done.stdout + done.stderr
