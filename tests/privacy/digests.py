@@ -1,9 +1,13 @@
 """Claims the redactor reads, stored as an older version or a hand edit would leave them,
 recalled through the real path to a remote model (the digest for ``openai``); and a count
-of what a rule reads, for the tests that bound its cost without a clock."""
+of what a rule reads, for the tests that bound its cost without a clock; and a pin the
+real CLI refuses."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,3 +56,19 @@ def count_lengths(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> 
 
     monkeypatch.setattr(owner, name, counting)
     return lengths
+
+
+
+def assert_pin_refused(root: Path, text: str, secret: str) -> None:
+    """``waymarks pin -- TEXT`` run by the real CLI in a project below ``root`` (its home
+    and ``HOME`` there too) is refused as holding a credential: exit 2, the secret not
+    echoed."""
+    project = root / "project"
+    project.mkdir(exist_ok=True)
+    env = {**os.environ, "HOME": str(root), "WAYMARKS_HOME": str(root / "home"),
+           "WAYMARKS_SEMANTIC": "off"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "pin", "--", text],
+                          cwd=project, env=env, capture_output=True, text=True, check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert "credential" in said and secret not in said, said

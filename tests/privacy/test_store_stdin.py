@@ -7,13 +7,11 @@ and a write holding it is refused; a reference, a file's name and other commands
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.privacy.digests import assert_pin_refused
 from waymarks.core.secret_pretest import might_contain_secret
 from waymarks.core.secrets import credential_kinds, redact
 from waymarks.planner.sanitize import sanitize
@@ -66,14 +64,4 @@ def test_references_and_other_commands_stay(text: str) -> None:
 
 def test_a_pin_holding_it_is_refused(tmp_path: Path) -> None:
     """The real CLI (it stored the pin, exit 0): refused, exit 2, the value not echoed."""
-    project = tmp_path / "project"
-    project.mkdir()
-    env = {**os.environ, "HOME": str(tmp_path), "WAYMARKS_HOME": str(tmp_path / "home"),
-           "WAYMARKS_SEMANTIC": "off"}
-    done = subprocess.run(
-        [sys.executable, "-m", "waymarks.cli.main", "pin", "--",
-         f"deploy: vercel env add DB_PASSWORD production <<< {PW}"],
-        cwd=project, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "credential" in done.stdout + done.stderr
-    assert PW not in done.stdout + done.stderr
+    assert_pin_refused(tmp_path, f"deploy: vercel env add DB_PASSWORD production <<< {PW}", PW)
