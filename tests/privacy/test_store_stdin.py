@@ -34,6 +34,17 @@ CASES: list[tuple[str, str]] = [
      "echo -n '[REDACTED:secret]' | gcloud secrets create db-pass --data-file=-"),
     (f'printf "%s" "{PW}" | gcloud secrets versions add db-pass --data-file -',
      'printf "%s" "[REDACTED:secret]" | gcloud secrets versions add db-pass --data-file -'),
+    # the other stores that read it there, and an ``npx`` before the command
+    (f"echo {PW} | gcloud secrets versions add db --data-file=/dev/stdin",
+     "echo [REDACTED:secret] | gcloud secrets versions add db --data-file=/dev/stdin"),
+    (f"printf '{PW}' | gh secret set DB_PASSWORD",
+     "printf '[REDACTED:secret]' | gh secret set DB_PASSWORD"),
+    (f"gh secret set DB_PASSWORD --repo o/r <<< {PW}",
+     "gh secret set DB_PASSWORD --repo o/r <<< [REDACTED:secret]"),
+    (f"echo {PW} | npx wrangler secret put DB_PASS",
+     "echo [REDACTED:secret] | npx wrangler secret put DB_PASS"),
+    (f"echo {PW} | npx vercel env add DB_PASS production",
+     "echo [REDACTED:secret] | npx vercel env add DB_PASS production"),
 ]
 
 #: what names no secret there: references, files, other commands
@@ -45,6 +56,10 @@ UNCHANGED: list[str] = [
     "echo hello | vercel deploy --prod",
     "cat pw.txt | gcloud secrets create db --data-file=-",
     f"echo {PW} | gcloud secrets versions add db --data-file=secret.txt",
+    "gh secret set DB < secret.txt",
+    "echo $TOKEN | gh secret set DB",
+    "gh secret list | grep DB",
+    "echo hi | npx wrangler deploy",
 ]
 
 

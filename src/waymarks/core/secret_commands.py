@@ -40,11 +40,13 @@ _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|ne
                          r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
                          r"[ \t][^\n|;&`]{0,64}?login[ \t]")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
-#: add NAME [ENV]`` (always, when it is not a terminal), ``gcloud secrets create`` or
-#: ``versions add`` (with ``--data-file=-``)
-_VERCEL: Final = r"vercel(?:\.cmd|\.exe)?[ \t]+env[ \t]+add[ \t]"
+#: add NAME [ENV]``, ``gh secret set NAME``, ``wrangler secret put NAME`` (always, when it
+#: is not a terminal), ``gcloud secrets create`` or ``versions add`` (with
+#: ``--data-file=-`` or ``/dev/stdin``)
+_VERCEL: Final = (r"(?:vercel(?:\.cmd|\.exe)?[ \t]+env[ \t]+add|gh(?:\.exe)?[ \t]+secret[ \t]+set"
+                  r"|wrangler(?:\.cmd)?[ \t]+secret[ \t]+put)[ \t]")
 _GCLOUD: Final = r"gcloud(?:\.cmd)?[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)[ \t]"
-_DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)-(?![^\s;|&<>()])"
+_DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)(?:-|/dev/stdin)(?![^\s;|&<>()])"
 _STORE_COMMAND: Final = r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + ")"
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
@@ -100,12 +102,13 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
         + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        r"|(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + r"[^\n;&`]{0,256}?"
+        r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
+        + r"[^\n;&`]{0,256}?"
         + _DATA_FILE_STDIN + "))"
         r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
-        re.ASCII), ("password-stdin", "vercel", "data-file"), wrapper=True),
+        re.ASCII), ("password-stdin", "vercel", "data-file", "secret"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
     # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
@@ -151,7 +154,7 @@ _READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + r"|(?<![\w.
 def reads_stdin(match: re.Match[str]) -> bool:
     """Whether the command of a ``stdin_login`` match reads its secret on standard input:
     ``--password-stdin`` or ``--data-file=-`` on the command's line (before or after a
-    heredoc's operator), or the command is ``vercel env add``, which always does. A pipe's
+    heredoc's operator), or the command is one that always does (``vercel env add``). A pipe's
     match holds its command's whole (read no further: every ``echo … |`` of a long line
     read the line on to its end, a square of it); a heredoc's line is read so far."""
     if any(match.group(group) is not None for group in _PIPED):

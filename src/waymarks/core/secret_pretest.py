@@ -178,7 +178,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line
-    if "vercel" in text and ("<<" in text or "|" in text):
+    if ("vercel" in text or "wrangler" in text) and ("<<" in text or "|" in text):
         return True  # the secret ``vercel env add`` reads on its standard input
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
