@@ -27,6 +27,8 @@ CASES: list[str] = [
     "env:\n  - name: DB_PASSWORD\n    value: >-\n      {}\n",
     "env:\n  - name: API_TOKEN  # rotated monthly\n\n    value: |\n      {}\n",
     "env:\r\n  - name: 'DB_PASSWORD' # db\r\n\r\n    value: >-\r\n      '{}'\r\n",
+    "env:\n  - name: DB_PASSWORD\n    # rotated by the platform team\n    value: {}\n",
+    "env:\n  - name: DB_PASSWORD # db\n\n    # prod only\n    value: >-\n      {}\n",
     "containerDefinitions:\n- environment:\n  - name: STRIPE_SECRET_KEY # live\n"
     "    value: \"{}\"\n",
 ]
@@ -38,6 +40,7 @@ UNCHANGED: list[str] = [
     "env:\n  - name: DB_PASSWORD # from the chart\n    value: \"{{ .Values.db.password }}\"\n",
     "env:\n  - name: LOG_LEVEL # verbose\n\n    value: >-\n      debugXk9mQ2pL7vR3\n",
     "- name: DB_PASSWORD # see the vault\n  value: >\n    see the vault for it\n",
+    "- name: DB_PASSWORD\n  # value: Xk9mQ2pL7vR3tY8w was the old one\n  valueFrom: {}\n",
 ]
 
 

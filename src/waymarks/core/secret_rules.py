@@ -268,13 +268,14 @@ _WRAPPERS: Final = (
     # environment (``- name: DB_PASSWORD⏎  value: "…"``, Kubernetes' and ECS's, in YAML,
     # flow style or JSON, pretty-printed too: ``"name": "API_TOKEN",⏎ "value": "…"``),
     # where the name of every other rule is a word, ``value``; a comment after the name,
-    # blank lines before ``value:`` and a block scalar's value (``value: >-⏎  …``) went
-    # out in clear
+    # blank or comment lines before ``value:`` and a block scalar's value (``value: >-⏎
+    # …``) went out in clear
     Rule("name_value", "secret", lazy(
         r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER
         + r"[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|(?:(?<=[ \t\"'])#[^\n]{0,256})?"
-        r"(?:\r?\n[ \t]*){1,4}(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*(?P<sep>:)[ \t]*"
-        r"(?:[|>][1-9+-]{0,2}[ \t]*\r?\n[ \t]*)?" + _VALUE.format(name="name_value"),
+        r"(?:\r?\n[ \t]*(?:#[^\n]{0,256}(?=\n))?){1,4}(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*"
+        r"(?P<sep>:)[ \t]*(?:[|>][1-9+-]{0,2}[ \t]*\r?\n[ \t]*)?"
+        + _VALUE.format(name="name_value"),
         re.ASCII | re.IGNORECASE),
         ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
     # an XML element named for a credential (Maven's settings.xml ``<password>…
