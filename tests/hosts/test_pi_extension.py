@@ -269,6 +269,56 @@ def test_bedrock_image_bytes_reach_the_model_as_bytes(tmp_path: Path) -> None:
         result["text"])
 
 
+LIVE_VALUES = """
+await handlers.session_start({}, ctx);
+const signal = new AbortController().signal, onChunk = () => 1, when = new Date(0);
+const text = "plan [ds4:local-only]SECRET-PLAN[/ds4:local-only] key " +
+  "sk-ant-api03-AAAABBBBCCCCDDDDEEEE";
+// Pi's Google payload carries the request's AbortSignal in its config
+const google = { model: "gemini-2.5-pro", contents: [{ role: "user", parts: [{ text }] }],
+  config: { abortSignal: signal, systemInstruction: "system text here" } };
+const chat = { model: "gpt", messages: [{ role: "user", content: text }],
+  signal, extra: { onChunk, when }, stream: true };
+const same = (p) => ({ signal: p.config?.abortSignal === signal || p.signal === signal,
+  onChunk: p.extra ? p.extra.onChunk === onChunk : null,
+  when: p.extra ? p.extra.when === when : null, text: JSON.stringify(p) });
+const g = await handlers.before_provider_request({ payload: google },
+  { ...ctx, model: { provider: "google" } });
+const c = await handlers.before_provider_request({ payload: chat }, ctx);
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ google: same(g), chat: same(c) }));
+process.exit(0);
+"""
+
+
+@pytest.mark.parametrize("bridge", ["live", "dead"])
+def test_an_abort_signal_and_other_live_values_go_out_as_pi_made_them(
+        tmp_path: Path, bridge: str) -> None:
+    """Pi's Google payload holds the request's AbortSignal (config.abortSignal): JSON made
+    it {} on the way to the bridge, the bridge sent that back (or a withheld payload was
+    scrubbed to it), and Google's SDK failed before any request ("addEventListener is not
+    a function"). Such values (a signal, a function, a class instance) stay in Pi and go
+    out as they were, never sent to the bridge nor taken from it; the text is still
+    checked or withheld."""
+    said = tmp_path / "said"
+    tee = tmp_path / "tee-waymarks"
+    tee.write_text(f'#!/bin/sh\ntee -a {said} | exec {WAYMARKS_BIN} "$@"\n')
+    tee.chmod(0o755)
+    result = run_harness(tmp_path, str(tee) if bridge == "live" else "/bin/false",
+                         scenario=LIVE_VALUES)
+    for name in ("google", "chat"):
+        sent = result[name]
+        assert isinstance(sent, dict)
+        assert sent["signal"] is True, sent
+        assert "SECRET-PLAN" not in sent["text"] and "AAAABBBB" not in sent["text"]
+    assert result["chat"] == {**result["chat"], "onChunk": True, "when": True}
+    if bridge == "live":
+        assert "[REDACTED" in result["chat"]["text"] and "plan" in result["chat"]["text"]
+        lines = said.read_text()
+        assert '"abortSignal":{}' not in lines.replace(" ", "")
+        assert '"signal":{}' not in lines.replace(" ", "") and "1970-01-01" not in lines
+
+
 OLD_BRIDGE = """#!%(python)s
 import json, sys
 for line in sys.stdin:

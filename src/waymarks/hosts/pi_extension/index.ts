@@ -77,45 +77,67 @@ const IMAGES_ONLY = "(the person sent images without text)";
 const SUMMARIES = new Set(["compactionSummary", "branchSummary"]);
 const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
-/** Binary values of a payload (Bedrock Converse's image bytes and redacted reasoning are
- * Uint8Array) by the placeholder they cross the bridge as. JSON has no bytes: written as
- * they are, they became an object of numbered keys, which the bridge sent back and the AWS
- * SDK encoded as no image at all. The bytes stay here; `{"waymarksBytes": N}` (N from a
- * digest of them, so the same bytes read the same in every request) goes in their place,
- * is kept as it is by the sanitizer (a number under a key), and is put back on the way out.
- * Images and encrypted blobs are not text the sanitizer reads, as base64 media is not. */
-type Bytes = Map<number, ArrayBufferView>;
+/** Values of a payload JSON cannot carry, by the placeholder they cross the bridge as.
+ * Bedrock Converse's image bytes and redacted reasoning are Uint8Array: JSON has no bytes,
+ * written as they were they became an object of numbered keys, which the bridge sent back
+ * and the AWS SDK encoded as no image at all. Google's payload holds the request's
+ * AbortSignal (config.abortSignal): it became {}, and the SDK failed before sending
+ * anything ("callerSignal.addEventListener is not a function"). Such values (bytes, a
+ * function, an instance of a class: anything but a plain object or array) stay here;
+ * `{"waymarksKept": N}` goes in their place (N from a digest of the bytes, so the same
+ * bytes read the same in every request; a negative number the extension gives the same
+ * object each time otherwise), is kept as it is by the sanitizer (a number under a key),
+ * and is put back on the way out, the value itself never taken from the bridge. Images
+ * and encrypted blobs are not text the sanitizer reads, as base64 media is not. */
+type Kept = Map<number, unknown>;
 /** The payload keys of a conversation list (Chat Completions, Anthropic and Bedrock; Responses; Gemini). */
 const CONVERSATION_KEYS = ["messages", "input", "contents"];
-const BYTES_KEY = "waymarksBytes";
+const KEPT_KEY = "waymarksKept";
+const keptNumbers = new WeakMap<object, number>();
+let keptCount = 0;
 
-/** A JSON.stringify replacer putting each ArrayBuffer view's placeholder in its place. */
-function bytesOut(bytes: Bytes) {
+/** Whether `value` is one JSON cannot carry as it is (see Kept): bytes, a function, or an
+ * object other than a plain one or an array. */
+function kept(value: unknown): value is object {
+	if (typeof value === "function") return true;
+	if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+	const proto = Object.getPrototypeOf(value);
+	return proto !== Object.prototype && proto !== null;
+}
+
+/** A JSON.stringify replacer putting each kept value's placeholder in its place. */
+function keptOut(values: Kept) {
 	return function (this: Json, key: string, value: Json): Json {
-		const raw = this[key]; // (a Buffer's toJSON has run: `value` is no view any more)
-		if (!ArrayBuffer.isView(raw)) return value;
-		const n = createHash("sha256").update(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)).digest().readUIntBE(0, 6);
-		bytes.set(n, raw);
-		return { [BYTES_KEY]: n };
+		const raw = this[key]; // (a Buffer's or a Date's toJSON has run: `value` is not it any more)
+		if (!kept(raw)) return value;
+		let n = keptNumbers.get(raw);
+		if (ArrayBuffer.isView(raw)) {
+			n = createHash("sha256").update(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)).digest().readUIntBE(0, 6);
+		} else if (n === undefined) {
+			keptNumbers.set(raw, (n = -++keptCount));
+		}
+		values.set(n, raw);
+		return { [KEPT_KEY]: n };
 	};
 }
 
-/** `value` (a checked payload) with each placeholder of `bytes` back as the bytes it stood for. */
-function bytesBack(value: Json, bytes: Bytes): Json {
-	if (!bytes.size || !value || typeof value !== "object") return value;
+/** `value` (a checked payload) with each placeholder of `values` back as the value it stood for. */
+function keptBack(value: Json, values: Kept): Json {
+	if (!values.size || !value || typeof value !== "object") return value;
 	if (Array.isArray(value)) {
-		for (let i = 0; i < value.length; i++) value[i] = bytesBack(value[i], bytes);
+		for (let i = 0; i < value.length; i++) value[i] = keptBack(value[i], values);
 		return value;
 	}
 	const keys = Object.keys(value);
-	if (keys.length === 1 && keys[0] === BYTES_KEY && bytes.has(value[BYTES_KEY])) return bytes.get(value[BYTES_KEY]);
-	for (const k of keys) value[k] = bytesBack(value[k], bytes);
+	if (keys.length === 1 && keys[0] === KEPT_KEY && values.has(value[KEPT_KEY])) return values.get(value[KEPT_KEY]);
+	for (const k of keys) value[k] = keptBack(value[k], values);
 	return value;
 }
 
-/** `value` and everything in it made read-only (not bytes: a view with elements cannot be). */
+/** `value` and everything in it made read-only (not a kept value: a view with elements
+ * cannot be, and an AbortSignal or another class's instance is not Waymarks' to change). */
 function frozen(value: Json): Json {
-	if (!value || typeof value !== "object" || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+	if (!value || typeof value !== "object" || Object.isFrozen(value) || kept(value)) return value;
 	Object.freeze(value);
 	for (const k of Object.keys(value)) frozen(value[k]);
 	return value;
@@ -446,10 +468,10 @@ export default function waymarks(pi: any) {
 
 	/** `message` as one line; `tail` (JSON texts, a `sanitize`'s messages after those the
 	 * bridge holds) goes as its params' last field, written as they are. */
-	function write(proc: ChildProcessWithoutNullStreams, message: Json, bytes?: Bytes, tail?: string[]): boolean {
+	function write(proc: ChildProcessWithoutNullStreams, message: Json, kept?: Kept, tail?: string[]): boolean {
 		if (proc.exitCode !== null || proc.stdin.destroyed) return false;
 		try {
-			const line = JSON.stringify(message, bytes && bytesOut(bytes)); // ends with the params' "}}"
+			const line = JSON.stringify(message, kept && keptOut(kept)); // ends with the params' "}}"
 			proc.stdin.write(tail ? `${line.slice(0, -2)},"tail":[${tail.join(",")}]}}\n` : `${line}\n`);
 			return true;
 		} catch {
@@ -457,7 +479,7 @@ export default function waymarks(pi: any) {
 		}
 	}
 
-	function request(method: string, params: Json, asked = timeoutMs, bytes?: Bytes, tail?: string[]): Promise<Json> {
+	function request(method: string, params: Json, asked = timeoutMs, kept?: Kept, tail?: string[]): Promise<Json> {
 		const timeout = Math.min(asked, MAX_TIMER_MS); // (initialize's is four calls')
 		const proc = child;
 		if (!proc) return Promise.reject(new Error("the Waymarks bridge is not running"));
@@ -479,7 +501,7 @@ export default function waymarks(pi: any) {
 				reject,
 				timer,
 			});
-			if (!write(proc, { id, method, params }, bytes, tail)) {
+			if (!write(proc, { id, method, params }, kept, tail)) {
 				clearTimeout(timer);
 				pending.delete(id);
 				reject(new Error("the Waymarks bridge is not running"));
@@ -599,7 +621,7 @@ export default function waymarks(pi: any) {
 	});
 
 	/** A bridge call that may restart the bridge once; waits for confirmations without a limit. */
-	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, bytes?: Bytes, tail?: (() => [Json, string[] | undefined])): Promise<Json> {
+	async function call(ctx: any, method: string, params: Json = {}, timeout = timeoutMs, kept?: Kept, tail?: (() => [Json, string[] | undefined])): Promise<Json> {
 		ctxNow = ctx;
 		if (!ready) { // (while it starts, the bridge before may still be ending: no child yet)
 			if (Date.now() < downUntil) throw new Error(`the Waymarks bridge is down${stoppedWhy ? ` (${stoppedWhy})` : ""}; it is tried again within a minute`);
@@ -616,7 +638,7 @@ export default function waymarks(pi: any) {
 		// a call given minutes (a command, a confirmed write) still waits as long as before
 		// (what the bridge holds is known once it runs: a new one holds nothing)
 		const [more, texts] = tail ? tail() : [{}, undefined];
-		return request(method, { ...params, ...more, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout, bytes, texts);
+		return request(method, { ...params, ...more, sync: syncParams(ctx), busyTimeoutMs: Math.max(1, Math.floor(timeout / 2)) }, timeout, kept, texts);
 	}
 
 	/** ``text`` on one line, its controls and direction marks shown as escapes. */
@@ -697,6 +719,7 @@ export default function waymarks(pi: any) {
 		const scrub = (value: Json, key?: string): Json => {
 			if (typeof value === "string") return key !== undefined && STRUCTURAL.has(key) ? value : WITHHELD;
 			if (ArrayBuffer.isView(value)) return new Uint8Array(0); // an image's bytes are content
+			if (kept(value)) return value; // an AbortSignal, a function: what the request needs, not content
 			if (Array.isArray(value)) return value.map((v) => scrub(v));
 			if (value && typeof value === "object") {
 				const out: Json = {};
@@ -915,13 +938,13 @@ export default function waymarks(pi: any) {
 	 * checked messages it answered last time unchanged (`same`), which are put back here. */
 	async function checkPayload(ctx: any, payload: Json): Promise<Json | undefined> {
 		const provider = ctx.model?.provider;
-		const bytes: Bytes = new Map();
+		const values: Kept = new Map();
 		const key = CONVERSATION_KEYS.find((k) => Array.isArray(payload?.[k]));
 		if (key === undefined || !tails) {
-			const checked = await call(ctx, "sanitize", { payload, provider }, timeoutMs, bytes);
-			return checked?.withheld || !checked?.payload ? undefined : bytesBack(checked.payload, bytes);
+			const checked = await call(ctx, "sanitize", { payload, provider }, timeoutMs, values);
+			return checked?.withheld || !checked?.payload ? undefined : keptBack(checked.payload, values);
 		}
-		const out = bytesOut(bytes);
+		const out = keptOut(values);
 		const texts: string[] = payload[key].map((m: Json) => JSON.stringify(m, out) ?? "null");
 		let named: typeof held; // what the bridge was told it holds
 		const send = (whole: boolean) => (): [Json, string[] | undefined] => {
@@ -935,9 +958,9 @@ export default function waymarks(pi: any) {
 			return [{ conversation: { key, base, held: base ? was?.token : null } }, texts.slice(base)];
 		};
 		const body = { payload: { ...payload, [key]: [] }, provider };
-		let checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(false));
-		if (checked?.resync) checked = await call(ctx, "sanitize", body, timeoutMs, bytes, send(true));
-		const safe = checked?.withheld || !Array.isArray(checked?.payload?.[key]) ? undefined : bytesBack(checked.payload, bytes);
+		let checked = await call(ctx, "sanitize", body, timeoutMs, values, send(false));
+		if (checked?.resync) checked = await call(ctx, "sanitize", body, timeoutMs, values, send(true));
+		const safe = checked?.withheld || !Array.isArray(checked?.payload?.[key]) ? undefined : keptBack(checked.payload, values);
 		const same = checked?.same ?? 0;
 		if (safe && same) {
 			const before = named?.out;
