@@ -83,7 +83,7 @@ const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "i
  * and the AWS SDK encoded as no image at all. Google's payload holds the request's
  * AbortSignal (config.abortSignal): it became {}, and the SDK failed before sending
  * anything ("callerSignal.addEventListener is not a function"). Such values (bytes, a
- * function, an instance of a class: anything but a plain object or array) stay here;
+ * function, an AbortSignal: none holds text a model reads) stay here;
  * `{"waymarksKept": N}` goes in their place (N from a digest of the bytes, so the same
  * bytes read the same in every request; a negative number the extension gives the same
  * object each time otherwise), is kept as it is by the sanitizer (a number under a key),
@@ -96,13 +96,14 @@ const KEPT_KEY = "waymarksKept";
 const keptNumbers = new WeakMap<object, number>();
 let keptCount = 0;
 
-/** Whether `value` is one JSON cannot carry as it is (see Kept): bytes, a function, or an
- * object other than a plain one or an array. */
+/** Whether `value` is one JSON cannot carry as it is (see Kept) and that holds no text a
+ * model reads: bytes, a function, an AbortSignal. Any other object (a Date, a Map, another
+ * class's instance) goes through JSON to the sanitizer as before: kept here, text inside
+ * one would reach the provider unchecked. */
 function kept(value: unknown): value is object {
 	if (typeof value === "function") return true;
-	if (!value || typeof value !== "object" || Array.isArray(value)) return false;
-	const proto = Object.getPrototypeOf(value);
-	return proto !== Object.prototype && proto !== null;
+	if (!value || typeof value !== "object") return false;
+	return ArrayBuffer.isView(value) || (typeof AbortSignal !== "undefined" && value instanceof AbortSignal);
 }
 
 /** A JSON.stringify replacer putting each kept value's placeholder in its place. */
