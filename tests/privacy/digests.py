@@ -72,3 +72,18 @@ def assert_pin_refused(root: Path, text: str, secret: str) -> None:
     said = done.stdout + done.stderr
     assert done.returncode == 2, said
     assert "credential" in said and secret not in said, said
+
+
+def assert_one_secret_redacted(text: str, kept: str) -> None:
+    """``text`` holds one credential every path takes out, leaving ``kept``: the pre-test
+    lets it through to the rules, ``redact`` and the provider payload's ``sanitize`` give
+    ``kept``, and a write holding it is refused (its kind ``secret``)."""
+    from waymarks.core.secret_pretest import might_contain_secret
+    from waymarks.core.secrets import credential_kinds, redact
+    from waymarks.planner.sanitize import sanitize
+
+    assert might_contain_secret(text), "the pre-test lets it through to the rules"
+    assert redact(text) == (kept, 1)
+    assert credential_kinds(text) == ["secret"], "a write holding it is refused"
+    outcome = sanitize({"messages": [{"role": "user", "content": text}]}, "anthropic")
+    assert outcome.payload["messages"][0]["content"] == kept
