@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_lean_recall import CASES
-from waymarks.cli import warm, warm_server
+from waymarks.cli import warm, warm_child
 
 pytestmark = pytest.mark.slow  # real processes and a helper per module (~0.3 s or more)
 
@@ -466,7 +466,7 @@ def test_no_go_ahead_delivered_is_nothing_run() -> None:
                                               ("a message", 1)])
 def test_an_exit_code_is_a_status_as_the_interpreter_gives_it(code: object,
                                                               status: int) -> None:
-    assert warm_server._exit_status(code) == status
+    assert warm_child.exit_status(code) == status
 
 
 @contextlib.contextmanager
@@ -567,13 +567,13 @@ def test_the_helper_imports_numpy_and_serves_only_the_environment_it_was_importe
 
 def test_the_child_takes_the_clients_time_zone(tmp_path: Path) -> None:
     """The C library reads ``TZ`` once: a child of a helper started in another zone
-    takes the client's (``_become``, run in a process of its own)."""
+    takes the client's (``warm_child.become``, run in a process of its own)."""
     code = ("import os, sys, time\n"
-            "from waymarks.cli import warm, warm_server\n"
+            "from waymarks.cli import warm, warm_child\n"
             "os.environ['TZ'] = 'JST-9'\n"  # (not read yet: the helper's zone stands)
             "request = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
             "before = time.tzname\n"
-            "warm_server._become(warm_server._parse(request))\n"
+            "warm_child.become(warm_child.parse(request))\n"
             "print(before[0], time.tzname[0])\n")
     done = _python(code, env={**os.environ, "TZ": "UTC0"}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -379,15 +379,15 @@ def test_a_child_that_imports_numpy_itself_has_one_blas_thread(tmp_path: Path) -
     has it (unless the client chose otherwise); run in a process of its own."""
     pytest.importorskip("numpy")
     code = ("import os\n"
-            "from waymarks.cli import warm, warm_server\n"
+            "from waymarks.cli import warm, warm_child\n"
             "plain = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
             "os.environ['OPENBLAS_NUM_THREADS'] = '3'\n"
             "chosen = warm._request(['recall', 'x']).split(b'\\0')[1:]\n"
             "del os.environ['OPENBLAS_NUM_THREADS']\n"
             "from waymarks import semantic\n"  # (the helper's preload)
-            "warm_server._become(warm_server._parse(chosen))\n"
+            "warm_child.become(warm_child.parse(chosen))\n"
             "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
-            "warm_server._become(warm_server._parse(plain))\n"
+            "warm_child.become(warm_child.parse(plain))\n"
             "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
             "import numpy\n"
             "print(len(os.listdir('/proc/self/task')))\n")
