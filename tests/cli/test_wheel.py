@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,7 +59,17 @@ def test_the_wheel_carries_the_extension_and_the_license(wheel: Path) -> None:
         names = set(archive.namelist())
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
         text = archive.read(metadata).decode()
-    assert "waymarks/hosts/pi_extension/index.ts" in names
+        extension = {n: archive.read(n).decode() for n in names
+                     if n.startswith("waymarks/hosts/pi_extension/")}
+    # Pi loads index.ts from the installed package; it imports its sibling modules, each
+    # of which must be in the wheel too (all of the source's, and every one imported)
+    source = Path(cc.__file__).parent / "pi_extension"
+    assert sorted(extension) == sorted(f"waymarks/hosts/pi_extension/{p.name}"
+                                       for p in source.glob("*.ts"))
+    assert "waymarks/hosts/pi_extension/index.ts" in extension
+    imported = {f"waymarks/hosts/pi_extension/{module}" for text_ in extension.values()
+                for module in re.findall(r'from "\./([^"]+)"', text_)}
+    assert imported and imported <= set(extension), imported - set(extension)
     # the web inspector works offline from a wheel: templates and the vendored htmx
     assert {"waymarks/web/templates/overview.html", "waymarks/web/static/htmx.min.js",
             "waymarks/web/static/ui.css", "waymarks/web/static/LICENSE-htmx"} <= names

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts.pi_harness import EXTENSION, WAYMARKS_BIN, cache_root, install
+from tests.hosts.pi_harness import WAYMARKS_BIN, cache_root, copy_extension, install
 from waymarks.core.evolution.observations import MAX_SCAN
 
 pytestmark = pytest.mark.slow
@@ -61,7 +61,7 @@ def test_a_long_pi_turn_keeps_its_request_through_the_extension(tmp_path: Path) 
     modules = cache_root() / "pi16" / "node_modules"
     work = tmp_path / "ext"
     work.mkdir()
-    (work / "index.ts").write_text(EXTENSION.read_text())
+    copy_extension(work)
     (work / "node_modules").symlink_to(modules)
     project = tmp_path / "shop"
     project.mkdir()

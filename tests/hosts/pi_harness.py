@@ -24,6 +24,8 @@ from tests.install_once import install_once
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "src" / "waymarks" / "hosts" / "pi_extension" / "index.ts"
+#: every file of the extension: index.ts and the modules it imports (package data, all)
+EXTENSION_FILES = sorted(EXTENSION.parent.glob("*.ts"))
 WAYMARKS_BIN = Path(sys.executable).parent / "waymarks"
 VARIANTS: dict[str, tuple[list[str], str, bool]] = {
     # name: (npm packages, package directory of the CLI, runs on the npm node@22)
@@ -31,6 +33,14 @@ VARIANTS: dict[str, tuple[list[str], str, bool]] = {
              "@earendil-works/pi-coding-agent", True),
     "pi073": (["@mariozechner/pi-coding-agent@0.73"], "@mariozechner/pi-coding-agent", False),
 }
+
+
+def copy_extension(work: Path) -> Path:
+    """The extension's files copied into ``work`` (beside the ``node_modules`` a test
+    links there, which Node resolves ``typebox`` from); its ``index.ts``."""
+    for source in EXTENSION_FILES:
+        (work / source.name).write_text(source.read_text())
+    return work / EXTENSION.name
 
 
 def cache_root() -> Path:

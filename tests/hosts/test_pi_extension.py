@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts.pi_harness import EXTENSION, WAYMARKS_BIN, cache_root, install
+from tests.hosts.pi_harness import WAYMARKS_BIN, cache_root, copy_extension, install
 
 # Pi's packages from npm (installed on first use), then Node for each scenario
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def run_harness(tmp_path: Path, waymarks_bin: str, timeout_ms: str = "3000",
     modules = cache_root() / "pi16" / "node_modules"
     work = tmp_path / "ext"
     work.mkdir()
-    (work / "index.ts").write_text(EXTENSION.read_text())
+    copy_extension(work)
     (work / "node_modules").symlink_to(modules)  # what Pi maps "typebox" to
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)

@@ -3,9 +3,9 @@
 Install writes one small file, ``<agent dir>/extensions/waymarks.ts`` (Pi discovers every
 ``*.ts`` there), which points Pi at this installation: it sets ``WAYMARKS_BIN`` to this
 interpreter's ``waymarks`` (unless the environment already names one) and loads the
-extension shipped inside the package (``waymarks/hosts/pi_extension/index.ts``, package
-data, so a wheel installed with pip, pipx or ``uv tool`` carries it). The agent directory
-is ``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``.
+extension shipped inside the package (``waymarks/hosts/pi_extension/index.ts``, which imports
+the modules beside it: package data, so a wheel installed with pip, pipx or ``uv tool``
+carries them). The agent directory is ``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``.
 
 What must stay true: uninstall leaves the agent directory as install found it. It removes
 the loader only if Waymarks wrote it (the first line says so), and the directories that

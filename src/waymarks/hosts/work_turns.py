@@ -2,7 +2,7 @@
 :mod:`waymarks.core.evolution.observations` items, and the capture call.
 
 - **Pi** (``agent_end``): the extension sends the run's messages from the last user message
-  on (``workTurn`` in ``pi_extension/index.ts``: roles, texts, tool calls with their string
+  on (``workTurn`` in ``pi_extension/messages.ts``: roles, texts, tool calls with their string
   arguments, results with ``toolCallId`` and ``isError``, the final ``stopReason``): that
   message and the newest 4,095 after it, with an ``omitted`` entry when a longer turn
   lost its oldest ones (its request is never lost).
