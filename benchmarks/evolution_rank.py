@@ -4,7 +4,7 @@ For each size (default 1k, 10k, 100k evolved claims) a deterministic generator m
 claims (the generator of ``recall_latency.py``), each with a random kind, an evidence date
 spread over two years, a confirmation stamp on some, a random evidence basis, and feedback
 slots on about 10% (useful/unhelpful/accurate). Each claim is analysed once (the
-per-process analysis cache of ``service.evolution_rank``; its one-time cost is reported).
+per-process analysis cache of ``service.evolution_analysis``; its one-time cost is reported).
 Then ~300 queries (60% about an existing claim, 40% unrelated to the store) are ranked in
 the same warm process, each timed end to end (``perf_counter``):
 
@@ -67,7 +67,7 @@ from waymarks.recall.analysis import is_literal
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import COVERAGE_TO_QUALIFY, Candidate, Stats
-from waymarks.service import evolution_rank
+from waymarks.service import evolution_analysis, evolution_rank
 from waymarks.service.evolution_rank_dense import DENSE_MIN
 from waymarks.service.evolution_recall import RANKED_LIMIT
 from waymarks.service.ports import iso
@@ -168,21 +168,21 @@ def fresh_costs(rows: list[ClaimRow], pairs: list[tuple[ClaimRow, Candidate]]
                 ) -> dict[str, float]:
     """What a fresh process pays for the candidates: analysing every claim, or reading
     the persisted analyses from a real projection (written once here, not timed)."""
-    evolution_rank._CACHE.clear()
+    evolution_analysis._CACHE.clear()
     start, cpu = time.perf_counter(), time.process_time()
     for r in rows:
-        evolution_rank.base_candidate(r, None, 0)
+        evolution_analysis.base_candidate(r, None, 0)
     analyse_s, analyse_cpu = time.perf_counter() - start, time.process_time() - cpu
     with tempfile.TemporaryDirectory() as tmp:
         store = EvolutionStore(Path(tmp) / "waymarks.db", 0)
-        store.put_analyses([(r.id, evolution_rank.analysis_of(b, evolution_rank.analysis_key(r)))
-                            for r, b in pairs])
+        store.put_analyses([(r.id, evolution_analysis.analysis_of(
+                                b, evolution_analysis.analysis_key(r))) for r, b in pairs])
         store.close()
-        evolution_rank._CACHE.clear()
+        evolution_analysis._CACHE.clear()
         start, cpu = time.perf_counter(), time.process_time()
         store = EvolutionStore(Path(tmp) / "waymarks.db", 0)
         stored = store.analyses()
-        rebuilt = [evolution_rank.stored_candidate(r, None, 0, stored.get(r.id)) for r in rows]
+        rebuilt = [evolution_analysis.stored_candidate(r, None, 0, stored.get(r.id)) for r in rows]
         persisted_s, persisted_cpu = time.perf_counter() - start, time.process_time() - cpu
         store.close()
     assert all(computed is None for _c, computed in rebuilt)
@@ -205,7 +205,7 @@ def full_scan(plan: Any, pairs: list[tuple[ClaimRow, Candidate]], now: str) -> A
 def run(size: int, queries: int, scan_queries: int, seed: int) -> dict[str, Any]:
     rows, about = rows_for(size, seed)
     start = time.perf_counter()
-    pairs = [(r, evolution_rank.base_candidate(r, None, 0)) for r in rows]
+    pairs = [(r, evolution_analysis.base_candidate(r, None, 0)) for r in rows]
     analysis_s = time.perf_counter() - start
     start, cpu = time.perf_counter(), time.process_time()
     main_corpus = evolution_rank.Corpus(pairs, dense=False)
@@ -291,7 +291,7 @@ def ranked_only(size: int, queries: int, seed: int) -> dict[str, Any]:
     """Only the production path's per-query times (``--ranked-only``: the child process
     of ``--baseline``, run on either source tree), CPU beside wall."""
     rows, about = rows_for(size, seed)
-    pairs = [(r, evolution_rank.base_candidate(r, None, 0)) for r in rows]
+    pairs = [(r, evolution_analysis.base_candidate(r, None, 0)) for r in rows]
     corpus = evolution_rank.Corpus(pairs, dense=True if size >= DENSE_MIN else None)
     if corpus.use_dense:
         corpus.dense()
@@ -323,7 +323,7 @@ def write_follow(size: int, seed: int, writes: int = 20) -> dict[str, Any]:
     from the same claims must give the same 16 best, float for float."""
     rows, about = rows_for(size + writes, seed)
     spare = rows[size:]
-    pairs = [(r, evolution_rank.base_candidate(r, None, 0)) for r in rows[:size]]
+    pairs = [(r, evolution_analysis.base_candidate(r, None, 0)) for r in rows[:size]]
     corpus = evolution_rank.Corpus(pairs, dense=True)
     corpus.dense()
     rng = random.Random(seed + 2)
@@ -335,7 +335,7 @@ def write_follow(size: int, seed: int, writes: int = 20) -> dict[str, Any]:
         row, _base = live[rng.randrange(len(live))]
         row = replace(row, utility=("unhelpful", f"w{n}", now), reinforced_at=now)
         gone = live[rng.randrange(len(live))][1].id
-        changed = [(r, evolution_rank.base_candidate(r, None, 0)) for r in (row, spare[n])
+        changed = [(r, evolution_analysis.base_candidate(r, None, 0)) for r in (row, spare[n])
                    if r.id != gone]
         t0, c0 = time.perf_counter(), time.process_time()
         assert corpus.update(changed, [gone])
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        evolution_rank._CACHE.clear()
+        evolution_analysis._CACHE.clear()
         results.append(run(size, args.queries, args.full_scan_queries, args.seed))
     print(json.dumps({"benchmark": "evolution_rank", "python": platform.python_version(),
                       "load_average": [round(x, 2) for x in os.getloadavg()],

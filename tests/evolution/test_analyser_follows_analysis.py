@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from waymarks.service import evolution_rank
+from waymarks.service import evolution_analysis
 from waymarks.store import recall_index
 
 
 def test_another_analysis_code_is_another_analyser(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
-    before = evolution_rank._analyser()
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", [])
+    before = evolution_analysis._analyser()
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", [])
     monkeypatch.setattr(recall_index, "_ANALYSIS", "another analysis code")
-    assert evolution_rank._analyser() != before
+    assert evolution_analysis._analyser() != before

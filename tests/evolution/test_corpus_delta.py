@@ -26,6 +26,7 @@ from tests.lanes import lanes
 from waymarks.core.model_port import ModelReply
 from waymarks.core.records import replace
 from waymarks.recall.plan import direct_plan, plan_query
+from waymarks.service import evolution_analysis as ea
 from waymarks.service import evolution_rank as er
 from waymarks.service import evolution_recall
 from waymarks.service.evolution import Evolution
@@ -60,14 +61,14 @@ def _change(rng: random.Random, corpus: er.Corpus, serial: int
         row = replace(row, reinforced_at=rng.choice(DATES), pinned=rng.random() < 0.3,
                       utility=rng.choice([None, ("useful", "m", NOW), ("unhelpful", "m", NOW)]),
                       accuracy=rng.choice([None, ("accurate", "a", NOW)]))
-        changed.append((row, er.base_candidate(row, None, 0)))
+        changed.append((row, ea.base_candidate(row, None, 0)))
     for i in range(rng.randint(0, 5)):
         words = rng.sample(WORDS, rng.randint(1, 5))
         if rng.random() < 0.2:
             words.append(rng.choice(RARE))
         row = _row(10_000 + serial * 10 + i, words, rng.randrange(4), rng.randrange(3),
                    rng.randrange(3), rng.choice(["summary", "user_statement"]))
-        changed.append((row, er.base_candidate(row, None, 0)))
+        changed.append((row, ea.base_candidate(row, None, 0)))
     return changed, removed  # type: ignore[return-value]
 
 

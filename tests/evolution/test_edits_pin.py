@@ -29,6 +29,7 @@ from waymarks.core.evolution.model import (
 )
 from waymarks.core.evolution.rows import ClaimRow, SourceRow, from_snapshot, snapshot
 from waymarks.recall.plan import direct_plan
+from waymarks.service import evolution_analysis as ea
 from waymarks.service import evolution_rank as er
 from waymarks.service.app import Waymarks
 from waymarks.service.evolution import Evolution
@@ -106,8 +107,8 @@ def test_pinned_claims_rank_fresh_never_dormant_without_a_bonus() -> None:
     row = ClaimRow(claim_id("/w", "project_state", content), "/w", "project_state", content,
                    "provisional", "summary", "model", "s", OLD, 1)
     pin = ClaimRow(**{**{f: getattr(row, f) for f in row.__slots__}, "pinned": True})  # type: ignore[attr-defined]
-    er._CACHE.clear()
-    base = er.base_candidate(row, None, 0)
+    ea._CACHE.clear()
+    base = ea.base_candidate(row, None, 0)
     aged, dormant = er.with_factors(base, row, NOW)
     kept, kept_dormant = er.with_factors(base, pin, NOW)
     assert dormant and aged.freshness < 1.0

@@ -14,6 +14,7 @@ from waymarks.core.evolution.rows import ClaimRow
 from waymarks.recall.engine import evaluate
 from waymarks.recall.plan import direct_plan
 from waymarks.recall.scoring import Stats
+from waymarks.service import evolution_analysis as ea
 from waymarks.service import evolution_rank as er
 
 WORDS = ["kamal", "deploy", "staging", "port", "8080", "postgres", "tabs", "redis", "cache",
@@ -44,9 +45,9 @@ query_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)
 @pytest.mark.slow
 def test_the_prefilter_is_exact(spec: list[tuple[list[str], int, int, int, str]],
                                 words: list[str], automatic: bool) -> None:
-    er._CACHE.clear()
+    ea._CACHE.clear()
     rows = [_row(i, *item) for i, item in enumerate(spec)]
-    pairs = [(r, er.base_candidate(r, None, 0)) for r in rows]
+    pairs = [(r, ea.base_candidate(r, None, 0)) for r in rows]
     plan = direct_plan(" ".join(words))
     fast = er.rank(plan, pairs, NOW, automatic=automatic)
     # reference: every claim with its factors, scored and gated by recall itself
@@ -63,11 +64,11 @@ def test_the_prefilter_is_exact(spec: list[tuple[list[str], int, int, int, str]]
 
 
 def test_factors_reorder_but_never_make_relevant() -> None:
-    er._CACHE.clear()
+    ea._CACHE.clear()
     fresh = _row(1, ["kamal", "deploy"], 1, 2, 0, "manual_correction")
     stale = _row(2, ["kamal", "deploy"], 0, 1, 2, "summary")
     other = _row(3, ["redis", "cache"], 1, 2, 1, "manual_correction")
-    pairs = [(r, er.base_candidate(r, None, 0)) for r in (stale, fresh, other)]
+    pairs = [(r, ea.base_candidate(r, None, 0)) for r in (stale, fresh, other)]
     result = er.rank(direct_plan("kamal deploy"), pairs, NOW, automatic=False)
     assert [s.candidate.id for s in result.eligible] == [fresh.id, stale.id]
     assert result.eligible[0].candidate.freshness > result.eligible[1].candidate.freshness
@@ -96,12 +97,12 @@ def test_the_prefilter_is_exact_on_larger_stores_where_words_are_common() -> Non
     checked = pruned = 0
     for seed in range(40):
         rng = random.Random(seed)
-        er._CACHE.clear()
+        ea._CACHE.clear()
         rows = [_row(i, rng.sample(WORDS, rng.randint(1, 6)), rng.randrange(4),
                      rng.randrange(3), rng.randrange(3),
                      rng.choice(["summary", "user_statement"]))
                 for i in range(rng.randint(150, 400))]
-        corpus = er.Corpus([(r, er.base_candidate(r, None, 0)) for r in rows])
+        corpus = er.Corpus([(r, ea.base_candidate(r, None, 0)) for r in rows])
         for _ in range(15):
             plan = direct_plan(" ".join(rng.sample(WORDS, rng.randint(1, 5))))
             automatic = rng.random() < 0.5

@@ -18,6 +18,7 @@ from tests.evolution.test_rank import NOW, WORDS, _reference, _row
 from waymarks.recall.analysis import is_literal
 from waymarks.recall.plan import direct_plan, plan_query
 from waymarks.recall.scoring import COVERAGE_TO_QUALIFY, QueryPlan, Stats
+from waymarks.service import evolution_analysis as ea
 from waymarks.service import evolution_rank as er
 
 RARE = ["zebrafish", "quokka", "/srv/one.toml", "ledgerline", "tiramisu"]
@@ -54,7 +55,7 @@ def _old_possible(corpus: er.Corpus, plan: QueryPlan, stats: Stats) -> list[int]
 
 
 def _store(rng: random.Random) -> er.Corpus:
-    er._CACHE.clear()
+    ea._CACHE.clear()
     vocabulary = WORDS + RARE
     rows = []
     for i in range(rng.randint(120, 360)):
@@ -64,7 +65,7 @@ def _store(rng: random.Random) -> er.Corpus:
         rows.append(_row(i, words, rng.randrange(4), rng.randrange(3), rng.randrange(3),
                          rng.choice(["summary", "user_statement", "manual_correction"])))
     assert vocabulary
-    return er.Corpus([(r, er.base_candidate(r, None, 0)) for r in rows])
+    return er.Corpus([(r, ea.base_candidate(r, None, 0)) for r in rows])
 
 
 def _query(rng: random.Random) -> list[str]:
@@ -269,7 +270,7 @@ def test_the_arrays_dormancy_is_exactly_the_rows() -> None:
             [er._dormant(row, now_s) for row, _b in pairs]
     row, _base = pairs[0]
     moved = with_(row, pinned=not row.pinned, reinforced_at="2020-01-01T00:00:00.000Z")
-    corpus.update([(moved, er.base_candidate(moved, None, 0))], [])
+    corpus.update([(moved, ea.base_candidate(moved, None, 0))], [])
     index = corpus.position[moved.id]
     assert all(dense.asleep(index, t) == er._dormant(moved, t) for t in times)
     assert sum(dense.asleep(i, times[-1]) for i in range(len(pairs))) > 0

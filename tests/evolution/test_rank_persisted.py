@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.evolution.test_aging import learn
-from waymarks.service import evolution_rank as er
+from waymarks.service import evolution_analysis as ea
 from waymarks.service import evolution_recall
 from waymarks.service.evolution import Evolution
 
@@ -56,20 +56,20 @@ def test_a_fresh_process_ranks_from_the_persisted_analysis(
     with Evolution(home) as evo:
         rows = {r.id: r for r in evo.claims(["provisional"])}
         for cid, analysis in evo.store.analyses().items():
-            assert analysis.key == er.analysis_key(rows[cid])
-            er._CACHE.clear()
-            from_store, computed = er.stored_candidate(rows[cid], None, 0, analysis)
-            er._CACHE.clear()
-            assert computed is None and from_store == er.base_candidate(rows[cid], None, 0)
+            assert analysis.key == ea.analysis_key(rows[cid])
+            ea._CACHE.clear()
+            from_store, computed = ea.stored_candidate(rows[cid], None, 0, analysis)
+            ea._CACHE.clear()
+            assert computed is None and from_store == ea.base_candidate(rows[cid], None, 0)
 
     # as a fresh process would: nothing cached in memory, and analysing is impossible
-    er._CACHE.clear()
+    ea._CACHE.clear()
     evolution_recall._CORPORA.clear()
 
     def refuse(*_args: object) -> object:
         raise AssertionError("a claim was analysed again")
 
-    monkeypatch.setattr(er, "candidate", refuse)
+    monkeypatch.setattr(ea, "candidate", refuse)
     result = evolution_recall.recall_learned(home, QUERY)
     assert [s.candidate.id for s in result.eligible] == [ids[0]]
 

@@ -106,9 +106,9 @@ def test_postings_of_another_analyser_are_not_used(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     _learn(tmp_path, _texts(random.Random(3), 50))
     evolution_recall._corpus(tmp_path)
-    from waymarks.service import evolution_rank
+    from waymarks.service import evolution_analysis
 
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", ["another analyser"])
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", ["another analyser"])
     with Evolution(tmp_path) as evo:
         evo.sync()
         with sliced(evo, plan_query("cache port", ()), evolution_recall._ms) as part:
@@ -406,17 +406,17 @@ def test_the_analysers_fingerprint_names_the_segmenter_loaded_or_not(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The same fingerprint whether rjieba was loaded first or not, and another one where
     Chinese is cut into bigrams (rjieba missing): the stored analyses are not reused."""
-    from waymarks.service import evolution_rank, segmenter
+    from waymarks.service import evolution_analysis, segmenter
 
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
-    before = evolution_rank._analyser()
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", [])
+    before = evolution_analysis._analyser()
     pytest.importorskip("rjieba")
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
-    assert evolution_rank._analyser() == before
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", [])
+    assert evolution_analysis._analyser() == before
     assert before.endswith(":rjieba " + segmenter.installed_version("rjieba"))
     monkeypatch.setattr(segmenter, "installed_version", lambda _name: None)
-    monkeypatch.setattr(evolution_rank, "_ANALYSER", [])
-    assert evolution_rank._analyser().endswith(":bigrams")
+    monkeypatch.setattr(evolution_analysis, "_ANALYSER", [])
+    assert evolution_analysis._analyser().endswith(":bigrams")
 
 
 def test_too_many_unposted_claims_are_counted_never_listed(tmp_path: Path) -> None:

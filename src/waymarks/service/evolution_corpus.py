@@ -61,7 +61,8 @@ def corpus_of(evo: Evolution, cached: Cached | None, to_ms: Callable[[str], int]
     when nothing changed, ``cached`` brought up to date by a delta when it can be, else a
     fresh one; with the analyses computed now (the caller persists them: outside this
     read transaction). ``to_ms``: a claim's date in epoch milliseconds, as recall's."""
-    from waymarks.service.evolution_rank import Corpus, stored_candidate
+    from waymarks.service.evolution_analysis import stored_candidate
+    from waymarks.service.evolution_rank import Corpus
 
     with evo.store.reading():
         signature = evo.store.signature()
@@ -92,7 +93,7 @@ def _delta(evo: Evolution, cached: Cached, signature: tuple[str, str, str, str],
            to_ms: Callable[[str], int]) -> list[tuple[str, Analysis]] | None:
     """Update ``cached.corpus`` by the claims touched since its checkpoint; ``None``
     (the corpus may be half updated: the caller builds afresh) when it cannot."""
-    from waymarks.service.evolution_rank import base_candidate, stored_candidate
+    from waymarks.service.evolution_analysis import base_candidate, stored_candidate
 
     ledger, folded, offset, fingerprint = cached.signature
     if (signature[0] != ledger or int(signature[1]) < int(folded)

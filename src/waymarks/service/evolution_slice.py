@@ -82,7 +82,7 @@ class Slice(Corpus):
 
     def read(self, feature: str) -> list[int]:
         """The slots of the claims holding ``feature`` strongly, read when first walked."""
-        from waymarks.service.evolution_rank import stored_candidate
+        from waymarks.service.evolution_analysis import stored_candidate
 
         ids = postings.holding(self.store.db, feature)
         new = [cid for cid in ids if cid not in self.position]
@@ -109,7 +109,7 @@ def persist(evo: Evolution, computed: Sequence[tuple[str, Analysis]],
     a database busy past its timeout or read-only leaves it as it was."""
     import sqlite3
 
-    from waymarks.service.evolution_rank import _analyser
+    from waymarks.service.evolution_analysis import _analyser
 
     store = evo.store
     if computed:
@@ -136,7 +136,7 @@ def sliced(evo: Evolution, plan: QueryPlan, to_ms: Callable[[str], int]
     """The corpus ``plan`` needs from ``evo``'s projection (synced by the caller), to rank
     inside this block; ``None`` when the postings cannot vouch for it (build the whole
     corpus)."""
-    from waymarks.service.evolution_rank import _analyser, stored_candidate
+    from waymarks.service.evolution_analysis import _analyser, stored_candidate
 
     store, mine = evo.store, _analyser()
     states = sorted(RECALLABLE_STATES)
