@@ -84,10 +84,13 @@ def test_a_dead_bridge_neither_crashes_pi_nor_lets_content_out(tmp_path: Path) -
     assert result["sent"]["model"] == "gemini-2.5-pro"  # type: ignore[index]
 
 
-def test_an_unknown_payload_shape_is_withheld_whole_by_a_live_bridge(tmp_path: Path) -> None:
+def test_a_gemini_payload_is_sanitized_by_a_live_bridge(tmp_path: Path) -> None:
+    """Gemini's ``contents``/``parts`` was a shape the sanitizer did not read: the whole
+    payload was withheld and its tools dropped. Now its text is checked and its tools kept."""
     result = run_harness(tmp_path, str(WAYMARKS_BIN))
     sent = json.dumps(result["sent"])
-    assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent and "plan" not in sent
+    assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent and "[REDACTED" in sent
+    assert "plan" in sent and "system text here" in sent and "functionDeclarations" in sent
 
 
 def test_a_stuck_bridge_is_waited_for_once_and_both_consequences_are_said(

@@ -41,12 +41,14 @@ def gemini() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
 
 @pytest.mark.parametrize("variant", ["pi16", "pi073"])
-def test_a_gemini_request_goes_out_with_its_content_withheld(
+def test_a_gemini_request_goes_out_sanitized_with_its_tools(
         tmp_path: Path, gemini: tuple[str, list[dict[str, Any]]], variant: str) -> None:
     """Pi's Google payload holds the request's AbortSignal: it crossed the bridge as JSON,
     came back {}, and the SDK failed before sending anything ("callerSignal.
-    addEventListener is not a function"; no request reached the server). The request goes
-    out now, its content withheld as README says a Gemini payload's is, and Pi answers."""
+    addEventListener is not a function"; no request reached the server). Then it went out
+    with its content withheld and its tools dropped (the sanitizer did not read Gemini's
+    shape). It goes out sanitized now: the credential redacted, the rest and Pi's tools
+    kept, and Pi answers."""
     origin, bodies = gemini
     pi = PiHome(tmp_path, install(variant), origin)
     (pi.agent / "models.json").write_text(json.dumps({"providers": {"fake": {
@@ -57,5 +59,6 @@ def test_a_gemini_request_goes_out_with_its_content_withheld(
     assert "GEMINI-ANSWER" in done.stdout
     assert len(bodies) == 1, done.stderr
     sent = json.dumps(bodies[0])
-    assert "AAAABBBB" not in sent and "hello" not in sent
-    assert "[withheld by Waymarks" in sent
+    assert "AAAABBBB" not in sent and "hello" in sent and "[REDACTED" in sent
+    assert "[withheld by Waymarks" not in sent
+    assert "functionDeclarations" in sent and "systemInstruction" in sent

@@ -208,7 +208,7 @@ def privacy_group() -> Group:
         return Result(data, text.rstrip())
 
     @command(privacy, "sanitize", summary="Clean a provider payload read on standard input "
-             "(OpenAI Chat or Responses, Anthropic Messages); withheld whole if anything "
+             "(OpenAI Chat or Responses, Anthropic Messages, Gemini); withheld whole if anything "
              "goes wrong.",
              examples=["waymarks privacy sanitize --provider openai < payload.json"])
     @click.option("--provider", metavar="ID", required=True,

@@ -236,6 +236,8 @@ def guard_payload(payload: object, fit: Fit | None = None) -> object:
             out[name] = guard_history(payload[name])
             if fit is not None:
                 out[name] = withhold_misfits(out[name], fit)
+    if fit is not None and isinstance(payload.get("contents"), list):  # Gemini
+        out["contents"] = withhold_misfits(payload["contents"], fit)
     return out
 
 
@@ -323,6 +325,10 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
     elif role == "tool" and _result_of(message) in calls:  # OpenAI chat, Mistral
         changed["content"] = _fitted(calls[_result_of(message)], message.get("content"),
                                      fit) or message.get("content")
+    elif role == "user" and isinstance(message.get("parts"), list):  # Gemini
+        gemini = [_fitting_response(part, fit) for part in message["parts"]]
+        if any(new is not old for new, old in zip(gemini, message["parts"], strict=True)):
+            changed["parts"] = gemini
     for name in _CALL_LISTS if role == "assistant" else ():
         for call in message.get(name) or ():
             function = call.get("function") if isinstance(call, dict) else None
@@ -370,6 +376,19 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
         if text is not None:
             return {**part, "toolResult": {**done, "content": [{"text": text}]}}
     return part
+
+
+def _fitting_response(part: Any, fit: Fit) -> Any:
+    """A Gemini ``functionResponse`` part (it names its tool itself): its result text is
+    the response's ``output`` (``error`` for a failed call)."""
+    done = part.get("functionResponse") if isinstance(part, dict) else None
+    if not isinstance(done, dict) or done.get("name") not in GUARDED \
+            or not isinstance(response := done.get("response"), dict):
+        return part
+    key = "error" if "error" in response else "output"
+    text = _fitted(str(done["name"]), response.get(key), fit)
+    return part if text is None else {**part, "functionResponse": {**done, "response": {
+        key: text}}}
 
 
 #: the part types the guard reads beyond their type (Pi, Anthropic); Bedrock Converse's

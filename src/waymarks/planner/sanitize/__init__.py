@@ -1,9 +1,10 @@
 """The last check before a payload leaves for a model provider.
 
-``sanitize(payload, provider, policy)`` takes a request body in one of three shapes —
-OpenAI Chat Completions (``messages``), OpenAI Responses (``input``/``instructions``) and
-Anthropic Messages (``system`` + ``messages``) — and returns a copy that the provider may
-receive:
+``sanitize(payload, provider, policy)`` takes a request body in one of four shapes —
+OpenAI Chat Completions (``messages``), OpenAI Responses (``input``/``instructions``),
+Anthropic Messages (``system`` + ``messages``) and Google Gemini (``contents``, with
+``systemInstruction`` at the top or in the SDK's ``config``) — and returns a copy that
+the provider may receive:
 
 - every text-bearing field is classified with the markers of ``waymarks.core.privacy``;
   prohibited spans become ``WITHHELD``, a text with nothing allowed left is withheld as a
@@ -22,7 +23,9 @@ Text-bearing fields: message ``content`` (a string, or the ``text``/``refusal`` 
 parts), ``refusal``, tool-call ``arguments``/``input``, tool results (``tool_result``
 content, ``function_call_output``/``custom_tool_call_output`` output), ``thinking``,
 reasoning ``summary``/``content`` text, text ``document`` sources, ``system`` and
-``instructions``. Images, files and audio carry the level of their message.
+``instructions``; Gemini's ``text`` parts, ``functionCall`` args, ``functionResponse``
+responses and text ``inlineData`` (see ``gemini``). Images, files and audio carry the
+level of their message.
 
 Structure is never broken: no message or item is removed, so roles keep alternating and
 every tool call keeps its result. A withheld string becomes ``WITHHELD`` (tool-call
@@ -49,7 +52,8 @@ shares: strings, objects, content parts, tool-call arguments, units), ``fast`` (
 that builds nothing), ``memo`` (earlier runs' results by message, for a caller that sends
 one growing conversation again), ``chat`` (the ``messages`` list, Chat Completions message fields),
 ``anthropic`` (the content blocks only Anthropic Messages has), ``responses`` (the
-``input`` items). This module dispatches the top-level keys and tells the shape apart.
+``input`` items), ``gemini`` (``contents`` and their parts). This module dispatches
+the top-level keys and tells the shape apart.
 
 Pure: no I/O.
 """
@@ -63,13 +67,13 @@ import msgspec
 
 from waymarks.core.privacy import DEFAULT_POLICY, Destination, ProviderPolicy, parse_marked
 from waymarks.core.secrets import might_contain_secret
-from waymarks.planner.sanitize import anthropic, chat, responses
+from waymarks.planner.sanitize import anthropic, chat, gemini, responses
 from waymarks.planner.sanitize.memo import Memo
 from waymarks.planner.sanitize.walker import BASE, STRUCTURAL, Malformed, Walker
 
 __all__ = ["Memo", "SanitizeOutcome", "Shape", "sanitize"]
 
-Shape = Literal["chat", "responses", "anthropic"]
+Shape = Literal["chat", "responses", "anthropic", "gemini"]
 
 
 class SanitizeOutcome(msgspec.Struct, frozen=True):
@@ -107,6 +111,12 @@ def _payload(walker: Walker, payload: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "instructions" or key == "input":
             new = walker.unit(Walker.prompt, value) if not isinstance(value, list) \
                 else responses.items(walker, value)
+        elif key == "contents":
+            new = gemini.contents(walker, value)
+        elif key in gemini.CONFIG_FIELDS:
+            new = gemini.system_instruction(walker, value, BASE)
+        elif key == "config" and "contents" in payload:
+            new = gemini.config(walker, value, BASE)
         elif key in STRUCTURAL:
             new = walker.structural(value, BASE)
         else:
@@ -123,6 +133,8 @@ def _shape(payload: Mapping[str, Any], anthropic: bool) -> Shape | None:
         return "responses"
     if "system" in payload:
         return "anthropic"
+    if "contents" in payload:
+        return "gemini"
     return None
 
 
@@ -152,8 +164,8 @@ def sanitize(payload: object, provider: str, policy: ProviderPolicy = DEFAULT_PO
         if shape is None:
             return SanitizeOutcome(
                 None, True, "unknown payload shape: expected messages (Chat Completions, "
-                "Anthropic Messages) or input/instructions (Responses)", name, destination,
-                None)
+                "Anthropic Messages), input/instructions (Responses) or contents (Gemini)",
+                name, destination, None)
         out = _payload(walker, payload)
         shape = _shape(payload, walker.anthropic)
     except Malformed as exc:

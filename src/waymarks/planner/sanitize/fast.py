@@ -36,9 +36,11 @@ from waymarks.planner.sanitize.walker import (
 #: keys whose strings are text (a superset of the text slots); below the deep ones every
 #: string is text
 _TEXT_KEYS: Final = frozenset({"content", "text", "refusal", "output", "thinking", "data"})
-_DEEP_TEXT_KEYS: Final = frozenset({"arguments", "input"})
+_DEEP_TEXT_KEYS: Final = frozenset({"arguments", "input", "args", "response"})
 _ANY_TEXT_KEYS: Final = _TEXT_KEYS | _DEEP_TEXT_KEYS
 _SCALARS: Final = frozenset({int, float, bool})
+#: keys naming a blob's media type (Anthropic's, Gemini's): base64 text is decoded
+_MEDIA_TYPE_KEYS: Final = frozenset({"media_type", "mimeType", "mime_type"})
 _PLAIN_TEXT_TYPES: Final = frozenset({"text", "input_text", "output_text"})
 #: _ESCAPES: tool-call ``arguments`` are JSON, read decoded by the full walk. The credential
 #: pre-test on the raw string says no less than on the decoded one, except where an escape
@@ -95,7 +97,7 @@ def clean(value: Any, text: int, suspect: Suspect | None) -> bool:
             if kind is str:
                 if ":" in item and HINT in item:
                     return False
-                if (key == "media_type" and text_media(item)) or text_data_uri(item):
+                if (key in _MEDIA_TYPE_KEYS and text_media(item)) or text_data_uri(item):
                     return False  # base64 text: decoded by the full walk
                 if suspect is not None and (
                         ((text == 2 or key not in STRUCTURAL) and suspect(item))

@@ -53,9 +53,9 @@ _TEXT_PARTS: Final = {
 #: of these keys is sent as it is.
 STRUCTURAL: Final = frozenset({
     "id", "type", "role", "model", "object", "status",
-    "signature", "thought_signature", "encrypted_content",
+    "signature", "thought_signature", "thoughtSignature", "encrypted_content",
     "call_id", "tool_call_id", "tool_use_id", "item_id", "previous_response_id",
-    "media_type", "detail", "reasoning_effort", "service_tier",
+    "media_type", "mimeType", "mime_type", "detail", "reasoning_effort", "service_tier",
 })
 #: object ``type`` -> the key of an encoded blob in it (base64 media, encrypted
 #: thinking): kept as it is, like a structural value

@@ -1,0 +1,129 @@
+"""Google Gemini payloads (``contents``/``parts``, ``systemInstruction``, the SDK's
+``config``): sanitized as the other shapes are. Before, the sanitizer knew no such
+shape, so with a Gemini model (Pi's ``google-generative-ai``) every request went out
+with its content withheld and its tools dropped."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.hosts.test_bridge import Host, converse
+from waymarks.core.privacy import ProviderPolicy
+from waymarks.planner.sanitize import Memo, sanitize
+from waymarks.tool.egress import outgoing_payload
+
+KEY = "sk-ant-api03-AAAABBBBCCCCDDDDEEEE"
+LOCAL = "[ds4:local-only]SECRET-PLAN[/ds4:local-only]"
+TOOLS = [{"functionDeclarations": [{"name": "bash", "description": "Run a command",
+                                    "parametersJsonSchema": {"type": "object"}}]}]
+
+
+def gemini(*contents: dict[str, Any], **config: Any) -> dict[str, Any]:
+    """Pi's Google payload: the SDK's ``{model, contents, config}``."""
+    return {"model": "gemini-2.5-pro", "contents": list(contents),
+            "config": {"systemInstruction": "You are a coding agent.", "tools": TOOLS,
+                       "temperature": 0.2, **config}}
+
+
+def user(*parts: Any) -> dict[str, Any]:
+    return {"role": "user", "parts": list(parts)}
+
+
+def model(*parts: Any) -> dict[str, Any]:
+    return {"role": "model", "parts": list(parts)}
+
+
+def test_credentials_are_redacted_in_every_text_part_and_tools_are_kept() -> None:
+    text_file = base64.b64encode(f"token {KEY}\n".encode()).decode()
+    image = "iVBORw0KGgo" + "A" * 64
+    payload = gemini(
+        user({"text": f"the key is {KEY}"},
+             {"inlineData": {"mimeType": "text/plain", "data": text_file}},
+             {"inlineData": {"mimeType": "image/png", "data": image}}),
+        model({"functionCall": {"name": "bash", "args": {"command": f"export K={KEY}",
+                                                         "id": KEY}},
+               "thoughtSignature": "c2lnbmF0dXJl"}),
+        user({"functionResponse": {"name": "bash", "response": {"output": f"K={KEY}"}}}),
+        systemInstruction=f"sys {KEY}")
+    out = sanitize(payload, "google")
+    assert not out.withheld, out.reason
+    assert out.shape == "gemini" and out.redacted_values == 6
+    sent = json.dumps(out.payload)
+    assert "AAAABBBB" not in sent and "[REDACTED" in sent
+    assert out.payload is not None
+    parts = out.payload["contents"]
+    assert "AAAABBBB" not in base64.b64decode(parts[0]["parts"][1]["inlineData"]["data"]).decode()
+    assert parts[0]["parts"][2]["inlineData"]["data"] == image  # media kept as it is
+    assert parts[1]["parts"][0]["thoughtSignature"] == "c2lnbmF0dXJl"
+    assert out.payload["config"]["tools"] == TOOLS and out.payload["config"]["temperature"] == 0.2
+
+
+def test_withheld_text_is_removed_and_structure_kept() -> None:
+    payload = gemini(
+        user({"text": f"plan {LOCAL} now"}),
+        model({"text": LOCAL}),
+        model({"thought": True, "text": f"thinking {LOCAL}", "thoughtSignature": "c2ln"},
+              {"text": "done"}),
+        systemInstruction={"parts": [{"text": f"rules {LOCAL}"}]})
+    out = sanitize(payload, "google")
+    assert not out.withheld, out.reason
+    sent = json.dumps(out.payload)
+    assert "SECRET-PLAN" not in sent
+    assert out.payload is not None
+    contents = out.payload["contents"]
+    assert len(contents) == 3  # no content removed
+    assert contents[0]["parts"][0]["text"].startswith("plan ")
+    assert contents[1]["parts"] == [{"text": "[withheld by privacy policy]"}]
+    assert contents[2]["parts"] == [{"text": "done"}]  # a signed thought is dropped whole
+    assert out.payload["config"]["systemInstruction"]["parts"][0]["text"].startswith("rules ")
+
+
+def test_the_rest_api_form_is_read_too() -> None:
+    payload = {"contents": [user({"text": f"k {KEY}"})],
+               "systemInstruction": {"parts": [{"text": f"s {KEY}"}]}, "tools": TOOLS}
+    out = sanitize(payload, "google")
+    assert out.payload is not None and "AAAABBBB" not in json.dumps(out.payload)
+    assert out.payload["tools"] == TOOLS
+
+
+def test_a_clean_conversation_is_kept_as_it_is_and_remembered() -> None:
+    payload = gemini(user({"text": "fix the bug"}), model({"text": "done"}))
+    memo = Memo()
+    first = sanitize(payload, "google", memo=memo)
+    again = sanitize(payload, "google", memo=memo)
+    assert first.payload == payload and again.payload == payload and not first.changed
+    assert first.payload is not None and first.payload["contents"] is payload["contents"]
+
+
+def test_a_result_rendered_for_a_local_model_is_not_repeated_to_gemini() -> None:
+    """After a switch from a local model, a recall result rendered for it (local-only text,
+    its markers gone) was sent to the remote one as any text: the misfit check did not
+    read Gemini's ``functionResponse``."""
+    policy = ProviderPolicy(local_providers=frozenset({"ollama"}))
+    details = {"renderedFor": "ollama", "renderedLevels": ["normal", "local-only"],
+               "renderedRedacted": False}
+    text = json.dumps(details) + "\nHome is 12 Elm Street"
+    payload = gemini(user({"text": "where is home?"}),
+                     model({"functionCall": {"name": "memory_recall", "args": {}}}),
+                     user({"functionResponse": {"name": "memory_recall",
+                                                "response": {"output": text}}}))
+    assert "Elm Street" in json.dumps(outgoing_payload(payload, "ollama", policy).payload)
+    sent = json.dumps(outgoing_payload(payload, "google", policy).payload)
+    assert "Elm Street" not in sent and "not repeated here" in sent
+
+
+def test_a_gemini_request_through_the_bridge(tmp_path: Path) -> None:
+    """The Pi bridge's ``sanitize`` (what the extension calls before each request)."""
+    payload = gemini(user({"text": f"plan {LOCAL} with {KEY}"}))
+    out = converse(tmp_path, [
+        {"id": 1, "method": "initialize", "params": {"provider": "google"}},
+        {"id": 2, "method": "sanitize", "params": {"payload": payload, "provider": "google"}},
+        {"id": 3, "method": "shutdown"}], Host())
+    result = {m["id"]: m["result"] for m in out if "result" in m}[2]
+    assert result["withheld"] is False, result
+    sent = json.dumps(result["payload"])
+    assert "SECRET-PLAN" not in sent and "AAAABBBB" not in sent and "plan" in sent
+    assert result["payload"]["config"]["tools"] == TOOLS
