@@ -27,12 +27,15 @@ public PEM blocks (a ``ca.crt``, a certificate: a
 ``tls.key`` beside it is a private key, and the block goes).
 
 The rule's text must hold ``Secret`` (the expression looks for it behind or ahead of the
-block), so the pre-test's "secret" with a colon covers it. Pure: no I/O, no state.
+block), so the pre-test's "secret" with a colon covers it. Pure: no I/O; the one state is
+the layout of the last text read (:func:`_layout`), which its many blocks share.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
@@ -242,28 +245,81 @@ def _secret_kind(text: str, head: int) -> bool:
     if data is None:
         return False
     column = len(data.group(1))
-    documents = [found.start() for found in _DOCUMENT.finditer(text)]
-    first = max((at for at in documents if at <= head + 1), default=0)
-    last = min((at for at in documents if at > data.end()), default=len(text))
-    kinds = [kind for kind in _ANY_KIND_LINE.finditer(text, first, last)
-             if len(kind.group(1)) == column]
+    layout = _layout(text)
+    documents = layout.documents
+    at = bisect_right(documents, head + 1)
+    first = documents[at - 1] if at else 0
+    at = bisect_right(documents, data.end())
+    last = documents[at] if at < len(documents) else len(text)
+    kinds, secret, leaves, decides = layout.column(column)
     # A line that leaves the object between a kind and the data leaves it between any
-    # kind further away too: only the nearest on each side need be read (reading every
-    # one, each as far as the data, cost a cube of a list of Secrets: kubectl get secrets
-    # -o yaml, 400 of them, 60 KB, 7.6 s)
-    before = [kind for kind in kinds if kind.start() <= head]
-    if before and _one_object(text, before[-1].start(), head + 1, column):
-        return before[-1].group(2) == "Secret"
-    datas = [found.start() for found in _DATA_LINE.finditer(text, head + 2, last)
-             if len(found.group(1)) == column]
-    for kind in (kind for kind in kinds if kind.start() > head + 1):
-        if not _one_object(text, head + 1, kind.start(), column):
-            return False
-        later = next((at for at in datas if at > kind.start()), None)  # the kind of the
-        if kind.group(2) == "Secret" and (  # data after it
-                later is None or not _one_object(text, kind.start(), later, column)):
-            return True
-    return False
+    # kind further away too: only the nearest before need be read (reading every one,
+    # each as far as the data, cost a cube of a list of Secrets: kubectl get secrets -o
+    # yaml, 400 of them, 60 KB, 7.6 s), and whether one after decides is known for each
+    # kind once (reading the text's every kind, document and data line again for each
+    # block cost a square: 400 of them 1-4 s, 800 up to 18 s)
+    before = bisect_right(kinds, head) - 1
+    if before >= 0 and kinds[before] >= first \
+            and _stays(leaves, kinds[before], head + 1):
+        return secret[before]
+    after = bisect_right(kinds, head + 1)
+    gone = bisect_right(leaves, head + 1)  # the first line after the data leaving it
+    end = min(last, leaves[gone] + 1 if gone < len(leaves) else last)
+    return decides[after] < bisect_left(kinds, end)
+
+
+def _stays(leaves: list[int], start: int, end: int) -> bool:
+    """Whether no line between the one at ``start`` and the one at ``end`` (line starts)
+    leaves the object (``leaves``: the starts of the lines that do, at one column)."""
+    at = bisect_right(leaves, start)
+    return at == len(leaves) or leaves[at] >= end
+
+
+class _Layout:
+    """Where a text's YAML documents start, and for each column its ``kind:`` lines and
+    the lines that leave an object at it: read once a text (:func:`_layout`), however many
+    ``data:`` blocks it holds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.documents = [found.start() for found in _DOCUMENT.finditer(text)]
+        self._kinds = [(len(kind.group(1)), kind.start(), kind.group(2) == "Secret")
+                       for kind in _ANY_KIND_LINE.finditer(text)]
+        self._datas = [(len(found.group(1)), found.start())
+                       for found in _DATA_LINE.finditer(text)]
+        self._columns: dict[int, tuple[list[int], list[bool], list[int], list[int]]] = {}
+
+    def column(self, column: int) -> tuple[list[int], list[bool], list[int], list[int]]:
+        """At ``column``: the ``kind:`` lines' starts, whether each says Secret, the starts
+        of the lines leaving an object, and for each kind the index of the first from it on
+        that decides a ``data:`` block before it is a Secret's (a Secret's kind whose object
+        holds no later ``data:`` at the column; ``len(kinds)`` when none does)."""
+        found = self._columns.get(column)
+        if found is None:
+            kinds = [at for col, at, _ in self._kinds if col == column]
+            secret = [is_secret for col, _, is_secret in self._kinds if col == column]
+            datas = [at for col, at in self._datas if col == column]
+            leaves: list[int] = []
+            at = 0
+            for line in self.text.split("\n"):
+                if _leaves(line, column):
+                    leaves.append(at)
+                at += len(line) + 1
+            decides = [len(kinds)] * (len(kinds) + 1)
+            for index in range(len(kinds) - 1, -1, -1):
+                later = bisect_right(datas, kinds[index])
+                own = secret[index] and (
+                    later == len(datas) or not _stays(leaves, kinds[index], datas[later]))
+                decides[index] = index if own else decides[index + 1]
+            found = self._columns[column] = (kinds, secret, leaves, decides)
+        return found
+
+
+@lru_cache(maxsize=1)
+def _layout(text: str) -> _Layout:
+    """The layout of ``text``: the ``data:`` blocks of one text (one rule's matches, one
+    after another) share it. Holds the last text read, nothing else."""
+    return _Layout(text)
 
 
 def _kind_cut(text: str, head: int, end: int) -> bool:
@@ -302,22 +358,17 @@ _ANY_KIND_LINE: Final = lazy(r"^([ \t]*(?:-[ \t]+)?)kind:[ \t]*[\"']?(\w*)",
 _MAPPING_KEY: Final = lazy(r"[\w.-]+:(?:[ \t]|\r?$)", re.ASCII)
 
 
-def _one_object(text: str, start: int, end: int, column: int) -> bool:
-    """Whether the lines after the one at ``start``, up to ``end``, stay in the object whose
-    keys stand at ``column``: none is a list's next item, less indented, or, at the column,
-    no mapping's key (code or prose between two fragments)."""
-    for line in text[start:end].split("\n")[1:]:
-        stripped = line.lstrip(" \t")
-        if not stripped.strip() or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
-        if stripped.startswith("- "):
-            if indent + 2 <= column:
-                return False
-            continue
-        if indent < column or (indent == column and _MAPPING_KEY.match(stripped) is None):
-            return False
-    return True
+def _leaves(line: str, column: int) -> bool:
+    """Whether ``line`` leaves the object whose keys stand at ``column``: a list's next
+    item, less indented, or, at the column, no mapping's key (code or prose between two
+    fragments). Blank lines and comments stay in it."""
+    stripped = line.lstrip(" \t")
+    if not stripped.strip() or stripped.startswith("#"):
+        return False
+    indent = len(line) - len(stripped)
+    if stripped.startswith("- "):
+        return indent + 2 <= column
+    return indent < column or (indent == column and _MAPPING_KEY.match(stripped) is None)
 
 
 #: how far into a PEM text a private key's armour may stand: after the curve's ``EC
