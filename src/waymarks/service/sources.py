@@ -56,6 +56,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import EXCLUSIONS_USED, exclusions_used, extends, recovering
+from waymarks.service.source_listing import Candidate, newest_sessions
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
@@ -189,9 +190,6 @@ def siblings_written(app: Waymarks, active: SessionLog) -> bool:
         for name, *_stamp in plan.new)
 
 
-Candidate = tuple[str, int, int, int]  # (path, size, mtime_ns, ctime_ns) of a session file
-
-
 class RefreshPlan(msgspec.Struct, frozen=True):
     """What a sources pass must look at, decided from what is indexed and what the
     directories hold now, before any file is opened."""
@@ -241,26 +239,10 @@ def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] |
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
                 limit: int) -> list[Candidate]:
     """(path, size, mtime, ctime) of this project's session files, newest first, at most
-    ``limit`` besides the active one. Plain strings: this runs on every read."""
-    directories = project_session_dirs(app.home, roots, app.cwd)
-    active_path = str(active.path) if active is not None else None
-    found: dict[str, Candidate] = {}
-    for directory in directories:
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    if not entry.name.endswith(".jsonl") or entry.path == active_path:
-                        continue
-                    try:
-                        stat = entry.stat()
-                    except OSError:
-                        continue
-                    if entry.is_file():
-                        found.setdefault(entry.path, (entry.path, stat.st_size,
-                                                      stat.st_mtime_ns, stat.st_ctime_ns))
-        except OSError:  # no such directory (yet), or unreadable: nothing to find there
-            continue
-    return sorted(found.values(), key=lambda c: (-c[2], c[0]))[:limit]
+    ``limit`` besides the active one. Plain strings: this runs on every read, and looks
+    only at what changed since the last (:mod:`~waymarks.service.source_listing`)."""
+    folders = [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
+    return newest_sessions(folders, str(active.path) if active is not None else None, limit)
 
 
 #: (path, project) -> the stamp (device, inode, size, mtime, ctime) of a file found not to

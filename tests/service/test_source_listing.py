@@ -1,0 +1,211 @@
+"""Session folders listed once, then kept current by a watch: every read must still find
+what a full listing finds, whatever another process did to the files in between."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.service.test_cross_session import T0, PiSession, claims, sibling_dir, status_of
+from waymarks.service.app import Waymarks
+from waymarks.service.source_listing import Candidate, newest_sessions
+
+
+def full_listing(folders: list[str]) -> list[Candidate]:
+    """What the folders hold now, read by the test itself."""
+    found = []
+    for folder in folders:
+        for entry in os.scandir(folder):
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                info = entry.stat()
+                found.append((entry.path, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return sorted(found, key=lambda c: (-c[2], c[0]))
+
+
+def by_another_process(code: str, *args: str) -> None:
+    subprocess.run([sys.executable, "-c", code, *args], check=True)
+
+
+APPEND = "import sys; open(sys.argv[1], 'a').write(sys.argv[2])"
+#: the same number of bytes written over the start, the modification time put back
+REWRITE_KEEPING_TIME = """import os, sys
+before = os.stat(sys.argv[1])
+with open(sys.argv[1], 'r+b') as f:
+    f.write(sys.argv[2].encode())
+os.utime(sys.argv[1], ns=(before.st_atime_ns, before.st_mtime_ns))
+"""
+
+
+def watched(tmp_path: Path) -> tuple[list[str], list[Path]]:
+    folders = [str(tmp_path / "a"), str(tmp_path / "b")]
+    files = []
+    for n, folder in enumerate(folders * 3):
+        Path(folder).mkdir(exist_ok=True)
+        path = Path(folder, f"{n}.jsonl")
+        path.write_text("x" * 10)
+        os.utime(path, ns=(10**18 + n, 10**18 + n))
+        files.append(path)
+    for _ in range(2):  # the second listing starts the watch
+        assert newest_sessions(folders, None, 100) == full_listing(folders)
+    return folders, files
+
+
+def test_an_unchanged_folder_is_not_listed_again_and_a_write_costs_one_look(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read listed and ``stat``-ed every file of the project's session folders
+    (2,000 siblings: 12.9 ms a plan); now it looks only at what the watch says changed."""
+    folders, files = watched(tmp_path)
+    before = full_listing(folders)
+
+    def no_listing(*_args: object) -> None:
+        raise AssertionError("the folders were listed again")
+
+    monkeypatch.setattr(os, "scandir", no_listing)
+    assert newest_sessions(folders, None, 100) == before
+    by_another_process(APPEND, str(files[0]), "y" * 5)
+    found = newest_sessions(folders, None, 100)
+    monkeypatch.undo()
+    assert found == full_listing(folders)
+    assert found[0][0] == str(files[0]) and found[0][1] == 15  # grown, and now the newest
+
+
+@pytest.mark.parametrize("change", [
+    "append", "same-size rewrite, mtime kept", "mtime set back", "mode changed", "new file",
+    "renamed", "removed", "replaced by a link", "a folder removed", "a folder replaced",
+    "a folder created", "a name that is no session"])
+def test_a_watched_listing_finds_what_a_full_listing_finds(
+        tmp_path: Path, change: str) -> None:
+    folders, files = watched(tmp_path)
+    if change == "a folder created":
+        folders = [*folders, str(tmp_path / "c")]
+        assert newest_sessions(folders, None, 100) == full_listing(folders[:2])
+        assert newest_sessions(folders, None, 100) == full_listing(folders[:2])
+    target = str(files[1])
+    actions: dict[str, Callable[[], None]] = {
+        "append": lambda: by_another_process(APPEND, target, "more"),
+        "same-size rewrite, mtime kept": lambda: by_another_process(
+            REWRITE_KEEPING_TIME, target, "zz"),
+        "mtime set back": lambda: by_another_process(
+            "import os, sys; os.utime(sys.argv[1], ns=(1, 1))", target),
+        "mode changed": lambda: os.chmod(target, 0o600),
+        "new file": lambda: Path(folders[1], "new.jsonl").write_text("n"),
+        "renamed": lambda: os.replace(target, Path(folders[0], "moved.jsonl")),
+        "removed": lambda: os.unlink(target),
+        "replaced by a link": lambda: (os.unlink(target), os.symlink(files[2], target)),
+        "a folder removed": lambda: [p.unlink() for p in Path(folders[1]).iterdir()] and
+        os.rmdir(folders[1]),
+        "a folder replaced": lambda: (os.rename(folders[1], tmp_path / "old"),
+                                      os.mkdir(folders[1]),
+                                      Path(folders[1], "other.jsonl").write_text("o")),
+        "a folder created": lambda: (os.mkdir(folders[2]),
+                                     Path(folders[2], "late.jsonl").write_text("l")),
+        "a name that is no session": lambda: Path(folders[0], "notes.txt").write_text("t"),
+    }
+    actions[change]()
+    expected = full_listing([f for f in folders if os.path.isdir(f)])
+    assert newest_sessions(folders, None, 100) == expected
+    # and once more, when the watch has caught up (or was started again)
+    assert newest_sessions(folders, None, 100) == expected
+    # leaving one out, and a bound, are answered from the same listing
+    assert newest_sessions(folders, expected[0][0], 2) == expected[1:3]
+
+
+def test_a_file_with_another_link_is_listed_in_full_each_time(tmp_path: Path) -> None:
+    """A write through another name of the file, in another folder, is told to that
+    folder, never to the watch of this one: such folders are listed in full once the
+    file is seen with a second link (making a link tells no folder's watch: the next
+    write through the file's own name, or any full listing, sees it)."""
+    folders, files = watched(tmp_path)
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    os.link(files[3], elsewhere)
+    by_another_process(APPEND, str(files[3]), "y")  # an event: the file is looked at
+    assert newest_sessions(folders, None, 100) == full_listing(folders)
+    by_another_process(APPEND, str(elsewhere), "through the other link")
+    assert newest_sessions(folders, None, 100) == full_listing(folders)
+
+
+@pytest.fixture
+def capped(make_app: Callable[..., Waymarks], home: Path, project: Path) -> Waymarks:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("[memory]\nmaxProjectSessions = 2\n")
+    app = make_app()
+    app.trust(str(project))
+    app.session_new()
+    app.session_say("good morning")
+    return app
+
+
+def test_a_sibling_another_process_writes_between_two_reads_is_read(
+        capped: Waymarks, home: Path, project: Path, tmp_path: Path) -> None:
+    """The service's reads, each after another process changed a sibling: the oldest
+    one, past the bound until the write makes it the newest; then a same-size rewrite
+    with its modification time kept (held back as corrupt, as with a full listing)."""
+    siblings = [PiSession(sibling_dir(home, project), project, T0 + n * 1000)
+                for n in range(4)]
+    for n, sibling in enumerate(siblings):
+        sibling.memory(f"Rule {n} holds")
+        os.utime(sibling.path, ns=(10**18 + n, 10**18 + n))
+    assert claims(capped) == ["Rule 2 holds", "Rule 3 holds"]  # the newest two
+    assert claims(capped) == ["Rule 2 holds", "Rule 3 holds"]  # (the watch starts)
+    oldest = siblings[0]
+    written, oldest.path = oldest.path, tmp_path / "line.jsonl"  # the entry, written aside
+    oldest.memory("Rule 9 holds")
+    oldest.path = written
+    by_another_process(APPEND, str(written), (tmp_path / "line.jsonl").read_text())
+    assert "Rule 9 holds" in claims(capped)
+    newest = siblings[3]
+    by_another_process(REWRITE_KEEPING_TIME, str(newest.path), '{"type": "sessiom"')
+    assert "Rule 3 holds" not in claims(capped)
+    assert status_of(capped, newest.id) == "corrupt"
+
+
+def test_a_session_folder_made_after_the_watch_started_is_read(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        tmp_path: Path) -> None:
+    roots = tmp_path / "pi-sessions"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(f'[memory]\nsessionRoots = ["{roots}"]\n')
+    app = make_app()
+    app.trust(str(project))
+    app.session_new()
+    assert claims(app) == [] and claims(app) == []
+    late = PiSession(roots / sibling_dir(home, project).name, project, T0)  # Pi's layout
+    late.memory("The late folder counts")
+    assert claims(app) == ["The late folder counts"]
+
+
+def test_a_forked_child_never_trusts_its_parents_watch(tmp_path: Path) -> None:
+    """A child shares its parent's queue of events: what one reads the other never sees,
+    so the child's answer is "look at everything" and it starts its own watch."""
+    from waymarks.files.watch import FolderWatch
+
+    watch = FolderWatch.start([str(tmp_path)])
+    assert watch is not None and watch.changed() == {}
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: says what its copy of the watch answers
+        os.write(write, b"lost" if watch.changed() is None else b"kept")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 8) == b"lost"
+    (tmp_path / "new.jsonl").write_text("n")
+    assert watch.changed() == {str(tmp_path): {"new.jsonl"}}  # the parent's still works
+    watch.close()
+
+
+def test_one_folder_named_twice_is_kept_current_under_both_names(tmp_path: Path) -> None:
+    """A configured root that is the home's own folder, or a link to it: Linux gives one
+    watch for both names, and each name's files must still be looked at again."""
+    (tmp_path / "a").mkdir()
+    os.symlink(tmp_path / "a", tmp_path / "same")
+    folders = [str(tmp_path / "a"), str(tmp_path / "same")]
+    Path(folders[0], "one.jsonl").write_text("1")
+    for _ in range(3):
+        assert newest_sessions(folders, None, 100) == full_listing(folders)
+    by_another_process(APPEND, str(Path(folders[0], "one.jsonl")), "more")
+    assert newest_sessions(folders, None, 100) == full_listing(folders)
