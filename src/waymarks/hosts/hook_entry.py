@@ -21,7 +21,8 @@ script's hook path parses it (:func:`~waymarks.hosts.cc_client.hook_arguments`: 
 and an optional ``--json`` in any order, then ``hook claude-code EVENT``). Anything else
 is a usage message naming ``waymarks hook claude-code`` on standard error and exit 1:
 never 2, which Claude Code reads as "block the tool call or prompt" (a broken hook
-command must not stop the person's work). No ``from __future__``.
+command must not stop the person's work). A hook that ran in this process ends it once
+answered, without the interpreter's teardown (:func:`_end`). No ``from __future__``.
 """
 
 import sys
@@ -49,5 +50,19 @@ def _run(argv: list[str]) -> int:
     return run([parsed[1]], home)
 
 
+def _end(status: int) -> None:
+    """End the process now, its answer written, if the hook ran in it (no helper took it:
+    the in-process path imported :mod:`waymarks.spawn.imports`); else return. The
+    interpreter's teardown of the ~230 modules a prompt's hook imports, the cyclic
+    collector on again, cost ~20 ms of CPU after the answer, with nothing left to write:
+    the hook closed what it opened, and :func:`~waymarks.spawn.imports.end_process` flushes
+    the streams and runs the ``atexit`` functions (and returns while a thread runs)."""
+    imports = sys.modules.get("waymarks.spawn.imports")
+    if imports is not None:
+        imports.end_process(status)
+
+
 if __name__ == "__main__":
-    sys.exit(_run(sys.argv[1:]))
+    _status = _run(sys.argv[1:])
+    _end(_status)
+    sys.exit(_status)

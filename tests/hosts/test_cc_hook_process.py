@@ -1,0 +1,62 @@
+"""The hook's own process, as ``claude-code install`` runs it (``python -I -S hook_entry.py``)
+without its warm helper: it answers, then ends without the interpreter's teardown (the
+teardown of the ~230 modules a prompt's hook imports, with the cyclic collector on again,
+was CPU spent after the answer on nothing to write), its ``atexit`` functions run and its
+answer whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+from tests.conftest import isolated_python
+from waymarks.hosts.claude_code import handle
+from waymarks.service.app import Waymarks
+
+ENTRY = Path(__file__).resolve().parents[2] / "src" / "waymarks" / "hosts" / "hook_entry.py"
+
+#: the launcher run as ``__main__`` beside an object only a teardown frees, and an
+#: ``atexit`` function (what the teardown does that matters)
+PROBE = (
+    "import atexit, runpy, sys\n"
+    "class Kept:\n"
+    "    def __del__(self):\n"
+    "        sys.stderr.write('torn down\\n')\n"
+    "kept = Kept()\n"
+    "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
+    "sys.argv = [sys.argv[1], *sys.argv[2:]]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+def test_a_prompt_hook_in_its_own_process_ends_without_the_teardown(
+        home: Path, project: Path) -> None:
+    session = str(uuid.uuid4())
+    handle("SessionStart", {"session_id": session, "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    with Waymarks(home, cwd=str(project), session=session) as app:
+        app.pin("Always run the linters")
+    event = json.dumps({"session_id": session, "cwd": str(project),
+                        "hook_event_name": "UserPromptSubmit",
+                        "transcript_path": str(project / "t.jsonl"),
+                        "prompt": "lint my change"}).encode()
+    done = subprocess.run(
+        [*isolated_python(), "-c", PROBE, str(ENTRY), "--home", str(home), "hook",
+         "claude-code", "UserPromptSubmit"],
+        input=event, cwd=project, capture_output=True, timeout=120,
+        env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert '"Always run the linters"' in context  # the answer, whole
+    said = done.stderr.decode().splitlines()
+    assert "atexit ran" in said and "torn down" not in said, said
+
+
+def test_a_refused_hook_command_line_still_exits_as_before(home: Path) -> None:
+    """Nothing ran in the process (a usage message): the status is the launcher's 1."""
+    done = subprocess.run([*isolated_python(), "-c", PROBE, str(ENTRY), "--home", str(home),
+                           "hook", "claude-code"], capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert b"not a hook command line" in done.stderr
