@@ -1,10 +1,11 @@
 """Claims the redactor reads, stored as an older version or a hand edit would leave them,
-recalled through the real path to a remote model (the digest for ``openai``); and a count
-of what a rule reads, for the tests that bound its cost without a clock; and a pin the
-real CLI refuses."""
+recalled through the real path to a remote model (the digest for ``openai``, and what its
+claims say without their IDs); and a count of what a rule reads, for the tests that bound
+its cost without a clock; and a pin the real CLI refuses."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -42,6 +43,27 @@ def digest_for(app: Waymarks, word: str) -> str:
     result = app.recall(f"what about the {word}?", provider="openai")
     assert result.digest, word
     return result.digest
+
+
+#: a recalled claim's fields that hold no stored text: random IDs (the item's, its source
+#: session's and entry's), the project's temporary path, a date
+CLAIM_METADATA = ("id", "source", "origin", "updated")
+
+
+def digest_said(digest: str) -> str:
+    """``digest`` with each claim's :data:`CLAIM_METADATA` left out: what a check for a
+    short piece of a secret reads, since ``"9f8e7d"`` is in one of a digest's random hex IDs
+    about one run in 700,000 (the whole digest is still what a whole secret is looked for
+    in)."""
+    lines = []
+    for line in digest.splitlines():
+        if line.startswith("{"):
+            claim = json.loads(line)
+            assert set(CLAIM_METADATA) <= set(claim), claim  # (a renamed field is a miss)
+            line = json.dumps({k: v for k, v in claim.items() if k not in CLAIM_METADATA},
+                              ensure_ascii=False)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def count_lengths(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
