@@ -394,6 +394,12 @@ def test_progress_goes_to_a_terminal_on_stderr_only(monkeypatch: pytest.MonkeyPa
             return True
 
     monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    # a terminal that can redraw a line, whatever the shell running the suite says: rich
+    # draws no live bar on TERM=dumb or unknown (Emacs' shell, some CI runners), nor with
+    # TTY_INTERACTIVE=0, TTY_COMPATIBLE=0 or an empty FORCE_COLOR, and the test failed there
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name in ("TTY_INTERACTIVE", "TTY_COMPATIBLE", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
     screen = Terminal()
     shown = progress.TerminalProgress(screen)
     with shown.bar("rebuild") as tick:
