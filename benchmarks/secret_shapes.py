@@ -45,7 +45,8 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from waymarks.core.secret_rules import RULES, accepts
+from waymarks.core.secret_checks import accepts
+from waymarks.core.secret_rules import RULES
 from waymarks.core.secrets import redact
 
 REPO = Path(__file__).resolve().parents[1]
@@ -137,7 +138,8 @@ def main_redact() -> Callable[[str], tuple[str, int]]:
 
     loaded: list[str] = []
     module = types.ModuleType("main_secrets")
-    for name in ("secret_rules", "secret_pretest", "secrets"):  # each after what it imports
+    for name in ("secret_rules", "secret_checks", "secret_pretest", "secrets"):  # each after
+        # what it imports
         code = source(f"src/waymarks/core/{name}.py")
         if code is None:  # not a module of its own at main
             continue

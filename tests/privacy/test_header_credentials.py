@@ -11,7 +11,7 @@ import pytest
 
 from tests.inprocess import waymarks
 from tests.privacy.digests import count_lengths
-from waymarks.core import secret_rules
+from waymarks.core import secret_checks
 from waymarks.core.secrets import redact
 
 SESSION = "Xq9vT2mLp4RzAb12CdEf34"
@@ -324,7 +324,7 @@ def test_many_cookie_headers_on_one_line_are_each_read_once(
     """A line of many ``Set-Cookie:`` headers (a log's, pasted, 80 KB) took seconds: each
     header's value ran to the line's end, through every header after it, and was read
     again for each (1 MB: minutes). A value ends before the next header's name."""
-    read = count_lengths(monkeypatch, secret_rules, "cookie_holds_secret")
+    read = count_lengths(monkeypatch, secret_checks, "cookie_holds_secret")
     line = "Set-Cookie: a=1; Expires=Wed, " * 2_000 \
         + "Set-Cookie: sessionid=Xq9vT2mLp4RzK8wB3nY7; Path=/"
     redacted, count = redact(line)

@@ -227,9 +227,9 @@ def test_a_line_of_repeated_names_is_judged_once_per_value(
     """``token:token:…`` (a hostile or broken line): each name's bare value ran up to 4,096
     characters through every name after it and was judged again for each, 14 s a MB; the
     characters judged now stay proportional to the text (no clock: a count)."""
-    from waymarks.core import secret_rules
+    from waymarks.core import secret_checks
 
-    judged = count_lengths(monkeypatch, secret_rules, "_looks_like_secret")
+    judged = count_lengths(monkeypatch, secret_checks, "_looks_like_secret")
     for unit in ("token:", "pass:", "api_key=", "x_auth:", "credentials="):
         judged.clear()
         text = unit * 2000
@@ -245,10 +245,10 @@ def test_a_line_of_values_a_glued_paren_goes_on_is_judged_once_per_value(
     it (0.1 MB: 4 s, 0.4 MB: 65 s; a head of 2-3 characters took none before c1a52c84).
     A value inside the one just taken adds nothing to it; the characters judged stay
     proportional to the text (no clock: a count), and the run still goes whole."""
-    from waymarks.core import secret_rules
+    from waymarks.core import secret_checks
     from waymarks.core.secrets import redact
 
-    judged = count_lengths(monkeypatch, secret_rules, "_looks_like_secret")
+    judged = count_lengths(monkeypatch, secret_checks, "_looks_like_secret")
     for unit in ("PASSWORD=ab(", "api_key=Xk9m(", "--token Xk9(q"):
         judged.clear()
         text = unit * 2000
@@ -281,7 +281,7 @@ def test_a_long_line_of_commented_values_is_read_once(monkeypatch: pytest.Monkey
     line: each value read the line back to its start or on to its end (a comment), or
     lowered the whole text, a square of it (0.4 MB: 4-10 s). Counted, no clock: the
     characters looked at for each value stay bounded, and a text is lowered once."""
-    from waymarks.core import secret_rules
+    from waymarks.core import secret_checks
 
     looked: list[int] = []
 
@@ -291,7 +291,7 @@ def test_a_long_line_of_commented_values_is_read_once(monkeypatch: pytest.Monkey
             looked.append((len(self) if end is None else end) - (start or 0))
             return str.rfind(self, sub, start, end)
 
-    lowered = count_lengths(monkeypatch, secret_rules, "ascii_lower")
+    lowered = count_lengths(monkeypatch, secret_checks, "ascii_lower")
     for unit in ("token: abcd #", "token\uff1a abcd #", "say user:5432:session:cart:a8f3c2d9e1b7 "):
         looked.clear()
         lowered.clear()
@@ -299,7 +299,7 @@ def test_a_long_line_of_commented_values_is_read_once(monkeypatch: pytest.Monkey
         credential_kinds(text)
         assert max(looked, default=0) <= 1024, unit
         assert sum(lowered) <= 2 * len(text), unit
-    comment = secret_rules._LINE_END.match("  # " + "x" * 5000)
+    comment = secret_checks._LINE_END.match("  # " + "x" * 5000)
     assert comment is not None and comment.end() == 3  # a comment is not read at all
 
 

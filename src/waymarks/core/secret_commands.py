@@ -2,9 +2,9 @@
 standard input or by its configuration command (``mysql -pS3cret``, ``docker login -p …``,
 ``echo "…" | docker login --password-stdin``, ``npm config set …:_authToken …``, curl's
 ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``). Part of the rule table of
-:mod:`waymarks.core.secret_rules` (which judges their matches), kept here as the one seam
-of that table that is about shells rather than file formats: each rule names its command,
-so prose and code never reach it.
+:mod:`waymarks.core.secret_rules` (:mod:`waymarks.core.secret_checks` judges their
+matches), kept here as the one seam of that table that is about shells rather than file
+formats: each rule names its command, so prose and code never reach it.
 
 Pure: ASCII regular expressions only, no I/O, no state.
 """

@@ -2,7 +2,7 @@
 credential's name in an assignment or flag (``password: postgres``, ``--token …``; judged
 by :func:`_looks_like_secret`), or after a credential's noun in a sentence ("the staging
 password is Tr0ub4dor&3"; judged more strictly by :func:`prose_value_is_secret`, since
-prose says "the password is stored in Vault"). Used by :mod:`waymarks.core.secret_rules`.
+prose says "the password is stored in Vault"). Used by :mod:`waymarks.core.secret_checks`.
 
 Pure: ASCII regular expressions only, no I/O, no state.
 """

@@ -112,6 +112,7 @@ from itertools import pairwise
 from typing import Final, NamedTuple
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_checks import accepts, glued_end
 from waymarks.core.secret_manifest import manifest_values, string_data_values
 from waymarks.core.secret_pretest import (
     _INVISIBLE,
@@ -120,7 +121,7 @@ from waymarks.core.secret_pretest import (
     might_hold_visible,
     visible,
 )
-from waymarks.core.secret_rules import BY_GUARD, PLACEHOLDER_PREFIX, accepts, glued_end
+from waymarks.core.secret_rules import BY_GUARD, PLACEHOLDER_PREFIX
 from waymarks.core.secret_tokens import Rule, ascii_lower
 
 __all__ = ["PLACEHOLDER_PREFIX", "SecretSpan", "credential_kinds", "cut_before_secret",

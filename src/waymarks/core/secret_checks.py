@@ -1,0 +1,307 @@
+"""The checks a rule's match passes before it is taken as a credential (:func:`accepts`),
+and where a bare value that a glued ``(`` goes on ends (:func:`glued_end`): what the
+expressions of :mod:`waymarks.core.secret_rules` cannot say, judged on the match, the
+text around it and the value (:mod:`waymarks.core.secret_values` judges a value alone).
+
+What must stay true: a check only ever declines a match (never widens it, never makes
+one), so the rules' no-false-negative property holds of their expressions; and what a
+check reads around a match stays bounded (a line's head, a comment's start, a text
+lowered once), so a long hostile line costs time in proportion to it.
+
+Pure: ASCII regular expressions and stdlib decoding only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from itertools import pairwise
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_commands import reads_stdin
+from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
+from waymarks.core.secret_prose import accepts_prose
+from waymarks.core.secret_rules import LEAD_IN, PLACEHOLDER_PREFIX
+from waymarks.core.secret_tokens import ascii_lower
+from waymarks.core.secret_values import (
+    _NAME_ENDS,
+    _PLACEHOLDERS,
+    _case_changes,
+    _is_reference,
+    _looks_like_secret,
+    _random_part,
+    cookie_holds_secret,
+)
+
+_DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
+
+
+#: a random 40-character base64 value has about 29 distinct characters; below this, a
+#: repetitive run (binary dumps, ``/B/B/B…``) rather than a key
+_BARE_DISTINCT: Final = 20
+
+#: how much of a base64 PEM block is decoded to read its armour line (the longest,
+#: "-----BEGIN ENCRYPTED PRIVATE KEY-----", is 52 characters of base64; an EC key's stands
+#: after its curve's parameters, within :data:`PEM_ARMOUR_BYTES`), line breaks included
+_PEM_HEAD: Final = 4 * PEM_ARMOUR_BYTES // 3 + 8
+#: OpenAI and Anthropic key types after ``sk-``
+_KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
+
+
+def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
+    """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
+    value = match.string[start:end]
+    if name in ("openai", "anthropic"):
+        # "sk-some-long-hyphenated-name" is not a key; a digit, mixed case or a key-type
+        # prefix says it is (a random key rarely lacks digits, but may)
+        body = value[3:]
+        return any(c.isdigit() for c in body) or body.startswith(_KEY_TYPES) or (
+            not body.islower() and not body.isupper()) or (body.isupper() and "-" not in body)
+    if name == "pem_b64":  # the armour line says PRIVATE KEY (not CERTIFICATE, PUBLIC KEY)
+        head = value[:_PEM_HEAD].replace("\r", "").replace("\n", "")
+        plain = base64_bytes(head[:len(head) // 4 * 4])
+        return plain is not None and private_pem(plain)
+    if name == "url_signature":  # "Signature=YOUR_SIGNATURE_HERE" is a placeholder, and
+        # so is a description with a digit in it, "hmac_sha256_hex_digest_of_request": a
+        # signature has a random part (hex, base64), judged as a URL's token user's are
+        return _DIGIT.search(value) is not None and _LETTER.search(value) is not None \
+            and any(_random_part(part) for part in _USER_PARTS.split(value))
+    if name == "discord":
+        return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
+    if name == "aws_secret_named":
+        # random, not a name: many distinct characters, the case changing often
+        # ("fjKaiJUINlK73nZfdklJrX+9…" is; "Src/Widgets2/Forms/…" and "/B/B/B/B…" are not)
+        letters = [c for c in value if c.isalpha()]
+        return len(set(value)) >= _BARE_DISTINCT and \
+            4 * _case_changes("".join(letters)) >= len(letters)
+    if name == "bearer":
+        # "Bearer authentication": a word, not a token
+        return len(value) >= 20 or any(c.isdigit() for c in value)
+    if name == "auth_token":  # "Authorization: token authentication": a word
+        return len(value) >= 20 or any(c.isdigit() for c in value)
+    if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
+        return _looks_like_secret(value, data=True, alone=False)
+    if name == "stdin_login" and not reads_stdin(match):
+        return False
+    if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
+                "config_set", "secret_set"):
+        # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
+        return not _is_reference(value) and any(c.isalnum() for c in value) \
+            and "://" not in value
+    if name == "cookie":  # "theme=dark; lang=en" holds none; a session ID does
+        return cookie_holds_secret(value)
+    if name == "pgpass":  # judged as prose would be: "postgres" or "*" is no secret here
+        return _a_pgpass_line(match) and _looks_like_secret(value, data=False, alone=False)
+    if name == "vault_login":  # "vault login successfully": a word, not a token
+        return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
+    if name in ("basic", "auth_b64"):
+        return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
+    if name in ("url_user", "auth_raw"):  # random, not a name: "deploy-bot-2024" is one
+        return any(_random_part(part) for part in _USER_PARTS.split(value))
+    if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
+        return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name in ("tf_default", "xml_value"):
+        return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
+            else _looks_like_secret(value, data=True, alone=False)
+    if name in ("prose", "prose_cjk"):
+        return accepts_prose(match, start, end)
+    if name == "assign" and "@" in value and _USERINFO.search(
+            match.string, max(0, match.start() - 256), match.start()) is not None:
+        # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
+        # an assignment; the URL's rule takes the password and leaves host and path
+        return False
+    if name in ("assign", "flag", "yaml_key", "name_value"):
+        if match.string.startswith(PLACEHOLDER_PREFIX, end) and LEAD_IN.fullmatch(value):
+            # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
+            # [REDACTED:…]"): what the first pass kept, not a value (redaction stays
+            # idempotent). Any other value before a placeholder is still judged: text that
+            # merely carries "[REDACTED:" must not switch detection off
+            return False
+        quoted = match.lastgroup != name
+        if not quoted and _a_call(match.string, value, end):
+            return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
+        if quoted and _SPACE.search(value) is not None:
+            if _a_login_name(match):  # "redis_auth": "Redis auth requires …": a phrase,
+                # no passphrase, under a name as often for a description: a word decides
+                return any(_looks_like_secret(word.strip(".,;:!?()"), data=False, alone=False)
+                           for word in value.split())
+            return _a_quoted_phrase_secret(value)
+        if _a_word_named_pass(match) or _a_login_name(match):
+            # "first_pass: 'fast'", "pass: done", fetch's "credentials: 'include'",
+            # "http_auth: basic": a word stays
+            return _looks_like_secret(value, data=False, alone=False)
+        # data, not prose: a quoted value, a flag's, or NAME=value with no spaces
+        data = quoted or name == "flag" or match.group("sep") == "="
+        alone = _LINE_END.match(match.string, end) is not None \
+            and _starts_its_line(match.string, match.start())
+        return _looks_like_secret(value, data, alone)
+    return True
+
+
+#: a name in code, dotted (``ApiKey2024.load``): before a ``(`` it is called, not a value
+_IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
+#: a call's argument list on its line, closed, nothing glued after it (a space, the line's
+#: end, or what closes or goes on with code: ``,;:)]}.``, a quote closing the string the
+#: code is in, an escaped line break: ``"api_key=get(key_name)"``, JSON's ``load(p)\\n``)
+_ARGUMENTS: Final = lazy(r"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)(?![^\s,;:)\]}.\"'`\\])",
+                         re.ASCII)
+#: a name switching between letters and digits this often is generated, not written
+#: (``Xk9mQ2pL7``; not ``SecretV1``, ``ApiKey2024``, ``Password8Hasher``)
+_CODE_SWITCHES_MAX: Final = 2
+
+
+def _a_call(text: str, value: str, end: int) -> bool:
+    """Whether the bare ``value`` ending at ``end`` is a name called in code
+    (``SecretV1()``, ``ApiKey2024.load(path)``): a name, its argument list closed after
+    it, and no part of either, quoted strings aside, switching between letters and digits
+    as a generated password does. ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` went out whole once read
+    as a call, and so did ``password=gR7(kP2mZ9qW4tY)`` (a short head, a random run in
+    its parentheses)."""
+    if _IDENTIFIER.fullmatch(value) is None \
+            or (arguments := _ARGUMENTS.match(text, end)) is None:
+        return False
+    words = [*value.split("."), *(word.group(1) for word in _ARGUMENT_WORDS.finditer(
+        arguments.group()) if word.group(1))]
+    return all(sum(a.isdigit() != b.isdigit() for a, b in pairwise(word))
+               <= _CODE_SWITCHES_MAX for word in words)
+
+
+#: the words of an argument list, its quoted strings skipped (``fromhex("00ff11aa")``)
+_ARGUMENT_WORDS: Final = lazy(r"\"[^\"]*\"|'[^']*'|([A-Za-z0-9]+)", re.ASCII)
+#: what a bare value's ``(`` goes on with, glued to it: a password's rest (``(vR3)!``)
+_GLUED: Final = lazy(r"\([^\s\"'`\\,;]*")
+
+
+def glued_end(name: str, match: re.Match[str], end: int) -> int:
+    """Where a bare value of an assignment or a flag ends that a ``(`` went on, glued,
+    when no call is made (:func:`_a_call`): ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` was judged
+    and redacted up to its ``(`` only, its rest sent; ``password=gR7(kP2mZ9qW4tY)``, its
+    head too short for a password, went whole. The value is judged and redacted whole."""
+    start = match.start(match.lastgroup or 0)
+    if name not in ("assign", "flag") or match.lastgroup != name \
+            or not match.string.startswith("(", end) \
+            or _a_call(match.string, match.string[start:end], end):
+        return end
+    glued = _GLUED.match(match.string, end)
+    return end if glued is None else glued.end()
+#: a space in a quoted value: a phrase, not a word
+_SPACE: Final = lazy(r"\s")
+#: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
+_TEMPLATE: Final = lazy(r"\{\{|\$\{|\$\(|%\(|<[^<>]*>")
+#: a template's expression whole, spaced as its engines write it (Helm, Jinja, Actions)
+_HELD_TEMPLATE: Final = lazy(r"\{\{[ \t-][^{}]*[ \t-]\}\}")
+
+
+def _a_quoted_phrase_secret(value: str) -> bool:
+    """A quoted value with spaces after a credential's name (``password = "correct horse
+    battery staple"``) is its value whole: a passphrase cannot be told from prose, so only
+    what plainly names no secret stays: no word of letters or digits (a separator,
+    ``token = ", ".join(…)``; one such word is judged as a value is), a reference or
+    template (``"${DB_PASSWORD}"``, ``"{{ secrets.deploy }}"``, ``"<your key here>"``), a
+    placeholder (``"TODO: fill me in"``), a mask, or a label ending in a credential's name
+    (``"Access token"``)."""
+    if _HELD_TEMPLATE.search(value) is not None:
+        # before a lone word's judgement: ``"{{ .Values.db.password }}"``, a Helm chart's
+        # value (a container's env, beside ``- name: DB_PASSWORD``), was one word of
+        # letters and symbols, so redacted
+        return False
+    words = [w for w in value.split() if any(c.isalnum() for c in w)]
+    if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
+        return bool(words) and _looks_like_secret(words[0], data=True, alone=False)
+    if _is_reference(words[0]) or _TEMPLATE.search(value) is not None \
+            or words[0].lower().strip(".:!?,;-") in _PLACEHOLDERS:
+        return False
+    return not words[-1].lower().strip(".:!?").endswith(_NAME_ENDS)
+
+
+def _name_start(text: str, at: int) -> int:
+    """Where the name holding position ``at`` starts (``DB_PASS``, ``my.api_key``)."""
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return at
+
+
+def _starts_its_line(text: str, at: int) -> bool:
+    """Whether the name ending at ``at``… starts its line (after spaces, a list's ``-`` or
+    ``*``, a quotation's ``>``, ``export``): a key-value line (``  DB_PASSWORD: postgres``),
+    not prose (``rotate the token: done``)."""
+    at = _name_start(text, at)
+    # the line's start is looked for this far back only: with a comment after each value
+    # (``token: abcd #…``) every name on a long line read back to its start, a square of
+    # the line (0.4 MB: 4 s); a longer head is no indent, list mark or ``export`` anyway
+    line = text.rfind("\n", max(0, at - _LINE_HEAD_MAX), at)
+    if line == -1 and at > _LINE_HEAD_MAX:
+        return False
+    return text[line + 1:at].strip() in ("", "-", "*", ">", "export")
+
+
+#: how far before a name its line's start is looked for (an indent, a list's mark)
+_LINE_HEAD_MAX: Final = 256
+
+
+def _a_word_named_pass(match: re.Match[str]) -> bool:
+    """Whether the assignment's name ends in "pass" and is not an upper-case variable:
+    ``pass``, ``dbPass``, ``first_pass`` may hold a word that is no password (a test
+    result, a mode); ``DB_PASS``, ``SMTP_PASS`` hold the password whatever it is."""
+    head = match.group(0)[:5].lower()
+    if not head.startswith("pass") or head[4:] in ("w", "p"):  # password, passphrase
+        return False
+    text, at = match.string, match.start()
+    name = text[_name_start(text, at):at + 4]
+    return not (name.isupper() and len(name) > len("pass"))
+
+
+def _a_login_name(match: re.Match[str]) -> bool:
+    """Whether the assignment's name is for what a login is given rather than a secret
+    itself (``DB_CREDENTIALS``, ``REGISTRY_AUTH``): its value may as well be a word that
+    says how (``credentials: 'include'``, ``proxy_auth: ntlm``), so one goes only when
+    it looks like a secret without its place saying so."""
+    head = match.group(0)[:4].lower()
+    return head == "auth" or head == "cred"
+
+
+#: a .pgpass line's host that is plainly one: any (``*``), an address, a dotted name or
+#: ``localhost`` (``user`` or ``cache`` is as likely a cache key's namespace)
+_PGPASS_HOST: Final = lazy(r"\*|\[|localhost:|[\w-]*\.", re.ASCII | re.IGNORECASE)
+
+
+def _a_pgpass_line(match: re.Match[str]) -> bool:
+    """Whether a ``pgpass`` match is a .pgpass line rather than a cache key of five fields
+    (``user:12345:session:cart:a8f3…`` in a sentence): its host is plainly one, it starts
+    its line (a file's content; a list's item or a quotation's line too, whose password
+    went out in clear), or the text says pgpass."""
+    text, at = match.string, match.start()
+    return _PGPASS_HOST.match(text, at) is not None \
+        or _starts_its_line(text, at) or _says_pgpass(text)
+
+
+@lru_cache(maxsize=4)
+def _says_pgpass(text: str) -> bool:
+    """Whether ``text`` names pgpass, in any case: asked once per text (a string's hash is
+    kept by the string), not once per cache key in it (a sentence of them lowered the
+    whole text for each, a square of it)."""
+    return "pgpass" in ascii_lower(text)
+
+
+def _decodes(text: str, check: Callable[[str], bool]) -> bool:
+    """Whether ``text`` is base64 of ASCII that passes ``check``."""
+    plain = base64_bytes(text + "=" * (-len(text) % 4))
+    if not plain:
+        return False
+    try:
+        return check(plain.decode("ascii"))
+    except UnicodeDecodeError:  # not ASCII
+        return False
+
+
+_USER_PARTS: Final = lazy(r"[_.~+/=-]")
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+#: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
+_USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
+#: what may follow a value alone on its line: spaces and a comment, whose start is enough
+#: (read to the end of its line for each value on it, ``token: abcd #token: abcd #…`` cost
+#: a square of the line, 0.4 MB 4 s; read only so far, 256, a value before a longer
+#: comment, ``POSTGRES_PASSWORD: postgres  # …``, was no longer alone, and went out)
+_LINE_END: Final = lazy(r"[ \t]*(?:#|\r?\n|\Z)")
