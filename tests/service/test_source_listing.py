@@ -209,3 +209,39 @@ def test_one_folder_named_twice_is_kept_current_under_both_names(tmp_path: Path)
         assert newest_sessions(folders, None, 100) == full_listing(folders)
     by_another_process(APPEND, str(Path(folders[0], "one.jsonl")), "more")
     assert newest_sessions(folders, None, 100) == full_listing(folders)
+
+
+def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions accumulate: each was indexed while among the newest, then fell past the
+    bound. Each read asked for every such file whether it was still there (one ``stat``
+    each: 1,900 a read beside 2,000 sessions); the watched listing knows. A sibling
+    removed by another process is still found missing at the next read."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "config.toml"
+    config.write_text("[memory]\nmaxProjectSessions = 5\n")
+    app = make_app()
+    app.trust(str(project))
+    app.session_new()
+    siblings = [PiSession(sibling_dir(home, project), project, T0 + n * 1000)
+                for n in range(5)]
+    for n, sibling in enumerate(siblings):
+        sibling.memory(f"Rule {n} holds")
+        os.utime(sibling.path, ns=(10**18 + n, 10**18 + n))
+    assert len(claims(app)) == 5  # all indexed
+    config.write_text("[memory]\nmaxProjectSessions = 2\n")
+    assert len(claims(app)) == 5 and len(claims(app)) == 5  # (the watch starts)
+    looked: list[str] = []
+    exists = os.path.exists
+
+    def counted(path: object) -> bool:
+        looked.append(str(path))
+        return exists(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os.path, "exists", counted)
+    assert len(claims(app)) == 5
+    assert not set(looked) & {str(s.path) for s in siblings}
+    by_another_process("import os, sys; os.unlink(sys.argv[1])", str(siblings[0].path))
+    assert claims(app) == [f"Rule {n} holds" for n in range(1, 5)]
+    assert status_of(app, siblings[0].id) == "missing"

@@ -56,7 +56,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import EXCLUSIONS_USED, exclusions_used, extends, recovering
-from waymarks.service.source_listing import Candidate, newest_sessions
+from waymarks.service.source_listing import Candidate, newest_sessions, still_there
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
@@ -150,8 +150,10 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
         else:
             readers.append((checked, size, mtime, ctime))
             statuses[row.session_id] = ("available", None)
-    for row in plan.unlisted:  # indexed files not among the candidates: still there?
-        if row.session_id not in statuses and not os.path.exists(row.path):
+    unlisted = [row for row in plan.unlisted if row.session_id not in statuses]
+    there = still_there(_folders(app, settings.session_roots), [r.path for r in unlisted])
+    for row in unlisted:  # indexed files not among the candidates: still there?
+        if row.path not in there:
             statuses[row.session_id] = ("missing", None)
     readers.sort(key=lambda r: r[2])  # oldest first: records mostly arrive in replay order
     batches = range(0, len(readers), BATCH) if readers else range(1 if statuses else 0)
@@ -241,8 +243,13 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     """(path, size, mtime, ctime) of this project's session files, newest first, at most
     ``limit`` besides the active one. Plain strings: this runs on every read, and looks
     only at what changed since the last (:mod:`~waymarks.service.source_listing`)."""
-    folders = [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
-    return newest_sessions(folders, str(active.path) if active is not None else None, limit)
+    return newest_sessions(_folders(app, roots),
+                           str(active.path) if active is not None else None, limit)
+
+
+def _folders(app: Waymarks, roots: tuple[Path, ...]) -> list[str]:
+    """The folders where this project's sessions live, as the listing names them."""
+    return [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
 
 
 #: (path, project) -> the stamp (device, inode, size, mtime, ctime) of a file found not to
