@@ -245,3 +245,27 @@ def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
     by_another_process("import os, sys; os.unlink(sys.argv[1])", str(siblings[0].path))
     assert claims(app) == [f"Rule {n} holds" for n in range(1, 5)]
     assert status_of(app, siblings[0].id) == "missing"
+
+
+def test_the_indexed_sources_are_read_again_only_after_a_change(
+        capped: Waymarks, home: Path, project: Path) -> None:
+    """Every read read and verified every sources row of the project (2,000 rows beside
+    2,000 indexed sessions: most of what a plan cost there); they are kept while the
+    database is unchanged, and read again after another process changed them."""
+    sibling = PiSession(sibling_dir(home, project), project, T0)
+    sibling.memory("Rule 1 holds")
+    assert claims(capped) == ["Rule 1 holds"] and claims(capped) == ["Rule 1 holds"]
+    statements: list[str] = []
+    capped.projection.db.set_trace_callback(statements.append)
+    rows = capped.projection.known_sources(capped.cwd)
+    assert [row.status for row in rows if row.session_id == sibling.id] == ["available"]
+    assert not [s for s in statements if "FROM sources WHERE project" in s]
+    os.unlink(sibling.path)
+    by_another_process(  # another process's read finds it gone and says so in the database
+        "import sys; from pathlib import Path; from waymarks.service.app import Waymarks; "
+        "from waymarks.service.sources import list_sources; "
+        "list_sources(Waymarks(Path(sys.argv[1]), cwd=sys.argv[2]))", str(home), str(project))
+    rows = capped.projection.known_sources(capped.cwd)
+    assert [row.status for row in rows if row.session_id == sibling.id] == ["missing"]
+    assert [s for s in statements if "FROM sources WHERE project" in s]
+    capped.projection.db.set_trace_callback(None)

@@ -68,6 +68,8 @@ class ProjectionReads:
     #: items read by ID (verified row and state), all read at ``_by_id_token``
     _by_id: dict[str, tuple[tuple[Any, ...], ItemState]]
     _by_id_token: Token | None
+    #: a project's indexed sources as last read and verified, and the token then
+    _known: tuple[str, Token, tuple[KnownSource, ...]] | None
 
     # -- items ----------------------------------------------------------------------
 
@@ -235,7 +237,13 @@ class ProjectionReads:
         return [str(path) for (path,) in self.db.execute("SELECT path FROM sources")]
 
     def known_sources(self, project: str) -> list[KnownSource]:
-        """The indexed session files of a project, with their checkpoints."""
+        """The indexed session files of a project, with their checkpoints: kept, as
+        verified, while nothing changes (:mod:`waymarks.store.epoch`; every read asks,
+        and reading and verifying 2,000 rows was most of a plan beside as many sessions)."""
+        token = self.epoch.token()
+        kept = self._known
+        if kept is not None and token is not None and kept[:2] == (project, token):
+            return list(kept[2])
         known = []
         for row in self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum, size, mtime_ns,"
                                    " status, ctime_ns FROM sources WHERE project = ?",
@@ -243,6 +251,7 @@ class ProjectionReads:
             verify_source(row[:9])
             sid, path, _cwd, offset, lines, entries, fingerprint = row[:7]
             known.append(KnownSource(sid, path, offset, lines, entries, fingerprint, *row[9:]))
+        self._known = None if token is None else (project, token, tuple(known))
         return known
 
     def source_status(self, session_id: str) -> str | None:
