@@ -269,3 +269,53 @@ def test_the_indexed_sources_are_read_again_only_after_a_change(
     assert [row.status for row in rows if row.session_id == sibling.id] == ["missing"]
     assert [s for s in statements if "FROM sources WHERE project" in s]
     capped.projection.db.set_trace_callback(None)
+
+
+def inotify_instances() -> int:
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found += "inotify" in os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # (the listing's own descriptor, closed by now)
+            continue
+    return found
+
+
+def test_a_process_takes_one_inotify_instance_whatever_it_watches(tmp_path: Path) -> None:
+    """A user has 128 inotify instances, every process of theirs together (editors,
+    build watchers); a hook helper serving 16 projects took one for each it watched."""
+    before = inotify_instances()
+    folders = []
+    for n in range(12):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        (folder / "a.jsonl").write_text("x")
+        folders.append([str(folder)])
+        for _ in range(2):
+            newest_sessions(folders[-1], None, 10)
+    assert inotify_instances() - before <= 1
+    for folder in folders:  # each answers what is there, watched or listed again
+        by_another_process(APPEND, str(Path(folder[0], "a.jsonl")), "more")
+        assert newest_sessions(folder, None, 10) == full_listing(folder)
+
+
+def test_two_watched_sets_sharing_a_folder_both_see_its_writes(tmp_path: Path) -> None:
+    """One folder in two sets (two projects' roots, or the home's folder and a root): one
+    kernel watch, and each set's listing is told of every write, whichever drains first;
+    a set dropped (a folder of it removed) leaves the other's watch in place."""
+    shared, other = tmp_path / "shared", tmp_path / "other"
+    for folder in (shared, other):
+        folder.mkdir()
+        (folder / "a.jsonl").write_text("x")
+    one, two = [str(shared)], [str(shared), str(other)]
+    for _ in range(2):
+        newest_sessions(one, None, 10)
+        newest_sessions(two, None, 10)
+    by_another_process(APPEND, str(shared / "a.jsonl"), "more")
+    assert newest_sessions(one, None, 10) == full_listing(one)
+    assert newest_sessions(two, None, 10) == full_listing(two)
+    (other / "a.jsonl").unlink()
+    other.rmdir()  # the second set is listed again, and drops its watch
+    assert newest_sessions(two, None, 10) == full_listing(one)
+    by_another_process(APPEND, str(shared / "a.jsonl"), "again")
+    assert newest_sessions(one, None, 10) == full_listing(one)

@@ -4,7 +4,8 @@ A long-lived process (a Pi bridge, the MCP server, the inspector) reads a projec
 folders on every request; with thousands of files there, one ``stat`` each was most of a
 plan. :class:`FolderWatch` asks Linux (``inotify``) to queue the name of every entry of the
 folders that is created, written, truncated, has its times or mode changed, is renamed or
-removed, and answers, without blocking, the names queued since the last call.
+removed, and answers, without blocking, the names queued since the last call. A process
+has one inotify instance, whatever it watches (a user has 128, all processes together).
 
 What must stay true: a change made by any process before :meth:`FolderWatch.changed` is
 called is in its answer, or the answer is ``None`` ("look at everything again"). So the
@@ -43,15 +44,75 @@ _LOST: Final = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_UNMOUNT | _IN_Q_OVERFLOW | 
 _EVENT: Final = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
 
+class _Queue:
+    """The process's one inotify instance (a user has 128 of them, all processes
+    together), shared by every :class:`FolderWatch`: its events go to each watch of the
+    folder they name."""
+
+    def __init__(self, libc: ctypes.CDLL, fd: int) -> None:
+        self.libc, self.fd, self.pid = libc, fd, os.getpid()
+        self.listeners: dict[int, list[tuple[FolderWatch, str]]] = {}  # wd -> (watch, name)
+
+    def drain(self) -> None:
+        """Hand every queued event to the watches of its folder."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                self._lose_all()
+                return
+            offset = 0
+            while offset + _EVENT.size <= len(chunk):
+                wd, mask, _cookie, length = _EVENT.unpack_from(chunk, offset)
+                name = chunk[offset + _EVENT.size:offset + _EVENT.size + length]
+                offset += _EVENT.size + length
+                if mask & _IN_Q_OVERFLOW:
+                    self._lose_all()
+                    continue
+                for watch, folder in self.listeners.get(wd, ()):  # (none: a closed watch's)
+                    if mask & _LOST or not name:  # (no name: the folder itself changed)
+                        watch.lost = True
+                    else:
+                        watch.pending.setdefault(folder, set()).add(
+                            os.fsdecode(name.split(b"\0", 1)[0]))
+
+    def _lose_all(self) -> None:
+        for listeners in self.listeners.values():
+            for watch, _folder in listeners:
+                watch.lost = True
+
+
+_QUEUE: list[_Queue] = []  # (at most one: this process's)
+
+
+def _queue() -> _Queue | None:
+    """This process's queue, started on first use (``None``: inotify cannot be had)."""
+    if _QUEUE and _QUEUE[0].pid == os.getpid():
+        return _QUEUE[0]
+    _QUEUE.clear()  # (a forked child's copy of its parent's: the parent's to read)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+    except (OSError, AttributeError):
+        return None
+    if fd < 0:
+        return None
+    _QUEUE.append(_Queue(libc, fd))
+    return _QUEUE[0]
+
+
 class FolderWatch:
     """The names changed in some folders since the last :meth:`changed` (see the module
     docstring). Belongs to the process that started it: after a ``fork`` it answers
     ``None`` in the child, which starts its own."""
 
-    def __init__(self, fd: int, folders: dict[int, list[str]]) -> None:
-        self._fd = fd
-        self._folders = folders  # watch descriptor -> the folder's names (a link: two)
-        self._pid = os.getpid()
+    def __init__(self, queue: _Queue) -> None:
+        self._queue = queue
+        self._wds: list[int] = []
+        self.pending: dict[str, set[str]] = {}  # folder -> names, handed by the queue
+        self.lost = False
 
     @classmethod
     def start(cls, folders: Sequence[str]) -> FolderWatch | None:
@@ -62,51 +123,45 @@ class FolderWatch:
         try:
             if not all(file_system(folder) in LOCAL_FILE_SYSTEMS for folder in folders):
                 return None
-            libc = ctypes.CDLL(None, use_errno=True)
-            fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        except (OSError, AttributeError):
+        except OSError:
             return None
-        if fd < 0:
+        queue = _queue()
+        if queue is None:
             return None
-        watched: dict[int, list[str]] = {}
+        queue.drain()  # what happened before it started is not its to tell
+        watch = cls(queue)
         for folder in folders:
-            wd = libc.inotify_add_watch(fd, os.fsencode(folder), _WATCHED)
+            wd = queue.libc.inotify_add_watch(queue.fd, os.fsencode(folder), _WATCHED)
             if wd < 0:  # gone meanwhile, or the user's watches are all taken
-                os.close(fd)
+                watch.close()
                 return None
-            watched.setdefault(wd, []).append(folder)  # one folder named twice: one wd
-        return cls(fd, watched)
+            watch._wds.append(wd)  # one folder named twice (a link): one wd, two names
+            queue.listeners.setdefault(wd, []).append((watch, folder))
+        return watch
 
     def changed(self) -> dict[str, set[str]] | None:
         """Folder -> the names changed in it since the last call (none: nothing), or
         ``None``: events may have been lost; look at everything and start a new watch."""
-        if self._fd < 0 or os.getpid() != self._pid:
+        if self._queue.pid != os.getpid() or not self._wds:
             return None
-        names: dict[str, set[str]] = {}
-        while True:
-            try:
-                chunk = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return names
-            except OSError:
-                return None
-            offset = 0
-            while offset + _EVENT.size <= len(chunk):
-                wd, mask, _cookie, length = _EVENT.unpack_from(chunk, offset)
-                name = chunk[offset + _EVENT.size:offset + _EVENT.size + length]
-                offset += _EVENT.size + length
-                folders = self._folders.get(wd)
-                if mask & _LOST or folders is None or not name:
-                    return None  # (no name: the folder itself changed, its mode perhaps)
-                for folder in folders:
-                    names.setdefault(folder, set()).add(
-                        os.fsdecode(name.split(b"\0", 1)[0]))
+        self._queue.drain()
+        if self.lost:
+            return None
+        names, self.pending = self.pending, {}
+        return names
 
     def close(self) -> None:
         """Stop watching (in the process that started it; a child only forgets it)."""
-        if self._fd >= 0 and os.getpid() == self._pid:
-            os.close(self._fd)
-        self._fd = -1
+        queue, wds, self._wds = self._queue, self._wds, []
+        if queue.pid != os.getpid():
+            return
+        for wd in dict.fromkeys(wds):
+            listeners = [kept for kept in queue.listeners.get(wd, ()) if kept[0] is not self]
+            if listeners:
+                queue.listeners[wd] = listeners
+            else:  # no other watch of that folder: the kernel's goes too
+                queue.listeners.pop(wd, None)
+                queue.libc.inotify_rm_watch(queue.fd, wd)
 
 
 def file_system(folder: str) -> str | None:
