@@ -21,12 +21,13 @@ returns ``None`` and the caller looks at every file.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import struct
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import ctypes
 
 #: file systems whose every write, by any process, reaches this kernel's inotify
 LOCAL_FILE_SYSTEMS: Final = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs",
@@ -41,7 +42,6 @@ _WATCHED: Final = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | 
                    | _IN_CREATE | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR)
 #: the folder itself went away, or events were lost: nothing the queue says can be trusted
 _LOST: Final = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_UNMOUNT | _IN_Q_OVERFLOW | _IN_IGNORED
-_EVENT: Final = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
 
 class _Queue:
@@ -52,6 +52,9 @@ class _Queue:
     def __init__(self, libc: ctypes.CDLL, fd: int) -> None:
         self.libc, self.fd, self.pid = libc, fd, os.getpid()
         self.listeners: dict[int, list[tuple[FolderWatch, str]]] = {}  # wd -> (watch, name)
+        import struct  # (here, as ctypes)
+
+        self.event = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
     def drain(self) -> None:
         """Hand every queued event to the watches of its folder."""
@@ -64,10 +67,11 @@ class _Queue:
                 self._lose_all()
                 return
             offset = 0
-            while offset + _EVENT.size <= len(chunk):
-                wd, mask, _cookie, length = _EVENT.unpack_from(chunk, offset)
-                name = chunk[offset + _EVENT.size:offset + _EVENT.size + length]
-                offset += _EVENT.size + length
+            size = self.event.size
+            while offset + size <= len(chunk):
+                wd, mask, _cookie, length = self.event.unpack_from(chunk, offset)
+                name = chunk[offset + size:offset + size + length]
+                offset += size + length
                 if mask & _IN_Q_OVERFLOW:
                     self._lose_all()
                     continue
@@ -92,6 +96,8 @@ def _queue() -> _Queue | None:
     if _QUEUE and _QUEUE[0].pid == os.getpid():
         return _QUEUE[0]
     _QUEUE.clear()  # (a forked child's copy of its parent's: the parent's to read)
+    import ctypes  # (here: a one-shot command never watches, and this costs 2 ms to load)
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)

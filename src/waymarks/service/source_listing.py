@@ -22,9 +22,9 @@ next write through the file's own name, or a full listing (a new process, a lost
 
 from __future__ import annotations
 
+import _thread
 import os
 import stat
-import threading
 from collections.abc import Sequence
 from typing import Final
 
@@ -56,14 +56,16 @@ _LISTED_ONCE: set[tuple[int, tuple[str, ...]]] = set()
 #: folders no watch could vouch for at their last try -> full listings since
 _UNWATCHED: dict[tuple[str, ...], int] = {}
 RETRY: Final = 64
-_TURN = threading.Lock()  # one thread at a time drains a watch and changes these
+#: one thread at a time drains a watch and changes these (``_thread``: ``threading`` is
+#: not loaded by a command otherwise, and every command reads sources)
+_TURN = _thread.allocate_lock()
 
 
 def _forget_in_child() -> None:
     """A forked child starts afresh: its parent's watches are the parent's (their queue
     shared), and the turn may have been held by a thread the child does not have."""
     global _TURN
-    _TURN = threading.Lock()
+    _TURN = _thread.allocate_lock()
     _WATCHED.clear()
 
 
