@@ -243,6 +243,7 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
     db.execute("DROP TABLE claim_subjects")  # migration 15
     db.execute("DROP TABLE claim_terms")
     db.execute("ALTER TABLE sources DROP COLUMN ctime_ns")  # migration 20
+    db.execute("DROP INDEX items_visible")  # migration 23
     db.execute("CREATE VIRTUAL TABLE items_fts USING fts5 (text, key, content = 'items',"
                " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2')")
     db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")  # dropped by 16
