@@ -129,9 +129,19 @@ COMMAND_RULES: Final = (
         r"[^\n|;&`]{0,512}?[ \t]--secret-string(?:[ \t]+|=)"
         r"|aws[ \t]+ssm[ \t]+put-parameter(?=[^\n|;&`]{0,512}?SecureString)"
         r"[^\n|;&`]{0,512}?[ \t]--value(?:[ \t]+|=)"
-        r"|kubectl[ \t]+create[ \t]+secret[^\n|;&`]{0,512}?[ \t]--from-literal=[^\s=]{1,253}=)"
+        r"|kubectl[ \t]+create[ \t]+secret[^\n|;&`]{0,512}?[ \t]--from-literal=[^\s=]{1,253}="
+        r"|(?<![\w.-])netlify(?:\.cmd|\.exe)?[ \t]+env:set[ \t]+[^\s=\-][^\s=]{0,252}[ \t]+)"
         + _QUOTED_OR_BARE.format(name="secret_set", least=1), re.ASCII),
-        ("secret", "ssm"), wrapper=True, guard="-"),
+        ("secret", "ssm", "env:set"), wrapper=True),
+    # the ``NAME=VALUE`` pairs a secret store keeps (``fly secrets set DB=…``, ``doppler
+    # secrets set``) or a platform's config vars (``heroku config:set DB=…``, dokku's): a
+    # name that says nothing (``DB``) left the value to no rule, and it went out in clear.
+    # One span per value (:func:`store_values`), every pair on the command's line
+    Rule("store_pairs", "secret", lazy(
+        r"(?<![\w.-])(?:(?P<store_secrets>(?:fly|flyctl|doppler)(?:\.exe)?[ \t]+secrets"
+        r"[ \t]+set)|(?:heroku|dokku)(?:\.cmd|\.exe)?[ \t]+config:(?:set|add))"
+        r"(?P<store_pairs>[ \t][^\n|;&`]{0,4096})", re.ASCII),
+        ("secrets", "config:"), wrapper=True),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -144,6 +154,31 @@ COMMAND_RULES: Final = (
         + _user_and_password("smb_user", "%"), re.ASCII),
         ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
 )
+
+
+#: one ``NAME=VALUE`` argument of a :data:`store_pairs` command (a flag, ``-a app``, is none)
+_PAIR: Final = lazy(r"(?<![^ \t])[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
+                    r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII)
+
+
+def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
+    """The values to redact of a ``store_pairs`` match: every value a secret store keeps
+    but a reference (``$DB_URL``) or a mask; a config var's when it looks like a secret
+    (``RAILS_ENV=production`` and ``WEB_CONCURRENCY=2`` are settings, kept)."""
+    from waymarks.core.secret_values import _is_reference, _looks_like_secret
+
+    text = match.string
+    secrets = match.group("store_secrets") is not None
+    spans = []
+    for pair in _PAIR.finditer(text, *match.span("store_pairs")):
+        at, until = pair.span(pair.lastgroup or 0)
+        value = text[at:until]
+        if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:
+            continue  # (a URL's password is its own rule's)
+        if (secrets and any(c.isalnum() for c in value)) or _looks_like_secret(
+                value, data=False, alone=False):
+            spans.append((at, until))
+    return spans
 
 
 #: what says a ``stdin_login`` match's command reads standard input

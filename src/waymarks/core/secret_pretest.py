@@ -34,7 +34,7 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "smb_user", "xml_value", "secret_set",
+                                "login_flag", "smb_user", "xml_value", "secret_set", "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
@@ -180,6 +180,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a .pgpass line
     if ("vercel" in text or "wrangler" in text) and ("<<" in text or "|" in text):
         return True  # the secret ``vercel env add`` reads on its standard input
+    if (equals and "config:" in text) or "env:set" in text:
+        return True  # ``heroku config:set DB=…``, ``netlify env:set DB …``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS

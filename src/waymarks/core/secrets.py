@@ -113,6 +113,7 @@ from typing import Final, NamedTuple
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_checks import accepts, glued_end
+from waymarks.core.secret_commands import store_values
 from waymarks.core.secret_manifest import manifest_values, string_data_values
 from waymarks.core.secret_pretest import (
     _INVISIBLE,
@@ -297,8 +298,10 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
     """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
     text = match.string
     start, end = match.span(match.lastgroup or 0)
-    if rule.name.startswith("kube_"):  # a span per value of a Secret's data, keys kept
-        values = (string_data_values if "string" in rule.name else manifest_values)(
+    if rule.name.startswith("kube_") or rule.name == "store_pairs":
+        # a span per value (of a Secret's data, of a store's pairs), keys kept
+        values = store_values(match) if rule.name == "store_pairs" else (
+            string_data_values if "string" in rule.name else manifest_values)(
             rule.name, match, start, end)
         found.extend((at, rank, until, rule.kind) for at, until in values)
         return bool(values)

@@ -1,0 +1,65 @@
+"""The values a platform's command keeps as secrets or config vars: ``fly secrets set
+DB=VALUE``, ``heroku config:set DB=VALUE``, ``netlify env:set DB VALUE``. A name that
+says nothing of a credential (``DB``) left the value to no rule: it went to the model in
+clear, and a pin holding it was stored. Each is redacted, its command and names kept,
+every pair of the line; references, settings and other commands stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9mQ2pL7vR3tY8w"
+
+#: (text, what stays of it)
+CASES: list[tuple[str, str]] = [
+    (f"fly secrets set DB={PW}", "fly secrets set DB=[REDACTED:secret]"),
+    (f"flyctl secrets set DB='{PW}' -a web", "flyctl secrets set DB='[REDACTED:secret]' -a web"),
+    ("fly secrets set SESSION=hunter22 --stage",
+     "fly secrets set SESSION=[REDACTED:secret] --stage"),
+    (f"heroku config:set DB={PW}", "heroku config:set DB=[REDACTED:secret]"),
+    (f'heroku config:set RAILS_ENV=production DB="{PW}" -a web',
+     'heroku config:set RAILS_ENV=production DB="[REDACTED:secret]" -a web'),
+    (f"dokku config:set web DB={PW}", "dokku config:set web DB=[REDACTED:secret]"),
+    (f"netlify env:set DB {PW}", "netlify env:set DB [REDACTED:secret]"),
+    (f"npx netlify env:set API '{PW}' --context production",
+     "npx netlify env:set API '[REDACTED:secret]' --context production"),
+]
+
+#: what names no secret there
+UNCHANGED: list[str] = [
+    "fly secrets set DB=$DATABASE_URL",
+    'fly secrets set DB="${DB}"',
+    "fly secrets list",
+    "fly secrets unset DB",
+    "heroku config:set NODE_ENV=production WEB_CONCURRENCY=2",
+    "heroku config:get DB",
+    "netlify env:set DB $DB_VALUE",
+    "netlify env:list",
+    "the fly secrets set command keeps them encrypted",
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CASES)
+def test_the_value_a_store_keeps_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+def test_every_pair_of_the_line_goes() -> None:
+    text = f"fly secrets set A={PW} B={PW}2 C=$C -a web"
+    assert redact(text) == ("fly secrets set A=[REDACTED:secret] B=[REDACTED:secret] C=$C "
+                            "-a web", 2)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_references_and_other_commands_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_it_is_refused(tmp_path: Path) -> None:
+    """The real CLI (it stored the pin, exit 0): refused, exit 2, the value not echoed."""
+    assert_pin_refused(tmp_path, f"deploy: heroku config:set DB={PW} -a web", PW)
