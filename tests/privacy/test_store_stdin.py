@@ -43,6 +43,19 @@ CASES: list[tuple[str, str]] = [
      "echo [REDACTED:secret] | npx wrangler secret put DB_PASS"),
     (f"echo {PW} | npx vercel env add DB_PASS production",
      "echo [REDACTED:secret] | npx vercel env add DB_PASS production"),
+    # kubectl's --from-file=[KEY=]/dev/stdin: piped, a here-string, a heredoc, or typed
+    # on the line after the command
+    (f"echo -n {PW} | kubectl create secret generic db --from-file=password=/dev/stdin",
+     "echo -n [REDACTED:secret] | kubectl create secret generic db "
+     "--from-file=password=/dev/stdin"),
+    (f"kubectl create secret generic db --from-file=/dev/stdin <<< '{PW}'",
+     "kubectl create secret generic db --from-file=/dev/stdin <<< '[REDACTED:secret]'"),
+    (f"kubectl create secret generic db --from-file=pw=/dev/stdin <<EOF\n{PW}\nEOF",
+     "kubectl create secret generic db --from-file=pw=/dev/stdin <<EOF\n[REDACTED:secret]\nEOF"),
+    (f"$ kubectl create secret generic db --from-file=password=/dev/stdin\n{PW}\n"
+     "secret/db created",
+     "$ kubectl create secret generic db --from-file=password=/dev/stdin\n[REDACTED:secret]\n"
+     "secret/db created"),
 ]
 
 #: what names no secret there: references, files, other commands
@@ -58,6 +71,10 @@ UNCHANGED: list[str] = [
     "echo $TOKEN | gh secret set DB",
     "gh secret list | grep DB",
     "echo hi | npx wrangler deploy",
+    "echo $PW | kubectl create secret generic db --from-file=pw=/dev/stdin",
+    "cat pw | kubectl create secret generic db --from-file=/dev/stdin\nsecret_db_created",
+    "kubectl create secret generic db --from-file=/dev/stdin < pw.txt\nnext_command",
+    "kubectl create secret generic db --from-file=./pw.txt\nkubectl_get_secrets",
 ]
 
 

@@ -47,7 +47,13 @@ _VERCEL: Final = (r"(?:vercel(?:\.cmd|\.exe)?[ \t]+env[ \t]+add|gh(?:\.exe)?[ \t
                   r"|wrangler(?:\.cmd)?[ \t]+secret[ \t]+put)[ \t]")
 _GCLOUD: Final = r"gcloud(?:\.cmd)?[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)[ \t]"
 _DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)(?:-|/dev/stdin)(?![^\s;|&<>()])"
-_STORE_COMMAND: Final = r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + ")"
+#: ``kubectl create secret generic NAME --from-file=[KEY=]/dev/stdin``: the key's value is
+#: what it reads there
+_KUBECTL: Final = r"kubectl(?:\.exe)?[ \t]+create[ \t]+secret[ \t]"
+_FROM_FILE_STDIN: Final = (r"--from-(?:file|env-file)(?:=|[ \t]+)(?:[^\s=]{1,253}=)?/dev/stdin"
+                           r"(?![^\s;|&<>()])")
+_STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + "|"
+                         + _KUBECTL + ")")
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -104,10 +110,15 @@ COMMAND_RULES: Final = (
         + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
         r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
         + r"[^\n;&`]{0,256}?"
-        + _DATA_FILE_STDIN + "))"
+        + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN + "))"
         r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
-        r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))",
+        r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))"
+        # typed at the terminal: the line after the command, alone on its line (a prompt's
+        # ``$`` before it; after a pipe or ``<``, standard input is not the terminal)
+        r"|(?m:^)[ \t]*(?:[$#>][ \t]*)?(?:sudo[ \t]+)?" + _KUBECTL + r"[^\n|;&`<>]{0,256}?"
+        + _FROM_FILE_STDIN + r"[^\n|;&`<>]{0,256}?\r?\n[ \t]*(?P<stdin_login_n>[^\s]{6,4096})"
+        r"(?=[ \t]*(?:\r?\n|\Z))",
         re.ASCII), ("password-stdin", "vercel", "data-file", "secret"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
@@ -182,8 +193,8 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
 
 
 #: what says a ``stdin_login`` match's command reads standard input
-_READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + r"|(?<![\w.-])"
-                           + _VERCEL, re.ASCII)
+_READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + "|" + _FROM_FILE_STDIN
+                           + r"|(?<![\w.-])" + _VERCEL, re.ASCII)
 
 
 def reads_stdin(match: re.Match[str]) -> bool:
