@@ -294,9 +294,9 @@ _WRAPPERS: Final = (
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
-    Rule("assign", "secret", lazy(
-        _NAME + "(?P<sep>" + _SEPARATOR + _GAP + "*)"
-        + _VALUE.format(name="assign"),
+    Rule("assign", "secret", lazy(  # (a JSON value may stand on the line after its key)
+        _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?<=[\"']:)[ \t]*\r?\n[ \t]*(?=\\?[\"'])|"
+        + _GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
         anchored=True,
