@@ -34,7 +34,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "smb_user", "xml_value", "secret_set", "store_pairs",
+                                "login_flag", "smb_user", "xml_value", "xml_pair", "secret_set",
+                                "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})

@@ -62,6 +62,7 @@ from waymarks.core.secret_manifest import (
     KUBE_STRING_DATA,
     KUBE_STRING_DATA_JSON,
 )
+from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
 from waymarks.core.secret_tokens import TOKENS, Rule
 
@@ -264,13 +265,8 @@ _WRAPPERS: Final = (
         + _VALUE.format(name="name_value"),
         re.ASCII | re.IGNORECASE),
         ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
-    # an XML element named for a credential (Maven's settings.xml ``<password>…
-    # </password>``, a .NET config's ``<apiKey>``): its text is the value, and no
-    # separator stands before it
-    Rule("xml_value", "secret", lazy(
-        r"<(?P<xml_tag>[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER + r")>[ \t]*"
-        r"(?P<xml_value>[^<>\s][^<>\n]{0,4095}?)[ \t]*</(?P=xml_tag)>", re.ASCII | re.IGNORECASE),
-        ("</",), wrapper=True, guard="/"),
+    # XML: an element or a key/value pair named for a credential (secret_markup)
+    *markup_rules(_TF_SECRET_NAME, _QUALIFIER),
     # a YAML complex key named for a credential and its value on the next line (``?
     # password⏎: …``, as a YAML writer emits a key it will not write plain): judged as an
     # assignment's value

@@ -1,0 +1,53 @@
+"""The credential rules of XML: a value that is a credential because of the element or
+attribute naming it. Part of the rule table of :mod:`waymarks.core.secret_rules` (which
+judges their matches as a quoted value: a phrase by :func:`_a_quoted_phrase_secret`, a
+word as data), kept here as the seam of that table that reads markup rather than
+assignments, flags or commands:
+
+- an element named for a credential (Maven's settings.xml ``<password>…</password>``, a
+  .NET config's ``<apiKey>``), its text plain or in a CDATA section (``<password><!
+  [CDATA[…]]></password>``, as a generator writes any text holding ``<`` or ``&``: it went
+  out in clear);
+- an element whose ``key`` or ``name`` attribute names one and whose ``value`` attribute
+  or text holds it (.NET's ``<add key="ApiKey" value="…"/>``, Spring's and Ant's
+  ``<property name="password" value="…"/>``, a properties file's ``<entry
+  key="db.password">…</entry>``: the value stood under a word naming none, and went out
+  in clear). A ``password="…"`` attribute is an assignment, the ``assign`` rule's.
+
+The names are the table's (``secret_rules._TF_SECRET_NAME`` and its qualifiers), passed
+in: one list of what names a credential. Pure: ASCII regular expressions only, no I/O,
+no state.
+"""
+
+from __future__ import annotations
+
+import re
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_tokens import Rule
+
+#: an element's or attribute's name, and what may stand between attributes (one tag)
+_TAG = r"[\w:.-]{1,253}"
+_ATTRIBUTES = r"[^<>]{0,512}?"
+#: a quoted attribute's value
+_QUOTED = r"(?P<{q}>[\"']){body}(?P={q})"
+
+
+def markup_rules(name: str, qualifier: str) -> tuple[Rule, Rule]:
+    """The XML rules for credential names ``name`` (an expression) and their
+    ``qualifier`` (``_PROD``, ``V2``): ``xml_value`` and ``xml_pair``."""
+    named = r"[\w.:-]*?(?:" + name + r")" + qualifier
+    element = Rule("xml_value", "secret", lazy(
+        r"<(?P<xml_tag>[\w.-]*?(?:" + name + r")" + qualifier + r")>\s{0,256}"
+        r"(?:<!\[CDATA\[[ \t]*(?P<xml_cdata>[^\]\s](?:[^\]\n]|\](?!\]>)){0,4095}?)[ \t]*\]\]>"
+        r"|(?P<xml_value>[^<>\s][^<>\n]{0,4095}?))\s{0,256}</(?P=xml_tag)>",
+        re.ASCII | re.IGNORECASE), ("</",), wrapper=True, guard="/")
+    pair = Rule("xml_pair", "secret", lazy(
+        r"<(?P<xml_element>" + _TAG + r")[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])(?:key|name)"
+        r"[ \t]*=[ \t]*" + _QUOTED.format(q="xml_nq", body=named)
+        + r"(?:" + _ATTRIBUTES + r"[ \t\r\n]value[ \t]*=[ \t]*"
+        + _QUOTED.format(q="xml_vq", body=r"(?P<xml_pair>[^\"'<>\n]{1,4096}?)")
+        + r"|" + _ATTRIBUTES + r"(?<!/)>[ \t]*(?P<xml_text>[^<>\s][^<>\n]{0,4095}?)[ \t]*"
+        r"</(?P=xml_element)>)", re.ASCII | re.IGNORECASE),
+        ("value", "</"), folded=True, wrapper=True, guard="=")
+    return element, pair
