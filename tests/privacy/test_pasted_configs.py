@@ -249,7 +249,7 @@ def test_a_line_of_values_a_glued_paren_goes_on_is_judged_once_per_value(
     from waymarks.core.secrets import redact
 
     judged = count_lengths(monkeypatch, secret_checks, "_looks_like_secret")
-    for unit in ("PASSWORD=ab(", "api_key=Xk9m(", "--token Xk9(q"):
+    for unit in ("PASSWORD=ab(", "PASSWORD=a(", "api_key=Xk9m(", "--token Xk9(q"):
         judged.clear()
         text = unit * 2000
         assert redact(text)[0].startswith(unit[:unit.index("=" if "=" in unit else " ") + 1]

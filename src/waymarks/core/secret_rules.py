@@ -121,10 +121,10 @@ _VALUE: Final = (
     r"|(?P<{name}>(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|[:=]"
     + _NO_NAME_BEFORE + r"){{3,4095}}"
     r"(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|=" + _NO_NAME_BEFORE + ")"
-    # a head of 2-3 before a glued ``(``: a call's name, or a password going on
-    # (``PASSWORD=Xk9(mQ2pL7vR3)`` went out whole, too short to be a value at all);
-    # :func:`glued_end` and :func:`_a_call` tell them apart
-    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{2,3}}(?=\()))"
+    # a head of 1-3 before a glued ``(``: a call's name, or a password going on
+    # (``PASSWORD=Xk9(mQ2pL7vR3)``, ``PASSWORD=a(Xk9mQ2pL7vR3)`` went out whole, too short
+    # to be a value at all); :func:`glued_end` and :func:`_a_call` tell them apart
+    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{1,3}}(?=\()))"
 )
 #: a space between a scheme, flag or name and its value or separator: a tab, or a space
 #: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
