@@ -115,6 +115,26 @@ def test_a_result_rendered_for_a_local_model_is_not_repeated_to_gemini() -> None
     assert "Elm Street" not in sent and "not repeated here" in sent
 
 
+def test_earlier_context_persistence_calls_do_not_travel_again() -> None:
+    """A Gemini conversation's earlier ``context_persistence`` calls went out as they
+    were (the history guard read no ``contents``): a local-only pin a local model wrote
+    went to Gemini after a switch. Guarded as the other shapes' are; the turn in progress
+    (a result is not the person's turn) is left alone."""
+    policy = ProviderPolicy(local_providers=frozenset({"ollama"}))
+    args = {"action": "pin_add", "content": "Home is 12 Elm Street",
+            "classification": "local-only"}
+    call = model({"functionCall": {"name": "context_persistence", "args": args}})
+    result = user({"functionResponse": {"name": "context_persistence",
+                                        "response": {"output": '{"outcome":"committed"}'}}})
+    earlier = gemini(user({"text": "pin my address"}), call, result, user({"text": "next"}))
+    sent = outgoing_payload(earlier, "google", policy).payload
+    assert sent is not None and "Elm" not in json.dumps(sent)
+    assert sent["contents"][1]["parts"][0]["functionCall"]["args"]["action"] == "pin_add"
+    assert "committed" in json.dumps(sent["contents"][2])
+    in_progress = gemini(user({"text": "pin my address"}), call, result)
+    assert "Elm" in json.dumps(outgoing_payload(in_progress, "ollama", policy).payload)
+
+
 def test_a_gemini_request_through_the_bridge(tmp_path: Path) -> None:
     """The Pi bridge's ``sanitize`` (what the extension calls before each request)."""
     payload = gemini(user({"text": f"plan {LOCAL} with {KEY}"}))

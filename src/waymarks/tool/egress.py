@@ -24,8 +24,9 @@ last user message (the turn in progress) are left alone.
 Supported shapes: Pi agent messages (``toolCall`` parts, ``toolResult`` messages), OpenAI
 Chat Completions (``tool_calls``, ``role: tool``), Mistral as Pi hands it to its payload
 hook (``toolCalls``, ``toolCallId``), OpenAI Responses (``function_call`` and
-``function_call_output`` items), Anthropic Messages (``tool_use``, ``tool_result`` parts)
-and Bedrock Converse (``toolUse``, ``toolResult`` parts).
+``function_call_output`` items), Anthropic Messages (``tool_use``, ``tool_result`` parts),
+Bedrock Converse (``toolUse``, ``toolResult`` parts) and Gemini (``functionCall``,
+``functionResponse`` parts: :mod:`waymarks.tool.egress_gemini`).
 
 Payloads: :func:`outgoing_payload` is the one function a host calls on a provider payload
 before it leaves (Pi's ``before_provider_request``, ``waymarks privacy sanitize``): the
@@ -43,6 +44,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import LEVELS, PrivacyConfigError, ProviderPolicy, allowance_json
 from waymarks.planner.sanitize import Memo as Memo  # (re-exported: the Pi bridge keeps one)
 from waymarks.planner.sanitize import SanitizeOutcome, sanitize
+from waymarks.tool import egress_gemini as gemini
 from waymarks.tool.contract import (
     ACTIONS,
     CLASSIFICATIONS,
@@ -226,8 +228,9 @@ def outgoing_payload(payload: object, provider: str, policy: ProviderPolicy, *,
 
 def guard_payload(payload: object, fit: Fit | None = None) -> object:
     """A copy of a provider payload with :func:`guard_history` applied to its
-    ``messages`` (Chat Completions, Anthropic) and ``input`` (Responses); with ``fit``,
-    also :func:`withhold_misfits`."""
+    ``messages`` (Chat Completions, Anthropic) and ``input`` (Responses), and its Gemini
+    ``contents`` guarded alike (``egress_gemini``); with ``fit``, also
+    :func:`withhold_misfits`."""
     if not isinstance(payload, dict):
         return payload
     out = dict(payload)
@@ -236,8 +239,12 @@ def guard_payload(payload: object, fit: Fit | None = None) -> object:
             out[name] = guard_history(payload[name])
             if fit is not None:
                 out[name] = withhold_misfits(out[name], fit)
-    if fit is not None and isinstance(payload.get("contents"), list):  # Gemini
-        out["contents"] = withhold_misfits(payload["contents"], fit)
+    if isinstance(payload.get("contents"), list):  # Gemini
+        out["contents"] = gemini.guarded(payload["contents"], TOOL_NAME, guard_arguments,
+                                         lambda output: result_text(_details_from_text(output)))
+        if fit is not None:
+            out["contents"] = gemini.fitting(out["contents"], GUARDED,
+                                             lambda tool, output: _fitted(tool, output, fit))
     return out
 
 
@@ -325,10 +332,6 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
     elif role == "tool" and _result_of(message) in calls:  # OpenAI chat, Mistral
         changed["content"] = _fitted(calls[_result_of(message)], message.get("content"),
                                      fit) or message.get("content")
-    elif role == "user" and isinstance(message.get("parts"), list):  # Gemini
-        gemini = [_fitting_response(part, fit) for part in message["parts"]]
-        if any(new is not old for new, old in zip(gemini, message["parts"], strict=True)):
-            changed["parts"] = gemini
     for name in _CALL_LISTS if role == "assistant" else ():
         for call in message.get(name) or ():
             function = call.get("function") if isinstance(call, dict) else None
@@ -376,19 +379,6 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
         if text is not None:
             return {**part, "toolResult": {**done, "content": [{"text": text}]}}
     return part
-
-
-def _fitting_response(part: Any, fit: Fit) -> Any:
-    """A Gemini ``functionResponse`` part (it names its tool itself): its result text is
-    the response's ``output`` (``error`` for a failed call)."""
-    done = part.get("functionResponse") if isinstance(part, dict) else None
-    if not isinstance(done, dict) or done.get("name") not in GUARDED \
-            or not isinstance(response := done.get("response"), dict):
-        return part
-    key = "error" if "error" in response else "output"
-    text = _fitted(str(done["name"]), response.get(key), fit)
-    return part if text is None else {**part, "functionResponse": {**done, "response": {
-        key: text}}}
 
 
 #: the part types the guard reads beyond their type (Pi, Anthropic); Bedrock Converse's

@@ -1,0 +1,90 @@
+"""A Gemini conversation's tool traffic, for the history guard and the misfit check of
+:mod:`waymarks.tool.egress` (``contents`` of ``{role, parts}``, each call a
+``functionCall`` part of a ``model`` content, each result a ``functionResponse`` part of
+a ``user`` one, which names its tool itself: no call IDs to follow).
+
+- :func:`guarded`: earlier ``context_persistence`` calls' ``args`` guarded and results
+  rendered again from their metadata, as ``egress.guard_history`` does for the other
+  shapes; the turn in progress (from the person's last content on) is left alone. A
+  ``user`` content of results (and the images Pi puts after them for an older Gemini,
+  behind its caption) is not the person's turn;
+- :func:`fitting`: a result of a tool whose results are rendered for one destination is
+  replaced when it does not fit this one (``egress.withhold_misfits``).
+
+What they do to a call or result is passed in (the guard's own functions), so this
+module imports none of ``egress``. Pure: no I/O; an unchanged list is returned as the
+same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any, Final
+
+#: the caption Pi puts before a tool result's images in their own user content (a Gemini
+#: older than 3 takes none inside a functionResponse)
+TOOL_IMAGES: Final = "Tool result image:"
+
+
+def guarded(contents: list[Any], tool: str, arguments: Callable[[object], dict[str, Any]],
+            rendered: Callable[[Any], str]) -> list[Any]:
+    """``contents`` with ``tool``'s calls before the person's last content given
+    ``arguments(args)`` and its results ``rendered(output)``."""
+    last = next((n for n in range(len(contents) - 1, -1, -1) if _persons(contents[n])), -1)
+
+    def part(value: Any) -> Any:
+        call = value.get("functionCall") if isinstance(value, dict) else None
+        if isinstance(call, dict) and call.get("name") == tool:
+            return {**value, "functionCall": {**call, "args": arguments(call.get("args"))}}
+        return _result(value, {tool}, lambda _, output: rendered(output))
+
+    return _each_part(contents, part, last)
+
+
+def fitting(contents: list[Any], tools: Collection[str],
+            fitted: Callable[[str, Any], str | None]) -> list[Any]:
+    """``contents`` with each result of ``tools`` that ``fitted(tool, output)`` replaces
+    (``None``: it fits as it is) replaced, the turn in progress included."""
+    return _each_part(contents, lambda value: _result(value, tools, fitted), len(contents))
+
+
+def _each_part(contents: list[Any], change: Callable[[Any], Any], before: int) -> list[Any]:
+    out: list[Any] | None = None
+    for n, content in enumerate(contents[:max(before, 0)]):
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(parts, list):
+            continue
+        new = [change(part) for part in parts]
+        if any(a is not b for a, b in zip(new, parts, strict=True)):
+            out = out if out is not None else list(contents)
+            out[n] = {**content, "parts": new}
+    return contents if out is None else out
+
+
+def _result(value: Any, tools: Collection[str],
+            replaced: Callable[[str, Any], str | None]) -> Any:
+    """A ``functionResponse`` part of ``tools`` with its output (``error`` for a failed
+    call) as ``replaced`` says; any other part as it is."""
+    done = value.get("functionResponse") if isinstance(value, dict) else None
+    if not isinstance(done, dict) or done.get("name") not in tools \
+            or not isinstance(response := done.get("response"), dict):
+        return value
+    key = "error" if "error" in response else "output"
+    text = replaced(str(done["name"]), response.get(key))
+    return value if text is None else {**value, "functionResponse": {
+        **done, "response": {key: text}}}
+
+
+def _persons(content: Any) -> bool:
+    """Whether ``content`` is the person's turn: a ``user`` content that is not tool
+    results nor the images Pi adds after them."""
+    if not isinstance(content, dict) or content.get("role") != "user":
+        return False
+    parts = content.get("parts")
+    if not isinstance(parts, list) or not parts:
+        return False
+    first = parts[0]
+    if isinstance(first, dict) and first.get("text") == TOOL_IMAGES:
+        return False
+    return not all(isinstance(p, dict) and ("functionResponse" in p or "inlineData" in p)
+                   for p in parts)
