@@ -1,5 +1,7 @@
 """The values a platform's command keeps as secrets or config vars: ``fly secrets set
-DB=VALUE``, ``heroku config:set DB=VALUE``, ``netlify env:set DB VALUE``. A name that
+DB=VALUE``, ``heroku config:set DB=VALUE``, ``netlify env:set DB VALUE`` (and their
+neighbours: supabase, vault kv, doppler, railway, eb, ``kubectl set env``, firebase,
+``az keyvault secret set``). A name that
 says nothing of a credential (``DB``) left the value to no rule: it went to the model in
 clear, and a pin holding it was stored. Each is redacted, its command and names kept,
 every pair of the line; references, settings and other commands stay."""
@@ -28,6 +30,17 @@ CASES: list[tuple[str, str]] = [
     (f"netlify env:set DB {PW}", "netlify env:set DB [REDACTED:secret]"),
     (f"npx netlify env:set API '{PW}' --context production",
      "npx netlify env:set API '[REDACTED:secret]' --context production"),
+    # the other stores and platforms that keep a value so
+    (f"supabase secrets set DB={PW}", "supabase secrets set DB=[REDACTED:secret]"),
+    (f"vault kv put secret/app db={PW}", "vault kv put secret/app db=[REDACTED:secret]"),
+    (f"doppler secrets set DB {PW}", "doppler secrets set DB [REDACTED:secret]"),
+    (f"railway variables --set DB={PW}", "railway variables --set DB=[REDACTED:secret]"),
+    (f"eb setenv DB={PW}", "eb setenv DB=[REDACTED:secret]"),
+    (f"kubectl set env deploy/web DB={PW}", "kubectl set env deploy/web DB=[REDACTED:secret]"),
+    (f"firebase functions:config:set stripe.key={PW}",
+     "firebase functions:config:set stripe.key=[REDACTED:secret]"),
+    (f"az keyvault secret set --vault-name v --name db --value {PW}",
+     "az keyvault secret set --vault-name v --name db --value [REDACTED:secret]"),
 ]
 
 #: what names no secret there
@@ -41,6 +54,11 @@ UNCHANGED: list[str] = [
     "netlify env:set DB $DB_VALUE",
     "netlify env:list",
     "the fly secrets set command keeps them encrypted",
+    "vault kv put secret/app db=$DB",
+    "doppler secrets set DB $VALUE",
+    "railway variables --set NODE_ENV=production",
+    "kubectl set env deploy/web LOG_LEVEL=debug --from=secret/db",
+    "az keyvault secret set --name db --file pw.txt",
 ]
 
 

@@ -56,6 +56,11 @@ CASES: list[tuple[str, str]] = [
      "secret/db created",
      "$ kubectl create secret generic db --from-file=password=/dev/stdin\n[REDACTED:secret]\n"
      "secret/db created"),
+    # ``docker secret create NAME -``
+    (f"echo {PW} | docker secret create db -",
+     "echo [REDACTED:secret] | docker secret create db -"),
+    (f"docker secret create --label a=b db - <<< {PW}",
+     "docker secret create --label a=b db - <<< [REDACTED:secret]"),
 ]
 
 #: what names no secret there: references, files, other commands
@@ -75,6 +80,9 @@ UNCHANGED: list[str] = [
     "cat pw | kubectl create secret generic db --from-file=/dev/stdin\nsecret_db_created",
     "kubectl create secret generic db --from-file=/dev/stdin < pw.txt\nnext_command",
     "kubectl create secret generic db --from-file=./pw.txt\nkubectl_get_secrets",
+    "docker secret create db ./db.txt",
+    "echo $PW | docker secret create db -",
+    "echo hi | docker secret ls",
 ]
 
 

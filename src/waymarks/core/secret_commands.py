@@ -52,8 +52,11 @@ _DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)(?:-|/dev/stdin)(?![^\s;|&<>(
 _KUBECTL: Final = r"kubectl(?:\.exe)?[ \t]+create[ \t]+secret[ \t]"
 _FROM_FILE_STDIN: Final = (r"--from-(?:file|env-file)(?:=|[ \t]+)(?:[^\s=]{1,253}=)?/dev/stdin"
                            r"(?![^\s;|&<>()])")
+#: ``docker secret create NAME -``: the secret read on standard input
+_DOCKER_SECRET: Final = (r"docker(?:\.exe)?[ \t]+secret[ \t]+create[ \t][^\n|;&`<>]{0,256}?"
+                         r"[ \t]-(?=[ \t]*(?:[\n;|&<>]|\Z))")
 _STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + "|"
-                         + _KUBECTL + ")")
+                         + _KUBECTL + "|" + _DOCKER_SECRET + ")")
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -110,7 +113,8 @@ COMMAND_RULES: Final = (
         + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
         r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
         + r"[^\n;&`]{0,256}?"
-        + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN + "))"
+        + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN
+        + "|" + _DOCKER_SECRET + "))"
         r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))"
@@ -141,7 +145,10 @@ COMMAND_RULES: Final = (
         r"|aws[ \t]+ssm[ \t]+put-parameter(?=[^\n|;&`]{0,512}?SecureString)"
         r"[^\n|;&`]{0,512}?[ \t]--value(?:[ \t]+|=)"
         r"|kubectl[ \t]+create[ \t]+secret[^\n|;&`]{0,512}?[ \t]--from-literal=[^\s=]{1,253}="
-        r"|(?<![\w.-])netlify(?:\.cmd|\.exe)?[ \t]+env:set[ \t]+[^\s=\-][^\s=]{0,252}[ \t]+)"
+        r"|(?<![\w.-])netlify(?:\.cmd|\.exe)?[ \t]+env:set[ \t]+[^\s=\-][^\s=]{0,252}[ \t]+"
+        r"|(?<![\w.-])doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_]\w{0,252}[ \t]+"
+        r"|(?<![\w.-])az[ \t]+keyvault[ \t]+secret[ \t]+set[^\n|;&`]{0,512}?[ \t]--value"
+        r"(?:[ \t]+|=))"
         + _QUOTED_OR_BARE.format(name="secret_set", least=1), re.ASCII),
         ("secret", "ssm", "env:set"), wrapper=True),
     # the ``NAME=VALUE`` pairs a secret store keeps (``fly secrets set DB=…``, ``doppler
@@ -149,10 +156,12 @@ COMMAND_RULES: Final = (
     # name that says nothing (``DB``) left the value to no rule, and it went out in clear.
     # One span per value (:func:`store_values`), every pair on the command's line
     Rule("store_pairs", "secret", lazy(
-        r"(?<![\w.-])(?:(?P<store_secrets>(?:fly|flyctl|doppler)(?:\.exe)?[ \t]+secrets"
-        r"[ \t]+set)|(?:heroku|dokku)(?:\.cmd|\.exe)?[ \t]+config:(?:set|add))"
+        r"(?<![\w.-])(?:(?P<store_secrets>(?:fly|flyctl|doppler|supabase)(?:\.exe)?[ \t]+"
+        r"secrets[ \t]+set|vault(?:\.exe)?[ \t]+kv[ \t]+(?:put|patch))"
+        r"|(?:heroku|dokku)(?:\.cmd|\.exe)?[ \t]+config:(?:set|add)|firebase[ \t]+functions:"
+        r"config:set|railway[ \t]+variables|eb[ \t]+setenv|kubectl[ \t]+set[ \t]+env)"
         r"(?P<store_pairs>[ \t][^\n|;&`]{0,4096})", re.ASCII),
-        ("secrets", "config:"), wrapper=True),
+        ("secrets", "config:", "vault", "railway", "setenv", "kubectl"), wrapper=True),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -194,7 +203,8 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
 
 #: what says a ``stdin_login`` match's command reads standard input
 _READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + "|" + _FROM_FILE_STDIN
-                           + r"|(?<![\w.-])" + _VERCEL, re.ASCII)
+                           + r"|(?<![\w.-])(?:" + _VERCEL + "|" + _DOCKER_SECRET + ")",
+                           re.ASCII)
 
 
 def reads_stdin(match: re.Match[str]) -> bool:

@@ -179,9 +179,12 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line
-    if ("vercel" in text or "wrangler" in text) and ("<<" in text or "|" in text):
+    if ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)) \
+            and ("<<" in text or "|" in text):
         return True  # the secret ``vercel env add`` reads on its standard input
-    if (equals and "config:" in text) or "env:set" in text:
+    if (equals and ("config:" in text or "railway" in text or "setenv" in text
+                    or ("kubectl" in text and "env" in text))) or "env:set" in text \
+            or ("doppler" in text and "secrets" in text):
         return True  # ``heroku config:set DB=…``, ``netlify env:set DB …``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
