@@ -38,12 +38,23 @@ WARM_OFF = "WAYMARKS_CLI_HELPER"
 #: identity is set and ``git commit`` fails; a developer's signing or hooks would change tests
 GIT_ISOLATED = {"GIT_CONFIG_GLOBAL": str(Path(__file__).with_name("gitconfig")),
                 "GIT_CONFIG_NOSYSTEM": "1"}
+#: where git finds a repository, its index and a command line's configuration (git's own
+#: list: ``git rev-parse --local-env-vars``), dropped as the suite starts: git sets them for
+#: the hooks it runs (``GIT_INDEX_FILE`` for pre-commit), and a suite run from a hook made
+#: the tests' ``git init``, ``add`` and ``commit`` act on that repository
+GIT_REPOSITORY_VARIABLES = (
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept), before
     any fixture of any scope: a module fixture that built a home saw a developer's
-    ``WAYMARKS_HOME``. git configured by :data:`GIT_ISOLATED`. Temporary folders in memory when
+    ``WAYMARKS_HOME``. git configured by :data:`GIT_ISOLATED`, on the tests' own
+    repositories only (:data:`GIT_REPOSITORY_VARIABLES`). Temporary folders in memory when
     the machine has room there (:mod:`tests.temproot`) and the run did not choose a place
     (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the
     power. The fast lane's properties that set no number of examples run
@@ -53,6 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_REAL_HOME] = where, real_home.state(where)
     for name in _waymarks_variables():
         del os.environ[name]
+    for name in GIT_REPOSITORY_VARIABLES:
+        os.environ.pop(name, None)
     os.environ.update(GIT_ISOLATED)
     os.environ[WARM_OFF] = "off"  # no warm helper left behind by a test's commands
     settings.load_profile("waymarks-fast-lane" if fast_lane(config) else "waymarks")

@@ -103,6 +103,48 @@ def test_the_suites_python_subprocesses_keep_their_bytecode_in_the_sessions_fold
     assert Path(prefix).is_relative_to(tmp_path_factory.getbasetemp()), prefix
 
 
+@pytest.mark.skipif(not os.environ.get("GIT_REPOSITORY_PROBE"), reason="run by the test below")
+def test_git_repository_probe(tmp_path: Path) -> None:
+    """A test's own repository, as the team tests make theirs: init, add, commit."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "rule.md").write_text("a rule\n")
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "the test's"]):
+        subprocess.run(["git", *command], cwd=project, check=True, timeout=120)
+    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project, check=True,
+                         capture_output=True, text=True, timeout=120).stdout.strip()
+    assert Path(top) == project
+    Path(os.environ["GIT_REPOSITORY_PROBE"]).write_text("ran")
+
+
+@pytest.mark.slow  # (a pytest of its own: seconds)
+def test_a_suite_run_from_a_git_hook_leaves_that_repository_alone(tmp_path: Path) -> None:
+    """git runs a hook with the repository's place in its environment (``GIT_INDEX_FILE``
+    for a pre-commit hook; ``GIT_DIR`` and ``GIT_WORK_TREE`` as it needs): a suite run
+    from one made every test's ``git init``, ``add`` and ``commit`` act on the person's own
+    repository, their staged index replaced by a test's files and its commits on their
+    branch. The suite drops git's repository variables when it starts."""
+    outer = tmp_path / "theirs"
+    outer.mkdir()
+    (outer / "work.txt").write_text("their work\n")
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "theirs"]):
+        subprocess.run(["git", *command], cwd=outer, check=True, timeout=120)
+
+    def state() -> tuple[str, str]:
+        return tuple(subprocess.run(["git", *command], cwd=outer, check=True,  # type: ignore[return-value]
+                                    capture_output=True, text=True, timeout=120).stdout
+                     for command in (["log", "--format=%H %s"], ["ls-files", "--stage"]))
+
+    before = state()
+    ran = tmp_path / "ran"
+    env = {**os.environ, "GIT_REPOSITORY_PROBE": str(ran), "GIT_DIR": str(outer / ".git"),
+           "GIT_WORK_TREE": str(outer), "GIT_INDEX_FILE": str(outer / ".git" / "index")}
+    done = _inner_run(tmp_path, "test_git_repository_probe", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ran.read_text() == "ran"  # the probe ran (was not skipped) and passed
+    assert state() == before
+
+
 @pytest.mark.skipif(not os.environ.get("REAL_HOME_PROBE"), reason="run by the test below")
 def test_real_home_probe() -> None:
     """What a command with an environment of its own (no suite ``HOME``, no suite
