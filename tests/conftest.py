@@ -50,11 +50,26 @@ GIT_REPOSITORY_VARIABLES = (
     "GIT_COMMON_DIR")
 
 
+#: the tests' servers (the inspector, MCP over HTTP, fake providers) listen on the loopback:
+#: a shell's proxy (``http_proxy``) must not take the tests' requests to them, which urllib
+#: sends to it unless ``no_proxy`` names the host
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _loopback_unproxied() -> None:
+    """Add :data:`LOOPBACK_HOSTS` to ``no_proxy`` (both spellings), keeping what it lists."""
+    listed = (os.environ.get("no_proxy") or os.environ.get("NO_PROXY") or "").split(",")
+    hosts = [host.strip() for host in listed if host.strip()]
+    hosts += [host for host in LOOPBACK_HOSTS if host not in hosts]
+    os.environ["no_proxy"] = os.environ["NO_PROXY"] = ",".join(hosts)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Waymarks' own variables of the shell that runs the suite dropped (its knobs kept), before
     any fixture of any scope: a module fixture that built a home saw a developer's
     ``WAYMARKS_HOME``. git configured by :data:`GIT_ISOLATED`, on the tests' own
-    repositories only (:data:`GIT_REPOSITORY_VARIABLES`). Temporary folders in memory when
+    repositories only (:data:`GIT_REPOSITORY_VARIABLES`). No proxy for the loopback.
+    Temporary folders in memory when
     the machine has room there (:mod:`tests.temproot`) and the run did not choose a place
     (``--basetemp``, ``PYTEST_DEBUG_TEMPROOT``). Durability tests kill processes; none cuts the
     power. The fast lane's properties that set no number of examples run
@@ -67,6 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in GIT_REPOSITORY_VARIABLES:
         os.environ.pop(name, None)
     os.environ.update(GIT_ISOLATED)
+    _loopback_unproxied()
     os.environ[WARM_OFF] = "off"  # no warm helper left behind by a test's commands
     settings.load_profile("waymarks-fast-lane" if fast_lane(config) else "waymarks")
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):

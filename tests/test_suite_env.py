@@ -145,6 +145,52 @@ def test_a_suite_run_from_a_git_hook_leaves_that_repository_alone(tmp_path: Path
     assert state() == before
 
 
+@pytest.mark.skipif(not os.environ.get("PROXY_PROBE"), reason="run by the test below")
+def test_proxy_probe() -> None:
+    """A test's request to a server of its own on the loopback, as the inspector's and the
+    MCP server's tests make theirs (urllib, which reads the proxy variables)."""
+    import http.server
+    import threading
+    import urllib.request
+
+    class Hello(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # (http.server's name)
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            for host in ("127.0.0.1", "localhost"):
+                url = f"http://{host}:{server.server_address[1]}/"
+                with urllib.request.urlopen(url, timeout=120) as answer:
+                    assert answer.status == 200
+        finally:
+            server.shutdown()
+    assert "example.invalid" in os.environ["no_proxy"].split(",")  # the shell's, kept
+    Path(os.environ["PROXY_PROBE"]).write_text("ran")
+
+
+@pytest.mark.slow  # (a pytest of its own: seconds)
+def test_a_shell_with_a_proxy_leaves_the_tests_loopback_servers_reachable(
+        tmp_path: Path) -> None:
+    """A shell behind a proxy (``http_proxy`` set, loopback not in ``no_proxy``) sent the
+    tests' requests to their own servers on 127.0.0.1 to the proxy: the inspector's and
+    the MCP server's tests failed there. The suite adds the loopback to ``no_proxy``,
+    keeping what the shell lists (a real proxy still serves what the suite downloads)."""
+    ran = tmp_path / "ran"
+    dead = "http://127.0.0.1:9"  # (the discard port: nothing answers)
+    env = {**os.environ, "PROXY_PROBE": str(ran), "http_proxy": dead, "HTTP_PROXY": dead,
+           "all_proxy": dead, "no_proxy": "example.invalid", "NO_PROXY": "example.invalid"}
+    done = _inner_run(tmp_path, "test_proxy_probe", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ran.read_text() == "ran"  # the probe ran (was not skipped) and passed
+
+
 @pytest.mark.skipif(not os.environ.get("REAL_HOME_PROBE"), reason="run by the test below")
 def test_real_home_probe() -> None:
     """What a command with an environment of its own (no suite ``HOME``, no suite
