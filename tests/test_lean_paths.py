@@ -422,3 +422,27 @@ def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -
                           cwd=tmp_path, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "[]", "[('Go', 13)]"]
+
+
+def test_a_plan_without_personal_memory_or_docs_compiles_neither_of_their_expressions(
+        tmp_path: Path) -> None:
+    """Every prompt's hook imports the personal memory and engineering docs modules to
+    plan, and their import compiled two expressions a home without a legacy
+    ``memory.md`` and a project without decision records never use (a list item's, a
+    frontmatter line's: ~0.3 ms of CPU a hook): compiled on first use now."""
+    project = tmp_path / "project"
+    project.mkdir()
+    probe = (
+        "from waymarks.service.app import Waymarks\n"
+        "from waymarks.personal.setup import plan_with_memory\n"
+        "from waymarks.personal import docs, legacy\n"
+        f"with Waymarks({str(tmp_path / 'home')!r}, cwd={str(project)!r}) as app:\n"
+        "    app.pin('Always run the linters')\n"
+        "    plan = plan_with_memory(app, 'lint my change')\n"
+        "print(any('Always run the linters' in m.content for m in plan.messages))\n"
+        "print(sorted(n for n, p in (('docs', docs._YAML_LINE), ('legacy', legacy._ITEM))"
+        " if 'match' in getattr(p, '__dict__', 'match')))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=project, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True", "[]"]

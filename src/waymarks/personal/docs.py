@@ -136,7 +136,7 @@ def _numbered(number: str) -> str:
 
 #: a line of frontmatter: a ``key:``, a list item, an indented or a comment line, a
 #: blank one, or a fence
-_YAML_LINE: Final = re.compile(r"(?:[\w.-]+\s*:|\s|-\s|#|---|$)")
+_YAML_LINE: Final = lazy(r"(?:[\w.-]+\s*:|\s|-\s|#|---|$)")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, str | list[str]], str]:

@@ -11,15 +11,14 @@ provider sent them.
 
 from __future__ import annotations
 
-import re
-
 import msgspec
 
+from waymarks.core.lazy_re import lazy
 from waymarks.core.marker_spans import SpanLevels
 from waymarks.core.privacy import LEVELS, Classification, highest, strip_markers
 
 #: a list item's marker: ``-``, ``*``, ``+`` or a number (``1.``, ``2)``), then space
-_ITEM = re.compile(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
+_ITEM = lazy(r"(?:[-*+]|\d{1,4}[.)])\s+(\S.*)")
 
 
 class Fact(msgspec.Struct, frozen=True):
