@@ -372,7 +372,9 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     """A prompt's hook in its own process (no helper): the plan leaves Waymarks' own
     prompts out of the history, a test of two fixed first lines, and took the evolution
     cues' module to ask it (~3 ms); the install's backup notes took ``hashlib`` (OpenSSL's
-    bindings, ~2 ms) into every prompt's hook. Neither is loaded now."""
+    bindings, ~2 ms) into every prompt's hook. Neither is loaded now; nor, on a home that
+    never learned anything, learned recall's service module (~0.4 ms: the plan imported
+    it to ask whether learning is on and to note its choice of learned claims)."""
     import json
     import uuid
 
@@ -400,7 +402,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     modules = [line.split("|")[-1].strip() for line in
                done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
-    assert _matching(modules, ("waymarks.core.evolution", "_hashlib")) == []
+    assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
+                               "waymarks.service.evolution_recall")) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -283,7 +284,6 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
           history: Sequence[str], fixed_tokens: int, retrieved: TextSource | None,
           snippets: TextSource, personal: TextSource, context_cap: int | None) -> Plan:
     from waymarks.planner.select import build_plan
-    from waymarks.service.evolution_recall import remember_plan
     from waymarks.service.history import COMPACTED_TURNS  # (not on a recall's path)
     from waymarks.service.logs import log_event
 
@@ -307,7 +307,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       team=_team_blocks(app))
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
-    remember_plan(plan.manifest)  # `evolution explain`: what this plan chose
+    _remember_learned_choice(plan.manifest)  # `evolution explain`: what this plan chose
     _remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
@@ -319,6 +319,16 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     return plan
 
 
+def _remember_learned_choice(manifest: Sequence[ManifestEntry]) -> None:
+    """Note the plan's choice among the learned claims this process recalled last
+    (:func:`~waymarks.service.evolution_recall.remember_plan`). A process that never
+    imported that module never recalled one, and has nothing to note: a prompt's hook on
+    a home that never learned anything does not import it (~0.4 ms)."""
+    recall = sys.modules.get("waymarks.service.evolution_recall")
+    if recall is not None:
+        recall.remember_plan(manifest)
+
+
 def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
              notes: list[str], personal: Sequence[TextBlock] = ()) -> list[LearnedBlock]:
     """The plan's learned claims: none where learning is off for this directory (the
@@ -326,16 +336,15 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     mode the person turns on; turned off, it stopped capture and calls while every plan
     (the Claude Code hook's, Pi's, ``waymarks plan``) went on injecting what it had
     learned. What was learned stays stored, listed and recallable on request."""
+    if not _learning(app):
+        return []
     from waymarks.service.evolution_recall import (
         HOOK_CORPUS_CLAIMS,
         HOOK_FOLD_BYTES,
         learned_blocks,
     )
-    from waymarks.store.projection import BUSY_TIMEOUT_MS
-
-    if not _learning(app):
-        return []
     from waymarks.service.own_claims import OwnClaims
+    from waymarks.store.projection import BUSY_TIMEOUT_MS
 
     # the person's own pin or claim in effect here that a learned claim's text contradicts
     # (by a local write's signature rules: the same subject and attribute with another
