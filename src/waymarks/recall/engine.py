@@ -17,7 +17,7 @@ from waymarks.core.egress import Egress
 from waymarks.recall.digest import MAX_CLAIMS, render_digest
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
-from waymarks.recall.slashed import settled
+from waymarks.recall.subject import settle
 
 MAX_EXPLAIN_BYTES: Final = 8000
 MAX_EXPLAINED: Final = 10
@@ -68,7 +68,7 @@ def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
     of the others; see :func:`score_all`). ``withheld``: the IDs of candidates the
     destination may not receive, judged only to be recorded as left out (never in the
     digest)."""
-    plan = settled(plan, stats)  # (the result names the reading used: :mod:`.slashed`)
+    plan = settle(plan, stats)  # (the result names the reading used)
     scored = score_all(plan, candidates, stats, semantic, eligible_only, withheld)
     if egress is None:
         return RecallResult(plan, scored, "", [], [])

@@ -39,9 +39,14 @@ from waymarks.recall.analysis import (
     version_subjects,
 )
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.slashed import settled
 from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
-from waymarks.recall.subject import context_mismatch, facet_of_parent, names_phrase, rare_phrases
+from waymarks.recall.subject import (
+    context_mismatch,
+    facet_of_parent,
+    names_phrase,
+    rare_phrases,
+    settle,
+)
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
@@ -227,7 +232,7 @@ def unheld_literal(plan: QueryPlan, stats: Stats) -> str | None:
 
     Most coding prompts name a file, and most files no memory mentions: at a million
     records such a query ranked the rows of its common words by length for nothing."""
-    plan = settled(plan, stats)
+    plan = settle(plan, stats)
     features = frozenset((*plan.focus, *plan.context))
     for literal in sorted(plan.literals):
         if literal in features and not stats.df.get(literal, 0):
@@ -249,7 +254,7 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     a recall for that destination judges them: a withheld claim that outranked one it may
     receive cut that one from the plan; a withheld one is judged against every candidate,
     as it would be were it allowed."""
-    plan = settled(plan, stats)  # (the plan's reading of a pair such as "frontend/backend")
+    plan = settle(plan, stats)  # (the plan's reading of a pair such as "frontend/backend")
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
     if plan.parent and plan.context:
@@ -329,7 +334,7 @@ def _cut(scored: Sequence[Scored], semantic: Semantic | None) -> Callable[[Score
 def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
            semantic: Semantic | None = None) -> list[Scored]:
     """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
-    plan = settled(plan, stats)
+    plan = settle(plan, stats)
     stats = stats.memoized((*plan.focus, *plan.context))
     facts = _facts(plan, stats)
     if semantic is not None:

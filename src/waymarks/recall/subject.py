@@ -16,7 +16,10 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
+import msgspec
+
 from waymarks.recall.analysis import is_generic, is_numeric
+from waymarks.recall.slashed import settled
 from waymarks.recall.vocabulary import ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -50,6 +53,28 @@ class Rarity(Protocol):
     def df(self) -> Mapping[str, int]: ...
 
     def rare(self, feature: str) -> bool: ...
+
+
+def settle(plan: QueryPlan, stats: Rarity) -> QueryPlan:
+    """The plan as the store's statistics read it: one reading of a slash-joined pair
+    (:func:`~waymarks.recall.slashed.settled`), without a kind of thing no record holds
+    (:func:`without_unseen_kinds`)."""
+    return without_unseen_kinds(settled(plan, stats), stats)
+
+
+def without_unseen_kinds(plan: QueryPlan, stats: Rarity) -> QueryPlan:
+    """``plan`` without the :data:`KINDS` words of its focus that no record holds, when
+    another focus word is one the store holds ("the healthz endpoint" in a store that
+    never said "endpoint": the claim naming healthz is about it). Unseen, such a word
+    weighed the most of the query and counted as a word the store does not know, so
+    the one claim naming the subject was refused for a single match and too little
+    coverage. A subject word the store does not know stays ("the healthz dashboard");
+    a plan with no such word is returned unchanged (the same object)."""
+    df = stats.df
+    unseen = {f for f in plan.focus if f in KINDS and not df.get(f)}
+    if not unseen or not any(df.get(f) for f in plan.focus if f not in KINDS):
+        return plan
+    return msgspec.structs.replace(plan, focus=tuple(f for f in plan.focus if f not in unseen))
 
 
 def _phrase_word(feature: str) -> bool:
