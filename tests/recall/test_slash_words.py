@@ -170,3 +170,24 @@ def test_a_path_is_found_by_the_path_it_ends_with(
     assert selected == [wanted]
     # another folder's file of the same name is another path
     assert other not in app.recall("who reads src/app/config.py?").selected
+
+
+def test_a_path_ending_in_the_pair_does_not_make_it_a_folder(app: Waymarks) -> None:
+    """A claim holds its path as the shorter paths it ends with too, and the pair a
+    query types ("frontend/backend") was one of them: "attic/frontend/backend" in one
+    claim made the pair a folder the store holds, so the claim saying the frontend talks
+    to the backend was never recalled by it, the archived folder was. A longer path
+    ends in such a pair as its two words (a folder typed "src/app" still finds
+    "packages/web/src/app"); a claim holding the pair as a path of its own still makes
+    it a folder (above)."""
+    talks = app.remember(  # type: ignore[union-attr]
+        "The frontend talks to the backend through the gateway on port 8080.").id
+    app.remember("Old prototypes are archived under attic/frontend/backend for reference.")
+    app.remember("The database port is 5433.")
+    assert talks in app.recall("which port do frontend/backend use?").selected
+    assert talks in app.recall("how do the frontend/backend talk?").selected
+    routes = app.remember("Routes live in packages/web/src/app.").id  # type: ignore[union-attr]
+    assert app.recall("what lives in src/app?").selected == [routes]
+    assert {"p:packages/web/src/app", "p:web/src/app", "w:src", "w:app"} <= set(
+        analyze("Routes live in packages/web/src/app.").features)
+    assert "p:src/app" not in analyze("Routes live in packages/web/src/app.").features

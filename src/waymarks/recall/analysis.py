@@ -418,12 +418,25 @@ def _tails(path: str) -> list[str]:
     """A record's path as the paths it ends with, of two parts or more
     ("src/app/config.py": ``p:app/config.py``; "/srv/a.py": ``p:srv/a.py``), the shortest
     :data:`MAX_TAILS`: a person types a path from the folder they think in, and a claim
-    naming src/app/config.py was never found by "app/config.py", another literal."""
+    naming src/app/config.py was never found by "app/config.py", another literal.
+
+    The two last parts when both are words ("attic/frontend/backend") are held as their
+    words, not as that pair's path: a query reads such a pair as a folder when a record
+    holds it as a path (:mod:`waymarks.recall.slashed`), and a longer path ending in it
+    made "frontend/backend" that folder, never the words a claim says apart; its words
+    still find the path ("src/app" finds "packages/web/src/app")."""
     whole = path.rstrip("/")
     parts = whole.lstrip("/").split("/")
-    tails = ("/".join(parts[start:])
-             for start in range(max(0, len(parts) - 1 - MAX_TAILS), len(parts) - 1))
-    return ["p:" + tail for tail in tails if tail != whole]
+    out: list[str] = []
+    for start in range(max(0, len(parts) - 1 - MAX_TAILS), len(parts) - 1):
+        tail = "/".join(parts[start:])
+        if tail == whole:
+            continue
+        if start == len(parts) - 2 and parts[-2].isalpha() and parts[-1].isalpha():
+            out += [f for f in map(word_feature, parts[-2:]) if f is not None]
+        else:
+            out.append("p:" + tail)
+    return out
 
 
 #: the most words a file name's stem is read as (:func:`_named_by`)
