@@ -66,14 +66,15 @@ def server(home: Path, project: Path, *extra: str, address: str = "127.0.0.1"
         yield port, stderr
     finally:
         proc.terminate()
-        stderr.append(proc.communicate(timeout=10)[1])
+        stderr.append(proc.communicate(timeout=120)[1])  # (a bound for a hang only)
 
 
 def post(port: int, headers: list[tuple[str, str]], address: str = "127.0.0.1"
          ) -> tuple[int, bytes]:
     """A POST with exactly these header lines (repeated names stay repeated; a ``Host``
     among them replaces the one naming ``address``)."""
-    connection = http.client.HTTPConnection(address, port, timeout=10)
+    # (a bound for a hang only: the server's first answer took seconds at a load of 10)
+    connection = http.client.HTTPConnection(address, port, timeout=120)
     try:
         connection.putrequest("POST", "/mcp", skip_host=any(
             name.lower() == "host" for name, _value in headers))
