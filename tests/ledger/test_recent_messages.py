@@ -66,3 +66,43 @@ def test_recent_messages_equal_the_line_by_line_reading(home: Path, project: Pat
                 assert recent_messages(session, max_bytes, max_entries) == expected, (
                     max_bytes, max_entries)
         assert [m.text for m in recent_messages(session, 1 << 20, 4)] == said[-1:]
+
+
+def test_more_bytes_are_read_only_while_they_may_hold_the_window(home: Path,
+                                                                 project: Path) -> None:
+    """A prompt's hook asks for more of the tail while too few earlier prompts are found;
+    once the last ``max_entries`` lines all lie in what was read, more bytes hold none of
+    them: a session of 10k memories and a few prompts read its 4.4 MB tail three times over
+    (2, 4, then 4.4 MB, each window counted again) for the answer the first read gave."""
+    sid = str(uuid.uuid4())
+    handle("SessionStart", {"session_id": sid, "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        app.session_say("the first prompt, outside the window")
+        for n in range(100):
+            app.remember(f"The service {n} listens on port {2000 + n}.")
+        app.session_say("the last prompt")
+        session = app.current_session()
+        assert session is not None
+        read: list[int] = []
+        tail_bytes = session.tail_bytes
+
+        def counted(limit: int, skip: int = 0) -> bytes:
+            data = tail_bytes(limit, skip)
+            read.append(len(data))
+            return data
+
+        session.tail_bytes = counted  # type: ignore[method-assign]
+        found = recent_messages(session, 1 << 20, 5, enough=lambda f: len(f) > 3,
+                                first_bytes=4096)
+        assert [m.text for m in found] == ["the last prompt"]
+        assert session.offset > 8 * 4096  # more to read, which the window does not need
+        assert read == [4096]
+        assert found == reference(session, 1 << 20, 5)
+        # a window that reaches past what was read still reads on, to the whole ledger
+        read.clear()
+        found = recent_messages(session, 1 << 20, 1000, enough=lambda f: len(f) > 3,
+                                first_bytes=4096)
+        assert [m.text for m in found] == ["the first prompt, outside the window",
+                                           "the last prompt"]
+        assert sum(read) == session.offset

@@ -237,7 +237,8 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
 
     ``enough`` (with ``first_bytes``): only the last ``first_bytes`` are read first, and
     twice as many each time (up to ``max_bytes``; only the bytes not read yet) while the
-    messages found are not enough:
+    messages found are not enough and the last ``max_entries`` lines do not all lie in
+    what was read (when they do, the bytes before hold none of them):
     a run of large entries that are no messages (a tool's output) does not push the
     conversation out of a window of bytes, and a short one costs no more than before.
 
@@ -250,8 +251,9 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
     read = min(first_bytes, max_bytes, size)
     tail = session.tail_bytes(read)
     while True:
-        found = _messages_in(session, tail, size, max_entries)
-        if read >= max_bytes or read >= size or enough(found):
+        first, begin = _window(tail, size, max_entries)
+        found = _messages_in(session, tail, begin)
+        if read >= max_bytes or read >= size or begin > first or enough(found):
             return found
         further = min(2 * read, max_bytes, size)
         tail = session.tail_bytes(further, skip=read) + tail  # only the bytes not read yet
@@ -260,14 +262,14 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
 
 def _messages(session: SessionLog, max_bytes: int, max_entries: int) -> list[Message]:
     size = session.offset
-    return _messages_in(session, session.tail_bytes(min(size, max_bytes)), size, max_entries)
+    tail = session.tail_bytes(min(size, max_bytes))
+    return _messages_in(session, tail, _window(tail, size, max_entries)[1])
 
 
-def _messages_in(session: SessionLog, tail: bytes, size: int,
-                 max_entries: int) -> list[Message]:
+def _messages_in(session: SessionLog, tail: bytes, begin: int) -> list[Message]:
     branch = session.branch_set()
     out: list[Message] = []
-    for raw in _lines_in(tail, size, _MESSAGE_TYPE, max_entries):
+    for raw in _lines_in(tail, begin, _MESSAGE_TYPE):
         if raw.type == "message" and raw.id in branch:
             body = body_of(raw)
             if isinstance(body, Message):
@@ -291,13 +293,20 @@ def _recent_lines(session: SessionLog, needle: bytes, max_bytes: int,
     ``max_entries`` lines of the last ``max_bytes`` of the ledger, in file order; only
     those lines are cut out and decoded."""
     size = session.offset
-    yield from _lines_in(session.tail_bytes(min(size, max_bytes)), size, needle, max_entries)
+    tail = session.tail_bytes(min(size, max_bytes))
+    yield from _lines_in(tail, _window(tail, size, max_entries)[1], needle)
 
 
-def _lines_in(tail: bytes, size: int, needle: bytes, max_entries: int) -> Iterator[EntryLine]:
-    """:func:`_recent_lines` of ``tail``, the last bytes of a ledger of ``size`` bytes."""
+def _window(tail: bytes, size: int, max_entries: int) -> tuple[int, int]:
+    """Where the first whole line of ``tail`` (the last bytes of a ledger of ``size``
+    bytes) begins, and where its last ``max_entries`` lines begin."""
     first = tail.find(b"\n") + 1 if len(tail) < size else 0  # the first line was cut
-    begin = window_start(tail, first, max_entries)
+    return first, window_start(tail, first, max_entries)
+
+
+def _lines_in(tail: bytes, begin: int, needle: bytes) -> Iterator[EntryLine]:
+    """:func:`_recent_lines` of ``tail`` from ``begin``, where its window of lines
+    starts (:func:`_window`)."""
     at = tail.find(needle, begin)
     while at >= 0:
         line_start = max(tail.rfind(b"\n", begin, at) + 1, begin)
