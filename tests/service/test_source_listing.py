@@ -3,6 +3,7 @@ what a full listing finds, whatever another process did to the files in between.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -51,7 +52,7 @@ def watched(tmp_path: Path) -> tuple[list[str], list[Path]]:
         os.utime(path, ns=(10**18 + n, 10**18 + n))
         files.append(path)
     for _ in range(2):  # the second listing starts the watch
-        assert newest_sessions(folders, None, 100) == full_listing(folders)
+        assert newest_sessions(folders, None, 100).newest == full_listing(folders)
     return folders, files
 
 
@@ -66,9 +67,9 @@ def test_an_unchanged_folder_is_not_listed_again_and_a_write_costs_one_look(
         raise AssertionError("the folders were listed again")
 
     monkeypatch.setattr(os, "scandir", no_listing)
-    assert newest_sessions(folders, None, 100) == before
+    assert newest_sessions(folders, None, 100).newest == before
     by_another_process(APPEND, str(files[0]), "y" * 5)
-    found = newest_sessions(folders, None, 100)
+    found = newest_sessions(folders, None, 100).newest
     monkeypatch.undo()
     assert found == full_listing(folders)
     assert found[0][0] == str(files[0]) and found[0][1] == 15  # grown, and now the newest
@@ -83,8 +84,8 @@ def test_a_watched_listing_finds_what_a_full_listing_finds(
     folders, files = watched(tmp_path)
     if change == "a folder created":
         folders = [*folders, str(tmp_path / "c")]
-        assert newest_sessions(folders, None, 100) == full_listing(folders[:2])
-        assert newest_sessions(folders, None, 100) == full_listing(folders[:2])
+        assert newest_sessions(folders, None, 100).newest == full_listing(folders[:2])
+        assert newest_sessions(folders, None, 100).newest == full_listing(folders[:2])
     target = str(files[1])
     actions: dict[str, Callable[[], None]] = {
         "append": lambda: by_another_process(APPEND, target, "more"),
@@ -108,11 +109,11 @@ def test_a_watched_listing_finds_what_a_full_listing_finds(
     }
     actions[change]()
     expected = full_listing([f for f in folders if os.path.isdir(f)])
-    assert newest_sessions(folders, None, 100) == expected
+    assert newest_sessions(folders, None, 100).newest == expected
     # and once more, when the watch has caught up (or was started again)
-    assert newest_sessions(folders, None, 100) == expected
+    assert newest_sessions(folders, None, 100).newest == expected
     # leaving one out, and a bound, are answered from the same listing
-    assert newest_sessions(folders, expected[0][0], 2) == expected[1:3]
+    assert newest_sessions(folders, expected[0][0], 2).newest == expected[1:3]
 
 
 def test_a_file_with_another_link_is_listed_in_full_each_time(tmp_path: Path) -> None:
@@ -124,9 +125,9 @@ def test_a_file_with_another_link_is_listed_in_full_each_time(tmp_path: Path) ->
     elsewhere = tmp_path / "elsewhere.jsonl"
     os.link(files[3], elsewhere)
     by_another_process(APPEND, str(files[3]), "y")  # an event: the file is looked at
-    assert newest_sessions(folders, None, 100) == full_listing(folders)
+    assert newest_sessions(folders, None, 100).newest == full_listing(folders)
     by_another_process(APPEND, str(elsewhere), "through the other link")
-    assert newest_sessions(folders, None, 100) == full_listing(folders)
+    assert newest_sessions(folders, None, 100).newest == full_listing(folders)
 
 
 @pytest.fixture
@@ -206,9 +207,9 @@ def test_one_folder_named_twice_is_kept_current_under_both_names(tmp_path: Path)
     folders = [str(tmp_path / "a"), str(tmp_path / "same")]
     Path(folders[0], "one.jsonl").write_text("1")
     for _ in range(3):
-        assert newest_sessions(folders, None, 100) == full_listing(folders)
+        assert newest_sessions(folders, None, 100).newest == full_listing(folders)
     by_another_process(APPEND, str(Path(folders[0], "one.jsonl")), "more")
-    assert newest_sessions(folders, None, 100) == full_listing(folders)
+    assert newest_sessions(folders, None, 100).newest == full_listing(folders)
 
 
 def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
@@ -296,7 +297,7 @@ def test_a_process_takes_one_inotify_instance_whatever_it_watches(tmp_path: Path
     assert inotify_instances() - before <= 1
     for folder in folders:  # each answers what is there, watched or listed again
         by_another_process(APPEND, str(Path(folder[0], "a.jsonl")), "more")
-        assert newest_sessions(folder, None, 10) == full_listing(folder)
+        assert newest_sessions(folder, None, 10).newest == full_listing(folder)
 
 
 def test_two_watched_sets_sharing_a_folder_both_see_its_writes(tmp_path: Path) -> None:
@@ -312,13 +313,13 @@ def test_two_watched_sets_sharing_a_folder_both_see_its_writes(tmp_path: Path) -
         newest_sessions(one, None, 10)
         newest_sessions(two, None, 10)
     by_another_process(APPEND, str(shared / "a.jsonl"), "more")
-    assert newest_sessions(one, None, 10) == full_listing(one)
-    assert newest_sessions(two, None, 10) == full_listing(two)
+    assert newest_sessions(one, None, 10).newest == full_listing(one)
+    assert newest_sessions(two, None, 10).newest == full_listing(two)
     (other / "a.jsonl").unlink()
     other.rmdir()  # the second set is listed again, and drops its watch
-    assert newest_sessions(two, None, 10) == full_listing(one)
+    assert newest_sessions(two, None, 10).newest == full_listing(one)
     by_another_process(APPEND, str(shared / "a.jsonl"), "again")
-    assert newest_sessions(one, None, 10) == full_listing(one)
+    assert newest_sessions(one, None, 10).newest == full_listing(one)
 
 
 def test_a_command_that_never_watches_loads_nothing_for_it() -> None:
@@ -330,3 +331,37 @@ def test_a_command_that_never_watches_loads_nothing_for_it() -> None:
          "print(sorted({'ctypes', 'threading', 'struct'} & set(sys.modules)))"],
         check=True, capture_output=True, text=True).stdout.strip()
     assert found == "[]"
+
+
+ONE_SHOT_READ = """import json, os, sys
+from pathlib import Path
+from waymarks.service.app import Waymarks
+looked, exists = [], os.path.exists
+os.path.exists = lambda path: looked.append(str(path)) or exists(path)
+app = Waymarks(Path(sys.argv[1]), cwd=sys.argv[2])
+print(json.dumps([sorted(v.text for v in app.items("memory") if v.applies), looked]))
+"""
+
+
+def test_a_one_shot_read_past_the_bound_asks_its_own_listing_too(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    """A command in a process of its own lists the folders in full once: the sessions
+    indexed earlier and past the bound are in that listing, and were looked at one by
+    one all the same (1,900 stat calls beside 2,000 sessions)."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "config.toml"
+    config.write_text("[memory]\nmaxProjectSessions = 5\n")
+    app = make_app()
+    app.trust(str(project))
+    siblings = [PiSession(sibling_dir(home, project), project, T0 + n * 1000)
+                for n in range(5)]
+    for n, sibling in enumerate(siblings):
+        sibling.memory(f"Rule {n} holds")
+        os.utime(sibling.path, ns=(10**18 + n, 10**18 + n))
+    assert len(claims(app)) == 5  # all indexed
+    config.write_text("[memory]\nmaxProjectSessions = 2\n")
+    out = subprocess.run([sys.executable, "-c", ONE_SHOT_READ, str(home), str(project)],
+                         check=True, capture_output=True, text=True).stdout
+    found, looked = json.loads(out)
+    assert found == [f"Rule {n} holds" for n in range(5)]
+    assert not set(looked) & {str(s.path) for s in siblings}

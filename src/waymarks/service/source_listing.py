@@ -25,12 +25,19 @@ from __future__ import annotations
 import _thread
 import os
 import stat
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Final, NamedTuple
 
 from waymarks.files.watch import FolderWatch
 
 Candidate = tuple[str, int, int, int]  # (path, size, mtime_ns, ctime_ns) of a session file
+
+
+class Listed(NamedTuple):
+    """What one read found in the folders."""
+
+    newest: list[Candidate]  #: the newest files, as asked
+    found: Mapping[str, Candidate]  #: every session file there, by path (see still_there)
 SUFFIX: Final = ".jsonl"
 _KEPT: Final = 8  # sets of folders one process watches (a user's inotify instances: 128)
 
@@ -72,8 +79,7 @@ def _forget_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def newest_sessions(folders: Sequence[str], leave_out: str | None, limit: int
-                    ) -> list[Candidate]:
+def newest_sessions(folders: Sequence[str], leave_out: str | None, limit: int) -> Listed:
     """The ``limit`` most recently modified regular ``*.jsonl`` files directly in
     ``folders`` (a symbolic link followed), but ``leave_out``, newest first (the same
     time: by path), with their stamps (see the module docstring)."""
@@ -81,8 +87,7 @@ def newest_sessions(folders: Sequence[str], leave_out: str | None, limit: int
         return _newest_sessions(tuple(folders), leave_out, limit)
 
 
-def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int
-                     ) -> list[Candidate]:
+def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int) -> Listed:
     kept = _WATCHED.pop(key, None)
     if kept is not None:
         if _still_true(kept):
@@ -92,20 +97,19 @@ def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int
                 if len(kept.newest) >= 8:
                     kept.newest.clear()
                 newest = kept.newest[(leave_out, limit)] = _newest(kept.found, leave_out, limit)
-            return list(newest)  # (the caller's to keep)
+            return Listed(list(newest), kept.found)  # (a list: the caller's to keep)
         kept.watch.close()
-    return _newest(_listed_in_full(key), leave_out, limit)
+    found = _listed_in_full(key)
+    return Listed(_newest(found, leave_out, limit), found)
 
 
-def still_there(folders: Sequence[str], paths: Sequence[str]) -> set[str]:
-    """Which of ``paths`` name something now: a session file the watched listing of
-    ``folders`` holds (as :func:`newest_sessions` just brought it up to date) needs no
-    look; any other path, one ``stat`` (with 2,000 sessions indexed over the months and
-    the newest 100 listed, every read looked at the other 1,900)."""
-    with _TURN:
-        kept = _WATCHED.get(tuple(folders))
-        found = kept.found if kept is not None else {}
-        return {path for path in paths if path in found or os.path.exists(path)}
+def still_there(listed: Listed, paths: Sequence[str]) -> set[str]:
+    """Which of ``paths`` name something now: a session file the read's own listing
+    holds (``listed``, just made or brought up to date) needs no look; any other path,
+    one ``stat`` (with 2,000 sessions indexed over the months and the newest 100 listed,
+    every read looked at the other 1,900)."""
+    found = listed.found
+    return {path for path in paths if path in found or os.path.exists(path)}
 
 
 def _newest(found: dict[str, Candidate], leave_out: str | None, limit: int

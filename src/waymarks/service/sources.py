@@ -56,7 +56,7 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import EXCLUSIONS_USED, exclusions_used, extends, recovering
-from waymarks.service.source_listing import Candidate, newest_sessions, still_there
+from waymarks.service.source_listing import Candidate, Listed, newest_sessions, still_there
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
@@ -108,7 +108,8 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
         return report
     known = app.projection.known_sources(app.cwd)
     active_id = active.session_id if active is not None else None
-    candidates = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
+    listed = _candidates(app, settings.session_roots, active, settings.max_project_sessions)
+    candidates = listed.newest
     plan = plan_refresh(known, candidates, active_id)
     by_session = {row.session_id: row for row in known}
     now = epoch_ms(app.clock.now())
@@ -151,7 +152,7 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             readers.append((checked, size, mtime, ctime))
             statuses[row.session_id] = ("available", None)
     unlisted = [row for row in plan.unlisted if row.session_id not in statuses]
-    there = still_there(_folders(app, settings.session_roots), [r.path for r in unlisted])
+    there = still_there(listed, [r.path for r in unlisted])
     for row in unlisted:  # indexed files not among the candidates: still there?
         if row.path not in there:
             statuses[row.session_id] = ("missing", None)
@@ -185,7 +186,7 @@ def siblings_written(app: Waymarks, active: SessionLog) -> bool:
     if not app.project_trusted or not (settings := app.settings()).cross_session:
         return False
     plan = plan_refresh(app.projection.known_sources(app.cwd), _candidates(
-        app, settings.session_roots, active, settings.max_project_sessions),
+        app, settings.session_roots, active, settings.max_project_sessions).newest,
         active.session_id)
     return any(row.status == "available" for _candidate, row in plan.changed) or any(
         _REJECTED.get((name, app.cwd), False) != stamp_of(Path(name))
@@ -239,17 +240,13 @@ def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] |
 
 
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
-                limit: int) -> list[Candidate]:
+                limit: int) -> Listed:
     """(path, size, mtime, ctime) of this project's session files, newest first, at most
-    ``limit`` besides the active one. Plain strings: this runs on every read, and looks
-    only at what changed since the last (:mod:`~waymarks.service.source_listing`)."""
-    return newest_sessions(_folders(app, roots),
-                           str(active.path) if active is not None else None, limit)
-
-
-def _folders(app: Waymarks, roots: tuple[Path, ...]) -> list[str]:
-    """The folders where this project's sessions live, as the listing names them."""
-    return [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
+    ``limit`` besides the active one, and every one found. Plain strings: this runs on
+    every read, and looks only at what changed since the last
+    (:mod:`~waymarks.service.source_listing`)."""
+    folders = [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
+    return newest_sessions(folders, str(active.path) if active is not None else None, limit)
 
 
 #: (path, project) -> the stamp (device, inode, size, mtime, ctime) of a file found not to
