@@ -31,6 +31,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, han_words, word_feature
+from waymarks.recall.asked_time import asks_when
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
@@ -324,7 +325,8 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     names = _asked_names(text) if analysis.features else frozenset()
     asks, co_subjects = _joined(text, analysis.features)
     return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
-                     co_subjects=co_subjects)
+                     co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
+                         fold(text)))
 
 
 #: two words joined by "and", "or", a comma or "&", an article or question word allowed

@@ -38,6 +38,7 @@ from waymarks.recall.analysis import (
     says_value,
     version_subjects,
 )
+from waymarks.recall.asked_time import TIME_BONUS, time_factor
 from waymarks.recall.fusion import Semantic
 from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
 from waymarks.recall.subject import (
@@ -120,6 +121,7 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: focus words joined with no attribute among them ("redis and deploy host?"): each a
     #: subject, a concept as much as a word (neither is *the* one subject of the question)
     co_subjects: frozenset[str] = frozenset()
+    when: bool = False  #: a question asking when (:mod:`waymarks.recall.asked_time`)
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -193,6 +195,7 @@ class _Facts(msgspec.Struct, frozen=True):
     parent: bool = False
     #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
     either: frozenset[str] = frozenset()
+    bound_factor: float = 1.0  # the most a record's time raises its relevance
 
 
 def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
@@ -221,6 +224,7 @@ def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
         weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
         subjects=version_subjects(words, plan.names),
+        bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
     )
 
 
@@ -425,7 +429,8 @@ def _bound(facts: _Facts, candidate: Candidate, needed: int) -> float | None:
     for feature, weight in facts.context:
         if _field_factor(feature, candidate):
             context_score += weight * _BODY * CONTEXT_WEIGHT
-    return (focus_score + context_score) / facts.focus_total * _length_norm(candidate)
+    return ((focus_score + context_score) / facts.focus_total * _length_norm(candidate)
+            * facts.bound_factor)
 
 
 def _length_norm(candidate: Candidate) -> float:
@@ -462,7 +467,8 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
         if factor:
             context_score += weight * factor * CONTEXT_WEIGHT
     coverage = focus_score / focus_total
-    relevance = (focus_score + context_score) / focus_total * _length_norm(candidate)
+    relevance = ((focus_score + context_score) / focus_total * _length_norm(candidate)
+                 * time_factor(plan.when, candidate.text))
     lexical = relevance
     sem = semantic.score(candidate.id) if semantic is not None else None
     if semantic is not None and sem is not None:

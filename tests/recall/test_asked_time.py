@@ -1,0 +1,51 @@
+"""A question asking when ranks a claim that says a time first (issue 20, "when did ..."
+as a generic asking phrase): "when" is a stop word, so "when did the search index move
+to Postgres?" scored the claim saying "last March" and the one that only says the move
+alike, and the newer of the two came first. Relevance only: no gate reads it."""
+
+from __future__ import annotations
+
+import pytest
+
+from waymarks.recall.asked_time import asks_when, says_time
+from waymarks.recall.plan import direct_plan
+from waymarks.service.app import Waymarks
+
+DATED = "The search index moved to Postgres last March."
+UNDATED = "The search index moved to Postgres."
+
+
+def test_a_question_asking_when_ranks_the_claim_saying_a_time_first(app: Waymarks) -> None:
+    dated = app.remember(DATED).id  # type: ignore[union-attr]
+    undated = app.remember(UNDATED).id  # type: ignore[union-attr]
+    app.remember("The database port is 5433.")
+    assert app.recall("when did the search index move to Postgres?").selected == [
+        dated, undated]
+    # any other question: the two alike, the newer first, as before
+    assert app.recall("did the search index move to Postgres?").selected == [undated, dated]
+
+
+def test_saying_a_time_makes_no_claim_an_answer(app: Waymarks) -> None:
+    app.remember("The release train leaves every Friday at 10:00.")
+    app.remember("The database port is 5433.")
+    assert app.recall("when did the search index move?").selected == []
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("We moved to Postgres last March.", True), ("Backups run nightly.", True),
+    ("Deployed on 2024-05-01.", True), ("The outage was 3 weeks ago.", True),
+    ("Standup is at 9:30 on Mondays.", True), ("Since May 2023 the job runs twice.", True),
+    ("You may need a restart.", False), ("The database port is 5433.", False),
+    ("Connect to 10.0.0.1:80 first.", False), ("March the tests through CI.", False),
+])
+def test_a_time_said(text: str, said: bool) -> None:
+    assert says_time(text) is said
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("When did we move to Postgres?", True), ("and when is the next release?", True),
+    ("what happens when the cache is full?", False), ("since when?", False),
+])
+def test_a_question_asking_when(question: str, asked: bool) -> None:
+    assert asks_when(question.casefold()) is asked
+    assert direct_plan(question).when is (asked and bool(direct_plan(question).focus))
