@@ -20,7 +20,11 @@ round by round, so both see the same load. Per query, in the child, wall and CPU
   file beside the projection, once current);
 - ``embed``: the query embedded alone (a new text);
 - ``embed_again``: the same text embedded a second time in the process (a host asking
-  the same prompt in its hook and again by recall).
+  the same prompt in its hook and again by recall);
+- ``stale``: once a round, the vectors as the first one-shot recall after the rows
+  changed gets them (one vector stored again first): the rows read from SQLite, and in a
+  version that writes the file on the prompt path, its write; a version whose worker
+  writes it has it written after, untimed (the children run without the worker).
 
 Before the rounds each child runs one recall and whatever the code offers to bring the
 vectors file up to date, untimed. Not a test; prints one JSON document.
@@ -92,6 +96,7 @@ def child(home: Path, project: Path) -> int:
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
         store.put(embedder.model, ((item_id, text, rows[n].tobytes())
                                    for n, (item_id, text) in enumerate(sorted(ids.items()))))
+    first_id, first_text = sorted(ids.items())[0]
     refresh = getattr(semantic_recall, "refresh_kept_vectors", None)
     if refresh is not None:  # the worker's job since the prompt path only reads the file
         refresh(app)
@@ -103,10 +108,10 @@ def child(home: Path, project: Path) -> int:
     print(json.dumps({"ready": True, "records": len(ids), "visible": seen,
                       "rebuild_s": round(rebuild_s, 2)}),
           flush=True)
-    for line in sys.stdin:
+    for turn, line in enumerate(sys.stdin, 1):  # (another vector each round: see stale)
         asked = json.loads(line)
         out: dict[str, list[list[float]]] = {k: [] for k in (
-            "recall", "visible", "vectors", "embed", "embed_again")}
+            "recall", "visible", "vectors", "embed", "embed_again", "stale")}
 
         def timed(name: str, call: Callable[[], object],
                   out: dict[str, list[list[float]]] = out) -> None:
@@ -115,6 +120,14 @@ def child(home: Path, project: Path) -> int:
             out[name].append([(time.perf_counter() - start) * 1000,
                               (time.process_time() - cpu) * 1000])
 
+        # the first recall after the rows changed (one vector stored again): the rows read,
+        # then (before) the file written on the prompt path
+        store = VectorStore(app.projection.recall_index().db)
+        with app.projection.transaction():
+            store.put(embedder.model, [(first_id, first_text, rows[turn].tobytes())])
+        timed("stale", lambda s=store: semantic_recall.kept_vectors(app, s, embedder))
+        if refresh is not None:
+            refresh(app)  # (the worker's, off the prompt path: untimed)
         for query in asked:
             store = VectorStore(app.projection.recall_index().db)
             timed("visible", lambda s=store: s.visible_records(visible, active_only=True))

@@ -57,19 +57,47 @@ def rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
-def test_a_second_fresh_recall_reads_the_kept_file_not_every_row(
+def test_a_fresh_recall_reads_the_kept_file_not_every_row(
         embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
         monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The file is written by what embeds (here ``embed_recall``, the worker's pass), and
+    a fresh process reads it instead of the rows; without it the rows, the same answer."""
     _, ids = embedded
+    kept = home / "waymarks.db-vectors"
+    assert kept.stat().st_mode & 0o777 == 0o600
     reads = rows_read(monkeypatch)
     first = make_app().recall(QUERY)
-    assert reads == [3]
-    assert (home / "waymarks.db-vectors").stat().st_mode & 0o777 == 0o600
+    assert reads == [], "the process read the rows, not the file"
+    kept.unlink()
     second = make_app().recall(QUERY)
-    assert reads == [3], "the second process read the rows again"
+    assert reads == [3]
     assert second.selected == first.selected == [ids[CLAIMS[2]]]
     assert [(s.candidate.id, s.rank) for s in second.scored] == [
         (s.candidate.id, s.rank) for s in first.scored]
+
+
+def test_a_recall_never_writes_the_file_and_wakes_the_worker_to(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The prompt path only reads the file: a missing or stale one is written by the
+    background worker (woken), off the prompt; the first one-shot recall after the rows
+    changed paid the read, the write and its fsync (10k: 77-98 ms wall)."""
+    from waymarks.service import semantic_backfill
+
+    app, _ = embedded
+    kept = home / "waymarks.db-vectors"
+    kept.unlink()
+    woken: list[Path] = []
+    monkeypatch.setattr(semantic_backfill, "wake", woken.append)
+    reads = rows_read(monkeypatch)
+    for _ in range(2):
+        make_app().recall(QUERY)
+    assert reads == [3, 3] and not kept.exists()
+    assert woken == [home, home]
+    assert app.embed_recall()["embedded"] == 0  # the worker's pass: nothing to embed
+    assert kept.exists()
+    make_app().recall(QUERY)
+    assert reads == [3, 3, 3] and woken == [home, home]  # (the last read: the worker's)
 
 
 def test_a_vector_stored_after_the_file_was_written_is_used(
@@ -79,17 +107,19 @@ def test_a_vector_stored_after_the_file_was_written_is_used(
     process reads the rows again and writes the file anew, and answers as a process
     reading the rows from SQLite does."""
     app, _ = embedded
-    make_app().recall(QUERY)
+    before = (home / "waymarks.db-vectors").read_bytes()
     outcome = app.remember("Payroll exports go to the finance bucket every night.")
     assert isinstance(outcome, Committed), outcome
-    assert app.embed_recall()["embedded"] == 1
     reads = rows_read(monkeypatch)
     query = "where do the salary exports end up?"
-    first = make_app().recall(query)
-    assert reads == [4]
+    make_app().recall(query)
+    assert reads == []  # no vector of it yet: the file holds the rows stored
+    assert app.embed_recall()["embedded"] == 1
     assert outcome.id.encode() in (home / "waymarks.db-vectors").read_bytes()
+    first = make_app().recall(query)
+    (home / "waymarks.db-vectors").write_bytes(before)  # stale: the rows read
     second = make_app().recall(query)
-    assert reads == [4]
+    assert reads == [4, 4]  # the worker's pass, then the recall of the stale file
     (home / "waymarks.db-vectors").unlink()
     for result in (second, make_app().recall(query)):
         assert [(s.candidate.id, s.rank, s.reason) for s in result.scored] == [
@@ -113,12 +143,13 @@ def test_a_damaged_file_is_replaced_and_changes_no_answer(
     assert (again.selected, [s.rank for s in again.scored]) == (
         expected.selected, [s.rank for s in expected.scored])
     assert reads == [3]
+    assert embedded[0].embed_recall()["embedded"] == 0  # the worker's pass
     assert kept.read_bytes() == data  # written whole again
     events = [json.loads(line)["event"] for line in
               (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
     assert events.count("semantic_vectors_file_replaced") == 1
     make_app().recall(QUERY)
-    assert reads == [3]
+    assert reads == [3, 3]  # the recall's, the worker's; none since
 
 
 @pytest.mark.parametrize("kind", ["directory", "fifo"])
@@ -128,15 +159,17 @@ def test_a_file_that_cannot_be_written_leaves_recall_as_it_was(
     """A FIFO in the file's place made every one-shot recall wait for a writer for ever."""
     import os
 
-    _, ids = embedded
+    app, ids = embedded
+    (home / "waymarks.db-vectors").unlink()
     if kind == "fifo":
         os.mkfifo(home / "waymarks.db-vectors")
     else:
         (home / "waymarks.db-vectors").mkdir()
     reads = rows_read(monkeypatch)
     assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert app.embed_recall()["embedded"] == 0  # the worker's pass leaves it there
     assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
-    assert reads == [3, 3]
+    assert reads == [3, 3]  # (the worker read none: nothing it could write)
 
 
 def test_a_retired_claim_in_the_file_is_not_recalled_by_its_old_vector(

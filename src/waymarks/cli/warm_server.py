@@ -84,7 +84,8 @@ PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
 #: here: its OpenMP runtime reads the environment as it loads, and a process forked from
 #: one whose runtime has started threads cannot use them
 PRELOAD_SEMANTIC = ("numpy", "waymarks.semantic.matrix", "waymarks.semantic.e5",
-                    "waymarks.semantic.sidecar", "waymarks.service.logs")
+                    "waymarks.semantic.sidecar", "waymarks.service.logs",
+                    "waymarks.service.semantic_backfill")
 #: what NumPy's and the engine's libraries read from the environment when they load: a
 #: request whose environment says otherwise is refused (it runs in its own process)
 IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"GOMP_", b"KMP_", b"NPY_",

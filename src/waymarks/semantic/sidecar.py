@@ -9,8 +9,9 @@ the file (one read) instead.
 The projection stays the truth and this file is disposable: it names the stamp of the
 rows it was built from (:meth:`waymarks.store.recall_vectors.VectorStore.stamp`) and is
 used only while the projection's stamp is still that one; any other file, stale, cut
-short, of another model or damaged (a CRC-32 covers every byte before it), is not used,
-and the caller reads the rows from SQLite again and writes it anew.
+short, of another model or damaged (a CRC-32 covers every byte before it), is not used:
+the caller reads the rows from SQLite again, and the home's background worker writes it
+anew (never the prompt path: :func:`waymarks.service.semantic_recall.refresh_kept_vectors`).
 
 Layout (a contract between versions: a change of any part changes :data:`MAGIC`):
 ``MAGIC``, the header's length (4 bytes, little-endian), the header (JSON: ``stamp``,

@@ -209,7 +209,9 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     runs (:func:`~waymarks.service.semantic_backfill.foreground`). In the foreground the
     stored rows are checked first, and the damaged ones dropped and embedded again
     (``dropped``: how many; :func:`~waymarks.service.semantic_recall.drop_unsound`);
-    ``waiting`` is called once if it first waits for another foreground process."""
+    ``waiting`` is called once if it first waits for another foreground process. Either
+    then writes the file of kept vectors a one-shot recall reads, when it is not the rows
+    stored now (:func:`~waymarks.service.semantic_recall.refresh_kept_vectors`)."""
     from waymarks.service import semantic_backfill
 
     transaction: Callable[[], contextlib.AbstractContextManager[object]]
@@ -228,11 +230,13 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
 
         done = embed(before_batch=partial(_before_batch, app.home, background),
                      guard=Guard(app.home, vectors.embedder.model, background))
+        semantic_recall.refresh_kept_vectors(app, vectors, background)
     else:
         with semantic_backfill.foreground(app.home, waiting):
             # damaged rows no recall has read (health counts them): embedded again here
             dropped = semantic_recall.drop_unsound(app, vectors)
             done = embed(skipped=vectors.skipped)
+        semantic_recall.refresh_kept_vectors(app, vectors)
         if dropped:
             return vectors.summary(done, dropped=dropped)
     return vectors.summary(done)

@@ -16,7 +16,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext, suppress
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -159,36 +159,80 @@ def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Neare
     """Every current vector of the embedder's model, for a one-shot process: from the file
     beside the projection when it was written from the rows stored now
     (:mod:`waymarks.semantic.sidecar`: one mapped read), else read from SQLite, each row
-    checked, and the file written for the next process (not when rows were found
-    damaged, nor when a write landed during the read: the next one reads them again).
-    A damaged file is noted in the log and replaced; one that cannot be read or written
-    leaves the rows read from SQLite, as before there was a file."""
+    checked. The prompt path only reads the file: one that is missing, stale or damaged
+    is written by the home's background worker, woken here (one ``open`` and a failed
+    ``flock`` while it runs), after it embeds (:func:`refresh_kept_vectors`); the first
+    one-shot recall after the rows changed paid the read, the file's write and its
+    ``fsync`` (10k: 21-33 ms of CPU, 77-98 ms wall). One that cannot be read (a directory
+    or a FIFO in its place) leaves the rows read from SQLite, the same answers."""
+    from waymarks.semantic import sidecar
+    from waymarks.service.semantic_backfill import wake
+
+    path = _kept_file(store)
+    if path is not None:
+        try:
+            kept = sidecar.read(path, store.stamp(), embedder.model, embedder.dim)
+        except sidecar.Damaged:
+            kept = None
+        except OSError:
+            kept, path = None, None
+        if kept is not None:
+            return kept
+    held = new_matrix(embedder.dim)
+    held.extend(store.vectors(embedder.model))
+    if path is not None and len(held) and not store.damaged:
+        wake(app.home)  # (the worker writes it anew; damaged rows: once they are dropped)
+    return held
+
+
+def _kept_file(store: VectorStore) -> Path | None:
+    """Where the file of kept vectors of ``store``'s database is (``None`` in memory)."""
+    from waymarks.semantic import sidecar
+
+    database = store.database_file()
+    return sidecar.path_of(database) if database else None
+
+
+def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
+                         still_home: Callable[[], object] | None = None) -> bool:
+    """Write the file :func:`kept_vectors` reads when it does not hold the rows stored now
+    (missing, stale or damaged: that noted once in the log); whether it wrote. The
+    background worker's and ``waymarks index --semantic``'s, after they embed: never a
+    prompt's. Not written when a row read is damaged (a recall drops it, and the worker
+    embeds its record again, then writes it) nor when a write landed during the read.
+    ``still_home``: the worker's check that its home is its own, made before the write."""
     from waymarks.semantic import sidecar
     from waymarks.service.logs import log_event
 
-    database = store.database_file()
-    path = sidecar.path_of(database) if database else None
+    vectors = vectors if vectors is not None else vectors_of(app, catch_up=False)
+    if vectors is None:
+        return False
+    embedder, store = vectors.embedder, VectorStore(vectors.index.db)
+    path = _kept_file(store)
+    if path is None:
+        return False
     stamp = store.stamp()
-    if path is not None:
-        try:
-            kept = sidecar.read(path, stamp, embedder.model, embedder.dim)
-        except sidecar.Damaged:
-            log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced",
-                      code="damaged")
-        except OSError:
-            path = None
-        else:
-            if kept is not None:
-                return kept
+    try:
+        if sidecar.read(path, stamp, embedder.model, embedder.dim) is not None:
+            return False
+    except sidecar.Damaged:
+        log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced", code="damaged")
+    except OSError:
+        return False
     held = new_matrix(embedder.dim)
     held.extend(store.vectors(embedder.model))
-    if path is None or not len(held):
-        return held
+    if not len(held):
+        return False
     held.rows()  # (built now: the rows that are not unit vectors are named)
-    if not (store.damaged or held.rejected) and store.stamp() == stamp:
-        with suppress(OSError):  # (a file that cannot be written: the rows stay read)
-            sidecar.write(path, stamp, embedder.model, held)
-    return held
+    if store.damaged or held.rejected or store.stamp() != stamp:
+        return False
+    if still_home is not None:
+        still_home()
+    try:
+        sidecar.write(path, stamp, embedder.model, held)
+    except OSError:  # (a directory in its place: the rows are read from SQLite)
+        return False
+    return True
 
 
 def if_missing_wake(app: Waymarks, store: VectorStore, model: str) -> None:
