@@ -12,6 +12,7 @@ import json
 import os
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import cache
@@ -65,6 +66,12 @@ BATCH: Final = 16
 #: 134 tokens 138 ms), so a pasted log or file in a prompt would cost seconds; a prompt
 #: says what it is about first. Every LoCoMo dev question but four fits (p99 27 tokens).
 QUERY_TOKENS: Final = 32
+#: queries whose vectors a process keeps, the latest asked: a host often asks the same
+#: prompt twice in one process (Pi's bridge plans the turn with it, then the model's recall
+#: tool asks it again; an MCP client or a script repeats it), and the engine gives a text
+#: the same bits every time, so a text asked again costs a lookup instead of ~20 ms of CPU.
+#: Keyed by exactly what the engine would read of it; in this process's memory only
+RECENT_QUERIES: Final = 32
 #: a token spans at most about this many characters: the text counted is cut to
 #: ``QUERY_TOKENS`` times it first (the tokenizer costs ~3.5 us a character)
 CHARS_PER_TOKEN: Final = 8
@@ -94,6 +101,9 @@ class E5Embedder:
                                     "omp_set_num_threads", None) if spare_core else None
         self._workers: tuple[int, ...] = ()  # the engine's threads (native IDs)
         self._host = HostWatch()
+        #: the vectors of the latest queries, by the start of their text the engine reads
+        self._recent: OrderedDict[str, bytes] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     @property
     def model(self) -> str:
@@ -108,9 +118,22 @@ class E5Embedder:
         return CALIBRATION
 
     def query(self, text: str) -> bytes:
-        safe = engine_safe(text[:QUERY_TOKENS * CHARS_PER_TOKEN])  # head reads no further
+        """The query's vector, from its first :data:`QUERY_TOKENS` tokens; a text embedded
+        lately in this process is answered from :data:`RECENT_QUERIES` (the same bits)."""
+        start = text[:QUERY_TOKENS * CHARS_PER_TOKEN]  # (head reads no further)
+        with self._recent_lock:
+            kept = self._recent.get(start)
+            if kept is not None:
+                self._recent.move_to_end(start)
+                return kept
+        safe = engine_safe(start)
         with self._threads():
-            return _bytes(self._model.query(head(safe, QUERY_TOKENS, self._query_tokens)))
+            vector = _bytes(self._model.query(head(safe, QUERY_TOKENS, self._query_tokens)))
+        with self._recent_lock:
+            self._recent[start] = vector
+            while len(self._recent) > RECENT_QUERIES:
+                self._recent.popitem(last=False)
+        return vector
 
     @contextmanager
     def _threads(self) -> Iterator[None]:
