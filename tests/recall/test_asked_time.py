@@ -35,6 +35,7 @@ def test_saying_a_time_makes_no_claim_an_answer(app: Waymarks) -> None:
     ("We moved to Postgres last March.", True), ("Backups run nightly.", True),
     ("Deployed on 2024-05-01.", True), ("The outage was 3 weeks ago.", True),
     ("Standup is at 9:30 on Mondays.", True), ("Since May 2023 the job runs twice.", True),
+    ("Cut over on the 5th of May.", True), ("The retry runs at 3 pm.", True),
     ("You may need a restart.", False), ("The database port is 5433.", False),
     ("Connect to 10.0.0.1:80 first.", False), ("March the tests through CI.", False),
 ])
