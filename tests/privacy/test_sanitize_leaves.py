@@ -130,6 +130,38 @@ def test_markers_in_generic_fields_are_still_withheld_and_local_is_untouched() -
     assert local["prediction"]["content"] == f"home address {GHP}"
 
 
+def test_a_credential_under_a_media_type_or_signature_key_is_redacted_in_any_shape() -> None:
+    """Gemini's ``thoughtSignature`` and ``mimeType`` (and ``mime_type``, Anthropic's
+    ``media_type``) were structural in every shape, never redacted: a credential a tool
+    or a person put under one of those keys went to OpenAI, Anthropic or Bedrock in
+    clear. A media type needs no exemption; a part's signature is kept in Gemini only."""
+    keys = ("thoughtSignature", "mimeType", "mime_type", "media_type")
+    planted = {key: GHP for key in keys}
+    shapes: list[tuple[dict[str, Any], str]] = [
+        ({"model": "gpt-4.1", "messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}, **planted}]},
+            {"role": "assistant", "content": "ok", **planted}], **planted}, "openai"),
+        ({"model": "gpt-5", "input": [{"type": "message", "role": "user", "content": "hi",
+                                       **planted}]}, "openai"),
+        ({"model": "claude", "system": "s", "messages": [{"role": "user", "content": [
+            {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png",
+                                         **planted}}]}]}, "anthropic"),
+        ({"modelId": "m", "messages": [{"role": "user", "content": [
+            {"text": "hi"}, {"document": {"name": "d", **planted}}]}]}, "bedrock"),
+        ({"contents": [{"role": "user", "parts": [
+            {"inlineData": {"data": "iVBORw0KGgo", "mimeType": GHP}},
+            {"fileData": {"fileUri": "gs://b/o", "mimeType": GHP}}]}]}, "google"),
+    ]
+    for payload, provider in shapes:
+        sent = json.dumps(ok(payload, provider))
+        assert GHP not in sent and RED in sent, (provider, sent)
+    signed = {"contents": [{"role": "model", "parts": [
+        {"text": "done", "thoughtSignature": GHP},
+        {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": GHP}]}]}
+    parts = ok(signed, "google")["contents"][0]["parts"]
+    assert [part["thoughtSignature"] for part in parts] == [GHP, GHP]
+
+
 # -- property: a credential in any non-structural string leaf never survives ------------
 
 

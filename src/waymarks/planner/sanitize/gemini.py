@@ -8,7 +8,9 @@ one of these keys (Gemini's parts have no ``type``; snake_case as the REST API a
 
 - ``text``: text. A ``thought`` part that carries a ``thoughtSignature`` is dropped whole
   when its text would have to change, as Anthropic's signed ``thinking`` is: the
-  signature was made over the exact text;
+  signature was made over the exact text. A part's ``thoughtSignature`` (any part may
+  carry one) is kept as it is, as a structural value; there only (``walker.STRUCTURAL``
+  is every shape's: a credential under that key elsewhere is redacted);
 - ``functionCall``: every string of ``args`` is text (tool-call input);
 - ``functionResponse``: every string of ``response`` is text, its ``parts`` are parts;
 - ``inlineData``: a text media type's base64 ``data`` is read decoded (``encoded_text``),
@@ -126,7 +128,7 @@ def _inside(walker: Walker, part: Mapping[str, Any], base: Classification, key: 
     inner = part[key]
     new = walker.fields(inner, base, handlers) if isinstance(inner, Mapping) \
         else walker.generic(inner, base)
-    rest = walker.fields(part, base, {key: keep})
+    rest = walker.fields(part, base, {key: keep, **_SIGNED})
     return rest if new is inner else {**rest, key: new}
 
 
@@ -149,11 +151,13 @@ def _inline(walker: Walker, part: Mapping[str, Any], base: Classification, key: 
     new = walker.fields(blob, base, _KEEP_DATA)
     if shown is not data:
         new = {**new, "data": shown}
-    rest = walker.fields(part, base, {key: keep})
+    rest = walker.fields(part, base, {key: keep, **_SIGNED})
     return rest if new is blob else {**rest, key: new}
 
 
-_KEEP_TEXT: Final[Handlers] = {"text": keep}
+#: a part's signature: kept as it is, unless it holds markers (``Walker.structural``)
+_SIGNED: Final[Handlers] = {"thoughtSignature": Walker.structural}
+_KEEP_TEXT: Final[Handlers] = {"text": keep, **_SIGNED}
 _KEEP_DATA: Final[Handlers] = {"data": keep}
 _CONTENT_FIELDS: Final[Handlers] = {"parts": parts}
 _CALL_FIELDS: Final[Handlers] = {"args": Walker.tool_input}

@@ -50,12 +50,15 @@ _TEXT_PARTS: Final = {
 #: settings that a provider matches exactly. They are only checked for markers, never
 #: redacted (an altered signature or ID is rejected). Every other string a generic walk
 #: keeps is redacted for a remote provider. Keep this list narrow: a credential under one
-#: of these keys is sent as it is.
+#: of these keys is sent as it is, in every shape's payload. A key one shape alone needs
+#: kept is kept by that shape's handler, where it stands (Gemini's ``thoughtSignature``:
+#: ``gemini``); a media type (``media_type``, ``mimeType``) needs nothing: redaction
+#: leaves ``image/png`` as it is.
 STRUCTURAL: Final = frozenset({
     "id", "type", "role", "model", "object", "status",
-    "signature", "thought_signature", "thoughtSignature", "encrypted_content",
+    "signature", "thought_signature", "encrypted_content",
     "call_id", "tool_call_id", "tool_use_id", "item_id", "previous_response_id",
-    "media_type", "mimeType", "mime_type", "detail", "reasoning_effort", "service_tier",
+    "detail", "reasoning_effort", "service_tier",
 })
 #: object ``type`` -> the key of an encoded blob in it (base64 media, encrypted
 #: thinking): kept as it is, like a structural value
