@@ -135,6 +135,36 @@ def test_earlier_context_persistence_calls_do_not_travel_again() -> None:
     assert "Elm" in json.dumps(outgoing_payload(in_progress, "ollama", policy).payload)
 
 
+def test_the_rest_api_spelling_of_calls_and_results_is_guarded_too() -> None:
+    """The sanitizer reads the REST API's ``function_call``/``function_response`` parts as
+    the SDK's, and the history guard and misfit check read the SDK's alone: a local-only
+    pin a local model wrote, a find result's preview and a recall result rendered for the
+    local model all went to Gemini after a switch."""
+    policy = ProviderPolicy(local_providers=frozenset({"ollama"}))
+    args = {"action": "pin_add", "content": "Home is 12 Elm Street",
+            "classification": "local-only"}
+    found = json.dumps({"contract": "ds4-context-persistence-result-v1",
+                        "action": "pins_find", "outcome": "ok"}) + '\nid pin_1 "Elm Street"'
+    recalled = json.dumps({"renderedFor": "ollama", "renderedLevels": ["normal", "local-only"],
+                           "renderedRedacted": False}) + "\nHome is 12 Elm Street"
+    payload = {"contents": [
+        user({"text": "pin my address"}),
+        model({"function_call": {"name": "context_persistence", "args": args}}),
+        user({"function_response": {"name": "context_persistence",
+                                    "response": {"output": found}}}),
+        user({"text": "where is home?"}),
+        model({"function_call": {"name": "memory_recall", "args": {}}}),
+        user({"function_response": {"name": "memory_recall",
+                                    "response": {"output": recalled}}})]}
+    assert "Elm" in json.dumps(outgoing_payload(payload, "ollama", policy).payload)
+    sent = outgoing_payload(payload, "google", policy).payload
+    assert sent is not None and "Elm" not in json.dumps(sent)
+    contents = sent["contents"]
+    assert contents[1]["parts"][0]["function_call"]["args"]["action"] == "pin_add"
+    assert "pins_find: ok" in contents[2]["parts"][0]["function_response"]["response"]["output"]
+    assert "not repeated here" in json.dumps(contents[5])
+
+
 def test_a_gemini_request_through_the_bridge(tmp_path: Path) -> None:
     """The Pi bridge's ``sanitize`` (what the extension calls before each request)."""
     payload = gemini(user({"text": f"plan {LOCAL} with {KEY}"}))

@@ -1,7 +1,9 @@
 """A Gemini conversation's tool traffic, for the history guard and the misfit check of
 :mod:`waymarks.tool.egress` (``contents`` of ``{role, parts}``, each call a
 ``functionCall`` part of a ``model`` content, each result a ``functionResponse`` part of
-a ``user`` one, which names its tool itself: no call IDs to follow).
+a ``user`` one, which names its tool itself: no call IDs to follow). The REST API's
+spelling (``function_call``, ``function_response``, ``inline_data``) is read too, as the
+sanitizer reads it: a call it sends and this module did not read went out unguarded.
 
 - :func:`guarded`: earlier ``context_persistence`` calls' ``args`` guarded and results
   rendered again from their metadata, as ``egress.guard_history`` does for the other
@@ -33,9 +35,9 @@ def guarded(contents: list[Any], tool: str, arguments: Callable[[object], dict[s
     last = next((n for n in range(len(contents) - 1, -1, -1) if _persons(contents[n])), -1)
 
     def part(value: Any) -> Any:
-        call = value.get("functionCall") if isinstance(value, dict) else None
-        if isinstance(call, dict) and call.get("name") == tool:
-            return {**value, "functionCall": {**call, "args": arguments(call.get("args"))}}
+        key, call = _body(value, _CALLS)
+        if call is not None and call.get("name") == tool:
+            return {**value, key: {**call, "args": arguments(call.get("args"))}}
         return _result(value, {tool}, lambda _, output: rendered(output))
 
     return _each_part(contents, part, last)
@@ -65,14 +67,29 @@ def _result(value: Any, tools: Collection[str],
             replaced: Callable[[str, Any], str | None]) -> Any:
     """A ``functionResponse`` part of ``tools`` with its output (``error`` for a failed
     call) as ``replaced`` says; any other part as it is."""
-    done = value.get("functionResponse") if isinstance(value, dict) else None
-    if not isinstance(done, dict) or done.get("name") not in tools \
+    part, done = _body(value, _RESULTS)
+    if done is None or done.get("name") not in tools \
             or not isinstance(response := done.get("response"), dict):
         return value
     key = "error" if "error" in response else "output"
     text = replaced(str(done["name"]), response.get(key))
-    return value if text is None else {**value, "functionResponse": {
-        **done, "response": {key: text}}}
+    return value if text is None else {**value, part: {**done, "response": {key: text}}}
+
+
+#: a call's, a result's and an image's key in a part: the SDK's camelCase, the REST
+#: API's snake_case
+_CALLS: Final = ("functionCall", "function_call")
+_RESULTS: Final = ("functionResponse", "function_response")
+_IMAGES: Final = ("inlineData", "inline_data")
+
+
+def _body(value: Any, keys: tuple[str, str]) -> tuple[str, dict[str, Any] | None]:
+    """The key of ``value`` among ``keys`` and the object under it (``None``: none)."""
+    if isinstance(value, dict):
+        for key in keys:
+            if isinstance(body := value.get(key), dict):
+                return key, body
+    return keys[0], None
 
 
 def _persons(content: Any) -> bool:
@@ -86,5 +103,5 @@ def _persons(content: Any) -> bool:
     first = parts[0]
     if isinstance(first, dict) and first.get("text") == TOOL_IMAGES:
         return False
-    return not all(isinstance(p, dict) and ("functionResponse" in p or "inlineData" in p)
+    return not all(isinstance(p, dict) and any(key in p for key in (*_RESULTS, *_IMAGES))
                    for p in parts)
