@@ -165,6 +165,28 @@ def test_the_rest_api_spelling_of_calls_and_results_is_guarded_too() -> None:
     assert "not repeated here" in json.dumps(contents[5])
 
 
+def test_a_screenshot_sent_without_words_is_the_persons_turn() -> None:
+    """A user content of images alone was taken for tool results' images, so the calls
+    before it stayed the turn in progress: the local-only pin a local model wrote went to
+    Gemini with the person's next request, a screenshot. Pi's captioned images and a
+    content of results (beside their images) are still the tool's: the turn in progress."""
+    policy = ProviderPolicy(local_providers=frozenset({"ollama"}))
+    args = {"action": "pin_add", "content": "Home is 12 Elm Street",
+            "classification": "local-only"}
+    image = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo"}}
+    result = {"functionResponse": {"name": "context_persistence",
+                                   "response": {"output": '{"outcome":"committed"}'}}}
+    head = [user({"text": "pin my address"}),
+            model({"functionCall": {"name": "context_persistence", "args": args}})]
+    screenshot = gemini(*head, user(result), user(image))
+    sent = outgoing_payload(screenshot, "google", policy).payload
+    assert sent is not None and "Elm" not in json.dumps(sent)
+    for tools in (user(result, image), user({"text": "Tool result image:"}, image)):
+        in_progress = gemini(*head, user(result), tools)  # (the call is left as it is)
+        out = outgoing_payload(in_progress, "ollama", policy).payload
+        assert out is not None and out["contents"][1] is in_progress["contents"][1]
+
+
 def test_a_gemini_request_through_the_bridge(tmp_path: Path) -> None:
     """The Pi bridge's ``sanitize`` (what the extension calls before each request)."""
     payload = gemini(user({"text": f"plan {LOCAL} with {KEY}"}))

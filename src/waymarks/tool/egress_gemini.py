@@ -94,7 +94,9 @@ def _body(value: Any, keys: tuple[str, str]) -> tuple[str, dict[str, Any] | None
 
 def _persons(content: Any) -> bool:
     """Whether ``content`` is the person's turn: a ``user`` content that is not tool
-    results nor the images Pi adds after them."""
+    results (with their images beside them, if any) nor the images Pi adds after them
+    behind its caption. Images alone are the person's: a screenshot sent without words
+    (taken for results, the calls before it stayed the turn in progress, unguarded)."""
     if not isinstance(content, dict) or content.get("role") != "user":
         return False
     parts = content.get("parts")
@@ -103,5 +105,15 @@ def _persons(content: Any) -> bool:
     first = parts[0]
     if isinstance(first, dict) and first.get("text") == TOOL_IMAGES:
         return False
-    return not all(isinstance(p, dict) and any(key in p for key in (*_RESULTS, *_IMAGES))
-                   for p in parts)
+    kinds = [_kind(part) for part in parts]
+    return "result" not in kinds or "text" in kinds
+
+
+def _kind(part: Any) -> str:
+    """``result``, ``image`` or ``text`` (anything else a person may send)."""
+    if isinstance(part, dict):
+        if any(key in part for key in _RESULTS):
+            return "result"
+        if any(key in part for key in _IMAGES):
+            return "image"
+    return "text"
