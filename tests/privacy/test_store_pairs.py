@@ -62,6 +62,41 @@ UNCHANGED: list[str] = [
 ]
 
 
+#: a config var's setting, under a name that says nothing of a credential: judged as an
+#: assignment's value, each of these was redacted (a number, a zone, a version, an address,
+#: JVM flags, a region), where only what reads as random is a credential there
+SETTINGS: list[str] = [
+    "heroku config:set TZ=Europe/Berlin",
+    "heroku config:set MAX_UPLOAD_SIZE=10485760 -a web",
+    "heroku config:set GOVERSION=go1.21.5",
+    "heroku config:set DEFAULT_FROM_EMAIL=noreply@example.com",
+    'heroku config:set JAVA_OPTS="-Xmx300m -Xss512k -XX:CICompilerCount=2"',
+    "dokku config:set web STACK=heroku-22 LANG=en_US.UTF-8",
+    "firebase functions:config:set env.region=us-central1",
+    'firebase functions:config:set someservice.id="THE CLIENT ID"',
+    "kubectl set env deploy/web TIMEOUT_MS=300000 IMAGE=ghcr.io/org/app:1.2.3",
+    "eb setenv PYTHON=python-3.11.7 STARTED=2024-01-01T00:00:00Z",
+    "railway variables --set TENANT=550e8400-e29b-41d4-a716-446655440000",
+]
+#: and what reads as random there still goes (hex, base64, an AWS secret key's shape)
+RANDOM: list[str] = [
+    "7f3a9c2b4e1d8f6a0b5c3e2d1f4a6b8c", "dGhpcyBpcyBhIHNlY3JldA==",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "P@ssw0rd!",
+]
+
+
+@pytest.mark.parametrize("text", SETTINGS)
+def test_a_config_vars_setting_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("value", RANDOM)
+def test_a_config_var_that_reads_as_random_goes(value: str) -> None:
+    text = f"heroku config:set TZ=Europe/Berlin DB='{value}' WEB_CONCURRENCY=3"
+    assert redact(text) == ("heroku config:set TZ=Europe/Berlin DB='[REDACTED:secret]' "
+                            "WEB_CONCURRENCY=3", 1)
+
+
 @pytest.mark.parametrize(("text", "kept"), CASES)
 def test_the_value_a_store_keeps_is_redacted(text: str, kept: str) -> None:
     assert_one_secret_redacted(text, kept)

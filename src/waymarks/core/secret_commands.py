@@ -183,9 +183,10 @@ _PAIR: Final = lazy(r"(?<![^ \t])[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096}
 
 def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
     """The values to redact of a ``store_pairs`` match: every value a secret store keeps
-    but a reference (``$DB_URL``) or a mask; a config var's when it looks like a secret
-    (``RAILS_ENV=production`` and ``WEB_CONCURRENCY=2`` are settings, kept)."""
-    from waymarks.core.secret_values import _is_reference, _looks_like_secret
+    but a reference (``$DB_URL``) or a mask; a config var's when it reads as random
+    (``setting_is_secret``: ``RAILS_ENV=production``, ``WEB_CONCURRENCY=2`` and
+    ``TZ=Europe/Berlin`` are settings, kept)."""
+    from waymarks.core.secret_values import _is_reference, setting_is_secret
 
     text = match.string
     secrets = match.group("store_secrets") is not None
@@ -195,8 +196,7 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
         value = text[at:until]
         if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:
             continue  # (a URL's password is its own rule's)
-        if (secrets and any(c.isalnum() for c in value)) or _looks_like_secret(
-                value, data=False, alone=False):
+        if (secrets and any(c.isalnum() for c in value)) or setting_is_secret(value):
             spans.append((at, until))
     return spans
 

@@ -186,6 +186,28 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool,
     return any(_random_part(part) for part in _PART_SEPARATORS.split(value))
 
 
+#: a config var's value this long mixing capitals, small letters and digits reads as random
+#: (an AWS secret key's ``wJalrXUtnFEMI/K7MDENG/…``, whose parts prose's test reads alone)
+_SETTING_RANDOM_MIN: Final = 20
+
+
+def setting_is_secret(value: str) -> bool:
+    """Whether the value of a platform's config var whose name says nothing of a
+    credential (``heroku config:set DB=…``) is one. The name gives no evidence, so only
+    what reads as random counts, as after a noun in prose (:func:`prose_value_is_secret`:
+    hex, base64, ``P@ssw0rd!``), or a long value mixing capitals, small letters and digits;
+    a setting does not, though an assignment's test takes it for a secret: a number
+    (``MAX_UPLOAD_SIZE=10485760``), a zone, a version, an address, a region, an image,
+    a date, an ID (``go1.21.5``, ``us-central1``, a UUID), flags or words with spaces
+    (``JAVA_OPTS="-Xmx300m -Xss512k"``)."""
+    if value.isdigit() or any(c.isspace() for c in value) \
+            or not _looks_like_secret(value, data=False, alone=False):
+        return False
+    return prose_value_is_secret(value, quoted=False, pin=False) or (
+        len(value) >= _SETTING_RANDOM_MIN and any(c.isupper() for c in value)
+        and any(c.islower() for c in value) and any(c.isdigit() for c in value))
+
+
 def _joined_words(value: str) -> bool:
     """Whether ``value`` is plain words joined by symbols (``Bearer+JWT``,
     ``user:read+repo:write``, ``@company/auth-token``): each of two letters or more, no
