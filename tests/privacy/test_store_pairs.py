@@ -108,6 +108,23 @@ def test_every_pair_of_the_line_goes() -> None:
                             "-a web", 2)
 
 
+@pytest.mark.parametrize(("text", "kept"), [
+    (f"fly secrets set DB='{PW}&x;y'", "fly secrets set DB='[REDACTED:secret]'"),
+    (f'heroku config:set DB="{PW}|z" -a web', 'heroku config:set DB="[REDACTED:secret]" -a web'),
+    (f"vault kv put secret/app db='p;{PW}'", "vault kv put secret/app db='[REDACTED:secret]'"),
+])
+def test_a_quoted_value_holding_a_shell_operator_goes(text: str, kept: str) -> None:
+    """A generated password holds ``&``, ``|`` or ``;``, quoted as the shell needs: the
+    rule's line ended at the first of them, inside the quotes, and the value went out."""
+    assert_one_secret_redacted(text, kept)
+
+
+def test_the_pairs_after_a_quoted_operator_go_too() -> None:
+    text = f"fly secrets set A='x&y' B={PW} -a web && fly deploy"
+    assert redact(text) == ("fly secrets set A='[REDACTED:secret]' B=[REDACTED:secret] "
+                            "-a web && fly deploy", 2)
+
+
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_references_and_other_commands_stay(text: str) -> None:
     assert redact(text) == (text, 0)

@@ -57,6 +57,10 @@ _DOCKER_SECRET: Final = (r"docker(?:\.exe)?[ \t]+secret[ \t]+create[ \t][^\n|;&`
                          r"[ \t]-(?=[ \t]*(?:[\n;|&<>]|\Z))")
 _STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + "|"
                          + _KUBECTL + "|" + _DOCKER_SECRET + ")")
+#: a command's arguments to the end of its line or a shell's operator, a quoted one's
+#: inside (a generated password's ``&``, ``|`` or ``;``) included, to a quote left open:
+#: each character starts one branch only, each taken whole, so the line is read once
+_ARGUMENTS: Final = r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\n|;&`'\"]++){0,4096}+"
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -160,7 +164,7 @@ COMMAND_RULES: Final = (
         r"secrets[ \t]+set|vault(?:\.exe)?[ \t]+kv[ \t]+(?:put|patch))"
         r"|(?:heroku|dokku)(?:\.cmd|\.exe)?[ \t]+config:(?:set|add)|firebase[ \t]+functions:"
         r"config:set|railway[ \t]+variables|eb[ \t]+setenv|kubectl[ \t]+set[ \t]+env)"
-        r"(?P<store_pairs>[ \t][^\n|;&`]{0,4096})", re.ASCII),
+        r"(?P<store_pairs>[ \t]" + _ARGUMENTS + ")", re.ASCII),
         ("secrets", "config:", "vault", "railway", "setenv", "kubectl"), wrapper=True),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
