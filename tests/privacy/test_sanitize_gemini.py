@@ -61,6 +61,20 @@ def test_credentials_are_redacted_in_every_text_part_and_tools_are_kept() -> Non
     assert out.payload["config"]["tools"] == TOOLS and out.payload["config"]["temperature"] == 0.2
 
 
+def test_a_code_document_gemini_takes_is_read_decoded() -> None:
+    """Gemini takes a source file as ``inlineData`` of ``application/x-python`` or
+    ``application/x-javascript`` (its documents' list), and JSON-LD or a vendor's
+    ``+json`` is text too: read as an image, kept as it was, the key in them went out."""
+    for media in ("application/x-python", "application/x-javascript", "application/ld+json",
+                  "application/vnd.api+json; charset=utf-8", "application/rtf"):
+        data = base64.b64encode(f'API_KEY = "{KEY}"\n'.encode()).decode()
+        out = sanitize(gemini(user({"inlineData": {"mimeType": media, "data": data}})),
+                       "google")
+        assert out.payload is not None and out.redacted_values == 1, media
+        sent = out.payload["contents"][0]["parts"][0]["inlineData"]["data"]
+        assert "AAAABBBB" not in base64.b64decode(sent).decode(), media
+
+
 def test_withheld_text_is_removed_and_structure_kept() -> None:
     payload = gemini(
         user({"text": f"plan {LOCAL} now"}),

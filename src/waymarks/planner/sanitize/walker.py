@@ -422,12 +422,18 @@ class Walker:
 
 
 _EVERY_LEVEL: Final = frozenset(LEVELS)
-#: media types of text given base64-encoded (besides ``text/*``)
+#: media types of text given base64-encoded (besides ``text/*``), among them those Gemini
+#: takes as a document of code (``application/x-python``, ``application/x-javascript``)
 _TEXT_APPLICATIONS: Final = frozenset({
     "application/json", "application/x-yaml", "application/yaml", "application/xml",
     "application/toml", "application/x-sh", "application/javascript",
-    "application/x-ndjson", "application/sql",
+    "application/x-ndjson", "application/sql", "application/x-javascript",
+    "application/x-python", "application/x-python-code", "application/x-typescript",
+    "application/typescript", "application/rtf", "application/x-httpd-php",
 })
+#: a structured syntax suffix (RFC 6839) naming text: ``application/ld+json``,
+#: ``application/vnd.api+json``, ``image/svg+xml``
+_TEXT_SUFFIXES: Final = ("+json", "+xml", "+yaml")
 
 
 def text_media(media_type: object) -> bool:
@@ -435,7 +441,8 @@ def text_media(media_type: object) -> bool:
     if type(media_type) is not str:
         return False
     kind = media_type.split(";", 1)[0].strip().lower()
-    return kind.startswith("text/") or kind in _TEXT_APPLICATIONS
+    return kind.startswith("text/") or kind in _TEXT_APPLICATIONS \
+        or kind.endswith(_TEXT_SUFFIXES)
 
 
 #: where a JSON string literal's scan stops: its closing quote, or an escape
