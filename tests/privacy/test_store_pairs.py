@@ -90,6 +90,21 @@ def test_a_config_vars_setting_stays(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
+@pytest.mark.parametrize("text", [
+    "netlify env:set NODE_VERSION 18", "netlify env:set AWS_LAMBDA_JS_RUNTIME nodejs18.x",
+    "netlify env:set SITE_URL https://example.com --context production",
+    'npx netlify env:set GREETING "hello world"', "netlify env:set HUGO_VERSION 0.121.1",
+])
+def test_a_netlify_variable_is_a_config_var(text: str) -> None:
+    """``netlify env:set NAME VALUE`` sets a build's environment variable, a setting as a
+    Heroku config var is (a secret one is marked ``--secret``): every value was redacted,
+    and a pin saying which Node version the build uses was refused."""
+    assert redact(text) == (text, 0)
+    assert redact(f"netlify env:set DB {PW}") == ("netlify env:set DB [REDACTED:secret]", 1)
+    assert redact("netlify env:set DB hunter22 --secret") == (
+        "netlify env:set DB [REDACTED:secret] --secret", 1)
+
+
 @pytest.mark.parametrize("value", RANDOM)
 def test_a_config_var_that_reads_as_random_goes(value: str) -> None:
     text = f"heroku config:set TZ=Europe/Berlin DB='{value}' WEB_CONCURRENCY=3"

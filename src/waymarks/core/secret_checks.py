@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_commands import reads_stdin
+from waymarks.core.secret_commands import a_setting, reads_stdin
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, PLACEHOLDER_PREFIX
@@ -33,6 +33,7 @@ from waymarks.core.secret_values import (
     _looks_like_secret,
     _random_part,
     cookie_holds_secret,
+    setting_is_secret,
 )
 
 _DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
@@ -85,6 +86,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _looks_like_secret(value, data=True, alone=False)
     if name == "stdin_login" and not reads_stdin(match):
         return False
+    if name == "secret_set" and a_setting(match, end):
+        return setting_is_secret(value)
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "secret_set"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none

@@ -205,6 +205,25 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
     return spans
 
 
+#: ``netlify env:set``'s head, and its flag marking a value secret (``--secret``)
+_NETLIFY: Final = lazy(r"(?:npx[ \t]+)?netlify")
+_SECRET_FLAG: Final = lazy(r"[ \t]--secret(?![\w-])")
+#: how far past its value a ``netlify env:set`` line is read for that flag
+_FLAG_READ: Final = 256
+
+
+def a_setting(match: re.Match[str], end: int) -> bool:
+    """Whether a ``secret_set`` match (its value ending at ``end``) is ``netlify env:set
+    NAME VALUE`` without ``--secret``: a build's environment variable, a setting as a
+    Heroku config var is, judged as one (``NODE_VERSION 18`` was redacted)."""
+    text = match.string
+    if _NETLIFY.match(text, match.start()) is None:
+        return False
+    line_end = text.find("\n", end, end + _FLAG_READ)
+    return _SECRET_FLAG.search(text, end, end + _FLAG_READ if line_end == -1 else line_end) \
+        is None
+
+
 #: what says a ``stdin_login`` match's command reads standard input
 _READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + "|" + _FROM_FILE_STDIN
                            + r"|(?<![\w.-])(?:" + _VERCEL + "|" + _DOCKER_SECRET + ")",
