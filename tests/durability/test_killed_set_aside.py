@@ -54,3 +54,26 @@ def test_a_repair_killed_between_its_renames_is_finished_by_the_next_open(
     assert again.recovered is not None and again.recovered["damaged"] == aside
     assert Path(aside).is_file()  # the copy the note names is there
     assert damaged_copies(db_path) == [aside]
+
+
+def test_a_killed_repairs_log_left_alone_is_listed_to_be_deleted(
+        make_app: Callable[..., Waymarks], home: Path, project: Path) -> None:
+    """The same kill, then the person deletes ``waymarks.db`` to start over: the copy's
+    -wal and -shm stay under a name no database has. They were listed nowhere (only a
+    whole copy was), so ``health`` never named them for deleting; they are listed as the
+    set-aside files they are."""
+    holder = make_app()
+    holder.trust(str(project))
+    holder.session_new()
+    holder.pin("Always tag releases from main", scope="project")
+    db_path = home / "waymarks.db"
+    done = subprocess.run([sys.executable, "-c", KILLED, str(db_path)], timeout=120,
+                          check=False, capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr
+    left = sorted(str(p) for p in home.glob("waymarks.db.damaged-*-[ws][ah][lm]"))
+    assert left and all(p.endswith(("-wal", "-shm")) for p in left)
+    db_path.unlink()
+    again = make_app(session=holder.current_session().session_id)  # type: ignore[union-attr]
+    assert [v.text for v in again.items("pin")] == ["Always tag releases from main"]
+    assert damaged_copies(db_path) == left
+    assert set(left) <= set(again.health()["damagedCopies"])

@@ -117,10 +117,16 @@ def set_aside(db_path: Path, now: datetime) -> Path:
 
 
 def damaged_copies(db_path: Path) -> list[str]:
-    """Damaged databases set aside earlier, oldest first."""
-    pattern = f"{db_path.name}{DAMAGED_MARK}*"
-    return sorted(str(p) for p in db_path.parent.glob(pattern) if not p.name.endswith(
-        ("-wal", "-shm", "-journal")))
+    """Damaged databases set aside earlier, oldest first; a companion (``-wal``, ``-shm``,
+    ``-journal``) is listed only when its copy is gone: a repair killed between its
+    renames, the database then deleted, left it under a name no database has, and the
+    person was never told of it to delete it."""
+    found = set(db_path.parent.glob(f"{db_path.name}{DAMAGED_MARK}*"))
+    return sorted(str(p) for p in found if not p.name.endswith(_COMPANIONS)
+                  or p.with_name(p.name.rsplit("-", 1)[0]) not in found)
+
+
+_COMPANIONS = ("-wal", "-shm", "-journal")
 
 
 def open_job_store(home: Path, now: datetime) -> JobStore:
