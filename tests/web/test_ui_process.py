@@ -199,3 +199,42 @@ def test_ctrl_c_twice_stops_at_once_a_page_waiting_for_a_held_database(
         env={**os.environ, "WAYMARKS_HOME": str(home)}, capture_output=True, text=True,
         check=True).stdout)
     assert [p["text"] for p in texts["items"]] == ["Run the tests"]
+
+
+#: ``waymarks ui`` whose terminal sends SIGTERM the moment the URL is written to it (the
+#: signal is handled before the write returns): the start-up gap, before the server's
+#: own handlers, as deterministic as a race can be made
+_TERM_ON_URL = """
+import os, signal, sys
+from waymarks.cli.main import main
+
+class Terminal:
+    def __init__(self, out):
+        self.out = out
+    def write(self, text):
+        self.out.write(text)
+        if "http://" in text:
+            self.out.flush()
+            os.kill(os.getpid(), signal.SIGTERM)
+        return len(text)
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+sys.stdout = Terminal(sys.stdout)
+sys.exit(main(["ui", "--port", "0"]))
+"""
+
+
+def test_a_sigterm_in_the_start_up_gap_says_the_inspector_stopped(
+        home: Path, project: Path) -> None:
+    """A SIGTERM right after the URL is printed, before the server's handlers are in
+    place, ended the process without a word: killed by the default handler (status -15),
+    or, once the launch's own handler was in place, a bare exit 143. It is said as a
+    SIGTERM while serving is."""
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-c", _TERM_ON_URL], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert "http://" in done.stdout, done.stderr
+    assert done.returncode == 143, done.stderr
+    assert "waymarks: the inspector stopped (SIGTERM)" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

@@ -149,22 +149,12 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
     everywhere = _unspecified(str(address))
     # (no browser opens http://0.0.0.0:…: this machine's own loopback reaches it)
     url = gate.url(base_url(everywhere or address, actual))
-    if as_json:
-        import json
-
-        print(json.dumps({"outcome": "serving", "url": url, "host": host, "port": actual,
-                          "project": app.cwd}), file=out, flush=True)
-    else:
-        # the project's path escaped as every command prints it: a folder named with an
-        # OSC sequence (a cloned repository's) retitled the terminal or wrote its clipboard
-        print(f"Waymarks inspector for {escaped(app.cwd)}:\n  {url}\n(this URL carries a token "
-              "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
-        if everywhere:
-            print(f"(from another machine, use this machine's address in place of "
-                  f"{url_host(everywhere)})", file=out, flush=True)
     page: Path | None = None
     try:
+        # from before the URL is printed: a kill right after it (a script that read it)
+        # ended the process without a word before the server's own handlers were in place
         with _ending_cleanly():
+            _announce(url, app.cwd, host, actual, everywhere, out, as_json)
             page = launch_page(url) if open_browser else None
             if page is not None:
                 # beside the server, never before it: the socket listens already, but a
@@ -187,6 +177,24 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         sock.close()
         if page is not None:
             page.unlink(missing_ok=True)
+
+
+def _announce(url: str, project: str, host: str, port: int, everywhere: str | None,
+              out: TextIO, as_json: bool) -> None:
+    """Say the inspector serves at ``url``: one JSON line, or the text for people."""
+    if as_json:
+        import json
+
+        print(json.dumps({"outcome": "serving", "url": url, "host": host, "port": port,
+                          "project": project}), file=out, flush=True)
+        return
+    # the project's path escaped as every command prints it: a folder named with an OSC
+    # sequence (a cloned repository's) retitled the terminal or wrote its clipboard
+    print(f"Waymarks inspector for {escaped(project)}:\n  {url}\n(this URL carries a token "
+          "made for this launch; Ctrl-C stops the inspector)", file=out, flush=True)
+    if everywhere:
+        print(f"(from another machine, use this machine's address in place of "
+              f"{url_host(everywhere)})", file=out, flush=True)
 
 
 def _start_browser(opener: Callable[[str], object], uri: str, as_json: bool = False
@@ -227,15 +235,17 @@ def _stdout_on_stderr() -> Iterator[None]:
 def _ending_cleanly() -> Iterator[None]:
     """While serving, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) end the inspector
     as Ctrl-C does: its cleanup runs (the launch page, which holds the token, is removed)
-    and the process then ends with the signal's status (128 + N). The server raises a
-    signal it handled again once it stopped, with the handler that was there before: the
-    default one killed the process before any cleanup."""
+    and the process then ends with the signal's status (128 + N), said by the caller
+    (:class:`Stopped`; a bare ``SystemExit`` ended it without a word when the signal came
+    before the server's own handlers). The server raises a signal it handled again once
+    it stopped, with the handler that was there before: the default one killed the
+    process before any cleanup."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def ended(number: int, frame: object) -> None:
-        raise SystemExit(128 + number)
+        raise Stopped(number)
 
     # a signal set to be ignored stays ignored (``nohup waymarks ui &`` outlives its
     # terminal, as before)
