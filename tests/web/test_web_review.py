@@ -200,3 +200,22 @@ def test_pages_queued_on_a_held_database_leave_threads_for_static_files(
         assert client.get("/static/ui.css").status_code == 200
         assert finished == []  # answered while every page still waited
     assert finished == [200] * 45
+
+
+def test_an_interrupted_launch_page_is_not_left_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (or the launch's SIGTERM) while ``ui --open`` wrote its launch page, after
+    the file was made and before it was handed back, left the file in the temporary
+    folder: the caller removes only a page it was given."""
+    import tempfile
+
+    from waymarks.web import server
+
+    def interrupted(url: str) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(server, "moving_page", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        server.launch_page("http://127.0.0.1:1/?token=t")
+    assert list(tmp_path.iterdir()) == []

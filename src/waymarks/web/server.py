@@ -123,10 +123,16 @@ def _unspecified(address: str) -> str | None:
 
 def launch_page(url: str) -> Path:
     """A page that sends the browser on to ``url``, in a file only this user can read
-    (``mkstemp`` makes it 0600): what the browser is started with. The caller removes it."""
+    (``mkstemp`` makes it 0600): what the browser is started with. The caller removes it;
+    one not handed back (Ctrl-C, the launch's SIGTERM, a full disk meanwhile) is removed
+    here, as the caller never learns its name."""
     fd, name = tempfile.mkstemp(prefix="waymarks-ui-", suffix=".html")
-    with os.fdopen(fd, "w", encoding="utf-8") as page:
-        page.write(moving_page(url))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as page:
+            page.write(moving_page(url))
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
     return Path(name)
 
 
