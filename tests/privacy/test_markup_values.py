@@ -30,7 +30,26 @@ CASES: list[tuple[str, str]] = [
      '<entry key="db.password">[REDACTED:secret]</entry>'),
 ]
 
+#: the keyed element's text in a CDATA section or a ``<value>`` element (Spring's
+#: ``<property name="…"><value>…</value></property>``, .NET's applicationSettings
+#: ``<setting name="…" serializeAs="String"><value>…</value></setting>``): it went out
+WRAPPED: list[tuple[str, str]] = [
+    (f'<entry key="db.password"><![CDATA[{PW}]]></entry>',
+     '<entry key="db.password"><![CDATA[[REDACTED:secret]]]></entry>'),
+    (f'<property name="password"><value>{PW}</value></property>',
+     '<property name="password"><value>[REDACTED:secret]</value></property>'),
+    (f'<setting name="ApiToken" serializeAs="String">\n    <value>{PW}</value>\n</setting>',
+     '<setting name="ApiToken" serializeAs="String">\n    <value>[REDACTED:secret]</value>\n'
+     '</setting>'),
+    (f'<property name="db.password">\n  <value><![CDATA[{PW}]]></value>\n</property>',
+     '<property name="db.password">\n  <value><![CDATA[[REDACTED:secret]]]></value>\n'
+     '</property>'),
+]
+
 UNCHANGED: list[str] = [
+    '<setting name="TokenLifetime" serializeAs="String"><value>3600</value></setting>',
+    '<property name="password"><value>${db.password}</value></property>',
+    '<entry key="password.min.length"><![CDATA[8]]></entry>',
     '<add key="Timeout" value="30"/>',
     '<property name="token.ttl" value="3600"/>',
     '<property name="password" value="${db.password}"/>',
@@ -44,6 +63,11 @@ UNCHANGED: list[str] = [
 
 @pytest.mark.parametrize(("text", "kept"), CASES)
 def test_the_credential_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+@pytest.mark.parametrize(("text", "kept"), WRAPPED)
+def test_the_credential_in_a_value_element_or_cdata_is_redacted(text: str, kept: str) -> None:
     assert_one_secret_redacted(text, kept)
 
 

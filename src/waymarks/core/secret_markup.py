@@ -12,7 +12,10 @@ assignments, flags or commands:
   or text holds it (.NET's ``<add key="ApiKey" value="…"/>``, Spring's and Ant's
   ``<property name="password" value="…"/>``, a properties file's ``<entry
   key="db.password">…</entry>``: the value stood under a word naming none, and went out
-  in clear). A ``password="…"`` attribute is an assignment, the ``assign`` rule's.
+  in clear), the text plain or a CDATA section's, alone or in a ``<value>`` element
+  (Spring's ``<property name="password"><value>…</value></property>``, .NET's
+  ``<setting name="ApiToken" serializeAs="String"><value>…</value></setting>``: those
+  went out too). A ``password="…"`` attribute is an assignment, the ``assign`` rule's.
 
 The names are the table's (``secret_rules._TF_SECRET_NAME`` and its qualifiers), passed
 in: one list of what names a credential. Pure: ASCII regular expressions only, no I/O,
@@ -31,6 +34,9 @@ _TAG = r"[\w:.-]{1,253}"
 _ATTRIBUTES = r"[^<>]{0,512}?"
 #: a quoted attribute's value
 _QUOTED = r"(?P<{q}>[\"']){body}(?P={q})"
+#: an element's text: plain, or a CDATA section's (its group ``{name}_cdata``)
+_TEXT = (r"(?:<!\[CDATA\[[ \t]*(?P<{name}_cdata>[^\]\s](?:[^\]\n]|\](?!\]>)){{0,4095}}?)[ \t]*\]\]>"
+         r"|(?P<{name}>[^<>\s][^<>\n]{{0,4095}}?))")
 
 
 def markup_rules(name: str, qualifier: str) -> tuple[Rule, Rule]:
@@ -39,15 +45,15 @@ def markup_rules(name: str, qualifier: str) -> tuple[Rule, Rule]:
     named = r"[\w.:-]*?(?:" + name + r")" + qualifier
     element = Rule("xml_value", "secret", lazy(
         r"<(?P<xml_tag>[\w.-]*?(?:" + name + r")" + qualifier + r")>\s{0,256}"
-        r"(?:<!\[CDATA\[[ \t]*(?P<xml_cdata>[^\]\s](?:[^\]\n]|\](?!\]>)){0,4095}?)[ \t]*\]\]>"
-        r"|(?P<xml_value>[^<>\s][^<>\n]{0,4095}?))\s{0,256}</(?P=xml_tag)>",
+        + _TEXT.format(name="xml_value") + r"\s{0,256}</(?P=xml_tag)>",
         re.ASCII | re.IGNORECASE), ("</",), wrapper=True, guard="/")
     pair = Rule("xml_pair", "secret", lazy(
         r"<(?P<xml_element>" + _TAG + r")[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])(?:key|name)"
         r"[ \t]*=[ \t]*" + _QUOTED.format(q="xml_nq", body=named)
         + r"(?:" + _ATTRIBUTES + r"[ \t\r\n]value[ \t]*=[ \t]*"
         + _QUOTED.format(q="xml_vq", body=r"(?P<xml_pair>[^\"'<>\n]{1,4096}?)")
-        + r"|" + _ATTRIBUTES + r"(?<!/)>[ \t]*(?P<xml_text>[^<>\s][^<>\n]{0,4095}?)[ \t]*"
+        + r"|" + _ATTRIBUTES + r"(?<!/)>\s{0,256}(?:(?P<xml_wrap><value>)\s{0,256})?"
+        + _TEXT.format(name="xml_text") + r"\s{0,256}(?(xml_wrap)</value>\s{0,256})"
         r"</(?P=xml_element)>)", re.ASCII | re.IGNORECASE),
         ("value", "</"), folded=True, wrapper=True, guard="=")
     return element, pair
