@@ -31,6 +31,28 @@ UNCHANGED: list[str] = [
 ]
 
 
+#: a call whose result is called, indexed or chained again (curried code, minified
+#: JavaScript's one-letter names): the ``(``, ``[`` or ``?.`` after its argument list
+#: made it no call, and the head, its arguments and what followed were redacted
+CHAINED: list[str] = [
+    "token = f(x)(y)",
+    "{token:n(r)(e),secret:a(o)[0]}",
+    "const token = t(e)?.value;",
+    "auth_token = get(cfg)(env)",
+    "password = fn(x)[1]",
+]
+
+
+@pytest.mark.parametrize("text", CHAINED)
+def test_a_call_chained_on_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_password_glued_on_is_still_read() -> None:
+    for glued in (f"PASSWORD=a({PW})({PW})", f"PASSWORD=a({PW})[x]"):
+        assert redact(glued)[1] == 1 and PW not in redact(glued)[0], glued
+
+
 @pytest.mark.parametrize(("text", "kept"), CASES)
 def test_a_one_character_head_is_read(text: str, kept: str) -> None:
     assert_one_secret_redacted(text, kept)

@@ -147,9 +147,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
 _IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
 #: a call's argument list on its line, closed, nothing glued after it (a space, the line's
 #: end, or what closes or goes on with code: ``,;:)]}.``, a quote closing the string the
-#: code is in, an escaped line break: ``"api_key=get(key_name)"``, JSON's ``load(p)\\n``)
-_ARGUMENTS: Final = lazy(r"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)(?![^\s,;:)\]}.\"'`\\])",
-                         re.ASCII)
+#: code is in, an escaped line break: ``"api_key=get(key_name)"``, JSON's ``load(p)\\n``),
+#: or a call or index of its result (``f(x)(y)``, ``n(r)[0]``, ``t(e)?.value``: curried
+#: code, minified JavaScript's one-letter names; the first list's words judged as any call's)
+_ARGUMENTS: Final = lazy(r"\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)"
+                         r"(?![^\s,;:)\]}.\"'`\\(\[?])", re.ASCII)
 #: a name switching between letters and digits this often is generated, not written
 #: (``Xk9mQ2pL7``; not ``SecretV1``, ``ApiKey2024``, ``Password8Hasher``)
 _CODE_SWITCHES_MAX: Final = 2
