@@ -140,6 +140,20 @@ def test_the_pairs_after_a_quoted_operator_go_too() -> None:
                             "-a web && fly deploy", 2)
 
 
+def test_the_pairs_of_a_command_continued_on_later_lines_go() -> None:
+    """``fly secrets set \\`` with a pair on each line after it, as docs and scripts write
+    a long command: the rule read the command's first line only, so every value went out
+    in clear, and a pin holding them was stored."""
+    text = (f"fly secrets set \\\n  DB={PW} \\\r\nSESSION='{PW}2' \\\n  -a web\n"
+            f"echo DB={PW}3")
+    assert redact(text) == ("fly secrets set \\\n  DB=[REDACTED:secret] \\\r\n"
+                            "SESSION='[REDACTED:secret]' \\\n  -a web\n"
+                            f"echo DB={PW}3", 2)
+    assert_one_secret_redacted(f"heroku config:set \\\n  DB={PW} \\\n  WEB_CONCURRENCY=3",
+                               "heroku config:set \\\n  DB=[REDACTED:secret] \\\n"
+                               "  WEB_CONCURRENCY=3")
+
+
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_references_and_other_commands_stay(text: str) -> None:
     assert redact(text) == (text, 0)

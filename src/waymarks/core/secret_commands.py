@@ -58,9 +58,11 @@ _DOCKER_SECRET: Final = (r"docker(?:\.exe)?[ \t]+secret[ \t]+create[ \t][^\n|;&`
 _STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + "|"
                          + _KUBECTL + "|" + _DOCKER_SECRET + ")")
 #: a command's arguments to the end of its line or a shell's operator, a quoted one's
-#: inside (a generated password's ``&``, ``|`` or ``;``) included, to a quote left open:
-#: each character starts one branch only, each taken whole, so the line is read once
-_ARGUMENTS: Final = r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\n|;&`'\"]++){0,4096}+"
+#: inside (a generated password's ``&``, ``|`` or ``;``) included, to a quote left open,
+#: and on over a line a ``\`` continues (``fly secrets set \`` and a pair on each line
+#: after it): each character starts one branch only, each taken whole, so it is read once
+_ARGUMENTS: Final = (r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\n|;&`'\"\\]++"
+                     r"|\\(?:\r?\n|[^\n])){0,4096}+")
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -158,7 +160,8 @@ COMMAND_RULES: Final = (
     # the ``NAME=VALUE`` pairs a secret store keeps (``fly secrets set DB=…``, ``doppler
     # secrets set``) or a platform's config vars (``heroku config:set DB=…``, dokku's): a
     # name that says nothing (``DB``) left the value to no rule, and it went out in clear.
-    # One span per value (:func:`store_values`), every pair on the command's line
+    # One span per value (:func:`store_values`), every pair of the command (on the lines a
+    # ``\`` continues it to too)
     Rule("store_pairs", "secret", lazy(
         r"(?<![\w.-])(?:(?P<store_secrets>(?:fly|flyctl|doppler|supabase)(?:\.exe)?[ \t]+"
         r"secrets[ \t]+set|vault(?:\.exe)?[ \t]+kv[ \t]+(?:put|patch))"
@@ -181,7 +184,7 @@ COMMAND_RULES: Final = (
 
 
 #: one ``NAME=VALUE`` argument of a :data:`store_pairs` command (a flag, ``-a app``, is none)
-_PAIR: Final = lazy(r"(?<![^ \t])[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
+_PAIR: Final = lazy(r"(?<![^ \t\n])[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
                     r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII)
 
 
