@@ -59,6 +59,11 @@ The 5 after them were written re-reading the review (a state in two places, "ena
 db-1" / "… on db-2", "在端口 8080 上启用" / "… 8443 …", is two facts; the opposite state in
 one place still contradicts it): 4 of them false conflicts before the fix.
 
+The pairs after the first 772 (issue 20 item 4's known misses, each reproduced with the real
+CLI first) were written beside their fixes, not held out: a frequency in words ("runs twice
+a day" / "… twice a week": no value, no derived key, both written), 10 pairs: 0 % caught, 0 %
+false before, 100 % / 0 % after.
+
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
 session write of a trusted project by :func:`waymarks.core.decisions.decide_memory`

@@ -104,6 +104,26 @@ def _as_digits(match: re.Match[str]) -> str:
     return "1"
 
 
+#: a frequency in words ("twice a day", "3 times per week", "once every hour"): how many
+#: times, "a", "an", "per", "each" or "every", and a time unit of :data:`PER`'s
+_FREQUENCY: Final = lazy(
+    r"\b(once|twice|thrice|(\d+) times) (?:an?|per|each|every) "
+    r"(seconds?|minutes?|hours?|days?|weeks?)\b")
+_TIMES: Final = {"once": "1", "twice": "2", "thrice": "3"}
+
+
+def frequencies(text: str) -> str:
+    """``text`` with a frequency in words as a rate ("twice a day" is "2 per day", "3 times
+    every week" "3 per week"): read as words, "runs twice a day" stated no value, so
+    "runs twice a week" was written beside it, both active (no "is": no derived key
+    either). After :func:`spelled` ("three times a week" is "3 times a week" by then)."""
+    if "once" not in text and "twice" not in text and "thrice" not in text \
+            and "times" not in text:
+        return text
+    return _FREQUENCY.sub(lambda m: f"{m.group(2) or _TIMES[m.group(1)]} per {m.group(3)}",
+                          text)
+
+
 #: a rate's time unit after a value and perhaps a count noun ("100 requests per minute"),
 #: or after a slash ("100 req/s", "50 MB/s": read as a path, "req/s" was a value both
 #: claims shared, so "200 req/s" agreed with "100 req/s"); a number and its slash unit

@@ -69,6 +69,7 @@ from waymarks.core.claim_values import (
     agreeing,
     clock,
     durations,
+    frequencies,
     kinds,
     one_amount,
     spelled,
@@ -246,7 +247,7 @@ def signature(claim: str) -> Signature | None:
     text = _dated(thousands(_folded(claim)))
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
-    text = durations(spelled(text))
+    text = durations(frequencies(spelled(text)))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []

@@ -1,0 +1,42 @@
+"""Issue 20 item 4's known misses, written through the service (real session files, real
+SQLite): a frequency said in words ("twice a day"). Their pairs are in the fixture set too
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The backup runs twice a day.", "The backup runs 2 times per day.",
+     "The backup runs twice a week."),
+    ("The sync job runs once an hour.", "The sync job runs 24 times a day.",
+     "The sync job runs once a day."),
+    ("Deploys happen three times a week.", "Deploys happen 3 times every week.",
+     "Deploys happen once a week."),
+    ("The cert check runs once a week.", "The cert check runs once per week.",
+     "The cert check runs thrice a week."),
+])
+def test_a_frequency_in_words_is_a_rate(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"twice a day" was no value: the claim had no signature, nor a derived key (no
+    "is"), so "twice a week" was written beside it, both active; it is the rate 2 per
+    day, which the same rate in other words or another time unit restates."""
+    _written(app, first)
+    _written(app, restated)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The backup runs twice a day.", "The deploy runs twice a week."),
+    ("Redis is backed up once a day.", "Postgres is backed up once a week."),
+    ("The linter runs twice a day.", "The backup runs twice a day."),
+])
+def test_frequencies_of_other_subjects_are_two_facts(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)
