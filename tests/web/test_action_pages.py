@@ -4,6 +4,7 @@ found them; each test failed before its fix."""
 from __future__ import annotations
 
 import html
+import os
 import re
 import shlex
 import subprocess
@@ -119,10 +120,16 @@ def test_the_command_shown_is_the_one_a_shell_would_run(
     # quotes, so a folder with a zero-width joiner pasted was another folder)
     hidden = client.post("/confirm", data={**form, "text": "Notes \u202egnp.exe"}).text
     [shown] = re.findall(r'id="command-line">([^<]*)<', hidden)
-    assert "\u202e" not in shown and "$'Notes \\u202egnp.exe'" in html.unescape(shown)
-    read = subprocess.run(["bash", "-c", "printf '%s\\n' " + html.unescape(shown)],
-                          capture_output=True, text=True, check=True).stdout
-    assert read.splitlines()[-1] == "Notes \u202egnp.exe"
+    assert "\u202e" not in shown
+    # in any locale: bash's \u202e is that character only where the locale's encoding holds
+    # it (in the C locale of a container or a bare ssh session bash printed "\u202E" itself,
+    # another text: found running the suite with LC_ALL=C); its UTF-8 bytes are read alike
+    for locale in ("C.UTF-8", "C"):
+        read = subprocess.run(["bash", "-c", "printf '%s\\n' " + html.unescape(shown)],
+                              capture_output=True, check=True,
+                              env={**os.environ, "LC_ALL": locale}).stdout
+        assert read.decode().splitlines()[-1] == "Notes \u202egnp.exe", locale
+    assert "$'Notes \\xe2\\x80\\xaegnp.exe'" in html.unescape(shown)  # (its bytes)
 
 
 def test_an_item_whose_id_starts_with_a_dash_can_be_acted_on(

@@ -362,7 +362,8 @@ def shell_command(words: Iterable[str]) -> str:
     """A command line as a shell reads it (``shlex.quote``: a ``;``, ``$(…)`` or a space in
     a folder's name quoted, so the line shown is the one that runs, pasted or not); a word
     holding a character that is not printable (a zero-width joiner in a folder's emoji, an
-    ESC) in bash's ``$'…'`` with that character as ``\\u200d``: seen, and still what runs.
+    ESC) in bash's ``$'…'`` with that character escaped (:func:`_ansi_c`): seen, and still
+    what runs.
     Every command a message or a page suggests with a stored word in it (a project's path,
     a teammate's item ID) is written by this."""
     import shlex  # (only when a message suggests a command)
@@ -372,14 +373,23 @@ def shell_command(words: Iterable[str]) -> str:
 
 
 def _ansi_c(word: str) -> str:
-    """``word`` quoted as bash's ``$'…'`` reads it: backslash and quote escaped, every
-    character that is not printable as ``\\uXXXX`` (``\\UXXXXXXXX`` past U+FFFF)."""
+    """``word`` quoted as bash's ``$'…'`` reads it: backslash and quote escaped, a character
+    that is not printable as ``\\u001b`` in ASCII and as its UTF-8 bytes past it
+    (``\\xe2\\x80\\x8d``). bash makes ``\\u200d`` that character only in a locale whose
+    encoding holds it: in the C locale (a container, an ssh session without one) it kept
+    ``\\u200D`` as six characters, another word; bytes are read alike in every locale."""
     def one(ch: str) -> str:
         if ch in "\\'":
             return "\\" + ch
         if ch.isprintable():
             return ch
-        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+        if ch.isascii():
+            return f"\\u{ord(ch):04x}"
+        try:  # (a path's byte that was no UTF-8, decoded as a lone surrogate: that byte)
+            data = ch.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = ch.encode("utf-8", "surrogatepass")
+        return "".join(f"\\x{byte:02x}" for byte in data)
 
     return "$'" + "".join(one(ch) for ch in word) + "'"
 
