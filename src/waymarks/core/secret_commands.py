@@ -17,6 +17,14 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
 
+
+def _on(most: int) -> str:
+    """Up to ``most`` characters of a command's arguments before the flag a rule looks
+    for, as few as may be: on the command's line, or on the lines a ``\\`` continues it to
+    (AWS's docs put each flag on a line of its own so), never past a shell's operator."""
+    return r"(?:[^\n|;&`\\]|\\(?:\r?\n|[^\n])){0," + str(most) + "}?"
+
+
 #: commands whose ``-pPASSWORD`` carries a password (MySQL's and MariaDB's clients)
 _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
@@ -27,7 +35,7 @@ _PASSWORD_COMMANDS: Final = (
 #: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), and ``-w`` of
 #: the OpenLDAP clients (``-W`` prompts)
 _LOGIN_FLAGS: Final = (
-    (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t][^\n|;&`]{0,64}?login"
+    (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
     ("redis-cli", "-a"),
     (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
@@ -38,7 +46,7 @@ _LOGIN_FLAGS: Final = (
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
                          r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
-                         r"[ \t][^\n|;&`]{0,64}?login[ \t]")
+                         r"[ \t]" + _on(64) + r"login[ \t]")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
 #: add NAME [ENV]``, ``gh secret set NAME``, ``wrangler secret put NAME`` (always, when it
 #: is not a terminal), ``gcloud secrets create`` or ``versions add`` (with
@@ -91,7 +99,7 @@ COMMAND_RULES: Final = (
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
     # ``-p`` alone prompts, and ``mkdir -p``, ``ssh -p 22`` are other commands' flags)
     Rule("short_flag", "secret", lazy(
-        r"(?<![\w.-])" + _PASSWORD_COMMANDS + r"(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t]-p"
+        r"(?<![\w.-])" + _PASSWORD_COMMANDS + r"(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t]-p"
         r"(?:'(?P<short_flag_q>[^'\n]{1,4096})'|\"(?P<short_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<short_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
@@ -100,7 +108,7 @@ COMMAND_RULES: Final = (
     # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
     Rule("login_flag", "secret", lazy(
         _COMMAND_START + "(?:" + "|".join(
-            rf"(?:{command})(?=[ \t])[^\n|;&`]{{0,256}}?[ \t](?:{flag})"
+            rf"(?:{command})(?=[ \t]){_on(256)}[ \t](?:{flag})"
             for command, flag in _LOGIN_FLAGS) + r")[ \t]*"
         r"(?:'(?:pass:)?(?P<login_flag_q>[^'\n]{1,4096})'"
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
@@ -144,16 +152,16 @@ COMMAND_RULES: Final = (
     # --type SecureString --value …``, ``kubectl create secret … --from-literal=KEY=…``):
     # stored safely there, and sent to the model in clear from the command's line
     Rule("secret_set", "secret", lazy(
-        r"(?<![\w.-])(?:gh[ \t]+secret[ \t]+set[^\n|;&`]{0,256}?[ \t](?:--body|-b)"
+        r"(?<![\w.-])(?:gh[ \t]+secret[ \t]+set" + _on(256) + r"[ \t](?:--body|-b)"
         r"(?:[ \t]*=?[ \t]*)"
         r"|aws[ \t]+secretsmanager[ \t]+(?:create-secret|put-secret-value|update-secret)"
-        r"[^\n|;&`]{0,512}?[ \t]--secret-string(?:[ \t]+|=)"
-        r"|aws[ \t]+ssm[ \t]+put-parameter(?=[^\n|;&`]{0,512}?SecureString)"
-        r"[^\n|;&`]{0,512}?[ \t]--value(?:[ \t]+|=)"
-        r"|kubectl[ \t]+create[ \t]+secret[^\n|;&`]{0,512}?[ \t]--from-literal=[^\s=]{1,253}="
+        + _on(512) + r"[ \t]--secret-string(?:[ \t]+|=)"
+        r"|aws[ \t]+ssm[ \t]+put-parameter(?=" + _on(512) + r"SecureString)"
+        + _on(512) + r"[ \t]--value(?:[ \t]+|=)"
+        r"|kubectl[ \t]+create[ \t]+secret" + _on(512) + r"[ \t]--from-literal=[^\s=]{1,253}="
         r"|(?<![\w.-])netlify(?:\.cmd|\.exe)?[ \t]+env:set[ \t]+[^\s=\-][^\s=]{0,252}[ \t]+"
         r"|(?<![\w.-])doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_]\w{0,252}[ \t]+"
-        r"|(?<![\w.-])az[ \t]+keyvault[ \t]+secret[ \t]+set[^\n|;&`]{0,512}?[ \t]--value"
+        r"|(?<![\w.-])az[ \t]+keyvault[ \t]+secret[ \t]+set" + _on(512) + r"[ \t]--value"
         r"(?:[ \t]+|=))"
         + _QUOTED_OR_BARE.format(name="secret_set", least=1), re.ASCII),
         ("secret", "ssm", "env:set"), wrapper=True),
@@ -172,12 +180,12 @@ COMMAND_RULES: Final = (
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
-        r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-[uU]|--(?:proxy-)?user)"
+        r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-[uU]|--(?:proxy-)?user)"
         + _user_and_password("user_flag", ":"), re.ASCII),
         ("curl",), anchored=True, wrapper=True, guard="-"),
     # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
     Rule("smb_user", "secret", lazy(
-        r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])[^\n|;&`]{0,256}?[ \t](?:-U|--user)"
+        r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-U|--user)"
         + _user_and_password("smb_user", "%"), re.ASCII),
         ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
 )
