@@ -46,7 +46,18 @@ WRAPPED: list[tuple[str, str]] = [
      '</property>'),
 ]
 
+#: the ``value`` attribute before the one naming it (XML's attributes have no order, and
+#: a serializer or a hand may write them so): it went out
+REVERSED: list[tuple[str, str]] = [
+    (f'<add value="{PW}" key="ApiKey" />', '<add value="[REDACTED:secret]" key="ApiKey" />'),
+    (f"<property value='{PW}'\n          name='db.password'/>",
+     "<property value='[REDACTED:secret]'\n          name='db.password'/>"),
+]
+
 UNCHANGED: list[str] = [
+    '<add value="30" key="Timeout"/>',
+    '<property value="${db.password}" name="password"/>',
+    '<add value="ApiKey" key="HeaderName"/>',
     '<setting name="TokenLifetime" serializeAs="String"><value>3600</value></setting>',
     '<property name="password"><value>${db.password}</value></property>',
     '<entry key="password.min.length"><![CDATA[8]]></entry>',
@@ -68,6 +79,11 @@ def test_the_credential_is_redacted(text: str, kept: str) -> None:
 
 @pytest.mark.parametrize(("text", "kept"), WRAPPED)
 def test_the_credential_in_a_value_element_or_cdata_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+@pytest.mark.parametrize(("text", "kept"), REVERSED)
+def test_the_credential_before_its_name_is_redacted(text: str, kept: str) -> None:
     assert_one_secret_redacted(text, kept)
 
 

@@ -15,7 +15,9 @@ assignments, flags or commands:
   in clear), the text plain or a CDATA section's, alone or in a ``<value>`` element
   (Spring's ``<property name="password"><value>…</value></property>``, .NET's
   ``<setting name="ApiToken" serializeAs="String"><value>…</value></setting>``: those
-  went out too). A ``password="…"`` attribute is an assignment, the ``assign`` rule's.
+  went out too); the ``value`` attribute may stand before the one naming it (``<add
+  value="…" key="ApiKey"/>``: XML's attributes have no order, and it went out). A
+  ``password="…"`` attribute is an assignment, the ``assign`` rule's.
 
 The names are the table's (``secret_rules._TF_SECRET_NAME`` and its qualifiers), passed
 in: one list of what names a credential. Pure: ASCII regular expressions only, no I/O,
@@ -48,12 +50,15 @@ def markup_rules(name: str, qualifier: str) -> tuple[Rule, Rule]:
         + _TEXT.format(name="xml_value") + r"\s{0,256}</(?P=xml_tag)>",
         re.ASCII | re.IGNORECASE), ("</",), wrapper=True, guard="/")
     pair = Rule("xml_pair", "secret", lazy(
-        r"<(?P<xml_element>" + _TAG + r")[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])(?:key|name)"
+        r"<(?:" + _TAG + r"[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])value[ \t]*=[ \t]*"
+        + _QUOTED.format(q="xml_rq", body=r"(?P<xml_rpair>[^\"'<>\n]{1,4096}?)")
+        + _ATTRIBUTES + r"[ \t\r\n](?:key|name)[ \t]*=[ \t]*[\"']" + named + r"[\"']"
+        r"|(?P<xml_element>" + _TAG + r")[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])(?:key|name)"
         r"[ \t]*=[ \t]*" + _QUOTED.format(q="xml_nq", body=named)
         + r"(?:" + _ATTRIBUTES + r"[ \t\r\n]value[ \t]*=[ \t]*"
         + _QUOTED.format(q="xml_vq", body=r"(?P<xml_pair>[^\"'<>\n]{1,4096}?)")
         + r"|" + _ATTRIBUTES + r"(?<!/)>\s{0,256}(?:(?P<xml_wrap><value>)\s{0,256})?"
         + _TEXT.format(name="xml_text") + r"\s{0,256}(?(xml_wrap)</value>\s{0,256})"
-        r"</(?P=xml_element)>)", re.ASCII | re.IGNORECASE),
+        r"</(?P=xml_element)>))", re.ASCII | re.IGNORECASE),
         ("value", "</"), folded=True, wrapper=True, guard="=")
     return element, pair
