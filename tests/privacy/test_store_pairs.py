@@ -140,6 +140,20 @@ def test_the_pairs_after_a_quoted_operator_go_too() -> None:
                             "-a web && fly deploy", 2)
 
 
+@pytest.mark.parametrize(("text", "kept"), [
+    (f'railway variables --set "DB={PW}" --set "PORT=3000"',
+     'railway variables --set "DB=[REDACTED:secret]" --set "PORT=3000"'),
+    (f"fly secrets set 'DB={PW}' -a web", "fly secrets set 'DB=[REDACTED:secret]' -a web"),
+    (f'heroku config:set "DB={PW}" "GREETING=hello world"',
+     'heroku config:set "DB=[REDACTED:secret]" "GREETING=hello world"'),
+])
+def test_a_pair_quoted_whole_goes(text: str, kept: str) -> None:
+    """``railway variables --set "KEY=value"``, as Railway's docs write it (and any
+    command's pair quoted whole, for a value with a space or a symbol): the pair was read
+    from its name only, after a space, so the value went out in clear."""
+    assert_one_secret_redacted(text, kept)
+
+
 def test_the_pairs_of_a_command_continued_on_later_lines_go() -> None:
     """``fly secrets set \\`` with a pair on each line after it, as docs and scripts write
     a long command: the rule read the command's first line only, so every value went out

@@ -192,8 +192,11 @@ COMMAND_RULES: Final = (
 
 
 #: one ``NAME=VALUE`` argument of a :data:`store_pairs` command (a flag, ``-a app``, is none)
-_PAIR: Final = lazy(r"(?<![^ \t\n])[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
-                    r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII)
+_PAIR: Final = lazy(r"(?<![^ \t\n])(?:[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
+                    r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))"
+                    # the pair quoted whole (``--set "KEY=value"``, as Railway's docs write it)
+                    r"|'[A-Za-z_][\w.-]{0,253}=(?P<pq>[^'\n]{1,4096})'"
+                    r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\")", re.ASCII)
 
 
 def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
