@@ -201,6 +201,31 @@ def test_a_screenshot_sent_without_words_is_the_persons_turn() -> None:
         assert out is not None and out["contents"][1] is in_progress["contents"][1]
 
 
+def test_a_result_whose_response_is_not_an_object_is_guarded_too() -> None:
+    """A ``functionResponse`` whose ``response`` is a string (another host's, or one
+    written by hand for ``waymarks privacy sanitize``): the sanitizer reads it as tool
+    output, and the history guard and misfit check passed it by, so a find result's
+    preview and a recall result rendered for a local model went to Gemini as they were."""
+    policy = ProviderPolicy(local_providers=frozenset({"ollama"}))
+    found = json.dumps({"contract": "ds4-context-persistence-result-v1",
+                        "action": "pins_find", "outcome": "ok"}) + '\nid pin_1 "Elm Street"'
+    recalled = json.dumps({"renderedFor": "ollama", "renderedLevels": ["normal", "local-only"],
+                           "renderedRedacted": False}) + "\nHome is 12 Elm Street"
+    payload = gemini(
+        user({"text": "find my address"}),
+        model({"functionCall": {"name": "context_persistence", "args": {"action": "pins_find"}}}),
+        user({"functionResponse": {"name": "context_persistence", "response": found}}),
+        user({"text": "where is home?"}),
+        model({"functionCall": {"name": "memory_recall", "args": {}}}),
+        user({"functionResponse": {"name": "memory_recall", "response": recalled}}))
+    assert "Elm" in json.dumps(outgoing_payload(payload, "ollama", policy).payload)
+    sent = outgoing_payload(payload, "google", policy).payload
+    assert sent is not None and "Elm" not in json.dumps(sent)
+    contents = sent["contents"]
+    assert "pins_find: ok" in contents[2]["parts"][0]["functionResponse"]["response"]["output"]
+    assert "not repeated here" in json.dumps(contents[5])
+
+
 def test_a_gemini_request_through_the_bridge(tmp_path: Path) -> None:
     """The Pi bridge's ``sanitize`` (what the extension calls before each request)."""
     payload = gemini(user({"text": f"plan {LOCAL} with {KEY}"}))

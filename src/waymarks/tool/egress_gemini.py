@@ -66,13 +66,15 @@ def _each_part(contents: list[Any], change: Callable[[Any], Any], before: int) -
 def _result(value: Any, tools: Collection[str],
             replaced: Callable[[str, Any], str | None]) -> Any:
     """A ``functionResponse`` part of ``tools`` with its output (``error`` for a failed
-    call) as ``replaced`` says; any other part as it is."""
+    call; the response itself when it is not an object, which the sanitizer reads as
+    tool output too) as ``replaced`` says; any other part as it is."""
     part, done = _body(value, _RESULTS)
-    if done is None or done.get("name") not in tools \
-            or not isinstance(response := done.get("response"), dict):
+    if done is None or done.get("name") not in tools:
         return value
-    key = "error" if "error" in response else "output"
-    text = replaced(str(done["name"]), response.get(key))
+    response = done.get("response")
+    key = "error" if isinstance(response, dict) and "error" in response else "output"
+    output = response.get(key) if isinstance(response, dict) else response
+    text = replaced(str(done["name"]), output)
     return value if text is None else {**value, part: {**done, "response": {key: text}}}
 
 
