@@ -365,3 +365,25 @@ def test_a_one_shot_read_past_the_bound_asks_its_own_listing_too(
     found, looked = json.loads(out)
     assert found == [f"Rule {n} holds" for n in range(5)]
     assert not set(looked) & {str(s.path) for s in siblings}
+
+
+def test_a_session_file_whose_name_is_not_text_is_left_out(
+        capped: Waymarks, home: Path, project: Path) -> None:
+    """A file in the session folder named with bytes that are not UTF-8 (a download, an
+    archive unpacked from another system) made every read of the project fail with a
+    traceback: its path went into the sources table, which holds text. It is left out,
+    by a full listing and by the watch alike, and the other sessions are read."""
+    folder = sibling_dir(home, project)
+    kept = PiSession(folder, project, T0)
+    kept.memory("Rule 1 holds")
+    listed = PiSession(folder, project, T0 + 1000)  # there before the first read
+    listed.memory("Rule 2 holds")
+    os.rename(listed.path, listed.path.with_name("\udcff" + listed.path.name))
+    assert claims(capped) == ["Rule 1 holds"]
+    assert claims(capped) == ["Rule 1 holds"]  # (the watch starts)
+    told = PiSession(folder, project, T0 + 2000)  # made while the folder is watched
+    told.memory("Rule 3 holds")
+    by_another_process("import os, sys; os.rename(sys.argv[1], sys.argv[2])",
+                       str(told.path), str(told.path.with_name("\udcfe" + told.path.name)))
+    kept.memory("Rule 4 holds")
+    assert claims(capped) == ["Rule 1 holds", "Rule 4 holds"]

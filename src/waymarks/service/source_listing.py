@@ -14,10 +14,12 @@ was removed, replaced (another device or inode at its path) or created, the watc
 not be had (not Linux, a network file system, inotify's limits), or a file is one the
 watch does not see every write of (a symbolic link, whose target lives elsewhere, or a
 file with more than one link, writable through a name in another folder). Such a set of
-folders is listed in full on every read, as before. One case is beyond any watch of a
-folder: a link made, after the file was last looked at, in another folder, and a write
-through it; neither is told here (Linux tells a link to no folder), so it is seen at the
-next write through the file's own name, or a full listing (a new process, a lost watch).
+folders is listed in full on every read, as before. A name that is not text (bytes that
+are not UTF-8) is no session file's here, listed in full or told by the watch. One case
+is beyond any watch of a folder: a link made, after the file was last looked at, in
+another folder, and a write through it; neither is told here (Linux tells a link to no
+folder), so it is seen at the next write through the file's own name, or a full listing
+(a new process, a lost watch).
 """
 
 from __future__ import annotations
@@ -167,9 +169,9 @@ def _still_true(listing: _Listing) -> bool:
         return False
     for folder, names in changed.items():
         for name in names:
-            path = os.path.join(folder, name)
-            if not name.endswith(SUFFIX):
+            if not _session_name(name):
                 continue
+            path = os.path.join(folder, name)
             was = listing.found.get(path)
             if not _restat(listing.found, path):
                 return False
@@ -202,7 +204,7 @@ def _list(folders: tuple[str, ...], found: dict[str, Candidate]) -> bool:
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    if not entry.name.endswith(SUFFIX):
+                    if not _session_name(entry.name):
                         continue
                     try:
                         info = entry.stat()
@@ -217,6 +219,18 @@ def _list(folders: tuple[str, ...], found: dict[str, Candidate]) -> bool:
         except OSError:  # no such folder (yet), or unreadable: nothing to find there
             continue
     return watchable
+
+
+def _session_name(name: str) -> bool:
+    """Whether ``name`` may be a session file's: ``*.jsonl``, and text (a name of bytes
+    that are not UTF-8 cannot be kept in the sources table, whose paths are text: indexing
+    one made every read of the project fail)."""
+    if not name.endswith(SUFFIX):
+        return False
+    try:
+        return name.isascii() or bool(name.encode())
+    except UnicodeEncodeError:
+        return False
 
 
 def _identity(folder: str) -> tuple[int, int] | None:
