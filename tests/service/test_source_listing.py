@@ -387,3 +387,28 @@ def test_a_session_file_whose_name_is_not_text_is_left_out(
                        str(told.path), str(told.path.with_name("\udcfe" + told.path.name)))
     kept.memory("Rule 4 holds")
     assert claims(capped) == ["Rule 1 holds", "Rule 4 holds"]
+
+
+def test_a_forked_child_does_not_keep_its_parents_inotify_instance(tmp_path: Path) -> None:
+    """A child never reads its parent's queue (it would take the parent's events), yet it
+    held the descriptor for as long as it ran: a long-lived child kept the parent's
+    instance, and its watches queueing events no one read, after the parent closed it."""
+    folder = [str(tmp_path)]
+    (tmp_path / "a.jsonl").write_text("x")
+    for _ in range(2):
+        newest_sessions(folder, None, 10)
+    before = inotify_instances()
+    assert before >= 1
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: how many it holds, then after starting its own watch
+        try:
+            held = inotify_instances()
+            for _ in range(2):
+                newest_sessions(folder, None, 10)
+            os.write(write, f"{held} {inotify_instances()}".encode())
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 64).decode() == f"{before - 1} {before}"
+    assert newest_sessions(folder, None, 10).newest == full_listing(folder)

@@ -21,6 +21,7 @@ returns ``None`` and the caller looks at every file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -91,11 +92,24 @@ class _Queue:
 _QUEUE: list[_Queue] = []  # (at most one: this process's)
 
 
+def _drop_in_child() -> None:
+    """A forked child never reads its parent's queue (it would take the parent's events):
+    it lets go of its copy of the descriptor, which kept the instance, and the events its
+    watches queue, for as long as the child ran. It starts its own on first use."""
+    for queue in _QUEUE:
+        with contextlib.suppress(OSError):
+            os.close(queue.fd)
+    _QUEUE.clear()
+
+
+os.register_at_fork(after_in_child=_drop_in_child)
+
+
 def _queue() -> _Queue | None:
     """This process's queue, started on first use (``None``: inotify cannot be had)."""
     if _QUEUE and _QUEUE[0].pid == os.getpid():
         return _QUEUE[0]
-    _QUEUE.clear()  # (a forked child's copy of its parent's: the parent's to read)
+    _QUEUE.clear()  # (a forked child's copy of its parent's: dropped at the fork)
     import ctypes  # (here: a one-shot command never watches, and this costs 2 ms to load)
 
     try:
