@@ -77,6 +77,21 @@ def test_files_without_a_complete_header_are_never_picked(home: Path, project: P
     assert files_without_header(home, cwd) == [(empty, False), (cut, False), (garbage, True)]
 
 
+def test_a_session_file_whose_name_is_not_text_is_never_picked(home: Path,
+                                                               project: Path) -> None:
+    """A session file renamed with bytes that are not UTF-8 (``\\xff…``, which sorts after
+    every dated name) was taken for the newest session, and every command of the project
+    then failed with a traceback: its path cannot be stored in the database, which keeps
+    paths as text. No session is read from such a name, as the sources listing reads none."""
+    cwd = canonical_project_path(project)
+    good = make(home, Path(cwd), Path(cwd), "2026-01-01T00:00:00.000Z", "77777777-aaaa")
+    other = make(home, Path(cwd), Path(cwd), "2026-01-02T00:00:00.000Z", "88888888-bbbb")
+    renamed = other.with_name("\udcff" + other.name)
+    os.rename(other, renamed)
+    assert newest_session(home, cwd) == good
+    assert list_sessions(home, cwd) == [good]
+
+
 def test_parse_header_follows_the_reader(home: Path, project: Path) -> None:
     assert parse_header(b'{"type":"session","id":"s","cwd":"/p","version":3}') is not None
     for line in (b'{"type":"session","id":"s"}', b'{"type":"message","id":"s","cwd":"/p"}',

@@ -283,8 +283,21 @@ def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> lis
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(blocked))
     if not directory.is_dir():
         return []
-    return sorted((p for p in directory.glob("*.jsonl") if irregular or p.is_file()),
-                  reverse=True)
+    return sorted((p for p in directory.glob("*.jsonl")
+                   if text_name(p.name) and (irregular or p.is_file())), reverse=True)
+
+
+def text_name(name: str) -> bool:
+    """Whether a file name is text: one of bytes that are not UTF-8 (kept by Python as
+    lone surrogates) names no session here, for the database keeps paths as text (such a
+    file, taken for the newest session or a source, made every read of the project fail)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _cannot_read(path: Path, why: object, fix: str) -> SessionFileError:

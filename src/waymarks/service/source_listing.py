@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
 from waymarks.files.watch import FolderWatch
+from waymarks.ledger.discovery import text_name
 
 Candidate = tuple[str, int, int, int]  # (path, size, mtime_ns, ctime_ns) of a session file
 
@@ -222,15 +223,9 @@ def _list(folders: tuple[str, ...], found: dict[str, Candidate]) -> bool:
 
 
 def _session_name(name: str) -> bool:
-    """Whether ``name`` may be a session file's: ``*.jsonl``, and text (a name of bytes
-    that are not UTF-8 cannot be kept in the sources table, whose paths are text: indexing
-    one made every read of the project fail)."""
-    if not name.endswith(SUFFIX):
-        return False
-    try:
-        return name.isascii() or bool(name.encode())
-    except UnicodeEncodeError:
-        return False
+    """Whether ``name`` may be a session file's: ``*.jsonl``, and text
+    (:func:`~waymarks.ledger.discovery.text_name`: the sources table keeps paths as text)."""
+    return name.endswith(SUFFIX) and text_name(name)
 
 
 def _identity(folder: str) -> tuple[int, int] | None:
