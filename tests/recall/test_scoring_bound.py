@@ -8,12 +8,12 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
+from waymarks.recall.gates import query_facts
 from waymarks.recall.scoring import (
     Candidate,
     QueryPlan,
     Stats,
     _bound,
-    _facts,
     _may_be_eligible,
     _score,
     score_all,
@@ -94,7 +94,7 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
     candidate on its own gives: a bound shared by candidates of one pattern is each one's."""
     query = _query(focus, context, distinct=False)
     table = Stats(40, df).memoized((*query.focus, *query.context))
-    facts = _facts(query, table)
+    facts = query_facts(query, table)
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return  # (no bound then: every candidate is scored)
     needed = 2 if len(query.focus) >= 3 else 1

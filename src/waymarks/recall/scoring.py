@@ -20,6 +20,9 @@ With a semantic signal (:mod:`waymarks.recall.fusion`), relevance and coverage a
 with the calibrated similarity before the gates run; a record no word of the query matches
 qualifies only on a strong similarity, and still only past the gates that do not need a
 lexical match. Without one, every score is the lexical one, unchanged.
+
+The gates, and the facts of the query they read, are :mod:`waymarks.recall.gates`; this
+module weighs the matches, fuses, cuts and ranks.
 """
 
 from __future__ import annotations
@@ -30,37 +33,32 @@ from typing import Final
 
 import msgspec
 
-from waymarks.recall.analysis import (
-    is_generic,
-    is_literal,
-    is_numeric,
-    says_name,
-    says_value,
-    version_subjects,
-)
-from waymarks.recall.asked_time import TIME_BONUS, time_factor
+from waymarks.recall.analysis import is_literal
+from waymarks.recall.asked_time import time_factor
 from waymarks.recall.fusion import Semantic
-from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
-from waymarks.recall.subject import (
-    context_mismatch,
-    facet_of_parent,
-    names_phrase,
-    rare_phrases,
-    settle,
+from waymarks.recall.gates import (
+    BELOW_COVERAGE,
+    NONE,
+    QueryFacts,
+    beside_unknown,
+    gate,
+    query_facts,
+    values_said,
 )
+from waymarks.recall.gates import COVERAGE_TO_QUALIFY as COVERAGE_TO_QUALIFY
+from waymarks.recall.gates import SHORT_QUERY_FEATURES as SHORT_QUERY_FEATURES
+from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
+from waymarks.recall.subject import facet_of_parent, names_phrase, settle
 from waymarks.recall.subject import field_factor as _field_factor
-from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
 CONTEXT_WEIGHT: Final = 0.35
 _BODY: Final = FIELD_FACTORS["body"]
 _ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
 _QUOTED: Final = FIELD_FACTORS["quoted"]
 _ORIGIN: Final = FIELD_FACTORS["origin"]
-COVERAGE_TO_QUALIFY: Final = 0.45
 RELATIVE_CUTOFF: Final = 0.75
 RARE_FLOOR: Final = 3
 RARE_SHARE: Final = 0.02
-SHORT_QUERY_FEATURES: Final = 4
 #: a phrase names a topic only beside this much coverage (LoCoMo dev, foreign questions:
 #: without a floor, two rare everyday words in another person's store injected it)
 PHRASE_COVERAGE: Final = 0.3
@@ -115,7 +113,7 @@ class QueryPlan(msgspec.Struct, frozen=True):
     parent: tuple[str, ...] = ()
     #: focus words joined to an attribute by "and", "or", a comma or "&" ("which deploy
     #: host and key?"): each is one ask of the subject, as the attribute is, never the
-    #: subject itself; a record saying one of them answers (:func:`_named_attribute_mismatch`).
+    #: subject itself; a record saying one of them answers (:func:`~waymarks.recall.gates.gate`).
     #: Worked out for a short question only (:data:`SHORT_QUERY_FEATURES`), the one it changes
     asks: frozenset[str] = frozenset()
     #: focus words joined with no attribute among them ("redis and deploy host?"): each a
@@ -173,65 +171,10 @@ class _MemoStats(Stats, frozen=True):
         return cached if cached is not None else Stats.weight(self, feature)
 
 
-class _Facts(msgspec.Struct, frozen=True):
-    """What scoring needs to know about the query, worked out once, not per candidate."""
-
-    focus: tuple[tuple[str, float], ...]
-    context: tuple[tuple[str, float], ...]
-    focus_total: float
-    unknown: bool  # the query has words the store has never seen (not generic)
-    short_name: str | None  # the one subject of a short "name + attribute" query
-    short_attributes: tuple[str, ...]
-    phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
-    #: focus features that name a record matched strongly (:func:`_names`): whatever
-    #: field matched them, and only when they are among the record's aliases
-    naming: frozenset[str]
-    naming_as_alias: frozenset[str]
-    weak: frozenset[str]  # generic or numeric focus features
-    #: focus attributes a record may say by a value of their shape (:func:`says_value`)
-    valued: tuple[str, ...] = ()
-    subjects: frozenset[str] = frozenset()  # the words that name the query's subject
-    #: :func:`~waymarks.recall.subject.facet_of_parent` of the candidates
-    parent: bool = False
-    #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
-    either: frozenset[str] = frozenset()
-    bound_factor: float = 1.0  # the most a record's time raises its relevance
-
-
-def _facts(plan: QueryPlan, stats: Stats) -> _Facts:
-    focus = tuple((f, stats.weight(f)) for f in plan.focus)
-    context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
-    words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
-             and not is_numeric(f) and f not in ATTRIBUTES and f not in plan.asks]
-    # without a word naming it, a concept is the subject ("database password?": a
-    # database's port is no answer, however near in meaning)
-    names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
-    names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
-                      and not is_generic(f) and f not in plan.asks]
-    attributes = tuple(f for f in plan.focus if f in plan.asks or (
-        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES))
-    short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
-             and len(names) == 1 and bool(attributes))
-    return _Facts(
-        focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
-        unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        short_name=names[0] if short else None, short_attributes=attributes if short else (),
-        either=plan.asks if short else _NONE,
-        phrases=rare_phrases(plan.focus, stats),
-        naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
-        naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
-                                  and not _names(f, False, stats)),
-        weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
-        valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
-        subjects=version_subjects(words, plan.names),
-        bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
-    )
-
-
 def unheld_literal(plan: QueryPlan, stats: Stats) -> str | None:
     """A literal of the query (a path, a file name) that no record holds, if any: the
-    literal gate (:func:`_gate`) then refuses every candidate, so a recall that only
-    wants what may be selected need read none (nor embed the query). ``stats``: the
+    literal gate (:func:`~waymarks.recall.gates.gate`) then refuses every candidate, so a
+    recall that only wants what may be selected need read none (nor embed the query). ``stats``: the
     statistics of the plan's features; a literal they were not read for counts as held.
 
     Most coding prompts name a file, and most files no memory mentions: at a million
@@ -260,7 +203,7 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     as it would be were it allowed."""
     plan = settle(plan, stats)  # (the plan's reading of a pair such as "frontend/backend")
     stats = stats.memoized((*plan.focus, *plan.context))
-    facts = _facts(plan, stats)
+    facts = query_facts(plan, stats)
     if plan.parent and plan.context:
         candidates = list(candidates)
         facts = msgspec.structs.replace(facts, parent=facet_of_parent(plan, candidates, stats))
@@ -340,7 +283,7 @@ def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     """Candidates by relevance alone, gates ignored (for ranked retrieval measures)."""
     plan = settle(plan, stats)
     stats = stats.memoized((*plan.focus, *plan.context))
-    facts = _facts(plan, stats)
+    facts = query_facts(plan, stats)
     if semantic is not None:
         candidates = list(candidates)
         semantic = semantic.among((c.id, c.text) for c in candidates)
@@ -348,20 +291,21 @@ def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
     return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
 
 
-def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candidate],
+def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Candidate],
                      stats: Stats, withheld: Collection[str] = frozenset()) -> list[Scored]:
     """The lexical candidates that may be eligible, scored; the others left out.
 
-    Left out unscored: a candidate :func:`_gate` refuses on its matches alone (not
-    active; fewer focus features in its body or aliases than a lexical match needs: one,
-    two beside three or more focus features), and a candidate whose relevance cannot
-    reach the relative cutoff of the best eligible one. Each one's relevance is bounded
-    from above by :func:`_bound`; they are scored best bound first, and the first whose
-    bound is below :data:`RELATIVE_CUTOFF` of the best eligible relevance so far ends
-    the scoring: it and every later one would be cut by :func:`score_all` if eligible,
-    and none of them can be the best. A plan's 100 candidates were scored one by one
-    for the few a query names (a third of a plan's time at 1k memories). ``withheld``:
-    candidates that do not set that best (:func:`score_all`); scored while above it."""
+    Left out unscored: a candidate :func:`~waymarks.recall.gates.gate` refuses on its
+    matches alone (not active; fewer focus features in its body or aliases than a lexical
+    match needs: one, two beside three or more focus features), and a candidate whose
+    relevance cannot reach the relative cutoff of the best eligible one. Each one's
+    relevance is bounded from above by :func:`_bound`; they are scored best bound first,
+    and the first whose bound is below :data:`RELATIVE_CUTOFF` of the best eligible
+    relevance so far ends the scoring: it and every later one would be cut by
+    :func:`score_all` if eligible, and none of them can be the best. A plan's 100
+    candidates were scored one by one for the few a query names (a third of a plan's time
+    at 1k memories). ``withheld``: candidates that do not set that best
+    (:func:`score_all`); scored while above it."""
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return [_score(plan, facts, c, stats) for c in candidates]  # (df > records: no bound)
     needed = 2 if len(plan.focus) >= 3 else 1
@@ -381,7 +325,7 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
         else:
             held = features & candidate.body
             if facts.valued:  # (a query asking a version or a port: few)
-                held |= _values_said(facts, candidate)
+                held |= values_said(facts, candidate)
             if counted and len(held) < needed:
                 continue
             pattern = (held, features & candidate.origin_features, candidate.body_count)
@@ -403,7 +347,7 @@ def _may_be_eligible(plan: QueryPlan, facts: _Facts, candidates: Iterable[Candid
     return scored
 
 
-def _bound(facts: _Facts, candidate: Candidate, needed: int) -> float | None:
+def _bound(facts: QueryFacts, candidate: Candidate, needed: int) -> float | None:
     """An upper bound of the candidate's lexical relevance, or ``None`` when the gates
     refuse it whatever it scores (not active, fewer than ``needed`` strong matches).
 
@@ -416,7 +360,7 @@ def _bound(facts: _Facts, candidate: Candidate, needed: int) -> float | None:
     quoted, origin = candidate.quoted, candidate.origin_features
     focus_score = 0.0
     strong = 0
-    said = _values_said(facts, candidate) if facts.valued else _NONE
+    said = values_said(facts, candidate) if facts.valued else NONE
     for feature, weight in facts.focus:
         if feature in body or feature in aliases or feature in said:
             focus_score += weight * _BODY
@@ -437,7 +381,7 @@ def _length_norm(candidate: Candidate) -> float:
     return 0.8 + 0.2 * min(1.0, 12 / max(1, candidate.body_count))
 
 
-def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
+def _score(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
            semantic: Semantic | None = None) -> Scored:
     focus_total = facts.focus_total
     matched: list[str] = []
@@ -445,7 +389,7 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     focus_score = 0.0
     body, aliases = candidate.body, candidate.aliases
     quoted, origin = candidate.quoted, candidate.origin_features
-    said = _values_said(facts, candidate) if facts.valued else _NONE
+    said = values_said(facts, candidate) if facts.valued else NONE
     for feature, weight in facts.focus:  # _field_factor, inline: most of scoring's time
         if feature in body:
             factor = _BODY
@@ -487,12 +431,12 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     qualified = semantic is not None and semantic.qualifies(sem, candidate.text)
     close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
-    if supported and _beside_unknown(plan, facts, strong):
+    if supported and beside_unknown(plan, facts, strong):
         supported = qualified
-    reason = _gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
+    reason = gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
                    supported)
     beside = (semantic is not None and sem is not None  # (fused: no vector, lexical)
-              and reason.endswith(_BELOW_COVERAGE) and coverage >= semantic.calibration.beside)
+              and reason.endswith(BELOW_COVERAGE) and coverage >= semantic.calibration.beside)
     if (not reason and not close and semantic is not None
             and semantic.far(sem, candidate.text)
             and not any(is_literal(f) for f in strong)):
@@ -507,94 +451,6 @@ def _score(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
     return Scored(candidate, relevance, coverage, tuple(matched), named, reason == "", reason
                   or "selected", rank, lexical, beside)
 
-
-def _beside_unknown(plan: QueryPlan, facts: _Facts, strong: Sequence[str]) -> bool:
-    """Whether the query is a concept the record holds and a word the store has never seen
-    ("database backup?", 数据库备份？): the record says another aspect of that subject (its
-    port), which any similarity short of ``qualify`` (a fair one, or the nearest across
-    scripts) cannot tell from the one asked; nothing holds the word to say it."""
-    return (len(plan.focus) == 2 and len(strong) == 1 and facts.unknown
-            and strong[0].startswith("c:"))
-
-
-def _gate(plan: QueryPlan, facts: _Facts, candidate: Candidate, stats: Stats,
-          strong: Sequence[str], coverage: float, named: bool, close: bool = False,
-          supported: bool = False) -> str:
-    """Why the candidate may not be recalled automatically, or "" if it may.
-
-    ``close``: the record is semantically close to the query (a strong calibrated
-    similarity); it may then qualify without a lexical match, past the other gates.
-    ``supported``: a fair similarity, which lifts the gates that count matches."""
-    if candidate.status != "active":
-        return f"status {candidate.status}"
-    if not plan.focus:
-        return "the query names no subject"
-    if not strong and not close:
-        return "no match in the record's body or aliases"
-    for literal in plan.literals:
-        if literal not in candidate.body and literal not in candidate.aliases:
-            return f"literal {literal[2:]} not in the record"
-    if plan.names and not any(says_name(candidate.text, name) for name in plan.names):
-        return f"does not name {' or '.join(sorted(plan.names))}"
-    if not strong:  # close in meaning, in other words: only the conversation can object
-        return context_mismatch(plan, candidate, stats, facts.parent)
-    if facts.weak.issuperset(strong):  # every strong match generic or numeric
-        return "only generic or numeric words match"
-    if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
-        return "three or more focus features need two matches"
-    if len(strong) == 1 and facts.unknown and not supported:
-        return "a single match beside words the store does not know"
-    mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
-    if not mismatch and facts.short_name is not None:
-        mismatch = _named_attribute_mismatch(facts, candidate)
-    if mismatch:
-        return mismatch
-    if coverage < COVERAGE_TO_QUALIFY and not named:
-        return f"coverage {coverage:.2f}{_BELOW_COVERAGE}"
-    return ""
-
-
-_BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
-
-
-def _named_attribute_mismatch(facts: _Facts, candidate: Candidate) -> str:
-    """A short query naming one subject and an attribute needs both ("SQLite auth?"); of
-    attributes asked side by side ("the deploy host and key?"), one is enough."""
-    name = facts.short_name
-    if name is None:
-        return ""
-    if not _field_factor(name, candidate):
-        return f"does not name {name[2:]}"
-    said = _values_said(facts, candidate)
-    unsaid = [a for a in facts.short_attributes
-              if a not in candidate.body and a not in candidate.aliases and a not in said]
-    for attribute in unsaid:
-        if attribute not in facts.either:
-            return f"says nothing about {attribute[2:]}"
-    if facts.either and facts.either.issubset(unsaid):
-        return f"says nothing about {' or '.join(sorted(a[2:] for a in facts.either))}"
-    return ""
-
-
-_NONE: Final[frozenset[str]] = frozenset()
-
-
-def _values_said(facts: _Facts, candidate: Candidate) -> frozenset[str]:
-    """The query's attributes the record says by a value rather than by their word; each
-    counts as a match in its aliases would (strong, a little under the body's)."""
-    if not facts.valued:
-        return frozenset()
-    return frozenset(f for f in facts.valued if f not in candidate.body
-                     and says_value(f, candidate.text, facts.subjects))
-
-
-def _names(feature: str, alias: bool, stats: Stats) -> bool:
-    """A literal, or a concept or alias rare in the store, names the record's topic
-    (``alias``: the feature is among the record's aliases)."""
-    if is_literal(feature):
-        return True
-    concept_or_alias = feature.startswith("c:") or alias
-    return concept_or_alias and not is_generic(feature) and stats.rare(feature)
 
 
 def _reject(scored: Scored, reason: str) -> Scored:

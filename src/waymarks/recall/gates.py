@@ -1,0 +1,182 @@
+"""The precision gates of recall's scoring, and the facts of a query they read.
+
+A candidate is refused automatic recall when it is not active, no focus feature matches
+its body or aliases, it lacks a literal or a name the query asks, only generic or
+numeric words match, a query of three or more focus features finds one strong match, a
+single match stands beside words the store has never seen, the conversation's subject
+or a short "name + attribute" query's subject is not the record's, or its focus
+coverage is under :data:`COVERAGE_TO_QUALIFY` and the query names no topic of it.
+:func:`query_facts` works out once per query what these judgements need; scoring
+(:mod:`waymarks.recall.scoring`) weighs the matches and ranks. Pure: values in, values
+out, nothing read from the store or the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from waymarks.recall.analysis import (
+    is_generic,
+    is_literal,
+    is_numeric,
+    says_name,
+    says_value,
+    version_subjects,
+)
+from waymarks.recall.asked_time import TIME_BONUS
+from waymarks.recall.subject import context_mismatch, rare_phrases
+from waymarks.recall.subject import field_factor as _field_factor
+from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
+
+if TYPE_CHECKING:
+    from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+
+COVERAGE_TO_QUALIFY: Final = 0.45
+SHORT_QUERY_FEATURES: Final = 4
+#: no features: what a query that values no attribute finds said by a record
+NONE: Final[frozenset[str]] = frozenset()
+
+
+class QueryFacts(msgspec.Struct, frozen=True):
+    """What scoring needs to know about the query, worked out once, not per candidate."""
+
+    focus: tuple[tuple[str, float], ...]
+    context: tuple[tuple[str, float], ...]
+    focus_total: float
+    unknown: bool  # the query has words the store has never seen (not generic)
+    short_name: str | None  # the one subject of a short "name + attribute" query
+    short_attributes: tuple[str, ...]
+    phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
+    #: focus features that name a record matched strongly (:func:`_names`): whatever
+    #: field matched them, and only when they are among the record's aliases
+    naming: frozenset[str]
+    naming_as_alias: frozenset[str]
+    weak: frozenset[str]  # generic or numeric focus features
+    #: focus attributes a record may say by a value of their shape (:func:`says_value`)
+    valued: tuple[str, ...] = ()
+    subjects: frozenset[str] = frozenset()  # the words that name the query's subject
+    #: :func:`~waymarks.recall.subject.facet_of_parent` of the candidates
+    parent: bool = False
+    #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
+    either: frozenset[str] = frozenset()
+    bound_factor: float = 1.0  # the most a record's time raises its relevance
+
+
+def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
+    focus = tuple((f, stats.weight(f)) for f in plan.focus)
+    context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
+    words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
+             and not is_numeric(f) and f not in ATTRIBUTES and f not in plan.asks]
+    # without a word naming it, a concept is the subject ("database password?": a
+    # database's port is no answer, however near in meaning)
+    names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
+    names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
+                      and not is_generic(f) and f not in plan.asks]
+    attributes = tuple(f for f in plan.focus if f in plan.asks or (
+        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES))
+    short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
+             and len(names) == 1 and bool(attributes))
+    return QueryFacts(
+        focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
+        unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
+        short_name=names[0] if short else None, short_attributes=attributes if short else (),
+        either=plan.asks if short else NONE,
+        phrases=rare_phrases(plan.focus, stats),
+        naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
+        naming_as_alias=frozenset(f for f in plan.focus if _names(f, True, stats)
+                                  and not _names(f, False, stats)),
+        weak=frozenset(f for f in plan.focus if is_generic(f) or is_numeric(f)),
+        valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
+        subjects=version_subjects(words, plan.names),
+        bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
+    )
+
+
+def beside_unknown(plan: QueryPlan, facts: QueryFacts, strong: Sequence[str]) -> bool:
+    """Whether the query is a concept the record holds and a word the store has never seen
+    ("database backup?", 数据库备份？): the record says another aspect of that subject (its
+    port), which any similarity short of ``qualify`` (a fair one, or the nearest across
+    scripts) cannot tell from the one asked; nothing holds the word to say it."""
+    return (len(plan.focus) == 2 and len(strong) == 1 and facts.unknown
+            and strong[0].startswith("c:"))
+
+
+def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
+          strong: Sequence[str], coverage: float, named: bool, close: bool = False,
+          supported: bool = False) -> str:
+    """Why the candidate may not be recalled automatically, or "" if it may.
+
+    ``close``: the record is semantically close to the query (a strong calibrated
+    similarity); it may then qualify without a lexical match, past the other gates.
+    ``supported``: a fair similarity, which lifts the gates that count matches."""
+    if candidate.status != "active":
+        return f"status {candidate.status}"
+    if not plan.focus:
+        return "the query names no subject"
+    if not strong and not close:
+        return "no match in the record's body or aliases"
+    for literal in plan.literals:
+        if literal not in candidate.body and literal not in candidate.aliases:
+            return f"literal {literal[2:]} not in the record"
+    if plan.names and not any(says_name(candidate.text, name) for name in plan.names):
+        return f"does not name {' or '.join(sorted(plan.names))}"
+    if not strong:  # close in meaning, in other words: only the conversation can object
+        return context_mismatch(plan, candidate, stats, facts.parent)
+    if facts.weak.issuperset(strong):  # every strong match generic or numeric
+        return "only generic or numeric words match"
+    if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
+        return "three or more focus features need two matches"
+    if len(strong) == 1 and facts.unknown and not supported:
+        return "a single match beside words the store does not know"
+    mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
+    if not mismatch and facts.short_name is not None:
+        mismatch = _named_attribute_mismatch(facts, candidate)
+    if mismatch:
+        return mismatch
+    if coverage < COVERAGE_TO_QUALIFY and not named:
+        return f"coverage {coverage:.2f}{BELOW_COVERAGE}"
+    return ""
+
+
+BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
+
+
+def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
+    """A short query naming one subject and an attribute needs both ("SQLite auth?"); of
+    attributes asked side by side ("the deploy host and key?"), one is enough."""
+    name = facts.short_name
+    if name is None:
+        return ""
+    if not _field_factor(name, candidate):
+        return f"does not name {name[2:]}"
+    said = values_said(facts, candidate)
+    unsaid = [a for a in facts.short_attributes
+              if a not in candidate.body and a not in candidate.aliases and a not in said]
+    for attribute in unsaid:
+        if attribute not in facts.either:
+            return f"says nothing about {attribute[2:]}"
+    if facts.either and facts.either.issubset(unsaid):
+        return f"says nothing about {' or '.join(sorted(a[2:] for a in facts.either))}"
+    return ""
+
+
+def values_said(facts: QueryFacts, candidate: Candidate) -> frozenset[str]:
+    """The query's attributes the record says by a value rather than by their word; each
+    counts as a match in its aliases would (strong, a little under the body's)."""
+    if not facts.valued:
+        return frozenset()
+    return frozenset(f for f in facts.valued if f not in candidate.body
+                     and says_value(f, candidate.text, facts.subjects))
+
+
+def _names(feature: str, alias: bool, stats: Stats) -> bool:
+    """A literal, or a concept or alias rare in the store, names the record's topic
+    (``alias``: the feature is among the record's aliases)."""
+    if is_literal(feature):
+        return True
+    concept_or_alias = feature.startswith("c:") or alias
+    return concept_or_alias and not is_generic(feature) and stats.rare(feature)
+
