@@ -31,8 +31,10 @@ PROBE = (
     "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
-def test_a_prompt_hook_in_its_own_process_ends_without_the_teardown(
-        home: Path, project: Path) -> None:
+def _prompt_hook(home: Path, project: Path, probe: str = PROBE
+                 ) -> subprocess.CompletedProcess[bytes]:
+    """A pinned session's prompt hook run by the launcher under ``probe``, without its
+    helper."""
     session = str(uuid.uuid4())
     handle("SessionStart", {"session_id": session, "cwd": str(project),
                             "hook_event_name": "SessionStart", "source": "startup"}, home)
@@ -42,16 +44,34 @@ def test_a_prompt_hook_in_its_own_process_ends_without_the_teardown(
                         "hook_event_name": "UserPromptSubmit",
                         "transcript_path": str(project / "t.jsonl"),
                         "prompt": "lint my change"}).encode()
-    done = subprocess.run(
-        [*isolated_python(), "-c", PROBE, str(ENTRY), "--home", str(home), "hook",
+    return subprocess.run(
+        [*isolated_python(), "-c", probe, str(ENTRY), "--home", str(home), "hook",
          "claude-code", "UserPromptSubmit"],
         input=event, cwd=project, capture_output=True, timeout=120,
         env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
+
+
+def test_a_prompt_hook_in_its_own_process_ends_without_the_teardown(
+        home: Path, project: Path) -> None:
+    done = _prompt_hook(home, project)
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert '"Always run the linters"' in context  # the answer, whole
     said = done.stderr.decode().splitlines()
     assert "atexit ran" in said and "torn down" not in said, said
+
+
+def test_what_an_atexit_function_writes_to_standard_output_is_kept(
+        home: Path, project: Path) -> None:
+    """The ``atexit`` functions run before the streams are flushed, as the interpreter's
+    own exit runs them: a line one wrote to standard output (a pipe: buffered) after the
+    hook's answer was lost when the streams were flushed first and the process ended."""
+    probe = PROBE.replace("sys.stderr.write('atexit ran", "sys.stdout.write('atexit ran")
+    done = _prompt_hook(home, project, probe)
+    assert done.returncode == 0, done.stderr
+    answer, _, after = done.stdout.decode().rpartition("}")
+    assert '"Always run the linters' in answer and after == "atexit ran\n", done.stdout
+    assert "torn down" not in done.stderr.decode()  # (still ended without the teardown)
 
 
 def test_a_refused_hook_command_line_still_exits_as_before(home: Path) -> None:

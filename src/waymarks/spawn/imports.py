@@ -167,7 +167,9 @@ def end_process(status: int, *, leaving_threads: bool = False) -> None:
     After its answer is printed and its service closed, a one-shot recall spent 10-15 ms
     (of ~120) in the teardown: unloading ~200 modules and collecting every object they
     made, none of which holds anything to write. What the teardown does that matters is
-    done here: standard output and error are flushed and the ``atexit`` functions run.
+    done here, in its order: the ``atexit`` functions run, then standard output and error
+    are flushed (flushed first, a line an ``atexit`` function wrote to a piped, so
+    buffered, standard output was lost).
     Only a caller that owns the process and has closed what it opened may call it (the
     CLI's entry point, for a one-shot recall). It returns, and the process exits as usual,
     while a thread started with :mod:`threading` runs (the teardown waits for it) and when
@@ -178,14 +180,14 @@ def end_process(status: int, *, leaving_threads: bool = False) -> None:
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1 and not leaving_threads:
         return
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()  # (and forgotten: the exit a failed flush leaves to runs none)
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
     except (OSError, ValueError):  # (ValueError: a stream closed meanwhile)
         return
-    import atexit
-    import os
-
-    atexit._run_exitfuncs()
     os._exit(status)
