@@ -93,7 +93,7 @@ def test_health_says_an_indexed_sibling_cannot_be_read(home: Path, project: Path
                for p in problems), problems
 
 
-@pytest.mark.parametrize("kind", ["dangling link", "FIFO", "directory"])
+@pytest.mark.parametrize("kind", ["dangling link", "FIFO", "directory", "link loop"])
 def test_a_newest_session_that_is_no_regular_file_is_an_error(
         home: Path, project: Path, tmp_path: Path, kind: str) -> None:
     """A session file symlinked from elsewhere whose target went away (or a FIFO or a
@@ -110,6 +110,8 @@ def test_a_newest_session_that_is_no_regular_file_is_an_error(
         kept.rename(tmp_path / "away.jsonl")  # the target unavailable (a disk unmounted)
     elif kind == "FIFO":
         os.mkfifo(session)
+    elif kind == "link loop":  # a link to itself (a hand-made link gone wrong)
+        session.symlink_to(session.name)
     else:
         session.mkdir()
     for args in (("pins",), ("pin", "--", "Pin two.")):
@@ -120,6 +122,9 @@ def test_a_newest_session_that_is_no_regular_file_is_an_error(
     if kind == "FIFO":  # was "no such session file", though the name is there
         said = _run(home, project, "rebuild-index")[1]
         assert f"{session}: a FIFO (named pipe), not a session file" in said
+    if kind == "link loop":  # so was a link that loops, which the fix is to mend
+        said = _run(home, project, "rebuild-index")[1]
+        assert f"{session}: a symbolic link that loops, not a session file" in said, said
     if kind == "dangling link":
         (tmp_path / "away.jsonl").rename(kept)  # the target is back
     else:

@@ -43,8 +43,8 @@ def not_a_file(path: Path) -> str | None:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return "a symbolic link whose target is missing" if os.path.islink(path) else None
-    except OSError:
-        return None
+    except OSError as exc:  # (a link that loops was "no such session file", though there)
+        return "a symbolic link that loops" if exc.errno == errno.ELOOP else None
     if stat.S_ISREG(mode):
         return None
     return ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)"

@@ -298,7 +298,7 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
     # an indexed file no longer there: its session may have been read from where it was
     # renamed or moved to, and is no loss then (it was listed as unreadable all the same)
     gone = {str(p): app.projection.sessions_indexed_at(str(p), "") for p in known
-            if not p.exists()}
+            if not (p.exists() or p.is_symlink())}  # (a link that loops: reading says so)
     stage(reading)
     sessions, unreadable = ledgers(app, [p for p in known if str(p) not in gone], progress)
     read = {s.session_id for s in sessions}
