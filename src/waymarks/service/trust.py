@@ -37,6 +37,8 @@ class TrustStore:
         by hand in place that keeps the size and the mtime too)."""
         signature = stamp_of(self.path)
         if signature is None:
+            if os.path.islink(self.path):  # one that loops or whose target is gone: no
+                self._read()  # list to read as none (it untrusted every project unsaid)
             return []
         if self._cached is not None and self._cached[0] == signature:
             return list(self._cached[1])
