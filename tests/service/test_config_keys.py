@@ -102,3 +102,20 @@ def test_the_home_s_own_unknown_setting_is_still_refused_with_a_project_s(
     with pytest.raises(ServiceError) as refused:
         load_settings(home, str(project), trusted=True)
     assert "'maxPinedTokens'" in str(refused.value)
+
+
+@pytest.mark.parametrize("target", ["config.toml", "/nonexistent/config.toml"])
+def test_a_home_file_that_is_a_broken_link_is_refused_not_the_defaults(
+        tmp_path: Path, target: str) -> None:
+    """The home's configuration replaced by a link that loops, or whose target is gone (a
+    dotfiles folder not mounted), was read as no file: the defaults in force in silence
+    (the person's privacy policy too: ``defaultProvider = "local"`` became ``remote``),
+    where a folder or a FIFO there is refused. It is refused so too, named."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").symlink_to(target)
+    with pytest.raises(ServiceError) as refused:
+        load_settings(home, str(tmp_path), trusted=False)
+    assert refused.value.code == "bad_config"
+    assert str(home / "config.toml") in str(refused.value)
+    assert "fix or remove it" in str(refused.value)

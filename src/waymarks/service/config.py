@@ -143,8 +143,9 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
     ignored: list[str] = []
     home_file, project_file = home / CONFIG_FILE, Path(project) / PROJECT_CONFIG
     # exists(), not is_file(): a folder or a FIFO in a configuration's place was skipped
-    # without a word, the home's policy silently the defaults (_read refuses it)
-    if home_file.exists():
+    # without a word, the home's policy silently the defaults (_read refuses it); so was
+    # a link that loops or whose target is gone
+    if home_file.exists() or home_file.is_symlink():
         merged = _known_keys(_read(home_file), home_file)
         sources.append(str(home_file))
     local: dict[str, Any] = {}
