@@ -192,12 +192,15 @@ TERMS: Final[dict[str, str]] = {
 #: 5435.") and generic words a paraphrase adds ("the payments service", "the worker
 #: count", "the request timeout defaults to …"). Any other word in a subject before its
 #: verb names a narrower thing ("the API metrics port", "the Redis sentinel port", "the
-#: user cache TTL"): another fact
+#: user cache TTL"): another fact. A word saying what kind of running thing the subject
+#: is ("the Redis instance", "the Postgres server", "the Redis daemon") names no narrower
+#: thing either: "The staging Redis instance listens on 6380." is about the staging Redis
+#: port
 SAME_FACT: Final = frozenset((
     "dev", "prod", "staging", "local", "qa", "uat", "sandbox", "preview", "live",
     "environment",
     "default", "current", "feature", "flag", "count", "service", "endpoint", "port", "setting",
-    "config", "configuration"))
+    "config", "configuration", "instance", "server", "daemon"))
 
 #: words ending in "s" that are no plurals: a protocol over TLS is another protocol than the
 #: one it secures, with another port ("HTTPS is served on port 443." beside "HTTP is served
