@@ -29,6 +29,7 @@ TERMS: Final[dict[str, str]] = {
         "feature": ("feature", "features", "功能", "特性"),
         "log": ("log", "logs", "logging", "日志"),
         "level": ("level", "级别", "等级"),
+        "mode": ("mode", "modes", "模式"),
         "test": ("test", "tests", "测试"),
         "deploy": ("deploy", "deploys", "deployment", "deployments", "部署", "发布", "上线"),
         "limit": ("limit", "limits", "上限", "限制"),
@@ -240,6 +241,13 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
 #: those verbs, which also start a compound noun (运行日志, run logs; 设置页面, the settings
 #: page; 使用说明, the manual): at a Han run's start, before more of it, they are the noun's
 HAN_NOUN_VERBS: Final = frozenset(("使用", "采用", "运行", "设置"))
+#: attributes whose values are words: after one, the word ending an English clause after
+#: "is" is its value ("The log level is info.", as "日志级别是 info。"); elsewhere "is"
+#: before a word says too many other things ("The API is fast.")
+WORD_ATTRIBUTES: Final = (
+    "level", "mode", "branch", "format", "driver", "engine", "strategy", "region", "provider",
+    "theme", "language", "runtime", "encoding", "locale", "timezone", "channel", "profile",
+    "policy", "tier")
 #: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
 #: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
 HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",

@@ -55,7 +55,7 @@ from waymarks.core.claim_names import (
     identifier as name_of,
 )
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
-from waymarks.core.claim_terms import SAME_FACT
+from waymarks.core.claim_terms import SAME_FACT, WORD_ATTRIBUTES
 from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
@@ -150,12 +150,14 @@ _ADVICE: Final = lazy(
 #: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``, or a
 #: Japanese ``は`` or a Korean topic or subject particle before its copula: the value
 #: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
-#: main입니다."); an English "is" is followed by too
-#: many other things ("is fast", "is the owner") to read its word so; a v-version alone
+#: main입니다."); an English "is" is followed by too many other things ("is fast", "is the
+#: owner") to read its word so, but after an attribute whose values are words
+#: (:data:`WORD_ATTRIBUTES`: "The log level is info.", no state word); a v-version alone
 #: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
 #: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = WordPatterns(
-    r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s))"
+    r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s? (?:is|are)(?:n't| not)?(?= ))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")
@@ -253,8 +255,8 @@ def signature(claim: str) -> Signature | None:
     pieces: list[str] = []
     text = _without_advice(text)
     for word in reversed(list(_WORD_VALUE.for_text(text).finditer(text))):
-        if word.group(1) in _STOP:
-            continue
+        if word.group(1) in _STOP or (word.group(1) in _STATES and word.group(0).isascii()):
+            continue  # ("Dark mode is enabled.": a state, :func:`_state`'s)
         values.add("v:" + word.group(1))
         if is_denied(text, word.start(1), word.end(1)):
             denied.add("v:" + word.group(1))
