@@ -248,6 +248,13 @@ WORD_ATTRIBUTES: Final = (
     "level", "mode", "branch", "format", "driver", "engine", "strategy", "region", "provider",
     "theme", "language", "runtime", "encoding", "locale", "timezone", "channel", "profile",
     "policy", "tier")
+#: a verb of where a thing is written, goes or is kept, and its preposition: the word
+#: ending the clause after it is the place, a value ("The release artifacts are written
+#: to dist." is the folder "dist/"; read as a word, it stated nothing, and the replay
+#: rule's shared key refused it beside "… written to dist/.", the same fact)
+DESTINATION: Final = (
+    r"\b(?:written|writes|write|goes|go|output|outputs|saved|saves|stored|stores|copied"
+    r"|published|uploaded|emitted|generated|placed|cached) (?:to|into|in|under)")
 #: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
 #: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
 HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",

@@ -54,8 +54,8 @@ from waymarks.core.claim_names import (
 from waymarks.core.claim_names import (
     identifier as name_of,
 )
+from waymarks.core.claim_terms import DESTINATION, SAME_FACT, WORD_ATTRIBUTES
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
-from waymarks.core.claim_terms import SAME_FACT, WORD_ATTRIBUTES
 from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
@@ -152,12 +152,13 @@ _ADVICE: Final = lazy(
 #: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
 #: main입니다."); an English "is" is followed by too many other things ("is fast", "is the
 #: owner") to read its word so, but after an attribute whose values are words
-#: (:data:`WORD_ATTRIBUTES`: "The log level is info.", no state word); a v-version alone
-#: ("版本是 v2.3.0。") is left to the number rule, which reads 2.3.0, but a word that only
-#: starts like one is a word ("默认分支是 v2-stable。": left out too, the claim had no value)
+#: (:data:`WORD_ATTRIBUTES`: "The log level is info.", no state word), and a place after
+#: :data:`DESTINATION` ("written to dist."); a v-version alone ("版本是 v2.3.0。") is left
+#: to the number rule, which reads 2.3.0, but a word that only starts like one is a word
+#: ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = WordPatterns(
     r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
-    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s? (?:is|are)(?:n't| not)?(?= ))"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s? (?:is|are)(?:n't| not)?(?= )|{DESTINATION}(?= ))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")

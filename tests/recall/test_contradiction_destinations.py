@@ -1,0 +1,42 @@
+"""Issue 20 item 4's known false conflict, fixture pair 484, written through the service
+(real session files, real SQLite): "The release artifacts are written to dist/." beside
+"The release artifacts are written to dist.", and the word after such a verb as a value.
+Their pairs are in the fixture set too (``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The release artifacts are written to dist/.", "The release artifacts are written to dist.",
+     "The release artifacts are written to build."),
+    ("The build output goes to dist.", "The build output goes to ./dist/.",
+     "The build output goes to out."),
+    ("Sessions are stored in redis.", "Sessions are stored in redis, as before.",
+     "Sessions are stored in postgres."),
+])
+def test_the_word_after_a_verb_of_destination_is_the_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """A folder written with its slash was a value and the same folder without it a word:
+    the second claim had no signature, and the replay rule's shared derived key refused
+    the restatement as a conflict (and "goes to out." was written beside "goes to
+    dist.": no value, no "is"). After a verb of where a thing is written, goes or is
+    stored, the word ending the clause is where: the value."""
+    _written(app, first)
+    _written(app, restated)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The build output goes to dist.", "The coverage report goes to htmlcov."),
+    ("Sessions are stored in Redis.", "Uploads are stored in S3."),
+])
+def test_destinations_of_other_things_are_two_facts(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)
