@@ -40,3 +40,22 @@ def test_frequencies_of_other_subjects_are_two_facts(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The job runs once a day at 02:00.", "The job runs daily at 2:00.",
+     "The job runs once a day at 03:00."),
+    ("The job runs once a day at 02:00.", "The job runs at 02:00 once a day.",
+     "The job runs twice a day at 02:00."),
+    ("The API allows 100 req/s on port 8080.", "The API allows 6000 req/min on port 8080.",
+     "The API allows 100 req/s on port 8081."),
+])
+def test_a_rate_and_the_values_beside_it_are_compared_apart(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """Once a frequency was a rate, "once a day at 02:00" and "once a day at 03:00" shared
+    it, and a value in common was taken for agreement on all: the changed time was
+    written beside the first; a rate and the values beside it are compared apart, as a
+    state and its values are."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)

@@ -184,7 +184,6 @@ _UNIT_AFTER: Final = lazy(
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 
 
-
 class Signature(msgspec.Struct, frozen=True):
     """A claim's subject terms and the values it states (both canonical)."""
 
@@ -423,7 +422,6 @@ def _folded(claim: str) -> str:
     return undotted_i(straight_apostrophes(fold_unicode(claim)))
 
 
-
 def contradicts(a: Signature, b: Signature) -> bool:
     """Same subject (or one contained in the other), a kind of value both state, and no
     value in common, or a value in common that one of them denies ("the port is 5432" /
@@ -449,16 +447,19 @@ def _clash(a: Signature, b: Signature) -> bool:
     return not _other_attributes(a, b)
 
 
-def _split(a: Signature, b: Signature) -> list[tuple[Signature, Signature]]:
-    """``a`` and ``b`` whole, or, when both state a state and other values, their states
-    and their other values apart: one in common of either was taken for agreement on all
-    ("The allowed ports are 9000-9010." agreed with "… 8000-8010.", both "allowed")."""
-    states = [frozenset(v for v in side.values if v[:2] == "s:") for side in (a, b)]
-    if not all(states) or states[0] == a.values or states[1] == b.values:
-        return [(a, b)]
+def _split(a: Signature, b: Signature, kind: str = "s:") -> list[tuple[Signature, Signature]]:
+    """``a`` and ``b`` whole, or, when both state a state (then a rate) and other values,
+    those and their other values apart: one in common of either was taken for agreement on
+    all ("The allowed ports are 9000-9010." agreed with "… 8000-8010.", both "allowed";
+    "runs once a day at 02:00" with "… at 03:00", both once a day)."""
+    ours = [frozenset(v for v in side.values if v[:2] == kind) for side in (a, b)]
+    if not all(ours) or ours[0] == a.values or ours[1] == b.values:
+        return _split(a, b, "r:") if kind == "s:" else [(a, b)]
     # (where each holds is none of them: the same state on db-1 and on db-2 is two facts)
-    rest = [a.values - states[0] - a.where, b.values - states[1] - b.where]
-    return [(_only(a, states[0]), _only(b, states[1])), (_only(a, rest[0]), _only(b, rest[1]))]
+    mine, theirs = (_only(side, side.values - found - (side.where if kind == "s:" else set()))
+                    for side, found in ((a, ours[0]), (b, ours[1])))
+    rest = _split(mine, theirs, "r:") if kind == "s:" else [(mine, theirs)]
+    return [(_only(a, ours[0]), _only(b, ours[1])), *rest]
 
 
 def _only(side: Signature, values: frozenset[str]) -> Signature:
