@@ -180,3 +180,32 @@ def test_a_retired_claim_in_the_file_is_not_recalled_by_its_old_vector(
     assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
     assert isinstance(app.set_memory_status(ids[CLAIMS[2]], "invalid"), Committed)
     assert ids[CLAIMS[2]] not in {s.candidate.id for s in make_app().recall(QUERY).scored}
+
+
+@pytest.mark.parametrize("target", ["stale copy", "not ours"])
+def test_a_link_in_the_files_place_is_left_alone_and_wakes_no_worker(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path, tmp_path: Path, target: str) -> None:
+    """A symbolic link there is read through, but never replaced (the atomic write
+    refuses one, as it refuses a directory): a stale or foreign file behind it woke the
+    worker on every one-shot recall, a process each time (~0.2 s of CPU) that read every
+    row and could write nothing."""
+    from waymarks.service import semantic_backfill
+
+    app, ids = embedded
+    kept = home / "waymarks.db-vectors"
+    elsewhere = tmp_path / "elsewhere-vectors"
+    elsewhere.write_bytes(kept.read_bytes() if target == "stale copy" else b"notes\n")
+    assert isinstance(app.remember("Payroll exports go to the finance bucket."), Committed)
+    assert app.embed_recall()["embedded"] == 1  # the rows changed: the copy is stale
+    kept.unlink()
+    kept.symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    woken: list[Path] = []
+    monkeypatch.setattr(semantic_backfill, "wake", woken.append)
+    reads = rows_read(monkeypatch)
+    assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert reads == [4] and woken == []
+    assert app.embed_recall()["embedded"] == 0  # the worker's pass leaves it there
+    assert kept.is_symlink() and elsewhere.read_bytes() == before
+    assert reads == [4]  # (the worker read none: nothing it could write)

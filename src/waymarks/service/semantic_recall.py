@@ -180,7 +180,7 @@ def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Neare
             return kept
     held = new_matrix(embedder.dim)
     held.extend(store.vectors(embedder.model))
-    if path is not None and len(held) and not store.damaged:
+    if path is not None and len(held) and not store.damaged and _replaceable(path):
         wake(app.home)  # (the worker writes it anew; damaged rows: once they are dropped)
     return held
 
@@ -191,6 +191,21 @@ def _kept_file(store: VectorStore) -> Path | None:
 
     database = store.database_file()
     return sidecar.path_of(database) if database else None
+
+
+def _replaceable(path: Path) -> bool:
+    """Whether the worker may write the file of kept vectors at ``path``: nothing there,
+    or a regular file. A symbolic link is read through but never replaced (the atomic
+    write refuses one, as it refuses a directory or a FIFO): a stale or foreign file
+    behind one woke a worker on every one-shot recall, each reading every row to write
+    nothing."""
+    from waymarks.files.atomic import refuse_unless_regular
+
+    try:
+        refuse_unless_regular(str(path))
+    except OSError:  # (NotARegularFile, or a home that cannot be looked in)
+        return False
+    return True
 
 
 def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
@@ -209,7 +224,7 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
         return False
     embedder, store = vectors.embedder, VectorStore(vectors.index.db)
     path = _kept_file(store)
-    if path is None:
+    if path is None or not _replaceable(path):
         return False
     stamp = store.stamp()
     try:
