@@ -78,6 +78,9 @@ The 6 after them: a rate beside another value ("runs once a day at 02:00" / "…
 a shared rate taken for agreement on the time once a frequency was a rate; "100 req/s on
 port 8080" / "… 8081" before that), 0 % caught, 0 % false before, 100 % / 0 % after (33.3 %
 caught before the frequency's commit).
+The 6 after them: a port said with "binds to" ("The API binds to port 8080." / "The API
+port is 8081.": "binds" named a narrower thing), 0 % caught, 0 % false before, 100 % / 0 %
+after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -15,8 +15,10 @@ TERMS: Final[dict[str, str]] = {
     word: name
     for name, words in {
         "database": ("database", "databases", "db", "dbs", "数据库", "資料庫"),
-        "port": ("port", "ports", "listen", "listens", "listening", "端口", "埠", "监听",
-                 "端口号"),
+        # ("binds to 8080" is the port as "listens on 8080" is; a bound address alone,
+        # "binds to 0.0.0.0", is where, compared with no port)
+        "port": ("port", "ports", "listen", "listens", "listening", "bind", "binds", "端口",
+                 "埠", "监听", "端口号"),
         "host": ("host", "hostname", "主机", "主机名"),
         "timeout": ("timeout", "timeouts", "超时"),
         "version": ("version", "versions", "版本"),
