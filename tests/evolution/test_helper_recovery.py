@@ -203,20 +203,15 @@ def test_an_mcp_http_server_runs_the_recovery_tick_as_the_stdio_one_does(
     """``waymarks mcp --http`` lives as long as ``waymarks mcp`` does, but only the stdio
     server ran memory evolution's recovery tick: with learning on, a capture waiting for
     a model was never consolidated while a client used the HTTP server."""
-    import socket
-
     with FakeProvider(default=openai_ok(GOOD)) as fake:
         home, project, env = _learning_off_with_a_capture(tmp_path, fake.origin)
         _learn_on_by_another_process(home, project, env)
         with (home / "config.toml").open("a", encoding="utf-8") as config:
             config.write('\n[mcp]\ntoken = "test-token-0123456789abcdef"\n')
         (home / "config.toml").chmod(0o600)  # the token's file must be private
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        server = subprocess.Popen(
+        server = subprocess.Popen(  # (no client connects: any free port will do)
             [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "mcp", "--http",
-             "--port", str(port)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+             "--port", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, cwd=project, env=env)
         try:
             _until_called(fake, server)

@@ -7,14 +7,18 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import queue
+import re
 import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -25,10 +29,7 @@ INIT = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersi
         b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}')
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+SERVING = re.compile(r"^waymarks: serving MCP over HTTP at http://(\S+):(\d+)/mcp ")
 
 
 def waymarks(home: Path, *args: str) -> list[str]:
@@ -43,30 +44,57 @@ def configured(home: Path) -> Path:
     return home
 
 
+class Announced:
+    """The standard error of ``waymarks mcp --http --port 0``, read to its end in a thread
+    (so the server never blocks on a full pipe), and the port it says it listens on: a
+    port picked before the server binds it could be taken meanwhile (an xdist worker's
+    server, another test's), a failure that was no fault of the server."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        self.lines: list[str] = []
+        self.ports: queue.Queue[int | None] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, args=(proc.stderr,), daemon=True)
+        self.reader.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.append(line)
+            found = SERVING.match(line)
+            if found:
+                self.ports.put(int(found.group(2)))
+        self.ports.put(None)  # the end: it exited before it listened, or it was stopped
+
+    def port(self) -> int:
+        """The port, once it listens (it says so after the socket listens)."""
+        try:  # bounded wait to listen (a loaded machine: slow)
+            port = self.ports.get(timeout=60)
+        except queue.Empty:
+            raise AssertionError(f"it never said it listens: {self.text(0)}") from None
+        assert port is not None, f"it ended before it listened: {self.text()}"
+        return port
+
+    def text(self, wait: float = 120) -> str:
+        """All it wrote, once it ended (``wait``: a bound for a hang only)."""
+        self.reader.join(timeout=wait)
+        return "".join(self.lines)
+
+
 @contextmanager
-def server(home: Path, project: Path, *extra: str, address: str = "127.0.0.1"
-           ) -> Iterator[tuple[int, list[str]]]:
-    """The server on a free port; yields the port and, after it stopped, its stderr."""
-    port = _free_port()
-    proc = subprocess.Popen(waymarks(home, "mcp", "--http", "--port", str(port),
-                                     *extra),
+def server(home: Path, project: Path, *extra: str) -> Iterator[tuple[int, list[str]]]:
+    """The server on the port it picks; yields the port and, after it stopped, its
+    stderr."""
+    proc = subprocess.Popen(waymarks(home, "mcp", "--http", "--port", "0", *extra),
                             cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
+    said = Announced(proc)
     stderr: list[str] = []
     try:
-        deadline = time.monotonic() + 60  # bounded wait to listen (a loaded machine: slow)
-        while True:
-            try:
-                socket.create_connection((address, port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.communicate()[1]
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
-        yield port, stderr
+        yield said.port(), stderr
     finally:
         proc.terminate()
-        stderr.append(proc.communicate(timeout=120)[1])  # (a bound for a hang only)
+        proc.wait(timeout=120)  # (a bound for a hang only)
+        stderr.append(said.text())
 
 
 def post(port: int, headers: list[tuple[str, str]], address: str = "127.0.0.1"
@@ -194,8 +222,8 @@ def test_with_allow_remote_it_serves_through_the_address_it_is_reached_by(
         if own is not None:  # through the machine's own address, as a remote client is
             assert post(port, [token], own)[0] == 200
     if own is not None:  # and bound to that address alone
-        with server(configured, project, "--host", own, "--allow-remote",
-                    address=own) as (port, _stderr):
+        with server(configured, project, "--host", own, "--allow-remote") as (port,
+                                                                              _stderr):
             assert post(port, [token], own)[0] == 200
             assert post(port, [], own)[0] == 401
 
@@ -251,7 +279,7 @@ def test_every_loopback_spelling_refuses_a_rebound_host_name(configured: Path,
     Origin. The SDK checks them only for --host 127.0.0.1, localhost or ::1 spelled just
     so: any other loopback spelling served such a page (with a token it would need, but
     the Host check is the wall for the day it has one), and '[::1]' did not start."""
-    with server(configured, project, "--host", host, address=address) as (port, _stderr):
+    with server(configured, project, "--host", host) as (port, _stderr):
         token = ("Authorization", f"Bearer {TOKEN}")
         shown = f"[{address}]" if ":" in address else address
         assert post(port, [token], address)[0] == 200
@@ -295,7 +323,26 @@ def test_a_port_in_use_is_a_usage_error_with_the_fix(configured: Path, project: 
     assert done.returncode == 2 and done.stdout == ""
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "another --port" in done.stderr and "Traceback" not in done.stderr
-    assert "--port 0" not in done.stderr  # not a port MCP takes (its clients need one)
+    # (another port, not --port 0: a client is configured with the port it connects to)
+    assert "--port 0" not in done.stderr
+
+
+@pytest.mark.slow
+def test_port_0_listens_on_a_free_port_and_says_which(configured: Path, project: Path
+                                                      ) -> None:
+    """``--port 0`` was refused ("a whole number from 1 to 65535"), so a script (or this
+    suite) had to pick a port and hope it stayed free until the server bound it. Two
+    started at once get a port each, both serve, and each says its own on stderr, in the
+    line that says where it serves; nothing is written to standard output."""
+    good = ("Authorization", f"Bearer {TOKEN}")
+    with server(configured, project) as (first, said_first), \
+            server(configured, project) as (second, said_second):
+        assert first != second
+        assert post(first, [good])[0] == 200 and post(second, [good])[0] == 200
+        assert post(first, [])[0] == 401
+    for port, said in ((first, said_first), (second, said_second)):
+        assert f"waymarks: serving MCP over HTTP at http://127.0.0.1:{port}/mcp (Ctrl-C " \
+               "stops it)" in said[0]
 
 
 @pytest.mark.slow
@@ -306,7 +353,7 @@ def test_a_host_that_does_not_resolve_is_a_usage_error_about_the_host(
     """A --host that names no address here was told to choose another --port."""
     extra = [] if host != "localhost.invalid" else ["--allow-remote"]
     done = subprocess.run(waymarks(configured, "mcp", "--http", "--port",
-                                   str(_free_port()), "--host", host, *extra),
+                                   "0", "--host", host, *extra),
                           cwd=project, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and done.stdout == ""
@@ -332,7 +379,7 @@ def searchable(path: Path) -> Iterator[None]:
 
 
 def _refused(home: Path, project: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(waymarks(home, "mcp", "--http", "--port", str(_free_port())),
+    return subprocess.run(waymarks(home, "mcp", "--http", "--port", "0"),
                           cwd=project, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
 
@@ -431,7 +478,7 @@ def test_a_token_no_header_can_carry_is_refused(home: Path, project: Path,
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'[mcp]\ntoken = "{token}"\n'.replace("\t", "\\t"))
     (home / "config.toml").chmod(0o600)
-    done = subprocess.run(waymarks(home, "mcp", "--http", "--port", str(_free_port())),
+    done = subprocess.run(waymarks(home, "mcp", "--http", "--port", "0"),
                           cwd=project, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and "printable ASCII without spaces" in done.stderr

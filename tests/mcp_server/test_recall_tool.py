@@ -154,14 +154,6 @@ def test_random_arguments_get_answers_not_crashes_and_write_nothing(
     check()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.slow
 def test_http_needs_the_bearer_token(home: Path, project: Path) -> None:
     import urllib.error

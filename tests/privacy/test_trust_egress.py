@@ -7,9 +7,6 @@ named when written."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -286,11 +283,10 @@ def test_a_trusted_project_may_tighten_privacy(home: Path, project: Path) -> Non
 
 @pytest.mark.slow
 def test_the_http_token_comes_from_the_home_only(home: Path, project: Path) -> None:
-    import time
     import urllib.error
     import urllib.request
 
-    from tests.mcp_server.test_recall_tool import _free_port
+    from tests.mcp_server.test_http_transport import server
 
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text('[mcp]\ntoken = "home-token-0123456789"\n')
@@ -299,37 +295,21 @@ def test_the_http_token_comes_from_the_home_only(home: Path, project: Path) -> N
     (project / ".waymarks").mkdir()
     (project / ".waymarks" / "config.toml").write_text(
         '[mcp]\ntoken = "repository-token-0123456789"\n')
-    port = _free_port()
-    env = {**os.environ, "WAYMARKS_HOME": str(home)}
-    server = subprocess.Popen([sys.executable, "-m", "waymarks.cli.main", "mcp", "--http",
-                               "--port", str(port)], cwd=project, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/mcp"
 
-    def status(token: str) -> int:
+    def status(url: str, token: str) -> int:
         request = urllib.request.Request(url, data=b"{}", method="POST", headers={
             "Authorization": f"Bearer {token}", "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream"})
-        try:
-            with urllib.request.urlopen(request, timeout=5) as response:
+        try:  # (a bound for a hang only: the first answer takes seconds under load)
+            with urllib.request.urlopen(request, timeout=120) as response:
                 return int(response.status)
         except urllib.error.HTTPError as exc:
             return int(exc.code)
 
-    try:
-        deadline = time.monotonic() + 60  # bounded wait to listen (a loaded machine: slow)
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(url, timeout=1)
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert status("repository-token-0123456789") == 401
-        assert status("home-token-0123456789") != 401
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with server(home, project) as (port, _stderr):
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert status(url, "repository-token-0123456789") == 401
+        assert status(url, "home-token-0123456789") != 401
 
 
 # -- 15. look-alike markers are named ---------------------------------------------------

@@ -112,7 +112,7 @@ def test_the_mcp_section_as_a_string_is_a_usage_error(tmp_path: Path) -> None:
     project.mkdir()
     home.mkdir()
     (home / "config.toml").write_text('mcp = "abcdefabcdefabcdefabcdef"\n')
-    done = cli(home, project, "mcp", "--http", "--port", "18765", fresh=True)
+    done = cli(home, project, "mcp", "--http", "--port", "0", fresh=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "bearer token" in done.stdout + done.stderr
 

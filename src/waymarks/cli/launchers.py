@@ -166,8 +166,9 @@ def register(root: "click.Group") -> None:
     @click.option("--http", is_flag=True,
                   help="Serve streamable HTTP instead of stdio; needs [mcp] token in "
                        "config.toml. E.g. --http")
-    @click.option("--port", type=Whole(1, 65535), metavar="N",
-                  help="HTTP port (with --http; default 8765). E.g. --port 9000")
+    @click.option("--port", type=Whole(0, 65535), metavar="N",
+                  help="HTTP port (with --http; default 8765; 0 picks a free one, named in "
+                       "the line it prints on stderr once it listens). E.g. --port 9000")
     @click.option("--host", metavar="ADDR",
                   help="HTTP address (with --http; default 127.0.0.1). E.g. --host ::1")
     @click.option("--allow-remote", is_flag=True,
@@ -226,14 +227,18 @@ def register(root: "click.Group") -> None:
         exposed = token_exposed(app.home / CONFIG_FILE)
         if exposed is not None:
             raise click.UsageError(exposed)
-        from waymarks.web.server import BindError, bind
+        from waymarks.web.server import BindError, base_url, bind
 
         try:
-            sock = bind(address, port or 8765)
+            sock = bind(address, 8765 if port is None else port)
         except BindError as exc:
             raise click.UsageError(str(exc)) from exc
+        listening = int(sock.getsockname()[1])  # the one it got (--port 0: any free one)
         if not is_loopback(address):
-            print(remote_warning(address, port or 8765), file=sys.stderr, flush=True)
+            print(remote_warning(address, listening), file=sys.stderr, flush=True)
+        # once it listens, where: what a script started with --port 0 reads the port from
+        print(f"waymarks: serving MCP over HTTP at {base_url(address, listening)}/mcp "
+              "(Ctrl-C stops it)", file=sys.stderr, flush=True)
         try:
             serve_http(app, sock=sock, host=address, token=token, follow=follow)
         except KeyboardInterrupt:
