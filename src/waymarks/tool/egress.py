@@ -19,7 +19,9 @@ are rewritten by :func:`guard_history` so that stored text does not travel again
 
 The sentinel is output-only: :func:`waymarks.tool.contract.parse_request` refuses any call
 that carries it, so a model cannot replay a redacted call. Calls and results after the
-last user message (the turn in progress) are left alone.
+last user message (the turn in progress, found by :mod:`waymarks.tool.egress_turn`) are
+left alone, but for a call naming a classification the destination may not receive
+(:meth:`Fit.arguments`: the model may change within a turn).
 
 Supported shapes: Pi agent messages (``toolCall`` parts, ``toolResult`` messages), OpenAI
 Chat Completions (``tool_calls``, ``role: tool``), Mistral as Pi hands it to its payload
@@ -56,6 +58,7 @@ from waymarks.tool.contract import (
     REVISION,
     SOURCE_REF,
 )
+from waymarks.tool.egress_turn import persons_last
 
 TOOL_NAME: Final = "context_persistence"
 PREVIEW_CHARS: Final = 80
@@ -244,7 +247,8 @@ def guard_payload(payload: object, fit: Fit | None = None) -> object:
                                          lambda output: result_text(_details_from_text(output)))
         if fit is not None:
             out["contents"] = gemini.fitting(out["contents"], GUARDED,
-                                             lambda tool, output: _fitted(tool, output, fit))
+                                             lambda tool, output: _fitted(tool, output, fit),
+                                             TOOL_NAME, fit.arguments)
     return out
 
 
@@ -291,6 +295,16 @@ class Fit:
             return False  # a stamp that cannot be read: it may hold anything
         return frozenset(levels) <= self.allowed and (redacted or not self.redacts)
 
+    def arguments(self, arguments: object) -> dict[str, Any] | None:
+        """A ``context_persistence`` call's arguments guarded when they name a
+        classification the destination may not receive (``None``: they go as they are).
+        The turn in progress included: a model may change between a turn's requests."""
+        if not isinstance(arguments, dict) or "classification" not in arguments:
+            return None
+        level = arguments["classification"]
+        return None if isinstance(level, str) and level in self.allowed \
+            else guard_arguments(arguments)
+
 
 def rendered_stamp(egress: Egress) -> dict[str, Any]:
     """The fields a result rendered through ``egress`` carries (:class:`Fit` reads them):
@@ -321,6 +335,9 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
     kind, role = message.get("type"), message.get("role")
     if kind == "function_call" and message.get("name") in GUARDED:  # Responses
         calls[str(message.get("call_id"))] = str(message.get("name"))
+        if message.get("name") == TOOL_NAME \
+                and (args := fit.arguments(_json_object(message.get("arguments")))):
+            changed["arguments"] = json.dumps(args)
     elif kind == "function_call_output" and str(message.get("call_id")) in calls:
         changed["output"] = _fitted(calls[str(message.get("call_id"))],
                                     message.get("output"), fit) or message["output"]
@@ -337,6 +354,9 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict) and function.get("name") in GUARDED:
                 calls[str(call.get("id"))] = str(function.get("name"))
+        listed = message.get(name)
+        if isinstance(listed, list) and any(_unfit_call(c, fit) for c in listed):
+            changed[name] = [_openai_call(c) if _unfit_call(c, fit) else c for c in listed]
     content = changed.get("content", message.get("content"))
     if isinstance(content, list) and role in ("assistant", "user"):
         parts = [_fitting_part(part, calls, fit) for part in content]
@@ -344,6 +364,14 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
                 new is not old for new, old in zip(parts, content, strict=True)):
             changed["content"] = parts
     return {**message, **changed} if changed else message
+
+
+def _unfit_call(call: Any, fit: Fit) -> bool:
+    """Whether ``call`` (Chat Completions, Mistral) is a ``context_persistence`` call whose
+    arguments do not :meth:`Fit.arguments` the destination."""
+    function = call.get("function") if isinstance(call, dict) else None
+    return isinstance(function, dict) and function.get("name") == TOOL_NAME \
+        and fit.arguments(_json_object(function.get("arguments"))) is not None
 
 
 #: the tools whose results :func:`withhold_misfits` checks
@@ -364,8 +392,13 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     part (Pi's ``toolCall`` names its results by their message's ``toolName``)."""
     if not isinstance(part, dict) or _not_a_call(part):
         return part
-    if part.get("type") == "tool_use" and part.get("name") in GUARDED:
+    if part.get("type") == "toolCall" and part.get("name") == TOOL_NAME:  # Pi
+        if (args := fit.arguments(part.get("arguments"))) is not None:
+            return {**part, "arguments": args}
+    elif part.get("type") == "tool_use" and part.get("name") in GUARDED:
         calls[str(part.get("id"))] = str(part.get("name"))
+        if part.get("name") == TOOL_NAME and (args := fit.arguments(part.get("input"))):
+            return {**part, "input": args}
     elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in calls:
         text = _fitted(calls[str(part.get("tool_use_id"))], part.get("content"), fit)
         if text is not None:
@@ -373,6 +406,8 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     elif (use := _converse(part, "toolUse")) is not None \
             and use.get("name") in GUARDED:  # Bedrock Converse
         calls[str(use.get("toolUseId"))] = str(use.get("name"))
+        if use.get("name") == TOOL_NAME and (args := fit.arguments(use.get("input"))):
+            return {**part, "toolUse": {**use, "input": args}}
     elif (done := _converse(part, "toolResult")) is not None \
             and str(done.get("toolUseId")) in calls:
         text = _fitted(calls[str(done.get("toolUseId"))], done.get("content"), fit)
@@ -408,10 +443,7 @@ def _first_json_line(content: Any) -> dict[str, Any]:
 
 def guard_history(messages: list[Any]) -> list[Any]:
     """A copy of ``messages`` with earlier ``context_persistence`` traffic rewritten."""
-    last_user = next((n for n in range(len(messages) - 1, -1, -1)
-                      if isinstance(m := messages[n], dict) and m.get("role") == "user"
-                      and not _is_tool_result_turn(m) and not _tool_images(messages, n)),
-                     -1)
+    last_user = persons_last(messages)
     ours: set[str] = set()
     out = []
     for n, message in enumerate(messages):
@@ -420,59 +452,6 @@ def guard_history(messages: list[Any]) -> list[Any]:
             continue
         out.append(_guard_message(message, ours))
     return out
-
-
-def _is_tool_result_turn(message: dict[str, Any]) -> bool:
-    """A user message of tool results (Anthropic's ``tool_result`` parts, Bedrock
-    Converse's ``toolResult``) is not a person's turn: taken for one, the turn in progress
-    was guarded as history, its calls and previews blanked mid-turn. Pi puts the images of
-    an error result after the results, each run behind a caption (Anthropic, and Claude on
-    Bedrock, take none in an error result): still the tool results' message."""
-    content = message.get("content")
-    return isinstance(content, list) and bool(content) and _tool_result(content[0]) and all(
-        _tool_result(p) or _results_own_part(p) for p in content)
-
-
-def _results_own_part(part: object) -> bool:
-    """An image, a Bedrock cache point, or Pi's caption before an error result's images (Anthropic's
-    ``{"type": "text"}``, Bedrock's ``{"text"}``). Other text after the results is the
-    person's, sent during the tool run (Anthropic's way to add words to the results'
-    message): that message is the person's turn, and what came before it history."""
-    if not isinstance(part, dict):
-        return False
-    if part.get("type") == "image" or set(part) in ({"image"}, {"cachePoint"}):
-        return True  # (Pi ends the last user message with a cache point for Claude on Bedrock)
-    text = part.get("text") if part.get("type") == "text" or set(part) == {"text"} else None
-    return isinstance(text, str) and ERROR_IMAGES_CAPTION.fullmatch(text) is not None
-
-
-#: Pi's caption before the images of an error result it moves after the turn's results
-#: (``splitErrorToolResultImages``: "Images from the error result of tool call ID (TOOL):")
-ERROR_IMAGES_CAPTION: Final = lazy(r"Images from the error result of tool call \S* \([^\n]*\):")
-
-
-def _tool_result(part: object) -> bool:
-    return isinstance(part, dict) and (part.get("type") == "tool_result" or "toolResult" in part)
-
-
-#: the text of the user message Pi's Chat Completions conversion adds after tool results
-#: that hold images (a tool message takes text only), before the images themselves
-TOOL_IMAGES: Final = "Attached image(s) from tool result:"
-
-
-def _tool_images(messages: list[Any], n: int) -> bool:
-    """Whether ``messages[n]`` is the images of the tool results before it, as Pi sends
-    them in Chat Completions (after the assistant's line some providers require): not a
-    person's turn either. Taken for one, a turn that read an image had its own
-    ``context_persistence`` traffic guarded as history, the previews it asked for blanked."""
-    content = messages[n].get("content")
-    if not (isinstance(content, list) and len(content) > 1 and isinstance(content[0], dict)
-            and content[0].get("type") == "text" and content[0].get("text") == TOOL_IMAGES
-            and all(isinstance(p, dict) and p.get("type") == "image_url"
-                    for p in content[1:])):
-        return False
-    before = [m.get("role") if isinstance(m, dict) else None for m in messages[max(0, n - 2):n]]
-    return before[-1:] == ["tool"] or before == ["tool", "assistant"]
 
 
 def _guard_message(message: dict[str, Any], ours: set[str]) -> dict[str, Any]:

@@ -11,7 +11,9 @@ sanitizer reads it: a call it sends and this module did not read went out unguar
   ``user`` content of results (and the images Pi puts after them for an older Gemini,
   behind its caption) is not the person's turn;
 - :func:`fitting`: a result of a tool whose results are rendered for one destination is
-  replaced when it does not fit this one (``egress.withhold_misfits``).
+  replaced when it does not fit this one (``egress.withhold_misfits``), and a
+  ``context_persistence`` call naming a classification this one may not receive has its
+  ``args`` guarded, the turn in progress included.
 
 What they do to a call or result is passed in (the guard's own functions), so this
 module imports none of ``egress``. Pure: no I/O; an unchanged list is returned as the
@@ -44,10 +46,20 @@ def guarded(contents: list[Any], tool: str, arguments: Callable[[object], dict[s
 
 
 def fitting(contents: list[Any], tools: Collection[str],
-            fitted: Callable[[str, Any], str | None]) -> list[Any]:
+            fitted: Callable[[str, Any], str | None], tool: str,
+            arguments: Callable[[object], dict[str, Any] | None]) -> list[Any]:
     """``contents`` with each result of ``tools`` that ``fitted(tool, output)`` replaces
-    (``None``: it fits as it is) replaced, the turn in progress included."""
-    return _each_part(contents, lambda value: _result(value, tools, fitted), len(contents))
+    (``None``: it fits as it is) replaced, and each call of ``tool`` whose ``args`` that
+    ``arguments(args)`` guards (``None``: they fit) given them, the turn in progress
+    included."""
+    def part(value: Any) -> Any:
+        key, call = _body(value, _CALLS)
+        if call is not None and call.get("name") == tool:
+            args = arguments(call.get("args"))
+            return value if args is None else {**value, key: {**call, "args": args}}
+        return _result(value, tools, fitted)
+
+    return _each_part(contents, part, len(contents))
 
 
 def _each_part(contents: list[Any], change: Callable[[Any], Any], before: int) -> list[Any]:
