@@ -42,7 +42,7 @@ class Listed(NamedTuple):
     newest: list[Candidate]  #: the newest files, as asked
     found: Mapping[str, Candidate]  #: every session file there, by path (see still_there)
 SUFFIX: Final = ".jsonl"
-_KEPT: Final = 8  # sets of folders one process watches (a user's inotify instances: 128)
+_KEPT: Final = 8  # sets of folders one process keeps watched (their listings, kernel watches)
 
 
 class _Listing:
@@ -137,7 +137,11 @@ def _listed_in_full(key: tuple[str, ...]) -> dict[str, Candidate]:
         return found
     _UNWATCHED.pop(key, None)
     while len(_WATCHED) >= _KEPT:  # the least recently read first (each read puts its own last)
-        _WATCHED.pop(next(iter(_WATCHED))).watch.close()
+        dropped = next(iter(_WATCHED))
+        _WATCHED.pop(dropped).watch.close()
+        # listed in full until tried again: more sets than kept, read in turn, each took a
+        # watch back from the next to be read, and every read cost a listing and a watch
+        _UNWATCHED[dropped] = 0
     listing = _WATCHED[key] = _Listing(key, watch, identities)
     listing.found = found
     return found
@@ -146,7 +150,8 @@ def _listed_in_full(key: tuple[str, ...]) -> dict[str, Candidate]:
 def _watch_now(key: tuple[str, ...]) -> bool:
     """Whether this full listing of ``key`` starts a watch: from the second in a process
     (a one-shot command lists once, and takes none of the user's inotify instances), and
-    where one could not be had or used, once in :data:`RETRY` listings."""
+    where one could not be had or used, or :data:`_KEPT` took it for another set, once in
+    :data:`RETRY` listings."""
     if len(_UNWATCHED) >= 1024:
         _UNWATCHED.clear()
     if (os.getpid(), key) not in _LISTED_ONCE:
