@@ -128,7 +128,7 @@ _VALUE: Final = WordPatterns(_VALUE_START + "(?:" + (
     # an image or package reference with its tag ("python:3.12-slim", "redis:7.2")
     r"|(?<![./:-])[a-z][\w.+-]*(?:/[\w.+-]+)*:(?:\d[\w.-]*[a-z_-]|\d+\.\d|[a-z][\w.-]*\d)"
     r"[\w.-]*(?<![.-])(?![\w:/-]))"
-    r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|s|min|m|h|d|w|[kmgt]i?b|[kmgt]i)?"
+    r"|(?<![a-z0-9_./-])(?<!\d:)(?>v?\d+(?:[.:]\d+)*)(?:%|ms|secs?|s|mins?|m|hrs?|h|d|w|[kmgt]i?b|[kmgt]i)?"
     r"(?![a-z0-9_/-])"
     # a range ("ports 8000-8010"): one value, unless a name's number (:data:`NUMBERED`)
     r"|(?<!\w)(?:(?<![./:-])(?P<range>\d+-\d+)(?![\w/:-]|\.\w)"
@@ -179,7 +179,7 @@ _NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
 #: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
 _UNIT_AFTER: Final = lazy(
     r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
-    r"|weeks?|bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
+    r"|weeks?|(?:kilo|mega|giga|tera)?bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 
