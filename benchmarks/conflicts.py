@@ -84,6 +84,9 @@ after.
 The 11 after them: units as typed ("30sec", "2hrs": no value, so the shared key refused the
 same timeout; "600 megabytes" a count, written beside "500 MB"), 50.0 % caught, 28.6 %
 false before, 100 % / 0 % after.
+The 6 after them: "activated" and "deactivated" as states ("Telemetry is activated." was
+refused beside "… is enabled." by the shared key: no state read), 100 % caught, 75.0 % false
+before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -217,7 +217,7 @@ STATES: Final[dict[str, str]] = {
     "enabled": "on", "enable": "on", "on": "on", "true": "on", "active": "on",
     "allowed": "on", "required": "on", "mandatory": "on",
     "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
-    "forbidden": "off", "optional": "off",
+    "forbidden": "off", "optional": "off", "activated": "on", "deactivated": "off",
     "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
     "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
     "有効": "on", "無効": "off", "활성화": "on", "비활성화": "off", "켜짐": "on", "꺼짐": "off",
