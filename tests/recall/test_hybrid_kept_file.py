@@ -209,3 +209,49 @@ def test_a_link_in_the_files_place_is_left_alone_and_wakes_no_worker(
     assert app.embed_recall()["embedded"] == 0  # the worker's pass leaves it there
     assert kept.is_symlink() and elsewhere.read_bytes() == before
     assert reads == [4]  # (the worker read none: nothing it could write)
+
+
+def test_a_file_the_worker_cannot_write_wakes_no_worker_for_a_while_and_is_said(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The worker could not write the file (a full disk, a folder made read-only; here a
+    file size limit, EFBIG), so every one-shot recall found it missing and woke another
+    worker, a process and a model load each (reproduced on a full tmpfs: one worker per
+    `waymarks recall`, 0.34 s of CPU each, nothing logged). Its failure is marked: for
+    KEPT_RETRY_S no recall wakes one, it is logged once and `status` says it with the fix;
+    past that a recall wakes one again, and one that writes the file takes the mark away."""
+    import os
+    import resource
+
+    from waymarks.service import semantic_backfill, semantic_recall
+
+    app, ids = embedded
+    kept = home / "waymarks.db-vectors"
+    size = kept.stat().st_size
+    kept.unlink()
+    woken: list[Path] = []
+    monkeypatch.setattr(semantic_backfill, "wake", woken.append)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    for _ in range(2):  # the worker's pass fails twice, as a worker woken by a write would
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, hard))
+        try:
+            assert app.embed_recall()["embedded"] == 0
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert not kept.exists()
+    assert [json.loads(line)["code"] for line in
+            (home / "logs" / "waymarks.jsonl").read_text().splitlines()
+            if '"semantic_vectors_file_failed"' in line] == ["EFBIG"]
+    for _ in range(3):
+        assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert woken == []  # (each woke a worker before)
+    said = make_app().status()["semantic"]["keptFile"]
+    assert "EFBIG" in said and "index --semantic" in said and "free space" in said
+    mark = home / semantic_recall.KEPT_FAILED_FILE
+    long_ago = mark.stat().st_mtime - semantic_recall.KEPT_RETRY_S - 1
+    os.utime(mark, (long_ago, long_ago))
+    assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
+    assert woken == [home]  # tried again after a while
+    assert app.embed_recall()["embedded"] == 0  # the worker's pass, the limit gone
+    assert kept.exists() and not mark.exists()
+    assert "keptFile" not in make_app().status()["semantic"]

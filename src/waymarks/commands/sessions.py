@@ -158,6 +158,8 @@ def register_house(root: click.Group) -> None:
                              "are recalled by their words only")
             if semantic.get("problem"):  # the worker's switch is not understood
                 lines.append(f"  background worker: off ({semantic['problem']})")
+            if semantic.get("keptFile"):  # a one-shot recall reads every vector row
+                lines.append(f"  vectors for one-shot recalls: {semantic['keptFile']}")
         elif semantic.get("broken"):  # every recall fails until it is mended
             lines.append(f"Hybrid recall: {semantic['problem']}")
         elif semantic.get("problem"):

@@ -129,38 +129,22 @@ def fill_failed(home: Path, code: str | None) -> None:
     failed (:data:`FAILED_FILE`), or ``None``, done (the mark goes). Nothing is said when
     that cannot be written (a full disk may be why it failed): the next prompt starts one
     again, as before."""
-    path = home / FAILED_FILE
-    try:
-        if code is None:
-            path.unlink(missing_ok=True)
-        else:
-            from waymarks.files.atomic import write_atomic
+    from waymarks.service.failure_marks import mark
 
-            write_atomic(path, code)
-    except OSError:
-        pass
+    mark(home, FAILED_FILE, code)
 
 
 def _recent_failure(home: Path) -> str | None:
     """Why no process is started to fill ``home``'s database now: the last one failed less
     than :data:`FILL_RETRY_S` ago (its code, and when another may start); else ``None``."""
-    import time
-    from datetime import UTC, datetime
+    from waymarks.service.failure_marks import recent, until
 
-    from waymarks.files.reading import read_regular
-
-    path = home / FAILED_FILE
-    try:
-        failed_at = path.stat().st_mtime
-        code = read_regular(path, limit=64).decode("ascii", "replace")
-    except OSError:
+    failed = recent(home, FAILED_FILE, FILL_RETRY_S)
+    if failed is None:
         return None
-    if not 0 <= time.time() - failed_at < FILL_RETRY_S:
-        return None
-    code = "".join(c for c in code if c.isalnum() or c in "_.") or "an error"
-    again = datetime.fromtimestamp(failed_at + FILL_RETRY_S, UTC).strftime("%H:%M:%S UTC")
+    code, failed_at = failed
     return (f"the last one failed with {code}, logged as projection_fill_failed, and none "
-            f"is started again before {again}")
+            f"is started again before {until(failed_at, FILL_RETRY_S)}")
 
 
 def hurried(app: Waymarks) -> bool:

@@ -15,6 +15,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from waymarks.core.text import well_formed
+from waymarks.core.text import named_command, well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
 from waymarks.semantic import (
@@ -34,6 +35,7 @@ from waymarks.semantic import (
     switch_problem,
     unit_vector,
 )
+from waymarks.service.failure_marks import mark, recent, until
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
@@ -48,6 +50,12 @@ if TYPE_CHECKING:
 
 #: records embedded per committed batch by :func:`embed_pending`
 BATCH: Final = 32
+#: left in the home by the process that could not write the file of kept vectors (its
+#: error's code), taken away by one that writes it (:mod:`waymarks.service.failure_marks`)
+KEPT_FAILED_FILE: Final = "semantic-vectors.failed"
+#: how long after such a failure a one-shot recall wakes no worker to write it: each one
+#: woke a worker, a process and a model load (0.3 s of CPU), failing the same way
+KEPT_RETRY_S: Final = 300
 #: no record set aside
 NONE_SKIPPED: Final[Mapping[str, str]] = MappingProxyType({})
 
@@ -180,7 +188,8 @@ def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Neare
             return kept
     held = new_matrix(embedder.dim)
     held.extend(store.vectors(embedder.model))
-    if path is not None and len(held) and not store.damaged and _replaceable(path):
+    if path is not None and len(held) and not store.damaged and _replaceable(path) \
+            and kept_unwritable(app.home) is None:
         wake(app.home)  # (the worker writes it anew; damaged rows: once they are dropped)
     return held
 
@@ -245,9 +254,41 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
         still_home()
     try:
         sidecar.write(path, stamp, embedder.model, held)
-    except OSError:  # (a directory in its place: the rows are read from SQLite)
+    except OSError as exc:  # a full disk, a read-only home: the rows are read from SQLite
+        _kept_write_failed(app, exc)
         return False
+    mark(app.home, KEPT_FAILED_FILE, None)
     return True
+
+
+def _kept_write_failed(app: Waymarks, exc: OSError) -> None:
+    """The file of kept vectors could not be written: marked (:data:`KEPT_FAILED_FILE`),
+    so the one-shot recalls of the next :data:`KEPT_RETRY_S` seconds wake no worker for it
+    (each started one, a process and a model load, failing the same way), and logged
+    (``semantic_vectors_file_failed``, the error's code) when no mark was there: once
+    while it keeps failing."""
+    import errno
+
+    from waymarks.service.logs import log_event
+
+    code = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+    if recent(app.home, KEPT_FAILED_FILE, math.inf) is None:
+        log_event(app.home, app.clock.now(), "semantic_vectors_file_failed", code=code)
+    mark(app.home, KEPT_FAILED_FILE, code)
+
+
+def kept_unwritable(home: Path) -> str | None:
+    """Why no worker is woken to write ``home``'s file of kept vectors now (the last write
+    failed less than :data:`KEPT_RETRY_S` ago), with the fix; else ``None``."""
+    failed = recent(home, KEPT_FAILED_FILE, KEPT_RETRY_S)
+    if failed is None:
+        return None
+    code, failed_at = failed
+    return (f"the file of kept vectors in {home} could not be written ({code}), so each "
+            f"one-shot recall reads the vectors from the database (slower, the same "
+            f"answers) and no worker tries again before {until(failed_at, KEPT_RETRY_S)}: "
+            f"free space on its disk or make the folder writable, then run "
+            f"`{named_command(str(home), 'index', '--semantic')}`")
 
 
 def if_missing_wake(app: Waymarks, store: VectorStore, model: str) -> None:
@@ -459,7 +500,8 @@ def vector_status(app: Waymarks) -> dict[str, object]:
             "vectors": stored, "missing": records - stored - aside, "skipped": aside,
             "otherModels": other_model_vectors(app),
             "background": progress(app.home, partial(missing_vectors, app)),
-            **worker_problem(app.home)}
+            **worker_problem(app.home),
+            **({"keptFile": kept} if (kept := kept_unwritable(app.home)) else {})}
 
 
 def other_model_vectors(app: Waymarks) -> dict[str, int]:
