@@ -277,14 +277,31 @@ def _id_of(path: Path) -> str:
 def _files_newest_first(home: Path, cwd: str, *, irregular: bool = False) -> list[Path]:
     """The ``.jsonl`` names in the session directory of ``cwd``, newest first: regular
     files (through a symbolic link too), and with ``irregular`` any other kind as well."""
+    directory, names = _names_newest_first(home, cwd)
+    paths = [directory / name for name in names]
+    return paths if irregular else [path for path in paths if path.is_file()]
+
+
+def _names_newest_first(home: Path, cwd: str) -> tuple[Path, list[str]]:
+    """The session directory of ``cwd`` and the ``.jsonl`` names in it that are text
+    (:func:`text_name`), newest first, of any kind of file. Plain names from one
+    ``os.scandir``, sorted as strings: a pathlib glob and a sort of its paths cost a
+    one-shot command ~10 ms of CPU beside 2,000 sessions before it read one header (the
+    order is the same: paths in one folder compare by their names)."""
     directory = session_dir(home, cwd)
     blocked = unlistable_folder(home, cwd)
     if blocked is not None:  # the error its callers already say, naming the right folder
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(blocked))
     if not directory.is_dir():
-        return []
-    return sorted((p for p in directory.glob("*.jsonl")
-                   if text_name(p.name) and (irregular or p.is_file())), reverse=True)
+        return directory, []
+    try:
+        with os.scandir(directory) as entries:
+            names = [entry.name for entry in entries
+                     if entry.name.endswith(".jsonl") and text_name(entry.name)]
+    except PermissionError:  # (listed as nothing, as the glob did)
+        return directory, []
+    names.sort(reverse=True)
+    return directory, names
 
 
 def text_name(name: str) -> bool:
@@ -354,15 +371,16 @@ def newest_session(home: Path, cwd: str) -> Path | None:
     in it looked absent, and a write started a new session that hid it from then on
     (``SessionFileError``)."""
     try:
-        found = _files_newest_first(home, cwd, irregular=True)
+        directory, names = _names_newest_first(home, cwd)
     except PermissionError as exc:  # (a folder on the way that cannot be listed)
         raise SessionFileError(f"{exc.filename}: cannot list this project's sessions "
                                "(permission denied); make the folder readable to this user "
                                "(its owner may have to), then retry. Nothing was written"
                                ) from exc
     project = canonical_project_path(cwd)
-    for path in found:
-        named = _SESSION_NAME.fullmatch(path.name) is not None  # else a stray, passed over
+    for name in names:  # (a path made only for the names reached: usually one)
+        path = directory / name
+        named = _SESSION_NAME.fullmatch(name) is not None  # else a stray, passed over
         what = not_a_file(path)
         if what is not None:
             if named:
