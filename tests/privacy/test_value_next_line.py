@@ -19,6 +19,14 @@ CASES: list[tuple[str, str]] = [
     (f'{{"db_password":\r\n\t"{PW}", "port": 5432}}',
      '{"db_password":\r\n\t"[REDACTED:secret]", "port": 5432}'),
     (f"{{'api_key':\n  '{PW}'}}", "{'api_key':\n  '[REDACTED:secret]'}"),
+    # the separator on the value's line (a formatter breaking before it), a blank line
+    # between key and value, and PHP's array arrow ending the key's line
+    (f'{{\n  "password"\n    : "{PW}"\n}}', '{\n  "password"\n    : "[REDACTED:secret]"\n}'),
+    (f'{{\n  "password":\n\n    "{PW}"\n}}', '{\n  "password":\n\n    "[REDACTED:secret]"\n}'),
+    (f"return [\n    'password' =>\n        '{PW}',\n];",
+     "return [\n    'password' =>\n        '[REDACTED:secret]',\n];"),
+    (f"$db = ['db_password'=>\r\n\t\"{PW}\"];",
+     "$db = ['db_password'=>\r\n\t\"[REDACTED:secret]\"];"),
 ]
 
 UNCHANGED: list[str] = [
@@ -26,6 +34,9 @@ UNCHANGED: list[str] = [
     '{"password":\n  "${DB_PASSWORD}"}',
     '{"password":\n  ""}',
     '{"token":\n  {"ttl": 3600}}',
+    "'password' =>\n    env('DB_PASSWORD'),",  # a reference, on the next line as on one
+    '{"password"\n  : null}',
+    '"password":\n\n\n\n  "written after three blank lines: another thing"',
 ]
 
 

@@ -133,7 +133,8 @@ _VALUE: Final = (
 #: before its ``=``)
 _GAP: Final = r"[ \t" + _WIDE + "]"
 #: ``：`` and ``＝`` are what a Chinese or Japanese input method writes (``token：…``)
-_SEPARATOR: Final = r"\\?[\"'`]?" + _GAP + "*(?::=|=>|==|!=|=|:|\uff1a|\uff1d)"
+_SEPARATOR: Final = (r"\\?(?:[\"'`](?:[ \t]*\r?\n)?)?" + _GAP  # (after a quoted key, the
+                     + "*(?::=|=>|==|!=|=|:|\uff1a|\uff1d)")  # value's line may hold it)
 #: what may follow a credential's name before its separator: the environment, access,
 #: rotation or version it is for (``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``,
 #: ``API_KEY_V2``), and Rails' ``SECRET_KEY_BASE``; the value went out in clear, the name
@@ -291,8 +292,8 @@ _WRAPPERS: Final = (
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
     Rule("assign", "secret", lazy(  # (a JSON value may stand on the line after its key)
-        _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?<=[\"']:)[ \t]*\r?\n[ \t]*(?=\\?[\"'])|"
-        + _GAP + "*))" + _VALUE.format(name="assign"),
+        _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>))"
+        r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])|" + _GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
         anchored=True,
