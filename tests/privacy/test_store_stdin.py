@@ -56,6 +56,8 @@ CASES: list[tuple[str, str]] = [
      "secret/db created",
      "$ kubectl create secret generic db --from-file=password=/dev/stdin\n[REDACTED:secret]\n"
      "secret/db created"),
+    (f"kubectl create secret generic db --from-file=/dev/stdin\n{PW}:",
+     "kubectl create secret generic db --from-file=/dev/stdin\n[REDACTED:secret]"),
     # ``docker secret create NAME -``
     (f"echo {PW} | docker secret create db -",
      "echo [REDACTED:secret] | docker secret create db -"),
@@ -83,6 +85,11 @@ UNCHANGED: list[str] = [
     "docker secret create db ./db.txt",
     "echo $PW | docker secret create db -",
     "echo hi | docker secret ls",
+    # a transcript's label or a code fence after the typed command: not what was typed
+    "$ kubectl create secret generic db --from-file=pw=/dev/stdin\nOutput:\nsecret/db created",
+    "kubectl create secret generic db --from-file=/dev/stdin\nResult:",
+    "kubectl create secret generic db --from-file=/dev/stdin\n```console\n$ ls\n```",
+    "kubectl create secret generic db --from-file=/dev/stdin\r\n~~~~text\r\n",
 ]
 
 

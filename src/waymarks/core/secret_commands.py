@@ -60,6 +60,9 @@ _DATA_FILE_STDIN: Final = r"--data-file(?:=|[ \t]+)(?:-|/dev/stdin)(?![^\s;|&<>(
 _KUBECTL: Final = r"kubectl(?:\.exe)?[ \t]+create[ \t]+secret[ \t]"
 _FROM_FILE_STDIN: Final = (r"--from-(?:file|env-file)(?:=|[ \t]+)(?:[^\s=]{1,253}=)?/dev/stdin"
                            r"(?![^\s;|&<>()])")
+#: a line after a typed command that is a transcript's, not what was typed: a label of
+#: letters alone (``Output:``) or a Markdown code fence's opening (```` ```console ````)
+_NOT_TYPED: Final = r"(?:[A-Za-z][A-Za-z-]{0,64}:|`{3,}[\w+.-]*|~{3,}[\w+.-]*)[ \t]*(?:\r?\n|\Z)"
 #: ``docker secret create NAME -``: the secret read on standard input
 _DOCKER_SECRET: Final = (r"docker(?:\.exe)?[ \t]+secret[ \t]+create[ \t][^\n|;&`<>]{0,256}?"
                          r"[ \t]-(?=[ \t]*(?:[\n;|&<>]|\Z))")
@@ -135,8 +138,8 @@ COMMAND_RULES: Final = (
         # typed at the terminal: the line after the command, alone on its line (a prompt's
         # ``$`` before it; after a pipe or ``<``, standard input is not the terminal)
         r"|(?m:^)[ \t]*(?:[$#>][ \t]*)?(?:sudo[ \t]+)?" + _KUBECTL + r"[^\n|;&`<>]{0,256}?"
-        + _FROM_FILE_STDIN + r"[^\n|;&`<>]{0,256}?\r?\n[ \t]*(?P<stdin_login_n>[^\s]{6,4096})"
-        r"(?=[ \t]*(?:\r?\n|\Z))",
+        + _FROM_FILE_STDIN + r"[^\n|;&`<>]{0,256}?\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
+        r"(?P<stdin_login_n>[^\s]{6,4096})(?=[ \t]*(?:\r?\n|\Z))",
         re.ASCII), ("password-stdin", "vercel", "data-file", "secret"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
