@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from waymarks.core.evolution.aging import (
 from waymarks.core.model_port import ModelReply
 from waymarks.service.evolution import Evolution
 from waymarks.service.learning import set_learning
+from waymarks.service.ports import iso
 
 AT = "2026-12-01T00:00:00.000Z"
 
@@ -83,6 +84,13 @@ def learn(home: Path, origin: str, claim: dict[str, object], at: str) -> str:
         assert outcome.code == "applied", outcome
         return next(c.id for c in evo.claims(["provisional"])
                     if c.content == claim["content"])
+
+
+def days_ago(days: float) -> str:
+    """The evidence time ``days`` before now, for a claim that must stay injectable: the
+    hooks and the CLI age claims on the real clock, so a fixed date turns one dormant once
+    its kind's horizon has passed (a fact's 180 days), and the test fails from that day."""
+    return iso(datetime.now(UTC) - timedelta(days=days))
 
 
 def test_a_dormant_claim_is_never_injected_but_recallable_on_request(

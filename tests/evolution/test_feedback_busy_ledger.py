@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from tests.evolution.test_end_to_end import _cli, _hook
 from waymarks.hosts.claude_code import HOOK_BUSY_TIMEOUT_MS
 from waymarks.service.capture_spool import pending
@@ -76,7 +76,7 @@ def test_feedback_on_a_held_ledger_gives_up_says_so_and_the_plan_runs(
     home, project = _pinned_project(tmp_path)
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+        "searchTerms": ["kamal"]}, days_ago(14))
     with held(ledger_path(home)):
         out = _hook(home, project, "UserPromptSubmit", {
             "session_id": SESSION, "cwd": str(project),
@@ -97,7 +97,7 @@ def test_precompact_on_a_held_ledger_queues_its_capture_and_logs_why(
     project.mkdir()
     _cli(home, project, "learn", "on")
     learn(home, str(project), {"kind": "fact", "content": "The staging port is 8080",
-                               "searchTerms": ["staging"]}, "2026-11-20T00:00:00.000Z")
+                               "searchTerms": ["staging"]}, days_ago(14))
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("\n".join(json.dumps(x) for x in [
         {"type": "user", "uuid": "u1", "message": {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from tests.evolution.test_end_to_end import _cli, _hook
 
 SESSION = "4d4d4d4d-4d4d-4d4d-8d4d-4d4d4d4d4d4d"
@@ -38,7 +38,7 @@ def _told_incorrect(tmp_path: Path, home: Path, project: Path) -> tuple[str, str
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+        "searchTerms": ["kamal"]}, days_ago(14))
     feedback = f"memory {claim} is incorrect."
     told = _prompt(home, project, feedback)
     return claim, feedback, int(str(told["systemMessage"]).split("event ")[1].split(";")[0])
@@ -52,7 +52,7 @@ def test_incorrect_in_a_prompt_is_applied_before_the_plan_and_undo_restores(
     _cli(home, project, "trust", str(project))
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["deploy", "deployment tool", "kamal"]}, "2026-11-20T00:00:00.000Z")
+        "searchTerms": ["deploy", "deployment tool", "kamal"]}, days_ago(14))
     assert f"Learned ID: {claim}" in _context(_prompt(home, project, ASK))
 
     told = _prompt(home, project, f"memory {claim} is incorrect.")
@@ -80,7 +80,7 @@ def test_an_unknown_id_is_a_receipt_and_the_rest_of_the_hook_runs(tmp_path: Path
     _cli(home, project, "trust", str(project))
     _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
     learn(home, str(tmp_path / "a"), {"kind": "fact", "content": "The staging port is 8080",
-                                      "searchTerms": ["staging"]}, "2026-11-20T00:00:00.000Z")
+                                      "searchTerms": ["staging"]}, days_ago(14))
     told = _prompt(home, project, f"memory {'ab' * 12} is useful.")
     receipt = str(told["systemMessage"])
     assert "not recorded (not_found)" in receipt
@@ -96,7 +96,7 @@ def test_questions_and_quotes_are_not_feedback_and_a_receipt_is_kept_once(
     project.mkdir()
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["kamal"]}, "2026-11-20T00:00:00.000Z")
+        "searchTerms": ["kamal"]}, days_ago(14))
     assert "systemMessage" not in _prompt(home, project, f"memory {claim} is incorrect?")
     assert "systemMessage" not in _prompt(home, project,
                                           f'He wrote "memory {claim} is incorrect."')
@@ -162,7 +162,7 @@ def test_feedback_only_in_the_transcript_is_applied_at_stop_once(tmp_path: Path)
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "decision", "content": "Deployments use Kamal",
-        "searchTerms": ["deploy", "deployment tool", "kamal"]}, "2026-11-20T00:00:00.000Z")
+        "searchTerms": ["deploy", "deployment tool", "kamal"]}, days_ago(14))
     transcript = _said(tmp_path / "t.jsonl", ASK, f"memory {claim} is incorrect.")
     _stop(home, project, transcript)
     shown = _cli(home, project, "evolution", "show", claim)
@@ -205,7 +205,7 @@ def test_feedback_with_an_unreadable_ledger_names_it_not_nothing_learned(
     _cli(home, project, "pin", "--scope", "project", "--", "Always run the linters first")
     claim = learn(home, str(tmp_path / "a"), {
         "kind": "fact", "content": "The staging port is 8080", "searchTerms": ["staging"]},
-        "2026-11-20T00:00:00.000Z")
+        days_ago(14))
     ledger = home / "evolution" / "ledger.jsonl"
     ledger.rename(ledger.with_name("ledger.jsonl.aside"))
     ledger.mkdir()

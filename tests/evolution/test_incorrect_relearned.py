@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from waymarks.core.model_port import ModelReply
 from waymarks.service import evolution_edits as edits
 from waymarks.service.evolution import Evolution
@@ -26,7 +26,7 @@ def _provisional(evo: Evolution) -> list[str]:
 def test_a_claim_marked_incorrect_is_not_relearned_as_another_kind(tmp_path: Path) -> None:
     home, origin = tmp_path / "home", str(tmp_path / "a")
     wrong = learn(home, origin, {"kind": "decision", "content": TEXT},
-                  "2026-11-20T00:00:00.000Z")
+                  days_ago(14))
     with Evolution(home) as evo:
         assert edits.feedback(evo, wrong, "incorrect").ok
         said = evo.capture(origin, "statement", "Remember: deployments use Kamal now",
@@ -35,7 +35,7 @@ def test_a_claim_marked_incorrect_is_not_relearned_as_another_kind(tmp_path: Pat
         outcome = evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
             {"kind": "fact", "content": TEXT},
             {"kind": "fact", "content": "The registry is ghcr.io"}]}), "f", "m"),
-            "2026-11-21T00:00:00.000Z")
+            days_ago(13))
         assert _provisional(evo) == []
         assert outcome.code == "applied" and outcome.written == 1  # the rest of the reply
         assert [c.content for c in evo.claims(["provisional"])] == ["The registry is ghcr.io"]

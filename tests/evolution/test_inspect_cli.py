@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from waymarks.service.evolution import Evolution
 
-PAST = "2026-03-01T00:00:00.000Z"
+PAST = days_ago(30)  # a decision dormant on the real clock is never injected
 
 
 def test_inspect_feedback_undo_correct_conflict_and_rebuild(

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from tests.hosts.test_bridge import Host, converse
 
-PAST = "2026-11-20T00:00:00.000Z"
+PAST = days_ago(14)  # learned lately: not dormant on the real clock
 
 
 def test_inspection_commands_answer_through_the_pi_bridge(tmp_path: Path) -> None:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.evolution.test_aging import learn
+from tests.evolution.test_aging import days_ago, learn
 from tests.hosts.fake_openai import FakeOpenAI, reply_text
 from tests.hosts.pi_harness import PiHome, PiRpc, install
 
@@ -35,10 +34,9 @@ def test_incorrect_in_pi_is_not_injected_next_turn_and_undo_restores(tmp_path: P
                      reply_text("Use pnpm.")]) as fake:
         pi = PiHome(tmp_path, install("pi16"), fake.base_url,
                     extra_env={"PI_SUBAGENT_AGENT_ID": ""})
-        recent = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         claim = learn(pi.waymarks_home, str(tmp_path / "elsewhere"), {
             "kind": "preference", "content": CLAIM,
-            "searchTerms": ["pnpm", "package manager"]}, recent)
+            "searchTerms": ["pnpm", "package manager"]}, days_ago(1))
         rpc = PiRpc(pi)
         try:
             rpc.prompt(ASK)
