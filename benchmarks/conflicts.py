@@ -87,6 +87,9 @@ false before, 100 % / 0 % after.
 The 6 after them: "activated" and "deactivated" as states ("Telemetry is activated." was
 refused beside "… is enabled." by the shared key: no state read), 100 % caught, 75.0 % false
 before, 100 % / 0 % after.
+The 5 after them: a word after an attribute and its colon ("Log level: debug." beside "The
+log level is info.": no value, no derived key), 0 % caught, 0 % false before, 100 % / 0 %
+after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -47,3 +47,21 @@ def test_word_values_of_other_attributes_are_two_facts(
 def test_a_state_or_a_word_after_another_subject_is_no_word_value(claim: str) -> None:
     found = signature(claim)
     assert found is None or not any(v.startswith("v:") for v in found.values), found
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The log level is info.", "Log level: info.", "Log level: debug."),
+    ("日志级别是 debug。", "Log level: debug", "Log level: warn"),
+])
+def test_a_word_after_an_attribute_and_its_colon_is_its_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"Log level: debug." (a note's line) stated no value, nor had a derived key (no
+    "is"): written beside "The log level is info."."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+def test_a_colon_after_another_word_is_no_value(app: Waymarks) -> None:
+    _written(app, "Reminder: backup.")
+    _written(app, "Reminder: deploy.")

@@ -158,7 +158,7 @@ _ADVICE: Final = lazy(
 #: ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = WordPatterns(
     r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
-    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s? (?:is|are)(?:n't| not)?(?= )|{DESTINATION}(?= ))"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:is|are)(?:n't| not)?(?= )|:)|{DESTINATION}(?= ))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")
