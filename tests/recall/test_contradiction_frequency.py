@@ -59,3 +59,27 @@ def test_a_rate_and_the_values_beside_it_are_compared_apart(
     _written(app, first)
     _refused(app, contradicting)
     _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The backup runs daily.", "The backup runs once a day.", "The backup runs weekly."),
+    ("The backup runs nightly at 02:00.", "The backup runs daily at 02:00.",
+     "The backup runs hourly."),
+    ("The sync job runs hourly.", "The sync job runs 24 times a day.",
+     "The sync job runs twice a day."),
+])
+def test_daily_weekly_and_hourly_after_the_verb_are_rates(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"runs daily" stated no value: "runs weekly" was written beside it (no "is": no
+    derived key either); after its verb, at the end of its clause or before its time,
+    the word is once a day, a week or an hour."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+def test_daily_before_its_noun_names_the_thing(app: Waymarks) -> None:
+    """"The daily backup" is which backup: its time is still the value compared."""
+    _written(app, "The daily backup runs at 02:00.")
+    _refused(app, "The daily backup runs at 03:00.")
+    _written(app, "The weekly backup runs at 03:00.")

@@ -110,13 +110,21 @@ _FREQUENCY: Final = lazy(
     r"\b(once|twice|thrice|(\d+) times) (?:an?|per|each|every) "
     r"(seconds?|minutes?|hours?|days?|weeks?)\b")
 _TIMES: Final = {"once": "1", "twice": "2", "thrice": "3"}
+#: "hourly", "daily", "nightly" or "weekly" where it says how often (the end of its clause,
+#: or before the time: "runs daily at 02:00"), not before the noun it names ("the daily
+#: backup" is which backup)
+_EVERY: Final = lazy(r"\b(hour|dai|night|week)ly(?=\s*(?:[.;,!?]|$)| (?:at|on|from|between) )")
+_EVERY_UNIT: Final = {"hour": "hour", "dai": "day", "night": "day", "week": "week"}
 
 
 def frequencies(text: str) -> str:
     """``text`` with a frequency in words as a rate ("twice a day" is "2 per day", "3 times
-    every week" "3 per week"): read as words, "runs twice a day" stated no value, so
+    every week" "3 per week", "runs daily" "1 per day"): read as words, "runs twice a day"
+    stated no value, so
     "runs twice a week" was written beside it, both active (no "is": no derived key
     either). After :func:`spelled` ("three times a week" is "3 times a week" by then)."""
+    if "ly" in text:  # ("runs daily" is "runs 1 per day")
+        text = _EVERY.sub(lambda m: f"1 per {_EVERY_UNIT[m.group(1)]}", text)
     if "once" not in text and "twice" not in text and "thrice" not in text \
             and "times" not in text:
         return text
