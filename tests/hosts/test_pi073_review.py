@@ -94,9 +94,17 @@ def test_a_slow_yes_to_remember_is_not_lost_to_a_request_queued_behind_it(
     dialog, queued the other request, whose 5 s timer then killed the bridge, and the
     person's yes was lost. ``remember`` runs alone now (sequential: the other tool starts
     after it ended), and a request queued behind an open dialog (``/remember`` typed
-    meanwhile) waits for it instead of timing out. Here the bridge's timeout is 1.5 s and
-    the dialog stays open for 4."""
-    pi.extra_env["WAYMARKS_BRIDGE_TIMEOUT_MS"] = "1500"
+    meanwhile) waits for it instead of timing out. The dialog stays open for twice the
+    bridge's timeout (the extension's default, which the calls before and after it, the
+    first prompt's plan and recall_memory_entry, are given as in every other test of the
+    real Pi), so the queued request's timer runs out during it. That request was given
+    another timeout each time its own ran out, so an answer at about N timeouts left it
+    what remained of the current one, often nothing: the bridge was ended while it saved
+    the confirmed entry, and the yes was lost (``unavailable``; a 1.5 s timeout with a 4 s
+    dialog left 0.5 s, and CI's load took longer). It is given a whole timeout from the
+    answer now."""
+    timeout = 5.0  # seconds: the extension's default (settings.ts)
+    pi.extra_env["WAYMARKS_BRIDGE_TIMEOUT_MS"] = str(int(timeout * 1000))
     fake.script = [reply_text("hi"), reply_tools(
         ("remember", {"text": "I prefer tabs in Python"}),
         ("recall_memory_entry", {"name": "tabs"})), reply_text("ok")]
@@ -116,7 +124,8 @@ def test_a_slow_yes_to_remember_is_not_lost_to_a_request_queued_behind_it(
         rpc.send({"id": "r", "type": "prompt", "message": "remember that I prefer tabs"})
         events = rpc._until(60, lambda e: bool(held))
         rpc.send({"id": "c", "type": "prompt", "message": "/remember"})
-        time.sleep(4)  # (longer than the bridge's timeout, twice over)
+        # (no event to wait on: a timer that runs out and is given another says nothing)
+        time.sleep(2 * timeout)
         rpc.send({"type": "extension_ui_response", "id": held[0]["id"], "confirmed": True})
         events += rpc._until(60, lambda e: e.get("type") == "tool_execution_end"
                              and e.get("toolName") == "recall_memory_entry")

@@ -57,6 +57,9 @@ export class Bridge {
 	private readonly sent = new Set<string>();
 	/** confirmations open: the bridge serves nothing else meanwhile, so no timer runs out */
 	private confirming = 0;
+	/** when the last confirmation closed (`performance.now()`): a request queued behind it
+	 * is answered only after it, and is given a whole timeout from then */
+	private confirmedAt = -Infinity;
 	private readonly timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
 	/** bridges stopped so far, and when the last one stopped has exited */
 	private spawns = 0;
@@ -231,6 +234,7 @@ export class Bridge {
 				return { decision: "cancelled" };
 			} finally {
 				this.confirming--;
+				this.confirmedAt = performance.now();
 				signal?.removeEventListener("abort", close);
 				proc.off("exit", close);
 			}
@@ -264,6 +268,11 @@ export class Bridge {
 			const expire = () => {
 				const waiting = pending.get(id); // queued behind the person's answer: wait on
 				if (waiting && this.confirming > 0) return void (waiting.timer = setTimeout(expire, timeout));
+				// and a whole timeout once it is given, from then: what was left of the last
+				// one (nothing, if the answer came just before it ran out) ended the bridge
+				// while it finished the confirmed write, and the person's yes was lost
+				const since = performance.now() - this.confirmedAt;
+				if (waiting && since < timeout) return void (waiting.timer = setTimeout(expire, timeout - since));
 				pending.delete(id);
 				if (proc === this.child) this.stop(); // slow or stuck: the next call starts a new bridge
 				reject(new Error(`${method} took longer than ${timeout} ms`));
