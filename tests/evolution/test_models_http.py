@@ -268,10 +268,12 @@ def test_an_endpoint_or_key_the_client_cannot_send_is_a_model_error(
 
 
 def test_a_closed_port_is_a_network_failure() -> None:
+    # the port stays bound, never listening, while it is called: a port closed first could
+    # be taken by another process meanwhile (an xdist worker's server), which answers
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    failure = _fails(OpenAIClient(f"http://127.0.0.1:{port}/v1", None))
+        failure = _fails(OpenAIClient(f"http://127.0.0.1:{port}/v1", None))
     assert failure.code == "network"
 
 
