@@ -31,10 +31,20 @@ PROBE = (
     "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
-def _prompt_hook(home: Path, project: Path, probe: str = PROBE
-                 ) -> subprocess.CompletedProcess[bytes]:
-    """A pinned session's prompt hook run by the launcher under ``probe``, without its
-    helper."""
+#: the same beside the console script's form (``waymarks hook claude-code EVENT``, what the
+#: first installs wrote): its ``main`` run as the entry-point script runs it
+CONSOLE_PROBE = PROBE.replace(
+    "sys.argv = [sys.argv[1], *sys.argv[2:]]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n",
+    "sys.argv = ['waymarks', *sys.argv[2:]]\n"
+    "from waymarks.cli.main import main\n"
+    "sys.exit(main())\n")
+
+
+def _prompt_hook(home: Path, project: Path, probe: str = PROBE,
+                 python: tuple[str, ...] = ()) -> subprocess.CompletedProcess[bytes]:
+    """A pinned session's prompt hook run by the launcher under ``probe`` (by ``python``:
+    the isolated one Claude Code runs it with when not given), without its helper."""
     session = str(uuid.uuid4())
     handle("SessionStart", {"session_id": session, "cwd": str(project),
                             "hook_event_name": "SessionStart", "source": "startup"}, home)
@@ -45,7 +55,7 @@ def _prompt_hook(home: Path, project: Path, probe: str = PROBE
                         "transcript_path": str(project / "t.jsonl"),
                         "prompt": "lint my change"}).encode()
     return subprocess.run(
-        [*isolated_python(), "-c", probe, str(ENTRY), "--home", str(home), "hook",
+        [*(python or isolated_python()), "-c", probe, str(ENTRY), "--home", str(home), "hook",
          "claude-code", "UserPromptSubmit"],
         input=event, cwd=project, capture_output=True, timeout=120,
         env={**os.environ, "WAYMARKS_CC_HELPER": "off"})
@@ -80,3 +90,32 @@ def test_a_refused_hook_command_line_still_exits_as_before(home: Path) -> None:
                            "hook", "claude-code"], capture_output=True, timeout=60)
     assert done.returncode == 1
     assert b"not a hook command line" in done.stderr
+
+
+def test_a_prompt_hook_run_by_the_console_script_ends_without_the_teardown(
+        home: Path, project: Path) -> None:
+    """The console script's form (`waymarks hook claude-code UserPromptSubmit`) runs the
+    same hook in its process and tore the interpreter down after the answer (~25 ms of
+    CPU, with nothing to write); it ends as the launcher does: the answer whole, the
+    ``atexit`` functions run (what one writes to standard output after the answer kept)."""
+    import sys
+
+    probe = CONSOLE_PROBE.replace("sys.stderr.write('atexit ran",
+                                  "sys.stdout.write('atexit ran")
+    done = _prompt_hook(home, project, probe, (sys.executable,))
+    assert done.returncode == 0, done.stderr
+    answer, _, after = done.stdout.decode().rpartition("}")
+    context = json.loads(answer + "}")["hookSpecificOutput"]["additionalContext"]
+    assert '"Always run the linters"' in context and after == "atexit ran\n", done.stdout
+    assert "torn down" not in done.stderr.decode(), done.stderr
+
+
+def test_a_refused_console_script_hook_line_still_exits_as_before(home: Path) -> None:
+    """A usage message (no event) from the console script: exit 1, torn down as before."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CONSOLE_PROBE, str(ENTRY), "--home",
+                           str(home), "hook", "claude-code"], capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert b"not a hook command line" in done.stderr
+    assert b"atexit ran" in done.stderr

@@ -29,10 +29,14 @@ if TYPE_CHECKING:
 HELP = ("-h", "--help")
 
 
-def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
+def hook_fast_path(argv: list[str], default_home: "Any", *,
+                   owns_process: bool = False) -> int | None:
     """``[--home H] [--json] hook claude-code EVENT``: answered before anything heavy is
-    imported. ``None``: not a hook (or a request for help): the full CLI answers."""
-    from waymarks.hosts.cc_client import hook_arguments, run
+    imported. ``None``: not a hook (or a request for help): the full CLI answers.
+    ``owns_process`` (the console script's own command line): a hook that ran in this
+    process ends it once answered, as its launcher's does (``hook_entry``:
+    :func:`~waymarks.hosts.cc_client.end_if_ran_here`, no teardown)."""
+    from waymarks.hosts.cc_client import end_if_ran_here, hook_arguments, run
 
     parsed = hook_arguments(argv)
     if parsed is None:
@@ -59,7 +63,10 @@ def hook_fast_path(argv: list[str], default_home: "Any") -> int | None:
         return None
     home, event = parsed
     # an empty --home is refused as the CLI refuses it, not taken for the default
-    return run([event], os.path.expanduser(home) if home is not None else str(default_home()))
+    status = run([event], os.path.expanduser(home) if home is not None else str(default_home()))
+    if owns_process:
+        end_if_ran_here(status)  # returns unless the hook ran here and no thread runs
+    return status
 
 
 def _names_the_hook(argv: list[str]) -> bool:

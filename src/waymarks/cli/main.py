@@ -6,7 +6,7 @@ before click, rich or the command table are imported; so is ``waymarks recall``
 (:func:`waymarks.cli.lean.recall_fast_path`: a one-shot recall per question, run without
 the cyclic garbage collector; when :func:`main` runs the process's own command line, the
 process ends as soon as the answer is written, without the interpreter's teardown:
-:func:`waymarks.spawn.imports.end_process`), and so is
+:func:`waymarks.spawn.imports.end_process`, as it does after a hook that ran in it), and so is
 ``waymarks mcp`` over stdio. Everything else is :func:`waymarks.cli.app.run`.
 """
 
@@ -41,7 +41,7 @@ def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
     if "hook" in argv:  # the launchers module is large: only a hook's command line loads it
         from waymarks.cli.launchers import hook_fast_path
 
-        hooked = hook_fast_path(argv, default_home)
+        hooked = hook_fast_path(argv, default_home, owns_process=owns_process)
         if hooked is not None:
             return hooked
     if argv and argv[-1] == "--version" and set(argv[:-1]) <= {"--json"}:

@@ -191,6 +191,20 @@ def run(argv: list[str], home: str) -> int:
     return 0
 
 
+def end_if_ran_here(status: int) -> None:
+    """End the process now with ``status``, its answer written, if :func:`run` did the hook
+    in it (no helper took it: that path imported :mod:`waymarks.spawn.imports`); else
+    return. For a caller that owns the process (the launcher, the console script's
+    ``main``): the interpreter's teardown of the ~230 modules a prompt's hook imports, the
+    cyclic collector on again, cost ~20-25 ms of CPU after the answer, with nothing left to
+    write: the hook closed what it opened, and
+    :func:`~waymarks.spawn.imports.end_process` runs the ``atexit`` functions, flushes the
+    streams, and returns while a thread runs or a stream cannot be flushed."""
+    imports = sys.modules.get("waymarks.spawn.imports")
+    if imports is not None:
+        imports.end_process(status)
+
+
 def _now_ms() -> int:
     """The time now, epoch milliseconds (``time`` is built in: no file is read)."""
     import time

@@ -51,15 +51,11 @@ def _run(argv: list[str]) -> int:
 
 
 def _end(status: int) -> None:
-    """End the process now, its answer written, if the hook ran in it (no helper took it:
-    the in-process path imported :mod:`waymarks.spawn.imports`); else return. The
-    interpreter's teardown of the ~230 modules a prompt's hook imports, the cyclic
-    collector on again, cost ~20 ms of CPU after the answer, with nothing left to write:
-    the hook closed what it opened, and :func:`~waymarks.spawn.imports.end_process` flushes
-    the streams and runs the ``atexit`` functions (and returns while a thread runs)."""
-    imports = sys.modules.get("waymarks.spawn.imports")
-    if imports is not None:
-        imports.end_process(status)
+    """End the process now, its answer written, if the hook ran in it; else return
+    (:func:`~waymarks.hosts.cc_client.end_if_ran_here`)."""
+    from waymarks.hosts.cc_client import end_if_ran_here
+
+    end_if_ran_here(status)
 
 
 if __name__ == "__main__":
