@@ -177,9 +177,17 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:(?P<store_secrets>(?:fly|flyctl|doppler|supabase)(?:\.exe)?[ \t]+"
         r"secrets[ \t]+set|vault(?:\.exe)?[ \t]+kv[ \t]+(?:put|patch))"
         r"|(?:heroku|dokku)(?:\.cmd|\.exe)?[ \t]+config:(?:set|add)|firebase[ \t]+functions:"
-        r"config:set|railway[ \t]+variables|eb[ \t]+setenv|kubectl[ \t]+set[ \t]+env)"
-        r"(?P<store_pairs>[ \t]" + _ARGUMENTS + ")", re.ASCII),
-        ("secrets", "config:", "vault", "railway", "setenv", "kubectl"), wrapper=True),
+        r"config:set|railway[ \t]+variables|eb[ \t]+setenv|kubectl[ \t]+set[ \t]+env"
+        # a service's or container's environment: an app's settings, a container's ``-e``
+        # pairs (the others of its line are its command's), a Cloud Run or function's
+        # comma-separated list after its flag
+        r"|az[ \t]+(?:webapp|functionapp)[ \t]+config[ \t]+appsettings[ \t]+set"
+        r"|render[ \t]+env[ \t]+set|(?P<store_env>(?:docker|podman|nerdctl)(?:\.exe)?[ \t]+"
+        r"(?:container[ \t]+)?(?:run|create))|(?P<store_list>gcloud(?:\.cmd)?[ \t]+(?:(?:alpha"
+        r"|beta)[ \t]+)?(?:run|functions)[ \t]" + _on(512) + r"[ \t]--(?:set|update)-env-vars))"
+        r"(?P<store_pairs>[ \t=]" + _ARGUMENTS + ")", re.ASCII),
+        ("secrets", "config:", "vault", "railway", "setenv", "kubectl", "appsettings", "env set",
+         "docker", "podman", "nerdctl", "env-vars"), wrapper=True),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
@@ -194,12 +202,22 @@ COMMAND_RULES: Final = (
 )
 
 
-#: one ``NAME=VALUE`` argument of a :data:`store_pairs` command (a flag, ``-a app``, is none)
-_PAIR: Final = lazy(r"(?<![^ \t\n])(?:[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
-                    r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))"
-                    # the pair quoted whole (``--set "KEY=value"``, as Railway's docs write it)
-                    r"|'[A-Za-z_][\w.-]{0,253}=(?P<pq>[^'\n]{1,4096})'"
-                    r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\")", re.ASCII)
+def _pair(after: str) -> str:
+    """One ``NAME=VALUE`` argument of a :data:`store_pairs` command where ``after`` holds
+    (a flag, ``-a app``, is none): its value quoted or bare, or the pair quoted whole
+    (``--set "KEY=value"``, as Railway's docs write it)."""
+    return (after + r"(?:[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
+            r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))"
+            r"|'[A-Za-z_][\w.-]{0,253}=(?P<pq>[^'\n]{1,4096})'"
+            r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\")")
+
+
+#: a pair after a space, one after a container's ``-e``/``--env``, and one of a comma's
+#: list (``--set-env-vars A=1,B=2``; its value ends at a comma)
+_PAIR: Final = lazy(_pair(r"(?<![^ \t\n])"), re.ASCII)
+_ENV_PAIR: Final = lazy(_pair(r"(?:(?<=[ \t]-e[ \t])|(?<=[ \t]--env[ \t=]))"), re.ASCII)
+_LISTED_PAIR: Final = lazy(r"(?<![^\s,=\"'])[A-Za-z_][\w.-]{0,253}=(?P<v>[^\s,\"'`\\;|&<>()]"
+                           r"{1,4096})", re.ASCII)
 
 
 def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
@@ -211,8 +229,10 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
 
     text = match.string
     secrets = match.group("store_secrets") is not None
+    pairs = _LISTED_PAIR if match.group("store_list") is not None \
+        else _ENV_PAIR if match.group("store_env") is not None else _PAIR
     spans = []
-    for pair in _PAIR.finditer(text, *match.span("store_pairs")):
+    for pair in pairs.finditer(text, *match.span("store_pairs")):
         at, until = pair.span(pair.lastgroup or 0)
         value = text[at:until]
         if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:

@@ -183,9 +183,12 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
             and ("<<" in text or "|" in text):
         return True  # the secret ``vercel env add`` reads on its standard input
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
-                    or ("kubectl" in text and "env" in text))) or "env:set" in text \
+                    or "env-vars" in text or "appsettings" in text or "env set" in text
+                    or ("kubectl" in text and "env" in text) or ("-e" in text and (
+                        "docker" in text or "podman" in text or "nerdctl" in text)))) \
+            or "env:set" in text \
             or ("doppler" in text and "secrets" in text):
-        return True  # ``heroku config:set DB=…``, ``netlify env:set DB …``: names that say nothing
+        return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
