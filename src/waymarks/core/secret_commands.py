@@ -74,6 +74,8 @@ _STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCL
 #: after it): each character starts one branch only, each taken whole, so it is read once
 _ARGUMENTS: Final = (r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\n|;&`'\"\\]++"
                      r"|\\(?:\r?\n|[^\n])){0,4096}+")
+#: the secret store's command that reads ``NAME=VALUE`` lines on its standard input
+_FLY_IMPORT: Final = r"(?:fly|flyctl)(?:\.exe)?[ \t]+secrets[ \t]+import(?![\w-])"
 #: a heredoc's operator and word (``<<EOF``, ``<<-'END'``)
 _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 #: a value quoted on its line, or bare to a space, quote or a shell's operator
@@ -185,7 +187,15 @@ COMMAND_RULES: Final = (
         r"|render[ \t]+env[ \t]+set|(?P<store_env>(?:docker|podman|nerdctl)(?:\.exe)?[ \t]+"
         r"(?:container[ \t]+)?(?:run|create))|(?P<store_list>gcloud(?:\.cmd)?[ \t]+(?:(?:alpha"
         r"|beta)[ \t]+)?(?:run|functions)[ \t]" + _on(512) + r"[ \t]--(?:set|update)-env-vars))"
-        r"(?P<store_pairs>[ \t=]" + _ARGUMENTS + ")", re.ASCII),
+        r"(?P<store_pairs>[ \t=]" + _ARGUMENTS + ")"
+        # ``fly secrets import``'s lines on its standard input: a heredoc's, to its word's
+        # line, or a piped echo's (its ``\n`` parting them)
+        r"|(?:" + _FLY_IMPORT + r"[^\n<|;&]{0,256}|cat[ \t]+(?=<<[^\n|]{1,256}\|[ \t]*"
+        + _FLY_IMPORT + r"))<<-?[ \t]*(?P<store_quote>['\"]?)(?P<store_word>\w+)(?P=store_quote)"
+        r"[^\n]{0,256}\n(?P<store_lines>(?:(?![ \t]*(?P=store_word)[ \t]*(?:\r?\n|\Z))"
+        r"[^\n]*+(?:\n|\Z)){0,1024}+)"
+        r"|(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+(?P<store_piped>'[^'\n]{1,4096}'"
+        r"|\"[^\"\n]{1,4096}\"|[^\s'\"|;&<>]{1,4096})[ \t]*\|[ \t]*" + _FLY_IMPORT, re.ASCII),
         ("secrets", "config:", "vault", "railway", "setenv", "kubectl", "appsettings", "env set",
          "docker", "podman", "nerdctl", "env-vars"), wrapper=True),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
@@ -202,14 +212,14 @@ COMMAND_RULES: Final = (
 )
 
 
-def _pair(after: str) -> str:
+def _pair(after: str, whole: bool = True) -> str:
     """One ``NAME=VALUE`` argument of a :data:`store_pairs` command where ``after`` holds
-    (a flag, ``-a app``, is none): its value quoted or bare, or the pair quoted whole
-    (``--set "KEY=value"``, as Railway's docs write it)."""
+    (a flag, ``-a app``, is none): its value quoted or bare, or with ``whole`` the pair
+    quoted whole (``--set "KEY=value"``, as Railway's docs write it)."""
     return (after + r"(?:[A-Za-z_][\w.-]{0,253}=(?:'(?P<q>[^'\n]{1,4096})'"
             r"|\"(?P<d>[^\"\n]{1,4096})\"|(?P<v>[^\s\"'`\\;|&<>()]{1,4096}))"
-            r"|'[A-Za-z_][\w.-]{0,253}=(?P<pq>[^'\n]{1,4096})'"
-            r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\")")
+            + (r"|'[A-Za-z_][\w.-]{0,253}=(?P<pq>[^'\n]{1,4096})'"
+               r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\"" if whole else "") + ")")
 
 
 #: a pair after a space, one after a container's ``-e``/``--env``, and one of a comma's
@@ -218,6 +228,14 @@ _PAIR: Final = lazy(_pair(r"(?<![^ \t\n])"), re.ASCII)
 _ENV_PAIR: Final = lazy(_pair(r"(?:(?<=[ \t]-e[ \t])|(?<=[ \t]--env[ \t=]))"), re.ASCII)
 _LISTED_PAIR: Final = lazy(r"(?<![^\s,=\"'])[A-Za-z_][\w.-]{0,253}=(?P<v>[^\s,\"'`\\;|&<>()]"
                            r"{1,4096})", re.ASCII)
+
+
+#: a pair of ``fly secrets import``'s lines: at a line's start (an ``export`` before it),
+#: or after an echo's quote or ``\n`` (the quote around its lines is no pair's)
+_LINE_PAIR: Final = lazy(_pair(r"(?:(?<![^\s'\"])|(?<=\\n))(?:export[ \t]+)?", whole=False),
+                         re.ASCII)
+#: the groups of a ``store_pairs`` match that hold its pairs
+_READ: Final = ("store_pairs", "store_lines", "store_piped")
 
 
 def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
@@ -229,10 +247,13 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
 
     text = match.string
     secrets = match.group("store_secrets") is not None
+    read = next(name for name in _READ if match.group(name) is not None)
+    secrets = secrets or read != "store_pairs"
     pairs = _LISTED_PAIR if match.group("store_list") is not None \
-        else _ENV_PAIR if match.group("store_env") is not None else _PAIR
+        else _ENV_PAIR if match.group("store_env") is not None \
+        else _PAIR if read == "store_pairs" else _LINE_PAIR
     spans = []
-    for pair in pairs.finditer(text, *match.span("store_pairs")):
+    for pair in pairs.finditer(text, *match.span(read)):
         at, until = pair.span(pair.lastgroup or 0)
         value = text[at:until]
         if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:
