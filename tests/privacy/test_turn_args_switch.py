@@ -93,3 +93,19 @@ def test_a_call_the_destination_may_receive_is_left_as_it_is(shape: Any) -> None
     finally:
         ARGS["classification"] = "local-only"
     assert "Elm" in json.dumps(sent)
+
+
+@pytest.mark.parametrize("shape", [_chat, _responses], ids=["chat", "responses"])
+def test_arguments_sent_as_an_object_are_read_too(shape: Any) -> None:
+    """Chat Completions and Responses send a call's arguments as a JSON string; one that
+    holds them as an object (a hand-written payload for ``waymarks privacy sanitize``, a
+    host's own) was not decoded by the check, and went out as it was."""
+    payload = shape()
+    for message in payload.get("messages", payload.get("input")):
+        for call in message.get("tool_calls") or ():
+            call["function"]["arguments"] = dict(ARGS)
+        if message.get("type") == "function_call":
+            message["arguments"] = dict(ARGS)
+    sent = outgoing_payload(payload, "google", POLICY).payload
+    assert sent is not None and "Elm" not in json.dumps(sent)
+    assert "Elm" in json.dumps(outgoing_payload(payload, "ollama", POLICY).payload)

@@ -298,7 +298,10 @@ class Fit:
     def arguments(self, arguments: object) -> dict[str, Any] | None:
         """A ``context_persistence`` call's arguments guarded when they name a
         classification the destination may not receive (``None``: they go as they are).
-        The turn in progress included: a model may change between a turn's requests."""
+        The turn in progress included: a model may change between a turn's requests.
+        Read as JSON text (Chat Completions', Responses') or as an object."""
+        if isinstance(arguments, str | bytes):
+            arguments = _json_object(arguments)
         if not isinstance(arguments, dict) or "classification" not in arguments:
             return None
         level = arguments["classification"]
@@ -336,7 +339,7 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
     if kind == "function_call" and message.get("name") in GUARDED:  # Responses
         calls[str(message.get("call_id"))] = str(message.get("name"))
         if message.get("name") == TOOL_NAME \
-                and (args := fit.arguments(_json_object(message.get("arguments")))):
+                and (args := fit.arguments(message.get("arguments"))):
             changed["arguments"] = json.dumps(args)
     elif kind == "function_call_output" and str(message.get("call_id")) in calls:
         changed["output"] = _fitted(calls[str(message.get("call_id"))],
@@ -371,7 +374,7 @@ def _unfit_call(call: Any, fit: Fit) -> bool:
     arguments do not :meth:`Fit.arguments` the destination."""
     function = call.get("function") if isinstance(call, dict) else None
     return isinstance(function, dict) and function.get("name") == TOOL_NAME \
-        and fit.arguments(_json_object(function.get("arguments"))) is not None
+        and fit.arguments(function.get("arguments")) is not None
 
 
 #: the tools whose results :func:`withhold_misfits` checks
