@@ -51,3 +51,26 @@ def test_a_timeout_too_long_for_a_timer_is_not_one_millisecond(tmp_path: Path) -
     sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
     assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent, done.stderr
     assert "took longer than" not in done.stderr
+
+
+def test_a_timings_file_that_cannot_be_written_neither_ends_pi_nor_its_memory(
+        tmp_path: Path) -> None:
+    """`WAYMARKS_BRIDGE_TIMINGS` naming a file in a folder that is not there (a typo, a
+    folder not made yet): the append threw in the bridge's answer handler, before the
+    answer was given, so `initialize` never settled and Node ended Pi on the unhandled
+    rejection (exit 1, the prompt unanswered, the file's ENOENT its only words). The
+    answer is given first; a timing that cannot be written is said once, and Pi goes on."""
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        assert pi.run("-p", "hello").returncode == 0
+        assert pi.run("-c", "-p", "/context pin -- Always run the linters").returncode == 0
+        asked = len(fake.bodies)
+        pi.extra_env["WAYMARKS_BRIDGE_TIMINGS"] = str(tmp_path / "no-such-folder" / "t.jsonl")
+        done = pi.run("-c", "-p", "next question")
+    assert done.returncode == 0, done.stderr
+    assert len(fake.bodies) == asked + 1
+    sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
+    assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent
+    assert done.stderr.count("WAYMARKS_BRIDGE_TIMINGS") == 1, done.stderr
+    assert "no-such-folder" in done.stderr and "no timings are written" in done.stderr
+    assert not (tmp_path / "no-such-folder").exists()

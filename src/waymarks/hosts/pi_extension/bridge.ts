@@ -60,7 +60,7 @@ export class Bridge {
 	/** when the last confirmation closed (`performance.now()`): a request queued behind it
 	 * is answered only after it, and is given a whole timeout from then */
 	private confirmedAt = -Infinity;
-	private readonly timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
+	private timings = process.env.WAYMARKS_BRIDGE_TIMINGS;
 	/** bridges stopped so far, and when the last one stopped has exited */
 	private spawns = 0;
 	private exited: Promise<void> = Promise.resolve();
@@ -280,8 +280,9 @@ export class Bridge {
 			const timer = setTimeout(expire, timeout);
 			pending.set(id, {
 				resolve: (v) => {
-					if (timings) appendFileSync(timings, `${JSON.stringify({ method, ms: performance.now() - started })}\n`);
-					resolve(v);
+					const ms = performance.now() - started;
+					resolve(v); // first: a timing that cannot be written never holds the answer
+					if (timings) this.timed(timings, method, ms);
 				},
 				reject,
 				timer,
@@ -292,6 +293,18 @@ export class Bridge {
 				reject(new Error("the Waymarks bridge is not running"));
 			}
 		});
+	}
+
+	/** One round trip appended to the WAYMARKS_BRIDGE_TIMINGS file. A file that cannot be
+	 * written (its folder missing, say) is said once and no timings are written: the throw
+	 * left the answer it came with unsettled, and Node ended Pi on the unhandled rejection. */
+	private timed(file: string, method: string, ms: number) {
+		try {
+			appendFileSync(file, `${JSON.stringify({ method, ms })}\n`);
+		} catch (e) {
+			this.timings = undefined;
+			this.warn(this.ctxNow, `WAYMARKS_BRIDGE_TIMINGS=${JSON.stringify(file).slice(0, 200)} cannot be written (${e instanceof Error ? e.message : e}); no timings are written`, "timings");
+		}
 	}
 
 	private syncParams(ctx: any): Json {

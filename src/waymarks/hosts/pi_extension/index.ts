@@ -29,7 +29,8 @@
  *
  * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
  * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
- * one JSON line per round trip, for measurements), WAYMARKS_EVOLVE_INTERVAL_MS (default
+ * one JSON line per round trip, for measurements; one that cannot be written is said once
+ * and skipped), WAYMARKS_EVOLVE_INTERVAL_MS (default
  * 15000: the pause between evolution checks; tests shorten it).
  *
  * This file holds Pi's hooks and commands; beside it (package data, each shipped and
