@@ -36,6 +36,12 @@ CASES: list[tuple[str, str]] = [
     (f"podman run --env=DB={PW} nginx", f"podman run --env=DB={R} nginx"),
     (f"docker create -e DB={PW} nginx", f"docker create -e DB={R} nginx"),
     (f"render env set DB={PW}", f"render env set DB={R}"),
+    # Compose's and kubectl's containers, and a running one's command
+    (f"docker compose run -e DB={PW} web", f"docker compose run -e DB={R} web"),
+    (f"docker-compose run --rm -e DB={PW} web", f"docker-compose run --rm -e DB={R} web"),
+    (f"docker exec -e DB={PW} web sh", f"docker exec -e DB={R} web sh"),
+    (f'kubectl run web --image=nginx --env "DB={PW}"',
+     f'kubectl run web --image=nginx --env "DB={R}"'),
 ]
 
 #: settings, references and what is no environment entry
@@ -48,6 +54,8 @@ UNCHANGED: list[str] = [
     'docker run -e DB="$DB" nginx',
     "docker run --label build=7f3a9c2b4e1d8f6a0b5c3e2d1f4a6b8c nginx",
     "render env set NODE_ENV=production",
+    "kubectl run web --image=nginx --env=TZ=Europe/Berlin --labels=app=web",
+    "docker compose up -d",
 ]
 
 

@@ -184,9 +184,10 @@ COMMAND_RULES: Final = (
         # pairs (the others of its line are its command's), a Cloud Run or function's
         # comma-separated list after its flag
         r"|az[ \t]+(?:webapp|functionapp)[ \t]+config[ \t]+appsettings[ \t]+set"
-        r"|render[ \t]+env[ \t]+set|(?P<store_env>(?:docker|podman|nerdctl)(?:\.exe)?[ \t]+"
-        r"(?:container[ \t]+)?(?:run|create))|(?P<store_list>gcloud(?:\.cmd)?[ \t]+(?:(?:alpha"
-        r"|beta)[ \t]+)?(?:run|functions)[ \t]" + _on(512) + r"[ \t]--(?:set|update)-env-vars))"
+        r"|render[ \t]+env[ \t]+set|(?P<store_env>(?:docker|podman|nerdctl)(?:-compose"
+        r"|[ \t]+compose)?(?:\.exe)?[ \t]+(?:container[ \t]+)?(?:run|create|exec)"
+        r"|kubectl[ \t]+run)|(?P<store_list>gcloud(?:\.cmd)?[ \t]+(?:(?:alpha|beta)[ \t]+)?"
+        r"(?:run|functions)[ \t]" + _on(512) + r"[ \t]--(?:set|update)-env-vars))"
         r"(?P<store_pairs>[ \t=]" + _ARGUMENTS + ")"
         # ``fly secrets import``'s lines on its standard input: a heredoc's, to its word's
         # line, or a piped echo's (its ``\n`` parting them)

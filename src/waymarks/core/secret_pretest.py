@@ -185,7 +185,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
                     or "env-vars" in text or "appsettings" in text or "env set" in text
                     or ("kubectl" in text and "env" in text) or ("-e" in text and (
-                        "docker" in text or "podman" in text or "nerdctl" in text)))) \
+                        "docker" in text or "podman" in text or "nerdctl" in text
+                        or "kubectl" in text)))) \
             or "env:set" in text \
             or ("doppler" in text and "secrets" in text):
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
