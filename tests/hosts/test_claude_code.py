@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -32,9 +33,9 @@ PIN_BEGIN = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
 
 
 def hook(home: Path, event: str, payload: object, *, helper: bool = False,
-         raw: bytes | None = None) -> subprocess.CompletedProcess[str]:
+         raw: bytes | None = None, idle: str = "5") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "WAYMARKS_CC_HELPER": "on" if helper else "off",
-           "WAYMARKS_CC_HELPER_IDLE": "5"}
+           "WAYMARKS_CC_HELPER_IDLE": idle}
     data = raw if raw is not None else json.dumps(payload).encode()
     done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", event],
                           input=data, env=env, capture_output=True, timeout=60)
@@ -120,9 +121,10 @@ def test_bad_input_never_blocks_and_is_logged_without_content(
     assert "SECRET-PROMPT" not in log and not (home / "sessions").exists()
 
 
-def start_with_helper(home: Path, project: Path, sid: str) -> Path:
-    """A SessionStart that starts the helper; its socket once it listens."""
-    hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True)
+def start_with_helper(home: Path, project: Path, sid: str, idle: str = "5") -> Path:
+    """A SessionStart that starts the helper (idle for ``idle`` seconds, it exits); its
+    socket once it listens."""
+    hook(home, "SessionStart", payload(sid, project, "SessionStart"), helper=True, idle=idle)
     return helper_socket(home)
 
 
@@ -448,8 +450,20 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
     ``config.toml`` while Claude Code runs failed every prompt (one is answered with a
     message now, and so is an unreadable trust list; a database held by another writer
     still fails them): a connection leaked per prompt for as long as it lasted."""
-    assert start_with_helper(home, project, sid).exists()
+    # the same helper serves every hook only if none comes after it idled: 5 s, less than
+    # a hook process may take to start at CI's load; 600 s a hang alone exceeds (the
+    # helper is ended below, the one process the test started)
+    assert start_with_helper(home, project, sid, idle="600").exists()
     helper = _helper_pid(home)
+    try:
+        _prompts_through_a_failure(home, project, sid, helper)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # (ended already: a failure said)
+            os.kill(helper, signal.SIGTERM)
+
+
+def _prompts_through_a_failure(home: Path, project: Path, sid: str, helper: int) -> None:
+    """Seven prompts through the one ``helper``: its database connections as they go."""
 
     def connections() -> int:
         found = 0
@@ -460,7 +474,7 @@ def test_apps_dropped_after_a_failure_inside_the_helper_are_closed(
 
     def prompt(text: str) -> None:
         done = hook(home, "UserPromptSubmit", payload(sid, project, "UserPromptSubmit",
-                                                      prompt=text), helper=True)
+                                                      prompt=text), helper=True, idle="600")
         assert (done.returncode, done.stdout) == (0, "")
 
     prompt("first")
