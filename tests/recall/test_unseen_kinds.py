@@ -18,6 +18,7 @@ CLAIMS = [
     "The billing exporter retries three times before paging.",
     "The database port is 5433.",
     "Logs rotate daily at midnight.",
+    "Restart the API with make restart after changing .env.",
 ]
 
 
@@ -37,6 +38,11 @@ def test_a_kind_the_store_never_saw_does_not_hide_the_subject(
 @pytest.mark.parametrize("query", [
     "where is the healthz dashboard?",  # an unknown subject word: a lone match stays out
     "which endpoint serves metrics?",  # the kind alone names nothing to match
+    # the kind is the subject itself, no word of the store's naming it: the database's
+    # port and the API's restart are not the queue's nor the worker's
+    "what port does the queue use?",
+    "how do I restart the worker?",
+    "when did the worker restart?",
 ])
 def test_an_unknown_subject_still_refuses_a_lone_match(app: Waymarks, query: str) -> None:
     for claim in CLAIMS:

@@ -326,7 +326,23 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     asks, co_subjects = _joined(text, analysis.features)
     return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
                      co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
-                         fold(text)))
+                         fold(text)), named_kinds=_named_kinds(text, analysis.features))
+
+
+def _named_kinds(text: str, features: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each kind of thing (:data:`~waymarks.recall.subject.KINDS`) the word right before
+    it names ("the healthz endpoint", "exporter 服务"), with that word; a kind after an
+    article or a verb ("restart the worker", "does the queue use") is the subject itself."""
+    if not any(f in KINDS for f in features):
+        return ()
+    pairs: list[tuple[str, str]] = []
+    before: str | None = None
+    for word in han_words(fold(text)):
+        feature = word_feature(word)
+        if feature in KINDS and before is not None and before not in KINDS:
+            pairs.append((before, feature))
+        before = feature
+    return tuple(pairs)
 
 
 #: two words joined by "and", "or", a comma or "&", an article or question word allowed

@@ -120,6 +120,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: subject, a concept as much as a word (neither is *the* one subject of the question)
     co_subjects: frozenset[str] = frozenset()
     when: bool = False  #: a question asking when (:mod:`waymarks.recall.asked_time`)
+    #: a kind of thing and the word right before it naming which ("healthz endpoint":
+    #: ``("w:healthz", "w:endpoint")``; :func:`~waymarks.recall.subject.settle`)
+    named_kinds: tuple[tuple[str, str], ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):

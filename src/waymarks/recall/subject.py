@@ -64,15 +64,19 @@ def settle(plan: QueryPlan, stats: Rarity) -> QueryPlan:
 
 def without_unseen_kinds(plan: QueryPlan, stats: Rarity) -> QueryPlan:
     """``plan`` without the :data:`KINDS` words of its focus that no record holds, when
-    another focus word is one the store holds ("the healthz endpoint" in a store that
-    never said "endpoint": the claim naming healthz is about it). Unseen, such a word
+    the word right before one, naming which, is one the store holds ("the healthz
+    endpoint" in a store that never said "endpoint": the claim naming healthz is about
+    it; :attr:`~waymarks.recall.scoring.QueryPlan.named_kinds`). Unseen, such a word
     weighed the most of the query and counted as a word the store does not know, so
     the one claim naming the subject was refused for a single match and too little
-    coverage. A subject word the store does not know stays ("the healthz dashboard");
-    a plan with no such word is returned unchanged (the same object)."""
+    coverage. A subject word the store does not know stays ("the healthz dashboard"),
+    and so does a kind nothing names ("what port does the queue use?": the queue is the
+    subject, and the database's port no answer); a plan with no such word is returned
+    unchanged (the same object)."""
     df = stats.df
-    unseen = {f for f in plan.focus if f in KINDS and not df.get(f)}
-    if not unseen or not any(df.get(f) for f in plan.focus if f not in KINDS):
+    unseen = {kind for word, kind in plan.named_kinds
+              if kind in plan.focus and not df.get(kind) and df.get(word)}
+    if not unseen:
         return plan
     return msgspec.structs.replace(plan, focus=tuple(f for f in plan.focus if f not in unseen))
 
