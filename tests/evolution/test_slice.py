@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.evolution.test_aging import days_ago
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
     SCHEMA_VERSION,
@@ -24,7 +25,8 @@ from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_rank import rank
 from waymarks.service.evolution_slice import sliced
 
-NOW = "2026-12-01T10:00:00.000Z"
+#: learned lately: hooks and plans age a claim on the real clock (test_aging.days_ago)
+NOW = days_ago(5)
 WORDS = ("cache retry queue deploy lint schema token backup index shard worker build "
          "release staging port cluster redis postgres nginx kafka").split()
 

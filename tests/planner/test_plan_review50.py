@@ -7,6 +7,7 @@ import itertools
 import json
 from pathlib import Path
 
+from tests.evolution.test_aging import days_ago
 from tests.inprocess import waymarks
 from waymarks.core.egress import Egress
 from waymarks.core.evolution.model import claim_id
@@ -51,7 +52,7 @@ def _learned_copy_left_out(tmp_path: Path) -> None:
     legacy.mkdir()
     (legacy / "memories.jsonl").write_text(json.dumps({
         "version": 1, "id": "m1", "kind": "fact", "content": CLAIM, "sourceEntryId": "e1",
-        "createdAt": "2026-12-01T10:00:00.000Z", "scope": str(project)}) + "\n")
+        "createdAt": days_ago(5), "scope": str(project)}) + "\n")  # (not dormant by now)
     (legacy / "memory-actions.jsonl").write_text("")
     _cli(home, project, "evolution", "import", str(legacy))
     _cli(home, project, "learn", "on")  # (off, no plan injects a learned claim)
