@@ -212,19 +212,17 @@ def test_one_folder_named_twice_is_kept_current_under_both_names(tmp_path: Path)
     assert newest_sessions(folders, None, 100).newest == full_listing(folders)
 
 
-def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
-        make_app: Callable[..., Waymarks], home: Path, project: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions accumulate: each was indexed while among the newest, then fell past the
-    bound. Each read asked for every such file whether it was still there (one ``stat``
-    each: 1,900 a read beside 2,000 sessions); the watched listing knows. A sibling
-    removed by another process is still found missing at the next read."""
+def past_the_bound(make_app: Callable[..., Waymarks], home: Path, project: Path,
+                   own_session: bool) -> tuple[Waymarks, list[PiSession]]:
+    """Five sibling sessions indexed while among the newest, then the bound lowered to 2:
+    three lie past it, indexed, as sessions that accumulate come to."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "config.toml"
     config.write_text("[memory]\nmaxProjectSessions = 5\n")
     app = make_app()
     app.trust(str(project))
-    app.session_new()
+    if own_session:
+        app.session_new()
     siblings = [PiSession(sibling_dir(home, project), project, T0 + n * 1000)
                 for n in range(5)]
     for n, sibling in enumerate(siblings):
@@ -232,6 +230,17 @@ def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
         os.utime(sibling.path, ns=(10**18 + n, 10**18 + n))
     assert len(claims(app)) == 5  # all indexed
     config.write_text("[memory]\nmaxProjectSessions = 2\n")
+    return app, siblings
+
+
+def test_indexed_sessions_past_the_bound_are_not_looked_at_one_by_one(
+        make_app: Callable[..., Waymarks], home: Path, project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions accumulate: each was indexed while among the newest, then fell past the
+    bound. Each read asked for every such file whether it was still there (one ``stat``
+    each: 1,900 a read beside 2,000 sessions); the watched listing knows. A sibling
+    removed by another process is still found missing at the next read."""
+    app, siblings = past_the_bound(make_app, home, project, own_session=True)
     assert len(claims(app)) == 5 and len(claims(app)) == 5  # (the watch starts)
     looked: list[str] = []
     exists = os.path.exists
@@ -348,18 +357,7 @@ def test_a_one_shot_read_past_the_bound_asks_its_own_listing_too(
     """A command in a process of its own lists the folders in full once: the sessions
     indexed earlier and past the bound are in that listing, and were looked at one by
     one all the same (1,900 stat calls beside 2,000 sessions)."""
-    home.mkdir(parents=True, exist_ok=True)
-    config = home / "config.toml"
-    config.write_text("[memory]\nmaxProjectSessions = 5\n")
-    app = make_app()
-    app.trust(str(project))
-    siblings = [PiSession(sibling_dir(home, project), project, T0 + n * 1000)
-                for n in range(5)]
-    for n, sibling in enumerate(siblings):
-        sibling.memory(f"Rule {n} holds")
-        os.utime(sibling.path, ns=(10**18 + n, 10**18 + n))
-    assert len(claims(app)) == 5  # all indexed
-    config.write_text("[memory]\nmaxProjectSessions = 2\n")
+    _app, siblings = past_the_bound(make_app, home, project, own_session=False)
     out = subprocess.run([sys.executable, "-c", ONE_SHOT_READ, str(home), str(project)],
                          check=True, capture_output=True, text=True).stdout
     found, looked = json.loads(out)
