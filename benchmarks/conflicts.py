@@ -93,6 +93,9 @@ after.
 The 8 after them: "daily", "nightly", "hourly" and "weekly" after the verb ("runs daily" /
 "runs weekly": no value, both written; "the daily backup" still names it), 25.0 % caught,
 0 % false before, 100 % / 0 % after.
+The 4 after them: a word value followed by "in" and a place ("The log level is debug in
+staging." / "… info in production.": no value, refused by the shared key), 100 % caught,
+100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

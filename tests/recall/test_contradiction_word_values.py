@@ -65,3 +65,13 @@ def test_a_word_after_an_attribute_and_its_colon_is_its_value(
 def test_a_colon_after_another_word_is_no_value(app: Waymarks) -> None:
     _written(app, "Reminder: backup.")
     _written(app, "Reminder: deploy.")
+
+
+def test_a_word_value_in_one_environment_is_no_other_environments(app: Waymarks) -> None:
+    """"The log level is debug in staging." had no value (its word did not end the
+    clause), so the replay rule's shared derived key ("log level") refused "The log level
+    is info in production." as a conflict; read, the two name other environments: two
+    facts, and the same environment's other level still contradicts."""
+    _written(app, "The log level is debug in staging.")
+    _written(app, "The log level is info in production.")
+    _refused(app, "The log level is warn in production.")

@@ -162,7 +162,7 @@ _WORD_VALUE: Final = WordPatterns(
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")
-    r"(?=(?:です|だ|입니다|이다)?\s*(?:[。.!;,?]|$))")
+    r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[。.!;,?]|$))")  # (or where: "… in staging.")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
