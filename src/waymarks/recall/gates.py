@@ -66,6 +66,7 @@ class QueryFacts(msgspec.Struct, frozen=True):
 
 
 def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
+    """The query's weights, subject and attributes, as every candidate's scoring reads them."""
     focus = tuple((f, stats.weight(f)) for f in plan.focus)
     context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
     words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
