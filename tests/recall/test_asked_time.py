@@ -50,3 +50,30 @@ def test_a_time_said(text: str, said: bool) -> None:
 def test_a_question_asking_when(question: str, asked: bool) -> None:
     assert asks_when(question.casefold()) is asked
     assert direct_plan(question).when is (asked and bool(direct_plan(question).focus))
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("我们去年三月把搜索索引迁移到了 Postgres。", True), ("备份每晚运行。", True),
+    ("上周部署了新版本。", True), ("12月20日冻结发布。", True), ("站会在周一 9 点。", True),
+    ("三天前出了故障。", True), ("数据库端口是 5433。", False), ("三个服务共用缓存。", False),
+])
+def test_a_time_said_in_chinese(text: str, said: bool) -> None:
+    assert says_time(text) is said
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("搜索索引什么时候迁移到 Postgres？", True), ("下一个版本何时发布？", True),
+    ("备份哪天运行？", True), ("搜索索引用什么数据库？", False),
+])
+def test_a_question_asking_when_in_chinese(question: str, asked: bool) -> None:
+    assert asks_when(question.casefold()) is asked
+    assert direct_plan(question).when is asked
+
+
+def test_a_chinese_question_asking_when_ranks_the_claim_saying_a_time_first(
+        app: Waymarks) -> None:
+    dated = app.remember("搜索索引去年三月迁移到了 Postgres。").id  # type: ignore[union-attr]
+    undated = app.remember("搜索索引迁移到了 Postgres。").id  # type: ignore[union-attr]
+    app.remember("The database port is 5433.")
+    assert app.recall("搜索索引什么时候迁移到 Postgres？").selected == [dated, undated]
+    assert app.recall("搜索索引迁移到 Postgres 了吗？").selected == [undated, dated]

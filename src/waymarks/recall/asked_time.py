@@ -50,18 +50,35 @@ _SHORT_MONTHS: Final = frozenset(
 _TOKEN: Final = lazy(r"[a-z]+|\d+")
 #: a clock time ("9:30"; not an address's port, "10.0.0.1:80")
 _CLOCK: Final = lazy(r"(?<![\d.:])\d{1,2}:\d\d(?![\d:])")
+#: a question asking when in Chinese ("什么时候", "何时", "哪天", "几点")
+_HAN_WHEN: Final = lazy(r"什么时候|何时|哪一?天|哪一?年|哪个月|几点")
+#: a number in digits or Chinese numerals, from its first character only (tried at each
+#: digit of a long run, the run was read to its end each time: quadratic)
+_HAN_NUMBER: Final = r"(?<![\d一二三四五六七八九十两几])[\d一二三四五六七八九十两几]+"
+#: a time said in Chinese: a relative day or period ("昨天", "上周", "去年"), a schedule
+#: ("每晚"), a weekday ("周一"), a month or a date ("三月", "12月20日"), an hour ("9 点"),
+#: a time ago ("三天前"); not a count ("三个服务")
+_HAN_TIME: Final = lazy(
+    r"[昨今明前后]天|[昨今明]晚|凌晨|午夜|中午|每(?:天|晚|周|月|年|小时|个月)"
+    r"|[上下本这]个?(?:周|星期|月)|[去今明前]年|(?:周|星期|礼拜)[一二三四五六日天]"
+    rf"|{_HAN_NUMBER}\s*(?:月|(?:天|周|个月|年|小时|分钟)前)|(?<!\d)\d+\s*点")
+#: the first Chinese character; texts without one skip the Chinese forms
+_HAN: Final = lazy(r"[\u4e00-\u9fff]")
 
 
 def asks_when(folded: str) -> bool:
     """Whether a folded question asks when something is, was or will be."""
-    return "when" in folded and _WHEN.search(folded) is not None
+    if "when" in folded and _WHEN.search(folded) is not None:
+        return True
+    return _HAN.search(folded) is not None and _HAN_WHEN.search(folded) is not None
 
 
 @functools.lru_cache(maxsize=65_536)  # a store's texts, asked again by every plan
 def says_time(text: str) -> bool:
     """Whether a record's text says a time: a relative day, "ago", a schedule ("nightly"),
     a weekday, a month, a period after "last", "next", "this", "past" or "every", a
-    year (19xx, 20xx; a date's too), a clock time or an hour ("3 pm"). Read word by word:
+    year (19xx, 20xx; a date's too), a clock time or an hour ("3 pm"), or their Chinese
+    forms (:data:`_HAN_TIME`: "去年三月", "每晚", "上周"). Read word by word:
     one expression of every form tried at each character cost a 2,000-character claim
     3 ms, a question's hundred candidates far more than the rest of its recall."""
     folded = text.lower()
@@ -79,7 +96,9 @@ def says_time(text: str) -> bool:
                 token in ("am", "pm") and previous.isdigit() and len(previous) <= 2):
             return True
         previous = token
-    return ":" in folded and _CLOCK.search(folded) is not None
+    if ":" in folded and _CLOCK.search(folded) is not None:
+        return True
+    return _HAN.search(folded) is not None and _HAN_TIME.search(folded) is not None
 
 
 def time_factor(when: bool, text: str) -> float:
