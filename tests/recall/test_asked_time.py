@@ -77,3 +77,16 @@ def test_a_chinese_question_asking_when_ranks_the_claim_saying_a_time_first(
     app.remember("The database port is 5433.")
     assert app.recall("搜索索引什么时候迁移到 Postgres？").selected == [dated, undated]
     assert app.recall("搜索索引迁移到 Postgres 了吗？").selected == [undated, dated]
+
+
+@pytest.mark.parametrize("follow_up", [
+    "when was that?", "and when?", "when did it move?"])
+def test_a_follow_up_asking_when_ranks_the_claim_saying_a_time_first(
+        app: Waymarks, follow_up: str) -> None:
+    dated = app.remember(DATED).id  # type: ignore[union-attr]
+    undated = app.remember(UNDATED).id  # type: ignore[union-attr]
+    app.remember("The database port is 5433.")
+    history = ["did the search index move to Postgres?"]
+    assert app.recall(follow_up, history).selected == [dated, undated]
+    # a follow-up that does not ask when: the newer first, as before
+    assert app.recall("did it?", history).selected == [undated, dated]

@@ -23,9 +23,10 @@ from waymarks.core.lazy_re import lazy
 #: 0.2 and 0.5 measured, the smaller taken: it keeps the relative cutoff's meaning)
 TIME_BONUS: Final = 0.2
 
-#: a question asking when: "when" leading it, or before the verb it asks with
+#: a question asking when: "when" leading it (a follow-up's "and when?" too), or before
+#: the verb it asks with
 _WHEN: Final = lazy(
-    r"^\W*when\b|\bwhen\s+(?:did|do|does|is|was|were|will|are|has|have|had|should|would"
+    r"^\W*(?:(?:and|so|but|ok|okay|then)\W+)?when\b|\bwhen\s+(?:did|do|does|is|was|were|will|are|has|have|had|should|would"
     r"|can|could)\b")
 
 _DAYS: Final = frozenset(

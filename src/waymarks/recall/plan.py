@@ -230,7 +230,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         if previous is not None and (previous.focus or barred):
             return QueryPlan(previous.focus, previous.context, previous.literals,
                              "barrier" if barred else "continued", previous.names,
-                             parent=previous.parent)
+                             parent=previous.parent, when=asks_when(folded))
         return QueryPlan((), (), frozenset(), "empty")
     if barred and all(f in _ASKED for f in analysis.features):
         # "and the version?" after "what about Go?": Go's version, or nothing (a fresh
@@ -242,7 +242,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         subject = _subject(previous)
         context = (*subject, *(f for f in previous.parent if f not in subject))
         return QueryPlan(_asked(analysis), context, analysis.literals, "followup",
-                         previous.names, parent=previous.parent)
+                         previous.names, parent=previous.parent, when=asks_when(folded))
     plan = _direct(analysis, "direct", text)
     if previous is None or not previous.focus:
         return plan
