@@ -80,7 +80,7 @@ def test_a_chinese_question_asking_when_ranks_the_claim_saying_a_time_first(
 
 
 @pytest.mark.parametrize("follow_up", [
-    "when was that?", "and when?", "when did it move?"])
+    "when was that?", "and when?", "when did it move?", "什么时候？", "何时？"])
 def test_a_follow_up_asking_when_ranks_the_claim_saying_a_time_first(
         app: Waymarks, follow_up: str) -> None:
     dated = app.remember(DATED).id  # type: ignore[union-attr]
@@ -90,3 +90,10 @@ def test_a_follow_up_asking_when_ranks_the_claim_saying_a_time_first(
     assert app.recall(follow_up, history).selected == [dated, undated]
     # a follow-up that does not ask when: the newer first, as before
     assert app.recall("did it?", history).selected == [undated, dated]
+
+
+def test_chinese_words_asking_when_are_no_subject() -> None:
+    # as "when" is none: unknown to every record, 时候 weighed the most of the question
+    assert direct_plan("搜索索引什么时候迁移到 Postgres？").focus == (
+        "w:搜索", "w:索引", "w:迁移", "w:到", "w:postgr")
+    assert direct_plan("何时？").focus == ()
