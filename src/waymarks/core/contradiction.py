@@ -35,10 +35,8 @@ from typing import Final
 import msgspec
 
 from waymarks.core.claim_denials import (
-    DENIES,
     NEGATION,
     clause_before,
-    denied_after,
     is_denied,
 )
 from waymarks.core.claim_names import (
@@ -54,6 +52,7 @@ from waymarks.core.claim_names import (
 from waymarks.core.claim_names import (
     identifier as name_of,
 )
+from waymarks.core.claim_states import stated_state
 from waymarks.core.claim_terms import DESTINATION, SAME_FACT, WORD_ATTRIBUTES
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SECONDS as _SECONDS
@@ -78,7 +77,6 @@ from waymarks.core.claim_values import (
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
-from waymarks.core.claim_words import ASCII_WORD as _ASCII_WORD
 from waymarks.core.claim_words import STOP as _STOP
 from waymarks.core.claim_words import subject_terms as _subject_terms
 from waymarks.core.claim_words import term as _term
@@ -169,7 +167,6 @@ _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capit
     r"(?=[A-Z])(?:(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z]"
     r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3]))")
 #: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
-_ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
@@ -315,7 +312,7 @@ def signature(claim: str) -> Signature | None:
         if is_denied(text, both.start(), both.end()):
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
-    state = _state(text)
+    state = stated_state(text)
     where = frozenset[str]()
     if state is not None:
         values.add("s:" + state[0])
@@ -562,40 +559,3 @@ def subject_keys(claim: str) -> list[str]:
     if found is None:
         return []
     return [*("t:" + term for term in found.subject), whole(found.subject)]
-
-
-def _state(text: str) -> tuple[str, int] | None:
-    """``on`` or ``off`` for a claim asserting a state and where its first state word is,
-    else None. A negation flips a
-    state word only when it comes before that word in its clause, with no contrast between
-    (:data:`DENIES`: "is not enabled" is off, "is not disabled but enabled" on): one
-    anywhere flipped them all, so "is disabled, so don't rely on it" read as on and was
-    kept beside "is enabled", and "is required, it cannot be skipped" was refused beside
-    "is required"."""
-    found: list[tuple[int, str]] = [
-        (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
-        if m.group(0) in _STATES and m.group(0) not in ("on", "off")
-    ] if _ASCII_STATES.search(text) else []
-    found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
-    taken: list[tuple[int, int]] = []
-    # longest first (활성화 of 비활성화 states nothing); none in an ASCII text
-    for word, state in () if text.isascii() else _HAN_STATES:
-        start = text.find(word)
-        while start >= 0:
-            if not any(begin <= start < end for begin, end in taken):
-                # a Japanese or Korean negation follows it ("有効ではありません": off)
-                found.append((start, _FLIPPED[state] if denied_after(
-                    text, start + len(word)) else state))
-                taken.append((start, start + len(word)))
-            start = text.find(word, start + len(word))
-    states = {_FLIPPED[state] if DENIES.search(clause_before(text, start)) else state
-              for start, state in found}
-    return (states.pop(), min(found)[0]) if len(states) == 1 else None
-
-
-_HAN_STATES: Final = tuple(sorted(((word, state) for word, state in _STATES.items()
-                                  if not word.isascii()), key=lambda ws: -len(ws[0])))
-_FLIPPED: Final = {"on": "off", "off": "on"}
-#: the English state words :func:`_state` reads as words (none in a text: no word read)
-_ASCII_STATES: Final = lazy("|".join(word for word in _STATES
-                                     if word.isascii() and word not in ("on", "off")))
