@@ -44,7 +44,7 @@ from waymarks.recall.scoring import (
     Stats,
     ranked,
 )
-from waymarks.recall.slashed import settled
+from waymarks.recall.subject import settle
 from waymarks.service.evolution_analysis import MAX_CACHED
 from waymarks.service.evolution_rank_dense import DENSE_MIN, Dense
 from waymarks.service.evolution_rank_dense import candidates as dense_candidates
@@ -401,7 +401,7 @@ def rank(plan: QueryPlan, rows: Sequence[tuple[ClaimRow, Candidate]] | Corpus, n
     dense = corpus.use_dense
     corpus.served += 1
     stats = corpus.stats(plan)
-    plan = settled(plan, stats)  # ("frontend/backend": one reading, :mod:`.slashed`)
+    plan = settle(plan, stats)  # (as recall reads it: "frontend/backend", a kind named)
     now_s = parse_time(now) or 0.0
     memo = stats.memoized((*plan.focus, *plan.context))
     by_id: dict[str, ClaimRow] = {}
