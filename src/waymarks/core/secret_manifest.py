@@ -34,7 +34,6 @@ the layout of the last text read (:func:`_layout`), which its many blocks share.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from functools import lru_cache
 from typing import Final
 
@@ -241,6 +240,7 @@ def _secret_kind(text: str, head: int) -> bool:
     is a Secret: its ``kind`` (the nearest at that line's column before it in the same
     object, else one after it) says ``Secret``. A ConfigMap's data followed by a Secret in a
     text that joins them without ``---`` was taken for the Secret's."""
+    from bisect import bisect_left, bisect_right  # (only here: not on a recall's imports)
     data = _DATA_LINE.match(text, head + 1)
     if data is None:
         return False
@@ -271,6 +271,7 @@ def _secret_kind(text: str, head: int) -> bool:
 def _stays(leaves: list[int], start: int, end: int) -> bool:
     """Whether no line between the one at ``start`` and the one at ``end`` (line starts)
     leaves the object (``leaves``: the starts of the lines that do, at one column)."""
+    from bisect import bisect_right  # (only here: not on a recall's imports)
     at = bisect_right(leaves, start)
     return at == len(leaves) or leaves[at] >= end
 
@@ -294,6 +295,7 @@ class _Layout:
         of the lines leaving an object, and for each kind the index of the first from it on
         that decides a ``data:`` block before it is a Secret's (a Secret's kind whose object
         holds no later ``data:`` at the column; ``len(kinds)`` when none does)."""
+        from bisect import bisect_right  # (only here: not on a recall's imports)
         found = self._columns.get(column)
         if found is None:
             kinds = [at for col, at, _ in self._kinds if col == column]
