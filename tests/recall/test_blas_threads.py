@@ -71,9 +71,9 @@ SPARE = ("import os; from waymarks import semantic; from waymarks.semantic impor
          "embedder = semantic.load()\n"
          "runtime = embedder._model._lib\n"
          "seen = []\n"
-         "for spare in (1, 2, 1):\n"
+         "for turn, spare in enumerate((1, 2, 1)):\n"
          "    e5.spare_cores = lambda ours=None, spare=spare: spare\n"
-         "    embedder.query('which port?')\n"
+         "    embedder.query(f'which port? ({turn})')\n"  # (a text asked again is kept)
          "    seen.append(runtime.omp_get_max_threads())\n"
          "print(seen, os.environ.get('OMP_NUM_THREADS'), os.environ.get('GOMP_SPINCOUNT'))")
 
