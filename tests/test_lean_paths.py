@@ -449,3 +449,33 @@ def test_a_plan_without_personal_memory_or_docs_compiles_neither_of_their_expres
                           cwd=project, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["True", "[]"]
+
+
+def test_an_english_prompt_compiles_no_chinese_character_class(tmp_path: Path) -> None:
+    """Every prompt's recall asks whether its words and its candidates' texts hold Chinese
+    (the segmenter, the Chinese ways of asking or saying when): compiling a class of
+    21,000-28,000 characters cost ~1.3 ms of CPU each, two per English prompt's hook. An
+    ASCII text is not searched for one; a Chinese one still is."""
+    project = tmp_path / "project"
+    project.mkdir()
+    probe = (
+        "from waymarks.service.app import Waymarks\n"
+        "from waymarks.recall import analysis, asked_time\n"
+        f"with Waymarks({str(tmp_path / 'home')!r}, cwd={str(project)!r}) as app:\n"
+        "    app.remember('The cache port moved to 6380 last March.')\n"
+        "    app.remember('The api/worker split runs nightly.')\n"
+        "    app.recall('which cache port does the api/worker use?')\n"
+        "    app.recall('and when did it move?')\n"
+        "def compiled():\n"
+        "    return sorted(n for n, p in (('analysis', analysis._HAN),"
+        " ('asked_time', asked_time._HAN)) if 'match' in getattr(p, '__dict__', 'match'))\n"
+        "print(compiled())\n"
+        "print(asked_time.asks_when('搜索索引什么时候迁移的？'),"
+        " asked_time.says_time('搜索索引去年三月迁移到了 Postgres。'),"
+        " analysis.han_words('数据库端口'))\n"
+        "print(compiled())\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=project, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "True True ['数据库', '端口']",
+                                        "['analysis', 'asked_time']"]
