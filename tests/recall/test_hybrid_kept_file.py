@@ -255,3 +255,38 @@ def test_a_file_the_worker_cannot_write_wakes_no_worker_for_a_while_and_is_said(
     assert app.embed_recall()["embedded"] == 0  # the worker's pass, the limit gone
     assert kept.exists() and not mark.exists()
     assert "keptFile" not in make_app().status()["semantic"]
+
+
+def events_named(home: Path, event: str) -> list[dict[str, object]]:
+    """The log's events of that name, in order."""
+    log = home / "logs" / "waymarks.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [e for e in map(json.loads, lines) if e["event"] == event]
+
+
+def test_a_damaged_file_the_worker_cannot_replace_is_not_said_replaced(
+        embedded: tuple[Waymarks, dict[str, str]], home: Path) -> None:
+    """A damaged file was noted replaced (``semantic_vectors_file_replaced``) before the
+    worker knew it could write one: each pass that then failed (here a file size limit,
+    EFBIG) noted it again, a line per pass for a file never replaced. It is noted once,
+    by the pass that replaced it."""
+    import resource
+
+    app, _ = embedded
+    kept = home / "waymarks.db-vectors"
+    data = kept.read_bytes()
+    kept.write_bytes(data[:-100] + bytes([data[-100] ^ 1]) + data[-99:])
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    for _ in range(2):
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(data) // 2, hard))
+        try:
+            assert app.embed_recall()["embedded"] == 0  # the worker's pass fails to write
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert kept.read_bytes() != data
+    assert events_named(home, "semantic_vectors_file_replaced") == []
+    for _ in range(2):
+        assert app.embed_recall()["embedded"] == 0
+    assert kept.read_bytes() == data
+    assert [e["code"] for e in events_named(home, "semantic_vectors_file_replaced")] == [
+        "damaged"]

@@ -220,7 +220,8 @@ def _replaceable(path: Path) -> bool:
 def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
                          still_home: Callable[[], object] | None = None) -> bool:
     """Write the file :func:`kept_vectors` reads when it does not hold the rows stored now
-    (missing, stale or damaged: that noted once in the log); whether it wrote. The
+    (missing, stale or damaged: a damaged one noted in the log once it is replaced);
+    whether it wrote. The
     background worker's and ``waymarks index --semantic``'s, after they embed: never a
     prompt's. Not written when a row read is damaged (a recall drops it, and the worker
     embeds its record again, then writes it) nor when a write landed during the read.
@@ -236,11 +237,12 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
     if path is None or not _replaceable(path):
         return False
     stamp = store.stamp()
+    damaged = False
     try:
         if sidecar.read(path, stamp, embedder.model, embedder.dim) is not None:
             return False
     except sidecar.Damaged:
-        log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced", code="damaged")
+        damaged = True  # (said once it is replaced: each pass that could not said it again)
     except OSError:
         return False
     held = new_matrix(embedder.dim)
@@ -257,6 +259,8 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
     except OSError as exc:  # a full disk, a read-only home: the rows are read from SQLite
         _kept_write_failed(app, exc)
         return False
+    if damaged:
+        log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced", code="damaged")
     mark(app.home, KEPT_FAILED_FILE, None)
     return True
 
