@@ -8,7 +8,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
-from waymarks.recall.gates import query_facts
+from waymarks.recall.gates import query_facts, strong_needed
 from waymarks.recall.scoring import (
     Candidate,
     QueryPlan,
@@ -97,7 +97,7 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
     facts = query_facts(query, table)
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return  # (no bound then: every candidate is scored)
-    needed = 2 if len(query.focus) >= 3 else 1
+    needed = strong_needed(query, facts)
     each = [(bound, c) for c in records if (bound := _bound(facts, c, needed)) is not None]
     each.sort(key=lambda pair: pair[0], reverse=True)
     scored = _may_be_eligible(query, facts, records, table)
@@ -111,13 +111,14 @@ def test_bounds_shared_by_a_pattern_are_each_ones_own(examples: int) -> None:
     _property(examples, _bounds_shared_by_a_pattern_are_each_ones_own, plain=True)
 
 
+def record(ident: str, *body: str) -> Candidate:
+    return Candidate(id=ident, kind="memory", status="active", origin="session:s",
+                     created_at=0, text="(text)", body=frozenset(body), body_count=4)
+
+
 def test_candidates_that_cannot_be_eligible_are_left_unscored() -> None:
     """One record names the query's rare subject; the others share only its common words
     and its one common concept: they cannot reach the cutoff, and are not scored."""
-    def record(ident: str, *body: str) -> Candidate:
-        return Candidate(id=ident, kind="memory", status="active", origin="session:s",
-                         created_at=0, text="(text)", body=frozenset(body), body_count=4)
-
     query = QueryPlan(("c:port", "w:billing", "w:917", "w:servic"))
     table = Stats(1000, {"c:port": 130, "w:billing": 80, "w:917": 2, "w:servic": 1000})
     named = record("named", "w:billing", "w:917", "w:servic", "c:port")
@@ -128,3 +129,16 @@ def test_candidates_that_cannot_be_eligible_are_left_unscored() -> None:
     assert [s.candidate.id for s in every if s.eligible] == ["named"]
     assert [s.candidate.id for s in some] == ["named"]
     assert len(every) == 22
+
+
+def test_single_matches_beside_a_word_the_store_does_not_know_are_left_unscored() -> None:
+    """"refactor the search module" in a store that never said "refactor" (the kind
+    "module" dropped as unseen): each record holding "search" is one strong match beside
+    an unknown word, which the gates refuse, so a plan scores none of them (it scored
+    every one: a tenth of the benchmark's claims, for each such prompt)."""
+    query = QueryPlan(("w:refactor", "w:search"))
+    table = Stats(1000, {"w:search": 80, "w:servic": 1000})
+    records = [record(f"o{at}", "w:search", "w:servic") for at in range(20)]
+    every = score_all(query, records, table)
+    assert {s.reason for s in every} == {"a single match beside words the store does not know"}
+    assert score_all(query, records, table, eligible_only=True) == []

@@ -142,6 +142,14 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     return ""
 
 
+def strong_needed(plan: QueryPlan, facts: QueryFacts) -> int:
+    """The strong matches :func:`gate` asks of a record without a similarity to lift it:
+    two beside three or more focus features or beside a word the store has never seen,
+    else one. Scoring leaves a record with fewer unscored where only the eligible ones
+    are wanted (:func:`~waymarks.recall.scoring.score_all`)."""
+    return 2 if len(plan.focus) >= 3 or facts.unknown else 1
+
+
 BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
 
 

@@ -43,6 +43,7 @@ from waymarks.recall.gates import (
     beside_unknown,
     gate,
     query_facts,
+    strong_needed,
     values_said,
 )
 from waymarks.recall.gates import COVERAGE_TO_QUALIFY as COVERAGE_TO_QUALIFY
@@ -300,7 +301,7 @@ def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Ca
 
     Left out unscored: a candidate :func:`~waymarks.recall.gates.gate` refuses on its
     matches alone (not active; fewer focus features in its body or aliases than a lexical
-    match needs: one, two beside three or more focus features), and a candidate whose
+    match needs, :func:`~waymarks.recall.gates.strong_needed`), and a candidate whose
     relevance cannot reach the relative cutoff of the best eligible one. Each one's
     relevance is bounded from above by :func:`_bound`; they are scored best bound first,
     and the first whose bound is below :data:`RELATIVE_CUTOFF` of the best eligible
@@ -311,7 +312,7 @@ def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Ca
     (:func:`score_all`); scored while above it."""
     if any(weight < 0 for _, weight in (*facts.focus, *facts.context)):
         return [_score(plan, facts, c, stats) for c in candidates]  # (df > records: no bound)
-    needed = 2 if len(plan.focus) >= 3 else 1
+    needed = strong_needed(plan, facts)
     # An active candidate without aliases or a quoted question (most claims) has the bound
     # of any other holding the same query features in its body and in its origin, with a
     # body as long: :func:`_bound` asks no more of it. Worked out once per such pattern
