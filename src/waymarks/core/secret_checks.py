@@ -125,7 +125,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         quoted = match.lastgroup != name
         if not quoted and _a_call(match.string, value, end):
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
-        if quoted and _SPACE.search(value) is not None:
+        if _SPACE.search(value) is not None:  # quoted, or a dotenv line's words
             if _a_login_name(match):  # "redis_auth": "Redis auth requires …": a phrase,
                 # no passphrase, under a name as often for a description: a word decides
                 return any(_looks_like_secret(word.strip(".,;:!?()"), data=False, alone=False)
@@ -183,14 +183,34 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
     """Where a bare value of an assignment or a flag ends that a ``(`` went on, glued,
     when no call is made (:func:`_a_call`): ``DB_PASSWORD=Xk9mQ2pL7(vR3)!`` was judged
     and redacted up to its ``(`` only, its rest sent; ``password=gR7(kP2mZ9qW4tY)``, its
-    head too short for a password, went whole. The value is judged and redacted whole."""
+    head too short for a password, went whole. The value is judged and redacted whole.
+    A dotenv line's value goes on to the line's end over words (:func:`_dotenv_end`)."""
     start = match.start(match.lastgroup or 0)
+    if name == "assign" and match.lastgroup == name and match.group("sep") == "=":
+        end = _dotenv_end(match, end)
     if name not in ("assign", "flag") or match.lastgroup != name \
             or not match.string.startswith("(", end) \
             or _a_call(match.string, match.string[start:end], end):
         return end
     glued = _GLUED.match(match.string, end)
     return end if glued is None else glued.end()
+#: the rest of a dotenv line after its value's first word: words of letters to its end
+_DOTENV_WORDS: Final = lazy(r"(?:[ \t]+[A-Za-z]+){1,64}(?=[ \t]*(?:\r?\n|\Z))", re.ASCII)
+
+
+def _dotenv_end(match: re.Match[str], end: int) -> int:
+    """Where the unquoted value of a ``NAME=value`` line ends when words follow it to the
+    line's end (``DB_PASSWORD=correct horse battery staple``): a .env reader takes the
+    line's rest as the value, so the passphrase goes whole, where its first word alone
+    went. A command after an environment prefix (``PGPASSWORD=… psql -h db``: a flag, a
+    path), a comment, and a value in a sentence (the name not starting its line) end it
+    where they did."""
+    rest = _DOTENV_WORDS.match(match.string, end)
+    if rest is None or not _starts_its_line(match.string, match.start()):
+        return end
+    return rest.end()
+
+
 #: a space in a quoted value: a phrase, not a word
 _SPACE: Final = lazy(r"\s")
 #: a template or placeholder inside a phrase (``"{{ vault.pw }}"``, ``"<your key here>"``)
