@@ -34,6 +34,9 @@ from waymarks.core.secret_tokens import Rule
 #: an element's or attribute's name, and what may stand between attributes (one tag)
 _TAG = r"[\w:.-]{1,253}"
 _ATTRIBUTES = r"[^<>]{0,512}?"
+#: an attribute's ``=`` and the spaces XML allows around it, a line break among them
+#: (``value=⏎"…"``, as a formatter wrapping a long element writes it: it went out in clear)
+_EQ = r"[ \t\r\n]{0,64}=[ \t\r\n]{0,64}"
 #: a quoted attribute's value
 _QUOTED = r"(?P<{q}>[\"']){body}(?P={q})"
 #: an element's text: plain, or a CDATA section's (its group ``{name}_cdata``)
@@ -50,12 +53,12 @@ def markup_rules(name: str, qualifier: str) -> tuple[Rule, Rule]:
         + _TEXT.format(name="xml_value") + r"\s{0,256}</(?P=xml_tag)>",
         re.ASCII | re.IGNORECASE), ("</",), wrapper=True, guard="/")
     pair = Rule("xml_pair", "secret", lazy(
-        r"<(?:" + _TAG + r"[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])value[ \t]*=[ \t]*"
+        r"<(?:" + _TAG + r"[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])value" + _EQ
         + _QUOTED.format(q="xml_rq", body=r"(?P<xml_rpair>[^\"'<>\n]{1,4096}?)")
-        + _ATTRIBUTES + r"[ \t\r\n](?:key|name)[ \t]*=[ \t]*[\"']" + named + r"[\"']"
+        + _ATTRIBUTES + r"[ \t\r\n](?:key|name)" + _EQ + r"[\"']" + named + r"[\"']"
         r"|(?P<xml_element>" + _TAG + r")[ \t\r\n]" + _ATTRIBUTES + r"(?<![\w:.-])(?:key|name)"
-        r"[ \t]*=[ \t]*" + _QUOTED.format(q="xml_nq", body=named)
-        + r"(?:" + _ATTRIBUTES + r"[ \t\r\n]value[ \t]*=[ \t]*"
+        + _EQ + _QUOTED.format(q="xml_nq", body=named)
+        + r"(?:" + _ATTRIBUTES + r"[ \t\r\n]value" + _EQ
         + _QUOTED.format(q="xml_vq", body=r"(?P<xml_pair>[^\"'<>\n]{1,4096}?)")
         + r"|" + _ATTRIBUTES + r"(?<!/)>\s{0,256}(?:(?P<xml_wrap><value>)\s{0,256})?"
         + _TEXT.format(name="xml_text") + r"\s{0,256}(?(xml_wrap)</value>\s{0,256})"

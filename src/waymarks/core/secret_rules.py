@@ -291,8 +291,10 @@ _WRAPPERS: Final = (
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
-    Rule("assign", "secret", lazy(  # (a JSON value may stand on the line after its key)
-        _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>))"
+    # (a JSON value, or an attribute's quoted one, ``password=⏎"…"``, may stand on the
+    # line after its key)
+    Rule("assign", "secret", lazy(
+        _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
         r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])|" + _GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
