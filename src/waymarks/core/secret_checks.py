@@ -122,6 +122,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             # idempotent). Any other value before a placeholder is still judged: text that
             # merely carries "[REDACTED:" must not switch detection off
             return False
+        if name == "assign" and not _a_yaml_value(match):
+            return False  # "Credentials:⏎  …": a heading, and what follows it prose
         quoted = match.lastgroup != name
         if not quoted and _a_call(match.string, value, end):
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
@@ -194,6 +196,28 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
         return end
     glued = _GLUED.match(match.string, end)
     return end if glued is None else glued.end()
+#: a heading: one capitalised word (``Credentials:``, ``Password:``), prose's, not a key's
+_HEADING: Final = lazy(r"[A-Z][a-z]+")
+
+
+def _a_yaml_value(match: re.Match[str]) -> bool:
+    """Whether an assignment whose value stands on the line after a bare key's ``:``
+    (``password:⏎    …``) is that key's YAML value: the key starts its line and is no
+    heading (``Credentials:⏎  …`` introduces prose, as ruled), and the value is indented
+    past the key and alone on its line (a comment aside). Any other assignment is."""
+    text, sep = match.string, match.group("sep")
+    if "\n" not in sep or not sep.lstrip(" \t").startswith(":"):
+        return True
+    key = _name_start(text, match.start())
+    if _HEADING.fullmatch(text, key, match.start("sep")) is not None \
+            or not _starts_its_line(text, match.start()):
+        return False
+    key_column = key - (text.rfind("\n", 0, key) + 1)  # past its indent and a list's "- "
+    value_at = match.start("sep") + len(sep)
+    value_column = value_at - (text.rfind("\n", 0, value_at) + 1)
+    return value_column > key_column and _LINE_END.match(text, match.end()) is not None
+
+
 #: the rest of a dotenv line after its value's first word: words of letters to its end
 _DOTENV_WORDS: Final = lazy(r"(?:[ \t]+[A-Za-z]+){1,64}(?=[ \t]*(?:\r?\n|\Z))", re.ASCII)
 

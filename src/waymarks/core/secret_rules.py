@@ -291,11 +291,16 @@ _WRAPPERS: Final = (
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
-    # (a JSON value, or an attribute's quoted one, ``password=⏎"…"``, may stand on the
-    # line after its key)
+    # (a JSON value, an attribute's quoted one, ``password=⏎"…"``, and a YAML key's may
+    # stand on the line after its key)
     Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
-        r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])|" + _GAP + "*))" + _VALUE.format(name="assign"),
+        r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])"
+        # a YAML key's value on the next line, indented (``password:⏎    …``): not a
+        # comment, block scalar, anchor, alias, tag, flow collection or list item
+        # (checks.a_yaml_value reads the indent, the line's end and the key)
+        r"|(?<=[A-Za-z0-9_]:)[ \t]*\r?\n[ \t]+(?![#|>&*!%@{\[]|-[ \t])|"
+        + _GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
         anchored=True,
