@@ -223,10 +223,12 @@ def _pair(after: str, whole: bool = True) -> str:
                r"|\"[A-Za-z_][\w.-]{0,253}=(?P<pd>[^\"\n]{1,4096})\"" if whole else "") + ")")
 
 
-#: a pair after a space, one after a container's ``-e``/``--env``, and one of a comma's
+#: a pair after a space, one after a container's ``-e``/``--env`` (or glued to ``-e``,
+#: ``-eDB=…``, as any shorthand flag may be: it went out in clear), and one of a comma's
 #: list (``--set-env-vars A=1,B=2``; its value ends at a comma)
 _PAIR: Final = lazy(_pair(r"(?<![^ \t\n])"), re.ASCII)
-_ENV_PAIR: Final = lazy(_pair(r"(?:(?<=[ \t]-e[ \t])|(?<=[ \t]--env[ \t=]))"), re.ASCII)
+_ENV_PAIR: Final = lazy(_pair(r"(?:(?<=[ \t]-e)|(?<=[ \t]-e[ \t])|(?<=[ \t]--env[ \t=]))"),
+                        re.ASCII)
 _LISTED_PAIR: Final = lazy(r"(?<![^\s,=\"'])[A-Za-z_][\w.-]{0,253}=(?P<v>[^\s,\"'`\\;|&<>()]"
                            r"{1,4096})", re.ASCII)
 
