@@ -233,6 +233,28 @@ _LISTED_PAIR: Final = lazy(r"(?<![^\s,=\"'])[A-Za-z_][\w.-]{0,253}=(?P<v>[^\s,\"
                            r"{1,4096})", re.ASCII)
 
 
+#: gcloud's list with a delimiter of its own (``^:^A=1:B=2``, ``^##^…``: how it takes
+#: values holding commas), quoted or bare: the delimiter, and the pairs it parts
+_DELIMITED: Final = lazy(r"(?<![^\s=\"'])\^(?P<by>[^\s^\"']{1,16})\^"
+                         r"(?P<list>[^\s\"'`;|&<>]{1,4096})", re.ASCII)
+#: one of those pairs' name, its ``=`` ending it
+_LISTED_NAME: Final = lazy(r"[A-Za-z_][\w.-]{0,253}=", re.ASCII)
+
+
+def _delimited(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where each value of a gcloud list with its own delimiter between ``start`` and
+    ``end`` stands (``^:^A=1:DB=…``): read as a comma's list, none of its pairs was one."""
+    spans = []
+    for listed in _DELIMITED.finditer(text, start, end):
+        at, by = listed.start("list"), listed.group("by")
+        for part in listed.group("list").split(by):
+            name = _LISTED_NAME.match(part)
+            if name is not None and name.end() < len(part):
+                spans.append((at + name.end(), at + len(part)))
+            at += len(part) + len(by)
+    return spans
+
+
 #: a pair of ``fly secrets import``'s lines: at a line's start (an ``export`` before it),
 #: or after an echo's quote or ``\n`` (the quote around its lines is no pair's)
 _LINE_PAIR: Final = lazy(_pair(r"(?:(?<![^\s'\"])|(?<=\\n))(?:export[ \t]+)?", whole=False),
@@ -255,9 +277,11 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
     pairs = _LISTED_PAIR if match.group("store_list") is not None \
         else _ENV_PAIR if match.group("store_env") is not None \
         else _PAIR if read == "store_pairs" else _LINE_PAIR
+    places = [pair.span(pair.lastgroup or 0) for pair in pairs.finditer(text, *match.span(read))]
+    if pairs is _LISTED_PAIR and text.find("^", *match.span(read)) != -1:
+        places = sorted({*places, *_delimited(text, *match.span(read))})
     spans = []
-    for pair in pairs.finditer(text, *match.span(read)):
-        at, until = pair.span(pair.lastgroup or 0)
+    for at, until in places:
         value = text[at:until]
         if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:
             continue  # (a URL's password is its own rule's)
