@@ -295,6 +295,7 @@ HOOK_CLIENT_IMPORTS = {
     "waymarks": "the package (its public API is imported lazily: nothing at import)",
     "waymarks.hosts": "the hosts package (an empty __init__)",
     "waymarks.hosts.cc_client": "the client: hands the hook to the helper, prints its answer",
+    "waymarks.hosts.hook_answer": "prints the answer, a reader that left too (posix, sys)",
     "waymarks.spawn": "the package of detached workers (a docstring)",
     "waymarks.spawn.sockets": "how a long socket path is reached (posix and sys only)",
     "waymarks.spawn.switches": "the values of the on/off switches (imports nothing)",

@@ -20,6 +20,7 @@ time, from the built-in ``time``, to send along); no ``from __future__``.
 import posix
 import sys
 
+from waymarks.hosts.hook_answer import write_answer
 from waymarks.spawn.parent import claude_pid
 from waymarks.spawn.sockets import connect, installation_key, resolved
 from waymarks.spawn.switches import answering, seconds, switched_off
@@ -186,8 +187,7 @@ def run(argv: list[str], home: str) -> int:
             _start_helper(home)
         return code
     if answer:
-        sys.stdout.buffer.write(answer.encode("utf-8"))
-        sys.stdout.buffer.flush()
+        write_answer(answer.encode("utf-8"))
     return 0
 
 

@@ -47,6 +47,7 @@ from waymarks.hosts.claude_code_said import (
     unreadable_ledger,
     unusable,
 )
+from waymarks.hosts.hook_answer import write_answer
 from waymarks.ledger.discovery import POINTER_DIR, pointer_path
 
 #: bounds of the conversation read for recall (EVOLUTION.md item 15): trailing entries
@@ -448,16 +449,14 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
                         # this process's own (``cc_client.SUBAGENT_ENV``)
                         subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")))
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
-            sys.stdout.buffer.write(json.dumps(output, ensure_ascii=False).encode("utf-8"))
-            sys.stdout.buffer.flush()
+            write_answer(json.dumps(output, ensure_ascii=False).encode("utf-8"))
     except HookInputError as exc:
         _log(home, now, event, exc.code)
     except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
         _log(home, now, event, error_code(exc))
         said = unusable_home(event, exc)
         if said is not None:
-            sys.stdout.buffer.write(json.dumps(said, ensure_ascii=False).encode("utf-8"))
-            sys.stdout.buffer.flush()
+            write_answer(json.dumps(said, ensure_ascii=False).encode("utf-8"))
     return 0
 
 
