@@ -1,6 +1,7 @@
 """What a file-system error says to a person: what failed on which file, and how to mend
-it when a person can. Imports only ``errno`` and ``os``: the command line's error path uses it
-without loading the service, and the service's own ``io_error`` words it the same way."""
+it when a person can. Imports only ``errno`` and ``os`` (and, for a permission error,
+:mod:`.attributes`): the command line's error path uses it without loading the service,
+and the service's own ``io_error`` words it the same way."""
 
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def _shut_folder(exc: OSError) -> str | None:
 
 
 def fix_for(exc: OSError) -> str:
-    """``. Fix it so`` for an error a person can mend, else ``""``."""
+    """``. Fix it so`` for an error a person can mend, else ``""``. A permission error on
+    a file (or in a folder) marked immutable or append-only names that attribute: the
+    mode is not the cause, and a ``chmod`` changes nothing."""
+    if exc.errno in (errno.EACCES, errno.EPERM) and isinstance(exc.filename, str):
+        from waymarks.files.attributes import attribute_problem
+
+        held = attribute_problem(exc.filename)
+        if held is not None:
+            return f". {held[0]}; {held[1]}"
     fix = _FIXES.get(exc.errno or 0)
     return f". {fix[:1].upper()}{fix[1:]}" if fix else ""

@@ -108,6 +108,8 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
     if not home.is_dir():
         return None
     if not os.access(home, os.W_OK | os.X_OK):
+        if held := _held(home):
+            return held
         return (f"the home {home} is not writable (SQLite keeps {db_path.name}-wal and -shm"
                 " beside the database)",
                 f"Make it writable: {shell_command(['chmod', 'u+w', str(home)])}")
@@ -120,6 +122,8 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
         readable, writable = os.access(path, os.R_OK), os.access(path, os.W_OK)
         if readable and writable:
             continue
+        if held := _held(path):
+            return held
         what = ("is read-only for" if readable else "cannot be read by" if writable
                 else "can be neither read nor written by")
         return (f"{path} {what} this user",
@@ -128,6 +132,16 @@ def unwritable(db_path: Path) -> tuple[str, str] | None:
                 f"to); or move {db_path.name} aside and the next command rebuilds it from "
                 "the session files")
     return None
+
+
+def _held(path: Path) -> tuple[str, str] | None:
+    """The cause and fix when ``path`` refuses writes by its attribute (``chattr +i``):
+    a ``chmod`` it was told to run changed nothing."""
+    from waymarks.files.attributes import attribute_problem
+
+    held = attribute_problem(path)
+    return (held[0], held[1][:1].upper() + held[1][1:].removesuffix(", then retry"))\
+        if held else None
 
 
 class UnusableDatabase(ServiceError):
