@@ -7,8 +7,11 @@ plan's blame and the team views' index reads ran both."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from waymarks.service import team_git
 
@@ -44,3 +47,32 @@ def test_no_command_a_repositorys_git_config_names_runs(tmp_path: Path) -> None:
     assert team_git.ignored_by(repo, "team.jsonl") is None
     assert team_git.trouble(repo) is None
     assert sorted(p.name for p in ran.iterdir()) == []
+
+
+def test_a_repository_named_by_the_environment_is_not_the_one_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent started from a git hook (or a shell in `git rebase -x`) inherits
+    ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_INDEX_FILE`` naming that other repository:
+    every call here names its own, by its working directory, and followed them instead (a
+    project shared its team items as the other repository's user, blamed the other's
+    files, and a folder outside any repository passed for one)."""
+    mine, _ran = _hostile_repo(tmp_path)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    for args in (["init", "-q"], ["config", "user.name", "Eve"],
+                 ["config", "user.email", "eve@example.com"]):
+        subprocess.run(["git", *args], cwd=theirs, check=True, capture_output=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(theirs / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(theirs))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(theirs / ".git" / "index"))
+    assert team_git.user_name(mine) == "Dana"
+    assert team_git.tracked(mine, "team.jsonl")
+    path = mine / "team.jsonl"
+    stat = path.stat()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=mine, capture_output=True,
+                          text=True, check=True, env={"PATH": os.environ["PATH"]}).stdout
+    commits = team_git.line_commits(path, stat.st_size, stat.st_mtime_ns)
+    assert commits and all(head.startswith(c) for c in commits.values()), commits
+    assert not team_git.is_repository(outside)

@@ -38,6 +38,15 @@ _FAILED: set[str] = set()
 #: how long a blame git refused (a repository it will not read for its owner until
 #: ``safe.directory`` names it) is kept, on disk too, before it is asked again
 REFUSED_KEPT_S: Final = 300
+#: what names a repository to git in its environment (``git rev-parse --local-env-vars``):
+#: inherited from a git hook or ``git rebase -x`` that started the agent, they named that
+#: repository, not the one each call here runs in (its ``cwd``), so they are dropped
+_REPOSITORY_ENV: Final = frozenset({
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR"})
 #: git's environment without the user's and the system's configuration files
 _WITHOUT_USER_CONFIG: Final = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
@@ -54,11 +63,14 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None,
         # in English (LC_ALL=C), so that the one refusal read below reads the same in
         # every language git speaks; and never a command the repository's .git/config
         # names (core.fsmonitor, run to read the index; a diff driver's textconv, run by
-        # blame: switched off where blame is asked)
+        # blame: switched off where blame is asked); the repository is the one ``cwd``
+        # is in, whatever an inherited GIT_DIR names
         done = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=cwd,
                               capture_output=True,
                               timeout=_TIMEOUT_S, check=False,
-                              env={**os.environ, "LC_ALL": "C", **(env or {})})
+                              env={**{k: v for k, v in os.environ.items()
+                                      if k not in _REPOSITORY_ENV},
+                                   "LC_ALL": "C", **(env or {})})
     except subprocess.TimeoutExpired:
         # git ran, and took too long (a blame of a huge file with a long history): an
         # answer with nothing in it, kept as one, so that each new process does not wait
