@@ -18,6 +18,9 @@ import pytest
 
 from tests.conftest import suite_bytecode
 
+#: hybrid recall's own, which a recall with it switched off does not import
+SEMANTIC_MODULES = ("waymarks.semantic", "waymarks.service.semantic_recall",
+                    "waymarks.store.recall_vectors", "waymarks.service.failure_marks")
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -60,7 +63,10 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "platform", "textwrap", "msgspec._json_schema", "urllib.parse",
                   "ipaddress",
                   # SHA-256 (CPython's own, core/digests.py) is loaded by what hashes with it
-                  "_sha256")
+                  "_sha256",
+                  # hybrid recall switched off (the suite's default): no embedder is loaded,
+                  # and its modules (~1.2 ms of a hook's CPU) are not imported either
+                  *SEMANTIC_MODULES)
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
@@ -375,7 +381,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     cues' module to ask it (~3 ms); the install's backup notes took ``hashlib`` (OpenSSL's
     bindings, ~2 ms) into every prompt's hook. Neither is loaded now; nor, on a home that
     never learned anything, learned recall's service module (~0.4 ms: the plan imported
-    it to ask whether learning is on and to note its choice of learned claims)."""
+    it to ask whether learning is on and to note its choice of learned claims); nor,
+    hybrid recall switched off (the suite's default), its modules."""
     import json
     import uuid
 
@@ -404,7 +411,7 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
                done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
-                               "waymarks.service.evolution_recall")) == []
+                               "waymarks.service.evolution_recall", *SEMANTIC_MODULES)) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:

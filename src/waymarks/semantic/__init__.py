@@ -25,6 +25,8 @@ from waymarks.recall.fusion import Calibration, Embedder
 from waymarks.semantic.cores import spare_cores, usable_cores
 from waymarks.spawn.switches import OFF as _OFF
 from waymarks.spawn.switches import ON as _ON
+from waymarks.spawn.switches import SEMANTIC
+from waymarks.spawn.switches import switched_on as _switched_on
 
 #: NumPy's BLAS threads unless ``OPENBLAS_NUM_THREADS`` says otherwise
 BLAS_THREADS: Final = "1"
@@ -43,7 +45,7 @@ def one_blas_thread() -> None:
 one_blas_thread()
 
 #: turn the semantic signal off even where the extra is installed
-SWITCH: Final = "WAYMARKS_SEMANTIC"
+SWITCH: Final = SEMANTIC
 
 #: the native engine's threads unless ``OMP_NUM_THREADS`` says otherwise (the person's
 #: choice), and the fewest a query takes: two threads embed a query in ~55 % of the time
@@ -82,7 +84,7 @@ def switched_on(name: str) -> bool:
     """Whether the on/off variable ``name`` (on when unset) is on: one of the on values;
     one that is neither on nor off is off (:func:`enabled`). The one parser of Waymarks'
     on/off switches (``WAYMARKS_SEMANTIC``, ``WAYMARKS_SEMANTIC_BACKFILL``)."""
-    return os.environ.get(name, "").strip().casefold() in _ON
+    return _switched_on(os.environ.get(name, ""))
 
 
 def switch_problem(name: str = SWITCH, what: str = "hybrid recall") -> str | None:

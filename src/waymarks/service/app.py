@@ -23,7 +23,7 @@ from waymarks.ledger.discovery import newest_session, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult
-from waymarks.service import api_args, rebuilding, recall_query, semantic_recall
+from waymarks.service import api_args, rebuilding, recall_query
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.kept_exclusions import finish_interrupted_rename
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
@@ -49,6 +49,7 @@ from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
+    from waymarks.service.semantic_recall import VectorMemo
     from waymarks.service.writes import Decision, WriteContext
     from waymarks.store.protocol import Store
     from waymarks.store.recall_cache import RecallCache
@@ -100,7 +101,8 @@ class Waymarks:
         self.trust_store = TrustStore(self.home)
         self.keep_recall_index = keep_recall_index
         self._recall_cache: RecallCache | None = None
-        self._vector_memo = semantic_recall.VectorMemo()
+        #: a long-lived process's vectors, made at its first recall with hybrid recall on
+        self._vector_memo: VectorMemo | None = None
         self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self._recoveries_before = recoveries_so_far()  # the learned store's, before this object
         self.refresh_problem: str | None = None  # why the active session was not re-read

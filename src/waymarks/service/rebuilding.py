@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.ledger.log import ProgressFn, SessionLog
-from waymarks.service import semantic_recall
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -212,7 +211,7 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     ``waiting`` is called once if it first waits for another foreground process. Either
     then writes the file of kept vectors a one-shot recall reads, when it is not the rows
     stored now (:func:`~waymarks.service.semantic_recall.refresh_kept_vectors`)."""
-    from waymarks.service import semantic_backfill
+    from waymarks.service import semantic_backfill, semantic_recall
 
     transaction: Callable[[], contextlib.AbstractContextManager[object]]
     if background is not None:

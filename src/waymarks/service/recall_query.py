@@ -4,17 +4,23 @@ destination (:meth:`waymarks.service.app.Waymarks.recall` says what it answers).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from waymarks.recall.engine import RecallResult, evaluate
 from waymarks.recall.plan import INHERITED, direct_plan, plan_query
 from waymarks.recall.scoring import unheld_literal
-from waymarks.service import api_args, semantic_recall
+from waymarks.service import api_args
 from waymarks.service.planning import admission, egress_for
+from waymarks.spawn.switches import SEMANTIC, switched_on
 
 if TYPE_CHECKING:
+    from waymarks.recall.fusion import Semantic
+    from waymarks.recall.scoring import Candidate
     from waymarks.service.app import Waymarks
+    from waymarks.store.recall_cache import RecallCache
+    from waymarks.store.recall_index import RecallIndex
 
 
 def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
@@ -60,12 +66,30 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
                       else cache.candidates(plan, stats, visible_to=visible, classes=classes,
                                             active_only=not every_status))
         # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
-        if plan.reason not in INHERITED:  # subject is an earlier turn's; by words)
-            candidates, near = semantic_recall.semantic_side_for(
-                app, index, query, candidates, visible, app._vector_memo if (
-                    app.keep_recall_index) else None, cache, active_only=not every_status)
+        # subject is an earlier turn's; by words). Switched off, no embedder is loaded
+        # (semantic.load): its modules are not even imported (~1.2 ms of a hook's CPU)
+        if plan.reason not in INHERITED and switched_on(os.environ.get(SEMANTIC, "")):
+            candidates, near = _semantic_side(app, index, query, candidates, visible, cache,
+                                              active_only=not every_status)
     if not privacy:
         return evaluate(plan, candidates, stats, semantic=near, eligible_only=eligible_only)
     egress = egress_for(app, provider)
     kept, left = admission(app, candidates, egress, classes or {}, withheld)
     return evaluate(plan, kept, stats, None if withheld else egress, near, eligible_only, left)
+
+
+def _semantic_side(app: Waymarks, index: RecallIndex, query: str,
+                   candidates: Sequence[Candidate], visible: tuple[str, str | None],
+                   cache: RecallCache | None, *, active_only: bool
+                   ) -> tuple[list[Candidate], Semantic | None]:
+    """:func:`~waymarks.service.semantic_recall.semantic_side_for`, with the long-lived
+    process's memo of the vectors (made at its first recall)."""
+    from waymarks.service import semantic_recall
+
+    memo = None
+    if app.keep_recall_index:
+        if app._vector_memo is None:
+            app._vector_memo = semantic_recall.VectorMemo()
+        memo = app._vector_memo
+    return semantic_recall.semantic_side_for(app, index, query, candidates, visible, memo,
+                                             cache, active_only=active_only)

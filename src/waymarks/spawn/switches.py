@@ -24,6 +24,12 @@ def switched_off(value: str) -> bool:
     return value.strip().casefold() in OFF
 
 
+def switched_on(value: str) -> bool:
+    """Whether ``value`` (an environment variable's; "" when unset) is one of :data:`ON`:
+    hybrid recall's reading, where a value that is neither is off."""
+    return value.strip().casefold() in ON
+
+
 def seconds(value: str, default: float) -> float | None:
     """A helper's idle time from an environment variable's ``value``: ``default`` when it
     is unset or blank, ``0`` the helper switched off, ``inf`` never idle; ``None`` when it
@@ -41,11 +47,13 @@ def seconds(value: str, default: float) -> float | None:
 #: the switches that change what a warm helper answers (hybrid recall, and its background
 #: embedding): a helper started under other values is not the one to answer a request
 ANSWERING = ("WAYMARKS_SEMANTIC", "WAYMARKS_SEMANTIC_BACKFILL")
+#: hybrid recall's switch (:data:`waymarks.semantic.SWITCH`)
+SEMANTIC = ANSWERING[0]
 
 
 def answering(get: "Callable[[str], str]") -> str:
     """Each of :data:`ANSWERING` as ``get(name)`` (its value, "" unset) leaves it: ``1``
     on, ``0`` off, a value that is neither counting as off (as hybrid recall reads it).
     With hybrid recall off its background embedding changes nothing: ``0`` alone."""
-    bits = "".join("1" if get(name).strip().casefold() in ON else "0" for name in ANSWERING)
+    bits = "".join("1" if switched_on(get(name)) else "0" for name in ANSWERING)
     return bits if bits.startswith("1") else "0"
