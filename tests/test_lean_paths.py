@@ -21,6 +21,10 @@ from tests.conftest import suite_bytecode
 #: hybrid recall's own, which a recall with it switched off does not import
 SEMANTIC_MODULES = ("waymarks.semantic", "waymarks.service.semantic_recall",
                     "waymarks.store.recall_vectors", "waymarks.service.failure_marks")
+#: the credential rules and their checks, loaded for a text the secrets pre-test passes
+SECRET_RULE_MODULES = ("waymarks.core.secret_rules", "waymarks.core.secret_checks",
+                       "waymarks.core.secret_commands", "waymarks.core.secret_manifest",
+                       "waymarks.core.secret_markup")
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -66,7 +70,9 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "_sha256",
                   # hybrid recall switched off (the suite's default): no embedder is loaded,
                   # and its modules (~1.2 ms of a hook's CPU) are not imported either
-                  *SEMANTIC_MODULES)
+                  *SEMANTIC_MODULES,
+                  # no text rendered holds a credential's word: the pre-test answers
+                  *SECRET_RULE_MODULES)
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
@@ -382,7 +388,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     bindings, ~2 ms) into every prompt's hook. Neither is loaded now; nor, on a home that
     never learned anything, learned recall's service module (~0.4 ms: the plan imported
     it to ask whether learning is on and to note its choice of learned claims); nor,
-    hybrid recall switched off (the suite's default), its modules."""
+    hybrid recall switched off (the suite's default), its modules; nor the credential
+    rules, which no text of this prompt needs (the pre-test finds no candidate)."""
     import json
     import uuid
 
@@ -411,7 +418,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
                done.stderr.decode().splitlines() if line.startswith("import time:")]
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
-                               "waymarks.service.evolution_recall", *SEMANTIC_MODULES)) == []
+                               "waymarks.service.evolution_recall", *SEMANTIC_MODULES,
+                               *SECRET_RULE_MODULES)) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:
@@ -487,3 +495,22 @@ def test_an_english_prompt_compiles_no_chinese_character_class(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "True True ['数据库', '端口']",
                                         "['analysis', 'asked_time']"]
+
+
+def test_a_text_the_secrets_pretest_passes_loads_the_rules_and_no_other_does() -> None:
+    """Every text a request renders is searched for credentials; the pre-test answers for
+    most, and importing the rules and their checks (five modules, ~1.5 ms of a fresh
+    process's CPU) waits for a text it passes. Such a text is redacted as before."""
+    probe = (
+        "import sys\n"
+        "from waymarks.core.secrets import find_secrets, redact\n"
+        f"rules = {SECRET_RULE_MODULES!r}\n"
+        "print(redact('which port does the staging api use?'), find_secrets('5433'))\n"
+        "print(sorted(m for m in rules if m in sys.modules))\n"
+        "print(redact('export GITHUB_TOKEN=ghp_' + 'a1B2c3D4e5' * 4)[0])\n"
+        "print(sorted(m for m in rules if m in sys.modules) == sorted(rules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "('which port does the staging api use?', 0) []", "[]",
+        "export GITHUB_TOKEN=[REDACTED:github-token]", "True"]

@@ -23,8 +23,8 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import a_setting, reads_stdin
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
-from waymarks.core.secret_rules import LEAD_IN, PLACEHOLDER_PREFIX
-from waymarks.core.secret_tokens import ascii_lower
+from waymarks.core.secret_rules import LEAD_IN
+from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, ascii_lower
 from waymarks.core.secret_values import (
     _NAME_ENDS,
     _PLACEHOLDERS,

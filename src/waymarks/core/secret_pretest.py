@@ -23,8 +23,14 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_prose import might_state_one
-from waymarks.core.secret_rules import PGPASS_HINT
-from waymarks.core.secret_tokens import DISCORD, GITHUB, GITLAB, MAILCHIMP, named_aws_key
+from waymarks.core.secret_tokens import (
+    DISCORD,
+    GITHUB,
+    GITLAB,
+    MAILCHIMP,
+    PGPASS_HINT,
+    named_aws_key,
+)
 
 #: no rule matches in fewer characters ("://:pw@", "pwd=abcd")
 _SHORTEST: Final = 6

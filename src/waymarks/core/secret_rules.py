@@ -64,10 +64,7 @@ from waymarks.core.secret_manifest import (
 )
 from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
-from waymarks.core.secret_tokens import TOKENS, Rule
-
-#: every replacement starts with this; a value starting with it is never a secret again
-PLACEHOLDER_PREFIX: Final = "[REDACTED:"
+from waymarks.core.secret_tokens import PGPASS_HINT, TOKENS, Rule
 
 #: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
 #: password == expected:`` ends a statement there). A quoted value runs to its closing
@@ -171,10 +168,6 @@ _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|crede
                           r"|(?<![a-z])pass|(?<=[a-z0-9][_-])auth|(?:"
                           + "|".join(_KEY_PREFIXES) + r")[_-]?key")
 
-
-#: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
-#: its colon, a literal the engine skips to: a sixth of the cost of a class first)
-PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
