@@ -25,6 +25,9 @@ SEMANTIC_MODULES = ("waymarks.semantic", "waymarks.service.semantic_recall",
 SECRET_RULE_MODULES = ("waymarks.core.secret_rules", "waymarks.core.secret_checks",
                        "waymarks.core.secret_commands", "waymarks.core.secret_manifest",
                        "waymarks.core.secret_markup")
+#: a write's rules (a pin's or a claim's checks; the outcomes' types are decision_types')
+WRITE_DECISION_MODULES = ("waymarks.core.decisions", "waymarks.core.marked_forms",
+                          "waymarks.core.marker_near_miss")
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -72,7 +75,8 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # and its modules (~1.2 ms of a hook's CPU) are not imported either
                   *SEMANTIC_MODULES,
                   # no text rendered holds a credential's word: the pre-test answers
-                  *SECRET_RULE_MODULES)
+                  *SECRET_RULE_MODULES,
+                  *WRITE_DECISION_MODULES)
 
 
 def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]:
@@ -389,7 +393,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     never learned anything, learned recall's service module (~0.4 ms: the plan imported
     it to ask whether learning is on and to note its choice of learned claims); nor,
     hybrid recall switched off (the suite's default), its modules; nor the credential
-    rules, which no text of this prompt needs (the pre-test finds no candidate)."""
+    rules, which no text of this prompt needs (the pre-test finds no candidate); nor a
+    write's rules (recording a prompt is no pin's nor claim's write)."""
     import json
     import uuid
 
@@ -419,7 +424,7 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
                                "waymarks.service.evolution_recall", *SEMANTIC_MODULES,
-                               *SECRET_RULE_MODULES)) == []
+                               *SECRET_RULE_MODULES, *WRITE_DECISION_MODULES)) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from waymarks.core.decisions import Duplicate, Rejected, RejectionCode
+from waymarks.core.decision_types import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 from waymarks.core.records import replace
 from waymarks.files.errors import fix_for, os_error_cause
