@@ -8,7 +8,9 @@ file is disposable: a stale, damaged or unreadable one changes no answer."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -214,30 +216,25 @@ def test_a_link_in_the_files_place_is_left_alone_and_wakes_no_worker(
 def test_a_file_the_worker_cannot_write_wakes_no_worker_for_a_while_and_is_said(
         embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
         monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    """The worker could not write the file (a full disk, a folder made read-only; here a
-    file size limit, EFBIG), so every one-shot recall found it missing and woke another
+    """The worker could not write the file (a full disk, a folder made read-only, a file
+    size limit: here EFBIG), so every one-shot recall found it missing and woke another
     worker, a process and a model load each (reproduced on a full tmpfs: one worker per
     `waymarks recall`, 0.34 s of CPU each, nothing logged). Its failure is marked: for
     KEPT_RETRY_S no recall wakes one, it is logged once and `status` says it with the fix;
-    past that a recall wakes one again, and one that writes the file takes the mark away."""
-    import os
-    import resource
-
+    past that a recall wakes one again, and one that writes the file takes the mark away.
+    (The mark is the database's: a real file size limit below this small file's size is
+    below its log's too, so the new file fails as under a limit, alone.)"""
     from waymarks.service import semantic_backfill, semantic_recall
 
     app, ids = embedded
     kept = home / "waymarks.db-vectors"
-    size = kept.stat().st_size
     kept.unlink()
     woken: list[Path] = []
     monkeypatch.setattr(semantic_backfill, "wake", woken.append)
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    for _ in range(2):  # the worker's pass fails twice, as a worker woken by a write would
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, hard))
-        try:
+    with monkeypatch.context() as failing:
+        no_new_file(failing, errno.EFBIG)
+        for _ in range(2):  # the worker's pass fails twice, as a worker woken by a write would
             assert app.embed_recall()["embedded"] == 0
-        finally:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     assert not kept.exists()
     assert [json.loads(line)["code"] for line in
             (home / "logs" / "waymarks.jsonl").read_text().splitlines()
@@ -247,13 +244,15 @@ def test_a_file_the_worker_cannot_write_wakes_no_worker_for_a_while_and_is_said(
     assert woken == []  # (each woke a worker before)
     said = make_app().status()["semantic"]["keptFile"]
     assert "EFBIG" in said and "index --semantic" in said and "free space" in said
-    mark = home / semantic_recall.KEPT_FAILED_FILE
-    long_ago = mark.stat().st_mtime - semantic_recall.KEPT_RETRY_S - 1
-    os.utime(mark, (long_ago, long_ago))
+    store = VectorStore(app.projection.recall_index().db)
+    marked = store.kept_failed()
+    assert marked is not None and marked[0] == "EFBIG"
+    with app.projection.transaction():
+        store.note_kept_failed("EFBIG", marked[1] - semantic_recall.KEPT_RETRY_S - 1)
     assert make_app().recall(QUERY).selected == [ids[CLAIMS[2]]]
     assert woken == [home]  # tried again after a while
     assert app.embed_recall()["embedded"] == 0  # the worker's pass, the limit gone
-    assert kept.exists() and not mark.exists()
+    assert kept.exists() and store.kept_failed() is None
     assert "keptFile" not in make_app().status()["semantic"]
 
 
@@ -290,3 +289,41 @@ def test_a_damaged_file_the_worker_cannot_replace_is_not_said_replaced(
     assert kept.read_bytes() == data
     assert [e["code"] for e in events_named(home, "semantic_vectors_file_replaced")] == [
         "damaged"]
+
+
+def test_the_failure_is_marked_where_the_home_can_take_no_new_file(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The worker's failure to write the file was marked by a new file in the home, which
+    a home out of inodes cannot take either (reproduced on a tmpfs of 64 inodes, the
+    database held open by another process: two `index --semantic` logged
+    semantic_vectors_file_failed twice, left no mark and `status` said nothing, so every
+    one-shot recall would wake a worker). The projection keeps the mark: logged once, no
+    worker woken, `status` says it."""
+    from waymarks.service import semantic_backfill
+
+    app, _ = embedded
+    (home / "waymarks.db-vectors").unlink()
+    woken: list[Path] = []
+    monkeypatch.setattr(semantic_backfill, "wake", woken.append)
+    with monkeypatch.context() as failing:
+        no_new_file(failing, errno.ENOSPC)
+        for _ in range(2):
+            assert app.embed_recall()["embedded"] == 0
+        make_app().recall(QUERY)
+        assert "ENOSPC" in make_app().status()["semantic"]["keptFile"]
+    assert [e["code"] for e in events_named(home, "semantic_vectors_file_failed")] == [
+        "ENOSPC"]
+    assert woken == []
+
+
+def no_new_file(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+    """No new file can be made (``code``: ENOSPC for a file system out of inodes): every
+    atomic write's temporary file fails; the files there stay writable, the database's
+    too."""
+    from waymarks.files import atomic
+
+    def refused(*_: object) -> tuple[int, str]:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(atomic, "_temporary", refused)

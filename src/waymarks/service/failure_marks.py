@@ -1,6 +1,7 @@
 """A background job's failure, marked in the home so the prompts that would start it again
-hold back for a while: the projection fill's (:mod:`waymarks.service.projection_fill`)
-and the kept vectors file's (:func:`waymarks.service.semantic_recall.refresh_kept_vectors`).
+hold back for a while: the projection fill's (:mod:`waymarks.service.projection_fill`).
+The kept vectors file's is kept in the projection instead, read here
+(:func:`fresh`): a home that cannot take a new file (out of inodes) held no mark of it.
 
 A job that fails the same way each time (a full disk, a file size limit, a folder made
 read-only) was started again by every prompt that found its work undone, each paying a
@@ -38,8 +39,6 @@ def mark(home: Path, name: str, code: str | None) -> None:
 def recent(home: Path, name: str, retry_s: float) -> tuple[str, float] | None:
     """The code ``home``'s mark ``name`` holds, and when it was left (``time.time()``'s
     clock), when that was less than ``retry_s`` seconds ago; else ``None``."""
-    import time
-
     from waymarks.files.reading import read_regular
 
     path = home / name
@@ -48,6 +47,15 @@ def recent(home: Path, name: str, retry_s: float) -> tuple[str, float] | None:
         code = read_regular(path, limit=MARK_LIMIT).decode("ascii", "replace")
     except OSError:
         return None
+    return fresh(code, failed_at, retry_s)
+
+
+def fresh(code: str, failed_at: float, retry_s: float) -> tuple[str, float] | None:
+    """A failure's ``code`` (its letters, digits, ``_`` and ``.``) and ``failed_at``
+    (``time.time()``'s clock) when that was less than ``retry_s`` seconds ago; else (a
+    mark from the future too: a clock set back) ``None``. For a mark kept elsewhere."""
+    import time
+
     if not 0 <= time.time() - failed_at < retry_s:
         return None
     return "".join(c for c in code if c.isalnum() or c in "_.") or "an error", failed_at

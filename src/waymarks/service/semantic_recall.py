@@ -15,9 +15,8 @@ every function here is a no-op and recall is exactly the lexical engine.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -35,7 +34,7 @@ from waymarks.semantic import (
     switch_problem,
     unit_vector,
 )
-from waymarks.service.failure_marks import mark, recent, until
+from waymarks.service.failure_marks import fresh, until
 from waymarks.service.outcomes import ServiceError
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
@@ -50,9 +49,6 @@ if TYPE_CHECKING:
 
 #: records embedded per committed batch by :func:`embed_pending`
 BATCH: Final = 32
-#: left in the home by the process that could not write the file of kept vectors (its
-#: error's code), taken away by one that writes it (:mod:`waymarks.service.failure_marks`)
-KEPT_FAILED_FILE: Final = "semantic-vectors.failed"
 #: how long after such a failure a one-shot recall wakes no worker to write it: each one
 #: woke a worker, a process and a model load (0.3 s of CPU), failing the same way
 KEPT_RETRY_S: Final = 300
@@ -189,7 +185,7 @@ def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Neare
     held = new_matrix(embedder.dim)
     held.extend(store.vectors(embedder.model))
     if path is not None and len(held) and not store.damaged and _replaceable(path) \
-            and kept_unwritable(app.home) is None:
+            and kept_unwritable(app.home, store) is None:
         wake(app.home)  # (the worker writes it anew; damaged rows: once they are dropped)
     return held
 
@@ -257,34 +253,51 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
     try:
         sidecar.write(path, stamp, embedder.model, held)
     except OSError as exc:  # a full disk, a read-only home: the rows are read from SQLite
-        _kept_write_failed(app, exc)
+        _kept_write_failed(app, store, exc)
         return False
     if damaged:
         log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced", code="damaged")
-    mark(app.home, KEPT_FAILED_FILE, None)
+    if store.kept_failed() is not None:
+        _note_kept(app, store, None)
     return True
 
 
-def _kept_write_failed(app: Waymarks, exc: OSError) -> None:
-    """The file of kept vectors could not be written: marked (:data:`KEPT_FAILED_FILE`),
-    so the one-shot recalls of the next :data:`KEPT_RETRY_S` seconds wake no worker for it
-    (each started one, a process and a model load, failing the same way), and logged
-    (``semantic_vectors_file_failed``, the error's code) when no mark was there: once
-    while it keeps failing."""
+def _kept_write_failed(app: Waymarks, store: VectorStore, exc: OSError) -> None:
+    """The file of kept vectors could not be written: marked in the projection
+    (:meth:`VectorStore.note_kept_failed`), so the one-shot recalls of the next
+    :data:`KEPT_RETRY_S` seconds wake no worker for it (each started one, a process and a
+    model load, failing the same way), and logged (``semantic_vectors_file_failed``, the
+    error's code) when no mark was there: once while it keeps failing. A mark left as a
+    file in the home was lost where the home could take no new file (out of inodes, a
+    full disk the database still had room in): every pass logged again, every recall woke
+    a worker and ``status`` said nothing."""
     import errno
+    import time
 
     from waymarks.service.logs import log_event
 
     code = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
-    if recent(app.home, KEPT_FAILED_FILE, math.inf) is None:
+    if store.kept_failed() is None:
         log_event(app.home, app.clock.now(), "semantic_vectors_file_failed", code=code)
-    mark(app.home, KEPT_FAILED_FILE, code)
+    _note_kept(app, store, code, time.time())
 
 
-def kept_unwritable(home: Path) -> str | None:
+def _note_kept(app: Waymarks, store: VectorStore, code: str | None, at: float = 0.0) -> None:
+    """Mark (``code``) or unmark the file of kept vectors as failed; nothing when the
+    database cannot take it (a full disk may be why): a recall then wakes a worker, as
+    before there were marks."""
+    import sqlite3
+
+    with suppress(sqlite3.Error, OSError, ServiceError), app.projection.transaction():
+        store.note_kept_failed(code, at)
+
+
+def kept_unwritable(home: Path, store: VectorStore) -> str | None:
     """Why no worker is woken to write ``home``'s file of kept vectors now (the last write
-    failed less than :data:`KEPT_RETRY_S` ago), with the fix; else ``None``."""
-    failed = recent(home, KEPT_FAILED_FILE, KEPT_RETRY_S)
+    failed less than :data:`KEPT_RETRY_S` ago, as ``store``'s projection notes), with the
+    fix; else ``None``."""
+    marked = store.kept_failed()
+    failed = None if marked is None else fresh(*marked, KEPT_RETRY_S)
     if failed is None:
         return None
     code, failed_at = failed
@@ -505,7 +518,8 @@ def vector_status(app: Waymarks) -> dict[str, object]:
             "otherModels": other_model_vectors(app),
             "background": progress(app.home, partial(missing_vectors, app)),
             **worker_problem(app.home),
-            **({"keptFile": kept} if (kept := kept_unwritable(app.home)) else {})}
+            **({"keptFile": kept} if (kept := kept_unwritable(
+                app.home, VectorStore(vectors.index.db))) else {})}
 
 
 def other_model_vectors(app: Waymarks) -> dict[str, int]:

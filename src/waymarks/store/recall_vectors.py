@@ -63,6 +63,8 @@ from waymarks.store.recall_index import RECORD_COLUMNS
 _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
 #: the meta name of :meth:`VectorStore.rewrites`
 REWRITES: Final = "vectors_rewritten"
+#: the meta name of :meth:`VectorStore.kept_failed`
+KEPT_FAILED: Final = "vectors_file_failed"
 #: records read per statement
 CHUNK: Final = 500
 #: the records a session may see (``?2``: its ID, ``None`` for every record; ``?3``: its
@@ -192,6 +194,26 @@ class VectorStore:
             " FROM recall_vectors").fetchone()
         return (integer_meta(self.db, "recall_generation") or 0, int(count), int(top),
                 int(total))
+
+    def kept_failed(self) -> tuple[str, float] | None:
+        """Why the file of kept vectors could not be written last, and when
+        (``time.time()``'s clock): ``None`` when it was written since, or never failed."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?", (KEPT_FAILED,)
+                              ).fetchone()
+        code, _, at = str(row[0]).partition(" ") if row is not None else ("", "", "")
+        try:
+            return (code, float(at)) if row is not None else None
+        except ValueError:  # (not one this wrote: no mark)
+            return None
+
+    def note_kept_failed(self, code: str | None, at: float = 0.0) -> None:
+        """Keep ``code``, why the file of kept vectors could not be written at ``at``, or
+        forget it (``None``: written). Call inside a transaction."""
+        if code is None:
+            self.db.execute("DELETE FROM meta WHERE name = ?", (KEPT_FAILED,))
+        else:
+            self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                            " DO UPDATE SET value = excluded.value", (KEPT_FAILED, f"{code} {at}"))
 
     def database_file(self) -> str:
         """The file of the database (``""`` for one in memory)."""
