@@ -327,3 +327,29 @@ def no_new_file(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
         raise OSError(code, os.strerror(code))
 
     monkeypatch.setattr(atomic, "_temporary", refused)
+
+
+def test_index_says_when_it_could_not_write_the_file(
+        embedded: tuple[Waymarks, dict[str, str]], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], home: Path, project: Path) -> None:
+    """`waymarks index --semantic`, the fix `status` names for a file that cannot be
+    written, printed its line of success alone when the file still could not be written
+    (reproduced with the real CLI under a file size limit: "Embedded 0 claim(s); 60 of 60
+    have a vector", exit 0, nothing of the file); only `status` said it. It says it now,
+    with the fix, and --json holds it as `status` does (``keptFile``)."""
+    from waymarks.cli.main import main
+
+    (home / "waymarks.db-vectors").unlink()
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    with monkeypatch.context() as failing:
+        no_new_file(failing, errno.ENOSPC)
+        assert main(["index", "--semantic"]) == 0
+        said = capsys.readouterr().out
+        assert main(["--json", "index", "--semantic"]) == 0
+        data = json.loads(capsys.readouterr().out)
+    assert "3 of 3 have a vector" in said
+    assert "could not be written (ENOSPC)" in said and "free space" in said
+    assert "ENOSPC" in data["keptFile"]
+    assert main(["--json", "index", "--semantic"]) == 0  # written now: nothing said
+    assert "keptFile" not in json.loads(capsys.readouterr().out)

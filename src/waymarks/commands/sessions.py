@@ -267,9 +267,10 @@ def register_house(root: click.Group) -> None:
                                 f"{data['records']} claims have a vector ({data['model']})")
         dropped = (f" (of them {data['dropped']} whose stored vector was damaged)"
                    if data.get("dropped") else "")
+        unwritten = f"\nNot written: {data['keptFile']}" if data.get("keptFile") else ""
         return Result(data, f"Embedded {data['embedded']} claim(s){dropped}; "
                             f"{data['vectors']} of {data['records']} have a vector "
-                            f"({data['model']})")
+                            f"({data['model']}){unwritten}")
 
     @command(root, "trust", summary="Trust a project: project-scoped pins and memory apply "
              "in it and are shared between its sessions.",

@@ -37,6 +37,7 @@ from waymarks.store.integrity import (
     cut_to_nothing,
 )
 from waymarks.store.projection import Projection
+from waymarks.store.recall_vectors import VectorStore
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
@@ -235,9 +236,11 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
             # damaged rows no recall has read (health counts them): embedded again here
             dropped = semantic_recall.drop_unsound(app, vectors)
             done = embed(skipped=vectors.skipped)
-        semantic_recall.refresh_kept_vectors(app, vectors)
-        if dropped:
-            return vectors.summary(done, dropped=dropped)
+        # a file it could not write is said, as `status` says it: the command is its fix
+        unwritten = None if semantic_recall.refresh_kept_vectors(app, vectors) else (
+            semantic_recall.kept_unwritable(app.home, VectorStore(vectors.index.db)))
+        return vectors.summary(done, **({"dropped": dropped} if dropped else {}),
+                               **({"keptFile": unwritten} if unwritten else {}))
     return vectors.summary(done)
 
 
