@@ -30,10 +30,17 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
     api_args.recall_args(query, history, provider)
     session = app.refresh()
     index = app.projection.recall_index()
-    if index.behind():
+    # a long-lived process asks again only once the projection changed since its index
+    # was last found up to date (five statements of a warm plan's sixteen, every prompt)
+    cache = app._recall_cache if app.keep_recall_index else None
+    token = (index.epoch.token() if app.keep_recall_index and index.epoch is not None
+             else None)
+    checked = cache is not None and token is not None and token == cache.checked
+    if not checked and index.behind():
         from waymarks.service.projection_fill import catch_up
 
         catch_up(app, index)
+        token = None  # (perhaps not all of it in time: asked again by the next recall)
     plan = plan_query(query, history) if inherit else direct_plan(query)
     # without a session, the trusted project's claims (as for `items`)
     visible = (session.session_id if session else "", app.cwd if app.project_trusted
@@ -42,7 +49,6 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
     # the admission below needs each candidate's explicit classification: read with
     # the candidates, from the same verified items rows (one query, not three)
     classes: dict[str, str | None] | None = {} if privacy else None
-    cache = None
     if not app.keep_recall_index:
         stats = index.stats(features)
     else:
@@ -55,7 +61,9 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
             settle_heap()  # a long-lived process: its working set is loaded now
         cache = app._recall_cache
         cache.index = index
-        cache.refresh()
+        if not checked:
+            cache.refresh()
+            cache.checked = token
         stats = cache.stats(features)
     near = None
     if not every_candidate and unheld_literal(plan, stats) is not None:

@@ -109,6 +109,9 @@ class RecallCache:
         self._terms = 0
         self.watermark = 0
         self.generation = 0
+        #: the projection's change token when the index was last found up to date and
+        #: refreshed from (:func:`waymarks.service.recall_query.recall`; ``None``: ask)
+        self.checked: Token | None = None
         #: candidates built from rows already verified (a popular record is read again and
         #: again): reused while the row is unchanged, see ``VerifiedMemo``
         self._known = VerifiedMemo[Candidate](8192)
