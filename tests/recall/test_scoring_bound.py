@@ -8,7 +8,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
-from waymarks.recall.gates import query_facts, strong_needed
+from waymarks.recall.gates import NONE, query_facts, strong_needed, values_said
 from waymarks.recall.scoring import (
     Candidate,
     QueryPlan,
@@ -142,3 +142,20 @@ def test_single_matches_beside_a_word_the_store_does_not_know_are_left_unscored(
     every = score_all(query, records, table)
     assert {s.reason for s in every} == {"a single match beside words the store does not know"}
     assert score_all(query, records, table, eligible_only=True) == []
+
+
+def test_a_record_saying_no_value_costs_no_set() -> None:
+    """A port question reads each of a plan's hundred candidates for a port it says by
+    its value (:func:`~waymarks.recall.gates.values_said`), and most say none: each such
+    answer was a new empty set, made again for the same record by the bound and the
+    score. It is the shared empty set, and a record saying one still has it."""
+    query = QueryPlan(("c:port", "w:catalog", "w:servic"))
+    facts = query_facts(query, Stats(1000, {"c:port": 130, "w:catalog": 80, "w:servic": 1000}))
+    silent = record("silent", "w:catalog", "w:servic")
+    worded = record("worded", "c:port", "w:catalog")
+    said = Candidate(id="said", kind="memory", status="active", origin="session:s",
+                     created_at=0, text="The catalog service listens on 8080.",
+                     body=frozenset({"w:catalog", "w:servic"}), body_count=4)
+    assert values_said(facts, silent) is NONE
+    assert values_said(facts, worded) is NONE  # (its word is in its body: a match already)
+    assert values_said(facts, said) == {"c:port"}

@@ -174,11 +174,15 @@ def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
 
 def values_said(facts: QueryFacts, candidate: Candidate) -> frozenset[str]:
     """The query's attributes the record says by a value rather than by their word; each
-    counts as a match in its aliases would (strong, a little under the body's)."""
-    if not facts.valued:
-        return frozenset()
-    return frozenset(f for f in facts.valued if f not in candidate.body
-                     and says_value(f, candidate.text, facts.subjects))
+    counts as a match in its aliases would (strong, a little under the body's). Most
+    records say none: :data:`NONE` then, not a new empty set (asked of each of a port
+    question's hundred candidates, by the bound and the score)."""
+    said = NONE
+    for feature in facts.valued:  # (one or two)
+        if feature not in candidate.body and says_value(feature, candidate.text,
+                                                        facts.subjects):
+            said = said | {feature}
+    return said
 
 
 def _names(feature: str, alias: bool, stats: Stats) -> bool:

@@ -322,14 +322,15 @@ def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Ca
     features = frozenset((*plan.focus, *plan.context))
     counted = not plan.context and len(features) == len(plan.focus)
     patterns: dict[tuple[frozenset[str], frozenset[str], int], float | None] = {}
+    valued = facts.valued
     bounded: list[tuple[float, Candidate]] = []
     for candidate in candidates:
         if candidate.aliases or candidate.quoted or candidate.status != "active":
             bound = _bound(facts, candidate, needed)
         else:
             held = features & candidate.body
-            if facts.valued:  # (a query asking a version or a port: few)
-                held |= values_said(facts, candidate)
+            if valued and not held.issuperset(valued):  # (a query asking a version or a
+                held |= values_said(facts, candidate)   # port, the record not its word)
             if counted and len(held) < needed:
                 continue
             pattern = (held, features & candidate.origin_features, candidate.body_count)
