@@ -19,53 +19,54 @@ ARGS = {"action": "pin_add", "content": "Home is 12 Elm Street", "classification
 DONE = '{"outcome":"committed"}'
 
 
-def _chat() -> dict[str, Any]:
+def _chat(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     call = {"id": "c1", "type": "function",
-            "function": {"name": "context_persistence", "arguments": json.dumps(ARGS)}}
+            "function": {"name": "context_persistence", "arguments": json.dumps(args)}}
     return {"messages": [{"role": "user", "content": "pin my address"},
                          {"role": "assistant", "content": None, "tool_calls": [call]},
-                         {"role": "tool", "tool_call_id": "c1", "content": DONE}]}
+                         {"role": "tool", "tool_call_id": "c1", "content": done}]}
 
 
-def _responses() -> dict[str, Any]:
+def _responses(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     return {"input": [{"role": "user", "content": "pin my address"},
                       {"type": "function_call", "call_id": "c1", "name": "context_persistence",
-                       "arguments": json.dumps(ARGS)},
-                      {"type": "function_call_output", "call_id": "c1", "output": DONE}]}
+                       "arguments": json.dumps(args)},
+                      {"type": "function_call_output", "call_id": "c1", "output": done}]}
 
 
-def _anthropic() -> dict[str, Any]:
+def _anthropic(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     return {"messages": [
         {"role": "user", "content": "pin my address"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "c1",
-                                           "name": "context_persistence", "input": ARGS}]},
+                                           "name": "context_persistence", "input": args}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1",
-                                      "content": DONE}]}]}
+                                      "content": done}]}]}
 
 
-def _bedrock() -> dict[str, Any]:
+def _bedrock(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     return {"messages": [
         {"role": "user", "content": [{"text": "pin my address"}]},
         {"role": "assistant", "content": [{"toolUse": {
-            "toolUseId": "c1", "name": "context_persistence", "input": ARGS}}]},
+            "toolUseId": "c1", "name": "context_persistence", "input": args}}]},
         {"role": "user", "content": [{"toolResult": {"toolUseId": "c1",
-                                                     "content": [{"text": DONE}]}}]}]}
+                                                     "content": [{"text": done}]}}]}]}
 
 
-def _pi() -> dict[str, Any]:
+def _pi(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     return {"messages": [
         {"role": "user", "content": "pin my address"},
         {"role": "assistant", "content": [{"type": "toolCall", "id": "c1",
-                                           "name": "context_persistence", "arguments": ARGS}]},
+                                           "name": "context_persistence", "arguments": args}]},
         {"role": "toolResult", "toolCallId": "c1", "toolName": "context_persistence",
-         "content": [{"type": "text", "text": DONE}], "details": {"outcome": "committed"}}]}
+         "content": [{"type": "text", "text": done}],
+         "details": json.loads(done.split("\n", 1)[0])}]}
 
 
-def _gemini() -> dict[str, Any]:
+def _gemini(args: dict[str, Any] = ARGS, done: str = DONE) -> dict[str, Any]:
     return gemini(user({"text": "pin my address"}),
-                  model({"functionCall": {"name": "context_persistence", "args": ARGS}}),
+                  model({"functionCall": {"name": "context_persistence", "args": args}}),
                   user({"functionResponse": {"name": "context_persistence",
-                                             "response": {"output": DONE}}}))
+                                             "response": {"output": done}}}))
 
 
 SHAPES = [_chat, _responses, _anthropic, _bedrock, _pi, _gemini]

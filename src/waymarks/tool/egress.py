@@ -38,6 +38,7 @@ spans, credentials). Pure: no I/O.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Final
 
@@ -58,6 +59,8 @@ from waymarks.tool.contract import (
     REVISION,
     SOURCE_REF,
 )
+from waymarks.tool.egress_carried import first_json_line as _first_json_line
+from waymarks.tool.egress_carried import over, over_calls
 from waymarks.tool.egress_turn import persons_last
 
 TOOL_NAME: Final = "context_persistence"
@@ -241,14 +244,17 @@ def guard_payload(payload: object, fit: Fit | None = None) -> object:
         if isinstance(payload.get(name), list):
             out[name] = guard_history(payload[name])
             if fit is not None:
-                out[name] = withhold_misfits(out[name], fit)
+                out[name] = withhold_misfits(
+                    out[name], fit.reading(over_calls(payload[name], fit.allowed)))
     if isinstance(payload.get("contents"), list):  # Gemini
         out["contents"] = gemini.guarded(payload["contents"], TOOL_NAME, guard_arguments,
                                          lambda output: result_text(_details_from_text(output)))
         if fit is not None:
+            read = fit.reading(gemini.answered(payload["contents"], TOOL_NAME,
+                                               lambda output: over(output, fit.allowed)))
             out["contents"] = gemini.fitting(out["contents"], GUARDED,
-                                             lambda tool, output: _fitted(tool, output, fit),
-                                             TOOL_NAME, fit.arguments)
+                                             lambda tool, output: _fitted(tool, output, read),
+                                             TOOL_NAME, gemini.in_order(read.arguments))
     return out
 
 
@@ -281,6 +287,14 @@ class Fit:
         self.allowed = policy.allowed(provider)
         self.redacts = policy.redacts(provider)
         self.policy = rendered or policy  # what a stamp's provider was rendered under
+        self.over: frozenset[str] = frozenset()  # calls whose results say they carried more
+
+    def reading(self, over: frozenset[str]) -> Fit:
+        """This fit, knowing the calls whose results say they carried a level beyond it
+        (:func:`waymarks.tool.egress_carried.over_calls`)."""
+        read = copy.copy(self)
+        read.over = over
+        return read
 
     def __call__(self, content: Any) -> bool:
         first = _first_json_line(content) if content is not None else {}
@@ -295,13 +309,17 @@ class Fit:
             return False  # a stamp that cannot be read: it may hold anything
         return frozenset(levels) <= self.allowed and (redacted or not self.redacts)
 
-    def arguments(self, arguments: object) -> dict[str, Any] | None:
+    def arguments(self, arguments: object, call: object = None) -> dict[str, Any] | None:
         """A ``context_persistence`` call's arguments guarded when they name a
-        classification the destination may not receive (``None``: they go as they are).
-        The turn in progress included: a model may change between a turn's requests.
-        Read as JSON text (Chat Completions', Responses') or as an object."""
+        classification the destination may not receive, or when the result of ``call``
+        (its ID) says they carried one (:meth:`reading`: an item's level, which a call
+        need not name) (``None``: they go as they are). The turn in progress included: a
+        model may change between a turn's requests. Read as JSON text (Chat
+        Completions', Responses') or as an object."""
         if isinstance(arguments, str | bytes):
             arguments = _json_object(arguments)
+        if call is not None and str(call) in self.over:
+            return guard_arguments(arguments)
         if not isinstance(arguments, dict) or "classification" not in arguments:
             return None
         level = arguments["classification"]
@@ -339,7 +357,7 @@ def _fitting_message(message: dict[str, Any], calls: dict[str, str], fit: Fit) -
     if kind == "function_call" and message.get("name") in GUARDED:  # Responses
         calls[str(message.get("call_id"))] = str(message.get("name"))
         if message.get("name") == TOOL_NAME \
-                and (args := fit.arguments(message.get("arguments"))):
+                and (args := fit.arguments(message.get("arguments"), message.get("call_id"))):
             changed["arguments"] = json.dumps(args)
     elif kind == "function_call_output" and str(message.get("call_id")) in calls:
         changed["output"] = _fitted(calls[str(message.get("call_id"))],
@@ -374,7 +392,7 @@ def _unfit_call(call: Any, fit: Fit) -> bool:
     arguments do not :meth:`Fit.arguments` the destination."""
     function = call.get("function") if isinstance(call, dict) else None
     return isinstance(function, dict) and function.get("name") == TOOL_NAME \
-        and fit.arguments(function.get("arguments")) is not None
+        and fit.arguments(function.get("arguments"), call.get("id")) is not None
 
 
 #: the tools whose results :func:`withhold_misfits` checks
@@ -396,11 +414,12 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     if not isinstance(part, dict) or _not_a_call(part):
         return part
     if part.get("type") == "toolCall" and part.get("name") == TOOL_NAME:  # Pi
-        if (args := fit.arguments(part.get("arguments"))) is not None:
+        if (args := fit.arguments(part.get("arguments"), part.get("id"))) is not None:
             return {**part, "arguments": args}
     elif part.get("type") == "tool_use" and part.get("name") in GUARDED:
         calls[str(part.get("id"))] = str(part.get("name"))
-        if part.get("name") == TOOL_NAME and (args := fit.arguments(part.get("input"))):
+        if part.get("name") == TOOL_NAME \
+                and (args := fit.arguments(part.get("input"), part.get("id"))):
             return {**part, "input": args}
     elif part.get("type") == "tool_result" and str(part.get("tool_use_id")) in calls:
         text = _fitted(calls[str(part.get("tool_use_id"))], part.get("content"), fit)
@@ -409,7 +428,8 @@ def _fitting_part(part: Any, calls: dict[str, str], fit: Fit) -> Any:
     elif (use := _converse(part, "toolUse")) is not None \
             and use.get("name") in GUARDED:  # Bedrock Converse
         calls[str(use.get("toolUseId"))] = str(use.get("name"))
-        if use.get("name") == TOOL_NAME and (args := fit.arguments(use.get("input"))):
+        if use.get("name") == TOOL_NAME \
+                and (args := fit.arguments(use.get("input"), use.get("toolUseId"))):
             return {**part, "toolUse": {**use, "input": args}}
     elif (done := _converse(part, "toolResult")) is not None \
             and str(done.get("toolUseId")) in calls:
@@ -430,18 +450,6 @@ def _not_a_call(part: dict[str, Any]) -> bool:
     kind = part.get("type")
     return not (isinstance(kind, str) and kind in _CALL_PARTS) \
         and "toolUse" not in part and "toolResult" not in part
-
-
-def _first_json_line(content: Any) -> dict[str, Any]:
-    """The JSON object a result's text starts with (``{}`` when it does not)."""
-    text = content if isinstance(content, str) else "\n".join(
-        p.get("text", "") for p in content if isinstance(p, dict)
-        and isinstance(p.get("text"), str)) if isinstance(content, list) else ""
-    try:
-        found = json.loads(text.split("\n", 1)[0])
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def guard_history(messages: list[Any]) -> list[Any]:

@@ -77,17 +77,46 @@ def _each_part(contents: list[Any], change: Callable[[Any], Any], before: int) -
 
 def _result(value: Any, tools: Collection[str],
             replaced: Callable[[str, Any], str | None]) -> Any:
-    """A ``functionResponse`` part of ``tools`` with its output (``error`` for a failed
-    call; the response itself when it is not an object, which the sanitizer reads as
-    tool output too) as ``replaced`` says; any other part as it is."""
+    """A ``functionResponse`` part of ``tools`` with its output (:func:`_output`) as
+    ``replaced`` says; any other part as it is."""
     part, done = _body(value, _RESULTS)
     if done is None or done.get("name") not in tools:
         return value
-    response = done.get("response")
-    key = "error" if isinstance(response, dict) and "error" in response else "output"
-    output = response.get(key) if isinstance(response, dict) else response
+    key, output = _output(done)
     text = replaced(str(done["name"]), output)
     return value if text is None else {**value, part: {**done, "response": {key: text}}}
+
+
+def _output(done: dict[str, Any]) -> tuple[str, Any]:
+    """A ``functionResponse``'s output and its key (``error`` for a failed call; the
+    response itself when it is not an object, which the sanitizer reads as tool output
+    too)."""
+    response = done.get("response")
+    key = "error" if isinstance(response, dict) and "error" in response else "output"
+    return key, response.get(key) if isinstance(response, dict) else response
+
+
+def answered(contents: list[Any], tool: str, says: Callable[[Any], bool]) -> frozenset[str]:
+    """The ordinals (``#0``, ``#1``, …) of ``tool``'s results in ``contents`` whose output
+    ``says``: Gemini's results name no call, and answer a content's calls in their order,
+    so the n-th result is the n-th call's (:func:`in_order` numbers the calls alike)."""
+    found, n = set(), 0
+    for content in contents:
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for value in parts if isinstance(parts, list) else ():
+            _, done = _body(value, _RESULTS)
+            if done is not None and done.get("name") == tool:
+                if says(_output(done)[1]):
+                    found.add(f"#{n}")
+                n += 1
+    return frozenset(found)
+
+
+def in_order(arguments: Callable[[object, str], Any]) -> Callable[[object], Any]:
+    """``arguments(args, call)`` given each call, as :func:`fitting` meets them in order,
+    its ordinal as its ID (:func:`answered`)."""
+    counted = iter(range(1 << 62))
+    return lambda args: arguments(args, f"#{next(counted)}")
 
 
 #: a call's, a result's and an image's key in a part: the SDK's camelCase, the REST

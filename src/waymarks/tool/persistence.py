@@ -132,6 +132,7 @@ class WritePlan(msgspec.Struct, frozen=True):
     provenance: str | None  # entry ID of the latest user message on the branch
     level: Classification | None  # the classification to store (raised, never lowered)
     confirmation: ConfirmationRequest
+    carried: Classification | None = None  # the level of all the call carried (_carrying)
 
     @property
     def question(self) -> str:
@@ -222,7 +223,9 @@ class ContextPersistence:
                 return plan
             if not self._shown.spend(plan.question):
                 return result(name, "rejected", error="changed-since-confirmation")
-            return self._execute(plan)
+            done = self._execute(plan)
+            return done if plan.carried is None else _carrying(done, plan.carried,
+                                                               self._egress())
 
     # -- reads --------------------------------------------------------------------------
 
@@ -327,12 +330,14 @@ class ContextPersistence:
         decided = self.app.dry_run(_decider(request, target.id if target else None,
                                             stored_level, provenance))
         if isinstance(decided, Rejected) and decided.code not in _AFTER_EGRESS:
-            return _outcome(action.name, decided, egress)  # the request itself is refused
+            # the request itself is refused
+            return _carrying(_outcome(action.name, decided, egress), level, egress)
         refused = _over_level(level, egress, rejected)
         if refused is not None:
             return refused
         if isinstance(decided, Rejected | Duplicate) and not self._withholds(decided):
-            return _outcome(action.name, decided, egress)  # what is stored answers only now
+            # what is stored answers only now
+            return _carrying(_outcome(action.name, decided, egress), level, egress)
         # a duplicate of (or a conflict with) an item this provider may not receive: the
         # answer would confirm the model's guess at its text, silently; the person is
         # asked as for any add, and the answer after it names no such item
@@ -342,7 +347,7 @@ class ContextPersistence:
         return WritePlan(request, target.id if target else None,
                          view_state(target) if target else None, provenance, stored_level,
                          item_confirmation(request, target, stored_level,
-                                           session.session_id, provenance, replaces))
+                                           session.session_id, provenance, replaces), level)
 
     def _provenance(self, session: SessionLog) -> str | None:
         """The newest user message on the branch (cached per ledger state: one call
@@ -388,12 +393,14 @@ class ContextPersistence:
         egress = self._egress()
         if isinstance(cleaned, Rejected):
             return _outcome(request.action.name, cleaned, egress)
-        refused = _over_level(self._level(request, None, egress), egress, rejected)
+        level = self._level(request, None, egress)
+        refused = _over_level(level, egress, rejected)
         if refused is not None:
             return refused
         if excluding == view.excluded:  # already so: nothing to ask about
-            return result(request.action.name, "ok",
-                          persistence=_PERSISTENCE[request.action.klass])
+            return _carrying(result(request.action.name, "ok",
+                                    persistence=_PERSISTENCE[request.action.klass]),
+                             level, egress)
         lines = [f"Action: {request.action.name}",
                  "Persistence: derived local policy (SQLite only; no session file changes)",
                  f"Source: session {session_id} ({view.status}; {view.contributed} project "
@@ -401,7 +408,7 @@ class ContextPersistence:
         if request.get("reason"):
             lines.append(f"Reason: {shown_text(str(request.get('reason')))}")
         return WritePlan(request, session_id, source_state(view), None, None,
-                         ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines)))
+                         ConfirmationRequest(CONFIRM_TITLE, "\n".join(lines)), level)
 
     # -- executing a confirmed write ----------------------------------------------------
 
@@ -542,6 +549,17 @@ def _outcome(action: str, outcome: WriteOutcome, egress: Egress) -> ToolResult:
     pending = outcome.warning is not None
     return result(action, "committed_projection_pending" if pending else "committed",
                   persistence="canonical", id=outcome.id)
+
+
+def _carrying(done: ToolResult, level: Classification, egress: Egress) -> ToolResult:
+    """``done`` naming the level of what its call carried (content, key and reason, and
+    the text a replacement replaces): the call's arguments stay in the conversation, and
+    the history guard, which cannot look the item up, reads it there to keep them from a
+    model that may not receive it (a switch within the turn). Named only when the caller
+    may receive it: a level refusal (:func:`_over_level`) says enough."""
+    if not egress.admits(level):
+        return done
+    return ToolResult({**done.details, "classification": level}, done.previews)
 
 
 def _over_level(level: Classification, egress: Egress, rejected: _Rejector
