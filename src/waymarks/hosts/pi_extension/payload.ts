@@ -15,7 +15,7 @@ import { BRIDGE_TIMEOUT_MS, type Json } from "./settings.ts";
 
 const WITHHELD = "[withheld by Waymarks: privacy could not be checked]";
 /** Keys whose string values are protocol, not content: kept when a payload is withheld. */
-const STRUCTURAL = new Set(["model", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
+const STRUCTURAL = new Set(["model", "modelId", "role", "type", "stream", "tool_choice", "id", "tool_call_id", "name"]);
 
 /** Values of a payload JSON cannot carry, by the placeholder they cross the bridge as.
  * Bedrock Converse's image bytes and redacted reasoning are Uint8Array: JSON has no bytes,
@@ -84,14 +84,39 @@ function frozen(value: Json): Json {
 	return value;
 }
 
+/** The part of text a media part (an image, a document, audio) becomes in a withheld
+ * payload, in its own dialect (undefined: `value` is none). Scrubbed in place, its media
+ * type and data became the withheld text (Gemini's `inlineData`, Anthropic's `image`
+ * source, an `image_url`, Bedrock's `format`): no media type a provider knows, no base64,
+ * no URL, so the provider refused the request (400) where it would have answered its
+ * withheld text. */
+function mediaAsText(value: Json): Json | undefined {
+	if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+	if (typeof value.type === "string") {
+		if (TYPED_MEDIA.has(value.type)) return { type: "text", text: WITHHELD };
+		if (RESPONSES_MEDIA.has(value.type)) return { type: "input_text", text: WITHHELD };
+		return undefined;
+	}
+	const keys = Object.keys(value);
+	return keys.some((k) => UNTYPED_MEDIA.has(k) && value[k] && typeof value[k] === "object")
+		? { text: WITHHELD } // Gemini's part, Bedrock Converse's block: text is one key
+		: undefined;
+}
+/** Media parts by their type (Anthropic, Chat Completions; Responses' input), and by their
+ * key where parts have no type (Gemini, the REST API's spelling too; Bedrock Converse). */
+const TYPED_MEDIA = new Set(["image", "document", "image_url", "input_audio", "file"]);
+const RESPONSES_MEDIA = new Set(["input_image", "input_file"]);
+const UNTYPED_MEDIA = new Set(["inlineData", "inline_data", "fileData", "file_data", "image", "document", "video"]);
+
 /** The payload with every piece of text replaced, whatever its shape (OpenAI, Anthropic,
- * Google …): only protocol fields (model, role, type …) keep their values. */
+ * Google …): only protocol fields (model, role, type …) keep their values, and a media
+ * part is a part of text (`mediaAsText`). */
 export function withheld(payload: Json): Json {
 	const scrub = (value: Json, key?: string): Json => {
 		if (typeof value === "string") return key !== undefined && STRUCTURAL.has(key) ? value : WITHHELD;
 		if (ArrayBuffer.isView(value)) return new Uint8Array(0); // an image's bytes are content
 		if (kept(value)) return value; // an AbortSignal, a function: what the request needs, not content
-		if (Array.isArray(value)) return value.map((v) => scrub(v));
+		if (Array.isArray(value)) return value.map((v) => mediaAsText(v) ?? scrub(v));
 		if (value && typeof value === "object") {
 			const out: Json = {};
 			for (const [k, v] of Object.entries(value)) {
