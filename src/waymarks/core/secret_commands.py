@@ -32,8 +32,8 @@ _PASSWORD_COMMANDS: Final = (
 #: (command, flag) whose password follows the flag, after spaces or glued: a registry
 #: login's or sshpass's ``-p``, redis-cli's ``-a``, openssl's ``-k`` and ``-pass``,
 #: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
-#: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), and ``-w`` of
-#: the OpenLDAP clients (``-W`` prompts)
+#: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), ``-w`` of
+#: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``
 _LOGIN_FLAGS: Final = (
     (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
@@ -42,6 +42,9 @@ _LOGIN_FLAGS: Final = (
     ("(?:un)?zip", "-P"),
     (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
     ("ldap[a-z]+", "-w"),
+    # SQL Server's clients' ``-P``, MongoDB's shell's and tools' ``-p`` (alone, it prompts)
+    (r"(?:sqlcmd|bcp)(?:\.exe)?", "-P"),
+    (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?", r"-p(?=[ \t])"),
 )
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
@@ -119,7 +122,8 @@ COMMAND_RULES: Final = (
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
-         "openssl", "zip", "7z", "ldap"), anchored=True, wrapper=True, guard="-"),
+         "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo"), anchored=True,
+        wrapper=True, guard="-"),
     # the password a registry login reads on its standard input (``--password-stdin``),
     # and the secret a store's command reads there to keep (``vercel env add NAME
     # production``, ``gcloud secrets versions add NAME --data-file=-``: it went out in

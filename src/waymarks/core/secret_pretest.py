@@ -229,14 +229,15 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
 def _password_flag(text: str) -> bool:
     """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
     MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
-    the flags of ``_LOGIN_FLAGS``."""
+    the flags of ``_LOGIN_FLAGS`` (sqlcmd's ``-P``, mongosh's ``-p`` among them)."""
     flag_p = "-p" in text
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
         or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
-        or ("ldap" in text and "-w" in text)
+        or ("ldap" in text and "-w" in text) \
+        or ("-P" in text and ("sqlcmd" in text or "bcp" in text)) or (flag_p and "mongo" in text)
 
 
 def _auth_key(folded: str) -> bool:
