@@ -218,6 +218,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if not (colon or equals or (dash and "--" in text)):
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
+        or (colon and "sensitive" in text) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \
         or (colon and "stringdata" in folded) \

@@ -168,6 +168,12 @@ _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|crede
                           r"|(?<![a-z])pass|(?<=[a-z0-9][_-])auth|(?:"
                           + "|".join(_KEY_PREFIXES) + r")[_-]?key")
 
+
+#: a scalar member of a JSON object, and its comma (a string, a number, ``true``, a flat
+#: list: ``"type": "string"``, Terraform's output's others)
+_TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
+                     r"|[\w.+-]{1,64}|\[[^\[\]{}]{0,1024}\])\s*,")
+
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
@@ -277,6 +283,15 @@ _WRAPPERS: Final = (
         + r"\"[ \t]*\{(?:[^{}]|\{[^{}]{0,1024}\}){0,2048}?(?<![\w-])default[ \t]*=[ \t]*"
         r"\"(?P<tf_default>(?:[^\"\\\n]|\\[^\n]){1,4096})\"", re.ASCII | re.IGNORECASE),
         ("variable",), folded=True, anchored=True, wrapper=True, guard="="),
+    # a value Terraform marks sensitive (``terraform output -json``: ``"sensitive": true``
+    # beside its ``"value"``, in either order among the object's scalar members): its
+    # output's name is an object's key there, and the value went out in clear
+    Rule("tf_sensitive", "secret", lazy(
+        r"\"sensitive\"\s*:\s*true\s*,(?:" + _TF_MEMBER + r"){0,4}\s*\"value\"\s*:\s*"
+        r"\"(?P<tf_sensitive>(?:[^\"\\\n]|\\[^\n]){1,4096})\""
+        r"|\"value\"\s*:\s*\"(?P<tf_sensitive_v>(?:[^\"\\\n]|\\[^\n]){1,4096})\"\s*,"
+        r"(?:" + _TF_MEMBER + r"){0,4}\s*\"sensitive\"\s*:\s*true(?![\w-])", re.ASCII),
+        ("sensitive",), wrapper=True, guard=":"),
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_SECRET_CUT,  # and its head, cut before its kind
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
