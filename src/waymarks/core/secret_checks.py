@@ -88,8 +88,10 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return False
     if name == "secret_set" and a_setting(match, end):
         return setting_is_secret(value)
+    if name == "htpasswd" and not _HTPASSWD_BATCH.search(match.group("htpasswd_flags")):
+        return False  # no -b: the password is asked for, and what ends the line is the user
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
-                "config_set", "secret_set"):
+                "config_set", "secret_set", "htpasswd"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
@@ -147,6 +149,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     return True
 
 
+#: htpasswd's batch flag among its flags (``-b``, ``-bc``, ``-nbB``)
+_HTPASSWD_BATCH: Final = lazy(r"-[A-Za-z]*b", re.ASCII)
 #: a name in code, dotted (``ApiKey2024.load``): before a ``(`` it is called, not a value
 _IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
 #: a call's argument list on its line, closed, nothing glued after it (a space, the line's

@@ -203,6 +203,17 @@ COMMAND_RULES: Final = (
         r"|\"[^\"\n]{1,4096}\"|[^\s'\"|;&<>]{1,4096})[ \t]*\|[ \t]*" + _FLY_IMPORT, re.ASCII),
         ("secrets", "config:", "vault", "railway", "setenv", "kubectl", "appsettings", "env set",
          "docker", "podman", "nerdctl", "env-vars"), wrapper=True),
+    # the password ``htpasswd -b`` takes after the file and the user (``-bc FILE USER
+    # PASSWORD``; ``-nb USER PASSWORD`` prints the line), to the command's end: its flags
+    # (``-B``, ``-C 10``) before them; without ``-b`` it is asked for (``accepts`` reads
+    # the flags)
+    Rule("htpasswd", "secret", lazy(
+        r"(?<![\w.-])htpasswd(?:\.exe)?"
+        r"(?P<htpasswd_flags>(?:[ \t]+(?:-[A-Za-z]+|[0-9]+)){1,8})(?:[ \t]+(?:'[^'\n]{0,4096}'"
+        r"|\"[^\"\n]{0,4096}\"|[^\s\"'`;|&<>()-][^\s;|&<>()]{0,4095})){1,2}"
+        r"[ \t]+" + _QUOTED_OR_BARE.format(name="htpasswd", least=1)
+        + r"(?=[ \t]*(?:[\n;|&<>)]|\Z))", re.ASCII),
+        ("htpasswd",), anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(

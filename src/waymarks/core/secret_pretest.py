@@ -40,7 +40,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "smb_user", "xml_value", "xml_pair", "secret_set",
+                                "login_flag", "htpasswd", "smb_user", "xml_value", "xml_pair",
+                                "secret_set",
                                 "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
@@ -238,7 +239,8 @@ def _password_flag(text: str) -> bool:
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
         or ("ldap" in text and "-w" in text) \
-        or ("-P" in text and ("sqlcmd" in text or "bcp" in text)) or (flag_p and "mongo" in text)
+        or ("-P" in text and ("sqlcmd" in text or "bcp" in text)) or (flag_p and "mongo" in text) \
+        or "htpasswd" in text
 
 
 def _auth_key(folded: str) -> bool:

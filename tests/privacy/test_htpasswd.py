@@ -1,0 +1,45 @@
+"""``htpasswd -b`` takes the password on its command line, after the file and the user
+(``htpasswd -bc /etc/nginx/.htpasswd admin …``, as Dockerfiles and nginx guides write it;
+``-nb USER PASSWORD`` prints the line instead of writing a file): the password went to the
+model in clear, and a pin holding it was stored. Without ``-b`` it is asked for, and the
+line holds none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9vTq2mWz8rLp4nB7cD"
+
+CASES: list[tuple[str, str]] = [
+    (f"htpasswd -bc /etc/nginx/.htpasswd admin {PW}",
+     "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:secret]"),
+    (f"RUN htpasswd -b -B -C 10 /etc/apache2/.htpasswd ops '{PW}' && nginx -t",
+     "RUN htpasswd -b -B -C 10 /etc/apache2/.htpasswd ops '[REDACTED:secret]' && nginx -t"),
+    (f"htpasswd -nb admin {PW} > auth", "htpasswd -nb admin [REDACTED:secret] > auth"),
+]
+
+UNCHANGED: list[str] = [
+    "htpasswd -c /etc/nginx/.htpasswd admin",  # asked for
+    "htpasswd -B /etc/nginx/.htpasswd admin",
+    "htpasswd -nb admin $ADMIN_PASSWORD",
+    "htpasswd -v /etc/nginx/.htpasswd admin",
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CASES)
+def test_the_password_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_a_line_holding_none_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"auth: htpasswd -bc .htpasswd admin {PW}", PW)
