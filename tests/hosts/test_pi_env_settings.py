@@ -37,6 +37,26 @@ def test_a_duration_that_is_not_a_number_falls_back_and_is_said(tmp_path: Path,
     assert "NaN" not in done.stderr
 
 
+@pytest.mark.parametrize("value", ["0.5", "5"])
+def test_a_timeout_shorter_than_any_call_falls_back_and_is_said(tmp_path: Path,
+                                                                value: str) -> None:
+    """`WAYMARKS_BRIDGE_TIMEOUT_MS=0.5` (or 5, seconds meant) was taken as it was: every
+    bridge call timed out at once, as `10s` did (memory off, every request's content
+    withheld), with nothing said about the variable. Under 100 ms, which no call of the
+    bridge answers within, it is replaced by the default and named."""
+    with FakeOpenAI() as fake:
+        pi = PiHome(tmp_path, install("pi16"), fake.base_url)
+        assert pi.run("-p", "hello").returncode == 0
+        assert pi.run("-c", "-p", "/context pin -- Always run the linters").returncode == 0
+        pi.extra_env["WAYMARKS_BRIDGE_TIMEOUT_MS"] = value
+        done = pi.run("-c", "-p", "next question")
+    assert done.returncode == 0
+    sent = json.dumps(fake.bodies[-1], ensure_ascii=False)
+    assert "withheld by Waymarks" not in sent and PIN_BEGIN in sent, done.stderr
+    assert f'WAYMARKS_BRIDGE_TIMEOUT_MS="{value}" is under 100 ms' in done.stderr, \
+        done.stderr
+
+
 def test_a_timeout_too_long_for_a_timer_is_not_one_millisecond(tmp_path: Path) -> None:
     """Node runs a timer of more than 2^31-1 ms after 1 ms: `WAYMARKS_BRIDGE_TIMEOUT_MS`
     of ten billion (a way to say "never") timed every call out at once, as `10s` did:

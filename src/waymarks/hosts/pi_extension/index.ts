@@ -28,7 +28,8 @@
  * after a minute, not by every hook.
  *
  * Configuration (environment): WAYMARKS_BIN (default "waymarks"), WAYMARKS_HOME,
- * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000), WAYMARKS_BRIDGE_TIMINGS (a file to append
+ * WAYMARKS_BRIDGE_TIMEOUT_MS (default 5000; each duration at least 100 ms, else its
+ * default, named to the person), WAYMARKS_BRIDGE_TIMINGS (a file to append
  * one JSON line per round trip, for measurements; one that cannot be written is said once
  * and skipped), WAYMARKS_EVOLVE_INTERVAL_MS (default
  * 15000: the pause between evolution checks; tests shorten it).

@@ -13,16 +13,24 @@ export const badSettings: string[] = [];
  * billion, meant as "never", timed every call out at once). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A duration from the environment: a positive number of milliseconds, else `fallback`,
- * and the person is told (`WAYMARKS_BRIDGE_TIMEOUT_MS=10s` was NaN: every request timed
- * out at once, memory was off and every request's content withheld, "took longer than
- * NaN ms"; a NaN interval ran the evolution check without a pause). */
+/** The shortest duration taken from the environment: no bridge call answers sooner, so a
+ * shorter one (`0.5`, or `5` with seconds meant) timed every call out at once. */
+export const MIN_SETTING_MS = 100;
+
+/** A duration from the environment: a number of milliseconds of at least
+ * `MIN_SETTING_MS`, else `fallback`, and the person is told (`WAYMARKS_BRIDGE_TIMEOUT_MS=10s`
+ * was NaN, and `0.5` half a millisecond: every request timed out at once, memory was off
+ * and every request's content withheld, "took longer than NaN ms"; a NaN interval ran the
+ * evolution check without a pause). */
 function envMs(name: string, fallback: number): number {
 	const raw = process.env[name];
 	if (raw === undefined || raw === "") return fallback;
 	const value = Number(raw);
-	if (Number.isFinite(value) && value > 0) return Math.min(value, MAX_TIMER_MS);
-	badSettings.push(`${name}=${JSON.stringify(raw).slice(0, 80)} is not a number of milliseconds; ${fallback} is used`);
+	const said = `${name}=${JSON.stringify(raw).slice(0, 80)}`;
+	if (Number.isFinite(value) && value >= MIN_SETTING_MS) return Math.min(value, MAX_TIMER_MS);
+	badSettings.push(Number.isFinite(value) && value > 0
+		? `${said} is under ${MIN_SETTING_MS} ms, shorter than any bridge call takes (seconds meant?); ${fallback} is used`
+		: `${said} is not a number of milliseconds; ${fallback} is used`);
 	return fallback;
 }
 
