@@ -528,3 +528,25 @@ def test_a_bridge_started_again_as_an_older_release_is_sent_the_whole_payload(
     assert (tmp_path / "starts").read_text() == "2"
     assert result["first"] == result["next"]
     assert len(result["next"]["messages"]) == 2  # type: ignore[index]
+
+
+def test_a_turns_end_with_a_stale_context_does_not_throw_into_pi(tmp_path: Path) -> None:
+    """Pi's ``ctx`` throws from its session manager once its session is replaced (`/new`,
+    `/resume` while a turn ends). The learning ``agent_end`` handler read the turn's
+    entries before its ``try``, so that throw left the handler into Pi; every other hook
+    of the extension catches it. Nothing is learned from such a turn; nothing is thrown."""
+    scenario = """
+await handlers.session_start({}, ctx);
+const stale = { ...ctx, sessionManager: { ...ctx.sessionManager,
+  getEntries: () => { throw new Error("stale ctx: the session was replaced"); } } };
+let threw = null;
+try {
+  await handlers.agent_end({ messages: [] }, stale);
+} catch (e) {
+  threw = String(e);
+}
+await handlers.session_shutdown({}, ctx);
+console.log(JSON.stringify({ threw }));
+process.exit(0);
+"""
+    assert run_harness(tmp_path, "/bin/false", scenario=scenario) == {"threw": None}

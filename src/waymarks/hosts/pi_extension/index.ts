@@ -244,14 +244,16 @@ export default function waymarks(pi: any) {
 		// with learning on, the person's statements of this turn become sources for later
 		// consolidation, and its tool results a work source (never a model call here;
 		// nothing at all when learning is off). Only this turn's user entries are named: an
-		// earlier turn was judged at its own end, perhaps while learning was off.
-		const users: string[] = [];
-		for (const e of ctx.sessionManager.getEntries()) {
-			if (judged.has(e.id)) continue;
-			judged.add(e.id);
-			if (e.type === "message" && e.message?.role === "user") users.push(e.id);
-		}
+		// earlier turn was judged at its own end, perhaps while learning was off. A stale
+		// ctx (its session replaced) throws from getEntries: caught with the call, as in
+		// every other hook, never thrown into Pi; nothing is learned from that turn.
 		try {
+			const users: string[] = [];
+			for (const e of ctx.sessionManager.getEntries()) {
+				if (judged.has(e.id)) continue;
+				judged.add(e.id);
+				if (e.type === "message" && e.message?.role === "user") users.push(e.id);
+			}
 			await bridge.call(ctx, "learn", { event: "agent_end", turn: workTurn(event?.messages), users: users.slice(-64) });
 		} catch {}
 	});
