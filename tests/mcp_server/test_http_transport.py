@@ -187,6 +187,10 @@ def test_with_allow_remote_it_warns_and_still_needs_the_token(configured: Path,
     [text] = stderr
     assert "warning" in text and "plain HTTP" in text and "every interface" in text
     assert "TLS proxy" in text and "SSH tunnel" in text and TOKEN not in text
+    # the line a script reads names an address a client can connect to: "http://0.0.0.0"
+    # is refused by some (Windows, browsers' fetch); this machine's loopback reaches it
+    assert f"serving MCP over HTTP at http://127.0.0.1:{port}/mcp (on every interface" \
+        in text and "http://0.0.0.0" not in text, text
 
 
 def _own_address() -> str | None:

@@ -234,7 +234,7 @@ def register(root: "click.Group") -> None:
         exposed = token_exposed(app.home / CONFIG_FILE)
         if exposed is not None:
             raise click.UsageError(exposed)
-        from waymarks.web.server import BindError, base_url, bind
+        from waymarks.web.server import BindError, base_url, bind, unspecified_loopback
 
         try:
             sock = bind(address, 8765 if port is None else port)
@@ -243,9 +243,15 @@ def register(root: "click.Group") -> None:
         listening = int(sock.getsockname()[1])  # the one it got (--port 0: any free one)
         if not is_loopback(address):
             print(remote_warning(address, listening), file=sys.stderr, flush=True)
-        # once it listens, where: what a script started with --port 0 reads the port from
-        print(f"waymarks: serving MCP over HTTP at {base_url(address, listening)}/mcp "
-              "(Ctrl-C stops it)", file=sys.stderr, flush=True)
+        # once it listens, where: what a script started with --port 0 reads the port from;
+        # bound to every interface, the loopback address that reaches it (some clients
+        # refuse to connect to http://0.0.0.0), as the inspector names it
+        everywhere = unspecified_loopback(address)
+        print(f"waymarks: serving MCP over HTTP at "
+              f"{base_url(everywhere or address, listening)}/mcp ("
+              + ("on every interface: from another machine, through this one's "
+                 "address; " if everywhere else "") + "Ctrl-C stops it)",
+              file=sys.stderr, flush=True)
         try:
             serve_http(app, sock=sock, host=address, token=token, follow=follow)
         except KeyboardInterrupt:

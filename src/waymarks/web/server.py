@@ -107,7 +107,7 @@ def base_url(host: str, port: int) -> str:
     return f"http://{url_host(host)}:{port}"
 
 
-def _unspecified(address: str) -> str | None:
+def unspecified_loopback(address: str) -> str | None:
     """The loopback address that reaches a socket bound to every interface (``0.0.0.0``:
     ``127.0.0.1``; ``::``: ``::1``), else ``None``."""
     import ipaddress
@@ -152,7 +152,7 @@ def serve(app: Waymarks, *, host: str, port: int, open_browser: bool = False,
         print(remote_warning(str(address), int(actual)), file=sys.stderr, flush=True)
     gate = Gate(hosts=host_names(host, actual) if is_loopback(host) else None)
     web = build_app(app, gate)
-    everywhere = _unspecified(str(address))
+    everywhere = unspecified_loopback(str(address))
     # (no browser opens http://0.0.0.0:…: this machine's own loopback reaches it)
     url = gate.url(base_url(everywhere or address, actual))
     page: Path | None = None
