@@ -63,21 +63,34 @@ class QueryFacts(msgspec.Struct, frozen=True):
     #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
     either: frozenset[str] = frozenset()
     bound_factor: float = 1.0  # the most a record's time raises its relevance
+    #: the kinds of the focus a word of it names ("the auth service": servic), and those
+    #: words (auth): a record holding the kind alone is about another of that kind
+    kinds_named: frozenset[str] = frozenset()
+    kinds_naming: frozenset[str] = frozenset()
 
 
 def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     """The query's weights, subject and attributes, as every candidate's scoring reads them."""
     focus = tuple((f, stats.weight(f)) for f in plan.focus)
     context = tuple((f, stats.weight(f)) for f in plan.context if f not in plan.focus)
-    words = [f for f in plan.focus if not f.startswith("c:") and not is_literal(f)
-             and not is_numeric(f) and f not in ATTRIBUTES and f not in plan.asks]
+    # a kind named by the word before it ("the auth service") is that word's: the word
+    # names the subject, even one that is an attribute elsewhere ("auth"); a generic
+    # word names none ("update node version")
+    pairs = [(word, kind) for word, kind in plan.named_kinds if word in plan.focus
+             and kind in plan.focus and not is_generic(word) and not is_numeric(word)]
+    naming = {word for word, _kind in pairs}
+    named_kinds = {kind for _word, kind in pairs}
+    words = [f for f in plan.focus if f in naming or (
+        not f.startswith("c:") and not is_literal(f) and not is_numeric(f)
+        and f not in ATTRIBUTES and f not in plan.asks and f not in plan.asked_kinds
+        and f not in named_kinds)]
     # without a word naming it, a concept is the subject ("database password?": a
     # database's port is no answer, however near in meaning)
     names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
     names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
                       and not is_generic(f) and f not in plan.asks]
-    attributes = tuple(f for f in plan.focus if f in plan.asks or (
-        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES))
+    attributes = tuple(f for f in plan.focus if f not in naming and (f in plan.asks or (
+        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)))
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
              and len(names) == 1 and bool(attributes))
     return QueryFacts(
@@ -93,6 +106,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
         subjects=version_subjects(words, plan.names),
         bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
+        kinds_named=frozenset(named_kinds), kinds_naming=frozenset(naming),
     )
 
 
@@ -126,6 +140,16 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return f"does not name {' or '.join(sorted(plan.names))}"
     if not strong:  # close in meaning, in other words: only the conversation can object
         return context_mismatch(plan, candidate, stats, facts.parent)
+    # (a fair similarity says the record is about it all the same, in another script:
+    # "发票模板缓存多久？" of the invoice renderer's template cache)
+    if plan.bare_kinds and not supported and not any(
+            _field_factor(k, candidate) for k in plan.bare_kinds):
+        # "how do I restart the worker?": the worker is the subject, and another thing's
+        # restart no answer
+        return f"does not name {' or '.join(sorted(k[2:] for k in plan.bare_kinds))}"
+    if facts.kinds_named and not supported and facts.kinds_named.issuperset(strong):
+        # "where is the auth service?": the billing service is another one
+        return f"does not name {' or '.join(sorted(w[2:] for w in facts.kinds_naming))}"
     if facts.weak.issuperset(strong):  # every strong match generic or numeric
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:

@@ -324,25 +324,50 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     record too (:attr:`QueryPlan.names`)."""
     names = _asked_names(text) if analysis.features else frozenset()
     asks, co_subjects = _joined(text, analysis.features)
+    named, bare, asked = _kinds(text, analysis.features)
     return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
                      co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
-                         fold(text)), named_kinds=_named_kinds(text, analysis.features))
+                         fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked)
 
 
-def _named_kinds(text: str, features: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """Each kind of thing (:data:`~waymarks.recall.subject.KINDS`) the word right before
-    it names ("the healthz endpoint", "exporter 服务"), with that word; a kind after an
-    article or a verb ("restart the worker", "does the queue use") is the subject itself."""
+#: the words that ask which one of a kind is meant ("which service", "哪个服务")
+_WHICH: Final = frozenset({"which", "what", "哪个", "哪", "什么"})
+_Kinds = tuple[tuple[tuple[str, str], ...], frozenset[str], frozenset[str]]
+_NO_KINDS: Final[_Kinds] = ((), frozenset(), frozenset())
+
+
+def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
+    """The kinds of thing (:data:`~waymarks.recall.subject.KINDS`) the query holds, by
+    the word right before each: one that names which ("the healthz endpoint", "exporter
+    服务"), with that word (:attr:`QueryPlan.named_kinds`); none after a word that asks
+    which (:attr:`QueryPlan.asked_kinds`: "which service"); the subject itself after an
+    article or at the start ("restart the worker", "does the queue use":
+    :attr:`QueryPlan.bare_kinds`), read in a short question only."""
     if not any(f in KINDS for f in features):
-        return ()
+        return _NO_KINDS
     pairs: list[tuple[str, str]] = []
+    bare: set[str] = set()
+    asked: set[str] = set()
     before: str | None = None
+    word_before = ""
     for word in han_words(fold(text)):
         feature = word_feature(word)
-        if feature in KINDS and before is not None and before not in KINDS:
-            pairs.append((before, feature))
+        if feature is not None and before in asked:
+            asked.discard(before)  # "which node version": the kind says whose version
+        if feature in KINDS and feature is not None:
+            if before is not None and before not in KINDS:
+                pairs.append((before, feature))
+            elif word_before in _WHICH:
+                asked.add(feature)
+            elif before is None:
+                bare.add(feature)
         before = feature
-    return tuple(pairs)
+        if not word.isspace():
+            word_before = word
+    if len(features) > SHORT_QUERY_FEATURES:  # a kind in a pasted trace is no subject
+        return tuple(pairs), frozenset(), frozenset()
+    named = {kind for _word, kind in pairs}
+    return tuple(pairs), frozenset(bare - asked - named), frozenset(asked)
 
 
 #: two words joined by "and", "or", a comma or "&", an article or question word allowed

@@ -124,6 +124,13 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: a kind of thing and the word right before it naming which ("healthz endpoint":
     #: ``("w:healthz", "w:endpoint")``; :func:`~waymarks.recall.subject.settle`)
     named_kinds: tuple[tuple[str, str], ...] = ()
+    #: a kind of thing no word names, the question's subject itself ("restart the
+    #: worker", "the tracker config"): a record about another subject lacks it
+    #: (:func:`~waymarks.recall.gates.gate`)
+    bare_kinds: frozenset[str] = frozenset()
+    #: a kind the question asks which of ("which service uses port 2000?"): the answer
+    #: names one, and need not say the kind
+    asked_kinds: frozenset[str] = frozenset()
 
 
 class Scored(msgspec.Struct, frozen=True):

@@ -1,0 +1,96 @@
+"""Everyday questions of a project store (:mod:`tests.recall.everyday_store`): each asked
+question recalls a claim that answers it and no other subject's claim, and a question
+about a subject no claim is about recalls nothing (issue 20: "how do I restart the
+worker?" recalled the inventory's and the gateway's restart, "which service uses port
+2000?" every other service's port)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tests.recall.everyday_store import CLAIMS
+from waymarks.service.app import Waymarks
+
+#: question -> what each claim it recalls holds (one of them), at least one recalled
+ANSWERED: Final = {
+    "where is the auth service?": ("auth service", "Auth ", "auth config"),
+    "which service uses port 2000?": ("Port 2000",),
+    "what port does billing listen on?": ("billing service listens",),
+    "how do I restart billing?": ("Restart billing",),
+    "which python version does billing use?": ("Billing runs on Python",),
+    "where does the billing config live?": ("billing config lives",),
+    "what port does the auth service use?": ("auth service listens",),
+    "how do I restart auth?": ("Restart auth",),
+    "where is the auth config?": ("auth config lives",),
+    "which go version is auth on?": ("Auth is written in Go",),
+    "who owns the auth service?": ("owns the auth",),
+    "how do I create a service account?": ("Service accounts are created",),
+    "what port does search listen on?": ("search service listens",),
+    "how do I reindex search?": ("Reindex search",),
+    "where is the search config?": ("search config lives", "synonyms"),
+    "how do I restart search?": ("Restart search",),
+    "what port is the gateway on?": ("gateway listens", "admin interface"),
+    "where does the gateway config live?": ("gateway config lives", "ratelimit.yaml"),
+    "how do I restart the gateway?": ("Restart the gateway",),
+    "what is the gateway timeout?": ("gateway timeout",),
+    "which node version does notifications use?": ("Notifications runs on Node",),
+    "what port does the inventory service use?": ("inventory service listens",),
+    "which java version does inventory use?": ("Inventory is written in Java",),
+    "which port does the frontend dev server use?": ("frontend dev server", "Storybook"),
+    "how do I restart the mailer?": ("Restart the mailer",),
+    "which ruby version does the mailer use?": ("mailer runs on Ruby",),
+    "where is the scheduler config?": ("scheduler config lives",),
+    "which python version does the scheduler use?": ("scheduler uses Python",),
+    "what port does payments listen on?": ("payments service listens",),
+    "what is the default branch?": ("default branch",),
+    "where are the kubernetes manifests?": ("Kubernetes manifests",),
+    "how do I run database migrations?": ("Database migrations are run",),
+    "where does the SOAP bridge config live?": ("SOAP bridge config",),
+    "where do the billing migrations live?": ("billing migrations",),
+}
+
+#: questions about a subject no claim is about (a kind of thing named by nothing else,
+#: or a name the store holds no claim about)
+UNSTORED: Final = (
+    "which python version does the worker use?",
+    "where does the tracker config live?",
+    "what port does the tracker listen on?",
+    "how do I run the tracker tests?",
+    "where does the queue config live?",
+    "where are the worker logs?",
+    "what port does the ledger service use?",
+    "how do I restart the cron daemon?",
+    "how do I restart the proxy?",
+    "which node version does the admin panel use?",
+)
+
+
+def _asked(app: Waymarks, questions: object) -> dict[str, list[str]]:
+    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
+    return {question: [texts[i] for i in app.recall(question).selected]
+            for question in questions}  # type: ignore[attr-defined]
+
+
+def test_each_everyday_question_recalls_its_answer_and_no_other_subject(app: Waymarks) -> None:
+    recalled = _asked(app, ANSWERED)
+    wrong = {question: texts for question, texts in recalled.items()
+             if not texts or any(not any(part in text for part in ANSWERED[question])
+                                 for text in texts)}
+    assert wrong == {}
+
+
+def test_a_subject_no_claim_is_about_recalls_nothing(app: Waymarks) -> None:
+    assert {q: texts for q, texts in _asked(app, UNSTORED).items() if texts} == {}
+
+
+def test_the_auth_service_is_the_claims_about_auth(app: Waymarks) -> None:
+    """Claims about "auth" that never say "service", beside the service accounts' and
+    another service's: "where is the auth service?" recalled nothing (the kind,
+    "service", was taken for the name, "auth" for an attribute asked of it)."""
+    claims = ["Auth runs on port 9000.", "The auth config lives in deploy/auth/config.yaml.",
+              "Service accounts are created with scripts/make-service-account.sh.",
+              "Service accounts for CI live in the ci-bots group.",
+              "The billing service listens on port 8041."]
+    ids = [app.remember(claim).id for claim in claims]  # type: ignore[union-attr]
+    assert sorted(app.recall("where is the auth service?").selected) == sorted(ids[:2])
+    assert app.recall("what port does the auth service use?").selected == [ids[0]]
