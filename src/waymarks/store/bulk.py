@@ -2,9 +2,15 @@
 inside the caller's transaction.
 
 The tables' indexes are dropped while the rows go in and built once after them (a sort,
-not a random B-tree insert per row), with a page cache big enough that the build neither
-spills pages to the WAL mid-transaction nor re-reads them. On error nothing is rebuilt
-here: the caller's transaction rolls back whole, indexes included.
+not a random B-tree insert per row), with a page cache of :data:`BULK_CACHE_KIB`. It is
+bounded, not sized to hold the database: the rows are appended in rowid order, so a page
+spilled to the WAL before the commit is one the commit would have written there anyway,
+and an index build scans its table once. A cache of 256 MiB bought no CPU (the same
+within noise at 100k and 1M mutations, benchmarks/rebuild.py) and was a tenth of the
+peak memory at 1M, a third at 100k. A spilled page is the uncommitted transaction's: a
+rebuild killed midway leaves the old database (tests/durability/test_rebuild_crash.py).
+On error nothing is rebuilt here: the caller's transaction rolls back whole, indexes
+included.
 """
 
 from __future__ import annotations
@@ -14,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Final
 
-#: 256 MiB of page cache while a bulk load runs (negative: KiB), and SQLite's default after
-BULK_CACHE_KIB: Final = -262_144
+#: 32 MiB of page cache while a bulk load runs (negative: KiB), and SQLite's default after
+BULK_CACHE_KIB: Final = -32_768
 DEFAULT_CACHE_KIB: Final = -2000
 
 
