@@ -173,6 +173,11 @@ class BM25:
         self.df = Counter(term for tf in self.tfs for term in tf)
 
     def order(self, query: str) -> list[int]:
+        scores = self.scores(query)
+        return sorted(range(self.n), key=lambda i: (-scores[i], i))
+
+    def scores(self, query: str) -> list[float]:
+        """Each text's score for ``query``, in the texts' order."""
         terms = _TOKEN.findall(query.lower())  # repeated query terms count again
         scores = []
         for tf, norm in zip(self.tfs, self.norms, strict=True):
@@ -184,7 +189,7 @@ class BM25:
                     idf = math.log((self.n - df + 0.5) / (df + 0.5) + 1)
                     score += idf * freq * (self.k1 + 1) / (freq + norm)
             scores.append(score)
-        return sorted(range(self.n), key=lambda i: (-scores[i], i))
+        return scores
 
 
 def build_index(conv: Conversation, kind: str) -> RecallIndex:

@@ -49,7 +49,13 @@ class Variant:
     candidates: int = SEMANTIC_CANDIDATES
     #: how the ranked measures fuse: ``sum`` (production), ``maxnorm`` (lexical divided
     #: by the query's best lexical score first), ``rrf`` (reciprocal rank fusion, k=60),
-    #: ``dense`` (the calibrated similarity alone)
+    #: ``dense`` (the calibrated similarity alone); each side normalised per query over the
+    #: store before the weighted sum (the raw cosine, not calibrated): ``minmax`` (to 0-1),
+    #: ``zscore`` (its mean and standard deviation); ``bm25``: issue 20's plain baseline,
+    #: Okapi BM25 over the text Waymarks indexes in place of the lexical engine, fused as
+    #: ``minmax`` (what the dense side adds to a plain lexical ranking); ``matched``: the
+    #: production sum over the records a word of the question matches only (the others
+    #: last), as if the dense side found no candidate of its own
     ranking: str = "sum"
     #: False: ranked measures only (hit and injection are not measured)
     digest: bool = True
@@ -107,6 +113,13 @@ def variants() -> list[Variant]:
         Variant("rank rrf", base(), ranking="rrf"),
         Variant("rank maxnorm", base(), ranking="maxnorm"),
         Variant("rank maxnorm w0.6", cal(weight=0.6), ranking="maxnorm"),
+        # per-query normalisation of both sides, and the issue's BM25 + e5 baseline
+        Variant("rank minmax", base(), ranking="minmax", digest=False),
+        Variant("rank minmax w0.5", cal(weight=0.5), ranking="minmax", digest=False),
+        Variant("rank zscore", base(), ranking="zscore", digest=False),
+        Variant("rank zscore w0.6", cal(weight=0.6), ranking="zscore", digest=False),
+        Variant("rank bm25 w0.5", cal(weight=0.5), ranking="bm25", digest=False),
+        Variant("rank matched", base(), ranking="matched", digest=False),
         # the dense weight raised where the lexical side is weak; a bonus for the nearest
         Variant("rank adaptive0.3:0.6", base(), ranking="adaptive0.3:0.6", digest=False),
         Variant("rank adaptive0.2:0.7", base(), ranking="adaptive0.2:0.7", digest=False),
@@ -152,7 +165,7 @@ def query_vectors(embedder: Any, questions: Sequence[str], prefix: str,
 
 
 def run(data: Path, cache: Path, only: set[str] | None,
-        custom: Sequence[Variant] = ()) -> dict[str, Any]:
+        custom: Sequence[Variant] = (), overlap: bool = False) -> dict[str, Any]:
     from waymarks import semantic
 
     embedder = semantic.load()
@@ -165,7 +178,8 @@ def run(data: Path, cache: Path, only: set[str] | None,
     matrices = [np.frombuffer(b"".join(d.vectors), dtype="<f4").reshape(len(d.ids), -1)
                 for d in dense]
     chosen = [v for v in variants() if only is None or v.name in only] + list(custom)
-    prefixes = {v.prefix for v in chosen if v.calibration is not None}
+    prefixes = {v.prefix for v in chosen if v.calibration is not None} | (
+        {"query"} if overlap else set())
     questions = [qa["question"] for c in conversations for qa in c.questions]
     qvec = {p: dict(zip(questions, query_vectors(embedder, questions, p, cache), strict=True))
             for p in prefixes}
@@ -193,6 +207,10 @@ def run(data: Path, cache: Path, only: set[str] | None,
         np.savez(saved, **{f"{ci}_{qi}": a for ci, per_q in enumerate(lexical)
                            for qi, a in enumerate(per_q)})
 
+    found = _overlap(conversations, dense, matrices, lexical, qvec["query"],
+                     base()) if overlap else None
+    if found is not None:
+        print(f"overlap {found}", file=sys.stderr, flush=True)
     results: dict[str, Any] = {}
     for variant in chosen:
         start, cpu = time.perf_counter(), time.process_time()
@@ -206,9 +224,12 @@ def run(data: Path, cache: Path, only: set[str] | None,
             by_id = {doc.id: doc for doc in conv.docs}
             created = np.array([doc.created_at for doc in conv.docs], dtype=float)
             fj = (ci + 1) % len(conversations)
+            bm25 = locomo.BM25([doc.text for doc in conv.docs] if variant.ranking == "bm25"
+                               else [])
             for qi, qa in enumerate(conv.questions):
                 question, evidence = qa["question"], qa["evidence"]
-                rel = lexical[ci][qi]
+                rel = (np.array(bm25.scores(question)) if variant.ranking == "bm25"
+                       else lexical[ci][qi])
                 if variant.calibration is None:
                     fused = rel
                     selected, _ = locomo.answer(index, question)
@@ -277,7 +298,60 @@ def run(data: Path, cache: Path, only: set[str] | None,
     import os
 
     return {"split": locomo.split_name(data), "questions": len(questions),
-            "model": embedder.model, "load_average": os.getloadavg(), "variants": results}
+            "model": embedder.model, "load_average": os.getloadavg(), "variants": results,
+            **({"overlap": found} if found is not None else {})}
+
+
+def _overlap(conversations: Sequence[Any], dense: Sequence[Any],
+             matrices: Sequence[np.ndarray], lexical: Sequence[Sequence[np.ndarray]],
+             qvec: Mapping[str, bytes], c: Calibration) -> dict[str, Any]:
+    """What each signal finds (issue 20: why the model adds less to the lexical engine
+    than to plain BM25): the evidence turns in a question's top ten by the lexical
+    engine, by the cosine alone, by BM25 over the indexed text and by the shipped fusion;
+    those the cosine finds that BM25 or the engine does not; of the evidence the fusion
+    leaves out of the top ten, how many are below rank 50 on both sides; and R@5 / R@10
+    with the fusion weight (0 to 1 in tenths) chosen for each question apart: an oracle,
+    the most any fixed-weight sum of these two signals could reach."""
+    top: dict[str, int] = dict.fromkeys(("lexical", "cosine", "bm25", "fused"), 0)
+    extra = {"cosine_not_bm25": 0, "cosine_not_lexical": 0, "fused_missed": 0,
+             "missed_below_50_both": 0, "evidence": 0}
+    oracle = {5: 0.0, 10: 0.0}
+    n = 0
+    for ci, (conv, d) in enumerate(zip(conversations, dense, strict=True)):
+        created = np.array([doc.created_at for doc in conv.docs], dtype=float)
+        ids = np.array(d.ids)
+        bm25 = locomo.BM25([doc.text for doc in conv.docs])
+
+        def order(score: np.ndarray, ids: np.ndarray = ids,
+                  created: np.ndarray = created) -> np.ndarray:
+            return np.lexsort((ids, -created, -score))  # ties: newer first, then id
+
+        for qi, qa in enumerate(conv.questions):
+            evidence = set(qa["evidence"])
+            rel = lexical[ci][qi]
+            cos = matrices[ci] @ np.frombuffer(qvec[qa["question"]], dtype="<f4")
+            sem = _similarity("sum", cos, c)
+            orders = {"lexical": order(rel), "cosine": order(cos),
+                      "bm25": order(np.array(bm25.scores(qa["question"]))),
+                      "fused": order(_ranking("sum", rel, sem, c.weight))}
+            found = {name: evidence & set(ids[o[:10]]) for name, o in orders.items()}
+            for name, got in found.items():
+                top[name] += len(got)
+            extra["evidence"] += len(evidence)
+            extra["cosine_not_bm25"] += len(found["cosine"] - found["bm25"])
+            extra["cosine_not_lexical"] += len(found["cosine"] - found["lexical"])
+            at = {name: {ids[k]: r for r, k in enumerate(o[:50])} for name, o in orders.items()
+                  if name in ("lexical", "cosine")}
+            for turn in evidence - found["fused"]:
+                extra["fused_missed"] += 1
+                extra["missed_below_50_both"] += all(turn not in a for a in at.values())
+            for k in oracle:
+                oracle[k] += max(len(evidence & set(ids[order(_ranking(
+                    "sum", rel, sem, w / 10))[:k]])) for w in range(11)) / len(evidence)
+            n += 1
+    return {"top10": top, **extra,
+            "oracle_weight_r5": round(100 * oracle[5] / n, 1),
+            "oracle_weight_r10": round(100 * oracle[10] / n, 1)}
 
 
 def _feedback(mode: str, matrix: np.ndarray, qv: np.ndarray, fused: np.ndarray
@@ -298,6 +372,8 @@ def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
     them for ranking): ``qmax`` maps the query's best cosine to 1, ``qmed`` takes the
     query's median cosine as the floor (how far above the typical record)."""
     floor, ceil = c.floor, c.ceil
+    if mode in _PER_QUERY:
+        return cos
     if mode in ("qmax", "qmaxnorm"):
         ceil = max(float(cos.max()), floor + 1e-6)
     elif mode == "qmed":
@@ -305,7 +381,20 @@ def _similarity(mode: str, cos: np.ndarray, c: Calibration) -> np.ndarray:
     return np.clip((cos - floor) / (ceil - floor), 0.0, 1.0)
 
 
+#: the ranking modes that normalise each side per query (the similarity: the raw cosine)
+_PER_QUERY = {"minmax": lambda x: _spread(x, x.min(), x.max() - x.min()),
+              "zscore": lambda x: _spread(x, x.mean(), x.std())}
+_PER_QUERY["bm25"] = _PER_QUERY["minmax"]
+
+
+def _spread(x: np.ndarray, origin: float, scale: float) -> np.ndarray:
+    return (x - origin) / scale if scale > 0 else np.zeros_like(x)
+
+
 def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.ndarray:
+    if mode in _PER_QUERY:
+        norm = _PER_QUERY[mode]
+        return (1 - weight) * norm(rel) + weight * norm(sem)
     if mode.startswith("adaptive"):  # ``adaptiveT:W``: weight W when the best lexical < T
         t_text, _, w_text = mode[8:].partition(":")
         if rel.max() < float(t_text or 0.3):
@@ -321,6 +410,8 @@ def _ranking(mode: str, rel: np.ndarray, sem: np.ndarray, weight: float) -> np.n
         return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
     if mode == "dense":
         return sem
+    if mode == "matched":
+        return np.where(rel > 0, (1 - weight) * rel + weight * sem, -1.0)
     if mode == "maxnorm":
         top = rel.max()
         return (1 - weight) * (rel / top if top > 0 else rel) + weight * sem
@@ -417,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed-cache", type=Path, default=locomo.DEFAULT_CACHE)
     parser.add_argument("--only", default="", help="comma-separated variant names")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--overlap", action="store_true",
+                        help="also what each signal finds, and the per-question weight oracle")
     parser.add_argument("--variant", action="append", default=[],
                         help="another variant: floor=0.7,veto=0.5[,ranking=maxnorm]"
                              "[,prefix=passage][,candidates=40] (repeatable)")
@@ -424,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(",")) if args.only else None
     custom = [parse_variant(text) for text in args.variant]
     report = run(args.data.resolve(), args.embed_cache,
-                 set() if custom and only is None else only, custom)
+                 set() if custom and only is None else only, custom, args.overlap)
     print(json.dumps(report, indent=2 if args.json else None))
     return 0
 
