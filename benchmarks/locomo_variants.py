@@ -279,27 +279,44 @@ def run(data: Path, cache: Path, only: set[str] | None,
                 k: getattr(variant.calibration, k) for k in (
                     "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto",
                     "relative")},
-            **{k: round(100 * v / n, 1) for k, v in sums.items()},
-            "categories": {locomo.CATEGORIES[k]: {m: round(100 * v / c["n"], 1)
-                                                  for m, v in c.items() if m != "n"}
+            **shares({**sums, "n": n}, variant.digest),
+            "categories": {locomo.CATEGORIES[k]: shares(c, variant.digest)
                            for k, c in sorted(per_cat.items())},
-            "conversations": {name: {m: round(100 * v / c["n"], 1)
-                                     for m, v in c.items() if m != "n"}
+            "conversations": {name: shares(c, variant.digest)
                               for name, c in per_conv.items()},
             "digest_precision": round(100 * sum(precisions) / len(precisions), 1)
             if precisions else None,
             "wall_s": round(time.perf_counter() - start, 1),
             "cpu_s": round(time.process_time() - cpu, 1)}
-        got = results[variant.name]
-        print(f"{variant.name:<22} R@1 {got['r1']:5.1f} R@5 {got['r5']:5.1f} "
-              f"R@10 {got['r10']:5.1f} hit {got['hit']:5.1f} inj {got['injected']:4.1f} "
-              f"prec {got['digest_precision']}",
-              file=sys.stderr, flush=True)
+        print(summary_line(variant.name, results[variant.name]), file=sys.stderr, flush=True)
     import os
 
     return {"split": locomo.split_name(data), "questions": len(questions),
             "model": embedder.model, "load_average": os.getloadavg(), "variants": results,
             **({"overlap": found} if found is not None else {})}
+
+
+#: the measures only a variant that measures the digest takes (:attr:`Variant.digest`)
+DIGEST_MEASURES = ("hit", "digest", "injected")
+
+
+def shares(sums: Mapping[str, float], digest: bool) -> dict[str, float | None]:
+    """Each measure of ``sums`` (``n``: the questions) as a percentage; the digest's
+    measures ``None`` for a variant that does not measure them (not a zero: a digest
+    that is never filled)."""
+    n = sums["n"]
+    return {k: None if not digest and k in DIGEST_MEASURES else round(100 * v / n, 1)
+            for k, v in sums.items() if k != "n"}
+
+
+def summary_line(name: str, got: Mapping[str, Any]) -> str:
+    """One variant's figures as the run prints them ("-": not measured)."""
+    def shown(key: str, width: int) -> str:
+        value = got[key]
+        return f"{'-':>{width}}" if value is None else f"{value:{width}.1f}"
+
+    return (f"{name:<22} R@1 {shown('r1', 5)} R@5 {shown('r5', 5)} R@10 {shown('r10', 5)} "
+            f"hit {shown('hit', 5)} inj {shown('injected', 4)} prec {got['digest_precision']}")
 
 
 def _overlap(conversations: Sequence[Any], dense: Sequence[Any],

@@ -1,0 +1,49 @@
+"""benchmarks/locomo_variants.py's report: a measure a variant does not take is not a zero.
+
+A ranking-only variant (``digest=False``: the digest's hit and foreign injection are not
+measured) printed ``hit   0.0 inj  0.0`` and wrote ``"hit": 0.0`` in its JSON, read as a
+variant that empties every digest. Loaded from its file, as the contradiction tests load
+theirs; no data or model is needed for these pure parts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _variants() -> ModuleType:
+    sys.path.insert(0, str(BENCHMARKS))  # (it imports locomo.py beside it)
+    try:
+        spec = importlib.util.spec_from_file_location("locomo_variants_benchmark",
+                                                      BENCHMARKS / "locomo_variants.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (its dataclasses look their module up)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+SUMS = {"r1": 1.0, "r5": 2.0, "r10": 3.0, "hit": 0, "digest": 0, "injected": 0, "n": 4}
+
+
+def test_a_ranking_only_variant_reports_no_digest_measure() -> None:
+    bench = _variants()
+    shares = bench.shares(SUMS, digest=False)
+    assert shares == {"r1": 25.0, "r5": 50.0, "r10": 75.0, "hit": None, "digest": None,
+                      "injected": None}
+    line = bench.summary_line("rank x", {**shares, "digest_precision": None})
+    assert "hit     - inj    -" in line and "hit   0.0" not in line
+
+
+def test_a_measured_digest_reports_its_zeros() -> None:
+    bench = _variants()
+    shares = bench.shares(SUMS, digest=True)
+    assert shares["hit"] == 0.0 and shares["injected"] == 0.0
+    assert "hit   0.0 inj  0.0" in bench.summary_line("x", {**shares, "digest_precision": None})
