@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo
+import waymarks
 from waymarks.recall.engine import evaluate
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, Semantic, semantic_side
 from waymarks.recall.plan import direct_plan
@@ -164,6 +166,32 @@ def query_vectors(embedder: Any, questions: Sequence[str], prefix: str,
     return [known[h] for h in hashes]
 
 
+#: the package whose code computes the lexical relevance kept by :func:`run`
+SOURCES = Path(waymarks.__file__).resolve().parent
+
+
+def code_digest(sources: Path) -> str:
+    """Every module under ``sources``, its path and text: scoring reads analysis, plan,
+    gates, the index's features and what they import, so a change anywhere scores the
+    lexical relevance again once (about a minute) rather than measuring every variant
+    against another code's ranking beside a digest of this one (the default cache is
+    shared by every checkout)."""
+    digest = blake2b(digest_size=12)
+    for path in sorted(sources.rglob("*.py")):
+        digest.update(str(path.relative_to(sources)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+#: the code this process imported (read as it starts, not when the scores are kept)
+CODE = code_digest(SOURCES)
+
+
+def lexical_key(data: str, code: str = CODE) -> str:
+    """The name of the lexical relevance kept for ``data`` as ``code`` scores it."""
+    return blake2b(f"{code}\0{data}".encode(), digest_size=12).hexdigest()
+
+
 def run(data: Path, cache: Path, only: set[str] | None,
         custom: Sequence[Variant] = (), overlap: bool = False) -> dict[str, Any]:
     from waymarks import semantic
@@ -186,7 +214,7 @@ def run(data: Path, cache: Path, only: set[str] | None,
 
     # the lexical relevance of every record, per question, computed once (and cached)
     lexical: list[list[np.ndarray]] = []
-    saved = cache.parent / f"lexical-{recall_vectors.text_hash(data.read_text())}.npz"
+    saved = cache.parent / f"lexical-{lexical_key(data.read_text())}.npz"
     if saved.exists():
         arrays = np.load(saved)
         lexical = [[arrays[f"{ci}_{qi}"] for qi in range(len(c.questions))]

@@ -47,3 +47,26 @@ def test_a_measured_digest_reports_its_zeros() -> None:
     shares = bench.shares(SUMS, digest=True)
     assert shares["hit"] == 0.0 and shares["injected"] == 0.0
     assert "hit   0.0 inj  0.0" in bench.summary_line("x", {**shares, "digest_precision": None})
+
+
+def test_the_lexical_scores_kept_are_those_of_the_code_that_runs(tmp_path: Path) -> None:
+    """The lexical relevance kept beside the embeddings (``lexical-<key>.npz``) was keyed
+    by the data alone: after a change to scoring (or in another checkout sharing the
+    default cache), every variant's ranked figures were the old code's, beside a digest
+    measured with the new one. The key now names the code too."""
+    bench = _variants()
+    sources = tmp_path / "waymarks"
+    (sources / "recall").mkdir(parents=True)
+    scoring = sources / "recall" / "scoring.py"
+    scoring.write_text("NORM = 0.8\n")
+    first = bench.code_digest(sources)
+    assert bench.code_digest(sources) == first  # (kept while nothing changes)
+    scoring.write_text("NORM = 1.0\n")
+    assert bench.code_digest(sources) != first
+    scoring.write_text("NORM = 0.8\n")
+    (sources / "analysis.py").write_text("")  # a module added
+    assert bench.code_digest(sources) != first
+    key = bench.lexical_key("data", first)
+    assert bench.lexical_key("data") != key  # (the package's own code)
+    assert key != bench.lexical_key("other data", first)
+    assert key != bench.lexical_key("data", bench.code_digest(sources))
