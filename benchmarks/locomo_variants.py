@@ -19,10 +19,13 @@ calibration (``shipped``). Variants are general retrieval knobs, never dataset w
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sqlite3
 import sys
 import time
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo
 import waymarks
+from waymarks.files.atomic import write_atomic
 from waymarks.recall.engine import evaluate
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Calibration, Semantic, semantic_side
 from waymarks.recall.plan import direct_plan
@@ -192,6 +196,25 @@ def lexical_key(data: str, code: str = CODE) -> str:
     return blake2b(f"{code}\0{data}".encode(), digest_size=12).hexdigest()
 
 
+def kept_lexical(path: Path, counts: Sequence[int]) -> list[list[np.ndarray]] | None:
+    """The lexical relevance kept at ``path`` (``counts``: each conversation's questions),
+    or ``None`` when there is none or it cannot be read whole: one a stopped run cut
+    short ended every later run on ``BadZipFile``; it is scored again and written anew."""
+    try:
+        with np.load(path) as arrays:
+            return [[arrays[f"{ci}_{qi}"] for qi in range(n)] for ci, n in enumerate(counts)]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+        return None
+
+
+def keep_lexical(path: Path, lexical: Sequence[Sequence[np.ndarray]]) -> None:
+    """Write the lexical relevance to ``path`` whole or not at all."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **{f"{ci}_{qi}": a for ci, per_q in enumerate(lexical)
+                        for qi, a in enumerate(per_q)})
+    write_atomic(path, buffer.getvalue())
+
+
 def run(data: Path, cache: Path, only: set[str] | None,
         custom: Sequence[Variant] = (), overlap: bool = False) -> dict[str, Any]:
     from waymarks import semantic
@@ -213,12 +236,9 @@ def run(data: Path, cache: Path, only: set[str] | None,
             for p in prefixes}
 
     # the lexical relevance of every record, per question, computed once (and cached)
-    lexical: list[list[np.ndarray]] = []
     saved = cache.parent / f"lexical-{lexical_key(data.read_text())}.npz"
-    if saved.exists():
-        arrays = np.load(saved)
-        lexical = [[arrays[f"{ci}_{qi}"] for qi in range(len(c.questions))]
-                   for ci, c in enumerate(conversations)]
+    kept = kept_lexical(saved, [len(c.questions) for c in conversations])
+    lexical: list[list[np.ndarray]] = kept or []
     for conv, index, d in zip(conversations if not lexical else [], indexes, dense,
                               strict=False):
         position = {i: n for n, i in enumerate(d.ids)}
@@ -231,9 +251,8 @@ def run(data: Path, cache: Path, only: set[str] | None,
                 rel[position[s.candidate.id]] = s.relevance
             per_q.append(rel)
         lexical.append(per_q)
-    if not saved.exists():
-        np.savez(saved, **{f"{ci}_{qi}": a for ci, per_q in enumerate(lexical)
-                           for qi, a in enumerate(per_q)})
+    if kept is None:
+        keep_lexical(saved, lexical)
 
     found = _overlap(conversations, dense, matrices, lexical, qvec["query"],
                      base()) if overlap else None

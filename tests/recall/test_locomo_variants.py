@@ -70,3 +70,27 @@ def test_the_lexical_scores_kept_are_those_of_the_code_that_runs(tmp_path: Path)
     assert bench.lexical_key("data") != key  # (the package's own code)
     assert key != bench.lexical_key("other data", first)
     assert key != bench.lexical_key("data", bench.code_digest(sources))
+
+
+def test_kept_scores_cut_short_are_scored_again(tmp_path: Path) -> None:
+    """A run stopped while it wrote the kept scores (Ctrl-C, a full disk) left a zip cut
+    short, and every later run ended on ``zipfile.BadZipFile`` until the person found the
+    file and deleted it. They are written whole or not at all, and a file that cannot be
+    read whole is no kept scores (scored again, written anew)."""
+    import numpy as np
+
+    bench = _variants()
+    path = tmp_path / "lexical-key.npz"
+    scores = [[np.arange(3.0), np.ones(3)], [np.zeros(2)]]
+    assert bench.kept_lexical(path, [2, 1]) is None  # (none yet)
+    bench.keep_lexical(path, scores)
+    kept = bench.kept_lexical(path, [2, 1])
+    assert kept is not None
+    assert [[a.tolist() for a in per_q] for per_q in kept] == [
+        [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]], [[0.0, 0.0]]]
+    assert bench.kept_lexical(path, [2, 2]) is None  # (another question list)
+    whole = path.read_bytes()
+    for cut in (len(whole) // 2, len(whole) - 30):
+        path.write_bytes(whole[:cut])
+        assert bench.kept_lexical(path, [2, 1]) is None
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # (no temporary left)
