@@ -20,7 +20,8 @@ from tests.conftest import suite_bytecode
 
 #: hybrid recall's own, which a recall with it switched off does not import
 SEMANTIC_MODULES = ("waymarks.semantic", "waymarks.service.semantic_recall",
-                    "waymarks.store.recall_vectors", "waymarks.service.failure_marks")
+                    "waymarks.store.recall_vectors", "waymarks.service.failure_marks",
+                    "waymarks.recall.fusion")
 #: the credential rules and their checks, loaded for a text the secrets pre-test passes
 SECRET_RULE_MODULES = ("waymarks.core.secret_rules", "waymarks.core.secret_checks",
                        "waymarks.core.secret_commands", "waymarks.core.secret_manifest",

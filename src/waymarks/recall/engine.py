@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from waymarks.core.egress import Egress
 from waymarks.recall.digest import MAX_CLAIMS, render_digest
-from waymarks.recall.fusion import Semantic
 from waymarks.recall.scoring import Candidate, QueryPlan, Scored, Stats, score_all
 from waymarks.recall.subject import settle
+
+if TYPE_CHECKING:  # (a recall without a semantic side never imports the fusion)
+    from waymarks.recall.fusion import Semantic
 
 MAX_EXPLAIN_BYTES: Final = 8000
 MAX_EXPLAINED: Final = 10

@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from waymarks.recall.analysis import is_literal
 from waymarks.recall.asked_time import time_factor
-from waymarks.recall.fusion import Semantic
 from waymarks.recall.gates import (
     BELOW_COVERAGE,
     NONE,
@@ -51,6 +50,9 @@ from waymarks.recall.gates import SHORT_QUERY_FEATURES as SHORT_QUERY_FEATURES
 from waymarks.recall.subject import FIELD_FACTORS as FIELD_FACTORS
 from waymarks.recall.subject import facet_of_parent, names_phrase, settle
 from waymarks.recall.subject import field_factor as _field_factor
+
+if TYPE_CHECKING:  # (a recall without a semantic side never imports the fusion)
+    from waymarks.recall.fusion import Semantic
 
 CONTEXT_WEIGHT: Final = 0.35
 _BODY: Final = FIELD_FACTORS["body"]
