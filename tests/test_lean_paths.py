@@ -29,6 +29,8 @@ SECRET_RULE_MODULES = ("waymarks.core.secret_rules", "waymarks.core.secret_check
 #: a write's rules (a pin's or a claim's checks; the outcomes' types are decision_types')
 WRITE_DECISION_MODULES = ("waymarks.core.decisions", "waymarks.core.marked_forms",
                           "waymarks.core.marker_near_miss")
+#: the listing of a project's other sessions, read only for a trusted project
+OTHER_SESSIONS_MODULES = ("waymarks.service.source_listing", "waymarks.files.watch")
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -395,7 +397,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     it to ask whether learning is on and to note its choice of learned claims); nor,
     hybrid recall switched off (the suite's default), its modules; nor the credential
     rules, which no text of this prompt needs (the pre-test finds no candidate); nor a
-    write's rules (recording a prompt is no pin's nor claim's write)."""
+    write's rules (recording a prompt is no pin's nor claim's write); nor, the project
+    not trusted, the listing of its other sessions, which only a trusted one reads."""
     import json
     import uuid
 
@@ -425,7 +428,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     assert "waymarks.service.planning" in modules, done.stderr  # the plan ran
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
                                "waymarks.service.evolution_recall", *SEMANTIC_MODULES,
-                               *SECRET_RULE_MODULES, *WRITE_DECISION_MODULES)) == []
+                               *SECRET_RULE_MODULES, *WRITE_DECISION_MODULES,
+                               *OTHER_SESSIONS_MODULES)) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:

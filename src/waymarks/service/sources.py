@@ -56,12 +56,12 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.service.outcomes import Rehearsed, ServiceError
 from waymarks.service.ports import epoch_ms
 from waymarks.service.recovery import EXCLUSIONS_USED, exclusions_used, extends, recovering
-from waymarks.service.source_listing import Candidate, Listed, newest_sessions, still_there
 from waymarks.store.projection import FOREIGN_LOCATION
 from waymarks.store.reads import KnownSource
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the listing: imported where a trusted project reads its others)
     from waymarks.service.app import Waymarks
+    from waymarks.service.source_listing import Candidate, Listed
 
 BATCH: Final = 64  # sources indexed per transaction (a long first index stays interruptible)
 
@@ -152,6 +152,8 @@ def refresh_sources(app: Waymarks, active: SessionLog | None) -> RefreshReport:
             readers.append((checked, size, mtime, ctime))
             statuses[row.session_id] = ("available", None)
     unlisted = [row for row in plan.unlisted if row.session_id not in statuses]
+    from waymarks.service.source_listing import still_there
+
     there = still_there(listed, [r.path for r in unlisted])
     for row in unlisted:  # indexed files not among the candidates: still there?
         if row.path not in there:
@@ -245,6 +247,8 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     ``limit`` besides the active one, and every one found. Plain strings: this runs on
     every read, and looks only at what changed since the last
     (:mod:`~waymarks.service.source_listing`)."""
+    from waymarks.service.source_listing import newest_sessions
+
     folders = [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
     return newest_sessions(folders, str(active.path) if active is not None else None, limit)
 
