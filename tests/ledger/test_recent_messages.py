@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -106,3 +107,36 @@ def test_more_bytes_are_read_only_while_they_may_hold_the_window(home: Path,
         assert [m.text for m in found] == ["the first prompt, outside the window",
                                            "the last prompt"]
         assert sum(read) == session.offset
+
+
+def test_a_twin_hooks_check_asks_the_branch_only_of_the_same_prompt(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt's hook looks for the same prompt recorded since it started (a twin hook,
+    a stalled helper's): each message of the window before the session's checkpoint was
+    asked of the database whether it is on the branch (a query and a checksum each: 40
+    prompts, 40 queries, on every prompt of a long session). Only a message of that text,
+    from the person, since then is asked now; the twin is still found, a new prompt
+    still recorded."""
+    from waymarks.store.entries import EntryIndex
+
+    with Waymarks(home, cwd=project) as app:
+        for n in range(40):
+            app.session_say(f"prompt {n}")
+    asked: list[str] = []
+    on_branch = EntryIndex.on_branch
+
+    def counted(self: EntryIndex, leaf_id: str, entry_id: str) -> bool:
+        asked.append(entry_id)
+        return on_branch(self, leaf_id, entry_id)
+
+    monkeypatch.setattr(EntryIndex, "on_branch", counted)
+    with Waymarks(home, cwd=project) as app:  # (a new process's reading: the index)
+        twin = app.session_say("prompt 39", unless_since_ms=0)
+        assert len(asked) == 1  # (40 before)
+        again = app.session_say("prompt 39", unless_since_ms=0)
+        new = app.session_say("prompt 40", unless_since_ms=0)
+        session = app.current_session()
+        assert session is not None
+        said = recent_messages(session, 1 << 20, 1000)
+    assert again == twin == said[39].id and new == said[-1].id
+    assert [m.text for m in said] == [f"prompt {n}" for n in range(41)]

@@ -331,11 +331,13 @@ def session_say(app: Waymarks, text: str, *, unless_since_ms: int | None = None)
     session = appendable_session(app)
     with app._appending(session):
         if unless_since_ms is not None:
-            for said in reversed(recent_messages(session, RECORDED_TAIL_BYTES,
-                                                 RECORDED_TAIL_ENTRIES)):
-                if said.role == "user" and said.text == text and \
-                        said.sent_ms is not None and said.sent_ms >= unless_since_ms:
-                    return said.id
+            since = unless_since_ms
+            twins = recent_messages(  # (kept before the branch is asked: see there)
+                session, RECORDED_TAIL_BYTES, RECORDED_TAIL_ENTRIES,
+                keep=lambda said: said.role == "user" and said.text == text and
+                said.sent_ms is not None and said.sent_ms >= since)
+            if twins:
+                return twins[-1].id
         now = app.clock.now()
         message = {"role": "user", "content": [{"type": "text", "text": text}],
                    "timestamp": epoch_ms(now)}
