@@ -353,3 +353,28 @@ def test_index_says_when_it_could_not_write_the_file(
     assert "ENOSPC" in data["keptFile"]
     assert main(["--json", "index", "--semantic"]) == 0  # written now: nothing said
     assert "keptFile" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_recall_looks_up_only_the_nearest_records_it_may_use(
+        embedded: tuple[Waymarks, dict[str, str]], make_app: Callable[..., Waymarks],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-shot recall read every record its session may use to leave the others out
+    of the nearest (~6 ms of CPU at 10k records, each recall); it now looks up only the
+    nearest as they come, and a retired one among them is still left out, the next
+    taken, as the whole read did."""
+    app, ids = embedded
+    reads: list[int | None] = []
+    original = VectorStore.visible_records
+
+    def counted(self: VectorStore, *args: object, **kwargs: object) -> list[str]:
+        among = kwargs.get("among")
+        reads.append(None if among is None else len(among))  # type: ignore[arg-type]
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "visible_records", counted)
+    assert make_app().recall("new checkout flag").selected == [ids[CLAIMS[2]]]
+    assert reads and None not in reads  # (the lexical candidate, then the nearest)
+    assert isinstance(app.set_memory_status(ids[CLAIMS[2]], "invalid"), Committed)
+    reads.clear()
+    assert ids[CLAIMS[2]] not in {
+        s.candidate.id for s in make_app().recall("is new checkout turned on?").scored}

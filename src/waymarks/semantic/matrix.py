@@ -100,6 +100,8 @@ class VectorMatrix:
         self._position: dict[str, int] = {}
         self._matrix: Any = None
         self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
+        #: the last query's product: (query, the matrix it was taken of, the scores)
+        self._scores: tuple[bytes, Any, Any] | None = None
 
     @classmethod
     def of(cls, dim: int, ids: list[str], rowids: Any, rows: Any) -> VectorMatrix:
@@ -122,6 +124,12 @@ class VectorMatrix:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, item_id: object) -> bool:
+        """Whether the record ``item_id`` has a row here (once built: a unit vector)."""
+        if self._matrix is None and self.ids:
+            self._matrix = self._build()
+        return item_id in self._position
+
     def extend(self, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Add ``(record row ID, item ID, vector)`` rows (a record already held is kept)."""
         if self._matrix is not None and not self._rows and self.ids:
@@ -136,7 +144,7 @@ class VectorMatrix:
             self.ids.append(item_id)
             self._rowids.append(rowid)
             self._rows.append(vector)
-            self._matrix = None
+            self._matrix = self._scores = None
 
     def _build(self) -> Any:
         """The matrix, the rows that are not unit vectors dropped for good."""
@@ -176,6 +184,19 @@ class VectorMatrix:
                 flags[keys[n]] = 0
         return flags
 
+    def flag(self, retired: bytearray, ids: Iterable[str]) -> bytearray:
+        """``retired`` (:meth:`nearest`'s) with the rows of ``ids`` this matrix holds
+        flagged too, grown as far as their row IDs (in place)."""
+        if self._matrix is None and self.ids:
+            self._matrix = self._build()
+        for item_id in ids:
+            if (n := self._position.get(item_id)) is not None:
+                key = int(self._keys[n])
+                if key >= len(retired):
+                    retired.extend(bytes(key + 1 - len(retired)))
+                retired[key] = 1
+        return retired
+
     def shown(self, retired: bytes | bytearray) -> int:
         """How many rows ``retired`` leaves among the nearest (:meth:`nearest`)."""
         if not self.ids:
@@ -197,7 +218,12 @@ class VectorMatrix:
         if not self.ids:
             return [], []
         query_row = np.frombuffer(query, dtype="<f4")
-        scores = self._matrix @ query_row  # (only to choose: see exact_cosines)
+        last = self._scores
+        if last is not None and last[1] is self._matrix and last[0] == query:
+            scores = last[2]  # (asked again, with more rows left out: the same product)
+        else:
+            scores = self._matrix @ query_row  # (only to choose: see exact_cosines)
+            self._scores = (query, self._matrix, scores)
         ranked = scores
         if retired:
             out = self._out(retired)

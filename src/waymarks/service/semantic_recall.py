@@ -36,6 +36,7 @@ from waymarks.semantic import (
 )
 from waymarks.service.failure_marks import fresh, until
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.semantic_unseen import Unseen
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
 from waymarks.store.writer_lock import WriterBusy
@@ -128,6 +129,8 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     if embedder is None:
         return list(lexical), None
     retired = cache.retired if cache is not None and active_only else None
+    lexical_ids = [c.id for c in lexical]
+    unseen = None
     if memo is not None:
         held = memo.current(store, embedder, visible, index.generation())
         empty = not len(held)
@@ -135,15 +138,18 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
         held = kept_vectors(app, store, embedder)
         # the records the session may not use are left out of the nearest, as a warm
         # process's retired ones are; the lexical candidates are all among the others
-        retired = held.flags_except(store.visible_records(visible, active_only=active_only))
-        empty = not held.shown(retired)
-    lexical_ids = [c.id for c in lexical]
+        unseen = Unseen(held, partial(store.visible_records, visible, active_only=active_only))
+        retired = unseen.start(lexical_ids)
+        empty = not held.shown(retired) if unseen.whole else False
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
     vector = None if empty else embedder.query(well_formed(query))
     while True:
         ids, cosines = ([], []) if vector is None else held.nearest(
             vector, lexical_ids, SEMANTIC_CANDIDATES, retired)
+        if unseen is not None and unseen.found_among(ids):
+            retired = unseen.flags  # (chosen again without them)
+            continue
         side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
                                     query=query)
         found = store.candidates(extra) if extra else []
