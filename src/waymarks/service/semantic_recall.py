@@ -181,7 +181,8 @@ def kept_vectors(app: Waymarks, store: VectorStore, embedder: Embedder) -> Neare
     path = _kept_file(store)
     if path is not None:
         try:
-            kept = sidecar.read(path, store.stamp(), embedder.model, embedder.dim)
+            kept = sidecar.read(path, store.stamp(), embedder.model, embedder.dim,
+                                store.kept_written())
         except sidecar.Damaged:
             kept = None
         except OSError:
@@ -263,8 +264,7 @@ def refresh_kept_vectors(app: Waymarks, vectors: Vectors | None = None,
         return False
     if damaged:
         log_event(app.home, app.clock.now(), "semantic_vectors_file_replaced", code="damaged")
-    if store.kept_failed() is not None:
-        _note_kept(app, store, None)
+    _note_kept(app, partial(store.note_kept_written, sidecar.identity(path)))
     return True
 
 
@@ -285,17 +285,18 @@ def _kept_write_failed(app: Waymarks, store: VectorStore, exc: OSError) -> None:
     code = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
     if store.kept_failed() is None:
         log_event(app.home, app.clock.now(), "semantic_vectors_file_failed", code=code)
-    _note_kept(app, store, code, time.time())
+    _note_kept(app, partial(store.note_kept_failed, code, time.time()))
 
 
-def _note_kept(app: Waymarks, store: VectorStore, code: str | None, at: float = 0.0) -> None:
-    """Mark (``code``) or unmark the file of kept vectors as failed; nothing when the
-    database cannot take it (a full disk may be why): a recall then wakes a worker, as
-    before there were marks."""
+def _note_kept(app: Waymarks, note: Callable[[], None]) -> None:
+    """Note how the write of the file of kept vectors went (``note``: a
+    :class:`VectorStore` method's); nothing when the database cannot take it (a full disk
+    may be why): a failure unmarked wakes a worker from the next recall, as before there
+    were marks, and a file written but not noted is checked whole by each reader."""
     import sqlite3
 
     with suppress(sqlite3.Error, OSError, ServiceError), app.projection.transaction():
-        store.note_kept_failed(code, at)
+        note()
 
 
 def kept_unwritable(home: Path, store: VectorStore) -> str | None:

@@ -65,6 +65,8 @@ _FIELDS_DECODER: Final = msgspec.json.Decoder(dict[str, list[str]])
 REWRITES: Final = "vectors_rewritten"
 #: the meta name of :meth:`VectorStore.kept_failed`
 KEPT_FAILED: Final = "vectors_file_failed"
+#: the meta name of :meth:`VectorStore.kept_written`
+KEPT_WRITTEN: Final = "vectors_file_written"
 #: records read per statement
 CHUNK: Final = 500
 #: the records a session may see (``?2``: its ID, ``None`` for every record; ``?3``: its
@@ -206,14 +208,33 @@ class VectorStore:
         except ValueError:  # (not one this wrote: no mark)
             return None
 
-    def note_kept_failed(self, code: str | None, at: float = 0.0) -> None:
-        """Keep ``code``, why the file of kept vectors could not be written at ``at``, or
-        forget it (``None``: written). Call inside a transaction."""
-        if code is None:
-            self.db.execute("DELETE FROM meta WHERE name = ?", (KEPT_FAILED,))
+    def note_kept_failed(self, code: str, at: float) -> None:
+        """Keep ``code``, why the file of kept vectors could not be written at ``at``. Call
+        inside a transaction."""
+        self._set_text(KEPT_FAILED, f"{code} {at}")
+
+    def kept_written(self) -> list[int] | None:
+        """What told the file of kept vectors apart when it was last written whole (see
+        :func:`waymarks.semantic.sidecar.identity`), or ``None``."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?", (KEPT_WRITTEN,)
+                              ).fetchone()
+        fields = str(row[0]).split() if row is not None else []
+        return [int(n) for n in fields] if fields and all(
+            n.isascii() and n.isdigit() for n in fields) else None
+
+    def note_kept_written(self, identity: Sequence[int] | None) -> None:
+        """The file of kept vectors was written whole, as ``identity`` tells it (``None``:
+        it cannot be told); a failure kept before is forgotten. Call inside a
+        transaction."""
+        self.db.execute("DELETE FROM meta WHERE name = ?", (KEPT_FAILED,))
+        if identity is None:
+            self.db.execute("DELETE FROM meta WHERE name = ?", (KEPT_WRITTEN,))
         else:
-            self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
-                            " DO UPDATE SET value = excluded.value", (KEPT_FAILED, f"{code} {at}"))
+            self._set_text(KEPT_WRITTEN, " ".join(map(str, identity)))
+
+    def _set_text(self, name: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
+                        " DO UPDATE SET value = excluded.value", (name, value))
 
     def database_file(self) -> str:
         """The file of the database (``""`` for one in memory)."""
