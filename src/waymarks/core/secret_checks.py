@@ -107,6 +107,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+    if name == "php_define":  # named for a credential: an assignment's; else a setting's
+        if match.group("php_named") is None:
+            return setting_is_secret(value)
+        return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
+            else _looks_like_secret(value, data=True, alone=False)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
     if name in ("tf_default", "xml_value", "xml_pair"):

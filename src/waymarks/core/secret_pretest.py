@@ -40,7 +40,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "htpasswd", "smb_user", "xml_value", "xml_pair",
+                                "login_flag", "htpasswd", "php_define", "smb_user", "xml_value",
+                                "xml_pair",
                                 "secret_set",
                                 "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
@@ -216,6 +217,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # an XML element named for a credential (``<password>…</password>``, ``<DbPwd>``:
         # with no separator in the text, a pwd one went out in clear)
         return True
+    if "define" in folded and "(" in text and "," in text:
+        return True  # a PHP constant, ``define('DB_PASSWORD', '…')``: no separator
     if not (colon or equals or (dash and "--" in text)):
         return False
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \

@@ -283,6 +283,16 @@ _WRAPPERS: Final = (
         + r"\"[ \t]*\{(?:[^{}]|\{[^{}]{0,1024}\}){0,2048}?(?<![\w-])default[ \t]*=[ \t]*"
         r"\"(?P<tf_default>(?:[^\"\\\n]|\\[^\n]){1,4096})\"", re.ASCII | re.IGNORECASE),
         ("variable",), folded=True, anchored=True, wrapper=True, guard="="),
+    # a PHP constant (``define('DB_PASSWORD', '…');``, wp-config.php's password, keys and
+    # salts): its name is a string argument, so no assignment's; named for a credential,
+    # judged as an assignment's quoted value, else as a config var's (``accepts``)
+    Rule("php_define", "secret", lazy(
+        r"(?<![\w$>:])define[ \t]*\([ \t]*(?P<php_quote>['\"])(?:(?P<php_named>[\w.-]*?(?:"
+        + _TF_SECRET_NAME + r")" + _QUALIFIER + r")|[\w.-]{1,128})(?P=php_quote)[ \t]*,[ \t]*"
+        r"(?:'(?P<php_define_q>(?:[^'\\\n]|\\[^\n]){1,4096})'"
+        r"|\"(?P<php_define>(?:[^\"\\\n]|\\[^\n]){1,4096})\")[ \t]*\)",
+        re.ASCII | re.IGNORECASE), ("define",), folded=True, anchored=True, wrapper=True,
+        guard=","),
     # a value Terraform marks sensitive (``terraform output -json``: ``"sensitive": true``
     # beside its ``"value"``, in either order among the object's scalar members): its
     # output's name is an object's key there, and the value went out in clear
