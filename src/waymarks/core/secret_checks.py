@@ -33,6 +33,7 @@ from waymarks.core.secret_values import (
     _looks_like_secret,
     _random_part,
     cookie_holds_secret,
+    prose_value_is_secret,
     setting_is_secret,
 )
 
@@ -112,6 +113,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             return setting_is_secret(value)
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
+    if name == "dash_flag":  # a word after "the -token flag" is prose's: judged so, unless
+        # quoted (a flag's value then, as after ``--token``)
+        quoted = match.lastgroup != name
+        return (quoted and _looks_like_secret(value, data=True, alone=False)) or (not quoted \
+            and prose_value_is_secret(value, quoted=False, pin=False))
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
     if name in ("tf_default", "xml_value", "xml_pair"):

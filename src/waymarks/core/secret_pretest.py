@@ -24,6 +24,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_prose import might_state_one
 from waymarks.core.secret_tokens import (
+    DASH_FLAG,
     DISCORD,
     GITHUB,
     GITLAB,
@@ -40,7 +41,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "htpasswd", "php_define", "smb_user", "xml_value",
+                                "login_flag", "htpasswd", "php_define", "dash_flag", "smb_user",
+                                "xml_value",
                                 "xml_pair",
                                 "secret_set",
                                 "store_pairs",
@@ -181,8 +183,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
-    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
-        return True
+    if dash and (" -" in text or "\t-" in text) and (_password_flag(text) or (
+            ("pass" in folded or "token" in folded or "secret" in folded or "key" in folded)
+            and DASH_FLAG.search(text) is not None)):
+        return True  # (a single-dash flag named for a password: keytool's -storepass)
     if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:

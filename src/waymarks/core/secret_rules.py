@@ -64,7 +64,15 @@ from waymarks.core.secret_manifest import (
 )
 from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
-from waymarks.core.secret_tokens import PGPASS_HINT, TOKENS, Rule
+from waymarks.core.secret_tokens import (
+    DASH_FLAG,
+    DASH_FLAG_PATTERN,
+    GAP,
+    PGPASS_HINT,
+    TOKENS,
+    WIDE,
+    Rule,
+)
 
 #: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
 #: password == expected:`` ends a statement there). A quoted value runs to its closing
@@ -77,10 +85,6 @@ from waymarks.core.secret_tokens import PGPASS_HINT, TOKENS, Rule
 #: strings' letters). A backticked value is one word (with spaces it is code: a shell's
 #: ``$(…)``, Markdown's code span). Unclosed on its line, a quoted value is what follows
 #: the quote up to a space, a quote or a backslash.
-#: the spaces of other widths (see ``_GAP``), which ``\s`` under ``re.ASCII`` does not take:
-#: they end an unquoted value as a space does ("token<NBSP>: expire<NBSP>? Non…", French
-#: typography, was a credential once a name's gap took them)
-_WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 #: ideographs, kana, hangul and the punctuation of Chinese and Japanese text: they end an
 #: unquoted value as ``,`` or ``;`` does (``token：Xq9v…，别外传``), words, never part of one
 #: (with ``：`` a separator, "token：请向管理员申请访问权限", ask the admin for it, was a
@@ -114,23 +118,17 @@ _VALUE: Final = (
     r"(?:[^'\\\n\"]|\"(?![ \t]*[,:}}\]])|\\[^\n]){{0,4095}})'"
     r"|`(?P<{name}_bq>[^\s`\\]{{1,4096}})`"
     r"|\\\"(?P<{name}_eq>(?:[^\"\\\n]|\\{{4}}|\\{{3}}\"|\\\\[^\\\"\n]){{1,4096}})\\\""
-    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + _WIDE + r"]{{4,4096}})"
-    r"|(?P<{name}>(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|[:=]"
+    r"|\\?[\"'](?P<{name}_q>[^\s\"'`\\" + WIDE + r"]{{4,4096}})"
+    r"|(?P<{name}>(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + WIDE + _CJK_WORDS + r"]|[:=]"
     + _NO_NAME_BEFORE + r"){{3,4095}}"
-    r"(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + _WIDE + _CJK_WORDS + r"]|=" + _NO_NAME_BEFORE + ")"
+    r"(?:[^\s\"'`\\,;(){{}}\[\]<>:=" + WIDE + _CJK_WORDS + r"]|=" + _NO_NAME_BEFORE + ")"
     # a head of 1-3 before a glued ``(``: a call's name, or a password going on
     # (``PASSWORD=Xk9(mQ2pL7vR3)``, ``PASSWORD=a(Xk9mQ2pL7vR3)`` went out whole, too short
     # to be a value at all); :func:`glued_end` and :func:`_a_call` tell them apart
-    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + _WIDE + _CJK_WORDS + r"]{{1,3}}(?=\()))"
+    r"|[^\s\"'`\\,;(){{}}\[\]<>:" + WIDE + _CJK_WORDS + r"]{{1,3}}(?=\()))"
 )
-#: a space between a scheme, flag or name and its value or separator: a tab, or a space
-#: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
-#: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
-#: no-break space was neither refused at write nor redacted, nor ``DB_PASSWORD`` then one
-#: before its ``=``)
-_GAP: Final = r"[ \t" + _WIDE + "]"
 #: ``：`` and ``＝`` are what a Chinese or Japanese input method writes (``token：…``)
-_SEPARATOR: Final = (r"\\?(?:[\"'`](?:[ \t]*\r?\n)?)?" + _GAP  # (after a quoted key, the
+_SEPARATOR: Final = (r"\\?(?:[\"'`](?:[ \t]*\r?\n)?)?" + GAP  # (after a quoted key, the
                      + "*(?::=|=>|==|!=|=|:|\uff1a|\uff1d)")  # value's line may hold it)
 #: what may follow a credential's name before its separator: the environment, access,
 #: rotation or version it is for (``SESSION_SECRET_PROD``, ``GITHUB_TOKEN_RO``,
@@ -176,12 +174,12 @@ _TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,409
 
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
-        r"\b(?:[Bb]earer|BEARER)(?:" + _GAP + "+|" + _GAP + r"*\r?\n" + _GAP
-        + r"*(?=[A-Za-z0-9._~+/=-]{8,}" + _GAP + r"*(?:\r?\n|\Z)))"
+        r"\b(?:[Bb]earer|BEARER)(?:" + GAP + "+|" + GAP + r"*\r?\n" + GAP
+        + r"*(?=[A-Za-z0-9._~+/=-]{8,}" + GAP + r"*(?:\r?\n|\Z)))"
         r"(?P<bearer>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("bearer",), folded=True, anchored=True, wrapper=True),
     Rule("basic", "basic-auth", lazy(
-        r"\b(?:[Bb]asic|BASIC)" + _GAP + r"+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
+        r"\b(?:[Bb]asic|BASIC)" + GAP + r"+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})", re.ASCII),
         ("basic",), folded=True, anchored=True, wrapper=True),
     # the same base64 "user:password" under an ``auth`` key: Docker's config.json
     # (``"auth": "…"``), .npmrc's ``_auth=…``; ``accepts`` decodes it as Basic's
@@ -202,15 +200,15 @@ _WRAPPERS: Final = (
     # "@" or "#"; JSON may escape the slashes (":\/\/")
     # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
     Rule("auth_token", "auth-token", lazy(
-        r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
-        + _GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
+        r"(?i:authorization)\\?[\"']?" + GAP + "*[:=]" + GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
+        + GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # the key itself as the header, no scheme (``Authorization: KEY``, as some APIs take
     # it), or after a scheme of its own (Elasticsearch's ``ApiKey``, Okta's ``SSWS``, a
     # ``Key``: these went out in clear): judged random, so a word or a phrase stays
     Rule("auth_raw", "auth-token", lazy(
-        r"(?i:authorization)\\?[\"']?" + _GAP + "*[:=]" + _GAP + r"*\\?[\"']?"
-        r"(?:[A-Za-z][A-Za-z0-9-]{1,31}" + _GAP + r"+)?"
+        r"(?i:authorization)\\?[\"']?" + GAP + "*[:=]" + GAP + r"*\\?[\"']?"
+        r"(?:[A-Za-z][A-Za-z0-9-]{1,31}" + GAP + r"+)?"
         # an account before the key (Azure Storage's ``SharedKey ACCOUNT:SIGNATURE``): the
         # account stays, the signature goes (it went out whole, the colon ending the run)
         r"(?:[A-Za-z0-9_-]{1,64}:)?"
@@ -220,7 +218,7 @@ _WRAPPERS: Final = (
     # "Cookie", "value": …``) to its line's end or closing quote, when a cookie looks secret
     Rule("cookie", "cookie", lazy(
         r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?(?:\s*,\s*\\?[\"']value\\?[\"']?)?"
-        + _GAP + "*:" + _GAP
+        + GAP + "*:" + GAP
         # all of it, no tail left, to the next header's name on its line: each header's
         # value read through every header after it took minutes on one long log line
         + r"*\\?[\"']?(?P<cookie>[^\s\"'\\;=]{1,256}="
@@ -305,12 +303,16 @@ _WRAPPERS: Final = (
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_SECRET_CUT,  # and its head, cut before its kind
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
-    Rule("flag", "secret", lazy(_FLAG + _GAP + "+" + _VALUE.format(name="flag"),
+    Rule("flag", "secret", lazy(_FLAG + GAP + "+" + _VALUE.format(name="flag"),
                                       re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
     # (a JSON value, an attribute's quoted one, ``password=⏎"…"``, and a YAML key's may
     # stand on the line after its key)
+    Rule("dash_flag", "secret", lazy(DASH_FLAG_PATTERN + _VALUE.format(name="dash_flag"),
+                                     re.ASCII | re.IGNORECASE),
+         ("pass", "token", "secret", "key"), folded=True, wrapper=True, guard="-",
+         hint=DASH_FLAG),
     Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
         r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])"
@@ -318,7 +320,7 @@ _WRAPPERS: Final = (
         # comment, block scalar, anchor, alias, tag, flow collection or list item
         # (checks.a_yaml_value reads the indent, the line's end and the key)
         r"|(?<=[A-Za-z0-9_]:)[ \t]*\r?\n[ \t]+(?![#|>&*!%@{\[]|-[ \t])|"
-        + _GAP + "*))" + _VALUE.format(name="assign"),
+        + GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
         ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
         anchored=True,

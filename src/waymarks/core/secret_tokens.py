@@ -213,6 +213,22 @@ TOKENS: Final = (
 
 #: every replacement starts with this; a value starting with it is never a secret again
 PLACEHOLDER_PREFIX: Final = "[REDACTED:"
+#: the spaces of other widths (see ``GAP``), which ``\s`` under ``re.ASCII`` does not take:
+#: they end an unquoted value as a space does ("token<NBSP>: expire<NBSP>? Non…", French
+#: typography, was a credential once a name's gap took them)
+WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+#: a space between a scheme, flag or name and its value or separator: a tab, or a space
+#: of any width that does not end a line (a no-break space, U+202F, U+2007, U+3000,
+#: U+2009: text pasted from a rich editor or a chat holds them; ``Bearer`` then a
+#: no-break space was neither refused at write nor redacted, nor ``DB_PASSWORD`` then one
+#: before its ``=``)
+GAP: Final = r"[ \t" + WIDE + "]"
+#: a single-dash flag named for one (keytool's and jarsigner's ``-storepass``, ``-keypass``,
+#: Go's flag package's and PowerShell's ``-password``, ``-token``), then a space (its ``=``
+#: is an assignment's separator, the ``assign`` rule's)
+DASH_FLAG_PATTERN: Final = (r"(?<![\w-])-(?:(?:src|dest)?(?:store|key)pass|password|passwd"
+                            r"|passphrase|token|secret|api[_-]?key)" + GAP + "+")
+DASH_FLAG: Final = lazy(DASH_FLAG_PATTERN, re.ASCII | re.IGNORECASE)
 #: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
 #: its colon, a literal the engine skips to: a sixth of the cost of a class first)
 PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
