@@ -41,7 +41,8 @@ _SHORT_RULES_ONLY: Final = 20
 SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", "url",
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
-                                "login_flag", "htpasswd", "php_define", "dash_flag", "smb_user",
+                                "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
+                                "smb_user",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -243,6 +244,7 @@ def _password_flag(text: str) -> bool:
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
         or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
+        or ("curl" in text and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
         or ("ldap" in text and "-w" in text) \
