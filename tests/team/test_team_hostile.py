@@ -708,3 +708,27 @@ def test_a_reason_kept_before_the_check_is_shown_redacted(
     assert source["excluded"] and source["reason"] == "leaked [REDACTED:github-token]", source
     shown = waymarks("--home", str(home), "team", "status", cwd=repo)
     assert token not in shown.stdout + shown.stderr and "leaked [REDACTED" in shown.stdout
+
+
+def test_team_status_redacts_a_credential_written_as_an_items_id(repo: Path, home: Path
+                                                                 ) -> None:
+    """A teammate's hand-written line may give its item any ID, a token too: every plan
+    showed it redacted (``Team item ID: "[REDACTED:github-token]"``), while `team status`
+    printed it whole, in its rows, its duplicates and --json."""
+    from waymarks.core.team import genesis, make_line
+
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    for contributor in ("mal-00000001", "mal-00000002"):  # the same ID twice: a duplicate
+        line, _hash = make_line(contributor=contributor, seq=1, prev=genesis(contributor),
+                                entry_id=f"e-{contributor}", at=1_000, author="Mal",
+                                op="add", kind="pin", item={"id": SECRET, "text": "Use tabs"})
+        (directory / f"{contributor}.jsonl").write_bytes(line)
+    data = run(home, repo, "team", "status")
+    assert [i["id"] for i in data["items"]] == ["[REDACTED:github-token]"]
+    assert [d["id"] for d in data["duplicates"]] == ["[REDACTED:github-token]"]
+    text = waymarks("--home", str(home), "team", "status", cwd=repo)
+    assert text.returncode == 0 and "Use tabs" in text.stdout
+    for shown in (json.dumps(data), text.stdout):
+        assert SECRET[4:16].lower() not in shown.lower(), shown

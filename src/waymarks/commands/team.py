@@ -223,34 +223,35 @@ def team_group() -> Group:
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
-        rows = [(cell(i["id"][:12]), i["kind"], i["status"], _author(i["author"]),
+        rows = [(cell(_short(i["id"])), i["kind"], i["status"], _author(i["author"]),
                  cell(i["contributor"]),
                  _commit_cell(i["commit"]), _text_cell(i["kind"], i["text"]))
                 for i in items]
-        footer = [f"conflict on key {cell(c['key'])}: kept {cell(c['kept'][:12])} "
-                  f"({_author(c['keptAuthor'])}), invalid {cell(c['invalid'][:12])} "
+        footer = [f"conflict on key {cell(c['key'])}: kept {cell(_short(c['kept']))} "
+                  f"({_author(c['keptAuthor'])}), invalid {cell(_short(c['invalid']))} "
                   f"({_author(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   if c["rule"] == "key" else
-                  f"unshare of {cell(c['invalid'][:12])} ({_author(c['invalidAuthor'])}) came "
-                  f"after {cell(c['kept'][:12])} ({_author(c['keptAuthor'])}) replaced it, and "
+                  f"unshare of {cell(_short(c['invalid']))} ({_author(c['invalidAuthor'])}) came "
+                  f"after {cell(_short(c['kept']))} ({_author(c['keptAuthor'])}) replaced it, and "
                   f"did not apply: the replacement is planned; settle with "
                   f"`{cell(c['resolve'])}`, or, if it is right, replace it (its own text "
                   "says so)"
                   if c["rule"] == "withdrawal" else
-                  f"conflict: {cell(c['invalid'][:12])} ({_author(c['invalidAuthor'])}) says "
-                  f"otherwise than {cell(c['kept'][:12])} ({_author(c['keptAuthor'])}), and is "
+                  f"conflict: {cell(_short(c['invalid']))} ({_author(c['invalidAuthor'])}) says "
+                  f"otherwise than {cell(_short(c['kept']))} ({_author(c['keptAuthor'])}), and is "
                   f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "
-                  f"else `{cell(shell_command(['waymarks', 'team', 'unshare', c['kept'][:12]]))}`"
+                  "else `"
+                  f"{cell(shell_command(['waymarks', 'team', 'unshare', _short(c['kept'])]))}`"
                   for c in data["conflicts"]]
-        footer += [f"item {cell(d['id'][:12])} was written by "
+        footer += [f"item {cell(_short(d['id']))} was written by "
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "
                    "of plans; exclude the contributor who copied it (`waymarks team exclude "
                    "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
                    "(withdrawn for everyone)" if len(d["contributors"]) > 1 else
-                   f"item {cell(d['id'][:12])} was written twice by "
+                   f"item {cell(_short(d['id']))} was written twice by "
                    f"{cell(d['contributors'][0])} (no share does that): left out of plans, "
                    "which text is meant cannot be told; unshare it (`"
-                   + cell(shell_command(["waymarks", "team", "unshare", d["id"][:12]]))
+                   + cell(shell_command(["waymarks", "team", "unshare", _short(d["id"])]))
                    + "`), then share the right text again" for d in data["duplicates"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    + ("every item of it" if s["withdrawn"] is None  # (not read: unknown)
@@ -349,6 +350,13 @@ def _set_excluded(contributor: str, excluded: bool, reason: str | None) -> Resul
 #: the characters of an author a table row shows (a name; a line may claim any string)
 AUTHOR_SHOWN = 100
 
+
+
+def _short(item_id: str) -> str:
+    """An item's ID as a row shows it: its first 12 characters, or whole when a
+    credential in it was redacted (``[REDACTED:github-token]``: its start alone said
+    nothing, and the ID's own characters are never shown)."""
+    return item_id if "[REDACTED:" in item_id else item_id[:12]
 
 def _author(author: str) -> str:
     """An author in the status table and its footers, cut as :func:`_text_cell` cuts a

@@ -33,16 +33,17 @@ class TeamItem(msgspec.Struct, frozen=True):
     commit: str | None
 
     def to_json(self) -> dict[str, Any]:
-        """The item as ``team status`` lists it: its key, text, reason and author redacted
-        as a plan's egress redacts them (a teammate's hand-written line is refused by no
-        local write, and its credential was printed whole while every plan hid it)."""
+        """The item as ``team status`` lists it: its ID, key, text, reason and author
+        redacted as a plan's egress redacts them (a teammate's hand-written line is refused
+        by no local write, and its credential was printed whole while every plan hid it;
+        an ID is whatever that line made it)."""
         s, e = self.state, self.entry
-        return {"id": s.id, "kind": s.kind, "status": s.status, "key": _shown(s.key),
+        return {"id": _shown(s.id), "kind": s.kind, "status": s.status, "key": _shown(s.key),
                 "classification": s.item.classification, "text": _shown(s.text),
                 "author": _shown(e.author), "contributor": e.contributor, "sharedAt": e.at,
-                "seq": e.seq, "commit": self.commit, "supersedes": s.supersedes,
-                "supersededBy": s.superseded_by, "reason": _shown(s.reason),
-                "conflictsWith": list(s.conflicts_with)}
+                "seq": e.seq, "commit": self.commit, "supersedes": _shown(s.supersedes),
+                "supersededBy": _shown(s.superseded_by), "reason": _shown(s.reason),
+                "conflictsWith": [_shown(i) for i in s.conflicts_with]}
 
 
 def _shown(text: str | None) -> str | None:
@@ -132,18 +133,19 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
             for winner in conflict.winners:
                 kept = state.fold.entries[winner.id]
                 rows.append({
-                    "rule": rule, "key": _shown(winner.key), "kept": winner.id,
+                    "rule": rule, "key": _shown(winner.key), "kept": _shown(winner.id),
                     "keptAuthor": _shown(kept.author), "keptContributor": kept.contributor,
-                    "invalid": conflict.loser.id, "invalidAuthor": _shown(loser.author),
+                    "invalid": _shown(conflict.loser.id),
+                    "invalidAuthor": _shown(loser.author),
                     "invalidContributor": loser.contributor,
                     "resolve": suggested("supersede", winner.id, "--", "TEXT")
                     if rule == "key" else suggested("unshare", conflict.loser.id)})
     for lost in lost_withdrawals(state.fold):
         kept = state.fold.entries[lost.winner.id]
         rows.append({"rule": "withdrawal", "key": _shown(lost.winner.key),
-                     "kept": lost.winner.id,
+                     "kept": _shown(lost.winner.id),
                      "keptAuthor": _shown(kept.author),
-                     "keptContributor": kept.contributor, "invalid": lost.entry.target_id,
+                     "keptContributor": kept.contributor, "invalid": _shown(lost.entry.target_id),
                      "invalidAuthor": _shown(lost.entry.author),
                      "invalidContributor": lost.entry.contributor,
                      "resolve": suggested("unshare", lost.winner.id)})
@@ -161,7 +163,7 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
     """Active item IDs that entries of several contributors wrote (left out of plans).
     One withdrawn since (unshared) is no longer listed: it is planned for no one."""
     items = state.fold.view.items
-    return [{"id": item_id, "contributors": list(contributors)}
+    return [{"id": _shown(item_id), "contributors": list(contributors)}
             for item_id, contributors in state.fold.duplicates().items()
             if item_id in items and items[item_id].status == "active"]
 
