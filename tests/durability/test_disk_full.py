@@ -284,3 +284,28 @@ def test_an_atomic_replace_names_the_file_not_its_temporary_one(
             pytest.raises(OSError) as refused:
         write_atomic(read_only / "config.toml", "x")
     assert (refused.value.errno, refused.value.filename) == (errno.EROFS, str(read_only))
+
+
+def test_a_read_on_a_full_disk_says_it_needs_room_too_then_answers(
+    small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`pins`, `memory list`, `status` and `recall` write nothing, yet on a full disk each
+    failed with "the disk is full", which a person took for a bug of a read: SQLite makes
+    the database's -shm (and -wal) files as it opens it. The message says a read needs
+    room too, and what it is for; once space is freed the same command answers."""
+    home = small_fs / "home"
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["pin", "--", "written before the disk filled"]) == 0
+    capsys.readouterr()
+    filler = fill(small_fs)
+    for argv in (["pins"], ["memory", "list"], ["status"], ["recall", "written"]):
+        assert main(["--json", *argv]) == 1, argv
+        message = json.loads(capsys.readouterr().out)["message"]
+        assert "is full" in message and "Free disk space there" in message, message
+        assert "a read needs room too" in message and "waymarks.db-shm" in message, message
+    filler.unlink()
+    assert main(["--json", "pins"]) == 0
+    assert [i["text"] for i in json.loads(capsys.readouterr().out)["items"]] == [
+        "written before the disk filled"]

@@ -55,7 +55,9 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     if name.startswith("SQLITE_FULL") or code in (errno.ENOSPC, errno.EDQUOT) or (
             name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
         problem, lasting = (f"the disk holding {db_path.parent} is full",
-                            "Free disk space there, then retry"), True
+                            "Free disk space there, then retry (a read needs room too: "
+                            f"SQLite makes {db_path.name}-shm and -wal, a few hundred KB, "
+                            "as it opens the database)"), True
     elif name.startswith("SQLITE_CANTOPEN") and (
             size := len(os.fsencode(os.path.abspath(db_path)))) > SQLITE_PATH_BYTES:
         problem, lasting = (f"{db_path}: its path is {size} bytes long, more than SQLite opens "
