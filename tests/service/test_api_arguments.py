@@ -388,3 +388,24 @@ def test_a_request_begun_before_the_first_session_reads_what_its_write_made(
         assert [v.text for v in app.items("memory")] == ["The database port is 5433."]
         assert len(app.recall("database port").selected) == 1
     assert [v.text for v in app.items("memory")] == ["The database port is 5433."]
+
+
+def test_a_home_or_cwd_that_is_a_looping_link_is_named_so(tmp_path: Path,
+                                                          project: Path) -> None:
+    """`WAYMARKS_HOME` or `--cwd` naming a symbolic link that leads back to itself was
+    "not a directory" (it looks like one in `ls`), and a loop inside the home ("sessions"
+    pointing at itself) "Too many levels of symbolic links (…/sessions)" with no fix."""
+    from waymarks.files.errors import fix_for
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(tmp_path / "back")
+    (tmp_path / "back").symlink_to(loop)
+    assert f"{loop}: a symbolic link that loops; give a directory" in _refused(
+        loop, str(project))
+    assert f"cwd {loop}: a symbolic link that loops" in _refused(tmp_path / "home", str(loop))
+    try:
+        (loop / "sessions").stat()
+    except OSError as exc:
+        assert "leads back to itself: remove it or point it at a real folder" in fix_for(exc)
+    else:
+        raise AssertionError("the loop was followed")

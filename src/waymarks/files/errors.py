@@ -18,6 +18,8 @@ _FIXES: Final = {
     errno.EPERM: "check that it is yours and writable (or readable), then retry",
     errno.ENOTDIR: "a file is in the way of a folder on that path: move it aside, then "
                    "retry",
+    errno.ELOOP: "a symbolic link on that path leads back to itself: remove it or point it "
+                 "at a real folder or file (`ls -l` shows where each leads), then retry",
 }
 
 

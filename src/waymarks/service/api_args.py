@@ -13,6 +13,7 @@ from typing import TypeGuard
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
 from waymarks.core.text import echoed, is_unicode, visible
 from waymarks.ledger.identity import canonical_project_path
+from waymarks.ledger.session_file import not_a_file
 from waymarks.service.outcomes import Rejected, ServiceError
 
 #: why text holding a lone surrogate (what ``sys.argv`` holds for a byte that is not
@@ -54,7 +55,8 @@ def home_directory(home: str | os.PathLike[str], given: str = "home") -> Path:
         raise ServiceError("invalid_argument", f"{given} {shown}: not a UTF-8 path; "
                            "use a directory whose name is UTF-8 text")
     if os.path.lexists(path) and not os.path.isdir(path):  # a file, a dangling link
-        raise ServiceError("invalid_argument", f"{given} {path}: not a directory; give a "
+        raise ServiceError("invalid_argument", f"{given} {path}: "
+                           f"{_not_a_directory(path)}; give a "
                            "directory (a missing one is created)")
     return path
 
@@ -76,7 +78,8 @@ def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
                                "deleted or moved); cd to an existing directory, or give "
                                f"{given} DIR") from None
     if not os.path.isdir(text) and (existing or os.path.lexists(text)):
-        raise ServiceError("invalid_argument", f"{given} {text}: not a directory")
+        raise ServiceError("invalid_argument",
+                           f"{given} {text}: {_not_a_directory(text)}")
     return text
 
 
@@ -92,6 +95,13 @@ def project_directory(cwd: str | os.PathLike[str] | None, *, existing: bool = Fa
                            "UTF-8 path; run Waymarks from (or give --cwd) a directory whose "
                            "name is UTF-8 text")
     return path
+
+
+def _not_a_directory(path: str | os.PathLike[str]) -> str:
+    """What ``path``, there and not a directory, is said as: a link that loops or leads to
+    nothing, or a FIFO, named as such (a loop was "not a directory", with a directory's
+    name); a file "not a directory"."""
+    return not_a_file(Path(path)) or "not a directory"
 
 
 def _path_text(value: object, given: str) -> str:
