@@ -536,3 +536,21 @@ def test_a_fifo_in_place_of_another_homes_record_does_not_hang_uninstall(
     left = [p.read_text() for p in project.rglob("*") if p.is_file()]  # (the record
     # unreadable, the backup is kept, named, rather than written back)
     assert left and all("--claude-code" not in text for text in left)
+
+
+def test_an_immutable_settings_file_is_named_not_given_chmod(
+        tmp_path: Path, home: Path, project: Path) -> None:
+    """Claude Code's settings marked immutable (``chattr +i``: an administrator's lock) were
+    "read-only (mode 600) … chmod u+w", which changed nothing: the attribute refuses root
+    too. The refusal names it and ``chattr -i``; nothing is written."""
+    from tests.durability.test_immutable_files import immutable
+
+    cc.install("project", project, tmp_path / "u", home)
+    settings = project / ".claude" / "settings.json"
+    before = tree(project)
+    with immutable(settings):
+        done = cli(home, project, tmp_path / "u", "uninstall")
+    assert done.returncode == 2 and "Nothing was changed" in done.stdout, done.stdout
+    assert f"{settings} is marked immutable" in done.stdout, done.stdout
+    assert f"chattr -i {settings}" in done.stdout and "chmod" not in done.stdout
+    assert tree(project) == before

@@ -48,7 +48,8 @@ def refusing_attribute(path: str | os.PathLike[str]) -> tuple[str, str] | None:
 
 def attribute_problem(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     """``(cause, fix)`` when ``path``, or the folder it would be made in when it does not
-    exist, refuses writes by its attribute; ``None`` otherwise."""
+    exist, refuses writes by its attribute; ``None`` otherwise. The fix is the command
+    that clears it; a caller adds what else would do and "then retry"."""
     where = os.fspath(path)
     if not os.path.lexists(where):
         where = os.path.dirname(os.path.abspath(where))
@@ -58,8 +59,7 @@ def attribute_problem(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     word, letter = found
     return (f"{where} is marked {word} (`lsattr` shows '{letter}'), which refuses the "
             "write to every user, root too, whatever its mode",
-            f"clear it: chattr -{letter} {_quoted(where)} (as root), or point --home "
-            "(WAYMARKS_HOME) elsewhere, then retry")
+            f"clear it: chattr -{letter} {_quoted(where)} (as root)")
 
 
 def _quoted(path: str) -> str:

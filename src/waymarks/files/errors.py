@@ -56,6 +56,6 @@ def fix_for(exc: OSError) -> str:
 
         held = attribute_problem(exc.filename)
         if held is not None:
-            return f". {held[0]}; {held[1]}"
+            return f". {held[0]}; {held[1]}, then retry"
     fix = _FIXES.get(exc.errno or 0)
     return f". {fix[:1].upper()}{fix[1:]}" if fix else ""

@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from waymarks.core.text import all_unicode, shell_command
 from waymarks.files.atomic import NotARegularFile, fsync_directory, kind_of, write_all, write_atomic
+from waymarks.files.attributes import attribute_problem
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.reading import read_regular
 
@@ -313,6 +314,10 @@ def check_writable(loaded: Loaded) -> None:
     if loaded.raw is None or (loaded.mode & stat.S_IWUSR
                               and os.access(loaded.target, os.W_OK)):
         return
+    held = attribute_problem(loaded.target)  # (chattr +i: no chmod helps)
+    if held is not None:
+        raise InstallError(f"{held[0]}; if Waymarks may change it, {held[1]}, then run "
+                           f"this again. {NOTHING_CHANGED}")
     chmod = shell_command(["chmod", "u+w", str(loaded.target)])
     raise InstallError(f"{loaded.path} is read-only (mode {loaded.mode:o}); if Waymarks may "
                        f"change it, make it writable ({chmod}), then run this again. "

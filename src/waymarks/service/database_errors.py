@@ -142,8 +142,8 @@ def _held(path: Path) -> tuple[str, str] | None:
     from waymarks.files.attributes import attribute_problem
 
     held = attribute_problem(path)
-    return (held[0], held[1][:1].upper() + held[1][1:].removesuffix(", then retry"))\
-        if held else None
+    return (held[0], f"{held[1][:1].upper()}{held[1][1:]}, or point --home "
+                     "(WAYMARKS_HOME) elsewhere") if held else None
 
 
 class UnusableDatabase(ServiceError):
