@@ -56,3 +56,20 @@ def test_a_hook_whose_answer_cannot_be_written_records_the_prompt_and_exits_0(
         done = _unread_prompt(home, project, sid, "and push it", "on", stdout)
         assert (done.returncode, done.stderr.decode()) == (0, "")
     assert _kinds(home, sid) == ["said:tag the release", "said:and push it"]
+
+
+@pytest.mark.slow
+def test_a_hook_without_standard_input_is_skipped_not_a_traceback(home: Path,
+                                                                  project: Path) -> None:
+    """`hook … <&-` (a script that closed its input): the client read ``sys.stdin``, which
+    Python leaves ``None`` then, and ended in an AttributeError traceback, exit 1. It is no
+    event, as an empty input is: logged as not JSON, exit 0, silent."""
+    command = [*isolated_python(), str(ENTRY), "--home", str(home), "hook", "claude-code",
+               "UserPromptSubmit"]
+    done = subprocess.run(["sh", "-c", '"$@" <&-', "hook", *command], capture_output=True,
+                          timeout=120, env=_environ(subagent=False, WAYMARKS_CC_HELPER="off"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    logged = [json.loads(line) for line in
+              (home / "logs" / "waymarks.jsonl").read_text().splitlines()]
+    assert [(e["event"], e["code"]) for e in logged] == [
+        ("claude_code_hook_skipped", "input_not_json")]

@@ -160,7 +160,8 @@ def run(argv: list[str], home: str) -> int:
         return 0  # a subagent's turn is never captured (its other events: the helper is
         # told, :data:`SUBAGENT_ENV`)
     started = _now_ms() if event == "UserPromptSubmit" else None  # before the helper's try
-    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
+    # no standard input at all (`<&-`): no event, as an empty one (logged, nothing done)
+    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1) if sys.stdin is not None else b""
     project = _env("CLAUDE_PROJECT_DIR")
     if event == "Stop" and len(argv) == 1:
         stopped = _stop(home, raw, project)
