@@ -52,3 +52,22 @@ def test_calls_in_flight_when_input_closes_are_answered_not_dropped(
     assert "error" not in answers[3], answers[3]
     saved = json.loads(answers[3]["result"]["content"][0]["text"])
     assert saved["outcome"] == "saved", saved
+
+
+def test_a_server_without_standard_input_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    """`waymarks mcp <&-` (a supervisor that closed its input): the event loop failed on
+    fd 0 at once, said as "Invalid argument (file); nothing was acknowledged", exit 1,
+    naming neither the input nor what to do. Refused before serving, both ways in."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home"), "HOME": str(tmp_path),
+           "WAYMARKS_CLI_HELPER": "off"}
+    for argv in (["mcp"], ["--json", "mcp"], ["mcp", "--claude-code"]):
+        done = subprocess.run(["sh", "-c", '"$@" <&-', "mcp", sys.executable, "-m",
+                               "waymarks.cli.main", *argv], capture_output=True, text=True,
+                              timeout=120, env=env, cwd=tmp_path)
+        said = json.loads(done.stdout)["message"] if "--json" in argv else done.stderr
+        assert done.returncode == 2, (argv, done.stdout, done.stderr)
+        assert "standard input is closed" in said and "--http" in said, said

@@ -119,8 +119,21 @@ def prepare_mcp(run: "Runtime", claude_code: bool
 def serve_mcp_stdio(run: "Runtime", claude_code: bool) -> "Result":
     """``waymarks [globals] mcp [--claude-code]``: the stdio server, without the command
     table (the lean path of :mod:`waymarks.cli.lean`; the ``mcp`` command's stdio case)."""
+    stdin_open()
     app, follow = prepare_mcp(run, claude_code)
     return _serve_stdio(app, follow)  # (its caller has made standard output the protocol's)
+
+
+def stdin_open() -> None:
+    """:class:`LaunchError` when standard input is closed (``<&-``, a supervisor that
+    closed it): the stdio server reads its client there, and the event loop failed on it
+    at once, said as "Invalid argument (file); nothing was acknowledged", exit 1."""
+    try:
+        os.fstat(0)
+    except OSError:
+        raise LaunchError("standard input is closed, and an MCP client speaks to `waymarks "
+                          "mcp` over it: start it from the client (e.g. `claude mcp add "
+                          "waymarks -- waymarks mcp`), or serve HTTP with --http") from None
 
 
 def _serve_stdio(app: "Waymarks", follow: "Callable[[], None] | None") -> "Result":
@@ -209,6 +222,8 @@ def register(root: "click.Group") -> None:
             raise click.UsageError(f"--{http_only[0]} applies to --http only: waymarks mcp "
                                    f"--http --{http_only[0]} ...")
         try:
+            if not http:
+                stdin_open()
             app, follow = prepare_mcp(run, claude_code)
         except LaunchError as exc:
             raise click.UsageError(str(exc)) from exc
