@@ -42,6 +42,8 @@ ANSWERED: Final = {
     "where is the scheduler config?": ("scheduler config lives",),
     "which python version does the scheduler use?": ("scheduler uses Python",),
     "what port does payments listen on?": ("payments service listens",),
+    # a word the store never saw that no article introduces: a verb, not a subject
+    "what port does billing expose?": ("billing service listens", "billing database"),
     "what is the default branch?": ("default branch",),
     "where are the kubernetes manifests?": ("Kubernetes manifests",),
     "how do I run database migrations?": ("Database migrations are run",),
@@ -62,6 +64,9 @@ UNSTORED: Final = (
     "how do I restart the cron daemon?",
     "how do I restart the proxy?",
     "which node version does the admin panel use?",
+    # a name the store never saw, introduced by an article: two other words matched
+    "which python version does the crawler use?",
+    "what version of python does the importer run?",
 )
 
 

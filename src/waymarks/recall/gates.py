@@ -67,6 +67,9 @@ class QueryFacts(msgspec.Struct, frozen=True):
     #: words (auth): a record holding the kind alone is about another of that kind
     kinds_named: frozenset[str] = frozenset()
     kinds_naming: frozenset[str] = frozenset()
+    #: a thing the question introduces by a name the store never saw
+    #: (:attr:`QueryPlan.introduced`), if any: no record is about it
+    unseen_subject: str | None = None
 
 
 def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
@@ -107,6 +110,8 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         subjects=version_subjects(words, plan.names),
         bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
         kinds_named=frozenset(named_kinds), kinds_naming=frozenset(naming),
+        unseen_subject=next((f for f in words if f in plan.introduced
+                             and not stats.df.get(f) and not is_generic(f)), None),
     )
 
 
@@ -147,6 +152,10 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
         return f"does not name {' or '.join(sorted(k[2:] for k in plan.bare_kinds))}"
+    if facts.unseen_subject is not None and not supported:
+        # "which python version does the crawler use?": the store knows no crawler, and
+        # another thing's Python no answer
+        return f"does not name {facts.unseen_subject[2:]}"
     if facts.kinds_named and not supported and facts.kinds_named.issuperset(strong):
         # "where is the auth service?": the billing service is another one
         return f"does not name {' or '.join(sorted(w[2:] for w in facts.kinds_naming))}"

@@ -327,7 +327,31 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     named, bare, asked = _kinds(text, analysis.features)
     return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
                      co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
-                         fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked)
+                         fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
+                     introduced=_introduced(text, analysis.features))
+
+
+#: the words that introduce a thing by its name ("the crawler", "our importer")
+_ARTICLES: Final = frozenset(
+    {"the", "a", "an", "our", "this", "that", "its", "their", "my", "your"})
+
+
+def _introduced(text: str, features: tuple[str, ...]) -> frozenset[str]:
+    """The words of a short question right after an article, each a thing's name ("does
+    the crawler use", "our importer"), not a verb ("what port does billing expose?")
+    (:attr:`QueryPlan.introduced`)."""
+    if not features or len(features) > SHORT_QUERY_FEATURES:
+        return frozenset()
+    found: set[str] = set()
+    word_before = ""
+    for word in han_words(fold(text)):
+        if word.isspace():
+            continue
+        feature = word_feature(word)
+        if feature is not None and word_before in _ARTICLES:
+            found.add(feature)
+        word_before = word
+    return frozenset(found)
 
 
 #: the words that ask which one of a kind is meant ("which service", "哪个服务")

@@ -133,6 +133,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: a kind the question asks which of ("which service uses port 2000?"): the answer
     #: names one, and need not say the kind
     asked_kinds: frozenset[str] = frozenset()
+    #: the words of a short question an article introduces, each naming a thing ("does
+    #: the crawler use"): one the store never saw is a subject it holds nothing about
+    introduced: frozenset[str] = frozenset()
 
 
 class Scored(msgspec.Struct, frozen=True):
