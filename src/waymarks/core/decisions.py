@@ -23,7 +23,7 @@ Pure: no I/O, no clock. What must stay true:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 import msgspec
 
@@ -32,6 +32,7 @@ from waymarks.core.decision_types import Duplicate as Duplicate
 from waymarks.core.decision_types import Rejected as Rejected
 from waymarks.core.decision_types import RejectionCode as RejectionCode
 from waymarks.core.decision_types import WriteContext as WriteContext
+from waymarks.core.egress import quote
 from waymarks.core.marked_forms import marked_forms
 from waymarks.core.marker_near_miss import near_miss_markers
 from waymarks.core.model import (
@@ -132,8 +133,10 @@ def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Re
     return cast(Scope, scope)
 
 
-def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
-    """The visible item ``ref`` names (full ID), or a rejection saying why not."""
+def find_target(ctx: WriteContext, kind: str, ref: str,
+                verb: tuple[str, ...] = ()) -> ItemState | Rejected:
+    """The visible item ``ref`` names (full ID), or a rejection saying why not; ``verb``, the
+    command words of the write (``memory supersede``), names its newest replacement's."""
     listing = f"`{ctx.prog} {'pins' if kind == 'pin' else 'memory'}`"
     if not ref.strip():  # said "No pin  in this session" as if one had been named
         return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
@@ -159,8 +162,30 @@ def find_target(ctx: WriteContext, kind: str, ref: str) -> ItemState | Rejected:
                         f"list them with {listing}")
     if state.status != "active":
         return Rejected("not_active",
-                        f"{kind.capitalize()} {escaped(ref)} is {state.status}, not active")
+                        f"{kind.capitalize()} {escaped(ref)} is {state.status}, not active"
+                        f"{_replaced_by(ctx, state, verb)}")
     return state
+
+
+def _replaced_by(ctx: WriteContext, state: ItemState, verb: tuple[str, ...]) -> str:
+    """What a refusal of a write naming the replaced ``state`` adds: the newest item of its
+    chain of replacements still active (its ID, and its text quoted as data) and the
+    command that writes ``verb`` to it instead; nothing when none is (said only "is
+    superseded", the person had to list every item to find which one holds the fact)."""
+    newest, seen = state, set[str]()
+    while newest.superseded_by and newest.id not in seen:
+        seen.add(newest.id)
+        following = ctx.view.get(newest.superseded_by)
+        if following is None or not ctx.visible(following):
+            return ""
+        newest = following
+    if newest is state or newest.status != "active":
+        return ""
+    if not verb:
+        return f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}"
+    tail = {"supersede": " -- NEW CLAIM", "--supersedes": " -- NEW TEXT"}.get(verb[-1], "")
+    return (f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}; use "
+            f"`{suggested(ctx.prog, *verb, newest.id)}{tail}` to change that one")
 
 
 def decide_pin(
@@ -186,7 +211,7 @@ def decide_pin(
     previous: ItemState | None = None
     previous_leaf: str | None = None  # the branch pin it replaces applies from there
     if supersedes is not None:
-        target = find_target(ctx, "pin", supersedes)
+        target = find_target(ctx, "pin", supersedes, ("pin", "--supersedes"))
         if isinstance(target, Rejected):
             return target
         previous = target
@@ -258,7 +283,7 @@ def decide_memory(
                             f"stored (folded to a slug); the limit is {MAX_KEY_CHARS}")
     previous: ItemState | None = None
     if supersedes is not None:
-        target = find_target(ctx, "memory", supersedes)
+        target = find_target(ctx, "memory", supersedes, ("memory", "supersede"))
         if isinstance(target, Rejected):
             return target
         previous = target
@@ -281,6 +306,11 @@ def decide_memory(
     return _add_or_supersede(ctx, item, previous)
 
 
+#: the command that sets each status, as a refusal suggests it
+_STATUS_COMMANDS: Final[dict[str, tuple[str, ...]]] = {
+    "deleted": ("unpin",), "invalid": ("memory", "invalidate"), "expired": ("memory", "expire")}
+
+
 def decide_status(
     ctx: WriteContext, kind: Literal["pin", "memory"], ref: str, status: str, reason: str | None
 ) -> Decision:
@@ -289,7 +319,7 @@ def decide_status(
     if not isinstance(status, str) or status not in allowed:
         return Rejected("invalid_argument", f"a {kind}'s status cannot be set to "
                         f"{echoed(str(status))}; give {' or '.join(sorted(allowed))}")
-    target = find_target(ctx, kind, ref)
+    target = find_target(ctx, kind, ref, _STATUS_COMMANDS.get(status, ()))
     cleaned = clean_reason(reason)
     if isinstance(target, Rejected):
         return target
