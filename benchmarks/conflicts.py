@@ -96,6 +96,10 @@ The 8 after them: "daily", "nightly", "hourly" and "weekly" after the verb ("run
 The 4 after them: a word value followed by "in" and a place ("The log level is debug in
 staging." / "… info in production.": no value, refused by the shared key), 100 % caught,
 100 % false before, 100 % / 0 % after.
+The 10 after them: a word after a modal copula ("The log level should be debug." / "… is
+info.", reproduced with the real CLI: no value, both written; "must be", "is set to",
+"defaults to"; "should be configurable" or "… raised" states none), 0 % caught, 0 % false
+before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -250,6 +250,14 @@ WORD_ATTRIBUTES: Final = (
     "level", "mode", "branch", "format", "driver", "engine", "strategy", "region", "provider",
     "theme", "language", "runtime", "encoding", "locale", "timezone", "channel", "profile",
     "policy", "tier")
+#: the copula between such an attribute and its word, as a fact states it: "is", a modal
+#: "be" ("The log level should be debug.", "… must be", "… will be"), "is set to" and
+#: "defaults to" (with "is" alone, "should be debug" stated no value, and was written
+#: beside "The log level is info."); not before a word of what may be done to it ("… is
+#: configurable", "… should be raised": no value of it)
+WORD_COPULA: Final = (
+    r"(?:(?:is|are)(?:n't| not)?|(?:(?:should|must|shall|will|needs? to|has to|have to)"
+    r"(?:n't| not)?|won't) be(?! [a-z]+ed\b))(?: set to)?(?! [a-z]+[ai]ble\b)|defaults? to")
 #: a verb of where a thing is written, goes or is kept, and its preposition: the word
 #: ending the clause after it is the place, a value ("The release artifacts are written
 #: to dist." is the folder "dist/"; read as a word, it stated nothing, and the replay

@@ -53,7 +53,7 @@ from waymarks.core.claim_names import (
     identifier as name_of,
 )
 from waymarks.core.claim_states import stated_state
-from waymarks.core.claim_terms import DESTINATION, SAME_FACT, WORD_ATTRIBUTES
+from waymarks.core.claim_terms import DESTINATION, SAME_FACT, WORD_ATTRIBUTES, WORD_COPULA
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import STATES as _STATES
@@ -149,14 +149,15 @@ _ADVICE: Final = lazy(
 #: Japanese ``は`` or a Korean topic or subject particle before its copula: the value
 #: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
 #: main입니다."); an English "is" is followed by too many other things ("is fast", "is the
-#: owner") to read its word so, but after an attribute whose values are words
-#: (:data:`WORD_ATTRIBUTES`: "The log level is info.", no state word), and a place after
+#: owner") to read its word so, but after an attribute whose values are words and its
+#: copula (:data:`WORD_ATTRIBUTES`, :data:`WORD_COPULA`: "The log level is info.", "…
+#: should be debug.", no state word), and a place after
 #: :data:`DESTINATION` ("written to dist."); a v-version alone ("版本是 v2.3.0。") is left
 #: to the number rule, which reads 2.3.0, but a word that only starts like one is a word
 #: ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = WordPatterns(
     r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
-    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:is|are)(?:n't| not)?(?= )|:)|{DESTINATION}(?= ))"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:{WORD_COPULA})(?= )|:)|{DESTINATION}(?= ))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
     # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
     # copula after it: "は main です", "는 main입니다")
