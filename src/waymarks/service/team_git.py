@@ -38,12 +38,14 @@ _FAILED: set[str] = set()
 #: how long a blame git refused (a repository it will not read for its owner until
 #: ``safe.directory`` names it) is kept, on disk too, before it is asked again
 REFUSED_KEPT_S: Final = 300
-#: what names a repository to git in its environment (``git rev-parse --local-env-vars``):
-#: inherited from a git hook or ``git rebase -x`` that started the agent, they named that
-#: repository, not the one each call here runs in (its ``cwd``), so they are dropped
+#: what names a repository, or a part of one, to git in its environment (those of ``git
+#: rev-parse --local-env-vars`` that are not configuration): inherited from a git hook or
+#: ``git rebase -x`` that started the agent, they named that repository, not the one each
+#: call here runs in (its ``cwd``), so they are dropped. Configuration given through the
+#: environment (GIT_CONFIG_COUNT/KEY/VALUE, GIT_CONFIG_PARAMETERS: a CI's safe.directory)
+#: names no repository and is kept
 _REPOSITORY_ENV: Final = frozenset({
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE",
     "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS",
     "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
     "GIT_COMMON_DIR"})
