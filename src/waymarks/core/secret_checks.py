@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_commands import a_setting, curl_flag, reads_stdin
+from waymarks.core.secret_commands import a_setting, reads_stdin
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN
@@ -97,7 +97,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
     if name in ("cookie", "curl_cookie"):  # "theme=dark; lang=en" holds none; a session ID does
-        return cookie_holds_secret(value) and (name == "cookie" or curl_flag(match))
+        return cookie_holds_secret(value)
     if name == "pgpass":  # judged as prose would be: "postgres" or "*" is no secret here
         return _a_pgpass_line(match) and _looks_like_secret(value, data=False, alone=False)
     if name == "vault_login":  # "vault login successfully": a word, not a token

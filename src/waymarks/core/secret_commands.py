@@ -102,6 +102,15 @@ def _user_and_password(name: str, sep: str) -> str:
 
 
 
+#: curl's arguments before its cookie flag, each whole (quoted, or a run), parted by
+#: spaces or a ``\`` ending the line, up to 64 (a browser's copy puts two for each of a
+#: few headers before its cookies), each read once (possessive), then the space before the flag
+_CURL_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
+_CURL_ARGS: Final = (r"(?:" + _CURL_SEP + r"(?!(?:-b|--cookie)(?:[ \t]|=))"
+                     r"(?:'[^'\n]{0,4096}'|\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
+                     r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _CURL_SEP)
+
+
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after a .pgpass line's rule
 COMMAND_RULES: Final = (
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
@@ -222,13 +231,14 @@ COMMAND_RULES: Final = (
         ("curl",), anchored=True, wrapper=True, guard="-"),
     # curl's cookies (``-b 'sessionid=…; csrftoken=…'``, ``--cookie``: where Chrome's "Copy
     # as cURL" puts them, past the ``-H`` lines a ``\`` continues), judged as a ``Cookie:``
-    # header's value (a cookie jar's file name holds no ``=``)
-    # (found at its flag: read from each curl, a flag far along was looked for through
-    # every curl's line, a square of a hostile text; :func:`curl_flag` reads back to it)
+    # header's value (a cookie jar's file name holds no ``=``). The arguments before the
+    # flag are read whole, each once and at most 64 (:data:`_CURL_ARGS`): read a character
+    # at a time up to 8 KB for a flag that was not there, every curl of a hostile line read
+    # the line again (0.4 MB of ``curl -u ``: 14.9 s)
     Rule("curl_cookie", "cookie", lazy(
-        r"(?<![^ \t])(?:-b|--cookie)(?:[ \t]+|=)"
-        + _QUOTED_OR_BARE.format(name="curl_cookie", least=1), re.ASCII),
-        ("-b", "--cookie"), anchored=True, wrapper=True, guard="-"),
+        r"(?<![\w.-])curl(?:\.exe)?" + _CURL_ARGS + r"(?:-b|--cookie)(?:[ \t]+|=)"
+        + _QUOTED_OR_BARE.format(name="curl_cookie", least=3), re.ASCII),
+        ("curl",), anchored=True, wrapper=True, guard="-"),
     # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
     Rule("smb_user", "secret", lazy(
         r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-U|--user)"
@@ -312,32 +322,6 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
         if (secrets and any(c.isalnum() for c in value)) or setting_is_secret(value):
             spans.append((at, until))
     return spans
-
-
-#: how far before a flag its curl is looked for (a browser's "Copy as cURL" puts a dozen
-#: headers, a \ ending each line, before its cookies), and the command's arguments from it
-_CURL_READ: Final = 8192
-_CURL_LINE: Final = lazy(r"curl(?:\.exe)?(?=[ \t])" + _ARGUMENTS, re.ASCII)
-#: a curl that starts a command: not inside a word or a host's name (``curl.se``)
-_CURL_HEAD: Final = lazy(r"(?<![\w.-])curl(?:\.exe)?[ \t]", re.ASCII)
-
-
-def curl_flag(match: re.Match[str]) -> bool:
-    """Whether the flag starting ``match`` is an argument of a ``curl`` command: the
-    nearest such command before it (of the last few, within :data:`_CURL_READ`) reaches it,
-    over quoted arguments and the lines a backslash continues it to (``git checkout -b x``,
-    ``tar -b 20`` are others' flags)."""
-    text, at = match.string, match.start()
-    start = max(0, at - _CURL_READ)
-    head = text.rfind("curl", start, at)
-    for _ in range(8):  # (a host named curl, "curl.se", stands between)
-        if head == -1 or _CURL_HEAD.match(text, head) is not None:
-            break
-        head = text.rfind("curl", start, head)
-    if head == -1 or _CURL_HEAD.match(text, head) is None:
-        return False
-    line = _CURL_LINE.match(text, head)
-    return line is not None and line.end() >= at
 
 
 #: ``netlify env:set``'s head, and its flag marking a value secret (``--secret``)
