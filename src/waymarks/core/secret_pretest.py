@@ -210,6 +210,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
         return True  # a package manager's ``config set KEY VALUE``, no separator
+    if ("set" in text and ("configure" in text or "user-secrets" in text)) \
+            or "http-basic" in text:
+        return True  # ``aws configure set …``, ``dotnet user-secrets set …``, Poetry's
     if ("ssm" in text and "SecureString" in text) \
             or ("secret" in text and "set" in text and "gh" in text):
         # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…`` (its words

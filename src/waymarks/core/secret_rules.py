@@ -53,7 +53,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_commands import COMMAND_RULES
+from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
     KUBE_SECRET_CUT,
@@ -172,6 +172,9 @@ _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|crede
 _TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
                      r"|[\w.+-]{1,64}|\[[^\[\]{}]{0,1024}\])\s*,")
 
+
+#: a configuration command's flags, each with its argument (``--profile ci``)
+_CONFIG_FLAGS: Final = r"(?:[ \t]+--?[\w-]{1,64}(?:[ \t]+[^\s'\"-][^\s]{0,253})?){0,8}?"
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + GAP + "+|" + GAP + r"*\r?\n" + GAP
@@ -239,6 +242,17 @@ _WRAPPERS: Final = (
         re.ASCII),
         (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
     *COMMAND_RULES,  # a password a command line gives: secret_commands
+    # a credential a tool's configuration command keeps, named for one, its value after a
+    # space (``aws configure set aws_session_token …``, ``dotnet user-secrets set "ApiKey"
+    # "…"``), and Poetry's ``config http-basic.REPO USER PASSWORD``: these went out in clear
+    Rule("config_named", "secret", lazy(
+        r"(?<![\w.-])(?:(?:aws(?:\.exe)?[ \t]+configure|dotnet(?:\.exe)?[ \t]+user-secrets)"
+        + _CONFIG_FLAGS + r"[ \t]+set" + _CONFIG_FLAGS + r"[ \t]+(?P<config_named_k>['\"]?)"
+        r"[\w.:-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER + r"(?P=config_named_k)"
+        r"|poetry(?:\.exe)?[ \t]+config[ \t]+http-basic\.[\w.-]{1,253}[ \t]+[^\s'\"]{1,253})"
+        r"[ \t]+" + _QUOTED_OR_BARE.format(name="config_named", least=1),
+        re.ASCII | re.IGNORECASE),
+        ("configure", "user-secrets", "http-basic"), wrapper=True, guard=" "),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
