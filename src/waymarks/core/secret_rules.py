@@ -305,6 +305,20 @@ _WRAPPERS: Final = (
         r"|\"(?P<php_define>(?:[^\"\\\n]|\\[^\n]){1,4096})\")[ \t]*\)",
         re.ASCII | re.IGNORECASE), ("define",), folded=True, anchored=True, wrapper=True,
         guard=","),
+    # a password in SQL: PostgreSQL's ``CREATE|ALTER USER|ROLE … [ENCRYPTED] PASSWORD '…'``,
+    # MySQL's and Oracle's ``IDENTIFIED [WITH plugin] BY '…'`` (Oracle's unquoted too, a
+    # GRANT's), MySQL's ``SET PASSWORD [FOR u] = '…'``: these went out in clear (SQL
+    # Server's ``PASSWORD = '…'`` is an assignment)
+    Rule("sql_password", "secret", lazy(
+        r"(?<![\w$])(?:(?:create|alter)[ \t]+(?:user|role)(?![\w$])[^;\n]{0,256}?[ \t]"
+        r"(?:(?:un)?encrypted[ \t]+)?password[ \t]+|(?:(?:create|alter)[ \t]+user|grant)"
+        r"(?![\w$])[^;\n]{0,256}?[ \t]identified[ \t]+(?:with[ \t]+\w{1,64}[ \t]+)?by[ \t]+"
+        r"|set[ \t]+password(?:[ \t]+for[ \t]+[^=;\n]{1,256}?)?[ \t]*=[ \t]*"
+        r"(?:password[ \t]*\([ \t]*)?)"
+        r"(?:'(?P<sql_password>(?:[^'\\\n]|''|\\[^\n]){1,4096})'"
+        r"|(?!values(?![\w$]))(?P<sql_password_b>[A-Za-z][\w$#]{3,127}(?![\w$#'])))",
+        re.ASCII | re.IGNORECASE), ("password", "identified"), folded=True, wrapper=True,
+        guard=" "),
     # a value Terraform marks sensitive (``terraform output -json``: ``"sensitive": true``
     # beside its ``"value"``, in either order among the object's scalar members): its
     # output's name is an object's key there, and the value went out in clear
