@@ -118,7 +118,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         quoted = match.lastgroup != name
         return (quoted and _looks_like_secret(value, data=True, alone=False)) or (not quoted \
             and prose_value_is_secret(value, quoted=False, pin=False))
-    if name == "sql_password":  # a literal in a statement: data, as a quoted value is
+    if name in ("sql_password", "redis_auth"):  # a literal, a directive's: data
         return _looks_like_secret(value, data=True, alone=False)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)

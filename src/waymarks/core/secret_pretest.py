@@ -42,7 +42,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
-                                "sql_password",
+                                "sql_password", "redis_auth",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -229,6 +229,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if "identified" in folded or ("password" in folded and "'" in text and (
             "create" in folded or "alter" in folded or "set" in folded)):
         return True  # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``
+    if "requirepass" in folded or "masterauth" in folded:
+        return True  # Redis's password, a name then a space
     if "define" in folded and "(" in text and "," in text:
         return True  # a PHP constant, ``define('DB_PASSWORD', '…')``: no separator
     if not (colon or equals or (dash and "--" in text)):

@@ -319,6 +319,14 @@ _WRAPPERS: Final = (
         r"|(?!values(?![\w$]))(?P<sql_password_b>[A-Za-z][\w$#]{3,127}(?![\w$#'])))",
         re.ASCII | re.IGNORECASE), ("password", "identified"), folded=True, wrapper=True,
         guard=" "),
+    # Redis's password as its configuration takes it, a name then a space: redis.conf's
+    # ``requirepass …``/``masterauth …`` starting a line, ``redis-server --requirepass
+    # …``, ``CONFIG SET requirepass …`` (these went out in clear; prose naming the
+    # directive, and redis.conf's commented sample, are none of these)
+    Rule("redis_auth", "secret", lazy(
+        r"(?:(?m:^)[ \t]*|--|(?i:config)[ \t]+(?i:set)[ \t]+)(?:requirepass|masterauth)[ \t]+"
+        + _VALUE.format(name="redis_auth"), re.ASCII), ("requirepass", "masterauth"),
+        wrapper=True, guard=" "),
     # a value Terraform marks sensitive (``terraform output -json``: ``"sensitive": true``
     # beside its ``"value"``, in either order among the object's scalar members): its
     # output's name is an object's key there, and the value went out in clear
