@@ -292,9 +292,10 @@ def _name_start(text: str, at: int) -> int:
 
 
 def _starts_its_line(text: str, at: int) -> bool:
-    """Whether the name ending at ``at``… starts its line (after spaces, a list's ``-`` or
-    ``*``, a quotation's ``>``, ``export``): a key-value line (``  DB_PASSWORD: postgres``),
-    not prose (``rotate the token: done``)."""
+    """Whether the name ending at ``at``… starts its line (after spaces, a list's ``-``,
+    ``*`` or ``+``, a diff's ``+`` or ``-``, a quotation's ``>``, ``export``): a key-value
+    line (``  DB_PASSWORD: postgres``, ``+POSTGRES_PASSWORD: postgres`` in a diff, which
+    went out in clear), not prose (``rotate the token: done``)."""
     at = _name_start(text, at)
     # the line's start is looked for this far back only: with a comment after each value
     # (``token: abcd #…``) every name on a long line read back to its start, a square of
@@ -302,7 +303,7 @@ def _starts_its_line(text: str, at: int) -> bool:
     line = text.rfind("\n", max(0, at - _LINE_HEAD_MAX), at)
     if line == -1 and at > _LINE_HEAD_MAX:
         return False
-    return text[line + 1:at].strip() in ("", "-", "*", ">", "export")
+    return text[line + 1:at].strip() in ("", "-", "*", "+", ">", "export")
 
 
 #: how far before a name its line's start is looked for (an indent, a list's mark)

@@ -53,7 +53,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   it looks like one: 6+
   digits, 6+ characters mixing letters, digits or symbols, 16+ random-looking letters, or
   a single word where it is data rather than prose (quoted, ``NAME=value``, a flag's,
-  alone on a key-value line such as ``POSTGRES_PASSWORD: postgres``).
+  alone on a key-value line such as ``POSTGRES_PASSWORD: postgres``, a diff's ``+`` or
+  ``-`` before it too).
   Types, literals, references, masks, paths, URLs, versions, code names and prose stay
   (``password: str``, ``token = None``, ``password: see the vault``,
   ``api_key = os.environ[…]``, ``secret: {{ … }}``). A quoted value runs to its closing
