@@ -109,19 +109,10 @@ def test_more_bytes_are_read_only_while_they_may_hold_the_window(home: Path,
         assert sum(read) == session.offset
 
 
-def test_a_twin_hooks_check_asks_the_branch_only_of_the_same_prompt(
-        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A prompt's hook looks for the same prompt recorded since it started (a twin hook,
-    a stalled helper's): each message of the window before the session's checkpoint was
-    asked of the database whether it is on the branch (a query and a checksum each: 40
-    prompts, 40 queries, on every prompt of a long session). Only a message of that text,
-    from the person, since then is asked now; the twin is still found, a new prompt
-    still recorded."""
+def _branch_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The entry IDs the entries index is asked about (whether each is on a branch)."""
     from waymarks.store.entries import EntryIndex
 
-    with Waymarks(home, cwd=project) as app:
-        for n in range(40):
-            app.session_say(f"prompt {n}")
     asked: list[str] = []
     on_branch = EntryIndex.on_branch
 
@@ -130,6 +121,25 @@ def test_a_twin_hooks_check_asks_the_branch_only_of_the_same_prompt(
         return on_branch(self, leaf_id, entry_id)
 
     monkeypatch.setattr(EntryIndex, "on_branch", counted)
+    return asked
+
+
+def _forty_prompts(home: Path, project: Path) -> None:
+    with Waymarks(home, cwd=project) as app:
+        for n in range(40):
+            app.session_say(f"prompt {n}")
+
+
+def test_a_twin_hooks_check_asks_the_branch_only_of_the_same_prompt(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt's hook looks for the same prompt recorded since it started (a twin hook,
+    a stalled helper's): each message of the window before the session's checkpoint was
+    asked of the database whether it is on the branch (a query and a checksum each: 40
+    prompts, 40 queries, on every prompt of a long session). Only a message of that text,
+    from the person, since then is asked now; the twin is still found, a new prompt
+    still recorded."""
+    _forty_prompts(home, project)
+    asked = _branch_asked(monkeypatch)
     with Waymarks(home, cwd=project) as app:  # (a new process's reading: the index)
         twin = app.session_say("prompt 39", unless_since_ms=0)
         assert len(asked) == 1  # (40 before)
@@ -140,3 +150,23 @@ def test_a_twin_hooks_check_asks_the_branch_only_of_the_same_prompt(
         said = recent_messages(session, 1 << 20, 1000)
     assert again == twin == said[39].id and new == said[-1].id
     assert [m.text for m in said] == [f"prompt {n}" for n in range(41)]
+
+
+def test_a_prompts_history_asks_the_branch_only_of_the_prompts_it_passes(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt's hook passes recall the last 24 earlier prompts, and asked the branch of
+    every message of the window first (each earlier prompt a query in a new process): the
+    branch is asked from the end, of the 25 it needs (the current prompt among them), and
+    the history is the same."""
+    from waymarks.hosts.claude_code import HISTORY_PROMPTS, recent_prompts
+
+    _forty_prompts(home, project)
+    asked = _branch_asked(monkeypatch)
+    with Waymarks(home, cwd=project) as app:
+        session = app.current_session()
+        assert session is not None
+        history = recent_prompts(session, "prompt 39")
+        assert len(asked) == HISTORY_PROMPTS + 1  # (40 before)
+        assert history == [f"prompt {n}" for n in range(39 - HISTORY_PROMPTS, 39)]
+        assert recent_messages(session, 1 << 20, 1000, last=3) == \
+            reference(session, 1 << 20, 1000)[-3:]

@@ -411,16 +411,17 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
     from waymarks.ledger.entries import recent_messages
     from waymarks.service.planning import history_turns
 
-    def said(messages: list[Any]) -> list[str]:
-        return [m.text for m in messages if m.role == "user" and m.text.strip()
-                and not SLASH_COMMAND.match(m.text)]
+    def said(message: Any) -> bool:
+        return bool(message.role == "user" and message.text.strip()
+                    and not SLASH_COMMAND.match(message.text))
 
     import sqlite3
 
-    try:
-        texts = said(recent_messages(
+    try:  # the current prompt, and the earlier ones passed: the branch is asked of those
+        texts = [m.text for m in recent_messages(
             session, HISTORY_MAX_BYTES, HISTORY_ENTRIES, first_bytes=HISTORY_TAIL_BYTES,
-            enough=lambda found: len(said(found)) > history_turns()))
+            enough=lambda found: len(found) > history_turns(), keep=said,
+            last=HISTORY_PROMPTS + 1)]
     except sqlite3.Error:  # the branch's index, in a database damaged under this hook:
         return []  # the plan's own read of it repairs it (a failure here lost the pins)
     if texts and texts[-1] == prompt:

@@ -231,7 +231,8 @@ _MESSAGE_TYPE: Final = b'"message"'
 def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
                     enough: Callable[[list[Message]], bool] | None = None,
                     first_bytes: int | None = None,
-                    keep: Callable[[Message], bool] | None = None) -> list[Message]:
+                    keep: Callable[[Message], bool] | None = None,
+                    last: int | None = None) -> list[Message]:
     """Message entries on the active branch among the last ``max_entries`` lines of the
     last ``max_bytes`` of the ledger, in file order: a bounded read for callers that want
     only the recent conversation (recall history), never the whole file.
@@ -250,15 +251,16 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
     ``keep``: only the messages it keeps, asked before whether each is on the active
     branch: an entry before the session's checkpoint is asked of the database (a query
     and a checksum each), so a caller looking for one message (the prompt a twin hook
-    recorded) asked it for every message of a long session's window."""
+    recorded) asked it for every message of a long session's window. ``last``: only the
+    last ``last`` of them (the branch is asked from the end until they are found)."""
     if enough is None or first_bytes is None:
-        return _messages(session, max_bytes, max_entries, keep)
+        return _messages(session, max_bytes, max_entries, keep, last)
     size = session.offset
     read = min(first_bytes, max_bytes, size)
     tail = session.tail_bytes(read)
     while True:
         first, begin = _window(tail, size, max_entries)
-        found = _messages_in(session, tail, begin, keep)
+        found = _messages_in(session, tail, begin, keep, last)
         if read >= max_bytes or read >= size or begin > first or enough(found):
             return found
         further = min(2 * read, max_bytes, size)
@@ -267,22 +269,29 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
 
 
 def _messages(session: SessionLog, max_bytes: int, max_entries: int,
-              keep: Callable[[Message], bool] | None) -> list[Message]:
+              keep: Callable[[Message], bool] | None, last: int | None) -> list[Message]:
     size = session.offset
     tail = session.tail_bytes(min(size, max_bytes))
-    return _messages_in(session, tail, _window(tail, size, max_entries)[1], keep)
+    return _messages_in(session, tail, _window(tail, size, max_entries)[1], keep, last)
 
 
 def _messages_in(session: SessionLog, tail: bytes, begin: int,
-                 keep: Callable[[Message], bool] | None) -> list[Message]:
-    branch = session.branch_set()
-    out: list[Message] = []
+                 keep: Callable[[Message], bool] | None, last: int | None) -> list[Message]:
+    kept: list[Message] = []
     for raw in _lines_in(tail, begin, _MESSAGE_TYPE):
         if raw.type != "message":
             continue
-        body = body_of(raw)  # (in memory: the branch may be a query)
-        if isinstance(body, Message) and (keep is None or keep(body)) and raw.id in branch:
+        body = body_of(raw)  # (in memory: the branch may be a query, asked below)
+        if isinstance(body, Message) and (keep is None or keep(body)):
+            kept.append(body)
+    branch = session.branch_set()
+    out: list[Message] = []
+    for body in reversed(kept):
+        if last is not None and len(out) >= last:
+            break
+        if body.id in branch:
             out.append(body)
+    out.reverse()
     return out
 
 
