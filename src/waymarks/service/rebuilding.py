@@ -37,7 +37,6 @@ from waymarks.store.integrity import (
     cut_to_nothing,
 )
 from waymarks.store.projection import Projection
-from waymarks.store.recall_vectors import VectorStore
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
 if TYPE_CHECKING:
@@ -213,6 +212,7 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     then writes the file of kept vectors a one-shot recall reads, when it is not the rows
     stored now (:func:`~waymarks.service.semantic_recall.refresh_kept_vectors`)."""
     from waymarks.service import semantic_backfill, semantic_recall
+    from waymarks.store.recall_vectors import VectorStore
 
     transaction: Callable[[], contextlib.AbstractContextManager[object]]
     if background is not None:
