@@ -76,3 +76,17 @@ def test_an_immutable_session_file_is_named_not_given_a_permission_check(
     assert f"{ledger} is marked immutable" in message and f"chattr -i {ledger}" in message
     assert "yours and writable" not in message, message
     assert ledger.read_bytes() == before
+
+
+def test_an_immutable_personal_memory_folder_is_named(
+        pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`personal save` into a memory folder marked immutable said only that its lock
+    "cannot be opened … (Operation not permitted); nothing changed", no cause, no fix."""
+    folder = pinned / "memory"
+    folder.mkdir()
+    with immutable(folder):
+        assert main(["--json", "personal", "save", "--", "I like tea."]) == 2
+        message = json.loads(capsys.readouterr().out)["message"]
+    assert f"{folder} is marked immutable" in message and f"chattr -i {folder}" in message, \
+        message
+    assert list(folder.iterdir()) == []

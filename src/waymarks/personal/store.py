@@ -30,6 +30,7 @@ from waymarks.core.secrets import credential_kinds, redact
 from waymarks.core.text import escaped, is_unicode, visible
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
+from waymarks.files.errors import fix_for
 from waymarks.files.paths import resolved
 from waymarks.files.reading import read_regular, stamp_of
 from waymarks.personal.entry import (
@@ -511,8 +512,10 @@ class PersonalStore:
                 raise PersonalMemoryError(redo.format(f"it is {kind_of(found)}")) from exc
             # a read-only file system, a permission, a full disk: removing the lock fixes
             # none of them (and on a read-only file system it cannot be removed)
+            # (its fix, when one is known: a folder marked immutable is named so)
             raise PersonalMemoryError(f"{lock} cannot be opened to lock personal memory "
-                                      f"({exc.strerror or exc}); nothing changed") from exc
+                                      f"({exc.strerror or exc}); nothing changed"
+                                      f"{fix_for(exc)}") from exc
         try:
             found = os.fstat(fd).st_mode
             if not stat.S_ISREG(found):
