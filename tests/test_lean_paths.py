@@ -524,3 +524,25 @@ def test_a_text_the_secrets_pretest_passes_loads_the_rules_and_no_other_does() -
     assert done.stdout.splitlines() == [
         "('which port does the staging api use?', 0) []", "[]",
         "export GITHUB_TOKEN=[REDACTED:github-token]", "True"]
+
+
+def test_the_item_records_carry_their_types_not_their_texts() -> None:
+    """Every prompt decodes its items' rows as ``PinItem`` and ``MemoryItem``: with
+    annotations as strings (``from __future__ import annotations``) a decoder's first use
+    compiled and evaluated each field's text (0.38 ms of a hook's CPU for the two; 0.12
+    ms with the types themselves). The records decode as before."""
+    import msgspec
+
+    from waymarks.core import model
+
+    records = (model.PinItem, model.MemoryItem, model.PinMutation, model.MemoryMutation,
+               model.MutationRecord)
+    assert [(r.__name__, name) for r in records for name, annotation
+            in r.__annotations__.items() if isinstance(annotation, str)] == []
+    item = msgspec.json.decode(b'{"id":"m1","scope":"project","claim":"The port is 5433.",'
+                               b'"createdAt":1,"sourceEntryIds":[],"projectPath":"/p"}',
+                               type=model.MemoryItem)
+    assert (item.claim, item.project_path, item.key) == ("The port is 5433.", "/p", None)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(b'{"id":"p1","scope":"team","content":"x","createdAt":1}',
+                            type=model.PinItem)

@@ -7,9 +7,12 @@ and must not change: sessions written by the original implementation are read as
 are, and ours can be read by it. Absent optional fields are omitted, never written as
 ``null``. Adding an optional field is compatible; renaming or retyping one is a new
 ``schemaVersion``.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations``: the records' annotations are the types
+themselves, not strings, so a decoder (made on every prompt for the items' rows) reads
+them without compiling and evaluating each field's text (0.38 ms of a hook's CPU for the
+two item decoders, 0.12 without).
+"""
 
 from typing import Final, Literal
 
