@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
+import pytest
+
 from tests.recall.everyday_store import CLAIMS
+from waymarks.recall.analysis import says_value
 from waymarks.service.app import Waymarks
 
 #: question -> what each claim it recalls holds (one of them), at least one recalled
@@ -49,6 +52,12 @@ ANSWERED: Final = {
     "how do I run database migrations?": ("Database migrations are run",),
     "where does the SOAP bridge config live?": ("SOAP bridge config",),
     "where do the billing migrations live?": ("billing migrations",),
+    # a port said as a one-word host's, a compose service's ("kafka:9092")
+    "what port does kafka use?": ("Kafka 3.6",),
+    "what port is clickhouse on?": ("ClickHouse",),
+    "which port does elasticsearch use?": ("Elasticsearch",),
+    "what port does the auth redis use?": ("redis-auth",),
+    "mysql port?": ("mysql-inv",),
 }
 
 #: questions about a subject no claim is about (a kind of thing named by nothing else,
@@ -99,3 +108,15 @@ def test_the_auth_service_is_the_claims_about_auth(app: Waymarks) -> None:
     ids = [app.remember(claim).id for claim in claims]  # type: ignore[union-attr]
     assert sorted(app.recall("where is the auth service?").selected) == sorted(ids[:2])
     assert app.recall("what port does the auth service use?").selected == [ids[0]]
+
+
+@pytest.mark.parametrize(("text", "port"), [
+    ("The message bus is Kafka 3.6 on kafka:9092.", True),
+    ("Connect to postgres://db:5432/app.", True),
+    ("CI runs the postgres:16-alpine image.", False),  # an image tag
+    ("Build on node:20 and ubuntu:22.04.", False),
+    ("Tag the image app:1234-beta.", False),
+    ("Standup is at 10:30.", False),
+])
+def test_a_one_word_hosts_port_is_a_port_and_an_image_tag_none(text: str, port: bool) -> None:
+    assert says_value("c:port", text, frozenset()) is port

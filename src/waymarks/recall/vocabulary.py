@@ -135,13 +135,15 @@ WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:è¿›å
 #: says a version, and "Python 3.13" the version of Python (a dotted number right after
 #: the name the query asks about, :data:`VERSION_AFTER_NAME`: "costs 2.5 dollars" or
 #: "went out on 2024.05.01" say none); "Redis listens on 6380", "localhost:5432" and
-#: "db.internal:5432" the port (a bare number does not, "the timeout is 30", nor an image
-#: tag, "postgres:16-alpine"). The short named-attribute rule
+#: "db.internal:5432" the port, and so does a one-word host's ("kafka:9092", a compose
+#: service's) four or five digits (a bare number does not, "the timeout is 30", nor an
+#: image tag, "postgres:16-alpine", "node:20"). The short named-attribute rule
 #: (:mod:`waymarks.recall.scoring`) accepts either.
 ATTRIBUTE_VALUES: Final = {
     "c:version": lazy(r"(?<![\w.])[vV]\d+(?:\.\d+)*(?!\w|\.\d)"),
     "c:port": lazy(r"(?:\b(?:listen(?:s|ing|ed)?|binds?|bound)\s+(?:on\s+|to\s+)?"
-                   r"(?:[\w.-]+:)?|\b(?:localhost|[\w-]+(?:\.[\w-]+)+):)(\d{2,5})"
+                   r"(?:[\w.-]+:)?|\b(?:localhost|[\w-]+(?:\.[\w-]+)+):"
+                   r"|\b[^\W\d_][\w-]*:(?=\d{4,5}(?![\w-]|\.\d)))(\d{2,5})"
                    r"(?!\w|\.\d)"),
 }
 #: a word and the dotted number after it ("Python 3.13", "Go 1.22.4", "python==3.11.4",
