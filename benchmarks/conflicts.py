@@ -100,6 +100,9 @@ The 10 after them: a word after a modal copula ("The log level should be debug."
 info.", reproduced with the real CLI: no value, both written; "must be", "is set to",
 "defaults to"; "should be configurable" or "… raised" states none), 0 % caught, 0 % false
 before, 100 % / 0 % after.
+The 10 after them: a word named before its attribute ("Master is the default branch." /
+"The default branch is main.", reproduced with the real CLI: no value, both written),
+0 % caught, 0 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

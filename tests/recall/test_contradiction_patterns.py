@@ -15,7 +15,7 @@ import sys
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from waymarks.core import contradiction
+from waymarks.core import claim_word_values, contradiction
 from waymarks.core.claim_values import _NOT_HAN_WORD, unhan
 
 #: what a claim is made of: value characters, ASCII words, CJK on both sides of the
@@ -37,8 +37,10 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[object, ...]]:
 @example("镜像是python:3.12-slim数据, 地址是https://例子.com/路径。")
 @example("The image is python:3.12-slim and the port 5432 at 7:45pm on 2026-12-20.")
 @example("默认分支是 main。")
+@example("Master is the default branch. données is the log level in 数据。")
 def test_each_expression_matches_as_the_one_with_the_class(text: str) -> None:
-    for made in (contradiction._VALUE, contradiction._WORD_VALUE):
+    for made in (contradiction._VALUE, claim_word_values._WORD_VALUE,
+                 claim_word_values._WORD_FIRST):
         with_class = re.compile(unhan(made.source))
         assert _spans(made.for_text(text), text) == _spans(with_class, text), text
 

@@ -53,10 +53,9 @@ from waymarks.core.claim_names import (
     identifier as name_of,
 )
 from waymarks.core.claim_states import stated_state
-from waymarks.core.claim_terms import DESTINATION, SAME_FACT, WORD_ATTRIBUTES, WORD_COPULA
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
+from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
-from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
@@ -77,6 +76,7 @@ from waymarks.core.claim_values import (
 from waymarks.core.claim_values import dated as _dated
 from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
+from waymarks.core.claim_word_values import word_values
 from waymarks.core.claim_words import STOP as _STOP
 from waymarks.core.claim_words import subject_terms as _subject_terms
 from waymarks.core.claim_words import term as _term
@@ -145,23 +145,6 @@ _COPULA_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=|是|为")
 _ADVICE: Final = lazy(
     r"\s*(?:so|please|pls|don't|dont|do not|never|nobody|no one|you|we|it|they|see|thus|hence"
     r"|because)\b|\s*(?:不要|别|请|所以|因此|勿|不能|不用|无需)")
-#: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``, or a
-#: Japanese ``は`` or a Korean topic or subject particle before its copula: the value
-#: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
-#: main입니다."); an English "is" is followed by too many other things ("is fast", "is the
-#: owner") to read its word so, but after an attribute whose values are words and its
-#: copula (:data:`WORD_ATTRIBUTES`, :data:`WORD_COPULA`: "The log level is info.", "…
-#: should be debug.", no state word), and a place after
-#: :data:`DESTINATION` ("written to dist."); a v-version alone ("版本是 v2.3.0。") is left
-#: to the number rule, which reads 2.3.0, but a word that only starts like one is a word
-#: ("默认分支是 v2-stable。": left out too, the claim had no value)
-_WORD_VALUE: Final = WordPatterns(
-    r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
-    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:{WORD_COPULA})(?= )|:)|{DESTINATION}(?= ))"
-    r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))([a-z](?:[\w.+-]*[\w+-])?)\s*"
-    # (its full stop no part of it: "默认分支是 main." is main; a Japanese or a Korean
-    # copula after it: "は main です", "는 main입니다")
-    r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[。.!;,?]|$))")  # (or where: "… in staging.")
 #: a single capital letter inside a sentence names something ("Service A"), unlike "a"
 #: (before a Chinese, Japanese or Korean word too: "A 服务", "Aサービス", "A 서비스")
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
@@ -252,13 +235,12 @@ def signature(claim: str) -> Signature | None:
     denied: set[str] = set()
     pieces: list[str] = []
     text = _without_advice(text)
-    for word in reversed(list(_WORD_VALUE.for_text(text).finditer(text))):
-        if word.group(1) in _STOP or (word.group(1) in _STATES and word.group(0).isascii()):
-            continue  # ("Dark mode is enabled.": a state, :func:`_state`'s)
-        values.add("v:" + word.group(1))
-        if is_denied(text, word.start(1), word.end(1)):
-            denied.add("v:" + word.group(1))
-        text = text[:word.start(1)] + " " * len(word.group(1)) + text[word.end(1):]
+    for start, end in word_values(text):
+        word = "v:" + text[start:end]
+        values.add(word)
+        if is_denied(text, start, end):
+            denied.add(word)
+        text = text[:start] + " " * (end - start) + text[end:]
     position = 0
     phrase: str | None = None  # the subject phrase and more, up to the first value
     names: set[str] = set()  # the numbers and letters that name the subject

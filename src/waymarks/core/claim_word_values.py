@@ -1,0 +1,75 @@
+"""Word values of claim signatures (:mod:`waymarks.core.contradiction`): a plain word that
+is the value a claim states ("The log level is info.", "默认分支是 main。", "Master is the
+default branch."), as opposed to a number, a path or a state, which the value expression
+reads. Each is found where the sentence's shape says the word is a setting's value: after
+an attribute whose values are words and its copula, after a copula of its own in Chinese,
+Japanese or Korean, or before such an attribute named by a copula after the word."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from waymarks.core.claim_terms import (
+    DESTINATION,
+    STATES,
+    TERMS,
+    WORD_ATTRIBUTES,
+    WORD_COPULA,
+)
+from waymarks.core.claim_values import WordPatterns
+from waymarks.core.claim_words import STOP
+from waymarks.core.lazy_re import lazy
+
+_WORD: Final = r"([a-z](?:[\w.+-]*[\w+-])?)"
+#: where a clause that states the word ends (its full stop no part of it: "默认分支是
+#: main." is main; a Japanese or a Korean copula after it: "は main です", "는 main입니다";
+#: or where it holds: "… in staging.")
+_CLAUSE_ENDS: Final = r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[。.!;,?]|$))"
+
+#: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``, or a
+#: Japanese ``は`` or a Korean topic or subject particle before its copula: the value
+#: ("默认分支是 main。", "log_level = debug", "ブランチは main です。", "브랜치는
+#: main입니다."); an English "is" is followed by too many other things ("is fast", "is the
+#: owner") to read its word so, but after an attribute whose values are words and its
+#: copula (:data:`WORD_ATTRIBUTES`, :data:`WORD_COPULA`: "The log level is info.", "…
+#: should be debug.", no state word), and a place after
+#: :data:`DESTINATION` ("written to dist."); a v-version alone ("版本是 v2.3.0。") is left
+#: to the number rule, which reads 2.3.0, but a word that only starts like one is a word
+#: ("默认分支是 v2-stable。": left out too, the claim had no value)
+_WORD_VALUE: Final = WordPatterns(
+    r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:{WORD_COPULA})(?= )|:)|{DESTINATION}(?= ))"
+    r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))" + _WORD + r"\s*" + _CLAUSE_ENDS)
+
+#: the word first, an English copula, then such an attribute ending its clause (a
+#: definite description of it): "Master is the default branch." states the default
+#: branch as "The default branch is master." does, and "Debug is the log level in
+#: staging." as "… is debug in staging." (read only after "is", "Master is the default
+#: branch" was no value, and both were written); the word starts its sentence, so "The
+#: repo's main branch is the default branch." names no word
+_WORD_FIRST: Final = WordPatterns(
+    r"(?:^|(?<=[.;:!?] ))\s*" + _WORD + r" (?:is|are) (?:the|our) (?:[a-z]+ ){0,2}?"
+    rf"(?:{'|'.join(WORD_ATTRIBUTES)})s?" + _CLAUSE_ENDS)
+
+_FIRST_COPULA: Final = lazy(r" (?:is|are) (?:the|our) ")
+
+
+def word_values(text: str) -> list[tuple[int, int]]:
+    """Where each word value of ``text`` (folded, in lower case) starts and ends, last
+    first (a caller blanks each in turn). A stop word is none ("It is the log level."),
+    nor a state word after an English attribute ("Dark mode is enabled.": a state, read as
+    one), nor, before its attribute, a word of the vocabulary ("Staging is the default
+    region." names no region)."""
+    spans: set[tuple[int, int]] = set()
+    for word in _WORD_VALUE.for_text(text).finditer(text):
+        if word.group(1) not in STOP and not (
+                word.group(1) in STATES and word.group(0).isascii()):
+            spans.add(word.span(1))
+    # (tried only on a text with its copula: each expression holding the word class costs
+    # a Chinese, Japanese or Korean text's process a compile of its own)
+    for word in _WORD_FIRST.for_text(text).finditer(text) if _FIRST_COPULA.search(text) \
+            else ():
+        if word.group(1) not in STOP and word.group(1) not in STATES \
+                and word.group(1) not in TERMS:
+            spans.add(word.span(1))
+    return sorted(spans, reverse=True)
