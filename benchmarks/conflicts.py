@@ -103,6 +103,10 @@ before, 100 % / 0 % after.
 The 10 after them: a word named before its attribute ("Master is the default branch." /
 "The default branch is main.", reproduced with the real CLI: no value, both written),
 0 % caught, 0 % false before, 100 % / 0 % after.
+The 11 after them: a word after a verb of using, before its attribute ("We use the debug
+log level." / "The log level is info.", reproduced with the real CLI: no value, both
+written; "the old log format", "the default log level" name none), 0 % caught, 0 % false
+before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

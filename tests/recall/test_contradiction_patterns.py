@@ -38,9 +38,10 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[object, ...]]:
 @example("The image is python:3.12-slim and the port 5432 at 7:45pm on 2026-12-20.")
 @example("默认分支是 main。")
 @example("Master is the default branch. données is the log level in 数据。")
+@example("我们 use the données log level。 We use the debug log level.")
 def test_each_expression_matches_as_the_one_with_the_class(text: str) -> None:
     for made in (contradiction._VALUE, claim_word_values._WORD_VALUE,
-                 claim_word_values._WORD_FIRST):
+                 claim_word_values._WORD_FIRST, claim_word_values._WORD_USED):
         with_class = re.compile(unhan(made.source))
         assert _spans(made.for_text(text), text) == _spans(with_class, text), text
 

@@ -51,25 +51,42 @@ _WORD_FIRST: Final = WordPatterns(
     r"(?:^|(?<=[.;:!?] ))\s*" + _WORD + r" (?:is|are) (?:the|our) (?:[a-z]+ ){0,2}?"
     rf"(?:{'|'.join(WORD_ATTRIBUTES)})s?" + _CLAUSE_ENDS)
 
-_FIRST_COPULA: Final = lazy(r" (?:is|are) (?:the|our) ")
+#: a verb of using, then the word before such an attribute ending its clause: "We use the
+#: debug log level." is "The log level is debug." ("The worker uses the eu-west-1 region.",
+#: "… runs with the info log level"); as no sentence of a copula, it stated no value, and
+#: was written beside "The log level is info."
+_WORD_USED: Final = WordPatterns(
+    r"\b(?:use[sd]?|using|runs? (?:with|on)|ran (?:with|on)) (?:the |an? |our )?" + _WORD
+    + rf" (?:[a-z]+ ){{0,2}}?(?:{'|'.join(WORD_ATTRIBUTES)})s?" + _CLAUSE_ENDS)
+#: words before an attribute that say which of its values without being one ("the old
+#: log format", "the usual region", "the configured log level")
+_WHICH: Final = frozenset(
+    "old latest previous next other right wrong correct proper usual existing own current"
+    " whole first last preferred recommended chosen configured".split())
+#: the texts the two expressions above are tried on: each holding the word class costs a
+#: Chinese, Japanese or Korean text's process a compile of its own
+_WORD_BEFORE: Final = lazy(r" (?:is|are) (?:the|our) |\b(?:us(?:e[sd]?|ing)|runs?|ran) ")
 
 
 def word_values(text: str) -> list[tuple[int, int]]:
     """Where each word value of ``text`` (folded, in lower case) starts and ends, last
     first (a caller blanks each in turn). A stop word is none ("It is the log level."),
     nor a state word after an English attribute ("Dark mode is enabled.": a state, read as
-    one), nor, before its attribute, a word of the vocabulary ("Staging is the default
-    region." names no region)."""
+    one), nor, before its attribute, a word of the vocabulary or one saying which value
+    (:data:`_NOT_BEFORE`)."""
     spans: set[tuple[int, int]] = set()
     for word in _WORD_VALUE.for_text(text).finditer(text):
         if word.group(1) not in STOP and not (
                 word.group(1) in STATES and word.group(0).isascii()):
             spans.add(word.span(1))
-    # (tried only on a text with its copula: each expression holding the word class costs
-    # a Chinese, Japanese or Korean text's process a compile of its own)
-    for word in _WORD_FIRST.for_text(text).finditer(text) if _FIRST_COPULA.search(text) \
-            else ():
-        if word.group(1) not in STOP and word.group(1) not in STATES \
-                and word.group(1) not in TERMS:
-            spans.add(word.span(1))
+    if _WORD_BEFORE.search(text) is not None:
+        for made in (_WORD_FIRST, _WORD_USED):
+            spans.update(word.span(1) for word in made.for_text(text).finditer(text)
+                         if word.group(1) not in _NOT_BEFORE)
     return sorted(spans, reverse=True)
+
+
+#: no word value before its attribute: a stop or state word, one of the vocabulary
+#: ("Staging is the default region.": an environment; "the default log level") or one
+#: saying which value (:data:`_WHICH`)
+_NOT_BEFORE: Final = STOP | frozenset(STATES) | frozenset(TERMS) | _WHICH
