@@ -148,6 +148,9 @@ class Projection(ProjectionReads, SourcePolicy):
             self.db.execute("PRAGMA synchronous = NORMAL")
             # WAL checkpoints fsync the database: run them beside the write path, not inside it
             self.db.execute("PRAGMA wal_autocheckpoint = 0")
+            # a log SQLite starts over (all of it copied) is cut to what the commit that
+            # started it wrote: its file's size is then the log's (see store/wal.py)
+            self.db.execute("PRAGMA journal_size_limit = 0")
             migrate(self.db, now_ms)
             self._verify()
         except UnicodeDecodeError as exc:
@@ -211,6 +214,7 @@ class Projection(ProjectionReads, SourcePolicy):
         """
         with self._writer_turn(wait):
             self._begin(wait)
+            self._checkpoints.began()
             try:
                 yield self.db
                 self.db.execute("COMMIT")

@@ -24,6 +24,18 @@ peaked at 157-207 MB of log for a 3.9 MB database, and one on a small disk faile
 truncates it (:func:`restart`), waiting for readers only briefly: when one holds an older
 snapshot it goes on writing and tries again once the log grew by half the limit more,
 without waiting while the last try found such a reader.
+
+That restart runs in the writer's turn and, on the write path, under the session lock:
+with 8 processes writing to one session it copied the whole log (~20 writes' pages)
+and fsynced the database every ~40 writes, ~35-70 ms that every waiting writer paid
+(issue 15). It cannot simply move out of the turn (the next writer would wait for the
+turn instead, and the turn is what keeps a stopped restart from looking like a free
+one). So the commit that takes the log past each step of :data:`COPY_EVERY_BYTES`
+(whichever process makes it: the size is the file's) starts the passive checkpoint
+beside the write path, in no lock: the restart then copies only what came after it.
+When such a checkpoint copied the whole log before the next write began, SQLite starts
+the log over from its beginning at that write, and ``journal_size_limit = 0`` cuts the
+file to that write's pages, so the file's size stays the log's.
 """
 
 from __future__ import annotations
@@ -49,6 +61,8 @@ CHECKPOINT_PASSES: Final = 8
 #: the log's size past which the writer starts it over itself (SQLite's own automatic
 #: checkpoint comes at 1,000 pages: 4 MiB of 4 KiB pages)
 WAL_LIMIT_BYTES: Final = 4 * 1024 * 1024
+#: how much the log grows between two passive checkpoints a committing process starts
+COPY_EVERY_BYTES: Final = WAL_LIMIT_BYTES // 4
 #: how long that checkpoint waits for a reader of an older snapshot (or another
 #: process's write) before the writer goes on without it
 RESTART_WAIT_MS: Final = 100
@@ -88,15 +102,19 @@ class Checkpointer:
         self._held = False  # the last try found a reader of an older snapshot
         self._rewrite = False  # the transaction under way writes the whole database
         self._commits = 0
+        self._began_at = 0  # the log's size when the transaction under way began
         self._thread: threading.Thread | None = None
 
     def committed(self, db: sqlite3.Connection) -> None:
         """Count a commit the owner made through ``db`` (out of any transaction now);
-        start the log over when it passed its limit, and a passive checkpoint when
-        enough commits were made (unless one runs)."""
+        start the log over when it passed its limit, and a passive checkpoint (unless one
+        runs) when enough commits were made or this commit took the log past a step of
+        :data:`COPY_EVERY_BYTES` below the limit."""
         self._commits += 1
-        self._bound(db)
-        if self._commits % CHECKPOINT_EVERY_COMMITS or (
+        before, size = self._began_at, self._bound(db)
+        crossed = before // COPY_EVERY_BYTES < size // COPY_EVERY_BYTES < \
+            WAL_LIMIT_BYTES // COPY_EVERY_BYTES  # (not in the last step: the restart's)
+        if (self._commits % CHECKPOINT_EVERY_COMMITS and not crossed) or (
                 self._thread is not None and self._thread.is_alive()):
             return
 
@@ -119,6 +137,11 @@ class Checkpointer:
         self._thread = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
         self._thread.start()
 
+    def began(self) -> None:
+        """A write transaction began (in the writer's turn): note the log's size, so the
+        one commit that takes it past a step of :data:`COPY_EVERY_BYTES` is known."""
+        self._began_at = _size(self._log)
+
     def rewritten(self) -> None:
         """The transaction under way writes the whole database (a rebuild, a re-fold): its
         commit starts the log over, whatever its size. Under the limit, a rebuild left
@@ -132,17 +155,16 @@ class Checkpointer:
         it (left, the next commit, a plan's, paid the restart and its wait for readers)."""
         self._rewrite = False
 
-    def _bound(self, db: sqlite3.Connection) -> None:
+    def _bound(self, db: sqlite3.Connection) -> int:
         """Start the log over through ``db`` once it reached its limit; when a reader
         keeps that from happening, try again after it grew by half the limit more (each
         try waits :data:`RESTART_WAIT_MS` for readers: not at every commit)."""
         rewrite, self._rewrite = self._rewrite, False
-        try:
-            size = os.stat(self._log).st_size
-        except OSError:  # (gone with a database deleted meanwhile: nothing to bound)
-            return
+        size = _size(self._log)
+        if size < 0:  # (gone with a database deleted meanwhile: nothing to bound)
+            return 0
         if size < self._restart_at and not rewrite:
-            return
+            return size
         if self._thread is not None:  # a checkpoint beside this one answers busy: let
             self._thread.join()       # it finish (a few short passes), then copy the rest
         # the reader that held the last try is waited for once, not at every try: under
@@ -152,6 +174,7 @@ class Checkpointer:
         started = restart(db, 0 if self._held else RESTART_WAIT_MS)
         self._held = not started
         self._restart_at = WAL_LIMIT_BYTES if started else size + WAL_LIMIT_BYTES // 2
+        return 0 if started else size
 
     def close(self, db: sqlite3.Connection) -> None:
         """Wait for a running checkpoint, then checkpoint through ``db`` (the owner's, about
@@ -159,6 +182,14 @@ class Checkpointer:
         if self._thread is not None:
             self._thread.join()
         checkpoint(db)
+
+
+def _size(log: Path) -> int:
+    """The log's size in bytes, -1 when it is not there."""
+    try:
+        return os.stat(log).st_size
+    except OSError:
+        return -1
 
 
 def checkpoint(db: sqlite3.Connection) -> None:
