@@ -52,6 +52,10 @@ ANSWERED: Final = {
     "how do I run database migrations?": ("Database migrations are run",),
     "where does the SOAP bridge config live?": ("SOAP bridge config",),
     "where do the billing migrations live?": ("billing migrations",),
+    # a kind named by a word: another of that kind is no answer, either named is one
+    "what is the search cache TTL?": ("Search results are cached",),
+    "what port do the billing service and the auth service use?": (
+        "billing service listens", "auth service listens"),
     # a port said as a one-word host's, a compose service's ("kafka:9092")
     "what port does kafka use?": ("Kafka 3.6",),
     "what port is clickhouse on?": ("ClickHouse",),

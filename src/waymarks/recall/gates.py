@@ -63,10 +63,9 @@ class QueryFacts(msgspec.Struct, frozen=True):
     #: the short query's attributes of which one is enough (:attr:`QueryPlan.asks`)
     either: frozenset[str] = frozenset()
     bound_factor: float = 1.0  # the most a record's time raises its relevance
-    #: the kinds of the focus a word of it names ("the auth service": servic), and those
-    #: words (auth): a record holding the kind alone is about another of that kind
-    kinds_named: frozenset[str] = frozenset()
-    kinds_naming: frozenset[str] = frozenset()
+    #: each word of a short focus naming a kind of it ("the auth service": auth, servic):
+    #: a record holding the kind without the word is about another of that kind
+    named_kinds: tuple[tuple[str, str], ...] = ()
     #: a thing the question introduces by a name the store never saw
     #: (:attr:`QueryPlan.introduced`), if any: no record is about it
     unseen_subject: str | None = None
@@ -80,7 +79,8 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     # names the subject, even one that is an attribute elsewhere ("auth"); a generic
     # word names none ("update node version")
     pairs = [(word, kind) for word, kind in plan.named_kinds if word in plan.focus
-             and kind in plan.focus and not is_generic(word) and not is_numeric(word)]
+             and kind in plan.focus and kind not in plan.asked_kinds
+             and not is_generic(word) and not is_numeric(word)]
     naming = {word for word, _kind in pairs}
     named_kinds = {kind for _word, kind in pairs}
     words = [f for f in plan.focus if f in naming or (
@@ -109,7 +109,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         valued=tuple(f for f in plan.focus if f in ATTRIBUTE_VALUES),
         subjects=version_subjects(words, plan.names),
         bound_factor=1.0 + TIME_BONUS if plan.when else 1.0,
-        kinds_named=frozenset(named_kinds), kinds_naming=frozenset(naming),
+        named_kinds=tuple(pairs) if len(plan.focus) <= SHORT_QUERY_FEATURES else (),
         unseen_subject=next((f for f in words if f in plan.introduced
                              and not stats.df.get(f) and not is_generic(f)), None),
     )
@@ -156,9 +156,11 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # "which python version does the crawler use?": the store knows no crawler, and
         # another thing's Python no answer
         return f"does not name {facts.unseen_subject[2:]}"
-    if facts.kinds_named and not supported and facts.kinds_named.issuperset(strong):
-        # "where is the auth service?": the billing service is another one
-        return f"does not name {' or '.join(sorted(w[2:] for w in facts.kinds_naming))}"
+    other = _other_of_kind(facts, candidate) if facts.named_kinds and not supported else None
+    if other is not None:
+        # "where is the auth service?": the billing service is another one, and "the
+        # search cache TTL?" is not the billing cache's
+        return f"does not name {other[2:]}"
     if facts.weak.issuperset(strong):  # every strong match generic or numeric
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
@@ -184,6 +186,18 @@ def strong_needed(plan: QueryPlan, facts: QueryFacts) -> int:
 
 
 BELOW_COVERAGE: Final = f" below {COVERAGE_TO_QUALIFY} and the query names no topic"
+
+
+def _other_of_kind(facts: QueryFacts, candidate: Candidate) -> str | None:
+    """A word naming a kind of the query that the record holds without any word naming
+    it there ("the billing service and the auth service": either names the service)."""
+    def holds(feature: str) -> bool:
+        return feature in candidate.body or feature in candidate.aliases
+
+    for word, kind in facts.named_kinds:
+        if holds(kind) and not any(holds(w) for w, k in facts.named_kinds if k == kind):
+            return word
+    return None
 
 
 def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:

@@ -374,6 +374,9 @@ def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
     asked: set[str] = set()
     before: str | None = None
     word_before = ""
+    # the word joined by a slash to the one before ("the CI/CD pipeline": ci beside cd)
+    joined: str | None = None
+    slash_after: str | None = None
     for word in han_words(fold(text)):
         feature = word_feature(word)
         if feature is not None and before in asked:
@@ -381,10 +384,14 @@ def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
         if feature in KINDS and feature is not None:
             if before is not None and before not in KINDS:
                 pairs.append((before, feature))
+                if joined is not None:
+                    pairs.append((joined, feature))
             elif word_before in _WHICH:
                 asked.add(feature)
             elif before is None:
                 bare.add(feature)
+        joined = slash_after if feature is not None else None
+        slash_after = before if word == "/" else None
         before = feature
         if not word.isspace():
             word_before = word
