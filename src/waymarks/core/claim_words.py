@@ -16,7 +16,9 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.lazy_re import lazy
 
 ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-#: words that name no subject (articles, copulas, auxiliaries, state and unit words...)
+#: words that name no subject (articles, copulas, auxiliaries, state and unit words...;
+#: the verbs of serving a port: "The API exposes port 8080." is about the API port, as "…
+#: serves on port 8080." is, while a word of its own, "exposes" named a narrower thing)
 STOP: Final = frozenset(
     """
     a an the our my your their its this that these those is are was were be been being am
@@ -27,6 +29,7 @@ STOP: Final = frozenset(
     configured configure value values equals equal every each per after before about
     until till previously formerly
     turned switched same new please note that's it's s serve serves served serving
+    expose exposes exposed exposing
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
     """.split()

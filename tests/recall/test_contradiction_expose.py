@@ -1,0 +1,37 @@
+"""Issue 20 item 4's known miss of a port said with "exposes", written through the service
+(real session files, real SQLite): "The API exposes port 8080." beside "The API listens on
+port 9090." ("exposes" was a word of the subject phrase, naming a narrower thing than the
+API, where "serves" is none). The pairs are in the fixture set too
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The API listens on port 9090.", "The API exposes port 9090.", "The API exposes port 8080."),
+    ("The API exposes port 8080.", "The API serves on port 8080.",
+     "The API listens on port 9090."),
+    ("The API serves on port 8080.", "The API port is 8080.", "The API listens on port 9090."),
+    ("The API port is 8080.", "The API is exposed on port 8080.", "The API exposes port 8081."),
+])
+def test_exposes_is_the_port_as_serves_is(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API listens on port 8080.", "The API exposes metrics on port 9100."),
+    ("The API listens on port 9090.", "The API exposes 12 endpoints."),
+    ("The API listens on port 9090.", "The Dockerfile exposes port 8080."),
+])
+def test_what_else_is_exposed_is_another_fact(app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)
