@@ -265,7 +265,8 @@ class Waymarks:
         that one's, the lines read again, and the flush comes when it ends)."""
         held = contextlib.nullcontext(session.refresh()) if session.holds_lock else \
             session.locked(group_commit=True, wait_s=self.busy_timeout_ms / 1000)
-        with held, self.projection.transaction():
+        # a log checkpoint falling due starts after the lock is released (store/wal.py)
+        with self.projection.checkpoints_deferred(), held, self.projection.transaction():
             refuse_replaced(self.projection, session)  # before the sync would index it
             self.projection.sync(session, self._now_ms())
             yield self.projection

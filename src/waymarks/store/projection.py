@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -202,6 +202,12 @@ class Projection(ProjectionReads, SourcePolicy):
     def close(self) -> None:
         self._checkpoints.close(self.db)
         self.db.close()
+
+    def checkpoints_deferred(self) -> AbstractContextManager[None]:
+        """Inside it, a passive checkpoint that falls due starts only as it ends (wrapped
+        around a session lock's hold: starting its thread is not paid by the writers
+        waiting for the lock)."""
+        return self._checkpoints.deferred()
 
     @contextmanager
     def transaction(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:

@@ -32,6 +32,7 @@ class Store(Protocol):
 
     # -- lifecycle and writes -------------------------------------------------------
     def close(self) -> None: ...
+    def checkpoints_deferred(self) -> AbstractContextManager[None]: ...
     def transaction(self, *, wait: bool = True) -> AbstractContextManager[object]:
         """A write transaction; ``wait=False``: ``WriterBusy`` at once when another
         process has the writer's turn."""

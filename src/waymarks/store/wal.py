@@ -40,20 +40,21 @@ file to that write's pages, so the file's size stays the log's.
 
 from __future__ import annotations
 
+import _thread
 import os
 import sqlite3
 import time
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Final
 
 from waymarks.store.private import uri
 
 if TYPE_CHECKING:
-    import threading
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 __all__ = ["CHECKPOINT_EVERY_COMMITS", "CHECKPOINT_PASSES", "RESTART_WAIT_MS", "WAL_LIMIT_BYTES",
-           "Checkpointer", "enter_wal", "restart"]
+           "Background", "Checkpointer", "enter_wal", "restart"]
 
 CHECKPOINT_EVERY_COMMITS: Final = 500
 #: passes one checkpoint makes at most while commits keep landing beside it
@@ -103,7 +104,9 @@ class Checkpointer:
         self._rewrite = False  # the transaction under way writes the whole database
         self._commits = 0
         self._began_at = 0  # the log's size when the transaction under way began
-        self._thread: threading.Thread | None = None
+        self._thread: Background | None = None
+        self._due = False  # a passive checkpoint fell due and was not started yet
+        self._deferred = 0  # inside how many deferred() blocks
 
     def committed(self, db: sqlite3.Connection) -> None:
         """Count a commit the owner made through ``db`` (out of any transaction now);
@@ -117,6 +120,29 @@ class Checkpointer:
         if (self._commits % CHECKPOINT_EVERY_COMMITS and not crossed) or (
                 self._thread is not None and self._thread.is_alive()):
             return
+        self._due = True
+        if not self._deferred:
+            self.start_due()
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """A checkpoint that falls due inside starts as it ends, not before: around a
+        session lock's hold, so the waiting writers never pay for starting it."""
+        self._deferred += 1
+        try:
+            yield
+        finally:
+            self._deferred -= 1
+        if not self._deferred:
+            self.start_due()
+
+    def start_due(self) -> None:
+        """Start the passive checkpoint that fell due, in a thread of its own connection;
+        without waiting for the thread to run (``threading.Thread.start`` waits: on 2
+        loaded cores, 2-14 ms for the scheduler, paid by the writer that started it)."""
+        if not self._due:
+            return
+        self._due = False
 
         def run() -> None:
             try:  # never creating it: a database deleted meanwhile stays deleted
@@ -132,10 +158,7 @@ class Checkpointer:
             finally:
                 db.close()
 
-        import threading
-
-        self._thread = threading.Thread(target=run, name="waymarks-checkpoint", daemon=True)
-        self._thread.start()
+        self._thread = Background(run)
 
     def began(self) -> None:
         """A write transaction began (in the writer's turn): note the log's size, so the
@@ -178,10 +201,36 @@ class Checkpointer:
 
     def close(self, db: sqlite3.Connection) -> None:
         """Wait for a running checkpoint, then checkpoint through ``db`` (the owner's, about
-        to close)."""
+        to close: it does what one that fell due would)."""
+        self._due = False
         if self._thread is not None:
             self._thread.join()
         checkpoint(db)
+
+
+class Background:
+    """A function run in a thread of its own, started without waiting for the thread to
+    be scheduled; :meth:`join` waits for it to end. (``_thread``: a one-shot process
+    imports no ``threading``.)"""
+
+    def __init__(self, run: Callable[[], None]) -> None:
+        self._done = _thread.allocate_lock()
+        self._done.acquire()
+
+        def body() -> None:
+            try:
+                run()
+            finally:
+                self._done.release()
+
+        _thread.start_new_thread(body, ())
+
+    def is_alive(self) -> bool:
+        return self._done.locked()
+
+    def join(self, timeout: float = -1) -> None:
+        if self._done.acquire(timeout=timeout):
+            self._done.release()
 
 
 def _size(log: Path) -> int:
