@@ -167,6 +167,12 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return "three or more focus features need two matches"
     if len(strong) == 1 and facts.unknown and not supported:
         return "a single match beside words the store does not know"
+    if plan.bare_kinds.issuperset(strong) and not plan.bare_kinds.issuperset(plan.focus) \
+            and not supported:
+        # the kind says which thing, not what is asked of it: "The search service listens
+        # on port 7700." is no answer to "how do I restart the service?"
+        asked = sorted(f[2:] for f in plan.focus if f not in plan.bare_kinds)
+        return f"says nothing about {' or '.join(asked)}"
     mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
     if not mismatch and facts.short_name is not None:
         mismatch = _named_attribute_mismatch(facts, candidate)
