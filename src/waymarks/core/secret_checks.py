@@ -23,7 +23,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import a_setting, reads_stdin
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
-from waymarks.core.secret_rules import LEAD_IN
+from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
 from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, ascii_lower
 from waymarks.core.secret_values import (
     _NAME_ENDS,
@@ -109,7 +109,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
         return not _is_reference(value) and value.lower() not in _FIELD_NAMES
     if name == "php_define":  # named for a credential: an assignment's; else a setting's
-        if match.group("php_named") is None:
+        if NAMED_CONSTANT.fullmatch(match.group("php_name")) is None:
             return setting_is_secret(value)
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)

@@ -185,10 +185,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
-    if dash and (" -" in text or "\t-" in text) and (_password_flag(text) or (
-            ("pass" in folded or "token" in folded or "secret" in folded or "key" in folded)
-            and DASH_FLAG.search(text) is not None)):
-        return True  # (a single-dash flag named for a password: keytool's -storepass)
+    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
+        return True
     if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
@@ -211,9 +209,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
         return True  # a package manager's ``config set KEY VALUE``, no separator
-    if ("set" in text and ("configure" in text or "user-secrets" in text)) \
-            or "http-basic" in text:
-        return True  # ``aws configure set …``, ``dotnet user-secrets set …``, Poetry's
+    if dash and "http-basic" in text:
+        return True  # Poetry's ``config http-basic.REPO USER PASSWORD``
     if ("ssm" in text and "SecureString" in text) \
             or ("secret" in text and "set" in text and "gh" in text):
         # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…`` (its words
@@ -226,17 +223,21 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # an XML element named for a credential (``<password>…</password>``, ``<DbPwd>``:
         # with no separator in the text, a pwd one went out in clear)
         return True
-    if "identified" in folded or ("password" in folded and "'" in text and (
-            "create" in folded or "alter" in folded or "set" in folded)):
+    if ("'" in text and named_pass and (
+            "create" in folded or "alter" in folded or "set" in folded)) \
+            or "identified" in folded:
         return True  # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``
-    if "requirepass" in folded or "masterauth" in folded:
-        return True  # Redis's password, a name then a space
-    if "define" in folded and "(" in text and "," in text:
+    if "(" in text and "," in text and "define" in folded:
         return True  # a PHP constant, ``define('DB_PASSWORD', '…')``: no separator
     if not (colon or equals or (dash and "--" in text)):
-        return False
+        # what holds a name then a space only; with a separator, the words below say it
+        # (each of these holds one: read here, every text paid for them)
+        return (dash and (named_pass or "token" in folded or "secret" in folded
+                          or "key" in folded) and DASH_FLAG.search(text) is not None) \
+            or (named_pass and "requirepass" in folded) or "masterauth" in folded \
+            or ("set" in text and ("configure" in text or "user-secrets" in text))
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
-        or (colon and "sensitive" in text) \
+        or (colon and '"' in text and "sensitive" in text) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
@@ -249,16 +250,16 @@ def _password_flag(text: str) -> bool:
     """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
     MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
     the flags of ``_LOGIN_FLAGS`` (sqlcmd's ``-P``, mongosh's ``-p`` among them)."""
-    flag_p = "-p" in text
+    flag_p, curl = "-p" in text, "curl" in text
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
-        or (("curl" in text or "client" in text) and ("-u" in text or "-U" in text)) \
-        or ("curl" in text and ("-b" in text or "--cookie" in text)) \
+        or ((curl or "client" in text) and ("-u" in text or "-U" in text)) \
+        or (curl and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
         or ("ldap" in text and "-w" in text) \
-        or ("-P" in text and ("sqlcmd" in text or "bcp" in text)) or (flag_p and "mongo" in text) \
-        or "htpasswd" in text
+        or (("sqlcmd" in text or "bcp" in text) and "-P" in text) \
+        or (flag_p and "mongo" in text) or "htpasswd" in text
 
 
 def _auth_key(folded: str) -> bool:

@@ -65,7 +65,6 @@ from waymarks.core.secret_manifest import (
 from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
 from waymarks.core.secret_tokens import (
-    DASH_FLAG,
     DASH_FLAG_PATTERN,
     GAP,
     PGPASS_HINT,
@@ -160,6 +159,9 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+#: what every such flag starts with (the rule's hint: a search led by its dash, cheaper than
+#: trying the flag at each "key" or "token" of a text)
+_DASH_HEAD: Final = lazy(r"-(?i:store|key|src|dest|pass|token|secret|api)", re.ASCII)
 #: a variable's name for a credential, as an assignment's is (:data:`_NAME`), read inside
 #: its quotes: no separator follows it there
 _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|credentials?"
@@ -167,6 +169,10 @@ _TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|crede
                           + "|".join(_KEY_PREFIXES) + r")[_-]?key")
 
 
+#: a constant's name for a credential (``php_define``'s, judged after a match: read in
+#: the expression, every ``define(`` of a text tried each name at each of its letters)
+NAMED_CONSTANT: Final = lazy(r"[\w.-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER,
+                             re.ASCII | re.IGNORECASE)
 #: a scalar member of a JSON object, and its comma (a string, a number, ``true``, a flat
 #: list: ``"type": "string"``, Terraform's output's others)
 _TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
@@ -299,8 +305,8 @@ _WRAPPERS: Final = (
     # salts): its name is a string argument, so no assignment's; named for a credential,
     # judged as an assignment's quoted value, else as a config var's (``accepts``)
     Rule("php_define", "secret", lazy(
-        r"(?<![\w$>:])define[ \t]*\([ \t]*(?P<php_quote>['\"])(?:(?P<php_named>[\w.-]*?(?:"
-        + _TF_SECRET_NAME + r")" + _QUALIFIER + r")|[\w.-]{1,128})(?P=php_quote)[ \t]*,[ \t]*"
+        r"(?<![\w$>:])define[ \t]*\([ \t]*(?P<php_quote>['\"])(?P<php_name>[\w.-]{1,128})"
+        r"(?P=php_quote)[ \t]*,[ \t]*"
         r"(?:'(?P<php_define_q>(?:[^'\\\n]|\\[^\n]){1,4096})'"
         r"|\"(?P<php_define>(?:[^\"\\\n]|\\[^\n]){1,4096})\")[ \t]*\)",
         re.ASCII | re.IGNORECASE), ("define",), folded=True, anchored=True, wrapper=True,
@@ -313,12 +319,12 @@ _WRAPPERS: Final = (
         r"(?<![\w$])(?:(?:create|alter)[ \t]+(?:user|role)(?![\w$])[^;\n]{0,256}?[ \t]"
         r"(?:(?:un)?encrypted[ \t]+)?password[ \t]+|(?:(?:create|alter)[ \t]+user|grant)"
         r"(?![\w$])[^;\n]{0,256}?[ \t]identified[ \t]+(?:with[ \t]+\w{1,64}[ \t]+)?by[ \t]+"
-        r"|set[ \t]+password(?:[ \t]+for[ \t]+[^=;\n]{1,256}?)?[ \t]*=[ \t]*"
+        r"|set password(?:[ \t]+for[ \t]+[^=;\n]{1,256}?)?[ \t]*=[ \t]*"
         r"(?:password[ \t]*\([ \t]*)?)"
         r"(?:'(?P<sql_password>(?:[^'\\\n]|''|\\[^\n]){1,4096})'"
         r"|(?!values(?![\w$]))(?P<sql_password_b>[A-Za-z][\w$#]{3,127}(?![\w$#'])))",
-        re.ASCII | re.IGNORECASE), ("password", "identified"), folded=True, wrapper=True,
-        guard=" "),
+        re.ASCII | re.IGNORECASE), ("create", "alter", "grant", "set password"), folded=True,
+        anchored=True, wrapper=True, guard=" "),
     # Redis's password as its configuration takes it, a name then a space: redis.conf's
     # ``requirepass …``/``masterauth …`` starting a line, ``redis-server --requirepass
     # …``, ``CONFIG SET requirepass …`` (these went out in clear; prose naming the
@@ -347,8 +353,8 @@ _WRAPPERS: Final = (
     # stand on the line after its key)
     Rule("dash_flag", "secret", lazy(DASH_FLAG_PATTERN + _VALUE.format(name="dash_flag"),
                                      re.ASCII | re.IGNORECASE),
-         ("pass", "token", "secret", "key"), folded=True, wrapper=True, guard="-",
-         hint=DASH_FLAG),
+         ("pass", "token", "secret", "key"), folded=True, anchored=True, wrapper=True,
+         hint=_DASH_HEAD),
     Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
         r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])"

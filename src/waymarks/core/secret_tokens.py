@@ -225,9 +225,13 @@ WIDE: Final = r"\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 GAP: Final = r"[ \t" + WIDE + "]"
 #: a single-dash flag named for one (keytool's and jarsigner's ``-storepass``, ``-keypass``,
 #: Go's flag package's and PowerShell's ``-password``, ``-token``), then a space (its ``=``
-#: is an assignment's separator, the ``assign`` rule's)
-DASH_FLAG_PATTERN: Final = (r"(?<![\w-])-(?:(?:src|dest)?(?:store|key)pass|password|passwd"
-                            r"|passphrase|token|secret|api[_-]?key)" + GAP + "+")
+#: is an assignment's separator, the ``assign`` rule's); read from the name's word (the
+#: rule is anchored there), the dash behind
+DASH_FLAG_PATTERN: Final = (
+    r"(?:(?<=(?<![\w-])-)(?:password|passwd|passphrase|token|secret)|(?:"
+    + "|".join(f"(?<=(?<![\\w-])-{head})" for head in (
+        "store", "key", "srcstore", "deststore", "srckey", "destkey")) + r")pass"
+    r"|(?:(?<=(?<![\w-])-api)|(?<=(?<![\w-])-api[_-]))key)" + GAP + "+")
 DASH_FLAG: Final = lazy(DASH_FLAG_PATTERN, re.ASCII | re.IGNORECASE)
 #: a port, then two fields and a value (the pre-test's and the pgpass rule's hint; led by
 #: its colon, a literal the engine skips to: a sixth of the cost of a class first)
