@@ -245,6 +245,8 @@ secretish = st.lists(st.sampled_from([
     # a credential stated in a sentence (secret_prose)
     " is ", " was ", "api key", "PIN", "pw", " for ", "now ", "Tr0ub4dor&3", "密码", "令牌",
     "是 ", "：", "`",
+    # a password in SQL (sql_password: a bare word after PASSWORD too)
+    "create user ", "ALTER ROLE r ", " WITH PASSWORD ", "identified by ",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",

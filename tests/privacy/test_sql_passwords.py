@@ -30,6 +30,12 @@ CASES: list[tuple[str, str]] = [
     ("CREATE USER scott IDENTIFIED BY tiger42;",
      "CREATE USER scott IDENTIFIED BY [REDACTED:secret];"),
     (f"SET PASSWORD FOR 'app'@'%' = '{PW}';", "SET PASSWORD FOR 'app'@'%' = '[REDACTED:secret]';"),
+    # unquoted, as a prompt says it or a role's DDL is sketched: the rule took the value,
+    # but the pre-test asked for a quote and let the text by, sent in clear
+    (f"please create user app with password {PW} on staging",
+     "please create user app with password [REDACTED:secret] on staging"),
+    (f"CREATE ROLE deploy LOGIN PASSWORD {PW};",
+     "CREATE ROLE deploy LOGIN PASSWORD [REDACTED:secret];"),
 ]
 
 UNCHANGED: list[str] = [

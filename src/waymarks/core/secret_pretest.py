@@ -223,10 +223,13 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # an XML element named for a credential (``<password>…</password>``, ``<DbPwd>``:
         # with no separator in the text, a pwd one went out in clear)
         return True
-    if ("'" in text and named_pass and (
-            "create" in folded or "alter" in folded or "set" in folded)) \
-            or "identified" in folded:
-        return True  # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``
+    if "identified" in folded or (named_pass and (
+            ("'" in text and ("create" in folded or "alter" in folded or "set" in folded))
+            or (("create" in folded or "alter" in folded)
+                and ("user" in folded or "role" in folded)))):
+        # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``; the rule takes a bare
+        # word after PASSWORD too ("create user app with password …", as a prompt says it)
+        return True
     if "(" in text and "," in text and "define" in folded:
         return True  # a PHP constant, ``define('DB_PASSWORD', '…')``: no separator
     if not (colon or equals or (dash and "--" in text)):
