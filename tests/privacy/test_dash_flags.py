@@ -25,6 +25,12 @@ CASES: list[tuple[str, str]] = [
      "New-Thing -Name db -Password \"[REDACTED:secret]\""),
     (f"mc alias set s3 https://s3 admin -token {PW}",
      "mc alias set s3 https://s3 admin -token [REDACTED:secret]"),
+    # the flag first in the text, or after a line break or a quote: no space before its
+    # dash, which the pre-test asked for, so the rule never ran and it went in clear
+    (f"-storepass {PW} opens the staging keystore",
+     "-storepass [REDACTED:secret] opens the staging keystore"),
+    (f"keytool\n-storepass {PW}", "keytool\n-storepass [REDACTED:secret]"),
+    (f'"-Password {PW}"', '"-Password [REDACTED:secret]"'),
 ]
 
 UNCHANGED: list[str] = [

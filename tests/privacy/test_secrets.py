@@ -247,6 +247,8 @@ secretish = st.lists(st.sampled_from([
     "是 ", "：", "`",
     # a password in SQL (sql_password: a bare word after PASSWORD too)
     "create user ", "ALTER ROLE r ", " WITH PASSWORD ", "identified by ",
+    # a single-dash flag (dash_flag: first in a text too, no space before its dash)
+    "-storepass ", "-Token ",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",
