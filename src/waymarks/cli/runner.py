@@ -146,6 +146,10 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         # the active session's file replaced (its header names another session): what
         # this command listed is not that session's, and an empty list said nothing else
         replaced = state.opened.refresh_problem if state.opened is not None else None
+        # a newer session file with no header passed over: what was shown (or where the
+        # write went) is not what the person may think is the newest session
+        passed = state.opened.passed_over_note if state.opened is not None else None
+        passed_files = state.opened.passed_over if state.opened is not None else ()
         state.close()
     as_json = (want_json or state.json) and not (failed is not None and state.protocol)
     if failed is not None:  # a command that failed after a repair says so too
@@ -159,6 +163,9 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if replaced and as_json and "activeSessionProblem" not in result.data:
         result = msgspec.structs.replace(result, data={**result.data,
                                                        "sessionProblem": replaced})
+    if passed and as_json and "passedOver" not in result.data:
+        result = msgspec.structs.replace(result, data={**result.data, "passedOver": {
+            "files": [str(path) for path in passed_files], "message": passed}})
     try:
         written = printed(lambda: emit(result, as_json))
     except BrokenPipeError:  # the reader left (`| head -0`, `| grep -q`): its choice, and
@@ -177,6 +184,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         note(repair_note(repaired))
     if replaced and not as_json and replaced not in result.text:  # (`health` names it)
         note(f"{SESSION_NOTE}{replaced}")
+    if passed and not as_json and not all(str(p) in result.text for p in passed_files):
+        note(f"note: {passed}")  # (`health` names each file itself)
     return result.exit_code
 
 

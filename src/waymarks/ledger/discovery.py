@@ -42,7 +42,8 @@ from waymarks.ledger.session_file import (
 
 __all__ = ["POINTER_DIR", "aside_fix", "canonical_project_path", "files_without_header",
            "headerless_note", "in_project_dirs", "is_project_session", "ledger_of",
-           "list_sessions", "newest_session", "not_a_session", "pointer_path", "project_headers",
+           "list_sessions", "newest_session", "not_a_session", "passed_over_note",
+           "pointer_path", "project_headers",
            "project_session_dirs", "read_header",
            "resolve_session", "session_dir", "session_file_name", "shared_session_ids",
            "stray_fix"]
@@ -240,6 +241,19 @@ def not_a_session(path: Path | str) -> str:
             f"nothing in it is read: {aside_fix(path)}")
 
 
+def passed_over_note(passed: Sequence[Path], *, started: bool) -> str:
+    """What a command says of the newer session files :func:`newest_session` passed over
+    (``started``: its write then began a new session): nothing in them was read, they are
+    left as they are, and ``health`` names the repair."""
+    files = ", ".join(str(path) for path in passed)
+    it = "it" if len(passed) == 1 else "them"
+    then = "this write started a new session" if started else "what is shown comes from " \
+        "an older session, or none"
+    return (f"{files}: newer than the session used, with no session header (cut short or "
+            f"damaged), so nothing in {it} was read and {then}; left as found: "
+            f"`waymarks health` says how to repair {it}")
+
+
 def headerless_note(path: Path) -> str | None:
     """What a rebuild says of a regular file it could not read as a session, when that
     file holds no session header (``None``: it holds one, or cannot be read now): with a
@@ -361,9 +375,16 @@ def unlistable_folder(home: Path, cwd: str) -> Path | None:
     return None
 
 
-def newest_session(home: Path, cwd: str) -> Path | None:
+def newest_session(home: Path, cwd: str,
+                   passed: list[Path] | None = None) -> Path | None:
     """The newest session file of the project ``cwd``: names sort by creation time, so
     headers are read newest first until one is the project's (usually the first).
+
+    A newer session file that holds bytes but no session header (cut short by another
+    tool or a bad sync) is passed over, as an interrupted creation is, and added to
+    ``passed``: the person is told (a read showed an older session, or none, and said
+    nothing, and the next write started a new session beside it). An empty one holds
+    nothing and is not added.
 
     A file or folder there that cannot be read (its permissions), or a name of a session
     file that is no regular file (a symbolic link whose target is missing, a FIFO, a
@@ -399,7 +420,16 @@ def newest_session(home: Path, cwd: str) -> Path | None:
         header = parse_header(line) if line is not None else None
         if header is not None and canonical_project_path(header.cwd) == project:
             return path
+        if header is None and named and passed is not None and _holds_bytes(path):
+            passed.append(path)
     return None
+
+
+def _holds_bytes(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:  # (gone since it was read: nothing to tell)
+        return False
 
 
 #: a path as Windows writes one (a drive, a share): no session ID looks like it

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from waymarks.ledger.discovery import newest_session, resolve_session
+from waymarks.ledger.discovery import newest_session, passed_over_note, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult
@@ -106,6 +106,9 @@ class Waymarks:
         self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self._recoveries_before = recoveries_so_far()  # the learned store's, before this object
         self.refresh_problem: str | None = None  # why the active session was not re-read
+        #: newer session files the pick passed over (no header), and what to say of them
+        self.passed_over: tuple[Path, ...] = ()
+        self.passed_over_note: str | None = None
         #: why the last recall went without memory it could not index in time (a hook's)
         self.recall_note: str | None = None
         self.trust_override: bool | None = None  # set by a host that owns project trust
@@ -225,7 +228,9 @@ class Waymarks:
                         raise ServiceError("bad_session", str(exc), request=True) from exc
                     self._session = self.open_session(path, named=True)
                 else:
-                    newest = newest_session(self.home, self.cwd)
+                    passed: list[Path] = []
+                    newest = newest_session(self.home, self.cwd, passed)
+                    self._passed_over(passed, started=False)
                     if newest is not None:
                         self._session = self.open_session(newest)
             except SessionFileError as exc:
@@ -237,7 +242,12 @@ class Waymarks:
             from waymarks.service.sessions_api import first_session
 
             self._session = first_session(self)
+            self._passed_over(self.passed_over, started=True)
         return self._session
+
+    def _passed_over(self, passed: Sequence[Path], *, started: bool) -> None:
+        self.passed_over = tuple(passed)
+        self.passed_over_note = passed_over_note(passed, started=started) if passed else None
 
     def open_session(self, path: Path, *, named: bool = False) -> SessionFile:
         """A session file opened at its checkpoint when it can be (see

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.core.text import escaped, shell_command
 from waymarks.ledger.discovery import (
+    aside_fix,
     files_without_header,
     irregular_files,
     not_a_session,
@@ -170,6 +171,12 @@ def health(app: Waymarks) -> dict[str, Any]:
     report["filesWithoutHeader"] = [{"path": str(path), "firstLineComplete": complete}
                                     for path, complete in headerless]
     report["problems"] += [not_a_session(path) for path, complete in headerless if complete]
+    # a newer file cut inside its header: no interrupted creation (it holds bytes), and
+    # every command passed it over with a note sending the person here
+    report["problems"] += [
+        f"{path}: newer than the session used, with no complete session header (cut short"
+        f" or damaged), so nothing in it is read: {aside_fix(path)}"
+        for path in app.passed_over if str(path) not in " ".join(report["problems"])]
     # a FIFO or a folder where a ledger was: a rebuild said "unreadable", health said OK
     report["problems"] += [
         f"{path}: {what}, not a session file, so nothing in it is read: {stray_fix(path, what)}"
