@@ -77,6 +77,14 @@ UNSTORED: Final = (
     "how do I restart the cron daemon?",
     "how do I restart the proxy?",
     "which node version does the admin panel use?",
+    # claims naming such a kind only as what another thing is ("the worker pool", "the
+    # bug tracker export script"), and nothing asked of it
+    "how do I restart the worker?",
+    "how do I deploy the worker?",
+    "what database does the worker use?",
+    "how do I run the worker tests?",
+    "who owns the tracker?",
+    "how do I deploy the tracker?",
     # a name the store never saw, introduced by an article: two other words matched
     "which python version does the crawler use?",
     "what version of python does the importer run?",

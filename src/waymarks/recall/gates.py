@@ -167,11 +167,14 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return "three or more focus features need two matches"
     if len(strong) == 1 and facts.unknown and not supported:
         return "a single match beside words the store does not know"
-    if plan.bare_kinds.issuperset(strong) and not plan.bare_kinds.issuperset(plan.focus) \
+    # (a generic word beside the kind asks nothing either: "run" of "how do I run the
+    # worker tests?" matched "… billing run on the worker pool")
+    kind_or_weak = plan.bare_kinds | facts.weak if plan.bare_kinds else plan.bare_kinds
+    if kind_or_weak.issuperset(strong) and not kind_or_weak.issuperset(plan.focus) \
             and not supported:
         # the kind says which thing, not what is asked of it: "The search service listens
         # on port 7700." is no answer to "how do I restart the service?"
-        asked = sorted(f[2:] for f in plan.focus if f not in plan.bare_kinds)
+        asked = sorted(f[2:] for f in plan.focus if f not in kind_or_weak)
         return f"says nothing about {' or '.join(asked)}"
     mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
     if not mismatch and facts.short_name is not None:
