@@ -111,6 +111,13 @@ The 9 after them: a port said with "exposes" ("The API exposes port 8080." / "Th
 listens on port 9090.", reproduced with the real CLI: "exposes" named a narrower thing
 than the API; "serves on port 8080" was caught already, kept beside it), 40.0 % caught,
 0 % false before, 100 % / 0 % after.
+The 7 after them: an action denied outright, pair 731's shape ("The importer does not retry
+failed rows." / "… retries failed rows 3 times.", reproduced with the real CLI: a negation
+of no value, both written; now done no times, the count 0; a copula's negation, "is not
+public", denies no action), 0 % caught, 0 % false before, 100 % / 0 % after; pair 731
+caught with them. Left: pair 807, "… written to dist." / "… signed with cosign.", refused
+by the replay rule's shared derived key ("the release artifacts"), as documented: the
+second claim states no value, so no signature shows the two facts apart.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

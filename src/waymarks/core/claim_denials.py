@@ -24,6 +24,14 @@ _NEGATING: Final = (
     rf"|(?<![\w./-])(?:{'|'.join(NOT_AUXILIARIES)})nt(?![\w./-])"
     r"|不是|没有|未|不")
 NEGATION: Final = lazy(_NEGATING)
+#: an action denied outright ("The importer does not retry failed rows.", "… never
+#: retries …", "… won't retry …"): done no times, the count 0 of "retries failed rows 3
+#: times" (a negation of no value, it stated nothing, and both were written); a copula's
+#: negation ("is not public") denies a word, no action
+_NEVER_DONE: Final = lazy(
+    r"^[^.;:,!?。]*?\b(?:(?:do|does|did|will|would|can)(?: not|n't)|don't|doesn't|didn't"
+    r"|won't|cannot|can't|never|no longer)(?: ever)? (?!(?:be|been|have|has|had|a|an|the)\b)"
+    r"[a-z]{3,}\b")
 #: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
 #: it denies the value now, as a negation does (kept as a value, it was refused beside
 #: the value that replaced it: the history of a fact, not another one)
@@ -139,3 +147,10 @@ def is_change_verb(text: str, end: int, stop: frozenset[str]) -> bool:
     followed by its verb ("Upgraded nodes run kernel 6.1.")."""
     after = _AFTER_CHANGE_WORD.match(text, end)
     return after is None or after.group(1) in stop or after.group(2) is not None
+
+
+def never_done(text: str) -> bool:
+    """Whether the first clause of ``text`` (folded, in lower case) denies an action
+    outright (:data:`_NEVER_DONE`): a claim that states no value then states it done no
+    times."""
+    return _NEVER_DONE.search(text) is not None

@@ -38,6 +38,7 @@ from waymarks.core.claim_denials import (
     NEGATION,
     clause_before,
     is_denied,
+    never_done,
 )
 from waymarks.core.claim_names import (
     COUNTED,
@@ -302,6 +303,8 @@ def signature(claim: str) -> Signature | None:
         where = places(text, spots, state[1])
         if phrase is None:  # a state only: its subject phrase ends at the state word
             phrase = text[:state[1]]
+    if not values and never_done(text):  # "does not retry failed rows": no times
+        values.add("v:0")
     if not values or len(values) > MAX_VALUES:
         return None
     subject = _subject_terms(rest)

@@ -1,0 +1,39 @@
+"""Pair 731 of the fixture set, the review's last miss, written through the service (real
+session files, real SQLite): "The importer does not retry failed rows." beside "The
+importer retries failed rows 3 times." (a negation of no value: the first stated nothing,
+and both were written). An action denied outright is done no times, the count 0. The
+pairs are in the fixture set too (``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The importer does not retry failed rows.", "The importer never retries failed rows.",
+     "The importer retries failed rows 3 times."),
+    ("The importer retries failed rows 3 times.", "The importer retries failed rows three times.",
+     "The importer won't retry failed rows."),
+    ("Redis does not persist data.", "Redis doesn't persist data.",
+     "Redis persists data every 60 seconds."),
+])
+def test_an_action_denied_outright_is_done_no_times(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The nightly job does not send emails.", "The nightly job runs at 02:00."),
+    ("The worker does not retry jobs.", "The worker retries timeouts 3 times."),
+    ("The service is not public.", "The service port is 8080."),
+])
+def test_another_action_or_a_copula_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)
