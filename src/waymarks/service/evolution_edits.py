@@ -53,6 +53,7 @@ from waymarks.service.evolution_feedback import (
     _retire_repeats,
     feedback,
     natural_feedback,
+    replaced_by,
     stop_feedback,
 )
 from waymarks.service.learning import ledger_path
@@ -99,7 +100,7 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
         return _refuse(refused.code, refused.message)
     with evo.ledger.locked():
         evo._locked_sync()
-        claim = _editable(evo, cid, "corrected")
+        claim = _editable(evo, cid, "corrected", command=("correct", "{id}", "TEXT"))
         if isinstance(claim, EditOutcome):
             return claim
         new_id = claim_id(claim.origin, claim.kind, content)
@@ -115,15 +116,17 @@ def correct(evo: Evolution, cid: str, text: str) -> EditOutcome:
                        "outranks anything learned).", id=cid, correctedBy=new_id)
 
 
-def _editable(evo: Evolution, cid: str, done: str, claim: ClaimRow | None = None
-              ) -> ClaimRow | EditOutcome:
+def _editable(evo: Evolution, cid: str, done: str, claim: ClaimRow | None = None,
+              command: tuple[str, ...] = ()) -> ClaimRow | EditOutcome:
     """The claim ``cid`` (``claim``: read already) if a person may edit it, being
-    provisional or conflicted; else why not (it can be ``done`` to only those)."""
+    provisional or conflicted; else why not (it can be ``done`` to only those), with the
+    claim that replaced it and ``command`` aimed at that one (:func:`replaced_by`)."""
     found = claim if claim is not None else _live(evo, cid)
     if isinstance(found, EditOutcome) or found.state in ("provisional", "conflicted"):
         return found
     return _refuse("not_active", f"{cid} is {found.state}; only a provisional or "
-                   f"conflicted claim can be {done}")
+                   f"conflicted claim can be {done}"
+                   + (replaced_by(evo, found, *command) if command else ""))
 
 
 def conflict(evo: Evolution, a: str, b: str) -> EditOutcome:
@@ -136,7 +139,9 @@ def conflict(evo: Evolution, a: str, b: str) -> EditOutcome:
             if isinstance(claim, EditOutcome):
                 return claim
             if claim.state not in ("provisional", "conflicted"):
-                return _refuse("not_active", f"{cid} is {claim.state}")
+                other = b if cid == a else a
+                return _refuse("not_active", f"{cid} is {claim.state}" + replaced_by(
+                    evo, claim, "conflict", *(("{id}", other) if cid == a else (other, "{id}"))))
         return _commit(evo, [ConflictRecord(SCHEMA_VERSION, a, b, iso(evo.clock.now()))],
                        f"{a} and {b} are conflicted: neither is recalled until one is "
                        f"resolved (`waymarks evolution resolve ID`).", a=a, b=b)
@@ -160,7 +165,8 @@ def pin(evo: Evolution, cid: str, pinned: bool = True) -> EditOutcome:
     claim stays conflicted). An event: ``undo`` takes it back."""
     with evo.ledger.locked():
         evo._locked_sync()
-        claim = _editable(evo, cid, "pinned or unpinned")
+        claim = _editable(evo, cid, "pinned or unpinned",
+                          command=("pin" if pinned else "unpin", "{id}"))
         if isinstance(claim, EditOutcome):
             return claim
         if claim.pinned == pinned:

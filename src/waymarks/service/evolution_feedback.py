@@ -91,6 +91,35 @@ REBUILD_FIRST: Final = ("run `waymarks rebuild-index` first (it folds the evolut
                         " again), then retry; nothing changed")
 
 
+def replaced_by(evo: Evolution, claim: ClaimRow, *command: str) -> str:
+    """What the refusal of an edit of a superseded ``claim`` adds: the newest claim of its
+    chain of replacements still in effect, by its ID, and ``command`` (``{id}`` standing for
+    it) aimed at that one; nothing when the chain ends forgotten or cannot be read (said
+    only "is superseded", the person had to list the claims to find the correction). Its
+    text is not named: the learned-memory tool gives this message to the model, and
+    ``waymarks evolution show ID`` shows it in a terminal."""
+    from waymarks.core.egress import made_id
+    from waymarks.core.text import shell_command
+    from waymarks.store.integrity import DECODE_ERRORS
+
+    newest, seen = claim, set[str]()
+    while newest.state == "superseded" and newest.superseded_by and newest.id not in seen:
+        seen.add(newest.id)
+        try:
+            following = evo.store.view.claim(newest.superseded_by)
+        except DECODE_ERRORS:
+            return ""
+        if following is None:
+            return ""
+        newest = following
+    if newest is claim or newest.state in ("superseded", "forgotten") or not made_id(
+            newest.id) or newest.id in command:  # (a conflict with its own correction)
+        return ""
+    words = ["waymarks", "evolution", *(word.replace("{id}", newest.id) for word in command)]
+    return (f"; it was replaced by {newest.id}: use `{shell_command(words)}` (`waymarks "
+            f"evolution show {newest.id}` shows it)")
+
+
 def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
     from waymarks.store.integrity import DECODE_ERRORS
 
@@ -162,7 +191,8 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
         if isinstance(claim, EditOutcome):
             return claim
         if claim.state in ("forgotten", "superseded"):
-            return _refuse("not_active", f"{cid} is {claim.state}; feedback cannot revive it")
+            return _refuse("not_active", f"{cid} is {claim.state}; feedback cannot revive it"
+                           + replaced_by(evo, claim, "feedback", "{id}", verdict))
         if evo.store.view.receipt(source_id, cid):
             return EditOutcome(True, "done", "Already recorded.", None,
                                {"id": cid, "verdict": verdict, "changed": False})
