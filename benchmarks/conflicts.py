@@ -118,6 +118,10 @@ public", denies no action), 0 % caught, 0 % false before, 100 % / 0 % after; pai
 caught with them. Left: pair 807, "… written to dist." / "… signed with cosign.", refused
 by the replay rule's shared derived key ("the release artifacts"), as documented: the
 second claim states no value, so no signature shows the two facts apart.
+The 6 after them: an adverb of time or a change between an attribute and its word ("The
+log level is still info." was refused beside "… is info." by the replay rule's derived
+key, "… was changed to debug." written beside it, both reproduced with the real CLI), 0 %
+caught, 66.7 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

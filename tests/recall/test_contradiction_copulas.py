@@ -38,3 +38,20 @@ def test_a_modal_copula_states_the_word(
 def test_what_may_be_done_to_it_is_no_value(app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The log level is info.", "The log level is still info.",
+     "The log level was changed to debug."),
+    ("The log level is info.", "The log level was changed to info.",
+     "The log level has been set to debug."),
+    ("The default branch is main.", "The default branch is currently main.",
+     "The default branch was switched to master."),
+])
+def test_an_adverb_or_a_change_before_the_word(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"is still info" was refused beside "is info" (read as no value, the replay rule's
+    derived keys differed), and "was changed to debug" written beside it."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
