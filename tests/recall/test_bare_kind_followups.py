@@ -32,3 +32,14 @@ def test_a_record_matching_the_kind_alone_says_nothing_asked(app: Waymarks) -> N
     assert app.recall("restart the worker").selected == []
     assert [app.recall(q).selected != [] for q in ("and the worker?", "the services")] == [
         True, True]
+
+
+def test_the_kind_a_turn_named_is_that_thing_in_the_next_question(app: Waymarks) -> None:
+    """"let's look at the search service", then "how do I restart the service?": the
+    service is the search, whose restart claim never says "service" (refused: "does not
+    name servic"); another thing's restart, or the billing service's port, is no answer."""
+    assert _recalled(app, ("let's look at the search service",),
+                     "how do I restart the service?") == [CLAIMS[0]]
+    assert app.recall("where are the logs of the service?",
+                      ("tell me about the billing service",)).selected == [
+        app.recall("billing logs").selected[0]]

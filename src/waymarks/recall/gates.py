@@ -27,7 +27,7 @@ from waymarks.recall.analysis import (
     version_subjects,
 )
 from waymarks.recall.asked_time import TIME_BONUS
-from waymarks.recall.subject import context_mismatch, rare_phrases
+from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
@@ -92,6 +92,8 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
     names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
                       and not is_generic(f) and f not in plan.asks]
+    if referent := _referent(plan):  # "the service" after "the billing service": billing
+        names = [*(f for f in names if f not in plan.bare_kinds), *referent]
     attributes = tuple(f for f in plan.focus if f not in naming and (f in plan.asks or (
         f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)))
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
@@ -147,11 +149,12 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return context_mismatch(plan, candidate, stats, facts.parent)
     # (a fair similarity says the record is about it all the same, in another script:
     # "发票模板缓存多久？" of the invoice renderer's template cache)
-    if plan.bare_kinds and not supported and not any(
-            _field_factor(k, candidate) for k in plan.bare_kinds):
+    if plan.bare_kinds and not supported:
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
-        return f"does not name {' or '.join(sorted(k[2:] for k in plan.bare_kinds))}"
+        refusal = _bare_kind_mismatch(plan, candidate)
+        if refusal:
+            return refusal
     if facts.unseen_subject is not None and not supported:
         # "which python version does the crawler use?": the store knows no crawler, and
         # another thing's Python no answer
@@ -181,9 +184,36 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         mismatch = _named_attribute_mismatch(facts, candidate)
     if mismatch:
         return mismatch
-    if coverage < COVERAGE_TO_QUALIFY and not named:
+    # (a record naming the thing a bare kind refers to covers the kind's word too)
+    if coverage < COVERAGE_TO_QUALIFY and not named and not (
+            plan.bare_kinds and _referent(plan)):
         return f"coverage {coverage:.2f}{BELOW_COVERAGE}"
     return ""
+
+
+def _bare_kind_mismatch(plan: QueryPlan, candidate: Candidate) -> str:
+    """Why the record is not about the kind of thing the question names by nothing
+    (:attr:`QueryPlan.bare_kinds`), or "". After a turn that named one of that kind ("let's
+    look at the search service", then "how do I restart the service?"), the kind is that
+    one: a record must name it ("Restart search with …" need not say "service"), and
+    another of the kind is no answer ("The billing service …"). Else the record must hold
+    the kind itself."""
+    referent = _referent(plan)
+    if referent:
+        missing = [f for f in referent if not _field_factor(f, candidate)]
+        return f"does not name {missing[0][2:]}" if missing else ""
+    if any(_field_factor(k, candidate) for k in plan.bare_kinds):
+        return ""
+    return f"does not name {' or '.join(sorted(k[2:] for k in plan.bare_kinds))}"
+
+
+def _referent(plan: QueryPlan) -> list[str]:
+    """The words naming the thing a bare kind of the question refers to: the subject of
+    the turn before when that turn named it with the kind ("the search service": search),
+    else none."""
+    if plan.bare_kinds.isdisjoint(plan.parent):
+        return []
+    return [f for f in plan.parent if f not in KINDS]
 
 
 def strong_needed(plan: QueryPlan, facts: QueryFacts) -> int:
