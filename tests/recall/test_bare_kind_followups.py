@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from tests.recall.test_fusion import CAL, record
+from waymarks.recall.fusion import Semantic
+from waymarks.recall.plan import plan_query
+from waymarks.recall.scoring import Stats, score_all
 from waymarks.service.app import Waymarks
 
 CLAIMS: Final = (
@@ -43,3 +47,15 @@ def test_the_kind_a_turn_named_is_that_thing_in_the_next_question(app: Waymarks)
     assert app.recall("where are the logs of the service?",
                       ("tell me about the billing service",)).selected == [
         app.recall("billing logs").selected[0]]
+
+
+def test_a_similarity_of_the_question_alone_cannot_name_the_thing_meant() -> None:
+    """With the semantic side, "how do I restart the service?" after the search service
+    recalled billing's, the mailer's and auth's restart (each fairly near the question,
+    which lifted the gate) and left the search's past the digest: the question's vector
+    does not hold the thing the turn before named, so it cannot say a record is about it."""
+    records = [record(str(at), text) for at, text in enumerate(CLAIMS)]
+    stats = Stats(len(records), {f: 1 for r in records for f in r.body})
+    side = Semantic({"0": 0.84, "1": 0.86, "2": 0.85, "6": 0.85}, CAL, "latin")
+    plan = plan_query("how do I restart the service?", ["let's look at the search service"])
+    assert [s.candidate.id for s in score_all(plan, records, stats, side) if s.eligible] == ["0"]

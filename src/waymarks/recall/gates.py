@@ -149,7 +149,9 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return context_mismatch(plan, candidate, stats, facts.parent)
     # (a fair similarity says the record is about it all the same, in another script:
     # "发票模板缓存多久？" of the invoice renderer's template cache)
-    if plan.bare_kinds and not supported:
+    # (the question's similarity cannot say a record is about the thing a turn before
+    # named: "the service" of "how do I restart the service?" does not hold "search")
+    if plan.bare_kinds and (not supported or _referent(plan)):
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
         refusal = _bare_kind_mismatch(plan, candidate)
