@@ -415,7 +415,8 @@ def test_a_token_file_linked_from_a_readable_folder_is_refused(
     """A config.toml linked into a dotfiles folder others can read was judged by the
     home's mode, and served (found in a security review): the file linked to is judged."""
     shared = tmp_path / "dotfiles"
-    shared.mkdir(mode=0o755)
+    shared.mkdir()
+    shared.chmod(0o755)  # (mkdir's mode passes the umask: under 077 it was private)
     real = shared / "config.toml"
     (configured / "config.toml").rename(real)
     real.chmod(0o644)
@@ -436,7 +437,8 @@ def test_a_token_file_hard_linked_from_a_readable_folder_is_refused(tmp_path: Pa
     from waymarks.mcp.http_transport import token_exposed
 
     shared, home = tmp_path / "dotfiles", tmp_path / "home"
-    shared.mkdir(mode=0o755)
+    shared.mkdir()
+    shared.chmod(0o755)  # (as above: whatever the umask)
     home.mkdir(mode=0o700)
     real = shared / "config.toml"
     real.write_text(f'[mcp]\ntoken = "{TOKEN}"\n')
