@@ -31,7 +31,7 @@ def test_a_session_made_after_the_lookup_is_used_not_doubled(
     looked: list[str] = []
     newest_session = app_module.newest_session
 
-    def none_yet(home: Path, cwd: str) -> None:  # the other command starts right after
+    def none_yet(home: Path, cwd: str, passed: object = None) -> None:  # the other starts
         if not looked:
             looked.append(cwd)
             monkeypatch.setattr(app_module, "newest_session", newest_session)

@@ -133,8 +133,8 @@ class Checkpointer:
             yield
         finally:
             self._deferred -= 1
-        if not self._deferred:
-            self.start_due()
+            if not self._deferred:
+                self.start_due()
 
     def start_due(self) -> None:
         """Start the passive checkpoint that fell due, in a thread of its own connection;
@@ -158,7 +158,8 @@ class Checkpointer:
             finally:
                 db.close()
 
-        self._thread = Background(run)
+        with suppress(RuntimeError):  # no thread to be had: a later one copies it all
+            self._thread = Background(run)
 
     def began(self) -> None:
         """A write transaction began (in the writer's turn): note the log's size, so the
