@@ -286,26 +286,64 @@ def test_an_atomic_replace_names_the_file_not_its_temporary_one(
     assert (refused.value.errno, refused.value.filename) == (errno.EROFS, str(read_only))
 
 
-def test_a_read_on_a_full_disk_says_it_needs_room_too_then_answers(
+def test_a_read_on_a_full_disk_answers_from_the_database_as_it_is(
     small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """`pins`, `memory list`, `status` and `recall` write nothing, yet on a full disk each
-    failed with "the disk is full", which a person took for a bug of a read: SQLite makes
-    the database's -shm (and -wal) files as it opens it. The message says a read needs
-    room too, and what it is for; once space is freed the same command answers."""
+    failed with "the disk is full" (exit 1): every open writes (SQLite's -shm and -wal,
+    the migrations, the refresh). A read answers now from the database as it is, saying
+    it may be stale and what to free; a write still fails as a full disk and changes
+    nothing; once space is freed the same commands answer as before."""
     home = small_fs / "home"
     monkeypatch.setenv("WAYMARKS_HOME", str(home))
     monkeypatch.chdir(project)
     assert main(["pin", "--", "written before the disk filled"]) == 0
+    assert main(["memory", "add", "--", "The build command is make ship."]) == 0
+    assert main(["recall", "build command"]) == 0  # (the recall index caught up)
     capsys.readouterr()
     filler = fill(small_fs)
-    for argv in (["pins"], ["memory", "list"], ["status"], ["recall", "written"]):
-        assert main(["--json", *argv]) == 1, argv
-        message = json.loads(capsys.readouterr().out)["message"]
-        assert "is full" in message and "Free disk space there" in message, message
-        assert "a read needs room too" in message and "waymarks.db-shm" in message, message
-    filler.unlink()
+    ledgers = {p: p.read_bytes() for p in (home / "sessions").rglob("*.jsonl")}
+    database = (home / "waymarks.db").read_bytes()
+    for argv in (["pins"], ["memory", "list"], ["status"], ["recall", "build command"]):
+        assert main(["--json", *argv]) == 0, (argv, capsys.readouterr())
+        document = json.loads(capsys.readouterr().out)
+        assert "is full" in document["stale"] and "may be stale" in document["stale"], argv
     assert main(["--json", "pins"]) == 0
     assert [i["text"] for i in json.loads(capsys.readouterr().out)["items"]] == [
         "written before the disk filled"]
+    assert main(["recall", "build command"]) == 0
+    shown = capsys.readouterr()
+    assert "The build command is make ship." in shown.out and "may be stale" in shown.err
+    for argv in (["pin", "--", "while the disk is full"],
+                 ["memory", "add", "--", "The deploy day is Tuesday."]):
+        assert main(["--json", *argv]) == 1, argv
+        message = json.loads(capsys.readouterr().out)["message"]
+        assert "is full" in message and "Free disk space there" in message, message
+    assert {p: p.read_bytes() for p in (home / "sessions").rglob("*.jsonl")} == ledgers
+    assert (home / "waymarks.db").read_bytes() == database
+    filler.unlink()
+    assert main(["--json", "pins"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [i["text"] for i in listed["items"]] == ["written before the disk filled"]
+    assert "stale" not in listed
+
+
+def test_a_long_lived_process_writes_again_once_room_is_freed(small_fs: Path,
+                                                              project: Path) -> None:
+    """A server's service object that read the database as it is on a full disk tries the
+    ordinary open again at its next request: it kept refusing writes once room was freed."""
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    assert isinstance(app.pin("before the disk filled"), Committed)
+    app.close()
+    filler = fill(small_fs)
+    assert [v.text for v in app.items("pin")] == ["before the disk filled"]
+    assert app.read_only and app.stale_note is not None
+    with pytest.raises(ServiceError, match="is full"):
+        app.pin("while the disk is full")
+    filler.unlink()
+    assert isinstance(app.pin("after room was freed"), Committed)
+    assert not app.read_only
+    assert [v.text for v in app.items("pin")] == ["before the disk filled",
+                                                  "after room was freed"]
+    app.close()

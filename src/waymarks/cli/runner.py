@@ -150,6 +150,7 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         # write went) is not what the person may think is the newest session
         passed = state.opened.passed_over_note if state.opened is not None else None
         passed_files = state.opened.passed_over if state.opened is not None else ()
+        stale = state.opened.stale_note if state.opened is not None else None  # full disk
         state.close()
     as_json = (want_json or state.json) and not (failed is not None and state.protocol)
     if failed is not None:  # a command that failed after a repair says so too
@@ -166,6 +167,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
     if passed and as_json and "passedOver" not in result.data:
         result = msgspec.structs.replace(result, data={**result.data, "passedOver": {
             "files": [str(path) for path in passed_files], "message": passed}})
+    if stale and as_json and "stale" not in result.data:
+        result = msgspec.structs.replace(result, data={**result.data, "stale": stale})
     try:
         written = printed(lambda: emit(result, as_json))
     except BrokenPipeError:  # the reader left (`| head -0`, `| grep -q`): its choice, and
@@ -186,6 +189,8 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         note(f"{SESSION_NOTE}{replaced}")
     if passed and not as_json and not all(str(p) in result.text for p in passed_files):
         note(f"note: {passed}")  # (`health` names each file itself)
+    if stale and not as_json:
+        note(f"note: {stale}")
     return result.exit_code
 
 

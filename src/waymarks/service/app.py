@@ -31,9 +31,9 @@ from waymarks.service.planning import PinInputs
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
-    database_error,
     is_damage,
     prepare_database_files,
+    read_as_it_is,
     recovered_alone,
     recoveries_so_far,
     recovering,
@@ -109,6 +109,8 @@ class Waymarks:
         #: newer session files the pick passed over (no header), and what to say of them
         self.passed_over: tuple[Path, ...] = ()
         self.passed_over_note: str | None = None
+        #: why the database was read as it is, maybe stale (a full disk: ``read_as_it_is``)
+        self.stale_note: str | None = None
         #: why the last recall went without memory it could not index in time (a hook's)
         self.recall_note: str | None = None
         self.trust_override: bool | None = None  # set by a host that owns project trust
@@ -159,7 +161,15 @@ class Waymarks:
         return self.home / DB_NAME
 
     @property
+    def read_only(self) -> bool:
+        """Whether the projection is read as it is, writing nothing (a full disk)."""
+        return getattr(self._projection, "refusal", None) is not None
+
+    @property
     def projection(self) -> Store:
+        if self.read_only and self._snapshot is None:  # a long-lived process tries again
+            rebuilding.close_quietly(self._projection)  # between requests: room may have
+            self._projection = None  # been freed, and it would refuse writes for good
         if self._projection is None:
             prepare_database_files(self.db_path)
             finish_interrupted_rename(self.db_path, self.busy_timeout_ms / 1000)
@@ -171,7 +181,8 @@ class Waymarks:
                 raise ServiceError("schema_too_new", str(exc)) from exc
             except SQLITE_ERRORS as exc:  # ProjectionDamaged included
                 if not is_damage(exc):
-                    raise database_error(exc, self.db_path) from exc
+                    self._projection = read_as_it_is(self, exc)  # (a full disk)
+                    return self._projection
                 self._recover(exc, found)
             else:
                 self._projection.placement = partial(placement, self)
@@ -187,7 +198,12 @@ class Waymarks:
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
         another process already replaced the file found damaged (``found``: the file the
-        failed open was about; else the one the projection held): then reopen."""
+        failed open was about; else the one the projection held): then reopen. One read
+        as it is on a full disk (:func:`.recovery.read_as_it_is`) is never repaired: its
+        problem is the full disk."""
+        refusal = getattr(self._projection, "refusal", None)
+        if refusal is not None:
+            raise refusal from problem
         self._recall_cache = None
         if self._projection is not None:
             found = getattr(self._projection, "identity", found)
@@ -336,6 +352,8 @@ class Waymarks:
         """
         self.refresh_problem = None
         session = self.current_session()
+        if self.read_only:  # (read as it is: nothing can be brought up to date)
+            return session
         if session is None:  # the project's sessions are read all the same
             refresh_sources(self, None)
             return None

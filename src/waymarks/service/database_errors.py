@@ -49,11 +49,8 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     is written only after the ledger, and a failed command acknowledges nothing)."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     code = getattr(exc, "errno", None)
-    from waymarks.files.space import nearly_full  # (only a failing database asks)
-
     lasting = False  # until the person acts (:class:`UnusableDatabase`): full, unwritable
-    if name.startswith("SQLITE_FULL") or code in (errno.ENOSPC, errno.EDQUOT) or (
-            name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)):
+    if disk_full(exc, db_path):
         problem, lasting = (f"the disk holding {db_path.parent} is full",
                             "Free disk space there, then retry (a read needs room too: "
                             f"SQLite makes {db_path.name}-shm and -wal, a few hundred KB, "
@@ -83,6 +80,18 @@ def database_error(exc: Exception, db_path: Path) -> ServiceError:
     cause, fix = problem
     error = UnusableDatabase if lasting else ServiceError
     return error("database_error", f"{cause}. {fix}. {LEDGER_INTACT}.")
+
+
+def disk_full(exc: Exception, db_path: Path) -> bool:
+    """Whether ``exc`` is the disk holding the projection ``db_path`` being full (SQLite's
+    own word, the system's, or an I/O error of SQLite's on a disk with no room left)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if name.startswith("SQLITE_FULL") or getattr(exc, "errno", None) in (errno.ENOSPC,
+                                                                          errno.EDQUOT):
+        return True
+    from waymarks.files.space import nearly_full  # (only a failing database asks)
+
+    return name.startswith("SQLITE_IOERR") and nearly_full(db_path.parent)
 
 
 def busy_error(exc: Exception, db_path: Path) -> ServiceError | None:

@@ -36,7 +36,7 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
     token = (index.epoch.token() if app.keep_recall_index and index.epoch is not None
              else None)
     checked = cache is not None and token is not None and token == cache.checked
-    if not checked and index.behind():
+    if not checked and not app.read_only and index.behind():
         from waymarks.service.projection_fill import catch_up
 
         catch_up(app, index)

@@ -43,6 +43,7 @@ from waymarks.service.database_errors import (
     busy_error,
     database_error,
     describe,
+    disk_full,
     unwritable,
 )
 from waymarks.service.kept_exclusions import (
@@ -388,6 +389,26 @@ def open_recovering(open_store: Callable[[], R], db_path: Path, now: Callable[[]
             f"{LEDGER_INTACT[1:]}.") from exc
 
 
+def read_as_it_is(app: Any, problem: Exception) -> Projection:
+    """The projection of ``app`` read as it is when the disk holding it is full (every
+    open writes: a read failed there though the file held its answer), noting on ``app``
+    that it may be stale; any other problem, or one reading it so, is the open's error."""
+    error = database_error(problem, app.db_path)
+    if not disk_full(problem, app.db_path):
+        raise error from problem
+    from waymarks.store.read_only import ReadOnlyProjection
+
+    try:
+        opened = ReadOnlyProjection(app.db_path, error, app.busy_timeout_ms)
+    except (*SQLITE_ERRORS, OSError):
+        raise error from problem
+    app.stale_note = (f"the disk holding {app.home} is full, so the database was read as it "
+                      "is, without what the session files hold since it was last written: "
+                      "this may be stale, and nothing can be written until space is freed "
+                      "there")
+    return opened
+
+
 def recovering(method: Callable[P, R]) -> Callable[P, R]:
     """Run a read use case; if the database proves damaged, rebuild it once and retry."""
 
@@ -397,6 +418,8 @@ def recovering(method: Callable[P, R]) -> Callable[P, R]:
         try:
             return method(*args, **kwargs)
         except SQLITE_ERRORS as exc:
+            if getattr(app._projection, "refusal", None) is not None:
+                raise app._projection.refusal from exc  # (read as it is: a full disk)
             if not is_damage(exc):
                 raise database_error(exc, app.db_path) from exc
             app._recover(exc)

@@ -470,7 +470,7 @@ def vectors_of(app: Waymarks, *, catch_up: bool = True,
         return None
     index = app.projection.recall_index()
     skip = skipped(app.home, embedder.model)
-    if catch_up:
+    if catch_up and not app.read_only:  # (else read as it is: nothing is written)
         with (transaction or app.projection.transaction)():
             index.catch_up()
             # the vectors' watermark past what is embedded (after a rebuild: every record

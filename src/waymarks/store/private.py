@@ -58,6 +58,16 @@ def uri(path: Path, query: str) -> str:
     return f"{path.absolute().as_uri()}?{query}"
 
 
+def read_only_uri(path: Path) -> str:
+    """The URI that reads the database at ``path`` and writes nothing, creating no file:
+    with its write-ahead log when that holds frames (``mode=ro``, under SQLite's locks),
+    else the main file as it is (``immutable=1``: no log to read, and no companion made
+    beside it)."""
+    log = Path(f"{path}-wal")
+    framed = log.exists() and log.stat().st_size > 0
+    return uri(path.resolve(), "mode=ro" if framed else "immutable=1")
+
+
 def drop_orphaned_companions(path: Path) -> None:
     """Remove the ``-wal``, ``-shm`` and ``-journal`` of a database that is gone, before
     one is made at ``path``: deleted or moved aside (by the person: "delete it and the

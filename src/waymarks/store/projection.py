@@ -160,6 +160,10 @@ class Projection(ProjectionReads, SourcePolicy):
         except BaseException:
             self.db.close()
             raise
+        self._start_reads()
+
+    def _start_reads(self) -> None:
+        """The views and memos reads use, over the connection just opened."""
         self.view = SqliteView(self.db)
         self.epoch = Epoch(self.db)
         self._listings = {}

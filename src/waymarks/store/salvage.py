@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from waymarks.store.migrations import EXCLUSIONS_STEP
-from waymarks.store.private import uri
+from waymarks.store.private import read_only_uri
 
 Exclusion = tuple[str, str | None, int]
 #: how the problem of a copy nothing could be read from starts (whether it held any
@@ -34,11 +34,9 @@ def read_exclusions(path: Path, note: str) -> tuple[list[Exclusion], str | None]
     db = None
     companions = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
     there = [c.exists() for c in companions]
-    # never written: with its -wal (read-only), or else the main file as it is, so no
-    # companion is created beside the copy kept for inspection
-    mode = "mode=ro" if there[0] and companions[0].stat().st_size else "immutable=1"
+    # never written: no companion is created beside the copy kept for inspection
     try:
-        db = sqlite3.connect(uri(path.resolve(), mode), uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         found = db.execute("SELECT session_id, reason, excluded_at FROM source_exclusions"
                            ).fetchall()
         for row in found:
