@@ -20,6 +20,8 @@ CLAIMS: Final = (
     "Billing logs go to /var/log/billing/app.log.",
     "Restart the mailer with `systemctl restart mailer`.",
     "Workers pull jobs from the jobs-default queue.",
+    "The search config lives in search/conf/search.yml.",
+    "The nginx config for the docs site lives in ops/nginx/docs.conf.",
 )
 
 
@@ -59,3 +61,11 @@ def test_a_similarity_of_the_question_alone_cannot_name_the_thing_meant() -> Non
     side = Semantic({"0": 0.84, "1": 0.86, "2": 0.85, "6": 0.85}, CAL, "latin")
     plan = plan_query("how do I restart the service?", ["let's look at the search service"])
     assert [s.candidate.id for s in score_all(plan, records, stats, side) if s.eligible] == ["0"]
+
+
+def test_a_generic_word_asked_of_the_thing_meant(app: Waymarks) -> None:
+    """"where is the service config?" after the search service: "config" is a generic
+    word, and the search's config claim, which names the thing meant, was refused as
+    matching only generic words (the kind's word, which it need not say, not counted)."""
+    assert _recalled(app, ("let's look at the search service",),
+                     "where is the service config?") == [CLAIMS[8]]

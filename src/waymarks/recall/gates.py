@@ -151,7 +151,8 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     # "发票模板缓存多久？" of the invoice renderer's template cache)
     # (the question's similarity cannot say a record is about the thing a turn before
     # named: "the service" of "how do I restart the service?" does not hold "search")
-    if plan.bare_kinds and (not supported or _referent(plan)):
+    referred = bool(_referent(plan))
+    if plan.bare_kinds and (not supported or referred):
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
         refusal = _bare_kind_mismatch(plan, candidate)
@@ -166,7 +167,9 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # "where is the auth service?": the billing service is another one, and "the
         # search cache TTL?" is not the billing cache's
         return f"does not name {other[2:]}"
-    if facts.weak.issuperset(strong):  # every strong match generic or numeric
+    # (every strong match generic or numeric; a record naming the thing a bare kind
+    # refers to matched the subject too: "where is the service config?" of the search's)
+    if facts.weak.issuperset(strong) and not referred:
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
@@ -187,8 +190,7 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     if mismatch:
         return mismatch
     # (a record naming the thing a bare kind refers to covers the kind's word too)
-    if coverage < COVERAGE_TO_QUALIFY and not named and not (
-            plan.bare_kinds and _referent(plan)):
+    if coverage < COVERAGE_TO_QUALIFY and not named and not referred:
         return f"coverage {coverage:.2f}{BELOW_COVERAGE}"
     return ""
 
