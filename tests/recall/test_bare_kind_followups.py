@@ -69,3 +69,11 @@ def test_a_generic_word_asked_of_the_thing_meant(app: Waymarks) -> None:
     matching only generic words (the kind's word, which it need not say, not counted)."""
     assert _recalled(app, ("let's look at the search service",),
                      "where is the service config?") == [CLAIMS[8]]
+
+
+def test_the_thing_meant_after_a_follow_up_cue(app: Waymarks) -> None:
+    """"and how do I restart the service?" (a cue, "and", with a new word) after the
+    search service recalled nothing: the turn before was kept only to rank by, and the
+    kind was asked of every record again."""
+    assert _recalled(app, ("let's look at the search service",),
+                     "and how do I restart the service?") == [CLAIMS[0]]

@@ -27,7 +27,7 @@ from waymarks.recall.analysis import (
     version_subjects,
 )
 from waymarks.recall.asked_time import TIME_BONUS
-from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
+from waymarks.recall.subject import context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
@@ -211,13 +211,11 @@ def _bare_kind_mismatch(plan: QueryPlan, candidate: Candidate) -> str:
     return f"does not name {' or '.join(sorted(k[2:] for k in plan.bare_kinds))}"
 
 
-def _referent(plan: QueryPlan) -> list[str]:
+def _referent(plan: QueryPlan) -> tuple[str, ...]:
     """The words naming the thing a bare kind of the question refers to: the subject of
-    the turn before when that turn named it with the kind ("the search service": search),
-    else none."""
-    if plan.bare_kinds.isdisjoint(plan.parent):
-        return []
-    return [f for f in plan.parent if f not in KINDS]
+    the turn before when that turn named it with the kind ("the search service": search;
+    :attr:`QueryPlan.referent`), else none."""
+    return plan.referent if plan.bare_kinds else ()
 
 
 def strong_needed(plan: QueryPlan, facts: QueryFacts) -> int:

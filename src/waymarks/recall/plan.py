@@ -246,6 +246,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     plan = _direct(analysis, "direct", text)
     if previous is None or not previous.focus:
         return plan
+    plan = _referred(plan, _subject(previous))
     if not _FOLLOWUP.search(folded):
         # a question with no cue ("what is the eviction policy?" after "Redis cache"): a
         # subject of its own, unless the store says it is a facet of the one before
@@ -260,6 +261,17 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     # come first (the staging database's host fell behind the staging deploy claims)
     earlier = tuple(f for f in _subject(previous) if f not in plan.focus)
     return msgspec.structs.replace(plan, earlier=earlier)
+
+
+def _referred(plan: QueryPlan, subject: tuple[str, ...]) -> QueryPlan:
+    """``plan`` with the thing its bare kind refers to (:attr:`QueryPlan.referent`): the
+    subject of the turn before when that turn named it with the kind ("let's look at the
+    search service", then "how do I restart the service?" or "and how do I restart the
+    service?"), whatever cue the question has."""
+    if plan.bare_kinds.isdisjoint(subject):
+        return plan
+    referent = tuple(f for f in subject if f not in KINDS)
+    return msgspec.structs.replace(plan, referent=referent) if referent else plan
 
 
 #: a word that names an attribute's value with the attribute ("the port number", "the

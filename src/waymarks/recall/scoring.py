@@ -136,6 +136,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: the words of a short question an article introduces, each naming a thing ("does
     #: the crawler use"): one the store never saw is a subject it holds nothing about
     introduced: frozenset[str] = frozenset()
+    #: the words naming the thing a bare kind refers to, when the turn before named one
+    #: of that kind ("the search service", then "restart the service": ``("w:search",)``)
+    referent: tuple[str, ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
