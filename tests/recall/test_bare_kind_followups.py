@@ -77,3 +77,11 @@ def test_the_thing_meant_after_a_follow_up_cue(app: Waymarks) -> None:
     kind was asked of every record again."""
     assert _recalled(app, ("let's look at the search service",),
                      "and how do I restart the service?") == [CLAIMS[0]]
+
+
+def test_the_thing_meant_is_the_word_naming_the_kind(app: Waymarks) -> None:
+    """"the search service keeps crashing", then "how do I restart the service?": the
+    service is the search, named by the word before the kind; the turn's other words
+    ("crashing") are no part of its name, and a restart claim need not say them."""
+    assert _recalled(app, ("the search service keeps crashing",),
+                     "how do I restart the service?") == [CLAIMS[0]]

@@ -246,7 +246,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     plan = _direct(analysis, "direct", text)
     if previous is None or not previous.focus:
         return plan
-    plan = _referred(plan, _subject(previous))
+    plan = _referred(plan, previous)
     if not _FOLLOWUP.search(folded):
         # a question with no cue ("what is the eviction policy?" after "Redis cache"): a
         # subject of its own, unless the store says it is a facet of the one before
@@ -263,14 +263,20 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     return msgspec.structs.replace(plan, earlier=earlier)
 
 
-def _referred(plan: QueryPlan, subject: tuple[str, ...]) -> QueryPlan:
+def _referred(plan: QueryPlan, previous: QueryPlan) -> QueryPlan:
     """``plan`` with the thing its bare kind refers to (:attr:`QueryPlan.referent`): the
-    subject of the turn before when that turn named it with the kind ("let's look at the
-    search service", then "how do I restart the service?" or "and how do I restart the
-    service?"), whatever cue the question has."""
-    if plan.bare_kinds.isdisjoint(subject):
+    one the turn before named with the kind ("let's look at the search service", then
+    "how do I restart the service?" or "and how do I restart the service?"), whatever
+    cue the question has. The word right before the kind names it ("the search service
+    keeps crashing": search, not crash); a subject inherited with the kind ("and the
+    port?" after it) is read whole."""
+    if not plan.bare_kinds:
         return plan
-    referent = tuple(f for f in subject if f not in KINDS)
+    referent = tuple(dict.fromkeys(
+        word for word, kind in previous.named_kinds if kind in plan.bare_kinds))
+    subject = _subject(previous)
+    if not referent and not plan.bare_kinds.isdisjoint(subject):
+        referent = tuple(f for f in subject if f not in KINDS)
     return msgspec.structs.replace(plan, referent=referent) if referent else plan
 
 
