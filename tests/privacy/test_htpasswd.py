@@ -21,6 +21,11 @@ CASES: list[tuple[str, str]] = [
     (f"RUN htpasswd -b -B -C 10 /etc/apache2/.htpasswd ops '{PW}' && nginx -t",
      "RUN htpasswd -b -B -C 10 /etc/apache2/.htpasswd ops '[REDACTED:secret]' && nginx -t"),
     (f"htpasswd -nb admin {PW} > auth", "htpasswd -nb admin [REDACTED:secret] > auth"),
+    # a ``\`` continues the command's arguments on the next line (a Dockerfile's RUN)
+    (f"htpasswd -bc /etc/nginx/.htpasswd \\\n    admin {PW}",
+     "htpasswd -bc /etc/nginx/.htpasswd \\\n    admin [REDACTED:secret]"),
+    (f"RUN htpasswd -b \\\n  -B /etc/apache2/.htpasswd ops \\\n  {PW} && nginx -t",
+     "RUN htpasswd -b \\\n  -B /etc/apache2/.htpasswd ops \\\n  [REDACTED:secret] && nginx -t"),
 ]
 
 UNCHANGED: list[str] = [
@@ -28,6 +33,7 @@ UNCHANGED: list[str] = [
     "htpasswd -B /etc/nginx/.htpasswd admin",
     "htpasswd -nb admin $ADMIN_PASSWORD",
     "htpasswd -v /etc/nginx/.htpasswd admin",
+    "htpasswd -c /etc/nginx/.htpasswd \\\n    admin",
 ]
 
 

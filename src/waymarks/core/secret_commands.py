@@ -102,13 +102,14 @@ def _user_and_password(name: str, sep: str) -> str:
 
 
 
+#: what parts a command's arguments: spaces, or a ``\`` ending the line (curl's, htpasswd's)
+_ARG_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
 #: curl's arguments before its cookie flag, each whole (quoted, or a run), parted by
 #: spaces or a ``\`` ending the line, up to 64 (a browser's copy puts two for each of a
 #: few headers before its cookies), each read once (possessive), then the space before the flag
-_CURL_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
-_CURL_ARGS: Final = (r"(?:" + _CURL_SEP + r"(?!(?:-b|--cookie)(?:[ \t]|=))"
+_CURL_ARGS: Final = (r"(?:" + _ARG_SEP + r"(?!(?:-b|--cookie)(?:[ \t]|=))"
                      r"(?:'[^'\n]{0,4096}'|\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
-                     r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _CURL_SEP)
+                     r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _ARG_SEP)
 
 
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after a .pgpass line's rule
@@ -215,12 +216,14 @@ COMMAND_RULES: Final = (
     # the password ``htpasswd -b`` takes after the file and the user (``-bc FILE USER
     # PASSWORD``; ``-nb USER PASSWORD`` prints the line), to the command's end: its flags
     # (``-B``, ``-C 10``) before them; without ``-b`` it is asked for (``accepts`` reads
-    # the flags)
+    # the flags). Its arguments are parted as curl's are, by spaces or a ``\`` ending the
+    # line (a Dockerfile's ``RUN htpasswd -bc FILE \`` puts the user and password below)
     Rule("htpasswd", "secret", lazy(
         r"(?<![\w.-])htpasswd(?:\.exe)?"
-        r"(?P<htpasswd_flags>(?:[ \t]+(?:-[A-Za-z]+|[0-9]+)){1,8})(?:[ \t]+(?:'[^'\n]{0,4096}'"
-        r"|\"[^\"\n]{0,4096}\"|[^\s\"'`;|&<>()-][^\s;|&<>()]{0,4095})){1,2}"
-        r"[ \t]+" + _QUOTED_OR_BARE.format(name="htpasswd", least=1)
+        r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})(?:" + _ARG_SEP
+        + r"(?:'[^'\n]{0,4096}'"
+        r"|\"[^\"\n]{0,4096}\"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095})){1,2}"
+        + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1)
         + r"(?=[ \t]*(?:[\n;|&<>)]|\Z))", re.ASCII),
         ("htpasswd",), anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
