@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -34,6 +35,12 @@ def immutable(path: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def clearing(path: Path) -> str:
+    """The command the refusal gives, ``path`` one shell word as it quotes it (a temporary
+    folder with a space in its name: ``--basetemp``, ``TMPDIR``)."""
+    return f"chattr -i {shlex.quote(str(path))}"
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -63,7 +70,7 @@ def test_an_immutable_database_or_home_is_named_not_given_chmod(
     with immutable(target):
         message = _refused(capsys, "pin", "--", "Never force-push")
     assert f"{target} is marked immutable" in message, message
-    assert f"chattr -i {target}" in message and "chmod" not in message, message
+    assert clearing(target) in message and "chmod" not in message, message
     assert main(["--json", "pin", "--", "Never force-push"]) == 0  # once cleared
 
 
@@ -73,7 +80,7 @@ def test_an_immutable_session_file_is_named_not_given_a_permission_check(
     before = ledger.read_bytes()
     with immutable(ledger):
         message = _refused(capsys, "pin", "--", "Never force-push")
-    assert f"{ledger} is marked immutable" in message and f"chattr -i {ledger}" in message
+    assert f"{ledger} is marked immutable" in message and clearing(ledger) in message
     assert "yours and writable" not in message, message
     assert ledger.read_bytes() == before
 
@@ -87,6 +94,6 @@ def test_an_immutable_personal_memory_folder_is_named(
     with immutable(folder):
         assert main(["--json", "personal", "save", "--", "I like tea."]) == 2
         message = json.loads(capsys.readouterr().out)["message"]
-    assert f"{folder} is marked immutable" in message and f"chattr -i {folder}" in message, \
+    assert f"{folder} is marked immutable" in message and clearing(folder) in message, \
         message
     assert list(folder.iterdir()) == []

@@ -543,7 +543,7 @@ def test_an_immutable_settings_file_is_named_not_given_chmod(
     """Claude Code's settings marked immutable (``chattr +i``: an administrator's lock) were
     "read-only (mode 600) … chmod u+w", which changed nothing: the attribute refuses root
     too. The refusal names it and ``chattr -i``; nothing is written."""
-    from tests.durability.test_immutable_files import immutable
+    from tests.durability.test_immutable_files import clearing, immutable
 
     cc.install("project", project, tmp_path / "u", home)
     settings = project / ".claude" / "settings.json"
@@ -552,5 +552,5 @@ def test_an_immutable_settings_file_is_named_not_given_chmod(
         done = cli(home, project, tmp_path / "u", "uninstall")
     assert done.returncode == 2 and "Nothing was changed" in done.stdout, done.stdout
     assert f"{settings} is marked immutable" in done.stdout, done.stdout
-    assert f"chattr -i {settings}" in done.stdout and "chmod" not in done.stdout
+    assert clearing(settings) in done.stdout and "chmod" not in done.stdout
     assert tree(project) == before

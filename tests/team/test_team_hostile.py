@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -655,14 +656,15 @@ def test_a_subfolder_of_a_checkout_with_a_team_ledger_is_told_where_it_is(
     sub = repo / "src" / "api"
     sub.mkdir(parents=True)
     untrusted = waymarks("--home", str(home), "team", "status", cwd=sub).stdout
-    assert f"waymarks --cwd {repo} team status" in untrusted, untrusted  # not "trust ."
+    told = f"waymarks --cwd {shlex.quote(str(repo))} team status"  # (a path with a space)
+    assert told in untrusted, untrusted  # not "trust ."
     assert "waymarks trust ." not in untrusted, untrusted
     run(home, sub, "trust", ".")
     status = run(home, sub, "team", "status")
     assert (status["initialized"], status["ledgerAbove"]) == (False, str(repo)), status
     shown = waymarks("--home", str(home), "team", "status", cwd=sub).stdout
     assert f"this checkout has one at {repo}/.waymarks/team" in shown, shown
-    assert f"waymarks --cwd {repo} team status" in shown, shown
+    assert told in shown, shown
     made = run(home, sub, "team", "init")
     assert any(f"{repo}/.waymarks/team" in n for n in made["notices"]), made
     assert run(home, repo, "team", "status")["ledgerAbove"] is None
