@@ -85,7 +85,10 @@ PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
 #: one whose runtime has started threads cannot use them
 PRELOAD_SEMANTIC = ("numpy", "waymarks.semantic.matrix", "waymarks.semantic.e5",
                     "waymarks.semantic.sidecar", "waymarks.service.logs",
-                    "waymarks.service.semantic_backfill")
+                    "waymarks.service.semantic_backfill",
+                    # hybrid recall's own, which a recall imports only with the extra on
+                    "waymarks.service.semantic_recall", "waymarks.service.semantic_unseen",
+                    "waymarks.service.failure_marks", "waymarks.store.recall_vectors")
 #: what NumPy's and the engine's libraries read from the environment when they load: a
 #: request whose environment says otherwise is refused (it runs in its own process)
 IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"GOMP_", b"KMP_", b"NPY_",
