@@ -2,7 +2,9 @@
 ``masterauth …`` directives, ``redis-server --requirepass …`` (a Compose file's command),
 ``CONFIG SET requirepass …``: the password went to the model in clear, and a pin holding
 it was stored (a name, then a space: no rule read it). Judged as an assignment's value on
-its own line; a commented-out sample (``# requirepass foobared``) and a reference stay."""
+its own line; a commented-out sample (``# requirepass foobared``) and a reference stay.
+So does the AUTH command a client sends it (``redis-cli AUTH …``, ``127.0.0.1:6379> AUTH
+default …`` in a session), which went out in clear too."""
 
 from __future__ import annotations
 
@@ -20,12 +22,26 @@ CASES: list[tuple[str, str]] = [
      "    command: redis-server --appendonly yes --requirepass [REDACTED:secret]"),
     (f"127.0.0.1:6379> CONFIG SET requirepass {PW}",
      "127.0.0.1:6379> CONFIG SET requirepass [REDACTED:secret]"),
+    # the AUTH command: given to redis-cli, typed at its prompt, or a session's line
+    (f"redis-cli AUTH {PW}", "redis-cli AUTH [REDACTED:secret]"),
+    (f"docker exec -it cache redis-cli -h 10.0.0.5 -p 6380 auth default '{PW}'",
+     "docker exec -it cache redis-cli -h 10.0.0.5 -p 6380 auth default '[REDACTED:secret]'"),
+    (f"127.0.0.1:6379> AUTH default {PW}\nOK",
+     "127.0.0.1:6379> AUTH default [REDACTED:secret]\nOK"),
+    ("redis> auth hunter22\nOK", "redis> auth [REDACTED:secret]\nOK"),
+    (f"AUTH default {PW}", "AUTH default [REDACTED:secret]"),
 ]
 
 UNCHANGED: list[str] = [
     "# requirepass foobared",  # redis.conf's commented sample
     "command: redis-server --requirepass ${REDIS_PASSWORD}",
     "the requirepass directive sets it",
+    "redis-cli AUTH $REDIS_PASSWORD",
+    "127.0.0.1:6379> AUTH default ${REDIS_PASSWORD}",
+    "AUTH <password>",
+    "AUTH failed",  # a log's line: a session's bare line is judged as prose is
+    "We use OAuth tokens",
+    "configure basic auth here",
 ]
 
 

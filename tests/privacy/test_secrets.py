@@ -249,6 +249,8 @@ secretish = st.lists(st.sampled_from([
     "create user ", "ALTER ROLE r ", " WITH PASSWORD ", "identified by ",
     # a single-dash flag (dash_flag: first in a text too, no space before its dash)
     "-storepass ", "-Token ",
+    # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
+    "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",

@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_commands import a_setting, reads_stdin
+from waymarks.core.secret_commands import a_setting, reads_stdin, redis_auth_lead
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
@@ -120,6 +120,11 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             and prose_value_is_secret(value, quoted=False, pin=False))
     if name in ("sql_password", "redis_auth"):  # a literal, a directive's: data
         return _looks_like_secret(value, data=True, alone=False)
+    if name == "redis_cli_auth":  # data given to redis-cli; on a bare line, judged as prose
+        lead, quoted = redis_auth_lead(match), match.lastgroup != name
+        if lead == "client" or (lead == "bare" and quoted):
+            return _looks_like_secret(value, data=True, alone=False)
+        return lead == "bare" and prose_value_is_secret(value, quoted=False, pin=False)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
     if name in ("tf_default", "xml_value", "xml_pair"):

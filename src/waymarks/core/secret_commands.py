@@ -247,7 +247,33 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-U|--user)"
         + _user_and_password("smb_user", "%"), re.ASCII),
         ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
+    # Redis's AUTH command, ``AUTH [USER] PASSWORD`` ending its line: given to redis-cli
+    # (``redis-cli -h cache AUTH …``) or typed in its session (``127.0.0.1:6379> AUTH
+    # default …``); what stands before it on the line decides (:func:`redis_auth_lead`)
+    Rule("redis_cli_auth", "secret", lazy(
+        r"(?<![\w.-])(?i:auth)[ \t]+(?:[\w.@-]{1,64}[ \t]+)?"
+        + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1)
+        + r"(?=[ \t]*(?:\r?\n|[;|&]|\Z))", re.ASCII),
+        ("auth",), folded=True, anchored=True, wrapper=True),
 )
+
+#: what may stand before a Redis AUTH on its line: redis-cli and its arguments (after
+#: ``docker exec … `` too), or its session's prompt (``127.0.0.1:6379>``, ``redis>``,
+#: ``127.0.0.1:6379[1]>``)
+_REDIS_LEAD: Final = lazy(r"[^\n|;&`]{0,256}?(?<![\w.-])redis-cli(?:\.exe)?[ \t][^\n|;&`]{0,256}"
+                          r"|[ \t]*[^\s>]{1,64}>[ \t]*", re.ASCII)
+
+
+def redis_auth_lead(match: re.Match[str]) -> str:
+    """What leads a ``redis_cli_auth`` match on its line: ``"client"`` (redis-cli or its
+    prompt: the password is data), ``"bare"`` (``AUTH`` in capitals starting the line, as a
+    session pasted without its prompts writes it: judged as prose, since a log says "AUTH
+    failed"), else ``""`` (prose: "basic auth here")."""
+    text, at = match.string, match.start()
+    line = text.rfind("\n", 0, at) + 1
+    if _REDIS_LEAD.fullmatch(text, line, at) is not None:
+        return "client"
+    return "bare" if not text[line:at].strip() and text.startswith("AUTH", at) else ""
 
 
 def _pair(after: str, whole: bool = True) -> str:

@@ -42,7 +42,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
-                                "sql_password", "redis_auth",
+                                "sql_password", "redis_auth", "redis_cli_auth",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -237,7 +237,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # (each of these holds one: read here, every text paid for them)
         return (dash and (named_pass or "token" in folded or "secret" in folded
                           or "key" in folded) and DASH_FLAG.search(text) is not None) \
-            or (named_pass and "requirepass" in folded) or "masterauth" in folded \
+            or (named_pass and "requirepass" in folded) \
+            or ("auth" in folded and _auth_key(folded)) \
             or ("set" in text and ("configure" in text or "user-secrets" in text))
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
         or (colon and '"' in text and "sensitive" in text) \
