@@ -251,6 +251,8 @@ secretish = st.lists(st.sampled_from([
     "-storepass ", "-Token ",
     # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
     "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>",
+    # rabbitmqctl's password after the user (rabbitmqctl)
+    "rabbitmqctl ", "add_user ", "change_password ",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",

@@ -92,7 +92,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "htpasswd" and not _HTPASSWD_BATCH.search(match.group("htpasswd_flags")):
         return False  # no -b: the password is asked for, and what ends the line is the user
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
-                "config_set", "config_named", "secret_set", "htpasswd"):
+                "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value

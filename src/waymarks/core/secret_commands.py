@@ -247,6 +247,16 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-U|--user)"
         + _user_and_password("smb_user", "%"), re.ASCII),
         ("smbclient", "rpcclient"), anchored=True, wrapper=True, guard="-"),
+    # the password rabbitmqctl's ``add_user``, ``change_password`` or ``authenticate_user``
+    # takes after the user, ending the command (its arguments parted as htpasswd's);
+    # ``add_user USER`` alone reads it on standard input
+    Rule("rabbitmqctl", "secret", lazy(
+        r"(?<![\w.-])rabbitmqctl(?:\.bat)?(?=[ \t])" + _on(128)
+        + r"[ \t](?:add_user|change_password|authenticate_user)" + _ARG_SEP
+        + r"(?:'[^'\n]{1,4096}'|\"[^\"\n]{1,4096}\"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095}+)"
+        + _ARG_SEP + _QUOTED_OR_BARE.format(name="rabbitmqctl", least=1)
+        + r"(?=[ \t]*(?:[\n;|&<>)]|\Z))", re.ASCII),
+        ("rabbitmqctl",), anchored=True, wrapper=True),
     # Redis's AUTH command, ``AUTH [USER] PASSWORD`` ending its line: given to redis-cli
     # (``redis-cli -h cache AUTH …``) or typed in its session (``127.0.0.1:6379> AUTH
     # default …``); what stands before it on the line decides (:func:`redis_auth_lead`)

@@ -42,7 +42,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "url_user", "flag",
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
-                                "sql_password", "redis_auth", "redis_cli_auth",
+                                "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -194,6 +194,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)) \
             and ("<<" in text or "|" in text):
         return True  # the secret ``vercel env add`` reads on its standard input
+    if "_" in text and "rabbitmqctl" in text:
+        return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
                     or "env-vars" in text or "appsettings" in text or "env set" in text
                     or ("kubectl" in text and "env" in text) or ("-e" in text and (
