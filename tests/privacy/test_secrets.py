@@ -253,6 +253,8 @@ secretish = st.lists(st.sampled_from([
     "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>",
     # rabbitmqctl's password after the user (rabbitmqctl)
     "rabbitmqctl ", "add_user ", "change_password ",
+    # Python's HTTP client pairs (py_auth)
+    "auth=(", "BasicAuth(", "Digest", "'a', 'b')", ", ", ")",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",
