@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 from waymarks.store import binding
@@ -56,6 +56,11 @@ class ReadOnlyProjection(Projection):
 
     def close(self) -> None:
         self.db.close()
+
+    def checkpoints_deferred(self) -> AbstractContextManager[None]:
+        """No checkpoint to defer: nothing is written (the write's :meth:`transaction`
+        inside it raises the full disk)."""
+        return nullcontext()
 
     @contextmanager
     def transaction(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
