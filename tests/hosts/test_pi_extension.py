@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -100,7 +101,7 @@ def test_a_stuck_bridge_is_waited_for_once_and_both_consequences_are_said(
     was told only that memory was off, never that requests went out withheld."""
     starts = tmp_path / "starts"
     stuck = tmp_path / "stuck-waymarks"
-    stuck.write_text(f"#!/bin/sh\necho started >> {starts}\nexec sleep 300\n")
+    stuck.write_text(f"#!/bin/sh\necho started >> {shlex.quote(str(starts))}\nexec sleep 300\n")
     stuck.chmod(0o755)
     errors: list[str] = []
     result = run_harness(tmp_path, str(stuck), timeout_ms="300", errors=errors)
@@ -220,7 +221,7 @@ def test_a_turn_starting_with_a_slash_is_in_the_plans_history(tmp_path: Path) ->
     is one), and the follow-up lost its subject."""
     said = tmp_path / "said.jsonl"
     bridge = tmp_path / "waymarks-tee"
-    bridge.write_text(f'#!/bin/sh\ntee -a {said} | exec {WAYMARKS_BIN} "$@"\n')
+    bridge.write_text(f'#!/bin/sh\ntee -a {shlex.quote(str(said))} | exec {WAYMARKS_BIN} "$@"\n')
     bridge.chmod(0o755)
     assert run_harness(tmp_path, str(bridge), scenario=SLASH_TURN) == {"done": True}
     plans = [json.loads(line) for line in said.read_text().splitlines()
@@ -304,7 +305,7 @@ def test_an_abort_signal_and_other_live_values_go_out_as_pi_made_them(
     never sent to the bridge nor taken from it; the text is still checked or withheld."""
     said = tmp_path / "said"
     tee = tmp_path / "tee-waymarks"
-    tee.write_text(f'#!/bin/sh\ntee -a {said} | exec {WAYMARKS_BIN} "$@"\n')
+    tee.write_text(f'#!/bin/sh\ntee -a {shlex.quote(str(said))} | exec {WAYMARKS_BIN} "$@"\n')
     tee.chmod(0o755)
     result = run_harness(tmp_path, str(tee) if bridge == "live" else "/bin/false",
                          scenario=LIVE_VALUES)
