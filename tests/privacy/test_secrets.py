@@ -255,6 +255,8 @@ secretish = st.lists(st.sampled_from([
     "rabbitmqctl ", "add_user ", "change_password ",
     # Python's HTTP client pairs (py_auth)
     "auth=(", "BasicAuth(", "Digest", "'a', 'b')", ", ", ")",
+    # HTTP Digest's response (digest_auth)
+    "Digest ", 'realm="r", ', "response=", "0123456789abcdef" * 2, '\\"',
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",

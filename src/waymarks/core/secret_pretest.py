@@ -252,7 +252,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (colon and "apiVersion" in text and "data:" in text) \
-        or (equals and ("sig=" in text or "Signature=" in text)) \
+        or (equals and ("sig=" in text or "Signature=" in text or "digest" in folded)) \
         or ("auth" in folded and _auth_key(folded))
 
 

@@ -180,6 +180,10 @@ _TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,409
 
 
 #: a configuration command's flags, each with its argument (``--profile ci``)
+#: one parameter of an HTTP Digest header, ``name="value"`` (its quotes escaped in JSON)
+#: or ``name=token``
+_DIGEST_PARAM: Final = (r"[A-Za-z][\w-]{0,31}[ \t]*=[ \t]*(?:\\?\"(?:[^\"\\\n]|\\[^\"\n])"
+                        r"{0,1024}+\\?\"|[^\s,\\\"]{1,1024}+)")
 _CONFIG_FLAGS: Final = r"(?:[ \t]+--?[\w-]{1,64}(?:[ \t]+[^\s'\"-][^\s]{0,253})?){0,8}?"
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
@@ -223,6 +227,17 @@ _WRAPPERS: Final = (
         r"(?:[A-Za-z0-9_-]{1,64}:)?"
         r"(?P<auth_raw>[A-Za-z0-9._~+/=-]{16,4096})(?![^\s\"',;\\])", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
+    # HTTP Digest's response (``Authorization: Digest username=…, nonce=…, response="<hex>"``,
+    # RFC 7616): a hash of the password with the nonce, which lets anyone test guesses of
+    # the password offline and replay the request while the nonce lasts, so a credential;
+    # the other parameters (user, realm, nonce, URI) stay. Each parameter before it read
+    # once, at most 16, quoted (a HAR file's JSON escapes the quotes) or bare
+    Rule("digest_auth", "secret", lazy(
+        r"(?<![\w-])(?i:digest)[ \t]+(?:(?!(?i:response)[ \t]*=)" + _DIGEST_PARAM
+        + r"[ \t]*,[ \t]*){0,16}+(?i:response)[ \t]*=[ \t]*(?P<digest_q>\\?\")?"
+        r"(?P<digest_auth>[0-9a-fA-F]{32}(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{96})?)(?![0-9a-fA-F])"
+        r"(?(digest_q)\\?\")", re.ASCII),
+        ("digest",), folded=True, anchored=True, wrapper=True, guard="="),
     # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":
     # "Cookie", "value": …``) to its line's end or closing quote, when a cookie looks secret
     Rule("cookie", "cookie", lazy(
