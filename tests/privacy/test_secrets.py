@@ -257,6 +257,8 @@ secretish = st.lists(st.sampled_from([
     "auth=(", "BasicAuth(", "Digest", "'a', 'b')", ", ", ")",
     # HTTP Digest's response (digest_auth)
     "Digest ", 'realm="r", ', "response=", "0123456789abcdef" * 2, '\\"',
+    # a PgBouncer userlist.txt line (pgbouncer)
+    '"app" "', '"\t"', "userlist ", "md5",
     # a Kubernetes Secret's data (secret_manifest)
     "kind: Secret\n", "data:\n  ", "data:\n", "  a: ", "YWJjZA==", "\n---\n",
     '"kind": "Secret"', '"data": {', '"a": "', '"}', ", ",

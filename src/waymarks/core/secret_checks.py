@@ -125,6 +125,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         if lead == "client" or (lead == "bare" and quoted):
             return _looks_like_secret(value, data=True, alone=False)
         return lead == "bare" and prose_value_is_secret(value, quoted=False, pin=False)
+    if name == "pgbouncer":
+        return _a_userlist_secret(match.string, start, value)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
     if name in ("tf_default", "xml_value", "xml_pair", "py_auth"):
@@ -165,6 +167,24 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             and _starts_its_line(match.string, match.start())
         return _looks_like_secret(value, data, alone)
     return True
+
+
+#: PgBouncer's hashed entries (``md5`` and 32 hex digits, a SCRAM secret): they log in
+_USERLIST_HASH: Final = lazy(r"md5[0-9a-f]{32}|SCRAM-SHA-256\$\d{1,7}:\S{8,}", re.ASCII)
+#: what names PgBouncer's user list, read up to 4 KB before an entry
+_USERLIST_NAMES: Final = ("userlist", "pgbouncer", "auth_file")
+
+
+def _a_userlist_secret(text: str, start: int, value: str) -> bool:
+    """Whether a ``"USER" "VALUE"`` line's value is PgBouncer's password: its hash or SCRAM
+    secret always; a plain one where the text names the file just before, else only one
+    that reads random, as a value in prose must (``"foo" "bar"`` is a list's line)."""
+    if _USERLIST_HASH.fullmatch(value) is not None:
+        return True
+    before = ascii_lower(text[max(0, start - 4096):start])
+    if any(name in before for name in _USERLIST_NAMES):
+        return _looks_like_secret(value, data=True, alone=False)
+    return prose_value_is_secret(value, quoted=False, pin=False)
 
 
 #: htpasswd's batch flag among its flags (``-b``, ``-bc``, ``-nbB``)

@@ -359,6 +359,13 @@ _WRAPPERS: Final = (
         r"(?:'(?P<py_auth>[^'\\\n]{1,4096})'|\"(?P<py_auth_d>[^\"\\\n]{1,4096})\")"
         r"\s{0,64}[,)]", re.ASCII),
         ("auth",), folded=True, anchored=True, wrapper=True, guard="("),
+    # a PgBouncer userlist.txt entry, ``"USER" "PASSWORD"`` alone on its line (the
+    # password in clear, or its MD5 or SCRAM secret, each of which logs in): judged by
+    # ``accepts``, since two quoted words are common (a plain word only where the file is
+    # named)
+    Rule("pgbouncer", "secret", lazy(
+        r"(?m:^)[ \t]*\"[\w.@-]{1,63}\"[ \t]\"(?P<pgbouncer>[^\"\s][^\"\n]{0,4095})\"[ \t]*$",
+        re.ASCII), ("\" \"", "\"\t\""), wrapper=True, guard="\""),
     # a value Terraform marks sensitive (``terraform output -json``: ``"sensitive": true``
     # beside its ``"value"``, in either order among the object's scalar members): its
     # output's name is an object's key there, and the value went out in clear
