@@ -24,6 +24,8 @@ CASES: list[tuple[str, str]] = [
      "requests.get(url, auth=HTTPDigestAuth('ops', '[REDACTED:secret]'))"),
     (f"es = Elasticsearch(hosts, basic_auth=(\n    'elastic',\n    '{PW}',\n))",
      "es = Elasticsearch(hosts, basic_auth=(\n    'elastic',\n    '[REDACTED:secret]',\n))"),
+    # a session's attribute (``session.auth = (…)``, as requests' docs set it)
+    (f"session.auth = ('admin', '{PW}')", "session.auth = ('admin', '[REDACTED:secret]')"),
     (f"aiohttp.BasicAuth(login='app', password='{PW}')",
      "aiohttp.BasicAuth(login='app', password='[REDACTED:secret]')"),
 ]

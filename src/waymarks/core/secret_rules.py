@@ -351,10 +351,10 @@ _WRAPPERS: Final = (
     # the password of an HTTP client's pair in Python: requests' and httpx's ``auth=(USER,
     # PASSWORD)`` (``basic_auth=``, ``http_auth=``: Elasticsearch's), ``HTTPBasicAuth(USER,
     # PASSWORD)`` (``HTTPDigestAuth``, ``HTTPProxyAuth``, aiohttp's ``BasicAuth``): its
-    # name is no assignment's, and it went out in clear. String literals only: a variable
-    # or a call is code
+    # name is no assignment's, and it went out in clear (``session.auth = (…)`` too).
+    # String literals only: a variable or a call is code
     Rule("py_auth", "secret", lazy(
-        r"(?:(?<![A-Za-z0-9.])(?i:auth)[ \t]*=[ \t]*\(|(?:(?<=Basic)|(?<=Digest)|(?<=Proxy))"
+        r"(?:(?<![A-Za-z0-9])(?i:auth)[ \t]*=[ \t]*\(|(?:(?<=Basic)|(?<=Digest)|(?<=Proxy))"
         r"Auth\()\s{0,64}(?:'[^'\\\n]{0,256}'|\"[^\"\\\n]{0,256}\")\s{0,64},\s{0,64}"
         r"(?:'(?P<py_auth>[^'\\\n]{1,4096})'|\"(?P<py_auth_d>[^\"\\\n]{1,4096})\")"
         r"\s{0,64}[,)]", re.ASCII),
