@@ -30,6 +30,9 @@ CASES: list[tuple[str, str]] = [
      "127.0.0.1:6379> AUTH default [REDACTED:secret]\nOK"),
     ("redis> auth hunter22\nOK", "redis> auth [REDACTED:secret]\nOK"),
     (f"AUTH default {PW}", "AUTH default [REDACTED:secret]"),
+    # redis-cli's long flag for its -a
+    (f"redis-cli --user app --pass {PW} ping",
+     "redis-cli --user app --pass [REDACTED:secret] ping"),
 ]
 
 UNCHANGED: list[str] = [
@@ -42,6 +45,7 @@ UNCHANGED: list[str] = [
     "AUTH failed",  # a log's line: a session's bare line is judged as prose is
     "We use OAuth tokens",
     "configure basic auth here",
+    "redis-cli --askpass --user app",
 ]
 
 

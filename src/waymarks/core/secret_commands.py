@@ -30,14 +30,14 @@ _PASSWORD_COMMANDS: Final = (
     r"(?:mysql(?:dump|admin|import|check|show|slap|pump|binlog)?"
     r"|mariadb(?:-(?:dump|admin|import|check|show|slap|binlog))?)")
 #: (command, flag) whose password follows the flag, after spaces or glued: a registry
-#: login's or sshpass's ``-p``, redis-cli's ``-a``, openssl's ``-k`` and ``-pass``,
+#: login's or sshpass's ``-p``, redis-cli's ``-a`` (``--pass``), openssl's ``-k`` and ``-pass``,
 #: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
 #: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), ``-w`` of
 #: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``
 _LOGIN_FLAGS: Final = (
     (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
-    ("redis-cli", "-a"),
+    ("redis-cli", r"-a|--pass(?=[ \t])"),
     (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
     ("(?:un)?zip", "-P"),
     (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
@@ -123,7 +123,7 @@ COMMAND_RULES: Final = (
         ("mysql", "mariadb"), anchored=True, wrapper=True, guard="-"),
     # the password after ``-p`` of a registry login (``docker login -u ci -p …``, Podman,
     # Buildah, nerdctl, ``helm registry login``, ``az login``) or of ``sshpass``, and after
-    # redis-cli's ``-a``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
+    # redis-cli's ``-a`` or ``--pass``; ``docker run -p 8080:80`` and ``ssh -p 22`` are other flags
     Rule("login_flag", "secret", lazy(
         _COMMAND_START + "(?:" + "|".join(
             rf"(?:{command})(?=[ \t]){_on(256)}[ \t](?:{flag})"

@@ -268,7 +268,8 @@ def _password_flag(text: str) -> bool:
         or ((curl or "client" in text) and ("-u" in text or "-U" in text)) \
         or (curl and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
-        or ("-a" in text and "redis-cli" in text) or ("zip" in text and "-P" in text) \
+        or (("-a" in text or "--pass" in text) and "redis-cli" in text) \
+        or ("zip" in text and "-P" in text) \
         or ("ldap" in text and "-w" in text) \
         or (("sqlcmd" in text or "bcp" in text) and "-P" in text) \
         or (flag_p and "mongo" in text) or "htpasswd" in text
