@@ -33,6 +33,9 @@ CASES: list[tuple[str, str]] = [
     # redis-cli's long flag for its -a
     (f"redis-cli --user app --pass {PW} ping",
      "redis-cli --user app --pass [REDACTED:secret] ping"),
+    # HELLO's AUTH, at the prompt
+    (f"127.0.0.1:6379> HELLO 3 AUTH default {PW}",
+     "127.0.0.1:6379> HELLO 3 AUTH default [REDACTED:secret]"),
 ]
 
 UNCHANGED: list[str] = [

@@ -269,9 +269,9 @@ COMMAND_RULES: Final = (
 
 #: what may stand before a Redis AUTH on its line: redis-cli and its arguments (after
 #: ``docker exec … `` too), or its session's prompt (``127.0.0.1:6379>``, ``redis>``,
-#: ``127.0.0.1:6379[1]>``)
+#: ``127.0.0.1:6379[1]>``), there after ``HELLO 3`` too (``HELLO 3 AUTH USER PASSWORD``)
 _REDIS_LEAD: Final = lazy(r"[^\n|;&`]{0,256}?(?<![\w.-])redis-cli(?:\.exe)?[ \t][^\n|;&`]{0,256}"
-                          r"|[ \t]*[^\s>]{1,64}>[ \t]*", re.ASCII)
+                          r"|[ \t]*[^\s>]{1,64}>[ \t]*(?:(?i:hello)[ \t]+[23][ \t]+)?", re.ASCII)
 
 
 def redis_auth_lead(match: re.Match[str]) -> str:
