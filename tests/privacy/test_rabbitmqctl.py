@@ -23,6 +23,9 @@ CASES: list[tuple[str, str]] = [
      " set_user_tags ops"),
     (f"sudo rabbitmqctl authenticate_user app {PW}",
      "sudo rabbitmqctl authenticate_user app [REDACTED:secret]"),
+    # rabbitmqadmin's (the management plugin's CLI) login: -p is the password, -P the port
+    (f"rabbitmqadmin -H mq -P 15672 -u admin -p {PW} list queues",
+     "rabbitmqadmin -H mq -P 15672 -u admin -p [REDACTED:secret] list queues"),
     (f"rabbitmqctl add_user \\\n    app {PW}",
      "rabbitmqctl add_user \\\n    app [REDACTED:secret]"),
 ]
@@ -34,6 +37,7 @@ UNCHANGED: list[str] = [
     "rabbitmqctl delete_user app",
     "rabbitmqctl set_permissions -p / app '.*' '.*' '.*'",
     "use rabbitmqctl add_user to create the account",
+    "rabbitmqadmin -u admin -p $RABBITMQ_PASSWORD list queues",
 ]
 
 

@@ -252,7 +252,7 @@ secretish = st.lists(st.sampled_from([
     # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
     "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>",
     # rabbitmqctl's password after the user (rabbitmqctl)
-    "rabbitmqctl ", "add_user ", "change_password ",
+    "rabbitmqctl ", "add_user ", "change_password ", "rabbitmqadmin ", " -p ",
     # Python's HTTP client pairs (py_auth)
     "auth=(", "BasicAuth(", "Digest", "'a', 'b')", ", ", ")",
     # HTTP Digest's response (digest_auth)

@@ -33,11 +33,13 @@ _PASSWORD_COMMANDS: Final = (
 #: login's or sshpass's ``-p``, redis-cli's ``-a`` (``--pass``), openssl's ``-k`` and ``-pass``,
 #: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
 #: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), ``-w`` of
-#: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``
+#: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``,
+#: rabbitmqadmin's ``-p`` (its ``-P`` is the port)
 _LOGIN_FLAGS: Final = (
     (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
     ("redis-cli", r"-a|--pass(?=[ \t])"),
+    ("rabbitmqadmin", r"-p(?=[ \t])"),
     (r"openssl(?:\.exe)?", r"-[kK](?=[ \t])|-pass(?:in|out|word)?[ \t]+(?:pass:|(?=['\"]pass:))"),
     ("(?:un)?zip", "-P"),
     (r"7z[arz]?(?:\.exe)?", r"-p(?![ \t])"),
@@ -132,7 +134,7 @@ COMMAND_RULES: Final = (
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
-         "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo"), anchored=True,
+         "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo"), anchored=True,
         wrapper=True, guard="-"),
     # the password a registry login reads on its standard input (``--password-stdin``),
     # and the secret a store's command reads there to keep (``vercel env add NAME
