@@ -33,6 +33,11 @@ CASES: list[tuple[str, str]] = [
     # redis-cli's long flag for its -a
     (f"redis-cli --user app --pass {PW} ping",
      "redis-cli --user app --pass [REDACTED:secret] ping"),
+    # a password an ACL rule adds to a user (``>…``), at the prompt or given to redis-cli
+    (f"127.0.0.1:6379> ACL SETUSER app on >{PW} ~cache:* +get",
+     "127.0.0.1:6379> ACL SETUSER app on >[REDACTED:secret] ~cache:* +get"),
+    ("redis-cli acl setuser ops reset on >hunter22 ~* +@all",
+     "redis-cli acl setuser ops reset on >[REDACTED:secret] ~* +@all"),
     # HELLO's AUTH, at the prompt
     (f"127.0.0.1:6379> HELLO 3 AUTH default {PW}",
      "127.0.0.1:6379> HELLO 3 AUTH default [REDACTED:secret]"),
@@ -49,6 +54,8 @@ UNCHANGED: list[str] = [
     "We use OAuth tokens",
     "configure basic auth here",
     "redis-cli --askpass --user app",
+    "ACL SETUSER app on nopass ~* +@all",
+    "ACL SETUSER app on >${REDIS_APP_PASSWORD} ~* +@all",
 ]
 
 

@@ -250,7 +250,7 @@ secretish = st.lists(st.sampled_from([
     # a single-dash flag (dash_flag: first in a text too, no space before its dash)
     "-storepass ", "-Token ",
     # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
-    "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>",
+    "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>", "ACL SETUSER u on ", " >",
     # rabbitmqctl's password after the user (rabbitmqctl)
     "rabbitmqctl ", "add_user ", "change_password ", "rabbitmqadmin ", " -p ",
     # Python's HTTP client pairs (py_auth)

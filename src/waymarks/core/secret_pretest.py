@@ -43,7 +43,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
-                                "py_auth", "pgbouncer",
+                                "py_auth", "pgbouncer", "redis_acl",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -233,6 +233,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``; the rule takes a bare
         # word after PASSWORD too ("create user app with password …", as a prompt says it)
         return True
+    if ">" in text and "setuser" in folded:
+        return True  # Redis's ``ACL SETUSER USER on >PASSWORD``: no separator
     if '"' in text and ('" "' in text or '"\t"' in text):
         return True  # a PgBouncer userlist.txt line, ``"USER" "PASSWORD"``: no separator
     if "(" in text and "," in text and ("define" in folded or "Auth(" in text or (

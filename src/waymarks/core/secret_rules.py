@@ -348,6 +348,12 @@ _WRAPPERS: Final = (
         r"(?:(?m:^)[ \t]*|--|(?i:config)[ \t]+(?i:set)[ \t]+)(?:requirepass|masterauth)[ \t]+"
         + _VALUE.format(name="redis_auth"), re.ASCII), ("requirepass", "masterauth"),
         wrapper=True, guard=" "),
+    # a password Redis's ``ACL SETUSER USER … >PASSWORD …`` adds to a user (its other
+    # rules, ``on``, ``~keys``, ``+@all``, and ``nopass`` stay), each rule read once
+    Rule("redis_acl", "secret", lazy(
+        r"(?i:setuser)[ \t]+[^\s>]{1,128}(?:[ \t]+[^\s>][^\s]{0,256}+){0,32}?[ \t]+>"
+        r"(?P<redis_acl>[^\s\"'`;|&]{1,4096})", re.ASCII),
+        ("setuser",), folded=True, anchored=True, wrapper=True, guard=">"),
     # the password of an HTTP client's pair in Python: requests' and httpx's ``auth=(USER,
     # PASSWORD)`` (``basic_auth=``, ``http_auth=``: Elasticsearch's), ``HTTPBasicAuth(USER,
     # PASSWORD)`` (``HTTPDigestAuth``, ``HTTPProxyAuth``, aiohttp's ``BasicAuth``): its
