@@ -132,3 +132,20 @@ def test_the_auth_service_is_the_claims_about_auth(app: Waymarks) -> None:
 ])
 def test_a_one_word_hosts_port_is_a_port_and_an_image_tag_none(text: str, port: bool) -> None:
     assert says_value("c:port", text, frozenset()) is port
+
+
+@pytest.mark.parametrize("question", [
+    "Which package manager should I use for this repository?",
+    "which package manager does the repo use?",
+    "what package manager does this project use?",
+])
+def test_the_repository_worked_in_is_no_name_a_claim_must_say(app: Waymarks,
+                                                               question: str) -> None:
+    """"this repository" points at the repository at hand, and "the repo" is the one
+    worked in, which project memory is about as a whole: the package manager's claim
+    answers (it was refused, "does not name repositori"; found by the real Pi learning
+    test on the merged main), while a name the store never saw still is no answer."""
+    claim = app.remember("Use pnpm as the package manager, not npm.").id  # type: ignore[union-attr]
+    app.remember("The billing service listens on port 8041.")
+    assert app.recall(question).selected == [claim]
+    assert app.recall("which package manager does the crawler use?").selected == []

@@ -349,9 +349,14 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
                      introduced=_introduced(text, analysis.features))
 
 
-#: the words that introduce a thing by its name ("the crawler", "our importer")
-_ARTICLES: Final = frozenset(
-    {"the", "a", "an", "our", "this", "that", "its", "their", "my", "your"})
+#: the words that introduce a thing by its name ("the crawler", "our importer"); not a
+#: demonstrative, which points at what is at hand instead of naming it ("this repository",
+#: "that file": the one the person is working in, however the store calls it)
+_ARTICLES: Final = frozenset({"the", "a", "an", "our", "its", "their", "my", "your"})
+_DEMONSTRATIVES: Final = frozenset({"this", "that", "these", "those"})
+#: the kinds that name the repository worked in ("does the repo use pnpm?"): what project
+#: memory is about as a whole, which no claim needs to say
+_WORKSPACE: Final = frozenset({"w:repo", "w:repositori"})
 
 
 def _introduced(text: str, features: tuple[str, ...]) -> frozenset[str]:
@@ -366,7 +371,7 @@ def _introduced(text: str, features: tuple[str, ...]) -> frozenset[str]:
         if word.isspace():
             continue
         feature = word_feature(word)
-        if feature is not None and word_before in _ARTICLES:
+        if feature is not None and word_before in _ARTICLES and feature not in _WORKSPACE:
             found.add(feature)
         word_before = word
     return frozenset(found)
@@ -384,7 +389,8 @@ def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
     服务"), with that word (:attr:`QueryPlan.named_kinds`); none after a word that asks
     which (:attr:`QueryPlan.asked_kinds`: "which service"); the subject itself after an
     article or at the start ("restart the worker", "does the queue use":
-    :attr:`QueryPlan.bare_kinds`), read in a short question only."""
+    :attr:`QueryPlan.bare_kinds`), read in a short question only; none after a
+    demonstrative, the thing at hand ("for this repository": the one worked in)."""
     if not any(f in KINDS for f in features):
         return _NO_KINDS
     pairs: list[tuple[str, str]] = []
@@ -406,7 +412,8 @@ def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
                     pairs.append((joined, feature))
             elif word_before in _WHICH:
                 asked.add(feature)
-            elif before is None:
+            elif before is None and word_before not in _DEMONSTRATIVES \
+                    and feature not in _WORKSPACE:
                 bare.add(feature)
         joined = slash_after if feature is not None else None
         slash_after = before if word == "/" else None
