@@ -93,6 +93,14 @@ def _loaded_after(code: str, tmp_path: Path, cwd: Path) -> tuple[list[str], str]
     return last[1:], done.stdout
 
 
+def _probe(code: str, cwd: Path) -> list[str]:
+    """The lines ``code`` prints, run in a fresh process with hybrid recall off."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def _matching(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
     return [m for m in modules if m in prefixes or m.startswith(tuple(p + "." for p in
                                                                        prefixes))]
@@ -447,10 +455,7 @@ def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -
         "print(sorted(n for n in ('_TAIL_LINE', '_DIGIT', '_LETTER', '_LINE_ENDS')"
         " if 'match' in getattr(getattr(secrets, n), '__dict__', 'match')))\n"
         "print(sorted(plan._dropped_names('what about Go?')))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[]", "[]", "[('Go', 13)]"]
+    assert _probe(probe, tmp_path) == ["[]", "[]", "[('Go', 13)]"]
 
 
 def test_a_plan_without_personal_memory_or_docs_compiles_neither_of_their_expressions(
@@ -471,10 +476,7 @@ def test_a_plan_without_personal_memory_or_docs_compiles_neither_of_their_expres
         "print(any('Always run the linters' in m.content for m in plan.messages))\n"
         "print(sorted(n for n, p in (('docs', docs._YAML_LINE), ('legacy', legacy._ITEM))"
         " if 'match' in getattr(p, '__dict__', 'match')))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=project, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["True", "[]"]
+    assert _probe(probe, project) == ["True", "[]"]
 
 
 def test_an_english_prompt_compiles_no_chinese_character_class(tmp_path: Path) -> None:
@@ -500,10 +502,7 @@ def test_an_english_prompt_compiles_no_chinese_character_class(tmp_path: Path) -
         " asked_time.says_time('搜索索引去年三月迁移到了 Postgres。'),"
         " analysis.han_words('数据库端口'))\n"
         "print(compiled())\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=project, env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[]", "True True ['数据库', '端口']",
+    assert _probe(probe, project) == ["[]", "True True ['数据库', '端口']",
                                         "['analysis', 'asked_time']"]
 
 
