@@ -9,10 +9,12 @@ import http.client
 import os
 import queue
 import re
+import shutil
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -34,6 +36,20 @@ SERVING = re.compile(r"^waymarks: serving MCP over HTTP at http://(\S+):(\d+)/mc
 
 def waymarks(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), *args]
+
+
+@pytest.fixture
+def tmp_path() -> Iterator[Path]:
+    """This module's own temporary folder, outside pytest's. Its tests make the folders
+    above a home searchable by others, and pytest sets its per-user folder back to 0700
+    whenever another pytest session of the same user starts: the home turned private
+    mid-test and a token file others could read was served (a flake seen beside a second
+    test run)."""
+    path = Path(tempfile.mkdtemp(prefix="waymarks-http-test-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
