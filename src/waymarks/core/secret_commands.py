@@ -104,6 +104,10 @@ def _user_and_password(name: str, sep: str) -> str:
 
 
 
+#: where a command that takes its password last ends: its line's end (CRLF too, a script
+#: saved on Windows), a shell's operator, or a comment after a space (``… admin PW  # ops``):
+#: either went unread, and the password before it out in clear
+_COMMAND_END: Final = r"(?=[ \t]*(?:\r?\n|[;|&<>)]|\Z)|[ \t]+#)"
 #: what parts a command's arguments: spaces, or a ``\`` ending the line (curl's, htpasswd's)
 _ARG_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
 #: curl's arguments before its cookie flag, each whole (quoted, or a run), parted by
@@ -225,8 +229,8 @@ COMMAND_RULES: Final = (
         r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})(?:" + _ARG_SEP
         + r"(?:'[^'\n]{0,4096}'"
         r"|\"[^\"\n]{0,4096}\"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095})){1,2}"
-        + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1)
-        + r"(?=[ \t]*(?:[\n;|&<>)]|\Z))", re.ASCII),
+        + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1) + _COMMAND_END,
+        re.ASCII),
         ("htpasswd",), anchored=True, wrapper=True, guard="-"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
@@ -256,16 +260,15 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])rabbitmqctl(?:\.bat)?(?=[ \t])" + _on(128)
         + r"[ \t](?:add_user|change_password|authenticate_user)" + _ARG_SEP
         + r"(?:'[^'\n]{1,4096}'|\"[^\"\n]{1,4096}\"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095}+)"
-        + _ARG_SEP + _QUOTED_OR_BARE.format(name="rabbitmqctl", least=1)
-        + r"(?=[ \t]*(?:[\n;|&<>)]|\Z))", re.ASCII),
+        + _ARG_SEP + _QUOTED_OR_BARE.format(name="rabbitmqctl", least=1) + _COMMAND_END,
+        re.ASCII),
         ("rabbitmqctl",), anchored=True, wrapper=True),
     # Redis's AUTH command, ``AUTH [USER] PASSWORD`` ending its line: given to redis-cli
     # (``redis-cli -h cache AUTH …``) or typed in its session (``127.0.0.1:6379> AUTH
     # default …``); what stands before it on the line decides (:func:`redis_auth_lead`)
     Rule("redis_cli_auth", "secret", lazy(
         r"(?<![\w.-])(?i:auth)[ \t]+(?:[\w.@-]{1,64}[ \t]+)?"
-        + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1)
-        + r"(?=[ \t]*(?:\r?\n|[;|&]|\Z))", re.ASCII),
+        + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1) + _COMMAND_END, re.ASCII),
         ("auth",), folded=True, anchored=True, wrapper=True),
 )
 

@@ -1,0 +1,50 @@
+"""Where a command that takes its password last ends: ``htpasswd -b``, ``rabbitmqctl
+add_user`` and Redis's ``AUTH`` read the password as their command's last argument. A
+script or Dockerfile saved on Windows ends each line with CRLF, and a shell line may
+end in a comment (``… admin Xk9v…  # ops user``): neither was read as the command's end,
+so the password went to the model in clear and a pin holding it was stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9vTq2mWz8rLp4nB7cD"
+
+CASES: list[tuple[str, str]] = [
+    (f"RUN htpasswd -bc /etc/nginx/.htpasswd admin {PW}\r\nCOPY nginx.conf /etc/nginx/\r\n",
+     "RUN htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:secret]\r\n"
+     "COPY nginx.conf /etc/nginx/\r\n"),
+    (f"htpasswd -nb admin {PW}  # for the staging proxy",
+     "htpasswd -nb admin [REDACTED:secret]  # for the staging proxy"),
+    (f"rabbitmqctl add_user app {PW}\r\nrabbitmqctl set_user_tags app monitoring",
+     "rabbitmqctl add_user app [REDACTED:secret]\r\nrabbitmqctl set_user_tags app monitoring"),
+    (f"rabbitmqctl change_password app {PW} # rotated",
+     "rabbitmqctl change_password app [REDACTED:secret] # rotated"),
+    (f"redis-cli -h cache AUTH default {PW} # the app user",
+     "redis-cli -h cache AUTH default [REDACTED:secret] # the app user"),
+]
+
+UNCHANGED: list[str] = [
+    "htpasswd -c /etc/nginx/.htpasswd admin\r\n",  # asked for
+    "rabbitmqctl add_user app\r\n",  # read on standard input
+    "htpasswd -nb admin $ADMIN_PASSWORD  # from the CI's secrets",
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CASES)
+def test_the_password_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_a_line_holding_none_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"htpasswd -bc .htpasswd admin {PW}\r\nnginx -s reload", PW)
