@@ -34,6 +34,11 @@ UNCHANGED: list[str] = [
     "htpasswd -nb admin $ADMIN_PASSWORD",
     "htpasswd -v /etc/nginx/.htpasswd admin",
     "htpasswd -c /etc/nginx/.htpasswd \\\n    admin",
+    # -b with its password left out (-c names a file, so USER is the last argument): the
+    # user stays, and so does the next line's word
+    "htpasswd -bc /etc/nginx/.htpasswd admin",
+    "htpasswd -bc /etc/nginx/.htpasswd \\\n    admin\nadmin",
+    "htpasswd -nb admin\nnginx -t",
 ]
 
 

@@ -89,8 +89,12 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return False
     if name == "secret_set" and a_setting(match, end):
         return setting_is_secret(value)
-    if name == "htpasswd" and not _HTPASSWD_BATCH.search(match.group("htpasswd_flags")):
-        return False  # no -b: the password is asked for, and what ends the line is the user
+    if name == "htpasswd" and (not _HTPASSWD_BATCH.search(flags := match.group(
+            "htpasswd_flags")) or (match.group("htpasswd_file") is None)
+            != (_HTPASSWD_NO_FILE.search(flags) is not None)):
+        # no -b: the password is asked for, and what ends the line is the user; a file
+        # unless -n (``-bc FILE USER`` left its password out: USER is no password)
+        return False
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
@@ -189,6 +193,8 @@ def _a_userlist_secret(text: str, start: int, value: str) -> bool:
 
 #: htpasswd's batch flag among its flags (``-b``, ``-bc``, ``-nbB``)
 _HTPASSWD_BATCH: Final = lazy(r"-[A-Za-z]*b", re.ASCII)
+#: htpasswd's flag to print the entry instead of writing a file (``-nb USER PASSWORD``)
+_HTPASSWD_NO_FILE: Final = lazy(r"-[A-Za-z]*n", re.ASCII)
 #: a name in code, dotted (``ApiKey2024.load``): before a ``(`` it is called, not a value
 _IDENTIFIER: Final = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
 #: a call's argument list on its line, closed, nothing glued after it (a space, the line's

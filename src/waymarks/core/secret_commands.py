@@ -110,6 +110,9 @@ def _user_and_password(name: str, sep: str) -> str:
 _COMMAND_END: Final = r"(?=[ \t]*(?:\r?\n|[;|&<>)]|\Z)|[ \t]+#)"
 #: what parts a command's arguments: spaces, or a ``\`` ending the line (curl's, htpasswd's)
 _ARG_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
+#: one of htpasswd's arguments before its password (the file, the user), quoted or a word
+_HTPASSWD_ARG: Final = (_ARG_SEP + r"(?:'[^'\n]{0,4096}'|\"[^\"\n]{0,4096}\""
+                        r"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095})")
 #: curl's arguments before its cookie flag, each whole (quoted, or a run), parted by
 #: spaces or a ``\`` ending the line, up to 64 (a browser's copy puts two for each of a
 #: few headers before its cookies), each read once (possessive), then the space before the flag
@@ -221,14 +224,15 @@ COMMAND_RULES: Final = (
          "docker", "podman", "nerdctl", "env-vars"), wrapper=True),
     # the password ``htpasswd -b`` takes after the file and the user (``-bc FILE USER
     # PASSWORD``; ``-nb USER PASSWORD`` prints the line), to the command's end: its flags
-    # (``-B``, ``-C 10``) before them; without ``-b`` it is asked for (``accepts`` reads
-    # the flags). Its arguments are parted as curl's are, by spaces or a ``\`` ending the
-    # line (a Dockerfile's ``RUN htpasswd -bc FILE \`` puts the user and password below)
+    # (``-B``, ``-C 10``) before them; without ``-b`` it is asked for, and there is a file
+    # exactly when ``-n`` is not given (``accepts`` reads the flags: ``-bc FILE USER`` with
+    # the password left out gives none). Its arguments are parted as curl's are, by spaces
+    # or a ``\`` ending the line (a Dockerfile's ``RUN htpasswd -bc FILE \`` puts the user
+    # and password below)
     Rule("htpasswd", "secret", lazy(
         r"(?<![\w.-])htpasswd(?:\.exe)?"
-        r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})(?:" + _ARG_SEP
-        + r"(?:'[^'\n]{0,4096}'"
-        r"|\"[^\"\n]{0,4096}\"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095})){1,2}"
+        r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})"
+        r"(?P<htpasswd_file>" + _HTPASSWD_ARG + ")?" + _HTPASSWD_ARG
         + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1) + _COMMAND_END,
         re.ASCII),
         ("htpasswd",), anchored=True, wrapper=True, guard="-"),
