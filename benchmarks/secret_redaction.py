@@ -123,6 +123,10 @@ SHAPES: list[Callable[[random.Random], str]] = [
         ).decode() + "\nkind: Secret\n",
     lambda r: '{"data": {"API_KEY": "' + base64.b64encode(rand(r, ALNUM, 24).encode()).decode()
     + '"}, "kind": "Secret"}',
+    # Redis's logins beside AUTH: HELLO's and MIGRATE's on a line of their own, an ACL file's
+    lambda r: "\nHELLO 3 AUTH default " + rand(r, ALNUM, 14) + "\n",
+    lambda r: '\nMIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app ' + rand(r, ALNUM, 14) + " KEYS a b\n",
+    lambda r: "\nuser app on >" + rand(r, ALNUM, 14) + " ~cache:* +get\n",
 ]
 
 

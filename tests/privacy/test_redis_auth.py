@@ -8,12 +8,16 @@ default …`` in a session), which went out in clear too."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.privacy.digests import assert_one_secret_redacted
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
 from waymarks.core.secrets import redact
 
 PW = "Xk9vTq2mWz8rLp4nB7cD"
+#: a SHA-256 of a password, as an ACL file keeps it (``#…``): no password, it stays
+SHA = "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8"
 
 CASES: list[tuple[str, str]] = [
     (f"bind 0.0.0.0\nrequirepass {PW}\n", "bind 0.0.0.0\nrequirepass [REDACTED:secret]\n"),
@@ -41,6 +45,21 @@ CASES: list[tuple[str, str]] = [
     # HELLO's AUTH, at the prompt
     (f"127.0.0.1:6379> HELLO 3 AUTH default {PW}",
      "127.0.0.1:6379> HELLO 3 AUTH default [REDACTED:secret]"),
+    # HELLO's AUTH on a line of its own (a session pasted without its prompts)
+    ("HELLO 3 AUTH default hunter22", "HELLO 3 AUTH default [REDACTED:secret]"),
+    # MIGRATE's AUTH and AUTH2 (the target's login), at the prompt or given to redis-cli
+    (f'127.0.0.1:6379> MIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app {PW} KEYS user:1 user:2',
+     '127.0.0.1:6379> MIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app [REDACTED:secret] KEYS user:1'
+     ' user:2'),
+    ("redis-cli -h cache MIGRATE 10.0.0.2 6379 session:9 0 5000 COPY AUTH hunter22",
+     "redis-cli -h cache MIGRATE 10.0.0.2 6379 session:9 0 5000 COPY AUTH [REDACTED:secret]"),
+    ("MIGRATE 10.0.0.2 6379 mykey 0 5000 AUTH hunter22",
+     "MIGRATE 10.0.0.2 6379 mykey 0 5000 AUTH [REDACTED:secret]"),
+    # an ACL file's line (users.acl, as ACL SAVE writes it) and ACL LIST's reply
+    (f"user default on nopass ~* &* +@all\nuser app on #{SHA} >hunter22 ~* +@all\n",
+     f"user default on nopass ~* &* +@all\nuser app on #{SHA} >[REDACTED:secret] ~* +@all\n"),
+    (f'127.0.0.1:6379> ACL LIST\n1) "user app on >{PW} ~cache:* +get"',
+     '127.0.0.1:6379> ACL LIST\n1) "user app on >[REDACTED:secret] ~cache:* +get"'),
 ]
 
 UNCHANGED: list[str] = [
@@ -56,6 +75,11 @@ UNCHANGED: list[str] = [
     "redis-cli --askpass --user app",
     "ACL SETUSER app on nopass ~* +@all",
     "ACL SETUSER app on >${REDIS_APP_PASSWORD} ~* +@all",
+    "MIGRATE 10.0.0.2 6379 mykey 0 5000 AUTH $REDIS_PASSWORD",
+    f"user app on #{SHA} ~* +@all",
+    "user default on nopass ~* &* +@all",
+    "the user bob on call > 5 minutes is paged",
+    "Hello 3 auth retries today",
 ]
 
 
@@ -67,3 +91,7 @@ def test_the_password_is_redacted(text: str, kept: str) -> None:
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_a_sample_or_reference_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_an_acl_files_password_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"users.acl: user app on >{PW} ~cache:* +get", PW)

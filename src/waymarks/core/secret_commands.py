@@ -270,17 +270,24 @@ COMMAND_RULES: Final = (
     # Redis's AUTH command, ``AUTH [USER] PASSWORD`` ending its line: given to redis-cli
     # (``redis-cli -h cache AUTH …``) or typed in its session (``127.0.0.1:6379> AUTH
     # default …``); what stands before it on the line decides (:func:`redis_auth_lead`)
+    # MIGRATE's ``AUTH PASSWORD`` or ``AUTH2 USER PASSWORD`` (the target's login) may have
+    # its ``KEYS …`` after it
     Rule("redis_cli_auth", "secret", lazy(
-        r"(?<![\w.-])(?i:auth)[ \t]+(?:[\w.@-]{1,64}[ \t]+)?"
-        + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1) + _COMMAND_END, re.ASCII),
+        r"(?<![\w.-])(?i:auth)2?[ \t]+(?:[\w.@-]{1,64}[ \t]+)?"
+        + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1)
+        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?i:keys)[ \t]))", re.ASCII),
         ("auth",), folded=True, anchored=True, wrapper=True),
 )
 
 #: what may stand before a Redis AUTH on its line: redis-cli and its arguments (after
 #: ``docker exec … `` too), or its session's prompt (``127.0.0.1:6379>``, ``redis>``,
-#: ``127.0.0.1:6379[1]>``), there after ``HELLO 3`` too (``HELLO 3 AUTH USER PASSWORD``)
+#: ``127.0.0.1:6379[1]>``), there after ``HELLO 3`` too (``HELLO 3 AUTH USER PASSWORD``);
+#: ``HELLO 3`` or ``MIGRATE``'s arguments starting the line, a prompt before them or not
+#: (each names the Redis command whose login it is: went out in clear, the prompt left out)
 _REDIS_LEAD: Final = lazy(r"[^\n|;&`]{0,256}?(?<![\w.-])redis-cli(?:\.exe)?[ \t][^\n|;&`]{0,256}"
-                          r"|[ \t]*[^\s>]{1,64}>[ \t]*(?:(?i:hello)[ \t]+[23][ \t]+)?", re.ASCII)
+                          r"|[ \t]*[^\s>]{1,64}>[ \t]*(?:(?i:hello)[ \t]+[23][ \t]+)?"
+                          r"|[ \t]*(?:[^\s>]{1,64}>[ \t]*)?(?:HELLO[ \t]+[23][ \t]+"
+                          r"|(?i:migrate)[ \t][^\n|;&`]{0,512}[ \t])", re.ASCII)
 
 
 def redis_auth_lead(match: re.Match[str]) -> str:

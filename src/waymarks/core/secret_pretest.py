@@ -233,8 +233,12 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # SQL's ``CREATE USER … PASSWORD '…'``, ``IDENTIFIED BY …``; the rule takes a bare
         # word after PASSWORD too ("create user app with password …", as a prompt says it)
         return True
-    if ">" in text and "setuser" in folded:
-        return True  # Redis's ``ACL SETUSER USER on >PASSWORD``: no separator
+    if ">" in text and ("setuser" in folded or ("user " in text and (
+            " on " in text or " off " in text))):
+        return True  # Redis's ``ACL SETUSER USER on >PASSWORD``, an ACL file's ``user USER
+        # on …``: no separator
+    if "auth2 " in folded or "auth2\t" in folded:
+        return True  # Redis's ``MIGRATE … AUTH2 USER PASSWORD``: "auth" before a "2"
     if '"' in text and ('" "' in text or '"\t"' in text):
         return True  # a PgBouncer userlist.txt line, ``"USER" "PASSWORD"``: no separator
     if "(" in text and "," in text and ("define" in folded or "Auth(" in text or (

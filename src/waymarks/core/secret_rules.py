@@ -349,11 +349,14 @@ _WRAPPERS: Final = (
         + _VALUE.format(name="redis_auth"), re.ASCII), ("requirepass", "masterauth"),
         wrapper=True, guard=" "),
     # a password Redis's ``ACL SETUSER USER … >PASSWORD …`` adds to a user (its other
-    # rules, ``on``, ``~keys``, ``+@all``, and ``nopass`` stay), each rule read once
+    # rules, ``on``, ``~keys``, ``+@all``, and ``nopass`` stay), each rule read once; and
+    # an ACL file's line, ``user USER on|off … >PASSWORD`` (users.acl, ACL LIST's reply
+    # quoted): its ``#<sha256>`` logs no one in and stays
     Rule("redis_acl", "secret", lazy(
-        r"(?i:setuser)[ \t]+[^\s>]{1,128}(?:[ \t]+[^\s>][^\s]{0,256}+){0,32}?[ \t]+>"
+        r"(?:(?i:setuser)[ \t]+[^\s>]{1,128}|(?<![^\s\"])user[ ]+[^\s>]{1,128}[ ]+o(?:n|ff)"
+        r"(?![^ \t]))(?:[ \t]+[^\s>][^\s]{0,256}+){0,32}?[ \t]+>"
         r"(?P<redis_acl>[^\s\"'`;|&]{1,4096})", re.ASCII),
-        ("setuser",), folded=True, anchored=True, wrapper=True, guard=">"),
+        ("setuser", "user"), folded=True, anchored=True, wrapper=True, guard=">"),
     # the password of an HTTP client's pair in Python: requests' and httpx's ``auth=(USER,
     # PASSWORD)`` (``basic_auth=``, ``http_auth=``: Elasticsearch's), ``HTTPBasicAuth(USER,
     # PASSWORD)`` (``HTTPDigestAuth``, ``HTTPProxyAuth``, aiohttp's ``BasicAuth``): its
