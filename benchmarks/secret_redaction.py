@@ -127,6 +127,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "\nHELLO 3 AUTH default " + rand(r, ALNUM, 14) + "\n",
     lambda r: '\nMIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app ' + rand(r, ALNUM, 14) + " KEYS a b\n",
     lambda r: "\nuser app on >" + rand(r, ALNUM, 14) + " ~cache:* +get\n",
+    lambda r: "user admin insecure-password " + rand(r, ALNUM, 14),
 ]
 
 

@@ -252,6 +252,8 @@ secretish = st.lists(st.sampled_from([
     # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
     "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>", "ACL SETUSER u on ", " >",
     "HELLO 3 ", "MIGRATE h 6379 k 0 5000 ", "AUTH2 ", " KEYS ", "user a on ", "user ",
+    # HAProxy's userlist password (haproxy_user)
+    "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)
     "rabbitmqctl ", "add_user ", "change_password ", "rabbitmqadmin ", " -p ",
     # Python's HTTP client pairs (py_auth)

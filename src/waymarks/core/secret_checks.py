@@ -122,7 +122,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         quoted = match.lastgroup != name
         return (quoted and _looks_like_secret(value, data=True, alone=False)) or (not quoted \
             and prose_value_is_secret(value, quoted=False, pin=False))
-    if name in ("sql_password", "redis_auth", "redis_acl"):  # a literal, a directive's: data
+    if name in ("sql_password", "redis_auth", "redis_acl", "haproxy_user"):
+        # a literal, a directive's: data
         return _looks_like_secret(value, data=True, alone=False)
     if name == "redis_cli_auth":  # data given to redis-cli; on a bare line, judged as prose
         lead, quoted = redis_auth_lead(match), match.lastgroup != name

@@ -251,7 +251,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # (each of these holds one: read here, every text paid for them)
         return (dash and (named_pass or "token" in folded or "secret" in folded
                           or "key" in folded) and DASH_FLAG.search(text) is not None) \
-            or (named_pass and "requirepass" in folded) \
+            or (named_pass and ("requirepass" in folded or "insecure-password" in folded)) \
             or ("auth" in folded and _auth_key(folded)) \
             or ("set" in text and ("configure" in text or "user-secrets" in text))
     return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \

@@ -357,6 +357,12 @@ _WRAPPERS: Final = (
         r"(?![^ \t]))(?:[ \t]+[^\s>][^\s]{0,256}+){0,32}?[ \t]+>"
         r"(?P<redis_acl>[^\s\"'`;|&]{1,4096})", re.ASCII),
         ("setuser", "user"), folded=True, anchored=True, wrapper=True, guard=">"),
+    # HAProxy's ``userlist`` password kept in clear, ``user NAME insecure-password …`` (its
+    # hashed ``password $6$…`` logs no one in): a keyword then a space, it went out in clear
+    Rule("haproxy_user", "secret", lazy(
+        r"(?<![\w.-])user[ \t]+[^\s]{1,128}[ \t]+insecure-password[ \t]+"
+        + _QUOTED_OR_BARE.format(name="haproxy_user", least=1), re.ASCII),
+        ("insecure-password",), wrapper=True, guard=" "),
     # the password of an HTTP client's pair in Python: requests' and httpx's ``auth=(USER,
     # PASSWORD)`` (``basic_auth=``, ``http_auth=``: Elasticsearch's), ``HTTPBasicAuth(USER,
     # PASSWORD)`` (``HTTPDigestAuth``, ``HTTPProxyAuth``, aiohttp's ``BasicAuth``): its
