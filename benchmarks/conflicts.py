@@ -122,6 +122,11 @@ The 6 after them: an adverb of time or a change between an attribute and its wor
 log level is still info." was refused beside "… is info." by the replay rule's derived
 key, "… was changed to debug." written beside it, both reproduced with the real CLI), 0 %
 caught, 66.7 % false before, 100 % / 0 % after.
+The 7 after them: a verb of no subject word denied ("The gateway doesn't use the default
+port." was refused beside "The gateway listens on port 8443.", reproduced with the real CLI:
+read as done no times, its count 0 was another port), 100 % caught, 25.0 % false before,
+100 % / 0 % after; "API tokens never expire." beside "… expire after 30 days." was caught
+already.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -37,3 +37,16 @@ def test_another_action_or_a_copula_is_another_fact(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The gateway doesn't use the default port.", "The gateway listens on port 8443."),
+    ("The gateway doesn't use the default port.", "The default port is 8080."),
+    ("The worker does not run on port 9000.", "The worker listens on port 9100."),
+])
+def test_a_generic_verb_denied_denies_its_object_and_counts_nothing(
+        app: Waymarks, first: str, second: str) -> None:
+    """"doesn't use the default port" says which port is not used, no count of uses: read
+    as done no times (the count 0), it was refused beside any port the gateway listens on."""
+    _written(app, first)
+    _written(app, second)

@@ -31,7 +31,7 @@ NEGATION: Final = lazy(_NEGATING)
 _NEVER_DONE: Final = lazy(
     r"^[^.;:,!?。]*?\b(?:(?:do|does|did|will|would|can)(?: not|n't)|don't|doesn't|didn't"
     r"|won't|cannot|can't|never|no longer)(?: ever)? (?!(?:be|been|have|has|had|a|an|the)\b)"
-    r"[a-z]{3,}\b")
+    r"([a-z]{3,})\b")
 #: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
 #: it denies the value now, as a negation does (kept as a value, it was refused beside
 #: the value that replaced it: the history of a fact, not another one)
@@ -149,8 +149,11 @@ def is_change_verb(text: str, end: int, stop: frozenset[str]) -> bool:
     return after is None or after.group(1) in stop or after.group(2) is not None
 
 
-def never_done(text: str) -> bool:
+def never_done(text: str, stop: frozenset[str]) -> bool:
     """Whether the first clause of ``text`` (folded, in lower case) denies an action
     outright (:data:`_NEVER_DONE`): a claim that states no value then states it done no
-    times."""
-    return _NEVER_DONE.search(text) is not None
+    times. Not when the verb is a word of ``stop`` (no subject word: "use", "run", "set"):
+    "doesn't use the default port" denies which port, no count of uses (read as the count
+    0, it was refused beside "The gateway listens on port 8443.")."""
+    found = _NEVER_DONE.search(text)
+    return found is not None and found.group(1) not in stop

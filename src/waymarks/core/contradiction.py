@@ -303,7 +303,7 @@ def signature(claim: str) -> Signature | None:
         where = places(text, spots, state[1])
         if phrase is None:  # a state only: its subject phrase ends at the state word
             phrase = text[:state[1]]
-    if not values and never_done(text):  # "does not retry failed rows": no times
+    if not values and never_done(text, _STOP):  # "does not retry failed rows": no times
         values.add("v:0")
     if not values or len(values) > MAX_VALUES:
         return None
