@@ -35,3 +35,32 @@ def test_exposes_is_the_port_as_serves_is(
 def test_what_else_is_exposed_is_another_fact(app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The API listens on port 8080.", "The API answers on port 8080.",
+     "The API answers on port 9090."),
+    ("The API listens on port 8080.", "The API accepts connections on port 8080.",
+     "The API accepts connections on port 9090."),
+    ("The API port is 8080.", "The API takes requests on port 8080.",
+     "The API receives traffic on port 9090."),
+])
+def test_the_verb_of_a_listener_before_its_port_names_no_narrower_thing(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"answers on port 9090", "accepts connections on port 9090": the verb (and what any
+    listener takes: connections, requests, traffic) says the API listens there, as
+    "listens" does; read as words of the subject, they named a narrower thing."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API listens on port 8080.", "The API serves metrics on port 9100."),
+    ("The API listens on port 8080.", "The API exposes metrics on port 9100."),
+    ("The API listens on port 8080.", "The admin UI answers on port 9000."),
+])
+def test_a_thing_served_beside_the_listener_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)

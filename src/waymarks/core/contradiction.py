@@ -164,6 +164,15 @@ _UNIT_AFTER: Final = lazy(
     r"|weeks?|(?:kilo|mega|giga|tera)?bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
+#: the verb of a listener before its port, ending the clause ("The API answers on port
+#: 9090.", "… accepts connections on port 9090.", with what any listener takes:
+#: connections, requests, traffic): it says where the subject listens, as "listens" does
+#: (read as a word of the subject phrase, it named a narrower thing than the API). The
+#: verb follows a word not ending in "s": after a verb, a noun is what is served there,
+#: a narrower thing ("exposes metrics on port 9100")
+_LISTENER_VERB: Final = lazy(
+    r"(?<=[a-z0-9][a-rt-z0-9] )[a-z]+s(?: (?:connections|requests|traffic))?"
+    r"(?= (?:on|at) port \S+(?: (?:in|for|behind|inside)\b[^.;!?]*)?(?:[.;!?,]|$))")
 
 
 class Signature(msgspec.Struct, frozen=True):
@@ -236,6 +245,8 @@ def signature(claim: str) -> Signature | None:
     denied: set[str] = set()
     pieces: list[str] = []
     text = _without_advice(text)
+    if " port " in text:
+        text = _LISTENER_VERB.sub(lambda verb: " " * len(verb.group(0)), text)
     for start, end in word_values(text):
         word = "v:" + text[start:end]
         values.add(word)
