@@ -131,6 +131,20 @@ The 9 after them: the verb of a listener before its port ("The API answers on po
 "… accepts connections on port 9090." beside "The API listens on port 8080.", reproduced
 with the real CLI: both written, the verb a word of the subject phrase), 0 % caught, 0 %
 false before, 100 % / 0 % after.
+The 100 after them were written to the brief of issue 20 item 4's review, for shapes the set
+lacked, before any change and measured once: durations ("15 minutes of inactivity",
+"1.5 seconds" / "1500 ms"), sizes with units (MiB, GiB, "megabytes"), versions with ranges
+and bounds ("Python 3.9 to 3.12", "Node >= 18"), states said as on/off, enabled/disabled,
+allowed/forbidden and required/optional, negations, owners and people ("Alice owns the
+billing service.", "负责人是张伟"), URLs and hosts (a host with its port), paths; 73
+English, 20 Chinese and 6 mixed, 66 conflicts and 34 same-subject-other-attribute and
+same-fact pairs: 87.9 % caught, 0 % false (all 1023: 98.5 % / 0.2 %). Missed: "Debug
+logging is enabled." / "调试日志已禁用。" and "The docs URL is …" / "文档网址是 …" (调试 and
+文档 not in the vocabulary), "never sends more than 50 emails per minute" / "sends 200
+…" (a bound denied), "is not sharded" / "has 5 shards", "Alice owns the billing service."
+/ "Bob owns …" and "负责人是张伟" / "… 李娜" (a person is no value), "The Redis host is
+cache.prod.example.com." / "Redis runs on cache2.prod.example.com." (a host after "runs
+on"), "smtp.example.com:587" / "…:25" (the host in common taken for agreement).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
