@@ -447,17 +447,22 @@ _IPV4: Final = lazy(r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?")
 #: "2001:db8::10": a "::" or eight groups; "12:30" is a time)
 _IPV6_PORT: Final = lazy(r"\[([0-9a-f.:]*:[0-9a-f.:]*)\]:(\d{1,5})")
 _IPV6: Final = lazy(r"(?=.*::)[0-9a-f.:]+|(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}")
+#: a host name with its port ("smtp.example.com:587"): where and which port, as an IP
+#: address with its port (read apart, the host in common agreed, and the port changed
+#: on the same host was accepted beside the stored one)
+_HOST_PORT: Final = lazy(r"([a-z0-9-]*[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+):(\d{1,5})")
 
 
 ISO_DATE: Final = lazy(r"\d{4}-\d{2}-\d{2}")
 
 
 def _address(value: str) -> tuple[str, str | None] | None:
-    """An IP address value ("v:0.0.0.0:8080", "v:[::1]:8080", "v:::1") as its address and
-    its port (``None`` without one), or ``None`` for any other value."""
+    """An IP address value ("v:0.0.0.0:8080", "v:[::1]:8080", "v:::1") or a host name with
+    its port ("v:smtp.example.com:587") as its address and its port (``None`` without
+    one), or ``None`` for any other value."""
     if value[:2] != "v:" or (":" not in value[2:] and "." not in value):
         return None  # (the common case, a plain number or a word: no expression tried)
-    for pattern in (_IPV4, _IPV6_PORT):
+    for pattern in (_IPV4, _IPV6_PORT, _HOST_PORT):
         found = pattern.fullmatch(value, 2)
         if found is not None:
             return found.group(1), found.group(2)

@@ -23,8 +23,9 @@ from waymarks.core.lazy_re import lazy
 _WORD: Final = r"([a-z](?:[\w.+-]*[\w+-])?)"
 #: where a clause that states the word ends (its full stop no part of it: "默认分支是
 #: main." is main; a Japanese or a Korean copula after it: "は main です", "는 main입니다";
-#: or where it holds: "… in staging.")
-_CLAUSE_ENDS: Final = r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[。.!;,?]|$))"
+#: or where it holds: "… in staging."); a full stop before a letter or a digit is inside a
+#: value ("db" of "db.internal:5432" was the word, the host and its port none)
+_CLAUSE_ENDS: Final = r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[。!;,?]|\.(?!\w)|$))"
 
 #: one plain word that is the whole rest of its clause after ``是``, ``为`` or ``=``, or a
 #: Japanese ``は`` or a Korean topic or subject particle before its copula: the value

@@ -134,7 +134,9 @@ _VALUE: Final = WordPatterns(_VALUE_START + "(?:" + (
     r"|(?<![./~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+"
     # a folder and its slash ("dist/", "./dist/"), before a space, a full stop or the end
     r"|(?<![./~-])(?:~/|\./)?[\w.@+-]*\w/(?![\w/-]|\.\w)"
-    r"|(?<![.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?![\w-])"  # host names, dotted identifiers
+    # host names (with a port: "smtp.example.com:587", one value as "10.0.0.5:5432" is),
+    # dotted identifiers
+    r"|(?<![.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d{1,5}(?![a-z0-9_/:-]|\.[a-z0-9]))?(?![\w-])"
     # a hyphenated name ending in a number ("us-east-1"): a value after a copula only
     r"|(?<![./-])(?P<named>[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[a-z]*\d[a-z0-9]*)(?![\w-]|\.\w))") + ")")
 #: a copula earlier in the clause: a hyphenated name after it is the value ("The deploy
