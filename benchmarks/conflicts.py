@@ -150,6 +150,11 @@ The 7 after them: a host name with its port ("The SMTP relay is smtp.example.com
 taken for agreement; "数据库地址是 db.internal:5432。" read the word "db" before the host's
 full stop), 25.0 % caught, 0 % false before, 100 % / 0 % after (and pair 1000 of the 100
 above).
+The 9 after them: words of project notes a Chinese claim says with its own, as pairs 973
+and 1002 of the 100 ("调试日志已禁用。" / "Debug logging is enabled.", reproduced with the
+real CLI: both written), mixed pairs of monitoring, alerts, thresholds, payments, gateways,
+audit logs, proxies and clusters: 0 % caught, 0 % false before, 100 % / 0 % after (the two
+of the 100 caught with them).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -111,6 +111,39 @@ TERMS: Final[dict[str, str]] = {
         "tag": ("tag", "标签"),
         "address": ("address", "addr", "地址"),
         "url": ("url", "网址"),  # (no address: "The API URL" and "… address" both hold)
+        # more words of project notes a Chinese claim says with its own ("调试日志已禁用。"
+        # was two characters of its own, another subject than "Debug logging is enabled.")
+        # (not "debug" itself, a log level: as a word of the vocabulary, "Debug is the log
+        # level." stated no value; unmapped, it is its own term still)
+        "debug": ("debugging", "调试"),
+        "doc": ("doc", "docs", "documentation", "文档"),
+        "monitor": ("monitor", "monitoring", "监控"),
+        "alert": ("alert", "alerts", "alerting", "告警", "报警"),
+        "threshold": ("threshold", "阈值"),
+        "metric": ("metric", "metrics", "指标"),
+        "proxy": ("proxy", "proxies", "代理"),
+        "gateway": ("gateway", "网关"),
+        "payment": ("payment", "payments", "支付"),
+        "billing": ("billing", "计费"),
+        "audit": ("audit", "审计"),
+        "permission": ("permission", "permissions", "权限"),
+        "role": ("role", "roles", "角色"),
+        "account": ("account", "accounts", "账号", "账户"),
+        "notification": ("notification", "notifications", "通知"),
+        "migration": ("migration", "migrations", "迁移"),
+        "dependency": ("dependency", "dependencies", "依赖"),
+        "cluster": ("cluster", "clusters", "集群"),
+        "container": ("container", "containers", "容器"),
+        "shard": ("shard", "shards", "分片"),
+        "latency": ("latency", "延迟"),
+        "traffic": ("traffic", "流量"),
+        "script": ("script", "scripts", "脚本"),
+        "template": ("template", "templates", "模板"),
+        "tenant": ("tenant", "tenants", "租户"),
+        "encryption": ("encryption", "加密"),
+        "compression": ("compression", "压缩"),
+        "login": ("login", "登录"),
+        "access": ("access", "访问"),
     }.items()
     for word in words
 } | {
