@@ -347,3 +347,41 @@ def test_a_long_lived_process_writes_again_once_room_is_freed(small_fs: Path,
     assert [v.text for v in app.items("pin")] == ["before the disk filled",
                                                   "after room was freed"]
     app.close()
+
+
+
+def _full_after_a_plan(small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+                       capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """A home on ``small_fs`` with a pin and a memory a plan indexed, then the disk
+    filled: the home and the filler."""
+    home = small_fs / "home"
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    monkeypatch.chdir(project)
+    assert main(["pin", "--", "written before the disk filled"]) == 0
+    assert main(["memory", "add", "--", "The build command is make ship."]) == 0
+    assert main(["plan", "build command"]) == 0  # (the recall index caught up)
+    capsys.readouterr()
+    return home, fill(small_fs)
+
+
+def test_health_on_a_full_disk_reports_it_as_its_problem(
+    small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`health` failed on a full disk ("the disk ... is full", exit 1, no report) where
+    the reads beside it answer: its full-text check is an INSERT to SQLite. It now
+    reports from the database as it is, the full disk its problem (exit 1, ATTENTION),
+    and writes nothing; once room is freed it is OK again."""
+    home, filler = _full_after_a_plan(small_fs, project, monkeypatch, capsys)
+    database = (home / "waymarks.db").read_bytes()
+    assert main(["--json", "health"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["code"] == "attention" and report["integrity"] == "ok", report["message"]
+    assert any("is full" in problem and "nothing can be written" in problem
+               for problem in report["problems"]), report["problems"]
+    assert report["mutations"] == 2
+    assert (home / "waymarks.db").read_bytes() == database
+    filler.unlink()
+    assert main(["--json", "health"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True

@@ -154,6 +154,8 @@ def health(app: Waymarks) -> dict[str, Any]:
     lost = app.projection.lost_exclusions()
     if lost is not None:
         report["problems"].append(f"repair: {lost_exclusions_caveat(lost)}")
+    if app.stale_note is not None:  # (a full disk: read as it is, nothing can be written)
+        report["problems"].append(f"database: {app.stale_note}")
     report["activeSessionProblem"] = app.refresh_problem
     if app.refresh_problem is not None:
         report["problems"].append(f"active session: {app.refresh_problem}")

@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from waymarks.store import binding
 from waymarks.store.migrations import LATEST_VERSION, current_version
@@ -56,6 +57,12 @@ class ReadOnlyProjection(Projection):
 
     def close(self) -> None:
         self.db.close()
+
+    def health(self) -> dict[str, Any]:
+        """The health report, without FTS5's own check (an INSERT: it cannot run here)."""
+        from waymarks.store.health import health_report
+
+        return health_report(self.db, writable=False)
 
     def checkpoints_deferred(self) -> AbstractContextManager[None]:
         """No checkpoint to defer: nothing is written (the write's :meth:`transaction`
