@@ -385,3 +385,22 @@ def test_health_on_a_full_disk_reports_it_as_its_problem(
     filler.unlink()
     assert main(["--json", "health"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+def test_a_plan_on_a_full_disk_is_made_from_the_database_as_it_is(
+    small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`plan` failed on a full disk (exit 1: no pins, no memory for the prompt) though
+    `recall` answers there: the plan saved its manifest, a cache for `explain`, in a
+    write. It is now made from the database as it is, with the stale note, and saves
+    nothing."""
+    home, filler = _full_after_a_plan(small_fs, project, monkeypatch, capsys)
+    database = (home / "waymarks.db").read_bytes()
+    assert main(["--json", "plan", "build command"]) == 0
+    planned = capsys.readouterr().out
+    assert "written before the disk filled" in planned
+    assert "The build command is make ship." in planned
+    assert "may be stale" in json.loads(planned)["stale"]
+    assert (home / "waymarks.db").read_bytes() == database
+    filler.unlink()

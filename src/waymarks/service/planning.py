@@ -572,6 +572,10 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
 
 
 def _remember_manifest(app: Waymarks, plan: Plan) -> None:
+    """Save the plan's manifest for `explain`; not on a full disk (the database read as it
+    is: a cache is not worth failing the plan for, and ``app.stale_note`` says so)."""
+    if app.read_only:
+        return
     # the pins' entries come first, the same plan after plan: the store keeps them apart
     pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),
                 len(plan.manifest))
