@@ -404,3 +404,29 @@ def test_a_plan_on_a_full_disk_is_made_from_the_database_as_it_is(
     assert "may be stale" in json.loads(planned)["stale"]
     assert (home / "waymarks.db").read_bytes() == database
     filler.unlink()
+
+
+def test_a_recall_on_a_full_disk_says_which_memory_it_could_not_search(
+    small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A memory recorded after the last recall, then the disk filled: `recall` of its very
+    words said "Nothing recalled." (exit 0), its note blaming only what the session
+    files gained since the database was written, though `memory list` showed the
+    memory: it was in the database, not yet in the recall index, which cannot be
+    written. The recall now says how many memories it could not search, and why."""
+    _home, filler = _full_after_a_plan(small_fs, project, monkeypatch, capsys)
+    filler.unlink()
+    assert main(["memory", "add", "--", "The deploy day is Tuesday."]) == 0
+    capsys.readouterr()
+    filler = fill(small_fs)
+    assert main(["--json", "recall", "deploy day"]) == 0
+    stale = json.loads(capsys.readouterr().out)["stale"]
+    assert "1 memory" in stale and "not indexed for recall" in stale, stale
+    assert main(["recall", "build command"]) == 0  # what is indexed is still recalled
+    shown = capsys.readouterr()
+    assert "The build command is make ship." in shown.out and "not indexed" in shown.err
+    filler.unlink()
+    assert main(["--json", "recall", "deploy day"]) == 0
+    recalled = json.loads(capsys.readouterr().out)
+    assert "The deploy day is Tuesday." in json.dumps(recalled) and "stale" not in recalled

@@ -36,10 +36,13 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
     token = (index.epoch.token() if app.keep_recall_index and index.epoch is not None
              else None)
     checked = cache is not None and token is not None and token == cache.checked
-    if not checked and not app.read_only and index.behind():
-        from waymarks.service.projection_fill import catch_up
+    if not checked and index.behind():
+        from waymarks.service.projection_fill import catch_up, unindexed
 
-        catch_up(app, index)
+        if app.read_only:  # (a full disk: nothing can be indexed, and the person is told)
+            unindexed(app, index.lag())
+        else:
+            catch_up(app, index)
         token = None  # (perhaps not all of it in time: asked again by the next recall)
     plan = plan_query(query, history) if inherit else direct_plan(query)
     # without a session, the trusted project's claims (as for `items`)
