@@ -165,3 +165,25 @@ def test_a_key_holding_a_marker_is_refused(home: Path, project: Path, key: str) 
                     "KEYTEST the staging host is blue", expect=2)
     assert refused["code"] == "invalid_argument" and "markers" in refused["message"]
     assert _json(home, project, "--json", "memory")["items"] == []
+
+
+def test_personal_save_of_the_same_entry_twice_keeps_one(home: Path, project: Path) -> None:
+    """`personal save -- I prefer vim.` run twice (a retry after a lost answer, a pasted
+    command run again) made i-prefer-vim and i-prefer-vim-2, the same entry twice in the
+    index every plan carries. The second is now the first, said so, nothing written; a
+    save that differs (another type, another text) is still a new entry."""
+    first = _json(home, project, "--json", "personal", "save", "--", "I prefer vim.")
+    index = (home / "memory" / "MEMORY.md").read_bytes()
+    again = _json(home, project, "--json", "personal", "save", "--", "I prefer vim.")
+    assert again["outcome"] == "duplicate" and again["slug"] == first["slug"]
+    assert again["replaced"] is False and again["path"] == first["path"]
+    assert sorted(p.name for p in (home / "memory").glob("*.md")) == [
+        "MEMORY.md", "i-prefer-vim.md"]
+    assert (home / "memory" / "MEMORY.md").read_bytes() == index
+    said = _text(home, project, "personal", "save", "--", "I prefer vim.")
+    assert f"Already saved as {first['slug']}" in said
+    other = _json(home, project, "--json", "personal", "save", "--type", "feedback", "--",
+                  "I prefer vim.")
+    assert other["outcome"] == "saved" and other["slug"] == "i-prefer-vim-2"
+    assert _json(home, project, "--json", "personal", "save", "--type", "feedback", "--",
+                 "I prefer vim.")["slug"] == "i-prefer-vim-2"

@@ -62,11 +62,12 @@ from waymarks.personal.legacy import leveled_facts
 
 
 class Saved(msgspec.Struct, frozen=True):
-    """Proof of persistence: what was written, where, and whether it replaced an entry."""
+    """Proof of persistence: what was written, where, whether it replaced an entry."""
 
     slug: str
     path: Path
     replaced: bool
+    duplicate: bool = False
 
 
 NOT_A_DIRECTORY = ("{} is not a directory; move it or set [personal] directory in the "
@@ -372,11 +373,16 @@ class PersonalStore:
             else summary_of(text, title)
         if explicit == INDEX_STEM and not self.directory.exists():  # no older one to
             raise PersonalMemoryError(NAMED_AS_INDEX)  # replace; the lock makes the home
+        wanted = Entry("", title, summary, type or "user", text.strip(), classification)
         with self._locked():
-            # only an explicit slug replaces: a derived one that is taken gets a suffix
+            # only an explicit slug replaces: a derived one that is taken gets a suffix,
+            # unless that entry is this one already (a save run twice made two)
             self._check_index()
-            chosen = explicit or self._free_slug(derive_slug(title))
+            chosen, same = (explicit, False) if explicit else self._free_slug(
+                derive_slug(title), wanted)
             path = self._path(chosen)
+            if same:  # (``duplicate``: nothing written)
+                return Saved(chosen, path, replaced=False, duplicate=True)
             # read once: read again for its type and level, a file an editor was writing
             # in place then was no entry, and the replacement dropped its classification
             previous = self._current(chosen)
@@ -390,19 +396,17 @@ class PersonalStore:
             self._write_index()
         return Saved(entry.slug, path, replaced)
 
-    def _free_slug(self, base: str) -> str:
+    def _free_slug(self, base: str, wanted: Entry | None = None) -> tuple[str, bool]:
         """``base``, or ``base-2``, ``base-3`` … : the first that names no file yet (nor a
-        link, even one leading nowhere)."""
-        def free(slug: str) -> bool:
+        link, even one leading nowhere), ``False``; or, ``True``, one before it whose
+        entry is ``wanted`` already (its slug aside)."""
+        for n in range(1, 10_000):
+            slug = base if n == 1 else f"{base[:MAX_SLUG - len(str(n)) - 1]}-{n}"
             path = self.directory / f"{slug}.md"
-            return not (path.exists() or path.is_symlink())
-
-        if free(base):
-            return base
-        for n in range(2, 10_000):
-            candidate = f"{base[:MAX_SLUG - len(str(n)) - 1]}-{n}"
-            if free(candidate):
-                return candidate
+            if not (path.exists() or path.is_symlink()):
+                return slug, False
+            if wanted and self._read(path) == msgspec.structs.replace(wanted, slug=slug):
+                return slug, True
         raise PersonalMemoryError("too many entries share this name; pass --slug")
 
     def forget(self, slug: str) -> bool:
@@ -466,7 +470,7 @@ class PersonalStore:
                 # made from the fact with its credentials redacted (the name held a token)
                 shown = redact(fact)[0]
                 title = title_of(shown)
-                slug = self._free_slug(derive_slug(title))
+                slug = self._free_slug(derive_slug(title))[0]
                 # what the fact says beyond its name, as a saved entry's description is:
                 # the whole fact again made every index line read "X — X"
                 entry = Entry(slug, title, summary_of(shown, title), "user", fact, level)

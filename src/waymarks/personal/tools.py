@@ -168,7 +168,7 @@ def save_planned(store: PersonalStore, plan: RememberPlan) -> dict[str, Any]:
     except (PersonalMemoryError, OSError):
         return {"outcome": "unavailable", "category": "runtime-unavailable"}
     return {"outcome": "saved", "slug": saved.slug, "file": saved.path.name,
-            "replaced": saved.replaced}
+            "replaced": saved.replaced, **({"duplicate": True} if saved.duplicate else {})}
 
 
 def _visible(text: str) -> str:
