@@ -187,3 +187,25 @@ def test_a_second_initialize_binds_the_tool_to_the_new_session(tmp_path: Path) -
     assert "Beta rules apply" in pins
     assert "Alpha rules apply" not in pins  # the first session's pin
     assert seen[6]["result"] == {"stopped": True}
+
+
+def test_a_reader_gone_ends_the_bridge_quietly(tmp_path: Path) -> None:
+    """Pi gone (its end of the bridge's standard output closed), the bridge's next answer
+    met a broken pipe: it said "waymarks: Broken pipe (file); nothing was acknowledged"
+    and exited 1, as if a write had failed. It now ends as a shutdown ends (its session's
+    claim released, its stores closed), exit 0, saying nothing: there is no one to tell."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "WAYMARKS_HOME": str(tmp_path / "home")}
+    process = subprocess.Popen([str(WAYMARKS_BIN), "bridge"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project,
+                               env=env)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()  # the reader goes before the first answer
+    init = json.dumps({"id": 1, "method": "initialize", "params": {"cwd": str(project)}})
+    process.stdin.write(init.encode() + b'\n{"id":2,"method":"sync"}\n')
+    process.stdin.close()
+    assert process.stderr is not None
+    with process.stderr:
+        stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0 and stderr == "", stderr

@@ -338,7 +338,12 @@ def register(root: "click.Group") -> None:
         run = runtime()
         run.progress.stop()
         run.protocol = True
-        serve(run.app().home)  # the bridge opens its own service, bound to Pi's session
+        try:
+            serve(run.app().home)  # the bridge opens its own service, bound to Pi's session
+        except BrokenPipeError:  # Pi went away: the bridge ended as a shutdown ends
+            from waymarks.cli.runner import reader_left
+
+            reader_left()
         return Result({}, "", printed=True)
 
     hook = Group("hook", help="Hooks a host runs (not for people): `waymarks hook "

@@ -129,14 +129,21 @@ class Bridge:
     # -- transport ----------------------------------------------------------------------
 
     def serve(self) -> None:
-        while True:
-            message = self._waiting.popleft() if self._waiting else self._read()
-            if message is None:
-                return
-            if "method" not in message:
-                continue  # a late answer to a callback nobody waits for any more
-            if self._handle(message) == "stop":
-                return
+        """Answer requests until ``shutdown`` or the end of standard input. Pi gone (its
+        end of standard output closed) ends it as a shutdown does, then raises the
+        ``BrokenPipeError`` (the caller stops writing to it: no one is there to tell)."""
+        try:
+            while True:
+                message = self._waiting.popleft() if self._waiting else self._read()
+                if message is None:
+                    return
+                if "method" not in message:
+                    continue  # a late answer to a callback nobody waits for any more
+                if self._handle(message) == "stop":
+                    return
+        except BrokenPipeError:
+            self.rpc_shutdown({})
+            raise
 
     def _read(self) -> dict[str, Any] | None:
         while True:
