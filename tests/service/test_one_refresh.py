@@ -163,3 +163,24 @@ def test_a_plan_looks_at_its_session_file_once(home: Path, project: Path,
         Path(session.path).unlink()
         plan_request(app, "which port does the staging database use?")
         assert app.current_session() is not session
+
+
+def test_a_plan_reads_its_session_files_checkpoint_once(home: Path, project: Path) -> None:
+    """A plan's refresh asked the projection for the active session's checkpoint twice
+    (whether the file is the one indexed, then whether the projection is behind it): one
+    statement a plan for nothing, the answer the same. The one read serves both checks."""
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        plan_request(app, "which port does the staging database use?")
+        statements: list[str] = []
+        app.projection.db.set_trace_callback(statements.append)
+        try:
+            plan = plan_request(app, "which port does the staging database use?")
+        finally:
+            app.projection.db.set_trace_callback(None)
+    assert any("5433" in m.content for m in plan.messages)
+    checkpoints = [s for s in statements if "FROM sources WHERE session_id" in s
+                   and "byte_offset" in s]
+    assert len(checkpoints) == 1, checkpoints

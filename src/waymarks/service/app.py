@@ -363,12 +363,14 @@ class Waymarks:
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
             return session
-        if (replaced := replaced_problem(self.projection, session)) is not None:
+        found = self.projection.checkpoint_of(session.session_id)  # (read once: both ask)
+        if (replaced := replaced_problem(self.projection, session,
+                                         checkpoint=found)) is not None:
             # the same, noticed by a process that read it only now
             self.refresh_problem = replaced
             return session
         session.refresh()
-        if out_of_date(self.projection, session):  # behind, or found elsewhere (a home moved)
+        if out_of_date(self.projection, session, found):  # behind, or found elsewhere
             with self._synced(session):
                 pass
         refresh_sources(self, session)

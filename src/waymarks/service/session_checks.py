@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.model import Mutation, status_target
 from waymarks.core.text import shell_command
@@ -35,24 +35,41 @@ _RESTORE = ("Restore the file, or run `waymarks rebuild-index` to index the file
             "are now")
 
 
-def replaced_problem(projection: Store, session: SessionLog, *,
-                     thorough: bool = False) -> str | None:
+#: a source's checkpoint as :meth:`~waymarks.store.protocol.Store.checkpoint_of` reads it
+#: (path, offset, lines, entries, fingerprint), ``None`` for a source never indexed
+Checkpoint = tuple[str, int, int, int, str] | None
+
+
+class _Unread:
+    """The checkpoint not read yet: the check reads it itself."""
+
+
+UNREAD: Final = _Unread()
+
+
+def replaced_problem(projection: Store, session: SessionLog, *, thorough: bool = False,
+                     checkpoint: Checkpoint | _Unread = UNREAD) -> str | None:
     """Why the active session's file is not the session the projection indexed from it,
     or no longer holds what was indexed from it (:func:`_not_as_indexed`), or ``None``.
     The projection remembers which session each path held. Unless ``thorough``, a
     session indexed at this very path is taken as the file's: one lookup by key and the
-    file's last indexed bytes, cheap enough for every read."""
-    found = _replaced_by(projection, session, thorough)
+    file's last indexed bytes, cheap enough for every read. ``checkpoint``: the session's,
+    read by the caller (a request's refresh reads it once for this and :func:`out_of_date`)."""
+    found = _replaced_by(projection, session, thorough, _read(projection, session, checkpoint))
     return None if found is None else f"{found}; using the last projection. {_RESTORE}"
 
 
-def out_of_date(projection: Store, session: SessionLog) -> bool:
+def out_of_date(projection: Store, session: SessionLog,
+                checkpoint: Checkpoint | _Unread = UNREAD) -> bool:
     """Whether the projection's checkpoint of the active session is behind its file, or
     names another path (the home moved or copied, the file still there by the old name
     or gone): a read then records where it is read from, as a write does. `health` said
     a moved home's active ledger was missing until the next write, and reported the
-    original's file in a copy. Another name of the same file (a link) is not a move."""
-    found = projection.checkpoint_of(session.session_id)
+    original's file in a copy. Another name of the same file (a link) is not a move.
+    ``checkpoint``: as for :func:`replaced_problem` (one read before the session's file is
+    read on is as good: a checkpoint another process moved meanwhile only makes the
+    projection look behind, and the sync under the lock then finds nothing to do)."""
+    found = _read(projection, session, checkpoint)
     if found is None or found[1] != session.offset:
         return True
     if found[0] == str(session.path):
@@ -63,9 +80,16 @@ def out_of_date(projection: Store, session: SessionLog) -> bool:
         return True
 
 
-def _replaced_by(projection: Store, session: SessionLog, thorough: bool) -> str | None:
+def _read(projection: Store, session: SessionLog,
+          checkpoint: Checkpoint | _Unread) -> Checkpoint:
+    if isinstance(checkpoint, _Unread):
+        return projection.checkpoint_of(session.session_id)
+    return checkpoint
+
+
+def _replaced_by(projection: Store, session: SessionLog, thorough: bool,
+                 found: Checkpoint) -> str | None:
     path = str(session.path)
-    found = projection.checkpoint_of(session.session_id)
     if found is not None and found[0] == path:
         changed = _not_as_indexed(projection, session, found[1], found[4])
         if changed is not None or not thorough:
@@ -177,7 +201,7 @@ def refuse_replaced(projection: Store, session: SessionLog) -> None:
     Reads keep the last projection and say why; a write appends nothing."""
     problem = f"{session.path}: the session header changed since it was read" \
         if session.read_header_line() != session.header_bytes else \
-        _replaced_by(projection, session, False)
+        _replaced_by(projection, session, False, projection.checkpoint_of(session.session_id))
     if problem is not None:
         raise ServiceError("session_replaced", f"{problem}; nothing was written. {_RESTORE}")
 
