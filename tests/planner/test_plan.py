@@ -274,3 +274,30 @@ def test_a_learned_claim_never_takes_the_room_of_an_accepted_decision_record() -
     assert kinds.index("snippets") < kinds.index("learned")  # after it, and below it
     priority = {m.kind: m.priority for m in roomy.messages}
     assert priority["learned"] < priority["snippets"]
+
+
+def test_a_plan_reads_the_requests_words_once(app: Waymarks,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner orders memories by the request's words, and the lookup of claims whose
+    explicit key the request names read them again (a plan's request tokenised twice),
+    when no claim held a key it names, which is every plan of a store without `--key`.
+    The lookup reads them only for the claims it found; a named key still leads."""
+    from waymarks.planner import memory_order
+
+    app.remember("The deploy job runs at midnight")
+    app.remember("Releases go through GitHub Actions.", key="release-pipeline")
+    read: list[str] = []
+    original = memory_order.request_terms
+
+    def counting(request: str) -> frozenset[str]:
+        read.append(request)
+        return original(request)
+
+    monkeypatch.setattr(memory_order, "request_terms", counting)
+    plan = plan_request(app, "when does the deploy job run?")
+    assert "midnight" in str(plan.messages)
+    assert read == ["when does the deploy job run?"]
+    read.clear()
+    plan = plan_request(app, "what is the release-pipeline?")
+    assert "GitHub Actions" in str(plan.messages)
+    assert read and set(read) == {"what is the release-pipeline?"}

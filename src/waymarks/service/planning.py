@@ -526,10 +526,12 @@ def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[Mem
     ids = [i for i in app.projection.ids_with_keys("memory", session.session_id if session
                                                    else "", app.cwd, keys, active_only=True)
            if i not in exclude]
+    if not ids:  # (the request's words are read only for a claim found: the planner's
+        return []  # order reads them too, and a store without `--key` finds none)
     terms = request_terms(prompt)
     return [MemoryInput(_memory_block(v, 0.0, "the request names its key"), v.created_at,
                         True)
-            for v in (app.items("memory", ids=ids) if ids else ())
+            for v in app.items("memory", ids=ids)
             if v.applies and v.status == "active" and v.given_key
             and key_named(v.key, terms)]
 
