@@ -184,3 +184,38 @@ def test_a_plan_reads_its_session_files_checkpoint_once(home: Path, project: Pat
     checkpoints = [s for s in statements if "FROM sources WHERE session_id" in s
                    and "byte_offset" in s]
     assert len(checkpoints) == 1, checkpoints
+
+
+def test_a_plan_opens_its_session_file_once(home: Path, project: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan's refresh opened the session file for each read of it: its header (was it
+    replaced?), the bytes before the checkpoint (rewritten?) twice, and what follows: four
+    opens a plan. One open serves them; a file replaced between two plans is still noticed
+    by the next one (test_session_identity), and an append is still read."""
+    import builtins
+
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    opened: list[str] = []
+
+    def counting(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+            opened.append(str(path))
+            return original(path, *args, **kwargs)
+        return wrapper
+
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        plan_request(app, "which port does the staging database use?")
+        session = app.current_session()
+        assert session is not None
+        monkeypatch.setattr(builtins, "open", counting("open", builtins.open))
+        monkeypatch.setattr(os, "open", counting("os.open", os.open))
+        plan = plan_request(app, "which port does the staging database use?")
+        assert any("5433" in m.content for m in plan.messages)
+        assert opened.count(str(session.path)) == 1, opened
+        monkeypatch.undo()
+        with Waymarks(home, cwd=str(project)) as writer:  # another process appends
+            writer.remember("The staging cache listens on port 6380", scope="project")
+        plan = plan_request(app, "which port does the staging cache use?")
+        assert any("6380" in m.content for m in plan.messages)

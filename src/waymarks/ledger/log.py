@@ -109,6 +109,12 @@ class SessionLog(ABC):
     def _size(self) -> int:
         """How many bytes the ledger holds now (for progress reports)."""
 
+    def reads_held(self) -> contextlib.AbstractContextManager[None]:
+        """Inside it, this thread's reads of the ledger may share one open of its storage
+        (a request's refresh reads its header, the fingerprint before its offset and what
+        follows: a file opened each time, four times a plan). Here: nothing to hold."""
+        return contextlib.nullcontext()
+
     @abstractmethod
     def _write_durably(self, data: bytes) -> None:
         """Append ``data`` (call holding the lock); it is durable when this returns, or,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -63,6 +64,7 @@ class SessionFile(SessionLog):
     """A session ledger in a file."""
 
     _fd: int | None = None
+    _held: tuple[int, int] | None = None  # (thread, descriptor) inside reads_held
     _deferred: bool = False  # group commit: the lock's holder flushes after releasing it
     _dirty: bool = False
 
@@ -122,9 +124,39 @@ class SessionFile(SessionLog):
         return os.path.getsize(self.path)
 
     def _read_from(self, offset: int, limit: int) -> bytes:
+        held = self._held
+        if held is not None and held[0] == threading.get_ident():
+            return _read_at(held[1], offset, limit)
         with open(self.path, "rb") as handle:
             handle.seek(offset)
             return handle.read(limit)
+
+    @contextmanager
+    def reads_held(self) -> Iterator[None]:
+        """The file opened once for this thread's reads inside it (positioned reads: no
+        other reader's offset moves). A file replaced meanwhile is the next request's to
+        notice, as one replaced right after a read was; one that cannot be opened is
+        opened by each read, which says why."""
+        if self._held is not None:
+            yield
+            return
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            yield
+            return
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # (a FIFO put there: read as before)
+                os.close(fd)
+                fd = -1
+                yield
+                return
+            self._held = (threading.get_ident(), fd)
+            yield
+        finally:
+            self._held = None
+            if fd >= 0:
+                os.close(fd)
 
     @contextmanager
     def _exclusive(self, group_commit: bool = False) -> Iterator[None]:
@@ -181,6 +213,20 @@ def reread_records(path: Path, visit: Callable[[MutationRecord], None]) -> None:
     reader = _Rereading(path)
     reader.visit = visit
     reader._load(None)
+
+
+def _read_at(fd: int, offset: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``fd`` from ``offset`` (fewer only at its end), as a
+    file object's ``read`` gives them."""
+    parts = []
+    while limit > 0:
+        part = os.pread(fd, min(limit, 1 << 30), offset)
+        if not part:
+            break
+        parts.append(part)
+        offset += len(part)
+        limit -= len(part)
+    return b"".join(parts)
 
 
 class SessionBusy(TimeoutError):

@@ -357,24 +357,32 @@ class Waymarks:
         if session is None:  # the project's sessions are read all the same
             refresh_sources(self, None)
             return None
+        with session.reads_held():  # (its header, the bytes indexed and what follows)
+            behind = self._read_on(session)
+        if behind:  # behind, or found elsewhere (a home moved)
+            with self._synced(session):
+                pass
+        if behind is not None:
+            refresh_sources(self, session)
+        return session
+
+    def _read_on(self, session: SessionLog) -> bool | None:
+        """Whether the projection is behind ``session`` once its file is read on; ``None``:
+        the file is not what was indexed (:attr:`refresh_problem` says why)."""
         if session.read_header_line() != session.header_bytes:
             # the file was replaced under us: keep the last transactional projection in
             # force rather than read it again as something else; `health` says why
             self.refresh_problem = (f"{session.path}: the session header changed since it "
                                     "was read; using the last projection")
-            return session
+            return None
         found = self.projection.checkpoint_of(session.session_id)  # (read once: both ask)
         if (replaced := replaced_problem(self.projection, session,
                                          checkpoint=found)) is not None:
             # the same, noticed by a process that read it only now
             self.refresh_problem = replaced
-            return session
+            return None
         session.refresh()
-        if out_of_date(self.projection, session, found):  # behind, or found elsewhere
-            with self._synced(session):
-                pass
-        refresh_sources(self, session)
-        return session
+        return out_of_date(self.projection, session, found)
 
     # -- sessions (service/sessions_api.py) -----------------------------------------
 
