@@ -227,3 +227,48 @@ def test_the_safe_directory_fix_team_status_names_shows_the_commits_at_once(
     fixed = status()
     assert fixed["git"] is None
     assert fixed["items"][0]["commit"] == commit[:12], fixed["items"]
+
+
+def test_a_write_while_the_own_file_is_unmerged_is_refused(project: Path, home: Path
+                                                           ) -> None:
+    """One home's file written on two branches conflicts when they merge; while that merge
+    is unresolved a share was appended to the file as it stands and reported "Shared …
+    Commit and push it", and the step `team status` then names, `git checkout --ours`,
+    put back the index's copy without it: the share lost, the file `truncated`, every own
+    item withdrawn. Refused before asking (``own_file_unmerged``, with the way to finish
+    the merge), nothing appended; once the merge is committed the share goes in."""
+    team.forget_process_state()
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "config", "user.name", "Dana")
+    _git(project, "config", "user.email", "dana@example.com")
+
+    def run(*args: str) -> dict:
+        done = waymarks("--home", str(home), "--json", *args, cwd=project)
+        return {"rc": done.returncode, **json.loads(done.stdout)}
+
+    run("trust", ".")
+    run("team", "init")
+    pins = [run("pin", "--scope", "project", "--", f"Rule {n}")["id"] for n in range(4)]
+    mine = run("team", "share", pins[0], "--yes")["contributor"]
+    path = f".waymarks/team/{mine}.jsonl"
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "share")
+    _git(project, "checkout", "-qb", "feat")
+    run("team", "share", pins[1], "--yes")
+    _git(project, "commit", "-qam", "share on feat")
+    _git(project, "checkout", "-q", "main")
+    assert run("team", "accept", mine)["rc"] == 0
+    run("team", "share", pins[2], "--yes")
+    _git(project, "commit", "-qam", "share on main")
+    _git(project, "merge", "-q", "feat", check=False)
+    before = (project / path).read_bytes()
+
+    for rehearsed in ((), ("--yes",)):
+        refused = run("team", "share", pins[3], *rehearsed)
+        assert (refused["rc"], refused["code"]) == (2, "own_file_unmerged"), refused
+        assert f"git checkout --ours -- {path}" in refused["message"]
+        assert (project / path).read_bytes() == before
+    _git(project, "checkout", "--ours", "--", path)
+    _git(project, "add", path)
+    _git(project, "commit", "-qm", "merge feat")
+    assert run("team", "share", pins[3], "--yes")["outcome"] == "committed"

@@ -71,7 +71,7 @@ from waymarks.service.team import (
     team_dir,
 )
 from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
-from waymarks.service.team_views import accept_remedy, suggested
+from waymarks.service.team_views import accept_remedy, suggested, unmerged_json
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -216,6 +216,7 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     state = refresh(app)
     if me is not None:
         _refuse_unusable_own(state, me)
+        _refuse_unmerged_own(app, me)
     return state, me
 
 
@@ -256,6 +257,19 @@ def _refuse_unusable_own(state: TeamState, me: str) -> None:
         raise TeamRefused("own_file_excluded", "your own team file is excluded here, so "
                           "what you write would be withdrawn as soon as written; count it "
                           f"again first: `waymarks team include {me}`")
+
+
+def _refuse_unmerged_own(app: Waymarks, me: str) -> None:
+    """Refuse a write to the own file while a merge leaves it unmerged: appended to the
+    side in place, the entry was lost to the `git checkout --ours` that keeps that side
+    (the index's copy), the file then `truncated`, every own item withdrawn."""
+    for held in unmerged_json(app):
+        if Path(held["path"]).name == f"{me}{SUFFIX}":
+            raise TeamRefused("own_file_unmerged", f"your team file {escaped(held['path'])} "
+                              "is in a merge git left unresolved; finish the merge first "
+                              f"(keep your side, `{held['keep']}`, `git add` it, commit the "
+                              "merge, and redo what the other branch wrote to it: README, "
+                              "Team memory), then run the command again")
 
 
 def _author(app: Waymarks, me: str) -> str:
