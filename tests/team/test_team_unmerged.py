@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.inprocess import waymarks
 from tests.team.test_team_source import Writer
 from waymarks.service import team, team_git
@@ -272,3 +274,42 @@ def test_a_write_while_the_own_file_is_unmerged_is_refused(project: Path, home: 
     _git(project, "add", path)
     _git(project, "commit", "-qm", "merge feat")
     assert run("team", "share", pins[3], "--yes")["outcome"] == "committed"
+
+
+def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
+        project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git that hangs (a wrapper waiting on a network filesystem or a credential prompt,
+    say) is given up on after a timeout, and its silence was read as answers: `team init`
+    said the checkout was no repository, "run `git init` first", and a home's first share
+    made its contributor ID without `user.name`, `contributor-…` for good, the author
+    that ID (what README says a missing git no longer does), 16 timeouts later. Each is
+    refused as a missing git is, ``git_timeout``, nothing made; once git answers, the
+    share goes in under the person's name."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Dana")
+    directory = project / ".waymarks" / "team"
+    directory.mkdir(parents=True)  # as a clone brings it
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    pin = json.loads(waymarks("--home", str(home), "--json", "pin", "--scope", "project",
+                              "--", "Run the migrations check", cwd=project).stdout)["id"]
+    hanging = tmp_path / "hanging"
+    hanging.mkdir()
+    (hanging / "git").write_text("#!/bin/sh\nexec sleep 30\n")
+    (hanging / "git").chmod(0o755)
+    monkeypatch.setattr(team_git, "_TIMEOUT_S", 0.5)
+    env = {"PATH": f"{hanging}{os.pathsep}{os.environ['PATH']}"}
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    _git(fresh, "init", "-q")
+    assert waymarks("--home", str(home), "trust", ".", cwd=fresh).returncode == 0
+    for cwd, args in ((project, ("team", "share", pin, "--yes")), (fresh, ("team", "init"))):
+        done = waymarks("--home", str(home), "--json", *args, cwd=cwd, env=env)
+        refused = json.loads(done.stdout)
+        assert (done.returncode, refused["code"]) == (2, "git_timeout"), refused
+        assert "git init" not in refused["message"]
+    assert not (home / "team" / "contributor.json").exists()
+    assert list(directory.iterdir()) == [] and not (fresh / ".waymarks").exists()
+    shared = json.loads(waymarks("--home", str(home), "--json", "team", "share", pin,
+                                 "--yes", cwd=project).stdout)
+    assert shared["contributor"].startswith("dana-"), shared

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Final
 
 _TIMEOUT_S: Final = 10
+#: what :func:`_git` adds to ``refusals`` for a git that did not answer in time
+_TIMED_OUT: Final = b"\0timed out"
 _HEADER: Final = re.compile(rb"^([0-9a-f]{40}) \d+ (\d+)")
 _ZERO: Final = "0" * 40
 #: the commit of a line a shallow clone's history does not reach (not a SHA)
@@ -77,6 +79,8 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None,
         # git ran, and took too long (a blame of a huge file with a long history): an
         # answer with nothing in it, kept as one, so that each new process does not wait
         # again; a git that could not answer at all is None, asked again next time
+        if refusals is not None:
+            refusals.append(_TIMED_OUT)
         return b""
     except (OSError, subprocess.SubprocessError):
         return None
@@ -104,13 +108,18 @@ def is_repository(cwd: Path) -> bool:
     return _git(cwd, "rev-parse", "--is-inside-work-tree") == b"true\n"
 
 
-def refused_owner(cwd: Path) -> str | None:
-    """The repository git refuses for its owner (another user's, until ``safe.directory``
-    names it: the path git names, the top of the checkout), if it refuses the one holding
-    ``cwd``: no repository to every other question, where "run `git init`" fixes
-    nothing."""
+def _refusals(cwd: Path) -> list[bytes]:
+    """What git said failing to tell whether ``cwd`` is in a working tree (with
+    :data:`_TIMED_OUT` for a git that did not answer in time)."""
     refusals: list[bytes] = []
     _git(cwd, "rev-parse", "--is-inside-work-tree", refusals=refusals)
+    return refusals
+
+
+def _owner_refused(refusals: list[bytes]) -> str | None:
+    """The repository git refuses for its owner (another user's, until ``safe.directory``
+    names it: the path git names, the top of the checkout), if ``refusals`` say so: no
+    repository to every other question, where "run `git init`" fixes nothing."""
     for said in refusals:
         named = re.search(rb"detected dubious ownership in repository at '([^\n]*)'", said)
         if named:
@@ -119,15 +128,22 @@ def refused_owner(cwd: Path) -> str | None:
 
 
 def trouble(cwd: Path) -> tuple[str, str] | None:
-    """``(code, what is wrong, with its fix)`` when git cannot be run here, or refuses the
-    checkout holding ``cwd`` for its owner; ``None`` when git answers (or finds no
-    repository: :func:`is_repository` tells)."""
+    """``(code, what is wrong, with its fix)`` when git cannot be run here, does not
+    answer in time, or refuses the checkout holding ``cwd`` for its owner; ``None`` when
+    git answers (or finds no repository: :func:`is_repository` tells). A git that hangs
+    (a wrapper, a network filesystem) was taken for an answer: "no repository, run `git
+    init`", and a home's first share made its contributor ID without ``user.name``."""
     from waymarks.core.text import escaped, shell_command
 
     if not installed():
         return ("git_missing", "git cannot be run here (not installed, or not on PATH): "
                 "install it or add it to PATH")
-    refused = refused_owner(cwd)
+    refusals = _refusals(cwd)
+    if _TIMED_OUT in refusals:
+        return ("git_timeout", f"git did not answer within {_TIMEOUT_S} s here (`git "
+                "rev-parse` hung: a wrapper, a network filesystem or a lock waiting): "
+                "check that `git status` answers here")
+    refused = _owner_refused(refusals)
     if refused is None:
         return None
     fix = shell_command(["git", "config", "--global", "--add", "safe.directory", refused])
