@@ -125,3 +125,24 @@ def test_a_learned_claim_contradicting_a_personal_entry_is_not_planned(
     explained = cli("evolution", "explain", ASK)  # as the plan chose
     assert explained["selected"] == [ttl]
     assert [s["verdict"] for s in explained["scored"] if s["id"] == port] == [says_otherwise]
+
+
+def test_a_learned_claim_a_local_write_would_conflict_with_by_its_key_is_not_planned(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """The replay rule refuses a local write sharing a claim's derived key with another
+    value ("The package manager is pnpm" beside "The package manager is npm", whose
+    signatures find no value to compare); the learned claim saying so was planned beside
+    the confirmed one, and recalled and explained as the answer."""
+    mine = cli("memory", "add", "--", "The package manager is npm")["id"]
+    ask = "which package manager do we use?"
+    pnpm = learn(home, str(tmp_path / "elsewhere"), {
+        "kind": "preference", "content": "The package manager is pnpm",
+        "searchTerms": ["package manager"]}, AT)
+    plan = cli("plan", "--", ask)
+    shown = "\n".join(m["content"] for m in plan["messages"])
+    assert "manager is npm" in shown and "manager is pnpm" not in shown
+    says_otherwise = f"you hold {mine[:8]}, which says otherwise"
+    assert _learned(plan) == {pnpm: says_otherwise}
+    assert "learned" not in cli("recall", ask)  # (and no key when none is left)
+    explained = cli("evolution", "explain", ask)
+    assert [s["verdict"] for s in explained["scored"] if s["id"] == pnpm] == [says_otherwise]

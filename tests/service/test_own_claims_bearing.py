@@ -220,7 +220,8 @@ def test_a_read_catches_the_subject_rows_up_a_bounded_share_at_a_time(
                for n in range(7)]
     last = written[-1]
     assert isinstance(last, Committed)
-    question = "The worker 6 pool size is 99."
+    # (no "X is Y": the replay rule's key, read by its index, would find it at once)
+    question = "The worker 6 pool size was set to 99."
     assert OwnClaims(app).contradicted(question) == last.id
     with app.projection.transaction():  # as a re-fold leaves them
         claim_subjects.reset(app.projection.db)

@@ -1,14 +1,18 @@
 """The person's own claims as the planner weighs another's against them: a team item or a
-learned claim that contradicts one of them (by the signature rules a local write is refused
-by: the same subject and attribute with another value, the opposite state) is not planned,
-since what the person confirmed stands."""
+learned claim that contradicts one of them (by the rules a local write is refused by: the
+replay rule's same key with another text or the opposite state, and the signatures' same
+subject and attribute with another value) is not planned, since what the person confirmed
+stands."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+import msgspec
+
 if TYPE_CHECKING:
+    from waymarks.core.rules import ItemState
     from waymarks.service.app import Waymarks
     from waymarks.service.views import ItemView
 
@@ -141,7 +145,40 @@ class OwnClaims:
 
     def contradicted(self, text: str) -> str | None:
         """The ID of the pin or claim ``text`` contradicts, if any."""
-        return OwnSignatures(self._views(text)).contradicted(text)
+        return OwnSignatures(self._views(text)).contradicted(text) or self._keyed(text)
+
+    def conflicting(self, state: ItemState) -> str | None:
+        """The first of the person's claims in effect here that ``state`` conflicts with
+        by the replay rule (the same key with another text, the opposite state)."""
+        from waymarks.core.rules import find_conflicts
+
+        view = self._app.projection.view
+        for partition in self._partitions():
+            found = find_conflicts(view, msgspec.structs.replace(state, partition=partition))
+            if found:
+                return found[0]
+        return None
+
+    def _keyed(self, text: str) -> str | None:
+        """The claim in effect here that a write of ``text`` would be refused for by the
+        replay rule, unless both say enough for their signatures to judge and those find
+        no contradiction (as a write in another partition is judged): "The package
+        manager is pnpm" beside "The package manager is npm" has no value the signatures
+        compare, and the learned claim went out beside the person's, or as the answer."""
+        from waymarks.core.contradiction import contradicts, signature
+        from waymarks.core.model import MemoryItem
+        from waymarks.core.rules import new_state
+
+        state = new_state(MemoryItem(id="", scope="session", claim=text, created_at=0,
+                                     source_entry_ids=()), "", "", 0)
+        found = self.conflicting(state)
+        if found is None:
+            return None
+        mine = signature(text)
+        theirs = self._app.projection.view.get(found)
+        signed = signature(theirs.text) if mine is not None and theirs is not None else None
+        return None if mine is not None and signed is not None and not contradicts(
+            mine, signed) else found
 
     def held(self, text: str) -> str | None:
         """The ID of the pin or claim that says ``text`` (the same sentence) or
@@ -149,7 +186,8 @@ class OwnClaims:
         claims = self._claims(text)
         views = [*self._pins_in_effect(), *(v for v in claims if v.applies)]
         said = next((v.id for v in _saying(views, text)), None)
-        return said or OwnSignatures(views).contradicted(text) or _retired(claims, text)
+        return (said or OwnSignatures(views).contradicted(text) or self._keyed(text)
+                or _retired(claims, text))
 
     def said(self, text: str) -> str | None:
         """The ID of the pin or claim in effect here that says ``text`` with marker tags

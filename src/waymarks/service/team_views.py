@@ -234,31 +234,21 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
                  # the person's own copy is already in the plan
                  normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
-    session = app.current_session()
-    partitions = [f"project:{app.cwd}", *([f"session:{session.session_id}"]
-                                          if session is not None else [])]
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,
                       i.state.item.classification,
                       i.state.item.key if isinstance(i.state.item, MemoryItem) else None,
-                      _own_contradicting(app, i.state, partitions, mine))
+                      _own_contradicting(i.state, mine))
             for i in items]
 
 
-def _own_contradicting(app: Waymarks, state: ItemState, partitions: list[str],
-                       mine: OwnClaims) -> str | None:
+def _own_contradicting(state: ItemState, mine: OwnClaims) -> str | None:
     """The person's own active claim a team claim contradicts, if any, as a local write
     would be refused: the same key with another text or the opposite state (the replay
     rule), or a signature ("runs 3 replicas" / "runs 5 replicas": both were planned, the
     team's above); it was planned beside theirs, and above it."""
-    from waymarks.core.rules import find_conflicts
-
     if state.kind != "memory":
         return None
-    for partition in partitions:
-        found = find_conflicts(app.projection.view,
-                               msgspec.structs.replace(state, partition=partition))
-        if found:
-            return found[0]
-    return OwnSignatures([v for v in mine.in_effect_about(state.text)
-                          if v.kind == "memory"]).contradicted(state.text)
+    return mine.conflicting(state) or OwnSignatures(
+        [v for v in mine.in_effect_about(state.text) if v.kind == "memory"]
+    ).contradicted(state.text)
