@@ -213,8 +213,8 @@ class _Lookup:
     def exists(self, claim_id: str) -> bool:
         return claim_id in self.existing
 
-    def suppressed(self, key: str) -> bool:
-        return key in self.suppressions
+    def forgotten(self, origin: str, content: str) -> bool:
+        return suppression_key(origin, content) in self.suppressions
 
     def disputed(self, origin: str, content: str) -> bool:
         return False

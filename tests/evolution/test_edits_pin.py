@@ -80,7 +80,7 @@ def test_a_pinned_claim_is_never_replaced_by_the_model() -> None:
         def exists(self, _claim_id: str) -> bool:
             return True
 
-        def suppressed(self, _key: str) -> bool:
+        def forgotten(self, _origin: str, _content: str) -> bool:
             return False
 
     from waymarks.core.evolution.contract import ProposedClaim

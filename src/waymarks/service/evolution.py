@@ -333,7 +333,7 @@ class Evolution:
                 records.append(SourceRecord(SCHEMA_VERSION, sid, origin, kind, basis,  # type: ignore[arg-type]
                                             body, level, at, session))
                 local = [c for c in summary_claims(body) if not disputed(self.store, origin, c)
-                         ] if kind == "summary" else []
+                         and not self.store.view.forgotten(origin, c)] if kind == "summary" else []
                 evidence = Evidence("summary", "local", sid, at)
                 records.extend(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", c), origin,
                                            "fact", c, evidence) for c in local)
@@ -527,8 +527,8 @@ class _Lookup:
     def exists(self, claim_id: str) -> bool:
         return self.store.view.claim(claim_id) is not None
 
-    def suppressed(self, key: str) -> bool:
-        return self.store.view.suppressed(key)
+    def forgotten(self, origin: str, content: str) -> bool:
+        return self.store.view.forgotten(origin, content)
 
     def disputed(self, origin: str, content: str) -> bool:
         return disputed(self.store, origin, content)
@@ -539,7 +539,7 @@ def disputed(store: EvolutionStore, origin: str, content: str) -> bool:
     stands quarantined): that text is not learned there again, under any kind."""
     return any(c.state == "conflicted" and c.accuracy is not None
                and c.accuracy[0] == "incorrect"
-               for c in store.view.same_content(origin, content))
+               for c in store.view.worded(origin, content))
 
 
 @contextlib.contextmanager

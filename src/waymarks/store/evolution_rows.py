@@ -12,7 +12,8 @@ from typing import Final
 import msgspec
 
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
-from waymarks.core.evolution.rows import Change, Slot
+from waymarks.core.evolution.rows import Change, Slot, suppression_key
+from waymarks.core.text import normalize
 
 TERMS_ENCODER: Final = msgspec.json.Encoder()  # (a list of words, as JSON)
 _TERMS_DECODER: Final = msgspec.json.Decoder(list[str])
@@ -89,6 +90,27 @@ class SqliteEvoView:
         return [claim_row(r) for r in self.db.execute(
             f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND content = ?"
             " ORDER BY seq", (origin, content))]
+
+    def worded(self, origin: str, content: str) -> list[ClaimRow]:
+        """The claims of ``origin`` out of the learned set (forgotten, superseded or
+        conflicted) whose text is ``content`` as :func:`~waymarks.core.text.normalize`
+        compares texts (case, spacing, closing punctuation aside): Waymarks' duplicates.
+        A model says a sentence it was told of before with a full stop or a capital
+        changed as often as verbatim."""
+        said = normalize(content)
+        return [row for row in map(claim_row, self.db.execute(
+            f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND state IN"
+            " ('forgotten', 'superseded', 'conflicted') ORDER BY seq", (origin,)))
+            if normalize(row.content) == said]
+
+    def forgotten(self, origin: str, content: str) -> bool:
+        """Whether ``content`` may not be learned in ``origin``: suppressed there (forgotten
+        or corrected away), itself or as a duplicate of a claim whose text is (only the
+        exact text was refused, and "the database port is 6543." came back after "The
+        database port is 6543" was forgotten)."""
+        return self.suppressed(suppression_key(origin, content)) or any(
+            self.suppressed(suppression_key(origin, row.content))
+            for row in self.worded(origin, content))
 
     def changes(self, event: int) -> list[Change]:
         return [Change(str(cid), _SNAP_DECODER.decode(str(before)) if before else None,

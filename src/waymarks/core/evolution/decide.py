@@ -49,7 +49,7 @@ from typing import Final, Protocol
 
 from waymarks.core.evolution.capture import holds_placeholder
 from waymarks.core.evolution.contract import ProposedClaim
-from waymarks.core.evolution.fold import SourceRow, suppression_key
+from waymarks.core.evolution.fold import SourceRow
 from waymarks.core.evolution.model import (
     CONFIRMED_PRIORITY,
     SCHEMA_VERSION,
@@ -100,7 +100,10 @@ class Lookup(Protocol):
 
     def exists(self, claim_id: str) -> bool: ...
 
-    def suppressed(self, key: str) -> bool: ...
+    def forgotten(self, origin: str, content: str) -> bool:
+        """Whether ``content`` is suppressed in ``origin``, itself or as a duplicate (the
+        same text but for case, spacing and closing punctuation) of a suppressed text."""
+        ...
 
     def disputed(self, origin: str, content: str) -> bool:
         """Whether a claim of ``content`` in ``origin`` is quarantined by the person's
@@ -152,7 +155,7 @@ def decide(source: SourceRow, proposed: list[ProposedClaim], offered: frozenset[
         if _redacted(claim.content, secrets):
             refuse(new_id, "still_redacted")
             continue
-        if lookup.suppressed(suppression_key(source.origin, claim.content)):
+        if lookup.forgotten(source.origin, claim.content):
             refuse(new_id, "forgotten")
             continue
         if new_id == claim.replaces and refreshes(source, claim, offered, replaced):

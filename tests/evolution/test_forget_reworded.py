@@ -1,0 +1,62 @@
+"""A forgotten learned claim is not learned back in its origin with its case, spacing or
+closing punctuation changed. Its exact text was suppressed, and nothing else: a model
+re-derives "The database port is 6543" as "the database port is 6543." or "...6543!"
+as often as verbatim, and each came back provisional and was injected again, the person's
+forget undone by a capital or a full stop (reproduced with ``waymarks evolve`` against a
+loopback provider). Texts the same under :func:`~waymarks.core.text.normalize` are what
+Waymarks calls duplicates everywhere else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.evolution.test_aging import days_ago, learn
+from waymarks.core.model_port import ModelReply
+from waymarks.service import evolution_edits as edits
+from waymarks.service.evolution import Evolution
+
+TEXT = "The database port is 6543"
+VARIANTS = ("the database port is 6543.", "The database port is 6543!",
+            "THE DATABASE PORT IS 6543 ;")
+
+
+def test_a_forgotten_claim_reworded_by_case_or_punctuation_is_not_relearned(
+        tmp_path: Path) -> None:
+    home, origin = tmp_path / "home", str(tmp_path / "a")
+    forgotten = learn(home, origin, {"kind": "fact", "content": TEXT}, days_ago(14))
+    with Evolution(home) as evo:
+        assert edits.forget(evo, forgotten).ok
+        said = evo.capture(origin, "statement", "Remember: the db port did not change",
+                           session="s2", key="k2")
+        assert said is not None
+        outcome = evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
+            *({"kind": kind, "content": text} for kind, text in zip(
+                ("fact", "decision", "preference"), VARIANTS, strict=True)),
+            {"kind": "fact", "content": "The cache port is 6380"}]}), "f", "m"),
+            days_ago(13))
+        assert [c.content for c in evo.claims(["provisional"])] == ["The cache port is 6380"]
+        assert (outcome.code, outcome.written) == ("applied", 1)  # the rest of the reply
+        summary = evo.capture(origin, "summary", f"## Facts\n- {VARIANTS[0]}\n",
+                              session="s3", key="c1")
+        assert summary is not None and summary.local_claims == 0
+        # another sentence is not a variant, and another origin's text is its own
+        other = evo.capture(origin, "summary", "## Facts\n- The database port is 6544\n",
+                            session="s4", key="c2")
+        elsewhere = evo.capture(str(tmp_path / "b"), "summary", f"## Facts\n- {TEXT}\n",
+                                session="s5", key="c3")
+        assert other is not None and other.local_claims == 1
+        assert elsewhere is not None and elsewhere.local_claims == 1
+
+
+def test_a_claim_marked_incorrect_reworded_is_not_relearned(tmp_path: Path) -> None:
+    home, origin = tmp_path / "home", str(tmp_path / "a")
+    wrong = learn(home, origin, {"kind": "fact", "content": TEXT}, days_ago(14))
+    with Evolution(home) as evo:
+        assert edits.feedback(evo, wrong, "incorrect").ok
+        said = evo.capture(origin, "statement", "Remember: the db port did not change",
+                           session="s2", key="k2")
+        assert said is not None
+        outcome = evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
+            {"kind": "fact", "content": VARIANTS[0]}]}), "f", "m"), days_ago(13))
+        assert outcome.code == "refused_only" and evo.claims(["provisional"]) == []
