@@ -134,6 +134,18 @@ def test_a_one_word_hosts_port_is_a_port_and_an_image_tag_none(text: str, port: 
     assert says_value("c:port", text, frozenset()) is port
 
 
+@pytest.mark.parametrize("run", ["a-" * 100_000, "a." * 100_000, "a" * 200_000])
+def test_a_long_run_of_host_characters_is_read_once(run: str) -> None:
+    """A port or a version is read in a 0.2 MB run of word characters, hyphens or dots
+    (a pasted log, a compacted turn: no cap) in one pass: the host and the name were
+    tried from every word start, each scanning the rest of the run (20 KB: 7 s and 4 s,
+    so this took hours)."""
+    assert says_value("c:port", run, frozenset()) is False
+    assert says_value("c:port", f"{run} kafka:9092", frozenset()) is True
+    assert says_value("c:version", run, frozenset({"w:python"})) is False
+    assert says_value("c:version", f"{run} Python 3.12", frozenset({"w:python"})) is True
+
+
 @pytest.mark.parametrize("question", [
     "Which package manager should I use for this repository?",
     "which package manager does the repo use?",

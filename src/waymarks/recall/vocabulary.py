@@ -141,16 +141,20 @@ WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进�
 #: (:mod:`waymarks.recall.scoring`) accepts either.
 ATTRIBUTE_VALUES: Final = {
     "c:version": lazy(r"(?<![\w.])[vV]\d+(?:\.\d+)*(?!\w|\.\d)"),
+    # a host is read from the start of its run of host characters, each part once: from
+    # every word start of "a-a-a-…" (a pasted log's, a compacted turn's) the scan took
+    # time quadratic in the run (20 KB: 7 s)
     "c:port": lazy(r"(?:\b(?:listen(?:s|ing|ed)?|binds?|bound)\s+(?:on\s+|to\s+)?"
-                   r"(?:[\w.-]+:)?|\b(?:localhost|[\w-]+(?:\.[\w-]+)+):"
-                   r"|\b[^\W\d_][\w-]*:(?=\d{4,5}(?![\w-]|\.\d)))(\d{2,5})"
+                   r"(?:[\w.-]++:)?|(?<![\w.-])(?:localhost|[\w-]++(?:\.[\w-]++)+):"
+                   r"|(?<![\w.-])[^\W\d_][\w-]*+:(?=\d{4,5}(?![\w-]|\.\d)))(\d{2,5})"
                    r"(?!\w|\.\d)"),
 }
 #: a word and the dotted number after it ("Python 3.13", "Go 1.22.4", "python==3.11.4",
 #: "Python: 3.12", "Python is 3.12", "node@20.1"): a version of what the word names, when
 #: the query names it
 VERSION_AFTER_NAME: Final = lazy(
-    r"([A-Za-z][\w+#-]*)(?:[ \t]*(?:==|=|:|@)[ \t]*|[ \t]+(?:(?:is|at|version)[ \t]+)?)"
+    r"(?<![\w+#-])([A-Za-z][\w+#-]*+)"
+    r"(?:[ \t]*(?:==|=|:|@)[ \t]*|[ \t]+(?:(?:is|at|version)[ \t]+)?)"
     r"[vV]?(\d+(?:\.\d+){1,2})(?![\w%]|\.\d)")
 #: a dotted number with no name asked about ("which version do we use?"): any, but a
 #: price, a duration, a size or a share ("2.5 dollars", "1.5 GB") or a dated one
