@@ -62,6 +62,11 @@ ANSWERED: Final = {
     "which port does elasticsearch use?": ("Elasticsearch",),
     "what port does the auth redis use?": ("redis-auth",),
     "mysql port?": ("mysql-inv",),
+    # a major version alone after the name ("Node 20", "Redis 7")
+    "which node version?": ("Node 20",),
+    "which java version?": ("Java 21",),
+    "which redis version?": ("Redis 7",),
+    "which react version?": ("React 18",),
 }
 
 #: questions about a subject no claim is about (a kind of thing named by nothing else,
@@ -132,6 +137,18 @@ def test_the_auth_service_is_the_claims_about_auth(app: Waymarks) -> None:
 ])
 def test_a_one_word_hosts_port_is_a_port_and_an_image_tag_none(text: str, port: bool) -> None:
     assert says_value("c:port", text, frozenset()) is port
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("The worker runs on Node 20.", True),
+    ("Build on node@20.", True),
+    ("Node 20.11 is pinned.", True),
+    ("Node 20 minutes is the build's budget.", False),  # a duration
+    ("Node 2048 MB heap.", False),  # a size, and four digits
+    ("Node at 10:00 every day.", False),  # a clock time
+])
+def test_a_whole_number_after_the_name_is_its_major_version(text: str, version: bool) -> None:
+    assert says_value("c:version", text, frozenset({"w:node"})) is version
 
 
 @pytest.mark.parametrize("run", ["a-" * 100_000, "a." * 100_000, "a" * 200_000])

@@ -149,17 +149,22 @@ ATTRIBUTE_VALUES: Final = {
                    r"|(?<![\w.-])[^\W\d_][\w-]*+:(?=\d{4,5}(?![\w-]|\.\d)))(\d{2,5})"
                    r"(?!\w|\.\d)"),
 }
+#: a unit after a number: a price, a duration, a size or a share ("2.5 dollars", "1.5 GB",
+#: "20 minutes"), no version
+_NO_VERSION_UNIT: Final = (
+    r"(?![ \t]*(?i:dollars?|usd|eur(?:os?)?|cents?|percent|ms|s|secs?|seconds?|minutes?|"
+    r"mins?|hours?|h|days?|weeks?|gb|mb|kb|tb|x|times)\b)")
 #: a word and the dotted number after it ("Python 3.13", "Go 1.22.4", "python==3.11.4",
 #: "Python: 3.12", "Python is 3.12", "node@20.1"): a version of what the word names, when
-#: the query names it
+#: the query names it; so is a major version alone, a whole number of up to three digits
+#: right after it ("Node 20", "Java 21", "node@20"), but one with a unit ("Node 20 ms")
+#: or a clock time ("Monday at 10:00")
 VERSION_AFTER_NAME: Final = lazy(
     r"(?<![\w+#-])([A-Za-z][\w+#-]*+)"
     r"(?:[ \t]*(?:==|=|:|@)[ \t]*|[ \t]+(?:(?:is|at|version)[ \t]+)?)"
-    r"[vV]?(\d+(?:\.\d+){1,2})(?![\w%]|\.\d)")
-#: a dotted number with no name asked about ("which version do we use?"): any, but a
-#: price, a duration, a size or a share ("2.5 dollars", "1.5 GB") or a dated one
-#: ("2024.05.01")
+    r"[vV]?(\d+(?:\.\d+){1,2}(?![\w%]|\.\d)"
+    rf"|\d{{1,3}}(?![\w%:]|\.\d){_NO_VERSION_UNIT})")
+#: a dotted number with no name asked about ("which version do we use?"): any, but one
+#: with a unit (:data:`_NO_VERSION_UNIT`) or a dated one ("2024.05.01")
 VERSION_ALONE: Final = lazy(
-    r"(?<![\w.])(?!(?:19|20)\d\d\.)\d+(?:\.\d+){1,2}(?![\w%]|\.\d)"
-    r"(?![ \t]*(?:dollars?|usd|eur(?:os?)?|cents?|percent|ms|s|secs?|seconds?|minutes?|"
-    r"mins?|hours?|h|days?|weeks?|gb|mb|kb|tb|x|times)\b)")
+    r"(?<![\w.])(?!(?:19|20)\d\d\.)\d+(?:\.\d+){1,2}(?![\w%]|\.\d)" + _NO_VERSION_UNIT)
