@@ -62,6 +62,9 @@ ANSWERED: Final = {
     "which port does elasticsearch use?": ("Elasticsearch",),
     "what port does the auth redis use?": ("redis-auth",),
     "mysql port?": ("mysql-inv",),
+    # "how long … last?" asks a duration, which no record says by those words
+    "how long do auth sessions last?": ("Auth sessions expire",),
+    "how long does the search cache last?": ("Search results are cached",),
     # a major version alone after the name ("Node 20", "Redis 7")
     "which node version?": ("Node 20",),
     "which java version?": ("Java 21",),

@@ -220,7 +220,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     if _resets(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     # ("frontend/backend": the literal and its words, one kept once the store is known)
-    analysis = with_words(_attribute_named(analyze(text, query=True)))
+    analysis = with_words(_attribute_named(_duration_asked(analyze(text, query=True), folded)))
     if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
         # the name is the subject from now on: a later follow-up must be about it
         names = frozenset(name for name, _end in _dropped_names(text))
@@ -295,6 +295,24 @@ def _attribute_named(analysis: Analysis) -> Analysis:
         return analysis
     return msgspec.structs.replace(
         analysis, features=tuple(f for f in features if f not in _OF_ATTRIBUTE))
+
+
+#: a question asking how long something lasts ("how long do auth sessions last?"): "long"
+#: and the verb "last" ask for a duration, as "when" asks for a time, and no record says
+#: them ("Auth sessions expire after 12 hours."); left in, the answer matched two of four
+#: words, under the coverage bar. Only with the verb: "how long" alone ("how long has she
+#: been painting?") keeps its words, which a foreign store's records share
+_LASTS: Final = lazy(r"(?s)^\W*how\s+long\b.*\blast\W*$")
+_DURATION_WORDS: Final = frozenset({"w:long", "w:last"})
+
+
+def _duration_asked(analysis: Analysis, folded: str) -> Analysis:
+    """``analysis`` without "long" and "last" when the question asks how long something
+    lasts (:data:`_LASTS`); what else it names is what a record must be about."""
+    if "last" not in folded or _LASTS.match(folded) is None:
+        return analysis
+    kept = tuple(f for f in analysis.features if f not in _DURATION_WORDS)
+    return msgspec.structs.replace(analysis, features=kept) if kept else analysis
 
 
 def _asked(analysis: Analysis) -> tuple[str, ...]:
