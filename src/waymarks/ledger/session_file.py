@@ -8,10 +8,10 @@ exclude each other with an exclusive ``flock`` on the file. A new file appears u
 
 from __future__ import annotations
 
+import _thread
 import errno
 import os
 import stat
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -125,7 +125,7 @@ class SessionFile(SessionLog):
 
     def _read_from(self, offset: int, limit: int) -> bytes:
         held = self._held
-        if held is not None and held[0] == threading.get_ident():
+        if held is not None and held[0] == _thread.get_ident():
             return _read_at(held[1], offset, limit)
         with open(self.path, "rb") as handle:
             handle.seek(offset)
@@ -151,7 +151,7 @@ class SessionFile(SessionLog):
                 fd = -1
                 yield
                 return
-            self._held = (threading.get_ident(), fd)
+            self._held = (_thread.get_ident(), fd)
             yield
         finally:
             self._held = None
