@@ -155,6 +155,10 @@ and 1002 of the 100 ("调试日志已禁用。" / "Debug logging is enabled.", r
 real CLI: both written), mixed pairs of monitoring, alerts, thresholds, payments, gateways,
 audit logs, proxies and clusters: 0 % caught, 0 % false before, 100 % / 0 % after (the two
 of the 100 caught with them).
+The 11 after them: owners, as pairs 988 and 991 of the 100 ("Alice owns the billing
+service." / "Bob owns …" and "计费服务的负责人是张伟。" / "… 李娜。", reproduced with the real
+CLI: no value, both written), with "no longer owns", "doesn't own" and "also owns": 0 %
+caught, 0 % false before, 100 % / 0 % after (the two of the 100 caught with them).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -65,7 +65,9 @@ TERMS: Final[dict[str, str]] = {
         "encoding": ("encoding", "charset", "编码"),
         "language": ("language", "语言"),
         "team": ("team", "团队"),
-        "owner": ("owner", "owners", "owned", "负责人", "负责"),
+        # ("owns" is "own" once its s goes: "Alice owns the billing service." is about its
+        # owner, as "The billing service owner is Alice." is)
+        "owner": ("owner", "owners", "owned", "own", "负责人", "负责", "所有者"),
         "request": ("request", "requests", "req", "reqs", "请求"),
         "count": ("count", "number", "数量", "个数", "次数", "数目"),
         "max": ("max", "maximum", "最大", "最多"),
@@ -282,7 +284,7 @@ HAN_NOUN_VERBS: Final = frozenset(("使用", "采用", "运行", "设置"))
 WORD_ATTRIBUTES: Final = (
     "level", "mode", "branch", "format", "driver", "engine", "strategy", "region", "provider",
     "theme", "language", "runtime", "encoding", "locale", "timezone", "channel", "profile",
-    "policy", "tier")
+    "policy", "tier", "owner")
 #: the copula between such an attribute and its word, as a fact states it: "is", a modal
 #: "be" ("The log level should be debug.", "… must be", "… will be"), "is set to" and
 #: "defaults to" (with "is" alone, "should be debug" stated no value, and was written

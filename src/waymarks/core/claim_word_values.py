@@ -59,6 +59,17 @@ _WORD_FIRST: Final = WordPatterns(
 _WORD_USED: Final = WordPatterns(
     r"\b(?:use[sd]?|using|runs? (?:with|on)|ran (?:with|on)) (?:the |an? |our )?" + _WORD
     + rf" (?:[a-z]+ ){{0,2}}?(?:{'|'.join(WORD_ATTRIBUTES)})s?" + _CLAUSE_ENDS)
+#: who owns a thing, named first: "Alice owns the billing service." (or "The platform team
+#: owns …", a name of up to three words) states its owner as "The billing service owner is
+#: Alice." does; and a Chinese name after the owner's word and its copula ("计费服务的负责人
+#: 是张伟。"), whose characters were subject words. Read as no value, the claims of two
+#: owners were both written
+_OWNER_FIRST: Final = lazy(
+    r"(?:^|(?<=[.;!?] ))\s*(?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*){0,2}?)"
+    r"(?: owns| (?:no longer|never) (owns)| (?:does not|doesn't|did not|didn't) (own))"
+    r" (?:the |our )?[a-z]")
+_HAN_OWNER: Final = lazy(
+    r"(?:负责人|所有者)\s*(?:是|为)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[。!;,?]|\.(?!\w)|$))")
 #: words before an attribute that say which of its values without being one ("the old
 #: log format", "the usual region", "the configured log level")
 _WHICH: Final = frozenset(
@@ -69,20 +80,27 @@ _WHICH: Final = frozenset(
 _WORD_BEFORE: Final = lazy(r" (?:is|are) (?:the|our) |\b(?:us(?:e[sd]?|ing)|runs?|ran) ")
 
 
-def word_values(text: str) -> list[tuple[int, int]]:
-    """Where each word value of ``text`` (folded, in lower case) starts and ends, last
-    first (a caller blanks each in turn). A stop word is none ("It is the log level."),
-    nor a state word after an English attribute ("Dark mode is enabled.": a state, read as
-    one), nor, before its attribute, a word of the vocabulary or one saying which value
-    (:data:`_NOT_BEFORE`)."""
-    spans: set[tuple[int, int]] = set()
+def word_values(text: str) -> list[tuple[int, int, bool]]:
+    """Where each word value of ``text`` (folded, in lower case) starts and ends, and
+    whether the sentence's shape denies it after it ("Alice no longer owns …"), last first
+    (a caller blanks each in turn). A stop word is none ("It is the log level."), nor a
+    state word after an English attribute ("Dark mode is enabled.": a state, read as one),
+    nor, before its attribute, a word of the vocabulary or one saying which value
+    (:data:`_NOT_BEFORE`), nor an owner's name holding a stop word ("Bob also owns …")."""
+    spans: set[tuple[int, int, bool]] = set()
     for word in _WORD_VALUE.for_text(text).finditer(text):
         if word.group(1) not in STOP and not (
                 word.group(1) in STATES and word.group(0).isascii()):
-            spans.add(word.span(1))
+            spans.add((*word.span(1), False))
+    if " own" in text:
+        spans.update((*owner.span(1), owner.group(2) is not None or owner.group(3) is not None)
+                     for owner in _OWNER_FIRST.finditer(text)
+                     if STOP.isdisjoint(owner.group(1).split()))
+    if "负责人" in text or "所有者" in text:
+        spans.update((*owner.span(1), False) for owner in _HAN_OWNER.finditer(text))
     if _WORD_BEFORE.search(text) is not None:
         for made in (_WORD_FIRST, _WORD_USED):
-            spans.update(word.span(1) for word in made.for_text(text).finditer(text)
+            spans.update((*word.span(1), False) for word in made.for_text(text).finditer(text)
                          if word.group(1) not in _NOT_BEFORE)
     return sorted(spans, reverse=True)
 

@@ -249,10 +249,10 @@ def signature(claim: str) -> Signature | None:
     text = _without_advice(text)
     if " port " in text:
         text = _LISTENER_VERB.sub(lambda verb: " " * len(verb.group(0)), text)
-    for start, end in word_values(text):
+    for start, end, said_not in word_values(text):
         word = "v:" + text[start:end]
         values.add(word)
-        if is_denied(text, start, end):
+        if said_not or is_denied(text, start, end):
             denied.add(word)
         text = text[:start] + " " * (end - start) + text[end:]
     position = 0
