@@ -159,6 +159,11 @@ The 11 after them: owners, as pairs 988 and 991 of the 100 ("Alice owns the bill
 service." / "Bob owns …" and "计费服务的负责人是张伟。" / "… 李娜。", reproduced with the real
 CLI: no value, both written), with "no longer owns", "doesn't own" and "also owns": 0 %
 caught, 0 % false before, 100 % / 0 % after (the two of the 100 caught with them).
+The 9 after them: a rate of each user, client or tenant beside the whole's ("The API rate
+limit is 100 req/min per user." / "… 10 req/s.", a ruling of issue 20 item 4's review:
+deliberately two facts; reproduced with the real CLI: refused), with "Node 18 is required."
+/ "Node 20 is required." (the other ruling, kept): 100 % caught, 57.1 % false before, 100 %
+/ 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

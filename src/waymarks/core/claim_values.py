@@ -373,7 +373,7 @@ def _one_thing(one: str, other: str) -> bool:
 #: a rate's time unit (:data:`waymarks.core.claim_terms.RATE_NAMES`' names) in seconds
 _RATE_SECONDS: Final = {"s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 #: a rate: an amount (of bytes: "b"), a slash and its time unit
-_RATE: Final = lazy(r"r:(\d+(?:\.\d+)?)(b?)/([a-z]+)")
+_RATE: Final = lazy(r"r:(\d+(?:\.\d+)?)(b?)/([a-z]+)(@[\w-]+)?")
 
 
 def _same_rate(one: str, other: str) -> bool:
@@ -382,6 +382,7 @@ def _same_rate(one: str, other: str) -> bool:
     restated was another value."""
     mine, theirs = _RATE.fullmatch(one), _RATE.fullmatch(other)
     if mine is None or theirs is None or mine.group(2) != theirs.group(2) or (
+            mine.group(4) != theirs.group(4)) or (
             mine.group(3) not in _RATE_SECONDS or theirs.group(3) not in _RATE_SECONDS):
         return False
     return (Fraction(mine.group(1)) / _RATE_SECONDS[mine.group(3)]
@@ -514,6 +515,9 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
             continue
         if value[:2] == "r:" and "b/" in value:
             found.add(BYTE_RATE)  # a rate of bytes: another attribute than one of requests
+            continue
+        if value[:2] == "r:" and "@" in value:  # a rate of each user: another attribute
+            found.add("r" + value[value.index("@"):])  # than the whole's rate
             continue
         found.add(value[:2])
         if value[:2] == "v:":

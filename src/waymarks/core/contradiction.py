@@ -166,6 +166,11 @@ _UNIT_AFTER: Final = lazy(
     r"|weeks?|(?:kilo|mega|giga|tera)?bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
+#: whose each a rate is, after its time unit ("100 req/min per user", "… per client", "…
+#: per API key"): a limit of each one is another attribute than the whole's ("10 req/s"),
+#: deliberately two facts (read as a subject word after the value, it qualified it, and
+#: the two were one rate with two values)
+_RATE_SCOPE: Final = lazy(r" per ([a-z][a-z0-9-]*)\b")
 #: the verb of a listener before its port, ending the clause ("The API answers on port
 #: 9090.", "… accepts connections on port 9090.", with what any listener takes:
 #: connections, requests, traffic): it says where the subject listens, as "listens" does
@@ -390,7 +395,11 @@ def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
         return value, end, ""
     amount = _decimal(amount) if value[:2] == "v:" else value[2:]
     per = _RATE_NAMES[rate.group(2) or rate.group(4)]
-    return f"r:{amount}/{per}", rate.end(), rate.group(1) or rate.group(3) or ""
+    scope = _RATE_SCOPE.match(text, rate.end())
+    if scope is None or scope.group(1) in _STOP:
+        return f"r:{amount}/{per}", rate.end(), rate.group(1) or rate.group(3) or ""
+    return (f"r:{amount}/{per}@{_term(scope.group(1))}", scope.end(),
+            rate.group(1) or rate.group(3) or "")
 
 
 def unplaced_negation(claim: str, found: Signature) -> bool:
