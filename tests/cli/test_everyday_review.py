@@ -187,3 +187,9 @@ def test_personal_save_of_the_same_entry_twice_keeps_one(home: Path, project: Pa
     assert other["outcome"] == "saved" and other["slug"] == "i-prefer-vim-2"
     assert _json(home, project, "--json", "personal", "save", "--type", "feedback", "--",
                  "I prefer vim.")["slug"] == "i-prefer-vim-2"
+    # a save killed between the entry's file and the index's: the retry is the duplicate,
+    # and it writes the index line the killed one never did
+    (home / "memory" / "MEMORY.md").write_bytes(index)
+    assert _json(home, project, "--json", "personal", "save", "--type", "feedback", "--",
+                 "I prefer vim.")["outcome"] == "duplicate"
+    assert "(i-prefer-vim-2.md)" in (home / "memory" / "MEMORY.md").read_text()

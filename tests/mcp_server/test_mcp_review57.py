@@ -127,9 +127,9 @@ def test_a_client_that_stops_reading_ends_the_server_without_a_traceback(
 
 def test_remember_does_not_claim_to_be_idempotent(app: Waymarks) -> None:
     """``remember`` advertised ``idempotentHint: true``, which tells a client that a
-    repeated call has no further effect (a retry after a lost answer is safe); but the
-    same text saved twice without a slug is two entries (the second one ``-2``), as
-    ``personal save`` makes them."""
+    repeated call has no further effect (a retry after a lost answer is safe); it makes
+    no such promise (an entry changed by hand in between makes the retry another entry,
+    ``-2``), though the same entry saved twice is now the first one, a ``duplicate``."""
     import anyio
     from mcp import Client
 
@@ -141,7 +141,7 @@ def test_remember_does_not_claim_to_be_idempotent(app: Waymarks) -> None:
 
     remember = anyio.run(tools)["remember"]
     assert remember.annotations.idempotent_hint is False  # type: ignore[attr-defined]
-    slugs = [remember_tool(app, {"text": "Prefers tabs over spaces"}, Person(),
-                           mode="legacy").structured_content["slug"]  # type: ignore[index]
-             for _ in range(2)]
-    assert slugs == ["prefers-tabs-over-spaces", "prefers-tabs-over-spaces-2"]
+    saved = [remember_tool(app, {"text": "Prefers tabs over spaces"}, Person(),
+                           mode="legacy").structured_content for _ in range(2)]
+    assert [s["slug"] for s in saved] == ["prefers-tabs-over-spaces"] * 2  # type: ignore[index]
+    assert "duplicate" not in saved[0] and saved[1]["duplicate"] is True  # type: ignore[index]

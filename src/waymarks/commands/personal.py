@@ -119,7 +119,7 @@ def personal_group() -> Group:
         if saved.duplicate:  # (nothing written: the entry was this one already)
             return Result({"outcome": "duplicate", "slug": saved.slug, "path": str(saved.path),
                            "replaced": False},
-                          f"Already saved as {saved.slug} in {saved.path} (nothing written)")
+                          f"Already saved as {saved.slug} in {saved.path}")
         verb = "Replaced" if saved.replaced else "Saved"
         new = () if saved.replaced or slug is None else (
             f"no entry had the slug {saved.slug}: this is a new entry (replacing one takes "

@@ -381,7 +381,8 @@ class PersonalStore:
             chosen, same = (explicit, False) if explicit else self._free_slug(
                 derive_slug(title), wanted)
             path = self._path(chosen)
-            if same:  # (``duplicate``: nothing written)
+            if same:  # (``duplicate``) its index line, as a save killed before it lacks
+                self._write_index()
                 return Saved(chosen, path, replaced=False, duplicate=True)
             # read once: read again for its type and level, a file an editor was writing
             # in place then was no entry, and the replacement dropped its classification
