@@ -430,3 +430,29 @@ def test_a_recall_on_a_full_disk_says_which_memory_it_could_not_search(
     assert main(["--json", "recall", "deploy day"]) == 0
     recalled = json.loads(capsys.readouterr().out)
     assert "The deploy day is Tuesday." in json.dumps(recalled) and "stale" not in recalled
+
+
+
+def test_a_long_lived_process_reads_afresh_once_room_is_freed(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's service object (MCP, the Claude Code helper, the inspector) that read
+    the database as it is on a full disk kept reading that copy for every request after
+    room was freed (a request sets its snapshot before it touches the database, and the
+    retry waited for none to be open): a memory another process recorded was never
+    recalled and each answer still said the disk was full, until a write came."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    home = small_fs / "home"
+    app = Waymarks(home, cwd=str(project))
+    assert isinstance(app.remember("The build command is make ship."), Committed)
+    assert "make ship" in app.recall("build command").digest  # (indexed for recall)
+    app.close()
+    filler = fill(small_fs)
+    assert "make ship" in app.recall("build command").digest
+    assert app.read_only and app.stale_note is not None
+    filler.unlink()
+    with Waymarks(home, cwd=str(project)) as other:  # another process, room freed
+        assert isinstance(other.remember("The deploy day is Tuesday."), Committed)
+    with app.begin():  # one request, as a server's tool call makes it
+        assert "Tuesday" in app.recall("deploy day").digest
+    assert not app.read_only and app.stale_note is None
+    app.close()

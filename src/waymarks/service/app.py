@@ -167,9 +167,8 @@ class Waymarks:
 
     @property
     def projection(self) -> Store:
-        if self.read_only and self._snapshot is None:  # a long-lived process tries again
-            rebuilding.close_quietly(self._projection)  # between requests: room may have
-            self._projection = None  # been freed, and it would refuse writes for good
+        if self._snapshot is None:
+            self._let_go_if_read_only()
         if self._projection is None:
             prepare_database_files(self.db_path)
             finish_interrupted_rename(self.db_path, self.busy_timeout_ms / 1000)
@@ -194,6 +193,14 @@ class Waymarks:
                     self._recover(exc)
         assert self._projection is not None
         return self._projection
+
+    def _let_go_if_read_only(self) -> None:
+        """Between requests, close a database read as it is (a full disk): a long-lived
+        process opens it again, as usual if room was freed (it read that copy for good)."""
+        if self.read_only:
+            rebuilding.close_quietly(self._projection)
+            self._projection = None
+            self.stale_note = None
 
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
@@ -307,6 +314,7 @@ class Waymarks:
         if self._snapshot is not None:
             yield self._snapshot
             return
+        self._let_go_if_read_only()  # (before the snapshot: then the projection is held)
         trusted = self._trusted_now()
         settings = load_settings(self.home, self.cwd, trusted)
         self._snapshot = Snapshot(None, trusted, settings)  # the refresh below reads these
