@@ -456,3 +456,29 @@ def test_a_long_lived_process_reads_afresh_once_room_is_freed(
         assert "Tuesday" in app.recall("deploy day").digest
     assert not app.read_only and app.stale_note is None
     app.close()
+
+
+def test_the_recall_tool_on_a_full_disk_says_what_it_could_not_read(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `memory_recall` tool (MCP, Pi) on a full disk answered `ok` with no claims for
+    a memory not yet indexed for recall, saying nothing: the model was told, in effect,
+    that no such memory exists, where the command line says the answer may be stale
+    and which memories it could not search. The tool's answer carries the same note as
+    `stale`."""
+    from waymarks.tool.recall import memory_recall
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    assert isinstance(app.remember("The build command is make ship."), Committed)
+    assert memory_recall(app, "build command")["claims"]  # (the recall index caught up)
+    assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    app.close()
+    filler = fill(small_fs)
+    answer = memory_recall(app, "deploy day")
+    assert answer["outcome"] == "ok" and answer["claims"] == []
+    assert "is full" in answer["stale"] and "1 memory" in answer["stale"], answer
+    assert memory_recall(app, "build command")["claims"]  # what is indexed still answers
+    filler.unlink()
+    answer = memory_recall(app, "deploy day")
+    assert answer["claims"] and "stale" not in answer
+    app.close()

@@ -3,8 +3,10 @@
 Same relevance and lifecycle policy as automatic recall (gates, no recency fallback), at
 most 3 claims within 2,048 UTF-8 bytes, quoted as data. It never writes. A bad argument
 gets a categorized error that does not echo what was sent; a broken home is
-``unavailable``, never an empty success. A project with no session yet has no confirmed
-claims (``confirmedUnavailable`` says so) but still the learned ones, which are global.
+``unavailable``, never an empty success; one read as it is on a full disk says so
+(``stale``: it may lack what was written since, and memory not yet indexed). A project
+with no session yet has no confirmed claims (``confirmedUnavailable`` says so) but still
+the learned ones, which are global.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
     if learned.rows:
         answer["learned"] = learned.rows
         answer["learnedDigest"] = learned_digest(learned.digest)
+    if app.stale_note is not None:  # a full disk: read as it is, as the command line says
+        answer["stale"] = app.stale_note
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
     if no_session and not app.project_trusted:  # (a trusted project's claims are read
