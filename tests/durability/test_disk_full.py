@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -482,3 +483,27 @@ def test_the_recall_tool_on_a_full_disk_says_what_it_could_not_read(
     answer = memory_recall(app, "deploy day")
     assert answer["claims"] and "stale" not in answer
     app.close()
+
+
+def test_a_prompt_hook_on_a_full_disk_still_adds_the_sessions_pins(
+        small_fs: Path, project: Path) -> None:
+    """A Claude Code session with a pin, then the disk full: each prompt's hook ended in
+    ``sqlite3.ProgrammingError: Cannot operate on a closed database`` (not even logged:
+    the log is on that disk), exit 0 and nothing printed, so the pin silently stopped
+    reaching the model. Every use of the database outside a request closed the copy
+    read as it is and opened another, while the session's entry index still read the
+    closed one. The hook now adds the pin, as it does with room."""
+    from tests.hosts.test_claude_code import PIN_BEGIN, hook, payload
+
+    home, sid = small_fs / "home", str(uuid.uuid4())
+    assert hook(home, "SessionStart", payload(sid, project, "SessionStart",
+                                              source="startup")).returncode == 0
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        assert isinstance(app.pin("Always run the linters"), Committed)
+    asked = payload(sid, project, "UserPromptSubmit", prompt="lint my change")
+    assert PIN_BEGIN in hook(home, "UserPromptSubmit", asked).stdout
+    filler = fill(small_fs)
+    done = hook(home, "UserPromptSubmit", asked)
+    assert done.returncode == 0 and PIN_BEGIN in done.stdout, (done.stdout, done.stderr)
+    assert "Always run the linters" in done.stdout
+    filler.unlink()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from waymarks.files.space import nearly_full
 from waymarks.ledger.discovery import newest_session, passed_over_note, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
@@ -195,12 +196,15 @@ class Waymarks:
         return self._projection
 
     def _let_go_if_read_only(self) -> None:
-        """Between requests, close a database read as it is (a full disk): a long-lived
-        process opens it again, as usual if room was freed (it read that copy for good)."""
-        if self.read_only:
+        """Between requests, close a database read as it is (a full disk) once room is
+        freed: a long-lived process opens it as usual again (it read that copy for good).
+        The session's entry index read through it goes too (it failed: a closed database)."""
+        if self.read_only and not nearly_full(self.home):
             rebuilding.close_quietly(self._projection)
             self._projection = None
             self.stale_note = None
+            if self._session is not None:
+                self._session.drop_index()
 
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
