@@ -507,3 +507,28 @@ def test_a_prompt_hook_on_a_full_disk_still_adds_the_sessions_pins(
     assert done.returncode == 0 and PIN_BEGIN in done.stdout, (done.stdout, done.stderr)
     assert "Always run the linters" in done.stdout
     filler.unlink()
+
+
+def test_a_prompt_hook_on_a_full_disk_says_its_context_may_be_stale(
+        small_fs: Path, project: Path) -> None:
+    """README promises that a prompt's hook on a full disk says so, naming the fix; since
+    the database is read as it is there, it added the context without a word: the person
+    never heard that nothing new is stored, nor the model that it may be stale. Both get
+    the line the command line gives (``systemMessage``, and before the context)."""
+    from tests.hosts.test_claude_code import PIN_BEGIN, hook, payload
+
+    home, sid = small_fs / "home", str(uuid.uuid4())
+    assert hook(home, "SessionStart", payload(sid, project, "SessionStart",
+                                              source="startup")).returncode == 0
+    with Waymarks(home, cwd=str(project), session=sid) as app:
+        assert isinstance(app.pin("Always run the linters"), Committed)
+    asked = payload(sid, project, "UserPromptSubmit", prompt="lint my change")
+    assert "systemMessage" not in json.loads(hook(home, "UserPromptSubmit", asked).stdout)
+    filler = fill(small_fs)
+    answer = json.loads(hook(home, "UserPromptSubmit", asked).stdout)
+    said = answer["systemMessage"]
+    assert "is full" in said and "may be stale" in said and "space is freed" in said, said
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(said) and PIN_BEGIN in context
+    filler.unlink()
+    assert "systemMessage" not in json.loads(hook(home, "UserPromptSubmit", asked).stdout)

@@ -228,7 +228,9 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         if dropped is not None:  # the person hears it too (their pins did not go)
             context = ""
         note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
-        notes = [line for line in (receipt, dropped, note,
+        # a full disk: the plan read the database as it is (the command line says so too)
+        stale = f"Waymarks: {app.stale_note}." if app.stale_note else None
+        notes = [line for line in (receipt, dropped, stale, note,
                                    learned if dropped is None else None) if line is not None]
         if notes:
             return told(*notes, context=context)
