@@ -181,3 +181,24 @@ def test_the_repository_worked_in_is_no_name_a_claim_must_say(app: Waymarks,
     app.remember("The billing service listens on port 8041.")
     assert app.recall(question).selected == [claim]
     assert app.recall("which package manager does the crawler use?").selected == []
+
+
+#: (turn before, question, what the one claim recalled holds)
+PRONOUN_FOLLOW_UPS: Final = (
+    ("let's look at the search service", "restart it", "Restart search"),
+    ("the search service keeps crashing", "and how do I restart it?", "Restart search"),
+    ("I'm working on billing", "how do I deploy it?", "Billing deploys"),
+)
+
+
+@pytest.mark.parametrize(("before", "question", "answer"), PRONOUN_FOLLOW_UPS)
+def test_a_pronoun_is_the_thing_the_turn_before_named(app: Waymarks, before: str,
+                                                      question: str, answer: str) -> None:
+    """"restart it" after a turn naming the search service is the search's restart: every
+    other service's restart was recalled beside it (and "how do I deploy it?" after
+    billing every deploy claim). The "it" of "is it possible to …" stands for nothing."""
+    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
+    recalled = [texts[i] for i in app.recall(question, [before]).selected]
+    assert len(recalled) == 1 and answer in recalled[0]
+    expletive = app.recall("is it possible to run migrations?", [before]).selected
+    assert any("migrations are run" in texts[i] for i in expletive)

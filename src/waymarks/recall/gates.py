@@ -152,7 +152,7 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     # (the question's similarity cannot say a record is about the thing a turn before
     # named: "the service" of "how do I restart the service?" does not hold "search")
     referred = bool(_referent(plan))
-    if plan.bare_kinds and (not supported or referred):
+    if (plan.bare_kinds and not supported) or referred:
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
         refusal = _bare_kind_mismatch(plan, candidate)
@@ -212,10 +212,10 @@ def _bare_kind_mismatch(plan: QueryPlan, candidate: Candidate) -> str:
 
 
 def _referent(plan: QueryPlan) -> tuple[str, ...]:
-    """The words naming the thing a bare kind of the question refers to: the subject of
-    the turn before when that turn named it with the kind ("the search service": search;
-    :attr:`QueryPlan.referent`), else none."""
-    return plan.referent if plan.bare_kinds else ()
+    """The words naming the thing a bare kind or a pronoun of the question refers to: the
+    subject of the turn before when that turn named it with the kind ("the search
+    service": search; :attr:`QueryPlan.referent`), else none."""
+    return plan.referent
 
 
 def strong_needed(plan: QueryPlan, facts: QueryFacts) -> int:

@@ -246,7 +246,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     plan = _direct(analysis, "direct", text)
     if previous is None or not previous.focus:
         return plan
-    plan = _referred(plan, previous)
+    plan = _referred(plan, previous, folded)
     if not _FOLLOWUP.search(folded):
         # a question with no cue ("what is the eviction policy?" after "Redis cache"): a
         # subject of its own, unless the store says it is a facet of the one before
@@ -263,20 +263,35 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
     return msgspec.structs.replace(plan, earlier=earlier)
 
 
-def _referred(plan: QueryPlan, previous: QueryPlan) -> QueryPlan:
+#: a pronoun standing for a thing ("restart it", "does it use Redis?", "its config"); not
+#: the "it" of "it's fine", "it is possible to …" or "is it safe to …", which stands for
+#: nothing
+_PRONOUN: Final = lazy(r"(?<!\bis )(?<!\bwas )\b(?:it|its|them)\b(?!\s*(?:'s|’s|is|was)\b)")
+
+
+def _referred(plan: QueryPlan, previous: QueryPlan, folded: str) -> QueryPlan:
     """``plan`` with the thing its bare kind refers to (:attr:`QueryPlan.referent`): the
     one the turn before named with the kind ("let's look at the search service", then
     "how do I restart the service?" or "and how do I restart the service?"), whatever
     cue the question has. The word right before the kind names it ("the search service
     keeps crashing": search, not crash); a subject inherited with the kind ("and the
-    port?" after it) is read whole."""
-    if not plan.bare_kinds:
+    port?" after it) is read whole. A pronoun refers as a bare kind does
+    (:data:`_PRONOUN`)."""
+    if plan.bare_kinds:
+        referent = tuple(dict.fromkeys(
+            word for word, kind in previous.named_kinds if kind in plan.bare_kinds))
+        subject = _subject(previous)
+        if not referent and not plan.bare_kinds.isdisjoint(subject):
+            referent = tuple(f for f in subject if f not in KINDS)
+    elif _PRONOUN.search(folded) is not None:
+        # "restart it" after "let's look at the search service": "it" is the search, as
+        # "the service" would be; only a thing the turn before named with its kind, or
+        # by one word ("I'm on billing"), which a record must then say
+        referent = tuple(dict.fromkeys(word for word, _kind in previous.named_kinds))
+        named = tuple(f for f in _subject(previous) if f not in KINDS)
+        referent = referent or (named if len(named) == 1 else ())
+    else:
         return plan
-    referent = tuple(dict.fromkeys(
-        word for word, kind in previous.named_kinds if kind in plan.bare_kinds))
-    subject = _subject(previous)
-    if not referent and not plan.bare_kinds.isdisjoint(subject):
-        referent = tuple(f for f in subject if f not in KINDS)
     return msgspec.structs.replace(plan, referent=referent) if referent else plan
 
 
