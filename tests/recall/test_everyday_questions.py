@@ -96,6 +96,9 @@ UNSTORED: Final = (
     # a name the store never saw, introduced by an article: two other words matched
     "which python version does the crawler use?",
     "what version of python does the importer run?",
+    # a thing named by a verb and "-er" is not the verb ("The bug tracker export script")
+    "what does the metrics exporter do?",
+    "which package manager does billing use?",
 )
 
 
@@ -202,3 +205,12 @@ def test_a_pronoun_is_the_thing_the_turn_before_named(app: Waymarks, before: str
     assert len(recalled) == 1 and answer in recalled[0]
     expletive = app.recall("is it possible to run migrations?", [before]).selected
     assert any("migrations are run" in texts[i] for i in expletive)
+
+
+def test_a_thing_named_by_a_verb_and_er_is_not_the_verb(app: Waymarks) -> None:
+    """"exporter" was stemmed to "export" (and "container" to "contain", "manager" to
+    "manag"): a question about the metrics exporter recalled the export commands."""
+    exporter = app.remember("The metrics exporter listens on port 9100.").id  # type: ignore[union-attr]
+    export = app.remember("Export the issues with scripts/export_issues.py.").id  # type: ignore[union-attr]
+    assert app.recall("where are the exporters?").selected == [exporter]
+    assert app.recall("how do I export the issues?").selected == [export]

@@ -24,6 +24,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import straight_apostrophes, undotted_i
 from waymarks.recall.vocabulary import (
+    AGENT_NOUNS,
     ATTRIBUTE_VALUES,
     CONCEPTS,
     FILLER,
@@ -237,6 +238,8 @@ def word_feature(word: str) -> str | None:
         return "c:" + concept
     if word.isascii():
         word = _POSSESSIVE.sub("", word)  # "caroline's" is about Caroline
+        if word in AGENT_NOUNS or (word[-1:] == "s" and word[:-1] in AGENT_NOUNS):
+            return "w:" + word.removesuffix("s")  # "exporters": the thing, not the verb
         stem = _stem(word) if word.isalpha() else word
         if stem in FILLER:
             return None

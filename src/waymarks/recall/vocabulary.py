@@ -93,6 +93,20 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     "meeting": ("meet", "meeting", "会议", "开会"),
 }
 
+#: the things of software work named by a verb and "-er" that the stemmer cuts back to the
+#: verb ("exporter" to "export", "container" to "contain", "manager" to "manag"): each is a
+#: word of its own, so "the metrics exporter" is not "export the issues", nor "the
+#: package manager" "flags are managed"; one that keeps its "-er" ("worker", "parser")
+#: needs no entry, nor "scheduler", a word of the schedule concept (split from it, a
+#: question about the on-call schedule found the scheduler's beat_schedule.py by its one
+#: rare "schedule"). The plural is the same word
+AGENT_NOUNS: Final = frozenset(
+    """
+    exporter importer container controller compiler transformer consumer
+    producer provider listener installer manager computer
+    """.split()
+)
+
 CONCEPTS: Final[dict[str, str]] = {
     word: name for name, words in _CONCEPT_GROUPS.items() for word in words
 }
