@@ -11,7 +11,7 @@ from typing import Final
 import pytest
 
 from tests.recall.everyday_store import CLAIMS
-from waymarks.recall.analysis import says_value
+from waymarks.recall.analysis import analyze, says_value
 from waymarks.service.app import Waymarks
 
 #: question -> what each claim it recalls holds (one of them), at least one recalled
@@ -65,6 +65,9 @@ ANSWERED: Final = {
     # "how long … last?" asks a duration, which no record says by those words
     "how long do auth sessions last?": ("Auth sessions expire",),
     "how long does the search cache last?": ("Search results are cached",),
+    # a word typed as two ("on call" is "on-call", not "upstream calls")
+    "who is on call?": ("on-call rotation",),
+    "who is oncall?": ("on-call rotation",),
     # a major version alone after the name ("Node 20", "Redis 7")
     "which node version?": ("Node 20",),
     "which java version?": ("Java 21",),
@@ -214,3 +217,17 @@ def test_a_thing_named_by_a_verb_and_er_is_not_the_verb(app: Waymarks) -> None:
     export = app.remember("Export the issues with scripts/export_issues.py.").id  # type: ignore[union-attr]
     assert app.recall("where are the exporters?").selected == [exporter]
     assert app.recall("how do I export the issues?").selected == [export]
+
+
+@pytest.mark.parametrize(("text", "word", "not_word"), [
+    ("how do I log in?", "c:auth", "c:log"),
+    ("Log in to Grafana with SSO.", "c:auth", "c:log"),
+    ("Where do I sign-in?", "c:auth", "w:sign"),
+    ("Write the log in JSON.", "c:log", "c:auth"),  # a log, no verb
+    ("The on-call rotation is in PagerDuty.", "w:oncal", "w:call"),
+])
+def test_a_word_typed_as_two_is_the_one_word(text: str, word: str, not_word: str) -> None:
+    """"how do I log in?" recalled every claim about logs, and "who is on call?" the
+    gateway's timeout for upstream calls: the two words are the one ("login", "on-call")."""
+    features = analyze(text).features
+    assert word in features and not_word not in features

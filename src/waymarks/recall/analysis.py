@@ -30,6 +30,7 @@ from waymarks.recall.vocabulary import (
     FILLER,
     FRAMING_PATTERNS,
     GENERIC,
+    PHRASAL_WORDS,
     STOP_WORDS,
     VERSION_AFTER_NAME,
     VERSION_ALONE,
@@ -151,6 +152,20 @@ def _blank_framing(text: str) -> str:
     return text
 
 
+def _joined_phrasal(text: str) -> str:
+    """Each of :data:`PHRASAL_WORDS` typed as two words written as one ("on-call":
+    "oncall"), padded with spaces to its length, so positions stay valid."""
+    for cue, pattern in PHRASAL_WORDS:
+        if cue in text:
+            text = pattern.sub(lambda m: _JOINT.sub("", m.group(0)).ljust(len(m.group(0))),
+                               text)
+    return text
+
+
+#: what parts the two words of a phrasal one
+_JOINT: Final = lazy(r"[\s-]+")
+
+
 def analyze(text: str, *, query: bool = False) -> Analysis:
     """Features of ``text``; for a query, framing is dropped and literals become constraints."""
     folded = fold(text)
@@ -205,6 +220,7 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             rest = "".join(masked)
     if query:  # after literals are masked, so framing words inside paths are kept
         rest = _blank_framing(rest)
+    rest = _joined_phrasal(rest)
     if not quoted_spans and rest.isascii():  # the common case: every word is one feature
         for word in _WORDS.findall(rest):
             word_key = _ascii_word_feature(word)
