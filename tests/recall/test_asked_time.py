@@ -38,6 +38,10 @@ def test_saying_a_time_makes_no_claim_an_answer(app: Waymarks) -> None:
     ("Cut over on the 5th of May.", True), ("The retry runs at 3 pm.", True),
     ("You may need a restart.", False), ("The database port is 5433.", False),
     ("Connect to 10.0.0.1:80 first.", False), ("March the tests through CI.", False),
+    # a port's or an amount's number is no year; a year is one beside them
+    ("Port 2000 is used by the legacy SOAP bridge.", False),
+    ("The inventory heap is 2048 MB.", False),
+    ("It listens on port 2000 since 2019.", True),
 ])
 def test_a_time_said(text: str, said: bool) -> None:
     assert says_time(text) is said
@@ -46,6 +50,9 @@ def test_a_time_said(text: str, said: bool) -> None:
 @pytest.mark.parametrize(("question", "asked"), [
     ("When did we move to Postgres?", True), ("and when is the next release?", True),
     ("what happens when the cache is full?", False), ("since when?", False),
+    # a leading clause a comma ends is a condition: what is asked comes after it
+    ("When the cache expires, what does CI reinstall?", False),
+    ("When, roughly, did we ship?", True), ("when the cache expires?", True),
 ])
 def test_a_question_asking_when(question: str, asked: bool) -> None:
     assert asks_when(question.casefold()) is asked

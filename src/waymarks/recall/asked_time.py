@@ -18,16 +18,18 @@ import functools
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.recall.vocabulary import NO_UNIT_AFTER
 
 #: how much higher a record saying a time ranks for a question asking when (LoCoMo dev:
 #: 0.2 and 0.5 measured, the smaller taken: it keeps the relative cutoff's meaning)
 TIME_BONUS: Final = 0.2
 
 #: a question asking when: "when" leading it (a follow-up's "and when?" too), or before
-#: the verb it asks with
+#: the verb it asks with; a leading "when" whose clause a comma ends is a condition ("When
+#: the cache expires, what does CI do?" asks what, not when)
 _WHEN: Final = lazy(
-    r"^\W*(?:(?:and|so|but|ok|okay|then)\W+)?when\b|\bwhen\s+(?:did|do|does|is|was|were|will|are|has|have|had|should|would"
-    r"|can|could)\b")
+    r"^\W*(?:(?:and|so|but|ok|okay|then)\W+)?when\b(?!\s+[^?,]+,)|\bwhen\s+(?:did|do|does|is|was"
+    r"|were|will|are|has|have|had|should|would|can|could)\b")
 
 _DAYS: Final = frozenset(
     ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
@@ -49,6 +51,9 @@ _BEFORE_MONTH: Final = frozenset(
 _SHORT_MONTHS: Final = frozenset(
     ("jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"))
 _TOKEN: Final = lazy(r"[a-z]+|\d+")
+#: a year: 19xx or 20xx as a word of its own, no port's number ("port 2000") and no
+#: amount's ("2048 MB", "2000 requests" is none either way: no unit, but read as a year)
+_YEAR: Final = lazy(r"(?<!port )(?<![\w.:-])(?:19|20)\d\d(?![\w%]|[.:]\d)" + NO_UNIT_AFTER)
 #: a clock time ("9:30"; not an address's port, "10.0.0.1:80")
 _CLOCK: Final = lazy(r"(?<![\d.:])\d{1,2}:\d\d(?![\d:])")
 #: a question asking when in Chinese ("什么时候", "何时", "哪天", "几点")
@@ -89,7 +94,8 @@ def says_time(text: str) -> bool:
     previous = ""
     for token in _TOKEN.findall(folded):
         if token.isdigit():
-            if (len(token) == 4 and token[:2] in ("19", "20")) or (
+            if (len(token) == 4 and token[:2] in ("19", "20")
+                    and _YEAR.search(folded) is not None) or (
                     previous in _AMBIGUOUS_MONTHS or previous in _SHORT_MONTHS):
                 return True
         elif token in _ALONE or (previous in _BEFORE_PERIOD and (

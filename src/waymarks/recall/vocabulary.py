@@ -176,9 +176,9 @@ ATTRIBUTE_VALUES: Final = {
                    r"|(?<![\w.-])[^\W\d_][\w-]*+:(?=\d{4,5}(?![\w-]|\.\d)))(\d{2,5})"
                    r"(?!\w|\.\d)"),
 }
-#: a unit after a number: a price, a duration, a size or a share ("2.5 dollars", "1.5 GB",
-#: "20 minutes"), no version
-_NO_VERSION_UNIT: Final = (
+#: no unit after a number: with a price, a duration, a size or a share ("2.5 dollars",
+#: "1.5 GB", "20 minutes", "2048 MB") a number is no version, nor a year
+NO_UNIT_AFTER: Final = (
     r"(?![ \t]*(?i:dollars?|usd|eur(?:os?)?|cents?|percent|ms|s|secs?|seconds?|minutes?|"
     r"mins?|hours?|h|days?|weeks?|gb|mb|kb|tb|x|times)\b)")
 #: a word and the dotted number after it ("Python 3.13", "Go 1.22.4", "python==3.11.4",
@@ -190,8 +190,8 @@ VERSION_AFTER_NAME: Final = lazy(
     r"(?<![\w+#-])([A-Za-z][\w+#-]*+)"
     r"(?:[ \t]*(?:==|=|:|@)[ \t]*|[ \t]+(?:(?:is|at|version)[ \t]+)?)"
     r"[vV]?(\d+(?:\.\d+){1,2}(?![\w%]|\.\d)"
-    rf"|\d{{1,3}}(?![\w%:]|\.\d){_NO_VERSION_UNIT})")
+    rf"|\d{{1,3}}(?![\w%:]|\.\d){NO_UNIT_AFTER})")
 #: a dotted number with no name asked about ("which version do we use?"): any, but one
-#: with a unit (:data:`_NO_VERSION_UNIT`) or a dated one ("2024.05.01")
+#: with a unit (:data:`NO_UNIT_AFTER`) or a dated one ("2024.05.01")
 VERSION_ALONE: Final = lazy(
-    r"(?<![\w.])(?!(?:19|20)\d\d\.)\d+(?:\.\d+){1,2}(?![\w%]|\.\d)" + _NO_VERSION_UNIT)
+    r"(?<![\w.])(?!(?:19|20)\d\d\.)\d+(?:\.\d+){1,2}(?![\w%]|\.\d)" + NO_UNIT_AFTER)
