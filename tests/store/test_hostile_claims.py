@@ -80,10 +80,11 @@ def test_a_claim_whose_signature_fails_costs_only_itself(
 
 def test_a_write_that_leaves_a_claim_unsigned_logs_it_and_health_names_it(
         app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A normal write catches the subject index up with the claims added since: one whose
-    signature raised was left out there in silence (only ``rebuild-index`` named it), its
-    contradictions unseen from then on. The write logs its ID (never its text), and
-    ``health`` lists it until the index is caught up anew (rebuilt, or new signing code)."""
+    """A normal write catches the subject index up with the claims added since, its own
+    among them: one whose signature raised was left out there in silence (only
+    ``rebuild-index`` named it), its contradictions unseen from then on. The write logs
+    its ID (never its text), and ``health`` lists it until the index is caught up anew
+    (rebuilt, or new signing code)."""
     from waymarks.commands.sessions import _health
     from waymarks.service.logs import LOG_DIR, LOG_FILE
     from waymarks.store import claim_subjects
@@ -97,8 +98,8 @@ def test_a_write_that_leaves_a_claim_unsigned_logs_it_and_health_names_it(
 
     monkeypatch.setattr(claim_subjects, "subject_keys", fails_on_one)
     bad = app.remember("The cursed flag is on.")
-    assert isinstance(bad, Committed)
-    assert app.health()["unsignedClaims"] == []  # not caught up yet: nothing left out
+    assert isinstance(bad, Committed)  # (the ledger holds it)
+    assert app.health()["unsignedClaims"] == [bad.id]  # caught up by its own write
     assert isinstance(app.remember("The database port is 5432."), Committed)
     report = app.health()
     assert report["unsignedClaims"] == [bad.id]

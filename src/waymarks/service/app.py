@@ -569,7 +569,7 @@ class Waymarks:
             return refused
         return write_path.write_memory(self, lambda ctx: decide_memory(
             ctx, claim, scope=scope, classification=classification, key=key, sources=sources),
-            guard, text_notices(claim, key))
+            guard, text_notices(claim, key), claim)
 
     def supersede_memory(self, memory_id: str, claim: str, *,
                          classification: str | None = None,
@@ -584,7 +584,7 @@ class Waymarks:
         return write_path.write_memory(self, lambda ctx: decide_memory(
             ctx, claim, scope=None, classification=classification, key=None, sources=sources,
             supersedes=write_path.full_id(self, ctx, "memory", memory_id) or memory_id),
-            guard, text_notices(claim))
+            guard, text_notices(claim), claim)
 
     def set_memory_status(self, memory_id: str, status: Literal["invalid", "expired"],
                           reason: str | None = None, *,

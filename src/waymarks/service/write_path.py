@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
+from waymarks.core import contradiction
 from waymarks.core.codec import custom_type_of
-from waymarks.core.decisions import Rejected
+from waymarks.core.decisions import Rejected, clean_text
 from waymarks.core.model import (
+    MAX_CLAIM_CHARS,
     MemoryMutation,
     Mutation,
     MutationRecord,
@@ -267,12 +269,25 @@ def writes_held(app: Waymarks) -> Iterator[None]:
 
 
 def write_memory(app: Waymarks, decide: Callable[[WriteContext], Decision],
-                 guard: Guard | None, notices: tuple[str, ...]) -> WriteOutcome:
+                 guard: Guard | None, notices: tuple[str, ...], claim: str) -> WriteOutcome:
     """A memory claim's write (:func:`write`) with its ``notices``, then embedded
-    (:func:`embed_written`)."""
+    (:func:`embed_written`). ``claim`` is analysed first (:func:`analysed_ahead`)."""
+    analysed_ahead(claim)
     outcome = with_notices(write(app, decide, guard), notices)
     embed_written(app, outcome)
     return outcome
+
+
+def analysed_ahead(claim: str) -> None:
+    """Work out the signature of ``claim`` as the write's check will store it (its text
+    cleaned), before the session lock is taken: the check under the lock finds it
+    memoised (:func:`~waymarks.core.contradiction.signature`), and a process's first
+    write compiles the signature's patterns here. With 8 processes writing to one
+    session, every other writer waited for that work. A text the check refuses is left
+    to it (it refuses it before any analysis)."""
+    cleaned = clean_text(claim, what="Memory claim", limit=MAX_CLAIM_CHARS)
+    if isinstance(cleaned, str):
+        contradiction.signature(cleaned)
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
@@ -388,6 +403,10 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             unapplied = not_applied(projection, session, appended.id, mutation)
             if unapplied is not None:
                 return unapplied
+            if isinstance(mutation, MemoryMutation):
+                # its subject rows, while this process's memo holds its signature: left
+                # to the next write, in another process, that one worked it out again
+                claims_caught_up(app, projection)
     except SiblingsWritten:
         fold_siblings(app)
         return write(app, decide, guard, retry=retry, fold=False)

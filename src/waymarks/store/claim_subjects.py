@@ -22,8 +22,9 @@ known exactly (counting postings up to a cap let the first of several common ter
 Derived and rebuildable, like the recall index: rows name items by row ID, a bulk load
 (a rebuild, a re-fold) numbers the items afresh and forgets them all (:func:`reset`), and
 they are caught up from the last item row indexed (:func:`catch_up`) by the next write
-that asks, or a plan's lookup (a bounded share a read: the watermark moves per batch),
-and by ``rebuild-index`` itself once its items are written:
+that asks (a claim's own write, once it is projected), or a plan's lookup (a bounded
+share a read: the watermark moves per batch), and by ``rebuild-index`` itself once its
+items are written:
 left to the first write, that one write worked out every claim's signature (~10 s CPU at
 65k claims, a minute and more at a million: past a hook's or an MCP client's timeout),
 where that command is expected to take its time. A re-fold, and a rebuild a read runs (a
