@@ -4,6 +4,8 @@ and must not analyse any of them again."""
 
 from __future__ import annotations
 
+import struct
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -140,3 +142,28 @@ def test_a_claim_is_analysed_before_the_session_lock_is_taken(
         "Worker pool 2 runs 4 threads", "Worker pool 3 runs 5 threads",
         "Worker pool 2 runs 9 threads"]
     assert not [claim for claim, held in worked_out if held]
+
+
+def _pages_written(app: Waymarks, write: Callable[[], object]) -> Counter[str]:
+    """The pages ``write`` committed, by the table or index each belongs to (the log's
+    frames after a truncating checkpoint, named by SQLite's dbstat)."""
+    db = app.projection.db
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    write()
+    log = app.db_path.with_name(app.db_path.name + "-wal").read_bytes()
+    size = struct.unpack(">I", log[8:12])[0]
+    pages = {struct.unpack(">I", log[at:at + 4])[0]
+             for at in range(32, len(log) - size - 23, size + 24)}
+    named = dict(db.execute("SELECT pageno, name FROM dbstat").fetchall())
+    return Counter(named.get(page, "?") for page in pages)
+
+
+def test_a_write_rewrites_no_index_of_a_column_it_keeps(app: Waymarks) -> None:
+    """Each write of a session records its checkpoint in ``sources``; it set the project
+    to the value it had, and SQLite rewrites an index's page for a column set, equal or
+    not: one of each write's ~22 pages went to ``sources_by_project`` (every write,
+    under the session lock)."""
+    assert isinstance(app.pin("Run the linter first."), Committed)
+    written = _pages_written(app, lambda: app.remember("The cache holds 10 entries."))
+    assert written["sources"] == 1 and written["items"] >= 1
+    assert written["sources_by_project"] == 0

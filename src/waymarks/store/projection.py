@@ -517,13 +517,15 @@ class Projection(ProjectionReads, SourcePolicy):
         header = session.header
         placed = self.placement(session)
         status, detail = placed if placed is not None else (None, None)
-        before = self.db.execute("SELECT status FROM sources WHERE session_id = ?",
+        before = self.db.execute("SELECT status, project FROM sources WHERE session_id = ?",
                                  (session.session_id,)).fetchone()
         # a misplaced file gets its status; one back in place is available again; any
         # other status (missing, corrupt, ...) is the source checks' to change
         fields = (session.session_id, str(session.path), header.cwd if header else "",
                   session.offset, session.lines, session.entry_count,
                   session.fingerprint(session.offset), session.project)  # SOURCE_FIELDS
+        # set, even to its value, a column rewrites its index's page (sources_by_project)
+        moved = "" if before and before[1] == session.project else " project = excluded.project,"
         self.db.execute(
             "INSERT INTO sources (session_id, path, cwd, byte_offset, lines, entries,"
             " fingerprint, project, updated_at, status, status_detail, checksum)"
@@ -532,7 +534,7 @@ class Projection(ProjectionReads, SourcePolicy):
             " SET path = excluded.path, cwd = excluded.cwd, byte_offset = excluded.byte_offset,"
             " lines = excluded.lines, entries = excluded.entries,"
             " updated_at = excluded.updated_at, fingerprint = excluded.fingerprint,"
-            " project = excluded.project, checksum = excluded.checksum,"
+            f"{moved} checksum = excluded.checksum,"
             " status = CASE WHEN ?10 IS NOT NULL THEN ?10 WHEN status = ?12 THEN 'available'"
             "  ELSE status END,"
             " status_detail = CASE WHEN ?10 IS NOT NULL THEN ?11 WHEN status = ?12 THEN NULL"
