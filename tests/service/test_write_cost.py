@@ -167,3 +167,30 @@ def test_a_write_rewrites_no_index_of_a_column_it_keeps(app: Waymarks) -> None:
     written = _pages_written(app, lambda: app.remember("The cache holds 10 entries."))
     assert written["sources"] == 1 and written["items"] >= 1
     assert written["sources_by_project"] == 0
+
+
+def test_a_write_reads_no_bytes_it_has_just_read_again(
+        app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under its lock a write read the session file 10 times, 3 of them again for the
+    fingerprint of bytes it had just read (the lines it read, its checkpoint as stored):
+    each an open and a read every other writer of the session waited for. The reader
+    keeps the fingerprint of what it read; the checks of the file as it is on disk now
+    (rewritten, replaced) still read it."""
+    from waymarks.ledger.session_file import SessionFile
+
+    assert isinstance(app.pin("Run the linter first."), Committed)
+    session = app.bound_session
+    assert session is not None
+    reads: list[int] = []
+    read_from = SessionFile._read_from
+
+    def counted(self: SessionFile, offset: int, limit: int) -> bytes:
+        if self.holds_lock:
+            reads.append(offset)
+        return read_from(self, offset, limit)
+
+    monkeypatch.setattr(SessionFile, "_read_from", counted)
+    assert isinstance(app.remember("The cache holds 10 entries."), Committed)
+    assert 0 < len(reads) <= 7
+    assert app.projection.checkpoint_offset(session.session_id) == session.offset
+    assert session.fingerprint_as_read(session.offset) == session.fingerprint(session.offset)

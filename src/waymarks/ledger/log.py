@@ -133,8 +133,14 @@ class SessionLog(ABC):
         """A hash of the bytes just before ``offset``: if a checkpoint's fingerprint no
         longer matches, the file was replaced or rewritten and must be read again."""
         start = max(0, offset - FINGERPRINT_BYTES)
-        return blake2b(self._read_from(start, offset - start),
-                               digest_size=8).hexdigest()
+        return _digest(self._read_from(start, offset - start))
+
+    def fingerprint_as_read(self, offset: int) -> str:
+        """:meth:`fingerprint` of the bytes this reader read before ``offset`` when its
+        last read ended there (what it indexed, not read again: a write made ~10 reads of
+        the file under its lock, 7 of them fingerprints), else of the bytes on disk now."""
+        seen = self._read_fp
+        return seen[1] if seen is not None and seen[0] == offset else self.fingerprint(offset)
 
     def tail_bytes(self, limit: int, skip: int = 0) -> bytes:
         """The last ``limit`` bytes of complete lines read so far, less the last ``skip``
@@ -362,7 +368,8 @@ class SessionLog(ABC):
 
     def _read_on(self) -> int:
         self._progress_total = self._size() if self._progress is not None else 0
-        first = self._read_from(self.offset, READ_CHUNK)
+        start = self.offset
+        first = self._read_from(start, READ_CHUNK)
         # a large read pauses the cyclic GC for the whole of it, not chunk by chunk: between
         # chunks a full collection would rescan every entry read so far
         if len(first) < BULK_BYTES:  # (a recall: the few lines appended since)
@@ -371,8 +378,12 @@ class SessionLog(ABC):
             from waymarks.core.bulk import gc_paused
             with gc_paused():
                 count = self._consume_all(first)
-        if count:
-            self._read_fp = (self.offset, self.fingerprint(self.offset))
+        if count:  # of the bytes just read when they hold it (not read again, nor
+            # taken from bytes written over them meanwhile: the next check notices those)
+            begin = max(0, self.offset - FINGERPRINT_BYTES)
+            self._read_fp = (self.offset, _digest(first[begin - start:self.offset - start])
+                             if begin >= start and self.offset - start <= len(first)
+                             else self.fingerprint(self.offset))
         return count
 
     def rewritten_under(self) -> bool:
@@ -588,3 +599,8 @@ class SessionLog(ABC):
             if not self.has_entry(candidate):
                 return candidate
         raise SessionFileError(f"{self.path}: could not find a free entry id")
+
+
+def _digest(data: bytes) -> str:
+    """The fingerprint of the bytes before an offset (:meth:`SessionLog.fingerprint`)."""
+    return blake2b(data, digest_size=8).hexdigest()

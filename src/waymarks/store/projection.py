@@ -357,7 +357,7 @@ class Projection(ProjectionReads, SourcePolicy):
         # shorter than what we read, or different bytes where we stopped: the file was
         # replaced or rewritten, so forget what it said and read it again
         reset = offset > session.offset or entries > session.entry_count or bool(
-            fingerprint and session.fingerprint(offset) != fingerprint)
+            fingerprint and session.fingerprint_as_read(offset) != fingerprint)
         if reset:
             self._forget_source(sid)
             offset, lines, entries = 0, 0, 0
@@ -523,7 +523,7 @@ class Projection(ProjectionReads, SourcePolicy):
         # other status (missing, corrupt, ...) is the source checks' to change
         fields = (session.session_id, str(session.path), header.cwd if header else "",
                   session.offset, session.lines, session.entry_count,
-                  session.fingerprint(session.offset), session.project)  # SOURCE_FIELDS
+                  session.fingerprint_as_read(session.offset), session.project)  # SOURCE_FIELDS
         # set, even to its value, a column rewrites its index's page (sources_by_project)
         moved = "" if before and before[1] == session.project else " project = excluded.project,"
         self.db.execute(
