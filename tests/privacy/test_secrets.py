@@ -252,6 +252,9 @@ secretish = st.lists(st.sampled_from([
     # Redis's AUTH (redis_cli_auth: after redis-cli or its prompt, or starting a line)
     "AUTH ", "auth\t", "redis-cli ", "6379> ", "redis>", "ACL SETUSER u on ", " >",
     "HELLO 3 ", "MIGRATE h 6379 k 0 5000 ", "AUTH2 ", " KEYS ", "user a on ", "user ",
+    # a container's environment (secret_environments)
+    '"Env": [', '"Env":["', '"A=', "Environment:\n", "environment:\n", "  - A=",
+    " Xk9vTq2mWz8rLp4nB7cD",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)

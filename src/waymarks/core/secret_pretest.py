@@ -43,7 +43,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "assign", "yaml_key", "name_value", "short_flag", "user_flag",
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
-                                "py_auth", "pgbouncer", "redis_acl",
+                                "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -260,6 +260,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (colon and "apiVersion" in text and "data:" in text) \
+        or (colon and ("environment:" in folded or '"Env"' in text)) \
         or (equals and ("sig=" in text or "Signature=" in text or "digest" in folded)) \
         or ("auth" in folded and _auth_key(folded))
 

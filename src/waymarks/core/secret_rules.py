@@ -54,6 +54,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
+from waymarks.core.secret_environments import ENVIRONMENT_RULES
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
     KUBE_SECRET_CUT,
@@ -298,6 +299,7 @@ _WRAPPERS: Final = (
         + _VALUE.format(name="name_value"),
         re.ASCII | re.IGNORECASE),
         ("name",), folded=True, anchored=True, wrapper=True, guard=":"),
+    *ENVIRONMENT_RULES,  # a container's environment as a tool prints it: secret_environments
     # XML: an element or a key/value pair named for a credential (secret_markup)
     *markup_rules(_TF_SECRET_NAME, _QUALIFIER),
     # a YAML complex key named for a credential and its value on the next line (``?

@@ -301,16 +301,13 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
             found: list[tuple[int, int, int, str]]) -> bool:
     """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
     from waymarks.core.secret_checks import accepts, glued_end
-    from waymarks.core.secret_commands import store_values
-    from waymarks.core.secret_manifest import manifest_values, string_data_values
 
     text = match.string
     start, end = match.span(match.lastgroup or 0)
-    if rule.name.startswith("kube_") or rule.name == "store_pairs":
-        # a span per value (of a Secret's data, of a store's pairs), keys kept
-        values = store_values(match) if rule.name == "store_pairs" else (
-            string_data_values if "string" in rule.name else manifest_values)(
-            rule.name, match, start, end)
+    if rule.name.startswith(("kube_", "env_")) or rule.name == "store_pairs":
+        # a span per value (of a Secret's data, of a store's pairs, of a container's
+        # environment), keys kept
+        values = _values(rule.name, match, start, end)
         found.extend((at, rank, until, rule.kind) for at, until in values)
         return bool(values)
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
@@ -326,6 +323,19 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
         return False
     found.append((start, rank, end, rule.kind))
     return True
+
+
+def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of a rule whose match is several values (rule ``name``)."""
+    from waymarks.core.secret_commands import store_values
+    from waymarks.core.secret_environments import environment_values
+    from waymarks.core.secret_manifest import manifest_values, string_data_values
+
+    if name == "store_pairs":
+        return store_values(match)
+    if name.startswith("env_"):
+        return environment_values(name, match)
+    return (string_data_values if "string" in name else manifest_values)(name, match, start, end)
 
 
 #: passes :func:`redact` makes at most (a pass finds what the one before uncovered)
