@@ -186,6 +186,9 @@ _TF_MEMBER: Final = (r"\s*\"[\w-]{1,64}\"\s*:\s*(?:\"(?:[^\"\\\n]|\\[^\n]){0,409
 _DIGEST_PARAM: Final = (r"[A-Za-z][\w-]{0,31}[ \t]*=[ \t]*(?:\\?\"(?:[^\"\\\n]|\\[^\"\n])"
                         r"{0,1024}+\\?\"|[^\s,\\\"]{1,1024}+)")
 _CONFIG_FLAGS: Final = r"(?:[ \t]+--?[\w-]{1,64}(?:[ \t]+[^\s'\"-][^\s]{0,253})?){0,8}?"
+#: what follows a header's name before its separator: its quote, and in a HAR file (a
+#: browser's export: ``{"name": "Authorization", "value": "…"}``) the comma and ``"value"``
+_HAR_VALUE: Final = r"\\?[\"']?(?:\s*,\s*\\?[\"']value\\?[\"']?)?"
 _WRAPPERS: Final = (
     Rule("bearer", "bearer", lazy(
         r"\b(?:[Bb]earer|BEARER)(?:" + GAP + "+|" + GAP + r"*\r?\n" + GAP
@@ -214,14 +217,14 @@ _WRAPPERS: Final = (
     # "@" or "#"; JSON may escape the slashes (":\/\/")
     # GitHub's older scheme (``Authorization: token <40 hex>``), in a header or JSON
     Rule("auth_token", "auth-token", lazy(
-        r"(?i:authorization)\\?[\"']?" + GAP + "*[:=]" + GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
+        r"(?i:authorization)" + _HAR_VALUE + GAP + "*[:=]" + GAP + r"*\\?[\"']?(?:[Tt]oken|TOKEN)"
         + GAP + r"+(?P<auth_token>[A-Za-z0-9._~+/=-]{8,})", re.ASCII),
         ("authorization",), folded=True, anchored=True, wrapper=True),
     # the key itself as the header, no scheme (``Authorization: KEY``, as some APIs take
     # it), or after a scheme of its own (Elasticsearch's ``ApiKey``, Okta's ``SSWS``, a
     # ``Key``: these went out in clear): judged random, so a word or a phrase stays
     Rule("auth_raw", "auth-token", lazy(
-        r"(?i:authorization)\\?[\"']?" + GAP + "*[:=]" + GAP + r"*\\?[\"']?"
+        r"(?i:authorization)" + _HAR_VALUE + GAP + "*[:=]" + GAP + r"*\\?[\"']?"
         r"(?:[A-Za-z][A-Za-z0-9-]{1,31}" + GAP + r"+)?"
         # an account before the key (Azure Storage's ``SharedKey ACCOUNT:SIGNATURE``): the
         # account stays, the signature goes (it went out whole, the colon ending the run)
@@ -242,7 +245,7 @@ _WRAPPERS: Final = (
     # a Cookie or Set-Cookie header's value (``Copy as cURL``, a HAR file's ``"name":
     # "Cookie", "value": …``) to its line's end or closing quote, when a cookie looks secret
     Rule("cookie", "cookie", lazy(
-        r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie\\?[\"']?(?:\s*,\s*\\?[\"']value\\?[\"']?)?"
+        r"(?:(?<![\w-])|(?<=(?<![\w-])set-))cookie" + _HAR_VALUE
         + GAP + "*:" + GAP
         # all of it, no tail left, to the next header's name on its line: each header's
         # value read through every header after it took minutes on one long log line
