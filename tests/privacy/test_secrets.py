@@ -255,6 +255,8 @@ secretish = st.lists(st.sampled_from([
     # a container's environment (secret_environments)
     '"Env": [', '"Env":["', '"A=', "Environment:\n", "environment:\n", "  - A=",
     " Xk9vTq2mWz8rLp4nB7cD",
+    # chpasswd's USER:PASSWORD line (chpasswd)
+    "echo ", "printf ", "'u:", " | chpasswd", "chpasswd <<< ", "\\n'",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)

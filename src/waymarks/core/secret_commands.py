@@ -121,6 +121,12 @@ _CURL_ARGS: Final = (r"(?:" + _ARG_SEP + r"(?!(?:-b|--cookie)(?:[ \t]|=))"
                      r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _ARG_SEP)
 
 
+#: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare
+_CHPASSWD_LINE: Final = (r"(?:'[^'\s:]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(?:\\n)?'"
+                         r"|\"[^\"\s:]{1,64}:(?P<chpasswd_d>[^\"\\\n]{1,4096})(?:\\n)?\""
+                         r"|[^\s'\":|;&<>]{1,64}:(?P<chpasswd>[^\s'\"`\\|;&<>()]{1,4096}))")
+
+
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after a .pgpass line's rule
 COMMAND_RULES: Final = (
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
@@ -236,6 +242,14 @@ COMMAND_RULES: Final = (
         + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1) + _COMMAND_END,
         re.ASCII),
         ("htpasswd",), anchored=True, wrapper=True, guard="-"),
+    # the password of a ``USER:PASSWORD`` line chpasswd reads on its standard input, from
+    # ``echo``/``printf`` through a pipe or a here-string (``RUN echo 'root:…' | chpasswd``,
+    # as Dockerfiles write it); ``-e`` takes a hash, a variable names one
+    Rule("chpasswd", "secret", lazy(
+        r"(?<![\w.-])(?:(?P<chpasswd_echo>(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+)"
+        r"|chpasswd[ \t]*<<<[ \t]*)" + _CHPASSWD_LINE
+        + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd(?![\w-]))", re.ASCII),
+        ("chpasswd",), wrapper=True, guard=":"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(

@@ -44,6 +44,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
+                                "chpasswd",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -197,6 +198,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # the secret ``vercel env add`` reads on its standard input
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
+    if colon and "chpasswd" in text:
+        return True  # ``echo 'USER:PASSWORD' | chpasswd``: no name
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
                     or "env-vars" in text or "appsettings" in text or "env set" in text
                     or ("kubectl" in text and "env" in text) or ("-e" in text and (

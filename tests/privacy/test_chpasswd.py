@@ -1,0 +1,46 @@
+"""``chpasswd`` reads ``USER:PASSWORD`` lines on its standard input, and a Dockerfile or a
+provisioning script gives them from ``echo`` or ``printf`` (``RUN echo 'app:…' |
+chpasswd``) or a here-string: the password went to the model in clear, and a pin holding
+it was stored (a ``:`` between a user and a password, no name, no flag). Its ``-e`` form
+takes a hash (``$6$…``), which logs no one in, and a variable names one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9vTq2mWz8rLp4nB7cD"
+
+CASES: list[tuple[str, str]] = [
+    ("RUN echo 'root:hunter22' | chpasswd", "RUN echo 'root:[REDACTED:secret]' | chpasswd"),
+    (f'echo "deploy:{PW}" | sudo chpasswd && usermod -aG sudo deploy',
+     'echo "deploy:[REDACTED:secret]" | sudo chpasswd && usermod -aG sudo deploy'),
+    (f"echo app:{PW} | chpasswd", "echo app:[REDACTED:secret] | chpasswd"),
+    (f"printf 'ops:{PW}\\n' | chpasswd", "printf 'ops:[REDACTED:secret]\\n' | chpasswd"),
+    (f"chpasswd <<< 'ops:{PW}'", "chpasswd <<< 'ops:[REDACTED:secret]'"),
+]
+
+UNCHANGED: list[str] = [
+    'echo "app:$APP_PASSWORD" | chpasswd',
+    "echo 'app:$6$rounds=5000$saltsalt$Xk9vTq2mWz8rLp4nB7cD' | chpasswd -e",
+    "cat users.txt | chpasswd",
+    "echo 'chpasswd: updated 3 users'",
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CASES)
+def test_the_password_is_redacted(text: str, kept: str) -> None:
+    assert_one_secret_redacted(text, kept)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_a_hash_or_reference_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"image: RUN echo 'root:{PW}' | chpasswd", PW)
