@@ -257,6 +257,8 @@ secretish = st.lists(st.sampled_from([
     " Xk9vTq2mWz8rLp4nB7cD",
     # chpasswd's USER:PASSWORD line (chpasswd)
     "echo ", "printf ", "'u:", " | chpasswd", "chpasswd <<< ", "\\n'",
+    # an Oracle login (oracle_login)
+    "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)

@@ -250,6 +250,19 @@ COMMAND_RULES: Final = (
         r"|chpasswd[ \t]*<<<[ \t]*)" + _CHPASSWD_LINE
         + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd(?![\w-]))", re.ASCII),
         ("chpasswd",), wrapper=True, guard=":"),
+    # the password of an Oracle login, ``USER/PASSWORD[@DB]``, given to its clients
+    # (``sqlplus scott/…@orcl``, ``expdp``, SQL*Loader's ``userid=``, ``rman target``) or to
+    # SQL*Plus's ``CONNECT``, or in a JDBC thin URL (``jdbc:oracle:thin:scott/…@db:1521/x``);
+    # after CONNECT or in the URL a database or ``as sysdba`` must follow (prose says
+    # "connect the frontend/backend"); ``sqlplus / as sysdba`` holds none
+    Rule("oracle_login", "secret", lazy(
+        r"(?<![\w.-])(?:(?i:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)(?:\.exe)?(?:[ \t]+-[A-Za-z]+)*"
+        r"[ \t]+(?:(?i:userid|target|auxiliary|catalog)[ \t]*=?[ \t]*)?(?P<oracle_client>)"
+        r"|(?i:conn(?:ect)?)[ \t]+|(?i:jdbc:oracle:(?:thin|oci8?)):)['\"]?[A-Za-z][\w$#]{0,127}/"
+        r"(?:\"(?P<oracle_login_d>[^\"\n]{1,128})\"|(?P<oracle_login>[^\s/@'\"`;|&<>()]{1,128}))"
+        r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@|[ \t]+(?i:as)[ \t]+(?i:sys)))", re.ASCII),
+        ("sqlplus", "expdp", "impdp", "sqlldr", "rman", "dgmgrl", "conn", "jdbc:oracle"),
+        folded=True, wrapper=True, guard="/"),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(

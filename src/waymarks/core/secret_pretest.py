@@ -44,7 +44,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
-                                "chpasswd",
+                                "chpasswd", "oracle_login",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -198,6 +198,11 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # the secret ``vercel env add`` reads on its standard input
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
+    if "/" in text and ("sqlplus" in folded or "sqlldr" in folded or "expdp" in folded
+                        or "impdp" in folded or "rman" in folded or "dgmgrl" in folded
+                        or "jdbc:oracle" in folded
+                        or ("conn" in folded and ("@" in text or " as " in folded))):
+        return True  # an Oracle login, ``sqlplus USER/PASSWORD@DB``: no name
     if colon and "chpasswd" in text:
         return True  # ``echo 'USER:PASSWORD' | chpasswd``: no name
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
