@@ -35,6 +35,7 @@ from waymarks.core.secret_values import (
     cookie_holds_secret,
     prose_value_is_secret,
     setting_is_secret,
+    translated_label,
 )
 
 _DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
@@ -307,6 +308,8 @@ def _a_quoted_phrase_secret(value: str) -> bool:
         # before a lone word's judgement: ``"{{ .Values.db.password }}"``, a Helm chart's
         # value (a container's env, beside ``- name: DB_PASSWORD``), was one word of
         # letters and symbols, so redacted
+        return False
+    if translated_label(value):  # ``"Mot de passe"``: an i18n file's label, as "Password"
         return False
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
     if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word

@@ -57,6 +57,41 @@ _MIXED_MIN: Final = 6
 _RANDOM_LETTERS_MIN: Final = 16
 
 
+#: a credential's name (password, token, secret, key) as interfaces translate it: an
+#: i18n file's value under such a key is its label (``"password": "Mot de passe"``), as
+#: ``"Password"`` or ``"Access token"`` is in English
+_TRANSLATED_NAMES: Final = frozenset({
+    # password
+    "mot de passe", "passwort", "kennwort", "contraseña", "contrasena", "clave de acceso",
+    "senha", "palavra-passe", "wachtwoord", "hasło", "haslo", "пароль", "parola", "parolă",
+    "lösenord", "losenord", "adgangskode", "passord", "salasana", "heslo", "jelszó", "şifre",
+    "sifre", "mật khẩu", "kata sandi", "kata laluan", "lozinka", "geslo", "slaptažodis",
+    "parool", "κωδικός", "סיסמה", "كلمة المرور", "パスワード", "비밀번호", "รหัสผ่าน",
+    # token, secret, key
+    "jeton", "geheimnis", "secreto", "segredo", "segreto", "geheim", "clé", "cle",
+    "schlüssel", "clave", "chave", "chiave", "sleutel", "klucz", "ключ", "nyckel", "nøgle",
+    "avain", "klíč", "kulcs", "anahtar", "токен", "секрет",
+})
+#: what parts a label's words (its punctuation: ``Mot de passe oublié ?``)
+_LABEL_MARKS: Final = str.maketrans(dict.fromkeys(".:!?¿¡,;…()«»“”\"'", " "))
+#: a label is this many words at most
+_LABEL_WORDS_MAX: Final = 8
+
+
+def translated_label(value: str) -> bool:
+    """Whether ``value`` is an interface's label naming a credential in another language
+    (``Mot de passe``, ``Contraseña``, ``Mot de passe oublié ?``, ``Clé API``): a few
+    words of letters alone (a hyphen may join them), one of them, or a run of them, a
+    credential's name as :data:`_TRANSLATED_NAMES` holds it. A password with a digit or
+    symbol beside such a word (``Passwort123!``) is none."""
+    words = value.translate(_LABEL_MARKS).lower().split()
+    if not words or len(words) > _LABEL_WORDS_MAX \
+            or not all(word.replace("-", "").isalpha() for word in words):
+        return False
+    phrase = f" {' '.join(words)} "
+    return any(f" {name} " in phrase for name in _TRANSLATED_NAMES)
+
+
 def _is_reference(value: str) -> bool:
     folded = value.lower()
     return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
@@ -73,7 +108,9 @@ def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
     third letter); and a single word where it is data, not prose: quoted, after ``=``
     with no spaces, after a flag, or ``alone`` as the value of a key-value line
     (``password: postgres``)."""
-    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value):
+    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value) \
+            or ((not value.isascii() or value.replace("-", "").isalpha())
+                and translated_label(value)):
         return False
     if "://" in value or (_PATH.fullmatch(value) and not _random_segment(value)):
         return False
