@@ -130,6 +130,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "user admin insecure-password " + rand(r, ALNUM, 14),
     lambda r: "RUN echo 'app:" + rand(r, ALNUM, 14) + "' | chpasswd",
     lambda r: "sqlplus app/" + rand(r, ALNUM, 14) + "@reports",
+    lambda r: "ipmitool -I lanplus -H bmc-07 -U admin -P " + rand(r, ALNUM, 14) + " power on",
     # a HAR file's Authorization header, a raw key
     lambda r: '{"name": "Authorization", "value": "' + rand(r, ALNUM, 32) + '"}',
     # a container's environment under a neutral name (docker inspect, kubectl describe),

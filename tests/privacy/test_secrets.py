@@ -259,6 +259,8 @@ secretish = st.lists(st.sampled_from([
     "echo ", "printf ", "'u:", " | chpasswd", "chpasswd <<< ", "\\n'",
     # an Oracle login (oracle_login)
     "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
+    # ipmitool's password flag (login_flag)
+    "ipmitool ", " -P ",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)

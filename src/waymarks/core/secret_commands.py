@@ -34,7 +34,7 @@ _PASSWORD_COMMANDS: Final = (
 #: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
 #: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), ``-w`` of
 #: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``,
-#: rabbitmqadmin's ``-p`` (its ``-P`` is the port)
+#: rabbitmqadmin's ``-p`` (its ``-P`` is the port), ipmitool's ``-P``
 _LOGIN_FLAGS: Final = (
     (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
@@ -47,6 +47,8 @@ _LOGIN_FLAGS: Final = (
     # SQL Server's clients' ``-P``, MongoDB's shell's and tools' ``-p`` (alone, it prompts)
     (r"(?:sqlcmd|bcp)(?:\.exe)?", "-P"),
     (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?", r"-p(?=[ \t])"),
+    # ipmitool's ``-P`` (a BMC's password; ``-E`` and ``-f`` name where it is kept)
+    (r"ipmitool(?:\.exe)?", "-P"),
 )
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
@@ -147,8 +149,8 @@ COMMAND_RULES: Final = (
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
-         "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo"), anchored=True,
-        wrapper=True, guard="-"),
+         "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool"),
+        anchored=True, wrapper=True, guard="-"),
     # the password a registry login reads on its standard input (``--password-stdin``),
     # and the secret a store's command reads there to keep (``vercel env add NAME
     # production``, ``gcloud secrets versions add NAME --data-file=-``: it went out in

@@ -1,0 +1,42 @@
+"""Password flags of administrators' tools that no rule read: the password went to the
+model in clear and a pin holding it was stored. ``ipmitool -P`` (a BMC's password, as
+every server vendor's guide writes the command; ``-E`` and ``-f`` name where it is kept)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9vTq2mWz8rLp4nB7cD"
+R = "[REDACTED:secret]"
+
+#: texts with the password as ``{}``
+CASES: list[str] = [
+    "ipmitool -I lanplus -H 10.0.0.9 -U admin -P {} power status",
+    "ipmitool -H bmc-07 -U ADMIN -P '{}' chassis power cycle",
+    "ipmitool -I lanplus -H 10.0.0.9 -U root -P{} sol activate",
+]
+
+UNCHANGED: list[str] = [
+    "ipmitool -I lanplus -H 10.0.0.9 -U admin -E power status",
+    "ipmitool -I lanplus -H 10.0.0.9 -U admin -f /root/.ipmi_pass power status",
+    "ipmitool -I lanplus -H 10.0.0.9 -U admin -P $IPMI_PASSWORD power status",
+]
+
+
+@pytest.mark.parametrize("template", CASES)
+def test_the_password_is_redacted(template: str) -> None:
+    assert_one_secret_redacted(template.format(PW), template.format(R))
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_a_line_holding_none_stays(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"bmc: ipmitool -H bmc-07 -U admin -P {PW} power on", PW)
