@@ -1,6 +1,8 @@
 """Password flags of administrators' tools that no rule read: the password went to the
 model in clear and a pin holding it was stored. ``ipmitool -P`` (a BMC's password, as
-every server vendor's guide writes the command; ``-E`` and ``-f`` name where it is kept)."""
+every server vendor's guide writes the command; ``-E`` and ``-f`` name where it is kept);
+``ssh-keygen -N`` and ``-P`` (a private key's new and old passphrase, as scripts make a
+deploy key: an empty ``-N ""`` holds none)."""
 
 from __future__ import annotations
 
@@ -19,12 +21,17 @@ CASES: list[str] = [
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -P {} power status",
     "ipmitool -H bmc-07 -U ADMIN -P '{}' chassis power cycle",
     "ipmitool -I lanplus -H 10.0.0.9 -U root -P{} sol activate",
+    "ssh-keygen -t ed25519 -N '{}' -f ~/.ssh/deploy_key -C deploy",
+    "ssh-keygen -p -f id_rsa -N {}",
 ]
 
 UNCHANGED: list[str] = [
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -E power status",
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -f /root/.ipmi_pass power status",
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -P $IPMI_PASSWORD power status",
+    'ssh-keygen -t ed25519 -N "" -f ~/.ssh/deploy_key',
+    "ssh-keygen -t rsa -b 4096 -f id_rsa -C ops@example.com",
+    "ssh -N -L 5432:db:5432 bastion",
 ]
 
 

@@ -260,7 +260,7 @@ secretish = st.lists(st.sampled_from([
     # an Oracle login (oracle_login)
     "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
     # ipmitool's password flag (login_flag)
-    "ipmitool ", " -P ",
+    "ipmitool ", " -P ", "ssh-keygen ", " -N ",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)

@@ -34,7 +34,7 @@ _PASSWORD_COMMANDS: Final = (
 #: ``-passin``, ``-passout``, ``-password`` with ``pass:`` (``env:``, ``file:`` name one),
 #: zip's and unzip's ``-P``, 7-Zip's ``-p`` (glued: ``-p`` alone prompts), ``-w`` of
 #: the OpenLDAP clients (``-W`` prompts), sqlcmd's and bcp's ``-P``, MongoDB's ``-p``,
-#: rabbitmqadmin's ``-p`` (its ``-P`` is the port), ipmitool's ``-P``
+#: rabbitmqadmin's ``-p`` (its ``-P`` is the port), ipmitool's ``-P``, ssh-keygen's ``-N``/``-P``
 _LOGIN_FLAGS: Final = (
     (r"(?:docker|podman|buildah|nerdctl)(?:\.exe)?[ \t]" + _on(64) + "login"
      r"|helm[ \t]+registry[ \t]+login|az[ \t]+login|sshpass", "-p"),
@@ -49,6 +49,8 @@ _LOGIN_FLAGS: Final = (
     (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?", r"-p(?=[ \t])"),
     # ipmitool's ``-P`` (a BMC's password; ``-E`` and ``-f`` name where it is kept)
     (r"ipmitool(?:\.exe)?", "-P"),
+    # ssh-keygen's new and old passphrase (``-N ""``, empty, holds none)
+    (r"ssh-keygen(?:\.exe)?", r"-[NP](?=[ \t])"),
 )
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
@@ -149,7 +151,8 @@ COMMAND_RULES: Final = (
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
-         "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool"),
+         "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool",
+         "ssh-keygen"),
         anchored=True, wrapper=True, guard="-"),
     # the password a registry login reads on its standard input (``--password-stdin``),
     # and the secret a store's command reads there to keep (``vercel env add NAME

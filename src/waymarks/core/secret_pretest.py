@@ -287,6 +287,7 @@ def _password_flag(text: str) -> bool:
         or ("zip" in text and "-P" in text) \
         or ("ldap" in text and "-w" in text) \
         or (("sqlcmd" in text or "bcp" in text or "ipmitool" in text) and "-P" in text) \
+        or ("ssh-keygen" in text and ("-N" in text or "-P" in text)) \
         or (flag_p and ("mongo" in text or "rabbitmqadmin" in text)) or "htpasswd" in text
 
 
