@@ -131,6 +131,8 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "RUN echo 'app:" + rand(r, ALNUM, 14) + "' | chpasswd",
     lambda r: "sqlplus app/" + rand(r, ALNUM, 14) + "@reports",
     lambda r: "ipmitool -I lanplus -H bmc-07 -U admin -P " + rand(r, ALNUM, 14) + " power on",
+    lambda r: 'network={ ssid="HomeNet" psk="' + rand(r, ALNUM, 14) + '" }',
+    lambda r: "nmcli dev wifi connect HomeNet password " + rand(r, ALNUM, 14),
     # a HAR file's Authorization header, a raw key
     lambda r: '{"name": "Authorization", "value": "' + rand(r, ALNUM, 32) + '"}',
     # a container's environment under a neutral name (docker inspect, kubectl describe),

@@ -261,6 +261,8 @@ secretish = st.lists(st.sampled_from([
     "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
     # ipmitool's password flag (login_flag)
     "ipmitool ", " -P ", "ssh-keygen ", " -N ",
+    # a Wi-Fi passphrase (assign's psk, wifi_psk)
+    "psk", 'psk="', "nmcli ", " password ", "wifi-sec.psk ", "wpa_passphrase ",
     # HAProxy's userlist password (haproxy_user)
     "insecure-password ", "user a ",
     # rabbitmqctl's password after the user (rabbitmqctl)
@@ -279,7 +281,7 @@ NAMES = ["password", "Passwort", "passwd", "PWD", "pwd", "api_key", "APIKEY", "a
          "secret_key", "private_key", "access_token", "auth-token", "refreshToken",
          "id_token", "session_token", "bearer_token", "token", "client_secret", "Secret",
          "DB_PASSWORD", "my.api_key", "\u212aey", "\u017fecret", "DB_PASS", "pass", "dbPass",
-         "bypass"]
+         "bypass", "psk", "WIFI_PSK"]
 assignments = st.tuples(
     st.text(max_size=3), st.sampled_from(NAMES),
     st.sampled_from(["=", ":", " = ", '": "', "' : '", ":\t"]),

@@ -268,6 +268,15 @@ COMMAND_RULES: Final = (
         r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@|[ \t]+(?i:as)[ \t]+(?i:sys)))", re.ASCII),
         ("sqlplus", "expdp", "impdp", "sqlldr", "rman", "dgmgrl", "conn", "jdbc:oracle"),
         folded=True, wrapper=True, guard="/"),
+    # a Wi-Fi network's passphrase given to NetworkManager (``nmcli dev wifi connect SSID
+    # password …``, ``nmcli con modify … wifi-sec.psk …``) or to ``wpa_passphrase SSID …``
+    # (alone, it reads the passphrase on standard input)
+    Rule("wifi_psk", "secret", lazy(
+        r"(?<![\w.-])(?:nmcli(?=[ \t])" + _on(256) + r"[ \t](?:password"
+        r"|(?:wifi-sec|802-11-wireless-security)\.psk)|wpa_passphrase[ \t]+(?:'[^'\n]{1,64}'"
+        r"|\"[^\"\n]{1,64}\"|[^\s'\"<>|;&]{1,64}))[ \t]+"
+        + _QUOTED_OR_BARE.format(name="wifi_psk", least=1), re.ASCII),
+        ("nmcli", "wpa_passphrase"), wrapper=True, guard=" "),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
     # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(

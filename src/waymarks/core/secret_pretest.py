@@ -44,7 +44,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
-                                "chpasswd", "oracle_login",
+                                "chpasswd", "oracle_login", "wifi_psk",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -203,6 +203,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                         or "jdbc:oracle" in folded
                         or ("conn" in folded and ("@" in text or " as " in folded))):
         return True  # an Oracle login, ``sqlplus USER/PASSWORD@DB``: no name
+    if ("nmcli" in text and ("pass" in folded or "psk" in folded)) or "wpa_passphrase" in text:
+        return True  # ``nmcli … password …``, ``wpa_passphrase SSID …``: no separator
     if colon and "chpasswd" in text:
         return True  # ``echo 'USER:PASSWORD' | chpasswd``: no name
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
@@ -262,7 +264,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
             or (named_pass and ("requirepass" in folded or "insecure-password" in folded)) \
             or ("auth" in folded and _auth_key(folded)) \
             or ("set" in text and ("configure" in text or "user-secrets" in text))
-    return named_pass or ("k" in folded and ("key" in folded or "token" in folded)) \
+    return named_pass \
+        or ("k" in folded and ("key" in folded or "token" in folded or "psk" in folded)) \
         or (colon and '"' in text and "sensitive" in text) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \

@@ -108,7 +108,7 @@ _KEY_PREFIXES: Final = ("api", "access", "secret", "private", "signing", "encryp
 #: next name's value is judged on its own
 _NO_NAME_BEFORE: Final = "".join(
     f"(?<!{name}[:=])" for name in (
-        "token", "secret", "password", "passwort", "passwd", "passphrase", "pwd",
+        "token", "secret", "password", "passwort", "passwd", "passphrase", "pwd", "psk",
         "credentials", "credential", "[^a-z0-9]pass", "[a-z0-9][_.-]auth",
         *(f"{prefix}{joint}key" for prefix in _KEY_PREFIXES for joint in ("", "_", "-", "."))))
 _VALUE: Final = (
@@ -148,6 +148,8 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
     "(?:(?:key(?=" + _QUALIFIER + _SEPARATOR + ")(?:"
     + "|".join(f"(?<={p}key)|(?<={p}[_.-]key)" for p in _KEY_PREFIXES) + ")"
     r"|secret|token|passwor[dt]|passwd|passphrase|pwd"
+    # a pre-shared key, a Wi-Fi network's passphrase (wpa_supplicant's ``psk="…"``)
+    r"|psk"
     # what a login is given, named for it (``DB_CREDENTIALS=admin:…``, a CI's
     # ``REGISTRY_AUTH=…``): their values went out in clear. ``auth`` ends a name only
     # after a word and ``_``, ``.`` or ``-`` (``auth: oauth2``, ``OAuth``, ``author`` name
@@ -165,7 +167,7 @@ _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the se
 _DASH_HEAD: Final = lazy(r"-(?i:store|key|src|dest|pass|token|secret|api)", re.ASCII)
 #: a variable's name for a credential, as an assignment's is (:data:`_NAME`), read inside
 #: its quotes: no separator follows it there
-_TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|secret|token|credentials?"
+_TF_SECRET_NAME: Final = (r"passwor[dt]|passwd|passphrase|pwd|psk|secret|token|credentials?"
                           r"|(?<![a-z])pass|(?<=[a-z0-9][_-])auth|(?:"
                           + "|".join(_KEY_PREFIXES) + r")[_-]?key")
 
@@ -417,7 +419,7 @@ _WRAPPERS: Final = (
         r"|(?<=[A-Za-z0-9_]:)[ \t]*\r?\n[ \t]+(?![#|>&*!%@{\[]|-[ \t])|"
         + GAP + "*))" + _VALUE.format(name="assign"),
         re.ASCII | re.IGNORECASE),
-        ("key", "secret", "token", "pass", "pwd", "credential", "auth"), folded=True,
+        ("key", "secret", "token", "pass", "pwd", "psk", "credential", "auth"), folded=True,
         anchored=True,
         wrapper=True),
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
