@@ -59,6 +59,9 @@ def test_the_verb_of_a_listener_before_its_port_names_no_narrower_thing(
     ("The API listens on port 8080.", "The API serves metrics on port 9100."),
     ("The API listens on port 8080.", "The API exposes metrics on port 9100."),
     ("The API listens on port 8080.", "The admin UI answers on port 9000."),
+    # a number before the verb names the subject ("Rack 3 holds …"), blanked or not
+    ("Service 7 answers on port 2007.", "Service 8 answers on port 2008."),
+    ("Service 77 listens on port 2078 in staging.", "The staging service port is 9999."),
 ])
 def test_a_thing_served_beside_the_listener_is_another_fact(
         app: Waymarks, first: str, second: str) -> None:

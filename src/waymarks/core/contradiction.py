@@ -173,8 +173,9 @@ _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 _RATE_SCOPE: Final = lazy(r" per ([a-z][a-z0-9-]*)\b")
 #: the verb of a listener before its port, ending the clause ("The API answers on port
 #: 9090.", "… accepts connections on port 9090.", with what any listener takes:
-#: connections, requests, traffic): it says where the subject listens, as "listens" does
-#: (read as a word of the subject phrase, it named a narrower thing than the API). The
+#: connections, requests, traffic): it says where the subject listens, and is read as
+#: "listens" (a word of the subject phrase, it named a narrower thing than the API; blanked,
+#: a number before it was a value: "Service 77 listens on port 2078" names service 77). The
 #: verb follows a word not ending in "s": after a verb, a noun is what is served there,
 #: a narrower thing ("exposes metrics on port 9100")
 _LISTENER_VERB: Final = lazy(
@@ -253,7 +254,7 @@ def signature(claim: str) -> Signature | None:
     pieces: list[str] = []
     text = _without_advice(text)
     if " port " in text:
-        text = _LISTENER_VERB.sub(lambda verb: " " * len(verb.group(0)), text)
+        text = _LISTENER_VERB.sub("listens", text)
     for start, end, said_not in word_values(text):
         word = "v:" + text[start:end]
         values.add(word)
