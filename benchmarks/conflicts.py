@@ -164,6 +164,11 @@ limit is 100 req/min per user." / "… 10 req/s.", a ruling of issue 20 item 4's
 deliberately two facts; reproduced with the real CLI: refused), with "Node 18 is required."
 / "Node 20 is required." (the other ruling, kept): 100 % caught, 57.1 % false before, 100 %
 / 0 % after.
+The 7 after them: two verbs done to one thing in the passive (pair 807, "… written to
+dist." / "… signed with cosign.", reproduced with the real CLI: refused by the replay
+rule's shared derived key, the second claim stating no value; "The billing service is
+owned by Alice." / "… is written in Go.", found attacking the set's rules): 100 % caught,
+75.0 % false before, 100 % / 0 % after, pair 807 with them (all: 0 % false).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -321,10 +321,11 @@ def key_apart(view: StateView, candidate: ItemState,
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
+    from waymarks.core.claim_actions import other_actions
     from waymarks.core.contradiction import signature, two_facts, unplaced_negation
 
     mine = signature(candidate.text)
-    if mine is None or unplaced_negation(candidate.text, mine):
+    if mine is not None and unplaced_negation(candidate.text, mine):
         return None
     tied = False
     for other in _matching(view, candidate):
@@ -337,9 +338,12 @@ def key_apart(view: StateView, candidate: ItemState,
         if isinstance(other.item, MemoryItem) and other.item.key and not is_auto_key(
                 other.item):
             return None  # a key a person or tool chose for that fact: it holds
+        if other_actions(candidate.norm, other.norm):  # "… are signed with cosign." beside
+            tied = True  # "… are written to dist.": two things done to it (no values)
+            continue
         theirs = signature(other.text)
-        if theirs is None or unplaced_negation(other.text, theirs) or not two_facts(
-                mine, theirs):
+        if mine is None or theirs is None or unplaced_negation(other.text, theirs) or not (
+                two_facts(mine, theirs)):
             return None
         tied = True
     key = normalize_key(candidate.norm)

@@ -1,0 +1,50 @@
+"""What is done to the thing a claim is about, by a verb in the passive ("The release
+artifacts are written to dist.", "… are signed with cosign."): the replay rule derives one
+key from both (``X is Y``: "release artifacts"), and a claim of no value has no signature
+to show the two apart, so the second was refused as a conflict. Two such claims whose
+verbs differ say two things done to it, two facts (:func:`waymarks.core.rules.key_apart`
+reads them), as two verbs of a signature's subject are two subjects ("stored in S3" and
+"uploaded to GCS"); one verb with two objects ("written to dist" / "… to build") is left
+to the signatures. Pure."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from waymarks.core.claim_terms import STATES
+from waymarks.core.claim_words import STOP
+from waymarks.core.lazy_re import lazy
+
+#: the participles that do not end in "ed", as software notes use them
+_IRREGULAR: Final = frozenset(
+    "written built run sent kept made done held shown taken given hidden bound found driven"
+    " known spun split shut".split())
+#: the copula of the derived key's ``X is Y``, an adverb perhaps, the verb and the
+#: preposition after it: a verb done to the thing, not a word said of it ("is fast")
+_PASSIVE: Final = lazy(
+    r"^[^=]+? (?:is|are)(?: (?:now|also|always|automatically|currently|only))? ([a-z]+)"
+    r" (?:to|into|in|on|onto|under|with|by|from|for|at|via|using|through|as)\b")
+#: verbs that say a value or a state rather than an action ("is set to 5433", "is changed
+#: to debug", "is enabled in staging"): the signatures compare those
+_NO_ACTION: Final = frozenset(
+    "set changed switched updated moved configured pinned limited capped enabled disabled"
+    " activated deactivated allowed required".split()) | frozenset(STATES)
+
+
+def passive_verb(norm: str) -> str | None:
+    """The verb of a claim (normalized) saying what is done to its subject in the passive,
+    or ``None``."""
+    found = _PASSIVE.match(norm)
+    if found is None:
+        return None
+    verb = found.group(1)
+    if verb in _NO_ACTION or verb in STOP or not (verb.endswith("ed") or verb in _IRREGULAR):
+        return None
+    return verb
+
+
+def other_actions(one: str, other: str) -> bool:
+    """Whether two claims (normalized) say two things done to their subject, each by a
+    verb in the passive, another verb each."""
+    mine = passive_verb(one)
+    return mine is not None and passive_verb(other) not in (None, mine)

@@ -1,0 +1,38 @@
+"""Two actions done to one thing, written through the service (real session files, real
+SQLite): "The release artifacts are signed with cosign." beside "The release artifacts are
+written to dist." (pair 807 of the fixture set) and "The billing service is written in
+Go." beside "The billing service is owned by Alice." were refused by the replay rule's
+shared derived key ("release artifacts", "billing service": ``X is Y``), though each
+states what is done to the thing by another verb. The pairs are in the fixture set too
+(``benchmarks/conflict_pairs.json``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The release artifacts are written to dist.",
+     "The release artifacts are signed with cosign."),
+    ("The billing service is owned by Alice.", "The billing service is written in Go."),
+    ("The nightly backups are encrypted with age.", "The nightly backups are stored in S3."),
+])
+def test_another_verb_done_to_the_thing_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The release artifacts are written to dist.", "The release artifacts are written to build."),
+    ("The billing service is owned by Alice.", "The billing service is owned by Bob."),
+    ("The release artifacts are signed with cosign.", "The release artifacts are not signed."),
+])
+def test_the_same_verb_or_where_a_thing_goes_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
