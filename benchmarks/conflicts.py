@@ -169,6 +169,11 @@ dist." / "… signed with cosign.", reproduced with the real CLI: refused by the
 rule's shared derived key, the second claim stating no value; "The billing service is
 owned by Alice." / "… is written in Go.", found attacking the set's rules): 100 % caught,
 75.0 % false before, 100 % / 0 % after, pair 807 with them (all: 0 % false).
+The 5 after them: an address's port beside a version ("Postgres is at db.internal:5432." /
+"Postgres is version 16.", reproduced with the real CLI: refused by the replay rule's
+shared derived key, the port compared with the version), 0 % caught, 50.0 % false before,
+0 % / 0 % after; left: "Postgres is at db.internal:5432." / "The Postgres port is 6432."
+(a subject of one term, "postgres", contains no other).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

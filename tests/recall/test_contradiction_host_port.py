@@ -37,3 +37,15 @@ def test_a_host_with_its_port_states_the_host_and_the_port(
     do."""
     _both_written(app, first, second)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Postgres is at db.internal:5432.", "Postgres is version 16."),
+    ("Postgres is at 10.0.0.5:5432.", "Postgres is version 16."),
+    ("Redis listens on 0.0.0.0:6379.", "The Redis version is 7."),
+])
+def test_the_port_of_an_address_is_no_version(app: Waymarks, first: str, second: str) -> None:
+    """A number said of a version is no port: the address's port was compared with it, and
+    the replay rule's shared derived key ("postgres") refused the version beside the
+    address."""
+    _both_written(app, first, second)

@@ -489,6 +489,10 @@ def _part_of(whole: str, part: str) -> bool:
     return parts is not None and part in parts
 
 
+#: the kind of an address's port (:func:`kinds`)
+_PORT: Final = "pt"
+
+
 def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
     """The kinds of values compared with ``values``: a plain number is any measure too; an
     IP address (kind ``a:``) is compared with names (a host name) but not with a number:
@@ -499,14 +503,16 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
     is an address ("Redis is at 10.0.0.7." is no other version than "Redis is version
     7.2."). A rate of bytes (kind ``rb``) is another kind than a rate of things counted:
     "The API allows 5 MB/s." says how much it moves, "… 5 req/s." how often it is asked
-    (compared, they were one attribute with two values, a conflict)."""
+    (compared, they were one attribute with two values, a conflict). The port of an address
+    (kind ``pt``) is compared with a plain number, but not with one said of a version:
+    "Postgres is at db.internal:5432." is no other value than "Postgres is version 16."."""
     found = set()
     for value in values:
         address = _address(value)
         if address is not None or (value[:2] == "v:" and "://" in value):
             found.add("a:")  # an address: compared with names, not with a number
             if address is not None and address[1] is not None:
-                found.add("v:")  # with its port: compared with a port too
+                found.add(_PORT)  # with its port: compared with a port too
             elif versioned and _IPV4.fullmatch(value, 2):
                 found.add("n:")
             continue
@@ -522,6 +528,8 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
         found.add(value[:2])
         if value[:2] == "v:":
             found |= MEASURES | {BYTE_RATE} if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}
+            if not versioned and PLAIN_NUMBER.fullmatch(value[2:]):
+                found.add(_PORT)  # (in a claim of a version, a number is no port)
             if "." in value and PLAIN_NUMBER.fullmatch(value[2:]):
                 found.add("n:")
     return found
