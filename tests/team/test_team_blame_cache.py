@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
 from tests.team.test_team_source import Writer
 from waymarks.service import team, team_git
 from waymarks.service.app import Waymarks
-from waymarks.service.team_git import SHALLOW
+from waymarks.service.team_git import SHALLOW, TIMED_OUT
 from waymarks.service.team_views import team_items
 
 FILES = 300
@@ -33,10 +34,10 @@ def test_every_file_of_a_large_team_is_blamed_once(repo: Path, home: Path,  # no
     blames, saves = [], []
     real_git, real_save = team_git._git, team_git._save
 
-    def git(directory: Path, *args: str) -> bytes | None:
+    def git(directory: Path, *args: str, **kwargs: Any) -> bytes | None:
         if args[0] == "blame":
             blames.append(args[-1])
-        return real_git(directory, *args)
+        return real_git(directory, *args, **kwargs)
 
     def save(cache: Path | None, directory: Path) -> None:
         saves.append(directory)
@@ -172,7 +173,9 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
         repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """A blame that ran out of time (a huge file, a long history) is an answer to keep:
     asked again by every new process (each hook), each would wait the timeout again,
-    twice (the second try, without the user's git configuration, waited as long)."""
+    twice (the second try, without the user's git configuration, waited as long). It says
+    that the commit is unknown: kept as no line committed, a committed item showed as
+    ``uncommitted`` in every process, git answering again, until the next commit."""
     directory = repo / ".waymarks" / "team"
     directory.mkdir(parents=True)
     Writer(directory, "bob-00000001", "Bob").add("Tag releases by date")
@@ -190,13 +193,18 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
     team.forget_process_state()
     with Waymarks(home, cwd=str(repo)) as app:
         app.trust(str(repo))
-        assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [TIMED_OUT]
     team_git._BLAME.clear()  # a new process
     team_git._LOADED.clear()
     team.forget_process_state()
     with Waymarks(home, cwd=str(repo)) as app:
-        assert [i.commit for i in team_items(app, team.refresh(app))] == [None]
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [TIMED_OUT]
     assert len(blames) == 1
+    monkeypatch.setattr(team_git.subprocess, "run", real_run)
+    done = waymarks("--home", str(home), "--json", "team", "status", cwd=repo)
+    assert json.loads(done.stdout)["items"][0]["commit"] == TIMED_OUT
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert "unknown" in shown and "uncommitted" not in shown, shown
 
 
 def test_a_team_file_not_yet_added_to_git_is_blamed_once_not_by_every_process(

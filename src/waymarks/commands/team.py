@@ -380,12 +380,13 @@ def _text_cell(kind: str, text: str) -> str:
 
 def _commit_cell(commit: str | None) -> str:
     """A team item's commit in the status table: 8 hex digits, ``uncommitted``, or
-    ``unknown`` where a shallow clone's history does not reach the line."""
-    from waymarks.service.team_git import SHALLOW
+    ``unknown`` where a shallow clone's history does not reach the line, or git's blame
+    did not answer in time."""
+    from waymarks.service.team_git import SHALLOW, TIMED_OUT
 
     if not commit:
         return "uncommitted"
-    return "unknown" if commit == SHALLOW else cell(commit[:8])
+    return "unknown" if commit in (SHALLOW, TIMED_OUT) else cell(commit[:8])
 
 
 def _policy_changed(data: dict[str, Any], text: str) -> Result:

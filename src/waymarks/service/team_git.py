@@ -30,6 +30,10 @@ _HEADER: Final = re.compile(rb"^([0-9a-f]{40}) \d+ (\d+)")
 _ZERO: Final = "0" * 40
 #: the commit of a line a shallow clone's history does not reach (not a SHA)
 SHALLOW: Final = "unknown (shallow clone)"
+#: the commit of every line of a file whose blame git did not give in time (not a SHA)
+TIMED_OUT: Final = "unknown (git blame timed out)"
+#: the line number a blame's answer holds for every line it does not name
+EVERY_LINE: Final = 0
 _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
 #: the files whose blame this process keeps, the oldest dropped first
 BLAMED_FILES: Final = 4096
@@ -318,7 +322,8 @@ def _save(cache: Path | None, directory: Path) -> None:
 def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None, *,
                  unsaved: list[Path] | None = None) -> dict[int, str]:
     """Line number (1-based) -> abbreviated commit that added it, for committed lines
-    (``git blame --porcelain``); lines not yet committed are absent. A new blame is
+    (``git blame --porcelain``); lines not yet committed are absent (:data:`EVERY_LINE`
+    answers for every line: :data:`TIMED_OUT`, a blame git did not give in time). A new blame is
     written to ``cache`` at once, or, given ``unsaved``, noted there for one
     :func:`save` after a caller's many files (rewriting the cache after each of 600
     files' blames made it quadratic)."""
@@ -337,7 +342,8 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     # lines credited to an earlier one, so the repository chose the provenance shown
     blame = ("blame", "--porcelain", "--no-textconv", "--ignore-revs-file=", "--",
              path.name)
-    out = _git(path.parent, *blame)
+    said: list[bytes] = []
+    out = _git(path.parent, *blame, refusals=said)
     if out is None:
         # a blame.ignoreRevsFile that names a file that is not there (set in the user's
         # or the system's git config, as often advised, for repositories without one)
@@ -375,6 +381,8 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     # is where its lines were added
     commits = {n: SHALLOW if sha in boundary & cut else sha[:12]
                for n, sha in found.items() if sha != _ZERO}
+    if _TIMED_OUT in said:  # (kept as none committed, every committed item showed as
+        commits = {EVERY_LINE: TIMED_OUT}  # "uncommitted" until the next commit)
     while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
         _FAILED.discard(oldest := next(iter(_BLAME)))  # blamed every file of a larger
         del _BLAME[oldest]  # team on every plan

@@ -70,7 +70,8 @@ def team_items(app: Waymarks, state: TeamState, *, active_only: bool = False,
             if source.path not in blame:
                 blame[source.path] = team_git.line_commits(
                     Path(source.path), source.size, source.mtime_ns, cache, unsaved=unsaved)
-            commit = blame[source.path].get(entry.seq)
+            commits = blame[source.path]
+            commit = commits.get(entry.seq, commits.get(team_git.EVERY_LINE))
         found.append(TeamItem(item_state, entry, commit))
     team_git.save(cache, unsaved)
     return found
