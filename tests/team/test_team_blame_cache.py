@@ -60,6 +60,39 @@ def test_every_file_of_a_large_team_is_blamed_once(repo: Path, home: Path,  # no
     assert len(blames) == FILES
 
 
+def test_a_team_of_more_files_than_the_cache_holds_is_blamed_once(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Past :data:`team_git.BLAMED_FILES` files in one ledger (4,200 files made by one
+    pushed commit), each new blame dropped the oldest kept one, the very file the next
+    plan asked for first: every plan, each prompt's hook, blamed every file again (2 min
+    a prompt at 4,200 files, measured). A project's own files are kept whole; only other
+    projects' give way."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    for n in range(8):
+        Writer(directory, f"member{n:03d}-{n:08x}", f"Member {n}").add(f"Item number {n}")
+    _commit(repo, "team")
+    monkeypatch.setattr(team_git, "BLAMED_FILES", 5)
+    blames: list[str] = []
+    real_git = team_git._git
+
+    def git(directory: Path, *args: str, **kwargs: Any) -> bytes | None:
+        if args[0] == "blame":
+            blames.append(args[-1])
+        return real_git(directory, *args, **kwargs)
+
+    monkeypatch.setattr(team_git, "_git", git)
+    team.forget_process_state()
+    for _ in range(2):  # a first process, then the next one reading the cache
+        team_git._BLAME.clear()
+        team_git._LOADED.clear()
+        with Waymarks(home, cwd=str(repo)) as app:
+            app.trust(str(repo))
+            for _ in range(2):  # and a long-lived one's second plan
+                assert all(i.commit for i in team_items(app, team.refresh(app)))
+    assert sorted(blames) == sorted(p.name for p in directory.glob("*.jsonl"))
+
+
 def _commit(where: Path, message: str) -> str:
     subprocess.run(["git", "add", "-A"], cwd=where, check=True)
     subprocess.run(["git", "commit", "-qm", message], cwd=where, check=True)

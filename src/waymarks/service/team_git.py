@@ -35,7 +35,7 @@ TIMED_OUT: Final = "unknown (git blame timed out)"
 #: the line number a blame's answer holds for every line it does not name
 EVERY_LINE: Final = 0
 _BLAME: dict[str, tuple[list[object], dict[int, str]]] = {}
-#: the files whose blame this process keeps, the oldest dropped first
+#: the files whose blame this process keeps, the oldest of other projects dropped first
 BLAMED_FILES: Final = 4096
 _LOADED: set[str] = set()  # cache files read into _BLAME by this process
 #: files whose last blame found no git to run: kept for this process (not blamed again on
@@ -383,15 +383,27 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
                for n, sha in found.items() if sha != _ZERO}
     if _TIMED_OUT in said:  # (kept as none committed, every committed item showed as
         commits = {EVERY_LINE: TIMED_OUT}  # "uncommitted" until the next commit)
-    while len(_BLAME) >= BLAMED_FILES:  # the oldest first: clearing them all at 256 files
-        _FAILED.discard(oldest := next(iter(_BLAME)))  # blamed every file of a larger
-        del _BLAME[oldest]  # team on every plan
+    _make_room(str(path.parent))
     _BLAME[key] = (stamp, commits)
     if unsaved is None:
         _save(cache, path.parent)
     else:
         unsaved.append(path.parent)
     return commits
+
+
+def _make_room(directory: str) -> None:
+    """Drop the oldest kept blames of other directories than ``directory`` (other
+    projects') while :data:`BLAMED_FILES` are kept: clearing them all at 256 files blamed
+    every file of a larger team on every plan, and so did dropping this directory's own
+    past the limit (4,200 files one commit pushed: each new blame dropped the file the
+    next plan asked for first, 2 min a prompt). A ledger's own files are all kept."""
+    while len(_BLAME) >= BLAMED_FILES:
+        oldest = next((k for k in _BLAME if os.path.dirname(k) != directory), None)
+        if oldest is None:
+            return
+        _FAILED.discard(oldest)
+        del _BLAME[oldest]
 
 
 def save(cache: Path | None, unsaved: list[Path]) -> None:
