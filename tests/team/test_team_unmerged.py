@@ -313,3 +313,9 @@ def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
     shared = json.loads(waymarks("--home", str(home), "--json", "team", "share", pin,
                                  "--yes", cwd=project).stdout)
     assert shared["contributor"].startswith("dana-"), shared
+    # `team status` says why, and what the items' commits then show
+    team.forget_process_state()
+    data = json.loads(waymarks("--home", str(home), "--json", "team", "status",
+                               cwd=project, env=env).stdout)
+    assert [i["commit"] for i in data["items"]] == [team_git.TIMED_OUT]
+    assert "did not answer" in data["git"] and "as unknown" in data["git"], data["git"]

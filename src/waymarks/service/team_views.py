@@ -177,8 +177,11 @@ def git_json(app: Waymarks) -> str | None:
     if not app.project_trusted or team_git.is_repository(cwd):
         return None
     found = team_git.trouble(cwd)
-    return None if found is None else (f"{found[1]}: an item git was not asked about "
-                                       "before shows as uncommitted, committed or not")
+    if found is None:
+        return None
+    shown = ("its commit as unknown (a blame that timed out is kept until the file or HEAD "
+             "changes)" if found[0] == "git_timeout" else "as uncommitted, committed or not")
+    return f"{found[1]}: an item git was not asked about before shows {shown}"
 
 
 def unmerged_json(app: Waymarks) -> list[dict[str, str]]:
