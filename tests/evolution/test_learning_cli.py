@@ -243,3 +243,24 @@ def test_a_project_configuration_linked_out_of_the_project_is_not_read(
     assert out["learning"] is True and not out["projectOff"], out
     assert any("a link out of the project: not read" in note for note in out["ignored"])
     assert learning_enabled(home, str(project))
+
+
+def test_the_same_sentence_with_its_case_or_full_stop_changed_takes_one_row(
+        cli: Callable[..., dict], home: Path, tmp_path: Path) -> None:
+    """"The CI runs on GitHub Actions" and "the CI runs on GitHub Actions." learned in one
+    origin (a model re-derives a sentence so as often as verbatim) went into the plan
+    side by side and took two of a recall's rows: only case and spacing were compared,
+    not the closing punctuation Waymarks' duplicates ignore everywhere else."""
+    from tests.evolution.test_aging import days_ago, learn
+
+    origin = str(tmp_path / "a")
+    said = [learn(home, origin, {"kind": kind, "content": text, "searchTerms": ["ci"]},
+                  days_ago(days)) for kind, text, days in (
+        ("fact", "The CI runs on GitHub Actions", 3),
+        ("decision", "the CI runs on GitHub Actions.", 2))]
+    ask = "which CI do we run on?"
+    rows = cli("recall", ask)["learned"]
+    assert len(rows) == 1 and rows[0]["id"] in said
+    plan = cli("plan", "--", ask)
+    assert [e["id"] for e in plan["manifest"]["entries"]
+            if e["kind"] == "learned" and e["decision"] == "included"] == [rows[0]["id"]]

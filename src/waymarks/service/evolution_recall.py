@@ -377,11 +377,16 @@ def admitted(egress: Egress, candidate: Candidate) -> bool:
 def _one_per_content(scored: list[Scored]) -> list[Scored]:
     """``scored`` with one claim per content in each origin, the best ranked (EVOLUTION
     item 24): the same sentence learned as a fact, a preference and a decision took three
-    of a digest's three rows. Another origin's copy stays (it says where it was learned)."""
+    of a digest's three rows. Another origin's copy stays (it says where it was learned).
+    The same sentence is what :func:`~waymarks.core.text.normalize` makes of it, as for
+    every other duplicate: compared by case and spacing alone, "The CI runs on GitHub
+    Actions" and "the CI runs on GitHub Actions." were planned side by side."""
+    from waymarks.core.text import normalize
+
     seen: set[tuple[str, str]] = set()
     kept = []
     for s in scored:
-        key = (s.candidate.origin, " ".join(s.candidate.text.split()).casefold())
+        key = (s.candidate.origin, normalize(s.candidate.text))
         if s.eligible and key in seen:
             continue
         if s.eligible:
