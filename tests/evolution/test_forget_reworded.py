@@ -60,3 +60,22 @@ def test_a_claim_marked_incorrect_reworded_is_not_relearned(tmp_path: Path) -> N
         outcome = evo.apply(said.source_id, ModelReply(json.dumps({"claims": [
             {"kind": "fact", "content": VARIANTS[0]}]}), "f", "m"), days_ago(13))
         assert outcome.code == "refused_only" and evo.claims(["provisional"]) == []
+
+
+def test_forgetting_a_claim_forgets_its_duplicates_worded_with_another_case_or_stop(
+        tmp_path: Path) -> None:
+    """Forgetting "The CI runs on GitHub Actions" left "the CI runs on GitHub Actions."
+    (learned before from another reply) provisional, and it went on being injected: the
+    forget took only the same text, exactly, along. Another sentence stays."""
+    home, origin = tmp_path / "home", str(tmp_path / "a")
+    ids = [learn(home, origin, {"kind": kind, "content": text}, days_ago(days))
+           for kind, text, days in (("fact", "The CI runs on GitHub Actions", 3),
+                                    ("decision", "the CI runs on GitHub Actions.", 2),
+                                    ("fact", "The CI runs on GitHub Actions twice", 1))]
+    with Evolution(home) as evo:
+        outcome = edits.forget(evo, ids[0])
+        assert outcome.ok and outcome.data["variants"] == [ids[1]]
+        assert ids[1] in outcome.message
+        assert [c.id for c in evo.claims(["provisional"])] == [ids[2]]
+        assert {c.id for c in evo.claims(["forgotten"])} == set(ids[:2])
+        assert edits.forget(evo, ids[1]).code == "not_active"  # already forgotten

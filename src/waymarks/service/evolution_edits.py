@@ -66,8 +66,11 @@ if TYPE_CHECKING:
 __all__ = ["REFUSALS", "EditOutcome", "feedback", "natural_feedback", "stop_feedback"]
 
 def forget(evo: Evolution, cid: str) -> EditOutcome:
-    """Forget a claim (any state but forgotten; a hash-mismatched row too) and its exact
-    same-origin duplicates; suppress its content in its origin; retire repeating sources."""
+    """Forget a claim (any state but forgotten; a hash-mismatched row too) and its
+    same-origin duplicates (the fold takes the exact ones; those with another case,
+    spacing or closing punctuation each get a forget of their own: "the CI runs on GitHub
+    Actions." stayed provisional and injected once "The CI runs on GitHub Actions" was
+    forgotten); suppress its content in its origin; retire repeating sources."""
     with evo.ledger.locked():
         evo._locked_sync()
         claim = _live(evo, cid)
@@ -76,12 +79,18 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
         if claim.state == "forgotten" and evo.store.view.suppressed(
                 suppression_key(claim.origin, claim.content)):
             return _refuse("not_active", f"{cid} is already forgotten")
-        records: list[EvolutionRecord] = [
-            ForgetRecord(SCHEMA_VERSION, cid, iso(evo.clock.now()))]
-        records += _retire_repeats(evo, claim.origin, claim.content, "forgotten")
-        return _commit(evo, records, f"Forgot {cid} (logical, not secure erasure: the text "
-                       "stays in the append-only ledger, suppressed in its origin).",
-                       id=cid, retiredSources=len(records) - 1)
+        at = iso(evo.clock.now())
+        variants = [twin.id for twin in evo.store.view.worded(
+            claim.origin, claim.content, ("provisional", "conflicted", "superseded"))
+            if twin.content != claim.content]
+        records: list[EvolutionRecord] = [ForgetRecord(SCHEMA_VERSION, i, at)
+                                          for i in (cid, *variants)]
+        retired = _retire_repeats(evo, claim.origin, claim.content, "forgotten")
+        twins = (f", and {', '.join(variants)} saying it with another case or closing mark "
+                 "(each its own event)" if variants else "")
+        return _commit(evo, [*records, *retired], f"Forgot {cid}{twins} (logical, not secure "
+                       "erasure: the text stays in the append-only ledger, suppressed in its "
+                       "origin).", id=cid, retiredSources=len(retired), variants=variants)
 
 
 def correction_fits(text: str) -> bool:

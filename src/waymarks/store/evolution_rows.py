@@ -91,16 +91,19 @@ class SqliteEvoView:
             f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND content = ?"
             " ORDER BY seq", (origin, content))]
 
-    def worded(self, origin: str, content: str) -> list[ClaimRow]:
-        """The claims of ``origin`` out of the learned set (forgotten, superseded or
-        conflicted) whose text is ``content`` as :func:`~waymarks.core.text.normalize`
-        compares texts (case, spacing, closing punctuation aside): Waymarks' duplicates.
-        A model says a sentence it was told of before with a full stop or a capital
-        changed as often as verbatim."""
+    def worded(self, origin: str, content: str,
+               states: Sequence[str] = ("forgotten", "superseded", "conflicted")
+               ) -> list[ClaimRow]:
+        """The claims of ``origin`` in ``states`` (by default those out of the learned set)
+        whose text is ``content`` as :func:`~waymarks.core.text.normalize` compares texts
+        (case, spacing, closing punctuation aside): Waymarks' duplicates. A model says a
+        sentence it was told of before with a full stop or a capital changed as often as
+        verbatim."""
         said = normalize(content)
+        marks = ", ".join("?" * len(states))
         return [row for row in map(claim_row, self.db.execute(
             f"SELECT {CLAIM_COLUMNS} FROM evo_claims WHERE origin = ? AND state IN"
-            " ('forgotten', 'superseded', 'conflicted') ORDER BY seq", (origin,)))
+            f" ({marks}) ORDER BY seq", (origin, *states)))
             if normalize(row.content) == said]
 
     def forgotten(self, origin: str, content: str) -> bool:
