@@ -79,3 +79,20 @@ def test_forgetting_a_claim_forgets_its_duplicates_worded_with_another_case_or_s
         assert [c.id for c in evo.claims(["provisional"])] == [ids[2]]
         assert {c.id for c in evo.claims(["forgotten"])} == set(ids[:2])
         assert edits.forget(evo, ids[1]).code == "not_active"  # already forgotten
+
+
+def test_marking_a_claim_incorrect_quarantines_its_duplicates_worded_otherwise(
+        tmp_path: Path) -> None:
+    """``incorrect`` quarantined the claim and its exact duplicates only: "the CI runs on
+    GitHub Actions." stayed provisional and injected after the person said "The CI runs on
+    GitHub Actions" was wrong. Undoing the verdict's event brings the claim back."""
+    home, origin = tmp_path / "home", str(tmp_path / "a")
+    ids = [learn(home, origin, {"kind": kind, "content": text}, days_ago(days))
+           for kind, text, days in (("fact", "The CI runs on GitHub Actions", 3),
+                                    ("decision", "the CI runs on GitHub Actions.", 2),
+                                    ("fact", "The CI runs on GitHub Actions twice", 1))]
+    with Evolution(home) as evo:
+        outcome = edits.feedback(evo, ids[0], "incorrect")
+        assert outcome.ok and outcome.data["changed"] and ids[1] in outcome.message
+        assert [c.id for c in evo.claims(["provisional"])] == [ids[2]]
+        assert {c.id for c in evo.claims(["conflicted"])} == set(ids[:2])

@@ -55,6 +55,8 @@ from waymarks.service.evolution_feedback import (
     natural_feedback,
     replaced_by,
     stop_feedback,
+    twins_said,
+    worded_twins,
 )
 from waymarks.service.learning import ledger_path
 from waymarks.service.ports import iso
@@ -80,17 +82,14 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
                 suppression_key(claim.origin, claim.content)):
             return _refuse("not_active", f"{cid} is already forgotten")
         at = iso(evo.clock.now())
-        variants = [twin.id for twin in evo.store.view.worded(
-            claim.origin, claim.content, ("provisional", "conflicted", "superseded"))
-            if twin.content != claim.content]
+        variants = worded_twins(evo, claim, ("provisional", "conflicted", "superseded"))
         records: list[EvolutionRecord] = [ForgetRecord(SCHEMA_VERSION, i, at)
                                           for i in (cid, *variants)]
         retired = _retire_repeats(evo, claim.origin, claim.content, "forgotten")
-        twins = (f", and {', '.join(variants)} saying it with another case or closing mark "
-                 "(each its own event)" if variants else "")
-        return _commit(evo, [*records, *retired], f"Forgot {cid}{twins} (logical, not secure "
-                       "erasure: the text stays in the append-only ledger, suppressed in its "
-                       "origin).", id=cid, retiredSources=len(retired), variants=variants)
+        return _commit(evo, [*records, *retired], f"Forgot {cid}{twins_said(variants)} "
+                       "(logical, not secure erasure: the text stays in the append-only "
+                       "ledger, suppressed in its origin).", id=cid,
+                       retiredSources=len(retired), variants=variants)
 
 
 def correction_fits(text: str) -> bool:

@@ -177,6 +177,22 @@ def _retire_repeats(evo: Evolution, origin: str, content: str, code: str,
             if s.origin == origin and s.source_id != keep and content in s.text]
 
 
+def worded_twins(evo: Evolution, claim: ClaimRow, states: Sequence[str]) -> list[str]:
+    """The IDs of the claims of ``claim``'s origin in ``states`` that say its text with
+    another case, spacing or closing punctuation (the fold takes the exact duplicates
+    along with a forget or an ``incorrect``; these get a record of their own, so a ledger
+    written before replays as it did): left out, "the CI runs on GitHub Actions." stayed
+    injected once "The CI runs on GitHub Actions" was forgotten or marked incorrect."""
+    return [twin.id for twin in evo.store.view.worded(claim.origin, claim.content, states)
+            if twin.content != claim.content]
+
+
+def twins_said(ids: Sequence[str]) -> str:
+    """What an edit's message adds for the duplicates :func:`worded_twins` found."""
+    return (f", and {', '.join(ids)} saying it with another case or closing mark (each "
+            "its own event)" if ids else "")
+
+
 def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) -> EditOutcome:
     """Record a verdict. ``source`` keys the receipt (a message's ID for natural feedback;
     a fresh ID per command). A repeated key, or a verdict equal to the current one, records
@@ -204,8 +220,9 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
                            f"after now ({at}): a {verdict} verdict older than the evidence "
                            "changes nothing, so none was recorded (a date in the future: "
                            "`incorrect` or `accurate` still apply, or correct the claim)")
-        records: list[EvolutionRecord] = [FeedbackRecord(
-            SCHEMA_VERSION, cid, verdict, source_id, at)]
+        twins = worded_twins(evo, claim, ("provisional",)) if verdict == "incorrect" else []
+        records: list[EvolutionRecord] = [FeedbackRecord(SCHEMA_VERSION, i, verdict, source_id,
+                                                         at) for i in (cid, *twins)]
         if verdict == "incorrect":
             records += _retire_repeats(evo, claim.origin, claim.content, "incorrect")
         if evo.dry_run:  # every check passed: append nothing (see dry_run)
@@ -218,7 +235,8 @@ def feedback(evo: Evolution, cid: str, verdict: str, source: str | None = None) 
         note = {"incorrect": " It is quarantined (never recalled) with its same-origin "
                              f"duplicates; `waymarks evolution undo {first}` brings it back."
                 }.get(verdict, "")
-        return EditOutcome(True, "done", f"Recorded {verdict} for {cid}." + note
+        return EditOutcome(True, "done", f"Recorded {verdict} for {cid}{twins_said(twins)}."
+                           + note
                            if changed else f"Nothing changed ({event.reason if event else ''}).",
                            first if changed else None,
                            {"id": cid, "verdict": verdict, "changed": changed})
