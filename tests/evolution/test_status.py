@@ -181,3 +181,29 @@ def test_a_source_that_waited_for_learning_is_not_said_to_wait_once_it_is_on(
     [waiting] = on["waiting"]
     assert waiting["reason"] == "learning_off" and "learning is off" not in waiting["why"]
     assert "on now" in waiting["why"]
+
+
+def test_a_source_that_waited_for_the_hourly_ceiling_is_not_said_to_wait_once_there_is_room(
+        tmp_path: Path) -> None:
+    """A source the hourly ceiling held back kept "the shared hourly call ceiling
+    (callsPerHour) is spent" beside "Calls in the last hour: 21 of 500" once the ceiling
+    was raised (or the hour's calls aged out), with no process left to check it again:
+    the reason its last check recorded, read as the present."""
+    home = tmp_path / "home"
+    store = JobStore.open(home)
+    store.add_jobs([SourceRef("s0", "/a", "normal", "t0"),
+                    SourceRef("s1", str(tmp_path / "a"), "normal", "t1")], NOW)
+    lease = store.lease("s0", "A", NOW, NOW + 150_000)  # the hour's one call
+    assert lease is not None
+    assert isinstance(store.reserve_call(lease, "openai", "m1", NOW, hourly_cap=1,
+                                         source_calls=4, source_models=2, daily_usd=None), int)
+    store.mark_waiting("s1", "hourly_cap", NOW)
+    store.close()
+    for ceiling, spent in ((1, True), (500, False)):
+        status = evolution_status(
+            home, EvolutionConfig(primary=ROUTE, calls_per_hour=ceiling),
+            ProviderPolicy.from_config({}), NOW, available=lambda r: True, learning=True)
+        [waiting] = status["waiting"]
+        assert waiting["reason"] == "hourly_cap"
+        assert ("is spent" in waiting["why"]) is spent, waiting["why"]
+        assert ("room now" in waiting["why"]) is not spent, waiting["why"]

@@ -89,6 +89,11 @@ WAIT_TEXT = {
                "source's classification",
     "cooldown": "every usable route is cooling down after provider errors",
     "hourly_cap": "the shared hourly call ceiling (callsPerHour) is spent",
+    # (``hourly_cap`` as its last check recorded it, where the last hour's calls are now
+    # below the ceiling: raised since, or the calls aged out)
+    "hourly_room": "the shared hourly call ceiling (callsPerHour) was spent at its last "
+                   "check and has room now: it is taken at the next check (or `waymarks "
+                   "evolve`)",
     "daily_budget": "the rolling-24 h estimated spend (dailyEstimatedUsd) is spent",
     "price_unknown": "dailyEstimatedUsd is set but no usable route has prices "
                      "(inputUsdPerMTok/outputUsdPerMTok)",
@@ -213,7 +218,9 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         "counts": {k: counts.get(k, 0) for k in ("pending", "retrying", "leased", "paused",
                                                   "settled", "given_up")},
         "waiting": [{"reason": r, "jobs": n, "why": WAIT_TEXT.get(
-                        "learning_back_on" if r == "learning_off" and back_on else r, r),
+                        "learning_back_on" if r == "learning_off" and back_on else
+                        "hourly_room" if r == "hourly_cap" and hour < config.calls_per_hour
+                        else r, r),
                      **({"files": files} if r == "origin_config_invalid" else {})}
                     for r, n in sorted(waiting.items())],
         "failed": [{"sourceId": j.source_id, "state": j.state, "lastError": j.last_error,
