@@ -451,9 +451,12 @@ def offered_learned(learned: Sequence[LearnedBlock], pins: Sequence[PinInput],
         if own is not None:
             mine[block.id] = f"you hold this claim ({own[:8]})"
         elif block.overridden_by is not None:
-            theirs = block.overridden_by  # an item's ID, or a personal entry's whole
+            # an item's ID, a personal entry's whole, or a teammate's shared item's
+            theirs = block.overridden_by
             shown = theirs if theirs.startswith("personal:") else theirs[:8]
-            mine[block.id] = f"you hold {shown}, which says otherwise"
+            mine[block.id] = (f"team item {theirs[5:17]} says otherwise"
+                              if theirs.startswith("team:") else
+                              f"you hold {shown}, which says otherwise")
         elif block.retired_by is not None:
             mine[block.id] = (f"you took {block.retired_by[:8]}, which says this, out of "
                               "effect")

@@ -6,13 +6,14 @@ stands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
 if TYPE_CHECKING:
     from waymarks.core.rules import ItemState
+    from waymarks.planner.team import TeamBlock
     from waymarks.service.app import Waymarks
     from waymarks.service.views import ItemView
 
@@ -161,24 +162,12 @@ class OwnClaims:
 
     def _keyed(self, text: str) -> str | None:
         """The claim in effect here that a write of ``text`` would be refused for by the
-        replay rule, unless both say enough for their signatures to judge and those find
-        no contradiction (as a write in another partition is judged): "The package
-        manager is pnpm" beside "The package manager is npm" has no value the signatures
-        compare, and the learned claim went out beside the person's, or as the answer."""
-        from waymarks.core.contradiction import contradicts, signature
-        from waymarks.core.model import MemoryItem
-        from waymarks.core.rules import new_state
-
-        state = new_state(MemoryItem(id="", scope="session", claim=text, created_at=0,
-                                     source_entry_ids=()), "", "", 0)
-        found = self.conflicting(state)
-        if found is None:
-            return None
-        mine = signature(text)
-        theirs = self._app.projection.view.get(found)
-        signed = signature(theirs.text) if mine is not None and theirs is not None else None
-        return None if mine is not None and signed is not None and not contradicts(
-            mine, signed) else found
+        replay rule (:func:`keyed_stands`): "The package manager is pnpm" beside "The
+        package manager is npm" has no value the signatures compare, and the learned
+        claim went out beside the person's, or as the answer."""
+        found = self.conflicting(claim_state(text))
+        theirs = self._app.projection.view.get(found) if found is not None else None
+        return found if theirs is not None and keyed_stands(text, theirs.text) else None
 
     def held(self, text: str) -> str | None:
         """The ID of the pin or claim that says ``text`` (the same sentence) or
@@ -207,6 +196,54 @@ class OwnClaims:
         (held out while theirs applied, it was planned, as memory, once they said theirs
         was wrong)."""
         return _retired(self._claims(text), text)
+
+
+def claim_state(text: str) -> ItemState:
+    """``text`` as the state of a memory claim a local write would make (its derived key
+    and polarity), for the replay rule to weigh against the claims in effect."""
+    from waymarks.core.model import MemoryItem
+    from waymarks.core.rules import new_state
+
+    return new_state(MemoryItem(id="", scope="session", claim=text, created_at=0,
+                                source_entry_ids=()), "", "", 0)
+
+
+def keyed_stands(text: str, theirs: str) -> bool:
+    """Whether a conflict the replay rule finds between ``text`` and ``theirs`` (the same
+    key) stands: unless both say enough for their signatures to judge and those find no
+    contradiction, as a write into another partition is judged."""
+    from waymarks.core.contradiction import contradicts, signature
+
+    mine = signature(text)
+    signed = signature(theirs) if mine is not None else None
+    return mine is None or signed is None or contradicts(mine, signed)
+
+
+class TeamSaid:
+    """The teammates' items a plan offers, as a learned claim is weighed against them:
+    shared pins and memory a person confirmed, which a model-derived claim must not stand
+    beside saying otherwise (a learned "port 6543" went in under the team's "port 5432").
+    Items the person's own claims override are left out: theirs are weighed already.
+    Answers ``team:ID``."""
+
+    def __init__(self, team: Sequence[TeamBlock]) -> None:
+        from waymarks.core.text import normalize
+
+        kept = [b for b in team if b.overridden_by is None]
+        self._signed = OwnSignatures(kept)
+        self._keyed: dict[str, list[tuple[str, str, str]]] = {}
+        for block in kept:
+            if block.kind == "memory" and block.key:
+                self._keyed.setdefault(block.key, []).append(
+                    (block.id, block.text, normalize(block.text)))
+
+    def contradicted(self, text: str) -> str | None:
+        found = self._signed.contradicted(text)
+        if found is None and self._keyed:
+            state = claim_state(text)
+            found = next((i for i, said, norm in self._keyed.get(state.key or "", ())
+                          if norm != state.norm and keyed_stands(text, said)), None)
+        return None if found is None else f"team:{found}"
 
 
 def _saying(views: Iterable[ItemView], text: str) -> list[ItemView]:

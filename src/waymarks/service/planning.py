@@ -296,6 +296,7 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     budgets = settings.budgets if context_cap is None else replace(
         settings.budgets, max_context_tokens=context_cap)
     lines = personal.candidates(app, prompt, egress)
+    team = _team_blocks(app)
     plan = build_plan(prompt, pins, memories, egress=egress, budgets=budgets,
                       model_limit=model_limit,
                       fixed_tokens=fixed_tokens,
@@ -303,8 +304,8 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
                       snippets=snippets.candidates(app, prompt, egress),
                       personal=lines,
                       learned=_learned(app, prompt, history, egress, notes,
-                                       [line.block for line in lines]),
-                      team=_team_blocks(app))
+                                       [line.block for line in lines], team),
+                      team=team)
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
     _remember_learned_choice(plan.manifest)  # `evolution explain`: what this plan chose
@@ -330,7 +331,8 @@ def _remember_learned_choice(manifest: Sequence[ManifestEntry]) -> None:
 
 
 def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
-             notes: list[str], personal: Sequence[TextBlock] = ()) -> list[LearnedBlock]:
+             notes: list[str], personal: Sequence[TextBlock] = (),
+             team: Sequence[TeamBlock] = ()) -> list[LearnedBlock]:
     """The plan's learned claims: none where learning is off for this directory (the
     home's ``learn off``, or the project's ``[evolution] learn = false``). Learning is a
     mode the person turns on; turned off, it stopped capture and calls while every plan
@@ -353,7 +355,7 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
     # beside the confirmed one, or alone, as the answer, when that one was classified
     # above what the destination may receive; or in the place of the one they retired
     own = OwnClaims(app)
-    contradicted = _contradicted(own, personal)
+    contradicted = _contradicted(own, personal, team)
     # a caller that waits briefly (a hook: Claude Code kills it at 10 s) leaves a long
     # fold to a process with the time (the helper), rather than die with it uncommitted
     hurried = app.busy_timeout_ms < BUSY_TIMEOUT_MS
@@ -365,14 +367,17 @@ def _learned(app: Waymarks, prompt: str, history: Sequence[str], egress: Egress,
                           not app.keep_recall_index else None)
 
 
-def _contradicted(own: OwnClaims, personal: Sequence[TextBlock]) -> Callable[[str], str | None]:
+def _contradicted(own: OwnClaims, personal: Sequence[TextBlock],
+                  team: Sequence[TeamBlock]) -> Callable[[str], str | None]:
     """What a learned claim's text contradicts of the person's: a pin or claim of theirs,
     or a line of their personal memory index the plan offers, theirs as much as a pin (a
-    learned "port 8080" went out beside their entry saying 5432)."""
-    from waymarks.service.own_claims import OwnSignatures
+    learned "port 8080" went out beside their entry saying 5432); or of what their team
+    shared, which a person confirmed too (``team:ID``)."""
+    from waymarks.service.own_claims import OwnSignatures, TeamSaid
 
-    index = OwnSignatures(personal)
-    return lambda text: own.contradicted(text) or index.contradicted(text)
+    index, shared = OwnSignatures(personal), TeamSaid(team)
+    return lambda text: (own.contradicted(text) or index.contradicted(text)
+                         or shared.contradicted(text))
 
 
 def _learning(app: Waymarks) -> bool:
@@ -402,7 +407,8 @@ def explain_injection(app: Waymarks, query: str,
                        held=(app.pin_inputs.inputs(app.items("pin")),
                              _memories(app, query, (), None, egress)),
                        budget=settings.budgets.max_learned_tokens,
-                       learning=_learning(app), contradicted=_contradicted(own, lines),
+                       learning=_learning(app),
+                       contradicted=_contradicted(own, lines, _team_blocks(app)),
                        retired=own.retired, said=own.said)
 
 
