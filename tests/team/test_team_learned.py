@@ -47,3 +47,25 @@ def test_a_learned_claim_contradicting_a_team_item_is_not_planned(
         assert any(i.startswith(reason.split()[2]) for i in items), reason
     explained = run(home, team_repo, "evolution", "explain", ask)
     assert explained["selected"] == [said["The staging cache ttl is 60 seconds"]]
+
+
+def test_recall_and_memory_recall_leave_it_out_too(
+        team_repo: Path, home: Path, tmp_path: Path) -> None:
+    """`recall` and `memory_recall` (the tool a model calls) recall no team item: they
+    answered "The staging database port is 6543" alone, the learned guess as the answer
+    where the team had shared 5432."""
+    from tests.mcp_server.test_recall_tool import call
+    from waymarks.service.app import Waymarks
+
+    Writer(team_repo / ".waymarks" / "team", "alice-00000001", "Alice").add(
+        "The staging database port is 5432.", kind="memory")
+    elsewhere = str(tmp_path / "elsewhere")
+    for text in ("The staging database port is 6543", "The staging cache ttl is 60 seconds"):
+        learn(home, elsewhere, {"kind": "fact", "content": text, "searchTerms": ["staging"]},
+              days_ago(1))
+    ask = "the staging database port and the staging cache ttl?"
+    recalled = run(home, team_repo, "recall", ask)
+    with Waymarks(home=home, cwd=str(team_repo)) as app:
+        answer = call(app, {"query": ask})
+    for rows in (recalled["learned"], answer["learned"]):
+        assert [r["excerpt"] for r in rows] == ["The staging cache ttl is 60 seconds"]

@@ -87,6 +87,7 @@ class OwnClaims:
         #: a subject a supersede chain of 10k versions shares was read twice, 0.25 s each)
         self._read: dict[str, list[ItemView]] = {}
         self._where: list[str] | None = None  # the partitions asked, once found
+        self._team: TeamSaid | None = None  # the team items here, read on first use
 
     def _views(self, text: str) -> list[ItemView]:
         """The pins in effect, then the claims in effect that may say or contradict
@@ -171,12 +172,23 @@ class OwnClaims:
 
     def held(self, text: str) -> str | None:
         """The ID of the pin or claim that says ``text`` (the same sentence) or
-        contradicts it, if any: what a learned claim with that text must not stand for."""
+        contradicts it, or of a team item contradicting it (``team:ID``), if any: what a
+        learned claim with that text must not stand for."""
         claims = self._claims(text)
         views = [*self._pins_in_effect(), *(v for v in claims if v.applies)]
         said = next((v.id for v in _saying(views, text)), None)
         return (said or OwnSignatures(views).contradicted(text) or self._keyed(text)
-                or _retired(claims, text))
+                or _retired(claims, text) or self._team_said().contradicted(text))
+
+    def _team_said(self) -> TeamSaid:
+        """The team items a plan here offers (none outside a trusted team project), read
+        once: a recall answered with a learned claim contradicting one (no team item is
+        recalled), the model's guess standing alone against what a teammate shared."""
+        if self._team is None:
+            from waymarks.service.planning import team_blocks_here
+
+            self._team = TeamSaid(team_blocks_here(self._app))
+        return self._team
 
     def said(self, text: str) -> str | None:
         """The ID of the pin or claim in effect here that says ``text`` with marker tags

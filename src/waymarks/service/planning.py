@@ -412,6 +412,11 @@ def explain_injection(app: Waymarks, query: str,
                        retired=own.retired, said=own.said)
 
 
+def team_blocks_here(app: Waymarks) -> list[TeamBlock]:
+    """:func:`_team_blocks`: the team items a plan in ``app``'s directory offers."""
+    return _team_blocks(app)
+
+
 def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     """Team memory for the plan: only a trusted project with a team ledger has any, and
     that is checked before the team modules load (~8 ms of imports, OpenSSL's hashlib and
