@@ -223,6 +223,7 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
         return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(team_git.subprocess, "run", slow)
+    monkeypatch.setattr(team_git, "_HUNG", [])  # (this test's timeout, no later test's)
     team.forget_process_state()
     with Waymarks(home, cwd=str(repo)) as app:
         app.trust(str(repo))
@@ -238,6 +239,41 @@ def test_a_blame_that_timed_out_is_kept_and_tried_once(
     assert json.loads(done.stdout)["items"][0]["commit"] == TIMED_OUT
     shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
     assert "unknown" in shown and "uncommitted" not in shown, shown
+
+
+def test_after_a_blame_times_out_the_other_files_wait_no_more(
+        repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """With git hanging, each file's blame waited the whole timeout: after a pull that
+    changed five teammates' files, one plan (a prompt's hook) waited 50 s, past a host's
+    hook timeout, and a hook stopped there saved none of them, so the next prompt waited
+    as long again. Once one blame has timed out, the others of the listing are not asked
+    (shown unknown, not kept: asked once git may answer again)."""
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    for n, name in enumerate(("ann", "bob", "cyd")):
+        Writer(directory, f"{name}-0000000{n}", name.title()).add(f"Item number {n}")
+    commit = _commit(repo, "share")
+    blames: list[str] = []
+    real_run = subprocess.run
+
+    def hanging(command: list[str], *args: object, **kwargs: object) -> object:
+        if command[3:4] == ["blame"]:
+            blames.append(command[-1])
+            raise subprocess.TimeoutExpired(command, 10)
+        return real_run(command, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(team_git.subprocess, "run", hanging)
+    monkeypatch.setattr(team_git, "_HUNG", [])  # (this test's timeout, no later test's)
+    team.forget_process_state()
+    with Waymarks(home, cwd=str(repo)) as app:
+        app.trust(str(repo))
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [TIMED_OUT] * 3
+    assert blames == ["ann-00000000.jsonl"]
+    monkeypatch.setattr(team_git.subprocess, "run", real_run)
+    monkeypatch.setattr(team_git, "HUNG_S", 0)  # git answers again, later
+    with Waymarks(home, cwd=str(repo)) as app:
+        assert [i.commit for i in team_items(app, team.refresh(app))] == [
+            TIMED_OUT, commit, commit]
 
 
 def test_a_team_file_not_yet_added_to_git_is_blamed_once_not_by_every_process(

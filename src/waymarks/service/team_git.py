@@ -44,6 +44,11 @@ _FAILED: set[str] = set()
 #: how long a blame git refused (a repository it will not read for its owner until
 #: ``safe.directory`` names it) is kept, on disk too, before it is asked again
 REFUSED_KEPT_S: Final = 300
+#: how long after a blame ran out of time no other file is blamed by this process: with
+#: git hanging, each file waited the whole timeout (50 s a plan after a pull changed five
+#: teammates' files, past a host's hook timeout, and a hook stopped there kept none)
+HUNG_S: Final = 60
+_HUNG: list[float] = []  # (time.monotonic() of the last blame that timed out)
 #: what names a repository, or a part of one, to git in its environment (those of ``git
 #: rev-parse --local-env-vars`` that are not configuration): inherited from a git hook or
 #: ``git rebase -x`` that started the agent, they named that repository, not the one each
@@ -340,6 +345,8 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
     # the repository's blame.ignoreRevsFile list cleared (GitHub's advice sets it to
     # `.git-blame-ignore-revs`, a file the repository holds): a commit it named had its
     # lines credited to an earlier one, so the repository chose the provenance shown
+    if _HUNG and time.monotonic() - _HUNG[-1] < HUNG_S:
+        return {EVERY_LINE: TIMED_OUT}  # not asked, so not kept: asked once git may answer
     blame = ("blame", "--porcelain", "--no-textconv", "--ignore-revs-file=", "--",
              path.name)
     said: list[bytes] = []
@@ -383,6 +390,7 @@ def line_commits(path: Path, size: int, mtime_ns: int, cache: Path | None = None
                for n, sha in found.items() if sha != _ZERO}
     if _TIMED_OUT in said:  # (kept as none committed, every committed item showed as
         commits = {EVERY_LINE: TIMED_OUT}  # "uncommitted" until the next commit)
+        _HUNG[:] = [time.monotonic()]
     _make_room(str(path.parent))
     _BLAME[key] = (stamp, commits)
     if unsaved is None:
