@@ -295,7 +295,8 @@ def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
                               "--", "Run the migrations check", cwd=project).stdout)["id"]
     hanging = tmp_path / "hanging"
     hanging.mkdir()
-    (hanging / "git").write_text("#!/bin/sh\nexec sleep 30\n")
+    asked = tmp_path / "asked"
+    (hanging / "git").write_text(f"#!/bin/sh\necho \"$*\" >> '{asked}'\nexec sleep 30\n")
     (hanging / "git").chmod(0o755)
     monkeypatch.setattr(team_git, "_TIMEOUT_S", 0.5)
     monkeypatch.setattr(team_git, "_HUNG", [])  # (this test's timeout, no later test's)
@@ -316,7 +317,10 @@ def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
     assert shared["contributor"].startswith("dana-"), shared
     # `team status` says why, and what the items' commits then show
     team.forget_process_state()
+    asked.unlink()
     data = json.loads(waymarks("--home", str(home), "--json", "team", "status",
                                cwd=project, env=env).stdout)
     assert [i["commit"] for i in data["items"]] == [team_git.TIMED_OUT]
+    # each question waited the timeout: whether this is a working tree is asked once
+    assert asked.read_text().count("rev-parse") == 1, asked.read_text()
     assert "did not answer" in data["git"] and "as unknown" in data["git"], data["git"]

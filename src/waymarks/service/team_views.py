@@ -171,12 +171,12 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
 
 def git_json(app: Waymarks) -> str | None:
     """Why no item shows the commit that added it (git cannot be run here, or refuses the
-    checkout for its owner), with the fix; ``None`` when git answers. Every committed
-    item showed as "uncommitted", with no word of why."""
-    cwd = Path(app.cwd)
-    if not app.project_trusted or team_git.is_repository(cwd):
+    checkout for its owner, or does not answer in time), with the fix; ``None`` when git
+    answers (a working tree or not: one question, which a hanging git made wait twice).
+    Every committed item showed as "uncommitted", with no word of why."""
+    if not app.project_trusted:
         return None
-    found = team_git.trouble(cwd)
+    found = team_git.trouble(Path(app.cwd))
     if found is None:
         return None
     shown = ("its commit as unknown (a blame that timed out is kept until the file or HEAD "
