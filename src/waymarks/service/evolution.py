@@ -332,8 +332,10 @@ class Evolution:
                 basis = "summary" if kind == "summary" else "user_statement"
                 records.append(SourceRecord(SCHEMA_VERSION, sid, origin, kind, basis,  # type: ignore[arg-type]
                                             body, level, at, session))
-                local = [c for c in summary_claims(body) if not disputed(self.store, origin, c)
-                         and not self.store.view.forgotten(origin, c)] if kind == "summary" else []
+                bullets = summary_claims(body) if kind == "summary" else []
+                index = self.store.view.worded_index(origin) if bullets else None
+                local = [c for c in bullets if not disputed(self.store, origin, c, index)
+                         and not self.store.view.forgotten(origin, c, index)]
                 evidence = Evidence("summary", "local", sid, at)
                 records.extend(ClaimRecord(SCHEMA_VERSION, claim_id(origin, "fact", c), origin,
                                            "fact", c, evidence) for c in local)
@@ -507,6 +509,7 @@ class _Lookup:
         self.store = store
         names = [getattr(p, "replaces", None) for p in proposed]
         self.explicit = store.explicit_targets([n for n in names if n])
+        self.indexes: dict[str, dict[str, list[str]]] = {}
 
     def target(self, record_id: str) -> Target | None:
         explicit = self.explicit.get(record_id)
@@ -527,19 +530,25 @@ class _Lookup:
     def exists(self, claim_id: str) -> bool:
         return self.store.view.claim(claim_id) is not None
 
+    def _index(self, origin: str) -> dict[str, list[str]]:  # once a reply, for 16 claims
+        found = self.indexes.get(origin)
+        return found if found is not None else self.indexes.setdefault(
+            origin, self.store.view.worded_index(origin))
+
     def forgotten(self, origin: str, content: str) -> bool:
-        return self.store.view.forgotten(origin, content)
+        return self.store.view.forgotten(origin, content, self._index(origin))
 
     def disputed(self, origin: str, content: str) -> bool:
-        return disputed(self.store, origin, content)
+        return disputed(self.store, origin, content, self._index(origin))
 
 
-def disputed(store: EvolutionStore, origin: str, content: str) -> bool:
+def disputed(store: EvolutionStore, origin: str, content: str,
+             index: dict[str, list[str]] | None = None) -> bool:
     """Whether the person marked a claim of ``content`` in ``origin`` incorrect (and it
     stands quarantined): that text is not learned there again, under any kind."""
     return any(c.state == "conflicted" and c.accuracy is not None
                and c.accuracy[0] == "incorrect"
-               for c in store.view.worded(origin, content))
+               for c in store.view.worded(origin, content, index=index))
 
 
 @contextlib.contextmanager
