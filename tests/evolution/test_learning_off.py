@@ -176,3 +176,21 @@ def test_no_learned_claim_is_injected_where_learning_is_off(
     (project / ".waymarks").mkdir()
     (project / ".waymarks" / "config.toml").write_text("[evolution]\nlearn = false\n")
     assert "learned" not in kinds()
+
+
+def test_evolve_does_not_say_nothing_was_sent_of_a_call_learning_off_cut_short(
+        cli: Callable[..., dict], home: Path, project: Path) -> None:
+    """`learn off` while the model worked: `evolve` said "... was attempted and now waits:
+    learning is off for its directory (...): nothing of it is sent", where the request
+    had gone out (reproduced with a slow loopback provider). Nothing more of it is."""
+    with Evolution(home) as evo:
+        assert evo.capture(str(project), "statement", "I prefer tabs", session="s",
+                           key="m") is not None
+    with FakeProvider([openai_ok('{"claims": []}')],
+                      hold=lambda: set_learning(home, False)) as fake:
+        _config(home, fake.origin, learn=True)
+        said = cli("evolve", expect=1)
+        assert len(fake.requests) == 1
+    assert (said["outcome"], said["reason"]) == ("waiting", "learning_off")
+    assert "nothing of it is sent" not in said["message"]
+    assert "nothing more of it is sent" in said["message"]

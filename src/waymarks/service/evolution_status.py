@@ -104,7 +104,7 @@ WAIT_TEXT = {
     "source_models": "the models it may use (sourceModels) are cooling down, and another "
                      "would be one too many; it waits for one of them",
     "learning_off": "learning is off for its directory (`waymarks learn on`, or its "
-                    "project's [evolution] learn = false): nothing of it is sent",
+                    "project's [evolution] learn = false): nothing more of it is sent",
     # (``learning_off`` as its last check recorded it, where learning is on now)
     "learning_back_on": "learning was off for its directory at its last check and is on "
                         "now: it is taken at the next check (or `waymarks evolve`)",
