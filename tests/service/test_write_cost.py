@@ -194,3 +194,24 @@ def test_a_write_reads_no_bytes_it_has_just_read_again(
     assert 0 < len(reads) <= 7
     assert app.projection.checkpoint_offset(session.session_id) == session.offset
     assert session.fingerprint_as_read(session.offset) == session.fingerprint(session.offset)
+
+
+def test_a_write_reads_how_far_the_claims_are_indexed_in_few_statements(
+        app: Waymarks) -> None:
+    """A claim's write asked how far the claims' subject rows were caught up 5 times under
+    the session lock (its check's catch-up, each of its two partitions' lookups, and its
+    own claim's catch-up, asked first and then asked again), each in two statements: 10
+    of its ~55. Now once each time, in one statement, and the catch-up of its own claim,
+    behind for sure, is not asked first."""
+    app.trust(app.cwd)
+    assert isinstance(app.remember("The cache holds 10 entries.", scope="project"), Committed)
+    said: list[str] = []
+    app.projection.db.set_trace_callback(said.append)
+    try:
+        assert isinstance(app.remember("Worker pool 7 runs 9 threads", scope="project"),
+                          Committed)
+    finally:
+        app.projection.db.set_trace_callback(None)
+    asked = [s for s in said if s.startswith("SELECT") and
+             ("claim_subjects_upto" in s or "max(rowid), 0) FROM items" in s)]
+    assert 1 <= len(asked) <= 4, asked

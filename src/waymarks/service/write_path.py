@@ -107,11 +107,12 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
     )
 
 
-def claims_caught_up(app: Waymarks, projection: Store) -> None:
+def claims_caught_up(app: Waymarks, projection: Store, *, ask: bool = True) -> None:
     """The claims' subject terms caught up for a write's check (inside a transaction), and
     a claim whose signature failed logged by its ID (``health`` lists them): the catch-up
-    inside the check left it out in silence, and only ``rebuild-index`` named it."""
-    if not projection.claim_subjects_behind():
+    inside the check left it out in silence, and only ``rebuild-index`` named it.
+    ``ask=False``: known to be behind (a claim just added), not asked first."""
+    if ask and not projection.claim_subjects_behind():
         return
     unsigned = projection.catch_up_claim_subjects()
     if unsigned:
@@ -406,7 +407,7 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             if isinstance(mutation, MemoryMutation):
                 # its subject rows, while this process's memo holds its signature: left
                 # to the next write, in another process, that one worked it out again
-                claims_caught_up(app, projection)
+                claims_caught_up(app, projection, ask=False)
     except SiblingsWritten:
         fold_siblings(app)
         return write(app, decide, guard, retry=retry, fold=False)
