@@ -215,3 +215,27 @@ def test_a_write_reads_how_far_the_claims_are_indexed_in_few_statements(
     asked = [s for s in said if s.startswith("SELECT") and
              ("claim_subjects_upto" in s or "max(rowid), 0) FROM items" in s)]
     assert 1 <= len(asked) <= 4, asked
+
+
+def test_a_claim_the_analysis_fails_on_is_decided_as_before(
+        app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis ahead of the lock is the check's work done early, never a check of its
+    own: a text the signature's code fails on (a bug on one text: the subject index
+    leaves such a claim out) is decided under the lock as before, where a duplicate is
+    answered before any analysis; it raised out of the write before the lock instead."""
+    from waymarks.core import contradiction
+    from waymarks.service.outcomes import Duplicate
+
+    claim = "The cursed flag is on."
+    stored = app.remember(claim)
+    assert isinstance(stored, Committed)
+    memo = contradiction.signature
+
+    def fails_on_one(text: str) -> contradiction.Signature | None:
+        if "cursed" in text:
+            raise IndexError("a bug")
+        return memo(text)
+
+    monkeypatch.setattr(contradiction, "signature", fails_on_one)
+    again = app.remember(claim)
+    assert isinstance(again, Duplicate) and again.id == stored.id

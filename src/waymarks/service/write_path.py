@@ -13,6 +13,7 @@ so it creates no file and appends nothing.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -285,10 +286,13 @@ def analysed_ahead(claim: str) -> None:
     memoised (:func:`~waymarks.core.contradiction.signature`), and a process's first
     write compiles the signature's patterns here. With 8 processes writing to one
     session, every other writer waited for that work. A text the check refuses is left
-    to it (it refuses it before any analysis)."""
+    to it (it refuses it before any analysis), as is one the analysis fails on: the check
+    meets that failure again where it met it before (a memo keeps no failure), or never
+    (a duplicate is answered first); raised here, it ended the write before its turn."""
     cleaned = clean_text(claim, what="Memory claim", limit=MAX_CLAIM_CHARS)
     if isinstance(cleaned, str):
-        contradiction.signature(cleaned)
+        with contextlib.suppress(Exception):  # (see above: decided by the check itself)
+            contradiction.signature(cleaned)
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
