@@ -258,14 +258,16 @@ COMMAND_RULES: Final = (
     # the password of an Oracle login, ``USER/PASSWORD[@DB]``, given to its clients
     # (``sqlplus scott/…@orcl``, ``expdp``, SQL*Loader's ``userid=``, ``rman target``) or to
     # SQL*Plus's ``CONNECT``, or in a JDBC thin URL (``jdbc:oracle:thin:scott/…@db:1521/x``);
-    # after CONNECT or in the URL a database or ``as sysdba`` must follow (prose says
-    # "connect the frontend/backend"); ``sqlplus / as sysdba`` holds none
+    # but for all but sqlplus and sqlldr a database must follow (prose says "connect the
+    # frontend/backend"; the pre-test reads the ``@`` first); ``sqlplus / as sysdba`` holds
+    # none
     Rule("oracle_login", "secret", lazy(
-        r"(?<![\w.-])(?:(?i:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl)(?:\.exe)?(?:[ \t]+-[A-Za-z]+)*"
-        r"[ \t]+(?:(?i:userid|target|auxiliary|catalog)[ \t]*=?[ \t]*)?(?P<oracle_client>)"
-        r"|(?i:conn(?:ect)?)[ \t]+|(?i:jdbc:oracle:(?:thin|oci8?)):)['\"]?[A-Za-z][\w$#]{0,127}/"
+        r"(?<![\w.-])(?:(?:(?i:sqlplus|sqlldr)(?P<oracle_client>)"
+        r"|(?i:expdp|impdp|rman|dgmgrl))(?:\.exe)?(?:[ \t]+-[A-Za-z]+)*[ \t]+"
+        r"(?:(?i:userid|target|auxiliary|catalog)[ \t]*=?[ \t]*)?|(?i:conn(?:ect)?)[ \t]+"
+        r"|(?i:jdbc:oracle:(?:thin|oci8?)):)['\"]?[A-Za-z][\w$#]{0,127}/"
         r"(?:\"(?P<oracle_login_d>[^\"\n]{1,128})\"|(?P<oracle_login>[^\s/@'\"`;|&<>()]{1,128}))"
-        r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@|[ \t]+(?i:as)[ \t]+(?i:sys)))", re.ASCII),
+        r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@))", re.ASCII),
         ("sqlplus", "expdp", "impdp", "sqlldr", "rman", "dgmgrl", "conn", "jdbc:oracle"),
         folded=True, wrapper=True, guard="/"),
     # a Wi-Fi network's passphrase given to NetworkManager (``nmcli dev wifi connect SSID

@@ -193,31 +193,32 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line
-    if ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)) \
-            and ("<<" in text or "|" in text):
+    if ("|" in text or "<<" in text) \
+            and ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)):
         return True  # the secret ``vercel env add`` reads on its standard input
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
-    if "/" in text and ("sqlplus" in folded or "sqlldr" in folded or "expdp" in folded
-                        or "impdp" in folded or "rman" in folded or "dgmgrl" in folded
-                        or "jdbc:oracle" in folded
-                        or ("conn" in folded and ("@" in text or " as " in folded))):
+    if "/" in text and (("q" in folded and ("sqlplus" in folded or "sqlldr" in folded))
+                        or ("@" in text and ("dp" in folded or "rman" in folded
+                                             or "dgmgrl" in folded or "conn" in folded
+                                             or "jdbc:oracle" in folded))):
         return True  # an Oracle login, ``sqlplus USER/PASSWORD@DB``: no name
-    if ("nmcli" in text and ("pass" in folded or "psk" in folded)) or "wpa_passphrase" in text:
-        return True  # ``nmcli … password …``, ``wpa_passphrase SSID …``: no separator
-    if colon and "chpasswd" in text:
-        return True  # ``echo 'USER:PASSWORD' | chpasswd``: no name
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
                     or "env-vars" in text or "appsettings" in text or "env set" in text
                     or ("kubectl" in text and "env" in text) or ("-e" in text and (
                         "docker" in text or "podman" in text or "nerdctl" in text
                         or "kubectl" in text)))) \
-            or "env:set" in text \
+            or (colon and "env:set" in text) \
             or ("doppler" in text and "secrets" in text):
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
+    if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
+                       or (colon and "chpasswd" in text)):
+        # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
+        # chpasswd``: no separator, or no name
+        return True
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
@@ -247,8 +248,6 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
             " on " in text or " off " in text))):
         return True  # Redis's ``ACL SETUSER USER on >PASSWORD``, an ACL file's ``user USER
         # on …``: no separator
-    if "auth2 " in folded or "auth2\t" in folded:
-        return True  # Redis's ``MIGRATE … AUTH2 USER PASSWORD``: "auth" before a "2"
     if '"' in text and ('" "' in text or '"\t"' in text):
         return True  # a PgBouncer userlist.txt line, ``"USER" "PASSWORD"``: no separator
     if "(" in text and "," in text and ("define" in folded or "Auth(" in text or (
@@ -263,15 +262,18 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                           or "key" in folded) and DASH_FLAG.search(text) is not None) \
             or (named_pass and ("requirepass" in folded or "insecure-password" in folded)) \
             or ("auth" in folded and _auth_key(folded)) \
-            or ("set" in text and ("configure" in text or "user-secrets" in text))
+            or ("set" in text and ("configure" in text or "user-secrets" in text)) \
+            or ("k" in folded and "psk" in folded and "nmcli" in text)
     return named_pass \
-        or ("k" in folded and ("key" in folded or "token" in folded or "psk" in folded)) \
+        or ("k" in folded and ("key" in folded or "token" in folded
+                               or ((colon or equals) and "psk" in folded))) \
         or (colon and '"' in text and "sensitive" in text) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (colon and "apiVersion" in text and "data:" in text) \
-        or (colon and ("environment:" in folded or '"Env"' in text)) \
+        or (colon and (('"' in text and '"Env"' in text)
+                       or ("\n" in text and "nvironment:" in text))) \
         or (equals and ("sig=" in text or "Signature=" in text or "digest" in folded)) \
         or ("auth" in folded and _auth_key(folded))
 
@@ -280,17 +282,17 @@ def _password_flag(text: str) -> bool:
     """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
     MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
     the flags of ``_LOGIN_FLAGS`` (sqlcmd's ``-P``, mongosh's ``-p`` among them)."""
-    flag_p, curl = "-p" in text, "curl" in text
+    flag_p, flag_big_p, curl = "-p" in text, "-P" in text, "curl" in text
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
         or ((curl or "client" in text) and ("-u" in text or "-U" in text)) \
         or (curl and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or (("-a" in text or "--pass" in text) and "redis-cli" in text) \
-        or ("zip" in text and "-P" in text) \
+        or (flag_big_p and ("zip" in text or "sqlcmd" in text or "bcp" in text
+                            or "ipmitool" in text)) \
         or ("ldap" in text and "-w" in text) \
-        or (("sqlcmd" in text or "bcp" in text or "ipmitool" in text) and "-P" in text) \
-        or ("ssh-keygen" in text and ("-N" in text or "-P" in text)) \
+        or ((flag_big_p or "-N" in text) and "ssh-keygen" in text) \
         or (flag_p and ("mongo" in text or "rabbitmqadmin" in text)) or "htpasswd" in text
 
 
@@ -299,7 +301,7 @@ def _auth_key(folded: str) -> bool:
     ``_auth=…``), the only places ``auth_b64`` matches; ``Author:`` is no such key."""
     at = folded.find("auth")
     while at != -1:
-        if folded[at + 4:at + 5] in _AUTH_NEXT:
+        if folded[at + 4:at + 5] in _AUTH_NEXT or folded.startswith(_AUTH2, at + 4):
             return True
         at = folded.find("auth", at + 4)
     return False
@@ -307,3 +309,5 @@ def _auth_key(folded: str) -> bool:
 
 #: what may follow "auth" in an ``auth_b64`` match
 _AUTH_NEXT: Final = frozenset("\\\"' \t\r\n:=,")  # (a name ends its line or item)
+#: Redis's ``MIGRATE … AUTH2 USER PASSWORD``: "auth", a "2", then a space
+_AUTH2: Final = ("2 ", "2\t")
