@@ -268,8 +268,7 @@ COMMAND_RULES: Final = (
         r"|(?i:jdbc:oracle:(?:thin|oci8?)):)['\"]?[A-Za-z][\w$#]{0,127}/"
         r"(?:\"(?P<oracle_login_d>[^\"\n]{1,128})\"|(?P<oracle_login>[^\s/@'\"`;|&<>()]{1,128}))"
         r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@))", re.ASCII),
-        ("sqlplus", "expdp", "impdp", "sqlldr", "rman", "dgmgrl", "conn", "jdbc:oracle"),
-        folded=True, wrapper=True, guard="/"),
+        ("sqlplus", "sqlldr", "@"), folded=True, wrapper=True, guard="/"),  # (the rest's @DB)
     # a Wi-Fi network's passphrase given to NetworkManager (``nmcli dev wifi connect SSID
     # password …``, ``nmcli con modify … wifi-sec.psk …``) or to ``wpa_passphrase SSID …``
     # (alone, it reads the passphrase on standard input)
