@@ -26,6 +26,11 @@ CASES: list[tuple[str, str]] = [
      "htpasswd -bc /etc/nginx/.htpasswd \\\n    admin [REDACTED:secret]"),
     (f"RUN htpasswd -b \\\n  -B /etc/apache2/.htpasswd ops \\\n  {PW} && nginx -t",
      "RUN htpasswd -b \\\n  -B /etc/apache2/.htpasswd ops \\\n  [REDACTED:secret] && nginx -t"),
+    # Mosquitto's password file, made as htpasswd's is (``-b FILE USER PASSWORD``)
+    (f"mosquitto_passwd -b /etc/mosquitto/passwd app {PW}",
+     "mosquitto_passwd -b /etc/mosquitto/passwd app [REDACTED:secret]"),
+    (f"RUN mosquitto_passwd -c -b /mosquitto/config/passwd iot '{PW}'",
+     "RUN mosquitto_passwd -c -b /mosquitto/config/passwd iot '[REDACTED:secret]'"),
 ]
 
 UNCHANGED: list[str] = [
@@ -39,6 +44,8 @@ UNCHANGED: list[str] = [
     "htpasswd -bc /etc/nginx/.htpasswd admin",
     "htpasswd -bc /etc/nginx/.htpasswd \\\n    admin\nadmin",
     "htpasswd -nb admin\nnginx -t",
+    "mosquitto_passwd -c /etc/mosquitto/passwd app",  # asked for
+    "mosquitto_passwd -U /etc/mosquitto/passwd",
 ]
 
 
@@ -54,3 +61,7 @@ def test_a_line_holding_none_stays(text: str) -> None:
 
 def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
     assert_pin_refused(tmp_path, f"auth: htpasswd -bc .htpasswd admin {PW}", PW)
+
+
+def test_a_pin_holding_a_mosquitto_password_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"broker: mosquitto_passwd -b passwd app {PW}", PW)

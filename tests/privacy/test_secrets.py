@@ -260,7 +260,7 @@ secretish = st.lists(st.sampled_from([
     # an Oracle login (oracle_login)
     "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
     # ipmitool's password flag (login_flag)
-    "ipmitool ", " -P ", "ssh-keygen ", " -N ",
+    "ipmitool ", " -P ", "ssh-keygen ", " -N ", "mosquitto_passwd ", " -b ", " f u ",
     # a Wi-Fi passphrase (assign's psk, wifi_psk)
     "psk", 'psk="', "nmcli ", " password ", "wifi-sec.psk ", "wpa_passphrase ",
     # HAProxy's userlist password (haproxy_user)

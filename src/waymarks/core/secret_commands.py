@@ -239,14 +239,14 @@ COMMAND_RULES: Final = (
     # exactly when ``-n`` is not given (``accepts`` reads the flags: ``-bc FILE USER`` with
     # the password left out gives none). Its arguments are parted as curl's are, by spaces
     # or a ``\`` ending the line (a Dockerfile's ``RUN htpasswd -bc FILE \`` puts the user
-    # and password below)
+    # and password below). Mosquitto's ``mosquitto_passwd -b FILE USER PASSWORD`` alike
     Rule("htpasswd", "secret", lazy(
-        r"(?<![\w.-])htpasswd(?:\.exe)?"
+        r"(?<![\w.-])(?:htpasswd|mosquitto_passwd)(?:\.exe)?"
         r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})"
         r"(?P<htpasswd_file>" + _HTPASSWD_ARG + ")?" + _HTPASSWD_ARG
         + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1) + _COMMAND_END,
         re.ASCII),
-        ("htpasswd",), anchored=True, wrapper=True, guard="-"),
+        ("htpasswd", "mosquitto_passwd"), anchored=True, wrapper=True, guard="-"),
     # the password of a ``USER:PASSWORD`` line chpasswd reads on its standard input, from
     # ``echo``/``printf`` through a pipe or a here-string (``RUN echo 'root:…' | chpasswd``,
     # as Dockerfiles write it); ``-e`` takes a hash, a variable names one

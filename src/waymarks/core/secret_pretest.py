@@ -215,9 +215,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # the token given to ``vault login``
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
-                       or (colon and "chpasswd" in text)):
+                       or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
-        # chpasswd``: no separator, or no name
+        # chpasswd``, ``mosquitto_passwd -b FILE USER PASSWORD``: no separator, or no name
         return True
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
