@@ -2,7 +2,8 @@
 model in clear and a pin holding it was stored. ``ipmitool -P`` (a BMC's password, as
 every server vendor's guide writes the command; ``-E`` and ``-f`` name where it is kept);
 ``ssh-keygen -N`` and ``-P`` (a private key's new and old passphrase, as scripts make a
-deploy key: an empty ``-N ""`` holds none)."""
+deploy key: an empty ``-N ""`` holds none); lftp's ``-u USER,PASSWORD`` (on its command
+line, or its script's ``open -u …``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ CASES: list[str] = [
     "ipmitool -I lanplus -H 10.0.0.9 -U root -P{} sol activate",
     "ssh-keygen -t ed25519 -N '{}' -f ~/.ssh/deploy_key -C deploy",
     "ssh-keygen -p -f id_rsa -N {}",
+    "lftp -u deploy,{} sftp://files.example.com",
+    "lftp -e 'mirror -R dist /var/www' -u 'deploy,{}' ftp.example.com",
+    "open -u deploy,{} ftp.example.com",
 ]
 
 UNCHANGED: list[str] = [
@@ -32,6 +36,9 @@ UNCHANGED: list[str] = [
     'ssh-keygen -t ed25519 -N "" -f ~/.ssh/deploy_key',
     "ssh-keygen -t rsa -b 4096 -f id_rsa -C ops@example.com",
     "ssh -N -L 5432:db:5432 bastion",
+    "lftp -u deploy sftp://files.example.com",
+    "lftp -u deploy,$FTP_PASSWORD sftp://files.example.com",
+    "with open(path) as f: rows = load(f, strict=True)",
 ]
 
 

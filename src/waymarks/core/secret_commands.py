@@ -294,6 +294,12 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])curl(?:\.exe)?" + _CURL_ARGS + r"(?:-b|--cookie)(?:[ \t]+|=)"
         + _QUOTED_OR_BARE.format(name="curl_cookie", least=3), re.ASCII),
         ("curl",), anchored=True, wrapper=True, guard="-"),
+    # the password of lftp's ``-u USER,PASSWORD`` (and its script's ``open -u …``); ``-u
+    # USER`` alone prompts for it
+    Rule("lftp_user", "secret", lazy(
+        r"(?<![\w.-])(?:lftp(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-u|--user)|open -u)"
+        + _user_and_password("lftp_user", ","), re.ASCII),
+        ("lftp", "open -u"), wrapper=True, guard=","),
     # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
     Rule("smb_user", "secret", lazy(
         r"(?<![\w.-])(?:smb|rpc)client(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-U|--user)"

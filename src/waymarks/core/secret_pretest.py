@@ -44,7 +44,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "login_flag", "htpasswd", "php_define", "dash_flag", "curl_cookie",
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
-                                "chpasswd", "oracle_login", "wifi_psk",
+                                "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -293,6 +293,7 @@ def _password_flag(text: str) -> bool:
                             or "ipmitool" in text)) \
         or ("ldap" in text and "-w" in text) \
         or ((flag_big_p or "-N" in text) and "ssh-keygen" in text) \
+        or ("," in text and ("lftp" in text or "open -u" in text)) \
         or (flag_p and ("mongo" in text or "rabbitmqadmin" in text)) or "htpasswd" in text
 
 
