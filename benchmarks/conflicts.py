@@ -174,6 +174,13 @@ The 5 after them: an address's port beside a version ("Postgres is at db.interna
 shared derived key, the port compared with the version), 0 % caught, 50.0 % false before,
 0 % / 0 % after; left: "Postgres is at db.internal:5432." / "The Postgres port is 6432."
 (a subject of one term, "postgres", contains no other).
+The 10 after them: a thing named alone at an address or a host name (pair 999 of the 100,
+"The Redis host is cache.prod.example.com." / "Redis runs on cache2.prod.example.com.",
+reproduced with the real CLI: both written; and pair 1069): 0 % caught, 14.3 % false
+before ("Redis is at cache.internal." / "Redis is version 7.2.", the replay rule's shared
+key), 100 % / 0 % after, pairs 999 and 1069 with them. Left of the 100: "never sends more
+than 50 emails per minute" / "sends 200 …" (a bound denied) and "is not sharded" / "has 5
+shards" (a state said by a verb and a count of its noun).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -49,3 +49,34 @@ def test_the_port_of_an_address_is_no_version(app: Waymarks, first: str, second:
     the replay rule's shared derived key ("postgres") refused the version beside the
     address."""
     _both_written(app, first, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The Redis host is cache.prod.example.com.", "Redis runs on cache.prod.example.com.",
+     "Redis runs on cache2.prod.example.com."),
+    ("The Postgres port is 5432.", "Postgres is at db.internal:5432.",
+     "Postgres is at db.internal:6432."),
+    ("The Postgres port is 5432.", "Postgres is at 10.0.0.5:5432.",
+     "Postgres is at 10.0.0.5:6432."),
+])
+def test_a_thing_at_an_address_states_its_host_and_port(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """A subject of one word ("Redis", "Postgres") with an address or a host name after its
+    verb states where it runs, its host (and port): a subject of one term contained no
+    other, and "Redis runs on cache2…" was written beside "The Redis host is cache…"."""
+    assert isinstance(app.remember(first), Committed)
+    _refused(app, contradicting)
+    assert isinstance(app.remember(restated), Committed)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Redis runs on cache.prod.example.com.", "The Redis port is 6379."),
+    ("Postgres is at db.internal:5432.", "The Postgres user is app."),
+    ("The API listens on 0.0.0.0:8080.", "The API host is api.internal."),
+    ("Redis is at cache.internal.", "Redis is version 7.2."),
+    # a dotted name after no "on" or "at" is no host: a file
+    ("Nginx is configured in nginx.conf.", "The Nginx host is web1.internal."),
+])
+def test_the_address_of_a_thing_is_none_of_its_other_attributes(
+        app: Waymarks, first: str, second: str) -> None:
+    _both_written(app, first, second)

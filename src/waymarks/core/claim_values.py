@@ -470,6 +470,30 @@ def _address(value: str) -> tuple[str, str | None] | None:
     return (value[2:], None) if _IPV6.fullmatch(value, 2) else None
 
 
+#: a host name: dotted labels, the last of letters ("cache.prod.example.com", "db.internal")
+_HOST_NAME: Final = lazy(r"v:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}")
+
+
+def located(values: Iterable[str], placed: Iterable[str]) -> set[str]:
+    """The attributes an address or a host name states by its shape, for a subject that
+    names a thing alone ("Redis runs on cache.prod.example.com.", "Postgres is at
+    db.internal:5432."): its host, and its port when the address has one (a subject of one
+    term contained no other, so such a claim was written beside "The Redis host is
+    cache2…" or "The Postgres port is 6432."). A host name only among ``placed``, the
+    values after "on" or "at": "nginx.conf" of "configured in nginx.conf" is a file."""
+    placed = set(placed)
+    found: set[str] = set()
+    for value in values:
+        address = _address(value)
+        if address is not None:
+            found.add("host")
+            if address[1] is not None:
+                found.add("port")
+        elif value in placed and _HOST_NAME.fullmatch(value):
+            found.add("host")
+    return found
+
+
 def _address_parts(value: str) -> tuple[str, str] | None:
     """An IP address with its port ("v:0.0.0.0:8080", "v:[::1]:8080") as its address and
     its port."""

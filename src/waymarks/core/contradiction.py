@@ -70,6 +70,7 @@ from waymarks.core.claim_values import (
     durations,
     frequencies,
     kinds,
+    located,
     one_amount,
     spelled,
     thousands,
@@ -337,6 +338,9 @@ def signature(claim: str) -> Signature | None:
         names.update(f"{m.group(1)}-n{m.group(2)}" for m in NUMBERED.finditer(text)
                      if range_name(text, m.start(2)) is not None)
     names.update("x:" + m.group(0).lower() for m in _LETTER_NAME.finditer(claim))
+    if len(subject) == 1 and not names:  # a thing alone at an address: its host, its port
+        subject |= located(values - denied, (value for start, value in spots
+                                             if text[start - 3:start] in ("on ", "at ")))
     subject |= names
     if not subject or len(subject) > MAX_SUBJECT_TERMS:
         return None
