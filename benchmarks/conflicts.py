@@ -181,6 +181,10 @@ before ("Redis is at cache.internal." / "Redis is version 7.2.", the replay rule
 key), 100 % / 0 % after, pairs 999 and 1069 with them. Left of the 100: "never sends more
 than 50 emails per minute" / "sends 200 …" (a bound denied) and "is not sharded" / "has 5
 shards" (a state said by a verb and a count of its noun).
+The 10 after them: allowed and forbidden in Chinese, 允许 and 禁止, and "permitted",
+"prohibited", "disallowed" ("强制推送到 main 是禁止的。" / "… 是允许的。", reproduced with the
+real CLI: both written; "Self-signup is permitted." was refused beside "… is allowed." by
+the replay rule's shared key), 40.0 % caught, 40.0 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -146,6 +146,7 @@ TERMS: Final[dict[str, str]] = {
         "compression": ("compression", "压缩"),
         "login": ("login", "登录"),
         "access": ("access", "访问"),
+        "anonymous": ("anonymous", "匿名"),
     }.items()
     for word in words
 } | {
@@ -253,6 +254,8 @@ STATES: Final[dict[str, str]] = {
     "allowed": "on", "required": "on", "mandatory": "on",
     "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
     "forbidden": "off", "optional": "off", "activated": "on", "deactivated": "off",
+    "permitted": "on", "prohibited": "off", "disallowed": "off",
+    "允许": "on", "禁止": "off",
     "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
     "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
     "有効": "on", "無効": "off", "활성화": "on", "비활성화": "off", "켜짐": "on", "꺼짐": "off",
