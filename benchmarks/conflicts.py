@@ -185,6 +185,9 @@ The 10 after them: allowed and forbidden in Chinese, 允许 and 禁止, and "per
 "prohibited", "disallowed" ("强制推送到 main 是禁止的。" / "… 是允许的。", reproduced with the
 real CLI: both written; "Self-signup is permitted." was refused beside "… is allowed." by
 the replay rule's shared key), 40.0 % caught, 40.0 % false before, 100 % / 0 % after.
+The 6 after them: a plural in "es" ("Force push to main is forbidden." / "Force pushes to
+main are allowed.", reproduced with the real CLI: both written, "pushes" read "pushe"),
+0 % caught, 0 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -35,3 +35,20 @@ def test_a_word_of_project_notes_is_the_english_one(
 def test_another_word_is_another_subject(app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("Force push to main is forbidden.", "Force pushes to main are forbidden.",
+     "Force pushes to main are allowed."),
+    ("The nightly batch size is 500.", "Nightly batches size is 500.",
+     "The nightly batches size is 800."),
+    ("The process limit is 8.", "The processes limit is 8.", "The processes limit is 16."),
+])
+def test_a_plural_in_es_is_its_word(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"pushes" was "pushe" (a plural lost its s only), another subject than "push", and
+    "Force pushes to main are allowed." was written beside "Force push to main is
+    forbidden."; a word ending in sh, tch, nch, rch, ss or x takes "es"."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)

@@ -75,9 +75,17 @@ def _addterm(terms: set[str], word: str) -> None:
     terms.add(term(word))
 
 
+#: the endings of a word that takes "es" in the plural ("push", "batch", "branch",
+#: "search", "process", "index"): without its "s" alone, "pushes" was "pushe", another
+#: subject than "push"
+_ES_PLURALS: Final = ("shes", "tches", "nches", "rches", "sses", "xes")
+
+
 def term(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"  # "retries" and "retry" are one term
+    elif len(word) > 4 and word.endswith(_ES_PLURALS):
+        word = word[:-2]  # "pushes" is "push", "batches" "batch" (not "caches": "cache")
     elif (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
           and word not in _NOT_PLURAL):
         word = word[:-1]  # a plain plural: "brokers" and "broker" are one term
