@@ -188,6 +188,9 @@ the replay rule's shared key), 40.0 % caught, 40.0 % false before, 100 % / 0 % a
 The 6 after them: a plural in "es" ("Force push to main is forbidden." / "Force pushes to
 main are allowed.", reproduced with the real CLI: both written, "pushes" read "pushe"),
 0 % caught, 0 % false before, 100 % / 0 % after.
+The 6 after them: an action denied in Chinese ("导入器不重试失败的行。" / "导入器重试失败的行
+3 次。", reproduced with the real CLI: both written), 0 % caught, 0 % false before, 100 % /
+0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

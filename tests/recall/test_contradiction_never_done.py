@@ -50,3 +50,28 @@ def test_a_generic_verb_denied_denies_its_object_and_counts_nothing(
     as done no times (the count 0), it was refused beside any port the gateway listens on."""
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("导入器不重试失败的行。", "导入器从不重试失败的行。", "导入器重试失败的行 3 次。"),
+    ("同步任务重试 5 次。", "同步任务重试五次。", "同步任务不再重试。"),
+    ("导入器从不重试失败的行。", "导入器不重试失败的行。", "导入器重试失败的行 2 次。"),
+])
+def test_an_action_denied_in_chinese_is_done_no_times(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """"导入器不重试失败的行。" stated no value (不 a function character), and "… 重试失败的
+    行 3 次。" was written beside it, as the English claim was before pair 731's rule."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("网关不使用默认端口。", "网关监听 8443 端口。"),
+    ("服务不稳定。", "服务端口是 8080。"),
+    ("数据库端口不是 3306。", "数据库端口是 5432。"),
+])
+def test_a_chinese_verb_of_no_subject_word_or_a_copula_denied_counts_nothing(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)

@@ -32,6 +32,12 @@ _NEVER_DONE: Final = lazy(
     r"^[^.;:,!?。]*?\b(?:(?:do|does|did|will|would|can)(?: not|n't)|don't|doesn't|didn't"
     r"|won't|cannot|can't|never|no longer)(?: ever)? (?!(?:be|been|have|has|had|a|an|the)\b)"
     r"([a-z]{3,})\b")
+#: the same in Chinese ("导入器不重试失败的行。", "从不", "不再", "不会"): the negation and the
+#: verb's first characters, in the first clause; a copula (不是) or a modal (不能, 不要, 不用,
+#: 不可) denies no action, nor a verb of no subject word (使用, 采用, 运行, 设置)
+_HAN_NEVER_DONE: Final = lazy(
+    r"^[^.;:,!?。，；]*?(?:从不|不再|不会|没有|不)(?!是|为|能|要|用|可|需|必|应|该|得|会)"
+    r"([\u4e00-\u9fff]{2})")
 #: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
 #: it denies the value now, as a negation does (kept as a value, it was refused beside
 #: the value that replaced it: the history of a fact, not another one)
@@ -156,4 +162,6 @@ def never_done(text: str, stop: frozenset[str]) -> bool:
     "doesn't use the default port" denies which port, no count of uses (read as the count
     0, it was refused beside "The gateway listens on port 8443.")."""
     found = _NEVER_DONE.search(text)
+    if found is None and not text.isascii():
+        found = _HAN_NEVER_DONE.search(text)
     return found is not None and found.group(1) not in stop

@@ -271,6 +271,9 @@ HAN_FROM: Final = frozenset("从由")
 #: "前" of "前端" for being part of "目前")
 HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设为", "设置为", "分钟", "小时",
                          "不是", "没有", "以前", "之前", "原来", "曾经", "番号",
+                         # negations of an action, as "never" and "no longer" are stop
+                         # words (从 and 再 were subject characters)
+                         "从不", "不再", "不会",
                          # "time" of a measure's name ("超时时间", the timeout), as the
                          # English "time" is a stop word
                          "时间",

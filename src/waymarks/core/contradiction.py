@@ -54,6 +54,7 @@ from waymarks.core.claim_names import (
     identifier as name_of,
 )
 from waymarks.core.claim_states import stated_state
+from waymarks.core.claim_terms import HAN_NOUN_VERBS as _HAN_VERBS
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
 from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
@@ -166,6 +167,9 @@ _UNIT_AFTER: Final = lazy(
     r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
     r"|weeks?|(?:kilo|mega|giga|tera)?bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
     r"(?![a-z0-9_-])")
+#: the verbs of no subject word, English and Chinese (:func:`never_done`: "doesn't use the
+#: default port", "不使用默认端口" deny which port, no count of uses)
+_NO_ACTION: Final = _STOP | frozenset(_HAN_VERBS)
 _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 #: whose each a rate is, after its time unit ("100 req/min per user", "… per client", "…
 #: per API key"): a limit of each one is another attribute than the whole's ("10 req/s"),
@@ -323,7 +327,7 @@ def signature(claim: str) -> Signature | None:
         where = places(text, spots, state[1])
         if phrase is None:  # a state only: its subject phrase ends at the state word
             phrase = text[:state[1]]
-    if not values and never_done(text, _STOP):  # "does not retry failed rows": no times
+    if not values and never_done(text, _NO_ACTION):  # "does not retry failed rows": no times
         values.add("v:0")
     if not values or len(values) > MAX_VALUES:
         return None
