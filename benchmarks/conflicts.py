@@ -191,6 +191,10 @@ main are allowed.", reproduced with the real CLI: both written, "pushes" read "p
 The 6 after them: an action denied in Chinese ("导入器不重试失败的行。" / "导入器重试失败的行
 3 次。", reproduced with the real CLI: both written), 0 % caught, 0 % false before, 100 % /
 0 % after.
+The 4 after them: 每 ("every") before a period ("Redis 每 60 秒持久化数据。" was written beside
+"Redis 不持久化数据。": 每 a subject character, a narrower thing), 50.0 % caught, 0 % false
+before, 100 % / 0 % after. Left: "The backup runs every 6 hours." / "备份每 12 小时运行一次。"
+(运行一次, "runs once", read as characters of the subject).
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -75,3 +75,11 @@ def test_a_chinese_verb_of_no_subject_word_or_a_copula_denied_counts_nothing(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+def test_every_in_chinese_is_a_function_character(app: Waymarks) -> None:
+    """每 ("every") was a subject character before its period, a narrower thing: "Redis 每
+    60 秒持久化数据。" was written beside "Redis 不持久化数据。", as "every" is a stop word."""
+    _written(app, "Redis 不持久化数据。")
+    _refused(app, "Redis 每 60 秒持久化数据。")
+    _written(app, "Redis 从不持久化数据。")

@@ -262,7 +262,7 @@ STATES: Final[dict[str, str]] = {
 }
 #: single function characters of a Han run (never terms)
 HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没")
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没每")
 #: "from" (从, 由): a function character at the end of a Han run, before the value a change
 #: started from ("端口从 5432 改为 5433"); inside a run, a word's ("从节点": a replica node,
 #: dropped as "from", it was refused beside "节点数量是 5。")
