@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from waymarks.hosts.pi_bridge import Bridge
 
 TEXTS = ["café — 你好 😀", "a\nb\rc\r\nd", "line\u2028separator\u2029and\x85next", "tab\tnul\x00"]
@@ -48,3 +50,29 @@ def test_a_lone_surrogate_goes_as_its_escape(tmp_path: Path) -> None:
     assert line.isascii() and "\\ud83d" in line
     assert json.loads(line)["result"]["payload"] == payload
     out.encode("utf-8", "surrogateescape")  # what the stream can write
+
+
+class _ReaderGone(io.StringIO):
+    """Standard output whose reader has left: every write is a broken pipe."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_what_pi_sent_before_it_went_away_is_still_done(tmp_path: Path) -> None:
+    """Pi gone (its end of the bridge's standard output closed) after sending requests:
+    the bridge stopped at the first answer it could not write, so every request behind
+    it in the pipe was dropped unread (a turn's ``learn``: its capture lost). The bridge
+    now does each of them, its answers to no one, then ends as a shutdown does and says
+    the pipe broke. A plan stands for them here: its manifest is written."""
+    from waymarks.service.app import Waymarks
+    from waymarks.service.planning import last_manifest
+
+    (project := tmp_path / "project").mkdir()
+    requests = [{"id": 1, "method": "initialize", "params": {"cwd": str(project)}},
+                {"id": 2, "method": "plan", "params": {"prompt": "how do we deploy?"}}]
+    stdin = io.StringIO("".join(json.dumps(r) + "\n" for r in requests))
+    with pytest.raises(BrokenPipeError):
+        Bridge(tmp_path / "home", stdin, _ReaderGone()).serve()
+    with Waymarks(tmp_path / "home", cwd=str(project)) as app:
+        assert last_manifest(app) is not None

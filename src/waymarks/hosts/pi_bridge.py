@@ -43,6 +43,7 @@ the MCP server.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -130,20 +131,28 @@ class Bridge:
 
     def serve(self) -> None:
         """Answer requests until ``shutdown`` or the end of standard input. Pi gone (its
-        end of standard output closed) ends it as a shutdown does, then raises the
-        ``BrokenPipeError`` (the caller stops writing to it: no one is there to tell)."""
-        try:
-            while True:
+        end of standard output closed): what it sent before still runs, answered to no
+        one (a turn's ``learn`` behind the answer that could not be written was lost);
+        then the bridge ends as a shutdown does and raises ``BrokenPipeError`` (the caller
+        stops writing to standard output: no one is there to tell)."""
+        gone = stopped = False
+        while not stopped:
+            message: dict[str, Any] | None = None
+            try:
                 message = self._waiting.popleft() if self._waiting else self._read()
                 if message is None:
-                    return
-                if "method" not in message:
-                    continue  # a late answer to a callback nobody waits for any more
-                if self._handle(message) == "stop":
-                    return
-        except BrokenPipeError:
-            self.rpc_shutdown({})
-            raise
+                    break
+                if "method" in message:  # (else a late answer nobody waits for any more)
+                    stopped = self._handle(message) == "stop"
+            except BrokenPipeError:  # answers from now on go nowhere (held to the end)
+                gone = True
+                self.stdout = open(os.devnull, "w", encoding="utf-8",  # noqa: SIM115
+                                   errors="surrogateescape")
+                stopped = message is not None and message.get("method") == "shutdown"
+        if gone:
+            if not stopped:
+                self.rpc_shutdown({})
+            raise BrokenPipeError(errno.EPIPE, "the Pi extension stopped reading")
 
     def _read(self) -> dict[str, Any] | None:
         while True:
