@@ -201,3 +201,25 @@ def test_http_refuses_to_start_without_a_token(home: Path, project: Path,
     monkeypatch.chdir(project)
     assert main(["--json", "mcp", "--http"]) == 2
     assert "bearer token" in json.loads(capsys.readouterr().out)["message"]
+
+
+def test_a_newer_session_file_cut_short_is_named_as_the_command_line_names_it(
+        app: Waymarks) -> None:
+    """A newer session file of the project cut short (another tool's crash, a bad sync) is
+    passed over for the session before it, and every command names it (``passedOver``);
+    the tool answered from the older session without a word, so a model took "nothing
+    recalled" for what the project remembers."""
+    from waymarks.ledger.discovery import canonical_project_path, session_dir
+
+    assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    [ledger] = session_dir(app.home, canonical_project_path(app.cwd)).glob("*.jsonl")
+    cut = ledger.parent / ("9" + ledger.name[1:])  # sorts after it: the newer one
+    cut.write_bytes(ledger.read_bytes()[:40])
+    with Waymarks(app.home, cwd=str(app.cwd)) as server:  # a server started now
+        answer = call(server, {"query": "which day do we deploy?"})
+    assert answer["outcome"] == "ok" and answer["passedOver"]["files"] == [str(cut)]
+    assert "what is shown comes from an older session" in answer["passedOver"]["message"]
+    assert "Tuesday" in answer["digest"]
+    cut.unlink()
+    with Waymarks(app.home, cwd=str(app.cwd)) as server:
+        assert "passedOver" not in call(server, {"query": "which day do we deploy?"})

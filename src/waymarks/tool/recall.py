@@ -50,13 +50,16 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
                                      mine=OwnClaims(app).held)
     except ENVIRONMENT_ERRORS as exc:
         return unavailable_for(exc)
-    answer = {"outcome": "ok", "claims": selected_rows(result), "digest": result.digest,
-              "note": NOT_COMPLETE}
+    answer: dict[str, Any] = {"outcome": "ok", "claims": selected_rows(result),
+                              "digest": result.digest, "note": NOT_COMPLETE}
     if learned.rows:
         answer["learned"] = learned.rows
         answer["learnedDigest"] = learned_digest(learned.digest)
     if app.stale_note is not None:  # a full disk: read as it is, as the command line says
         answer["stale"] = app.stale_note
+    if app.passed_over_note is not None:  # a newer session file cut short: as a command
+        answer["passedOver"] = {"files": [str(path) for path in app.passed_over],
+                                "message": app.passed_over_note}
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
     if no_session and not app.project_trusted:  # (a trusted project's claims are read
