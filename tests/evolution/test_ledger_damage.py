@@ -156,3 +156,37 @@ def test_the_prompt_hook_still_injects_the_pins(home: Path, project: Path,
     assert done.returncode == 0, done.stderr
     assert PIN in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert ledger_path(home).read_bytes() == b""
+
+
+def test_the_hosts_say_why_learned_memory_is_left_out(home: Path, project: Path,
+                                                     pinned: None) -> None:
+    """README: with learning on and the learned ledger unreadable, plans and the Claude
+    Code hook leave learned memory out "with a one-line note naming the file and the mv".
+    The command line's plan had it; the hook (and Pi's plan) passed on a plan's note only
+    when it began "learned memory left out of this prompt", so the person using them
+    never heard that learning had stopped, nor how to fix it."""
+    import io
+
+    from waymarks.hosts.pi_bridge import Bridge
+
+    _damage(home, "empty")
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    payload = {"session_id": str(uuid.uuid4()), "cwd": str(project),
+               "hook_event_name": "UserPromptSubmit",
+               "transcript_path": str(project / "t.jsonl"), "prompt": "how do we lint?"}
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off"}
+    done = subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code",
+                           "UserPromptSubmit"], input=json.dumps(payload), env=env, cwd=project,
+                          capture_output=True, text=True, timeout=60)
+    answer = json.loads(done.stdout)
+    assert str(ledger_path(home)) in answer["systemMessage"]
+    assert f"mv {ledger_path(home)}" in answer["systemMessage"]
+    assert PIN in answer["hookSpecificOutput"]["additionalContext"]
+    requests = [{"id": 1, "method": "initialize", "params": {"cwd": str(project)}},
+                {"id": 2, "method": "plan", "params": {"prompt": "how do we lint?"}},
+                {"id": 3, "method": "shutdown"}]
+    stdout = io.StringIO()
+    Bridge(home, io.StringIO("".join(json.dumps(r) + "\n" for r in requests)),
+           stdout).serve()
+    planned = json.loads(stdout.getvalue().splitlines()[1])["result"]
+    assert f"mv {ledger_path(home)}" in planned["learnedLeftOut"]

@@ -390,13 +390,9 @@ def _plan(app: Any, prompt: str,
         return "", (f"Waymarks added no context: {plan.fallback or 'too long for a hook'} "
                     f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
                     f"`{home_command(app.home, 'manifest')}` shows what was left out)."), None
-    if not plan.notes:  # (learned memory's note is one: its module is imported for it)
-        return context, None, None
-    from waymarks.service.evolution_recall import LEARNED_LEFT_OUT
-
-    learned = next((f"Waymarks: {n}." for n in plan.notes if n.startswith(LEARNED_LEFT_OUT)),
-                   None)
-    return context, None, learned
+    # a plan's notes are learned memory's: left out for now, or its ledger unreadable
+    # (named with the fix; that one was dropped here, README says the hook gives it)
+    return context, None, f"Waymarks: {plan.notes[0]}." if plan.notes else None
 
 
 def recent_prompts(session: Any, prompt: str) -> list[str]:

@@ -327,7 +327,6 @@ class Bridge:
 
     def rpc_plan(self, params: dict[str, Any]) -> dict[str, Any]:
         from waymarks.personal.setup import plan_with_memory
-        from waymarks.service.evolution_recall import LEARNED_LEFT_OUT
         from waymarks.service.planning import PINS_FIX, prompt_read
 
         prompt = params.get("prompt")
@@ -347,9 +346,9 @@ class Bridge:
                 # the extension tells the person (their pins went nowhere), as Claude Code's
                 # hook does; a fallback for the model's own limit stays silent
                 "pinsLeftOut": f"{plan.fallback}; {PINS_FIX}" if plan.pins_left_out else None,
-                # and why learned memory was left out (its ranking still being built, say)
-                "learnedLeftOut": next((n for n in plan.notes
-                                        if n.startswith(LEARNED_LEFT_OUT)), None),
+                # and why learned memory was left out (its ranking still being built, its
+                # ledger unreadable: a plan's notes are learned memory's)
+                "learnedLeftOut": plan.notes[0] if plan.notes else None,
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:
