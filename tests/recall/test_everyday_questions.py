@@ -68,6 +68,9 @@ ANSWERED: Final = {
     # a word typed as two ("on call" is "on-call", not "upstream calls")
     "who is on call?": ("on-call rotation",),
     "who is oncall?": ("on-call rotation",),
+    # a URL said by one written out
+    "what's the grafana url?": ("Grafana is at",),
+    "what is the staging url?": ("Staging is at",),
     # a major version alone after the name ("Node 20", "Redis 7")
     "which node version?": ("Node 20",),
     "which java version?": ("Java 21",),
@@ -100,6 +103,7 @@ UNSTORED: Final = (
     "which python version does the crawler use?",
     "what version of python does the importer run?",
     # a thing named by a verb and "-er" is not the verb ("The bug tracker export script")
+    "what is the billing url?",
     "what does the metrics exporter do?",
     "which package manager does billing use?",
 )

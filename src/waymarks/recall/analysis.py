@@ -282,7 +282,8 @@ def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
         if not subjects:  # "which version do we use?": a dotted number of no other kind
             return VERSION_ALONE.search(text) is not None
         return bool(_versioned(text) & subjects)
-    return False
+    pattern = ATTRIBUTE_VALUES.get(attribute)
+    return pattern is not None and pattern.search(text) is not None
 
 
 #: another spelling a record may name a dropped name by

@@ -165,9 +165,12 @@ WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进�
 #: "db.internal:5432" the port, and so does a one-word host's ("kafka:9092", a compose
 #: service's) four or five digits (a bare number does not, "the timeout is 30", nor an
 #: image tag, "postgres:16-alpine", "node:20"). The short named-attribute rule
-#: (:mod:`waymarks.recall.scoring`) accepts either.
+#: (:mod:`waymarks.recall.scoring`) accepts either. A URL is said by one written out
+#: ("https://…"), whatever word it follows.
 ATTRIBUTE_VALUES: Final = {
     "c:version": lazy(r"(?<![\w.])[vV]\d+(?:\.\d+)*(?!\w|\.\d)"),
+    # "Grafana is at https://grafana.example.internal." says Grafana's URL
+    "w:url": lazy(r"\b(?:https?|wss?|ftp)://\w"),
     # a host is read from the start of its run of host characters, each part once: from
     # every word start of "a-a-a-…" (a pasted log's, a compacted turn's) the scan took
     # time quadratic in the run (20 KB: 7 s)
