@@ -194,6 +194,26 @@ def test_the_repository_worked_in_is_no_name_a_claim_must_say(app: Waymarks,
 
 
 #: (turn before, question, what the one claim recalled holds)
+#: (turn before, follow-up asking a generic attribute, what the one claim recalled holds)
+GENERIC_FOLLOW_UPS: Final = (
+    ("let's look at billing", "and the config?", "billing config lives"),
+    ("let's look at billing", "where is the config?", "billing config lives"),
+    ("the gateway", "what is its config?", "gateway config lives"),
+)
+
+
+@pytest.mark.parametrize(("before", "question", "answer"), GENERIC_FOLLOW_UPS)
+def test_a_generic_follow_up_is_asked_of_the_inherited_subject(
+        app: Waymarks, before: str, question: str, answer: str) -> None:
+    """"and the config?" after "let's look at billing" recalled nothing: "config" is a
+    generic word, and a claim matching only such words was refused, though it is about
+    the subject the follow-up inherited."""
+    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
+    recalled = [texts[i] for i in app.recall(question, [before]).selected]
+    assert len(recalled) == 1 and answer in recalled[0]
+    assert app.recall("where is the config?").selected == []  # no subject: as before
+
+
 PRONOUN_FOLLOW_UPS: Final = (
     ("let's look at the search service", "restart it", "Restart search"),
     ("the search service keeps crashing", "and how do I restart it?", "Restart search"),

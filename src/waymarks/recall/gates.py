@@ -168,8 +168,11 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # search cache TTL?" is not the billing cache's
         return f"does not name {other[2:]}"
     # (every strong match generic or numeric; a record naming the thing a bare kind
-    # refers to matched the subject too: "where is the service config?" of the search's)
-    if facts.weak.issuperset(strong) and not referred:
+    # refers to matched the subject too: "where is the service config?" of the search's,
+    # and so does one about the subject a follow-up inherited: "and the config?" after
+    # "let's look at billing" of the billing config)
+    if facts.weak.issuperset(strong) and not referred and not (
+            plan.context and not context_mismatch(plan, candidate, stats, facts.parent)):
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
