@@ -194,6 +194,15 @@ def test_the_repository_worked_in_is_no_name_a_claim_must_say(app: Waymarks,
 
 
 #: (turn before, question, what the one claim recalled holds)
+def _asked_after(app: Waymarks, before: str, answers: dict[str, str]) -> None:
+    """Each question, asked after ``before`` of the everyday store, recalls one claim,
+    which holds its answer."""
+    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
+    recalled = {question: [texts[i] for i in app.recall(question, [before]).selected]
+                for question in answers}
+    assert {q: r for q, r in recalled.items() if len(r) != 1 or answers[q] not in r[0]} == {}
+
+
 #: (turn before, follow-up asking a generic attribute, what the one claim recalled holds)
 GENERIC_FOLLOW_UPS: Final = (
     ("let's look at billing", "and the config?", "billing config lives"),
@@ -208,9 +217,7 @@ def test_a_generic_follow_up_is_asked_of_the_inherited_subject(
     """"and the config?" after "let's look at billing" recalled nothing: "config" is a
     generic word, and a claim matching only such words was refused, though it is about
     the subject the follow-up inherited."""
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    recalled = [texts[i] for i in app.recall(question, [before]).selected]
-    assert len(recalled) == 1 and answer in recalled[0]
+    _asked_after(app, before, {question: answer})
     assert app.recall("where is the config?").selected == []  # no subject: as before
 
 
@@ -227,11 +234,8 @@ def test_a_pronoun_is_the_thing_the_turn_before_named(app: Waymarks, before: str
     """"restart it" after a turn naming the search service is the search's restart: every
     other service's restart was recalled beside it (and "how do I deploy it?" after
     billing every deploy claim). The "it" of "is it possible to …" stands for nothing."""
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    recalled = [texts[i] for i in app.recall(question, [before]).selected]
-    assert len(recalled) == 1 and answer in recalled[0]
-    expletive = app.recall("is it possible to run migrations?", [before]).selected
-    assert any("migrations are run" in texts[i] for i in expletive)
+    _asked_after(app, before, {question: answer,
+                               "is it possible to run migrations?": "migrations are run"})
 
 
 def test_a_thing_named_by_a_verb_and_er_is_not_the_verb(app: Waymarks) -> None:
