@@ -203,6 +203,15 @@ def _asked_after(app: Waymarks, before: str, answers: dict[str, str]) -> None:
     assert {q: r for q, r in recalled.items() if len(r) != 1 or answers[q] not in r[0]} == {}
 
 
+@pytest.mark.parametrize("question", ["and the port?", "what port does it use?"])
+def test_a_follow_up_of_a_thing_named_by_an_attribute_word_is_about_it(
+        app: Waymarks, question: str) -> None:
+    """"and the port?" after "the auth service" recalled the payments', the analytics'
+    and the inventory service's ports, not the auth service's: "auth" is an attribute
+    word, left out of the subject a follow-up inherits, which was "service" alone."""
+    _asked_after(app, "the auth service", {question: "auth service listens"})
+
+
 #: (turn before, follow-up asking a generic attribute, what the one claim recalled holds)
 GENERIC_FOLLOW_UPS: Final = (
     ("let's look at billing", "and the config?", "billing config lives"),

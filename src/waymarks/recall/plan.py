@@ -346,7 +346,9 @@ def _subject(previous: QueryPlan) -> tuple[str, ...]:
     (:data:`~waymarks.recall.subject.KINDS`) would be left."""
     if previous.context:
         return previous.context
-    named = tuple(f for f in previous.focus if f not in _ASKED)
+    # an attribute word naming a kind is its name ("the auth service": auth)
+    naming = {word for word, _kind in previous.named_kinds}
+    named = tuple(f for f in previous.focus if f not in _ASKED or f in naming)
     subject = tuple(f for f in named if f not in ACTIVITIES)
     if all(f in KINDS for f in subject):
         # only a kind of thing is left ("the review service": "servic"), which names no
