@@ -228,6 +228,9 @@ def test_a_generic_follow_up_is_asked_of_the_inherited_subject(
     the subject the follow-up inherited."""
     _asked_after(app, before, {question: answer})
     assert app.recall("where is the config?").selected == []  # no subject: as before
+    # a subject of a kind alone names no thing: "Node services use ESLint with the
+    # airbnb config." is no config of "the services"
+    assert app.recall(question, ["tell me about the services"]).selected == []
 
 
 PRONOUN_FOLLOW_UPS: Final = (

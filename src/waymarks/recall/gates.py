@@ -27,7 +27,7 @@ from waymarks.recall.analysis import (
     version_subjects,
 )
 from waymarks.recall.asked_time import TIME_BONUS
-from waymarks.recall.subject import context_mismatch, rare_phrases
+from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
 
@@ -169,10 +169,12 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return f"does not name {other[2:]}"
     # (every strong match generic or numeric; a record naming the thing a bare kind
     # refers to matched the subject too: "where is the service config?" of the search's,
-    # and so does one about the subject a follow-up inherited: "and the config?" after
-    # "let's look at billing" of the billing config)
+    # and so does one about the subject a follow-up inherited, when it names a thing:
+    # "and the config?" after "let's look at billing" of the billing config, not after
+    # "tell me about the services" of "Node services use ESLint with the airbnb config.")
     if facts.weak.issuperset(strong) and not referred and not (
-            plan.context and not context_mismatch(plan, candidate, stats, facts.parent)):
+            not KINDS.issuperset(plan.context)
+            and not context_mismatch(plan, candidate, stats, facts.parent)):
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
