@@ -155,8 +155,8 @@ def _blank_framing(text: str) -> str:
 def _joined_phrasal(text: str) -> str:
     """Each of :data:`PHRASAL_WORDS` typed as two words written as one ("on-call":
     "oncall"), padded with spaces to its length, so positions stay valid."""
-    for cue, pattern in PHRASAL_WORDS:
-        if cue in text:
+    for cues, pattern in PHRASAL_WORDS:
+        if any(cue in text for cue in cues):
             text = pattern.sub(lambda m: _JOINT.sub("", m.group(0)).ljust(len(m.group(0))),
                                text)
     return text

@@ -135,15 +135,16 @@ FRAMING_PATTERNS: Final = tuple(
 
 #: a word of software work also typed as two, spaced or hyphenated ("on call", "on-call",
 #: "log in", "sign-in"): read as the one word, its space or hyphen left out ("oncall",
-#: "login": the auth concept's), in records and queries alike; each comes with its cue
-#: (a text holding none is not scanned). Apart, "who is on call?" matched "upstream
-#: calls" and "how do I log in?" every claim about logs. "log in" and "sign in" typed
-#: apart only as the verb, before "to", "with", "as", "using", "via" or the sentence's
-#: end: "the log in JSON" is a log
+#: "login": the auth concept's), in records and queries alike; each comes with its cues,
+#: one of which every match holds (a text holding none is not scanned: "in", once the
+#: cue of "log in", is in most texts). Apart, "who is on call?" matched "upstream calls"
+#: and "how do I log in?" every claim about logs. "log in" and "sign in" typed apart only
+#: as the verb, before "to", "with", "as", "using", "via" or the sentence's end: "the log
+#: in JSON" is a log
 PHRASAL_WORDS: Final = (
-    ("call", lazy(r"\bon[\s-]call\b")),
-    ("in", lazy(r"\b(?:log|sign)(?:-in\b|\s+in(?=\s+(?:to|with|as|using|via)\b"
-                r"|\s*(?:[?.!,;:]|$)))")),
+    (("call",), lazy(r"\bon[\s-]call\b")),
+    (("log", "sign"), lazy(r"\b(?:log|sign)(?:-in\b|\s+in(?=\s+(?:to|with|as|using|via)\b"
+                           r"|\s*(?:[?.!,;:]|$)))")),
 )
 
 #: attribute words: they refine a subject but cannot start a new one
