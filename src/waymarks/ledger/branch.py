@@ -9,14 +9,16 @@ does (through the reader, which then reads it all once).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from itertools import chain
 from typing import TYPE_CHECKING, Protocol
+
+from waymarks.ledger.log_values import Entry, earlier
 
 if TYPE_CHECKING:
     from waymarks.ledger.log import SessionLog
 
-__all__ = ["Branch", "EntryIndex", "Grown"]
+__all__ = ["Branch", "EntryIndex", "Grown", "grown_from", "walk_to_root"]
 
 
 class Grown(Set[str]):
@@ -121,3 +123,47 @@ class Branch(Set[str]):
 
     def __len__(self) -> int:
         return len(self._log.branch_ids())
+
+
+def walk_to_root(by_id: Mapping[str, Entry], leaf: str | None) -> list[str]:
+    """Entry IDs from the root to ``leaf``, root first.
+
+    A parent is followed only to an entry earlier in the file, as a session is written:
+    a parent that comes later (or the entry itself) ends the branch there, so a ledger
+    whose parents form a cycle cannot make the walk run forever (every walk of the branch
+    keeps this rule: :class:`Branch`, :func:`grown_from`, the store's entry index)."""
+    path: list[str] = []
+    current, below = leaf, None
+    while current is not None:
+        entry = by_id.get(current)
+        if entry is None or not earlier(entry, below):
+            break
+        path.append(current)
+        current, below = entry.parent_id, entry.index
+    path.reverse()
+    return path
+
+
+def grown_from(by_id: Mapping[str, Entry], cached_leaf: str | None, cached: Grown,
+               leaf: str | None) -> Grown | None:
+    """The branch to ``leaf`` as ``cached`` (the branch to ``cached_leaf``) plus the
+    entries appended along it since, or ``None`` when ``leaf`` does not descend from
+    ``cached_leaf`` (a fork, a branch switch: walk from the root instead). Other writers'
+    appends to a shared session reach a writer several at a time, so the walk back stops
+    at the old leaf after as many steps as entries were appended, instead of walking the
+    whole branch again (1.7 ms a write at 2,000 entries)."""
+    if cached_leaf is None:
+        return None
+    fresh: list[str] = []
+    current, below = leaf, None
+    while current is not None:
+        entry = by_id.get(current)
+        if entry is None or not earlier(entry, below):
+            return None  # the branch ends before the old leaf (a parent not earlier)
+        if current == cached_leaf:
+            return cached.union(fresh)
+        if current in cached:
+            return None  # off the old branch
+        fresh.append(current)
+        current, below = entry.parent_id, entry.index
+    return None
