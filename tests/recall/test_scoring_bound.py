@@ -13,6 +13,7 @@ from waymarks.recall.scoring import (
     Candidate,
     QueryPlan,
     Stats,
+    _answers,
     _bound,
     _may_be_eligible,
     _score,
@@ -91,7 +92,10 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
         focus: list[str], context: list[str], records: list[Candidate],
         df: dict[str, int]) -> None:
     """What is scored, and in which order (the bounds' order), is what bounding every
-    candidate on its own gives: a bound shared by candidates of one pattern is each one's."""
+    candidate on its own gives: a bound shared by candidates of one pattern is each one's.
+    Past the cutoff, a query asking two attributes or more scores, in the same order, the
+    candidates answering one of them (:func:`_cut` may keep one that answers what no
+    record within the cutoff does)."""
     query = _query(focus, context, distinct=False)
     table = Stats(40, df).memoized((*query.focus, *query.context))
     facts = query_facts(query, table)
@@ -101,9 +105,14 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
     each = [(bound, c) for c in records if (bound := _bound(facts, c, needed)) is not None]
     each.sort(key=lambda pair: pair[0], reverse=True)
     scored = _may_be_eligible(query, facts, records, table)
-    assert [s.candidate.id for s in scored] == [c.id for _, c in each][:len(scored)]
-    expected = [_score(query, facts, c, table) for _, c in each[:len(scored)]]
-    assert scored == expected
+    ids = [c.id for _, c in each]
+    within = next((at for at, s in enumerate(scored) if s.candidate.id != ids[at]), len(scored))
+    past = [c for _, c in each[within:] if _answers(facts, c)]
+    assert [s.candidate.id for s in scored[within:]] == [
+        c.id for c in past if c.id in {s.candidate.id for s in scored[within:]}]
+    assert not scored[within:] or facts.asked
+    by_id = {c.id: c for _, c in each}
+    assert scored == [_score(query, facts, by_id[s.candidate.id], table) for s in scored]
 
 
 @lanes(quick=25, long=600)

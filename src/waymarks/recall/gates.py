@@ -69,6 +69,10 @@ class QueryFacts(msgspec.Struct, frozen=True):
     #: a thing the question introduces by a name the store never saw
     #: (:attr:`QueryPlan.introduced`), if any: no record is about it
     unseen_subject: str | None = None
+    #: the attributes a query asks when it asks two or more ("which port and node
+    #: version?"), of any length: a record answering one the best match does not is
+    #: measured against the others answering it (the relative cutoff's, in scoring)
+    asked: tuple[str, ...] = ()
 
 
 def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
@@ -114,6 +118,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         named_kinds=tuple(pairs) if len(plan.focus) <= SHORT_QUERY_FEATURES else (),
         unseen_subject=next((f for f in words if f in plan.introduced
                              and not stats.df.get(f) and not is_generic(f)), None),
+        asked=tuple(dict.fromkeys(attributes)) if len(set(attributes)) >= 2 else (),
     )
 
 

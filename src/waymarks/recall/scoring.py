@@ -14,7 +14,9 @@ phrase built only from everyday attribute words does not name anything.
 A record is *eligible* for automatic recall only if it is active, passes every gate and
 qualifies on one side: current-focus coverage >= 0.45, or the query *names* it (an exact
 path/filename, or a concept/alias rare in the store). Eligible records below 75% of the
-best are cut. There is no recency fallback and no minimum result count.
+best are cut; in a query asking several attributes, one answering an attribute no record
+within that cutoff answers is measured against the best answering it (:func:`_cut`).
+There is no recency fallback and no minimum result count.
 
 With a semantic signal (:mod:`waymarks.recall.fusion`), relevance and coverage are fused
 with the calibrated similarity before the gates run; a record no word of the query matches
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 import msgspec
@@ -242,8 +245,8 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
         scored = [_score(plan, facts, c, stats, sides[c.id in withheld]) for c in candidates]
         scored = _beside(scored, withheld)
     kept = [s for s in scored if s.candidate.id not in withheld] if withheld else scored
-    cut = {False: _cut(kept, semantic)}
-    cut[True] = _cut(scored, semantic) if withheld else cut[False]
+    cut = {False: _cut(kept, semantic, facts)}
+    cut[True] = _cut(scored, semantic, facts) if withheld else cut[False]
     judged = [cut[s.candidate.id in withheld](s) for s in scored]
     return sorted(judged, key=lambda s: (not s.eligible, -s.rank, -s.relevance,
                                          -s.candidate.created_at, s.candidate.id))
@@ -280,21 +283,79 @@ def _beside(scored: list[Scored], withheld: Collection[str]) -> list[Scored]:
             for s in scored]
 
 
-def _cut(scored: Sequence[Scored], semantic: Semantic | None) -> Callable[[Scored], Scored]:
-    """The relative cutoff of the eligible ones among ``scored``, as a verdict on one."""
+def _cut(scored: Sequence[Scored], semantic: Semantic | None,
+         facts: QueryFacts) -> Callable[[Scored], Scored]:
+    """The relative cutoff of the eligible ones among ``scored``, as a verdict on one.
+
+    A query asking two attributes or more (:attr:`~waymarks.recall.gates.QueryFacts.asked`)
+    may be answered by a record each: one that answers an attribute no record within the
+    cutoff answers, of their subject (:func:`_asked_apart`), is measured against the best
+    of those answering it ("which port and node version does the dev server use?": the
+    port's claim was cut below the node's, which says the version by its value too, and
+    the question lost its port)."""
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
     # fused, a record also stays when it is near the best *lexically* (the other language's
     # twin of a claim is closer in meaning to the query, not a better answer)
     best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
     cutoff = RELATIVE_CUTOFF if semantic is None else semantic.calibration.relative
 
+    def within(s: Scored) -> bool:
+        return s.relevance >= cutoff * best or (
+            semantic is not None and s.lexical > 0
+            and s.lexical >= RELATIVE_CUTOFF * best_lexical)
+
+    apart = _asked_apart(facts, [s for s in scored if s.eligible and within(s)])
+    best_of: dict[str, float] = {}
+    for s in scored:
+        for attribute in apart(s) if s.eligible else NONE:
+            best_of[attribute] = max(best_of.get(attribute, 0.0), s.relevance)
+
     def judge(s: Scored) -> Scored:
-        if not s.eligible or s.relevance >= cutoff * best or (
-                semantic is not None and s.lexical > 0
-                and s.lexical >= RELATIVE_CUTOFF * best_lexical):
+        if not s.eligible or within(s) or any(
+                s.relevance >= cutoff * best_of[attribute] for attribute in apart(s)):
             return s
         return _reject(s, f"below {cutoff:.0%} of the best match")
     return judge
+
+
+def _asked_apart(facts: QueryFacts, kept: Sequence[Scored]) -> Callable[[Scored], frozenset[str]]:
+    """The attributes a record answers that none of ``kept`` (the records within the
+    cutoff) answers, when it holds their subject: each focus feature they all hold, but
+    the asked attributes and the word right before one ("node" of "node version").
+    "The billing database port is 5433." is no answer to "which port and python version
+    does the billing service use?" beside "The billing service runs Python 3.12.": it
+    lacks the service."""
+    unanswered = _unanswered(facts, kept)
+    if not unanswered:
+        return lambda s: NONE
+    focus = [f for f, _ in facts.focus]
+    qualifiers = {before for before, f in pairwise(focus) if f in facts.asked}
+    subject = frozenset(focus).difference(facts.asked, qualifiers).intersection(
+        *({f for f in focus if f in s.candidate.body or f in s.candidate.aliases}
+          for s in kept))
+
+    def apart(s: Scored) -> frozenset[str]:
+        if any(f not in s.candidate.body and f not in s.candidate.aliases for f in subject):
+            return NONE
+        return unanswered.intersection(_answers(facts, s.candidate))
+    return apart
+
+
+def _answers(facts: QueryFacts, candidate: Candidate) -> frozenset[str]:
+    """The attributes of a query asking several (:attr:`QueryFacts.asked`) that the
+    candidate says, each a strong match: by its word, an alias, or a value of its shape."""
+    if not facts.asked:
+        return NONE
+    said = values_said(facts, candidate) if facts.valued else NONE
+    return frozenset(a for a in facts.asked
+                     if a in candidate.body or a in candidate.aliases or a in said)
+
+
+def _unanswered(facts: QueryFacts, kept: Iterable[Scored]) -> frozenset[str]:
+    """The asked attributes none of ``kept`` (the records within the cutoff) answers."""
+    if not facts.asked:
+        return NONE
+    return frozenset(facts.asked).difference(*(_answers(facts, s.candidate) for s in kept))
 
 
 def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
@@ -357,14 +418,35 @@ def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Ca
     bounded.sort(key=lambda pair: pair[0], reverse=True)
     scored: list[Scored] = []
     best = 0.0
-    for bound, candidate in bounded:
+    for at, (bound, candidate) in enumerate(bounded):
         if bound < RELATIVE_CUTOFF * best:
-            break
+            return [*scored, *_answering(plan, facts, scored, bounded[at:], stats, best,
+                                          withheld)]
         one = _score(plan, facts, candidate, stats)
         if one.eligible and one.relevance > best and candidate.id not in withheld:
             best = one.relevance
         scored.append(one)
     return scored
+
+
+def _answering(plan: QueryPlan, facts: QueryFacts, scored: Sequence[Scored],
+               rest: Sequence[tuple[float, Candidate]], stats: Stats, best: float,
+               withheld: Collection[str]) -> list[Scored]:
+    """Of ``rest``, the candidates below the cutoff of ``best`` (which none of them can
+    reach), scored when they answer an asked attribute that no record within the cutoff
+    answers: :func:`_cut` measures them against the others answering it. The records
+    within it are those of ``scored``: for the others than ``withheld``, those within the
+    cutoff of ``best``; for a withheld one (whose cut is among all), those within that of
+    the best of all. An attribute either leaves unanswered is looked for."""
+    if not facts.asked:
+        return []
+    eligible = [s for s in scored if s.eligible]
+    top = max((s.relevance for s in eligible), default=0.0)
+    unanswered = _unanswered(facts, (s for s in eligible if s.candidate.id not in withheld
+                                     and s.relevance >= RELATIVE_CUTOFF * best))
+    unanswered |= _unanswered(facts, (s for s in eligible if s.relevance >= RELATIVE_CUTOFF * top))
+    return [_score(plan, facts, candidate, stats) for _, candidate in rest
+            if not unanswered.isdisjoint(_answers(facts, candidate))]
 
 
 def _bound(facts: QueryFacts, candidate: Candidate, needed: int) -> float | None:
