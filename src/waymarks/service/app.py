@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from waymarks.files.space import nearly_full
 from waymarks.ledger.discovery import newest_session, passed_over_note, resolve_session
 from waymarks.ledger.log import ProgressFn, SessionFileError, SessionLog
 from waymarks.ledger.session_file import SessionFile
@@ -199,7 +198,11 @@ class Waymarks:
         """Between requests, close a database read as it is (a full disk) once room is
         freed: a long-lived process opens it as usual again (it read that copy for good).
         The session's entry index read through it goes too (it failed: a closed database)."""
-        if self.read_only and not nearly_full(self.home):
+        if not self.read_only:
+            return
+        from waymarks.files.space import nearly_full  # (only a database read as it is asks)
+
+        if not nearly_full(self.home):
             rebuilding.close_quietly(self._projection)
             self._projection = None
             self.stale_note = None
