@@ -67,3 +67,39 @@ def test_team_blocks_refresh_the_projection_once_a_request(
     blocks = team_views.team_blocks(app)
     assert [b.id for b in blocks] == [*written, said_otherwise]
     assert blocks[-1].overridden_by is not None and len(refreshes) == 1
+
+
+def test_team_blocks_read_the_store_as_often_at_any_number_of_team_items(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    """The own claims a team item may bear on are found for all team items at once: a
+    plan asked the store four statements per team item (80k a plan, about 2 s CPU, at
+    20k team items), almost all for claims nobody here wrote."""
+    team.forget_process_state()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    app = make_app()
+    app.trust(str(project))
+    port = app.remember("The gateway listens on port 8080.", scope="project")
+    app.remember("Deploys go out on Tuesdays.", scope="project")
+    assert isinstance(port, Committed)
+    writer = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    said_otherwise = writer.add("The gateway listens on port 9090.", kind="memory")
+    writer.add("Deploys go out on Tuesdays.", kind="memory")  # the person's own copy
+    statements: list[str] = []
+
+    def counted() -> list[tuple[str, str | None]]:
+        statements.clear()
+        app.projection.db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+        try:
+            return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
+        finally:
+            app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
+
+    counted()  # (the first read catches the claims' subject rows up)
+    few = [*counted()]
+    at_few = len(statements)
+    more = [writer.add(f"The worker {n} drains queue q{n}.", kind="memory") for n in range(40)]
+    many = counted()
+    assert few == [(said_otherwise, port.id)]
+    assert many == [(said_otherwise, port.id), *((i, None) for i in more)]
+    assert len(statements) == at_few, "\n".join(statements)

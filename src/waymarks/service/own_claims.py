@@ -88,6 +88,10 @@ class OwnClaims:
         self._read: dict[str, list[ItemView]] = {}
         self._where: list[str] | None = None  # the partitions asked, once found
         self._team: TeamSaid | None = None  # the team items here, read on first use
+        #: texts no claim here may say or contradict, and (key, polarity base) facets
+        #: no claim here holds, as :meth:`expect` found them for many texts at once
+        self._unborne: set[str] = set()
+        self._unkeyed: set[tuple[str | None, str | None]] = set()
 
     def _views(self, text: str) -> list[ItemView]:
         """The pins in effect, then the claims in effect that may say or contradict
@@ -97,7 +101,50 @@ class OwnClaims:
     def in_effect_about(self, text: str) -> list[ItemView]:
         """The pins in effect, and the claims in effect that may say ``text`` (its
         normalized words) or contradict it; the others can do neither."""
+        if text in self._unborne:
+            return list(self._pins_in_effect())
         return self._views(text)
+
+    def expect(self, states: Sequence[ItemState]) -> None:
+        """Find out at once which of ``states`` no claim here may say or contradict (no
+        subject key, text or key of theirs is any claim's here), so that
+        :meth:`in_effect_about` and :meth:`conflicting` look up only the others: a plan
+        asked the store four times per team item (80k statements, about 2 s CPU, at 20k
+        team items), almost always for nothing."""
+        from waymarks.core.contradiction import parts, signature
+        from waymarks.core.marked_forms import marked_forms
+        from waymarks.core.text import normalize
+
+        partitions = self._partitions()
+        if not partitions or not states:
+            return
+        asked: dict[str, tuple[list[str], list[str], str]] = {}
+        for state in states:
+            if state.text not in asked:
+                found = signature(state.text)
+                terms = sorted(found.subject) if found is not None else []
+                asked[state.text] = (["t:" + term for term in terms],
+                                     parts(frozenset(terms)) if terms else [],
+                                     normalize(state.text))
+        present = self._app.projection.memory_present(
+            partitions, {k for t, p, _n in asked.values() for k in (*t, *p)},
+            {norm for _t, _p, norm in asked.values()},
+            {s.key for s in states if s.key is not None},
+            {s.polarity_base for s in states if s.polarity_base is not None})
+        marked = any(p.startswith("n:[ds4:") for p in present)
+        for text, (terms, contained, norm) in asked.items():
+            # what the store's lookup (claim_subjects.bearing) may find: claims holding
+            # the subject's rarest term (so every term is some claim's), or one of its
+            # parts, or saying the text, plain or marked whole
+            borne = (bool(terms) and all(t in present for t in terms)) or any(
+                k in present for k in contained) or "n:" + norm in present or (
+                marked and any("n:" + f in present for f in marked_forms(norm)))
+            if not borne:
+                self._unborne.add(text)
+        self._unkeyed.update(
+            (s.key, s.polarity_base) for s in states
+            if (s.key is None or "y:" + s.key not in present)
+            and (s.polarity_base is None or "b:" + s.polarity_base not in present))
 
     def _pins_in_effect(self) -> list[ItemView]:
         if self._pins is None:
@@ -154,6 +201,8 @@ class OwnClaims:
         by the replay rule (the same key with another text, the opposite state)."""
         from waymarks.core.rules import find_conflicts
 
+        if (state.key, state.polarity_base) in self._unkeyed:
+            return None  # (no claim here holds its key or polarity base: expect)
         view = self._app.projection.view
         for partition in self._partitions():
             found = find_conflicts(view, msgspec.structs.replace(state, partition=partition))

@@ -234,9 +234,10 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
     held = {c.loser.id for c in held_back(state.fold)}  # an earlier claim says otherwise
     items = [i for i in team_items(app, state, active_only=True)
-             if i.state.id not in reused and i.state.id not in held and not any(
-                 # the person's own copy is already in the plan
-                 normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
+             if i.state.id not in reused and i.state.id not in held]
+    mine.expect([i.state for i in items])  # (one read for all, not one per item)
+    items = [i for i in items if not any(  # the person's own copy is already planned
+        normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
     return [TeamBlock(i.state.id, i.state.kind, i.state.text, i.entry.author,
                       i.entry.contributor, i.commit, i.state.key,

@@ -40,9 +40,10 @@ are read).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from waymarks.core import (
@@ -222,6 +223,43 @@ def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
         return []
     rows = db.execute(*_sharing_query(db, partition, subject, "i.id, i.text", ""))
     return [(str(item_id), str(text)) for item_id, text in rows]
+
+
+def present(db: sqlite3.Connection, partitions: Sequence[str], terms: Collection[str],
+            norms: Collection[str], keys: Collection[str], bases: Collection[str]
+            ) -> set[str]:
+    """Which of the facets asked some memory item of ``partitions`` has (rows caught up):
+    the subject keys among ``terms`` (as :func:`bearing` looks them up) as they are, and
+    ``norms``, ``keys`` and ``bases`` (polarity) as ``n:``, ``y:`` and ``b:`` followed by
+    the value, and every norm of a text marked whole (``n:[ds4:…``: its marked forms are
+    many, see :mod:`waymarks.core.marked_forms`). One statement a facet, from the smaller
+    side: the values asked passed as one JSON array, or the partitions' own values read
+    whole when they are fewer (a person with a few claims beside 20k team items)."""
+    where = json.dumps(list(dict.fromkeys(partitions)))
+    inside = " IN (SELECT value FROM json_each(?))"
+    found: set[str] = set()
+    for prefix, asked, table, column, kept in (
+            ("", terms, "claim_terms", "term", "1"),
+            ("n:", norms, "items", "norm", "kind = 'memory'"),
+            ("y:", keys, "items", "key", "kind = 'memory'"),
+            ("b:", bases, "items", "polarity_base", "kind = 'memory'")):
+        if not asked:
+            continue
+        rows = f"FROM {table} WHERE {kept} AND partition{inside}"
+        (held,) = db.execute(f"SELECT count(*) {rows}", (where,)).fetchone()
+        if held <= len(asked):
+            values = {str(value) for (value,) in db.execute(
+                f"SELECT DISTINCT {column} {rows} AND {column} IS NOT NULL", (where,))}
+            found.update(prefix + value for value in values & set(asked))
+        else:
+            found.update(prefix + str(value) for (value,) in db.execute(
+                f"SELECT DISTINCT {column} {rows} AND {column}{inside}",
+                (where, json.dumps(list(asked)))))
+    # a text marked whole, by its index: the marked forms of each norm asked were 380k
+    found.update("n:" + str(norm) for (norm,) in db.execute(
+        f"SELECT DISTINCT norm FROM items WHERE kind = 'memory' AND partition{inside}"
+        " AND norm >= '[ds4:' AND norm < '[ds4;'", (where,)))
+    return found
 
 
 #: the statuses of a claim the person took out of effect (``service.own_claims.RETIRED``)

@@ -10,7 +10,7 @@ from reaching past this surface (no SQL, no connection outside ``store/``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -64,6 +64,9 @@ class Store(Protocol):
     def claim_subjects_behind(self) -> bool: ...
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,
                      norm: str, also: Sequence[str] = ()) -> list[str]: ...
+    def memory_present(self, partitions: Sequence[str], terms: Collection[str],
+                       norms: Collection[str], keys: Collection[str],
+                       bases: Collection[str]) -> set[str]: ...
     def expand_prefix(self, kind: str, ref: str, session_id: str,
                       project: str) -> str | None: ...
     def ids_starting(self, kind: str, ref: str, session_id: str,

@@ -11,7 +11,7 @@ runs one contract against every implementation.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -221,6 +221,20 @@ class ProjectionReads:
             found.update(dict.fromkeys(claim_subjects.bearing(
                 self.db, partition, subject or frozenset(), norm, also)))
         return list(found)
+
+    def memory_present(self, partitions: Sequence[str], terms: Collection[str],
+                       norms: Collection[str], keys: Collection[str],
+                       bases: Collection[str]) -> set[str]:
+        """Which of these facets any memory item of ``partitions`` (any status) has, in
+        four reads: subject keys of the claims' subject rows (``t:``/``k:``, as
+        :func:`~waymarks.store.claim_subjects.bearing` looks them up), and ``norms``,
+        ``keys`` and polarity ``bases`` of the items, each answered with its prefix
+        (``n:``, ``y:``, ``b:``; a subject key is its own). A plan asks it once for all its
+        team items, then looks up only those whose facets some claim here has: each one
+        was looked up alone (four statements a team item, 80k a plan at 20k of them)."""
+        from waymarks.store import claim_subjects
+
+        return claim_subjects.present(self.db, partitions, terms, norms, keys, bases)
 
     def recall_index(self) -> RecallIndex:
         """The recall index over this projection."""
