@@ -422,6 +422,10 @@ class TeamFold:
         fold.add(list(entries))
         return fold
 
+    def applied_entries(self) -> list[TeamEntry]:
+        """The entries folded, in fold order (removals included)."""
+        return [applied.entry for applied in self._applied]
+
     def states(self) -> list[ItemState]:
         """Every item, in replay order."""
         return sorted(self.view.items.values(), key=lambda s: s.seq)
@@ -471,22 +475,21 @@ def open_conflicts(fold: TeamFold) -> list[Conflict]:
     return found
 
 
-def held_back(fold: TeamFold) -> list[Conflict]:
+def held_back(fold: TeamFold, known: Sequence[Conflict] | None = None) -> list[Conflict]:
     """Active claims that contradict an earlier active claim by the rules a local write
     is refused by (:func:`~waymarks.core.rules.find_contradictions`: "runs 3 replicas" /
     "runs 5 replicas", no key in common), which the fold's replay rule does not apply:
     two teammates who shared them before either pulled both kept them active. The later
     in replay order is held back (not planned) until someone settles it, the same on
-    every clone; a claim held back keeps nothing else back."""
+    every clone; a claim held back keeps nothing else back. ``known``: the answer for
+    these very entries, kept by an earlier process (its check signs every claim)."""
     # kept per fold state: every plan asks (a warm helper's fold stays the same between
     # pulls), and the walk runs a write's contradiction check per active claim
-    version = (len(fold._applied), fold._orders[-1] if fold._orders else None,
-               fold.refolds, fold.rewound)
-    if fold._held is not None and fold._held[0] == version:
-        return list(fold._held[1])
-    found: list[Conflict] = []
+    if held_known(fold):
+        return list(fold._held[1])  # type: ignore[index]
+    found: list[Conflict] = list(known or ())
     held: set[str] = set()
-    for state in fold.states():
+    for state in fold.states() if known is None else ():
         if state.kind != "memory" or state.status != "active":
             continue
         hits = (fold.view.get(i) for i in find_contradictions(
@@ -496,8 +499,18 @@ def held_back(fold: TeamFold) -> list[Conflict]:
         if earlier:
             held.add(state.id)
             found.append(Conflict(state, earlier))
-    fold._held = (version, tuple(found))
+    fold._held = (_held_version(fold), tuple(found))
     return found
+
+
+def held_known(fold: TeamFold) -> bool:
+    """Whether :func:`held_back` has its answer for ``fold`` as it is now, in memory."""
+    return fold._held is not None and fold._held[0] == _held_version(fold)
+
+
+def _held_version(fold: TeamFold) -> tuple[Any, ...]:
+    return (len(fold._applied), fold._orders[-1] if fold._orders else None, fold.refolds,
+            fold.rewound)
 
 
 def _superseded_first(fold: TeamFold, lost: ItemState) -> tuple[ItemState, ...]:

@@ -12,13 +12,14 @@ import msgspec
 from waymarks.core.model import MemoryItem
 from waymarks.core.rules import ItemState
 from waymarks.core.secrets import redact
-from waymarks.core.team import TeamEntry, held_back, lost_withdrawals, open_conflicts
+from waymarks.core.team import TeamEntry, lost_withdrawals, open_conflicts
 from waymarks.core.text import shell_command
 from waymarks.service import team_git
 from waymarks.service.own_claims import OwnClaims, OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
 from waymarks.service.team_anchors import anchors_path
 from waymarks.service.team_excluded import exclusion_reason
+from waymarks.service.team_held import held_back_here, team_checks
 
 if TYPE_CHECKING:
     from waymarks.planner.team import TeamBlock
@@ -128,7 +129,7 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
     it, its own text included)."""
     rows = []
     for rule, conflicts in (("key", open_conflicts(state.fold)),
-                            ("signature", held_back(state.fold))):
+                            ("signature", held_back_here(app, state.fold))):
         for conflict in conflicts:
             loser = state.fold.entries[conflict.loser.id]
             for winner in conflict.winners:
@@ -232,10 +233,12 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     mine = OwnClaims(app)
     state = refresh(app)
     reused = state.fold.duplicates()  # whose text it is cannot be told: neither is planned
-    held = {c.loser.id for c in held_back(state.fold)}  # an earlier claim says otherwise
+    # an earlier claim says otherwise; and the claims' subjects (kept between processes)
+    checks = team_checks(app, state.fold)
+    held = {c.loser.id for c in checks.held}
     items = [i for i in team_items(app, state, active_only=True)
              if i.state.id not in reused and i.state.id not in held]
-    mine.expect([i.state for i in items])  # (one read for all, not one per item)
+    mine.expect([i.state for i in items], checks.subjects)  # (one read for all items)
     items = [i for i in items if not any(  # the person's own copy is already planned
         normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
     items.sort(key=lambda i: i.state.kind != "pin")  # stable: replay order within a kind
