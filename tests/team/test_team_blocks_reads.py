@@ -103,3 +103,40 @@ def test_team_blocks_read_the_store_as_often_at_any_number_of_team_items(
     assert few == [(said_otherwise, port.id)]
     assert many == [(said_otherwise, port.id), *((i, None) for i in more)]
     assert len(statements) == at_few, "\n".join(statements)
+
+
+def test_team_items_one_claim_bears_on_are_looked_up_together(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    """A claim of the person's whose subject is a part of every team item's ("the
+    service port" of "service number N … port") made the plan look each team item up
+    alone: 160k statements and 9 s CPU a plan at 20k team items."""
+    team.forget_process_state()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    app = make_app()
+    app.trust(str(project))
+    app.remember("The service port is 80.", scope="project")
+    five = app.remember("The service number 5 listens on port 8080.", scope="project")
+    assert isinstance(five, Committed)
+    writer = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    statements: list[str] = []
+
+    def counted() -> list[tuple[str, str | None]]:
+        team.forget_process_state()
+        statements.clear()
+        app.projection.db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+        try:
+            return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
+        finally:
+            app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
+
+    written = [writer.add(f"The service number {n} listens on port {10000 + n}.",
+                          kind="memory") for n in range(4, 7)]
+    counted()  # (the first read catches the claims' subject rows up)
+    assert counted() == [(written[0], None), (written[1], five.id), (written[2], None)]
+    at_few = len(statements)
+    written += [writer.add(f"The service number {n} listens on port {10000 + n}.",
+                           kind="memory") for n in range(7, 40)]
+    many = counted()
+    assert [i for i, by in many if by] == [written[1]] and len(many) == len(written)
+    assert len(statements) == at_few, "\n".join(statements)

@@ -138,6 +138,7 @@ class OwnClaims:
             {s.key for s in states if s.key is not None},
             {s.polarity_base for s in states if s.polarity_base is not None})
         marked = any(p.startswith("n:[ds4:") for p in present)
+        bearing: dict[str, tuple[frozenset[str], str]] = {}
         for text, (terms, contained, norm) in asked.items():
             # what the store's lookup (claim_subjects.bearing) may find: claims holding
             # the subject's rarest term (so every term is some claim's), or one of its
@@ -147,6 +148,18 @@ class OwnClaims:
                 marked and any("n:" + f in present for f in marked_forms(norm)))
             if not borne:
                 self._unborne.add(text)
+            elif text not in self._read:
+                bearing[text] = (frozenset(t.removeprefix("t:") for t in terms), norm)
+        if bearing:  # the claims of the others, read for all of them at once
+            read = self._app.projection.memory_about_many(
+                partitions, [(subject or None, norm, marked_forms(norm))
+                             for subject, norm in bearing.values()])
+            views = {v.id: v for v in self._app.items(
+                "memory", ids=list({i for ids in read for i in ids}))} if any(read) else {}
+            order = {item_id: n for n, item_id in enumerate(views)}  # creation order
+            for text, ids in zip(bearing, read, strict=True):
+                self._read[text] = [views[i] for i in sorted(
+                    (i for i in ids if i in views), key=order.__getitem__)]
         self._unkeyed.update(
             (s.key, s.polarity_base) for s in states
             if (s.key is None or "y:" + s.key not in present)

@@ -280,24 +280,61 @@ def bearing(db: sqlite3.Connection, partition: str, subject: frozenset[str], nor
     subject (the 10k superseded versions of a counter a script updates) are left out in
     SQL, unread: only a retired text holding a tag is read here, to compare without it
     (the caller reads and verifies the verified row of each ID and judges it again)."""
+    return bearing_many(db, partition, [(subject, norm, tuple(also))])[0]
+
+
+def bearing_many(db: sqlite3.Connection, partition: str,
+                 asks: Sequence[tuple[frozenset[str], str, Sequence[str]]]
+                 ) -> list[list[str]]:
+    """:func:`bearing` of each ``(subject, norm, also)`` asked, in three statements
+    whatever their number (the terms' counts, the subject rows, the texts): a plan
+    looked its team items up one by one, 160k statements and 9 s CPU at 20k of them
+    beside one claim of the person's whose subject is a part of every one of theirs."""
     statuses = ",".join("?" * len(RETIRED))
-    # a row kept: in effect, or retired saying norm (its norm column, or a tag to strip)
+    inside = " IN (SELECT value FROM json_each(?))"
+    # a row kept: in effect, or retired saying a norm asked (or holding a tag to strip);
+    # which norm, and the tag stripped, is judged per ask below
     where = (f" AND (i.status = 'active' OR (i.status IN ({statuses})"
-             " AND (i.norm = ? OR instr(i.text, ?) > 0)))")
-    args = (*RETIRED, norm, _MARKER_HINT)
+             f" AND (i.norm{inside} OR instr(i.text, ?) > 0)))")
+    args = (*RETIRED, json.dumps(list({norm for _s, norm, _a in asks})), _MARKER_HINT)
     # (the text of a retired row only: one in effect is kept as it is)
     columns = "i.seq, i.id, i.status, CASE i.status WHEN 'active' THEN '' ELSE i.text END"
-    found: dict[str, tuple[int, str, str, str]] = {}
-    if subject:
-        query, params = _sharing_query(db, partition, subject, columns, where)
-        found.update((str(row[1]), row) for row in db.execute(query, (*params, *args)))
-    norms = list(dict.fromkeys((norm, *also)))
-    found.update((str(row[1]), row) for row in db.execute(
-        f"SELECT {columns} FROM items AS i WHERE i.kind = 'memory'"
-        f" AND i.partition = ? AND i.norm IN ({','.join('?' * len(norms))})" + where,
-        (partition, *norms, *args)))
-    return [item_id for _seq, item_id, status, text in sorted(found.values())
-            if status == "active" or normalize(strip_markers(str(text))) == norm]
+    terms = sorted({"t:" + term for subject, _n, _a in asks for term in subject})
+    counts = dict(db.execute(
+        f"SELECT term, claims FROM claim_terms WHERE partition = ? AND term{inside}",
+        (partition, json.dumps(terms))).fetchall()) if terms else {}
+    keys: list[list[str]] = []
+    for subject, _norm, _also in asks:
+        if subject:  # the rarest term's claims, and those of the parts of the subject
+            rarest = min(sorted(subject), key=lambda term: (counts.get("t:" + term, 0), term))
+            keys.append(["t:" + rarest, *parts(subject)])
+        else:
+            keys.append([])
+    by_key: dict[str, list[tuple[int, str, str, str]]] = {}
+    asked = sorted({key for found in keys for key in found})
+    if asked:  # (the rows of the keys first: see _sharing_query)
+        for term, *row in db.execute(
+                f"SELECT s.term, {columns} FROM (SELECT DISTINCT term, item FROM"
+                f" claim_subjects WHERE partition = ? AND term{inside}) AS s"
+                " CROSS JOIN items AS i ON i.rowid = s.item"
+                f" WHERE i.kind = 'memory' AND i.partition = ?{where}",
+                (partition, json.dumps(asked), partition, *args)):
+            by_key.setdefault(str(term), []).append(tuple(row))
+    by_norm: dict[str, list[tuple[int, str, str, str]]] = {}
+    norms = sorted({n for _s, norm, also in asks for n in (norm, *also)})
+    for norm, *row in db.execute(
+            f"SELECT i.norm, {columns} FROM items AS i WHERE i.kind = 'memory'"
+            f" AND i.partition = ? AND i.norm{inside}" + where,
+            (partition, json.dumps(norms), *args)):
+        by_norm.setdefault(str(norm), []).append(tuple(row))
+    answers = []
+    for (_subject, norm, also), found_keys in zip(asks, keys, strict=True):
+        found = {str(row[1]): row for key in found_keys for row in by_key.get(key, ())}
+        found.update((str(row[1]), row) for n in dict.fromkeys((norm, *also))
+                     for row in by_norm.get(n, ()))
+        answers.append([item_id for _seq, item_id, status, text in sorted(found.values())
+                        if status == "active" or normalize(strip_markers(str(text))) == norm])
+    return answers
 
 
 def _sharing_query(db: sqlite3.Connection, partition: str, subject: frozenset[str],

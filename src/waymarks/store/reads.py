@@ -214,13 +214,22 @@ class ProjectionReads:
         expired, superseded) whose text, marker tags aside, says ``norm``
         (:func:`~waymarks.store.claim_subjects.bearing`: the other versions of a subject
         are left out in SQL, a supersede chain's thousands)."""
+        return self.memory_about_many(partitions, [(subject, norm, also)])[0]
+
+    def memory_about_many(self, partitions: Sequence[str],
+                          asks: Sequence[tuple[frozenset[str] | None, str, Sequence[str]]]
+                          ) -> list[list[str]]:
+        """:meth:`memory_about` of each ``(subject, norm, also)`` asked, in a few
+        statements a partition whatever their number (a plan's team items)."""
         from waymarks.store import claim_subjects
 
-        found: dict[str, None] = {}
+        found: list[dict[str, None]] = [{} for _ask in asks]
         for partition in dict.fromkeys(partitions):
-            found.update(dict.fromkeys(claim_subjects.bearing(
-                self.db, partition, subject or frozenset(), norm, also)))
-        return list(found)
+            for ids, more in zip(found, claim_subjects.bearing_many(
+                    self.db, partition, [(subject or frozenset(), norm, tuple(also))
+                                         for subject, norm, also in asks]), strict=True):
+                ids.update(dict.fromkeys(more))
+        return [list(ids) for ids in found]
 
     def memory_present(self, partitions: Sequence[str], terms: Collection[str],
                        norms: Collection[str], keys: Collection[str],
