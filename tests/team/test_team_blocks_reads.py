@@ -88,12 +88,7 @@ def test_team_blocks_read_the_store_as_often_at_any_number_of_team_items(
     statements: list[str] = []
 
     def counted() -> list[tuple[str, str | None]]:
-        statements.clear()
-        app.projection.db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
-        try:
-            return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
-        finally:
-            app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
+        return _blocks_counting(app, statements)
 
     counted()  # (the first read catches the claims' subject rows up)
     few = [*counted()]
@@ -123,12 +118,7 @@ def test_team_items_one_claim_bears_on_are_looked_up_together(
 
     def counted() -> list[tuple[str, str | None]]:
         team.forget_process_state()
-        statements.clear()
-        app.projection.db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
-        try:
-            return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
-        finally:
-            app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
+        return _blocks_counting(app, statements)
 
     written = [writer.add(f"The service number {n} listens on port {10000 + n}.",
                           kind="memory") for n in range(4, 7)]
@@ -172,3 +162,13 @@ def test_only_parts_of_terms_some_claim_holds_are_worked_out(
     blocks = [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
     assert blocks == [*((i, None) for i in written), (said_otherwise, gateway.id)]
     assert all("gateway" in subject for subject in asked), asked
+
+
+def _blocks_counting(app: Waymarks, statements: list[str]) -> list[tuple[str, str | None]]:
+    """The team blocks (ID, overriding claim), ``statements`` the SQL they ran."""
+    statements.clear()
+    app.projection.db.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+    try:
+        return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
+    finally:
+        app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
