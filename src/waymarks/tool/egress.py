@@ -200,6 +200,14 @@ def render_text(details: dict[str, Any]) -> str:
         lines.append(" ".join(f"{k}={_value(item[k])}" for k in sorted(item)))
     if details.get("truncated"):
         lines.append("more items exist; raise maxResults or narrow the query")
+    if details.get("stale"):  # (a full disk: what the command line says, without a path)
+        lines.append(f"may be stale ({_value(details['stale'])}): read as it was last "
+                     "written, without memory recorded since or not yet indexed; nothing "
+                     "can be written until space is freed")
+    if details.get("passedOver"):
+        lines.append(f"passed over {_value(details['passedOver'])} newer session file(s) "
+                     "cut short: what is shown comes from an older session "
+                     "(`waymarks health` names them)")
     return "\n".join(lines)
 
 

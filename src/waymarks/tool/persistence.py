@@ -88,7 +88,7 @@ from waymarks.tool.confirmation import (
 )
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import preview
-from waymarks.tool.results import PersistenceClass, ToolResult, listing, result
+from waymarks.tool.results import PersistenceClass, ToolResult, listing, read_noted, result
 from waymarks.tool.revisions import (
     Context,
     Revisions,
@@ -199,7 +199,7 @@ class ContextPersistence:
                 if session is None:
                     return result(name, "unavailable", error="runtime-unavailable")
                 if request.action.klass == "read":
-                    return self._read(request, session)
+                    return read_noted(self._read(request, session), self.app)
                 if unsaved(session) is not None:  # (its message is the CLI's to show)
                     return result(name, "rejected", error="not-saved")
                 return self._plan(request, session)

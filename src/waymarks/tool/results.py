@@ -9,12 +9,15 @@ model sent and nothing a person confirmed is ever copied into a result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
 from waymarks.tool.contract import RESULT_CONTRACT
 from waymarks.tool.egress import result_text
+
+if TYPE_CHECKING:
+    from waymarks.service.app import Waymarks
 
 Outcome = Literal["ok", "committed", "rejected", "cancelled", "unavailable",
                   "committed_projection_pending", "indeterminate"]
@@ -22,6 +25,8 @@ PersistenceClass = Literal["read", "canonical", "derived-local-policy"]
 #: outcomes where nothing was done, or where it cannot be shown that it was: an MCP
 #: result says ``isError`` for these (the categorized outcome stays in the details)
 FAILED: Final = frozenset({"rejected", "cancelled", "unavailable", "indeterminate"})
+#: a read's ``stale``: the home's disk is full, the database read as it is
+STALE: Final = "disk-full"
 
 
 class ToolResult(msgspec.Struct, frozen=True):
@@ -59,3 +64,16 @@ def listing(action: str, items: Sequence[dict[str, Any]], truncated: bool,
             previews: Sequence[str] = ()) -> ToolResult:
     base = result(action, "ok", persistence="read", items=list(items), truncated=truncated)
     return ToolResult(base.details, tuple(previews))
+
+
+def read_noted(done: ToolResult, app: Waymarks) -> ToolResult:
+    """A read, with what the command line says of its answer as metadata (no path, no
+    error's words): ``stale`` on a full disk (the database read as it is: it may lack
+    what was written since, and a find misses memory not yet indexed), and
+    ``passedOver``, how many newer session files cut short it passed over."""
+    said = {"stale": STALE if app.stale_note is not None else None,
+            "passedOver": len(app.passed_over) if app.passed_over_note else None}
+    if not any(said.values()):
+        return done
+    return ToolResult({**done.details, **{k: v for k, v in said.items() if v}},
+                      done.previews)

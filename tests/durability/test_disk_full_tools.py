@@ -1,0 +1,68 @@
+"""The model's tools on a full disk and over a session file cut short: what they read is
+said to be read as it is, as the command line says it (``tests/durability/test_disk_full``
+mounts the small file system and fills it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.durability.test_disk_full import fill, small_fs  # noqa: F401 (the fixture)
+from tests.tool.test_persistence import Person
+from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed
+from waymarks.tool.persistence import ContextPersistence
+
+
+def test_context_persistence_reads_on_a_full_disk_say_they_may_be_stale(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """On a full disk `context_persistence`'s lists and finds answered `ok` from the
+    database as it is without a word, a memory not yet indexed for recall missing from
+    `memory_find` (the model told, in effect, that no such memory exists), where
+    `memory_recall` and the command line say the answer may be stale. Each read now says
+    so (``stale``: a code, the result being metadata only), and none once room is
+    freed."""
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    app.session_say("Please keep track of the build")
+    assert isinstance(app.remember("The build command is make ship."), Committed)
+    tool = ContextPersistence(app)
+    assert "stale" not in tool.call({"action": "memory_list"}, Person()).details
+    app.close()
+    filler = fill(small_fs)
+    for arguments in ({"action": "memory_list"}, {"action": "pins_list"},
+                      {"action": "memory_find", "query": "build command"},
+                      {"action": "memory_sources"}):
+        answer = tool.call(arguments, Person())
+        assert answer.outcome == "ok" and answer.details.get("stale") == "disk-full", answer
+        assert "may be stale" in answer.text and str(small_fs) not in answer.text
+    filler.unlink()
+    answer = tool.call({"action": "memory_find", "query": "build command"}, Person())
+    assert answer.details["items"] and "stale" not in answer.details, answer.details
+    app.close()
+
+
+def test_context_persistence_reads_name_a_newer_session_file_cut_short(
+        tmp_path: Path, project: Path) -> None:
+    """A newer session file of the project cut short is passed over for the older one,
+    and every command and `memory_recall` say so (``passedOver``); the tool's lists
+    answered from the older session without a word. They now count the files passed
+    over (no path: a result is metadata only), none once the file is gone."""
+    from waymarks.ledger.discovery import canonical_project_path, session_dir
+
+    home = tmp_path / "home"
+    with Waymarks(home, cwd=str(project)) as app:
+        assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    [ledger] = session_dir(home, canonical_project_path(str(project))).glob("*.jsonl")
+    cut = ledger.parent / ("9" + ledger.name[1:])  # sorts after it: the newer one
+    cut.write_bytes(ledger.read_bytes()[:40])
+    with Waymarks(home, cwd=str(project)) as server:  # a server started now
+        answer = ContextPersistence(server).call({"action": "memory_list"}, Person())
+    assert answer.outcome == "ok" and answer.details["passedOver"] == 1, answer.details
+    assert answer.details["items"] and "older session" in answer.text
+    assert str(cut) not in answer.text
+    cut.unlink()
+    with Waymarks(home, cwd=str(project)) as server:
+        answer = ContextPersistence(server).call({"action": "memory_list"}, Person())
+    assert "passedOver" not in answer.details
