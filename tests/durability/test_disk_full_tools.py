@@ -4,7 +4,11 @@ mounts the small file system and fills it)."""
 
 from __future__ import annotations
 
+import io
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +70,50 @@ def test_context_persistence_reads_name_a_newer_session_file_cut_short(
     with Waymarks(home, cwd=str(project)) as server:
         answer = ContextPersistence(server).call({"action": "memory_list"}, Person())
     assert "passedOver" not in answer.details
+
+
+class _Between(io.StringIO):
+    """Pi's requests, ``before[n]`` run before the n-th line is read (the disk filled or
+    freed between two requests of one long-lived bridge)."""
+
+    def __init__(self, requests: list[dict[str, Any]],
+                 before: dict[int, Callable[[], object]]) -> None:
+        super().__init__("".join(json.dumps(r) + "\n" for r in requests))
+        self.before, self.lines = before, 0
+
+    def readline(self, size: int | None = -1) -> str:
+        self.lines += 1
+        if self.lines in self.before:
+            self.before[self.lines]()
+        return super().readline(size)
+
+
+def test_pis_plan_on_a_full_disk_says_it_may_be_stale(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Pi's plan on a full disk was made from the database as it is and answered without a
+    word, where the command line, the Claude Code hook and memory_recall say it may be
+    stale and that nothing can be written until space is freed: the person using Pi never
+    heard that their pins and memory stopped being stored. The plan's answer carries the
+    note (``stale``, which the extension shows once), and one bridge's next plan after
+    room is freed none."""
+    from waymarks.hosts.pi_bridge import Bridge
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    home = small_fs / "home"
+    with Waymarks(home, cwd=str(project)) as app:
+        assert isinstance(app.pin("Always run the linters"), Committed)
+    plan = {"method": "plan", "params": {"prompt": "how do we lint?"}}
+    requests = [{"id": 1, "method": "initialize", "params": {"cwd": str(project)}},
+                {"id": 2, **plan}, {"id": 3, **plan}, {"id": 4, "method": "shutdown"}]
+
+    def plans(between: dict[int, Callable[[], object]]) -> list[dict[str, Any]]:
+        stdout = io.StringIO()
+        Bridge(home, _Between(requests, between), stdout).serve()
+        return [json.loads(line)["result"] for line in stdout.getvalue().splitlines()[1:3]]
+
+    assert [answer["stale"] for answer in plans({})] == [None, None]
+    filler = fill(small_fs)  # then Pi starts (its bridge with it), and room is freed
+    full, freed = plans({3: filler.unlink})
+    assert any("Always run the linters" in m["content"] for m in full["messages"])
+    assert "is full" in full["stale"] and "space is freed" in full["stale"], full
+    assert freed["stale"] is None and freed["messages"], freed

@@ -349,6 +349,8 @@ class Bridge:
                 # and why learned memory was left out (its ranking still being built, its
                 # ledger unreadable: a plan's notes are learned memory's)
                 "learnedLeftOut": plan.notes[0] if plan.notes else None,
+                # a full disk: planned from the database as it is (the hook says so too)
+                "stale": self._app().stale_note,
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:

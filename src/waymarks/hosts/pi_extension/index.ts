@@ -54,6 +54,7 @@ export default function waymarks(pi: any) {
 	const bridge = new Bridge(pi, warn);
 	let pinsSaid: string | undefined; // the pins' fallback last said (bridge's `pinsLeftOut`)
 	let learnedSaid: string | undefined; // why learned memory was left out, last said (`learnedLeftOut`)
+	let staleSaid: string | undefined; // the full disk's note last said (`stale`)
 	let turnEnded: Array<() => void> = [];
 	let turnStarted: Array<() => void> = [];
 	/** entry IDs whose turn was judged for learning capture: present at session start, or
@@ -279,6 +280,10 @@ export default function waymarks(pi: any) {
 				const learned = typeof plan.learnedLeftOut === "string" ? plan.learnedLeftOut : undefined;
 				if (learned && learned !== learnedSaid && ctx.hasUI) ctx.ui.notify(`Waymarks: ${learned}`, "info");
 				learnedSaid = learned;
+				// a full disk: planned from the database as it is, nothing new stored (said once)
+				const stale = typeof plan.stale === "string" ? plan.stale : undefined;
+				if (stale && stale !== staleSaid && ctx.hasUI) ctx.ui.notify(`Waymarks: ${stale}`, "warning");
+				staleSaid = stale;
 			}
 			if (!bridge.cachedPlan.messages.length) return undefined;
 			const injected = bridge.cachedPlan.messages.map((m: Json) => ({
