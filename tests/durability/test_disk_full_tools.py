@@ -117,3 +117,28 @@ def test_pis_plan_on_a_full_disk_says_it_may_be_stale(
     assert any("Always run the linters" in m["content"] for m in full["messages"])
     assert "is full" in full["stale"] and "space is freed" in full["stale"], full
     assert freed["stale"] is None and freed["messages"], freed
+
+
+def test_the_manifest_on_a_full_disk_does_not_pass_for_the_last_plans(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A plan on a full disk saves no manifest (490f0cfa), and `manifest` then described the
+    plan before it as "the last plan", its memory included and not the one this plan
+    included, saying only that the database may be stale. The plan now says its
+    manifest was not saved, and `manifest` that it shows the last one saved before the
+    disk filled, which a plan made since is not."""
+    from tests.durability.test_disk_full import _full_after_a_plan
+    from waymarks.cli.main import main
+
+    home, filler = _full_after_a_plan(small_fs, project, monkeypatch, capsys)
+    database = (home / "waymarks.db").read_bytes()
+    assert main(["--json", "plan", "written before"]) == 0
+    assert "manifest was not saved" in json.loads(capsys.readouterr().out)["stale"]
+    for command in ("manifest", "included", "excluded", "tokens"):
+        assert main(["--json", command]) == 0
+        said = json.loads(capsys.readouterr().out)["stale"]
+        assert "last plan saved before the disk filled" in said, (command, said)
+    assert (home / "waymarks.db").read_bytes() == database
+    filler.unlink()
+    assert main(["--json", "manifest"]) == 0
+    assert "stale" not in json.loads(capsys.readouterr().out)

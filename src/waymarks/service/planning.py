@@ -450,7 +450,15 @@ def pins_left_out(app: Waymarks) -> str | None:
 
 @recovering
 def last_manifest(app: Waymarks) -> dict[str, Any] | None:
-    return app.projection.last_manifest()
+    """The last plan's manifest saved; on a full disk the note says it is the last one saved
+    before the disk filled (a plan since saved none: it passed for theirs)."""
+    manifest = app.projection.last_manifest()
+    if app.read_only:
+        from waymarks.service.projection_fill import stale_too
+
+        stale_too(app, "the manifest shown is the last plan saved before the disk filled; a "
+                  "plan made since is not in it")
+    return manifest
 
 
 def _memories(app: Waymarks, prompt: str, history: Sequence[str],
@@ -588,6 +596,10 @@ def _remember_manifest(app: Waymarks, plan: Plan) -> None:
     """Save the plan's manifest for `explain`; not on a full disk (the database read as it
     is: a cache is not worth failing the plan for, and ``app.stale_note`` says so)."""
     if app.read_only:
+        from waymarks.service.projection_fill import stale_too
+
+        stale_too(app, "this plan's manifest was not saved (`manifest` shows the last plan "
+                  "saved before the disk filled)")
         return
     # the pins' entries come first, the same plan after plan: the store keeps them apart
     pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),

@@ -103,11 +103,15 @@ def unindexed(app: Waymarks, lag: int) -> None:
     """Say on ``app.stale_note`` (once) that up to ``lag`` memories in the database read as
     it is on a full disk were not searched: the recall index cannot be brought up to date
     there, and "Nothing recalled" alone read as though they said nothing of the query."""
-    said = (f"; up to {lag:,} {'memory' if lag == 1 else 'memories'} recorded since the "
-            "recall index was last brought up to date are not indexed for recall, so no "
-            "recall searches them until space is freed")
-    if app.stale_note is not None and said not in app.stale_note:
-        app.stale_note += said
+    stale_too(app, f"up to {lag:,} {'memory' if lag == 1 else 'memories'} recorded since "
+              "the recall index was last brought up to date are not indexed for recall, so "
+              "no recall searches them until space is freed")
+
+
+def stale_too(app: Waymarks, said: str) -> None:
+    """Add ``said`` (once) to ``app.stale_note``, what a read on a full disk could not do."""
+    if app.stale_note is not None and f"; {said}" not in app.stale_note:
+        app.stale_note += f"; {said}"
 
 
 def start_worker(app: Waymarks) -> str | None:
