@@ -142,3 +142,29 @@ def test_the_manifest_on_a_full_disk_does_not_pass_for_the_last_plans(
     filler.unlink()
     assert main(["--json", "manifest"]) == 0
     assert "stale" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_server_whose_disk_fills_still_recalls_what_is_indexed(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A long-lived process (the MCP server) that opened the database with room, recorded a
+    memory, then the disk filled: every `memory_recall` answered `unavailable`
+    (database_error), the build command it had recalled a moment before too, until room
+    was freed: the recall indexes what it is behind on first, a write. It now answers
+    from what is indexed, saying the disk is full and how many memories it could not
+    search; the next request once room is freed recalls the new memory, no note."""
+    from waymarks.tool.recall import memory_recall
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    assert isinstance(app.remember("The build command is make ship."), Committed)
+    assert memory_recall(app, "build command")["claims"]  # (indexed for recall)
+    assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    filler = fill(small_fs)
+    for _ in range(2):
+        answer = memory_recall(app, "build command")
+        assert answer["outcome"] == "ok" and answer["claims"], answer
+        assert "is full" in answer["stale"] and "1 memory" in answer["stale"], answer
+    filler.unlink()
+    answer = memory_recall(app, "deploy day")
+    assert answer["claims"] and "stale" not in answer, answer
+    app.close()

@@ -198,16 +198,17 @@ class Waymarks:
         """Between requests, close a database read as it is (a full disk) once room is
         freed: a long-lived process opens it as usual again (it read that copy for good).
         The session's entry index read through it goes too (it failed: a closed database)."""
-        if not self.read_only:
+        if self.stale_note is None:
             return
-        from waymarks.files.space import nearly_full  # (only a database read as it is asks)
+        from waymarks.files.space import nearly_full  # (only a request that had a note asks)
 
-        if not nearly_full(self.home):
-            rebuilding.close_quietly(self._projection)
-            self._projection = None
-            self.stale_note = None
-            if self._session is not None:
-                self._session.drop_index()
+        if not nearly_full(self.home):  # (room again)
+            self.stale_note = None  # (read as it is, or a recall that could not index)
+            if self.read_only:
+                rebuilding.close_quietly(self._projection)
+                self._projection = None
+                if self._session is not None:
+                    self._session.drop_index()
 
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless

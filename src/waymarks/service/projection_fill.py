@@ -95,8 +95,20 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
                            f"always): up to {lag:,} memories are not indexed for recall yet, "
                            f"more than a prompt's hook may index; {doing}.")
         return
-    with app.projection.transaction():
-        index.catch_up()
+    import sqlite3
+
+    from waymarks.service.database_errors import disk_full
+
+    try:
+        with app.projection.transaction():
+            index.catch_up()
+    except sqlite3.Error as exc:  # the disk filled under a process that opened it with room:
+        if not disk_full(exc, app.db_path):  # what is indexed still answers (it answered
+            raise  # unavailable), and the note says what was not searched, as read as it is
+        app.stale_note = app.stale_note or (f"the disk holding {app.home} is full, so "
+                                            "nothing can be written until space is freed "
+                                            "there")
+        unindexed(app, index.lag())
 
 
 def unindexed(app: Waymarks, lag: int) -> None:
