@@ -18,7 +18,8 @@ PW = "Xk9vTq2mWz8rLp4nB7cD"
 HEX = "a3f94c1e" * 8  # ``openssl rand -hex 32``
 
 #: what ``docker inspect`` prints under ``"Env"`` for official images (python, postgres,
-#: redis, php, nginx, ruby, eclipse-temurin, CUDA) and a pod: none is a credential
+#: redis, php, nginx, ruby, eclipse-temurin, CUDA, rabbitmq: its key ID written ``0x…``)
+#: and a pod: none is a credential
 IMAGE_SETTINGS = [
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
     "GPG_KEY=7169605F62C751356D054A26A821E680E5FA6305", "PYTHON_VERSION=3.12.4",
@@ -36,6 +37,7 @@ IMAGE_SETTINGS = [
     "KUBERNETES_PORT=tcp://10.96.0.1:443", "GIT_COMMIT=9fceb02d0ae598e95dc970b74767f19372d61af8",
     "REQUEST_ID=01HQ3Z9X7Y8W6V5T4S3R2Q1P0N", "SERVICE_NAME=MyServiceV2Production",
     "INSTANCE_ID=3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+    "RABBITMQ_PGP_KEY_ID=0x0A9AF2115F4687BD29803A206B73A36E6026DFCA",
 ]
 
 CASES: list[tuple[str, str]] = [

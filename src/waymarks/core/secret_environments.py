@@ -64,7 +64,8 @@ _TOKEN: Final = lazy(r"[A-Za-z0-9+/_-]{16,4096}={0,2}", re.ASCII)
 _CHANGES: Final = 0.4
 #: padded base64 this long decodes to 16+ bytes (a key, not a word)
 _PADDED_MIN: Final = 24
-_HEX: Final = lazy(r"[0-9A-Fa-f]{32,4096}", re.ASCII)
+#: 32+ hex digits, ``0x`` before them or not (rabbitmq's image writes its key's ID so)
+_HEX: Final = lazy(r"(?:0[xX])?[0-9A-Fa-f]{32,4096}", re.ASCII)
 #: a name saying its hex is public: a digest, a commit, a key's ID or fingerprint (every
 #: official image's ``PYTHON_SHA256``, ``REDIS_DOWNLOAD_SHA``, ``GPG_KEY``; a CI's
 #: ``GIT_COMMIT``)
@@ -78,7 +79,8 @@ def _class(c: str) -> int:
 
 def generated(name: str, value: str) -> bool:
     """Whether ``value``, under a name that says nothing of a credential, is one: 32+ hex
-    digits (``openssl rand -hex 32``) unless the name says a digest or an ID, or 16+
+    digits (``openssl rand -hex 32``; ``0x`` may lead them) unless the name says a digest or
+    an ID (``RABBITMQ_PGP_KEY_ID=0x0A9A…``), or 16+
     characters of a token's alphabet mixing capitals, small letters and digits, changing
     class between neighbours as a random one does, or padded base64 of 16+ bytes (``openssl
     rand -base64 32``). A container's
