@@ -110,8 +110,10 @@ def _user_and_password(name: str, sep: str) -> str:
 
 #: where a command that takes its password last ends: its line's end (CRLF too, a script
 #: saved on Windows), a shell's operator, or a comment after a space (``… admin PW  # ops``):
-#: either went unread, and the password before it out in clear
-_COMMAND_END: Final = r"(?=[ \t]*(?:\r?\n|[;|&<>)]|\Z)|[ \t]+#)"
+#: either went unread, and the password before it out in clear; or the closing backtick of
+#: Markdown's inline code or quote of a string (a JSON one: an agent's ``{"command": "…"}``)
+#: quoting the command, which a value (bare, or quoted whole) cannot hold
+_COMMAND_END: Final = r"(?=[ \t]*(?:\r?\n|[;|&<>)`\"]|\Z)|[ \t]+#)"
 #: what parts a command's arguments: spaces, or a ``\`` ending the line (curl's, htpasswd's)
 _ARG_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
 #: one of htpasswd's arguments before its password (the file, the user), quoted or a word
