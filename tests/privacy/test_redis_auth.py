@@ -95,3 +95,31 @@ def test_a_sample_or_reference_stays(text: str) -> None:
 
 def test_a_pin_holding_an_acl_files_password_is_refused(tmp_path: Path) -> None:
     assert_pin_refused(tmp_path, f"users.acl: user app on >{PW} ~cache:* +get", PW)
+
+
+def test_the_line_before_each_auth_is_read_a_bounded_way_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AUTH a KEYS AUTH a KEYS …`` on one line (a hostile or broken text): since MIGRATE's
+    KEYS may follow a password, each ``AUTH a`` is a match, and what leads it was read from
+    its line's start, a square of the line (0.5 MB: 2.4 s CPU, 0.24 s before the KEYS form).
+    A lead is a few hundred characters at most, so no more is read back (no clock: the
+    characters the lead's pattern is given, counted); a lead far back on a long line still
+    counts, and a bare line's AUTH is still judged as one."""
+    from waymarks.core import secret_commands
+
+    lead = secret_commands._REDIS_LEAD
+    read: list[int] = []
+
+    class Counted:
+        def fullmatch(self, text: str, pos: int, endpos: int) -> object:
+            read.append(endpos - pos)
+            return lead.fullmatch(text, pos, endpos)
+
+    monkeypatch.setattr(secret_commands, "_REDIS_LEAD", Counted())
+    text = "AUTH a keys " * 2000
+    redact(text)
+    assert 0 < sum(read) <= 1100 * len(read)
+    padded = "x" * 5000 + f"\nredis-cli -h cache AUTH default {PW}\n"
+    assert redact(padded) == (padded.replace(PW, "[REDACTED:secret]"), 1)
+    bare = "y" * 5000 + f"\n{' ' * 1500}AUTH default '{PW}'\n"
+    assert redact(bare) == (bare.replace(PW, "[REDACTED:secret]"), 1)

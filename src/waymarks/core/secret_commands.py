@@ -340,13 +340,24 @@ _REDIS_LEAD: Final = lazy(r"[^\n|;&`]{0,256}?(?<![\w.-])redis-cli(?:\.exe)?[ \t]
                           r"|(?i:migrate)[ \t][^\n|;&`]{0,512}[ \t])", re.ASCII)
 
 
+#: the most :data:`_REDIS_LEAD` spans before an AUTH (its runs, an indent aside, are
+#: bounded: 256, 64, 512)
+_LEAD_MOST: Final = 1024
+
+
 def redis_auth_lead(match: re.Match[str]) -> str:
     """What leads a ``redis_cli_auth`` match on its line: ``"client"`` (redis-cli or its
     prompt: the password is data), ``"bare"`` (``AUTH`` in capitals starting the line, as a
     session pasted without its prompts writes it: judged as prose, since a log says "AUTH
-    failed"), else ``""`` (prose: "basic auth here")."""
+    failed"), else ``""`` (prose: "basic auth here"). Read back :data:`_LEAD_MOST` at
+    most, since every ``AUTH a KEYS`` of a long line is a match: a line starting further
+    back holds no lead, and its AUTH is bare only after blanks alone."""
     text, at = match.string, match.start()
-    line = text.rfind("\n", 0, at) + 1
+    line = text.rfind("\n", max(0, at - _LEAD_MOST), at) + 1
+    if line == 0 and at > _LEAD_MOST:  # the line starts further back than any lead
+        if text[at - _LEAD_MOST:at].strip():
+            return ""
+        line = text.rfind("\n", 0, at) + 1  # blanks that far: rare, and read once
     if _REDIS_LEAD.fullmatch(text, line, at) is not None:
         return "client"
     return "bare" if not text[line:at].strip() and text.startswith("AUTH", at) else ""
