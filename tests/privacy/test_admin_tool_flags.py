@@ -26,6 +26,9 @@ CASES: list[str] = [
     "ssh-keygen -p -f id_rsa -N {}",
     "lftp -u deploy,{} sftp://files.example.com",
     "lftp -e 'mirror -R dist /var/www' -u 'deploy,{}' ftp.example.com",
+    # a script of several commands before the flag (a CI's deploy step writes it so)
+    'lftp -e "set ftp:ssl-allow no; mirror -R dist /public_html; quit" -u deploy,{} ftp.host',
+    "lftp -p 2121 -e 'mirror -R dist /www; bye' --user=deploy,{} ftp.example.com",
     "open -u deploy,{} ftp.example.com",
 ]
 
@@ -38,6 +41,8 @@ UNCHANGED: list[str] = [
     "ssh -N -L 5432:db:5432 bastion",
     "lftp -u deploy sftp://files.example.com",
     "lftp -u deploy,$FTP_PASSWORD sftp://files.example.com",
+    'lftp -e "mirror -R dist /www; quit" -u "$FTP_USER,$FTP_PASSWORD" ftp.example.com',
+    'lftp -e "mirror -R dist /www; quit" ftp.example.com; ssh -u deploy,Xk9vTq2mWz8rLp4n host',
     "with open(path) as f: rows = load(f, strict=True)",
 ]
 

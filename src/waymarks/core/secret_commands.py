@@ -119,12 +119,21 @@ _ARG_SEP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+)"
 #: one of htpasswd's arguments before its password (the file, the user), quoted or a word
 _HTPASSWD_ARG: Final = (_ARG_SEP + r"(?:'[^'\n]{0,4096}'|\"[^\"\n]{0,4096}\""
                         r"|[^\s\"'`;|&<>()\\-][^\s;|&<>()]{0,4095})")
-#: curl's arguments before its cookie flag, each whole (quoted, or a run), parted by
-#: spaces or a ``\`` ending the line, up to 64 (a browser's copy puts two for each of a
-#: few headers before its cookies), each read once (possessive), then the space before the flag
-_CURL_ARGS: Final = (r"(?:" + _ARG_SEP + r"(?!(?:-b|--cookie)(?:[ \t]|=))"
-                     r"(?:'[^'\n]{0,4096}'|\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
-                     r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _ARG_SEP)
+
+
+def _args_before(flag: str) -> str:
+    """A command's arguments before the first one ``flag`` matches the start of, each
+    whole (quoted, its ``;`` or ``|`` included, or a run), parted by spaces or a ``\\``
+    ending the line, up to 64 (a browser's copy of a curl puts two for each of a few
+    headers before its cookies; lftp's ``-e "…; quit"`` its script), each read once
+    (possessive), then the space before the flag."""
+    return (r"(?:" + _ARG_SEP + r"(?!" + flag + r")"
+            r"(?:'[^'\n]{0,4096}'|\"(?:[^\"\\\n]|\\[^\n]){0,4096}\""
+            r"|[^\s'\"|;&`\\]{1,4096})){0,64}+" + _ARG_SEP)
+
+
+#: curl's arguments before its cookie flag
+_CURL_ARGS: Final = _args_before(r"(?:-b|--cookie)(?:[ \t]|=)")
 
 
 #: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare
@@ -299,7 +308,8 @@ COMMAND_RULES: Final = (
     # the password of lftp's ``-u USER,PASSWORD`` (and its script's ``open -u …``); ``-u
     # USER`` alone prompts for it
     Rule("lftp_user", "secret", lazy(
-        r"(?<![\w.-])(?:lftp(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-u|--user)|open -u)"
+        r"(?<![\w.-])(?:lftp(?:\.exe)?" + _args_before(r"-u|--user")
+        + r"(?:-u|--user)|open -u)"
         + _user_and_password("lftp_user", ","), re.ASCII),
         ("lftp", "open -u"), wrapper=True, guard=","),
     # the password of smbclient's (rpcclient's) ``-U USER%PASSWORD``
