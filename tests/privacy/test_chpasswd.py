@@ -1,7 +1,8 @@
 """``chpasswd`` reads ``USER:PASSWORD`` lines on its standard input, and a Dockerfile or a
 provisioning script gives them from ``echo`` or ``printf`` (``RUN echo 'app:…' |
 chpasswd``) or a here-string: the password went to the model in clear, and a pin holding
-it was stored (a ``:`` between a user and a password, no name, no flag). Its ``-e`` form
+it was stored (a ``:`` between a user and a password, no name, no flag); so did a
+heredoc's line and a pipe to ``/usr/sbin/chpasswd``. Its ``-e`` form
 takes a hash (``$6$…``), which logs no one in, and a variable names one."""
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ CASES: list[tuple[str, str]] = [
     (f"echo app:{PW} | chpasswd", "echo app:[REDACTED:secret] | chpasswd"),
     (f"printf 'ops:{PW}\\n' | chpasswd", "printf 'ops:[REDACTED:secret]\\n' | chpasswd"),
     (f"chpasswd <<< 'ops:{PW}'", "chpasswd <<< 'ops:[REDACTED:secret]'"),
+    # a heredoc's line (a provisioning script's), chpasswd by its path (sbin)
+    (f"sudo chpasswd <<EOF\ndeploy:{PW}\nEOF\n",
+     "sudo chpasswd <<EOF\ndeploy:[REDACTED:secret]\nEOF\n"),
+    (f"chpasswd <<-'END'\r\n\troot:{PW}\r\nEND",
+     "chpasswd <<-'END'\r\n\troot:[REDACTED:secret]\r\nEND"),
+    (f"echo 'root:{PW}' | /usr/sbin/chpasswd",
+     "echo 'root:[REDACTED:secret]' | /usr/sbin/chpasswd"),
 ]
 
 UNCHANGED: list[str] = [
@@ -29,6 +37,8 @@ UNCHANGED: list[str] = [
     "echo 'app:$6$rounds=5000$saltsalt$Xk9vTq2mWz8rLp4nB7cD' | chpasswd -e",
     "cat users.txt | chpasswd",
     "echo 'chpasswd: updated 3 users'",
+    'chpasswd <<EOF\ndeploy:${DEPLOY_PASSWORD}\nEOF',
+    "chpasswd <<EOF\nEOF\nnext: step",
 ]
 
 

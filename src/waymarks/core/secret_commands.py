@@ -259,12 +259,14 @@ COMMAND_RULES: Final = (
         re.ASCII),
         ("htpasswd", "mosquitto_passwd"), anchored=True, wrapper=True, guard="-"),
     # the password of a ``USER:PASSWORD`` line chpasswd reads on its standard input, from
-    # ``echo``/``printf`` through a pipe or a here-string (``RUN echo 'root:…' | chpasswd``,
-    # as Dockerfiles write it); ``-e`` takes a hash, a variable names one
+    # ``echo``/``printf`` through a pipe (chpasswd by its path too), a here-string (``RUN
+    # echo 'root:…' | chpasswd``, as Dockerfiles write it) or a heredoc's first line;
+    # ``-e`` takes a hash, a variable names one
     Rule("chpasswd", "secret", lazy(
         r"(?<![\w.-])(?:(?P<chpasswd_echo>(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+)"
-        r"|chpasswd[ \t]*<<<[ \t]*)" + _CHPASSWD_LINE
-        + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd(?![\w-]))", re.ASCII),
+        r"|chpasswd[ \t]*(?:<<<[ \t]*|" + _HEREDOC + r"[ \t]*\r?\n[ \t]*))" + _CHPASSWD_LINE
+        + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:/usr)?(?:/s?bin/)?"
+        r"chpasswd(?![\w-]))", re.ASCII),
         ("chpasswd",), wrapper=True, guard=":"),
     # the password of an Oracle login, ``USER/PASSWORD[@DB]``, given to its clients
     # (``sqlplus scott/…@orcl``, ``expdp``, SQL*Loader's ``userid=``, ``rman target``) or to
