@@ -272,6 +272,7 @@ LOOKALIKES: list[str] = [
     "hostname:port:database:username:password",
     '"Env": ["RABBITMQ_VERSION=3.12.10",'
     ' "RABBITMQ_PGP_KEY_ID=0x0A9AF2115F4687BD29803A206B73A36E6026DFCA"]',
+    '{"password": "รหัสผ่าน", "api_key": "API-Schlüssel"}',
     "2026-12-06T05:12:18:123:456789 request done",
     "request 3f2504e0-4f89-11d3-9a0c-0305e82c3301 failed twice",
     '{"id": "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "status": "ok"}',

@@ -33,6 +33,14 @@ LABELS: list[str] = [
     '"token": "Jeton"',
     '"secret": "Geheimnis"',
     '"api_key": "Clé API"',
+    # scripts whose letters take combining marks (Thai's vowels, Devanagari's, Bengali's,
+    # Tamil's), and a name joined to another by a hyphen
+    '"password": "รหัสผ่าน"',
+    '"password": "पासवर्ड"',
+    '"password": "पासवर्ड भूल गए?"',
+    '"password": "পাসওয়ার্ড"',
+    '"password": "கடவுச்சொல்"',
+    '"api_key": "API-Schlüssel"',
 ]
 
 #: (text, what it becomes): a password with such a word in it is still one
@@ -41,6 +49,7 @@ STILL_SECRETS: list[tuple[str, str]] = [
     ('"password": "Passwort123!"', '"password": "[REDACTED:secret]"'),
     ('"password": "mot de passe 9xK2!"', '"password": "[REDACTED:secret]"'),
     ('"password": "Parola-Xk9vTq2m"', '"password": "[REDACTED:secret]"'),
+    ('"password": "पासवर्ड९८७६५४"', '"password": "[REDACTED:secret]"'),
 ]
 
 

@@ -10,6 +10,7 @@ Pure: ASCII regular expressions only, no I/O, no state.
 from __future__ import annotations
 
 import re
+import unicodedata
 from itertools import pairwise
 from typing import Final
 
@@ -67,6 +68,7 @@ _TRANSLATED_NAMES: Final = frozenset({
     "lösenord", "losenord", "adgangskode", "passord", "salasana", "heslo", "jelszó", "şifre",
     "sifre", "mật khẩu", "kata sandi", "kata laluan", "lozinka", "geslo", "slaptažodis",
     "parool", "κωδικός", "סיסמה", "كلمة المرور", "パスワード", "비밀번호", "รหัสผ่าน",
+    "पासवर्ड", "পাসওয়ার্ড", "கடவுச்சொல்",
     # token, secret, key
     "jeton", "geheimnis", "secreto", "segredo", "segreto", "geheim", "clé", "cle",
     "schlüssel", "clave", "chave", "chiave", "sleutel", "klucz", "ключ", "nyckel", "nøgle",
@@ -74,6 +76,9 @@ _TRANSLATED_NAMES: Final = frozenset({
 })
 #: what parts a label's words (its punctuation: ``Mot de passe oublié ?``)
 _LABEL_MARKS: Final = str.maketrans(dict.fromkeys(".:!?¿¡,;…()«»“”\"'", " "))
+#: the marks a script's letters take (a vowel sign, a virama): no letters alone for
+#: ``str.isalpha`` (nonspacing and spacing combining marks)
+_LETTER_MARKS: Final = ("Mn", "Mc")
 #: a label is this many words at most
 _LABEL_WORDS_MAX: Final = 8
 
@@ -85,11 +90,18 @@ def translated_label(value: str) -> bool:
     credential's name as :data:`_TRANSLATED_NAMES` holds it. A password with a digit or
     symbol beside such a word (``Passwort123!``) is none."""
     words = value.translate(_LABEL_MARKS).lower().split()
-    if not words or len(words) > _LABEL_WORDS_MAX \
-            or not all(word.replace("-", "").isalpha() for word in words):
+    if not words or len(words) > _LABEL_WORDS_MAX or not all(map(_letters, words)):
         return False
     phrase = f" {' '.join(words)} "
-    return any(f" {name} " in phrase for name in _TRANSLATED_NAMES)
+    parts = phrase.replace("-", " ")  # ``API-Schlüssel``: a name joined to another
+    return any(f" {name} " in phrase or f" {name} " in parts for name in _TRANSLATED_NAMES)
+
+
+def _letters(word: str) -> bool:
+    """Whether ``word`` is letters alone, a hyphen joining them, and the marks its
+    script's letters take (Thai's vowels, Devanagari's: ``รหัสผ่าน``, ``पासवर्ड``)."""
+    return all(c.isalpha() or c == "-" or unicodedata.category(c) in _LETTER_MARKS
+               for c in word) and any(c.isalpha() for c in word)
 
 
 def _is_reference(value: str) -> bool:
