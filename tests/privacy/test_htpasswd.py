@@ -31,6 +31,11 @@ CASES: list[tuple[str, str]] = [
      "mosquitto_passwd -b /etc/mosquitto/passwd app [REDACTED:secret]"),
     (f"RUN mosquitto_passwd -c -b /mosquitto/config/passwd iot '{PW}'",
      "RUN mosquitto_passwd -c -b /mosquitto/config/passwd iot '[REDACTED:secret]'"),
+    # Mosquitto 2's -H names the hash (its docs' sha512-pbkdf2, argon2id)
+    (f"mosquitto_passwd -H sha512-pbkdf2 -b /etc/mosquitto/passwd app {PW}",
+     "mosquitto_passwd -H sha512-pbkdf2 -b /etc/mosquitto/passwd app [REDACTED:secret]"),
+    (f"mosquitto_passwd -c -H argon2id -b passwd app {PW}",
+     "mosquitto_passwd -c -H argon2id -b passwd app [REDACTED:secret]"),
 ]
 
 UNCHANGED: list[str] = [
@@ -46,6 +51,7 @@ UNCHANGED: list[str] = [
     "htpasswd -nb admin\nnginx -t",
     "mosquitto_passwd -c /etc/mosquitto/passwd app",  # asked for
     "mosquitto_passwd -U /etc/mosquitto/passwd",
+    "mosquitto_passwd -H sha512 -c /etc/mosquitto/passwd app",  # asked for
 ]
 
 

@@ -246,14 +246,16 @@ COMMAND_RULES: Final = (
          "docker", "podman", "nerdctl", "env-vars"), wrapper=True),
     # the password ``htpasswd -b`` takes after the file and the user (``-bc FILE USER
     # PASSWORD``; ``-nb USER PASSWORD`` prints the line), to the command's end: its flags
-    # (``-B``, ``-C 10``) before them; without ``-b`` it is asked for, and there is a file
+    # (``-B``, ``-C 10``, mosquitto_passwd's ``-H sha512-pbkdf2``) before them; without
+    # ``-b`` it is asked for, and there is a file
     # exactly when ``-n`` is not given (``accepts`` reads the flags: ``-bc FILE USER`` with
     # the password left out gives none). Its arguments are parted as curl's are, by spaces
     # or a ``\`` ending the line (a Dockerfile's ``RUN htpasswd -bc FILE \`` puts the user
     # and password below). Mosquitto's ``mosquitto_passwd -b FILE USER PASSWORD`` alike
     Rule("htpasswd", "secret", lazy(
         r"(?<![\w.-])(?:htpasswd|mosquitto_passwd)(?:\.exe)?"
-        r"(?P<htpasswd_flags>(?:" + _ARG_SEP + r"(?:-[A-Za-z]+|[0-9]+)){1,8})"
+        r"(?P<htpasswd_flags>(?:" + _ARG_SEP
+        + r"(?:-[A-Za-z]+|[0-9]+|sha512(?:-pbkdf2)?|argon2id)){1,8})"
         r"(?P<htpasswd_file>" + _HTPASSWD_ARG + ")?" + _HTPASSWD_ARG
         + _ARG_SEP + _QUOTED_OR_BARE.format(name="htpasswd", least=1) + _COMMAND_END,
         re.ASCII),
