@@ -47,6 +47,11 @@ CASES: list[tuple[str, str]] = [
      "127.0.0.1:6379> HELLO 3 AUTH default [REDACTED:secret]"),
     # HELLO's AUTH on a line of its own (a session pasted without its prompts)
     ("HELLO 3 AUTH default hunter22", "HELLO 3 AUTH default [REDACTED:secret]"),
+    # HELLO's SETNAME after its AUTH (a client names its connection so)
+    (f"HELLO 3 AUTH default {PW} SETNAME worker-1",
+     "HELLO 3 AUTH default [REDACTED:secret] SETNAME worker-1"),
+    (f"redis-cli -h cache HELLO 3 AUTH app '{PW}' SETNAME app",
+     "redis-cli -h cache HELLO 3 AUTH app '[REDACTED:secret]' SETNAME app"),
     # MIGRATE's AUTH and AUTH2 (the target's login), at the prompt or given to redis-cli
     (f'127.0.0.1:6379> MIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app {PW} KEYS user:1 user:2',
      '127.0.0.1:6379> MIGRATE 10.0.0.2 6379 "" 0 5000 AUTH2 app [REDACTED:secret] KEYS user:1'
@@ -80,6 +85,8 @@ UNCHANGED: list[str] = [
     "user default on nopass ~* &* +@all",
     "the user bob on call > 5 minutes is paged",
     "Hello 3 auth retries today",
+    "HELLO 3 AUTH default $REDIS_PASSWORD SETNAME worker-1",
+    "we set auth mode setname later",
 ]
 
 

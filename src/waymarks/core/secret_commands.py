@@ -335,11 +335,11 @@ COMMAND_RULES: Final = (
     # (``redis-cli -h cache AUTH …``) or typed in its session (``127.0.0.1:6379> AUTH
     # default …``); what stands before it on the line decides (:func:`redis_auth_lead`)
     # MIGRATE's ``AUTH PASSWORD`` or ``AUTH2 USER PASSWORD`` (the target's login) may have
-    # its ``KEYS …`` after it
+    # its ``KEYS …`` after it, HELLO's AUTH its ``SETNAME …``
     Rule("redis_cli_auth", "secret", lazy(
         r"(?<![\w.-])(?i:auth)2?[ \t]+(?:[\w.@-]{1,64}[ \t]+)?"
         + _QUOTED_OR_BARE.format(name="redis_cli_auth", least=1)
-        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?i:keys)[ \t]))", re.ASCII),
+        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?i:keys|setname)[ \t]))", re.ASCII),
         ("auth",), folded=True, anchored=True, wrapper=True),
 )
 
