@@ -195,6 +195,9 @@ The 4 after them: 每 ("every") before a period ("Redis 每 60 秒持久化数�
 "Redis 不持久化数据。": 每 a subject character, a narrower thing), 50.0 % caught, 0 % false
 before, 100 % / 0 % after. Left: "The backup runs every 6 hours." / "备份每 12 小时运行一次。"
 (运行一次, "runs once", read as characters of the subject).
+The 12 after them: a claim of no value and its very negation ("The CLI does not support
+Windows." / "The CLI supports Windows.", "导入器不校验邮箱。" / "导入器校验邮箱。", reproduced
+with the real CLI: both written), 0 % caught, 0 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

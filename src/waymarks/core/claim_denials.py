@@ -32,12 +32,14 @@ _NEVER_DONE: Final = lazy(
     r"^[^.;:,!?。]*?\b(?:(?:do|does|did|will|would|can)(?: not|n't)|don't|doesn't|didn't"
     r"|won't|cannot|can't|never|no longer)(?: ever)? (?!(?:be|been|have|has|had|a|an|the)\b)"
     r"([a-z]{3,})\b")
+#: what follows a Chinese negation of a copula or a modal, no action (read by
+#: :mod:`waymarks.core.claim_negations` too)
+HAN_NO_ACTION: Final = r"(?!是|为|能|要|用|可|需|必|应|该|得|会)"
 #: the same in Chinese ("导入器不重试失败的行。", "从不", "不再", "不会"): the negation and the
 #: verb's first characters, in the first clause; a copula (不是) or a modal (不能, 不要, 不用,
 #: 不可) denies no action, nor a verb of no subject word (使用, 采用, 运行, 设置)
 _HAN_NEVER_DONE: Final = lazy(
-    r"^[^.;:,!?。，；]*?(?:从不|不再|不会|没有|不)(?!是|为|能|要|用|可|需|必|应|该|得|会)"
-    r"([\u4e00-\u9fff]{2})")
+    rf"^[^.;:,!?。，；]*?(?:从不|不再|不会|没有|不){HAN_NO_ACTION}([\u4e00-\u9fff]{{2}})")
 #: a value said to have held once ("used to be 5432", "previously 5432", "以前是 5432"):
 #: it denies the value now, as a negation does (kept as a value, it was refused beside
 #: the value that replaced it: the history of a fact, not another one)

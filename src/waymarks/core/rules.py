@@ -222,6 +222,7 @@ def find_contradictions(
     """
     if candidate.kind != "memory":
         return ()
+    from waymarks.core.claim_negations import opposite_norms
     from waymarks.core.contradiction import contradicts, signature  # (a write's, not a read's)
 
     hits: dict[str, int] = {}
@@ -246,6 +247,12 @@ def find_contradictions(
                     keyed_only[other.id] = other.seq
                     continue
             hits[other.id] = other.seq
+    opposites = opposite_norms(candidate.norm)  # its very negation (no value to compare)
+    for partition in dict.fromkeys(partitions) if opposites else ():
+        for other in view.active_with_norms("memory", partition, opposites):
+            if other.id not in ignore and other.id != candidate.id and not _keyed_apart(
+                    candidate, other):
+                hits[other.id] = other.seq
     if mine is not None:
         for partition in dict.fromkeys(partitions):
             for item_id, text in view.active_texts(partition, mine.subject):
