@@ -198,6 +198,10 @@ before, 100 % / 0 % after. Left: "The backup runs every 6 hours." / "备份每 1
 The 12 after them: a claim of no value and its very negation ("The CLI does not support
 Windows." / "The CLI supports Windows.", "导入器不校验邮箱。" / "导入器校验邮箱。", reproduced
 with the real CLI: both written), 0 % caught, 0 % false before, 100 % / 0 % after.
+The 7 after them: an owner named before "is the owner of" ("Dave is the owner of the CI
+pipeline." / "Erin is …", reproduced with the real CLI: both written; "… of the release
+process." refused beside the first by the replay rule's shared key, "dave"), 0 % caught,
+25.0 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -22,6 +22,10 @@ from waymarks.service.app import Waymarks
      "The platform team owns the billing service now.",
      "The payments team owns the billing service."),
     ("计费服务的负责人是张伟。", "计费服务负责人是张伟。", "计费服务的负责人是李娜。"),
+    ("Dave is the owner of the CI pipeline.", "The CI pipeline owner is Dave.",
+     "Erin is the owner of the CI pipeline."),
+    ("Dave owns the CI pipeline.", "Dave is the owner of the CI pipeline.",
+     "Erin is the owner of the CI pipeline."),
     ("Alice owns the billing service.", "Alice owns the billing service now.",
      "Alice no longer owns the billing service."),
     ("Alice owns the billing service.", "Alice owns the billing service today.",
@@ -42,6 +46,9 @@ def test_an_owner_is_the_value_of_what_it_owns(
     ("Alice owns the billing service.", "The billing service has its own database."),
     ("Alice no longer owns the billing service.", "Bob owns the billing service."),
     ("Alice owns the billing service.", "Bob also owns the billing service."),
+    ("Dave is the owner of the CI pipeline.", "Dave is the owner of the release process."),
+    ("Dave is no longer the owner of the CI pipeline.", "Erin is the owner of the CI pipeline."),
+    ("Dave is the owner of the CI pipeline.", "Erin is a co-owner of the CI pipeline."),
 ])
 def test_another_thing_owned_or_another_attribute_is_another_fact(
         app: Waymarks, first: str, second: str) -> None:

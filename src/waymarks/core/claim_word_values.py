@@ -60,14 +60,16 @@ _WORD_USED: Final = WordPatterns(
     r"\b(?:use[sd]?|using|runs? (?:with|on)|ran (?:with|on)) (?:the |an? |our )?" + _WORD
     + rf" (?:[a-z]+ ){{0,2}}?(?:{'|'.join(WORD_ATTRIBUTES)})s?" + _CLAUSE_ENDS)
 #: who owns a thing, named first: "Alice owns the billing service." (or "The platform team
-#: owns …", a name of up to three words) states its owner as "The billing service owner is
-#: Alice." does; and a Chinese name after the owner's word and its copula ("计费服务的负责人
-#: 是张伟。"), whose characters were subject words. Read as no value, the claims of two
-#: owners were both written
+#: owns …", a name of up to three words; or "Alice is the owner of the billing service.")
+#: states its owner as "The billing service owner is Alice." does ("is not the owner of" and
+#: "is no longer the owner of" deny it; "an owner", "a co-owner" name one of several);
+#: and a Chinese name after the owner's word and its copula ("计费服务的负责人是张伟。"),
+#: whose characters were subject words. Read as no value, the claims of two owners were
+#: both written
 _OWNER_FIRST: Final = lazy(
     r"(?:^|(?<=[.;!?] ))\s*(?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*){0,2}?)"
-    r"(?: owns| (?:no longer|never) (owns)| (?:does not|doesn't|did not|didn't) (own))"
-    r" (?:the |our )?[a-z]")
+    r"(?: owns| is the owner of| (?:no longer|never) (owns)| (?:does not|doesn't|did not|didn't)"
+    r" (own)| is (?:no longer|not) (the owner) of) (?:the |our )?[a-z]")
 _HAN_OWNER: Final = lazy(
     r"(?:负责人|所有者)\s*(?:是|为)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[。!;,?]|\.(?!\w)|$))")
 #: words before an attribute that say which of its values without being one ("the old
@@ -93,7 +95,7 @@ def word_values(text: str) -> list[tuple[int, int, bool]]:
                 word.group(1) in STATES and word.group(0).isascii()):
             spans.add((*word.span(1), False))
     if " own" in text:
-        spans.update((*owner.span(1), owner.group(2) is not None or owner.group(3) is not None)
+        spans.update((*owner.span(1), (owner.lastindex or 0) > 1)  # a denial's group
                      for owner in _OWNER_FIRST.finditer(text)
                      if STOP.isdisjoint(owner.group(1).split()))
     if "负责人" in text or "所有者" in text:
