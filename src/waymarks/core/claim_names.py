@@ -168,13 +168,15 @@ def identifier(text: str, start: int, end: int, raw: str) -> str | None:
 
 
 def _counts_last(text: str, start: int, end: int) -> bool:
-    """Whether the number from ``start`` to ``end`` counts the plural noun after it, the
-    last word of its clause or one of a rate ("holds 500 entries.", "holds 8 connections
-    per worker"): the value, not a name before its verb ("Rack 3 holds …", "Service 7
-    listens on …"). After a name, the word is the clause's verb ("Migration 42 fails.",
-    "Worker 2 crashes.": read as counts, two migrations failing were refused as a
-    conflict), so the word before the number must read as a verb (:func:`_verb_before`)."""
-    counted = COUNTED.match(text, end)
+    """Whether the number from ``start`` to ``end`` counts the plural noun after it (or,
+    1, the singular one), the last word of its clause or one of a rate ("holds 500
+    entries.", "holds 8 connections per worker", "needs 1 approval."): the value, not a
+    name before its verb ("Rack 3 holds …", "Service 7 listens on …"). After a name, the
+    word is the clause's verb ("Migration 42 fails.", "Worker 2 crashes.": read as counts,
+    two migrations failing were refused as a conflict), so the word before the number
+    must read as a verb (:func:`_verb_before`)."""
+    counted = COUNTED.match(text, end) or (
+        _ONE_COUNTED.match(text, end) if text[start:end] == "1" else None)
     if counted is None or counted.group(1) in STOP | VALUE_FOLLOWERS | SOLE_VERBS or (
             not _verb_before(text, start)):
         return False
@@ -182,6 +184,9 @@ def _counts_last(text: str, start: int, end: int) -> bool:
     return after is not None and after.group(1) in (None, "per")
 
 
+#: the noun one thing is counted by, singular ("needs 1 approval.": read as the name
+#: "needs 1" before a verb, the claim stated no value beside "needs 2 approvals.")
+_ONE_COUNTED: Final = lazy(r" ([a-z][a-z-]*)\b")
 #: what follows a word: the next word, or the end of the clause
 _NEXT_WORD: Final = lazy(r" *(?:([a-z][a-z0-9]*)\b|[.;:,!?)](?:\s|$)|[。；，]|$)")
 
