@@ -40,3 +40,30 @@ def test_destinations_of_other_things_are_two_facts(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("前端部署到 Vercel。", "前端部署到Vercel。", "前端部署到 Netlify。"),
+    ("用户上传的文件存储在 S3。", "用户上传的文件存储在 S3 。", "用户上传的文件存储在 OSS。"),
+    ("文档托管在 Netlify。", "文档托管在Netlify。", "文档托管在 Vercel。"),
+])
+def test_where_a_thing_is_deployed_or_stored_in_chinese_is_its_value(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    """Chinese says the verbs of a destination with their own characters (部署到, 存储在,
+    托管在 …): the word after them was no value, and no derived key binds a Chinese
+    claim, so two places were both written."""
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The pipeline deploys to staging.", "The pipeline deploys to production."),
+    ("The web app is deployed to Vercel.", "The web app is written in TypeScript."),
+    ("前端部署到 Vercel。", "前端使用 TypeScript 编写。"),
+    ("用户上传的文件存储在 S3。", "用户上传的文件会进行病毒扫描。"),
+])
+def test_a_deploying_pipeline_or_another_attribute_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)

@@ -307,10 +307,15 @@ WORD_COPULA: Final = (
 #: a verb of where a thing is written, goes or is kept, and its preposition: the word
 #: ending the clause after it is the place, a value ("The release artifacts are written
 #: to dist." is the folder "dist/"; read as a word, it stated nothing, and the replay
-#: rule's shared key refused it beside "… written to dist/.", the same fact)
+#: rule's shared key refused it beside "… written to dist/.", the same fact); where a thing
+#: is deployed or hosted, in the passive (a pipeline that "deploys to" staging may deploy
+#: to production too), and the same verbs in Chinese ("前端部署到 Vercel。", "文件存储在 S3。",
+#: a word typed right after them too: "部署到Vercel")
 DESTINATION: Final = (
     r"\b(?:written|writes|write|goes|go|output|outputs|saved|saves|stored|stores|copied"
-    r"|published|uploaded|emitted|generated|placed|cached) (?:to|into|in|under)")
+    r"|published|uploaded|emitted|generated|placed|cached) (?:to|into|in|under)"
+    r"|\b(?:deployed|hosted) (?:to|on|at)"
+    r"|(?:部署|发布|上传|托管|存储|存放|保存|写入|输出)(?:到|在|至)")
 #: Korean particles glued to a word's end ("포트는": the port, as topic), longest first;
 #: a word ending in a predicate's ending ("입니다", "있습니다") is no subject word
 HANGUL_PARTICLES: Final = ("에서", "으로", "은", "는", "이", "가", "을", "를", "의", "에", "로",

@@ -39,7 +39,8 @@ _CLAUSE_ENDS: Final = r"(?=(?:です|だ|입니다|이다|\s+in [a-z]+)?\s*(?:[�
 #: ("默认分支是 v2-stable。": left out too, the claim had no value)
 _WORD_VALUE: Final = WordPatterns(
     r"(?:是|为|=|(?<=[\u30a0-\u30ff\u4e00-\u9fff])は|(?<=[\uac00-\ud7a3])[은는이가](?=\s)"
-    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:{WORD_COPULA})(?= )|:)|{DESTINATION}(?= ))"
+    rf"|\b(?:{'|'.join(WORD_ATTRIBUTES)})s?(?: (?:{WORD_COPULA})(?= )|:)"
+    rf"|(?:{DESTINATION})(?= |(?<=[\u4e00-\u9fff])))"
     r"\s*(?!(?>v\d+(?:\.\d+)*)\s*(?:[。!;,?]|\.(?!\w)|$))" + _WORD + r"\s*" + _CLAUSE_ENDS)
 
 #: the word first, an English copula, then such an attribute ending its clause (a
