@@ -208,6 +208,9 @@ read as a name), 0 % caught, 0 % false before, 100 % / 0 % after.
 The 7 after them: where a thing is deployed or stored, in Chinese ("前端部署到 Vercel。" /
 "前端部署到 Netlify。", reproduced with the real CLI: both written; no derived key binds a
 Chinese claim), 0 % caught, 0 % false before, 100 % / 0 % after.
+The 4 after them: telemetry, 遥测 ("Telemetry is disabled." / "遥测已启用。", reproduced with
+the real CLI: both written, 遥测 two characters of their own), 0 % caught, 0 % false
+before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

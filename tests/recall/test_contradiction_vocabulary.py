@@ -20,6 +20,8 @@ from waymarks.service.app import Waymarks
     ("The payment gateway timeout is 30 seconds.", "支付网关超时时间是 60 秒。"),
     ("The audit log retention is 90 days.", "审计日志保留 30 天。"),
     ("The proxy port is 3128.", "代理端口是 8888。"),
+    ("Telemetry is disabled.", "遥测已启用。"),
+    ("遥测已禁用。", "Telemetry is enabled."),
 ])
 def test_a_word_of_project_notes_is_the_english_one(
         app: Waymarks, first: str, contradicting: str) -> None:

@@ -147,6 +147,7 @@ TERMS: Final[dict[str, str]] = {
         "login": ("login", "登录"),
         "access": ("access", "访问"),
         "anonymous": ("anonymous", "匿名"),
+        "telemetry": ("telemetry", "遥测"),
     }.items()
     for word in words
 } | {
