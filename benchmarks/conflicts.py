@@ -211,6 +211,10 @@ Chinese claim), 0 % caught, 0 % false before, 100 % / 0 % after.
 The 4 after them: telemetry, 遥测 ("Telemetry is disabled." / "遥测已启用。", reproduced with
 the real CLI: both written, 遥测 two characters of their own), 0 % caught, 0 % false
 before, 100 % / 0 % after.
+The 5 after them: a verb done to a thing in the passive beside a value of it ("The config
+file is at /etc/app/config.yaml." / "… is reloaded on SIGHUP.", reproduced with the real
+CLI: refused by the replay rule's shared key), 100 % caught, 100 % false before, 100 % /
+0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -36,3 +36,26 @@ def test_the_same_verb_or_where_a_thing_goes_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The config file is at /etc/app/config.yaml.", "The config file is reloaded on SIGHUP."),
+    ("The config file is reloaded on SIGHUP.", "The config file is at /etc/app/config.yaml."),
+    ("The API port is 8080.", "The API port is blocked by the firewall."),
+])
+def test_a_verb_done_to_the_thing_beside_a_value_of_it_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """One claim states a value of the thing, the other what is done to it and no value:
+    the replay rule's derived key ("config file") refused the second as a conflict."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Redis is at cache.internal.", "Redis is replaced by Valkey."),
+    ("The config file is at /etc/app/config.yaml.", "The config file is at /opt/app/config.yaml."),
+])
+def test_a_verb_that_replaces_the_thing_or_another_value_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

@@ -43,6 +43,22 @@ def passive_verb(norm: str) -> str | None:
     return verb
 
 
+#: verbs done to a thing that end or replace it ("is replaced by Valkey", "is deprecated in
+#: favour of …"): said beside a value of it, they change that value
+_ENDINGS: Final = frozenset(
+    "replaced superseded removed retired deprecated decommissioned dropped migrated renamed"
+    " deleted sunset".split())
+
+
+def action_beside_value(action: str, valued: str) -> bool:
+    """Whether ``action`` (normalized, a claim of no value) says a thing done to its
+    subject in the passive ("The config file is reloaded on SIGHUP.") and ``valued`` (a
+    claim stating a value: "The config file is at /etc/app/config.yaml.") says none: what
+    is done to it is no other value of it (a verb that ends or replaces it aside)."""
+    verb = passive_verb(action)
+    return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None
+
+
 def other_actions(one: str, other: str) -> bool:
     """Whether two claims (normalized) say two things done to their subject, each by a
     verb in the passive, another verb each."""

@@ -26,7 +26,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
 from msgspec.structs import replace
@@ -52,6 +52,9 @@ from waymarks.core.text import (
     normalize_key,
     polarity_normalized,
 )
+
+if TYPE_CHECKING:
+    from waymarks.core.contradiction import Signature
 
 
 class ItemState(msgspec.Struct, frozen=True):
@@ -349,6 +352,10 @@ def key_apart(view: StateView, candidate: ItemState,
             tied = True  # "… are written to dist.": two things done to it (no values)
             continue
         theirs = signature(other.text)
+        if (mine is None) != (theirs is None) and _action_beside_value(
+                candidate.norm, mine, other.norm, theirs):
+            tied = True  # "… is reloaded on SIGHUP." beside "… is at /etc/app/config.yaml."
+            continue
         if mine is None or theirs is None or unplaced_negation(other.text, theirs) or not (
                 two_facts(mine, theirs)):
             return None
@@ -358,6 +365,20 @@ def key_apart(view: StateView, candidate: ItemState,
         return None
     taken = view.active_matching("memory", candidate.partition, candidate.norm, key, None)
     return None if any(other.key == key for other in taken) else key
+
+
+def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str,
+                        theirs: Signature | None) -> bool:
+    """One claim states no value and says a thing done to the subject in the passive, the
+    other states a value of it and does no such thing (:func:`action_beside_value`), with
+    no negation: two facts."""
+    from waymarks.core.claim_actions import action_beside_value
+    from waymarks.core.claim_denials import NEGATION
+
+    action, valued, found = ((mine_norm, their_norm, theirs) if mine is None
+                             else (their_norm, mine_norm, mine))
+    return found is not None and bool(found.values) and not found.denied and (
+        NEGATION.search(action) is None) and action_beside_value(action, valued)
 
 
 def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:
