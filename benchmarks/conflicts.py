@@ -215,6 +215,9 @@ The 5 after them: a verb done to a thing in the passive beside a value of it ("T
 file is at /etc/app/config.yaml." / "… is reloaded on SIGHUP.", reproduced with the real
 CLI: refused by the replay rule's shared key), 100 % caught, 100 % false before, 100 % /
 0 % after.
+The 6 after them: a verb whose objects add up ("Redis is used for sessions." / "… for rate
+limiting too.", reproduced with the real CLI: refused by the replay rule's shared key),
+100 % caught, 100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -59,3 +59,27 @@ def test_a_verb_that_replaces_the_thing_or_another_value_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Redis is used for sessions.", "Redis is used for rate limiting too."),
+    ("Redis is used as the cache.", "Redis is used as the queue."),
+    ("The billing API is called by the CLI.", "The billing API is called by the scheduler."),
+])
+def test_a_verb_whose_objects_add_up_with_another_object_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """A thing used for one purpose may be used for another: the replay rule's derived key
+    ("redis") refused the second use as a conflict."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Redis is used for sessions only.", "Redis is used for caching."),
+    ("Redis is used for sessions.", "Redis is used exclusively for caching."),
+    ("Redis is used for sessions.", "Redis is not used for sessions."),
+])
+def test_the_only_use_or_its_negation_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

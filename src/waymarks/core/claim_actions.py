@@ -38,7 +38,8 @@ def passive_verb(norm: str) -> str | None:
     if found is None:
         return None
     verb = found.group(1)
-    if verb in _NO_ACTION or verb in STOP or not (verb.endswith("ed") or verb in _IRREGULAR):
+    if verb in _NO_ACTION or (verb in STOP and verb not in _ADDITIVE) or not (
+            verb.endswith("ed") or verb in _IRREGULAR):
         return None
     return verb
 
@@ -59,8 +60,22 @@ def action_beside_value(action: str, valued: str) -> bool:
     return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None
 
 
+#: verbs whose objects add up rather than replace each other ("is used for sessions" and
+#: "… for rate limiting too", "is called by the CLI" and "… by the scheduler"): the same
+#: verb with another object is another fact, unless a claim says it is the only one
+_ADDITIVE: Final = frozenset(
+    "used called consumed accessed imported shared referenced monitored scraped".split())
+_ONLY: Final = lazy(r"\b(?:only|exclusively|solely|just)\b")
+
+
 def other_actions(one: str, other: str) -> bool:
     """Whether two claims (normalized) say two things done to their subject, each by a
-    verb in the passive, another verb each."""
+    verb in the passive, another verb each, or one whose objects add up
+    (:data:`_ADDITIVE`) with another object and neither said to be the only one."""
     mine = passive_verb(one)
-    return mine is not None and passive_verb(other) not in (None, mine)
+    if mine is None:
+        return False
+    theirs = passive_verb(other)
+    if theirs == mine and mine in _ADDITIVE:
+        return _ONLY.search(one) is None and _ONLY.search(other) is None
+    return theirs not in (None, mine)
