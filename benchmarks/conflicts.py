@@ -218,6 +218,8 @@ CLI: refused by the replay rule's shared key), 100 % caught, 100 % false before,
 The 6 after them: a verb whose objects add up ("Redis is used for sessions." / "… for rate
 limiting too.", reproduced with the real CLI: refused by the replay rule's shared key),
 100 % caught, 100 % false before, 100 % / 0 % after.
+The 2 after them: the "on" of "hosted on" read as the state on ("The API is hosted on
+AWS." / "The API is disabled.", refused), 100 % false before, 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -67,3 +67,14 @@ def test_a_deploying_pipeline_or_another_attribute_is_another_fact(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Grafana is hosted on grafana.internal.", "Grafana is disabled."),
+    ("The API is hosted on AWS.", "The API is disabled."),
+])
+def test_the_on_of_a_destination_is_no_state(app: Waymarks, first: str, second: str) -> None:
+    """With the word after "hosted on" read as the value and blanked, "on" ended its clause
+    and was read as the state on, refused beside "… is disabled."."""
+    _written(app, first)
+    _written(app, second)

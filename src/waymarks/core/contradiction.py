@@ -260,6 +260,7 @@ def signature(claim: str) -> Signature | None:
     text = _without_advice(text)
     if " port " in text:
         text = _LISTENER_VERB.sub("listens", text)
+    worded = text  # (a state is read with its word values: "hosted on aws." is no "on.")
     for start, end, said_not in word_values(text):
         word = "v:" + text[start:end]
         values.add(word)
@@ -320,7 +321,7 @@ def signature(claim: str) -> Signature | None:
         if is_denied(text, both.start(), both.end()):
             denied.add(joined)
     rest = "".join(pieces) + text[position:]
-    state = stated_state(text)
+    state = stated_state(worded)
     where = frozenset[str]()
     if state is not None:
         values.add("s:" + state[0])
