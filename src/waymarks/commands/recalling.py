@@ -44,8 +44,8 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
     candidates and the gates' verdicts (never claim text)."""
     from waymarks.recall.engine import explain
     from waymarks.service.evolution_recall import explain_learned, learned_digest, recall_learned
-    from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
+    from waymarks.service.team_here import held_here
 
     notes: list[str] = []  # a damaged evolution ledger: recalled without learned memory
     # one request: each learned claim's read of the own claims it bears on refreshed again
@@ -55,7 +55,7 @@ def recall_result(app: Waymarks, query: Sequence[str], history: Sequence[str],
         # (not one the person holds, or says otherwise of)
         learned = recall_learned(app.home, " ".join(query), tuple(history),
                                  egress=egress_for(app, provider), notes=notes,
-                                 mine=OwnClaims(app).held)
+                                 mine=held_here(app))
     if explain_:
         # the learned claims this recall selects are explained too (they were left out:
         # "0 candidates, selected: none" while the same recall answered with one)

@@ -6,7 +6,7 @@ stands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
@@ -79,8 +79,13 @@ class OwnClaims:
     may hold or contradict it are read. Reading and signing every claim in effect took
     0.5 s a plan at 10k claims whenever a learned claim was eligible."""
 
-    def __init__(self, app: Waymarks) -> None:
+    def __init__(self, app: Waymarks,
+                 team: Callable[[], Sequence[TeamBlock]] | None = None) -> None:
+        """``team``: the team items a plan here offers, asked on first use by
+        :meth:`held` (:func:`~waymarks.service.team_here.held_here` passes them; without
+        it no team item is said)."""
         self._app = app
+        self._team_source = team
         self._pins: list[ItemView] | None = None
         #: the claims read per text: a plan asks of each learned claim whether theirs
         #: contradicts it and whether one they retired says it (two questions, one read:
@@ -263,9 +268,7 @@ class OwnClaims:
         once: a recall answered with a learned claim contradicting one (no team item is
         recalled), the model's guess standing alone against what a teammate shared."""
         if self._team is None:
-            from waymarks.service.planning import team_blocks_here
-
-            self._team = TeamSaid(team_blocks_here(self._app))
+            self._team = TeamSaid(self._team_source() if self._team_source else ())
         return self._team
 
     def said(self, text: str) -> str | None:

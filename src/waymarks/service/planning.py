@@ -19,6 +19,7 @@ from waymarks.core.records import replace
 from waymarks.service.config import Settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import recovering
+from waymarks.service.team_here import team_blocks_here as _team_blocks
 from waymarks.service.views import ItemView
 
 if TYPE_CHECKING:
@@ -410,24 +411,6 @@ def explain_injection(app: Waymarks, query: str,
                        learning=_learning(app),
                        contradicted=_contradicted(own, lines, _team_blocks(app)),
                        retired=own.retired, said=own.said)
-
-
-def team_blocks_here(app: Waymarks) -> list[TeamBlock]:
-    """:func:`_team_blocks`: the team items a plan in ``app``'s directory offers."""
-    return _team_blocks(app)
-
-
-def _team_blocks(app: Waymarks) -> list[TeamBlock]:
-    """Team memory for the plan: only a trusted project with a team ledger has any, and
-    that is checked before the team modules load (~8 ms of imports, OpenSSL's hashlib and
-    ``subprocess`` among them, on every hook process of a project without a team)."""
-    from waymarks.ledger import TEAM_DIR
-
-    if not app.project_trusted or not (Path(app.cwd) / TEAM_DIR).is_dir():
-        return []
-    from waymarks.service.team_views import team_blocks
-
-    return team_blocks(app)
 
 
 #: what the person can do when the pins alone are over the pin budget (a write's note,

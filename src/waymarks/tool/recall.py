@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.text import is_unicode
 from waymarks.service.evolution_recall import learned_digest, recall_learned
-from waymarks.service.own_claims import OwnClaims
 from waymarks.service.planning import egress_for
 from waymarks.service.search import selected_rows
+from waymarks.service.team_here import held_here
 from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable_for
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
             # (not one the person holds, or says otherwise of: theirs stands)
             learned = recall_learned(app.home, query, inherit=False,
                                      egress=egress_for(app, provider), notes=notes,
-                                     mine=OwnClaims(app).held)
+                                     mine=held_here(app))
     except ENVIRONMENT_ERRORS as exc:
         return unavailable_for(exc)
     answer: dict[str, Any] = {"outcome": "ok", "claims": selected_rows(result),

@@ -66,8 +66,8 @@ def read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
 
 def _read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
     from waymarks.service import evolution_inspect as inspect
-    from waymarks.service.own_claims import OwnClaims
     from waymarks.service.planning import egress_for
+    from waymarks.service.team_here import held_here
 
     action = arguments.get("action")
     egress = egress_for(app)  # the answer goes to the model: its provider's egress
@@ -80,7 +80,7 @@ def _read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
                 page, bool) or page < 1:  # (`true` is an int to Python, not a page)
             return _rejected("bad_input", "scope is all, here or legacy; page is 1 or more")
         return {"outcome": "ok", **inspect.list_claims(
-            app.home, str(scope), page, app.cwd, egress=egress, mine=OwnClaims(app).held)}
+            app.home, str(scope), page, app.cwd, egress=egress, mine=held_here(app))}
     if action == "search":
         query = arguments.get("query")
         if not isinstance(query, str) or not 1 <= len(query.strip()) <= 512:
@@ -90,7 +90,7 @@ def _read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         if OMITTED in query:
             return _rejected("egress-placeholder", f"the query holds {OMITTED}, which "
                              "marks text withheld from the model; ask in your own words")
-        found = inspect.search(app.home, query, egress=egress, mine=OwnClaims(app).held)
+        found = inspect.search(app.home, query, egress=egress, mine=held_here(app))
         del found["query"]  # the model's own text, never sent back unchecked (a credential
         # or a local-only span in it went out as written)
         return {"outcome": "ok", **found}
@@ -98,7 +98,7 @@ def _read(app: Waymarks, arguments: dict[str, object]) -> dict[str, Any]:
         cid = arguments.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
             return _rejected("bad_input", "id is a learned claim's 24 hex digits")
-        shown = inspect.show(app.home, cid, egress=egress, mine=OwnClaims(app).held)
+        shown = inspect.show(app.home, cid, egress=egress, mine=held_here(app))
         if shown is None:
             return _rejected("not_found", "no learned claim has that ID; list them first")
         if shown.get("withheld"):
