@@ -218,6 +218,15 @@ def _learning_on(home: Path) -> None:
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
 
 
+def trust_project(home: Path, project: Path) -> None:
+    """Trust ``project``: only a trusted project's compaction summaries are captured
+    (test_capture_untrusted.py)."""
+    from waymarks.service.trust import TrustStore
+
+    project.mkdir(exist_ok=True)
+    TrustStore(home).trust(str(project))
+
+
 def test_stop_captures_nothing_while_learning_is_off(home: Path, project: Path,
                                                     tmp_path: Path) -> None:
     _hook(home, project, "Stop", _transcript(tmp_path / "t.jsonl"))
@@ -288,6 +297,7 @@ def test_precompact_captures_the_summary_and_its_local_claims_once(
                            "This session is being continued.\n## Decisions\n"
                            "- Billing uses Postgres 16\n## Notes\n- not a claim\n"}}
     transcript = _transcript(tmp_path / "t.jsonl", summary)
+    trust_project(home, project)
     _hook(home, project, "PreCompact", transcript)
     _hook(home, project, "PreCompact", transcript)  # compacting twice: one source
     kinds = [k for k, _ in _sources(home)]
@@ -343,6 +353,7 @@ def test_pi_agent_end_and_session_compact_capture_through_the_bridge(
                   "summary": "## Decisions\n- Releases are cut from main on Fridays\n"}
     entries = [user("a2", "a1", "Remember: we deploy with Kamal, not Capistrano."),
                user("a3", "a2", "What did we decide about the database?"), assistant]
+    trust_project(home, tmp_path / "project")
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},
         {"id": 2, "method": "learn", "params": {"event": "agent_end", "users": ["a2", "a3"],

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.evolution.test_capture import trust_project
 from tests.hosts.test_pi_evolve import Bridge, _entry, _initialize
 from waymarks.service.evolution import Evolution, drain_captures
 from waymarks.service.learning import ledger_path, set_learning
@@ -139,6 +140,7 @@ def test_pi_captures_the_summary_of_its_own_compaction_only(tmp_path: Path) -> N
                 "timestamp": "2026-11-30T10:00:02.000Z", "summary": summary,
                 "firstKeptEntryId": parent, "tokensBefore": 1000}
 
+    trust_project(home, project)
     try:
         _initialize(bridge, project, tmp_path / "s.jsonl", [])
         said = [_entry("u1", None, "user", "My salary is 123k; it is private."),
@@ -171,6 +173,7 @@ def test_claude_code_captures_summaries_written_since_learning_was_switched(
 
     transcript.write_text(summary("s1", "Summary: the user's salary is 123k (private).",
                                   "2020-01-01T00:00:00.000Z"))
+    trust_project(home, project)
     set_learning(home, True)  # written now: after the first summary
     with transcript.open("a") as out:
         out.write(summary("s2", "Summary: we deploy with Kamal.", "2099-01-01T00:00:00.000Z"))

@@ -488,9 +488,10 @@ class Bridge:
 
         if self._capture is None:
             self._capture = PiCapture(self.home)
+        app = self._app()
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
-                                                     self._app().cwd,
-                                                     turn_ids(params.get("users")))
+                                                     app.cwd, turn_ids(params.get("users")),
+                                                     app.trust_override)
         if params.get("event") == "agent_end" and isinstance(params.get("turn"), list) \
                 and self.ledger is not None:  # the turn's tool results: a work source
             from waymarks.hosts.work_turns import capture, pi_turn

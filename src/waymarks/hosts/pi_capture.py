@@ -7,8 +7,10 @@ statements of the turn that ended (the user entries the extension names: ``users
 above all, is never taken) are kept by the cue rules of
 :mod:`waymarks.core.evolution.cues` (``message`` entries with role ``user`` only:
 assistant, tool-result and custom messages never become a statement); on
-``session_compact`` the compaction entries' summaries are kept (a summary source with up
-to 16 local claims). Sources are keyed by Pi's entry IDs, so a turn captured twice is one
+``session_compact``, in a project the person trusts (Pi's decision, else ``waymarks
+trust``), the compaction entries' summaries are kept (a summary source with up to 16 local
+claims; an untrusted repository's summary is not: :func:`~waymarks.service.capture_turns.
+summaries_trusted`). Sources are keyed by Pi's entry IDs, so a turn captured twice is one
 source; 16 statements at most.
 
 A capture that throws while storing (a busy database, a full disk) is not lost: a
@@ -30,7 +32,7 @@ from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionLog
 from waymarks.service.capture_probe import unknown
 from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain, queued_turn, write_request
-from waymarks.service.capture_turns import session_items
+from waymarks.service.capture_turns import session_items, summaries_trusted
 from waymarks.service.learning import learning_enabled
 from waymarks.service.outcomes import LedgerDamaged
 
@@ -59,10 +61,12 @@ class PiCapture:
         return self._evolution
 
     def capture(self, event: str, session: SessionLog | None, cwd: str,
-                turn: list[str] | None = None) -> dict[str, Any]:
+                turn: list[str] | None = None, host_trust: bool | None = None
+                ) -> dict[str, Any]:
         """Capture what ``event`` calls for; a content-free summary of what it did.
         ``turn``: the user entries of the turn that ended (``None``: the session's last
-        user message)."""
+        user message). ``host_trust``: Pi's decision on the project (the bridge's trust
+        override; ``None``: Waymarks' trust list decides)."""
         if event not in EVENTS:
             return {"captured": 0, "skipped": "unknown_event"}
         if os.environ.get("PI_SUBAGENT_AGENT_ID"):
@@ -76,8 +80,10 @@ class PiCapture:
         judged = self._judged.setdefault(session.session_id, {})
         if len(judged) > 100_000:  # bounded: a very long session starts over
             judged.clear()
+        trusted = event == "session_compact" and (
+            host_trust if host_trust is not None else summaries_trusted(self.home, origin))
         items = unknown(self.home, origin, session.session_id,
-                        session_items(session, event, judged, turn))
+                        session_items(session, event, judged, turn, trusted=trusted))
         if not items:
             return {"captured": 0, **retried}
         try:

@@ -449,6 +449,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
         last_end,
         remember_end,
         still_on_since,
+        summaries_trusted,
         switched_at_ns,
     )
 
@@ -502,7 +503,8 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     chosen = [(key, text) for key, text in statements
               if key in turn and is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
-    if event == "PreCompact":  # summaries written since learning was last switched
+    # summaries written since learning was last switched, of a project the person trusts
+    if event == "PreCompact" and summaries_trusted(home, origin):
         fresh = written_since(data, switched_at_ns(home, project) // 1_000_000)
         items += [("summary", key, text) for key, text in summaries
                   if key in fresh][-MAX_SUMMARIES:]
@@ -548,10 +550,10 @@ def capture_session_file(home: Path, event: str, path: str, project: str,
         session = SessionFile.open(_Path(path))
     except SessionFileError:
         return 0  # not a Pi session file (any more): nothing of it can be captured
-    from waymarks.service.capture_turns import session_items
+    from waymarks.service.capture_turns import session_items, summaries_trusted
 
-    return _store(home, origin, session.session_id, session_items(session, event, turn=turn),
-                  evo)
+    return _store(home, origin, session.session_id, session_items(
+        session, event, turn=turn, trusted=summaries_trusted(home, origin)), evo)
 
 
 def _store(home: Path, origin: str, session: str, items: list[tuple[str, str, str]],

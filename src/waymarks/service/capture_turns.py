@@ -55,13 +55,15 @@ def turn_ids(value: object) -> list[str] | None:
 
 
 def session_items(session: Any, event: str, judged: dict[str, bool] | None = None,
-                  turn: list[str] | None = None) -> list[tuple[str, str, str]]:
+                  turn: list[str] | None = None, *, trusted: bool = False
+                  ) -> list[tuple[str, str, str]]:
     """Pi (``agent_end``, ``session_compact``): the person's statements among ``turn``'s
     user entries (``message`` entries with role ``user`` only; ``None``: the session's
-    last user message) and, on ``session_compact``, compaction summaries (its statements
-    were judged at their own ``agent_end``), as (kind, entry ID, text). ``judged``: a
-    long-lived caller's memo of the cue rules' verdict per entry ID (an entry never
-    changes)."""
+    last user message) and, on ``session_compact`` in a ``trusted`` project, compaction
+    summaries (its statements were judged at their own ``agent_end``; an untrusted
+    project's summary is not the person's: :func:`summaries_trusted`), as (kind, entry
+    ID, text). ``judged``: a long-lived caller's memo of the cue rules' verdict per entry
+    ID (an entry never changes)."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
     from waymarks.ledger.entries import Compaction, Message, bodies
 
@@ -73,7 +75,8 @@ def session_items(session: Any, event: str, judged: dict[str, bool] | None = Non
         elif isinstance(body, Compaction) and body.summary and body.summary.strip():
             summaries.append(("summary", body.id, body.summary))
     if event == "session_compact":  # the compaction this event added: an earlier one's
-        return summaries[-1:]  # summary was judged at its own, perhaps while learning was off
+        # summary was judged at its own, perhaps while learning was off
+        return summaries[-1:] if trusted else []
     wanted = set(turn) if turn is not None else {u.id for u in users[-1:]}
     memo = judged if judged is not None else {}
     statements = []
@@ -86,6 +89,23 @@ def session_items(session: Any, event: str, judged: dict[str, bool] | None = Non
         if verdict:
             statements.append(("statement", body.id, body.text))
     return statements[-MAX_STATEMENTS:]
+
+
+def summaries_trusted(home: Path | str, origin: str) -> bool:
+    """Whether a compaction summary of a session in ``origin`` may be captured: only in a
+    project the person trusts (``waymarks trust``). A summary is the model's, written from
+    what the repository's files and tool output showed it, and learned memory is recalled
+    in every project: an untrusted repository's would plant its words everywhere. A trust
+    list that cannot be read trusts nothing (it may only tighten)."""
+    from pathlib import Path as _Path
+
+    from waymarks.service.outcomes import ServiceError
+    from waymarks.service.trust import TrustStore
+
+    try:
+        return origin in TrustStore(_Path(home)).projects()
+    except ServiceError:
+        return False
 
 
 def last_end(path: str) -> str | None:
