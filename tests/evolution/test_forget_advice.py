@@ -55,3 +55,31 @@ def test_forget_of_an_unknown_claim_still_says_there_is_none(
     done = cli(home, project, "learn", "forget", "0" * 24)
     assert done.returncode == 2
     assert "rebuild-index" not in done.stdout + done.stderr
+
+
+def test_forget_of_a_memory_or_pin_id_says_what_it_is_and_what_retires_it(
+        home: Path, project: Path, learned: dict[str, str]) -> None:
+    """`learn forget` given a memory's UUID (a memory, not a learned claim) said "no learned
+    claim has the ID …; see `waymarks evolution list` (…) (see `waymarks learn list
+    --all`)": "see" twice and no word of what the ID is. It names the kind and the command
+    that retires it, a prefix as lists print it too, and changes nothing."""
+    ok(home, project, "memory", "add", "--", "The billing service owns the invoices table.")
+    [memory] = json.loads(ok(home, project, "--json", "memory", "list"))["items"]
+    [pin] = json.loads(ok(home, project, "--json", "pins"))["items"]
+    ledger = home / "evolution" / "ledger.jsonl"
+    before = ledger.read_bytes()
+    for given, kind, retires in ((memory["id"], "memory", "memory invalidate"),
+                                 (memory["id"][:8].upper(), "memory", "memory invalidate"),
+                                 (pin["id"], "pin", "unpin")):
+        done = cli(home, project, "learn", "forget", given)
+        said = " ".join((done.stdout + done.stderr).split())
+        assert done.returncode == 2 and "Traceback" not in done.stderr, said
+        full = memory["id"] if kind == "memory" else pin["id"]
+        assert f"{full} is a {kind}, not a learned claim" in said, said
+        assert f"`waymarks {retires} {full}` retires it" in said, said
+    assert ledger.read_bytes() == before  # nothing appended
+    assert json.loads(ok(home, project, "--json", "memory", "list"))["items"][0][
+        "status"] == "active"
+    done = cli(home, project, "learn", "forget", "0" * 24)  # no such thing: "see" once
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 2 and said.count("see ") == 1, said

@@ -184,20 +184,25 @@ def learn_group() -> Group:
     @click.argument("claim_id", metavar="ID")
     def forget(claim_id: str) -> Result:
         from waymarks.service.evolution import evolution_for, has_ledger
+        from waymarks.service.item_refs import not_learned
 
         app = runtime().app()
         if not has_ledger(app.home):
-            return refused("not_found", "nothing has been learned; see `waymarks learn list`")
+            return refused("not_found", not_learned(app, claim_id)
+                           or "nothing has been learned; see `waymarks learn list`")
         from waymarks.service.evolution_edits import forget as forget_claim
 
         claim_id = typed_id(claim_id)  # in either case, as `evolution forget` takes it
         with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
             outcome = forget_claim(evo, claim_id)
+        if outcome.code == "not_found" and not outcome.data:  # (a legacy ID: its new IDs)
+            return refused("not_found", not_learned(app, claim_id) or outcome.message)
         if not outcome.ok:
             # `learn forget` has always answered not_found for a claim already forgotten
+            # (an unknown ID's message already says where to look: it said "see" twice)
             code = "not_found" if outcome.code == "not_active" else outcome.code
             return refused(code, outcome.message + (" (see `waymarks learn list --all`)"
-                                                    if code == "not_found" else ""))
+                                                    if outcome.code == "not_active" else ""))
         return Result({"outcome": "forgotten", "id": claim_id, "event": outcome.event,
                        "retiredSources": outcome.data.get("retiredSources", 0)},
                       outcome.message)

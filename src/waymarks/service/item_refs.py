@@ -33,3 +33,18 @@ def named_ids(app: Waymarks, kind: Literal["pin", "memory"], ref: str) -> list[s
     if candidates is not None and len(candidates) > MAX_CANDIDATES:
         candidates = None
     return ids_named((v.id for v in app.items(kind, ids=candidates)), ref)
+
+
+def not_learned(app: Waymarks, ref: str) -> str | None:
+    """What a learned-claim command given ``ref`` says when it names a visible pin or
+    memory instead (their UUIDs are not learned claims' 24 hex digits, and `learn forget`
+    answered "no learned claim has the ID" with no word of what it is): the command that
+    retires it. ``None``: it names neither."""
+    commands = {"memory": "memory invalidate", "pin": "unpin"}
+    kinds: tuple[Literal["pin", "memory"], ...] = ("memory", "pin")
+    for kind in kinds:
+        found = named_ids(app, kind, ref)
+        if len(found) == 1:
+            return (f"{found[0]} is a {kind}, not a learned claim: `{app.command_prefix} "
+                    f"{commands[kind]} {found[0]}` retires it")
+    return None
