@@ -97,6 +97,9 @@ def _system_ms() -> int:
 class EvolutionQueue:
     """The worker over one ``JobStore``; use it from one thread (see ``SerialChain``)."""
 
+    #: which sources the ledger settled (:func:`open_queue`): their jobs heal at each check
+    settled: Callable[[list[str]], set[str]] | None = None
+
     def __init__(self, store: JobStore, step: ConsolidationStep, config: EvolutionConfig,
                  policy: ProviderPolicy, clients: ClientFactory, *,
                  available: Callable[[RouteConfig], bool] = lambda route: True,
@@ -227,6 +230,8 @@ class EvolutionQueue:
         now = self.now_ms()
         self.store.expire_leases(now, self._retry_at(now))
         self.reconcile()
+        if self.settled is not None:  # killed after the ledger's write: never tried again
+            self.store.heal(self.settled, now)
         routes = self.routes()
         forced = source_id is not None
         if forced:
@@ -586,12 +591,15 @@ def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
     from waymarks.service.evolution_config import origin_evolution_config
     from waymarks.service.learning import learning_enabled
     from waymarks.service.recovery import open_job_store
+    from waymarks.store.evolution_probe import settled_sources
 
     def reopen() -> JobStore:
         return open_job_store(home, datetime.now(UTC))
 
-    return EvolutionQueue(reopen(), step, config, policy, clients, available=available,
-                          cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
-                          origin_policy=lambda origin: origin_policy(home, origin),
-                          origin_config=lambda origin: origin_evolution_config(home, origin),
-                          reopen=reopen, reload=reload)
+    queue = EvolutionQueue(reopen(), step, config, policy, clients, available=available,
+                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
+                           origin_policy=lambda origin: origin_policy(home, origin),
+                           origin_config=lambda origin: origin_evolution_config(home, origin),
+                           reopen=reopen, reload=reload)
+    queue.settled = lambda ids: settled_sources(home / "waymarks.db", ids)
+    return queue

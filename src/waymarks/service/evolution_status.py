@@ -35,7 +35,11 @@ from waymarks.service.evolution_notes import (
 from waymarks.service.learning import learning_enabled
 from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, using_job_store
-from waymarks.store.evolution_probe import check_projection, unsettled_sources
+from waymarks.store.evolution_probe import (
+    check_projection,
+    settled_sources,
+    unsettled_sources,
+)
 from waymarks.store.jobs import DB_FILE, JobStore
 
 PROJECTION_DB = "waymarks.db"
@@ -155,7 +159,11 @@ def _ended_leases(store: JobStore, now_ms: int) -> list[Any]:
             if j.lease_until is not None and j.lease_until <= now_ms][:FAILED_SHOWN]
 
 
-def _queue_reads(store: JobStore, *, now_ms: int) -> _QueueReads:
+def _queue_reads(store: JobStore, *, now_ms: int, home: Path) -> _QueueReads:
+    # healed first from the learned ledger (brought up to it by `outcomes`): a job whose
+    # process was killed after the ledger's write was counted retrying while `learn
+    # status` counted its source settled
+    store.heal(partial(settled_sources, home / PROJECTION_DB), now_ms)
     return _QueueReads(
         counts=store.counts(now_ms), queued=store.source_ids(),
         waiting=store.wait_reasons(),
@@ -177,8 +185,8 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
     learning on for ``home`` (with its ``--home`` where a bare command uses another)."""
     routes = config.routes()
     exists = os.path.lexists(home / DB_FILE)  # a dangling link too: it is refused
-    read = using_job_store(home, datetime.now(UTC), partial(_queue_reads, now_ms=now_ms)) \
-        if exists else _QueueReads()
+    read = using_job_store(home, datetime.now(UTC), partial(
+        _queue_reads, now_ms=now_ms, home=home)) if exists else _QueueReads()
     counts, waiting, files, failed, cooldowns, hour, usd, recent, queue_health, notices = (
         read.counts, read.waiting, read.files, read.failed, read.cooldowns, read.hour,
         read.usd, read.recent, read.health, read.notices)

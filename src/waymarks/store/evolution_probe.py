@@ -18,11 +18,21 @@ from waymarks.store.private import uri
 
 
 def known_sources(db_path: Path, ids: Sequence[str]) -> set[str]:
+    return _among(db_path, ids, "")
+
+
+def settled_sources(db_path: Path, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` the projection holds settled, read-only (the queue's jobs heal from
+    it: :meth:`~waymarks.store.jobs.JobStore.heal`)."""
+    return _among(db_path, ids, " AND settled IS NOT NULL")
+
+
+def _among(db_path: Path, ids: Sequence[str], where: str) -> set[str]:
     if not ids:
         return set()
     marks = ",".join("?" * len(ids))
     return _source_ids(db_path, f"SELECT source_id FROM evo_sources WHERE source_id IN "
-                                f"({marks})", list(ids))
+                                f"({marks}){where}", list(ids))
 
 
 def _source_ids(db_path: Path, sql: str, args: Sequence[str] = ()) -> set[str]:

@@ -255,6 +255,27 @@ class JobStore(RouteState):
             found[str(state)] = int(count)
         return found
 
+    def heal(self, settled: Callable[[list[str]], set[str]], now: int) -> int:
+        """Settle the open jobs whose source ``settled`` says the learned ledger settled
+        (the ledger is canonical): a process killed between its ledger write and its
+        job's update left the job retrying, counted so by `evolution status` (and waiting
+        out its backoff) while `learn status` said settled. A live lease is its holder's
+        to end. Returns how many were healed."""
+        ids = [str(r[0]) for r in self.db.execute(
+            "SELECT source_id FROM jobs WHERE state IN ('pending', 'retrying', 'paused') "
+            "OR (state = 'leased' AND lease_until <= ?)", (now,))]
+        done = sorted(settled(ids)) if ids else []
+        if not done:
+            return 0
+        with self.write() as db:
+            before = db.total_changes
+            db.executemany(
+                "UPDATE jobs SET state = 'settled', owner = NULL, lease_until = NULL, "
+                "last_error = NULL, wait_reason = NULL, updated_at = ? WHERE source_id = ? "
+                "AND (state IN ('pending', 'retrying', 'paused') OR (state = 'leased' AND "
+                "lease_until <= ?))", [(now, i, now) for i in done])
+            return db.total_changes - before
+
     def source_ids(self) -> set[str]:
         """Every source the queue holds a job for, in any state."""
         return {str(r[0]) for r in self.db.execute("SELECT source_id FROM jobs")}
