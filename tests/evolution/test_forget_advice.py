@@ -57,8 +57,9 @@ def test_forget_of_an_unknown_claim_still_says_there_is_none(
     assert "rebuild-index" not in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("verb", [("learn", "forget"), ("evolution", "forget")])
 def test_forget_of_a_memory_or_pin_id_says_what_it_is_and_what_retires_it(
-        home: Path, project: Path, learned: dict[str, str]) -> None:
+        home: Path, project: Path, learned: dict[str, str], verb: tuple[str, ...]) -> None:
     """`learn forget` given a memory's UUID (a memory, not a learned claim) said "no learned
     claim has the ID …; see `waymarks evolution list` (…) (see `waymarks learn list
     --all`)": "see" twice and no word of what the ID is. It names the kind and the command
@@ -71,7 +72,7 @@ def test_forget_of_a_memory_or_pin_id_says_what_it_is_and_what_retires_it(
     for given, kind, retires in ((memory["id"], "memory", "memory invalidate"),
                                  (memory["id"][:8].upper(), "memory", "memory invalidate"),
                                  (pin["id"], "pin", "unpin")):
-        done = cli(home, project, "learn", "forget", given)
+        done = cli(home, project, *verb, given)
         said = " ".join((done.stdout + done.stderr).split())
         assert done.returncode == 2 and "Traceback" not in done.stderr, said
         full = memory["id"] if kind == "memory" else pin["id"]
@@ -80,6 +81,6 @@ def test_forget_of_a_memory_or_pin_id_says_what_it_is_and_what_retires_it(
     assert ledger.read_bytes() == before  # nothing appended
     assert json.loads(ok(home, project, "--json", "memory", "list"))["items"][0][
         "status"] == "active"
-    done = cli(home, project, "learn", "forget", "0" * 24)  # no such thing: "see" once
+    done = cli(home, project, *verb, "0" * 24)  # no such thing: "see" once
     said = " ".join((done.stdout + done.stderr).split())
     assert done.returncode == 2 and said.count("see ") == 1, said

@@ -23,18 +23,25 @@ from waymarks.core.text import typed_id
 VERDICT_HELP = "useful | unhelpful | accurate | incorrect"
 
 
-def _edit(call: Any, create: bool = False) -> Result:
+def _edit(call: Any, create: bool = False, retired: str | None = None) -> Result:
     """Run an edit against the home's evolution state and turn its outcome into a Result
-    (``create``: the evolution ledger may be created, for an import)."""
+    (``create``: the evolution ledger may be created, for an import). ``retired``: the ID
+    a forget was given, which may be a pin's or memory's (the command that retires one
+    is named: :func:`~waymarks.service.item_refs.not_learned`)."""
     from waymarks.service.evolution import evolution_for
+    from waymarks.service.item_refs import not_learned
     from waymarks.service.learning import has_ledger
 
     app = runtime().app()
     if not create and not has_ledger(app.home):
-        return refused("not_found", "nothing has been learned yet; see "
-                       "`waymarks learn status`")
+        return refused("not_found", (retired and not_learned(app, retired)) or
+                       "nothing has been learned yet; see `waymarks learn status`")
     with evolution_for(app) as evo:  # a rehearsal checks everything, appends nothing
         outcome = call(evo)
+    hint = not_learned(app, retired) if retired and outcome.code == "not_found" \
+        and not outcome.data else None
+    if hint is not None:
+        return refused("not_found", hint)
     if not outcome.ok:  # with what the refusal names (a legacy ID's new IDs)
         shown = refused(outcome.code, outcome.message)
         return Result({**shown.data, **outcome.data}, shown.text, shown.exit_code)
@@ -215,7 +222,7 @@ def register_inspection(root: Group) -> None:
     def forget_(claim_id: str) -> Result:
         from waymarks.service.evolution_edits import forget
 
-        return _edit(lambda evo: forget(evo, typed_id(claim_id)))
+        return _edit(lambda evo: forget(evo, typed_id(claim_id)), retired=claim_id)
 
     @command(group, "correct", summary="Replace a learned claim's text with your correction "
              "(4-800 characters); a manual correction outranks anything learned.",
