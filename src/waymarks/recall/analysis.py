@@ -156,10 +156,18 @@ def _joined_phrasal(text: str) -> str:
     """Each of :data:`PHRASAL_WORDS` typed as two words written as one ("on-call":
     "oncall"), padded with spaces to its length, so positions stay valid."""
     for cues, pattern in PHRASAL_WORDS:
-        if any(cue in text for cue in cues):
-            text = pattern.sub(lambda m: _JOINT.sub("", m.group(0)).ljust(len(m.group(0))),
-                               text)
+        # (loops, not any() over a generator: every record and question passes here, and
+        # building the generator cost more than the scans it spares, 4 % of an analysis)
+        for cue in cues:
+            if cue in text:
+                text = pattern.sub(_one_word, text)
+                break
     return text
+
+
+def _one_word(match: re.Match[str]) -> str:
+    """A phrasal word's match without its space or hyphen, padded to its length."""
+    return _JOINT.sub("", match.group(0)).ljust(len(match.group(0)))
 
 
 #: what parts the two words of a phrasal one
