@@ -18,6 +18,9 @@ CASES: list[tuple[str, str]] = [
      "PORT=8080\nexport DB_PASSWORD=[REDACTED:secret]"),
     ("  SMTP_PASS=Tr0ub4dor horse staple  \r\nTZ=UTC",
      "  SMTP_PASS=[REDACTED:secret]  \r\nTZ=UTC"),
+    # a random first word and a word after it (the property test's example): the line's
+    # rest read with it made a phrase of two words, and the password went in clear
+    ("the\npassword=9DMny3UWo2va key\n", "the\npassword=[REDACTED:secret]\n"),
 ]
 
 KEPT: list[tuple[str, str]] = [

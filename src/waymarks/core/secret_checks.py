@@ -163,6 +163,13 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
                 # no passphrase, under a name as often for a description: a word decides
                 return any(_looks_like_secret(word.strip(".,;:!?()"), data=False, alone=False)
                            for word in value.split())
+            if not quoted and match.group("sep") == "=":
+                # a dotenv line's words (:func:`_dotenv_end`): a passphrase, or a first
+                # word that reads random even as prose's (``password=9DMny3UWo2va key``
+                # went in clear once the line's rest was read with it; ``TODO fill me
+                # in`` stays)
+                return _a_quoted_phrase_secret(value) or _looks_like_secret(
+                    value.split(None, 1)[0], data=False, alone=False)
             return _a_quoted_phrase_secret(value)
         if _a_word_named_pass(match) or _a_login_name(match):
             # "first_pass: 'fast'", "pass: done", fetch's "credentials: 'include'",
