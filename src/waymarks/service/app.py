@@ -13,7 +13,6 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,27 +24,21 @@ from waymarks.ledger.session_file import SessionFile
 from waymarks.recall.engine import RecallResult
 from waymarks.service import api_args, rebuilding, recall_query
 from waymarks.service.config import Settings, load_settings
-from waymarks.service.kept_exclusions import finish_interrupted_rename
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
 from waymarks.service.planning import PinInputs
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
-    SQLITE_ERRORS,
-    is_damage,
-    prepare_database_files,
-    read_as_it_is,
     recovered_alone,
     recoveries_so_far,
     recovering,
 )
 from waymarks.service.serialized import CallLock, serialized
 from waymarks.service.session_checks import out_of_date, refuse_replaced, replaced_problem
-from waymarks.service.sources import placement, refresh_sources
+from waymarks.service.sources import refresh_sources
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
-from waymarks.store.migrations import SchemaTooNewError
-from waymarks.store.projection import BUSY_TIMEOUT_MS, Projection, ProjectionDamaged
-from waymarks.store.writer_lock import FileIdentity, file_identity
+from waymarks.store.projection import BUSY_TIMEOUT_MS, ProjectionDamaged
+from waymarks.store.writer_lock import FileIdentity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
@@ -167,48 +160,12 @@ class Waymarks:
 
     @property
     def projection(self) -> Store:
-        if self._snapshot is None:
-            self._let_go_if_read_only()
+        if self._snapshot is None:  # (between requests)
+            rebuilding.let_go_if_read_only(self)
         if self._projection is None:
-            prepare_database_files(self.db_path)
-            finish_interrupted_rename(self.db_path, self.busy_timeout_ms / 1000)
-            found = file_identity(self.db_path)  # the file a failure below is about
-            try:
-                self._projection = Projection(self.db_path, self._now_ms(),
-                                              self.busy_timeout_ms)
-            except SchemaTooNewError as exc:
-                raise ServiceError("schema_too_new", str(exc)) from exc
-            except SQLITE_ERRORS as exc:  # ProjectionDamaged included
-                if not is_damage(exc):
-                    self._projection = read_as_it_is(self, exc)  # (a full disk)
-                    return self._projection
-                self._recover(exc, found)
-            else:
-                self._projection.placement = partial(placement, self)
-                try:  # (a hook's first use is here, outside any request's recovery)
-                    rebuilding.fill_if_new(self, self._projection)
-                except SQLITE_ERRORS as exc:  # damaged, or set aside by another process,
-                    if not is_damage(exc):  # since the open: repaired, or reopened
-                        raise
-                    self._recover(exc)
+            rebuilding.open_projection(self)
         assert self._projection is not None
         return self._projection
-
-    def _let_go_if_read_only(self) -> None:
-        """Between requests, close a database read as it is (a full disk) once room is
-        freed: a long-lived process opens it as usual again (it read that copy for good).
-        The session's entry index read through it goes too (it failed: a closed database)."""
-        if self.stale_note is None:
-            return
-        from waymarks.files.space import nearly_full  # (only a request that had a note asks)
-
-        if not nearly_full(self.home):  # (room again)
-            self.stale_note = None  # (read as it is, or a recall that could not index)
-            if self.read_only:
-                rebuilding.close_quietly(self._projection)
-                self._projection = None
-                if self._session is not None:
-                    self._session.drop_index()
 
     def _recover(self, problem: Exception, found: FileIdentity | None = None) -> None:
         """Set a damaged database aside and rebuild a new one (:mod:`.rebuilding`), unless
@@ -322,7 +279,7 @@ class Waymarks:
         if self._snapshot is not None:
             yield self._snapshot
             return
-        self._let_go_if_read_only()  # (before the snapshot: then the projection is held)
+        rebuilding.let_go_if_read_only(self)  # (before the snapshot: the projection is held then)
         trusted = self._trusted_now()
         settings = load_settings(self.home, self.cwd, trusted)
         self._snapshot = Snapshot(None, trusted, settings)  # the refresh below reads these

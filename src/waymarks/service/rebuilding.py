@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.ledger.log import ProgressFn, SessionLog
+from waymarks.service.kept_exclusions import finish_interrupted_rename
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
     SQLITE_ERRORS,
@@ -26,6 +27,8 @@ from waymarks.service.recovery import (
     database_error,
     finish_interrupted_repair,
     is_damage,
+    prepare_database_files,
+    read_as_it_is,
     read_ledgers,
     start_afresh,
 )
@@ -36,6 +39,7 @@ from waymarks.store.integrity import (
     ProjectionReplaced,
     cut_to_nothing,
 )
+from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import Projection
 from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
 
@@ -74,6 +78,52 @@ def fill_if_new(app: Waymarks, projection: Store) -> None:
 
     fill_failed(app.home, None)  # filled: a detached fill's failure no longer holds one back
     embed_in_background(app, replayed)
+
+
+def open_projection(app: Waymarks) -> None:
+    """Open ``app``'s database as its projection (``app._projection``): made and filled
+    if new; one damaged set aside and rebuilt (:meth:`Waymarks._recover`), unless another
+    process replaced it meanwhile; one that cannot be written (a full disk) read as it is
+    (:func:`.recovery.read_as_it_is`); a schema newer than this code refused."""
+    prepare_database_files(app.db_path)
+    finish_interrupted_rename(app.db_path, app.busy_timeout_ms / 1000)
+    found = file_identity(app.db_path)  # the file a failure below is about
+    try:
+        projection = app._projection = Projection(app.db_path, app._now_ms(),
+                                                  app.busy_timeout_ms)
+    except SchemaTooNewError as exc:
+        raise ServiceError("schema_too_new", str(exc)) from exc
+    except SQLITE_ERRORS as exc:  # ProjectionDamaged included
+        if not is_damage(exc):
+            app._projection = read_as_it_is(app, exc)  # (a full disk)
+            return
+        app._recover(exc, found)
+        return
+    projection.placement = partial(placement, app)
+    try:  # (a hook's first use is here, outside any request's recovery)
+        fill_if_new(app, projection)
+    except SQLITE_ERRORS as exc:  # damaged, or set aside by another process, since the
+        if not is_damage(exc):  # open: repaired, or reopened
+            raise
+        app._recover(exc)
+
+
+def let_go_if_read_only(app: Waymarks) -> None:
+    """Between requests, once room is freed, drop the stale note of a full disk and close
+    a database read as it is: a long-lived process opens it as usual again (it read that
+    copy for good). The session's entry index read through it goes too (it failed: a
+    closed database)."""
+    if app.stale_note is None:
+        return
+    from waymarks.files.space import nearly_full  # (only a request that had a note asks)
+
+    if not nearly_full(app.home):  # (room again)
+        app.stale_note = None  # (read as it is, or a recall that could not index)
+        if app.read_only:
+            close_quietly(app._projection)
+            app._projection = None
+            if app._session is not None:
+                app._session.drop_index()
 
 
 def _unless_too_long(app: Waymarks, projection: Store, files: list[Path]) -> None:
