@@ -109,3 +109,22 @@ def assert_one_secret_redacted(text: str, kept: str) -> None:
     assert credential_kinds(text) == ["secret"], "a write holding it is refused"
     outcome = sanitize({"messages": [{"role": "user", "content": text}]}, "anthropic")
     assert outcome.payload["messages"][0]["content"] == kept
+
+
+def shape_tests(cases: list[tuple[str, str]], unchanged: list[str]
+                ) -> tuple[Callable[[str, str], None], Callable[[str], None]]:
+    """The two tests of a credential shape's file, parametrized: each of ``cases`` (text,
+    what is kept) has its one credential taken out on every path
+    (:func:`assert_one_secret_redacted`); each of ``unchanged`` stays as it is. A module
+    binds them to ``test_…`` names of its own, which pytest collects."""
+    from waymarks.core.secrets import redact
+
+    @pytest.mark.parametrize(("text", "kept"), cases)
+    def redacted(text: str, kept: str) -> None:
+        assert_one_secret_redacted(text, kept)
+
+    @pytest.mark.parametrize("text", unchanged)
+    def stays(text: str) -> None:
+        assert redact(text) == (text, 0)
+
+    return redacted, stays

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
-from waymarks.core.secrets import redact
+from tests.privacy.digests import assert_pin_refused, shape_tests
 
 PW = "Xk9vTq2mWz8rLp4nB7cD"
 
@@ -41,14 +38,7 @@ UNCHANGED: list[str] = [
 ]
 
 
-@pytest.mark.parametrize(("text", "kept"), CASES)
-def test_the_password_is_redacted(text: str, kept: str) -> None:
-    assert_one_secret_redacted(text, kept)
-
-
-@pytest.mark.parametrize("text", UNCHANGED)
-def test_a_line_holding_none_stays(text: str) -> None:
-    assert redact(text) == (text, 0)
+test_the_password_is_redacted, test_a_line_holding_none_stays = shape_tests(CASES, UNCHANGED)
 
 
 def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
