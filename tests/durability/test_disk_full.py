@@ -493,14 +493,9 @@ def test_a_prompt_hook_on_a_full_disk_still_adds_the_sessions_pins(
     reaching the model. Every use of the database outside a request closed the copy
     read as it is and opened another, while the session's entry index still read the
     closed one. The hook now adds the pin, as it does with room."""
-    from tests.hosts.test_claude_code import PIN_BEGIN, hook, payload
+    from tests.hosts.test_claude_code import PIN_BEGIN, hook
 
-    home, sid = small_fs / "home", str(uuid.uuid4())
-    assert hook(home, "SessionStart", payload(sid, project, "SessionStart",
-                                              source="startup")).returncode == 0
-    with Waymarks(home, cwd=str(project), session=sid) as app:
-        assert isinstance(app.pin("Always run the linters"), Committed)
-    asked = payload(sid, project, "UserPromptSubmit", prompt="lint my change")
+    home, asked = _session_with_a_pin(small_fs, project)
     assert PIN_BEGIN in hook(home, "UserPromptSubmit", asked).stdout
     filler = fill(small_fs)
     done = hook(home, "UserPromptSubmit", asked)
@@ -509,20 +504,27 @@ def test_a_prompt_hook_on_a_full_disk_still_adds_the_sessions_pins(
     filler.unlink()
 
 
-def test_a_prompt_hook_on_a_full_disk_says_its_context_may_be_stale(
-        small_fs: Path, project: Path) -> None:
-    """README promises that a prompt's hook on a full disk says so, naming the fix; since
-    the database is read as it is there, it added the context without a word: the person
-    never heard that nothing new is stored, nor the model that it may be stale. Both get
-    the line the command line gives (``systemMessage``, and before the context)."""
-    from tests.hosts.test_claude_code import PIN_BEGIN, hook, payload
+def _session_with_a_pin(small_fs: Path, project: Path) -> tuple[Path, dict[str, Any]]:
+    """A Claude Code session on ``small_fs`` with a pin, and a prompt's hook payload."""
+    from tests.hosts.test_claude_code import hook, payload
 
     home, sid = small_fs / "home", str(uuid.uuid4())
     assert hook(home, "SessionStart", payload(sid, project, "SessionStart",
                                               source="startup")).returncode == 0
     with Waymarks(home, cwd=str(project), session=sid) as app:
         assert isinstance(app.pin("Always run the linters"), Committed)
-    asked = payload(sid, project, "UserPromptSubmit", prompt="lint my change")
+    return home, payload(sid, project, "UserPromptSubmit", prompt="lint my change")
+
+
+def test_a_prompt_hook_on_a_full_disk_says_its_context_may_be_stale(
+        small_fs: Path, project: Path) -> None:
+    """README promises that a prompt's hook on a full disk says so, naming the fix; since
+    the database is read as it is there, it added the context without a word: the person
+    never heard that nothing new is stored, nor the model that it may be stale. Both get
+    the line the command line gives (``systemMessage``, and before the context)."""
+    from tests.hosts.test_claude_code import PIN_BEGIN, hook
+
+    home, asked = _session_with_a_pin(small_fs, project)
     assert "systemMessage" not in json.loads(hook(home, "UserPromptSubmit", asked).stdout)
     filler = fill(small_fs)
     answer = json.loads(hook(home, "UserPromptSubmit", asked).stdout)

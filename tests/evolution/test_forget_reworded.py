@@ -62,16 +62,22 @@ def test_a_claim_marked_incorrect_reworded_is_not_relearned(tmp_path: Path) -> N
         assert outcome.code == "refused_only" and evo.claims(["provisional"]) == []
 
 
+def _three_learned(tmp_path: Path) -> list[str]:
+    """The IDs of three claims learned in ``tmp_path``'s home: a sentence, the same one
+    with another case and a full stop (learned later), and another sentence."""
+    home, origin = tmp_path / "home", str(tmp_path / "a")
+    return [learn(home, origin, {"kind": kind, "content": text}, days_ago(days))
+            for kind, text, days in (("fact", "The CI runs on GitHub Actions", 3),
+                                     ("decision", "the CI runs on GitHub Actions.", 2),
+                                     ("fact", "The CI runs on GitHub Actions twice", 1))]
+
+
 def test_forgetting_a_claim_forgets_its_duplicates_worded_with_another_case_or_stop(
         tmp_path: Path) -> None:
     """Forgetting "The CI runs on GitHub Actions" left "the CI runs on GitHub Actions."
     (learned before from another reply) provisional, and it went on being injected: the
     forget took only the same text, exactly, along. Another sentence stays."""
-    home, origin = tmp_path / "home", str(tmp_path / "a")
-    ids = [learn(home, origin, {"kind": kind, "content": text}, days_ago(days))
-           for kind, text, days in (("fact", "The CI runs on GitHub Actions", 3),
-                                    ("decision", "the CI runs on GitHub Actions.", 2),
-                                    ("fact", "The CI runs on GitHub Actions twice", 1))]
+    home, ids = tmp_path / "home", _three_learned(tmp_path)
     with Evolution(home) as evo:
         outcome = edits.forget(evo, ids[0])
         assert outcome.ok and outcome.data["variants"] == [ids[1]]
@@ -86,11 +92,7 @@ def test_marking_a_claim_incorrect_quarantines_its_duplicates_worded_otherwise(
     """``incorrect`` quarantined the claim and its exact duplicates only: "the CI runs on
     GitHub Actions." stayed provisional and injected after the person said "The CI runs on
     GitHub Actions" was wrong. Undoing the verdict's event brings the claim back."""
-    home, origin = tmp_path / "home", str(tmp_path / "a")
-    ids = [learn(home, origin, {"kind": kind, "content": text}, days_ago(days))
-           for kind, text, days in (("fact", "The CI runs on GitHub Actions", 3),
-                                    ("decision", "the CI runs on GitHub Actions.", 2),
-                                    ("fact", "The CI runs on GitHub Actions twice", 1))]
+    home, ids = tmp_path / "home", _three_learned(tmp_path)
     with Evolution(home) as evo:
         outcome = edits.feedback(evo, ids[0], "incorrect")
         assert outcome.ok and outcome.data["changed"] and ids[1] in outcome.message
