@@ -483,7 +483,7 @@ class Bridge:
         nothing when learning is off): a content-free count of what was captured.
         ``users``: the IDs of the user entries the turn that ended added (the extension's
         word; only those can become statements)."""
-        from waymarks.hosts.pi_capture import PiCapture
+        from waymarks.hosts.pi_capture import PiCapture, turn_ended
         from waymarks.service.capture_turns import turn_ids
 
         if self._capture is None:
@@ -492,34 +492,10 @@ class Bridge:
         done: dict[str, Any] = self._capture.capture(str(params.get("event")), self.ledger,
                                                      app.cwd, turn_ids(params.get("users")),
                                                      app.trust_override)
-        if params.get("event") == "agent_end" and isinstance(params.get("turn"), list) \
-                and self.ledger is not None:  # the turn's tool results: a work source
-            from waymarks.hosts.work_turns import capture, pi_turn
-
-            items, limited = pi_turn(params["turn"])
-            work = capture(self.home, self._app().cwd, self.ledger.session_id, items,
-                           host="pi", subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")),
-                           statements=done.get("captured"), scan_limited=limited)
-            done["work"] = work.get("decision")
         if params.get("event") == "agent_end" and self.ledger is not None:
-            feedback = self._natural_feedback(self.ledger)
-            if any(feedback.values()):  # the keys only when the turn gave feedback
-                done.update(feedback)
+            done.update(turn_ended(self.home, app.cwd, self.ledger, params.get("turn"),
+                                   done.get("captured")))
         return done
-
-    def _natural_feedback(self, session: HostSessionLog) -> dict[str, int]:
-        """``memory <id> is incorrect.`` as the turn's last user message is feedback on
-        that learned claim (whether or not learning is on: it is the person's act).
-        Read from the session's end until a user message is found (decoding every entry
-        to keep the last took 1.6 s per turn at 30 MB, past the call's limit further on)."""
-        from waymarks.ledger.entries import recent_messages
-        from waymarks.service.evolution_edits import feedback_from_turn
-
-        users = [m for m in recent_messages(
-            session, session.offset, session.entry_count + 1, first_bytes=1 << 14,
-            enough=lambda found: any(m.role == "user" for m in found)) if m.role == "user"]
-        return feedback_from_turn(self.home, [(f"pi:{session.session_id}:{b.id}", b.text)
-                                              for b in users[-1:]])
 
     def rpc_evolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """One consolidation attempt with Pi's active model (``provider``, ``model``),

@@ -106,3 +106,39 @@ class PiCapture:
             self.close()
             return {}
         return {"retried": result.captured} if result.done or result.kept else {}
+
+
+def turn_ended(home: Path, cwd: str, session: SessionLog, turn: object,
+               captured: int | None) -> dict[str, Any]:
+    """What Pi's ``agent_end`` adds to the capture's count: the turn's tool results as a
+    work source (``work``: its decision; ``turn``, the extension's list of them), and
+    ``memory <id> is incorrect.`` as the turn's last user message, feedback on that learned
+    claim whether or not learning is on (the person's act; its counts only when there
+    was some)."""
+    done: dict[str, Any] = {}
+    if isinstance(turn, list):
+        from waymarks.hosts.work_turns import capture, pi_turn
+
+        items, limited = pi_turn(turn)
+        work = capture(home, cwd, session.session_id, items, host="pi",
+                       subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")),
+                       statements=captured, scan_limited=limited)
+        done["work"] = work.get("decision")
+    feedback = _natural_feedback(home, session)
+    if any(feedback.values()):
+        done.update(feedback)
+    return done
+
+
+def _natural_feedback(home: Path, session: SessionLog) -> dict[str, int]:
+    """Feedback the turn's last user message gives. Read from the session's end until a
+    user message is found (decoding every entry to keep the last took 1.6 s per turn at
+    30 MB, past the call's limit further on)."""
+    from waymarks.ledger.entries import recent_messages
+    from waymarks.service.evolution_edits import feedback_from_turn
+
+    users = [m for m in recent_messages(
+        session, session.offset, session.entry_count + 1, first_bytes=1 << 14,
+        enough=lambda found: any(m.role == "user" for m in found)) if m.role == "user"]
+    return feedback_from_turn(home, [(f"pi:{session.session_id}:{b.id}", b.text)
+                                     for b in users[-1:]])
