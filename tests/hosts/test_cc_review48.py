@@ -78,7 +78,7 @@ def test_a_mistyped_hook_line_never_exits_2(project: Path, home: Path,
 
 @pytest.mark.slow  # 0.7 s or more in two runs on a loaded machine: past the lane's 0.3 s
 def test_one_helper_per_home_a_stalled_one_is_replaced_and_unlinks_only_its_own(
-        home: Path) -> None:
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A helper that stalled past the client's ping (4 s) got a second helper on the same
     socket path, and the one that went idle first unlinked the socket the other served,
     which then ran unreachable for its 30 idle minutes. A helper starting beside a live
@@ -90,9 +90,15 @@ def test_one_helper_per_home_a_stalled_one_is_replaced_and_unlinks_only_its_own(
 
     from waymarks.files.locks import open_lock
     from waymarks.hosts import cc_client, cc_helper
+    from waymarks.spawn.freshness import LoadedCode
     from waymarks.spawn.sockets import at_socket
 
     path = Path(cc_client.socket_path(home))
+    # the helpers run in this test's process, whose modules are the whole test run's: a
+    # module file another test wrote just before (or this file, edited during the run)
+    # read as an upgrade, and a helper answered its first request "protocol" and ended
+    # (a clean-clone CI run); the code's freshness is not what this test is about
+    monkeypatch.setattr(LoadedCode, "changed", lambda self: False)
 
     def wait_for(check: Callable[[], bool]) -> None:
         for _ in range(2400):
@@ -101,7 +107,13 @@ def test_one_helper_per_home_a_stalled_one_is_replaced_and_unlinks_only_its_own(
             threading.Event().wait(0.05)
         raise AssertionError("never happened")
 
-    first = threading.Thread(target=cc_helper.serve, args=(home, 2.0))
+    # each helper idles longer than a ping may wait (cc_client.ANSWER_TIMEOUT_S): one that
+    # ended while another asked it or the stalled socket took its socket away under the
+    # test (the first's 2 s; the second's 1 s, while a ping that reached the stalled socket
+    # just before the second took the path over waited its 4 s: no ping was ever answered,
+    # a clean-clone CI run at load 8-14)
+    idle = cc_client.ANSWER_TIMEOUT_S + 2.0
+    first = threading.Thread(target=cc_helper.serve, args=(home, idle))
     first.start()
     wait_for(path.exists)
     served = path.stat().st_ino
@@ -116,7 +128,7 @@ def test_one_helper_per_home_a_stalled_one_is_replaced_and_unlinks_only_its_own(
     at_socket(str(path), stalled.bind)  # (a test's home may be past the address limit)
     stalled.listen(4)
     try:
-        second = threading.Thread(target=cc_helper.serve, args=(home, 1.0))
+        second = threading.Thread(target=cc_helper.serve, args=(home, idle))
         second.start()
         # (the stalled one never answers: an answer is the second's, on the path it took)
         wait_for(lambda: cc_client._ask(home, "ping", b"") is not None)
