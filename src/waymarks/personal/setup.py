@@ -3,12 +3,13 @@ the project's engineering docs."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from waymarks.personal.docs import EngineeringDocs
 from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
-from waymarks.personal.store import PersonalStore, Unread, personal_directory
+from waymarks.personal.store import PersonalStore, Unread
 from waymarks.service.config import load_settings
 from waymarks.service.planning import plan_request
 
@@ -53,3 +54,16 @@ def plan_with_memory(app: Waymarks, prompt: str, **options: Any) -> Plan:
     """:func:`plan_request` with the personal index and the engineering docs as sources."""
     return plan_request(app, prompt, snippets=EngineeringDocs(),
                         personal=personal_index(app), **options)
+
+
+def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
+    """``[personal] directory`` from the configuration, else ``<home>/memory``. A
+    relative one is under the home, where the configuration is: taken as it was, it was
+    relative to wherever a command ran, so an untrusted repository's ``memory/*.md`` was
+    read as the person's own notes and written to."""
+    section = raw_config.get("personal")
+    configured = section.get("directory") if isinstance(section, dict) else None
+    if not isinstance(configured, str) or not configured:
+        return home / "memory"
+    chosen = Path(configured).expanduser()
+    return chosen if chosen.is_absolute() else home / chosen

@@ -586,19 +586,6 @@ def _unwritable(directory: Path) -> str | None:
     return "a read-only file system" if read_only else "permission denied"
 
 
-def personal_directory(home: Path, raw_config: dict[str, object]) -> Path:
-    """``[personal] directory`` from the configuration, else ``<home>/memory``. A
-    relative one is under the home, where the configuration is: taken as it was, it was
-    relative to wherever a command ran, so an untrusted repository's ``memory/*.md`` was
-    read as the person's own notes and written to."""
-    section = raw_config.get("personal")
-    configured = section.get("directory") if isinstance(section, dict) else None
-    if not isinstance(configured, str) or not configured:
-        return home / "memory"
-    chosen = Path(configured).expanduser()
-    return chosen if chosen.is_absolute() else home / chosen
-
-
 def _index_value(value: str) -> str:
     """A name or description as an index line shows it: one line, no credential, no
     control character."""
