@@ -15,7 +15,7 @@ import pytest
 
 from waymarks.cli.main import main
 from waymarks.core.egress import Egress
-from waymarks.core.team import share_problem
+from waymarks.core.team_sharing import share_problem
 from waymarks.service.app import Waymarks
 
 SECRET = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789AB"

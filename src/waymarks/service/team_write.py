@@ -5,7 +5,7 @@ Each write appends one entry to this person's own contributor file (never anothe
 through :func:`waymarks.ledger.team.append_entry`. Before anything is appended:
 
 - the project must be trusted (the team ledger is project memory) and initialized;
-- the text must pass :func:`waymarks.core.team.share_problem` for the ``team`` egress
+- the text must pass :func:`waymarks.core.team_sharing.share_problem` for the ``team`` egress
   (only normal and internal, narrowed further by a ``[privacy] remoteProviders.team``
   entry; no markers, no credentials) — checked on every share and supersede;
 - a share must not repeat an active team item, and a claim must not contradict an active
@@ -38,15 +38,8 @@ from waymarks.core.egress import Egress
 from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 from waymarks.core.privacy import TEAM_PROVIDER, level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
-from waymarks.core.team import (
-    LAST_AT,
-    TEAM_LEVELS,
-    TeamEntry,
-    genesis,
-    make_line,
-    record_of,
-    share_problem,
-)
+from waymarks.core.team import LAST_AT, TeamEntry, genesis, make_line, record_of
+from waymarks.core.team_sharing import TEAM_LEVELS, share_problem
 from waymarks.core.text import escaped, ids_named, normalize, shell_command
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.session_file import create_atomically
