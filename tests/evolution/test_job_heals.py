@@ -70,7 +70,7 @@ def test_the_queues_check_heals_it_before_its_backoff_ends(home: Path, project: 
     from tests.evolution.test_status import ROUTE
     from waymarks.core.privacy import ProviderPolicy
     from waymarks.service.evolution_config import EvolutionConfig
-    from waymarks.service.evolution_queue import open_queue
+    from waymarks.service.evolution_wiring import open_queue
 
     source = _killed_after_the_ledger(home, project)
     with Evolution(home) as evo:

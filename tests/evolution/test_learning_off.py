@@ -21,7 +21,7 @@ from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for, route_client
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import open_queue
+from waymarks.service.evolution_wiring import open_queue
 from waymarks.service.learning import set_learning
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,8 @@ from waymarks.core.model_port import ConsolidationStep
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for, route_client
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import EvolutionQueue, open_queue
+from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.service.evolution_wiring import open_queue
 from waymarks.store.jobs import JobStore
 
 SET_ASIDE = ("import sys; from datetime import UTC, datetime; from pathlib import Path;"

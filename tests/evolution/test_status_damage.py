@@ -19,7 +19,8 @@ from waymarks.core.privacy import ProviderPolicy
 from waymarks.models import client_for
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig
-from waymarks.service.evolution_queue import EvolutionQueue, open_queue
+from waymarks.service.evolution_queue import EvolutionQueue
+from waymarks.service.evolution_wiring import open_queue
 from waymarks.store.evolution_probe import check_projection
 from waymarks.store.jobs import JobStore
 

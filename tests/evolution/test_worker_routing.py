@@ -170,7 +170,7 @@ def test_a_trusted_projects_fallback_off_holds_for_a_queue_run_elsewhere(
     """A trusted project's ``crossProviderFallback = false`` was read only by a queue run
     from that project: ``evolve`` run from another directory sent the project's text to a
     backup provider. Each job is now attempted under its origin's configuration too."""
-    from waymarks.service.evolution_queue import open_queue
+    from waymarks.service.evolution_wiring import open_queue
     from waymarks.service.trust import TrustStore
 
     limited, backup = providers
@@ -266,7 +266,7 @@ def test_a_trusted_origins_invalid_config_waits_as_such_and_names_the_file(
         tmp_path: Path, providers: tuple[FakeProvider, FakeProvider]) -> None:
     """Failing closed was right, but the reason said "privacy" (the provider policy) and
     nothing named the file or the key to fix."""
-    from waymarks.service.evolution_queue import open_queue
+    from waymarks.service.evolution_wiring import open_queue
     from waymarks.service.trust import TrustStore
 
     _limited, backup = providers

@@ -21,7 +21,7 @@ What must stay true:
   false``), read again on every check and before every call: nothing of it is leased or
   sent (``learning_off``), so a long-lived process stops calling as soon as it is off;
 - the configuration and the provider policy are read again at every check
-  (``reload``, given by :func:`open_queue`'s callers): a queue kept for hours (the
+  (``reload``, given by :func:`.evolution_wiring.open_queue`'s callers): a queue kept for hours (the
   recovery tick, Pi's bridge) sends nothing an edit of ``config.toml`` since has
   forbidden, and a file that no longer parses fails the check before anything is leased;
 - a reply that arrives after the lease ended (or after the attempt's deadline) is never
@@ -97,7 +97,7 @@ def _system_ms() -> int:
 class EvolutionQueue:
     """The worker over one ``JobStore``; use it from one thread (see ``SerialChain``)."""
 
-    #: which sources the ledger settled (:func:`open_queue`): their jobs heal at each check
+    #: which sources the ledger settled (``open_queue``): their jobs heal at each check
     settled: Callable[[list[str]], set[str]] | None = None
 
     def __init__(self, store: JobStore, step: ConsolidationStep, config: EvolutionConfig,
@@ -115,11 +115,11 @@ class EvolutionQueue:
         #: opens the store again when its file was replaced (:meth:`follow`)
         self._reopen = reopen or (lambda: JobStore(store.path))
         #: whether learning is on for an origin, asked before a job is leased and before
-        #: each call (:func:`open_queue` gives the home's switch; a queue built alone, as
+        #: each call (``open_queue`` gives the home's switch; a queue built alone, as
         #: its own tests do, runs every job)
         self.learning = learning
         #: the policy of the project a source was captured in (None: a file that cannot
-        #: be read, so nothing is sent); each job also meets it (:func:`open_queue`)
+        #: be read, so nothing is sent); each job also meets it (``open_queue``)
         self.origin_policy = origin_policy
         #: the configuration of the project a source was captured in (None: a file that
         #: cannot be honoured, so nothing is sent): its tightening (fallback off, lower
@@ -576,30 +576,3 @@ class EvolutionQueue:
 
     def _retry_at(self, now: int) -> Callable[[int], int]:
         return lambda failures: now + int(backoff_s(failures, self.jitter()) * 1000)
-
-
-def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
-               policy: ProviderPolicy, clients: ClientFactory,
-               available: Callable[[RouteConfig], bool], *,
-               cancel: Event | None = None, reload: Reload | None = None) -> EvolutionQueue:
-    """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
-    a home is made here, so each obeys the learning switch and the privacy policy of each
-    job's origin (the project the source was captured in);
-    ``reload``: how a queue that lives on reads ``config`` and ``policy`` again at each
-    check."""
-    from waymarks.service.config import origin_policy
-    from waymarks.service.evolution_config import origin_evolution_config
-    from waymarks.service.learning import learning_enabled
-    from waymarks.service.recovery import open_job_store
-    from waymarks.store.evolution_probe import settled_sources
-
-    def reopen() -> JobStore:
-        return open_job_store(home, datetime.now(UTC))
-
-    queue = EvolutionQueue(reopen(), step, config, policy, clients, available=available,
-                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
-                           origin_policy=lambda origin: origin_policy(home, origin),
-                           origin_config=lambda origin: origin_evolution_config(home, origin),
-                           reopen=reopen, reload=reload)
-    queue.settled = lambda ids: settled_sources(home / "waymarks.db", ids)
-    return queue

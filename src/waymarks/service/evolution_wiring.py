@@ -24,7 +24,7 @@ from waymarks.core.model_port import ConsolidationStep
 from waymarks.core.privacy import ProviderPolicy
 from waymarks.service.evolution import Evolution
 from waymarks.service.evolution_config import EvolutionConfig, RouteConfig, load_evolution_config
-from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, open_queue
+from waymarks.service.evolution_queue import ClientFactory, EvolutionQueue, Reload
 from waymarks.service.evolution_tick import RecoveryTick
 from waymarks.service.learning import learning_enabled
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from threading import Event
 
     from waymarks.service.app import Waymarks
+    from waymarks.store.jobs import JobStore
 
 StepFactory = Callable[["Waymarks"], ConsolidationStep | None]
 
@@ -118,3 +119,32 @@ def start_recovery(home: Path, clients: ClientFactory,
     tick = RecoveryTick(make, interval_s=interval_s)
     tick.start()
     return tick
+
+
+def open_queue(home: Path, step: ConsolidationStep, config: EvolutionConfig,
+               policy: ProviderPolicy, clients: ClientFactory,
+               available: Callable[[RouteConfig], bool], *,
+               cancel: Event | None = None, reload: Reload | None = None) -> EvolutionQueue:
+    """The queue over ``<home>/evolution.db`` (created 0600 on first use). Every queue of
+    a home is made here, so each obeys the learning switch and the privacy policy of each
+    job's origin (the project the source was captured in);
+    ``reload``: how a queue that lives on reads ``config`` and ``policy`` again at each
+    check."""
+    from datetime import UTC, datetime
+
+    from waymarks.service.config import origin_policy
+    from waymarks.service.evolution_config import origin_evolution_config
+    from waymarks.service.learning import learning_enabled
+    from waymarks.service.recovery import open_job_store
+    from waymarks.store.evolution_probe import settled_sources
+
+    def reopen() -> JobStore:
+        return open_job_store(home, datetime.now(UTC))
+
+    queue = EvolutionQueue(reopen(), step, config, policy, clients, available=available,
+                           cancel=cancel, learning=lambda origin: learning_enabled(home, origin),
+                           origin_policy=lambda origin: origin_policy(home, origin),
+                           origin_config=lambda origin: origin_evolution_config(home, origin),
+                           reopen=reopen, reload=reload)
+    queue.settled = lambda ids: settled_sources(home / "waymarks.db", ids)
+    return queue
