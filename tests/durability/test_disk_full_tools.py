@@ -168,3 +168,32 @@ def test_a_server_whose_disk_fills_still_recalls_what_is_indexed(
     answer = memory_recall(app, "deploy day")
     assert answer["claims"] and "stale" not in answer, answer
     app.close()
+
+
+def test_the_model_hears_of_a_full_disk_without_the_homes_path(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """On a full disk the note that an answer may be stale named the home's path ("the
+    disk holding /home/alice/.waymarks is full ...") to the model too: in the Claude Code
+    prompt hook's context and in `memory_recall`'s ``stale`` (MCP, Pi), where
+    ``context_persistence`` says a code and a text without it. The person still hears
+    the path (the hook's ``systemMessage``); the model gets the note without it."""
+    from tests.durability.test_disk_full import _session_with_a_pin
+    from tests.hosts.test_claude_code import hook
+    from waymarks.tool.recall import memory_recall
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    home, asked = _session_with_a_pin(small_fs, project)
+    app = Waymarks(home, cwd=str(project))
+    assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    app.close()
+    filler = fill(small_fs)
+    recalled = memory_recall(app, "deploy day")
+    app.close()
+    assert "is full" in recalled["stale"] and "not indexed" in recalled["stale"], recalled
+    assert str(small_fs) not in json.dumps(recalled), recalled
+    answer = json.loads(hook(home, "UserPromptSubmit", asked).stdout)
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert str(home) in answer["systemMessage"], answer  # the person: where to free space
+    assert "is full" in context and "may be stale" in context, context
+    assert str(small_fs) not in context, context
+    filler.unlink()

@@ -42,6 +42,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.hosts.claude_code_said import (
     CONTEXT_CHARS,
     NOTES_CHARS,
+    Said,
     home_command,
     told,
     unreadable_ledger,
@@ -199,6 +200,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             raise
         return told(unreadable_ledger(app, payload["session_id"].lower()))
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
+    from waymarks.service.projection_fill import stale_for_model
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
     if event == "UserPromptSubmit":
@@ -228,8 +230,10 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         if dropped is not None:  # the person hears it too (their pins did not go)
             context = ""
         note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
-        # a full disk: the plan read the database as it is (the command line says so too)
-        stale = f"Waymarks: {app.stale_note}." if app.stale_note else None
+        # a full disk: the plan read the database as it is (the command line says so too;
+        # the home's path to the person only)
+        stale = (Said(f"Waymarks: {app.stale_note}.", f"Waymarks: {stale_for_model(app)}.")
+                 if app.stale_note else None)
         notes = [line for line in (receipt, dropped, stale, note,
                                    learned if dropped is None else None) if line is not None]
         if notes:

@@ -7,7 +7,7 @@ logged (``claude_code_hook_skipped``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 #: the errors of a file of the person's that a plan reads and cannot use (the home's or a
 #: trusted project's ``config.toml``; the home's trust list): the hook says so
@@ -22,23 +22,33 @@ CONTEXT_CHARS: Final = 10_000
 NOTES_CHARS: Final = 500
 
 
-def told(*notes: str, context: str = "") -> dict[str, Any]:
+class Said(NamedTuple):
+    """A note said one way to the person and another to the model (a full disk's: the
+    person is told the home's path, the model the note without it)."""
+
+    person: str
+    model: str
+
+
+def told(*notes: str | Said, context: str = "") -> dict[str, Any]:
     """A prompt's answer that says ``notes`` (one a line) to the person and to the model
-    (before the ``context`` added, if any). The person hears them all; the model's text
+    (before the ``context`` added, if any; a :class:`Said` says its ``person`` to the
+    person and its ``model`` to the model). The person hears them all; the model's text
     stays within :data:`CONTEXT_CHARS` (each note may name a command for a home whose path
     is long: three of them outgrew :data:`NOTES_CHARS`, and past the limit the model got a
     preview, most pins lost): the context goes whole, the notes in their order (the first
     the most important) while each fits whole, and one line says how many did not."""
     room = CONTEXT_CHARS - (len(context) + 2 if context else 0) - len(_left_out(len(notes)))
     kept: list[str] = []
-    for note in notes:
+    for note in (n.model if isinstance(n, Said) else n for n in notes):
         if len(note) + 1 <= room:
             kept.append(note)
             room -= len(note) + 1
     if len(kept) < len(notes):
         kept.append(_left_out(len(notes) - len(kept)))
     said = "\n".join(kept)
-    return {"systemMessage": "\n".join(notes), "hookSpecificOutput": {
+    heard = (n.person if isinstance(n, Said) else n for n in notes)
+    return {"systemMessage": "\n".join(heard), "hookSpecificOutput": {
         "hookEventName": "UserPromptSubmit",
         "additionalContext": f"{said}\n\n{context}" if context else said}}
 

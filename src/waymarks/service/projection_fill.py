@@ -105,10 +105,28 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
     except sqlite3.Error as exc:  # the disk filled under a process that opened it with room:
         if not disk_full(exc, app.db_path):  # what is indexed still answers (it answered
             raise  # unavailable), and the note says what was not searched, as read as it is
-        app.stale_note = app.stale_note or (f"the disk holding {app.home} is full, so "
-                                            "nothing can be written until space is freed "
-                                            "there")
+        app.stale_note = app.stale_note or full_disk_note(
+            app, "nothing can be written until space is freed there")
         unindexed(app, index.lag())
+
+
+def full_disk_note(app: Waymarks, then: str) -> str:
+    """The start of ``app.stale_note``: the disk holding the home is full, so ``then``.
+    The person is told the home's path (where to free space); :func:`stale_for_model`
+    says it without."""
+    return f"the disk holding {app.home} is full, so {then}"
+
+
+#: how the note the model reads names the home (its path is the person's)
+MODEL_HOME: Final = "the Waymarks home"
+
+
+def stale_for_model(app: Waymarks) -> str | None:
+    """``app.stale_note`` as a model may read it (a hook's context, ``memory_recall``):
+    the same words, the home's path said as :data:`MODEL_HOME`. A path tells the model
+    nothing it can act on and is the person's (their user name, their layout)."""
+    note = app.stale_note
+    return None if note is None else note.replace(str(app.home), MODEL_HOME)
 
 
 def unindexed(app: Waymarks, lag: int) -> None:

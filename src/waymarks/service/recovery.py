@@ -402,10 +402,12 @@ def read_as_it_is(app: Any, problem: Exception) -> Projection:
         opened = ReadOnlyProjection(app.db_path, error, app.busy_timeout_ms)
     except (*SQLITE_ERRORS, OSError):
         raise error from problem
-    app.stale_note = (f"the disk holding {app.home} is full, so the database was read as it "
-                      "is, without what the session files hold since it was last written: "
-                      "this may be stale, and nothing can be written until space is freed "
-                      "there")
+    from waymarks.service.projection_fill import full_disk_note
+
+    app.stale_note = full_disk_note(app, "the database was read as it is, without what the "
+                                    "session files hold since it was last written: this may "
+                                    "be stale, and nothing can be written until space is "
+                                    "freed there")
     return opened
 
 

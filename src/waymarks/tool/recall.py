@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from waymarks.core.text import is_unicode
 from waymarks.service.evolution_recall import learned_digest, recall_learned
 from waymarks.service.planning import egress_for
+from waymarks.service.projection_fill import stale_for_model
 from waymarks.service.search import selected_rows
 from waymarks.service.team_here import held_here
 from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable_for
@@ -55,8 +56,8 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
     if learned.rows:
         answer["learned"] = learned.rows
         answer["learnedDigest"] = learned_digest(learned.digest)
-    if app.stale_note is not None:  # a full disk: read as it is, as the command line says
-        answer["stale"] = app.stale_note
+    if (stale := stale_for_model(app)) is not None:  # a full disk: read as it is, as the
+        answer["stale"] = stale  # command line says (without the home's path)
     if app.passed_over_note is not None:  # a newer session file cut short: as a command
         answer["passedOver"] = {"files": [str(path) for path in app.passed_over],
                                 "message": app.passed_over_note}
