@@ -212,11 +212,22 @@ def test_a_follow_up_of_a_thing_named_by_an_attribute_word_is_about_it(
     _asked_after(app, "the auth service", {question: "auth service listens"})
 
 
+def test_another_thing_the_subjects_word_names_is_not_the_subject(app: Waymarks) -> None:
+    """A claim naming the subject's word with another thing ("The search index is
+    Elasticsearch 8.11 on es-search:9200.") is not about the search service, though a
+    claim saying the search's own config without the kind is."""
+    _asked_after(app, "the search service", {"and the port?": "search service listens"})
+
+
 #: (turn before, follow-up asking a generic attribute, what the one claim recalled holds)
 GENERIC_FOLLOW_UPS: Final = (
     ("let's look at billing", "and the config?", "billing config lives"),
     ("let's look at billing", "where is the config?", "billing config lives"),
     ("the gateway", "what is its config?", "gateway config lives"),
+    # a subject named with its kind, the claim naming it without ("The search config
+    # lives in …"): the search's config all the same (it recalled nothing)
+    ("the search service", "where is its config?", "search config lives"),
+    ("the auth service", "and the config?", "auth config lives"),
 )
 
 

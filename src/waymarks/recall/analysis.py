@@ -278,6 +278,16 @@ def word_feature(word: str) -> str | None:
 _ascii_word_feature: Final = functools.lru_cache(maxsize=65_536)(word_feature)
 
 
+def word_order(text: str) -> tuple[str, ...]:
+    """The features of ``text``'s words in the order it says them, each time it says them
+    (no paths read apart, no stop words): which word a text says right after another
+    ("the search config"), which :attr:`Analysis.features`, each once and paths first,
+    cannot tell."""
+    folded = _joined_phrasal(fold(text))
+    return tuple(f for word in _WORDS.findall(folded)
+                 if (f := _ascii_word_feature(word) if word.isascii() else word_feature(word)))
+
+
 def says_value(attribute: str, text: str, subjects: frozenset[str]) -> bool:
     """Whether ``text`` holds a value of ``attribute``'s shape (``ATTRIBUTE_VALUES``);
     a port only in the port range; a dotted version only after a word naming one of the

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
 
-from waymarks.recall.analysis import is_generic, is_numeric
+from waymarks.recall.analysis import is_generic, is_numeric, word_order
 from waymarks.recall.slashed import settled
 from waymarks.recall.vocabulary import ATTRIBUTES
 
@@ -163,6 +163,20 @@ def _answers(plan: QueryPlan, candidate: Candidate) -> bool:
     return all(field_factor(f, candidate) for f in plan.focus)
 
 
+def _says_its_attribute(subject: Sequence[str], asked: Sequence[str],
+                        candidate: Candidate) -> bool:
+    """Whether the record says an attribute asked right after a word naming the subject
+    ("The search config lives in …" after "the search service", of "where is its
+    config?"): the named thing's attribute, whatever kind the record leaves unsaid. A
+    record naming another thing with the word ("the search index", "the auth database")
+    does not, and still needs the kind."""
+    names = {f for f in subject if f not in KINDS}
+    wanted = {f for f in asked if f in ATTRIBUTES or is_generic(f)}
+    return bool(names and wanted) and any(
+        first in names and second in wanted
+        for first, second in itertools.pairwise(word_order(candidate.text)))
+
+
 def context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Weights,
                      parent: bool = False) -> str:
     """Why the record is not about the conversation's subject, or "" if it is (or there
@@ -175,5 +189,7 @@ def context_mismatch(plan: QueryPlan, candidate: Candidate, stats: Weights,
     subject = _facet(plan) or plan.context if plan.parent else plan.context
     missing = _missing(subject, candidate, stats)
     if missing is not None and parent and _missing(plan.parent, candidate, stats) is None:
+        return ""
+    if missing in KINDS and _says_its_attribute(subject, plan.focus, candidate):
         return ""
     return f"not about the conversation's subject ({missing[2:]})" if missing else ""
