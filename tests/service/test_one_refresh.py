@@ -219,3 +219,29 @@ def test_a_plan_opens_its_session_file_once(home: Path, project: Path,
             writer.remember("The staging cache listens on port 6380", scope="project")
         plan = plan_request(app, "which port does the staging cache use?")
         assert any("6380" in m.content for m in plan.messages)
+
+
+def test_a_plan_stats_its_database_once_to_refresh(home: Path, project: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request's refresh asked of the database file which file it is (another process
+    may have set it aside and rebuilt it) and then, with a second ``stat``, whether it was
+    cut to nothing: one ``stat`` answers both. The plan's other one is the writer's turn
+    for its manifest (is the file still the one this connection opened?). A file cut to
+    nothing between two plans is still repaired (test_truncated_database)."""
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    stats: list[str] = []
+    original = os.stat
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        stats.append(os.fspath(path))
+        return original(path, *args, **kwargs)
+
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        plan_request(app, "which port does the staging database use?")
+        monkeypatch.setattr(os, "stat", counting)
+        plan = plan_request(app, "which port does the staging database use?")
+        monkeypatch.undo()
+        assert any("5433" in m.content for m in plan.messages)
+        assert stats.count(str(app.db_path)) == 2, stats

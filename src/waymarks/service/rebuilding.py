@@ -41,7 +41,7 @@ from waymarks.store.integrity import (
 )
 from waymarks.store.migrations import SchemaTooNewError
 from waymarks.store.projection import Projection
-from waymarks.store.writer_lock import FileIdentity, file_identity, writer_turn
+from waymarks.store.writer_lock import FileIdentity, file_identity, file_stat, writer_turn
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -166,12 +166,14 @@ def refreshed(app: Waymarks) -> SessionLog | None:
     copy and failing every write; its own file cut to nothing (:func:`cut_to_nothing`) is
     repaired, as damage found while refreshing is, once."""
     held = getattr(app._projection, "identity", None)
-    if held is not None and (now := file_identity(app.db_path)) != held:
-        if now is None:
+    found = file_stat(app.db_path) if held is not None else None  # (one stat: both ask)
+    if held is not None and (found is None or (found.st_dev, found.st_ino) != held):
+        if found is None:
             refuse_home_gone(app)
         app._recover(ProjectionReplaced(f"{app.db_path} was replaced by another process"))
-    elif held is not None and cut_to_nothing(app.db_path):  # the same file, cut under us:
-        app._recover(ProjectionDamaged(CUT_TO_NOTHING))  # its pages read from a stale log
+    elif found is not None and cut_to_nothing(app.db_path, found.st_size):  # the same
+        app._recover(ProjectionDamaged(CUT_TO_NOTHING))  # file, cut under us: its pages
+        # read from a stale log
     try:
         return app._refresh_now()
     except SQLITE_ERRORS as exc:

@@ -134,18 +134,21 @@ class ProjectionForeign(ProjectionDamaged):
 CUT_TO_NOTHING: Final = "the file was cut to zero bytes under its write-ahead log"
 
 
-def cut_to_nothing(path: Path) -> bool:
+def cut_to_nothing(path: Path, size: int | None = None) -> bool:
     """Whether the database at ``path`` is a file of no bytes with a ``-wal`` or ``-shm``
     beside it: cut under its log (``: > waymarks.db``). SQLite writes a database's header
     before it makes either, so a crash before the first write leaves an empty file alone
     (filled as a new one). Opened, the cut file was an empty database in rollback mode, and
     switching it to WAL waited for the lock a process still holding it (a ui) never gave
-    up: every other open failed as busy."""
-    try:
-        if os.stat(path).st_size:
-            return False
-    except OSError:
-        return False  # missing: SQLite makes it (stale companions are dropped first)
+    up: every other open failed as busy. ``size``: the file's, from a ``stat`` the caller
+    just made (a request's check of its database makes one)."""
+    if size is None:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return False  # missing: SQLite makes it (stale companions are dropped first)
+    if size:
+        return False
     return any(os.path.exists(f"{path}{suffix}") for suffix in ("-wal", "-shm"))
 
 

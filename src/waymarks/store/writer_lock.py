@@ -110,8 +110,15 @@ FileIdentity = tuple[int, int]
 
 def file_identity(path: Path) -> FileIdentity | None:
     """Which file is at ``path`` (device, inode), or ``None`` if none is."""
+    found = file_stat(path)
+    return None if found is None else (found.st_dev, found.st_ino)
+
+
+def file_stat(path: Path) -> os.stat_result | None:
+    """The ``stat`` of the file at ``path``, or ``None`` if none is: for a caller that asks
+    both which file it is (:func:`file_identity`'s two fields) and something else of it
+    with one ``stat``."""
     try:
-        found = os.stat(path)
+        return os.stat(path)
     except FileNotFoundError:
         return None
-    return found.st_dev, found.st_ino
