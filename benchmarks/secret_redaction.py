@@ -140,6 +140,8 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: '"Env": ["PATH=/usr/bin", "TOKEN_X=' + base64.b64encode(r.randbytes(32)).decode()
     + '"]',
     lambda r: "\n    Environment:\n      SESSION_X:  " + r.randbytes(32).hex() + "\n",
+    # a key's new passphrase after its old one named by a variable
+    lambda r: 'ssh-keygen -p -f id_ed25519 -P "$OLD" -N ' + rand(r, ALNUM, 14),
 ]
 
 

@@ -24,6 +24,11 @@ CASES: list[str] = [
     "ipmitool -I lanplus -H 10.0.0.9 -U root -P{} sol activate",
     "ssh-keygen -t ed25519 -N '{}' -f ~/.ssh/deploy_key -C deploy",
     "ssh-keygen -p -f id_rsa -N {}",
+    # the new passphrase after an old one named by a variable, and quoted glued to its flag
+    # (as getopt takes it): both went out in clear
+    'ssh-keygen -p -f id_rsa -P "$OLD_PASS" -N {}',
+    "ssh-keygen -t ed25519 -N'{}' -f ~/.ssh/deploy_key",
+    'ssh-keygen -t ed25519 -N"{}" -f ~/.ssh/deploy_key',
     "lftp -u deploy,{} sftp://files.example.com",
     "lftp -e 'mirror -R dist /var/www' -u 'deploy,{}' ftp.example.com",
     # a script of several commands before the flag (a CI's deploy step writes it so)
@@ -37,6 +42,8 @@ UNCHANGED: list[str] = [
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -f /root/.ipmi_pass power status",
     "ipmitool -I lanplus -H 10.0.0.9 -U admin -P $IPMI_PASSWORD power status",
     'ssh-keygen -t ed25519 -N "" -f ~/.ssh/deploy_key',
+    'ssh-keygen -t ed25519 -N"" -f ~/.ssh/deploy_key',
+    'ssh-keygen -p -f id_rsa -P "$OLD_PASS" -N "$NEW_PASS"',
     "ssh-keygen -t rsa -b 4096 -f id_rsa -C ops@example.com",
     "ssh -N -L 5432:db:5432 bastion",
     "lftp -u deploy sftp://files.example.com",
@@ -55,6 +62,19 @@ def test_the_password_is_redacted(template: str) -> None:
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_a_line_holding_none_stays(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+def test_both_passphrases_of_a_change_are_redacted() -> None:
+    """``ssh-keygen -p -P OLD -N NEW`` changes a key's passphrase: the old one was
+    redacted and the new one, after it, went out in clear."""
+    from waymarks.planner.sanitize import sanitize
+
+    old = "Qw3rTy7uIo9pAs2dFg5h"
+    text = f"ssh-keygen -p -f ~/.ssh/id_ed25519 -P {old} -N {PW}"
+    kept = f"ssh-keygen -p -f ~/.ssh/id_ed25519 -P {R} -N {R}"
+    assert redact(text) == (kept, 2)
+    outcome = sanitize({"messages": [{"role": "user", "content": text}]}, "anthropic")
+    assert outcome.payload["messages"][0]["content"] == kept
 
 
 def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:

@@ -49,8 +49,9 @@ _LOGIN_FLAGS: Final = (
     (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?", r"-p(?=[ \t])"),
     # ipmitool's ``-P`` (a BMC's password; ``-E`` and ``-f`` name where it is kept)
     (r"ipmitool(?:\.exe)?", "-P"),
-    # ssh-keygen's new and old passphrase (``-N ""``, empty, holds none)
-    (r"ssh-keygen(?:\.exe)?", r"-[NP](?=[ \t])"),
+    # ssh-keygen's new and old passphrase (``-N ""``, empty, holds none), its quote glued
+    # to the flag too (``-N'…'``, as getopt takes it)
+    (r"ssh-keygen(?:\.exe)?", r"-[NP](?=[ \t'\"])"),
 )
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
@@ -158,6 +159,10 @@ COMMAND_RULES: Final = (
         _COMMAND_START + "(?:" + "|".join(
             rf"(?:{command})(?=[ \t]){_on(256)}[ \t](?:{flag})"
             for command, flag in _LOGIN_FLAGS) + r")[ \t]*"
+        # a value that is a reference or already redacted is passed over for the command's
+        # next flag (``ssh-keygen -p -P "$OLD" -N …``, ``-P … -N …``: the one read first
+        # ended the search, and the new passphrase went out in clear)
+        r"(?!['\"]?(?:\$|\[REDACTED:))"
         r"(?:'(?:pass:)?(?P<login_flag_q>[^'\n]{1,4096})'"
         r"|\"(?:pass:)?(?P<login_flag_d>[^\"\n]{1,4096})\""
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
