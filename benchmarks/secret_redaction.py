@@ -142,6 +142,8 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "\n    Environment:\n      SESSION_X:  " + r.randbytes(32).hex() + "\n",
     # a key's new passphrase after its old one named by a variable
     lambda r: 'ssh-keygen -p -f id_ed25519 -P "$OLD" -N ' + rand(r, ALNUM, 14),
+    lambda r: "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 2 "
+    + rand(r, ALNUM, 14),
 ]
 
 

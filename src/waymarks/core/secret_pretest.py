@@ -45,6 +45,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
+                                "admin_password",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -219,6 +220,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
         # chpasswd``, ``mosquitto_passwd -b FILE USER PASSWORD``: no separator, or no name
         return True
+    if named_pass and "ipmitool" in text and "user" in text:
+        return True  # ``ipmitool user set password ID PASSWORD``: no separator, no flag
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):

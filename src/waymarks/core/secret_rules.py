@@ -53,6 +53,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_admin import ADMIN_RULES
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
 from waymarks.core.secret_environments import ENVIRONMENT_RULES
 from waymarks.core.secret_manifest import (
@@ -269,6 +270,7 @@ _WRAPPERS: Final = (
         re.ASCII),
         (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
     *COMMAND_RULES,  # a password a command line gives: secret_commands
+    *ADMIN_RULES,  # a password an administrator's command takes as an argument: secret_admin
     # a credential a tool's configuration command keeps, named for one, its value after a
     # space (``aws configure set aws_session_token …``, ``dotnet user-secrets set "ApiKey"
     # "…"``), and Poetry's ``config http-basic.REPO USER PASSWORD``: these went out in clear

@@ -1,0 +1,34 @@
+"""The credential rules of system administration: a password a command takes as one of
+its arguments, with no flag or separator naming it (ipmitool's ``user set password ID
+…``). Part of the rule table of :mod:`waymarks.core.secret_rules`, after
+:mod:`waymarks.core.secret_commands`' flags; each rule names its command and the words
+before the password, so prose and code never reach it, and
+:mod:`waymarks.core.secret_checks` judges its value as a flag's is (a reference, ``*``
+or a mask holds none).
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_commands import _COMMAND_END, _QUOTED_OR_BARE, _on
+from waymarks.core.secret_tokens import Rule
+
+#: ipmitool's ``user set password ID PASSWORD [16|20]``: a BMC user's new password
+_IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
+                    + r"[ \t]user[ \t]+set[ \t]+password[ \t]+[0-9]{1,3}")
+
+#: in :data:`waymarks.core.secret_rules.RULES`' order, after the command rules
+ADMIN_RULES: Final = (
+    # the password an administrator's command is given as an argument, ending the command
+    # or before its trailing number or switches: it went out in clear
+    Rule("admin_password", "secret", lazy(
+        r"(?<![\w.-])(?:" + _IPMITOOL + r")[ \t]+"
+        + _QUOTED_OR_BARE.format(name="admin_password", least=1)
+        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?:16|20)(?![^\s;|&])))", re.ASCII),
+        ("ipmitool",), anchored=True, wrapper=True, guard=" "),
+)

@@ -1,0 +1,35 @@
+"""Passwords administrators' commands take as an argument, no flag or separator naming
+them: ipmitool's ``user set password ID PASSWORD`` (a BMC user's, as server vendors'
+guides write it) went to the model in clear, and a claim holding it was stored. Given
+no password, the command asks for it; a reference or a mask holds none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.privacy.digests import assert_pin_refused, shape_tests
+
+PW = "Xk9vTq2mWz8rLp4nB7cD"
+R = "[REDACTED:secret]"
+
+#: texts with the password as ``{}``
+TEMPLATES: list[str] = [
+    "ipmitool user set password 2 {}",
+    "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 3 '{}' 20",
+    "sudo ipmitool user set password 2 {} && ipmitool user enable 2",
+]
+
+UNCHANGED: list[str] = [
+    "ipmitool user set password 2",
+    "ipmitool user set password 2 $BMC_PASSWORD",
+    "ipmitool user set password 2 ********",
+    "ipmitool user set name 2 operator",
+    "ipmitool user list 1",
+]
+
+test_the_password_is_redacted, test_a_line_holding_none_stays = shape_tests(
+    [(t.format(PW), t.format(R)) for t in TEMPLATES], UNCHANGED)
+
+
+def test_a_pin_holding_one_is_refused(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"bmc: ipmitool user set password 2 {PW}", PW)
