@@ -144,6 +144,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: 'ssh-keygen -p -f id_ed25519 -P "$OLD" -N ' + rand(r, ALNUM, 14),
     lambda r: "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 2 "
     + rand(r, ALNUM, 14),
+    lambda r: "net user svc_build " + rand(r, ALNUM, 14) + " /add",
 ]
 
 

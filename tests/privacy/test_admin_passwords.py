@@ -1,7 +1,9 @@
 """Passwords administrators' commands take as an argument, no flag or separator naming
 them: ipmitool's ``user set password ID PASSWORD`` (a BMC user's, as server vendors'
-guides write it) went to the model in clear, and a claim holding it was stored. Given
-no password, the command asks for it; a reference or a mask holds none."""
+guides write it) and Windows' ``net user NAME PASSWORD /add`` went to the model in clear,
+and a claim holding it was stored. Given no password (``*``), the command asks for it; a
+reference or a mask holds none; ``net user`` with no switch after its value is judged as
+prose is ("the net user count rose")."""
 
 from __future__ import annotations
 
@@ -17,6 +19,11 @@ TEMPLATES: list[str] = [
     "ipmitool user set password 2 {}",
     "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 3 '{}' 20",
     "sudo ipmitool user set password 2 {} && ipmitool user enable 2",
+    "net user svc_build {} /add /y",
+    "NET USER backup {} /ADD /DOMAIN",
+    'net user "Build Agent" "{}" /add',
+    'cmd /c "net user svc_build {} /add"',
+    "net user administrator {}",
 ]
 
 UNCHANGED: list[str] = [
@@ -25,6 +32,13 @@ UNCHANGED: list[str] = [
     "ipmitool user set password 2 ********",
     "ipmitool user set name 2 operator",
     "ipmitool user list 1",
+    "net user admin * /add",
+    "net user admin /delete",
+    "net user guest /active:no",
+    "net user admin %ADMIN_PASSWORD% /add",
+    "net user admin $env:ADMIN_PASSWORD /add",
+    "the net user count rose",
+    "Net user growth was 12 this week",
 ]
 
 test_the_password_is_redacted, test_a_line_holding_none_stays = shape_tests(

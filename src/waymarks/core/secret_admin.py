@@ -1,8 +1,9 @@
 """The credential rules of system administration: a password a command takes as one of
 its arguments, with no flag or separator naming it (ipmitool's ``user set password ID
-…``). Part of the rule table of :mod:`waymarks.core.secret_rules`, after
-:mod:`waymarks.core.secret_commands`' flags; each rule names its command and the words
-before the password, so prose and code never reach it, and
+…``, Windows' ``net user NAME … /add``). Part of the rule table of
+:mod:`waymarks.core.secret_rules`, after :mod:`waymarks.core.secret_commands`' flags;
+each rule names its command and the words before the password, so prose and code never
+reach it, and
 :mod:`waymarks.core.secret_checks` judges its value as a flag's is (a reference, ``*``
 or a mask holds none).
 
@@ -22,13 +23,31 @@ from waymarks.core.secret_tokens import Rule
 _IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
                     + r"[ \t]user[ \t]+set[ \t]+password[ \t]+[0-9]{1,3}")
 
+#: Windows' ``net user NAME PASSWORD [/switches]`` (``NET USER``: its commands take any
+#: case), the user quoted or a word not starting a switch; ``*`` asks for the password
+_NET_USER: Final = (r"(?P<admin_net>)(?i:net)(?:\.exe)?[ \t]+(?i:user)[ \t]+"
+                    r"(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s/\"'*;|&<>][^\s\"';|&<>]{0,63})")
+
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after the command rules
 ADMIN_RULES: Final = (
     # the password an administrator's command is given as an argument, ending the command
-    # or before its trailing number or switches: it went out in clear
+    # or before its trailing number or switches: it went out in clear (``net user NAME
+    # VALUE`` with no switch after it is judged as prose is: "net user count rose")
     Rule("admin_password", "secret", lazy(
-        r"(?<![\w.-])(?:" + _IPMITOOL + r")[ \t]+"
+        r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + r")[ \t]+(?!/)"
         + _QUOTED_OR_BARE.format(name="admin_password", least=1)
-        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?:16|20)(?![^\s;|&])))", re.ASCII),
-        ("ipmitool",), anchored=True, wrapper=True, guard=" "),
+        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?:(?:16|20)(?![^\s;|&])|/)))", re.ASCII),
+        ("ipmitool", "net"), folded=True, anchored=True, wrapper=True, guard=" "),
 )
+
+
+#: a switch after ``net user NAME PASSWORD`` (``/add``, ``/domain``): the command's
+_SWITCH_AFTER: Final = lazy(r"[ \t]+/[A-Za-z]")
+
+
+def net_user_in_prose(match: re.Match[str], end: int) -> bool:
+    """Whether an ``admin_password`` match ending at ``end`` is ``net user`` with no switch
+    after its value: a sentence may say "the net user count rose", so its value is judged
+    as one stated in prose."""
+    return match.group("admin_net") is not None \
+        and _SWITCH_AFTER.match(match.string, end) is None

@@ -20,6 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_admin import net_user_in_prose
 from waymarks.core.secret_commands import a_setting, reads_stdin, redis_auth_lead
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
@@ -96,6 +97,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # no -b: the password is asked for, and what ends the line is the user; a file
         # unless -n (``-bc FILE USER`` left its password out: USER is no password)
         return False
+    if name == "admin_password" and net_user_in_prose(match, end):
+        return _looks_like_secret(value, data=False, alone=False)
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password"):

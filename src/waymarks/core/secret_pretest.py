@@ -220,8 +220,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
         # chpasswd``, ``mosquitto_passwd -b FILE USER PASSWORD``: no separator, or no name
         return True
-    if named_pass and "ipmitool" in text and "user" in text:
-        return True  # ``ipmitool user set password ID PASSWORD``: no separator, no flag
+    if "user" in folded and ((named_pass and "ipmitool" in text) or "net" in folded):
+        # ``ipmitool user set password ID PASSWORD``, ``net user NAME PASSWORD /add``: no
+        # separator, no flag
+        return True
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
     if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
