@@ -220,6 +220,10 @@ limiting too.", reproduced with the real CLI: refused by the replay rule's share
 100 % caught, 100 % false before, 100 % / 0 % after.
 The 2 after them: the "on" of "hosted on" read as the state on ("The API is hosted on
 AWS." / "The API is disabled.", refused), 100 % false before, 0 % after.
+The 10 after them: an instruction of no subject and its negation, and "always" beside
+"never" ("Always run the linters before commit." / "Never run …", reproduced with the real
+CLI in session and project scopes: both written), 0 % caught, 0 % false before, 100 % /
+0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

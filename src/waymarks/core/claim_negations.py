@@ -16,6 +16,13 @@ from waymarks.core.lazy_re import lazy
 _DENIED: Final = lazy(
     r"^(\S.*?) (does not|doesn't|doesnt|do not|don't|dont|never|no longer|cannot|can't"
     r"|can not) ([a-z]+)((?: .*)?)$")
+#: an instruction of no subject denied ("never run the linters …", "don't squash …"): the
+#: verb and the rest
+_INSTRUCTION_DENIED: Final = lazy(r"^(?:never|don't|dont|do not) ([a-z][a-z-]*)((?: .*)?)$")
+_INSTRUCTION_DENIALS: Final = ("never", "don't", "do not")
+#: "always" before the verb: the affirmative "never" denies ("The bot always retries …" /
+#: "… never retries …")
+_ALWAYS: Final = "always "
 #: the negations an English action is denied with, by the verb's form after them
 _THIRD_PERSON_DENIALS: Final = ("does not", "doesn't")
 _PLAIN_DENIALS: Final = ("do not", "don't")
@@ -58,9 +65,15 @@ def _third(verb: str) -> str:
 
 def opposite_norms(norm: str) -> tuple[str, ...]:
     """The normalized texts that deny the action ``norm`` states, or state the action it
-    denies (none for a claim of neither)."""
+    denies (none for a claim of neither). An instruction of no subject is one too ("Always
+    run the linters before commit." / "Never run …", "Run …" / "Don't run …"), and
+    "always" is the affirmative of "never" ("The bot always retries …" / "… never …")."""
     if any("\u4e00" <= ch <= "\u9fff" for ch in norm):
         return _han_opposites(norm)
+    instruction = _INSTRUCTION_DENIED.match(norm)
+    if instruction is not None:
+        verb, rest = instruction.groups()
+        return (f"{verb}{rest}", f"{_ALWAYS}{verb}{rest}")
     found = _DENIED.match(norm)
     if found is not None:
         subject, negation, verb, rest = found.groups()
@@ -69,9 +82,12 @@ def opposite_norms(norm: str) -> tuple[str, ...]:
         forms = {_third(verb)} if negation in _THIRD_PERSON_DENIALS else {verb}
         if negation in _ADVERB_DENIALS and _base(verb) is None:  # "never retry", plural
             forms.add(_third(verb))
-        return tuple(f"{subject} {form}{rest}" for form in sorted(forms))
+        always = {_ALWAYS + form for form in forms} if negation == "never" else set()
+        return tuple(f"{subject} {form}{rest}" for form in sorted(forms | always))
+    norm = norm.removeprefix(_ALWAYS).replace(" " + _ALWAYS, " ", 1)
     words = norm.split(" ")
-    out: list[str] = []
+    out: list[str] = [f"{denial} {norm}" for denial in _INSTRUCTION_DENIALS
+                      if words[0].replace("-", "").isalpha()]
     for at in range(1, min(len(words), MAX_SUBJECT_WORDS + 1)):
         subject, verb, rest = " ".join(words[:at]), words[at], words[at + 1:]
         tail = "".join(" " + word for word in rest)
