@@ -561,6 +561,28 @@ def test_a_teammates_huge_text_is_not_printed_whole_by_team_status(repo: Path,
     assert "word " * 6000 in texts
 
 
+def test_an_author_of_control_characters_is_cut_as_shown_in_team_status(repo: Path,
+                                                                         home: Path) -> None:
+    """The AUTHOR cell was cut to 100 characters before they were escaped, and each
+    control character is shown as six (``\\u001b``): 100 ESCs made the column 600 wide
+    and pushed every row's commit and text out of sight. The cut is of what is shown."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "mal-00000001", "\x1b" * 100).add("Run the migrations check")
+    Writer(directory, "ann-00000002", "Ann").add("Use tabs for indentation")
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    header, *rows = shown.splitlines()[:3]
+    assert "\x1b" not in shown
+    author = header.index("AUTHOR")
+    width = header.index("CONTRIBUTOR") - author - 2
+    assert width <= 101, header  # 100 shown, then "…"
+    [mal] = [row for row in rows if "mal-00000001" in row]
+    assert mal[author:].startswith("\\u001b") and "…" in mal[author:author + width + 1]
+    authors = {i["contributor"]: i["author"] for i in run(home, repo, "team", "status")["items"]}
+    assert authors["mal-00000001"] == "\x1b" * 100  # --json has it whole
+
+
 def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
         project: Path, home: Path, tmp_path: Path) -> None:
     """With no `git config user.name`, the contributor ID was `contributor-…` and every

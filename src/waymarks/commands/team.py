@@ -362,7 +362,26 @@ def _author(author: str) -> str:
     """An author in the status table and its footers, cut as :func:`_text_cell` cuts a
     text: a line's author is any string its writer chose (30,000 characters of it filled
     the row and every conflict naming it)."""
-    return cell(author) if len(author) <= AUTHOR_SHOWN else f"{cell(author[:AUTHOR_SHOWN])}…"
+    shown, rest = _shown_within(author, AUTHOR_SHOWN)
+    return f"{shown}…" if rest else shown
+
+
+def _shown_within(text: str, limit: int) -> tuple[str, int]:
+    """``text`` escaped as :func:`cell` shows it, cut to at most ``limit`` characters of
+    what is shown, and how many of the text's characters were left out. The cut is of
+    the escaped form, whole escapes only: an ESC is shown as six characters, so a cut
+    made before escaping let 100 of them widen a column to 600."""
+    shown = cell(text)
+    if len(shown) <= limit:
+        return shown, 0
+    pieces, width = [], 0
+    for ch in text:
+        piece = cell(ch)
+        if width + len(piece) > limit:
+            break
+        pieces.append(piece)
+        width += len(piece)
+    return "".join(pieces), len(text) - len(pieces)
 
 
 def _text_cell(kind: str, text: str) -> str:
@@ -371,11 +390,10 @@ def _text_cell(kind: str, text: str) -> str:
     on one row hid the rest of the table); ``--json`` has it whole."""
     from waymarks.core.model import MAX_CLAIM_CHARS, MAX_PIN_CHARS
 
-    limit = MAX_PIN_CHARS if kind == "pin" else MAX_CLAIM_CHARS
-    if len(text) <= limit:
-        return cell(text)
-    return (f"{cell(text[:limit])}… ({len(text) - limit:,} more characters: "
-            "`waymarks --json team status` shows all)")
+    shown, rest = _shown_within(text, MAX_PIN_CHARS if kind == "pin" else MAX_CLAIM_CHARS)
+    if not rest:
+        return shown
+    return f"{shown}… ({rest:,} more characters: `waymarks --json team status` shows all)"
 
 
 def _commit_cell(commit: str | None) -> str:
