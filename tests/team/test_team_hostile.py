@@ -583,6 +583,25 @@ def test_an_author_of_control_characters_is_cut_as_shown_in_team_status(repo: Pa
     assert authors["mal-00000001"] == "\x1b" * 100  # --json has it whole
 
 
+def test_a_teammates_file_replaced_by_a_directory_is_named_in_team_status(repo: Path,
+                                                                          home: Path) -> None:
+    """A commit that makes ``bob-….jsonl`` a directory (its items gone from every plan)
+    was skipped in silence: `team status` listed neither the file nor why Bob's items
+    were missing. It is a source that cannot be read, named with why."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    Writer(directory, "ann-00000002", "Ann").add("Use tabs for indentation")
+    (directory / "bob-00000001.jsonl").mkdir()
+    data = run(home, repo, "team", "status")
+    [bob] = [s for s in data["sources"] if s["contributor"] == "bob-00000001"]
+    assert bob["status"] == "unreadable" and "directory" in bob["detail"], bob
+    assert bob["withdrawn"] is None
+    assert [i["contributor"] for i in data["items"]] == ["ann-00000002"]
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert ".waymarks/team/bob-00000001.jsonl: unreadable (a directory" in shown, shown
+
+
 def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
         project: Path, home: Path, tmp_path: Path) -> None:
     """With no `git config user.name`, the contributor ID was `contributor-…` and every

@@ -97,10 +97,11 @@ def list_files(directory: Path) -> list[TeamFile]:
                 if not name.endswith(SUFFIX):
                     continue
                 contributor = name[: -len(SUFFIX)]
-                if not CONTRIBUTOR_RE.fullmatch(contributor) or entry.is_dir(
-                        follow_symlinks=False):
+                if not CONTRIBUTOR_RE.fullmatch(contributor):
                     continue
-                stat = entry.stat(follow_symlinks=False)  # a link is listed, read as unreadable
+                # a link or a directory is listed, read as unreadable: `team status` says
+                # why its items are gone (a directory was skipped in silence)
+                stat = entry.stat(follow_symlinks=False)
                 found.append(TeamFile(contributor, entry.path, stat.st_size,
                                       stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
     except (FileNotFoundError, NotADirectoryError):
@@ -201,6 +202,8 @@ def _read_from(path: str, offset: int) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         found = os.fstat(fd)
+        if stat.S_ISDIR(found.st_mode):
+            raise OSError(errno.EISDIR, "a directory")
         if not stat.S_ISREG(found.st_mode):
             raise OSError(errno.ENODEV, "not a regular file")
         if found.st_size > MAX_FILE_BYTES:
@@ -218,6 +221,8 @@ def _why(problem: OSError) -> str:
         return "a symbolic link (never followed)"
     if problem.errno == errno.EFBIG:
         return f"larger than {MAX_FILE_BYTES >> 20} MiB (not read)"
+    if problem.errno == errno.EISDIR:
+        return "a directory, not a file"
     if problem.errno == errno.ENODEV:
         return "not a regular file (a FIFO or a device: not read)"
     return f"cannot be read ({errno.errorcode.get(problem.errno or 0, 'error')})"
