@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -324,3 +325,40 @@ def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
     # each question waited the timeout: whether this is a working tree is asked once
     assert asked.read_text().count("rev-parse") == 1, asked.read_text()
     assert "did not answer" in data["git"] and "as unknown" in data["git"], data["git"]
+
+
+def test_a_git_hanging_on_user_name_makes_no_nameless_contributor_id(
+        project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git that answers `rev-parse` but hangs on `git config user.name` (a wrapper
+    reading a name from a slow directory service, say): its silence was read as no
+    name, so a home's first `team init` made its ID `contributor-…` for good, and a
+    share wrote the contributor ID as its author. Both are refused ``git_timeout``,
+    nothing made or appended; once git answers, the ID and author carry the name."""
+    team.forget_process_state()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.name", "Dana")
+    assert waymarks("--home", str(home), "trust", ".", cwd=project).returncode == 0
+    real = shutil.which("git")
+    hanging = tmp_path / "hanging"
+    hanging.mkdir()
+    (hanging / "git").write_text(
+        "#!/bin/sh\ncase \"$*\" in *'config user.name'*) exec sleep 30;; esac\n"
+        f"exec '{real}' \"$@\"\n")
+    (hanging / "git").chmod(0o755)
+    monkeypatch.setattr(team_git, "_TIMEOUT_S", 0.5)
+    env = {"PATH": f"{hanging}{os.pathsep}{os.environ['PATH']}"}
+    done = waymarks("--home", str(home), "--json", "team", "init", cwd=project, env=env)
+    refused = json.loads(done.stdout)
+    assert (done.returncode, refused["code"]) == (2, "git_timeout"), refused
+    assert "user.name" in refused["message"]
+    assert not (home / "team" / "contributor.json").exists()
+    made = json.loads(waymarks("--home", str(home), "--json", "team", "init",
+                               cwd=project).stdout)
+    assert made["contributor"].startswith("dana-"), made
+    pin = json.loads(waymarks("--home", str(home), "--json", "pin", "--scope", "project",
+                              "--", "Run the migrations check", cwd=project).stdout)["id"]
+    done = waymarks("--home", str(home), "--json", "team", "share", pin, "--yes",
+                    cwd=project, env=env)
+    refused = json.loads(done.stdout)
+    assert (done.returncode, refused["code"]) == (2, "git_timeout"), refused
+    assert not list((project / ".waymarks" / "team").glob("*.jsonl"))

@@ -104,9 +104,24 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None,
     return done.stdout if done.returncode == 0 else None
 
 
+class GitTimedOut(Exception):
+    """git ran and did not answer in time; the message says which command, with the fix."""
+
+
+def _timed_out(command: str, check: str) -> str:
+    """What is wrong when ``command`` hung, with the fix: ``check`` answering here."""
+    return (f"git did not answer within {_TIMEOUT_S} s here (`{command}` hung: a wrapper, "
+            f"a network filesystem or a lock waiting): check that `{check}` answers here")
+
+
 def user_name(cwd: Path) -> str | None:
-    """``git config user.name`` of the repository, if set."""
-    out = _git(cwd, "config", "user.name")
+    """``git config user.name`` of the repository, if set; :class:`GitTimedOut` when git
+    hangs on it: its silence read as no name made a home's contributor ID
+    ``contributor-…`` for good, and an entry's author that ID."""
+    refusals: list[bytes] = []
+    out = _git(cwd, "config", "user.name", refusals=refusals)
+    if _TIMED_OUT in refusals:
+        raise GitTimedOut(_timed_out("git config user.name", "git config user.name"))
     name = out.decode("utf-8", "replace").strip() if out else ""
     return name or None
 
@@ -149,9 +164,7 @@ def trouble(cwd: Path) -> tuple[str, str] | None:
                 "install it or add it to PATH")
     refusals = _refusals(cwd)
     if _TIMED_OUT in refusals:
-        return ("git_timeout", f"git did not answer within {_TIMEOUT_S} s here (`git "
-                "rev-parse` hung: a wrapper, a network filesystem or a lock waiting): "
-                "check that `git status` answers here")
+        return ("git_timeout", _timed_out("git rev-parse", "git status"))
     refused = _owner_refused(refusals)
     if refused is None:
         return None

@@ -133,7 +133,11 @@ def write_notes(app: Waymarks, me: str) -> tuple[str, ...]:
     note when git has no ``user.name`` here: the contributor ID (``contributor-…``) was
     then every entry's author, which teammates read in `team status` and in plans, and
     nothing said why or how to be named."""
-    unnamed = () if team_git.user_name(Path(app.cwd)) else (
+    try:  # (after a write: a git hanging now refuses nothing written; it answered before)
+        named = bool(team_git.user_name(Path(app.cwd)))
+    except team_git.GitTimedOut:
+        named = True
+    unnamed = () if named else (
         f"git has no user.name here, so your team entries name their author by your "
         f"contributor ID ({escaped(me)}); set yours (`git config --global user.name "
         "'Your Name'`) and your next entries carry it (the ID stays)",)
@@ -162,7 +166,7 @@ def _future_id(app: Waymarks, suffix: str = "0" * 8) -> str:
     """The contributor ID :func:`contributor` makes with ``suffix`` (eight characters of
     a new UUID; a rehearsal's stand-in has the same length, so the line it makes has the
     length of the one the write would make)."""
-    return f"{_slug(team_git.user_name(Path(app.cwd)) or '')}-{suffix}"
+    return f"{_slug(_user_name(app) or '')}-{suffix}"
 
 
 def _refuse_damaged_contributor(app: Waymarks) -> None:
@@ -265,8 +269,14 @@ def _refuse_unmerged_own(app: Waymarks, me: str) -> None:
                               "Team memory), then run the command again")
 
 
-def _author(app: Waymarks, me: str) -> str:
-    return team_git.user_name(Path(app.cwd)) or me
+def _user_name(app: Waymarks) -> str | None:
+    """``git config user.name`` here; a git hanging on it is refused ``git_timeout`` (read
+    as no name, a home's first write made its ID ``contributor-…`` for good)."""
+    try:
+        return team_git.user_name(Path(app.cwd))
+    except team_git.GitTimedOut as problem:
+        raise TeamRefused("git_timeout", f"{problem}, then run the command again (team "
+                          "memory travels through git); nothing was written") from None
 
 
 def _check(app: Waymarks, text: str, key: str | None, classification: str | None,
@@ -320,7 +330,7 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
             seq, prev = appendable(team_dir(app), me) or (1, genesis(ident))
             refuse_too_long(make_line(contributor=ident, seq=seq, prev=prev,
                                       entry_id=entry_id, at=now,
-                                      author=_author(app, ident), **fields)[0])
+                                      author=_user_name(app) or ident, **fields)[0])
         except TeamAppendError as problem:
             raise _unappendable(problem) from None
         raise Rehearsed
@@ -328,7 +338,7 @@ def _append(app: Waymarks, me: str | None, still: Callable[[TeamState], object],
         still(refresh(app))
         me = contributor(app, create=True)
         assert me is not None
-    author = _author(app, me)
+    author = _user_name(app) or me
 
     def make(seq: int, prev: str) -> bytes:
         still(refresh(app))
