@@ -203,6 +203,7 @@ def team_group() -> Group:
             duplicates_json,
             git_json,
             misnamed_json,
+            reused_own_json,
             source_json,
             team_items,
             unmerged_json,
@@ -214,7 +215,7 @@ def team_group() -> Group:
         data: dict[str, Any] = {
             "trusted": app.project_trusted, "initialized": team_dir(app).is_dir(),
             "items": items, "conflicts": conflicts_json(app, state),
-            "duplicates": duplicates_json(state),
+            "duplicates": duplicates_json(state), "reusedOwn": reused_own_json(app, state),
             "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
             "problem": state.problem, "unmerged": unmerged_json(app), "git": git_json(app),
             "misnamed": misnamed_json(app)}
@@ -253,6 +254,10 @@ def team_group() -> Group:
                    "which text is meant cannot be told; unshare it (`"
                    + cell(shell_command(["waymarks", "team", "unshare", _short(d["id"])]))
                    + "`), then share the right text again" for d in data["duplicates"]]
+        footer += [f"item {cell(_short(r['id']))} of {cell(r['contributor'])} reuses the ID of "
+                   f"your own {r['kind']} (no share does that): left out of plans; unshare it "
+                   "(`" + cell(shell_command(["waymarks", "team", "unshare", _short(r["id"])]))
+                   + "`), or exclude its contributor" for r in data["reusedOwn"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    + ("every item of it" if s["withdrawn"] is None  # (not read: unknown)
                       else f"{s['withdrawn']} item(s)")

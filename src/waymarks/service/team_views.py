@@ -170,6 +170,26 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
             if item_id in items and items[item_id].status == "active"]
 
 
+def reusing_own(app: Waymarks, ids: list[str]) -> dict[str, str]:
+    """Which of the team item ``ids`` are the ID of one of the person's own items here,
+    to the kind of that item. No share writes one (a team ID is 32 hex digits, a local
+    one a dashed UUID): a teammate's line copying it had both planned under one ID, and a
+    `forget` or `pin show` of it could mean either. Such a team item is left out."""
+    if not ids:
+        return {}
+    return {v.id: kind for kind in ("pin", "memory")
+            for v in app.items(kind, ids=ids)}
+
+
+def reused_own_json(app: Waymarks, state: TeamState) -> list[dict[str, str]]:
+    """The active team items that carry an ID of the person's own (:func:`reusing_own`),
+    each with its contributor and the kind of the person's item: left out of plans."""
+    active = {i: e for i, e in state.fold.entries.items()
+              if i in state.fold.view.items and state.fold.view.items[i].status == "active"}
+    return [{"id": _shown(i) or "", "contributor": active[i].contributor, "kind": kind}
+            for i, kind in sorted(reusing_own(app, list(active)).items())]
+
+
 def git_json(app: Waymarks) -> str | None:
     """Why no item shows the commit that added it (git cannot be run here, or refuses the
     checkout for its owner, or does not answer in time), with the fix; ``None`` when git
@@ -238,6 +258,8 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     held = {c.loser.id for c in checks.held}
     items = [i for i in team_items(app, state, active_only=True)
              if i.state.id not in reused and i.state.id not in held]
+    own_ids = reusing_own(app, [i.state.id for i in items])
+    items = [i for i in items if i.state.id not in own_ids]
     mine.expect([i.state for i in items], checks.subjects)  # (one read for all items)
     items = [i for i in items if not any(  # the person's own copy is already planned
         normalize(v.text) == i.state.norm for v in mine.in_effect_about(i.state.text))]
