@@ -203,6 +203,27 @@ def test_http_refuses_to_start_without_a_token(home: Path, project: Path,
     assert "bearer token" in json.loads(capsys.readouterr().out)["message"]
 
 
+def test_http_without_a_token_names_the_file_that_must_hold_it(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The refusal said "in config.toml", whichever: a person who put the token in the
+    trusted project's `.waymarks/config.toml` (which may not set ``[mcp]``) was told to
+    put it where it already was, and one on a default home was not told where it is."""
+    from waymarks.cli.main import main
+
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["trust", str(project)]) == 0
+    (project / ".waymarks").mkdir()
+    (project / ".waymarks" / "config.toml").write_text(
+        '[mcp]\ntoken = "abcdefghijklmnopqrstuvwxyz012345"\n')
+    capsys.readouterr()
+    assert main(["--json", "mcp", "--http"]) == 2
+    message = json.loads(capsys.readouterr().out)["message"]
+    assert str(home / "config.toml") in message
+    assert "project" in message and "may not" in message
+
+
 def test_a_newer_session_file_cut_short_is_named_as_the_command_line_names_it(
         app: Waymarks) -> None:
     """A newer session file of the project cut short (another tool's crash, a bad sync) is

@@ -243,9 +243,11 @@ def register(root: "click.Group") -> None:
         token = section.get("token") if isinstance(section, dict) else None
         if not isinstance(token, str) or len(token) < 16 or not all(
                 "!" <= c <= "~" for c in token):  # what an Authorization header carries
-            raise click.UsageError("waymarks mcp --http needs a bearer token of at least 16 "
-                                   "characters in config.toml, printable ASCII without "
-                                   "spaces: [mcp] token = \"...\"")
+            raise click.UsageError(  # which file: a project's may not set it (see config)
+                "waymarks mcp --http needs a bearer token of at least 16 characters, "
+                f"printable ASCII without spaces, in {app.home / CONFIG_FILE}: [mcp] token "
+                "= \"...\" (the home's configuration; a project's .waymarks/config.toml "
+                "may not set it)")
         exposed = token_exposed(app.home / CONFIG_FILE)
         if exposed is not None:
             raise click.UsageError(exposed)
