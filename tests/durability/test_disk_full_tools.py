@@ -197,3 +197,29 @@ def test_the_model_hears_of_a_full_disk_without_the_homes_path(
     assert "is full" in context and "may be stale" in context, context
     assert str(small_fs) not in context, context
     filler.unlink()
+
+
+def test_the_manifest_says_when_its_plan_was_made_once_room_is_freed(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A plan made while the disk was full saves no manifest; once room was freed,
+    `manifest` showed the plan before it as the last plan, without a word: nothing says
+    it is older than the one the person just made. A manifest now says when its plan was
+    made (``madeAt``; the text's first line), the same before and after the unsaved plan."""
+    from tests.durability.test_disk_full import _full_after_a_plan
+    from waymarks.cli.main import main
+    from waymarks.core.codec import iso_to_ms, utc_text
+
+    _home, filler = _full_after_a_plan(small_fs, project, monkeypatch, capsys)
+    filler.unlink()
+    assert main(["--json", "manifest"]) == 0
+    made = json.loads(capsys.readouterr().out)["madeAt"]
+    filler = fill(small_fs)
+    assert main(["plan", "written before"]) == 0
+    filler.unlink()
+    capsys.readouterr()
+    assert main(["--json", "manifest"]) == 0
+    assert json.loads(capsys.readouterr().out)["madeAt"] == made
+    assert main(["manifest"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert f"made {utc_text(iso_to_ms(made), '%Y-%m-%d %H:%M:%S')} UTC" in first, first

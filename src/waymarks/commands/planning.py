@@ -103,7 +103,8 @@ def register_planning(root: click.Group) -> None:
         if data.get("note"):  # no plan yet (it printed "provider None, 0 tokens")
             return Result(data, _sentence(data["note"]))
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
-                 + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")]
+                 + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")
+                 + _made(data)]
         lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(_short(e['id']))} "
                   f"[{e.get('classification') or 'normal'}] {e['reason']}"
                   for e in data["entries"]]
@@ -146,6 +147,16 @@ def _decision_command(root: click.Group, decision: str, summary: str) -> None:
         entries = [e for e in data["entries"] if e["decision"] == decision]
         text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
         return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
+
+
+def _made(data: dict[str, Any]) -> str:
+    """When the manifest's plan was made (``, made 2026-12-06 22:30:12 UTC``), or nothing
+    for one saved before it was kept: the last plan saved may be older than the last plan
+    made (one on a full disk saves none)."""
+    from waymarks.core.codec import iso_to_ms, utc_text
+
+    made = utc_text(iso_to_ms(data.get("madeAt", "")), "%Y-%m-%d %H:%M:%S")
+    return "" if made == "-" else f", made {made} UTC"
 
 
 def _sentence(note: object) -> str:

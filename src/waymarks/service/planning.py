@@ -431,6 +431,10 @@ def pins_left_out(app: Waymarks) -> str | None:
                          egress_for(app, settings=settings), settings.budgets)
 
 
+#: a saved manifest's field: when its plan was made (ISO 8601, UTC)
+MADE_AT: Final = "madeAt"
+
+
 @recovering
 def last_manifest(app: Waymarks) -> dict[str, Any] | None:
     """The last plan's manifest saved; on a full disk the note says it is the last one saved
@@ -587,5 +591,10 @@ def _remember_manifest(app: Waymarks, plan: Plan) -> None:
     # the pins' entries come first, the same plan after plan: the store keeps them apart
     pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),
                 len(plan.manifest))
+    from waymarks.service.ports import iso
+
+    # when it was made: a plan on a full disk saves none, and once room is freed the one
+    # shown is older than the person's last plan (it passed for it, without a word)
+    made = {**plan.manifest_json(), MADE_AT: iso(app.clock.now())}
     with app.projection.transaction():
-        app.projection.save_manifest(plan.manifest_json(), shared=pins)
+        app.projection.save_manifest(made, shared=pins)

@@ -286,6 +286,7 @@ class _Manifest(msgspec.Struct):
     totalTokens: int = 0  # the stored JSON names
     modelLimit: int | None = None
     sharedEntries: int = 0  # (stored only: see ``SHARED_ENTRIES``)
+    madeAt: str | None = None  # when its plan was made (older manifests: not said)
 
 
 #: the stored manifest's count of its first entries kept in the ``manifest_head`` row
