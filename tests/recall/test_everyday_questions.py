@@ -68,6 +68,8 @@ ANSWERED: Final = {
     # a word typed as two ("on call" is "on-call", not "upstream calls")
     "who is on call?": ("on-call rotation",),
     "who is oncall?": ("on-call rotation",),
+    # the verb of being on call, not "Cloudflare Pages" nor a login page
+    "who gets paged?": ("on-call rotation",),
     # a URL said by one written out
     "what's the grafana url?": ("Grafana is at",),
     "what is the staging url?": ("Staging is at",),
@@ -275,7 +277,10 @@ def test_a_thing_named_by_a_verb_and_er_is_not_the_verb(app: Waymarks) -> None:
     ("Log in to Grafana with SSO.", "c:auth", "c:log"),
     ("Where do I sign-in?", "c:auth", "w:sign"),
     ("Write the log in JSON.", "c:log", "c:auth"),  # a log, no verb
-    ("The on-call rotation is in PagerDuty.", "w:oncal", "w:call"),
+    ("The on-call rotation is in PagerDuty.", "c:oncall", "w:call"),
+    # being paged is being on call, not a site's pages
+    ("who gets paged?", "c:oncall", "w:page"),
+    ("The frontend is deployed to Cloudflare Pages.", "w:page", "c:oncall"),
 ])
 def test_a_word_typed_as_two_is_the_one_word(text: str, word: str, not_word: str) -> None:
     """"how do I log in?" recalled every claim about logs, and "who is on call?" the

@@ -91,6 +91,10 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     "email": ("email", "mail", "邮件", "邮箱"),
     "schedule": ("schedul", "schedule", "calendar", "日程", "日历"),
     "meeting": ("meet", "meeting", "会议", "开会"),
+    # being paged is being on call ("who gets paged?" of the on-call rotation); only the
+    # verb's past and the pager: "pages" and "paging" are a site's pages and pagination,
+    # and "paged" stemmed as they are recalled "Cloudflare Pages" and a login page
+    "oncall": ("oncall", "oncal", "值班", "paged", "pager"),
 }
 
 #: the things of software work named by a verb and "-er" that the stemmer cuts back to the
