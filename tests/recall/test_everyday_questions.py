@@ -68,6 +68,10 @@ ANSWERED: Final = {
     # a word typed as two ("on call" is "on-call", not "upstream calls")
     "who is on call?": ("on-call rotation",),
     "who is oncall?": ("on-call rotation",),
+    # who does a thing to billing, not what billing does ("Billing owns the Stripe webhook")
+    "who owns billing?": ("Maria Santos owns",),
+    "who owns the billing service?": ("Maria Santos owns",),
+    "who owns the stripe webhook?": ("Billing owns the Stripe webhook",),
     # the verb of being on call, not "Cloudflare Pages" nor a login page
     "who gets paged?": ("on-call rotation",),
     # a URL said by one written out
@@ -261,6 +265,14 @@ def test_a_pronoun_is_the_thing_the_turn_before_named(app: Waymarks, before: str
     billing every deploy claim). The "it" of "is it possible to …" stands for nothing."""
     _asked_after(app, before, {question: answer,
                                "is it possible to run migrations?": "migrations are run"})
+
+
+def test_who_owns_a_thing_is_not_what_the_thing_owns(app: Waymarks) -> None:
+    """"who owns billing?" recalled "Billing owns the Stripe webhook." beside the owner:
+    billing is what is owned, not the owner; a passive naming the owner answers."""
+    owner = app.remember("Billing is owned by the money team.").id  # type: ignore[union-attr]
+    app.remember("Billing owns the Stripe webhook at /webhooks/stripe.")
+    assert app.recall("who owns billing?").selected == [owner]
 
 
 def test_a_thing_named_by_a_verb_and_er_is_not_the_verb(app: Waymarks) -> None:

@@ -26,6 +26,7 @@ from waymarks.recall.analysis import (
     says_value,
     version_subjects,
 )
+from waymarks.recall.asked_agent import says_its_doing
 from waymarks.recall.asked_time import TIME_BONUS
 from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
@@ -172,6 +173,9 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # "where is the auth service?": the billing service is another one, and "the
         # search cache TTL?" is not the billing cache's
         return f"does not name {other[2:]}"
+    if plan.agent and says_its_doing(plan.agent, candidate.text):
+        # "who owns billing?": "Billing owns the Stripe webhook." says what billing owns
+        return f"says what {plan.agent[1][2:]} does, not who does it"
     # (every strong match generic or numeric; a record naming the thing a bare kind
     # refers to matched the subject too: "where is the service config?" of the search's,
     # and so does one about the subject a follow-up inherited, when it names a thing:

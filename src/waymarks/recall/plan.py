@@ -31,6 +31,7 @@ import msgspec
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
 from waymarks.recall.analysis import Analysis, analyze, fold, han_words, word_feature
+from waymarks.recall.asked_agent import agent_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
@@ -381,7 +382,8 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
     return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
                      co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
                          fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
-                     introduced=_introduced(text, analysis.features))
+                     introduced=_introduced(text, analysis.features),
+                     agent=agent_asked(text) if analysis.features else ())
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a

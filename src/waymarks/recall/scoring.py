@@ -142,6 +142,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: the words naming the thing a bare kind refers to, when the turn before named one
     #: of that kind ("the search service", then "restart the service": ``("w:search",)``)
     referent: tuple[str, ...] = ()
+    #: the verb of a question asking who does it and the words of what it is done to
+    #: ("who owns billing?"; :mod:`waymarks.recall.asked_agent`)
+    agent: tuple[str, ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
