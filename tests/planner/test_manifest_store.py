@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,33 @@ def _without_time(stored: dict[str, Any] | None) -> dict[str, Any]:
     """A saved manifest without when its plan was made (the plan's own has no time)."""
     assert stored is not None and stored["madeAt"], stored
     return {name: value for name, value in stored.items() if name != "madeAt"}
+
+
+def test_the_pins_entries_are_compared_in_place_and_kept_right_across_processes(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    """A plan read the stored pins' entries back (~5 KB for 20 pins) to compare them with
+    its own, a statement and a copy every plan; SQLite compares them now, in the write,
+    which leaves the row as it is when they are equal. Another process whose plan saved
+    other pins' entries meanwhile is still overwritten by this one's next plan, though
+    this one's pins did not change."""
+    mine, theirs = two_sessions()
+    for n in range(PINS):
+        mine.pin(f"Pinned rule {n}: keep the billing changes small")
+        theirs.pin(f"Their rule {n}: keep the auth changes small")
+    mine.remember("The billing service listens on port 8080", scope="project")
+    plan_request(mine, "what port does the billing service use?")
+    statements: list[str] = []
+    mine.projection.db.set_trace_callback(statements.append)
+    try:
+        first = plan_request(mine, "what port does the billing service use?")
+    finally:
+        mine.projection.db.set_trace_callback(None)
+    assert not [s for s in statements if s.startswith("SELECT") and "manifest_head" in s]
+    assert _without_time(last_manifest(mine)) == first.manifest_json()
+    other = plan_request(theirs, "what port does the billing service use?")
+    assert _without_time(last_manifest(theirs)) == other.manifest_json() != first.manifest_json()
+    again = plan_request(mine, "what port does the billing service use?")
+    assert [e.id for e in again.manifest] == [e.id for e in first.manifest]
+    assert _without_time(last_manifest(mine)) == again.manifest_json()
+    assert {e.id for e in other.manifest if e.kind == "pin"}.isdisjoint(
+        json.dumps(last_manifest(theirs)).replace('"', " ").split())  # (theirs gone)

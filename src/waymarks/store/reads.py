@@ -70,6 +70,9 @@ class ProjectionReads:
     _by_id_token: Token | None
     #: a project's indexed sources as last read and verified, and the token then
     _known: tuple[str, Token, tuple[KnownSource, ...]] | None
+    #: the manifest's shared first entries (the pins') as this connection last saved them,
+    #: and their encoding: the same plan after plan
+    _manifest_head: tuple[list[Any], str] | None = None
 
     # -- items ----------------------------------------------------------------------
 
@@ -339,19 +342,24 @@ class ProjectionReads:
         overflow pages) wrote ~9 pages of WAL per plan, and the checkpoints that copy them
         back slowed the plans beside them. The manifest row counts them
         (:data:`~waymarks.store.integrity.SHARED_ENTRIES`), and both rows change in one
-        transaction, so whichever process wrote last, they belong together."""
+        transaction, so whichever process wrote last, they belong together. The row is
+        compared with them in SQL (another process may have written other pins' since),
+        and their encoding is this connection's last while they are equal."""
         entries = manifest["entries"]
         shared = max(0, min(shared, len(entries)))
         with self.epoch.quiet():
             if shared:
-                head = _MANIFEST_ENCODER.encode(entries[:shared]).decode()
-                kept = self.db.execute(
-                    "SELECT value FROM meta WHERE name = 'manifest_head'").fetchone()
-                if kept is None or kept[0] != head:
-                    self._set_meta("manifest_head", head)
+                first = entries[:shared]
+                kept = self._manifest_head
+                if kept is None or kept[0] != first:
+                    kept = self._manifest_head = (first,
+                                                  _MANIFEST_ENCODER.encode(first).decode())
+                self._set_meta("manifest_head", kept[1])
                 manifest = {**manifest, "entries": entries[shared:], SHARED_ENTRIES: shared}
             self._set_meta("last_manifest", _MANIFEST_ENCODER.encode(manifest).decode())
 
     def _set_meta(self, name: str, value: str) -> None:
+        """Set a ``meta`` row; one that holds ``value`` already is not written again."""
         self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
-                        " DO UPDATE SET value = excluded.value", (name, value))
+                        " DO UPDATE SET value = excluded.value"
+                        " WHERE value IS NOT excluded.value", (name, value))
