@@ -145,6 +145,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 2 "
     + rand(r, ALNUM, 14),
     lambda r: "net user svc_build " + rand(r, ALNUM, 14) + " /add",
+    lambda r: "echo 'deploy:" + rand(r, ALNUM, 14) + "' | sudo -S chpasswd",
 ]
 
 

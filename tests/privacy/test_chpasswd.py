@@ -2,8 +2,8 @@
 provisioning script gives them from ``echo`` or ``printf`` (``RUN echo 'app:…' |
 chpasswd``) or a here-string: the password went to the model in clear, and a pin holding
 it was stored (a ``:`` between a user and a password, no name, no flag); so did a
-heredoc's line and a pipe to ``/usr/sbin/chpasswd``. Its ``-e`` form
-takes a hash (``$6$…``), which logs no one in, and a variable names one."""
+heredoc's line and a pipe to ``/usr/sbin/chpasswd``, and one to ``sudo -S chpasswd``.
+Its ``-e`` form takes a hash (``$6$…``), which logs no one in, and a variable names one."""
 
 from __future__ import annotations
 
@@ -27,12 +27,18 @@ CASES: list[tuple[str, str]] = [
      "chpasswd <<-'END'\r\n\troot:[REDACTED:secret]\r\nEND"),
     (f"echo 'root:{PW}' | /usr/sbin/chpasswd",
      "echo 'root:[REDACTED:secret]' | /usr/sbin/chpasswd"),
+    # sudo's flags before it (``-S`` reads sudo's own password first; ``-u USER``)
+    (f"echo 'deploy:{PW}' | sudo -S chpasswd",
+     "echo 'deploy:[REDACTED:secret]' | sudo -S chpasswd"),
+    (f"echo 'deploy:{PW}' | sudo -u root -H chpasswd",
+     "echo 'deploy:[REDACTED:secret]' | sudo -u root -H chpasswd"),
 ]
 
 UNCHANGED: list[str] = [
     'echo "app:$APP_PASSWORD" | chpasswd',
     "echo 'app:$6$rounds=5000$saltsalt$Xk9vTq2mWz8rLp4nB7cD' | chpasswd -e",
     "cat users.txt | chpasswd",
+    "echo 'deploy:$DEPLOY_PASSWORD' | sudo -S chpasswd",
     "echo 'chpasswd: updated 3 users'",
     'chpasswd <<EOF\ndeploy:${DEPLOY_PASSWORD}\nEOF',
     "chpasswd <<EOF\nEOF\nnext: step",

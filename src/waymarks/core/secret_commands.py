@@ -137,6 +137,8 @@ def _args_before(flag: str) -> str:
 _CURL_ARGS: Final = _args_before(r"(?:-b|--cookie)(?:[ \t]|=)")
 
 
+#: ``sudo`` and its flags before the command it runs (``sudo -S``, ``sudo -u root``)
+_SUDO: Final = r"sudo(?:[ \t]+(?:-[A-Za-z]+|-[ugCDhpRT][ \t]+[\w.%/-]{1,64}))*[ \t]+"
 #: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare
 _CHPASSWD_LINE: Final = (r"(?:'[^'\s:]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(?:\\n)?'"
                          r"|\"[^\"\s:]{1,64}:(?P<chpasswd_d>[^\"\\\n]{1,4096})(?:\\n)?\""
@@ -267,12 +269,13 @@ COMMAND_RULES: Final = (
         ("htpasswd", "mosquitto_passwd"), anchored=True, wrapper=True, guard="-"),
     # the password of a ``USER:PASSWORD`` line chpasswd reads on its standard input, from
     # ``echo``/``printf`` through a pipe (chpasswd by its path too), a here-string (``RUN
-    # echo 'root:…' | chpasswd``, as Dockerfiles write it) or a heredoc's first line;
+    # echo 'root:…' | chpasswd``, as Dockerfiles write it; ``| sudo -S chpasswd`` too) or a
+    # heredoc's first line;
     # ``-e`` takes a hash, a variable names one
     Rule("chpasswd", "secret", lazy(
         r"(?<![\w.-])(?:(?P<chpasswd_echo>(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+)"
         r"|chpasswd[ \t]*(?:<<<[ \t]*|" + _HEREDOC + r"[ \t]*\r?\n[ \t]*))" + _CHPASSWD_LINE
-        + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:/usr)?(?:/s?bin/)?"
+        + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:" + _SUDO + r")?(?:/usr)?(?:/s?bin/)?"
         r"chpasswd(?![\w-]))", re.ASCII),
         ("chpasswd",), wrapper=True, guard=":"),
     # the password of an Oracle login, ``USER/PASSWORD[@DB]``, given to its clients
