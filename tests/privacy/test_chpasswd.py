@@ -27,9 +27,9 @@ CASES: list[tuple[str, str]] = [
      "chpasswd <<-'END'\r\n\troot:[REDACTED:secret]\r\nEND"),
     (f"echo 'root:{PW}' | /usr/sbin/chpasswd",
      "echo 'root:[REDACTED:secret]' | /usr/sbin/chpasswd"),
-    # sudo's flags before it (``-S`` reads sudo's own password first; ``-u USER``)
-    (f"echo 'deploy:{PW}' | sudo -S chpasswd",
-     "echo 'deploy:[REDACTED:secret]' | sudo -S chpasswd"),
+    # sudo's flags before it (``-S`` reads sudo's own password first, so the line goes
+    # whole: test_sudo_stdin; ``-u USER``)
+    (f"echo 'deploy:{PW}' | sudo -S chpasswd", "echo '[REDACTED:secret]' | sudo -S chpasswd"),
     (f"echo 'deploy:{PW}' | sudo -u root -H chpasswd",
      "echo 'deploy:[REDACTED:secret]' | sudo -u root -H chpasswd"),
 ]

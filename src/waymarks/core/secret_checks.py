@@ -87,7 +87,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return len(value) >= 20 or any(c.isdigit() for c in value)
     if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
         return _looks_like_secret(value, data=True, alone=False)
-    if name == "stdin_login" and not reads_stdin(match):
+    if name == "stdin_login" and (not reads_stdin(match) or (
+            (line := value.partition(":")[2]) and _is_reference(line))):
+        # ``echo "deploy:$PW" | sudo -S chpasswd``: a chpasswd line naming its password
         return False
     if name == "secret_set" and a_setting(match, end):
         return setting_is_secret(value)

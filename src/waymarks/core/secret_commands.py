@@ -57,6 +57,10 @@ _LOGIN_FLAGS: Final = (
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
                          r"|oras|crane|cosign|helm(?:[ \t]+registry)?|finch)(?:\.exe)?"
                          r"[ \t]" + _on(64) + r"login[ \t]")
+#: ``sudo -S`` (``--stdin``), which reads the password on standard input, its flags
+#: before it or glued to it (``-kS``)
+_SUDO_STDIN: Final = (r"(?<![\w.-])sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+(?:-[A-Za-z]*S[A-Za-z]*"
+                      r"|--stdin)(?![\w-])")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
 #: add NAME [ENV]``, ``gh secret set NAME``, ``wrangler secret put NAME`` (always, when it
 #: is not a terminal), ``gcloud secrets create`` or ``versions add`` (with
@@ -139,10 +143,11 @@ _CURL_ARGS: Final = _args_before(r"(?:-b|--cookie)(?:[ \t]|=)")
 
 #: ``sudo`` and its flags before the command it runs (``sudo -S``, ``sudo -u root``)
 _SUDO: Final = r"sudo(?:[ \t]+(?:-[A-Za-z]+|-[ugCDhpRT][ \t]+[\w.%/-]{1,64}))*[ \t]+"
-#: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare
-_CHPASSWD_LINE: Final = (r"(?:'[^'\s:]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(?:\\n)?'"
-                         r"|\"[^\"\s:]{1,64}:(?P<chpasswd_d>[^\"\\\n]{1,4096})(?:\\n)?\""
-                         r"|[^\s'\":|;&<>]{1,64}:(?P<chpasswd>[^\s'\"`\\|;&<>()]{1,4096}))")
+#: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare;
+#: no user holds a ``[`` (``[REDACTED:secret]`` is no line: its redaction again was not)
+_CHPASSWD_LINE: Final = (r"(?:'[^'\s:\[]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(?:\\n)?'"
+                         r"|\"[^\"\s:\[]{1,64}:(?P<chpasswd_d>[^\"\\\n]{1,4096})(?:\\n)?\""
+                         r"|[^\s'\":|;&<>\[]{1,64}:(?P<chpasswd>[^\s'\"`\\|;&<>()]{1,4096}))")
 
 
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after a .pgpass line's rule
@@ -172,7 +177,8 @@ COMMAND_RULES: Final = (
          "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool",
          "ssh-keygen"),
         anchored=True, wrapper=True, guard="-"),
-    # the password a registry login reads on its standard input (``--password-stdin``),
+    # the password a registry login or ``sudo -S`` reads on its standard input
+    # (``--password-stdin``; ``echo … | sudo -S apt-get update``),
     # and the secret a store's command reads there to keep (``vercel env add NAME
     # production``, ``gcloud secrets versions add NAME --data-file=-``: it went out in
     # clear), given there by ``echo``/``printf`` through a pipe, a here-string or the first
@@ -182,7 +188,8 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
         + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
+        + "|" + _SUDO_STDIN
+        + r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
         + r"[^\n;&`]{0,256}?"
         + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN
         + "|" + _DOCKER_SECRET + "))"
@@ -194,7 +201,7 @@ COMMAND_RULES: Final = (
         r"|(?m:^)[ \t]*(?:[$#>][ \t]*)?(?:sudo[ \t]+)?" + _KUBECTL + r"[^\n|;&`<>]{0,256}?"
         + _FROM_FILE_STDIN + r"[^\n|;&`<>]{0,256}?\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
         r"(?P<stdin_login_n>[^\s]{6,4096})(?=[ \t]*(?:\r?\n|\Z))",
-        re.ASCII), ("password-stdin", "vercel", "data-file", "secret"), wrapper=True),
+        re.ASCII), ("password-stdin", "vercel", "data-file", "secret", "sudo"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
     # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
@@ -482,8 +489,9 @@ def a_setting(match: re.Match[str], end: int) -> bool:
 
 
 #: what says a ``stdin_login`` match's command reads standard input
-_READS_STDIN: Final = lazy(r"--password-stdin|" + _DATA_FILE_STDIN + "|" + _FROM_FILE_STDIN
-                           + r"|(?<![\w.-])(?:" + _VERCEL + "|" + _DOCKER_SECRET + ")",
+_READS_STDIN: Final = lazy(r"--password-stdin|" + _SUDO_STDIN + "|" + _DATA_FILE_STDIN + "|"
+                           + _FROM_FILE_STDIN + r"|(?<![\w.-])(?:" + _VERCEL + "|"
+                           + _DOCKER_SECRET + ")",
                            re.ASCII)
 
 

@@ -45,7 +45,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
-                                "admin_password",
+                                "admin_password", "stdin_login",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -197,6 +197,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if ("|" in text or "<<" in text) \
             and ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)):
         return True  # the secret ``vercel env add`` reads on its standard input
+    if "|" in text and "sudo" in text and ("S" in text or "--stdin" in text):
+        return True  # the password ``echo … | sudo -S CMD`` gives sudo: no name
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
     if "/" in text and (("q" in folded and ("sqlplus" in folded or "sqlldr" in folded))
