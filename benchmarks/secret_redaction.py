@@ -147,6 +147,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "net user svc_build " + rand(r, ALNUM, 14) + " /add",
     lambda r: "echo 'deploy:" + rand(r, ALNUM, 14) + "' | sudo -S chpasswd",
     lambda r: 'echo "' + rand(r, ALNUM, 14) + '" | sudo -S systemctl restart nginx',
+    lambda r: "exp app/" + rand(r, ALNUM, 14) + " file=app.dmp owner=app",
 ]
 
 

@@ -1,8 +1,11 @@
 """Oracle's clients take a login as ``USER/PASSWORD@DATABASE``: ``sqlplus scott/…@orcl``,
 Data Pump's ``expdp system/…@db``, SQL*Loader's ``userid=…``, ``rman target sys/…@db``,
 SQL*Plus's ``CONNECT USER/…@db`` and a JDBC thin URL (``jdbc:oracle:thin:scott/…@db:1521/
-ORCL``). The password went to the model in clear and a pin holding it was stored (a
-slash, no URL's ``://``, no name). ``sqlplus / as sysdba`` holds none."""
+ORCL``), the legacy ``exp``/``imp``, SQLcl's ``sql``, tkprof's ``explain=``. The password
+went to the model in clear and a pin holding it was stored (a slash, no URL's ``://``, no
+name). ``sqlplus / as sysdba`` holds none; an export or import tool's login with no
+database after it needs a parameter after it, or is judged as prose ("impdp and/or
+expdp")."""
 
 from __future__ import annotations
 
@@ -26,6 +29,16 @@ CASES: list[str] = [
     "rman target sys/{}@prod",
     "SQL> connect app/{}@//db:1521/svc",
     "url=jdbc:oracle:thin:scott/{}@db.example.com:1521:ORCL",
+    # the legacy export and import tools, SQLcl, tkprof's explain plan login, and Data
+    # Pump's with no database (a parameter after it, or alone): these went out in clear
+    "exp app/{} file=app.dmp owner=app",
+    "imp app/{}@orcl file=app.dmp full=y",
+    "sqlcl app/{}@db",
+    "sql -s app/{}@//db.example.com:1521/XEPDB1",
+    "tkprof orcl_ora_123.trc out.txt explain=app/{} sys=no",
+    "impdp app/{} directory=dp dumpfile=x.dmp",
+    "impdp app/{}",
+    "rman target sys/{}",
 ]
 
 UNCHANGED: list[str] = [
@@ -34,6 +47,13 @@ UNCHANGED: list[str] = [
     "connect the frontend/backend services through the gateway",
     "jdbc:oracle:thin:@db.example.com:1521/ORCL",
     "sqlplus /nolog",
+    "impdp and/or expdp",
+    "use exp/imp for the old databases",
+    "impdp system/manager",
+    "exp x/y t=3",
+    "run sql queries/reports nightly",
+    "sql app/$ORACLE_PASSWORD@db",
+    "tkprof orcl_ora_123.trc out.txt explain=app/$PW sys=no",
 ]
 
 

@@ -259,6 +259,7 @@ secretish = st.lists(st.sampled_from([
     "echo ", "printf ", "'u:", " | chpasswd", "chpasswd <<< ", "\\n'",
     # an Oracle login (oracle_login)
     "sqlplus ", "expdp ", "userid=", "connect ", "jdbc:oracle:thin:", "a/", "@db", " as sysdba",
+    "exp ", "impdp ", "tkprof t ", "explain=", " file=",
     # ipmitool's password flag (login_flag)
     "ipmitool ", " -P ", "ssh-keygen ", " -N ", "mosquitto_passwd ", " -b ", " f u ",
     " user set password 2 ", "net user a ", " /add",  # (admin_password)

@@ -21,7 +21,12 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import net_user_in_prose
-from waymarks.core.secret_commands import a_setting, reads_stdin, redis_auth_lead
+from waymarks.core.secret_commands import (
+    a_setting,
+    oracle_tool_login,
+    reads_stdin,
+    redis_auth_lead,
+)
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
@@ -99,6 +104,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # no -b: the password is asked for, and what ends the line is the user; a file
         # unless -n (``-bc FILE USER`` left its password out: USER is no password)
         return False
+    if name == "oracle_login" and (standing := oracle_tool_login(match, end)):
+        return _looks_like_secret(value, data=standing == "parameter", alone=False)
     if name == "admin_password" and net_user_in_prose(match, end):
         return _looks_like_secret(value, data=False, alone=False)
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",

@@ -150,6 +150,24 @@ _CHPASSWD_LINE: Final = (r"(?:'[^'\s:\[]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(
                          r"|[^\s'\":|;&<>\[]{1,64}:(?P<chpasswd>[^\s'\"`\\|;&<>()]{1,4096}))")
 
 
+#: a parameter of Oracle's export and import tools after the login (``file=``,
+#: ``directory=``, ``schemas=``): ``exp``/``imp`` name a command then, not a word
+_ORACLE_PARAMETER: Final = r"[ \t]+[A-Za-z_]{2,32}="
+
+_ORACLE_PARAMETER_AFTER: Final = lazy(_ORACLE_PARAMETER, re.ASCII)
+
+
+def oracle_tool_login(match: re.Match[str], end: int) -> str:
+    """How an ``oracle_login`` match (its value ending at ``end``) of an export or import
+    tool stands with no database after it: ``"parameter"`` (one follows: data, as a
+    flag's, though a short word stays: "exp x/y t=3" is a formula), ``"alone"`` (it ends
+    its command: "impdp and/or expdp" says that much, so judged as prose's), else ``""``
+    (``@DB`` follows, or another client's)."""
+    text = match.string
+    if match.group("oracle_tool") is None or text.startswith("@", end):
+        return ""
+    return "parameter" if _ORACLE_PARAMETER_AFTER.match(text, end) is not None else "alone"
+
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after a .pgpass line's rule
 COMMAND_RULES: Final = (
     # a password glued to ``-p`` of a command that takes one so (``mysql -uroot -pS3cret``;
@@ -289,16 +307,23 @@ COMMAND_RULES: Final = (
     # (``sqlplus scott/…@orcl``, ``expdp``, SQL*Loader's ``userid=``, ``rman target``) or to
     # SQL*Plus's ``CONNECT``, or in a JDBC thin URL (``jdbc:oracle:thin:scott/…@db:1521/x``);
     # but for all but sqlplus and sqlldr a database must follow (prose says "connect the
-    # frontend/backend"; the pre-test reads the ``@`` first); ``sqlplus / as sysdba`` holds
-    # none
+    # frontend/backend"; the pre-test reads the ``@`` first), or for the export and import
+    # tools (legacy ``exp``/``imp``, Data Pump's, rman, dgmgrl) a parameter or the command's
+    # end (judged as prose's then: "impdp and/or"); tkprof's ``explain=USER/PASSWORD`` too;
+    # ``sqlplus / as sysdba`` holds none
     Rule("oracle_login", "secret", lazy(
         r"(?<![\w.-])(?:(?:(?i:sqlplus|sqlldr)(?P<oracle_client>)"
-        r"|(?i:expdp|impdp|rman|dgmgrl))(?:\.exe)?(?:[ \t]+-[A-Za-z]+)*[ \t]+"
+        r"|(?i:expdp|impdp|exp|imp|rman|dgmgrl)(?P<oracle_tool>)|(?i:sqlcl|sql))(?:\.exe)?"
+        r"(?:[ \t]+-[A-Za-z]+)*[ \t]+"
         r"(?:(?i:userid|target|auxiliary|catalog)[ \t]*=?[ \t]*)?|(?i:conn(?:ect)?)[ \t]+"
+        r"|(?i:tkprof)[ \t][^\n|;&`]{0,512}?[ \t](?i:explain)=(?P<oracle_explain>)"
         r"|(?i:jdbc:oracle:(?:thin|oci8?)):)['\"]?[A-Za-z][\w$#]{0,127}/"
         r"(?:\"(?P<oracle_login_d>[^\"\n]{1,128})\"|(?P<oracle_login>[^\s/@'\"`;|&<>()]{1,128}))"
-        r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?=@))", re.ASCII),
-        ("sqlplus", "sqlldr", "@"), folded=True, wrapper=True, guard="/"),  # (the rest's @DB)
+        r"(?(oracle_client)(?=[@\s'\"]|\Z)|(?(oracle_explain)(?=[\s'\"]|\Z)"
+        r"|(?(oracle_tool)(?=@|" + _ORACLE_PARAMETER + "|" + _COMMAND_END + r")|(?=@))))",
+        re.ASCII),
+        ("sqlplus", "sqlldr", "@", "exp", "imp", "rman", "dgmgrl", "explain="), folded=True,
+        wrapper=True, guard="/"),  # (sqlcl's and CONNECT's @DB)
     # a Wi-Fi network's passphrase given to NetworkManager (``nmcli dev wifi connect SSID
     # password …``, ``nmcli con modify … wifi-sec.psk …``) or to ``wpa_passphrase SSID …``
     # (alone, it reads the passphrase on standard input)

@@ -202,10 +202,13 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
     if "/" in text and (("q" in folded and ("sqlplus" in folded or "sqlldr" in folded))
-                        or ("@" in text and ("dp" in folded or "rman" in folded
-                                             or "dgmgrl" in folded or "conn" in folded
-                                             or "jdbc:oracle" in folded))):
-        return True  # an Oracle login, ``sqlplus USER/PASSWORD@DB``: no name
+                        or ("@" in text and ("conn" in folded or "jdbc:oracle" in folded
+                                             or "sql" in folded))
+                        or (("p" in folded and ("exp" in folded or "imp" in folded))
+                            or "rman" in folded or "dgmgrl" in folded)):
+        # an Oracle login, ``sqlplus USER/PASSWORD@DB``, ``exp USER/PASSWORD file=…``,
+        # tkprof's ``explain=USER/PASSWORD``: no name
+        return True
     if (equals and ("config:" in text or "railway" in text or "setenv" in text
                     or "env-vars" in text or "appsettings" in text or "env set" in text
                     or ("kubectl" in text and "env" in text) or ("-e" in text and (
