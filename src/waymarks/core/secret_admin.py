@@ -17,7 +17,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import _COMMAND_END, _QUOTED_OR_BARE, _on
-from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, Rule
 
 #: ipmitool's ``user set password ID PASSWORD [16|20]``: a BMC user's new password
 _IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
@@ -27,6 +27,12 @@ _IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
 #: case), the user quoted or a word not starting a switch; ``*`` asks for the password
 _NET_USER: Final = (r"(?P<admin_net>)(?i:net)(?:\.exe)?[ \t]+(?i:user)[ \t]+"
                     r"(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s/\"'*;|&<>][^\s\"';|&<>]{0,63})")
+
+#: one ``USER:PASSWORD`` line of cloud-init's ``chpasswd: list:`` (a block scalar's line,
+#: or a YAML list's item): the password, to its line's end
+_CLOUD_LINE: Final = (r"[ \t]+(?:-[ \t]+)?[^\s:'\"#-][^\s:'\"]{0,63}:(?P<cloud_password>[^\s'\"]"
+                      r"{1,4096})[ \t]*(?:\r?\n|\Z)")
+_CLOUD_LINES: Final = lazy(_CLOUD_LINE, re.ASCII)
 
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after the command rules
 ADMIN_RULES: Final = (
@@ -38,6 +44,13 @@ ADMIN_RULES: Final = (
         + _QUOTED_OR_BARE.format(name="admin_password", least=1)
         + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?:(?:16|20)(?![^\s;|&])|/)))", re.ASCII),
         ("ipmitool", "net"), folded=True, anchored=True, wrapper=True, guard=" "),
+    # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
+    # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
+    # each line's password went out in clear. One span per line (:func:`cloud_passwords`)
+    Rule("chpasswd_list", "secret", lazy(
+        r"(?m:^)[ \t]*(?:-[ \t]+)?chpasswd:[ \t]*\r?\n(?:[ \t]+[^\n]*\n){0,16}?[ \t]+list:"
+        r"[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n(?P<chpasswd_list>(?:" + _CLOUD_LINE + r"){1,256}+)",
+        re.ASCII), ("chpasswd:",), wrapper=True, guard=":"),
 )
 
 
@@ -51,3 +64,17 @@ def net_user_in_prose(match: re.Match[str], end: int) -> bool:
     as one stated in prose."""
     return match.group("admin_net") is not None \
         and _SWITCH_AFTER.match(match.string, end) is None
+
+
+#: what cloud-init reads as no password of the list's: a random one made there
+#: (``RANDOM``, ``R``), a hash (``$6$…``) or a variable; and one already redacted
+_NOT_GIVEN: Final = lazy(r"(?i:r(?:andom)?)|[$].*|" + re.escape(PLACEHOLDER_PREFIX) + ".*",
+                         re.ASCII | re.DOTALL)
+
+
+def cloud_passwords(match: re.Match[str]) -> list[tuple[int, int]]:
+    """The spans of the passwords of a ``chpasswd_list`` match, each line's, but for those
+    cloud-init makes or reads as a hash (:data:`_NOT_GIVEN`)."""
+    return [line.span("cloud_password")
+            for line in _CLOUD_LINES.finditer(match.string, *match.span("chpasswd_list"))
+            if _NOT_GIVEN.fullmatch(line.group("cloud_password")) is None]

@@ -304,7 +304,7 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
 
     text = match.string
     start, end = match.span(match.lastgroup or 0)
-    if rule.name.startswith(("kube_", "env_")) or rule.name == "store_pairs":
+    if rule.name.startswith(("kube_", "env_")) or rule.name in _SEVERAL:
         # a span per value (of a Secret's data, of a store's pairs, of a container's
         # environment), keys kept
         values = _values(rule.name, match, start, end)
@@ -325,14 +325,21 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
     return True
 
 
+#: the rules but ``kube_…`` and ``env_…`` whose match is several values, a span each
+_SEVERAL: Final = ("store_pairs", "chpasswd_list")
+
+
 def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple[int, int]]:
     """The spans of a rule whose match is several values (rule ``name``)."""
+    from waymarks.core.secret_admin import cloud_passwords
     from waymarks.core.secret_commands import store_values
     from waymarks.core.secret_environments import environment_values
     from waymarks.core.secret_manifest import manifest_values, string_data_values
 
     if name == "store_pairs":
         return store_values(match)
+    if name == "chpasswd_list":
+        return cloud_passwords(match)
     if name.startswith("env_"):
         return environment_values(name, match)
     return (string_data_values if "string" in name else manifest_values)(name, match, start, end)
