@@ -149,6 +149,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: 'echo "' + rand(r, ALNUM, 14) + '" | sudo -S systemctl restart nginx',
     lambda r: "exp app/" + rand(r, ALNUM, 14) + " file=app.dmp owner=app",
     lambda r: "\nchpasswd:\n  list: |\n    root:" + rand(r, ALNUM, 14) + "\n  expire: False\n",
+    lambda r: "https://tiles.example.com/v2/map.png?sig=" + rand(r, ALNUM, 20),
 ]
 
 

@@ -104,6 +104,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # no -b: the password is asked for, and what ends the line is the user; a file
         # unless -n (``-bc FILE USER`` left its password out: USER is no password)
         return False
+    if name == "query_key":  # a URL's key or signature, named by little: reads random
+        return setting_is_secret(value)
     if name == "oracle_login" and (standing := oracle_tool_login(match, end)):
         return _looks_like_secret(value, data=standing == "parameter", alone=False)
     if name == "admin_password" and net_user_in_prose(match, end):

@@ -45,7 +45,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
-                                "admin_password", "stdin_login",
+                                "admin_password", "stdin_login", "query_key",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -284,7 +284,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or (colon and "apiVersion" in text and "data:" in text) \
         or (colon and (('"' in text and '"Env"' in text)
                        or ("\n" in text and "nvironment:" in text))) \
-        or (equals and ("sig=" in text or "Signature=" in text or "digest" in folded)) \
+        or (equals and ("sig=" in text or "Signature=" in text or "ignature=" in folded
+                        or "digest" in folded)) \
         or ("auth" in folded and _auth_key(folded))
 
 

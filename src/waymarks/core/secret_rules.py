@@ -292,6 +292,14 @@ _WRAPPERS: Final = (
     Rule("url_user", "url-token", lazy(
         r":(?://|\\/\\/)(?P<url_user>[A-Za-z0-9_.-]{16,256})(?=@)", re.ASCII),
         ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
+    # a URL's query parameter named for a key or a signature, ``?key=…``, ``&sig=…``,
+    # ``?signature=…`` (an API's key, a presigned link's signature short of the SAS rule's
+    # 30 characters), judged as a setting's value is, since the name says little
+    # (``?key=uploads/a.png``, ``&sig=abc`` stay): these went out in clear
+    Rule("query_key", "secret", lazy(
+        r"(?<=[?&;])(?i:key|sig|signature)=(?P<query_key>[A-Za-z0-9%+/_.~-]{8,512})"
+        r"(?=[&#\s\"'<>)\]`,]|\Z)", re.ASCII),
+        ("key=", "sig=", "signature="), folded=True, wrapper=True, guard="="),
     # a value whose name stands beside it as data, not as its key: a container's
     # environment (``- name: DB_PASSWORD⏎  value: "…"``, Kubernetes' and ECS's, in YAML,
     # flow style or JSON, pretty-printed too: ``"name": "API_TOKEN",⏎ "value": "…"``),
