@@ -150,6 +150,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "exp app/" + rand(r, ALNUM, 14) + " file=app.dmp owner=app",
     lambda r: "\nchpasswd:\n  list: |\n    root:" + rand(r, ALNUM, 14) + "\n  expire: False\n",
     lambda r: "https://tiles.example.com/v2/map.png?sig=" + rand(r, ALNUM, 20),
+    lambda r: '"queryString": [{"name": "key", "value": "' + rand(r, ALNUM, 20) + '"}]',
 ]
 
 

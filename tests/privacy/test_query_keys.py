@@ -1,7 +1,8 @@
 """A URL's query parameter named for a key or a signature, ``?key=…`` (an API's key),
 ``?sig=…`` or ``?signature=…`` (a presigned link's, shorter than the 30 characters the SAS
 rule reads): the value went to the model in clear, and a claim holding it was stored.
-The name says little, so the value counts only when it reads as random."""
+A HAR file lists them too, ``"queryString": [{"name": "key", "value": "…"}]``, which went
+out in clear. The name says little, so the value counts only when it reads as random."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ TEMPLATES: list[str] = [
     '"url": "https://api.example.com/v1/items?page=2&key={}"',
     "https://api.example.com/v1/x?key=7f3a9b2c1d4e5f6a7b8c9d0e1f2a3b4c".replace(
         "7f3a9b2c1d4e5f6a7b8c9d0e1f2a3b4c", "{}"),
+    # a HAR file's queryString entries, on a line or pretty-printed
+    '"queryString": [{{"name": "key", "value": "{}"}}, {{"name": "page", "value": "2"}}]',
+    '"queryString": [\n  {{\n    "name": "sig",\n    "value": "{}"\n  }}\n]',
 ]
 
 UNCHANGED: list[str] = [
@@ -29,6 +33,8 @@ UNCHANGED: list[str] = [
     "https://example.com/docs?key=value",
     "https://example.com/cache?key=user_profile_42",
     "the ?key= parameter takes your API key",
+    '{"name": "key", "value": "dark"}',
+    '"queryString": [{"name": "Key", "value": "user_profile_42"}]',
 ]
 
 test_the_value_is_redacted, test_a_line_holding_none_stays = shape_tests(

@@ -264,7 +264,7 @@ secretish = st.lists(st.sampled_from([
     "ipmitool ", " -P ", "ssh-keygen ", " -N ", "mosquitto_passwd ", " -b ", " f u ",
     " user set password 2 ", "net user a ", " /add",  # (admin_password)
     " | sudo -S ", "sudo -kS ",  # (stdin_login)
-    "?key=", "&sig=", "?signature=",  # (query_key)
+    "?key=", "&sig=", "?signature=", '{"name": "sig", "value": "',  # (query_key)
     "lftp ", "open -u ", " -u u,",
     # a Wi-Fi passphrase (assign's psk, wifi_psk)
     "psk", 'psk="', "nmcli ", " password ", "wifi-sec.psk ", "wpa_passphrase ",

@@ -286,6 +286,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                        or ("\n" in text and "nvironment:" in text))) \
         or (equals and ("sig=" in text or "Signature=" in text or "ignature=" in folded
                         or "digest" in folded)) \
+        or (colon and ('"sig"' in folded or '"signature"' in folded)) \
         or ("auth" in folded and _auth_key(folded))
 
 

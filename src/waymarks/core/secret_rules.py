@@ -300,6 +300,12 @@ _WRAPPERS: Final = (
         r"(?<=[?&;])(?i:key|sig|signature)=(?P<query_key>[A-Za-z0-9%+/_.~-]{8,512})"
         r"(?=[&#\s\"'<>)\]`,]|\Z)", re.ASCII),
         ("key=", "sig=", "signature="), folded=True, wrapper=True, guard="="),
+    # and such a parameter as a HAR file lists a request's, ``"queryString": [{"name":
+    # "key", "value": "…"}]`` (pretty-printed too), which went out in clear
+    Rule("query_key", "secret", lazy(
+        r"\"name\"\s{0,64}:\s{0,64}\"(?i:key|sig|signature)\"\s{0,64},\s{0,64}\"value\"\s{0,64}:"
+        r"\s{0,64}\"(?P<query_key>[A-Za-z0-9%+/_.~=-]{8,512})\"", re.ASCII),
+        ('"key"', '"sig"', '"signature"'), folded=True, wrapper=True, guard=":"),
     # a value whose name stands beside it as data, not as its key: a container's
     # environment (``- name: DB_PASSWORD⏎  value: "…"``, Kubernetes' and ECS's, in YAML,
     # flow style or JSON, pretty-printed too: ``"name": "API_TOKEN",⏎ "value": "…"``),
