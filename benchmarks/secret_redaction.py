@@ -151,6 +151,8 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "\nchpasswd:\n  list: |\n    root:" + rand(r, ALNUM, 14) + "\n  expire: False\n",
     lambda r: "https://tiles.example.com/v2/map.png?sig=" + rand(r, ALNUM, 20),
     lambda r: '"queryString": [{"name": "key", "value": "' + rand(r, ALNUM, 20) + '"}]',
+    lambda r: "echo " + base64.b64encode(b"admin:" + rand(r, ALNUM, 14).encode()).decode()
+    + " | base64 -d",
 ]
 
 

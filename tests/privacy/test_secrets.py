@@ -265,6 +265,7 @@ secretish = st.lists(st.sampled_from([
     " user set password 2 ", "net user a ", " /add",  # (admin_password)
     " | sudo -S ", "sudo -kS ",  # (stdin_login)
     "?key=", "&sig=", "?signature=", '{"name": "sig", "value": "',  # (query_key)
+    " | base64 -d", "base64 --decode <<< ",  # (b64_login)
     "lftp ", "open -u ", " -u u,",
     # a Wi-Fi passphrase (assign's psk, wifi_psk)
     "psk", 'psk="', "nmcli ", " password ", "wifi-sec.psk ", "wpa_passphrase ",

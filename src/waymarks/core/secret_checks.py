@@ -122,6 +122,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _a_pgpass_line(match) and _looks_like_secret(value, data=False, alone=False)
     if name == "vault_login":  # "vault login successfully": a word, not a token
         return _LETTER.search(value) is not None and _DIGIT.search(value) is not None
+    if name == "b64_login":  # a login, or a value read random (a Secret's, copied)
+        return _decodes(value, lambda s: s.isprintable() and (":" in s or setting_is_secret(s)))
     if name in ("basic", "auth_b64"):
         return _decodes(value, lambda s: ":" in s and s.isprintable())  # base64 "user:pass"
     if name in ("url_user", "auth_raw"):  # random, not a name: "deploy-bot-2024" is one

@@ -143,6 +143,10 @@ _CURL_ARGS: Final = _args_before(r"(?:-b|--cookie)(?:[ \t]|=)")
 
 #: ``sudo`` and its flags before the command it runs (``sudo -S``, ``sudo -u root``)
 _SUDO: Final = r"sudo(?:[ \t]+(?:-[A-Za-z]+|-[ugCDhpRT][ \t]+[\w.%/-]{1,64}))*[ \t]+"
+#: base64 text as a shell's argument, and base64's flag to decode it (GNU's, BSD's ``-D``)
+_BASE64_RUN: Final = r"[A-Za-z0-9+/]{8,4096}={0,2}"
+_DECODE: Final = r"(?:[ \t]+-[A-Za-z]+)*?[ \t]+(?:-[A-Za-z]*[dD][A-Za-z]*|--decode)(?![\w-])"
+
 #: a ``USER:PASSWORD`` line given to chpasswd: quoted (printf's ``\n`` may end it) or bare;
 #: no user holds a ``[`` (``[REDACTED:secret]`` is no line: its redaction again was not)
 _CHPASSWD_LINE: Final = (r"(?:'[^'\s:\[]{1,64}:(?P<chpasswd_q>[^'\\\n]{1,4096})(?:\\n)?'"
@@ -303,6 +307,14 @@ COMMAND_RULES: Final = (
         + r"(?(chpasswd_echo)[ \t]*\|[ \t]*(?:" + _SUDO + r")?(?:/usr)?(?:/s?bin/)?"
         r"chpasswd(?![\w-]))", re.ASCII),
         ("chpasswd",), wrapper=True, guard=":"),
+    # a base64 ``USER:PASSWORD`` a shell decodes (``echo YWRt… | base64 -d``, ``base64
+    # --decode <<< …``), as a Basic header's login is written down to be checked: the
+    # check decodes it (``basic``'s); it went out in clear
+    Rule("b64_login", "secret", lazy(
+        r"(?<![\w.-])(?:(?:echo|printf)(?:[ \t]+-[neE]+)*[ \t]+['\"]?(?P<b64_login_e>"
+        + _BASE64_RUN + r")['\"]?[ \t]*\|[ \t]*base64" + _DECODE
+        + r"|base64" + _DECODE + r"[ \t]*<<<[ \t]*['\"]?(?P<b64_login>" + _BASE64_RUN + "))",
+        re.ASCII), ("base64",), wrapper=True, guard="4"),  # (base64's own 4)
     # the password of an Oracle login, ``USER/PASSWORD[@DB]``, given to its clients
     # (``sqlplus scott/…@orcl``, ``expdp``, SQL*Loader's ``userid=``, ``rman target``) or to
     # SQL*Plus's ``CONNECT``, or in a JDBC thin URL (``jdbc:oracle:thin:scott/…@db:1521/x``);

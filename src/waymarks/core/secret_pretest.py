@@ -199,6 +199,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # the secret ``vercel env add`` reads on its standard input
     if "|" in text and "sudo" in text and ("S" in text or "--stdin" in text):
         return True  # the password ``echo … | sudo -S CMD`` gives sudo: no name
+    if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
+        return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
     if "/" in text and (("q" in folded and ("sqlplus" in folded or "sqlldr" in folded))
