@@ -224,6 +224,9 @@ The 10 after them: an instruction of no subject and its negation, and "always" b
 "never" ("Always run the linters before commit." / "Never run …", reproduced with the real
 CLI in session and project scopes: both written), 0 % caught, 0 % false before, 100 % /
 0 % after.
+The 9 after them: a participle after an attribute whose values are words ("The default
+branch is main." / "… is protected.", reproduced with the real CLI: refused, "protected"
+read as the branch's name), 100 % caught, 83.3 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

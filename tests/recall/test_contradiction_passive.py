@@ -83,3 +83,29 @@ def test_the_only_use_or_its_negation_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The default branch is main.", "The default branch is protected."),
+    ("The default branch is protected.", "The default branch is main."),
+    ("The deploy region is us-east-1.", "The deploy region is locked."),
+    ("The merge strategy is squash.", "The merge strategy is enforced."),
+    ("The default branch is main.", "The default branch is not protected."),
+])
+def test_a_participle_said_of_a_thing_beside_its_word_value_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"protected" after an attribute whose values are words was read as the branch's
+    name, another value than "main": what is done to the thing, not which one it is."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The default branch is main.", "The default branch is master."),
+    ("The default branch is main.", "The default branch is renamed."),
+    ("The default branch is protected.", "The default branch is unprotected."),
+])
+def test_another_word_value_a_renaming_or_the_other_participle_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

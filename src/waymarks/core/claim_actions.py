@@ -31,13 +31,23 @@ _NO_ACTION: Final = frozenset(
     " activated deactivated allowed required".split()) | frozenset(STATES)
 
 
+#: a participle ending the claim after its copula, a negation or an adverb perhaps ("The
+#: default branch is protected.", "… is not protected."): what is done to the thing, with
+#: nothing after it
+_PARTICIPLE_ENDS: Final = lazy(
+    r"^[^=]+? (?:is|are)(?: (?:not|now|also|always|automatically|currently|only))? ([a-z]+)$")
+
+
 def passive_verb(norm: str) -> str | None:
     """The verb of a claim (normalized) saying what is done to its subject in the passive,
     or ``None``."""
     found = _PASSIVE.match(norm)
-    if found is None:
-        return None
-    verb = found.group(1)
+    return None if found is None else _action(found.group(1))
+
+
+def _action(verb: str) -> str | None:
+    """``verb`` when it is a participle saying an action (no value nor state), else
+    ``None``."""
     if verb in _NO_ACTION or (verb in STOP and verb not in _ADDITIVE) or not (
             verb.endswith("ed") or verb in _IRREGULAR):
         return None
@@ -53,10 +63,15 @@ _ENDINGS: Final = frozenset(
 
 def action_beside_value(action: str, valued: str) -> bool:
     """Whether ``action`` (normalized, a claim of no value) says a thing done to its
-    subject in the passive ("The config file is reloaded on SIGHUP.") and ``valued`` (a
-    claim stating a value: "The config file is at /etc/app/config.yaml.") says none: what
-    is done to it is no other value of it (a verb that ends or replaces it aside)."""
+    subject in the passive ("The config file is reloaded on SIGHUP.", "The default branch
+    is protected.", or not: "… is not protected.") and ``valued`` (a claim stating a value:
+    "The config file is at /etc/app/config.yaml.", "The default branch is main.") says
+    none: what is done to it, or not, is no other value of it (a verb that ends or replaces
+    it aside)."""
     verb = passive_verb(action)
+    if verb is None:
+        ending = _PARTICIPLE_ENDS.match(action)
+        verb = None if ending is None else _action(ending.group(1))
     return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None
 
 

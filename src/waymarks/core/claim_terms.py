@@ -296,7 +296,8 @@ WORD_ATTRIBUTES: Final = (
 #: "be" ("The log level should be debug.", "… must be", "… will be"), "is set to" and
 #: "defaults to" (with "is" alone, "should be debug" stated no value, and was written
 #: beside "The log level is info."); not before a word of what may be done to it ("… is
-#: configurable", "… should be raised": no value of it); an adverb of time after it is
+#: configurable", "… should be raised", "… is protected": no value of it, what is done to
+#: it; its state words are states, read apart); an adverb of time after it is
 #: none of the word ("is still info", "is now debug": read as a value, "still info" was
 #: refused beside "info" by the replay rule's derived key), and a change names the word it
 #: made ("was changed to debug", "has been set to debug")
@@ -304,7 +305,7 @@ WORD_COPULA: Final = (
     r"(?:(?:(?:is|are)(?:n't| not)?|(?:(?:should|must|shall|will|needs? to|has to|have to)"
     r"(?:n't| not)?|won't) be(?! [a-z]+ed\b))(?: (?:now|currently|still|always|usually))?"
     r"(?: set to)?|(?:(?:is|are|was|were|has been|have been) )?(?:changed|set|switched"
-    r"|updated) to)(?! [a-z]+[ai]ble\b)|defaults? to")
+    r"|updated) to)(?! [a-z]+(?:[ai]ble|ed)\b)|defaults? to")
 #: a verb of where a thing is written, goes or is kept, and its preposition: the word
 #: ending the clause after it is the place, a value ("The release artifacts are written
 #: to dist." is the folder "dist/"; read as a word, it stated nothing, and the replay

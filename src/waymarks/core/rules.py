@@ -369,16 +369,15 @@ def key_apart(view: StateView, candidate: ItemState,
 
 def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str,
                         theirs: Signature | None) -> bool:
-    """One claim states no value and says a thing done to the subject in the passive, the
-    other states a value of it and does no such thing (:func:`action_beside_value`), with
-    no negation: two facts."""
+    """One claim states no value and says a thing done to the subject in the passive, or
+    not done ("is not protected"), the other states a value of it, denies none and does no
+    such thing (:func:`action_beside_value`): two facts."""
     from waymarks.core.claim_actions import action_beside_value
-    from waymarks.core.claim_denials import NEGATION
 
     action, valued, found = ((mine_norm, their_norm, theirs) if mine is None
                              else (their_norm, mine_norm, mine))
     return found is not None and bool(found.values) and not found.denied and (
-        NEGATION.search(action) is None) and action_beside_value(action, valued)
+        action_beside_value(action, valued))
 
 
 def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:
