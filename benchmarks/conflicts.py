@@ -227,6 +227,10 @@ CLI in session and project scopes: both written), 0 % caught, 0 % false before, 
 The 9 after them: a participle after an attribute whose values are words ("The default
 branch is main." / "… is protected.", reproduced with the real CLI: refused, "protected"
 read as the branch's name), 100 % caught, 83.3 % false before, 100 % / 0 % after.
+The 7 after them: two things done to a thing across scopes (a project's "Redis is used
+for sessions." beside a session's "… for rate limiting too.", reproduced with the real CLI:
+refused by the derived key they share, kept apart only within one scope), 100 % caught,
+100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

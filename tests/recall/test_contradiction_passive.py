@@ -8,11 +8,17 @@ states what is done to the thing by another verb. The pairs are in the fixture s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from tests.recall.test_contradiction_review57 import _refused
 from tests.recall.test_contradiction_review61 import _written
 from waymarks.service.app import Waymarks
+from waymarks.service.outcomes import Committed, Rejected
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -109,3 +115,40 @@ def test_another_word_value_a_renaming_or_the_other_participle_still_contradicts
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Redis is used for sessions.", "Redis is used for rate limiting too."),
+    ("The release artifacts are written to dist.",
+     "The release artifacts are signed with cosign."),
+    ("The config file is at /etc/app/config.yaml.", "The config file is reloaded on SIGHUP."),
+    ("The default branch is main.", "The default branch is protected."),
+])
+@pytest.mark.parametrize("scopes", [("project", None), (None, "project")])
+def test_two_things_done_to_it_are_two_facts_across_scopes(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]], first: str, second: str,
+        scopes: tuple[str | None, str | None]) -> None:
+    """A project claim and a session claim of one session: kept apart in one scope, the
+    second was refused in the other by the derived key they share, which replay never
+    compares across scopes."""
+    app, _ = two_sessions()
+    written = app.remember(first, scope=scopes[0])
+    assert isinstance(written, Committed), written
+    second_written = app.remember(second, scope=scopes[1])
+    assert isinstance(second_written, Committed), second_written
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Redis is used for sessions.", "Redis is not used for sessions."),
+    ("Redis is at cache.internal.", "Redis is replaced by Valkey."),
+    ("The default branch is main.", "The default branch is renamed."),
+])
+def test_a_negation_or_a_replacement_still_contradicts_across_scopes(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]], first: str,
+        contradicting: str) -> None:
+    app, _ = two_sessions()
+    written = app.remember(first, scope="project")
+    assert isinstance(written, Committed), written
+    refused = app.remember(contradicting)
+    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
+    assert refused.conflicts == (written.id,)

@@ -239,6 +239,9 @@ def find_contradictions(
         for other in _matching(view, widened):
             if not _contradicts_by_rule(candidate, other, ignore):
                 continue
+            if partition != candidate.partition and not _opposite(candidate, other) and (
+                    _things_done(candidate, mine, other)):
+                continue  # two things done to it: the same partition writes it apart
             theirs = signature(other.text) if mine is not None else None
             if mine is not None and theirs is not None and not contradicts(mine, theirs):
                 if partition != candidate.partition:
@@ -331,7 +334,6 @@ def key_apart(view: StateView, candidate: ItemState,
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
-    from waymarks.core.claim_actions import other_actions
     from waymarks.core.contradiction import signature, two_facts, unplaced_negation
 
     mine = signature(candidate.text)
@@ -348,14 +350,10 @@ def key_apart(view: StateView, candidate: ItemState,
         if isinstance(other.item, MemoryItem) and other.item.key and not is_auto_key(
                 other.item):
             return None  # a key a person or tool chose for that fact: it holds
-        if other_actions(candidate.norm, other.norm):  # "… are signed with cosign." beside
-            tied = True  # "… are written to dist.": two things done to it (no values)
+        if _things_done(candidate, mine, other):
+            tied = True
             continue
         theirs = signature(other.text)
-        if (mine is None) != (theirs is None) and _action_beside_value(
-                candidate.norm, mine, other.norm, theirs):
-            tied = True  # "… is reloaded on SIGHUP." beside "… is at /etc/app/config.yaml."
-            continue
         if mine is None or theirs is None or unplaced_negation(other.text, theirs) or not (
                 two_facts(mine, theirs)):
             return None
@@ -365,6 +363,23 @@ def key_apart(view: StateView, candidate: ItemState,
         return None
     taken = view.active_matching("memory", candidate.partition, candidate.norm, key, None)
     return None if any(other.key == key for other in taken) else key
+
+
+def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState) -> bool:
+    """Whether ``candidate`` (its signature ``mine``) and ``other`` say two things done to
+    one subject: two verbs in the passive ("… are signed with cosign." beside "… are
+    written to dist.") or one whose objects add up (:func:`other_actions`), or a verb done
+    to it beside a value of it ("… is reloaded on SIGHUP." beside "… is at
+    /etc/app/config.yaml."). Two facts in one partition (:func:`key_apart`) and across
+    two (:func:`find_contradictions`)."""
+    from waymarks.core.claim_actions import other_actions
+    from waymarks.core.contradiction import signature
+
+    if other_actions(candidate.norm, other.norm):
+        return True
+    theirs = signature(other.text)
+    return (mine is None) != (theirs is None) and _action_beside_value(
+        candidate.norm, mine, other.norm, theirs)
 
 
 def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str,
