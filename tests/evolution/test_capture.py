@@ -219,8 +219,8 @@ def _learning_on(home: Path) -> None:
 
 
 def trust_project(home: Path, project: Path) -> None:
-    """Trust ``project``: only a trusted project's compaction summaries are captured
-    (test_capture_untrusted.py)."""
+    """Trust ``project``: only a trusted project's compaction summaries and work turns are
+    captured (test_capture_untrusted.py, test_work_untrusted.py)."""
     from waymarks.service.trust import TrustStore
 
     project.mkdir(exist_ok=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.evolution.test_capture import trust_project
 from waymarks.hosts.cc_helper import socket_path
 from waymarks.service.capture_spool import pending
 from waymarks.service.evolution import Evolution
@@ -77,6 +78,7 @@ def test_tool_hooks_through_the_helper_answer_first_and_stop_finds_every_record(
     project.mkdir()
     home.mkdir()
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    trust_project(home, project)  # an untrusted project's work is not captured
     env = {k: v for k, v in os.environ.items() if k != "PI_SUBAGENT_AGENT_ID"}
     env.update({"CLAUDE_PROJECT_DIR": str(project), "WAYMARKS_CC_HELPER_IDLE": "60"})
     helper = subprocess.Popen([sys.executable, "-m", "waymarks.hosts.cc_helper", str(home)],

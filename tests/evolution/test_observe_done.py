@@ -96,6 +96,7 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
             f'endpoint = "{fake.origin}"\nmodel = "claude-test"\nkeyEnv = "OBS_KEY"\n',
             encoding="utf-8")
         env = {"OBS_KEY": key}
+        cli(home, shop, "trust", str(shop))  # an untrusted project's work is not captured
 
         # an earlier session said where things stand: learned as a pending project state
         s0 = "0a0a0a0a-0a0a-4a0a-8a0a-0a0a0a0a0a0a"

@@ -97,6 +97,7 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
     _cli(home, project, "learn", "on")
+    _cli(home, project, "trust", str(project))  # an untrusted one's work is not captured
     origin = str(project.resolve())
     content = "The shop release is not committed yet"
     with Evolution(home) as evo:
@@ -190,6 +191,7 @@ def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> N
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
     _cli(home, project, "learn", "on")
+    _cli(home, project, "trust", str(project))  # an untrusted one's work is not captured
     origin = str(project.resolve())
     content = "The shop release is not committed yet"
     with Evolution(home) as evo:
@@ -282,6 +284,7 @@ def test_the_pi_bridge_captures_a_long_turn_and_notes_a_statement_turn(
     home, project = tmp_path / "home", tmp_path / "shop"
     project.mkdir()
     _cli(home, project, "learn", "on")
+    _cli(home, project, "trust", str(project))  # an untrusted one's work is not captured
     origin = str(project.resolve())
     content = "The shop release is not committed yet"
     with Evolution(home) as evo:

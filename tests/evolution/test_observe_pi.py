@@ -56,6 +56,7 @@ def test_pi_learns_committed_not_pushed_from_its_tool_results(tmp_path: Path) ->
         pi.project = shop
         home = pi.waymarks_home
         _cli(home, shop, "learn", "on")
+        _cli(home, shop, "trust", str(shop))  # an untrusted project's work is not captured
         with Evolution(home) as evo:  # an earlier session left the state pending
             said = evo.capture(origin, "statement", f"Remember: {PENDING}.", session="s0",
                                key="u0")

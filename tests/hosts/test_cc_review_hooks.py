@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import isolated_python
-from tests.evolution.test_capture import SESSION, _sources, _transcript
+from tests.evolution.test_capture import SESSION, _sources, _transcript, trust_project
 from tests.hosts.test_cc_helper_stalled import (  # noqa: F401 (a fixture)
     ENTRY,
     TOOL,
@@ -74,6 +74,7 @@ def test_a_busy_learned_ledger_leaves_the_turn_for_the_next_stop_within_the_capt
         learning: Path, project: Path,  # noqa: F811
         make_app: Callable[..., Waymarks]) -> None:
     sid = str(uuid.uuid4())
+    trust_project(learning, project)  # an untrusted project's work is not captured
     app = make_app()
     claude_code.handle("UserPromptSubmit", _payload(sid, str(project), "UserPromptSubmit",
                                                     prompt="run the tests"), learning, app)

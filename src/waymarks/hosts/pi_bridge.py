@@ -494,7 +494,7 @@ class Bridge:
                                                      app.trust_override)
         if params.get("event") == "agent_end" and self.ledger is not None:
             done.update(turn_ended(self.home, app.cwd, self.ledger, params.get("turn"),
-                                   done.get("captured")))
+                                   done.get("captured"), app.trust_override))
         return done
 
     def rpc_evolve(self, params: dict[str, Any]) -> dict[str, Any]:

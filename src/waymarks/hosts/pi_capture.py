@@ -10,7 +10,7 @@ assistant, tool-result and custom messages never become a statement); on
 ``session_compact``, in a project the person trusts (Pi's decision, else ``waymarks
 trust``), the compaction entries' summaries are kept (a summary source with up to 16 local
 claims; an untrusted repository's summary is not: :func:`~waymarks.service.capture_turns.
-summaries_trusted`). Sources are keyed by Pi's entry IDs, so a turn captured twice is one
+capture_trusted`). Sources are keyed by Pi's entry IDs, so a turn captured twice is one
 source; 16 statements at most.
 
 A capture that throws while storing (a busy database, a full disk) is not lost: a
@@ -32,7 +32,7 @@ from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.log import SessionLog
 from waymarks.service.capture_probe import unknown
 from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain, queued_turn, write_request
-from waymarks.service.capture_turns import session_items, summaries_trusted
+from waymarks.service.capture_turns import capture_trusted, session_items
 from waymarks.service.learning import learning_enabled
 from waymarks.service.outcomes import LedgerDamaged
 
@@ -80,8 +80,8 @@ class PiCapture:
         judged = self._judged.setdefault(session.session_id, {})
         if len(judged) > 100_000:  # bounded: a very long session starts over
             judged.clear()
-        trusted = event == "session_compact" and (
-            host_trust if host_trust is not None else summaries_trusted(self.home, origin))
+        trusted = event == "session_compact" and capture_trusted(self.home, origin,
+                                                                 host_trust)
         items = unknown(self.home, origin, session.session_id,
                         session_items(session, event, judged, turn, trusted=trusted))
         if not items:
@@ -109,9 +109,10 @@ class PiCapture:
 
 
 def turn_ended(home: Path, cwd: str, session: SessionLog, turn: object,
-               captured: int | None) -> dict[str, Any]:
+               captured: int | None, host_trust: bool | None = None) -> dict[str, Any]:
     """What Pi's ``agent_end`` adds to the capture's count: the turn's tool results as a
-    work source (``work``: its decision; ``turn``, the extension's list of them), and
+    work source (``work``: its decision; ``turn``, the extension's list of them; in a
+    project the person trusts only, ``host_trust`` being Pi's decision), and
     ``memory <id> is incorrect.`` as the turn's last user message, feedback on that learned
     claim whether or not learning is on (the person's act; its counts only when there
     was some)."""
@@ -122,7 +123,7 @@ def turn_ended(home: Path, cwd: str, session: SessionLog, turn: object,
         items, limited = pi_turn(turn)
         work = capture(home, cwd, session.session_id, items, host="pi",
                        subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")),
-                       statements=captured, scan_limited=limited)
+                       statements=captured, scan_limited=limited, host_trust=host_trust)
         done["work"] = work.get("decision")
     feedback = _natural_feedback(home, session)
     if any(feedback.values()):

@@ -93,9 +93,11 @@ def pi_turn(messages: object) -> tuple[list[TurnItem], bool]:
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
             host: str, subagent: bool, warm: bool = True, statements: int | None = None,
-            scan_limited: bool = False) -> dict[str, Any]:
-    """Capture the work turn ``items`` (learning on, not a subagent); a content-free
-    decision. ``scan_limited``: the host already left the turn's older items out.
+            scan_limited: bool = False, host_trust: bool | None = None) -> dict[str, Any]:
+    """Capture the work turn ``items`` (learning on, not a subagent, a project the person
+    trusts); a content-free decision. ``scan_limited``: the host already left the turn's
+    older items out. ``host_trust``: the host's decision on the project (Pi's; ``None``:
+    Waymarks' trust list decides).
     ``subagent``: the turn is a subagent's (the host's process environment, or for Claude
     Code the hook's: a helper's own is whichever hook started it)."""
     if subagent:
@@ -106,7 +108,12 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
     origin = canonical_project_path(origin_cwd)
     if not learning_enabled(home, origin):
         return {"decision": "learning_off"}
-    if not any(isinstance(i, ToolCall) for i in items):
+    from waymarks.service.capture_turns import capture_trusted
+
+    # tool output is the repository's text, and learned memory is recalled in every
+    # project: an untrusted one's work turn reaches no model (its person's words still do)
+    trusted = capture_trusted(home, origin, host_trust)
+    if not trusted or not any(isinstance(i, ToolCall) for i in items):
         # no work to capture, but the snapshot says what this turn was (item 46)
         from datetime import UTC, datetime
 
@@ -114,7 +121,8 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
         from waymarks.service.ports import iso
 
         return note_turn(home, items, at=iso(datetime.now(UTC)), host=host,
-                         statements=statements, scan_limited=scan_limited)
+                         statements=statements, scan_limited=scan_limited,
+                         untrusted=not trusted)
     from waymarks.service.capture_spool import CAPTURE_BUSY_MS
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution import warm as warm_evolution

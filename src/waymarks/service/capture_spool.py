@@ -446,10 +446,10 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
     from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.capture_turns import (
         MAX_SUMMARIES,
+        capture_trusted,
         last_end,
         remember_end,
         still_on_since,
-        summaries_trusted,
         switched_at_ns,
     )
 
@@ -504,7 +504,7 @@ def capture_transcript(home: Path, event: str, session: str, transcript: str,
               if key in turn and is_statement(text)][-MAX_STATEMENTS:]
     items = [("statement", key, text) for key, text in chosen]
     # summaries written since learning was last switched, of a project the person trusts
-    if event == "PreCompact" and summaries_trusted(home, origin):
+    if event == "PreCompact" and capture_trusted(home, origin):
         fresh = written_since(data, switched_at_ns(home, project) // 1_000_000)
         items += [("summary", key, text) for key, text in summaries
                   if key in fresh][-MAX_SUMMARIES:]
@@ -550,10 +550,10 @@ def capture_session_file(home: Path, event: str, path: str, project: str,
         session = SessionFile.open(_Path(path))
     except SessionFileError:
         return 0  # not a Pi session file (any more): nothing of it can be captured
-    from waymarks.service.capture_turns import session_items, summaries_trusted
+    from waymarks.service.capture_turns import capture_trusted, session_items
 
     return _store(home, origin, session.session_id, session_items(
-        session, event, turn=turn, trusted=summaries_trusted(home, origin)), evo)
+        session, event, turn=turn, trusted=capture_trusted(home, origin)), evo)
 
 
 def _store(home: Path, origin: str, session: str, items: list[tuple[str, str, str]],

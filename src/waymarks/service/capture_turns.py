@@ -61,7 +61,7 @@ def session_items(session: Any, event: str, judged: dict[str, bool] | None = Non
     user entries (``message`` entries with role ``user`` only; ``None``: the session's
     last user message) and, on ``session_compact`` in a ``trusted`` project, compaction
     summaries (its statements were judged at their own ``agent_end``; an untrusted
-    project's summary is not the person's: :func:`summaries_trusted`), as (kind, entry
+    project's summary is not the person's: :func:`capture_trusted`), as (kind, entry
     ID, text). ``judged``: a long-lived caller's memo of the cue rules' verdict per entry
     ID (an entry never changes)."""
     from waymarks.core.evolution.cues import MAX_STATEMENTS, is_statement
@@ -91,12 +91,16 @@ def session_items(session: Any, event: str, judged: dict[str, bool] | None = Non
     return statements[-MAX_STATEMENTS:]
 
 
-def summaries_trusted(home: Path | str, origin: str) -> bool:
-    """Whether a compaction summary of a session in ``origin`` may be captured: only in a
-    project the person trusts (``waymarks trust``). A summary is the model's, written from
-    what the repository's files and tool output showed it, and learned memory is recalled
-    in every project: an untrusted repository's would plant its words everywhere. A trust
-    list that cannot be read trusts nothing (it may only tighten)."""
+def capture_trusted(home: Path | str, origin: str, host: bool | None = None) -> bool:
+    """Whether what the model wrote or the tools showed in a session in ``origin`` (a
+    compaction summary, a work turn's tool calls and output) may be captured: only in a
+    project the person trusts (``waymarks trust``). Such text is the repository's, not the
+    person's, and learned memory is recalled in every project: an untrusted repository's
+    would plant its words everywhere. ``host``: the host's own decision (Pi's, the bridge's
+    trust override), which comes first; a trust list that cannot be read trusts nothing
+    (it may only tighten)."""
+    if host is not None:
+        return host
     from pathlib import Path as _Path
 
     from waymarks.service.outcomes import ServiceError
