@@ -11,6 +11,8 @@ Pi's ``session_compact`` over the bridge, and the spool's retry of a Pi capture.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -117,3 +119,44 @@ def test_a_retried_pi_capture_keeps_an_untrusted_projects_summary_out(
         _trust(home, project)
         assert capture_session_file(home, "session_compact", str(session), str(project),
                                     evo) == 1
+
+
+def test_a_retried_pi_capture_decides_as_the_first_attempt_did(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``session_compact`` capture that failed to store (a locked database) is retried
+    from the spool, away from the bridge: it decided by Waymarks' trust list alone, so the
+    summary of a project the person trusts in Pi (Pi's trust store: the bridge's override)
+    but never listed with `waymarks trust` was dropped by the retry. The retry keeps the
+    decision the first attempt made."""
+    from tests.evolution.test_capture_retry import LOCKER, _prepare, _release, _request
+    from waymarks.hosts.pi_capture import PiCapture
+    from waymarks.ledger.session_file import SessionFile
+    from waymarks.service.capture_spool import pending
+    from waymarks.service.evolution import drain_captures
+
+    monkeypatch.delenv("PI_SUBAGENT_AGENT_ID", raising=False)
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _learning_on(home)
+    _prepare(home)
+    path = tmp_path / "s.jsonl"
+    header = {"type": "session", "version": 3, "id": "5a5a5a5a-0000-4000-8000-0000000000c2",
+              "timestamp": "2026-11-30T10:00:00.000Z", "cwd": str(project)}
+    compaction = {"type": "compaction", "id": "k1", "parentId": None,
+                  "timestamp": "2026-11-30T10:00:04.000Z", "firstKeptEntryId": "k1",
+                  "summary": f"## Decisions\n- {PLANTED}\n", "tokensBefore": 10}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(compaction) + "\n")
+    capture = PiCapture(home)
+    holder = subprocess.Popen([sys.executable, "-c", LOCKER, str(home / "waymarks.db")],
+                              text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        done = capture.capture("session_compact", SessionFile.open(path), str(project),
+                               host_trust=True)
+        assert done == {"captured": 0, "queued": True} and _request(home)["host"] == "pi"
+    finally:
+        capture.close()
+        _release(holder)
+    assert drain_captures(home)["done"] == 1
+    assert not pending(home)
+    assert _learned(home) == [PLANTED]

@@ -94,7 +94,8 @@ class PiCapture:
             keys = dict.fromkeys(queued_turn(self.home, session.session_id, event)
                                  + [key for _, key, _ in items])
             queued = write_request(self.home, "pi", event, session.session_id,
-                                   str(session.path), cwd, turn=" ".join(keys))
+                                   str(session.path), cwd, turn=" ".join(keys),
+                                   trusted=host_trust)
             return {"captured": 0, "queued": queued, **retried}
         return {"captured": sum(1 for c in done if c is not None and c.new), **retried}
 

@@ -82,12 +82,15 @@ def request_name(host: str, session: str, event: str) -> str:
 
 
 def write_request(home: str | os.PathLike[str], host: str, event: str, session: str,
-                  record: str, project: str, turn: str | None = None) -> bool:
+                  record: str, project: str, turn: str | None = None,
+                  trusted: bool | None = None) -> bool:
     """Queue one capture request durably (written, fsync'd, renamed into place, mode
     0600). ``record``: the host's own file (Claude Code's transcript, Pi's session file).
     ``turn``: the entry IDs (space-separated) a Pi capture may take (its turn's; see
-    :mod:`waymarks.service.capture_turns`). False when it was not queued (the spool is
-    full, or the disk refused)."""
+    :mod:`waymarks.service.capture_turns`). ``trusted``: the host's decision on the
+    project the failed attempt went by (Pi's; ``None``: Waymarks' trust list decides,
+    then as now), so the retry decides the same way. False when it was not queued (the
+    spool is full, or the disk refused)."""
     directory = spool_dir(home)
     name = request_name(host, session, event)
     request: dict[str, object] = {"v": 1, "host": host, "event": event, "session": session,
@@ -95,6 +98,8 @@ def write_request(home: str | os.PathLike[str], host: str, event: str, session: 
                                   "error": None}
     if turn is not None:
         request["turn"] = turn
+    if trusted is not None:
+        request["trusted"] = trusted
     body = dumps_request(request)
     if len(body) > MAX_REQUEST_BYTES:
         return False
@@ -121,7 +126,7 @@ def queue_failed(home: Path, host: str, event: str, session: str, record: str,
 
 
 def dumps_request(request: dict[str, object]) -> bytes:
-    """A flat object (str/int/None values) as JSON, through the C encoder."""
+    """A flat object (str/int/bool/None values) as JSON, through the C encoder."""
     try:
         from _json import encode_basestring_ascii as quote
     except ImportError:  # not CPython
@@ -130,10 +135,10 @@ def dumps_request(request: dict[str, object]) -> bytes:
         return json.dumps(request).encode("utf-8")
     parts = []
     for key, value in request.items():
-        if value is None:
-            text = "null"
-        elif isinstance(value, bool) or not isinstance(value, str | int):
-            raise TypeError("a capture request holds only text, integers and null")
+        if value is None or isinstance(value, bool):
+            text = "null" if value is None else "true" if value else "false"
+        elif not isinstance(value, str | int):
+            raise TypeError("a capture request holds only text, integers, booleans and null")
         else:
             text = quote(value) if isinstance(value, str) else str(int(value))
         parts.append(f"{quote(key)}: {text}")
@@ -317,7 +322,8 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
         if not isinstance(request.get(key), str):
             return None
     if not isinstance(request.get("tries"), int) or not isinstance(
-            request.get("turn", ""), str):
+            request.get("turn", ""), str) or not isinstance(request.get("trusted", False),
+                                                            bool | None):
         return None
     return request
 
@@ -422,7 +428,8 @@ def capture_request(home: Path, request: dict[str, Any], evo: Evolution) -> int:
     turn = request.get("turn")
     return capture_session_file(home, request["event"], request["record"],
                                 request["project"], evo,
-                                turn=turn.split() if isinstance(turn, str) else None)
+                                turn=turn.split() if isinstance(turn, str) else None,
+                                host_trust=request.get("trusted"))
 
 
 def capture_transcript(home: Path, event: str, session: str, transcript: str,
@@ -532,9 +539,11 @@ def queued_turn(home: str | os.PathLike[str], session: str, event: str) -> list[
 
 
 def capture_session_file(home: Path, event: str, path: str, project: str,
-                         evo: Evolution, *, turn: list[str] | None = None) -> int:
+                         evo: Evolution, *, turn: list[str] | None = None,
+                         host_trust: bool | None = None) -> int:
     """A Pi capture retried from Pi's own session file: ``turn``'s statements only (the
-    entries the failed capture was to take)."""
+    entries the failed capture was to take); a summary as the failed capture judged the
+    project (``host_trust``: Pi's decision it went by, first)."""
     from pathlib import Path as _Path
 
     from waymarks.ledger.identity import canonical_project_path
@@ -553,7 +562,7 @@ def capture_session_file(home: Path, event: str, path: str, project: str,
     from waymarks.service.capture_turns import capture_trusted, session_items
 
     return _store(home, origin, session.session_id, session_items(
-        session, event, turn=turn, trusted=capture_trusted(home, origin)), evo)
+        session, event, turn=turn, trusted=capture_trusted(home, origin, host_trust)), evo)
 
 
 def _store(home: Path, origin: str, session: str, items: list[tuple[str, str, str]],
