@@ -202,6 +202,10 @@ def test_sources_must_be_on_the_active_branch(app: Waymarks) -> None:
     assert isinstance(refused, Rejected) and refused.code == "off_branch"
     refused_pin = app.pin("Side pin", source=side)
     assert isinstance(refused_pin, Rejected) and refused_pin.code == "off_branch"
+    # the fix is named: which entries are on the branch (an ID of no entry at all, typed
+    # from an example, was told only that it "is not on the active branch")
+    for message in (refused.message, refused_pin.message):
+        assert "`waymarks session show`" in message
     accepted = app.remember("Root claim", sources=(root, root))
     assert isinstance(accepted, Committed)
     assert by_id(app, "memory")[accepted.id].source_entry_ids == (root,)

@@ -358,7 +358,8 @@ def _check_scope_and_sources(
         if entry_id not in ctx.branch:
             return Rejected("off_branch",
                             f"{what} source entry {echoed(entry_id)} is not on the active "
-                            "branch")
+                            f"branch; `{suggested(ctx.prog, 'session', 'show')}` lists the "
+                            "entries on it")
     return None
 
 
