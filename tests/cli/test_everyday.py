@@ -255,6 +255,20 @@ def test_memory_search_ranks_with_scores(cli: Any) -> None:
     assert "SCORE" in cli("memory", "search", "database", text=True)
 
 
+def test_memory_search_says_in_its_table_that_a_claim_is_withheld(cli: Any) -> None:
+    """A claim the default provider may not receive is never recalled: the table's RECALLED
+    cell was as blank as a weak match's, the best match of a search unexplained, while
+    `--json` said why (README: such a claim "says `eligible, withheld …`")."""
+    cli("memory", "add", "--classification", "internal", "--",
+        "The billing queue name is invoices-q.")
+    cli("memory", "add", "--", "The database port is 5433")
+    found = cli("memory", "search", "billing", "queue", "name")
+    assert found["results"][0]["verdict"] == "eligible, withheld from the default provider"
+    [row] = [line for line in cli("memory", "search", "billing", "queue", "name",
+                                  text=True).splitlines() if "invoices-q" in line]
+    assert "withheld" in row and "yes" not in row
+
+
 @pytest.mark.slow
 def test_memory_edit_supersedes_through_the_editor(cli: Any, tmp_path: Path, home: Path,
                                                    project: Path) -> None:

@@ -329,7 +329,7 @@ def register_inspection(memory: Group) -> None:
     def memory_search(everything: bool, limit: int, query: tuple[str, ...]) -> Result:
         """SCORE is the recall relevance, COVER the share of the query's terms the claim
         covers; RECALLED marks the claims `waymarks recall` would put in a digest (for
-        the default provider: at most 3, none it may not receive)."""
+        the default provider: at most 3, none it may not receive: `withheld`)."""
         text = " ".join(query)
         if not text.strip():  # ("" answered "No claim matches.", 0: as `recall ""` refuses)
             raise click.UsageError("give the words to search for, e.g. waymarks memory "
@@ -357,8 +357,10 @@ def register_inspection(memory: Group) -> None:
              "status": v.status, "scope": v.scope, "key": v.key, "text": v.text}
             for s, v in hits]}
         rows = [(f"{s.relevance:.3f}", f"{s.coverage:.0%}",
-                 "yes" if s.candidate.id in chosen else "",
-                 cell(v.id[:8]), _status(v), v.scope, cell(v.text)) for s, v in hits]
+                 "yes" if result["recalled"] else
+                 "withheld" if result["verdict"] == WITHHELD else "",
+                 cell(v.id[:8]), _status(v), v.scope, cell(v.text))
+                for result, (s, v) in zip(data["results"], hits, strict=True)]
         columns = [Column("SCORE", "right"), Column("COVER", "right"), Column("RECALLED"),
                    Column("ID"), Column("STATUS"), Column("SCOPE"), Column("TEXT", wide=True)]
         return table_result(data, columns, rows, kinds=[v.status for _s, v in hits],
