@@ -282,11 +282,13 @@ def test_a_file_argument_that_cannot_be_read_is_refused(fresh: Home,
 @pytest.mark.parametrize("command", ["trust", "untrust"])
 def test_an_empty_project_path_is_refused_not_the_working_directory(fresh: Home,
                                                                     command: str) -> None:
-    """``trust ""`` (a script's unset variable) trusted the working directory."""
+    """``trust ""`` (a script's unset variable) trusted the working directory. The fix it
+    names is the command's own: ``untrust ""`` was told "e.g. `waymarks trust .`", which
+    trusts the folder the person meant to stop trusting."""
     ran = fresh.run("--json", command, "")
     document = contract(ran)
     assert (ran.returncode, document["code"]) == (2, "invalid_argument"), document
-    assert "waymarks trust ." in document["message"]
+    assert f"`waymarks {command} .`" in document["message"]
     assert contract(fresh.run("--json", "trust", "--list"))["projects"] == []
 
 

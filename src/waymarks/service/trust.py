@@ -65,7 +65,7 @@ class TrustStore:
         ``host``: what the host that owns project trust decided for ``cwd`` (Pi's), which
         a change here cannot override there (:func:`_host_decides`). A relative ``path``
         is ``cwd``'s (``--cwd DIR trust .`` trusted the process's directory, not DIR)."""
-        project = _canonical(_against(path, cwd))
+        project = _canonical(_against(path, cwd), "trust")
         _host_decides(host, project, cwd, trusting=True)
         if not os.path.isdir(project):
             raise ServiceError("invalid_argument",
@@ -78,7 +78,7 @@ class TrustStore:
         return project, True
 
     def untrust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
-        project = _canonical(_against(path, cwd))
+        project = _canonical(_against(path, cwd), "untrust")
         _host_decides(host, project, cwd, trusting=False)
         with self._turn():
             projects = self.projects()
@@ -137,15 +137,17 @@ def _against(path: str, cwd: str) -> str:
     return os.path.join(cwd, path)
 
 
-def _canonical(path: str) -> str:
+def _canonical(path: str, verb: str) -> str:
+    """``path`` as the trust list holds it; ``verb`` (``trust`` or ``untrust``) is the
+    command a refusal names (`untrust ""` was told to run `waymarks trust .`)."""
     if not path.strip():  # "" is the working directory: `trust "$UNSET"` trusted it
         raise ServiceError("invalid_argument", "the project's path is empty; give its root "
-                           "folder (e.g. `waymarks trust .` for this one)")
+                           f"folder (e.g. `waymarks {verb} .` for this one)")
     try:
         project = canonical_project_path(path)
     except ValueError as exc:  # an embedded NUL byte
         raise ServiceError("invalid_argument", f"{path!r}: not a usable path ({exc})") from exc
     if not is_unicode(project):  # bytes that are not UTF-8: no session could name it
-        raise ServiceError("invalid_argument", f"{path!r}: not a UTF-8 path; trust a "
+        raise ServiceError("invalid_argument", f"{path!r}: not a UTF-8 path; {verb} a "
                            "directory whose name is UTF-8 text")
     return project
