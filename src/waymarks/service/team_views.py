@@ -170,15 +170,21 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
             if item_id in items and items[item_id].status == "active"]
 
 
+#: the most IDs one lookup names (SQLite's default limit on a statement's variables is
+#: 32,766)
+_IDS_ASKED = 30_000
+
+
 def reusing_own(app: Waymarks, ids: list[str]) -> dict[str, str]:
     """Which of the team item ``ids`` are the ID of one of the person's own items here,
     to the kind of that item. No share writes one (a team ID is 32 hex digits, a local
     one a dashed UUID): a teammate's line copying it had both planned under one ID, and a
     `forget` or `pin show` of it could mean either. Such a team item is left out."""
-    if not ids:
+    held = [i for at in range(0, len(ids), _IDS_ASKED)  # (one lookup per 30k, any kind
+            for i in app.projection.classifications(ids[at:at + _IDS_ASKED])]  # or place)
+    if not held:
         return {}
-    return {v.id: kind for kind in ("pin", "memory")
-            for v in app.items(kind, ids=ids)}
+    return {v.id: kind for kind in ("pin", "memory") for v in app.items(kind, ids=held)}
 
 
 def reused_own_json(app: Waymarks, state: TeamState) -> list[dict[str, str]]:
