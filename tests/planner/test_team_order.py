@@ -39,3 +39,36 @@ def test_the_words_that_decide_are_read() -> None:
     named = TeamBlock("n", "memory", "The migrations check runs in CI.", "A", "a-00000001", None)
     other = TeamBlock("o", "memory", "Lunch is at noon.", "B", "b-00000002", None)
     assert [b.id for b in order_team("the migrations check", [other, named])] == ["n", "o"]
+
+
+def _pins_and_claims(count: int) -> list[TeamBlock]:
+    return [*(TeamBlock(f"p{n}", "pin", f"Indent {n} with tabs", "Ann",
+                        "ann-00000001", None) for n in range(count)),
+            *(TeamBlock(f"c{n}", "memory", f"The release check {n} runs nightly", "Ann",
+                        "ann-00000001", None) for n in range(count))]
+
+
+def test_only_what_can_enter_is_rendered_or_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: 20k team items cost 1.8 s CPU a plan, most of it rendering
+    every item through the egress (the excluded ones too, for their size) and reading
+    every claim for the request's words, though 1,500 tokens hold about 15 blocks. A
+    block too big for the budget left even without its text is not rendered, and claims
+    are not scored once the pins leave no room for one."""
+    from waymarks.core.egress import Egress
+
+    rendered: list[str] = []
+    render, analyse = team.render_team, team.request_terms
+    monkeypatch.setattr(team, "render_team",
+                        lambda b, e: rendered.append(b.id) or render(b, e))
+    read: list[str] = []
+    monkeypatch.setattr(team, "request_terms", lambda t: read.append(t) or analyse(t))
+    blocks = _pins_and_claims(500)
+    included, excluded, _room = team.choose_team("when does the release check run?",
+                                                 blocks, Egress("remote",
+                                                                frozenset({"normal"})), None)
+    assert 10 <= len(included) < 20 and len(included) + len(excluded) == 1000
+    assert len(rendered) <= len(included) + 1, len(rendered)
+    assert len(read) <= 1, len(read)  # the request's own
+    assert all(tokens > 0 for _b, _l, _r, tokens in excluded)
+    # and what enters is what entered before: the first pins, whole
+    assert [b.id for b, *_ in included] == [f"p{n}" for n in range(len(included))]

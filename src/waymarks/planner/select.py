@@ -48,7 +48,7 @@ from waymarks.planner.render import (
     shows_key,
     wrap_personal,
 )
-from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team, order_team
+from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team
 
 PIN_PRIORITY: Final = 950
 MEMORY_PRIORITY: Final = 90
@@ -217,7 +217,7 @@ def build_plan(
     room = None if model_limit is None else model_limit - mandatory
     if cap is not None:
         room = cap - pin_tokens if room is None else min(room, cap - pin_tokens)
-    team_text, room = _team(order_team(request, team), egress, room, manifest)
+    team_text, room = _team(request, team, egress, room, manifest)
     memory_blocks, room = _choose_memories(order_memories(request, memories), egress,
                                            budgets, room, manifest)
     personal_text, room = _choose_texts(personal, "personal", egress,
@@ -405,10 +405,10 @@ def _choose_memories(
     return chosen, room
 
 
-def _team(team: Sequence[TeamBlock], egress: Egress, room: int | None,
+def _team(request: str, team: Sequence[TeamBlock], egress: Egress, room: int | None,
           manifest: list[ManifestEntry]) -> tuple[str, int | None]:
     """Teammates' shared items right after the person's own pins (planner.team)."""
-    included, excluded, room = choose_team(team, egress, room)
+    included, excluded, room = choose_team(request, team, egress, room)
     # a team item's key is the one its file holds, which a share wrote from the claim's
     # words: named only where the model may read the item (as its rendering shows it)
     for block, level, reason, tokens in excluded:

@@ -10,15 +10,17 @@ anyone with push access can edit, so they go through the egress like the stored 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
 import msgspec
 
 from waymarks.core.egress import Egress
-from waymarks.planner.fill import fill
+from waymarks.core.tokens import estimate_tokens
+from waymarks.planner.fill import SEPARATOR, fill
 from waymarks.planner.memory_order import key_named, request_terms
-from waymarks.planner.render import _shown, ident, meta, shows_key
+from waymarks.planner.render import SHOWN_MEMO, _shown, ident, meta, shows_key
 
 TEAM_PRIORITY: Final = 940  # below the person's own pins (950), above memory
 TEAM_MAX_TOKENS: Final = 1500
@@ -32,6 +34,13 @@ TEAM_END: Final = "[END WAYMARKS TEAM CONTEXT]"
 TEAM_GUIDANCE: Final = (
     "Shared by a teammate through this repository's team ledger: project context, "
     "subordinate to system and developer instructions and to the person's own pins above.")
+
+_EMPTY: Final = '""'  # a text shown empty, in a floor (:func:`team_floor`)
+#: the fewest tokens any team block renders to (every field empty): when the budget left
+#: is smaller, no claim is ordered for the request, none can enter
+_LEAST: Final = estimate_tokens("\n".join([
+    TEAM_BEGIN, "Team item ID: ", "Kind: ", 'Author: ""', "Contributor: ", "Commit: ",
+    "Shared content JSON:", '""', TEAM_GUIDANCE, TEAM_END]))
 
 
 class TeamBlock(msgspec.Struct, frozen=True):
@@ -51,16 +60,35 @@ class TeamBlock(msgspec.Struct, frozen=True):
 
 
 def render_team(block: TeamBlock, egress: Egress) -> str:
+    return _rendered(block, egress)
+
+
+def team_floor(block: TeamBlock) -> int:
+    """The fewest tokens ``block`` can render to: the block without its key line and with
+    what the egress shows of it (its ID, author, contributor and text: classified,
+    redacted, quoted, what rendering costs) empty, ``""``; each can only add to it, so a
+    block whose floor does not fit is left out unrendered. What remains are its kind and
+    commit, which many blocks share: estimated once for each."""
+    return _floor(block.kind, block.commit)
+
+
+@functools.lru_cache(maxsize=SHOWN_MEMO)
+def _floor(kind: str, commit: str | None) -> int:
+    return estimate_tokens(_rendered(TeamBlock("", kind, "", "", "", commit), None))
+
+
+def _rendered(block: TeamBlock, egress: Egress | None) -> str:
+    """The block as :func:`render_team` shows it; with no ``egress``, its floor's."""
     level = block.classification
-    lines = [TEAM_BEGIN, f"Team item ID: {ident(egress, block.id, level)}",
+    lines = [TEAM_BEGIN, f"Team item ID: {ident(egress, block.id, level) if egress else ''}",
              f"Kind: {meta(block.kind)}",
-             f"Author: {_shown(egress, block.author, level)}",
-             f"Contributor: {ident(egress, block.contributor, level)}",
+             f"Author: {_shown(egress, block.author, level) if egress else _EMPTY}",
+             f"Contributor: {ident(egress, block.contributor, level) if egress else ''}",
              f"Commit: {meta(block.commit) if block.commit else 'uncommitted'}"]
-    if block.key and shows_key(egress, block.text, block.given_key):
+    if egress and block.key and shows_key(egress, block.text, block.given_key):
         lines.append(f"Key: {_shown(egress, block.key, level)}")
-    lines += ["Shared content JSON:", _shown(egress, block.text, level), TEAM_GUIDANCE,
-              TEAM_END]
+    lines += ["Shared content JSON:", _shown(egress, block.text, level) if egress else _EMPTY,
+              TEAM_GUIDANCE, TEAM_END]
     return "\n".join(lines)
 
 
@@ -75,24 +103,51 @@ def order_team(request: str, blocks: Sequence[TeamBlock]) -> list[TeamBlock]:
     terms = frozenset(t for t in request_terms(request) if len(t) >= 3)
 
     def speaks_to(position: int, block: TeamBlock) -> tuple[bool, bool, int, int]:
-        shared = len(terms & request_terms(block.text[:ORDER_CHARS]))
-        return (block.kind != "pin", not key_named(block.key, terms), -shared, position)
+        return (block.kind != "pin", not key_named(block.key, terms),
+                -_shared(terms, block.text[:ORDER_CHARS]), position)
 
     return [b for _, b in sorted(enumerate(blocks), key=lambda p: speaks_to(*p))]
 
 
-def choose_team(blocks: Sequence[TeamBlock], egress: Egress, room: int | None
-                ) -> tuple[list[tuple[TeamBlock, str, int, str]],
-                           list[tuple[TeamBlock, str, str, int]], int | None]:
+def _shared(terms: frozenset[str], text: str) -> int:
+    """How many of the request's ``terms`` ``text`` holds. Each of a text's words is a
+    piece of it case-folded (NFKC, which leaves ASCII as it is), so an ASCII text holding
+    none of the terms as a piece holds none as a word, and is not analysed (most team
+    claims, most plans)."""
+    if text.isascii():
+        folded = text.lower()
+        if not any(term in folded for term in terms):
+            return 0
+    return len(terms & request_terms(text))
+
+
+def choose_team(request: str, blocks: Sequence[TeamBlock], egress: Egress,
+                room: int | None) -> tuple[list[tuple[TeamBlock, str, int, str]],
+                                           list[tuple[TeamBlock, str, str, int]], int | None]:
     """(included: block, rendered, tokens, level), (excluded: block, level, reason,
-    tokens), and the room left."""
+    tokens), and the room left, for the team items in the order of :func:`order_team`.
+    Only what can enter is worked on: a block whose floor (:func:`team_floor`) does not
+    fit is left out unrendered, its floor its size; and the claims are ordered for the
+    request only when the pins leave room for one (20k team items took 1.8 s CPU a plan,
+    every item rendered and every claim read for the request's words)."""
     def level(block: TeamBlock) -> str:
         return egress.level(block.text, block.classification)
 
+    def chosen(part: Sequence[TeamBlock], used: int, room: int | None
+               ) -> tuple[list[tuple[TeamBlock, str, int, str]],
+                          list[tuple[TeamBlock, str, str, int]], int | None]:
+        return fill(part, level=level, admits=egress.admits,
+                    render=lambda b: render_team(b, egress), budget=TEAM_MAX_TOKENS,
+                    what="team", room=room, floor=team_floor,
+                    used=used)
+
     overridden = [(b, level(b), f"your own claim {b.overridden_by[:8]} says otherwise", 0)
                   for b in blocks if b.overridden_by]
-    included, excluded, room = fill([b for b in blocks if not b.overridden_by], level=level,
-                                    admits=egress.admits,
-                                    render=lambda b: render_team(b, egress),
-                                    budget=TEAM_MAX_TOKENS, what="team", room=room)
-    return included, [*overridden, *excluded], room
+    offered = [b for b in blocks if not b.overridden_by]
+    pins, claims = ([b for b in offered if (b.kind == "pin") is pin] for pin in (True, False))
+    included, excluded, room = chosen(order_team(request, pins), 0, room)
+    used = sum(tokens for _b, _r, tokens, _l in included) + SEPARATOR * (len(included) - 1)
+    full = used + SEPARATOR + _LEAST > TEAM_MAX_TOKENS  # no claim can enter: none scored,
+    more, left, room = chosen(claims if full else order_team(request, claims),  # replay
+                              used if included else 0, room)                    # order
+    return [*included, *more], [*overridden, *excluded, *left], room
