@@ -71,7 +71,8 @@ def test_an_idle_time_of_zero_switches_the_helper_off(tmp_path: Path, value: str
 
 @pytest.mark.parametrize(("text", "seconds"), [
     ("", warm.IDLE_SECONDS), (" ", warm.IDLE_SECONDS), ("60", 60.0), ("1.5", 1.5),
-    ("inf", float("inf")), ("30m", None), ("-1", None), ("nan", None), ("x", None)])
+    ("inf", float("inf")), ("30m", None), ("-1", None), ("nan", None), ("x", None),
+    ("0.001", None)])
 def test_what_an_idle_time_means(text: str, seconds: float | None) -> None:
     assert warm.idle_seconds(text) == seconds
 

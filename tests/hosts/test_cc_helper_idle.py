@@ -26,7 +26,7 @@ def _helper(home: Path, idle: str) -> subprocess.Popen[str]:
                             text=True)
 
 
-@pytest.mark.parametrize("idle", ["30m", "-5", "nan"])
+@pytest.mark.parametrize("idle", ["30m", "-5", "nan", "0.001"])
 def test_an_idle_time_that_is_not_seconds_is_logged_and_the_helper_serves(
         tmp_path: Path, idle: str) -> None:
     home = tmp_path / "home"
@@ -74,6 +74,11 @@ def test_the_idle_time_reading_is_the_clis() -> None:
     assert seconds("inf", 7.0) == float("inf")
     for bad in ("30m", "-1", "nan", "seconds"):
         assert seconds(bad, 7.0) is None
+    # a helper idle for less than a second ended between two prompts: each hook started
+    # another (a process start each, the cost the helper is there to spare)
+    for short in ("0.001", "1e-9", "0.999"):
+        assert seconds(short, 7.0) is None, short
+    assert seconds("1", 7.0) == 1.0 and seconds("1e9", 7.0) == 1e9
 
 
 @pytest.mark.parametrize("args", [["missing"], []])

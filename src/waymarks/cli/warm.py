@@ -42,7 +42,7 @@ import posix
 import sys
 
 from waymarks.spawn.sockets import connect, installation_key
-from waymarks.spawn.switches import seconds, switched_off
+from waymarks.spawn.switches import IDLE_RANGE, seconds, switched_off
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
 #: (servers, installers, interactive confirmations) runs in the process as before
@@ -390,8 +390,8 @@ def start(path: str) -> None:
     if idle is None:  # (said each time a helper starts: once, as it then serves)
         from waymarks.cli.runner import note
 
-        note(f"{ENV_IDLE}={given!r} is not a number of seconds; the warm helper exits after"
-             f" {IDLE_SECONDS:g} idle seconds (0 switches it off)")
+        note(f"{ENV_IDLE}={given!r} is not {IDLE_RANGE}; the warm helper exits after "
+             f"{IDLE_SECONDS:g} idle seconds")
         idle = IDLE_SECONDS
     try:
         paths = _paths()

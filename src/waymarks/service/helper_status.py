@@ -20,11 +20,13 @@ from typing import Any, Final
 
 from waymarks.service.logs import LOG_DIR, LOG_FILE
 from waymarks.spawn.sockets import probe
+from waymarks.spawn.switches import IDLE_RANGE
 
 #: the helpers' problems in the log, and how they are said
 PROBLEMS: Final = {"claude_code_helper_unavailable": "could not serve",
-                   "claude_code_helper_bad_idle": "was given an idle time that is no "
-                   "number of seconds",
+                   "claude_code_helper_bad_idle": "was given an idle time "
+                   f"(WAYMARKS_CC_HELPER_IDLE) that is not {IDLE_RANGE}, so it idles 30 "
+                   "minutes",
                    "claude_code_helper_dropped": "dropped a request whose hook had gone"}
 #: how much of the log's end is read for the last problem
 TAIL_BYTES: Final = 256 * 1024

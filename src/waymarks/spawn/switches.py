@@ -30,18 +30,26 @@ def switched_on(value: str) -> bool:
     return value.strip().casefold() in ON
 
 
+#: the shortest idle time a helper is given: one idle for less ended between two prompts
+#: (``0.001``), so each hook or command started another, the process start it is there
+#: to spare; ``0`` is said for no helper
+MIN_IDLE_S = 1.0
+#: how :func:`seconds`' refusal is said (the CLI's note, ``status``' last problem)
+IDLE_RANGE = f"a number of seconds, {MIN_IDLE_S:g} or more (0 switches it off)"
+
+
 def seconds(value: str, default: float) -> float | None:
     """A helper's idle time from an environment variable's ``value``: ``default`` when it
     is unset or blank, ``0`` the helper switched off, ``inf`` never idle; ``None`` when it
-    is not a number of seconds (``30m``, ``-5``, ``nan``: the caller says so and takes the
-    default)."""
+    is not :data:`IDLE_RANGE` (``30m``, ``-5``, ``nan``, ``0.001``: the caller says so and
+    takes the default)."""
     if not value.strip():
         return default
     try:
         number = float(value)
     except ValueError:
         return None
-    return number if number >= 0 else None  # (NaN too)
+    return number if number == 0 or number >= MIN_IDLE_S else None  # (NaN too)
 
 
 #: the switches that change what a warm helper answers (hybrid recall, and its background
