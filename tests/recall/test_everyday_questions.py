@@ -68,6 +68,9 @@ ANSWERED: Final = {
     # a word typed as two ("on call" is "on-call", not "upstream calls")
     "who is on call?": ("on-call rotation",),
     "who is oncall?": ("on-call rotation",),
+    # the linter is what is run to lint ("Use `make lint` before pushing.")
+    "how do I run the linter?": ("make lint",),
+    "which linter should I run before pushing?": ("make lint",),
     # who does a thing to billing, not what billing does ("Billing owns the Stripe webhook")
     "who owns billing?": ("Maria Santos owns",),
     "who owns the billing service?": ("Maria Santos owns",),

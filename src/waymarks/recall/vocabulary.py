@@ -94,6 +94,9 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     # being paged is being on call ("who gets paged?" of the on-call rotation); only the
     # verb's past and the pager: "pages" and "paging" are a site's pages and pagination,
     # and "paged" stemmed as they are recalled "Cloudflare Pages" and a login page
+    # the tool that lints is what is run to lint ("how do I run the linter?" of "Use
+    # `make lint` before pushing."): "linter" keeps its "-er" in the stemmer
+    "lint": ("lint", "linter", "linters", "linting"),
     "oncall": ("oncall", "oncal", "值班", "paged", "pager"),
 }
 
