@@ -68,6 +68,12 @@ ANSWERED: Final = {
     # a word typed as two ("on call" is "on-call", not "upstream calls")
     "who is on call?": ("on-call rotation",),
     "who is oncall?": ("on-call rotation",),
+    # a leading condition is said before the question, not asked ("the build" is no
+    # answer to who owns the frontend), and what it names is what "it" stands for
+    "When the build breaks, who owns the frontend?": ("Ana Costa owns",),
+    "When the deploy fails, who owns the gateway?": ("Tom Becker owns",),
+    "If search is down, how do I restart it?": ("Restart search",),
+    "When the cache expires, what does CI reinstall?": ("CI reinstalls",),
     # the linter is what is run to lint ("Use `make lint` before pushing.")
     "how do I run the linter?": ("make lint",),
     "which linter should I run before pushing?": ("make lint",),

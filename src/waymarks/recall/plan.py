@@ -11,6 +11,8 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
   subject it followed is kept as its *parent* ("Redis cache", then "what is the eviction
   policy?"): a later follow-up is about either when the store says the question was a
   facet of the parent (a claim about the eviction policy is about the Redis cache too).
+- A leading condition a comma ends ("When the build breaks, who owns the frontend?") is
+  a turn of its own before the question: what is asked follows it.
 - A subject the features cannot hold is a *barrier*, not a follow-up: a capital letter
   ("and in C?", "R", "C++", "C#") or a capitalized stop word used as a name ("what about
   Go?"; never a function word such as "Is" or "To" of Title Case). Nothing else new
@@ -208,7 +210,22 @@ def _plan_query(prompt: str, history: tuple[str, ...]) -> QueryPlan:
     previous: QueryPlan | None = None
     for turn in turns:
         previous = _advance(turn, previous)
-    return _advance(clip_utf8(prompt, MAX_PROMPT_BYTES), previous)
+    prompt = clip_utf8(prompt, MAX_PROMPT_BYTES)
+    condition = _CONDITION.match(prompt)
+    if condition is not None:
+        # "When the build breaks, who owns the frontend?" asks who owns the frontend; the
+        # condition is said before it, as a turn before would be ("If search is down, how
+        # do I restart it?": "it" is the search)
+        previous = _advance(condition.group(1), previous)
+        prompt = prompt[condition.end():]
+    return _advance(prompt, previous)
+
+
+#: a leading condition a comma ends, before a question asked with a question word ("When
+#: the build breaks, who owns the frontend?", "If search is down, how do I restart it?")
+_CONDITION: Final = lazy(
+    r"(?i)^\s*((?:when|whenever|if|once|before|after)\b[^,?]{1,200}),\s*"
+    r"(?=(?:who|what|which|where|how|when|why)\b[^,]*\?\s*$)")
 
 
 def direct_plan(query: str) -> QueryPlan:
