@@ -74,6 +74,9 @@ ANSWERED: Final = {
     "When the deploy fails, who owns the gateway?": ("Tom Becker owns",),
     "If search is down, how do I restart it?": ("Restart search",),
     "When the cache expires, what does CI reinstall?": ("CI reinstalls",),
+    # the present a question closes with is when it is asked, no word a claim must say
+    "who is on call this week?": ("on-call rotation",),
+    "who owns the gateway right now?": ("Tom Becker owns",),
     # the linter is what is run to lint ("Use `make lint` before pushing.")
     "how do I run the linter?": ("make lint",),
     "which linter should I run before pushing?": ("make lint",),

@@ -137,6 +137,10 @@ FRAMING_PATTERNS: Final = tuple(
         (("记", "之前", "提醒我"),
          r"(?:你)?还记得|你记得|记不记得|我们之前(?:说过|讨论过|聊过)?|之前(?:说过|提到过?)|提醒我"),
         (("来着", "吗", "呢"), r"(?:是什么|是多少|是哪个)?(?:来着|吗|呢)[?？]?$"),
+        # the present a question closes with ("who is on call this week?", "… right
+        # now?"): what is in effect is what a claim says, never that week by its word
+        (("this", "now", "moment"),
+         r"(?<=\w)\s+(?:this\s+(?:week|month)|right\s+now|at\s+the\s+moment)\s*[?？.!]*\s*$"),
     )
 )
 
