@@ -56,6 +56,12 @@ ANSWERED: Final = {
     "what is the search cache TTL?": ("Search results are cached",),
     "what port do the billing service and the auth service use?": (
         "billing service listens", "auth service listens"),
+    # two clauses, each asking an attribute of the one subject: a claim answering either
+    # answers (each was refused for not saying the other, and nothing was recalled)
+    "what port does billing use and where is its config?": (
+        "billing service listens", "billing config lives", "billing database"),
+    "which port does the gateway use, and where do its logs go?": (
+        "gateway listens", "admin interface", "Gateway access logs"),
     # a port said as a one-word host's, a compose service's ("kafka:9092")
     "what port does kafka use?": ("Kafka 3.6",),
     "what port is clickhouse on?": ("ClickHouse",),

@@ -32,7 +32,14 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import clip_utf8
-from waymarks.recall.analysis import Analysis, analyze, fold, han_words, word_feature
+from waymarks.recall.analysis import (
+    Analysis,
+    analyze,
+    fold,
+    han_words,
+    word_feature,
+    word_order,
+)
 from waymarks.recall.asked_agent import agent_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
@@ -491,6 +498,22 @@ _JOINERS: Final = (",", "&", " and ", " or ")
 _HAN_JOINERS: Final = frozenset({"和", "或", "或者", "与", "及", "以及", "、"})
 
 
+#: a question word opening a clause joined to the one before ("what port does billing use
+#: and where is its config?")
+_CLAUSE: Final = lazy(r"(?:,|\band\b|\bor\b)\s*(?:also\s+)?(?=(?:who|what|which|where|how)\b)")
+
+
+def _asked_in_clauses(folded: str, focus: set[str]) -> set[str]:
+    """The attributes asked by two or more joined clauses of a question, each in its own
+    ("what port does billing use and where is its config?": the port and the config), of
+    which one is enough for a record; none when one clause asks them all."""
+    if "," not in folded and " and " not in folded and " or " not in folded:
+        return set()
+    asked = [{f for f in word_order(clause) if f in focus and f in ATTRIBUTES}
+             for clause in _CLAUSE.split(folded)]
+    return set().union(*asked) if sum(map(bool, asked)) >= 2 else set()
+
+
 def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The focus words joined to an attribute, directly or along a chain, and that
     attribute (:attr:`QueryPlan.asks`): "which deploy host and key?" asks two things of
@@ -510,7 +533,8 @@ def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[
     pairs = [(first, second) for first, second in (
         (word_feature(before), word_feature(after)) for before, after in words)
         if first is not None and second is not None and first in within and second in within]
-    asks = {f for pair in pairs for f in pair if f in ATTRIBUTES}
+    asks = {f for pair in pairs for f in pair if f in ATTRIBUTES} | _asked_in_clauses(
+        folded, within)
     grown = True
     while grown:
         joined = {f for pair in pairs if not asks.isdisjoint(pair) for f in pair}
