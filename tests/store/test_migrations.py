@@ -244,6 +244,7 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
     db.execute("DROP TABLE claim_terms")
     db.execute("ALTER TABLE sources DROP COLUMN ctime_ns")  # migration 20
     db.execute("DROP INDEX items_visible")  # migration 23
+    db.execute("DROP INDEX items_given_key")  # migration 24
     db.execute("CREATE VIRTUAL TABLE items_fts USING fts5 (text, key, content = 'items',"
                " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2')")
     db.execute("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")  # dropped by 16
@@ -259,6 +260,34 @@ def test_a_v6_database_gains_checksums_and_is_not_taken_for_damage(tmp_path: Pat
         assert verify_all(again.projection.db) == []
         assert again.recall("which port does service 3 use").selected
         assert again.health()["ok"]
+
+
+def test_a_v23_database_finds_the_keys_given_before_it_was_upgraded(
+        home: Path, project: Path) -> None:
+    """Migration 24 indexes the items whose key was given, which a plan probes before it
+    looks the request's words up as keys: the claims a release before it indexed are in
+    the index, and a plan naming one's key still finds it."""
+    from waymarks.service.app import Waymarks
+    from waymarks.service.planning import plan_request
+
+    with Waymarks(home, cwd=str(project)) as app:
+        app.trust(str(project))
+        app.remember("We use Buildkite.", scope="project", key="ci-provider")
+        app.remember("The deploy job runs at midnight.", scope="project")
+    db = sqlite3.connect(home / "waymarks.db", isolation_level=None)
+    db.execute("DROP INDEX items_given_key")
+    db.execute("DELETE FROM schema_migrations WHERE version >= 24")
+    db.close()
+    with Waymarks(home, cwd=str(project)) as app:
+        plan = plan_request(app, "which ci-provider do we have?")
+        assert "Buildkite" in str(plan.messages)
+        assert "Buildkite" not in str(plan_request(app, "when does the deploy job run?")
+                                      .messages)
+        db = app.projection.db
+        assert db.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] \
+            == LATEST_VERSION
+        assert db.execute("SELECT count(*) FROM items INDEXED BY items_given_key WHERE"
+                          " instr(record, X'226b6579223a') > 0").fetchone()[0] == 1
 
 
 # -- a real home whose database an older release wrote ---------------------------------

@@ -94,6 +94,10 @@ def test_items_are_visible_as_a_session_and_its_project_see_them(
         [ledgers["old"], ledgers["new"]])
     assert store.ids_with_keys("memory", second.session_id, project, ["db-port"]) == []
     assert store.ids_with_keys("memory", first.session_id, project, []) == []
+    # a key given (`--key`), of an active item, as against one derived from its words
+    assert store.has_given_keys("memory", first.session_id, project)
+    assert not store.has_given_keys("memory", second.session_id, project)
+    assert not store.has_given_keys("pin", first.session_id, project)
 
 
 def test_checkpoints_sources_and_the_entry_index(store: Store,

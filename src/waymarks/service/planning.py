@@ -526,11 +526,16 @@ def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[Mem
     from waymarks.planner.select import MemoryInput
 
     session = app.current_session()  # none: the project's claims (as for `items`)
+    session_id = session.session_id if session else ""
+    # (one probe: a store without `--key` holds no claim a request could name by its key,
+    # and its words are neither slugged nor looked up)
+    if not app.projection.has_given_keys("memory", session_id, app.cwd):
+        return []
     keys = named_keys(prompt)
     if not keys:
         return []
-    ids = [i for i in app.projection.ids_with_keys("memory", session.session_id if session
-                                                   else "", app.cwd, keys, active_only=True)
+    ids = [i for i in app.projection.ids_with_keys("memory", session_id, app.cwd, keys,
+                                                   active_only=True)
            if i not in exclude]
     if not ids:  # (the request's words are read only for a claim found: the planner's
         return []  # order reads them too, and a store without `--key` finds none)

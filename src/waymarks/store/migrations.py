@@ -339,6 +339,17 @@ def _m023_hybrid_reads(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX recall_vectors_stamp ON recall_vectors (checksum)")
 
 
+def _m024_given_keys(db: sqlite3.Connection) -> None:
+    # Every plan looks up the claims whose explicit key (`--key`) its request names: each
+    # run of up to four of its words, ~50 probes of the key index, which holds every
+    # claim's key, given or derived from its words, and the request's words slugged first,
+    # though a store without `--key` holds no such claim. An item's record names the
+    # field ``key`` only when one was given (MemoryItem omits a default, and a quote in a
+    # value is escaped): the items holding one, alone, are one probe to tell none apart.
+    db.execute("CREATE INDEX items_given_key ON items (kind, partition, status)"
+               " WHERE instr(record, X'226b6579223a') > 0")  # the bytes '"key":'
+
+
 #: the step that made ``source_exclusions`` (a copy set aside from before it held none)
 EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
@@ -374,6 +385,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               _m022_evolution_postings),
     Migration(23, "covering indexes for a one-shot hybrid recall's reads",
               _m023_hybrid_reads),
+    Migration(24, "the items whose key was given, for a plan's key lookup", _m024_given_keys),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

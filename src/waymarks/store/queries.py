@@ -103,6 +103,18 @@ def ids_with_keys(db: sqlite3.Connection, kind: str, session_id: str, project: s
     return [str(r[0]) for r in rows]
 
 
+def has_given_keys(db: sqlite3.Connection, kind: str, session_id: str, project: str) -> bool:
+    """Whether the session may see an active item of ``kind`` whose key was given
+    (``--key``), not derived from its words: one probe of ``items_given_key`` (migration
+    24), which holds the rows whose record names the field. A row it finds is only a
+    hint: the caller reads its keys by :func:`ids_with_keys` and judges the verified rows;
+    none found is the answer (a given key is always written under that name)."""
+    return db.execute(
+        "SELECT 1 FROM items WHERE kind = ? AND partition IN"
+        " (?, ?) AND status = 'active' AND instr(record, X'226b6579223a') > 0 LIMIT 1",
+        (kind, f"session:{session_id}", f"project:{project}")).fetchone() is not None
+
+
 def _visible(row: Row, session_id: str, project: str) -> bool:
     return bool(row[ITEM_SESSION] == session_id or (
         row[ITEM_SCOPE] == "project" and row[ITEM_PROJECT] == project))

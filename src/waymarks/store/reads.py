@@ -114,6 +114,11 @@ class ProjectionReads:
         return queries.ids_with_keys(self.db, kind, session_id, project, keys,
                                      active_only=active_only)
 
+    def has_given_keys(self, kind: str, session_id: str, project: str) -> bool:
+        """Whether the session may see an active item of ``kind`` whose key was given
+        (``--key``): when none, no request names one (:func:`queries.has_given_keys`)."""
+        return queries.has_given_keys(self.db, kind, session_id, project)
+
     def _items_by_id(self, kind: str, session_id: str, project: str, ids: Sequence[str]
                      ) -> list[ItemState]:
         token = self.epoch.token()
