@@ -245,3 +245,35 @@ def test_a_plan_stats_its_database_once_to_refresh(home: Path, project: Path,
         monkeypatch.undo()
         assert any("5433" in m.content for m in plan.messages)
         assert stats.count(str(app.db_path)) == 2, stats
+
+
+def test_a_plan_hashes_the_bytes_before_its_checkpoint_once(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan's refresh read and hashed the 4 KB before the session's checkpoint twice:
+    is the file still what was indexed (session_checks), then were this reader's bytes
+    written again under it (SessionLog.rewritten_under). One request's reads share one
+    open of the file, and its hash of those bytes too; a file rewritten between two plans
+    is still noticed by the next (test_ledger_attacks, test_restored_session), and an
+    append is still read."""
+    from waymarks.ledger import log
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    hashed: list[int] = []
+    original = log._digest
+
+    def counting(data: bytes) -> str:
+        hashed.append(len(data))
+        return original(data)
+
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        plan_request(app, "which port does the staging database use?")
+        monkeypatch.setattr(log, "_digest", counting)
+        plan = plan_request(app, "which port does the staging database use?")
+        assert any("5433" in m.content for m in plan.messages)
+        assert len(hashed) == 1, hashed
+        monkeypatch.undo()
+        with Waymarks(home, cwd=str(project)) as writer:  # another process appends
+            writer.remember("The staging cache listens on port 6380", scope="project")
+        plan = plan_request(app, "which port does the staging cache use?")
+        assert any("6380" in m.content for m in plan.messages)

@@ -65,6 +65,7 @@ class SessionFile(SessionLog):
 
     _fd: int | None = None
     _held: tuple[int, int] | None = None  # (thread, descriptor) inside reads_held
+    _held_fp: tuple[int, str] | None = None  # (offset, fingerprint) read inside it
     _deferred: bool = False  # group commit: the lock's holder flushes after releasing it
     _dirty: bool = False
 
@@ -131,6 +132,19 @@ class SessionFile(SessionLog):
             handle.seek(offset)
             return handle.read(limit)
 
+    def fingerprint(self, offset: int) -> str:
+        """Inside :meth:`reads_held`, the bytes before ``offset`` read and hashed once: a
+        request's refresh asks whether the file still holds what was indexed and whether
+        this reader's own bytes were written again, both at the checkpoint's offset when
+        nothing was appended (read twice a plan, hashed twice)."""
+        held = self._held
+        if held is None or held[0] != _thread.get_ident():
+            return super().fingerprint(offset)
+        known = self._held_fp
+        if known is None or known[0] != offset:
+            known = self._held_fp = (offset, super().fingerprint(offset))
+        return known[1]
+
     @contextmanager
     def reads_held(self) -> Iterator[None]:
         """The file opened once for this thread's reads inside it (positioned reads: no
@@ -154,7 +168,7 @@ class SessionFile(SessionLog):
             self._held = (_thread.get_ident(), fd)
             yield
         finally:
-            self._held = None
+            self._held = self._held_fp = None
             if fd >= 0:
                 os.close(fd)
 
