@@ -342,3 +342,34 @@ def test_a_plan_in_a_store_without_given_keys_looks_no_key_up(
     plan = plan_request(app, "what is the release-pipeline?")
     assert slugged == ["what is the release-pipeline?"]
     assert "release bot" in str(plan.messages)
+
+
+def test_a_plan_matches_no_id_it_matched_before_against_the_made_id_shape(
+        app: Waymarks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan matched each manifest entry's ID (the same fifty pins' IDs, prompt after
+    prompt) against the shape of an ID Waymarks makes, to name it as it is in the manifest
+    and the log: a regex match per entry, every plan. The answer is kept per ID; it is the
+    pattern's, for a value longer than any ID too."""
+    from waymarks.core import egress
+
+    for n in range(5):
+        app.pin(f"Pinned rule {n}: keep the billing changes small")
+    app.remember("The billing service listens on port 8080")
+    plan_request(app, "what port does the billing service use?")
+    pattern = egress._MADE_ID
+    matched: list[str] = []
+
+    class Counting:
+        def fullmatch(self, value: str) -> object:
+            matched.append(value)
+            return pattern.fullmatch(value)
+
+    monkeypatch.setattr(egress, "_MADE_ID", Counting())
+    plan = plan_request(app, "what port does the billing service use?")
+    assert [e.kind for e in plan.manifest].count("pin") == 5
+    assert matched == []
+    uuid = "0173ccec-1111-4222-8333-444455556666"
+    for value in (uuid, uuid.upper(), "f" * 64, "f" * 65, "", "abc", "abc-def", uuid + " ",
+                  "ＡＢＣ", "0" * 10_000):
+        assert egress.made_id(value) is (pattern.fullmatch(value) is not None), value
+        assert egress.made_id(value) is (pattern.fullmatch(value) is not None), value

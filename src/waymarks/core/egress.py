@@ -122,8 +122,24 @@ _MADE_ID: Final = lazy(r"[0-9a-f]{1,64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 def made_id(value: str) -> bool:
     """Whether ``value`` has the shape of an ID Waymarks makes: one regex match, so the
-    common case of every ID rule (shown bare, logged as it is) costs no egress pass."""
-    return _MADE_ID.fullmatch(value) is not None
+    common case of every ID rule (shown bare, logged as it is) costs no egress pass. The
+    answer is kept per value (a plan names the same fifty pins' IDs, and its manifest's,
+    prompt after prompt: a match each, every plan); none is longer than 64 characters."""
+    if len(value) > MADE_ID_CHARS:
+        return False
+    known = _MADE.get(value)
+    if known is None:
+        if len(_MADE) >= MADE_MEMO:
+            _MADE.clear()
+        known = _MADE[value] = _MADE_ID.fullmatch(value) is not None
+    return known
+
+
+#: the longest ID :data:`_MADE_ID` matches (64 hex digits; a UUID is 36 characters)
+MADE_ID_CHARS: Final = 64
+#: answers of :func:`made_id` kept, at most (a value, its answer: a few MB at most)
+MADE_MEMO: Final = 16_384
+_MADE: Final[dict[str, bool]] = {}
 
 
 class Egress(msgspec.Struct, frozen=True):
