@@ -277,3 +277,33 @@ def test_a_plan_hashes_the_bytes_before_its_checkpoint_once(
             writer.remember("The staging cache listens on port 6380", scope="project")
         plan = plan_request(app, "which port does the staging cache use?")
         assert any("6380" in m.content for m in plan.messages)
+
+
+def test_a_plan_asks_once_whether_another_connection_wrote(home: Path,
+                                                          project: Path) -> None:
+    """Each read that keeps rows between requests (the pins' listing, items by ID, the
+    recall index's cache and its records) asked SQLite whether another connection had
+    committed (``PRAGMA data_version``): four statements a plan. A request asks once; its
+    own writes still count as they are made, and another process's write is seen by the
+    next request."""
+    from waymarks.service.planning import plan_request
+
+    prepared_home(home, project)
+    with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
+        plan_request(app, "which port does the staging database use?")
+        statements: list[str] = []
+        app.projection.db.set_trace_callback(statements.append)
+        try:
+            plan = plan_request(app, "which port does the staging database use?")
+        finally:
+            app.projection.db.set_trace_callback(None)
+        assert any("5433" in m.content for m in plan.messages)
+        assert statements.count("PRAGMA data_version") == 1, statements
+        with app.begin():  # a write inside a request is read by the same request
+            before = {v.text for v in app.items("pin")}
+            app.pin("Tag every release", scope="project")
+            assert {v.text for v in app.items("pin")} == before | {"Tag every release"}
+        with Waymarks(home, cwd=str(project)) as writer:  # another process writes
+            writer.pin("Sign every tag", scope="project")
+        plan = plan_request(app, "which port does the staging database use?")
+        assert any("Sign every tag" in m.content for m in plan.messages)

@@ -283,9 +283,14 @@ class Waymarks:
         trusted = self._trusted_now()
         settings = load_settings(self.home, self.cwd, trusted)
         self._snapshot = Snapshot(None, trusted, settings)  # the refresh below reads these
+        # whether another connection committed, asked once (a plan asked four times); a
+        # projection not open yet (a process's first request) asks as each read does
+        held = (self._projection.epoch.held() if self._projection is not None
+                else contextlib.nullcontext())
         try:
-            self._snapshot.session = rebuilding.refreshed(self)
-            yield self._snapshot
+            with held:
+                self._snapshot.session = rebuilding.refreshed(self)
+                yield self._snapshot
         finally:
             self._snapshot = None
 

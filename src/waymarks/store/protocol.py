@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from waymarks.core.rules import ItemState, StateView
 from waymarks.ledger.log import EntryIndex, ProgressFn, SessionLog
+from waymarks.store.epoch import Epoch
 from waymarks.store.projection import SyncReport
 from waymarks.store.reads import KnownSource
 from waymarks.store.recall_index import RecallIndex
@@ -29,6 +30,8 @@ class Store(Protocol):
         """The current item state, for write decisions (read inside a transaction)."""
     #: where a source file may speak for its project (set by the service)
     placement: Any
+    #: when it last changed (a request asks once: :meth:`Epoch.held`)
+    epoch: Epoch
 
     # -- lifecycle and writes -------------------------------------------------------
     def close(self) -> None: ...
