@@ -153,6 +153,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: '"queryString": [{"name": "key", "value": "' + rand(r, ALNUM, 20) + '"}]',
     lambda r: "echo " + base64.b64encode(b"admin:" + rand(r, ALNUM, 14).encode()).decode()
     + " | base64 -d",
+    lambda r: "export SESSION_X=" + r.randbytes(32).hex(),
 ]
 
 

@@ -266,6 +266,7 @@ secretish = st.lists(st.sampled_from([
     " | sudo -S ", "sudo -kS ",  # (stdin_login)
     "?key=", "&sig=", "?signature=", '{"name": "sig", "value": "',  # (query_key)
     " | base64 -d", "base64 --decode <<< ",  # (b64_login)
+    "export A_X=", "\nHOME=/root\n", "PATH=/bin\n",  # (env_export)
     "lftp ", "open -u ", " -u u,",
     # a Wi-Fi passphrase (assign's psk, wifi_psk)
     "psk", 'psk="', "nmcli ", " password ", "wifi-sec.psk ", "wpa_passphrase ",

@@ -34,6 +34,12 @@ _STRING: Final = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}+\""
 #: describe pads the value with spaces), ``- NAME=VALUE`` or ``NAME=VALUE``
 _LINE: Final = r"[ \t]+(?:-[ \t]+)?[\"']?[A-Za-z_][\w.-]{0,253}[\"']?(?::|=)[^\n]{0,4096}+"
 
+#: a shell variable's assignment, its value quoted or to a space: ``NAME=VALUE``
+_PAIR: Final = r"[A-Za-z_][\w]{0,253}=(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\s'\"]{0,4096}+)"
+#: one line of an environment's dump: a variable in capitals (``env``'s), its value to
+#: the line's end
+_DUMPED: Final = r"[A-Z_][A-Z0-9_]{0,253}=[^\n]{0,4096}+"
+
 ENVIRONMENT_RULES: Final = (
     # docker inspect's ``"Env": [ … ]`` (pretty-printed or on one line), every entry a string
     Rule("env_list", "secret", lazy(
@@ -45,11 +51,25 @@ ENVIRONMENT_RULES: Final = (
         r"(?m:^)(?P<env_indent>[ \t]*)(?i:environment):[ \t]*\r?\n"
         r"(?P<env_block>(?:(?P=env_indent)" + _LINE + r"(?:\n|\Z)){1,1024}+)", re.ASCII),
         ("environment:",), folded=True, wrapper=True, guard=":"),
+    # a shell's own environment: an ``export NAME=VALUE`` line (``declare -x``, as ``export
+    # -p`` prints it), and ``env``'s or ``printenv``'s output, ``NAME=VALUE`` lines, from its
+    # PATH, HOME or HOSTNAME line (every dump holds one: the needles, where it is tried) to
+    # the dump's end, and back to its start (:func:`environment_values`)
+    Rule("env_export", "secret", lazy(
+        r"(?<![\w.-])(?:export|declare[ \t]+-x)[ \t]+(?P<env_export>" + _PAIR + r")"
+        r"|(?<![^\n])(?P<env_dump>(?:PATH|HOME|HOSTNAME)=[^\n]{1,4096}+"
+        r"(?:\r?\n" + _DUMPED + r"){0,1024}+)", re.ASCII),
+        ("export", "declare", "PATH=", "HOME=", "HOSTNAME="), anchored=True, wrapper=True,
+        guard="="),
 )
 
 #: an entry of ``env_list``: the string's name, then its value (its escapes kept)
 _LIST_ENTRY: Final = lazy(r"\"(?P<n>[A-Za-z_][\w.-]{0,253})=(?P<v>(?:[^\"\\\n]|\\[^\n]){1,4096})\"",
                           re.ASCII)
+#: an entry of ``env_export``'s or ``env_dump``'s: a name, then its value to the line's end
+#: or the export's pair's (its quotes are taken off as a Compose file's are)
+_SHELL_ENTRY: Final = lazy(r"(?<![\w$.-])(?P<n>[A-Za-z_]\w{0,253})=(?P<v>[^\n]{1,4096})",
+                           re.ASCII)
 #: an entry of ``env_block``: a line's name and separator, then its value to the line's end
 _BLOCK_ENTRY: Final = lazy(r"(?m:^)[ \t]+(?:-[ \t]+)?[\"']?(?P<n>[A-Za-z_][\w.-]{0,253})[\"']?"
                            r"(?::|=)[ \t]*(?P<v>[^\n]{1,4096})", re.ASCII)
@@ -104,8 +124,13 @@ def environment_values(name: str, match: re.Match[str]) -> list[tuple[int, int]]
     those :func:`generated` takes (a credential's name is an assignment's, its own rule's)."""
     text = match.string
     entries = _LIST_ENTRY if name == "env_list" else _BLOCK_ENTRY
+    start, end = match.span(name)
+    if name == "env_export":
+        entries = _SHELL_ENTRY
+        if match.group(name) is None:  # a dump: its lines before the one it was found at
+            start, end = _dump_start(text, match.start("env_dump")), match.end("env_dump")
     spans = []
-    for entry in entries.finditer(text, *match.span(name)):
+    for entry in entries.finditer(text, start, end):
         at, until = entry.span("v")
         value = text[at:until].rstrip()
         if len(value) > 1 and value[0] in _QUOTES and value[-1] == value[0]:
@@ -113,3 +138,19 @@ def environment_values(name: str, match: re.Match[str]) -> list[tuple[int, int]]
         if generated(entry.group("n"), value):
             spans.append((at, at + len(value)))
     return spans
+
+
+_DUMPED_LINE: Final = lazy(_DUMPED + r"\r?", re.ASCII)
+
+
+def _dump_start(text: str, at: int) -> int:
+    """Where the dump of ``NAME=VALUE`` lines holding the line starting at ``at`` starts:
+    back over the lines before it that are such lines (1,024 at most)."""
+    for _ in range(1024):
+        if at == 0:
+            break
+        line = text.rfind("\n", 0, at - 1) + 1
+        if _DUMPED_LINE.fullmatch(text, line, at - 1) is None:
+            break
+        at = line
+    return at

@@ -45,7 +45,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "sql_password", "redis_auth", "redis_cli_auth", "rabbitmqctl",
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
-                                "admin_password", "stdin_login", "query_key",
+                                "admin_password", "stdin_login", "query_key", "env_export",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -201,6 +201,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # the password ``echo … | sudo -S CMD`` gives sudo: no name
     if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
         return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
+    if equals and (("export" in text and _EXPORT.search(text) is not None)
+                   or "declare -x" in text or "PATH=" in text or "HOME=" in text
+                   or "HOSTNAME=" in text):
+        return True  # a shell's environment, ``export SESSION_X=…``, ``env``'s dump: no name
     if "_" in text and "rabbitmqctl" in text:
         return True  # ``rabbitmqctl add_user USER PASSWORD``: no separator
     if "/" in text and (("q" in folded and ("sqlplus" in folded or "sqlldr" in folded))
@@ -290,6 +294,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                         or "digest" in folded)) \
         or (colon and ('"sig"' in folded or '"signature"' in folded)) \
         or ("auth" in folded and _auth_key(folded))
+
+
+#: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
+_EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=")
 
 
 def _password_flag(text: str) -> bool:

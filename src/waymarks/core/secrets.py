@@ -299,7 +299,8 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
 
 def _accept(rule: Rule, rank: int, match: re.Match[str],
             found: list[tuple[int, int, int, str]]) -> bool:
-    """Add ``match`` to ``found`` if the rule's check accepts it; whether it did."""
+    """Add ``match`` to ``found`` if the rule's check accepts it; whether it did (a rule
+    whose match is several values: whether it was read, always)."""
     from waymarks.core.secret_checks import accepts, glued_end
 
     text = match.string
@@ -307,9 +308,11 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
     if rule.name.startswith(("kube_", "env_")) or rule.name in _SEVERAL:
         # a span per value (of a Secret's data, of a store's pairs, of a container's
         # environment), keys kept
-        values = _values(rule.name, match, start, end)
-        found.extend((at, rank, until, rule.kind) for at, until in values)
-        return bool(values)
+        # read whole, so the search resumes after it even with no value taken (tried again
+        # at each of its lines' needles, a dump of 60,000 ``HOME=x`` lines took 135 s)
+        found.extend((at, rank, until, rule.kind)
+                     for at, until in _values(rule.name, match, start, end))
+        return True
     if rule.wrapper:  # a value in prose: its sentence's full stop is not part of it
         end = start + len(text[start:end].rstrip(".") or text[start:end])
     if found and found[-1][1] == rank and found[-1][0] <= start and end <= found[-1][2]:
