@@ -154,6 +154,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "echo " + base64.b64encode(b"admin:" + rand(r, ALNUM, 14).encode()).decode()
     + " | base64 -d",
     lambda r: "export SESSION_X=" + r.randbytes(32).hex(),
+    lambda r: "echo " + rand(r, ALNUM, 20) + " | gh auth login --with-token",
 ]
 
 

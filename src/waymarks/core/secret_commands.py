@@ -61,6 +61,13 @@ _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|ne
 #: before it or glued to it (``-kS``)
 _SUDO_STDIN: Final = (r"(?<![\w.-])sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+(?:-[A-Za-z]*S[A-Za-z]*"
                       r"|--stdin)(?![\w-])")
+#: a command that reads a token or a password on standard input: ``gh auth login
+#: --with-token``, RHEL's ``passwd --stdin [USER]``, ``passwd USER`` given both lines,
+#: ``smbpasswd -s`` (``-a -s``); chpasswd's lines are its own rule's
+_TOKEN_STDIN: Final = (r"(?<![\w./-])(?:sudo[ \t]+)?(?:gh(?:\.exe)?[ \t]+auth[ \t]+login"
+                       r"[^\n|;&`<>]{0,256}?--with-token|passwd(?:[ \t]+--stdin)?"
+                       r"(?:[ \t]+[a-z_][\w.-]{0,31})?(?=[ \t]*(?:[\n;|&)]|\Z))"
+                       r"|smbpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*s[A-Za-z]*)(?![\w-])")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
 #: add NAME [ENV]``, ``gh secret set NAME``, ``wrangler secret put NAME`` (always, when it
 #: is not a terminal), ``gcloud secrets create`` or ``versions add`` (with
@@ -199,8 +206,8 @@ COMMAND_RULES: Final = (
          "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool",
          "ssh-keygen"),
         anchored=True, wrapper=True, guard="-"),
-    # the password a registry login or ``sudo -S`` reads on its standard input
-    # (``--password-stdin``; ``echo … | sudo -S apt-get update``),
+    # the password a registry login, ``sudo -S``, ``gh auth login --with-token`` or ``passwd``
+    # reads on its standard input (``--password-stdin``; ``echo … | sudo -S apt-get update``),
     # and the secret a store's command reads there to keep (``vercel env add NAME
     # production``, ``gcloud secrets versions add NAME --data-file=-``: it went out in
     # clear), given there by ``echo``/``printf`` through a pipe, a here-string or the first
@@ -210,12 +217,13 @@ COMMAND_RULES: Final = (
         r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
         + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        + "|" + _SUDO_STDIN
+        + "|" + _SUDO_STDIN + "|" + _TOKEN_STDIN
         + r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
         + r"[^\n;&`]{0,256}?"
         + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN
         + "|" + _DOCKER_SECRET + "))"
-        r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + r")[^\n]{0,256}?<<(?:<[ \t]*"
+        r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + "|" + _TOKEN_STDIN
+        + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))"
         # typed at the terminal: the line after the command, alone on its line (a prompt's
@@ -223,7 +231,8 @@ COMMAND_RULES: Final = (
         r"|(?m:^)[ \t]*(?:[$#>][ \t]*)?(?:sudo[ \t]+)?" + _KUBECTL + r"[^\n|;&`<>]{0,256}?"
         + _FROM_FILE_STDIN + r"[^\n|;&`<>]{0,256}?\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
         r"(?P<stdin_login_n>[^\s]{6,4096})(?=[ \t]*(?:\r?\n|\Z))",
-        re.ASCII), ("password-stdin", "vercel", "data-file", "secret", "sudo"), wrapper=True),
+        re.ASCII), ("password-stdin", "vercel", "data-file", "secret", "sudo", "with-token",
+                    "passwd"), wrapper=True),
     # a registry credential a package manager's ``config set KEY VALUE`` is given, a space
     # its separator (``npm config set //registry.example.com/:_authToken …``, yarn's
     # ``npmAuthToken``, ``_password``): CI scripts write it so, and it went out in clear
@@ -526,7 +535,8 @@ def a_setting(match: re.Match[str], end: int) -> bool:
 
 
 #: what says a ``stdin_login`` match's command reads standard input
-_READS_STDIN: Final = lazy(r"--password-stdin|" + _SUDO_STDIN + "|" + _DATA_FILE_STDIN + "|"
+_READS_STDIN: Final = lazy(r"--password-stdin|" + _SUDO_STDIN + "|" + _TOKEN_STDIN + "|"
+                           + _DATA_FILE_STDIN + "|"
                            + _FROM_FILE_STDIN + r"|(?<![\w.-])(?:" + _VERCEL + "|"
                            + _DOCKER_SECRET + ")",
                            re.ASCII)

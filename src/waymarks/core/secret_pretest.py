@@ -197,8 +197,11 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if ("|" in text or "<<" in text) \
             and ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)):
         return True  # the secret ``vercel env add`` reads on its standard input
-    if "|" in text and "sudo" in text and ("S" in text or "--stdin" in text):
-        return True  # the password ``echo … | sudo -S CMD`` gives sudo: no name
+    if ("|" in text and (("sudo" in text and ("S" in text or "--stdin" in text))
+                         or "passwd" in text)) or "--with-token" in text:
+        # the password ``echo … | sudo -S CMD`` gives sudo, ``| passwd --stdin USER``, the
+        # token ``gh auth login --with-token`` reads: no name
+        return True
     if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
         return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
     if equals and (("export" in text and _EXPORT.search(text) is not None)
