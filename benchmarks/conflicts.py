@@ -231,6 +231,10 @@ The 7 after them: two things done to a thing across scopes (a project's "Redis i
 for sessions." beside a session's "… for rate limiting too.", reproduced with the real CLI:
 refused by the derived key they share, kept apart only within one scope), 100 % caught,
 100 % false before, 100 % / 0 % after.
+The 10 after them: bounds compared by size (pair 978, "never sends more than 50 emails per
+minute" / "sends 200 …", reproduced with the real CLI: both written, the bound's amount
+denied and "more" a word of the subject; "holds at most 100 jobs" / "holds 200 jobs" the
+same), 0 % caught, 20.0 % false before, 100 % / 0 % after, pair 978 with them.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -380,13 +380,18 @@ def _same_rate(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` are one rate in two time units ("r:100/min" and
     "r:6000/h", "100 MB/s" and "6000 MB/min"): kept each in its own unit, the same rate
     restated was another value."""
-    mine, theirs = _RATE.fullmatch(one), _RATE.fullmatch(other)
-    if mine is None or theirs is None or mine.group(2) != theirs.group(2) or (
-            mine.group(4) != theirs.group(4)) or (
-            mine.group(3) not in _RATE_SECONDS or theirs.group(3) not in _RATE_SECONDS):
-        return False
-    return (Fraction(mine.group(1)) / _RATE_SECONDS[mine.group(3)]
-            == Fraction(theirs.group(1)) / _RATE_SECONDS[theirs.group(3)])
+    mine = per_second(one)
+    return mine is not None and mine == per_second(other)
+
+
+def per_second(value: str) -> tuple[str, Fraction] | None:
+    """A rate's measure (of bytes or things, of each whom) and its amount per second, or
+    ``None`` for no rate in a known time unit."""
+    found = _RATE.fullmatch(value)
+    if found is None or found.group(3) not in _RATE_SECONDS:
+        return None
+    return (f"r:{found.group(2)}{found.group(4) or ''}",
+            Fraction(found.group(1)) / _RATE_SECONDS[found.group(3)])
 
 
 def _dual_stack(one: str, other: str) -> bool:

@@ -34,6 +34,7 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.claim_bounds import bound_at, bounds_clash
 from waymarks.core.claim_denials import (
     NEGATION,
     clause_before,
@@ -211,6 +212,9 @@ class Signature(msgspec.Struct, frozen=True):
     #: the values naming where its state holds ("on db-1" of "… is enabled on db-1."):
     #: compared apart from the state, no value of it (:func:`_split`)
     where: frozenset[str] = frozenset()
+    #: each value stated as a bound, and which ("<=" of "at most 100 jobs", of "never sends
+    #: more than 50 …"): compared by size (:func:`bounds_clash`)
+    bounds: frozenset[tuple[str, str]] = frozenset()
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -273,6 +277,7 @@ def signature(claim: str) -> Signature | None:
     released: set[str] = set()
     listed: set[str] = set()
     spots: list[tuple[int, str]] = []  # where each value starts (:func:`places`)
+    bounds: set[tuple[str, str]] = set()
     for match in _VALUE.for_text(text).finditer(text):
         if match.start() < position:
             continue  # read with the value before ("p.m." of "11:30 p.m.")
@@ -297,6 +302,10 @@ def signature(claim: str) -> Signature | None:
         if raw[:1] == "v" and raw[1:2].isdigit():
             raw = raw[1:]  # "v3.2" and "3.2" are one version
         value, position, noun = _with_unit(text, raw, position)
+        bound = bound_at(text, match.start())
+        if bound is not None:  # its words qualify the value, no subject's ("most 100")
+            bounds.add((value, bound[0]))
+            pieces[-1] = pieces[-1][:len(pieces[-1]) - (match.start() - bound[1])]
         if phrase is None:
             phrase = "".join(pieces)
         pieces.append(f" {noun} ")
@@ -311,7 +320,7 @@ def signature(claim: str) -> Signature | None:
             names.add(failing)
         if len(values) > MAX_VALUES:  # no fact, whatever follows (values only grow): a
             return None  # long text's next values each searched the text before them
-        if is_denied(text, match.start(), position):
+        if bound is None and is_denied(text, match.start(), position):
             denied.add(value)
     for both in _THOUSANDS.finditer(text) if "," in text else ():  # left as written:
         # the number it may be too
@@ -351,7 +360,7 @@ def signature(claim: str) -> Signature | None:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
                      frozenset(head & subject | names), frozenset(released),
-                     frozenset(listed), where)
+                     frozenset(listed), where, frozenset(bounds))
 
 
 def _without_advice(text: str) -> str:
@@ -454,12 +463,21 @@ def contradicts(a: Signature, b: Signature) -> bool:
 def _clash(a: Signature, b: Signature) -> bool:
     """Whether the values of ``a`` and ``b`` disagree: none in common, of a kind both
     state, or one in common that only one of them denies."""
+    by_size = bounds_clash(*(_bounded(side) for side in (a, b)))
+    if by_size is not None:
+        return by_size
     shared = _agreeing(a, b)
     if shared:
         return not all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared)
     # other attributes, a side asserting none ("is not 5432"), or a bare number that is
     # the measure's amount ("30" and "30 seconds"): no disagreement
     return not _other_attributes(a, b)
+
+
+def _bounded(side: Signature) -> dict[str, str]:
+    """Each value ``side`` asserts and its bound (``""`` for an amount)."""
+    bounds = dict(side.bounds)
+    return {value: bounds.get(value, "") for value in side.values - side.denied}
 
 
 def _split(a: Signature, b: Signature, kind: str = "s:") -> list[tuple[Signature, Signature]]:
@@ -548,7 +566,8 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if _agreeing(a, b) or _other_attributes(a, b):
+    if _agreeing(a, b) or _other_attributes(a, b) or bounds_clash(
+            _bounded(a), _bounded(b)) is False:  # (an amount within a bound agrees)
         return True
     if a.subject <= b.subject:
         return _narrower(a, b)
