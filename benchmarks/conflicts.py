@@ -235,6 +235,10 @@ The 10 after them: bounds compared by size (pair 978, "never sends more than 50 
 minute" / "sends 200 …", reproduced with the real CLI: both written, the bound's amount
 denied and "more" a word of the subject; "holds at most 100 jobs" / "holds 200 jobs" the
 same), 0 % caught, 20.0 % false before, 100 % / 0 % after, pair 978 with them.
+The 8 after them: a thing not made into parts (pair 983, "The search index is not
+sharded." / "… has 5 shards.", reproduced with the real CLI: both written, a copula's
+negation of no value), 25.0 % caught, 0 % false before, 100 % / 0 % after, pair 983 with
+them.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

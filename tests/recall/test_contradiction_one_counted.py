@@ -33,3 +33,29 @@ def test_a_numbered_name_or_another_noun_is_another_fact(
         app: Waymarks, first: str, second: str) -> None:
     _written(app, first)
     _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The search index is not sharded.", "The search index has 5 shards."),
+    ("The search index has 5 shards.", "The search index isn't sharded."),
+    ("The orders table is not partitioned.", "The orders table has 12 partitions."),
+    ("The search index is not sharded.", "The search index is sharded."),
+])
+def test_a_thing_not_made_into_parts_is_one_of_them(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    """"is not sharded" stated no value (pair 983 of the fixture set, a known miss of
+    issue 20 item 4): it is one shard, which five contradict; "is sharded" still denies
+    it."""
+    _written(app, first)
+    _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The search index is not sharded.", "The search index has 1 shard."),
+    ("The orders table is not partitioned.", "The orders table has 12 columns."),
+    ("The search index is not sharded.", "The search index is 5 GB."),
+])
+def test_one_part_or_another_count_is_no_contradiction(
+        app: Waymarks, first: str, second: str) -> None:
+    _written(app, first)
+    _written(app, second)

@@ -67,12 +67,18 @@ def action_beside_value(action: str, valued: str) -> bool:
     is protected.", or not: "… is not protected.") and ``valued`` (a claim stating a value:
     "The config file is at /etc/app/config.yaml.", "The default branch is main.") says
     none: what is done to it, or not, is no other value of it (a verb that ends or replaces
-    it aside)."""
+    it aside, and the same participle denied: "The search index is not sharded." reads as
+    one shard)."""
     verb = passive_verb(action)
     if verb is None:
-        ending = _PARTICIPLE_ENDS.match(action)
-        verb = None if ending is None else _action(ending.group(1))
-    return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None
+        verb = _participle_ending(action)
+    return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None and (
+        _participle_ending(valued) != verb)
+
+
+def _participle_ending(norm: str) -> str | None:
+    ending = _PARTICIPLE_ENDS.match(norm)
+    return None if ending is None else _action(ending.group(1))
 
 
 #: verbs whose objects add up rather than replace each other ("is used for sessions" and

@@ -10,7 +10,7 @@ another fact's value). Pure."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Final
+from typing import Final, Protocol
 
 from waymarks.core.claim_denials import NEGATION, clause_before
 from waymarks.core.claim_values import PLAIN_NUMBER, per_second
@@ -57,14 +57,31 @@ def _size(value: str) -> tuple[str, Fraction] | None:
     return ("n:" if kind in ("c:", "v:") else kind), Fraction(amount)
 
 
-def bounds_clash(mine: dict[str, str], theirs: dict[str, str]) -> bool | None:
-    """Whether two claims' values (each asserted value and its bound, ``""`` for an
-    amount) disagree by size: an amount past the other's bound, or a floor above the
-    other's ceiling. ``None`` when no bound meets an amount or a bound of the other kind of
-    the same measure (the values are then compared as values are)."""
+class Bounded(Protocol):
+    """A claim's signature, as far as its bounds go."""
+
+    @property
+    def values(self) -> frozenset[str]: ...
+    @property
+    def denied(self) -> frozenset[str]: ...
+    @property
+    def bounds(self) -> frozenset[tuple[str, str]]: ...
+
+
+def _asserted(side: Bounded) -> dict[str, str]:
+    """Each value ``side`` asserts and its bound (``""`` for an amount)."""
+    bounds = dict(side.bounds)
+    return {value: bounds.get(value, "") for value in side.values - side.denied}
+
+
+def bounds_clash(mine: Bounded, theirs: Bounded) -> bool | None:
+    """Whether two claims' asserted values disagree by size: an amount past the other's
+    bound, or a floor above the other's ceiling. ``None`` when no bound meets an amount or
+    a bound of the other kind of the same measure (the values are then compared as values
+    are)."""
     verdicts: list[bool] = []
-    for one, one_bound in mine.items():
-        for other, other_bound in theirs.items():
+    for one, one_bound in _asserted(mine).items():
+        for other, other_bound in _asserted(theirs).items():
             if one_bound == other_bound:
                 continue
             sizes = _size(one), _size(other)

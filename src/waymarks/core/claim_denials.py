@@ -157,6 +157,24 @@ def is_change_verb(text: str, end: int, stop: frozenset[str]) -> bool:
     return after is None or after.group(1) in stop or after.group(2) is not None
 
 
+#: a claim that its subject is not made into parts by a verb, the participle ending it
+#: ("The search index is not sharded.", "… isn't partitioned."): it is one such part, the
+#: count 1 of what the verb makes ("has 5 shards" contradicts it); the verb's stem, its
+#: doubled consonant single ("planned": plan)
+_NOT_MADE: Final = lazy(r"^[^.;:,!?]*? (?:is|are)(?: not|n't) ([a-z]{3,}?)(?:([bdglmnprt])\2)?ed$")
+
+
+def not_made(text: str) -> str | None:
+    """``text`` (folded, in lower case, its full stop blanked or gone) with the participle
+    of a claim that its subject is not made into parts (:data:`_NOT_MADE`) as its stem, a
+    word of the subject as the noun of the parts is ("shard" of "shards"), or ``None``."""
+    found = _NOT_MADE.match(text.rstrip(" ."))
+    if found is None:
+        return None
+    return text[:found.start(1)] + found.group(1) + (found.group(2) or "") + " " + text[
+        found.end():]
+
+
 def never_done(text: str, stop: frozenset[str]) -> bool:
     """Whether the first clause of ``text`` (folded, in lower case) denies an action
     outright (:data:`_NEVER_DONE`): a claim that states no value then states it done no

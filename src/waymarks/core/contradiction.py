@@ -40,6 +40,7 @@ from waymarks.core.claim_denials import (
     clause_before,
     is_denied,
     never_done,
+    not_made,
 )
 from waymarks.core.claim_names import (
     COUNTED,
@@ -339,6 +340,9 @@ def signature(claim: str) -> Signature | None:
             phrase = text[:state[1]]
     if not values and never_done(text, _NO_ACTION):  # "does not retry failed rows": no times
         values.add("v:0")
+    if not values and (made := not_made(rest)) is not None:  # "is not sharded": 1 shard
+        values.add("c:1")
+        rest = made
     if not values or len(values) > MAX_VALUES:
         return None
     subject = _subject_terms(rest)
@@ -463,7 +467,7 @@ def contradicts(a: Signature, b: Signature) -> bool:
 def _clash(a: Signature, b: Signature) -> bool:
     """Whether the values of ``a`` and ``b`` disagree: none in common, of a kind both
     state, or one in common that only one of them denies."""
-    by_size = bounds_clash(*(_bounded(side) for side in (a, b)))
+    by_size = bounds_clash(a, b)
     if by_size is not None:
         return by_size
     shared = _agreeing(a, b)
@@ -472,12 +476,6 @@ def _clash(a: Signature, b: Signature) -> bool:
     # other attributes, a side asserting none ("is not 5432"), or a bare number that is
     # the measure's amount ("30" and "30 seconds"): no disagreement
     return not _other_attributes(a, b)
-
-
-def _bounded(side: Signature) -> dict[str, str]:
-    """Each value ``side`` asserts and its bound (``""`` for an amount)."""
-    bounds = dict(side.bounds)
-    return {value: bounds.get(value, "") for value in side.values - side.denied}
 
 
 def _split(a: Signature, b: Signature, kind: str = "s:") -> list[tuple[Signature, Signature]]:
@@ -566,9 +564,8 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if _agreeing(a, b) or _other_attributes(a, b) or bounds_clash(
-            _bounded(a), _bounded(b)) is False:  # (an amount within a bound agrees)
-        return True
+    if _agreeing(a, b) or _other_attributes(a, b) or bounds_clash(a, b) is False:
+        return True  # (a value in common, other attributes, an amount within a bound)
     if a.subject <= b.subject:
         return _narrower(a, b)
     return _narrower(b, a) if b.subject <= a.subject else True
