@@ -239,6 +239,9 @@ The 8 after them: a thing not made into parts (pair 983, "The search index is no
 sharded." / "… has 5 shards.", reproduced with the real CLI: both written, a copula's
 negation of no value), 25.0 % caught, 0 % false before, 100 % / 0 % after, pair 983 with
 them.
+The 6 after them: what a thing is beside its state ("Dark mode is enabled." / "… is the
+default theme.", reproduced with the real CLI: refused by the replay rule's shared key, the
+second claim stating no value), 100 % caught, 100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

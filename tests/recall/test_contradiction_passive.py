@@ -152,3 +152,33 @@ def test_a_negation_or_a_replacement_still_contradicts_across_scopes(
     refused = app.remember(contradicting)
     assert isinstance(refused, Rejected) and refused.code == "conflict", refused
     assert refused.conflicts == (written.id,)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Dark mode is enabled.", "Dark mode is the default theme."),
+    ("Dark mode is the default theme.", "Dark mode is enabled."),
+    ("Maintenance mode is disabled.", "Maintenance mode is an admin-only switch."),
+])
+def test_what_a_thing_is_beside_whether_it_is_on_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"Dark mode is the default theme." states no value, and the replay rule's derived key
+    ("dark mode") refused it beside the state: what a thing is, no other state of it."""
+    _written(app, first)
+    _written(app, second)
+
+
+def test_what_a_thing_is_beside_its_state_across_scopes(
+        two_sessions: Callable[[], tuple[Waymarks, Waymarks]]) -> None:
+    app, _ = two_sessions()
+    assert isinstance(app.remember("Dark mode is enabled.", scope="project"), Committed)
+    _written(app, "Dark mode is the default theme.")
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Dark mode is enabled.", "Dark mode is disabled."),
+    ("Dark mode is enabled.", "Dark mode is not the default theme."),
+])
+def test_the_other_state_or_a_denied_description_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

@@ -100,3 +100,17 @@ def other_actions(one: str, other: str) -> bool:
     if theirs == mine and mine in _ADDITIVE:
         return _ONLY.search(one) is None and _ONLY.search(other) is None
     return theirs not in (None, mine)
+
+
+#: a claim saying what its subject is, a noun phrase after an article ending it ("Dark mode
+#: is the default theme.", "… is a paid feature."): its kind or its role
+_DESCRIBED: Final = lazy(r"^[^=]+? (?:is|are) (?:the|a|an|our) [a-z][\w-]*(?: [a-z][\w-]*){0,3}$")
+
+
+def described_beside_state(described: str, stated: frozenset[str]) -> bool:
+    """Whether ``described`` (normalized, a claim of no value) says what its subject is
+    (:data:`_DESCRIBED`) and ``stated`` (the other claim's values) holds states only
+    ("Dark mode is enabled."): what a thing is, no other state of it."""
+    return bool(stated) and all(value[:2] == "s:" for value in stated) and (
+        _DESCRIBED.match(described) is not None)
+

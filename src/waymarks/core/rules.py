@@ -372,14 +372,18 @@ def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState)
     to it beside a value of it ("… is reloaded on SIGHUP." beside "… is at
     /etc/app/config.yaml."). Two facts in one partition (:func:`key_apart`) and across
     two (:func:`find_contradictions`)."""
-    from waymarks.core.claim_actions import other_actions
+    from waymarks.core.claim_actions import described_beside_state, other_actions
     from waymarks.core.contradiction import signature
 
     if other_actions(candidate.norm, other.norm):
         return True
     theirs = signature(other.text)
-    return (mine is None) != (theirs is None) and _action_beside_value(
-        candidate.norm, mine, other.norm, theirs)
+    if (mine is None) == (theirs is None):
+        return False
+    # what it is ("… is the default theme.") beside whether it is on ("… is enabled.")
+    described, found = (candidate.norm, theirs) if mine is None else (other.norm, mine)
+    return (found is not None and described_beside_state(described, found.values)) or (
+        _action_beside_value(candidate.norm, mine, other.norm, theirs))
 
 
 def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str,
