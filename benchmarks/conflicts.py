@@ -242,6 +242,10 @@ them.
 The 6 after them: what a thing is beside its state ("Dark mode is enabled." / "… is the
 default theme.", reproduced with the real CLI: refused by the replay rule's shared key, the
 second claim stating no value), 100 % caught, 100 % false before, 100 % / 0 % after.
+The 6 after them: a rule of when a verb that ends the thing is done ("Feature branches are
+deleted after merge." / "… are named feat/<topic>.", reproduced with the real CLI: refused
+by the replay rule's shared key, "deleted" an end of it), 100 % caught, 100 % false before,
+100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

@@ -182,3 +182,29 @@ def test_the_other_state_or_a_denied_description_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Feature branches are deleted after merge.", "Feature branches are named feat/<topic>."),
+    ("Feature branches are named feat/<topic>.", "Feature branches are deleted after merge."),
+    ("Preview deployments are removed once the PR closes.",
+     "Preview deployments are at preview.example.com."),
+])
+def test_a_rule_of_when_a_thing_ends_beside_a_value_of_it_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"deleted" ends the thing ("Redis is replaced by Valkey." contradicts its address),
+    but "deleted after merge" is a rule of its life, no end of it now: refused by the
+    replay rule's derived key ("feature branches") beside how it is named."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Feature branches are deleted after merge.", "Feature branches are kept after merge."),
+    ("Feature branches are deleted after merge.",
+     "Feature branches are not deleted after merge."),
+])
+def test_another_rule_of_when_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

@@ -72,8 +72,18 @@ def action_beside_value(action: str, valued: str) -> bool:
     verb = passive_verb(action)
     if verb is None:
         verb = _participle_ending(action)
+    if verb is None:  # "Feature branches are deleted after merge.": a rule of when, even
+        ruled = _WHEN.match(action)  # for a verb that ends it (no end of it now)
+        return ruled is not None and _action(ruled.group(1)) is not None and passive_verb(
+            valued) is None
     return verb is not None and verb not in _ENDINGS and passive_verb(valued) is None and (
         _participle_ending(valued) != verb)
+
+
+#: a verb done to the subject in the passive, then when ("are deleted after merge", "… once
+#: merged", "… when the PR closes"): a rule of its life, no value of it
+_WHEN: Final = lazy(
+    r"^[^=]+? (?:is|are)(?: (?:automatically|always|only))? ([a-z]+) (?:after|once|when|upon)\b")
 
 
 def _participle_ending(norm: str) -> str | None:
