@@ -631,6 +631,23 @@ def test_a_teammates_file_replaced_by_a_directory_is_named_in_team_status(repo: 
     assert ".waymarks/team/bob-00000001.jsonl: unreadable (a directory" in shown, shown
 
 
+@pytest.mark.parametrize("where", [".waymarks", ".waymarks/team"])
+def test_team_status_says_a_file_is_where_the_ledger_goes(repo: Path, home: Path,
+                                                          where: str) -> None:
+    """A file at ``.waymarks/team`` (or ``.waymarks``), a commit's say: `team status`
+    said "No team ledger here yet: `waymarks team init`", and that init refuses, "exists
+    and is not a directory". Status names the file and the fix, as init does."""
+    run(home, repo, "trust", ".")
+    (repo / where).parent.mkdir(parents=True, exist_ok=True)
+    (repo / where).write_text("not a folder\n")
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert "team init" not in shown, shown
+    assert f"{where} exists and is not a directory" in shown and "move it away" in shown
+    data = run(home, repo, "team", "status")
+    assert not data["initialized"] and "not a directory" in data["problem"], data
+    assert run(home, repo, "team", "init", expect=2)["code"] == "not_a_directory"
+
+
 def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
         project: Path, home: Path, tmp_path: Path) -> None:
     """With no `git config user.name`, the contributor ID was `contributor-…` and every

@@ -196,7 +196,7 @@ def team_group() -> Group:
     def status() -> Result:
         from waymarks.personal.docs import doc_rows
         from waymarks.service.team import refresh, team_dir
-        from waymarks.service.team_init import elsewhere, ledger_above
+        from waymarks.service.team_init import blocked, elsewhere, ledger_above
         from waymarks.service.team_views import (
             accept_remedy,
             conflicts_json,
@@ -219,6 +219,8 @@ def team_group() -> Group:
             "sources": source_json(state, app.cwd), "docs": doc_rows(Path(app.cwd)),
             "problem": state.problem, "unmerged": unmerged_json(app), "git": git_json(app),
             "misnamed": misnamed_json(app)}
+        if not data["initialized"] and app.project_trusted:
+            data["problem"] = blocked(app)  # (what `team init` would refuse)
         above = None if data["initialized"] else ledger_above(app.cwd)
         data["ledgerAbove"] = None if above is None else str(above)
         # everything here comes from the repository: escaped, as every stored text is
@@ -293,6 +295,8 @@ def team_group() -> Group:
             footer.insert(0, f"{cell(app.cwd)} is not trusted: team memory is not read "
                           + ("(`waymarks trust .`)." if above is None else
                              f"here; {elsewhere(above)}."))
+        elif not data["initialized"] and data["problem"] is not None:
+            footer.insert(0, f"No team ledger here: {cell(data['problem'])}.")
         elif not data["initialized"]:
             footer.insert(0, "No team ledger here yet: `waymarks team init`." if above is None
                           else f"No team ledger in this folder; {elsewhere(above)}, "

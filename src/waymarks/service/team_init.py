@@ -75,17 +75,28 @@ def elsewhere(folder: Path) -> str:
             f"{escaped(str(folder))}'s: run team commands there (`{command}`)")
 
 
+def blocked(app: Waymarks) -> str | None:
+    """Why the team ledger cannot be here, with the fix: ``.waymarks`` or
+    ``.waymarks/team`` is there and no directory (a file a commit put there, say);
+    ``None`` otherwise (`team status` said "No team ledger here yet: `waymarks team
+    init`", which refuses it)."""
+    directory = team_dir(app)
+    for each in (directory.parent, directory):
+        if each.exists() and not each.is_dir():
+            return (f"{each.relative_to(app.cwd)} exists and is not a directory; the team "
+                    "ledger needs it to be one: move it away, then run the command again")
+    return None
+
+
 def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
     left as they are) and this home's contributor ID."""
     refuse_without_git(app, repository=True)
     directory = team_dir(app)
     refuse_linked(directory)  # mkdir and the writes below would go where it points
-    for each in (directory.parent, directory):
-        if each.exists() and not each.is_dir():
-            raise TeamRefused("not_a_directory", f"{each.relative_to(app.cwd)} exists and "
-                              "is not a directory; the team ledger needs it to be one: move "
-                              "it away, then run the command again")
+    problem = blocked(app)
+    if problem is not None:
+        raise TeamRefused("not_a_directory", problem)
     me = contributor(app, create=True)  # (a damaged ID file: refused, nothing written)
     directory.mkdir(parents=True, exist_ok=True)
     created = []
