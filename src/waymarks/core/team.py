@@ -497,16 +497,18 @@ def held_back(fold: TeamFold, known: Sequence[Conflict] | None = None) -> list[C
         if earlier:
             held.add(state.id)
             found.append(Conflict(state, earlier))
-    fold._held = (_held_version(fold), tuple(found))
+    fold._held = (held_version(fold), tuple(found))
     return found
 
 
 def held_known(fold: TeamFold) -> bool:
     """Whether :func:`held_back` has its answer for ``fold`` as it is now, in memory."""
-    return fold._held is not None and fold._held[0] == _held_version(fold)
+    return fold._held is not None and fold._held[0] == held_version(fold)
 
 
-def _held_version(fold: TeamFold) -> tuple[Any, ...]:
+def held_version(fold: TeamFold) -> tuple[Any, ...]:
+    """The fold's state as what it holds back depends on it: equal only while nothing
+    was folded in, rewound or refolded since."""
     return (len(fold._applied), fold._orders[-1] if fold._orders else None, fold.refolds,
             fold.rewound)
 
