@@ -172,3 +172,33 @@ def _blocks_counting(app: Waymarks, statements: list[str]) -> list[tuple[str, st
         return [(b.id, b.overridden_by) for b in team_views.team_blocks(app)]
     finally:
         app.projection.db.set_trace_callback(None)  # type: ignore[attr-defined]
+
+
+def test_team_claims_bearing_on_no_own_claim_are_not_signed_again(
+        make_app: Callable[..., Waymarks], project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: each team claim built an index of the own claims it might
+    contradict, every plan, even when none may (18,000 empty indexes, about 0.1 s of a
+    plan at 20k team claims). None is built for a claim no own claim bears on."""
+    from waymarks.service import own_claims
+
+    team.forget_process_state()
+    app = make_app()
+    app.trust(str(project))
+    app.remember("The gateway listens on port 8080.", scope="project")
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    writer = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    said_otherwise = writer.add("The gateway listens on port 9090.", kind="memory")
+    for n in range(20):
+        writer.add(f"The worker {n} drains queue q{n}.", kind="memory")
+    built: list[int] = []
+    original = own_claims.OwnSignatures.__init__
+
+    def counted(self: own_claims.OwnSignatures, views: object) -> None:
+        built.append(1)
+        original(self, views)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(own_claims.OwnSignatures, "__init__", counted)
+    blocks = team_views.team_blocks(app)
+    assert [b.id for b in blocks if b.overridden_by] == [said_otherwise]
+    assert len(blocks) == 21 and len(built) <= 1, len(built)
