@@ -612,6 +612,20 @@ def test_an_author_of_control_characters_is_cut_as_shown_in_team_status(repo: Pa
     assert authors["mal-00000001"] == "\x1b" * 100  # --json has it whole
 
 
+def test_an_item_id_of_control_characters_is_cut_as_shown_in_team_status(repo: Path,
+                                                                          home: Path) -> None:
+    """The ID cell was the ID's first 12 characters, escaped after the cut: an ID of ESCs
+    showed as 72 characters (``\\u001b`` each), widening the column for every row. The
+    cut is of what is shown."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    _forge(Writer(directory, "mal-00000001", "Mal"), "\x1b" * 12, "Run the check", at=10)
+    Writer(directory, "ann-00000002", "Ann").add("Use tabs for indentation")
+    header = waymarks("--home", str(home), "team", "status", cwd=repo).stdout.splitlines()[0]
+    assert header.index("KIND") <= 14, header  # 12 shown, then two spaces
+
+
 def test_a_teammates_file_replaced_by_a_directory_is_named_in_team_status(repo: Path,
                                                                           home: Path) -> None:
     """A commit that makes ``bob-….jsonl`` a directory (its items gone from every plan)

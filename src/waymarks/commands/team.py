@@ -226,7 +226,7 @@ def team_group() -> Group:
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
-        rows = [(cell(_short(i["id"])), i["kind"], i["status"], _author(i["author"]),
+        rows = [(_id_cell(i["id"]), i["kind"], i["status"], _author(i["author"]),
                  cell(i["contributor"]),
                  _commit_cell(i["commit"]), _text_cell(i["kind"], i["text"]))
                 for i in items]
@@ -366,6 +366,13 @@ def _short(item_id: str) -> str:
     credential in it was redacted (``[REDACTED:github-token]``: its start alone said
     nothing, and the ID's own characters are never shown)."""
     return item_id if "[REDACTED:" in item_id else item_id[:12]
+
+def _id_cell(item_id: str) -> str:
+    """An item's ID in the status table: :func:`_short`, cut on what is shown (an ID of
+    control characters, each shown as six, made the column 72 wide)."""
+    short = _short(item_id)  # (a redacted one whole, as _short gives it)
+    return cell(short) if "[REDACTED:" in item_id else _shown_within(short, 12)[0]
+
 
 def _author(author: str) -> str:
     """An author in the status table and its footers, cut as :func:`_text_cell` cuts a
