@@ -38,3 +38,15 @@ def test_a_repositorys_provider_names_print_no_lines_of_their_own(tmp_path: Path
         assert "x\\nFORGED: provider" in out, out
     shown = json.loads(_cli(tmp_path, project, "--json", "privacy"))
     assert shown["defaultProvider"] == "x\nFORGED: provider"
+
+
+def test_a_setting_left_unset_reads_as_unset_not_as_python(tmp_path: Path) -> None:
+    """``config show`` printed ``defaultContextWindow = None`` on every home that does not
+    set it (Python's word for nothing); `--json` keeps ``null``."""
+    project = tmp_path / "project"
+    project.mkdir()
+    out = _cli(tmp_path, project, "config", "show")
+    [line] = [line for line in out.splitlines() if "defaultContextWindow" in line]
+    assert "None" not in line and "not set" in line, out
+    shown = json.loads(_cli(tmp_path, project, "--json", "config", "show"))
+    assert shown["effective"]["defaultContextWindow"] is None

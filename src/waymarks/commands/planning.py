@@ -330,7 +330,9 @@ def config_group() -> Group:
                           "maxResults": settings.budgets.max_results}}
         lines = [f"Config files: {', '.join(map(cell, data['files'])) or '(none; defaults)'}"]
         lines += [f"Ignored: {cell(i)}" for i in data["ignored"]]
-        lines += [f"  {k} = {cell(str(v))}" for k, v in data["effective"].items()]
+        unset = "not set (a known model's window, else no limit)"  # the window alone may be
+        lines += [f"  {k} = {unset if v is None else cell(str(v))}"
+                  for k, v in data["effective"].items()]
         return Result(data, "\n".join(lines))
 
     return config
