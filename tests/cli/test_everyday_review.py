@@ -58,6 +58,8 @@ def test_ids_typed_in_capitals_and_the_wrong_kind_of_id(home: Path, project: Pat
     claim = _json(home, project, "--json", "memory", "add", "--", "The port is 5433.")["id"]
     wrong = _text(home, project, "unpin", claim[:8], expect=2)
     assert f"{claim[:8]} is a memory, not a pin" in wrong
+    # the command it names runs as written (`waymarks memory show` alone is a usage error)
+    assert f"`waymarks memory show {claim[:8]}`" in wrong
     wrong = _text(home, project, "memory", "invalidate", pin[:8], expect=2)
     assert f"{pin[:8]} is a pin, not a memory" in wrong
     shown = _json(home, project, "--json", "memory", "show", claim[:8].upper())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.core.text import echoed
+from waymarks.core.text import echoed, shell_command
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -83,5 +83,8 @@ def _other_kind(app: Waymarks, kind: Kind, ref: str) -> str:
     found = matching(app, other, ref)
     if len(found) != 1:
         return ""
-    listing = "`waymarks memory show`" if other == "memory" else "`waymarks pins`"
-    return f"{found[0][:8]} is a {other}, not a {kind}; see {listing}"
+    # the command named must run as written: `memory show` needs the ID (quoted as a
+    # shell reads it: a hand-edited ledger's ID may hold anything)
+    listing = (f"`{shell_command(['waymarks', 'memory', 'show', found[0][:8]])}`"
+               if other == "memory" else "`waymarks pins`")
+    return f"{echoed(found[0][:8])} is a {other}, not a {kind}; see {listing}"
