@@ -12,6 +12,8 @@ evolve`` with a real loopback model provider; Pi's ``agent_end`` over the bridge
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,10 @@ def test_claude_code_work_turn_of_an_untrusted_project_is_not_captured(
         _work_turn(home, shop, tmp_path, "1b1b1b1b-1b1b-4b1b-8b1b-1b1b1b1b1b1b")
         last = cli(home, shop, "evolution", "learning")["lastCapture"]
         assert last["decision"] == "untrusted" and last["sourceId"] is None
+        said = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                               "evolution", "learning"], cwd=shop, capture_output=True,
+                              text=True, timeout=120)
+        assert "not kept: the project is not trusted" in said.stdout, said.stdout
         assert cli(home, shop, "evolve", env=env)["outcome"] == "idle"
         assert not any(PLANTED in json.dumps(r["body"]) for r in fake.requests)
         assert PLANTED not in (home / "evolution" / "ledger.jsonl").read_text()

@@ -12,7 +12,9 @@ _WHY = {"captured": "captured as a work source", "no_request": "no work request"
         "no_work": "only inspection, no work operation",
         "no_target": "no related project state to update (no model call)",
         "duplicate": "already captured", "learning_off": "learning is off",
-        "local_only": "not kept: unmarked text is local-only (defaultClassification)"}
+        "local_only": "not kept: unmarked text is local-only (defaultClassification)",
+        "untrusted": "not kept: the project is not trusted, and its tool output is the "
+                     "repository's text (`waymarks trust DIR`; in Pi, Pi's own trust)"}
 
 #: what the request was (:func:`waymarks.core.evolution.cues.intent`)
 _INTENT = {"explicit": "an explicit statement to learn (a cue: remember, prefer…)",
