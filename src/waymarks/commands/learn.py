@@ -179,14 +179,30 @@ def learn_group() -> Group:
                                    "list --all`") if others else "Nothing learned yet.")
 
     @command(learn, "forget", summary="Forget one learned claim by its exact ID (its content "
-             "is never learned again in that origin).",
-             examples=["waymarks learn forget 3f2a9c0d1e4b5a6978877665"])
-    @click.argument("claim_id", metavar="ID")
-    def forget(claim_id: str) -> Result:
+             "is never learned again in that origin), or every one learned in a directory "
+             "(--origin DIR).",
+             examples=["waymarks learn forget 3f2a9c0d1e4b5a6978877665",
+                       "waymarks learn forget --origin ~/src/cloned-repo --dry-run",
+                       "waymarks learn forget --origin ~/src/cloned-repo --yes"])
+    @click.argument("claim_id", metavar="[ID]", required=False)
+    @click.option("--origin", metavar="DIR",
+                  help="Every learned claim in effect whose origin is DIR (as `learn list` "
+                       "shows it), and DIR's queued sources. E.g. --origin ~/src/repo")
+    @click.option("--dry-run", is_flag=True,
+                  help="With --origin: only list what would be forgotten. E.g. --dry-run")
+    @click.option("--yes", is_flag=True,
+                  help="With --origin: the person confirmed it (no prompt). E.g. --yes")
+    def forget(claim_id: str | None, origin: str | None, dry_run: bool, yes: bool) -> Result:
         from waymarks.service.evolution import evolution_for, has_ledger
         from waymarks.service.item_refs import not_learned
 
+        if (claim_id is None) == (origin is None) or (origin is None and (dry_run or yes)):
+            return refused("bad_input", "name one learned claim's ID, or --origin DIR "
+                           "(with --dry-run or --yes); nothing changed")
         app = runtime().app()
+        if origin is not None:
+            return _forget_origin(app, origin, dry_run, yes)
+        assert claim_id is not None
         if not has_ledger(app.home):
             return refused("not_found", not_learned(app, claim_id)
                            or "nothing has been learned; see `waymarks learn list`")
@@ -208,3 +224,45 @@ def learn_group() -> Group:
                       outcome.message)
 
     return learn
+
+
+def _forget_origin(app: Any, directory: str, dry_run: bool, yes: bool) -> Result:
+    """``learn forget --origin DIR``: list what would be forgotten (``--dry-run``), ask
+    (a person at a terminal) or take ``--yes``, then forget it all in one append."""
+    import os
+    import sys
+
+    from waymarks.ledger.identity import canonical_project_path
+    from waymarks.service.evolution import evolution_for, has_ledger
+    from waymarks.service.evolution_edits import forget_origin
+    from waymarks.service.evolution_feedback import dry_run as rehearse
+
+    if not has_ledger(app.home):
+        return refused("not_found", "nothing has been learned; see `waymarks learn list`")
+    origin = canonical_project_path(os.path.expanduser(directory))
+    with evolution_for(app) as evo:
+        planned = rehearse(evo, lambda: forget_origin(evo, origin))
+        if not planned.ok:
+            return refused(planned.code, planned.message)
+        listed = [(c["id"], c["kind"], c["state"], cell(c["content"]))
+                  for c in planned.data["claims"]]
+        shown = "\n".join(f"  {i} {k} {st}: {text}" for i, k, st, text in listed)
+        run = runtime()
+        if dry_run:
+            return Result({"outcome": "dry_run", **planned.data},
+                          f"{planned.message}\n{shown}\nNothing changed; forget them with "
+                          "--yes.")
+        if not yes:
+            if not (run.interactive and not run.json and sys.stdin is not None
+                    and sys.stdin.isatty()):
+                return refused("confirmation_required", f"{planned.message} See them with "
+                               "--dry-run, confirm with --yes; nothing changed")
+            run.progress.stop()  # the question has the terminal now
+            click.echo(f"{planned.message}\n{shown}", err=True)
+            if not click.confirm("Forget them?", default=False, err=True):
+                return refused("declined", "nothing was forgotten")
+        outcome = forget_origin(evo, origin)
+    if not outcome.ok:
+        return refused(outcome.code, outcome.message)
+    return Result({"outcome": "forgotten", "event": outcome.event, **outcome.data},
+                  outcome.message)

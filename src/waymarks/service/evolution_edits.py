@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.evolution.feedback import parse_feedback
@@ -30,6 +30,7 @@ from waymarks.core.evolution.model import (
     ForgetRecord,
     PinRecord,
     ResolveRecord,
+    SettledRecord,
     UndoRecord,
     claim_id,
     utf16_len,
@@ -90,6 +91,46 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
                        "(logical, not secure erasure: the text stays in the append-only "
                        "ledger, suppressed in its origin).", id=cid,
                        retiredSources=len(retired), variants=variants)
+
+
+#: the states a forget by origin takes (every one a forget of one claim takes)
+UNFORGOTTEN: Final = ("provisional", "conflicted", "superseded")
+
+
+def forget_origin(evo: Evolution, origin: str) -> EditOutcome:
+    """Forget every learned claim of ``origin`` not forgotten yet, each by its own event
+    (``evolution undo`` takes one back), and settle the origin's queued sources (their
+    model pass would learn there again). One append, under one lock: all or nothing.
+    ``data``: the claims (ID, kind, state, content) and the sources retired; in a
+    :func:`dry_run`, what it would do. Why: a project's learned claims are recalled in
+    every project, and one learned from a repository later found hostile had to be
+    forgotten one ID at a time."""
+    with evo.ledger.locked():
+        evo._locked_sync()
+        claims = evo.store.claims(states=UNFORGOTTEN, origin=origin)
+        if not claims:
+            return _refuse("not_found", f"no learned claim in effect comes from {escaped(origin)}"
+                           "; see `waymarks learn list` (its ORIGIN column); nothing changed")
+        at = iso(evo.clock.now())
+        retired = [SettledRecord(SCHEMA_VERSION, s.source_id, "forgotten", at)
+                   for s in evo.store.unsettled(1_000_000) if s.origin == origin]
+        data = {"origin": origin, "retiredSources": len(retired),
+                "claims": [{"id": c.id, "kind": c.kind, "state": c.state,
+                            "content": c.content} for c in claims]}
+        said = (f"{len(claims)} learned claim(s) of {escaped(origin)} and {len(retired)} "
+                "queued source(s)")
+        if evo.dry_run:
+            return EditOutcome(True, "done", f"Would forget {said}.", None, data)
+        first = evo.store.last_seq() + 1
+        evo._append([*(ForgetRecord(SCHEMA_VERSION, c.id, at) for c in claims), *retired])
+        left = [c.id for c in evo.store.claims(states=UNFORGOTTEN, origin=origin)
+                if c.id in {claim.id for claim in claims}]
+        if left:  # (the fold refused one: history says why)
+            return _refuse("not_applied", f"{len(left)} of the claims did not become "
+                           "forgotten; see `waymarks evolution history`")
+        return EditOutcome(True, "done", f"Forgot {said} (logical, not secure erasure: the "
+                           "text stays in the append-only ledger, suppressed in its origin).",
+                           first, data)
 
 
 def correction_fits(text: str) -> bool:
