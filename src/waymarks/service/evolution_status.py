@@ -37,6 +37,7 @@ from waymarks.service.ports import iso
 from waymarks.service.recovery import damaged_copies, using_job_store
 from waymarks.store.evolution_probe import (
     check_projection,
+    every_settled_source,
     settled_sources,
     unsettled_sources,
 )
@@ -199,6 +200,12 @@ def evolution_status(home: Path, config: EvolutionConfig, policy: ProviderPolicy
         learning_enabled(home, origin) for origin in read.off)
     if unqueued:
         counts = {**counts, "pending": counts.get("pending", 0) + unqueued}
+    # and one the ledger settled before the queue made its job (a person's forget settles
+    # the queued sources repeating the claim): the ledger is canonical, `learn status`
+    # counted it, and status said "0 settled" beside "Processed 1 source"
+    unrecorded = len(every_settled_source(home / PROJECTION_DB) - read.queued)
+    if unrecorded:
+        counts = {**counts, "settled": counts.get("settled", 0) + unrecorded}
     route_rows = []
     for route in routes:
         row = route.to_json()

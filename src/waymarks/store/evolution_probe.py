@@ -61,6 +61,12 @@ def unsettled_sources(db_path: Path) -> set[str]:
     return _source_ids(db_path, "SELECT source_id FROM evo_sources WHERE settled IS NULL")
 
 
+def every_settled_source(db_path: Path) -> set[str]:
+    """Every source the projection holds settled, read-only (``evolution status`` counts
+    those the queue never held a job for: a forget settles queued repeats itself)."""
+    return _source_ids(db_path, "SELECT source_id FROM evo_sources WHERE settled IS NOT NULL")
+
+
 def check_projection(db_path: Path) -> dict[str, object]:
     """Validate the evolution projection row by row, read-only (``evolution status``,
     EVOLUTION item 79): claims (well formed, ID = hash of origin/kind/content), sources,
