@@ -232,14 +232,13 @@ def _forget_origin(app: Any, directory: str, dry_run: bool, yes: bool) -> Result
     import os
     import sys
 
-    from waymarks.ledger.identity import canonical_project_path
     from waymarks.service.evolution import evolution_for, has_ledger
-    from waymarks.service.evolution_edits import forget_origin
+    from waymarks.service.evolution_edits import forget_origin, origin_of
     from waymarks.service.evolution_feedback import dry_run as rehearse
 
     if not has_ledger(app.home):
         return refused("not_found", "nothing has been learned; see `waymarks learn list`")
-    origin = canonical_project_path(os.path.expanduser(directory))
+    origin = origin_of(os.path.expanduser(directory))
     with evolution_for(app) as evo:
         planned = rehearse(evo, lambda: forget_origin(evo, origin))
         if not planned.ok:
