@@ -55,6 +55,54 @@ def prepared_home(home: Path, project: Path) -> None:
     (project / "docs" / "engineering" / "db.md").write_text("# Database\nPort 5433.\n")
 
 
+STAGING_PORT = "which port does the staging database use?"
+
+
+def traced_plan(app: Waymarks) -> tuple[Any, list[str]]:
+    """A plan of the staging port (its answer checked) and the statements it ran."""
+    from waymarks.service.planning import plan_request
+
+    statements: list[str] = []
+    app.projection.db.set_trace_callback(statements.append)
+    try:
+        plan = plan_request(app, STAGING_PORT)
+    finally:
+        app.projection.db.set_trace_callback(None)
+    assert any("5433" in m.content for m in plan.messages)
+    return plan, statements
+
+
+def counted_plan(app: Waymarks, monkeypatch: pytest.MonkeyPatch, owner: object,
+                 name: str) -> list[Any]:
+    """The first argument of each call of ``owner.name`` during a warm plan (one made
+    before it) of the staging port, whose answer is checked."""
+    from waymarks.service.planning import plan_request
+
+    plan_request(app, STAGING_PORT)
+    calls: list[Any] = []
+    original = getattr(owner, name)
+
+    def counting(first: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(first)
+        return original(first, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    plan = plan_request(app, STAGING_PORT)
+    monkeypatch.undo()
+    assert any("5433" in m.content for m in plan.messages)
+    return calls
+
+
+def an_append_is_read(home: Path, project: Path, app: Waymarks) -> None:
+    """Another process appends a claim; ``app``'s next plan reads it."""
+    from waymarks.service.planning import plan_request
+
+    with Waymarks(home, cwd=str(project)) as writer:
+        writer.remember("The staging cache listens on port 6380", scope="project")
+    plan = plan_request(app, "which port does the staging cache use?")
+    assert any("6380" in m.content for m in plan.messages)
+
+
 def test_a_claude_code_prompt_refreshes_once(home: Path, project: Path,
                                              counted: Counter[str]) -> None:
     prepared_home(home, project)
@@ -173,14 +221,8 @@ def test_a_plan_reads_its_session_files_checkpoint_once(home: Path, project: Pat
 
     prepared_home(home, project)
     with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
-        plan_request(app, "which port does the staging database use?")
-        statements: list[str] = []
-        app.projection.db.set_trace_callback(statements.append)
-        try:
-            plan = plan_request(app, "which port does the staging database use?")
-        finally:
-            app.projection.db.set_trace_callback(None)
-    assert any("5433" in m.content for m in plan.messages)
+        plan_request(app, STAGING_PORT)
+        _plan, statements = traced_plan(app)
     checkpoints = [s for s in statements if "FROM sources WHERE session_id" in s
                    and "byte_offset" in s]
     assert len(checkpoints) == 1, checkpoints
@@ -215,10 +257,7 @@ def test_a_plan_opens_its_session_file_once(home: Path, project: Path,
         assert any("5433" in m.content for m in plan.messages)
         assert opened.count(str(session.path)) == 1, opened
         monkeypatch.undo()
-        with Waymarks(home, cwd=str(project)) as writer:  # another process appends
-            writer.remember("The staging cache listens on port 6380", scope="project")
-        plan = plan_request(app, "which port does the staging cache use?")
-        assert any("6380" in m.content for m in plan.messages)
+        an_append_is_read(home, project, app)
 
 
 def test_a_plan_stats_its_database_once_to_refresh(home: Path, project: Path,
@@ -228,22 +267,9 @@ def test_a_plan_stats_its_database_once_to_refresh(home: Path, project: Path,
     cut to nothing: one ``stat`` answers both. The plan's other one is the writer's turn
     for its manifest (is the file still the one this connection opened?). A file cut to
     nothing between two plans is still repaired (test_truncated_database)."""
-    from waymarks.service.planning import plan_request
-
     prepared_home(home, project)
-    stats: list[str] = []
-    original = os.stat
-
-    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
-        stats.append(os.fspath(path))
-        return original(path, *args, **kwargs)
-
     with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
-        plan_request(app, "which port does the staging database use?")
-        monkeypatch.setattr(os, "stat", counting)
-        plan = plan_request(app, "which port does the staging database use?")
-        monkeypatch.undo()
-        assert any("5433" in m.content for m in plan.messages)
+        stats = [os.fspath(p) for p in counted_plan(app, monkeypatch, os, "stat")]
         assert stats.count(str(app.db_path)) == 2, stats
 
 
@@ -256,27 +282,12 @@ def test_a_plan_hashes_the_bytes_before_its_checkpoint_once(
     is still noticed by the next (test_ledger_attacks, test_restored_session), and an
     append is still read."""
     from waymarks.ledger import log
-    from waymarks.service.planning import plan_request
 
     prepared_home(home, project)
-    hashed: list[int] = []
-    original = log._digest
-
-    def counting(data: bytes) -> str:
-        hashed.append(len(data))
-        return original(data)
-
     with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
-        plan_request(app, "which port does the staging database use?")
-        monkeypatch.setattr(log, "_digest", counting)
-        plan = plan_request(app, "which port does the staging database use?")
-        assert any("5433" in m.content for m in plan.messages)
-        assert len(hashed) == 1, hashed
-        monkeypatch.undo()
-        with Waymarks(home, cwd=str(project)) as writer:  # another process appends
-            writer.remember("The staging cache listens on port 6380", scope="project")
-        plan = plan_request(app, "which port does the staging cache use?")
-        assert any("6380" in m.content for m in plan.messages)
+        hashed = counted_plan(app, monkeypatch, log, "_digest")
+        assert len(hashed) == 1, [len(data) for data in hashed]
+        an_append_is_read(home, project, app)
 
 
 def test_a_plan_asks_once_whether_another_connection_wrote(home: Path,
@@ -290,14 +301,8 @@ def test_a_plan_asks_once_whether_another_connection_wrote(home: Path,
 
     prepared_home(home, project)
     with Waymarks(home, cwd=str(project), keep_recall_index=True) as app:
-        plan_request(app, "which port does the staging database use?")
-        statements: list[str] = []
-        app.projection.db.set_trace_callback(statements.append)
-        try:
-            plan = plan_request(app, "which port does the staging database use?")
-        finally:
-            app.projection.db.set_trace_callback(None)
-        assert any("5433" in m.content for m in plan.messages)
+        plan_request(app, STAGING_PORT)
+        _plan, statements = traced_plan(app)
         assert statements.count("PRAGMA data_version") == 1, statements
         with app.begin():  # a write inside a request is read by the same request
             before = {v.text for v in app.items("pin")}
@@ -305,5 +310,5 @@ def test_a_plan_asks_once_whether_another_connection_wrote(home: Path,
             assert {v.text for v in app.items("pin")} == before | {"Tag every release"}
         with Waymarks(home, cwd=str(project)) as writer:  # another process writes
             writer.pin("Sign every tag", scope="project")
-        plan = plan_request(app, "which port does the staging database use?")
+        plan = plan_request(app, STAGING_PORT)
         assert any("Sign every tag" in m.content for m in plan.messages)
