@@ -146,3 +146,26 @@ def test_a_home_reached_by_a_second_path_does_not_take_its_sessions_over(
     assert [p["text"] for p in json.loads(read.stdout)["items"]] == ["Use pnpm not npm"]
     now = _indexed_paths(home)
     assert {sid: now[sid] for sid in earlier} == earlier
+
+
+def test_a_copied_homes_rebuild_does_not_call_the_originals_files_unreadable(
+        home: Path, project: Path, tmp_path: Path) -> None:
+    """`rebuild-index` in a `cp -a` copy of a home, its database still naming the
+    original's files, listed each of them under "Unreadable" ("same session ID as <the
+    copy's file>; skipped"): the person was told a file of the home they copied from was
+    damaged. The copy's rebuild reads its own files, and names the original's apart,
+    as the home it was copied from, which keeps them."""
+    _home_with_a_session(home, project)
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy, symlinks=True)
+    code, report = _run(copy, project, "rebuild-index")
+    assert code == 0 and report["unreadable"] == [], report
+    assert report["mutations"] == 2 and report["sources"] == 2, report
+    assert report["copiedFrom"] and all(Path(p).is_relative_to(home)
+                                        for p in report["copiedFrom"]), report
+    again = tmp_path / "again"  # (the copy's rebuilt database names its own files only)
+    shutil.copytree(home, again, symlinks=True)
+    done = run_waymarks("--home", str(again), "--cwd", str(project), "rebuild-index",
+                        cwd=project)
+    assert "Unreadable" not in done.stdout and "copied from" in done.stdout, done.stdout
+    assert _run(copy, project, "rebuild-index")[1]["copiedFrom"] == []

@@ -201,6 +201,10 @@ def register_house(root: click.Group) -> None:
             # one per line, as health lists its problems: each says a path, why and the
             # fix, with commas of its own (joined by ", " no one could tell where one ended)
             text += "\nUnreadable:" + "".join(f"\n  {cell(said)}" for said in data["unreadable"])
+        if data["copiedFrom"]:  # (a `cp -a` copy: its database named the original's)
+            text += ("\nNot read, left to the home this one was copied from (this home "
+                     "holds each session's own file):"
+                     + "".join(f"\n  {cell(path)}" for path in data["copiedFrom"]))
         if data["unsignedClaims"]:
             text += f"\n{unsigned_said(data['unsignedClaims'], 'rebuilt all the same')}"
         return Result(data, text)

@@ -348,7 +348,8 @@ def _unnamed(_label: str) -> None:
 def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
                    ) -> dict[str, Any]:
     reading, replaying, indexing, learned = STAGES
-    known = [Path(p) for p in app.projection.source_paths()]
+    known, copied = _apart_from_the_original(
+        app.home, [Path(p) for p in app.projection.source_paths()])
     # an indexed file no longer there: its session may have been read from where it was
     # renamed or moved to, and is no loss then (it was listed as unreadable all the same)
     gone = {str(p): app.projection.sessions_indexed_at(str(p), "") for p in known
@@ -382,7 +383,34 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
         unreadable.append(str(exc))
     embed_in_background(app, count)
     return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
-            "evolutionRecords": evolution_records, "unsignedClaims": unsigned}
+            "evolutionRecords": evolution_records, "unsignedClaims": unsigned,
+            "copiedFrom": copied}
+
+
+def _apart_from_the_original(home: Path, known: list[Path]) -> tuple[list[Path], list[str]]:
+    """The indexed files a rebuild reads, and those it leaves to the home this one was
+    copied from (``cp -a``: the database still names the original's files): a file outside
+    ``home`` whose name this home holds in the same project folder. Read, each was a
+    second ledger of its session, skipped and listed as unreadable, as if the original
+    home's file were damaged; the copy's own file stands for the session either way. The
+    same file by a second path (a bind mount) is left out too, and not named: it is read
+    by this home's path."""
+    ours = home / "sessions"
+    kept: list[Path] = []
+    copied: list[str] = []
+    for path in known:
+        twin = ours / path.parent.name / path.name
+        if path.is_relative_to(home) or path.parent.parent.name != "sessions" \
+                or not twin.is_file():
+            kept.append(path)
+            continue
+        try:
+            same = twin.samefile(path)
+        except OSError:  # (the original gone: nothing to name)
+            continue
+        if not same:
+            copied.append(str(path))
+    return kept, copied
 
 
 def ledgers(app: Waymarks, extra: Sequence[Path] = (), progress: ProgressFn | None = None
