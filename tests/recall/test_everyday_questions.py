@@ -80,6 +80,11 @@ ANSWERED: Final = {
     "When the deploy fails, who owns the gateway?": ("Tom Becker owns",),
     "If search is down, how do I restart it?": ("Restart search",),
     "When the cache expires, what does CI reinstall?": ("CI reinstalls",),
+    # the owner is who owns a thing and who maintains it (the owner's claim says "owns")
+    "who maintains the gateway?": ("Tom Becker owns",),
+    "who's the owner of the mailer?": ("Chen Wei owns",),
+    "who maintains billing?": ("Maria Santos owns",),
+    "who owns the auth service and where is its config?": ("Kenji", "auth config lives"),
     # the present a question closes with is when it is asked, no word a claim must say
     "who is on call this week?": ("on-call rotation",),
     "who owns the gateway right now?": ("Tom Becker owns",),

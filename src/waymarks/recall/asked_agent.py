@@ -32,7 +32,7 @@ _BY: Final = lazy(r"\bby\b")
 
 def agent_asked(text: str) -> tuple[str, ...]:
     """The verb's feature and those of what it is done to, of a question asking who does
-    it ("who owns billing?": ``("w:own", "w:bill")``), else ``()``."""
+    it ("who owns billing?": ``("c:owner", "w:bill")``), else ``()``."""
     folded = fold(text)
     if "who" not in folded:
         return ()

@@ -94,6 +94,10 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     # being paged is being on call ("who gets paged?" of the on-call rotation); only the
     # verb's past and the pager: "pages" and "paging" are a site's pages and pagination,
     # and "paged" stemmed as they are recalled "Cloudflare Pages" and a login page
+    # who owns a thing of software work is its owner and its maintainer ("who maintains
+    # the gateway?", "who's the owner of the mailer?" of "Tom Becker owns the gateway.");
+    # "own" typed alone stays a stop word ("my own branch")
+    "owner": ("owner", "own", "maintainer", "maintain"),
     # the tool that lints is what is run to lint ("how do I run the linter?" of "Use
     # `make lint` before pushing."): "linter" keeps its "-er" in the stemmer
     "lint": ("lint", "linter", "linters", "linting"),
@@ -163,7 +167,7 @@ ATTRIBUTES: Final = frozenset(
     """
     c:port c:auth c:password c:version c:timeout c:config c:error c:log c:token c:key
     w:progress w:status w:path w:output w:input w:connect w:perform w:price w:host w:url
-    w:name w:size w:limit w:address w:date w:time w:owner
+    w:name w:size w:limit w:address w:date w:time c:owner
     w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
     """.split()
 )
