@@ -85,6 +85,10 @@ ANSWERED: Final = {
     "who's the owner of the mailer?": ("Chen Wei owns",),
     "who maintains billing?": ("Maria Santos owns",),
     "who owns the auth service and where is its config?": ("Kenji", "auth config lives"),
+    # whom to ask about a thing is its owner, and "talk" is not the question's verb
+    "who should I ask about inventory?": ("Omar Haddad owns",),
+    "who do I talk to about notifications?": ("Priya Nair owns",),
+    "who can we contact about billing?": ("Maria Santos owns",),
     # the present a question closes with is when it is asked, no word a claim must say
     "who is on call this week?": ("on-call rotation",),
     "who owns the gateway right now?": ("Tom Becker owns",),

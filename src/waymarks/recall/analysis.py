@@ -25,6 +25,7 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.text import straight_apostrophes, undotted_i
 from waymarks.recall.vocabulary import (
     AGENT_NOUNS,
+    ASKED_WHOM,
     ATTRIBUTE_VALUES,
     CONCEPTS,
     FILLER,
@@ -152,6 +153,16 @@ def _blank_framing(text: str) -> str:
     return text
 
 
+def owner_asked(folded: str) -> str:
+    """A folded question asking whom to ask about a thing (:data:`ASKED_WHOM`) as one
+    asking who owns it, padded to its length, so positions stay valid."""
+    return ASKED_WHOM.sub(_who_owns, folded) if "who" in folded else folded
+
+
+def _who_owns(match: re.Match[str]) -> str:
+    return "who owns".ljust(len(match.group(0)))
+
+
 def _joined_phrasal(text: str) -> str:
     """Each of :data:`PHRASAL_WORDS` typed as two words written as one ("on-call":
     "oncall"), padded with spaces to its length, so positions stay valid."""
@@ -228,6 +239,7 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             rest = "".join(masked)
     if query:  # after literals are masked, so framing words inside paths are kept
         rest = _blank_framing(rest)
+        rest = owner_asked(rest)
     rest = _joined_phrasal(rest)
     if not quoted_spans and rest.isascii():  # the common case: every word is one feature
         for word in _WORDS.findall(rest):

@@ -4,9 +4,10 @@
 answers it, "Billing owns the Stripe webhook." does not, though both hold "own" and
 "billing" (it answers "what does billing own?"). A question led by "who" and a verb
 (:func:`agent_asked`: not "who is", "who should", an auxiliary) names what the verb is done
-to; a record holding that verb with every word of it before the verb and none after, in
-the active voice (no "by": "Billing is owned by the money team." names the owner), says
-what that thing does, not who does it to that thing (:func:`says_its_doing`).
+to ("who should I ask about billing?" asks who owns it); a record holding that verb with
+every word of it before the verb and none after, in the active voice (no "by": "Billing is
+owned by the money team." names the owner), says what that thing does, not who does it to
+that thing (:func:`says_its_doing`).
 
 Read from the question's and the record's text when it is scored, as an asked time is
 (:mod:`waymarks.recall.asked_time`); records are not re-indexed for it.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.recall.analysis import fold, word_order
+from waymarks.recall.analysis import fold, owner_asked, word_order
 
 #: "who" and the verb right after it; the verb's object is the rest of the question
 _WHO_VERB: Final = lazy(r"^\W*who\s+([a-z]+)\b([^?]*)")
@@ -36,7 +37,7 @@ def agent_asked(text: str) -> tuple[str, ...]:
     folded = fold(text)
     if "who" not in folded:
         return ()
-    match = _WHO_VERB.match(folded)
+    match = _WHO_VERB.match(owner_asked(folded))
     if match is None or match.group(1) in _NOT_A_DOING:
         return ()
     verb = word_order(match.group(1))
