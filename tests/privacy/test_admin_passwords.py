@@ -19,6 +19,8 @@ TEMPLATES: list[str] = [
     "ipmitool user set password 2 {}",
     "ipmitool -I lanplus -H bmc-07 -U admin -E user set password 3 '{}' 20",
     "sudo ipmitool user set password 2 {} && ipmitool user enable 2",
+    # in a sentence that goes on: judged as prose, a random one goes
+    "reset it with ipmitool user set password 2 {} then power-cycle the BMC",
     "net user svc_build {} /add /y",
     "NET USER backup {} /ADD /DOMAIN",
     'net user "Build Agent" "{}" /add',
@@ -32,6 +34,7 @@ UNCHANGED: list[str] = [
     "ipmitool user set password 2 ********",
     "ipmitool user set name 2 operator",
     "ipmitool user list 1",
+    "ipmitool user set password 2 and then reboot",
     "net user admin * /add",
     "net user admin /delete",
     "net user guest /active:no",

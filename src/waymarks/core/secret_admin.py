@@ -36,13 +36,13 @@ _CLOUD_LINES: Final = lazy(_CLOUD_LINE, re.ASCII)
 
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after the command rules
 ADMIN_RULES: Final = (
-    # the password an administrator's command is given as an argument, ending the command
-    # or before its trailing number or switches: it went out in clear (``net user NAME
-    # VALUE`` with no switch after it is judged as prose is: "net user count rose")
+    # the password an administrator's command is given as an argument: it went out in
+    # clear. Bare, where the command goes on with words (``ipmitool … password 2 PW is
+    # set``) or ``net user NAME VALUE`` has no switch after it, it is judged as prose is
+    # ("net user count rose": :func:`admin_value_in_prose`)
     Rule("admin_password", "secret", lazy(
         r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + r")[ \t]+(?!/)"
-        + _QUOTED_OR_BARE.format(name="admin_password", least=1)
-        + r"(?:" + _COMMAND_END + r"|(?=[ \t]+(?:(?:16|20)(?![^\s;|&])|/)))", re.ASCII),
+        + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
         ("ipmitool", "net"), folded=True, anchored=True, wrapper=True, guard=" "),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
@@ -56,14 +56,19 @@ ADMIN_RULES: Final = (
 
 #: a switch after ``net user NAME PASSWORD`` (``/add``, ``/domain``): the command's
 _SWITCH_AFTER: Final = lazy(r"[ \t]+/[A-Za-z]")
+#: what ends ipmitool's ``user set password ID PASSWORD``: the command, or its size
+_IPMITOOL_END: Final = lazy(_COMMAND_END + r"|[ \t]+(?:16|20)(?![^\s;|&])", re.ASCII)
 
 
-def net_user_in_prose(match: re.Match[str], end: int) -> bool:
-    """Whether an ``admin_password`` match ending at ``end`` is ``net user`` with no switch
-    after its value: a sentence may say "the net user count rose", so its value is judged
-    as one stated in prose."""
-    return match.group("admin_net") is not None \
-        and _SWITCH_AFTER.match(match.string, end) is None
+def admin_value_in_prose(match: re.Match[str], end: int) -> bool:
+    """Whether the bare value of an ``admin_password`` match, ending at ``end``, stands
+    where a sentence may go on: ``net user`` with no switch after it ("the net user count
+    rose"), or ipmitool's with words after it; such a value is judged as one stated in
+    prose (a quoted one is data)."""
+    if match.lastgroup != "admin_password":
+        return False
+    after = _SWITCH_AFTER if match.group("admin_net") is not None else _IPMITOOL_END
+    return after.match(match.string, end) is None
 
 
 #: what cloud-init reads as no password of the list's: a random one made there

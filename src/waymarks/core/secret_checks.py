@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_admin import net_user_in_prose
+from waymarks.core.secret_admin import admin_value_in_prose
 from waymarks.core.secret_commands import (
     a_setting,
     oracle_tool_login,
@@ -108,7 +108,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return setting_is_secret(value)
     if name == "oracle_login" and (standing := oracle_tool_login(match, end)):
         return _looks_like_secret(value, data=standing == "parameter", alone=False)
-    if name == "admin_password" and net_user_in_prose(match, end):
+    if name == "admin_password" and admin_value_in_prose(match, end):
         return _looks_like_secret(value, data=False, alone=False)
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
