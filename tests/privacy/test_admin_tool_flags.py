@@ -35,6 +35,10 @@ CASES: list[str] = [
     'lftp -e "set ftp:ssl-allow no; mirror -R dist /public_html; quit" -u deploy,{} ftp.host',
     "lftp -p 2121 -e 'mirror -R dist /www; bye' --user=deploy,{} ftp.example.com",
     "open -u deploy,{} ftp.example.com",
+    # the MQTT clients' -P and influx setup's -p: these went out in clear
+    "mosquitto_pub -h mqtt.internal -u ops -P {} -t alerts -m hi",
+    "mosquitto_sub -u ops -P '{}' -t 'sensors/#'",
+    "influx setup -u admin -p {} -o acme -b metrics -f",
 ]
 
 UNCHANGED: list[str] = [
@@ -51,6 +55,8 @@ UNCHANGED: list[str] = [
     'lftp -e "mirror -R dist /www; quit" -u "$FTP_USER,$FTP_PASSWORD" ftp.example.com',
     'lftp -e "mirror -R dist /www; quit" ftp.example.com; ssh -u deploy,Xk9vTq2mWz8rLp4n host',
     "with open(path) as f: rows = load(f, strict=True)",
+    "mosquitto_sub -h mqtt.internal -p 8883 -t alerts",
+    "influx query -p 8086 'from(bucket: \"m\")'",
 ]
 
 

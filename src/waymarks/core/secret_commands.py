@@ -49,6 +49,10 @@ _LOGIN_FLAGS: Final = (
     (r"mongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?", r"-p(?=[ \t])"),
     # ipmitool's ``-P`` (a BMC's password; ``-E`` and ``-f`` name where it is kept)
     (r"ipmitool(?:\.exe)?", "-P"),
+    # the MQTT clients' ``-P`` (``mosquitto_pub``, ``mosquitto_sub``, ``mosquitto_rr``) and
+    # InfluxDB's ``influx setup`` ``-p`` (its admin's; ``--password`` is a flag's name)
+    (r"mosquitto_(?:pub|sub|rr)(?:\.exe)?", "-P"),
+    (r"influx(?:\.exe)?[ \t]+setup", r"-p(?=[ \t])"),
     # ssh-keygen's new and old passphrase (``-N ""``, empty, holds none), its quote glued
     # to the flag too (``-N'…'``, as getopt takes it)
     (r"ssh-keygen(?:\.exe)?", r"-[NP](?=[ \t'\"])"),
@@ -204,7 +208,7 @@ COMMAND_RULES: Final = (
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
          "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool",
-         "ssh-keygen"),
+         "ssh-keygen", "mosquitto_", "influx"),
         anchored=True, wrapper=True, guard="-"),
     # the password a registry login, ``sudo -S``, ``gh auth login --with-token`` or ``passwd``
     # reads on its standard input (``--password-stdin``; ``echo … | sudo -S apt-get update``),

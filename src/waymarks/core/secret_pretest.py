@@ -315,7 +315,8 @@ def _password_flag(text: str) -> bool:
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or (("-a" in text or "--pass" in text) and "redis-cli" in text) \
         or (flag_big_p and ("zip" in text or "sqlcmd" in text or "bcp" in text
-                            or "ipmitool" in text)) \
+                            or "ipmitool" in text or "mosquitto_" in text)) \
+        or (flag_p and "influx" in text) \
         or ("ldap" in text and "-w" in text) \
         or ((flag_big_p or "-N" in text) and "ssh-keygen" in text) \
         or ("," in text and ("lftp" in text or "open -u" in text)) \
