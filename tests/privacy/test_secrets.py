@@ -264,6 +264,7 @@ secretish = st.lists(st.sampled_from([
     "ipmitool ", " -P ", "ssh-keygen ", " -N ", "mosquitto_passwd ", " -b ", " f u ",
     " user set password 2 ", "net user a ", " /add",  # (admin_password)
     "mosquitto_pub ", "influx setup ", " -p ",  # (login_flag)
+    "http ", " -a u:", "jenkins-cli ", " -auth u:",  # (user_flag)
     " | sudo -S ", "sudo -kS ", "gh auth login --with-token", " | passwd ",  # (stdin_login)
     "?key=", "&sig=", "?signature=", '{"name": "sig", "value": "',  # (query_key)
     " | base64 -d", "base64 --decode <<< ",  # (b64_login)

@@ -359,11 +359,14 @@ COMMAND_RULES: Final = (
         + _QUOTED_OR_BARE.format(name="wifi_psk", least=1), re.ASCII),
         ("nmcli", "wpa_passphrase"), wrapper=True, guard=" "),
     # the password of curl's ``-u USER:PASSWORD`` (also glued, ``-uUSER:PASSWORD``, and
-    # ``--user``, ``--proxy-user``/``-U``); ``-u USER`` alone prompts for it
+    # ``--user``, ``--proxy-user``/``-U``), HTTPie's and xh's ``-a``/``--auth`` and
+    # jenkins-cli's ``-auth``; ``-u USER`` alone prompts for it
     Rule("user_flag", "secret", lazy(
-        r"(?<![\w.-])curl(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-[uU]|--(?:proxy-)?user)"
+        r"(?<![\w.-])(?:curl(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-[uU]|--(?:proxy-)?user)"
+        r"|(?:https?|xhs?)(?:\.exe)?(?=[ \t])" + _on(256) + r"[ \t](?:-a|--auth)"
+        r"|jenkins-cli(?:\.jar)?(?=[ \t])" + _on(256) + r"[ \t]-auth)"
         + _user_and_password("user_flag", ":"), re.ASCII),
-        ("curl",), anchored=True, wrapper=True, guard="-"),
+        ("curl", "http", "xh", "jenkins-cli"), anchored=True, wrapper=True, guard="-"),
     # curl's cookies (``-b 'sessionid=…; csrftoken=…'``, ``--cookie``: where Chrome's "Copy
     # as cURL" puts them, past the ``-H`` lines a ``\`` continues), judged as a ``Cookie:``
     # header's value (a cookie jar's file name holds no ``=``). The arguments before the

@@ -311,6 +311,8 @@ def _password_flag(text: str) -> bool:
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
         or ((curl or "client" in text) and ("-u" in text or "-U" in text)) \
+        or (("-a" in text or "--auth" in text)
+            and ("http" in text or "xh" in text or "jenkins-cli" in text)) \
         or (curl and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
         or (("-a" in text or "--pass" in text) and "redis-cli" in text) \
