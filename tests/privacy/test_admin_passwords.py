@@ -1,9 +1,10 @@
 """Passwords administrators' commands take as an argument, no flag or separator naming
 them: ipmitool's ``user set password ID PASSWORD`` (a BMC user's, as server vendors'
 guides write it) and Windows' ``net user NAME PASSWORD /add`` went to the model in clear,
-and a claim holding it was stored. Given no password (``*``), the command asks for it; a
-reference or a mask holds none; ``net user`` with no switch after its value is judged as
-prose is ("the net user count rose")."""
+and a claim holding it was stored; so did one ``openssl passwd`` hashes (``usermod -p
+$(openssl passwd -6 …)``) and one Grafana's or Drush's password reset sets. Given no
+password (``*``), the command asks for it; a reference or a mask holds none; ``net user``
+with no switch after its value is judged as prose is ("the net user count rose")."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ TEMPLATES: list[str] = [
     'net user "Build Agent" "{}" /add',
     'cmd /c "net user svc_build {} /add"',
     "net user administrator {}",
+    # a password hashed or reset by its tool: these went out in clear
+    "usermod -p $(openssl passwd -6 {}) app",
+    "openssl passwd -1 -salt xyz '{}'",
+    "grafana-cli admin reset-admin-password {}",
+    'grafana cli --homepath /usr/share/grafana admin reset-admin-password "{}"',
+    "drush user:password admin {}",
+    "drush upwd editor '{}'",
 ]
 
 UNCHANGED: list[str] = [
@@ -42,6 +50,11 @@ UNCHANGED: list[str] = [
     "net user admin $env:ADMIN_PASSWORD /add",
     "the net user count rose",
     "Net user growth was 12 this week",
+    "openssl passwd -6 -stdin",
+    "openssl passwd -apr1 -in pw.txt",
+    "drush user:password admin",
+    "drush upwd admin $ADMIN_PASSWORD",
+    "openssl passwd is what hashes it",
 ]
 
 test_the_password_is_redacted, test_a_line_holding_none_stays = shape_tests(

@@ -263,6 +263,7 @@ secretish = st.lists(st.sampled_from([
     # ipmitool's password flag (login_flag)
     "ipmitool ", " -P ", "ssh-keygen ", " -N ", "mosquitto_passwd ", " -b ", " f u ",
     " user set password 2 ", "net user a ", " /add",  # (admin_password)
+    "openssl passwd -6 ", "grafana-cli admin reset-admin-password ", "drush upwd a ",
     "mosquitto_pub ", "influx setup ", " -p ",  # (login_flag)
     "http ", " -a u:", "jenkins-cli ", " -auth u:",  # (user_flag)
     " | sudo -S ", "sudo -kS ", "gh auth login --with-token", " | passwd ",  # (stdin_login)

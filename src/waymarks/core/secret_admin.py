@@ -1,6 +1,7 @@
 """The credential rules of system administration: a password a command takes as one of
 its arguments, with no flag or separator naming it (ipmitool's ``user set password ID
-…``, Windows' ``net user NAME … /add``). Part of the rule table of
+…``, Windows' ``net user NAME … /add``, ``openssl passwd …``, Grafana's and Drush's
+password resets). Part of the rule table of
 :mod:`waymarks.core.secret_rules`, after :mod:`waymarks.core.secret_commands`' flags;
 each rule names its command and the words before the password, so prose and code never
 reach it, and
@@ -23,6 +24,17 @@ from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, Rule
 _IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
                     + r"[ \t]user[ \t]+set[ \t]+password[ \t]+[0-9]{1,3}")
 
+#: a password a command hashes or sets: ``openssl passwd [-6] [-salt S] PASSWORD`` (a
+#: hash's input: ``usermod -p $(openssl passwd -1 …)``), ``grafana-cli admin
+#: reset-admin-password PASSWORD`` (``grafana cli``), Drush's ``user:password NAME
+#: PASSWORD`` (``upwd``, ``user-password``)
+_SETS: Final = (r"openssl(?:\.exe)?[ \t]+passwd(?:[ \t]+(?:-(?:salt|in)[ \t]+[^\s;|&<>()]{1,4096}"
+                r"|-(?!in[ \t]|salt[ \t])[A-Za-z0-9]+))*+"
+                r"|grafana(?:-cli|[ \t]+cli)(?:\.exe)?(?=[ \t])" + _on(128)
+                + r"[ \t]admin[ \t]+reset-admin-password"
+                r"|drush(?:\.php)?[ \t]+(?:user:password|user-password|upwd)[ \t]+"
+                r"(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s\"'-][^\s\"';|&<>]{0,63})")
+
 #: Windows' ``net user NAME PASSWORD [/switches]`` (``NET USER``: its commands take any
 #: case), the user quoted or a word not starting a switch; ``*`` asks for the password
 _NET_USER: Final = (r"(?P<admin_net>)(?i:net)(?:\.exe)?[ \t]+(?i:user)[ \t]+"
@@ -41,9 +53,10 @@ ADMIN_RULES: Final = (
     # set``) or ``net user NAME VALUE`` has no switch after it, it is judged as prose is
     # ("net user count rose": :func:`admin_value_in_prose`)
     Rule("admin_password", "secret", lazy(
-        r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + r")[ \t]+(?!/)"
+        r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + "|" + _SETS + r")[ \t]+(?![/-])"
         + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
-        ("ipmitool", "net"), folded=True, anchored=True, wrapper=True, guard=" "),
+        ("ipmitool", "net", "openssl", "grafana", "drush"), folded=True, anchored=True,
+        wrapper=True, guard=" "),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
     # each line's password went out in clear. One span per line (:func:`cloud_passwords`)
