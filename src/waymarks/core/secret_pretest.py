@@ -19,6 +19,7 @@ Pure: ASCII substring searches and the rules' own expressions, no I/O, no state.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
@@ -302,7 +303,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
 
 
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
-_EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=")
+_EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=", re.ASCII)
 
 
 def _password_flag(text: str) -> bool:
