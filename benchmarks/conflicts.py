@@ -246,6 +246,9 @@ The 6 after them: a rule of when a verb that ends the thing is done ("Feature br
 deleted after merge." / "… are named feat/<topic>.", reproduced with the real CLI: refused
 by the replay rule's shared key, "deleted" an end of it), 100 % caught, 100 % false before,
 100 % / 0 % after.
+The 7 after them: what a thing is like beside where it is ("The status page is at
+status.example.com." / "… is public.", reproduced with the real CLI: refused by the replay
+rule's shared key), 100 % caught, 100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

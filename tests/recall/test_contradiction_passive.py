@@ -208,3 +208,27 @@ def test_another_rule_of_when_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The status page is at status.example.com.", "The status page is public."),
+    ("The status page is public.", "The status page is at status.example.com."),
+    ("The docs are at https://docs.example.com.", "The docs are stale."),
+])
+def test_what_a_thing_is_like_beside_where_it_is_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"The status page is public." states no value, and the replay rule's derived key
+    ("status page") refused it beside the page's address."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The status page is public.", "The status page is private."),
+    ("The base URL is https://api.example.com.", "The base URL is unset."),
+    ("The base URL is https://api.example.com.", "The base URL is empty."),
+])
+def test_another_quality_or_no_value_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

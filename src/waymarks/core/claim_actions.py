@@ -117,10 +117,26 @@ def other_actions(one: str, other: str) -> bool:
 _DESCRIBED: Final = lazy(r"^[^=]+? (?:is|are) (?:the|a|an|our) [a-z][\w-]*(?: [a-z][\w-]*){0,3}$")
 
 
-def described_beside_state(described: str, stated: frozenset[str]) -> bool:
-    """Whether ``described`` (normalized, a claim of no value) says what its subject is
-    (:data:`_DESCRIBED`) and ``stated`` (the other claim's values) holds states only
-    ("Dark mode is enabled."): what a thing is, no other state of it."""
-    return bool(stated) and all(value[:2] == "s:" for value in stated) and (
-        _DESCRIBED.match(described) is not None)
+#: a claim saying what its subject is like, one word after its copula ("The status page is
+#: public."), and the words of one saying it has no value ("The base URL is unset.")
+_QUALITY: Final = lazy(r"^[^=]+? (?:is|are)(?: (?:now|currently|still|always))? ([a-z]+)$")
+_NO_VALUE: Final = frozenset("none empty blank unset missing unknown null undefined".split())
+#: a value saying where a thing is: a host, a URL, a path (a letter, then a dot, a slash or
+#: a colon: not a number, a version nor a word)
+_PLACE: Final = lazy(r"v:(?=.*[a-z]).*[./:]")
+
+
+def said_beside(said: str, stated: frozenset[str]) -> bool:
+    """Whether ``said`` (normalized, a claim of no value) says another attribute of its
+    subject than the other claim's values ``stated``: what the thing is (:data:`_DESCRIBED`)
+    beside states only ("Dark mode is the default theme." / "… is enabled."), or what it is
+    like in a word (:data:`_QUALITY`) beside where it is ("The status page is public." /
+    "… is at status.example.com."; not a word saying it has none, nor a state)."""
+    if not stated:
+        return False
+    if all(value[:2] == "s:" for value in stated):
+        return _DESCRIBED.match(said) is not None
+    quality = _QUALITY.match(said)
+    return quality is not None and quality.group(1) not in _NO_VALUE | STOP | frozenset(
+        STATES) and all(_PLACE.match(value) is not None for value in stated)
 

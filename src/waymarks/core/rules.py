@@ -370,9 +370,10 @@ def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState)
     one subject: two verbs in the passive ("… are signed with cosign." beside "… are
     written to dist.") or one whose objects add up (:func:`other_actions`), or a verb done
     to it beside a value of it ("… is reloaded on SIGHUP." beside "… is at
-    /etc/app/config.yaml."). Two facts in one partition (:func:`key_apart`) and across
+    /etc/app/config.yaml."), or another attribute said beside its values
+    (:func:`said_beside`). Two facts in one partition (:func:`key_apart`) and across
     two (:func:`find_contradictions`)."""
-    from waymarks.core.claim_actions import described_beside_state, other_actions
+    from waymarks.core.claim_actions import other_actions, said_beside
     from waymarks.core.contradiction import signature
 
     if other_actions(candidate.norm, other.norm):
@@ -380,9 +381,10 @@ def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState)
     theirs = signature(other.text)
     if (mine is None) == (theirs is None):
         return False
-    # what it is ("… is the default theme.") beside whether it is on ("… is enabled.")
-    described, found = (candidate.norm, theirs) if mine is None else (other.norm, mine)
-    return (found is not None and described_beside_state(described, found.values)) or (
+    # what it is ("… is the default theme.") beside whether it is on ("… is enabled."),
+    # what it is like ("… is public.") beside where it is ("… is at status.example.com.")
+    said, found = (candidate.norm, theirs) if mine is None else (other.norm, mine)
+    return (found is not None and said_beside(said, found.values - found.denied)) or (
         _action_beside_value(candidate.norm, mine, other.norm, theirs))
 
 
