@@ -71,6 +71,36 @@ class OwnSignatures:
         return None
 
 
+class Asked:
+    """What :meth:`OwnClaims.expect` asks the store about ``states``, worked out once
+    for them: each text's subject keys (``t:`` terms) and normalized form, and the keys
+    and polarity bases of the states. Pure, and kept by a caller while its states stay
+    the same (a team's fold: 20k team items built it on every plan). ``subjects``: the
+    subject terms of the texts' signatures where known (kept with the team ledger:
+    team_held), so that they are not signed again."""
+
+    def __init__(self, states: Sequence[ItemState],
+                 subjects: Mapping[str, Sequence[str] | None] | None = None) -> None:
+        from waymarks.core.contradiction import signature
+
+        self.texts: dict[str, tuple[list[str], str]] = {}
+        for state in states:
+            text = state.text  # (a property: read once)
+            if text not in self.texts:
+                if subjects is not None and text in subjects:
+                    terms = subjects[text] or ()
+                else:
+                    found = signature(text)
+                    terms = sorted(found.subject) if found is not None else []
+                # the state's norm is its text normalized, as the projection keeps it
+                self.texts[text] = (["t:" + term for term in terms], state.norm)
+        self.terms = {k for terms, _n in self.texts.values() for k in terms}
+        self.norms = {norm for _t, norm in self.texts.values()}
+        self.keys = {s.key for s in states if s.key is not None}
+        self.bases = {s.polarity_base for s in states if s.polarity_base is not None}
+        self.facets = {(s.key, s.polarity_base) for s in states}
+
+
 class OwnClaims:
     """The person's own pins and claims in effect in ``app``'s directory. The pins are
     read on the first question (most plans and recalls weigh no learned claim); the
@@ -110,56 +140,40 @@ class OwnClaims:
             return list(self._pins_in_effect())
         return self._views(text)
 
-    def expect(self, states: Sequence[ItemState],
-               subjects: Mapping[str, Sequence[str] | None] | None = None) -> None:
-        """Find out at once which of ``states`` no claim here may say or contradict (no
-        subject key, text or key of theirs is any claim's here), so that
-        :meth:`in_effect_about` and :meth:`conflicting` look up only the others: a plan
-        asked the store four times per team item (80k statements, about 2 s CPU, at 20k
-        team items), almost always for nothing. ``subjects``: the subject terms of the
-        texts' signatures where known (kept with the team ledger: team_held), so that
-        they are not signed again."""
-        from waymarks.core.contradiction import MIN_CONTAINED_TERMS, parts, signature
+    def expect(self, asked: Asked) -> None:
+        """Find out at once which of the states ``asked`` was made of no claim here may
+        say or contradict (no subject key, text or key of theirs is any claim's here), so
+        that :meth:`in_effect_about` and :meth:`conflicting` look up only the others: a
+        plan asked the store four times per team item (80k statements, about 2 s CPU, at
+        20k team items), almost always for nothing."""
+        from waymarks.core.contradiction import MIN_CONTAINED_TERMS, parts
         from waymarks.core.marked_forms import marked_forms
-        from waymarks.core.text import normalize
 
         partitions = self._partitions()
-        if not partitions or not states:
+        if not partitions or not asked.texts:
             return
-        asked: dict[str, tuple[list[str], list[str], str]] = {}
-        for state in states:
-            if state.text not in asked:
-                if subjects is not None and state.text in subjects:
-                    terms = sorted(subjects[state.text] or ())
-                else:
-                    found = signature(state.text)
-                    terms = sorted(found.subject) if found is not None else []
-                asked[state.text] = (["t:" + term for term in terms], [],
-                                     normalize(state.text))
+        asked_texts = asked.texts
         present = self._app.projection.memory_present(
-            partitions, {k for terms, _p, _n in asked.values() for k in terms},
-            {norm for _t, _p, norm in asked.values()},
-            {s.key for s in states if s.key is not None},
-            {s.polarity_base for s in states if s.polarity_base is not None})
+            partitions, asked.terms, asked.norms, asked.keys, asked.bases)
         # a claim whose whole subject is a part of a text's holds each of the part's
         # terms: only the parts of terms some claim holds are asked (working out every
         # text's parts took a third of this at 20k team items and no claim here)
-        for terms, contained, _norm in asked.values():
+        contained: dict[str, list[str]] = {}
+        for text, (terms, _norm) in asked_texts.items():
             held = [t for t in terms if t in present]
             if len(held) >= MIN_CONTAINED_TERMS:
-                contained += parts(frozenset(t.removeprefix("t:") for t in terms))
-        if any(contained for _t, contained, _n in asked.values()):
+                contained[text] = parts(frozenset(t.removeprefix("t:") for t in terms))
+        if any(contained.values()):
             present |= self._app.projection.memory_present(
-                partitions, {k for _t, contained, _n in asked.values() for k in contained},
-                (), (), ())
+                partitions, {k for found in contained.values() for k in found}, (), (), ())
         marked = any(p.startswith("n:[ds4:") for p in present)
         bearing: dict[str, tuple[frozenset[str], str]] = {}
-        for text, (terms, contained, norm) in asked.items():
+        for text, (terms, norm) in asked_texts.items():
             # what the store's lookup (claim_subjects.bearing) may find: claims holding
             # the subject's rarest term (so every term is some claim's), or one of its
             # parts, or saying the text, plain or marked whole
             borne = (bool(terms) and all(t in present for t in terms)) or any(
-                k in present for k in contained) or "n:" + norm in present or (
+                k in present for k in contained.get(text, ())) or "n:" + norm in present or (
                 marked and any("n:" + f in present for f in marked_forms(norm)))
             if not borne:
                 self._unborne.add(text)
@@ -176,9 +190,9 @@ class OwnClaims:
                 self._read[text] = [views[i] for i in sorted(
                     (i for i in ids if i in views), key=order.__getitem__)]
         self._unkeyed.update(
-            (s.key, s.polarity_base) for s in states
-            if (s.key is None or "y:" + s.key not in present)
-            and (s.polarity_base is None or "b:" + s.polarity_base not in present))
+            (key, base) for key, base in asked.facets
+            if (key is None or "y:" + key not in present)
+            and (base is None or "b:" + base not in present))
 
     def _pins_in_effect(self) -> list[ItemView]:
         if self._pins is None:
