@@ -212,3 +212,23 @@ def test_undo_of_what_is_not_an_event_number_says_what_is_wanted(
     assert "an event's number, as `waymarks evolution history` lists them" in \
         refused["message"]
     assert "integer range" not in refused["message"]
+
+
+def test_history_names_a_claim_that_did_not_exist_in_words_not_as_python(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`evolution history`'s CHANGES read `… None->provisional` for a claim an event made
+    (Python's word for "no state"); `--json` keeps ``null``."""
+    from waymarks.cli.main import main
+
+    claim = learn(home, str(project), {"kind": "fact", "content": "The staging port is 8080",
+                                       "searchTerms": ["staging"]}, PAST)
+    monkeypatch.setenv("WAYMARKS_HOME", str(home))
+    monkeypatch.chdir(project)
+    assert main(["evolution", "history"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if claim in line]
+    assert "None" not in row and f"{claim} none->provisional" in row, row
+    assert main(["--json", "evolution", "history"]) == 0
+    changes = [c for e in json.loads(capsys.readouterr().out)["events"]
+               for c in e["changes"] if c["claim"] == claim]
+    assert changes and changes[0]["before"] is None

@@ -166,8 +166,8 @@ def register_inspection(root: Group) -> None:
         # what the learned ledger holds as free text (a hand edit can put a line break,
         # a terminal escape in an actor or a claim ID) is escaped, as every table's text
         rows = [(str(e["event"]), e["op"], cell(e["actor"]), cell(e["at"]), cell(e["reason"]),
-                 cell(", ".join(f"{c['claim']} {c['before']}->{c['after']}"
-                                for c in e["changes"])))
+                 cell(", ".join(f"{c['claim']} {c['before'] or 'none'}->{c['after'] or 'none'}"
+                                for c in e["changes"])))  # (none: no claim before, or after)
                 for e in data["events"]]
         return table_result(data, [Column("EVENT", "right"), Column("OP"), Column("ACTOR"),
                                    Column("AT"), Column("REASON"),
