@@ -47,7 +47,8 @@ def test_forget_by_origin_lists_asks_and_forgets_that_directory_only(
     before = _in_effect(home)
     ledger = (home / "evolution" / "ledger.jsonl").read_bytes()
 
-    planned = cli("learn", "forget", "--origin", str(hostile), "--dry-run")
+    # a relative DIR is the command's directory's (`--cwd`; Pi's project inside Pi)
+    planned = cli("--cwd", str(hostile), "learn", "forget", "--origin", ".", "--dry-run")
     assert planned["outcome"] == "dry_run" and planned["retiredSources"] == 1
     assert sorted(c["content"] for c in planned["claims"]) == sorted([PLANTED, OTHER])
     asked = cli("learn", "forget", "--origin", str(hostile), expect=2)  # no terminal
@@ -73,3 +74,5 @@ def test_forget_takes_an_id_or_an_origin(cli: Callable[..., dict]) -> None:
     for args in ((), ("a" * 24, "--origin", "."), ("a" * 24, "--yes")):
         refused = cli("learn", "forget", *args, expect=2)
         assert refused["code"] == "bad_input" and "--origin" in refused["message"]
+    empty = cli("learn", "forget", "--origin", "", "--dry-run", expect=2)
+    assert empty["code"] == "invalid_argument"

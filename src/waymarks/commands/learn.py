@@ -233,12 +233,14 @@ def _forget_origin(app: Any, directory: str, dry_run: bool, yes: bool) -> Result
     import sys
 
     from waymarks.service.evolution import evolution_for, has_ledger
-    from waymarks.service.evolution_edits import forget_origin, origin_of
+    from waymarks.service.evolution_edits import forget_origin
     from waymarks.service.evolution_feedback import dry_run as rehearse
+    from waymarks.service.trust import project_path
 
+    # (a relative DIR is the command's directory's: Pi's project inside Pi)
+    origin = project_path(os.path.expanduser(directory), app.cwd, "learn forget --origin")
     if not has_ledger(app.home):
         return refused("not_found", "nothing has been learned; see `waymarks learn list`")
-    origin = origin_of(os.path.expanduser(directory))
     with evolution_for(app) as evo:
         planned = rehearse(evo, lambda: forget_origin(evo, origin))
         if not planned.ok:

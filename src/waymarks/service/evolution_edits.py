@@ -97,13 +97,6 @@ def forget(evo: Evolution, cid: str) -> EditOutcome:
 UNFORGOTTEN: Final = ("provisional", "conflicted", "superseded")
 
 
-def origin_of(directory: str) -> str:
-    """The origin learned claims of ``directory`` carry: its canonical project path."""
-    from waymarks.ledger.identity import canonical_project_path
-
-    return canonical_project_path(directory)
-
-
 def forget_origin(evo: Evolution, origin: str) -> EditOutcome:
     """Forget every learned claim of ``origin`` not forgotten yet, each by its own event
     (``evolution undo`` takes one back), and settle the origin's queued sources (their

@@ -124,6 +124,13 @@ def _host_decides(host: bool | None, project: str, cwd: str, *, trusting: bool) 
                        "a new Pi session; nothing was changed")
 
 
+def project_path(path: str, cwd: str, verb: str) -> str:
+    """The canonical directory ``path`` names as seen from ``cwd`` (the project directory
+    a command runs for: ``--cwd``, or Pi's project inside the bridge); an empty or unusable
+    path is refused (``invalid_argument``, naming the command ``verb``)."""
+    return _canonical(_against(path, cwd), verb)
+
+
 def _against(path: str, cwd: str) -> str:
     """``path`` as seen from ``cwd`` (the project directory the command runs for); a path
     given as ``os.PathLike`` is taken, anything else refused (``None`` raised a raw
