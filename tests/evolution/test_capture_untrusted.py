@@ -160,3 +160,10 @@ def test_a_retried_pi_capture_decides_as_the_first_attempt_did(
     assert drain_captures(home)["done"] == 1
     assert not pending(home)
     assert _learned(home) == [PLANTED]
+
+
+def test_learn_on_says_what_an_untrusted_project_keeps_out(home: Path, project: Path) -> None:
+    """`learn on` said "statements you make and compaction summaries are captured", true
+    of a trusted project only; a work turn's tool results it did not name at all."""
+    said = " ".join(ok(home, project, "learn", "on").split())
+    assert "in a project you trust" in said and "tool results" in said, said

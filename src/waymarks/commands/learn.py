@@ -33,7 +33,8 @@ def on_note(home_option: str = "") -> str:
     """What ``learn on`` says; the way to turn it off names the home as
     :func:`how_to_turn_on` does (a bare `learn off` said "nothing more is captured" of the
     default home while the hooks' home went on learning)."""
-    return ("Learning is on: statements you make and compaction summaries are captured "
+    return ("Learning is on: statements you make, and in a project you trust (`waymarks "
+            "trust`) compaction summaries and work turns' tool results, are captured "
             "(sanitized: local-only text withheld, credentials redacted) and consolidated by "
             "the model configured in [evolution]; learned claims stay provisional and never "
             f"outrank pins or confirmed memory. Turn it off with `waymarks{home_option} "
