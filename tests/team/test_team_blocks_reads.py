@@ -230,3 +230,39 @@ def test_what_own_claims_are_asked_is_worked_out_once_per_fold(
     assert len(built) == 1, built
     writer.add("The cache keeps 500 entries.", kind="memory")
     assert len(team_views.team_blocks(app)) == len(first) + 1 and len(built) == 2
+
+
+def test_a_shared_items_id_is_named_in_the_manifest_without_a_credential_scan(
+        make_app: Callable[..., Waymarks], project: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: a team item's ID in the manifest was scanned for credentials
+    and markers on every plan (its ID is whatever a teammate's line says), one scan per
+    team item left out too: 20k of them a plan. An ID of the shape a share writes (32
+    hex digits, an ID Waymarks makes) holds neither, as a pin's UUID does not, and is
+    named as it is; any other is scanned as before."""
+    from waymarks.core import secrets
+    from waymarks.service.planning import plan_request
+
+    team.forget_process_state()
+    app = make_app()
+    app.trust(str(project))
+    (project / ".waymarks" / "team").mkdir(parents=True)
+    writer = Writer(project / ".waymarks" / "team", "ann-00000001", "Ann")
+    shared = []
+    for n in range(5):
+        writer.add(f"The worker {n} drains queue q{n}.", kind="memory")
+        shared.append(f"{n:032x}")
+    # the IDs a share writes: rewrite the lines' items with 32 hex digits
+    from tests.team.test_team_hostile import _forge
+    hand = Writer(project / ".waymarks" / "team", "bob-00000002", "Bob")
+    for n, item_id in enumerate(shared):
+        _forge(hand, item_id, f"The cache {n} keeps 500 entries.", at=100 + n)
+    scanned: list[str] = []
+    original = secrets.find_secrets
+    monkeypatch.setattr(secrets, "find_secrets",
+                        lambda text, *a, **k: scanned.append(text) or original(text, *a, **k))
+    plan = plan_request(app, "which queue does worker 3 drain?")
+    named = {e.id for e in plan.manifest if e.kind == "team"}
+    assert set(shared) <= named and "ann-00000001-1" in named
+    assert not set(shared) & set(scanned), [i for i in shared if i in scanned]
+    assert "ann-00000001-1" in scanned  # (a hand-made one still is)

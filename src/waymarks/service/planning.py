@@ -215,7 +215,10 @@ def _named(home: Path, entry: ManifestEntry) -> ManifestEntry:
     guesses of the words offline. An ID Waymarks made costs one pattern match."""
     ident = entry.id
     by_text = entry.kind in _NAMED_BY_TEXT
-    if not by_text and made_id(ident):  # the common case: as it is
+    if made_id(ident) and not (by_text and entry.classification == "local-only"):
+        # the common case, as it is: no credential rule matches an ID of that shape, nor
+        # does it hold a marker (a team item's, as a share writes it, was scanned for
+        # both, every item of 20k on every plan)
         return entry
     from waymarks.core.privacy import has_markers
     from waymarks.core.secrets import find_secrets
