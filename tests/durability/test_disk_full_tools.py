@@ -223,3 +223,31 @@ def test_the_manifest_says_when_its_plan_was_made_once_room_is_freed(
     assert main(["manifest"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert f"made {utc_text(iso_to_ms(made), '%Y-%m-%d %H:%M:%S')} UTC" in first, first
+
+
+def test_a_long_lived_process_whose_disk_fills_still_plans(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A long-lived process (a Claude Code hook's helper, Pi's bridge) that opened the
+    database with room, then the disk filled: its next plan failed whole ("the disk
+    holding … is full", database_error), since saving the plan's manifest, a cache, could
+    not commit; every prompt then got no context, pins included, where a process started
+    on the full disk plans from the database as it is. The plan is now made all the same,
+    its manifest not saved, and the note says so; once room is freed it saves it again."""
+    from waymarks.service.planning import plan_request
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    assert isinstance(app.pin("Always run the linters"), Committed)
+    with app.begin():
+        assert not plan_request(app, "lint my change").fallback
+    filler = fill(small_fs)
+    with app.begin():
+        plan = plan_request(app, "lint my change")
+    assert "Always run the linters" in plan.messages[0].content
+    assert app.stale_note is not None and "manifest was not saved" in app.stale_note
+    assert "is full" in app.stale_note, app.stale_note
+    filler.unlink()
+    with app.begin():
+        plan_request(app, "lint my change again")
+    assert app.stale_note is None
+    app.close()

@@ -313,7 +313,9 @@ def _plan(app: Waymarks, prompt: str, *, provider: str | None, model_limit: int 
     plan = replace(plan, manifest=tuple(_named(app.home, e) for e in plan.manifest),
                    notes=(*plan.notes, *notes))
     _remember_learned_choice(plan.manifest)  # `evolution explain`: what this plan chose
-    _remember_manifest(app, plan)
+    from waymarks.service.manifest_saving import remember_manifest
+
+    remember_manifest(app, plan)
     session = app.current_session()
     log_event(app.home, app.clock.now(), "plan",
               session=session.session_id if session else None, provider=destination,
@@ -432,10 +434,6 @@ def pins_left_out(app: Waymarks) -> str | None:
     settings = settings_for(app)
     return pins_left_out(app.pin_inputs.inputs(app.items("pin")),
                          egress_for(app, settings=settings), settings.budgets)
-
-
-#: a saved manifest's field: when its plan was made (ISO 8601, UTC)
-MADE_AT: Final = "madeAt"
 
 
 @recovering
@@ -585,24 +583,3 @@ def _memory_block(view: ItemView, score: float, reason: str) -> MemoryBlock:
     return MemoryBlock(view.id, view.scope, view.text, view.session_id, view.entry_id, score,
                        reason, view.key, view.supersedes, view.conflicts_with,
                        view.source_entry_ids, view.classification, view.given_key)
-
-
-def _remember_manifest(app: Waymarks, plan: Plan) -> None:
-    """Save the plan's manifest for `explain`; not on a full disk (the database read as it
-    is: a cache is not worth failing the plan for, and ``app.stale_note`` says so)."""
-    if app.read_only:
-        from waymarks.service.projection_fill import stale_too
-
-        stale_too(app, "this plan's manifest was not saved (`manifest` shows the last plan "
-                  "saved before the disk filled)")
-        return
-    # the pins' entries come first, the same plan after plan: the store keeps them apart
-    pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),
-                len(plan.manifest))
-    from waymarks.service.ports import iso
-
-    # when it was made: a plan on a full disk saves none, and once room is freed the one
-    # shown is older than the person's last plan (it passed for it, without a word)
-    made = {**plan.manifest_json(), MADE_AT: iso(app.clock.now())}
-    with app.projection.transaction():
-        app.projection.save_manifest(made, shared=pins)

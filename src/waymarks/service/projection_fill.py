@@ -97,17 +97,25 @@ def catch_up(app: Waymarks, index: RecallIndex) -> None:
         return
     import sqlite3
 
-    from waymarks.service.database_errors import disk_full
-
     try:
         with app.projection.transaction():
             index.catch_up()
     except sqlite3.Error as exc:  # the disk filled under a process that opened it with room:
-        if not disk_full(exc, app.db_path):  # what is indexed still answers (it answered
-            raise  # unavailable), and the note says what was not searched, as read as it is
-        app.stale_note = app.stale_note or full_disk_note(
-            app, "nothing can be written until space is freed there")
-        unindexed(app, index.lag())
+        filled_under(app, exc)  # what is indexed still answers (it answered unavailable),
+        unindexed(app, index.lag())  # and the note says what was not searched
+
+
+def filled_under(app: Waymarks, exc: Exception) -> None:
+    """Raise ``exc`` unless it is a full disk; else start ``app.stale_note`` (once): the
+    disk filled under a long-lived process that opened the database with room, so a
+    cache it could not write (the recall index, a plan's manifest) is gone without, as a
+    process opened on the full disk goes without it, and the answer is made all the same."""
+    from waymarks.service.database_errors import disk_full
+
+    if not disk_full(exc, app.db_path):
+        raise exc
+    app.stale_note = app.stale_note or full_disk_note(
+        app, "nothing can be written until space is freed there")
 
 
 def full_disk_note(app: Waymarks, then: str) -> str:
