@@ -99,6 +99,9 @@ ANSWERED: Final = {
     "who owns billing?": ("Maria Santos owns",),
     "who owns the billing service?": ("Maria Santos owns",),
     "who owns the stripe webhook?": ("Billing owns the Stripe webhook",),
+    # a thing of software work deploys or runs by itself: no inverse of the question
+    "who deploys search?": ("Search deploys every Tuesday",),
+    "who runs the analytics ETL?": ("analytics ETL runs hourly",),
     # the verb of being on call, not "Cloudflare Pages" nor a login page
     "who gets paged?": ("on-call rotation",),
     # a URL said by one written out

@@ -2,12 +2,12 @@
 
 "Who owns billing?" asks for whoever owns billing: "Maria Santos owns the billing service."
 answers it, "Billing owns the Stripe webhook." does not, though both hold "own" and
-"billing" (it answers "what does billing own?"). A question led by "who" and a verb
-(:func:`agent_asked`: not "who is", "who should", an auxiliary) names what the verb is done
-to ("who should I ask about billing?" asks who owns it); a record holding that verb with
-every word of it before the verb and none after, in the active voice (no "by": "Billing is
-owned by the money team." names the owner), says what that thing does, not who does it to
-that thing (:func:`says_its_doing`).
+"billing" (it answers "what does billing own?"). A question led by "who" and a verb of
+owning (:func:`agent_asked`: "owns", "maintains", "who should I ask about", not "who is"
+nor "who deploys") names what is owned; a record holding that verb with every word of it
+before the verb and none after, in the active voice (no "by": "Billing is owned by the
+money team." names the owner), says what that thing owns, not who owns it
+(:func:`says_its_doing`).
 
 Read from the question's and the record's text when it is scored, as an asked time is
 (:mod:`waymarks.recall.asked_time`); records are not re-indexed for it.
@@ -29,6 +29,10 @@ _NOT_A_DOING: Final = frozenset(
     might must shall else knows s
     """.split())
 _BY: Final = lazy(r"\bby\b")
+#: the one verb read so: owning takes what is owned ("X owns" always says what X owns),
+#: while the verbs of software work that a thing does by itself ("Search deploys every
+#: Tuesday", "The analytics ETL runs hourly") answer "who deploys search?" as they are
+OWNING: Final = "c:owner"
 
 
 def agent_asked(text: str) -> tuple[str, ...]:
@@ -42,7 +46,9 @@ def agent_asked(text: str) -> tuple[str, ...]:
         return ()
     verb = word_order(match.group(1))
     done_to = word_order(match.group(2))
-    return (verb[0], *dict.fromkeys(done_to)) if verb and done_to else ()
+    if verb != (OWNING,) or not done_to:
+        return ()
+    return (OWNING, *dict.fromkeys(done_to))
 
 
 def says_its_doing(asked: tuple[str, ...], text: str) -> bool:
