@@ -89,6 +89,8 @@ ANSWERED: Final = {
     "who should I ask about inventory?": ("Omar Haddad owns",),
     "who do I talk to about notifications?": ("Priya Nair owns",),
     "who can we contact about billing?": ("Maria Santos owns",),
+    "who is responsible for the scheduler?": ("Sofia Rossi owns",),
+    "who's in charge of payments?": ("David Kim owns",),
     # the present a question closes with is when it is asked, no word a claim must say
     "who is on call this week?": ("on-call rotation",),
     "who owns the gateway right now?": ("Tom Becker owns",),

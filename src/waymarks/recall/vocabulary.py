@@ -152,10 +152,13 @@ FRAMING_PATTERNS: Final = tuple(
 #: inventory?", "who do I talk to about notifications?", "who can we contact about
 #: billing?"): read as "who owns", in queries only; the "talk" asked with was taken for
 #: the question's verb ("Billing talks to the gateway over gRPC.") and the owner's claim,
-#: saying neither, was no answer. Its cue is what every match holds
+#: saying neither, was no answer. So is asking who is responsible for it or in charge of
+#: it ("who is responsible for the scheduler?": "responsible" was a word no claim said).
+#: Its cue is what every match holds
 ASKED_WHOM: Final = lazy(
     r"\bwho(?:m)?\s+(?:should|do|can|could|would|shall)\s+(?:i|we)\s+(?:ask|contact|ping|"
-    r"(?:talk|speak)\s+(?:to|with)|reach\s+out\s+to|go\s+to)\s+(?:about|for|regarding)\b")
+    r"(?:talk|speak)\s+(?:to|with)|reach\s+out\s+to|go\s+to)\s+(?:about|for|regarding)\b"
+    r"|\bwho(?:'s|’s|\s+is|\s+are|\s+was)\s+(?:responsible\s+for|in\s+charge\s+of)(?=\s)")
 
 #: a word of software work also typed as two, spaced or hyphenated ("on call", "on-call",
 #: "log in", "sign-in"): read as the one word, its space or hyphen left out ("oncall",
