@@ -190,9 +190,16 @@ TOKENS: Final = (
     _token("url_signature", "url-signature",
            r"(?<![\w-])(?:X-Amz-|X-Goog-)?Signature=(?P<url_signature>[A-Za-z0-9%~_+/=-]{16,})",
            "Signature="),
+    # and as Azure's CLI prints one: ``az storage account keys list``'s ``{"keyName": "key1",
+    # …, "value": "…=="}``, ``az cosmosdb keys list``'s ``"primaryMasterKey": "…=="`` (a
+    # Service Bus or Log Analytics ``primaryKey``/``primarySharedKey`` alike), which went
+    # out in clear: padded base64 of 32+ bytes (a database's ``"primaryKey": "id"`` is none)
     Rule("azure_storage", "azure-storage-key", lazy(
-        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})",
-        re.ASCII | re.IGNORECASE), ("accountkey", "sharedaccesskey"), folded=True,
+        r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})"
+        r"|(?:\"keyName\"[^{}]{0,512}?\"value\"|\"(?:primary|secondary)[A-Za-z]{0,24}Key\")"
+        r"\s{0,64}:\s{0,64}\"(?P<azure_json>[A-Za-z0-9+/]{42,}={1,2})\"",
+        re.ASCII | re.IGNORECASE),
+        ("accountkey", "sharedaccesskey", '"keyname"', '"primary', '"secondary'), folded=True,
         anchored=True, guard="="),
     Rule("aws_secret", "aws-secret-access-key", lazy(
         r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
