@@ -156,6 +156,7 @@ SHAPES: list[Callable[[random.Random], str]] = [
     lambda r: "export SESSION_X=" + r.randbytes(32).hex(),
     lambda r: "echo " + rand(r, ALNUM, 20) + " | gh auth login --with-token",
     lambda r: "http -a admin:" + rand(r, ALNUM, 14) + " POST api.example.com/health",
+    lambda r: '"Args": ["--password", "' + rand(r, ALNUM, 14) + '", "--port", "5432"]',
 ]
 
 

@@ -163,6 +163,13 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+#: what parts a flag from its value when a program's arguments are a list: the next item
+#: of a JSON or Python list (docker inspect's ``"Args": ["--password", "…"]``, Kubernetes'
+#: ``args: ["--db-password", "…"]``, ``subprocess.run([…, "--password", "…"])``), quoted,
+#: or of an indented YAML list (``  - --password⏎  - …``, a Markdown list's top level
+#: being prose's): these went out in clear
+_NEXT_ARGUMENT: Final = (r"(?:(?<=[\w-])[\"'][ \t]{0,64},\s{0,64}(?=[\"'])"
+                         r"|[ \t]*\r?\n[ \t]+-[ \t]+)")
 #: what every such flag starts with (the rule's hint: a search led by its dash, cheaper than
 #: trying the flag at each "key" or "token" of a text)
 _DASH_HEAD: Final = lazy(r"-(?i:store|key|src|dest|pass|token|secret|api)", re.ASCII)
@@ -416,8 +423,8 @@ _WRAPPERS: Final = (
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_SECRET_CUT,  # and its head, cut before its kind
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
-    Rule("flag", "secret", lazy(_FLAG + GAP + "+" + _VALUE.format(name="flag"),
-                                      re.ASCII | re.IGNORECASE),
+    Rule("flag", "secret", lazy(_FLAG + "(?:" + GAP + "+|" + _NEXT_ARGUMENT + ")"
+                                + _VALUE.format(name="flag"), re.ASCII | re.IGNORECASE),
          ("--",), anchored=True, wrapper=True, guard="-",
          hint=lazy(_FLAG, re.ASCII | re.IGNORECASE)),  # skips "---" rules and tables
     # (a JSON value, an attribute's quoted one, ``password=⏎"…"``, and a YAML key's may
