@@ -232,3 +232,31 @@ def test_another_quality_or_no_value_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API listens on port 8080.", "The API also listens on port 9090."),
+    ("The API listens on port 8080.", "The API listens on port 9090 as well."),
+    ("The docs are hosted on Netlify.", "The docs are also hosted on Vercel."),
+    ("API 监听端口 8080。", "API 也监听端口 9090。"),
+    ("流水线部署到 staging。", "流水线也部署到 production。"),
+])
+def test_a_value_said_to_be_one_more_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"also", "too", "as well", 也: the claim adds a value to what holds (a pipeline that
+    deploys to staging and, in Chinese, "also" to production was refused)."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The API listens on port 8080.", "The API listens on port 9090."),
+    ("流水线部署到 staging。", "流水线部署到 production。"),
+    ("The API listens on port 8080.", "The API also does not listen on port 8080."),
+    ("Dark mode is enabled.", "Dark mode is also disabled."),
+    ("数据库端口还是 5432。", "数据库端口是 5433。"),
+])
+def test_another_value_a_denial_or_another_state_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

@@ -54,6 +54,16 @@ _BOUNDS: Final = frozenset(
 #: a fraction below one ("The threshold 0.8 triggers alerts."): a value, never a name
 _FRACTION: Final = lazy(r"0\.\d+")
 _VERB_BEFORE: Final = lazy(r"\b(?:is|are|was|were)\b|=")
+#: the verb of a listener before its port, ending the clause ("The API answers on port
+#: 9090.", "… accepts connections on port 9090.", with what any listener takes:
+#: connections, requests, traffic): it says where the subject listens, and is read as
+#: "listens" (a word of the subject phrase, it named a narrower thing than the API; blanked,
+#: a number before it was a value: "Service 77 listens on port 2078" names service 77). The
+#: verb follows a word not ending in "s": after a verb, a noun is what is served there,
+#: a narrower thing ("exposes metrics on port 9100")
+LISTENER_VERB: Final = lazy(
+    r"(?<=[a-z0-9][a-rt-z0-9] )[a-z]+s(?: (?:connections|requests|traffic))?"
+    r"(?= (?:on|at) port \S+(?: (?:in|for|behind|inside)\b[^.;!?]*)?(?:[.;!?,]|$))")
 
 
 #: verbs that state the value after them, as "is" does: no product's name ("remains 1"

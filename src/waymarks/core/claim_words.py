@@ -101,3 +101,20 @@ def words_of(identifier: str) -> frozenset[str]:
     return frozenset(term(word) for word in identifier.split("_")
                      if word not in STOP and len(word) > 1
                      and not any(c.isdigit() for c in word))
+
+
+#: a word saying a claim adds to what holds ("The API also listens on port 9090.", "… on
+#: 9090 too", "… as well", "API 也监听端口 9090。", 还 (not 还是, "still is"), 同时, 另外): its
+#: value is one more, no other in place of one stated
+_ADDS: Final = lazy(r"\b(?:also|additionally)\b|\b(?:too|as well)(?=\s*(?:[.;,!?]|$))"
+                    r"|也|还(?!是)|同时|另外")
+
+
+def adds(text: str) -> str | None:
+    """``text`` (folded, in lower case) with its word of adding (:data:`_ADDS`) blanked, or
+    ``None`` when it has none."""
+    found = _ADDS.search(text)
+    if found is None:
+        return None
+    return text[:found.start()] + " " * (found.end() - found.start()) + text[found.end():]
+

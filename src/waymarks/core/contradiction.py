@@ -44,6 +44,7 @@ from waymarks.core.claim_denials import (
 )
 from waymarks.core.claim_names import (
     COUNTED,
+    LISTENER_VERB,
     NUMBERED,
     SOLE_VERBS,
     VALUE_FOLLOWERS,
@@ -83,6 +84,7 @@ from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
 from waymarks.core.claim_word_values import word_values
 from waymarks.core.claim_words import STOP as _STOP
+from waymarks.core.claim_words import adds
 from waymarks.core.claim_words import subject_terms as _subject_terms
 from waymarks.core.claim_words import term as _term
 from waymarks.core.claim_words import words_of as _words_of
@@ -178,16 +180,6 @@ _SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
 #: deliberately two facts (read as a subject word after the value, it qualified it, and
 #: the two were one rate with two values)
 _RATE_SCOPE: Final = lazy(r" per ([a-z][a-z0-9-]*)\b")
-#: the verb of a listener before its port, ending the clause ("The API answers on port
-#: 9090.", "… accepts connections on port 9090.", with what any listener takes:
-#: connections, requests, traffic): it says where the subject listens, and is read as
-#: "listens" (a word of the subject phrase, it named a narrower thing than the API; blanked,
-#: a number before it was a value: "Service 77 listens on port 2078" names service 77). The
-#: verb follows a word not ending in "s": after a verb, a noun is what is served there,
-#: a narrower thing ("exposes metrics on port 9100")
-_LISTENER_VERB: Final = lazy(
-    r"(?<=[a-z0-9][a-rt-z0-9] )[a-z]+s(?: (?:connections|requests|traffic))?"
-    r"(?= (?:on|at) port \S+(?: (?:in|for|behind|inside)\b[^.;!?]*)?(?:[.;!?,]|$))")
 
 
 class Signature(msgspec.Struct, frozen=True):
@@ -216,6 +208,8 @@ class Signature(msgspec.Struct, frozen=True):
     #: each value stated as a bound, and which ("<=" of "at most 100 jobs", of "never sends
     #: more than 50 …"): compared by size (:func:`bounds_clash`)
     bounds: frozenset[tuple[str, str]] = frozenset()
+    #: it adds a value to what holds (:func:`adds`): another value is no contradiction
+    adds: bool = False
 
 
 #: a number grouping its thousands with commas ("1,500": groups of exactly three digits;
@@ -263,8 +257,10 @@ def signature(claim: str) -> Signature | None:
     denied: set[str] = set()
     pieces: list[str] = []
     text = _without_advice(text)
+    if (added := adds(text)) is not None:  # "also listens on 9090": a value more, no other
+        text = added
     if " port " in text:
-        text = _LISTENER_VERB.sub("listens", text)
+        text = LISTENER_VERB.sub("listens", text)
     worded = text  # (a state is read with its word values: "hosted on aws." is no "on.")
     for start, end, said_not in word_values(text):
         word = "v:" + text[start:end]
@@ -364,7 +360,7 @@ def signature(claim: str) -> Signature | None:
         return None
     return Signature(frozenset(subject), frozenset(values), frozenset(denied),
                      frozenset(head & subject | names), frozenset(released),
-                     frozenset(listed), where, frozenset(bounds))
+                     frozenset(listed), where, frozenset(bounds), added is not None)
 
 
 def _without_advice(text: str) -> str:
@@ -473,9 +469,14 @@ def _clash(a: Signature, b: Signature) -> bool:
     shared = _agreeing(a, b)
     if shared:
         return not all((mine in a.denied) == (theirs in b.denied) for mine, theirs in shared)
-    # other attributes, a side asserting none ("is not 5432"), or a bare number that is
-    # the measure's amount ("30" and "30 seconds"): no disagreement
-    return not _other_attributes(a, b)
+    # other attributes, a side asserting none ("is not 5432"), a bare number that is the
+    # measure's amount ("30" and "30 seconds"), or one more value: no disagreement
+    return not _other_attributes(a, b) and not _one_more(a, b)
+
+
+def _one_more(a: Signature, b: Signature) -> bool:
+    """Whether one side adds a value ("also on 9090"), of no state (one holds at a time)."""
+    return (a.adds or b.adds) and not any(v[:2] == "s:" for v in a.values | b.values)
 
 
 def _split(a: Signature, b: Signature, kind: str = "s:") -> list[tuple[Signature, Signature]]:
@@ -564,8 +565,9 @@ def two_facts(a: Signature, b: Signature) -> bool:
     did not contradict and :func:`waymarks.core.rules.key_apart` kept both active)."""
     if contradicts(a, b):
         return False
-    if _agreeing(a, b) or _other_attributes(a, b) or bounds_clash(a, b) is False:
-        return True  # (a value in common, other attributes, an amount within a bound)
+    if _agreeing(a, b) or _other_attributes(a, b) or _one_more(a, b) or bounds_clash(
+            a, b) is False:  # (a value in common, other attributes, one more, within a bound)
+        return True
     if a.subject <= b.subject:
         return _narrower(a, b)
     return _narrower(b, a) if b.subject <= a.subject else True
