@@ -119,3 +119,28 @@ def test_a_home_file_that_is_a_broken_link_is_refused_not_the_defaults(
     assert refused.value.code == "bad_config"
     assert str(home / "config.toml") in str(refused.value)
     assert "fix or remove it" in str(refused.value)
+
+
+@pytest.mark.parametrize("bad", ['[context]\nmaxPinnedTokens = "lots"\n',
+                                 "[memory]\ncrossSession = 1\n"])
+def test_a_bad_value_of_a_trusted_project_s_file_names_that_file_alone(
+        tmp_path: Path, bad: str) -> None:
+    """A trusted project's `maxPinnedTokens = "lots"` was refused as "HOME/config.toml,
+    PROJECT/.waymarks/config.toml: maxPinnedTokens must be …", so the person (and the
+    Claude Code hook's line) was sent to the home's file too, which held nothing wrong.
+    A value the home's file alone reads well is the project's file's."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    (project / ".waymarks").mkdir(parents=True)
+    (home / "config.toml").write_text("[context]\nmaxMemoryTokens = 4000\n")
+    (project / ".waymarks" / "config.toml").write_text(bad)
+    with pytest.raises(ServiceError) as refused:
+        load_settings(home, str(project), trusted=True)
+    assert refused.value.code == "bad_config"
+    message = str(refused.value)
+    assert message.startswith(f"{project / '.waymarks' / 'config.toml'}: "), message
+    assert str(home / "config.toml") not in message
+    (home / "config.toml").write_text(bad)  # both wrong: both named, as before
+    with pytest.raises(ServiceError) as both:
+        load_settings(home, str(project), trusted=True)
+    assert str(home / "config.toml") in str(both.value)

@@ -149,6 +149,7 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         merged = _known_keys(_read(home_file), home_file)
         sources.append(str(home_file))
     local: dict[str, Any] = {}
+    home_view: dict[str, Any] | None = None  # the home's settings, before a project's
     if project_file.exists() or project_file.is_symlink():
         if not in_project(project_file, project):
             ignored.append(f"{project_file} (a link out of the project: not read)")
@@ -168,6 +169,8 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         if local:
             policy, default_provider = _tighten(policy, default_provider, local, project_file,
                                                 ignored)
+            home_view = {name: dict(table) if isinstance(table, dict) else table
+                         for name, table in merged.items()}
             # copies: _merge changes the originals
             before = {name: dict(table) if isinstance(table := merged.get(name), dict)
                       else {} for name in ("context", "memory")}
@@ -178,42 +181,63 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
             _keep_budgets(merged, before, project_file, ignored)
             ignored.extend(f"{project_file}: [{name}] (only the home configuration may set it)"
                            for name in _HOME_ONLY if name in local)
-        context = merged.get("context", {})
-        memory = merged.get("memory", {})
-        budgets = Budgets(
-            max_pinned_tokens=_positive(context, "maxPinnedTokens", _BUDGETS.max_pinned_tokens),
-            max_memory_tokens=_positive(context, "maxMemoryTokens", _BUDGETS.max_memory_tokens),
-            max_results=_positive(memory, "maxResults", _BUDGETS.max_results),
-            max_personal_tokens=_positive(context, "maxPersonalTokens",
-                                          _BUDGETS.max_personal_tokens),
-        )
-        window = context.get("defaultContextWindow") if isinstance(context, dict) else None
-        if window is not None and (not _count(window) or window > MAX_WINDOW):
-            # read where a hook plans, "200k" or 200000.0 meant "no limit", in silence
-            raise ValueError("defaultContextWindow must be a whole number of tokens from 1 "
-                             f"to {MAX_WINDOW:,}, not {window!r}")
-        cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
-        if not isinstance(cross_session, bool):
-            raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
-        max_sessions = _positive(memory, "maxProjectSessions", _PROJECT_SESSIONS)
-        roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
-        if not isinstance(roots, list) or not all(_a_path(r) for r in roots):
-            raise ValueError("sessionRoots must be a list of directory paths")
-        relative = [r for r in roots if not Path(r).expanduser().is_absolute()]
-        if relative:  # it was read from each working directory: a repository's folder
-            raise ValueError(f"sessionRoots: {relative[0]!r} is a relative path, which "
-                             "would be read in every project you work in (a repository "
-                             "could supply it); give an absolute one (~/… works)")
-        personal = merged.get("personal")
-        if isinstance(personal, dict) and "directory" in personal and not _a_path(
-                personal["directory"]):
-            raise ValueError("[personal] directory must be a directory path")
+        budgets, cross_session, max_sessions, roots = _limits(merged)
     except (PrivacyConfigError, ValueError) as exc:
-        raise ServiceError("bad_config", f"{', '.join(sources)}: {exc}") from exc
+        # a limit the home's file alone reads well is the project's: name that file alone
+        # (both were named, and the person was sent to a home file holding nothing wrong)
+        at_fault = [str(project_file)] if local and home_view is not None and \
+            _reads_well(home_view) else sources
+        raise ServiceError("bad_config", f"{', '.join(at_fault)}: {exc}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
                     tuple(Path(r).expanduser() for r in roots), home_default_local,
                     home_sets_window)
+
+
+def _limits(merged: dict[str, Any]) -> tuple[Budgets, bool, int, list[Any]]:
+    """The budgets, ``crossSession``, ``maxProjectSessions`` and ``sessionRoots`` of the
+    settings ``merged``, and the window and ``[personal] directory`` checked; a value
+    that cannot be used raises ``ValueError`` naming it."""
+    context = merged.get("context", {})
+    memory = merged.get("memory", {})
+    budgets = Budgets(
+        max_pinned_tokens=_positive(context, "maxPinnedTokens", _BUDGETS.max_pinned_tokens),
+        max_memory_tokens=_positive(context, "maxMemoryTokens", _BUDGETS.max_memory_tokens),
+        max_results=_positive(memory, "maxResults", _BUDGETS.max_results),
+        max_personal_tokens=_positive(context, "maxPersonalTokens",
+                                      _BUDGETS.max_personal_tokens),
+    )
+    window = context.get("defaultContextWindow") if isinstance(context, dict) else None
+    if window is not None and (not _count(window) or window > MAX_WINDOW):
+        # read where a hook plans, "200k" or 200000.0 meant "no limit", in silence
+        raise ValueError("defaultContextWindow must be a whole number of tokens from 1 "
+                         f"to {MAX_WINDOW:,}, not {window!r}")
+    cross_session = memory.get("crossSession", True) if isinstance(memory, dict) else True
+    if not isinstance(cross_session, bool):
+        raise ValueError(f"crossSession must be true or false, not {cross_session!r}")
+    max_sessions = _positive(memory, "maxProjectSessions", _PROJECT_SESSIONS)
+    roots = memory.get("sessionRoots", []) if isinstance(memory, dict) else []
+    if not isinstance(roots, list) or not all(_a_path(r) for r in roots):
+        raise ValueError("sessionRoots must be a list of directory paths")
+    relative = [r for r in roots if not Path(r).expanduser().is_absolute()]
+    if relative:  # it was read from each working directory: a repository's folder
+        raise ValueError(f"sessionRoots: {relative[0]!r} is a relative path, which "
+                         "would be read in every project you work in (a repository "
+                         "could supply it); give an absolute one (~/… works)")
+    personal = merged.get("personal")
+    if isinstance(personal, dict) and "directory" in personal and not _a_path(
+            personal["directory"]):
+        raise ValueError("[personal] directory must be a directory path")
+    return budgets, cross_session, max_sessions, roots
+
+
+def _reads_well(settings: dict[str, Any]) -> bool:
+    """Whether ``settings`` (the home's alone) hold limits that can be used."""
+    try:
+        _limits(settings)
+    except ValueError:
+        return False
+    return True
 
 
 def in_project(path: Path, project: str) -> bool:
