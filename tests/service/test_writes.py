@@ -206,6 +206,10 @@ def test_sources_must_be_on_the_active_branch(app: Waymarks) -> None:
     # from an example, was told only that it "is not on the active branch")
     for message in (refused.message, refused_pin.message):
         assert "`waymarks session show`" in message
+    app.command_prefix = "/context"  # inside Pi: its /context has no `session` command
+    in_pi = app.remember("Side claim", sources=(side,))
+    assert isinstance(in_pi, Rejected) and "session show" not in in_pi.message
+    app.command_prefix = "waymarks"
     accepted = app.remember("Root claim", sources=(root, root))
     assert isinstance(accepted, Committed)
     assert by_id(app, "memory")[accepted.id].source_entry_ids == (root,)

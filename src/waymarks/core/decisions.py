@@ -356,10 +356,11 @@ def _check_scope_and_sources(
         )
     for entry_id in sources:
         if entry_id not in ctx.branch:
-            return Rejected("off_branch",
-                            f"{what} source entry {echoed(entry_id)} is not on the active "
-                            f"branch; `{suggested(ctx.prog, 'session', 'show')}` lists the "
-                            "entries on it")
+            # (`session` is no command of a host's /context: inside Pi, no hint)
+            listed = (f"; `{suggested(ctx.prog, 'session', 'show')}` lists the entries on it"
+                      if ctx.prog == "waymarks" else "")
+            return Rejected("off_branch", f"{what} source entry {echoed(entry_id)} is not on "
+                            f"the active branch{listed}")
     return None
 
 
