@@ -253,6 +253,9 @@ The 10 after them: a value said to be one more ("The API listens on port 8080." 
 API also listens on port 9090.", "流水线部署到 staging。" / "流水线也部署到 production。",
 reproduced with the real CLI: refused, "also" and 也 no word of it), 100 % caught, 100 %
 false before, 100 % / 0 % after.
+The 6 after them: a verb not done to the thing beside a value of it ("The API port is
+8080." / "… is not blocked by the firewall.", reproduced with the real CLI: refused by the
+replay rule's shared key), 100 % caught, 100 % false before, 100 % / 0 % after.
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new

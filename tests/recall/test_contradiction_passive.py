@@ -260,3 +260,27 @@ def test_another_value_a_denial_or_another_state_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API port is 8080.", "The API port is not blocked by the firewall."),
+    ("The API port is not blocked by the firewall.", "The API port is 8080."),
+    ("The config file is at /etc/app/config.yaml.", "The config file is not reloaded on SIGHUP."),
+])
+def test_a_verb_not_done_to_the_thing_beside_a_value_of_it_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """What is not done to the thing is no other value of it, as what is done is not: the
+    replay rule's derived key ("api port") refused it beside the port."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The API port is blocked by the firewall.", "The API port is not blocked by the firewall."),
+    ("The release artifacts are signed with cosign.",
+     "The release artifacts are not signed with cosign."),
+])
+def test_a_verb_and_its_denial_still_contradict(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

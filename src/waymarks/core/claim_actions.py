@@ -22,8 +22,8 @@ _IRREGULAR: Final = frozenset(
 #: the copula of the derived key's ``X is Y``, an adverb perhaps, the verb and the
 #: preposition after it: a verb done to the thing, not a word said of it ("is fast")
 _PASSIVE: Final = lazy(
-    r"^[^=]+? (?:is|are)(?: (?:now|also|always|automatically|currently|only))? ([a-z]+)"
-    r" (?:to|into|in|on|onto|under|with|by|from|for|at|via|using|through|as)\b")
+    r"^[^=]+? (?:is|are)(?: (?:now|also|always|automatically|currently|only))?( not)?"
+    r" ([a-z]+) (?:to|into|in|on|onto|under|with|by|from|for|at|via|using|through|as)\b")
 #: verbs that say a value or a state rather than an action ("is set to 5433", "is changed
 #: to debug", "is enabled in staging"): the signatures compare those
 _NO_ACTION: Final = frozenset(
@@ -38,11 +38,14 @@ _PARTICIPLE_ENDS: Final = lazy(
     r"^[^=]+? (?:is|are)(?: (?:not|now|also|always|automatically|currently|only))? ([a-z]+)$")
 
 
-def passive_verb(norm: str) -> str | None:
+def passive_verb(norm: str, *, denied: bool = False) -> str | None:
     """The verb of a claim (normalized) saying what is done to its subject in the passive,
-    or ``None``."""
+    or ``None``; with ``denied``, also one saying it is not done ("… is not blocked by the
+    firewall.")."""
     found = _PASSIVE.match(norm)
-    return None if found is None else _action(found.group(1))
+    if found is None or (found.group(1) and not denied):
+        return None
+    return _action(found.group(2))
 
 
 def _action(verb: str) -> str | None:
@@ -69,7 +72,7 @@ def action_beside_value(action: str, valued: str) -> bool:
     none: what is done to it, or not, is no other value of it (a verb that ends or replaces
     it aside, and the same participle denied: "The search index is not sharded." reads as
     one shard)."""
-    verb = passive_verb(action)
+    verb = passive_verb(action, denied=True)  # ("… is not blocked by the firewall.")
     if verb is None:
         verb = _participle_ending(action)
     if verb is None:  # "Feature branches are deleted after merge.": a rule of when, even
