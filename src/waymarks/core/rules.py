@@ -225,6 +225,7 @@ def find_contradictions(
     """
     if candidate.kind != "memory":
         return ()
+    from waymarks.core.claim_actions import agent_beside_place
     from waymarks.core.claim_negations import opposite_norms
     from waymarks.core.contradiction import contradicts, signature  # (a write's, not a read's)
 
@@ -272,7 +273,7 @@ def find_contradictions(
                     continue
                 found = view.get(item_id)
                 if found is not None and found.status == "active" and not _keyed_apart(
-                        candidate, found):
+                        candidate, found) and not agent_beside_place(candidate.norm, found.norm):
                     hits[item_id] = found.seq
     hits = hits or keyed_only  # the replay rule refuses it all the same
     return tuple(sorted(hits, key=lambda i: (hits[i], i)))
@@ -373,10 +374,11 @@ def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState)
     /etc/app/config.yaml."), or another attribute said beside its values
     (:func:`said_beside`). Two facts in one partition (:func:`key_apart`) and across
     two (:func:`find_contradictions`)."""
-    from waymarks.core.claim_actions import other_actions, said_beside
+    from waymarks.core.claim_actions import agent_beside_place, other_actions, said_beside
     from waymarks.core.contradiction import signature
 
-    if other_actions(candidate.norm, other.norm):
+    if other_actions(candidate.norm, other.norm) or agent_beside_place(candidate.norm,
+                                                                        other.norm):
         return True
     theirs = signature(other.text)
     if (mine is None) == (theirs is None):
