@@ -136,6 +136,9 @@ UNSTORED: Final = (
     "what database does the worker use?",
     "how do I run the worker tests?",
     "who owns the tracker?",
+    # a claim naming the thing and no owner says nothing of who owns it
+    "who owns the worker pool?",
+    "who maintains the bug tracker export script?",
     "how do I deploy the tracker?",
     # a name the store never saw, introduced by an article: two other words matched
     "which python version does the crawler use?",

@@ -173,6 +173,11 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         # "where is the auth service?": the billing service is another one, and "the
         # search cache TTL?" is not the billing cache's
         return f"does not name {other[2:]}"
+    if plan.agent and not (plan.agent[0] in candidate.body
+                           or plan.agent[0] in candidate.aliases):
+        # "who owns the worker pool?": "The background jobs for billing run on the worker
+        # pool named jobs-billing." names it, and no owner
+        return f"says nothing about {plan.agent[0][2:]}"
     if plan.agent and says_its_doing(plan.agent, candidate.text):
         # "who owns billing?": "Billing owns the Stripe webhook." says what billing owns
         return f"says what {plan.agent[1][2:]} does, not who does it"
