@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.evolution.test_aging import days_ago, learn
+from tests.inprocess import waymarks
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
 from tests.team.test_team_source import Writer
@@ -69,3 +70,27 @@ def test_recall_and_memory_recall_leave_it_out_too(
         answer = call(app, {"query": ask})
     for rows in (recalled["learned"], answer["learned"]):
         assert [r["excerpt"] for r in rows] == ["The staging cache ttl is 60 seconds"]
+
+
+def test_a_team_item_reusing_a_learned_claims_id_is_left_out(
+        team_repo: Path, home: Path, tmp_path: Path) -> None:
+    """A teammate's line carrying the ID of one of the person's learned claims (24 hex
+    digits; no share writes one): both were planned under one ID, as a pin's reuse was
+    (763af9ef). The team item is left out and `team status` names it."""
+    from tests.team.test_team_hostile import _forge
+
+    mine = learn(home, str(tmp_path / "elsewhere"), {
+        "kind": "fact", "content": "The staging cache ttl is 60 seconds",
+        "searchTerms": ["staging"]}, days_ago(1))
+    _forge(Writer(team_repo / ".waymarks" / "team", "mal-00000003", "Mal"), mine,
+           "Staging cache entries never expire", at=10)
+    plan = run(home, team_repo, "plan", "--prompt", "the staging cache ttl?")
+    shown = json.dumps(plan["messages"])
+    assert "ttl is 60 seconds" in shown and "never expire" not in shown, shown
+    assert not [e for e in plan["manifest"]["entries"]
+                if e["kind"] == "team" and e["id"] == mine and e["decision"] == "included"]
+    status = run(home, team_repo, "team", "status")
+    assert status["reusedOwn"] == [{"id": mine, "contributor": "mal-00000003",
+                                    "kind": "learned"}], status["reusedOwn"]
+    text = waymarks("--home", str(home), "team", "status", cwd=team_repo).stdout
+    assert "reuses the ID of your own learned claim" in text, text

@@ -257,7 +257,8 @@ def team_group() -> Group:
                    + cell(shell_command(["waymarks", "team", "unshare", _short(d["id"])]))
                    + "`), then share the right text again" for d in data["duplicates"]]
         footer += [f"item {cell(_short(r['id']))} of {cell(r['contributor'])} reuses the ID of "
-                   f"your own {r['kind']} (no share does that): left out of plans; unshare it "
+                   f"your own {r['kind'].replace('learned', 'learned claim')} (no share "
+                   "does that): left out of plans; unshare it "
                    "(`" + cell(shell_command(["waymarks", "team", "unshare", _short(r["id"])]))
                    + "`), or exclude its contributor" for r in data["reusedOwn"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "

@@ -4,6 +4,7 @@ the team block a plan takes (from the read side's state, :mod:`waymarks.service.
 
 from __future__ import annotations
 
+import re
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -180,18 +181,27 @@ def duplicates_json(state: TeamState) -> list[dict[str, Any]]:
 #: the most IDs one lookup names (SQLite's default limit on a statement's variables is
 #: 32,766)
 _IDS_ASKED = 30_000
+#: the shape of a learned claim's ID (core.evolution.model.claim_id): only such a team ID
+#: is looked up among them
+_LEARNED_ID = re.compile(r"[0-9a-f]{24}")
 
 
 def reusing_own(app: Waymarks, ids: list[str]) -> dict[str, str]:
     """Which of the team item ``ids`` are the ID of one of the person's own items here,
     to the kind of that item. No share writes one (a team ID is 32 hex digits, a local
-    one a dashed UUID): a teammate's line copying it had both planned under one ID, and a
-    `forget` or `pin show` of it could mean either. Such a team item is left out."""
-    held = [i for at in range(0, len(ids), _IDS_ASKED)  # (one lookup per 30k, any kind
-            for i in app.projection.classifications(ids[at:at + _IDS_ASKED])]  # or place)
-    if not held:
-        return {}
-    return {v.id: kind for kind in ("pin", "memory") for v in app.items(kind, ids=held)}
+    one a dashed UUID, a learned claim's 24 hex digits): a teammate's line copying it had
+    both planned under one ID, and a `forget`, `pin show` or `learn forget` of it could
+    mean either. Such a team item is left out."""
+    from waymarks.store.evolution_probe import known_claims
+
+    parts = [ids[at:at + _IDS_ASKED] for at in range(0, len(ids), _IDS_ASKED)]
+    held = [i for part in parts  # (one lookup per 30k, any kind or place)
+            for i in app.projection.classifications(part)]
+    found = {v.id: kind for kind in ("pin", "memory")
+             for v in (app.items(kind, ids=held) if held else ())}
+    learned = [[i for i in part if _LEARNED_ID.fullmatch(i)] for part in parts]
+    return found | dict.fromkeys(
+        (i for part in learned if part for i in known_claims(app.db_path, part)), "learned")
 
 
 def reused_own_json(app: Waymarks, state: TeamState) -> list[dict[str, str]]:

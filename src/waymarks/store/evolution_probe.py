@@ -35,6 +35,15 @@ def _among(db_path: Path, ids: Sequence[str], where: str) -> set[str]:
                                 f"({marks}){where}", list(ids))
 
 
+def known_claims(db_path: Path, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` are the IDs of learned claims the projection holds (any state),
+    read-only: a team item copying one is left out of plans (:mod:`.team_views`)."""
+    if not ids:
+        return set()
+    return _source_ids(db_path, f"SELECT id FROM evo_claims WHERE id IN "
+                                f"({','.join('?' * len(ids))})", list(ids))
+
+
 def _source_ids(db_path: Path, sql: str, args: Sequence[str] = ()) -> set[str]:
     """The source IDs ``sql`` selects, read-only; none without a projection or its
     learned tables (a missing or unreadable database means "none known")."""
