@@ -1,7 +1,8 @@
 """A credential a tool's configuration command keeps, given on its line with a space, not
 an ``=``: ``aws configure set aws_session_token …`` (its secret key's 40 characters were
 caught as one; a session token or a shorter key was not), ``dotnet user-secrets set
-"ApiKey" "…"``, and Poetry's ``poetry config http-basic.REPO USER PASSWORD``: the value
+"ApiKey" "…"``, WP-CLI's ``wp config set DB_PASSWORD …``, and Poetry's ``poetry config
+http-basic.REPO USER PASSWORD``: the value
 went to the model in clear, and a pin holding it was stored, as npm's ``config set
 …:_authToken …`` did before its rule. A setting so kept under another name stays."""
 
@@ -25,6 +26,10 @@ CASES: list[tuple[str, str]] = [
      "dotnet user-secrets set Smtp:Password [REDACTED:secret]"),
     (f"poetry config http-basic.internal ci {PW}",
      "poetry config http-basic.internal ci [REDACTED:secret]"),
+    # WP-CLI's wp-config.php constants (a database password, a salt), which went out in clear
+    (f"wp config set DB_PASSWORD {PW}", "wp config set DB_PASSWORD [REDACTED:secret]"),
+    (f'wp config set AUTH_KEY "{PW}" --type=constant',
+     'wp config set AUTH_KEY "[REDACTED:secret]" --type=constant'),
 ]
 
 UNCHANGED: list[str] = [
@@ -33,6 +38,9 @@ UNCHANGED: list[str] = [
     'dotnet user-secrets set "Logging:Level" "Debug"',
     "poetry config http-basic.internal ci",  # asked for
     "aws configure set aws_session_token $AWS_SESSION_TOKEN",
+    "wp config set DB_NAME wordpress",
+    "wp config get DB_PASSWORD",
+    "wp config set DB_PASSWORD $DB_PASS",
 ]
 
 

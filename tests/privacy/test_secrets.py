@@ -268,6 +268,7 @@ secretish = st.lists(st.sampled_from([
     "http ", " -a u:", "jenkins-cli ", " -auth u:",  # (user_flag)
     '"keyName": "key1", "value": "', '"primaryMasterKey": "', "==",  # (azure_storage)
     '["--password", "', "\n  - --token\n  - ",  # (flag)
+    "wp config set DB_PASSWORD ",  # (config_named)
     " | sudo -S ", "sudo -kS ", "gh auth login --with-token", " | passwd ",  # (stdin_login)
     "?key=", "&sig=", "?signature=", '{"name": "sig", "value": "',  # (query_key)
     " | base64 -d", "base64 --decode <<< ",  # (b64_login)

@@ -47,6 +47,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "py_auth", "pgbouncer", "redis_acl", "env_list", "env_block",
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
                                 "admin_password", "stdin_login", "query_key", "env_export",
+                                "config_named",
                                 "smb_user",
                                 "xml_value",
                                 "xml_pair",
@@ -284,7 +285,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                           or "key" in folded) and DASH_FLAG.search(text) is not None) \
             or (named_pass and ("requirepass" in folded or "insecure-password" in folded)) \
             or ("auth" in folded and _auth_key(folded)) \
-            or ("set" in text and ("configure" in text or "user-secrets" in text)) \
+            or ("set" in text and ("configure" in text or "user-secrets" in text
+                                   or "config" in text)) \
             or ("k" in folded and "psk" in folded and "nmcli" in text)
     return named_pass \
         or ("k" in folded and ("key" in folded or "token" in folded

@@ -280,15 +280,18 @@ _WRAPPERS: Final = (
     *ADMIN_RULES,  # a password an administrator's command takes as an argument: secret_admin
     # a credential a tool's configuration command keeps, named for one, its value after a
     # space (``aws configure set aws_session_token …``, ``dotnet user-secrets set "ApiKey"
-    # "…"``), and Poetry's ``config http-basic.REPO USER PASSWORD``: these went out in clear
+    # "…"``, WP-CLI's ``wp config set DB_PASSWORD …``), and Poetry's ``config
+    # http-basic.REPO USER PASSWORD``: these went out in clear
     Rule("config_named", "secret", lazy(
-        r"(?<![\w.-])(?:(?:aws(?:\.exe)?[ \t]+configure|dotnet(?:\.exe)?[ \t]+user-secrets)"
+        r"(?<![\w.-])(?:(?:aws(?:\.exe)?[ \t]+configure|dotnet(?:\.exe)?[ \t]+user-secrets"
+        r"|wp(?:\.phar)?[ \t]+config)"
         + _CONFIG_FLAGS + r"[ \t]+set" + _CONFIG_FLAGS + r"[ \t]+(?P<config_named_k>['\"]?)"
         r"[\w.:-]*?(?:" + _TF_SECRET_NAME + r")" + _QUALIFIER + r"(?P=config_named_k)"
         r"|poetry(?:\.exe)?[ \t]+config[ \t]+http-basic\.[\w.-]{1,253}[ \t]+[^\s'\"]{1,253})"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="config_named", least=1),
         re.ASCII | re.IGNORECASE),
-        ("configure", "user-secrets", "http-basic"), wrapper=True, guard=" "),
+        ("configure", "user-secrets", "http-basic", "wp config", "wp.phar config"), wrapper=True,
+        guard=" "),
     Rule("url", "url-password", lazy(
         r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*:(?P<url>[^\s/?\[\]\"'<>]+)(?=@)",
         re.ASCII), ("://", ":\\/\\/"), anchored=True, wrapper=True, guard=":"),
