@@ -76,3 +76,23 @@ def test_forget_takes_an_id_or_an_origin(cli: Callable[..., dict]) -> None:
         assert refused["code"] == "bad_input" and "--origin" in refused["message"]
     empty = cli("learn", "forget", "--origin", "", "--dry-run", expect=2)
     assert empty["code"] == "invalid_argument"
+
+
+def test_a_directory_with_only_queued_sources_has_them_settled(
+        home: Path, tmp_path: Path, cli: Callable[..., dict]) -> None:
+    """Captured, not learned yet (no model has run): the remedy for a hostile repository
+    must still stop its queued sources, or the next `evolve` learns them."""
+    hostile = tmp_path / "cloned"
+    hostile.mkdir()
+    with Evolution(home) as evo:
+        assert evo.capture(str(hostile.resolve()), "summary", f"{PLANTED}, always.",
+                           session="s1", key="k1") is not None
+    planned = cli("learn", "forget", "--origin", str(hostile), "--dry-run")
+    assert planned["retiredSources"] == 1 and planned["claims"] == []
+    done = cli("learn", "forget", "--origin", str(hostile), "--yes")
+    assert done["outcome"] == "forgotten" and done["retiredSources"] == 1
+    with Evolution(home) as evo:
+        evo.sync()
+        assert [s.source_id for s in evo.store.unsettled(10)] == []
+    again = cli("learn", "forget", "--origin", str(hostile), "--yes", expect=2)
+    assert again["code"] == "not_found" and "queued" in again["message"]

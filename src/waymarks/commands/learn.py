@@ -248,11 +248,11 @@ def _forget_origin(app: Any, directory: str, dry_run: bool, yes: bool) -> Result
             return refused(planned.code, planned.message)
         listed = [(c["id"], c["kind"], c["state"], cell(c["content"]))
                   for c in planned.data["claims"]]
-        shown = "\n".join(f"  {i} {k} {st}: {text}" for i, k, st, text in listed)
+        shown = "".join(f"\n  {i} {k} {st}: {text}" for i, k, st, text in listed)
         run = runtime()
         if dry_run:
             return Result({"outcome": "dry_run", **planned.data},
-                          f"{planned.message}\n{shown}\nNothing changed; forget them with "
+                          f"{planned.message}{shown}\nNothing changed; forget them with "
                           "--yes.")
         if not yes:
             if not (run.interactive and not run.json and sys.stdin is not None
@@ -260,7 +260,7 @@ def _forget_origin(app: Any, directory: str, dry_run: bool, yes: bool) -> Result
                 return refused("confirmation_required", f"{planned.message} See them with "
                                "--dry-run, confirm with --yes; nothing changed")
             run.progress.stop()  # the question has the terminal now
-            click.echo(f"{planned.message}\n{shown}", err=True)
+            click.echo(f"{planned.message}{shown}", err=True)
             if not click.confirm("Forget them?", default=False, err=True):
                 return refused("declined", "nothing was forgotten")
         outcome = forget_origin(evo, origin)

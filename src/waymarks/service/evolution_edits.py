@@ -108,12 +108,14 @@ def forget_origin(evo: Evolution, origin: str) -> EditOutcome:
     with evo.ledger.locked():
         evo._locked_sync()
         claims = evo.store.claims(states=UNFORGOTTEN, origin=origin)
-        if not claims:
-            return _refuse("not_found", f"no learned claim in effect comes from {escaped(origin)}"
-                           "; see `waymarks learn list` (its ORIGIN column); nothing changed")
         at = iso(evo.clock.now())
+        # (a source captured, not learned yet: the next model pass would learn it)
         retired = [SettledRecord(SCHEMA_VERSION, s.source_id, "forgotten", at)
                    for s in evo.store.unsettled(1_000_000) if s.origin == origin]
+        if not claims and not retired:
+            return _refuse("not_found", f"no learned claim in effect and no queued source "
+                           f"comes from {escaped(origin)}; see `waymarks learn list` (its "
+                           "ORIGIN column); nothing changed")
         data = {"origin": origin, "retiredSources": len(retired),
                 "claims": [{"id": c.id, "kind": c.kind, "state": c.state,
                             "content": c.content} for c in claims]}
