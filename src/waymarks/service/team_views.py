@@ -191,17 +191,24 @@ def reusing_own(app: Waymarks, ids: list[str]) -> dict[str, str]:
     to the kind of that item. No share writes one (a team ID is 32 hex digits, a local
     one a dashed UUID, a learned claim's 24 hex digits): a teammate's line copying it had
     both planned under one ID, and a `forget`, `pin show` or `learn forget` of it could
-    mean either. Such a team item is left out."""
+    mean either. Such a team item is left out. An ID in capitals is the same one (`pin
+    show` reads it in lower case too): a teammate's line in capitals was planned beside
+    the pin it copied."""
     from waymarks.store.evolution_probe import known_claims
 
-    parts = [ids[at:at + _IDS_ASKED] for at in range(0, len(ids), _IDS_ASKED)]
+    forms: dict[str, list[str]] = {}  # each form a local ID could take -> the team IDs
+    for team_id in ids:
+        for form in dict.fromkeys((team_id, team_id.lower())):
+            forms.setdefault(form, []).append(team_id)
+    asked = list(forms)
+    parts = [asked[at:at + _IDS_ASKED] for at in range(0, len(asked), _IDS_ASKED)]
     held = [i for part in parts  # (one lookup per 30k, any kind or place)
             for i in app.projection.classifications(part)]
-    found = {v.id: kind for kind in ("pin", "memory")
-             for v in (app.items(kind, ids=held) if held else ())}
+    found = {team_id: kind for kind in ("pin", "memory")
+             for v in (app.items(kind, ids=held) if held else ()) for team_id in forms[v.id]}
     learned = [[i for i in part if _LEARNED_ID.fullmatch(i)] for part in parts]
-    return found | dict.fromkeys(
-        (i for part in learned if part for i in known_claims(app.db_path, part)), "learned")
+    return found | {team_id: "learned" for part in learned if part
+                    for i in known_claims(app.db_path, part) for team_id in forms[i]}
 
 
 def reused_own_json(app: Waymarks, state: TeamState) -> list[dict[str, str]]:
