@@ -665,6 +665,23 @@ def test_team_status_says_a_file_is_where_the_ledger_goes(repo: Path, home: Path
     assert run(home, repo, "team", "init", expect=2)["code"] == "not_a_directory"
 
 
+@pytest.mark.parametrize("target", ["/nonexistent/elsewhere", "team"])
+def test_team_status_says_a_dangling_link_is_where_the_ledger_goes(repo: Path, home: Path,
+                                                                   target: str) -> None:
+    """A link at ``.waymarks/team`` whose target is not there (another machine's path a
+    commit carried, or a loop): `team status` said "No team ledger here yet: `waymarks
+    team init`", and that init refuses the link. Status says what init says."""
+    run(home, repo, "trust", ".")
+    (repo / ".waymarks").mkdir()
+    (repo / ".waymarks" / "team").symlink_to(target)
+    shown = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert "team init" not in shown, shown
+    assert "team is a symbolic link" in shown, shown
+    data = run(home, repo, "team", "status")
+    assert not data["initialized"] and "symbolic link" in data["problem"], data
+    assert run(home, repo, "team", "init", expect=2)["code"] == "linked_team_directory"
+
+
 def test_without_a_git_user_name_init_and_shares_say_whose_name_is_written(
         project: Path, home: Path, tmp_path: Path) -> None:
     """With no `git config user.name`, the contributor ID was `contributor-…` and every

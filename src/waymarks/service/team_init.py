@@ -79,8 +79,13 @@ def blocked(app: Waymarks) -> str | None:
     """Why the team ledger cannot be here, with the fix: ``.waymarks`` or
     ``.waymarks/team`` is there and no directory (a file a commit put there, say);
     ``None`` otherwise (`team status` said "No team ledger here yet: `waymarks team
-    init`", which refuses it)."""
+    init`", which refuses it); either one a symbolic link (one whose target is not there
+    read as nothing), which init refuses too."""
     directory = team_dir(app)
+    try:
+        refuse_linked(directory)
+    except TeamRefused as linked:
+        return str(linked)
     for each in (directory.parent, directory):
         if each.exists() and not each.is_dir():
             return (f"{each.relative_to(app.cwd)} exists and is not a directory; the team "
