@@ -150,6 +150,12 @@ def test_status_says_whether_learning_is_on_here(tmp_path: Path) -> None:
     assert _json(tmp_path, "status")["learning"]["enabled"] is True
     assert "Learning: on (statements you make are captured; `waymarks learn off` " \
         "turns it off)" in _run(tmp_path, "status").stdout
+    # a trusted project's summaries and tool output are captured too: status says so
+    _run(tmp_path, "trust", str(tmp_path / "project"))
+    assert "Learning: on (statements you make are captured, and in this trusted project " \
+        "compaction summaries and work turns' tool results; `waymarks learn off` turns " \
+        "it off)" in _run(tmp_path, "status").stdout
+    _run(tmp_path, "untrust", str(tmp_path / "project"))
     (tmp_path / "project" / ".waymarks" / "config.toml").write_text(
         "[evolution]\nlearn = false\n")
     said = _run(tmp_path, "status").stdout

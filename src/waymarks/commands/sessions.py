@@ -114,15 +114,19 @@ def _other_model(model: str, count: int) -> str:
             "index --semantic` does it now)")
 
 
-def _learning_said(learning: dict[str, Any], home_option: str) -> str:
-    """Status's line on learning: whether what the person says is captured here."""
+def _learning_said(learning: dict[str, Any], home_option: str, trusted: bool) -> str:
+    """Status's line on learning: whether what the person says is captured here, and in
+    a ``trusted`` project what the model and the tools wrote too (it named statements
+    alone, while a trusted project's summaries and tool output were being learned)."""
     if learning["problem"]:
         return f"Learning: off ({cell(learning['problem'])})"
     if learning["projectOff"]:
         return "Learning: off here (this project's .waymarks/config.toml turns it off)"
     if learning["enabled"]:
-        return (f"Learning: on (statements you make are captured; `waymarks{home_option} "
-                "learn off` turns it off)")
+        also = (", and in this trusted project compaction summaries and work turns' tool "
+                "results" if trusted else "")
+        return (f"Learning: on (statements you make are captured{also}; "
+                f"`waymarks{home_option} learn off` turns it off)")
     return "Learning: off"
 
 
@@ -164,7 +168,8 @@ def register_house(root: click.Group) -> None:
             lines.append(f"Hybrid recall: {semantic['problem']}")
         elif semantic.get("problem"):
             lines.append(f"Hybrid recall: off ({semantic['problem']})")
-        lines.append(_learning_said(data["learning"], runtime().home_option(data["home"])))
+        lines.append(_learning_said(data["learning"], runtime().home_option(data["home"]),
+                                    bool(data["projectTrusted"])))
         if data.get("claudeCodeHelper") is not None:
             lines.append(helper_said(data["claudeCodeHelper"]))
         return Result(data, "\n".join(lines))
