@@ -251,3 +251,35 @@ def test_a_long_lived_process_whose_disk_fills_still_plans(
         plan_request(app, "lint my change again")
     assert app.stale_note is None
     app.close()
+
+
+def test_a_long_lived_process_behind_its_session_when_the_disk_fills_still_plans(
+        small_fs: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """The same process, its session's ledger grown since its last request (another
+    prompt the hook recorded as the disk filled), then the disk full: bringing the
+    database up to the ledger is a write, and it failed the request whole (the real
+    Claude Code helper: "Waymarks added no context and did not record this prompt: the
+    disk holding … is full"), where a process started on the full disk reads the database
+    as it is. The process now reads it as it is from there, saying so, and plans."""
+    from waymarks.service.planning import plan_request
+
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    app = Waymarks(small_fs / "home", cwd=str(project))
+    assert isinstance(app.pin("Always run the linters"), Committed)
+    with app.begin():
+        plan_request(app, "lint my change")
+    assert isinstance(app.remember("The deploy day is Tuesday."), Committed)
+    filler = fill(small_fs)
+    # the hook records the prompt first: the ledger's last page takes it, the database
+    # cannot (best effort there), so the next request finds the database behind
+    app.session_say("lint my change")
+    with app.begin():
+        plan = plan_request(app, "lint my change")
+    assert "Always run the linters" in plan.messages[0].content
+    assert app.read_only and app.stale_note is not None and "is full" in app.stale_note
+    filler.unlink()
+    with app.begin():
+        plan = plan_request(app, "which day do we deploy?")
+    assert not app.read_only and app.stale_note is None
+    assert any("Tuesday" in m.content for m in plan.messages), plan.messages
+    app.close()

@@ -289,7 +289,7 @@ class Waymarks:
                 else contextlib.nullcontext())
         try:
             with held:
-                self._snapshot.session = rebuilding.refreshed(self)
+                self._snapshot.session = rebuilding.refreshed(self, request=True)
                 yield self._snapshot
         finally:
             self._snapshot = None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.ledger.log import ProgressFn, SessionLog
+from waymarks.service.database_errors import disk_full
 from waymarks.service.kept_exclusions import finish_interrupted_rename
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import (
@@ -158,13 +159,16 @@ def recover(app: Waymarks, problem: Exception, found: FileIdentity | None) -> Pr
         return _rebuild_afresh(app, problem)
 
 
-def refreshed(app: Waymarks) -> SessionLog | None:
+def refreshed(app: Waymarks, *, request: bool = False) -> SessionLog | None:
     """:meth:`Waymarks._refresh_now` for a request (:meth:`Waymarks.begin`), on the database
     at the path: a long-lived process (the hook helper, an MCP server, the Pi bridge) whose
     database another process set aside and rebuilt, or its own learned-memory store did,
     reopens the new file first (one ``stat`` a request), instead of reading the set-aside
     copy and failing every write; its own file cut to nothing (:func:`cut_to_nothing`) is
-    repaired, as damage found while refreshing is, once."""
+    repaired, as damage found while refreshing is, once. For a ``request``
+    (:meth:`Waymarks.begin`: a read, a plan, a tool call) a full disk met bringing the
+    database up to the ledger has it read as it is (:func:`_read_as_it_is_now`); a write's
+    refresh raises it, as the write would fail there (its ledger line may still fit)."""
     held = getattr(app._projection, "identity", None)
     found = file_stat(app.db_path) if held is not None else None  # (one stat: both ask)
     if held is not None and (found is None or (found.st_dev, found.st_ino) != held):
@@ -178,9 +182,25 @@ def refreshed(app: Waymarks) -> SessionLog | None:
         return app._refresh_now()
     except SQLITE_ERRORS as exc:
         if not is_damage(exc):
-            raise
-        app._recover(exc)
+            if not request or app.read_only or not disk_full(exc, app.db_path):
+                raise
+            _read_as_it_is_now(app, exc)
+        else:
+            app._recover(exc)
     return app._refresh_now()
+
+
+def _read_as_it_is_now(app: Waymarks, problem: Exception) -> None:
+    """The disk filled under a process that opened the database with room (the hook's
+    helper, the Pi bridge, the MCP server) and bringing it up to its session's ledger, a
+    write, failed: from here it reads the database as it is, as a process opened on the
+    full disk does (:func:`.recovery.read_as_it_is`), saying so, until room is freed
+    (:func:`let_go_if_read_only`). Before, every request failed whole, its pins with it."""
+    read = read_as_it_is(app, problem)
+    close_quietly(app._projection)
+    app._projection = read
+    if app._session is not None:  # (its entry index read the closed database)
+        app._session.drop_index()
 
 
 def refuse_home_gone(app: Waymarks) -> None:
