@@ -230,12 +230,35 @@ def blocks_case(count: int, runs: int) -> dict[str, Any]:
         CPU.clear()
         planned = [timed(lambda: plan_request(app, "which port does service 3 use?"))
                    for _ in range(runs)]
+        plan_cpu = list(CPU)
+        CPU.clear()
+        pulled = []  # the first blocks after a pull of 10 entries, 3 of them contradicting
+        for run in range(runs):
+            serial = 10_000_000 + 1 + 10 * run  # (the person's file: IDs as above)
+            person.append(person.lines(7, T0 + 10_000_000 + 100 * run) + b"".join(
+                _contradicting(person, serial + k, T0 + 10_000_050 + 100 * run + k)
+                for k in range(3)))
+            pulled.append(timed(lambda: team_views.team_blocks(app)))
+        after = team_views.team_blocks(app)
         app.close()
     return {"team_items": count, "own_claims": 50, "team_blocks": summary(alone),
             "team_blocks_cpu": summary(alone_cpu), "plan": summary(planned),
-            "plan_cpu": summary(CPU), "load_average": code_baseline.load(),
+            "plan_cpu": summary(plan_cpu), "after_pull": summary(pulled),
+            "after_pull_cpu": summary(CPU), "load_average": code_baseline.load(),
             "contradicted": sum(b.overridden_by is not None for b in found),
-            "answers": [[b.id, own.get(b.overridden_by or "")] for b in found]}
+            "held_after_pull": 3 * runs - sum(1 for b in after if b.id.startswith("x")),
+            "answers": [[[b.id, own.get(b.overridden_by or "")] for b in found],
+                        [b.id for b in after]]}
+
+
+def _contradicting(person: Contributor, serial: int, at: int) -> bytes:
+    """A claim giving service ``serial`` another port, no key: held back."""
+    person.seq += 1
+    line, person.prev = make_line(
+        contributor=person.id, seq=person.seq, prev=person.prev, entry_id=f"x{person.seq}",
+        at=at, author="Developer 1", op="add", kind="memory",
+        item={"id": f"x{person.seq}", "text": f"Service {serial} listens on port 7."})
+    return line
 
 
 if __name__ == "__main__":

@@ -63,6 +63,21 @@ def _third(verb: str) -> str:
     return verb + "s"
 
 
+#: the words :func:`opposite_norms` adds or takes out (its denials, "always", "can")
+_HAN: Final = lazy("[\u4e00-\u9fff]")
+_DENIAL_WORDS: Final = frozenset(
+    "does not doesn't doesnt do don't dont never no longer cannot can't can always".split())
+
+
+def kept_words(norm: str) -> frozenset[str] | None:
+    """The words of ``norm`` every text of :func:`opposite_norms` keeps but its verb's
+    (its denials and "always" left out): an opposite's differ from these by one word at
+    most, each way. ``None`` for a Chinese claim (no words apart)."""
+    if _HAN.search(norm) is not None:
+        return None
+    return frozenset(norm.split(" ")) - _DENIAL_WORDS
+
+
 def opposite_norms(norm: str) -> tuple[str, ...]:
     """The normalized texts that deny the action ``norm`` states, or state the action it
     denies (none for a claim of neither). An instruction of no subject is one too ("Always

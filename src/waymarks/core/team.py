@@ -39,7 +39,7 @@ import heapq
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 import msgspec
@@ -473,14 +473,22 @@ def open_conflicts(fold: TeamFold) -> list[Conflict]:
     return found
 
 
-def held_back(fold: TeamFold, known: Sequence[Conflict] | None = None) -> list[Conflict]:
+def claim_hits(fold: TeamFold, state: ItemState) -> tuple[str, ...]:
+    """The active claims of ``fold`` that ``state`` (an active claim) contradicts by a
+    local write's rules, earlier or later: what :func:`held_back` weighs it by."""
+    return find_contradictions(fold.view, state, (state.partition,), frozenset({state.id}))
+
+
+def held_back(fold: TeamFold, known: Sequence[Conflict] | None = None,
+              hits: Mapping[str, Sequence[str]] | None = None) -> list[Conflict]:
     """Active claims that contradict an earlier active claim by the rules a local write
     is refused by (:func:`~waymarks.core.rules.find_contradictions`: "runs 3 replicas" /
     "runs 5 replicas", no key in common), which the fold's replay rule does not apply:
     two teammates who shared them before either pulled both kept them active. The later
     in replay order is held back (not planned) until someone settles it, the same on
     every clone; a claim held back keeps nothing else back. ``known``: the answer for
-    these very entries, kept by an earlier process (its check signs every claim)."""
+    these very entries, kept by an earlier process (its check signs every claim);
+    ``hits``: :func:`claim_hits` of every active claim, as found already."""
     # kept per fold state: every plan asks (a warm helper's fold stays the same between
     # pulls), and the walk runs a write's contradiction check per active claim
     if held_known(fold):
@@ -490,10 +498,10 @@ def held_back(fold: TeamFold, known: Sequence[Conflict] | None = None) -> list[C
     for state in fold.states() if known is None else ():
         if state.kind != "memory" or state.status != "active":
             continue
-        hits = (fold.view.get(i) for i in find_contradictions(
-            fold.view, state, (state.partition,), frozenset({state.id})))
-        earlier = tuple(h for h in hits if h is not None and h.seq < state.seq
-                        and h.id not in held)
+        said = claim_hits(fold, state) if hits is None else hits[state.id]
+        found_states = (h for h in (fold.view.get(i) for i in said) if h is not None)
+        earlier = tuple(h for h in sorted(found_states, key=lambda h: (h.seq, h.id))
+                        if h.seq < state.seq and h.id not in held)
         if earlier:
             held.add(state.id)
             found.append(Conflict(state, earlier))

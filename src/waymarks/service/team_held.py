@@ -10,7 +10,11 @@ the fold's entries in fold order, whole (a derived removal has no line hash), an
 code that judged them (the signature's modules and the rules'). Other entries or other
 code, a file that cannot be read or names an item the fold does not hold as active, and
 the check runs again and the file is rewritten (atomically; one that cannot be written
-is as none). A wrong digest can only cost the check, never an answer for other entries."""
+is as none). A wrong digest can only cost the check, never an answer for other entries.
+For other entries and the same code, the claims each was found to contradict, kept
+beside (``<project-hash>.held-hits.json``, by the claim's fingerprint), are reused
+where no claim new, changed or gone may bear on them (:func:`_hits`): a pull checks
+what it brought, not every claim again."""
 
 from __future__ import annotations
 
@@ -24,7 +28,10 @@ import msgspec
 
 from waymarks.core import replay, rules
 from waymarks.core import team as core_team
+from waymarks.core.claim_negations import kept_words, opposite_norms
+from waymarks.core.contradiction import parts, whole
 from waymarks.core.digests import blake2b
+from waymarks.core.rules import ItemState
 from waymarks.core.team import Conflict, TeamFold, held_back
 from waymarks.files.atomic import write_atomic
 from waymarks.service.team_anchors import anchors_path
@@ -70,23 +77,149 @@ def team_checks(app: Waymarks, fold: TeamFold) -> TeamChecks:
 def _checks(app: Waymarks, fold: TeamFold) -> TeamChecks:
     path = anchors_path(app).with_name(anchors_path(app).name.replace(
         ".anchors.jsonl", ".held.json"))
-    digest = blake2b(b"".join([(claim_subjects.fingerprint() + _CODE).encode(), *(
+    code = claim_subjects.fingerprint() + _CODE
+    digest = blake2b(b"".join([code.encode(), *(
         msgspec.json.encode(entry) for entry in fold.applied_entries())])).hexdigest()
-    kept = _kept(path, digest, fold)
+    data = _read(path)
+    kept = _kept(data, digest, fold)
     if kept is not None:
         return TeamChecks(held_back(fold, kept.held), kept.subjects)
-    from waymarks.core.contradiction import signature
-
-    found = TeamChecks(held_back(fold), {})
-    for state in fold.states():
-        if state.kind == "memory" and state.status == "active":
-            signed = signature(state.text)
-            found.subjects[state.text] = None if signed is None else sorted(signed.subject)
+    # each claim's hits apart: read only when the entries changed (a fresh process's
+    # plan of an unchanged ledger reads the answer alone)
+    hits_path = path.with_name(path.name.replace(".held.json", ".held-hits.json"))
+    before = data if data.get("code") == code else {}
+    earlier = _read(hits_path)
+    subjects, claims = _signed(fold, before.get("subjects"))
+    hits = _hits(fold, claims, earlier.get("claims") if earlier.get("code") == code
+                 else None, subjects)
+    found = TeamChecks(held_back(fold, hits=hits), subjects)
     rows = [[c.loser.id, [w.id for w in c.winners]] for c in found.held]
     with contextlib.suppress(OSError):  # (one that cannot be kept: worked out again)
-        write_atomic(path, json.dumps({"fold": digest, "held": rows,
+        write_atomic(hits_path, json.dumps({"code": code, "claims": {
+            i: [claims[i], list(h)] for i, h in hits.items()}}), mode=0o600)
+        write_atomic(path, json.dumps({"fold": digest, "code": code, "held": rows,
                                        "subjects": found.subjects}), mode=0o600)
     return found
+
+
+def _signed(fold: TeamFold, before: object) -> tuple[dict[str, list[str] | None],
+                                                     dict[str, str]]:
+    """The subject terms of each active claim's signature by its text (those an earlier
+    check kept for the same code reused), and each active claim's fingerprint: what
+    :func:`~waymarks.core.team.claim_hits` reads of the claim itself."""
+    from waymarks.core.contradiction import signature
+
+    known = before if isinstance(before, dict) and _subjects_ok(before) else {}
+    subjects: dict[str, list[str] | None] = {}
+    claims: dict[str, str] = {}
+    for state in fold.states():
+        if state.kind != "memory" or state.status != "active":
+            continue
+        claims[state.id] = blake2b(msgspec.json.encode([
+            state.item, state.key, state.norm, state.polarity_base, state.polarity_sign,
+            state.partition])).hexdigest()[:16]
+        if state.text not in subjects:
+            if state.text in known:
+                subjects[state.text] = known[state.text]
+            else:
+                signed = signature(state.text)
+                subjects[state.text] = None if signed is None else sorted(signed.subject)
+    return subjects, claims
+
+
+def _hits(fold: TeamFold, claims: dict[str, str], before: object,
+          subjects: dict[str, list[str] | None]) -> dict[str, tuple[str, ...]]:
+    """:func:`~waymarks.core.team.claim_hits` of each active claim (``claims``: their
+    fingerprints). Checked anew: a claim new or changed since the check kept (``before``:
+    each claim's fingerprint and hits then), one whose hits then include a claim gone or
+    changed since, and one a new or changed claim may be found by (under a norm, key or
+    polarity base the claim asks by, or a subject :func:`_subject_met`); the others' are
+    reused (2-4 s of the first plan after a pull at 20k team claims, each claim checked
+    again)."""
+    from waymarks.core.team import claim_hits
+
+    then: dict[str, tuple[str, ...]] = {}
+    if isinstance(before, dict):
+        for item_id, row in before.items():
+            if isinstance(row, list) and len(row) == 2 and isinstance(row[1], list) and all(
+                    isinstance(i, str) for i in row[1]) and claims.get(item_id) == row[0]:
+                then[item_id] = tuple(row[1])
+    gone = {i for i in (before if isinstance(before, dict) else ()) if i not in then}
+    new = [fold.view.items[i] for i in claims if i not in then]
+    found = set().union(*(_found_by(s) for s in new)) if new else set()
+    subjects_new = [frozenset(subjects.get(s.text) or ()) for s in new]
+    by_term: dict[str, list[frozenset[str]]] = {}
+    for subject in subjects_new:
+        for term in subject:
+            by_term.setdefault(term, []).append(subject)
+    wholes = {whole(subject) for subject in subjects_new if subject}
+    words = _Words(new)
+    hits: dict[str, tuple[str, ...]] = {}
+    for item_id in claims:
+        state = fold.view.items[item_id]
+        said = then.get(item_id)
+        if said is None or gone.intersection(said) or (new and (
+                found & _asks(state, words) or _subject_met(
+                    frozenset(subjects.get(state.text) or ()), by_term, wholes))):
+            said = claim_hits(fold, state)
+        hits[item_id] = said
+    return hits
+
+
+class _Words:
+    """The new claims' norms by their kept words (:func:`kept_words`), to tell which
+    claims' negations (:func:`opposite_norms`, 2 s at 20k claims) may be one of them."""
+
+    def __init__(self, new: list[ItemState]) -> None:
+        self.by_word: dict[str, list[frozenset[str]]] = {}
+        self.few: list[frozenset[str]] = []  # of fewer than two words: compared with all
+        for state in new:
+            kept = kept_words(state.norm)
+            if kept is None:
+                continue  # (a Chinese claim: an English one's negation is none)
+            for word in kept:
+                self.by_word.setdefault(word, []).append(kept)
+            if len(kept) < 2:
+                self.few.append(kept)
+
+    def may_deny(self, norm: str) -> bool:
+        """Whether a new claim's norm may be a negation of ``norm``."""
+        mine = kept_words(norm)
+        if mine is None:
+            return True
+        if len(mine) >= 2:  # (one holds all of its words but one: one of any two)
+            two = sorted(mine, key=lambda w: len(self.by_word.get(w, ())))[:2]
+            theirs = [*self.few, *(k for w in two for k in self.by_word.get(w, ()))]
+        else:
+            theirs = [k for ks in self.by_word.values() for k in ks]
+        return any(len(mine - k) <= 1 and len(k - mine) <= 1 for k in theirs)
+
+
+def _found_by(state: ItemState) -> set[str]:
+    """What a claim is found under by another's check beside its subject (the view's
+    norm, key and polarity indexes)."""
+    return {"n:" + state.norm, *(("k:" + state.key,) if state.key is not None else ()),
+            *(("p:" + state.polarity_base,) if state.polarity_base is not None else ())}
+
+
+def _asks(state: ItemState, words: _Words) -> set[str]:
+    """What a claim's check looks others up under (:func:`_found_by`'s keys): its norm
+    and its negations' (those a new claim may be), its key and polarity base."""
+    return {"n:" + state.norm, *("n:" + o for o in (
+                opposite_norms(state.norm) if words.may_deny(state.norm) else ())),
+            *(("k:" + state.key,) if state.key is not None else ()),
+            *(("p:" + state.polarity_base,) if state.polarity_base is not None else ())}
+
+
+def _subject_met(subject: frozenset[str], by_term: dict[str, list[frozenset[str]]],
+                 wholes: set[str]) -> bool:
+    """Whether a new claim's subject may make its signature contradict one of
+    ``subject`` (:func:`~waymarks.core.contradiction.contradicts`: the same subject, one
+    containing it, or one of its parts), whatever term the check looks it up by."""
+    if not subject:
+        return False
+    return any(subject <= theirs for theirs in by_term.get(min(subject), ())) or bool(
+        wholes and wholes.intersection(parts(subject)))
 
 
 def held_back_here(app: Waymarks, fold: TeamFold) -> list[Conflict]:
@@ -96,14 +229,24 @@ def held_back_here(app: Waymarks, fold: TeamFold) -> list[Conflict]:
     return team_checks(app, fold).held
 
 
-def _kept(path: Path, digest: str, fold: TeamFold) -> TeamChecks | None:
-    """The checks kept at ``path`` for ``digest``, each item held back still active in
-    ``fold``; ``None`` when there is no such answer."""
+def _read(path: Path) -> dict[str, Any]:
+    """The checks kept at ``path`` as JSON (empty: none, or not readable)."""
     try:
         data: Any = json.loads(path.read_bytes())
     except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("fold") != digest or not isinstance(
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _subjects_ok(subjects: dict[Any, Any]) -> bool:
+    return all(terms is None or (isinstance(terms, list) and all(
+        isinstance(t, str) for t in terms)) for terms in subjects.values())
+
+
+def _kept(data: dict[str, Any], digest: str, fold: TeamFold) -> TeamChecks | None:
+    """The checks kept (``data``) for ``digest``, each item held back still active in
+    ``fold``; ``None`` when there is no such answer."""
+    if data.get("fold") != digest or not isinstance(
             data.get("held"), list) or not isinstance(data.get("subjects"), dict):
         return None
     found = []
@@ -115,7 +258,6 @@ def _kept(path: Path, digest: str, fold: TeamFold) -> TeamChecks | None:
             return None
         found.append(Conflict(states[0], tuple(states[1:])))  # type: ignore[arg-type]
     subjects = data["subjects"]
-    if not all(terms is None or (isinstance(terms, list) and all(
-            isinstance(t, str) for t in terms)) for terms in subjects.values()):
+    if not _subjects_ok(subjects):
         return None
     return TeamChecks(found, subjects)
