@@ -80,7 +80,8 @@ EntryType = Literal["user", "feedback", "project", "reference"]
 
 class PersonalMemoryError(ValueError):
     """A request the store refuses; the message says what to do instead. ``code`` is
-    the CLI's refusal code (``credential`` as ``memory add`` says it, ``not_an_entry``
+    the CLI's refusal code (``credential`` as ``memory add`` says it, ``too_long`` for a
+    text, name or description over its limit, ``not_an_entry``
     for a file there that is no entry, else ``invalid_argument``)."""
 
     code = "invalid_argument"
@@ -88,6 +89,13 @@ class PersonalMemoryError(ValueError):
 
 class CredentialRefused(PersonalMemoryError):
     code = "credential"
+
+
+class TooLong(PersonalMemoryError):
+    """A text, name or description over its limit: ``too_long``, as every other length
+    limit says it (a script keys on the code)."""
+
+    code = "too_long"
 
 
 class Entry(msgspec.Struct, frozen=True):

@@ -49,6 +49,7 @@ from waymarks.personal.entry import (
     CredentialRefused,
     Entry,
     PersonalMemoryError,
+    TooLong,
     check_slug,
     derive_slug,
     file_text,
@@ -349,7 +350,7 @@ class PersonalStore:
             raise PersonalMemoryError("memory text must be non-empty Unicode text (not "
                                       "control or invisible characters alone)")
         if len(text.strip()) > limit:
-            raise PersonalMemoryError(f"memory text has {len(text.strip())} characters; the "
+            raise TooLong(f"memory text has {len(text.strip())} characters; the "
                                       f"limit is {limit}. Keep personal memory small")
         if type is not None and type not in ENTRY_TYPES:
             raise PersonalMemoryError(f"type must be one of {', '.join(ENTRY_TYPES)}")
@@ -366,7 +367,7 @@ class PersonalStore:
         for what, value, most in (("name", name, MAX_NAME),
                                   ("description", description, MAX_DESCRIPTION)):
             if value is not None and len(one_line(value)) > most:
-                raise PersonalMemoryError(f"the {what} has {len(one_line(value))} characters; "
+                raise TooLong(f"the {what} has {len(one_line(value))} characters; "
                                           f"the limit is {most}. Shorten it")
         title = one_line(name) if name and name.strip() else title_of(text)
         summary = one_line(description) if description and description.strip() \

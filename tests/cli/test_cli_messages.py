@@ -1,0 +1,32 @@
+"""Everyday CLI messages and shapes read against README (each failing before its fix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.inprocess import waymarks as run_waymarks
+
+
+def _json(home: Path, project: Path, *args: str, expect: int = 0) -> Any:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), "--json", *args,
+                        cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def _text(home: Path, project: Path, *args: str, expect: int = 0) -> str:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return done.stdout + done.stderr
+
+
+def test_a_personal_entry_over_a_length_limit_is_refused_too_long(home: Path,
+                                                                  project: Path) -> None:
+    for args in (("--name", "n" * 81, "--", "hello"),
+                 ("--description", "d" * 301, "--", "hello"),
+                 ("--", "x" * 2001)):
+        refused = _json(home, project, "personal", "save", *args, expect=2)
+        assert refused["code"] == "too_long", refused
+    assert _json(home, project, "personal", "list")["entries"] == []
