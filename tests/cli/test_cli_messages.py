@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +31,10 @@ def test_a_personal_entry_over_a_length_limit_is_refused_too_long(home: Path,
         refused = _json(home, project, "personal", "save", *args, expect=2)
         assert refused["code"] == "too_long", refused
     assert _json(home, project, "personal", "list")["entries"] == []
+
+
+def test_memory_sources_in_an_untrusted_project_names_the_command_to_run(
+        home: Path, project: Path) -> None:
+    out = _text(home, project, "memory", "sources")
+    assert f"(`waymarks trust {shlex.quote(str(project.resolve()))}`)" in out, out
+    assert "PATH" not in out

@@ -9,7 +9,7 @@ import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.render import cell, refused, table_result, when
-from waymarks.core.text import echoed, ids_named
+from waymarks.core.text import echoed, ids_named, shell_command
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -43,9 +43,10 @@ def register_sources(memory: Group) -> None:
 
         app = runtime().app()
         views = list_sources(app)
+        # the command to paste, this project's path in it (it said `waymarks trust PATH`)
+        trust = shell_command([app.command_prefix, "trust", app.cwd])
         footer = [] if app.project_trusted else [
-            f"{cell(app.cwd)} is not trusted: project memory is not shared (`waymarks trust "
-            "PATH`)."]
+            f"{cell(app.cwd)} is not trusted: project memory is not shared (`{cell(trust)}`)."]
         rows = [(cell(v.session_id), v.status + (" (active)" if v.active else "")
                  + (" (excluded)" if v.excluded else ""), str(v.contributed),
                  str(v.held_back), when(v.updated_at),
