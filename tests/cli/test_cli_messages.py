@@ -7,6 +7,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.inprocess import waymarks as run_waymarks
 
 
@@ -38,3 +40,11 @@ def test_memory_sources_in_an_untrusted_project_names_the_command_to_run(
     out = _text(home, project, "memory", "sources")
     assert f"(`waymarks trust {shlex.quote(str(project.resolve()))}`)" in out, out
     assert "PATH" not in out
+
+
+def test_index_semantic_with_the_switch_off_says_the_switch_and_its_fix(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYMARKS_SEMANTIC", "off")
+    out = _text(home, project, "index", "--semantic", expect=1)
+    assert "WAYMARKS_SEMANTIC is off" in out and "unset it" in out, out
+    assert "not installed" not in out

@@ -252,9 +252,9 @@ def register_house(root: click.Group) -> None:
         from waymarks.service.outcomes import ServiceError
 
         if not data["available"]:
-            raise ServiceError("semantic_unavailable", data.get("problem") or (
-                "the semantic extra is not installed (pip install 'waymarks[semantic]'), "
-                "or WAYMARKS_SEMANTIC is off; recall stays lexical"))
+            from waymarks.service.semantic_recall import missing_reason
+
+            raise ServiceError("semantic_unavailable", data.get("problem") or missing_reason())
         waited = data.get("waited")
         if waited == "unavailable":
             raise ServiceError(

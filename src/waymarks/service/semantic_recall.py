@@ -15,6 +15,7 @@ every function here is a no-op and recall is exactly the lexical engine.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext, suppress
 from functools import partial
@@ -27,8 +28,10 @@ from waymarks.core.text import named_command, well_formed
 from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
 from waymarks.recall.scoring import Candidate
 from waymarks.semantic import (
+    SWITCH,
     EmbedderBroken,
     Nearest,
+    enabled,
     load,
     new_matrix,
     switch_problem,
@@ -455,6 +458,17 @@ def unavailable(**first: object) -> dict[str, Any]:
     problem = switch_problem()
     return {**first, "available": False} if problem is None else {
         **first, "available": False, "problem": problem}
+
+
+def missing_reason() -> str:
+    """Why there is no embedder where the switch holds an on or off value, with its fix:
+    the switch when it is off, else the extra (one sentence named both, "not installed
+    … or WAYMARKS_SEMANTIC is off", to a person who had switched it off)."""
+    if not enabled():
+        return (f"{SWITCH} is off ({SWITCH}={os.environ.get(SWITCH, '')!r}): unset it, or "
+                "set it to on, to embed; recall stays lexical")
+    return ("the semantic extra is not installed (pip install 'waymarks[semantic]'); "
+            "recall stays lexical")
 
 
 def vectors_of(app: Waymarks, *, catch_up: bool = True,
