@@ -48,3 +48,17 @@ def test_index_semantic_with_the_switch_off_says_the_switch_and_its_fix(
     out = _text(home, project, "index", "--semantic", expect=1)
     assert "WAYMARKS_SEMANTIC is off" in out and "unset it" in out, out
     assert "not installed" not in out
+
+
+def test_a_listing_takes_only_the_statuses_its_kind_has(home: Path, project: Path) -> None:
+    out = _text(home, project, "memory", "list", "--status", "deleted", expect=2)
+    assert "'deleted' is not one of 'active', 'superseded', 'invalid', 'expired'" in out, out
+    out = _text(home, project, "pins", "--status", "expired", expect=2)
+    assert "'expired' is not one of 'active', 'superseded', 'deleted'" in out, out
+    assert _json(home, project, "memory", "list", "--status", "invalid")["items"] == []
+    from waymarks.commands.options import KIND_STATUSES
+    from waymarks.core.model import MEMORY_STATUS_TARGETS, PIN_STATUS_TARGETS
+
+    ending = {"pin": PIN_STATUS_TARGETS, "memory": MEMORY_STATUS_TARGETS}
+    assert {k: set(v) for k, v in KIND_STATUSES.items()} == {
+        k: {"active", "superseded", *v} for k, v in ending.items()}

@@ -16,6 +16,10 @@ from waymarks.core.lazy_re import lazy
 LEVEL_NAMES = ("normal", "internal", "sensitive", "local-only")
 LEVELS = click.Choice(list(LEVEL_NAMES), case_sensitive=False)
 STATUSES = ("active", "superseded", "deleted", "invalid", "expired")
+#: the statuses an item of each kind can reach (``core.model``'s ``*_STATUS_TARGETS``, a
+#: test keeps them equal): ``memory list --status deleted``, a pin's, listed nothing
+KIND_STATUSES = {"pin": ("active", "superseded", "deleted"),
+                 "memory": ("active", "superseded", "invalid", "expired")}
 #: ASCII digits only (``\d`` takes any script's: "١٢d" passed), at most 7 of them (190,000
 #: years in weeks; a longer number overflowed the clock with a traceback)
 _RELATIVE = lazy(r"([0-9]{1,7})\s*([mhdw])")
@@ -91,6 +95,7 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
     """``--scope``, ``--status``, ``--key`` (memory), ``--since``, ``--in-effect``,
     ``--limit`` for a listing of ``kind``."""
     scopes = ["session", "branch", "project"] if kind == "pin" else ["session", "project"]
+    statuses = KIND_STATUSES[kind]
 
     def decorate(function: Any) -> Any:
         options = [
@@ -99,8 +104,8 @@ def list_filters(kind: str) -> Callable[[Any], Any]:
                          help=f"Only items of this scope ({', '.join(scopes)}); repeat for "
                               "several. E.g. --scope project"),
             click.option("--status", "statuses", multiple=True, metavar="STATUS",
-                         type=click.Choice(STATUSES, case_sensitive=False),
-                         help=f"Only items in this status ({', '.join(STATUSES)}); repeat "
+                         type=click.Choice(statuses, case_sensitive=False),
+                         help=f"Only items in this status ({', '.join(statuses)}); repeat "
                               "for several. E.g. --status active"),
         ]
         if kind == "memory":
