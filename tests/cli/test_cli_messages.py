@@ -62,3 +62,15 @@ def test_a_listing_takes_only_the_statuses_its_kind_has(home: Path, project: Pat
     ending = {"pin": PIN_STATUS_TARGETS, "memory": MEMORY_STATUS_TARGETS}
     assert {k: set(v) for k, v in KIND_STATUSES.items()} == {
         k: {"active", "superseded", *v} for k, v in ending.items()}
+
+
+def test_evolution_show_of_an_unknown_id_says_what_the_other_commands_say(
+        home: Path, project: Path) -> None:
+    shown = _json(home, project, "evolution", "show", "3f2a9c0d", expect=2)
+    history = _json(home, project, "evolution", "history", "--claim", "3f2a9c0d", expect=2)
+    assert shown["code"] == history["code"] == "not_found"
+    assert shown["message"] == history["message"], (shown, history)
+    assert "'3f2a9c0d'" in shown["message"] and "24 hex digits" in shown["message"]
+    added = _json(home, project, "memory", "add", "--", "The cache dir is /c.")
+    named = _json(home, project, "evolution", "show", added["id"], expect=2)
+    assert "is a memory, not a learned claim" in named["message"], named

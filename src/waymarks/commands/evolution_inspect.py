@@ -122,8 +122,11 @@ def register_inspection(root: Group) -> None:
             if match is not None:  # a legacy ID that became several claims: name them
                 shown = refused("not_found", str(match["message"]))
                 return Result({**shown.data, **match}, shown.text, shown.exit_code)
-            return refused("not_found", "no learned claim has exactly that ID; see "
-                           "`waymarks evolution list`")
+            from waymarks.service.item_refs import no_claim, not_learned
+
+            # a pin's or claim's ID named as such, as forget names it
+            return refused("not_found", not_learned(runtime().app(), claim_id)
+                           or no_claim(claim_id))
         aging = data["aging"]
         looked = data.get("lookedUp")
         lines = ([f"legacy ID {looked['legacyId']} (pi-memory-evolution) is now {data['id']}"]
@@ -158,11 +161,9 @@ def register_inspection(root: Group) -> None:
         data = history(runtime().app().home, limit,
                        None if claim_id is None else typed_id(claim_id))
         if data.pop("known", True) is False:
-            from waymarks.core.text import echoed
+            from waymarks.service.item_refs import no_claim
 
-            shown = echoed(claim_id or "")
-            return refused("not_found", f"no learned claim has the ID '{shown}'; see "
-                           "`waymarks evolution list` (IDs are 24 hex digits)")
+            return refused("not_found", no_claim(claim_id or ""))
         # what the learned ledger holds as free text (a hand edit can put a line break,
         # a terminal escape in an actor or a claim ID) is escaped, as every table's text
         rows = [(str(e["event"]), e["op"], cell(e["actor"]), cell(e["at"]), cell(e["reason"]),

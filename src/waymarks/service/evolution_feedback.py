@@ -138,10 +138,9 @@ def _live(evo: Evolution, cid: str) -> ClaimRow | EditOutcome:
         if legacy is not None:
             return EditOutcome(False, "not_found", legacy.message() + "; nothing changed",
                                None, legacy.to_json())
-        from waymarks.core.text import echoed
+        from waymarks.service.item_refs import no_claim
 
-        return _refuse("not_found", f"no learned claim has the ID '{echoed(cid)}'; see "
-                       "`waymarks evolution list` (IDs are 24 hex digits)")
+        return _refuse("not_found", no_claim(cid))
     return claim
 
 

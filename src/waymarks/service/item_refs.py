@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Literal
 
-from waymarks.core.text import ids_named
+from waymarks.core.text import echoed, ids_named
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -33,6 +33,13 @@ def named_ids(app: Waymarks, kind: Literal["pin", "memory"], ref: str) -> list[s
     if candidates is not None and len(candidates) > MAX_CANDIDATES:
         candidates = None
     return ids_named((v.id for v in app.items(kind, ids=candidates)), ref)
+
+
+def no_claim(ref: str) -> str:
+    """What every learned-claim command says of an ID no claim has (``evolution show``
+    said it in words of its own, without the ID or its shape)."""
+    return (f"no learned claim has the ID '{echoed(ref)}'; see `waymarks evolution list` "
+            "(IDs are 24 hex digits)")
 
 
 def not_learned(app: Waymarks, ref: str) -> str | None:
