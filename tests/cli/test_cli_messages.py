@@ -74,3 +74,13 @@ def test_evolution_show_of_an_unknown_id_says_what_the_other_commands_say(
     added = _json(home, project, "memory", "add", "--", "The cache dir is /c.")
     named = _json(home, project, "evolution", "show", added["id"], expect=2)
     assert "is a memory, not a learned claim" in named["message"], named
+
+
+def test_tokens_after_a_fallback_reports_the_fixed_tokens_given(home: Path,
+                                                                project: Path) -> None:
+    planned = _json(home, project, "plan", "--model-limit", "1000", "--fixed-tokens",
+                    "2000", "--prompt", "hi")
+    assert planned["manifest"]["fallback"]
+    shown = _json(home, project, "tokens")
+    assert shown["fallback"] and shown["blocks"] == []
+    assert shown["fixedTokens"] == 2000, shown

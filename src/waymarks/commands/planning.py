@@ -121,8 +121,10 @@ def register_planning(root: click.Group) -> None:
         blocks = data.get("blocks", [])
         total = data.get("totalTokens", 0)
         # what the host sends anyway (system prompt, tools, conversation): in the total,
-        # and listed, so the rows add up (they did not after a host's plan)
-        fixed = max(0, total - sum(b["tokens"] for b in blocks)) if blocks else 0
+        # and listed, so the rows add up (they did not after a host's plan); as the plan
+        # was given it (a fallback's, which has no blocks, said 0), else, in a manifest
+        # saved before it was stored, what the rows leave of the total
+        fixed = data.get("fixedTokens", max(0, total - sum(b["tokens"] for b in blocks)))
         rows = [*((b["kind"], b["tokens"]) for b in blocks), *([("fixed", fixed)] if fixed
                                                                else [])]
         text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in rows)

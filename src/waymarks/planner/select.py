@@ -164,6 +164,8 @@ class Plan(msgspec.Struct, frozen=True):
     model_limit: int | None = None
     provider: str = ""
     notes: tuple[str, ...] = ()
+    #: the host's own tokens it was given (in ``total_tokens`` unless it fell back)
+    fixed_tokens: int = 0
 
     @property
     def pins_left_out(self) -> bool:
@@ -174,7 +176,8 @@ class Plan(msgspec.Struct, frozen=True):
 
     def manifest_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "fallback": self.fallback,
-                "totalTokens": self.total_tokens, "modelLimit": self.model_limit,
+                "totalTokens": self.total_tokens, "fixedTokens": self.fixed_tokens,
+                "modelLimit": self.model_limit,
                 "blocks": [{"kind": m.kind, "priority": m.priority, "tokens": m.tokens}
                            for m in self.messages],
                 "entries": [e.to_json() for e in self.manifest], "notes": list(self.notes)}
@@ -207,13 +210,13 @@ def build_plan(
     request_tokens = estimate_tokens(request)
     over = _pins_over(pin_tokens, budgets)
     if over is not None:
-        return _fallback(manifest, provider, model_limit, chosen_pins, over)
+        return _fallback(manifest, provider, model_limit, chosen_pins, over, fixed_tokens)
     cap = budgets.max_context_tokens
     mandatory = fixed_tokens + pin_tokens + request_tokens
     if model_limit is not None and mandatory > model_limit:
         return _fallback(manifest, provider, model_limit, chosen_pins,
                          f"system, tools, pins and request need {mandatory} tokens, more "
-                         f"than the model limit ({model_limit})")
+                         f"than the model limit ({model_limit})", fixed_tokens)
     room = None if model_limit is None else model_limit - mandatory
     if cap is not None:
         room = cap - pin_tokens if room is None else min(room, cap - pin_tokens)
@@ -257,7 +260,8 @@ def build_plan(
         manifest = [msgspec.structs.replace(e, reason=_CAPPED) if e.reason == NO_ROOM else e
                     for e in manifest]
     total = fixed_tokens + sum(m.tokens for m in messages)
-    return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider)
+    return Plan(tuple(messages), tuple(manifest), None, total, model_limit, provider,
+                fixed_tokens=fixed_tokens)
 
 
 def pins_left_out(pins: Sequence[PinInput], egress: Egress, budgets: Budgets) -> str | None:
@@ -528,11 +532,12 @@ def _choose_texts(
 
 
 def _fallback(manifest: list[ManifestEntry], provider: str, model_limit: int | None,
-              pins: Sequence[PinInput], reason: str) -> Plan:
+              pins: Sequence[PinInput], reason: str, fixed_tokens: int) -> Plan:
     marked = [
         ManifestEntry(e.id, e.kind, "excluded", f"planner fell back: {reason}", e.scope,
                       e.classification, e.key, e.source_session, e.source_entry, e.score,
                       e.tokens) if e.decision == "included" else e
         for e in manifest
     ]
-    return Plan((), tuple(marked), reason, 0, model_limit, provider)
+    return Plan((), tuple(marked), reason, 0, model_limit, provider,
+                fixed_tokens=fixed_tokens)

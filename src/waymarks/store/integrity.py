@@ -284,6 +284,7 @@ class _Manifest(msgspec.Struct):
     provider: str | None = None
     fallback: str | None = None
     totalTokens: int = 0  # the stored JSON names
+    fixedTokens: int = 0  # (older manifests: not said)
     modelLimit: int | None = None
     sharedEntries: int = 0  # (stored only: see ``SHARED_ENTRIES``)
     madeAt: str | None = None  # when its plan was made (older manifests: not said)
