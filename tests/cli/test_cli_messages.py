@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +85,25 @@ def test_tokens_after_a_fallback_reports_the_fixed_tokens_given(home: Path,
     shown = _json(home, project, "tokens")
     assert shown["fallback"] and shown["blocks"] == []
     assert shown["fixedTokens"] == 2000, shown
+
+
+def test_team_supersede_names_the_item_it_asks_about_and_what_it_replaced(
+        home: Path, project: Path) -> None:
+    from waymarks.service import team
+
+    team.forget_process_state()
+    for args in (("init", "-q"), ("config", "user.name", "Dana")):
+        subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)
+    _json(home, project, "trust", ".")
+    _json(home, project, "team", "init")
+    pin = _json(home, project, "pin", "--scope", "project", "--", "Run the checks first")
+    team_id = _json(home, project, "team", "share", pin["id"], "--yes")["id"]
+    for verb, args in (("Replace", ("supersede", team_id[:4], "--", "Run checks first.")),
+                       ("Withdraw", ("unshare", team_id[:4]))):
+        asked = _text(home, project, "team", *args, expect=2)
+        assert f"{verb} team pin {team_id}?" in asked, asked
+    out = _text(home, project, "team", "supersede", team_id[:4], "--yes", "--",
+                "Run checks first.")
+    [new_id] = [i["id"] for i in _json(home, project, "team", "status")["items"]
+                if i["id"] != team_id]
+    assert out.startswith(f"Replaced team pin {team_id} by {new_id} "), out

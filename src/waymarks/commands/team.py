@@ -82,7 +82,9 @@ def _written(app: Waymarks, write: Any, verb: str) -> Result:
     if write.outcome == "duplicate":
         return Result(data, f"Already shared as team {write.kind} {cell(write.id)} "
                       "(nothing appended)")
-    text = (f"{verb} team {write.kind} {cell(write.id)} (entry {write.seq} of "
+    # a replacement names what it replaced (it said "Shared team memory NEW")
+    replaced = f"{cell(write.previous_id)} by " if write.operation == "supersede" else ""
+    text = (f"{verb} team {write.kind} {replaced}{cell(write.id)} (entry {write.seq} of "
             f".waymarks/team/{write.contributor}.jsonl). Commit and push it to share it.")
     return Result(data, text + _notes(write.notices))
 
@@ -149,15 +151,21 @@ def team_group() -> Group:
     @click.option("--yes", is_flag=True, help="The person confirmed it (no prompt). "
                   "E.g. --yes")
     def unshare(team_id: str, reason: tuple[str, ...], yes: bool) -> Result:
-        from waymarks.service.team_write import TeamNotApplied, TeamRefused, unshare
+        from waymarks.service.team_write import (
+            TeamNotApplied,
+            TeamRefused,
+            team_target,
+            unshare,
+        )
 
         app = runtime().app()
         try:
-            asked = _asked(app, yes, f"Withdraw team item {cell(team_id)}?",
-                           lambda: unshare(app, team_id, " ".join(reason) or None))
+            target = team_target(app, team_id, "unshare")  # named in full when asked
+            asked = _asked(app, yes, f"Withdraw team {target.kind} {cell(target.id)}?",
+                           lambda: unshare(app, target.id, " ".join(reason) or None))
             if asked is not None:
                 return asked
-            return _written(app, unshare(app, team_id, " ".join(reason) or None),
+            return _written(app, unshare(app, target.id, " ".join(reason) or None),
                             "Unshared")
         except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
@@ -175,18 +183,24 @@ def team_group() -> Group:
                   classification: str | None) -> Result:
         """The new text is written at --classification if given, else at your
         defaultClassification, and never at a looser level than the item it replaces."""
-        from waymarks.service.team_write import TeamNotApplied, TeamRefused, supersede
+        from waymarks.service.team_write import (
+            TeamNotApplied,
+            TeamRefused,
+            supersede,
+            team_target,
+        )
 
         app = runtime().app()
-
-        def write() -> Any:
-            return supersede(app, team_id, " ".join(text), classification)
-
         try:
-            asked = _asked(app, yes, f"Replace team item {cell(team_id)}?", write)
+            target = team_target(app, team_id, "supersede")  # named in full when asked
+
+            def write() -> Any:
+                return supersede(app, target.id, " ".join(text), classification)
+
+            asked = _asked(app, yes, f"Replace team {target.kind} {cell(target.id)}?", write)
             if asked is not None:
                 return asked
-            return _written(app, write(), "Shared")
+            return _written(app, write(), "Replaced")
         except (TeamRefused, TeamNotApplied) as problem:
             return _refused(problem)
 

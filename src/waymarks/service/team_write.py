@@ -507,6 +507,12 @@ def _team_item(state: TeamState, ref: str, verb: str) -> ItemState:
     return state_
 
 
+def team_target(app: Waymarks, ref: str, verb: str) -> ItemState:
+    """The active team item ``ref`` names (an ID or a unique prefix), as ``verb`` finds
+    it: a question before it names the item, not the prefix typed."""
+    return _team_item(_ready(app)[0], ref, verb)
+
+
 def unshare(app: Waymarks, ref: str, reason: str | None = None) -> TeamWrite:
     """Withdraw a team item for everyone (a pin is deleted, a claim expires)."""
     state, me = _ready(app)
