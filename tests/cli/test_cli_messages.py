@@ -107,3 +107,14 @@ def test_team_supersede_names_the_item_it_asks_about_and_what_it_replaced(
     [new_id] = [i["id"] for i in _json(home, project, "team", "status")["items"]
                 if i["id"] != team_id]
     assert out.startswith(f"Replaced team pin {team_id} by {new_id} "), out
+
+
+def test_excluding_the_active_session_says_how_to_get_another(home: Path,
+                                                               project: Path) -> None:
+    _json(home, project, "memory", "add", "--", "The cache dir is /c.")
+    [active] = [s["sessionId"] for s in _json(home, project, "memory", "sources")["sources"]]
+    refused = _json(home, project, "memory", "exclude", active, expect=2)
+    assert refused["code"] == "active_source"
+    assert f"`waymarks session new`, then exclude this one, {active}" in refused["message"]
+    _json(home, project, "session", "new")
+    assert _json(home, project, "memory", "exclude", active)["excluded"] is True

@@ -392,8 +392,12 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
     """Exclude (or include again) one source; returns whether the policy changed."""
     session = app.refresh()
     if excluded and session is not None and session.session_id == session_id:
+        # how to get another (it said only "from another session"; inside Pi, switching
+        # sessions is Pi's own, and `session` no command of its /context)
+        how = (f": start one with `{app.command_prefix} session new`, then exclude this"
+               f" one, {session_id}" if app.command_prefix == "waymarks" else "")
         raise ServiceError("active_source", "The active session cannot be excluded; exclude "
-                           "it from another session")
+                           f"it from another session{how}")
     unknown = ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; "
                            "list them with `waymarks memory sources`")
     if not app.projection.is_project_source(session_id, app.cwd) and (
