@@ -118,3 +118,15 @@ def test_excluding_the_active_session_says_how_to_get_another(home: Path,
     assert f"`waymarks session new`, then exclude this one, {active}" in refused["message"]
     _json(home, project, "session", "new")
     assert _json(home, project, "memory", "exclude", active)["excluded"] is True
+
+
+def test_an_import_of_what_is_stored_already_does_not_say_imported(home: Path,
+                                                                   project: Path) -> None:
+    _json(home, project, "memory", "add", "--", "The port is 80.")
+    exported = project / "out.jsonl"
+    _json(home, project, "export", "--kind", "memory", "-o", str(exported))
+    out = _text(home, project, "import", str(exported))
+    assert out.startswith("Nothing new to import: 1 duplicate; nothing was written."), out
+    again = _json(home, project, "import", str(exported))
+    assert again["outcome"] == "imported" and again["written"] is False  # (README's)
+    assert len(_json(home, project, "memory", "list")["items"]) == 1

@@ -455,8 +455,10 @@ def _summary(report: list[dict[str, Any]], *, wrote: bool, dry_run: bool,
                 f"({tally}). Fix or remove them, or supersede what they conflict with.")
     elif refusals:
         head = _changed_since_check(report, tally, partial)
-    else:
+    elif written:
         head = f"Imported: {tally}."
+    else:  # every line stored already ("Imported: 1 duplicate." said a write was made)
+        head = f"Nothing new to import: {tally}; nothing was written."
     data: dict[str, Any] = {
         "outcome": "partial" if partial else "rejected" if refusals else "dry-run" if dry_run
         else "imported",
