@@ -145,8 +145,12 @@ _DESCRIBED: Final = lazy(r"^[^=]+? (?:is|are) (?:the|a|an|our) [a-z][\w-]*(?: [a
 
 
 #: a claim saying what its subject is like, one word after its copula ("The status page is
-#: public."), and the words of one saying it has no value ("The base URL is unset.")
-_QUALITY: Final = lazy(r"^[^=]+? (?:is|are)(?: (?:now|currently|still|always))? ([a-z]+)$")
+#: public.", "… is read-only.") perhaps with whom or where it holds for ("… is slow from
+#: Asia.", "… is read-only for contractors."), and the words of one saying it has no value
+#: ("The base URL is unset.")
+_QUALITY: Final = lazy(
+    r"^[^=]+? (?:is|are)(?: (?:now|currently|still|always))? ([a-z]+(?:-[a-z]+)*)"
+    r"( (?:for|from|to|in|on|outside|within|during) [a-z][\w-]*(?: [a-z][\w-]*){0,2})?$")
 _NO_VALUE: Final = frozenset("none empty blank unset missing unknown null undefined".split())
 #: a value saying where a thing is: a host, a URL, a path (a letter, then a dot, a slash or
 #: a colon: not a number, a version nor a word)
@@ -164,6 +168,14 @@ def said_beside(said: str, stated: frozenset[str]) -> bool:
     if all(value[:2] == "s:" for value in stated):
         return _DESCRIBED.match(said) is not None
     quality = _QUALITY.match(said)
-    return quality is not None and quality.group(1) not in _NO_VALUE | STOP | frozenset(
-        STATES) and all(_PLACE.match(value) is not None for value in stated)
+    if quality is None or (quality.group(2) and _moved(quality.group(1))):
+        return False  # "… is moved to the new cluster.": another place
+    return quality.group(1) not in _NO_VALUE | STOP | frozenset(STATES) and all(
+        _PLACE.match(value) is not None for value in stated)
+
+
+def _moved(word: str) -> bool:
+    """Whether ``word`` is a participle (a thing done to the subject, such as a move to
+    another place), not a quality."""
+    return word.endswith("ed") or word in _IRREGULAR or word in _ENDINGS
 

@@ -1,0 +1,41 @@
+"""False conflicts found by the held-out pairs of ``benchmarks/conflict_pairs.json`` (tag
+``heldout-rr``), written through the service (real session files, real SQLite): each a
+true fact of the person refused beside another attribute of the same thing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.test_contradiction_review57 import _refused
+from tests.recall.test_contradiction_review61 import _written
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The package mirror is at mirror.internal:8081.", "The package mirror is read-only."),
+    ("The package mirror is read-only.", "The package mirror is at mirror.internal:8081."),
+    ("The status dashboard is at grafana.ops.example.com.",
+     "The status dashboard is internal-only."),
+    ("The VPN gateway is vpn.example.net.", "The VPN gateway is slow from Asia."),
+    ("The internal wiki is hosted at wiki.corp.example.com.",
+     "The internal wiki is read-only for contractors."),
+])
+def test_a_hyphenated_or_qualified_quality_beside_where_it_is_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"read-only" is a word of its own, and "slow from Asia" a quality said with where it
+    holds: neither is another place of the thing."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("The package mirror is read-only.", "The package mirror is read-write."),
+    ("The package mirror is at mirror.internal:8081.",
+     "The package mirror is moved to the new cluster."),
+    ("The package mirror is at mirror.internal:8081.",
+     "The package mirror is replaced by the new cluster."),
+])
+def test_another_quality_or_a_move_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
