@@ -55,6 +55,10 @@ ANSWERED: Final = {
     "how long does analytics keep raw events?": ("Analytics keeps raw events",),
     "when does the analytics ETL run?": ("analytics ETL",),
     "how often do auth keys rotate?": ("keys rotate",),
+    # expiring is timing out (the session's timeout recalled nothing)
+    "what's the auth session timeout?": ("Auth sessions expire",),
+    "when do auth sessions expire?": ("Auth sessions expire",),
+    "what is the gateway timeout?": ("gateway timeout",),
     "where is the login page?": ("login page",),
     "what's the OIDC issuer?": ("OIDC issuer",),
     "where do container images go?": ("Container images are pushed",),

@@ -84,7 +84,10 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     "install": ("instal", "install", "安装"),
     "dependency": ("depend", "dependency", "depende", "依赖"),
     "log": ("log", "logs", "日志"),
-    "timeout": ("timeout", "超时"),
+    # a session, a token or a link that expires after a while has that while for its
+    # timeout ("what's the auth session timeout?" of "Auth sessions expire after 12
+    # hours."): expiring is timing out, said of what is held rather than what is waited on
+    "timeout": ("timeout", "expir", "expire", "expiri", "expiry", "超时", "过期"),
     "version": ("version", "版本", "版本号"),
     "token": ("token", "令牌"),
     "key": ("apikey", "密钥"),
