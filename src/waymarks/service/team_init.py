@@ -12,12 +12,12 @@ from waymarks.files.atomic import write_atomic
 from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.team import linked_directory
 from waymarks.service.team import team_dir
+from waymarks.service.team_notes import write_notes
 from waymarks.service.team_write import (
     TeamRefused,
     contributor,
     refuse_linked,
     refuse_without_git,
-    write_notes,
 )
 
 if TYPE_CHECKING:

@@ -41,7 +41,6 @@ from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import LAST_AT, TeamEntry, genesis, make_line, record_of
 from waymarks.core.team_sharing import TEAM_LEVELS, share_problem
 from waymarks.core.text import escaped, ids_named, normalize, shell_command
-from waymarks.ledger import TEAM_DIR
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
     SUFFIX,
@@ -64,6 +63,7 @@ from waymarks.service.team import (
     team_dir,
 )
 from waymarks.service.team_identity import contributor_path, damaged_contributor, stored_id
+from waymarks.service.team_notes import write_notes
 from waymarks.service.team_views import accept_remedy, suggested, unmerged_json
 from waymarks.service.views import ItemView
 
@@ -126,40 +126,6 @@ def contributor(app: Waymarks, *, create: bool = False) -> str | None:
                               "contributor ID was being made; retry") from None
         return found
     return made
-
-
-def write_notes(app: Waymarks, me: str) -> tuple[str, ...]:
-    """What a write or ``team init`` says beside its outcome: :func:`untracked`, and a
-    note when git has no ``user.name`` here: the contributor ID (``contributor-…``) was
-    then every entry's author, which teammates read in `team status` and in plans, and
-    nothing said why or how to be named."""
-    try:  # (after a write: a git hanging now refuses nothing written; it answered before)
-        named = bool(team_git.user_name(Path(app.cwd)))
-    except team_git.GitTimedOut:
-        named = True
-    unnamed = () if named else (
-        f"git has no user.name here, so your team entries name their author by your "
-        f"contributor ID ({escaped(me)}); set yours (`git config --global user.name "
-        "'Your Name'`) and your next entries carry it (the ID stays)",)
-    return untracked(app, me) + unnamed
-
-
-def untracked(app: Waymarks, me: str) -> tuple[str, ...]:
-    """A note when git ignores this home's team file (a ``.gitignore`` holding
-    ``.waymarks/``): ``git add -A`` skips it in silence, and what was written to it never
-    reaches a teammate, while every command said to commit it to share it. The file is
-    made at the first share: before it (``team init``), adding the folder now adds the
-    rest alone (it said "add it once" there, and the share then said it again)."""
-    relative = f"{TEAM_DIR.as_posix()}/{me}{SUFFIX}"
-    rule = team_git.ignored_by(Path(app.cwd), relative)
-    if rule is None:
-        return ()
-    when = "once" if (Path(app.cwd) / relative).exists() else (
-        "after your first `waymarks team share`, which makes it,")
-    return (f"git ignores {escaped(relative)} ({escaped(rule)}), so `git add` skips it and "
-            f"your team entries never reach a teammate: add it {when} with `git add -f "
-            f"{TEAM_DIR.as_posix()}` (tracked, it is committed as any file), or change that "
-            "rule",)
 
 
 def _future_id(app: Waymarks, suffix: str = "0" * 8) -> str:
