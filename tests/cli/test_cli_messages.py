@@ -130,3 +130,13 @@ def test_an_import_of_what_is_stored_already_does_not_say_imported(home: Path,
     again = _json(home, project, "import", str(exported))
     assert again["outcome"] == "imported" and again["written"] is False  # (README's)
     assert len(_json(home, project, "memory", "list")["items"]) == 1
+
+
+def test_remember_and_adr_new_over_their_length_limits_say_too_long(home: Path,
+                                                                    project: Path) -> None:
+    remembered = _json(home, project, "remember", "x" * 2001, expect=2)
+    assert remembered["code"] == "too_long", remembered
+    titled = _json(home, project, "adr", "new", "t" * 121, expect=2)
+    assert titled["code"] == "too_long" and "121 characters" in titled["message"], titled
+    assert not (project / "docs").exists()
+    assert _json(home, project, "adr", "new", " ", expect=2)["code"] == "invalid_argument"

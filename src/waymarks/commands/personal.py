@@ -48,7 +48,7 @@ def register_remember(root: click.Group) -> None:
         `waymarks personal save`, or the MCP tool `remember` after the person confirms."""
         candidate = " ".join(text) or None
         if candidate is not None and len(candidate) > MAX_PREFILL_CHARS:
-            return refused("invalid_argument", f"the text has {len(candidate)} characters; "
+            return refused("too_long", f"the text has {len(candidate)} characters; "
                            f"the limit is {MAX_PREFILL_CHARS}. Nothing was saved")
         prompt = curation_prompt(candidate)
         return Result({"saved": False, "prompt": prompt}, prompt)

@@ -60,8 +60,11 @@ def new_adr(project: Path, title: str, today: date) -> Path:
     checkout) or cannot be one (a file in the way). The number is chosen and the file
     created under a lock on the folder, so two writers never take the same number."""
     title = " ".join(title.split())
-    if not title or len(title) > 120:
+    if not title:
         raise AdrRefused("invalid_argument", "an ADR title needs 1 to 120 characters")
+    if len(title) > 120:  # a length limit says so as every other (it was invalid_argument)
+        raise AdrRefused("too_long", f"an ADR title has {len(title)} characters; the limit "
+                         "is 120. Shorten it; nothing was created")
     if any(unicodedata.category(c) == "Cc" or unicodedata.bidirectional(c) in _BIDI_CONTROLS
            or c in "\u200e\u200f\u061c" for c in title):  # the marks: classes L, R, AL
         # written raw into a committed file, an ESC or a BEL drove the terminal of whoever
