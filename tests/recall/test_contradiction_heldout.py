@@ -39,3 +39,30 @@ def test_another_quality_or_a_move_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Alerts are sent to Slack.", "Alerts are also sent to PagerDuty."),
+    ("Alerts are also sent to PagerDuty.", "Alerts are sent to Slack."),
+    ("The marketing site is deployed to Netlify.",
+     "The marketing site is also deployed to a preview bucket."),
+    ("Nightly dumps are copied to the backup host.",
+     "Nightly dumps are copied to cold storage too."),
+])
+def test_a_thing_also_done_to_another_object_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"also" says the object is one more, as it does of a value ("The API also listens on
+    port 9090."), whatever the verb done to the thing in the passive."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("first", "contradicting"), [
+    ("Alerts are also sent to PagerDuty.", "Alerts are not sent to PagerDuty."),
+    ("Alerts are only sent to Slack.", "Alerts are also sent to PagerDuty."),
+    ("Alerts are sent to Slack.", "Alerts are sent to Microsoft Teams."),
+])
+def test_a_denial_an_only_or_no_word_of_adding_still_contradicts(
+        app: Waymarks, first: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)

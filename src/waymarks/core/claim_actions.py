@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.claim_terms import STATES
-from waymarks.core.claim_words import STOP
+from waymarks.core.claim_words import STOP, adds
 from waymarks.core.lazy_re import lazy
 
 #: the participles that do not end in "ed", as software notes use them
@@ -129,12 +129,14 @@ _ONLY: Final = lazy(r"\b(?:only|exclusively|solely|just)\b")
 def other_actions(one: str, other: str) -> bool:
     """Whether two claims (normalized) say two things done to their subject, each by a
     verb in the passive, another verb each, or one whose objects add up
-    (:data:`_ADDITIVE`) with another object and neither said to be the only one."""
+    (:data:`_ADDITIVE`, or any said to be done to one more: "Alerts are also sent to
+    PagerDuty.") with another object and neither said to be the only one."""
     mine = passive_verb(one)
     if mine is None:
         return False
     theirs = passive_verb(other)
-    if theirs == mine and mine in _ADDITIVE:
+    if theirs == mine and (mine in _ADDITIVE or adds(one) is not None or adds(other)
+                           is not None):
         return _ONLY.search(one) is None and _ONLY.search(other) is None
     return theirs not in (None, mine)
 
