@@ -66,3 +66,30 @@ def test_a_denial_an_only_or_no_word_of_adding_still_contradicts(
         app: Waymarks, first: str, contradicting: str) -> None:
     _written(app, first)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The current release branch is release/2.4.", "The current release branch is frozen."),
+    ("The current release branch is frozen.", "The current release branch is release/2.4."),
+    ("The worker log level is warn.", "The worker log level is overridden in tests."),
+    ("The default branch is main.", "The default branch is not frozen."),
+])
+def test_an_irregular_participle_is_no_word_value(
+        app: Waymarks, first: str, second: str) -> None:
+    """"frozen" and "overridden" are what is done to the thing, as "protected" is, not
+    which branch or level it is."""
+    _written(app, first)
+    _written(app, second)
+
+
+@pytest.mark.parametrize(("value", "participle", "contradicting"), [
+    ("The current release branch is release/2.4.", "The current release branch is frozen.",
+     "The current release branch is release/2.5."),
+    ("The worker log level is warn.", "The worker log level is overridden in tests.",
+     "The worker log level is error."),
+])
+def test_beside_an_irregular_participle_another_word_value_still_contradicts(
+        app: Waymarks, value: str, participle: str, contradicting: str) -> None:
+    _written(app, value)
+    _written(app, participle)
+    _refused(app, contradicting)

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from waymarks.core.claim_terms import STATES
+from waymarks.core.claim_terms import IRREGULAR_PARTICIPLES, STATES
 from waymarks.core.claim_words import STOP, adds
 from waymarks.core.lazy_re import lazy
 
-#: the participles that do not end in "ed", as software notes use them
-_IRREGULAR: Final = frozenset(
-    "written built run sent kept made done held shown taken given hidden bound found driven"
-    " known spun split shut".split())
 #: the copula of the derived key's ``X is Y``, an adverb perhaps, the verb and the
 #: preposition after it: a verb done to the thing, not a word said of it ("is fast")
 _PASSIVE: Final = lazy(
@@ -76,7 +72,7 @@ def _action(verb: str) -> str | None:
     """``verb`` when it is a participle saying an action (no value nor state), else
     ``None``."""
     if verb in _NO_ACTION or (verb in STOP and verb not in _ADDITIVE) or not (
-            verb.endswith("ed") or verb in _IRREGULAR):
+            verb.endswith("ed") or verb in IRREGULAR_PARTICIPLES):
         return None
     return verb
 
@@ -179,5 +175,5 @@ def said_beside(said: str, stated: frozenset[str]) -> bool:
 def _moved(word: str) -> bool:
     """Whether ``word`` is a participle (a thing done to the subject, such as a move to
     another place), not a quality."""
-    return word.endswith("ed") or word in _IRREGULAR or word in _ENDINGS
+    return word.endswith("ed") or word in IRREGULAR_PARTICIPLES or word in _ENDINGS
 

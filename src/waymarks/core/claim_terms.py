@@ -292,6 +292,11 @@ WORD_ATTRIBUTES: Final = (
     "level", "mode", "branch", "format", "driver", "engine", "strategy", "region", "provider",
     "theme", "language", "runtime", "encoding", "locale", "timezone", "channel", "profile",
     "policy", "tier", "owner")
+#: the participles that do not end in "ed", as software notes use them ("is written to
+#: dist", "is frozen", "is overridden in tests"): what is done to a thing, no word value
+IRREGULAR_PARTICIPLES: Final = frozenset(
+    "written built run sent kept made done held shown taken given hidden bound found driven"
+    " known spun split shut frozen overridden rewritten broken chosen forgotten".split())
 #: the copula between such an attribute and its word, as a fact states it: "is", a modal
 #: "be" ("The log level should be debug.", "… must be", "… will be"), "is set to" and
 #: "defaults to" (with "is" alone, "should be debug" stated no value, and was written
@@ -305,7 +310,8 @@ WORD_COPULA: Final = (
     r"(?:(?:(?:is|are)(?:n't| not)?|(?:(?:should|must|shall|will|needs? to|has to|have to)"
     r"(?:n't| not)?|won't) be(?! [a-z]+ed\b))(?: (?:now|currently|still|always|usually))?"
     r"(?: set to)?|(?:(?:is|are|was|were|has been|have been) )?(?:changed|set|switched"
-    r"|updated) to)(?! [a-z]+(?:[ai]ble|ed)\b)|defaults? to")
+    r"|updated) to)(?! (?:[a-z]+(?:[ai]ble|ed)|" + "|".join(sorted(IRREGULAR_PARTICIPLES))
+    + r")\b)|defaults? to")
 #: a verb of where a thing is written, goes or is kept, and its preposition: the word
 #: ending the clause after it is the place, a value ("The release artifacts are written
 #: to dist." is the folder "dist/"; read as a word, it stated nothing, and the replay
