@@ -93,3 +93,21 @@ def test_beside_an_irregular_participle_another_word_value_still_contradicts(
     _written(app, value)
     _written(app, participle)
     _refused(app, contradicting)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The public API is v2.", "The public API is rate-limited."),
+    ("The public API is rate-limited.", "The public API is v2."),
+    ("The export bucket is s3://exports.", "The export bucket is server-side-encrypted."),
+])
+def test_a_hyphenated_participle_beside_a_value_is_another_fact(
+        app: Waymarks, first: str, second: str) -> None:
+    """"rate-limited" is done to the API as "protected" is to a branch."""
+    _written(app, first)
+    _written(app, second)
+
+
+def test_beside_a_hyphenated_participle_another_value_still_contradicts(app: Waymarks) -> None:
+    _written(app, "The public API is v2.")
+    _written(app, "The public API is rate-limited.")
+    _refused(app, "The public API is v3.")

@@ -29,9 +29,10 @@ _NO_ACTION: Final = frozenset(
 
 #: a participle ending the claim after its copula, a negation or an adverb perhaps ("The
 #: default branch is protected.", "… is not protected."): what is done to the thing, with
-#: nothing after it
+#: nothing after it (hyphenated too: "The public API is rate-limited.")
 _PARTICIPLE_ENDS: Final = lazy(
-    r"^[^=]+? (?:is|are)(?: (?:not|now|also|always|automatically|currently|only))? ([a-z]+)$")
+    r"^[^=]+? (?:is|are)(?: (?:not|now|also|always|automatically|currently|only))?"
+    r" ([a-z]+(?:-[a-z]+)*)$")
 
 
 def passive_verb(norm: str, *, denied: bool = False) -> str | None:
