@@ -59,6 +59,9 @@ ANSWERED: Final = {
     "what's the auth session timeout?": ("Auth sessions expire",),
     "when do auth sessions expire?": ("Auth sessions expire",),
     "what is the gateway timeout?": ("gateway timeout",),
+    # an acronym of software work is its spelled-out name (the ADRs recalled nothing)
+    "where are the ADRs?": ("architecture decision records",),
+    "where are the architecture decision records?": ("architecture decision records",),
     "where is the login page?": ("login page",),
     "what's the OIDC issuer?": ("OIDC issuer",),
     "where do container images go?": ("Container images are pushed",),

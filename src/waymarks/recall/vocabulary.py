@@ -105,6 +105,10 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     # `make lint` before pushing."): "linter" keeps its "-er" in the stemmer
     "lint": ("lint", "linter", "linters", "linting"),
     "oncall": ("oncall", "oncal", "值班", "paged", "pager"),
+    # an architecture decision record is an ADR, spelled out or not ("where are the
+    # ADRs?" of "The architecture decision records are in docs/adr/."): the spelled-out
+    # form is read as one word (:data:`PHRASAL_WORDS`)
+    "adr": ("adr", "adrs", "architecturedecisionrecord", "architecturedecisionrecords"),
 }
 
 #: the things of software work named by a verb and "-er" that the stemmer cuts back to the
@@ -173,6 +177,7 @@ ASKED_WHOM: Final = lazy(
 #: in JSON" is a log
 PHRASAL_WORDS: Final = (
     (("call",), lazy(r"\bon[\s-]call\b")),
+    (("decision",), lazy(r"\barchitecture[\s-]decision[\s-]records?\b")),
     (("log", "sign"), lazy(r"\b(?:log|sign)(?:-in\b|\s+in(?=\s+(?:to|with|as|using|via)\b"
                            r"|\s*(?:[?.!,;:]|$)))")),
 )
