@@ -305,9 +305,18 @@ def register_house(root: click.Group) -> None:
              "applying; nothing is deleted).", examples=["waymarks untrust ."])
     @click.argument("path", metavar="PATH")
     def untrust(path: str) -> Result:
-        project, removed = runtime().app().untrust(path)
-        return Result({"project": project, "changed": removed},
-                      f"{'No longer trusted' if removed else 'Was not trusted'}: {cell(project)}")
+        from waymarks.service.evolution_untrust import retire_untrusted
+
+        app = runtime().app()
+        project, removed = app.untrust(path)
+        # its text still queued for the learning model is not the person's any more
+        retired = retire_untrusted(app.home, project, dry_run=app.rehearsing)
+        said = f"{'No longer trusted' if removed else 'Was not trusted'}: {cell(project)}"
+        if retired:
+            said += (f"\nRetired {retired} queued summary or work source(s) of it: none will "
+                     "be sent to the learning model (the ledger keeps them)")
+        return Result({"project": project, "changed": removed, "retiredSources": retired},
+                      said)
 
 
 def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:

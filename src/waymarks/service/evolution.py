@@ -84,7 +84,7 @@ LEDGER_SESSION_ID: Final = "waymarks-evolution"
 DB_NAME: Final = "waymarks.db"
 #: settlement codes besides the model port's error codes and the authority reasons
 STEP_CODES: Final = frozenset({"applied", "refused_only", "no_change", "withheld",
-                               "budget_spent", "no_target"})
+                               "budget_spent", "no_target", "untrusted"})
 SETTLEMENT_CODES: Final = STEP_CODES | MODEL_ERROR_CODES | AUTHORITY_REASONS
 
 

@@ -1,0 +1,50 @@
+"""What untrusting a project does to its text waiting for the learning model.
+
+A compaction summary and a work turn (``progress``: its tool calls and output) are the
+repository's text, not the person's: they are captured only in a project the person
+trusts (:func:`~waymarks.service.capture_turns.capture_trusted`), and learned memory is
+recalled in every project. Untrusting the project is the person's word that its text is
+not theirs: the sources of it still queued for the model are settled (``untrusted``:
+retired, not deleted; the append-only ledger keeps them), a capture of it still waiting
+in the spool first, so the next ``waymarks evolve`` sends none of them. The person's own
+statements made there stay queued: they are the person's, trusted or not.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from waymarks.core.evolution.model import SCHEMA_VERSION, SettledRecord
+from waymarks.service.learning import has_ledger
+from waymarks.service.ports import iso
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: the source kinds whose text is the repository's (a person's ``statement`` is not)
+REPOSITORY_KINDS: Final = frozenset({"summary", "progress"})
+#: the settlement code of a source retired because its project is no longer trusted
+UNTRUSTED: Final = "untrusted"
+
+
+def retire_untrusted(home: Path, origin: str, *, dry_run: bool = False) -> int:
+    """Settle ``origin``'s queued repository-derived sources as :data:`UNTRUSTED`; how
+    many (in a ``dry_run``: how many would be). Nothing is created in a home without
+    learned memory or a waiting capture."""
+    from waymarks.service.capture_spool import drain, pending
+    from waymarks.service.evolution import Evolution
+
+    if not has_ledger(home) and not pending(home):
+        return 0
+    with Evolution(home) as evo:
+        if not dry_run:  # a capture of it still waiting is taken now, then retired too
+            drain(home, evo)
+        with evo.ledger.locked():
+            evo._locked_sync()
+            at = iso(evo.clock.now())
+            retired = [SettledRecord(SCHEMA_VERSION, s.source_id, UNTRUSTED, at)
+                       for s in evo.store.unsettled(1_000_000)
+                       if s.origin == origin and s.kind in REPOSITORY_KINDS]
+            if retired and not dry_run:
+                evo._append(retired)
+    return len(retired)
