@@ -24,6 +24,14 @@ CASES: list[tuple[str, str]] = [
     (f'masterauth "{PW}"', 'masterauth "[REDACTED:secret]"'),
     (f"    command: redis-server --appendonly yes --requirepass {PW}",
      "    command: redis-server --appendonly yes --requirepass [REDACTED:secret]"),
+    # the same flag's value as the next item of an argument list: docker inspect's "Cmd",
+    # a Compose or pod command as a list, compact JSON, an indented YAML list
+    (f'"Cmd": ["redis-server", "--requirepass", "{PW}"]',
+     '"Cmd": ["redis-server", "--requirepass", "[REDACTED:secret]"]'),
+    (f'command: ["redis-server","--masterauth","{PW}","--port","6380"]',
+     'command: ["redis-server","--masterauth","[REDACTED:secret]","--port","6380"]'),
+    (f"    args:\n      - --requirepass\n      - {PW}\n",
+     "    args:\n      - --requirepass\n      - [REDACTED:secret]\n"),
     (f"127.0.0.1:6379> CONFIG SET requirepass {PW}",
      "127.0.0.1:6379> CONFIG SET requirepass [REDACTED:secret]"),
     # the AUTH command: given to redis-cli, typed at its prompt, or a session's line
@@ -87,6 +95,8 @@ UNCHANGED: list[str] = [
     "Hello 3 auth retries today",
     "HELLO 3 AUTH default $REDIS_PASSWORD SETNAME worker-1",
     "we set auth mode setname later",
+    '"Cmd": ["redis-server", "--requirepass", "$(REDIS_PASSWORD)"]',
+    '["redis-server", "--requirepass", "--port", "6380"]',
 ]
 
 

@@ -376,11 +376,14 @@ _WRAPPERS: Final = (
     # Redis's password as its configuration takes it, a name then a space: redis.conf's
     # ``requirepass …``/``masterauth …`` starting a line, ``redis-server --requirepass
     # …``, ``CONFIG SET requirepass …`` (these went out in clear; prose naming the
-    # directive, and redis.conf's commented sample, are none of these)
+    # directive, and redis.conf's commented sample, are none of these); the flag's value
+    # may be the next item of an argument list as the flag rule's is (docker inspect's
+    # ``"Cmd": ["redis-server", "--requirepass", "…"]``, a YAML list's ``- …``)
     Rule("redis_auth", "secret", lazy(
-        r"(?:(?m:^)[ \t]*|--|(?i:config)[ \t]+(?i:set)[ \t]+)(?:requirepass|masterauth)[ \t]+"
+        r"(?:(?:(?m:^)[ \t]*|(?i:config)[ \t]+(?i:set)[ \t]+)(?:requirepass|masterauth)[ \t]+"
+        r"|--(?:requirepass|masterauth)(?:[ \t]+|" + _NEXT_ARGUMENT + "))"
         + _VALUE.format(name="redis_auth"), re.ASCII), ("requirepass", "masterauth"),
-        wrapper=True, guard=" "),
+        wrapper=True),
     # a password Redis's ``ACL SETUSER USER … >PASSWORD …`` adds to a user (its other
     # rules, ``on``, ``~keys``, ``+@all``, and ``nopass`` stay), each rule read once; and
     # an ACL file's line, ``user USER on|off … >PASSWORD`` (users.acl, ACL LIST's reply
