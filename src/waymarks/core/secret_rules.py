@@ -157,9 +157,10 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
     # a scheme or a person)
     r"|credentials?|(?<=[a-z0-9][_.-])auth"
     # "pass" ends a name after a non-letter or in camel case (DB_PASS, SMTP_PASS, dbPass,
-    # rclone's "pass ="), never inside a word (bypass, compass) or before more of one
+    # rclone's "pass ="), never inside a word (bypass, compass) or before more of one;
+    # and sshpass's ``SSHPASS`` (what ``sshpass -e`` reads: it went out in clear)
     "|pass(?=" + _QUALIFIER + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)"
-    r"|(?<=(?-i:[a-z0-9]Pass))))" + _QUALIFIER + ")"
+    r"|(?<=(?-i:[a-z0-9]Pass))|(?<=(?<![A-Za-z0-9])sshpass)))" + _QUALIFIER + ")"
 )
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
                 r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
