@@ -67,9 +67,12 @@ _SUDO_STDIN: Final = (r"(?<![\w.-])sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+(?:-[A-Za-z]*
                       r"|--stdin)(?![\w-])")
 #: a command that reads a token or a password on standard input: ``gh auth login
 #: --with-token``, RHEL's ``passwd --stdin [USER]``, ``passwd USER`` given both lines,
-#: ``smbpasswd -s`` (``-a -s``); chpasswd's lines are its own rule's
+#: ``smbpasswd -s`` (``-a -s``), ``openssl passwd -stdin`` (which hashes the password it
+#: reads: the hash's input went out in clear); chpasswd's lines are its own rule's
 _TOKEN_STDIN: Final = (r"(?<![\w./-])(?:sudo[ \t]+)?(?:gh(?:\.exe)?[ \t]+auth[ \t]+login"
-                       r"[^\n|;&`<>]{0,256}?--with-token|passwd(?:[ \t]+--stdin)?"
+                       r"[^\n|;&`<>]{0,256}?--with-token"
+                       r"|openssl(?:\.exe)?[ \t]+passwd[^\n|;&`<>]{0,256}?[ \t]-stdin"
+                       r"|passwd(?:[ \t]+--stdin)?"
                        r"(?:[ \t]+[a-z_][\w.-]{0,31})?(?=[ \t]*(?:[\n;|&)]|\Z))"
                        r"|smbpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*s[A-Za-z]*)(?![\w-])")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
