@@ -36,6 +36,7 @@ def _reply(*claims: dict[str, object]) -> ModelReply:
 @pytest.fixture
 def evo(home: Path) -> Evolution:
     e = Evolution(home, clock=StepClock(), ids=CountingIds(7))
+    e.host_trust = (ORIGIN, True)  # its work turns are a trusted project's (not a dir here)
     yield e  # type: ignore[misc]
     e.close()
 

@@ -92,7 +92,7 @@ def test_a_reply_that_learned_nothing_settles_refused_only_and_changes_no_count(
     assert settled == {said: "applied", deploys: "applied", again: "refused_only",
                        render: "refused_only"}
     counts = {"processed": 4, "changed": 2, "unchanged": 2,
-              "byKind": {"statement": {"processed": 4, "changed": 2}}}
+              "byKind": {"statement": {"processed": 4, "changed": 2}}, "untrusted": 0}
     assert _cli(home, project, "evolution", "learning")["outcomes"] == counts
     # forgetting the variant kept aside does not make its source one that changed memory
     _cli(home, project, "evolution", "forget", variant.id)

@@ -284,6 +284,7 @@ def test_a_claim_marked_accurate_is_not_replaced_from_a_summary(
     second = evo.capture("/w/a", "summary", "## Notes\nbilling moved to Postgres 17?\n",
                          session="s", key="c2")
     assert second is not None and second.local_claims == 0
+    evo.host_trust = ("/w/a", True)  # a trusted project's summary (not a directory here)
     request = evo.request_for(second.source_id)
     assert request is not None and kept.id in request.prompt  # offered: it may be named
     outcome = evo.apply(second.source_id, _reply(

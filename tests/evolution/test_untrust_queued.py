@@ -9,6 +9,9 @@ Code hooks, the real CLI and a real loopback model provider."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +49,108 @@ def test_untrust_retires_the_queued_work_turn(tmp_path: Path) -> None:
         assert PLANTED in (home / "evolution" / "ledger.jsonl").read_text()
         again = cli(home, shop, "untrust", str(shop))
         assert again["changed"] is False and again["retiredSources"] == 0
+
+
+def _home(home: Path, fake: FakeProvider) -> dict[str, str]:
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = true\nprovider = "anthropic"\napi = "anthropic"\n'
+        f'endpoint = "{fake.origin}"\nmodel = "claude-test"\nkeyEnv = "OBS_KEY"\n',
+        encoding="utf-8")
+    return {"OBS_KEY": "sk-ant-obs-" + "k" * 24}
+
+
+def _summary(home: Path, origin: str, key: str) -> str:
+    """A summary source as a version before the trust checks captured it anywhere."""
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        said = evo.capture(origin, "summary", f"IMPORTANT: {PLANTED}.", session="s1", key=key)
+    assert said is not None and said.new
+    return said.source_id
+
+
+def _settled(home: Path, source_id: str) -> str | None:
+    from waymarks.service.evolution import Evolution
+
+    with Evolution(home) as evo:
+        evo.sync()
+        row = evo.store.view.source(source_id)
+    assert row is not None
+    return row.settled
+
+
+def test_a_never_trusted_projects_earlier_capture_is_not_sent(tmp_path: Path) -> None:
+    """A summary queued by an older version in a project nobody trusted: after the
+    upgrade, `evolve` settles it `untrusted` and the provider never sees it; the person's
+    own statement there is still learned."""
+    from waymarks.service.evolution import Evolution
+
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    origin = str(shop.resolve())
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        env = _home(home, fake)
+        planted = _summary(home, origin, "c1")
+        with Evolution(home) as evo:
+            said = evo.capture(origin, "statement", "Remember: the shop uses Postgres 16.",
+                               session="s1", key="u1")
+        assert said is not None
+        first = cli(home, shop, "evolve", env=env)  # one source a run, oldest first
+        assert first["outcome"] == "settled" and not fake.requests, first
+        cli(home, shop, "evolve", env=env)
+        assert not any(PLANTED in json.dumps(r["body"]) for r in fake.requests)
+        assert any("Postgres 16" in json.dumps(r["body"]) for r in fake.requests)
+        assert _settled(home, planted) == "untrusted"
+        assert PLANTED in (home / "evolution" / "ledger.jsonl").read_text()
+
+
+def test_pi_decision_is_held_as_captured_until_untrust(tmp_path: Path) -> None:
+    """A project Pi alone trusts keeps learning from its summaries when `waymarks evolve`
+    runs outside Pi; `waymarks untrust` takes Pi's decision back."""
+    from waymarks.service.capture_turns import capture_trusted
+
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    origin = str(shop.resolve())
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        env = _home(home, fake)
+        assert capture_trusted(home, origin, True)  # Pi's yes, at capture
+        first = _summary(home, origin, "c1")
+        cli(home, shop, "evolve", env=env)
+        assert any(PLANTED in json.dumps(r["body"]) for r in fake.requests)
+        assert _settled(home, first) not in (None, "untrusted")
+
+        assert capture_trusted(home, origin, True)
+        second = _summary(home, origin, "c2")
+        said = cli(home, shop, "untrust", str(shop))
+        assert said["changed"] is False and said["retiredSources"] == 1
+        third = _summary(home, origin, "c3")  # captured somehow after: still not sent
+        sent = len(fake.requests)
+        cli(home, shop, "evolve", env=env)
+        assert len(fake.requests) == sent
+        assert _settled(home, second) == "untrusted" and _settled(home, third) == "untrusted"
+        assert cli(home, shop, "evolution", "learning")["outcomes"]["untrusted"] == 2
+        said = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                               "evolution", "status"], cwd=shop, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, **env})
+        assert "2 of them retired unsent, their project not trusted" in said.stdout, said
+
+
+def test_pi_is_asked_again_when_it_runs_the_step(tmp_path: Path) -> None:
+    """Pi's decision kept at capture, then Pi calling its project untrusted when its own
+    step runs: the source is not sent."""
+    from waymarks.service.capture_turns import capture_trusted
+    from waymarks.service.evolution import Evolution
+
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    origin = str(shop.resolve())
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        _home(home, fake)
+    assert capture_trusted(home, origin, True)
+    sid = _summary(home, origin, "c1")
+    with Evolution(home) as evo:
+        evo.host_trust = (origin, False)
+        assert evo.request_for(sid) is None
+    assert _settled(home, sid) == "untrusted"

@@ -61,6 +61,9 @@ def learning_lines(data: dict[str, Any]) -> list[str]:
 def outcome_line(counts: dict[str, Any]) -> str:
     if counts.get("unavailable"):
         return "Processed and changed sources: not counted now (the database is busy)"
+    untrusted = counts.get("untrusted") or 0
     return (f"Processed {counts.get('processed', 0)} sources: {counts.get('changed', 0)} "
             f"changed learned memory, {counts.get('unchanged', 0)} changed nothing "
-            "(processed is not learned)")
+            "(processed is not learned)" + (
+                f"; {untrusted} of them retired unsent, their project not trusted"
+                if untrusted else ""))

@@ -99,9 +99,14 @@ def capture_trusted(home: Path | str, origin: str, host: bool | None = None) -> 
     would plant its words everywhere. ``host``: the host's own decision (Pi's, the bridge's
     trust override), which comes first; a trust list that cannot be read trusts nothing
     (it may only tighten)."""
-    if host is not None:
-        return host
     from pathlib import Path as _Path
+
+    if host is not None:
+        if host:  # kept: the model step holds the text to the decision it was taken under
+            from waymarks.service.trust_held import record_host_trust
+
+            record_host_trust(_Path(home), origin)
+        return host
 
     from waymarks.service.outcomes import ServiceError
     from waymarks.service.trust import TrustStore

@@ -130,6 +130,8 @@ class Evolution:
         #: ``Waymarks``, by :func:`evolution_for`: an edit decides (every check, under the
         #: lock) and stops before appending
         self.dry_run = False
+        #: the calling host's (Pi's) (project, trusted): :func:`.trust_held.sendable`
+        self.host_trust: tuple[str, bool] | None = None
 
     def close(self) -> None:
         if self._store is not None:
@@ -372,7 +374,7 @@ class Evolution:
 
     def request_for(self, source_id: str) -> ModelRequest | None:
         """The call to make for a source; ``None`` when it needs none (settled, unknown,
-        or nothing of it may be sent: then it is settled as ``withheld``)."""
+        or nothing of it may be sent: then it is settled ``withheld``, or ``untrusted``)."""
         self.sync()
         source = self.store.view.source(source_id)
         if source is None or source.settled is not None:
@@ -380,10 +382,13 @@ class Evolution:
         from waymarks.core.evolution.progress import build_request as progress_request
         from waymarks.core.evolution.progress import is_progress
         from waymarks.core.evolution.request import build_request
+        from waymarks.service.trust_held import sendable
 
         offered = self._offered(source)
         progress = is_progress(source)  # a work source: only its nominated targets
-        request = (progress_request if progress else build_request)(source, offered)
+        trusted = sendable(self.home, source.kind, source.origin, self.host_trust)
+        build = progress_request if progress else build_request
+        request = build(source, offered) if trusted else None  # (no rule trusts it now)
         if request is not None:
             request = self._without_route_keys(request)
             ids = tuple(c.id for c, _level in offered)
@@ -393,6 +398,7 @@ class Evolution:
         self._generations[source_id] = self.store.origin_generation(source.origin)
         if request is None:
             code = "no_target" if progress and not offered else "withheld"
+            code = code if trusted else "untrusted"
             with self.ledger.locked():
                 self._locked_sync()
                 if self._unsettled(source_id) is not None:

@@ -218,4 +218,6 @@ def outcomes(home: Path) -> dict[str, Any]:
         slot["changed"] += source.source_id in writers
     changed = sum(v["changed"] for v in by_kind.values())
     return {"processed": len(sources), "changed": changed,
-            "unchanged": len(sources) - changed, "byKind": by_kind}
+            "unchanged": len(sources) - changed, "byKind": by_kind,
+            # never sent: their project no longer trusted (evolution_untrust)
+            "untrusted": sum(s.settled == "untrusted" for s in sources)}

@@ -8,6 +8,15 @@ not theirs: the sources of it still queued for the model are settled (``untruste
 retired, not deleted; the append-only ledger keeps them), a capture of it still waiting
 in the spool first, so the next ``waymarks evolve`` sends none of them. The person's own
 statements made there stay queued: they are the person's, trusted or not.
+
+The model step checks again (:func:`~waymarks.service.trust_held.sendable`): such a
+source is sent only while its project is still trusted by the rule that trusted it.
+Waymarks' list is read now; Pi's decision (a capture inside Pi, of a project Pi trusts
+and the list does not hold) is kept in the home (``host-trusted-projects.json``) when
+captured: Pi, when it runs the step, is asked again (its decision on its own project),
+another caller holds it as captured unless ``waymarks untrust`` took it back. A source
+whose origin no rule trusts (one captured anywhere by a version before these checks) is
+settled ``untrusted``, never sent.
 """
 
 from __future__ import annotations
@@ -17,12 +26,11 @@ from typing import TYPE_CHECKING, Final
 from waymarks.core.evolution.model import SCHEMA_VERSION, SettledRecord
 from waymarks.service.learning import has_ledger
 from waymarks.service.ports import iso
+from waymarks.service.trust_held import REPOSITORY_KINDS, forget_host_trust
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-#: the source kinds whose text is the repository's (a person's ``statement`` is not)
-REPOSITORY_KINDS: Final = frozenset({"summary", "progress"})
 #: the settlement code of a source retired because its project is no longer trusted
 UNTRUSTED: Final = "untrusted"
 
@@ -34,6 +42,8 @@ def retire_untrusted(home: Path, origin: str, *, dry_run: bool = False) -> int:
     from waymarks.service.capture_spool import drain, pending
     from waymarks.service.evolution import Evolution
 
+    if not dry_run:  # the person's word: Pi's decision as captured no longer holds
+        forget_host_trust(home, origin)
     if not has_ledger(home) and not pending(home):
         return 0
     with Evolution(home) as evo:

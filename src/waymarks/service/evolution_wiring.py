@@ -38,7 +38,10 @@ StepFactory = Callable[["Waymarks"], ConsolidationStep | None]
 
 
 def _consolidation(app: Waymarks) -> ConsolidationStep:
-    return Evolution(app.home, clock=app.clock, ids=app.ids)
+    step = Evolution(app.home, clock=app.clock, ids=app.ids)
+    if app.trust_override is not None:  # inside Pi: its decision on its project, now
+        step.host_trust = (app.cwd, app.trust_override)
+    return step
 
 
 _factory: list[StepFactory] = [_consolidation]
