@@ -112,7 +112,7 @@ def test_a_question_put_in_quotes_is_the_question_asked(
 
 def test_a_query_keeps_its_quoted_question_and_a_record_sets_it_apart() -> None:
     text = 'answer this: "what is the JWT expiry?"'
-    assert analyze(text, query=True).features == ("w:jwt", "w:expiri")
+    assert analyze(text, query=True).features == ("w:jwt", "c:timeout")
     record = analyze(text)
     assert "w:jwt" not in record.features and "w:jwt" in record.quoted
 
