@@ -62,8 +62,6 @@ ANSWERED: Final = {
     # an acronym of software work is its spelled-out name (the ADRs recalled nothing)
     "where are the ADRs?": ("architecture decision records",),
     "where are the architecture decision records?": ("architecture decision records",),
-    # a command's `deploy/auth` names what it restarts, no word of the claim
-    "how does auth deploy?": ("Auth deploys via",),
     "where is the login page?": ("login page",),
     "what's the OIDC issuer?": ("OIDC issuer",),
     "where do container images go?": ("Container images are pushed",),
