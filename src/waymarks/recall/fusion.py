@@ -178,8 +178,8 @@ class Semantic(msgspec.Struct, frozen=True):
     def far(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with a vector is too far in meaning to be an answer.
         Never one in the other script than the query's: across scripts a model puts even
-        a translation lower (数据库端口是多少 and "The database port is 5433." at cosine 0.80,
-        under the veto's 0.81), and the words they share are concepts the analysis mapped
+        a translation lower (数据库端口是多少 and "The database port is 5433." at 0.45,
+        under the 0.47 veto), and the words they share are concepts the analysis mapped
         on purpose."""
         if sem is None or sem >= self.calibration.veto:
             return False
