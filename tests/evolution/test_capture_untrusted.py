@@ -167,3 +167,32 @@ def test_learn_on_says_what_an_untrusted_project_keeps_out(home: Path, project: 
     of a trusted project only; a work turn's tool results it did not name at all."""
     said = " ".join(ok(home, project, "learn", "on").split())
     assert "in a project you trust" in said and "tool results" in said, said
+
+
+def test_a_retried_pi_capture_is_not_trusted_again_after_untrust(tmp_path: Path) -> None:
+    """A Pi capture queued under Pi's yes and retried after `waymarks untrust` (its drain
+    at the untrust missed it: the database was busy) took the summary as trusted again and
+    kept Pi's decision anew, so the model step sent it. The retry now holds to the
+    decision as kept: none, Waymarks' list decides."""
+    from waymarks.service.capture_spool import capture_session_file
+    from waymarks.service.capture_turns import capture_trusted
+    from waymarks.service.trust_held import forget_host_trust, sendable
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    _learning_on(home)
+    origin = str(project.resolve())
+    session = tmp_path / "s.jsonl"
+    header = {"type": "session", "version": 3, "id": "5a5a5a5a-0000-4000-8000-0000000000c3",
+              "timestamp": "2026-11-30T10:00:00.000Z", "cwd": str(project)}
+    compaction = {"type": "compaction", "id": "k1", "parentId": None,
+                  "timestamp": "2026-11-30T10:00:04.000Z", "firstKeptEntryId": "k1",
+                  "summary": f"## Decisions\n- {PLANTED}\n", "tokensBefore": 10}
+    session.write_text(json.dumps(header) + "\n" + json.dumps(compaction) + "\n")
+    assert capture_trusted(home, origin, True)  # the first attempt, inside Pi
+    forget_host_trust(home, origin)  # `waymarks untrust`
+    with Evolution(home) as evo:
+        assert capture_session_file(home, "session_compact", str(session), str(project),
+                                    evo, host_trust=True) == 0
+    assert not sendable(home, "summary", origin, None)
+    assert _learned(home) == []

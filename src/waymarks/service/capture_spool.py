@@ -560,7 +560,9 @@ def capture_session_file(home: Path, event: str, path: str, project: str,
     except SessionFileError:
         return 0  # not a Pi session file (any more): nothing of it can be captured
     from waymarks.service.capture_turns import capture_trusted, session_items
+    from waymarks.service.trust_held import held_decision
 
+    host_trust = held_decision(home, origin, host_trust)  # not re-armed after an untrust
     return _store(home, origin, session.session_id, session_items(
         session, event, turn=turn, trusted=capture_trusted(home, origin, host_trust)), evo)
 

@@ -94,3 +94,17 @@ def sendable(home: Path, kind: str, origin: str, host: tuple[str, bool] | None) 
         return False
 
 
+
+
+def held_decision(home: Path, origin: str, host: bool | None) -> bool | None:
+    """The Pi decision a queued capture (a spool retry, away from Pi) was made under, as
+    it stands now: a yes ``waymarks untrust`` took back since (no longer kept) is none,
+    and Waymarks' list decides."""
+    from waymarks.service.outcomes import ServiceError
+
+    if not host:
+        return host
+    try:
+        return True if origin in HostTrusted(home).projects() else None
+    except ServiceError:
+        return None
