@@ -154,3 +154,31 @@ def test_pi_is_asked_again_when_it_runs_the_step(tmp_path: Path) -> None:
         evo.host_trust = (origin, False)
         assert evo.request_for(sid) is None
     assert _settled(home, sid) == "untrusted"
+
+
+def test_untrust_while_the_database_is_busy_still_holds(tmp_path: Path) -> None:
+    """`untrust` with learned memory's database held by another process waited 30 s and
+    failed ("locked for too long… retry", exit 1) though the list had changed. Now it says
+    the project is no longer trusted and that its queued sources were not retired now;
+    the model step then retires them."""
+    from tests.evolution.test_capture_retry import LOCKER, _release
+    from waymarks.service.evolution import Evolution
+
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    origin = str(shop.resolve())
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        _home(home, fake)
+    cli(home, shop, "trust", str(shop))
+    sid = _summary(home, origin, "c1")
+    holder = subprocess.Popen([sys.executable, "-c", LOCKER, str(home / "waymarks.db")],
+                              text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        said = cli(home, shop, "untrust", str(shop))
+    finally:
+        _release(holder)
+    assert said["changed"] is True and said["retiredSources"] is None
+    with Evolution(home) as evo:
+        assert evo.request_for(sid) is None
+    assert _settled(home, sid) == "untrusted"

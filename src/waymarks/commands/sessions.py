@@ -312,11 +312,15 @@ def register_house(root: click.Group) -> None:
         # its text still queued for the learning model is not the person's any more
         retired = retire_untrusted(app.home, project, dry_run=app.rehearsing)
         said = f"{'No longer trusted' if removed else 'Was not trusted'}: {cell(project)}"
-        if retired:
+        if isinstance(retired, str):  # the untrust holds: the model step checks it too
+            said += (f"\nIts queued summaries and work turns were not retired now ("
+                     f"{cell(retired)}); none will be sent: the learning model's step "
+                     "retires them first")
+        elif retired:
             said += (f"\nRetired {retired} queued summary or work source(s) of it: none will "
                      "be sent to the learning model (the ledger keeps them)")
-        return Result({"project": project, "changed": removed, "retiredSources": retired},
-                      said)
+        return Result({"project": project, "changed": removed, "retiredSources":
+                       retired if isinstance(retired, int) else None}, said)
 
 
 def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:

@@ -35,18 +35,31 @@ if TYPE_CHECKING:
 UNTRUSTED: Final = "untrusted"
 
 
-def retire_untrusted(home: Path, origin: str, *, dry_run: bool = False) -> int:
+def retire_untrusted(home: Path, origin: str, *, dry_run: bool = False) -> int | str:
     """Settle ``origin``'s queued repository-derived sources as :data:`UNTRUSTED`; how
-    many (in a ``dry_run``: how many would be). Nothing is created in a home without
-    learned memory or a waiting capture."""
-    from waymarks.service.capture_spool import drain, pending
+    many (in a ``dry_run``: how many would be), or why they could not be now (a busy or
+    damaged database: waited on briefly; the model step settles them the same way, as no
+    rule trusts them any more). Nothing is created in a home without learned memory or a
+    waiting capture."""
+    import sqlite3
+
+    from waymarks.service.database_errors import describe
+
+    try:
+        return _retire(home, origin, dry_run)
+    except (sqlite3.Error, OSError) as problem:
+        return describe(problem)
+
+
+def _retire(home: Path, origin: str, dry_run: bool) -> int:
+    from waymarks.service.capture_spool import CAPTURE_BUSY_MS, drain, pending
     from waymarks.service.evolution import Evolution
 
     if not dry_run:  # the person's word: Pi's decision as captured no longer holds
         forget_host_trust(home, origin)
     if not has_ledger(home) and not pending(home):
         return 0
-    with Evolution(home) as evo:
+    with Evolution(home, busy_timeout_ms=CAPTURE_BUSY_MS) as evo:
         if not dry_run:  # a capture of it still waiting is taken now, then retired too
             drain(home, evo)
         with evo.ledger.locked():
