@@ -168,7 +168,7 @@ def might_hold_visible(text: str) -> bool:
     if ("M" in text or "N" in text or "O" in text) and "." in text \
             and DISCORD.search(text) is not None:
         return True
-    if colon and (("A" in text and ":AA" in text) or ("://" in text and "hooks" in text)):
+    if colon and (":AA" in text or ("://" in text and "hooks" in text)):
         return True  # a Telegram bot token, a Slack or Discord webhook
     size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
     if (size >= 94 and "hv" in text) \
@@ -182,41 +182,29 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     an AWS secret key named on its line, a command's password flag (:func:`_password_flag`),
     a .netrc entry, a flag, an assignment (``Authorization: token …`` among them: it holds
     "token" and a separator), base64 under an ``auth`` key, Azure's ``sig=``."""
-    if colon and "@" in text and ("://" in text or ("\\" in text and ":\\/\\/" in text)):
+    if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
         return True
-    # names and Bearer/Basic match case-insensitively (``lower`` is ``casefold`` in ASCII,
-    # at a third of its cost)
-    folded = text.lower() if text.isascii() else text.casefold()
-    # the words many checks below need, each looked for once: every check costs on clean
-    # text (a 200-character text paid some 50 substring searches, 11 µs, "secret" looked
-    # for three times), so a word another literal holds guards that literal's search
-    named_pass, secret, token, key, auth, credential = (
-        "pass" in folded, "secret" in folded, "token" in folded, "key" in folded,
-        "auth" in folded, "credential" in folded)
+    folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded) \
-            or ((colon or equals) and auth and "authorization" in folded):
+            or ((colon or equals) and "authorization" in folded):
         return True
-    if ("/" in text or "+" in text) and len(text) >= 40 \
-            and (key or secret or credential or "aws" in folded) \
-            and named_aws_key(text):
+    if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
-    if dash and _FLAG.search(text) is not None and _password_flag(text):
+    if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True
-    if might_state_one(text, folded, colon, equals, named_pass or secret or token or key
-                       or "pw" in folded or ("P" in text and "PIN" in text)):
+    if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line
-    if ("|" in text or ("<" in text and "<<" in text)) \
-            and ("vercel" in text or "wrangler" in text
-                 or (secret and "docker" in text and "secret" in text)):
+    if ("|" in text or "<<" in text) \
+            and ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)):
         return True  # the secret ``vercel env add`` reads on its standard input
     if ("|" in text and (("sudo" in text and ("S" in text or "--stdin" in text))
-                         or "passwd" in text)) or (token and "--with-token" in text):
+                         or "passwd" in text)) or "--with-token" in text:
         # the password ``echo … | sudo -S CMD`` gives sudo, ``| passwd --stdin USER``, the
         # token ``gh auth login --with-token`` reads: no name
         return True
-    if "4" in text and "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
+    if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
         return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
     if equals and (("export" in text and _EXPORT.search(text) is not None)
                    or "declare -x" in text or "PATH=" in text or "HOME=" in text
@@ -242,6 +230,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
+    named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
@@ -255,17 +244,19 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if named_pass and "password" in text and ("machine" in text or "default" in text):
         return True  # a .netrc entry
-    if "config" in text and "set" in text and (auth or (named_pass and "_password" in folded)):
+    if "config" in text and "set" in text and ("auth" in folded or "_password" in folded):
         return True  # a package manager's ``config set KEY VALUE``, no separator
-    # (Poetry's ``config http-basic.REPO USER PASSWORD``: "basic" has let it by above)
+    if dash and "http-basic" in text:
+        return True  # Poetry's ``config http-basic.REPO USER PASSWORD``
     if ("ssm" in text and "SecureString" in text) \
-            or (secret and "secret" in text and "set" in text and "gh" in text):
+            or ("secret" in text and "set" in text and "gh" in text):
         # ``aws ssm put-parameter … SecureString``, ``gh secret set … -b…`` (its words
         # parted by any spaces or tabs, as the rule reads them: "secret set" alone let
         # ``gh  secret\tset NAME -b VALUE`` by, sent in clear)
         return True
-    if "<" in text and "</" in text and (named_pass or token or secret or key or auth
-                                         or credential or "pwd" in folded):
+    if "</" in text and (named_pass or "token" in folded or "secret" in folded
+                         or "key" in folded or "credential" in folded or "auth" in folded
+                         or "pwd" in folded):
         # an XML element named for a credential (``<password>…</password>``, ``<DbPwd>``:
         # with no separator in the text, a pwd one went out in clear)
         return True
@@ -282,38 +273,37 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # on …``: no separator
     if '"' in text and ('" "' in text or '"\t"' in text):
         return True  # a PgBouncer userlist.txt line, ``"USER" "PASSWORD"``: no separator
-    if "(" in text and "," in text and ("define" in folded or (auth and (
-            "Auth(" in text or _auth_key(folded)))):
+    if "(" in text and "," in text and ("define" in folded or "Auth(" in text or (
+            "auth" in folded and _auth_key(folded))):
         # a PHP constant, ``define('DB_PASSWORD', '…')``, and Python's ``auth=(USER, …)``,
         # ``HTTPBasicAuth(USER, …)``: no separator before the value
         return True
     if not (colon or equals or (dash and "--" in text)):
         # what holds a name then a space only; with a separator, the words below say it
         # (each of these holds one: read here, every text paid for them)
-        return (dash and (named_pass or token or secret or key)
-                and DASH_FLAG.search(text) is not None) \
+        return (dash and (named_pass or "token" in folded or "secret" in folded
+                          or "key" in folded) and DASH_FLAG.search(text) is not None) \
             or (named_pass and ("requirepass" in folded or "insecure-password" in folded)) \
-            or (auth and _auth_key(folded)) \
+            or ("auth" in folded and _auth_key(folded)) \
             or ("set" in text and ("configure" in text or "user-secrets" in text
                                    or "config" in text)) \
             or ("k" in folded and "psk" in folded and "nmcli" in text)
-    return named_pass or key or token or secret \
-        or ("k" in folded and (colon or equals) and "psk" in folded) \
+    return named_pass \
+        or ("k" in folded and ("key" in folded or "token" in folded
+                               or ((colon or equals) and "psk" in folded))) \
         or (colon and '"' in text and "sensitive" in text) \
-        or ("w" in folded and "pwd" in folded) or credential \
+        or ("w" in folded and "pwd" in folded) or "secret" in folded \
+        or "credential" in folded \
         or (colon and "stringdata" in folded) \
         or (colon and "apiVersion" in text and "data:" in text) \
         or (colon and (('"' in text and '"Env"' in text)
                        or ("\n" in text and "nvironment:" in text))) \
         or (equals and ("sig=" in text or "Signature=" in text or "ignature=" in folded
                         or "digest" in folded)) \
-        or (colon and '"' in text and ('"sig"' in folded or '"signature"' in folded)) \
-        or (auth and _auth_key(folded))
+        or (colon and ('"sig"' in folded or '"signature"' in folded)) \
+        or ("auth" in folded and _auth_key(folded))
 
 
-#: a command's flag, a dash after a space and before a word (prose's spaced dash " - " is
-#: none: a text holding one paid for every flag's words)
-_FLAG: Final = lazy(r"[ \t]-[^\s]", re.ASCII)
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
 _EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=", re.ASCII)
 
@@ -322,15 +312,15 @@ def _password_flag(text: str) -> bool:
     """A command whose password follows a flag (every such rule holds ``[ \\t]-``):
     MySQL's ``-pPASSWORD``, curl's ``-u USER:PASSWORD``, smbclient's ``-U USER%PASSWORD``,
     the flags of ``_LOGIN_FLAGS`` (sqlcmd's ``-P``, mongosh's ``-p`` among them)."""
-    flag_p, flag_big_p, curl, flag_a = "-p" in text, "-P" in text, "curl" in text, "-a" in text
+    flag_p, flag_big_p, curl = "-p" in text, "-P" in text, "curl" in text
     return (flag_p and ("mysql" in text or "mariadb" in text or "login" in text
                         or "sshpass" in text or "7z" in text)) \
         or ((curl or "client" in text) and ("-u" in text or "-U" in text)) \
-        or ((flag_a or "--auth" in text)
+        or (("-a" in text or "--auth" in text)
             and ("http" in text or "xh" in text or "jenkins-cli" in text)) \
         or (curl and ("-b" in text or "--cookie" in text)) \
         or ("openssl" in text and (flag_p or "-k" in text or "-K" in text)) \
-        or ((flag_a or "--pass" in text) and "redis-cli" in text) \
+        or (("-a" in text or "--pass" in text) and "redis-cli" in text) \
         or (flag_big_p and ("zip" in text or "sqlcmd" in text or "bcp" in text
                             or "ipmitool" in text or "mosquitto_" in text)) \
         or (flag_p and "influx" in text) \

@@ -89,16 +89,15 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
 _PASSWORD_NOUNS: Final = frozenset({"pa", "pw", "密码", "密碼", "口令"})
 
 
-def might_state_one(text: str, folded: str, colon: bool, equals: bool, noun: bool) -> bool:
+def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
     """The pre-test's part for ``PROSE`` and ``PROSE_CJK``: whether an expression of theirs
     matches ``text`` (``folded`` its case-folded form) at one of its needles. Literals
     first: no noun, or no verb nor separator, and none can; an expression is tried only
     where a noun stands, so text that merely names a token or a password ("Rotate the API
-    token every 90 days.") does not pay for every other rule. ``noun``: whether ``folded``
-    holds "pass", "pw", "secret", "token" or "key", or ``text`` "PIN" (the caller has
-    looked for most of them already)."""
+    token every 90 days.") does not pay for every other rule."""
     rules = [PROSE_CJK] if not text.isascii() and _CJK_HINT.search(text) else []
-    if noun \
+    if ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
+            or "key" in folded or "PIN" in text) \
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
                  or " were" in folded or " be" in folded or " remains" in folded):
         rules.append(PROSE)
