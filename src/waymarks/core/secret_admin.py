@@ -1,7 +1,7 @@
 """The credential rules of system administration: a password a command takes as one of
 its arguments, with no flag or separator naming it (ipmitool's ``user set password ID
 …``, Windows' ``net user NAME … /add``, ``openssl passwd …``, Grafana's and Drush's
-password resets). Part of the rule table of
+password resets, MinIO's ``mc alias set``). Part of the rule table of
 :mod:`waymarks.core.secret_rules`, after :mod:`waymarks.core.secret_commands`' flags;
 each rule names its command and the words before the password, so prose and code never
 reach it, and
@@ -40,6 +40,11 @@ _SETS: Final = (r"openssl(?:\.exe)?[ \t]+passwd(?:[ \t]+(?:-(?:salt|in)[ \t]+[^\
 _NET_USER: Final = (r"(?P<admin_net>)(?i:net)(?:\.exe)?[ \t]+(?i:user)[ \t]+"
                     r"(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s/\"'*;|&<>][^\s\"';|&<>]{0,63})")
 
+#: MinIO's client, ``mc alias set ALIAS URL ACCESS_KEY SECRET_KEY`` (``mc config host add``,
+#: its older form): the secret key is the argument after the access key's, no name
+_MC_ALIAS: Final = (r"mc(?:\.exe)?[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)"
+                    r"(?:[ \t]+[^\s;|&<>-][^\s;|&<>]{0,2047}){3}")
+
 #: one ``USER:PASSWORD`` line of cloud-init's ``chpasswd: list:`` (a block scalar's line,
 #: or a YAML list's item): the password, to its line's end
 _CLOUD_LINE: Final = (r"[ \t]+(?:-[ \t]+)?[^\s:'\"#-][^\s:'\"]{0,63}:(?P<cloud_password>[^\s'\"]"
@@ -53,9 +58,9 @@ ADMIN_RULES: Final = (
     # set``) or ``net user NAME VALUE`` has no switch after it, it is judged as prose is
     # ("net user count rose": :func:`admin_value_in_prose`)
     Rule("admin_password", "secret", lazy(
-        r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + "|" + _SETS + r")[ \t]+(?![/-])"
-        + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
-        ("ipmitool", "net", "openssl", "grafana", "drush"), folded=True, anchored=True,
+        r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + "|" + _SETS + "|" + _MC_ALIAS
+        + r")[ \t]+(?![/-])" + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
+        ("ipmitool", "net", "openssl", "grafana", "drush", "mc"), folded=True, anchored=True,
         wrapper=True, guard=" "),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:

@@ -236,8 +236,11 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
         # chpasswd``, ``mosquitto_passwd -b FILE USER PASSWORD``: no separator, or no name
         return True
-    if (named_pass and ("openssl" in text or "grafana" in text)) or "drush" in text:
-        return True  # ``openssl passwd -6 PASSWORD``, a password reset's: no separator
+    if (named_pass and ("openssl" in text or "grafana" in text)) or "drush" in text \
+            or ("mc" in folded and ("alias" in folded or "host" in folded)):
+        # ``openssl passwd -6 PASSWORD``, a password reset's, ``mc alias set A URL KEY
+        # SECRET``: no separator
+        return True
     if "user" in folded and ((named_pass and "ipmitool" in text) or "net" in folded):
         # ``ipmitool user set password ID PASSWORD``, ``net user NAME PASSWORD /add``: no
         # separator, no flag
