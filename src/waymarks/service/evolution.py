@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from waymarks.core.codec import utc_clamped
 from waymarks.core.evolution.capture import sanitize, summary_claims
 from waymarks.core.evolution.fold import ClaimRow, SourceRow
 from waymarks.core.evolution.model import (
@@ -65,6 +64,7 @@ from waymarks.core.model_port import (
 from waymarks.core.privacy import LEVELS
 from waymarks.ledger.log import SessionFileError
 from waymarks.ledger.session_file import SessionFile
+from waymarks.service.evolution_lookup import ReplyLookup, disputed
 from waymarks.service.learning import has_ledger as has_ledger  # re-exported
 from waymarks.service.learning import ledger_path as ledger_path  # re-exported
 from waymarks.service.outcomes import LedgerDamaged as LedgerDamaged  # re-exported
@@ -74,7 +74,6 @@ from waymarks.store.evolution import EvolutionStore
 from waymarks.store.writer_lock import FileIdentity, file_identity
 
 if TYPE_CHECKING:
-    from waymarks.core.evolution.decide import Target
     from waymarks.service.app import Waymarks
 
 # The consolidation modules (contract, decide, request: ~15 ms of imports) are imported
@@ -437,7 +436,7 @@ class Evolution:
                 self._in_flight.pop(source_id, None)
                 return StepOutcome("stale")
             chosen = frozenset(c.id for c, _level in self._offered(source))
-            decision = decide(source, parsed, chosen, _Lookup(self.store, parsed), at,
+            decision = decide(source, parsed, chosen, ReplyLookup(self.store, parsed), at,
                               secrets=secrets)
             # a reply refused for authority writes nothing of itself (the job pauses)
             confirm = confirmations(source, parsed, chosen, decision.records,
@@ -506,55 +505,6 @@ class Evolution:
     def counts(self) -> dict[str, int]:
         self.sync()
         return self.store.counts()
-
-
-class _Lookup:
-    """What the decision may know about the records a reply names."""
-
-    def __init__(self, store: EvolutionStore, proposed: Sequence[object]) -> None:
-        self.store = store
-        names = [getattr(p, "replaces", None) for p in proposed]
-        self.explicit = store.explicit_targets([n for n in names if n])
-        self.indexes: dict[str, dict[str, list[str]]] = {}
-
-    def target(self, record_id: str) -> Target | None:
-        explicit = self.explicit.get(record_id)
-        if explicit is not None:
-            kind, status, owner, created_ms = explicit
-            namespace = "pin" if kind == "pin" else "memory"
-            at = iso(utc_clamped(created_ms))  # a ledger may say any number
-            from waymarks.core.evolution.decide import Target
-            return Target(namespace, owner, kind, status, at)
-        claim = self.store.view.claim(record_id)
-        if claim is None:
-            return None
-        from waymarks.core.evolution.decide import Target
-        return Target("evolved", claim.origin, claim.kind, claim.state, claim.updated_at,
-                      claim.basis, claim.pinned, accurate=claim.accuracy is not None
-                      and claim.accuracy[0] == "accurate")
-
-    def exists(self, claim_id: str) -> bool:
-        return self.store.view.claim(claim_id) is not None
-
-    def _index(self, origin: str) -> dict[str, list[str]]:  # once a reply, for 16 claims
-        found = self.indexes.get(origin)
-        return found if found is not None else self.indexes.setdefault(
-            origin, self.store.view.worded_index(origin))
-
-    def forgotten(self, origin: str, content: str) -> bool:
-        return self.store.view.forgotten(origin, content, self._index(origin))
-
-    def disputed(self, origin: str, content: str) -> bool:
-        return disputed(self.store, origin, content, self._index(origin))
-
-
-def disputed(store: EvolutionStore, origin: str, content: str,
-             index: dict[str, list[str]] | None = None) -> bool:
-    """Whether the person marked a claim of ``content`` in ``origin`` incorrect (and it
-    stands quarantined): that text is not learned there again, under any kind."""
-    return any(c.state == "conflicted" and c.accuracy is not None
-               and c.accuracy[0] == "incorrect"
-               for c in store.view.worded(origin, content, index=index))
 
 
 @contextlib.contextmanager
