@@ -26,11 +26,16 @@ def _plan(tmp_path: Path, prompt: str, model_limit: int) -> dict[str, Any]:
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize"},
         {"id": 2, "method": "command", "params": {"text": f"pin -- {PIN}"}},
-        {"id": 3, "method": "plan", "params": {"prompt": prompt, "modelLimit": model_limit,
+        # (a claim with a given key: a plan looks the request's words up by key only
+        # where one was given, a62703f7)
+        {"id": 3, "method": "command", "params": {
+            "text": "memory add --key release-tagging -- Releases are tagged vYYYY.MM.DD"}},
+        {"id": 4, "method": "plan", "params": {"prompt": prompt, "modelLimit": model_limit,
                                                "fixed": {"systemTokens": 10}}},
-        {"id": 4, "method": "shutdown"}], Host())
+        {"id": 5, "method": "shutdown"}], Host())
     assert out[1]["result"]["exitCode"] == 0, out[1]
-    return dict(out[2]["result"])
+    assert out[2]["result"]["exitCode"] == 0, out[2]
+    return dict(out[3]["result"])
 
 
 def test_a_huge_prompt_is_planned_from_what_recall_reads(
