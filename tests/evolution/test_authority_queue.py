@@ -135,7 +135,10 @@ def test_an_authority_refusal_changes_nothing_and_pauses_without_settling(
     assert job is not None and (job.state, job.last_error) == ("paused", "write_rejected")
     # status says the same, and a check does not run it again
     status = _cli(home, project, "evolution", "status")
-    assert status["counts"]["paused"] == 1 and status["counts"]["settled"] == 0
+    # (the other source, applied straight through the ledger with no job, counts as
+    # settled: ef14698a counts the ledger's settled sources no job holds)
+    earlier = 1 if case in ("cross_origin", "newer") else 0
+    assert status["counts"]["paused"] == 1 and status["counts"]["settled"] == earlier
     assert [(f["sourceId"], f["state"], f["lastError"]) for f in status["failed"]] == [
         (source_id, "paused", "write_rejected")]
     again = _cli(home, project, "evolve")
@@ -155,7 +158,7 @@ def test_an_authority_refusal_changes_nothing_and_pauses_without_settling(
                and r["sourceId"] == source_id]
     assert [r["code"] for r in settled] == ["applied"]
     status = _cli(home, project, "evolution", "status")
-    assert status["counts"]["paused"] == 0 and status["counts"]["settled"] == 1
+    assert status["counts"]["paused"] == 0 and status["counts"]["settled"] == 1 + earlier
     with Evolution(home) as evo:
         assert evo.unsettled(10) == []
 

@@ -68,6 +68,9 @@ def test_a_long_pi_turn_keeps_its_request_through_the_extension(tmp_path: Path) 
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
+    # an untrusted project's work is not captured (532c002a): the person's project
+    subprocess.run([str(WAYMARKS_BIN), "--home", str(home), "trust", str(project)],
+                   check=True, capture_output=True, timeout=120)
     calls = 2_500  # 5,005 messages after the older turn: more than the bound
     harness = work / "harness.mjs"
     harness.write_text(HARNESS % {"jiti": modules / "jiti" / "lib" / "jiti.mjs",
