@@ -38,3 +38,20 @@ def wait_for_captures(home: Path, seconds: float = 90.0) -> None:
     while pending(home):
         assert time.monotonic() < deadline, "the queued capture was never stored"
         time.sleep(0.05)
+
+
+def wait_for_decision(home: Path, seconds: float = 90.0) -> None:
+    """:func:`wait_for_captures`, then until the turn's capture decision is noted: a
+    ``Stop`` whose turn has tool observations closes that work turn in the detached child
+    (or the helper), not through the spool, so an empty spool does not mean it was noted
+    (the CI read ``lastCapture`` as ``None`` once, the note written 4 ms later). A bound on
+    waiting, not a timing assertion."""
+    import time
+
+    from waymarks.service.evolution_observe import last_capture
+
+    wait_for_captures(home, seconds)
+    deadline = time.monotonic() + seconds
+    while last_capture(home) is None:
+        assert time.monotonic() < deadline, "the turn's capture decision was never noted"
+        time.sleep(0.05)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.evolution.conftest import wait_for_captures
+from tests.evolution.conftest import wait_for_decision
 from waymarks.core.evolution.observations import (
     MAX_SCAN,
     AssistantText,
@@ -124,7 +124,7 @@ def test_an_interrupted_claude_code_turn_and_the_diagnostics(tmp_path: Path) -> 
                                                 "error": f"rejected; token {TOKEN}",
                                                 "is_interrupt": False})
     _hook(home, project, "Stop", base)
-    wait_for_captures(home)
+    wait_for_decision(home)
     [ledger] = list((home / "sessions").rglob("*.jsonl"))
     assert TOKEN not in ledger.read_text()
     records = [json.loads(line)["data"] for line in ledger.read_text().splitlines()
@@ -216,7 +216,7 @@ def test_a_claude_code_turn_of_many_calls_keeps_its_request(tmp_path: Path) -> N
                                          "tool_input": {"command": "git commit -am release"},
                                          "tool_response": {"stdout": "[main 9f] release"}})
     _hook(home, project, "Stop", base)
-    wait_for_captures(home)
+    wait_for_decision(home)
     last = json.loads(_cli(home, project, "--json", "evolution", "learning").stdout
                       )["lastCapture"]
     assert last["decision"] == "captured", last
@@ -343,7 +343,7 @@ def test_a_claude_code_turn_without_tool_calls_is_noted_with_its_intent(
             {"type": "text", "text": "Noted."}]}}]) + "\n")
     _hook(home, project, "UserPromptSubmit", {**base, "prompt": said})
     _hook(home, project, "Stop", base)
-    wait_for_captures(home)
+    wait_for_decision(home)
     learning = _cli(home, project, "--json", "evolution", "learning").stdout
     last = json.loads(learning)["lastCapture"]
     assert (last["host"], last["decision"], last["intent"]) == (
