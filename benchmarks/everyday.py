@@ -1,0 +1,109 @@
+"""Benchmark: everyday recall precision (issue 20, "precision is the product").
+
+Each store's claims are remembered in a fresh home (lexical engine, ``WAYMARKS_SEMANTIC=off``)
+and each question is asked once, with no turn before it. A question with answers is
+``right`` when it recalls at least one claim and every claim it recalls holds one of its
+answers, ``missed`` when it recalls nothing, ``wrong`` when it recalls a claim that answers
+nothing; a question no claim answers is ``right`` when it recalls nothing, else ``wrong``.
+``wrong_claims`` counts the claims recalled that answer nothing.
+
+Sets, reported apart:
+
+- ``everyday``: the tests' everyday store (:mod:`tests.recall.everyday_store`) with the
+  questions of :mod:`tests.recall.test_everyday_questions` and
+  :mod:`tests.recall.test_everyday_more` (which their tests hold right) and the leftover
+  questions below (wrong or missed when they were written down);
+- ``heldout``: another project's memory and questions (:mod:`everyday_heldout`), written
+  before the rules that answer them were read, and never tuned on.
+
+    PYTHONPATH=src .venv/bin/python benchmarks/everyday.py [--show]
+
+``--show`` lists each question that is not right with what it recalled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO)]  # the tests' question sets
+
+import everyday_heldout  # noqa: E402
+from tests.recall import everyday_store, test_everyday_more, test_everyday_questions  # noqa: E402
+from waymarks.service.app import Waymarks  # noqa: E402
+
+#: questions of the everyday store a stop left wrong or missed (issue 20 follow-ups):
+#: question -> answers, or () when no claim answers it
+LEFTOVER: Final[Mapping[str, tuple[str, ...]]] = {
+    "how do I run the payments tests?": (),
+    "how does the mailer deploy?": (),
+    "how does payments deploy?": (),
+    "how does auth deploy?": ("Auth deploys via Argo CD",),
+    "how do I deploy auth?": ("Auth deploys via Argo CD",),
+    "what does the mailer send through?": ("Amazon SES",),
+    "what is the coverage threshold?": ("Coverage must stay above",),
+    "which payment provider do we use?": ("Adyen", "Stripe"),
+    "which payment provider does payments use?": ("Adyen",),
+    "when do the TLS certificates expire?": ("TLS certificates renew",),
+    "what is the payments timeout?": ("Payments timeouts",),
+    "how long is the gateway timeout?": ("gateway timeout",),
+}
+
+
+def _questions() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    everyday: dict[str, tuple[str, ...]] = {}
+    for module in (test_everyday_questions, test_everyday_more):
+        everyday.update(module.ANSWERED)
+        everyday.update({question: () for question in module.UNSTORED})
+    everyday.update(LEFTOVER)
+    heldout = dict(everyday_heldout.ANSWERED)
+    heldout.update({question: () for question in everyday_heldout.UNSTORED})
+    return everyday, heldout
+
+
+def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
+            show: bool) -> dict[str, Any]:
+    """Right, wrong and missed questions of one store (see the module's docstring)."""
+    counts = {"questions": len(questions), "right": 0, "wrong": 0, "missed": 0,
+              "wrong_claims": 0}
+    shown: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory() as temp:
+        project = Path(temp, "project")
+        project.mkdir()
+        with Waymarks(Path(temp, "home"), cwd=str(project)) as app:
+            texts = {app.remember(claim).id: claim for claim in claims}  # type: ignore[union-attr]
+            for question, answers in questions.items():
+                recalled = [texts[i] for i in app.recall(question).selected]
+                stray = [text for text in recalled
+                         if not answers or not any(part in text for part in answers)]
+                counts["wrong_claims"] += len(stray)
+                outcome = ("wrong" if stray else "missed" if answers and not recalled
+                           else "right")
+                counts[outcome] += 1
+                if show and outcome != "right":
+                    shown[f"{outcome}: {question}"] = recalled
+    return {**counts, **({"not_right": shown} if show else {})}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--show", action="store_true", help="list the questions not right")
+    args = parser.parse_args(argv)
+    os.environ["WAYMARKS_SEMANTIC"] = "off"
+    everyday, heldout = _questions()
+    print(json.dumps({
+        "everyday": measure(everyday_store.CLAIMS, everyday, args.show),
+        "heldout": measure(everyday_heldout.CLAIMS, heldout, args.show),
+    }, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
