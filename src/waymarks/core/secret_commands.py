@@ -94,6 +94,12 @@ _NOT_TYPED: Final = r"(?:[A-Za-z][A-Za-z-]{0,64}:|`{3,}[\w+.-]*|~{3,}[\w+.-]*)[ 
 #: ``docker secret create NAME -``: the secret read on standard input
 _DOCKER_SECRET: Final = (r"docker(?:\.exe)?[ \t]+secret[ \t]+create[ \t][^\n|;&`<>]{0,256}?"
                          r"[ \t]-(?=[ \t]*(?:[\n;|&<>]|\Z))")
+#: a command a pipe's ``echo …`` feeds a secret, which it reads on standard input
+PIPED_INTO: Final = (_STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin|" + _SUDO_STDIN + "|"
+                     + _TOKEN_STDIN + r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:"
+                     + _VERCEL + "|" + _GCLOUD + r"[^\n;&`]{0,256}?" + _DATA_FILE_STDIN + "|"
+                     + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN + "|" + _DOCKER_SECRET
+                     + ")")
 _STORE_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD + "|"
                          + _KUBECTL + "|" + _DOCKER_SECRET + ")")
 #: a command's arguments to the end of its line or a shell's operator, a quoted one's
@@ -223,12 +229,7 @@ COMMAND_RULES: Final = (
     Rule("stdin_login", "secret", lazy(
         r"(?<![\w.-])(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+['\"]%s(?:\\n)?['\"])?"
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
-        + r"[ \t]*\|[ \t]*(?:" + _STDIN_COMMAND + r"[^\n;&`]{0,256}?--password-stdin"
-        + "|" + _SUDO_STDIN + "|" + _TOKEN_STDIN
-        + r"|(?<![\w.-])(?:sudo[ \t]+|(?:npx|bunx|pnpx)[ \t]+)?(?:" + _VERCEL + "|" + _GCLOUD
-        + r"[^\n;&`]{0,256}?"
-        + _DATA_FILE_STDIN + "|" + _KUBECTL + r"[^\n;&`]{0,256}?" + _FROM_FILE_STDIN
-        + "|" + _DOCKER_SECRET + "))"
+        + r"[ \t]*\|[ \t]*(?:" + PIPED_INTO + ")"
         r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + "|" + _TOKEN_STDIN
         + r")[^\n]{0,256}?<<(?:<[ \t]*"
         + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"

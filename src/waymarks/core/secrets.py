@@ -329,7 +329,7 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
 
 
 #: the rules but ``kube_…`` and ``env_…`` whose match is several values, a span each
-_SEVERAL: Final = ("store_pairs", "chpasswd_list")
+_SEVERAL: Final = ("store_pairs", "chpasswd_list", "stdin_fed")
 
 
 def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple[int, int]]:
@@ -338,11 +338,14 @@ def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple
     from waymarks.core.secret_commands import store_values
     from waymarks.core.secret_environments import environment_values
     from waymarks.core.secret_manifest import manifest_values, string_data_values
+    from waymarks.core.secret_stdin import fed_values
 
     if name == "store_pairs":
         return store_values(match)
     if name == "chpasswd_list":
         return cloud_passwords(match)
+    if name == "stdin_fed":
+        return fed_values(match)
     if name.startswith("env_"):
         return environment_values(name, match)
     return (string_data_values if "string" in name else manifest_values)(name, match, start, end)

@@ -1,0 +1,74 @@
+"""The credential rules of a password a command reads on its standard input, written in
+shapes beyond ``echo VALUE | CMD`` (:mod:`waymarks.core.secret_commands`' ``stdin_login``):
+the lines a group of commands writes, ``(echo PW; echo PW) | smbpasswd -a -s USER``
+(``{ …; }``, an old password before the new one's two lines for ``passwd``), the
+arguments a ``printf`` format is given, ``printf '%s\\n%s\\n' PW PW | passwd USER``, and
+``yes PW | passwd USER``: each went out in clear. Part of the rule table of
+:mod:`waymarks.core.secret_rules`; a match is several values, a span each
+(:func:`fed_values`), every one but a reference (``$PW``) or a mask.
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_commands import PIPED_INTO
+from waymarks.core.secret_tokens import Rule
+
+#: one argument of a command: quoted on its line, or bare to a space or a shell's operator
+_ARGUMENT: Final = r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\s\"'`\\;|&<>(){}]{1,4096}+)"
+#: a command of a group that writes a line: ``echo [-n|-e] ARG…``, ``printf FORMAT [ARG…]``
+_WRITES: Final = r"(?:echo|printf)(?:[ \t]+" + _ARGUMENT + "){1,16}+[ \t]*"
+
+STDIN_RULES: Final = (
+    Rule("stdin_fed", "secret", lazy(
+        r"(?<![\w.-])(?:(?P<stdin_group>[({][ \t]*(?:" + _WRITES + r";[ \t]*){0,8}" + _WRITES
+        + r";?[ \t]*[)}])"
+        r"|(?P<stdin_printf>printf[ \t]+(?:'[^'\n]{0,256}%[^'\n]{0,256}'|\"[^\"\n]{0,256}%"
+        r"[^\"\n]{0,256}\")(?:[ \t]+" + _ARGUMENT + r"){1,16}+)"
+        r"|(?P<stdin_yes>yes[ \t]+" + _ARGUMENT + "))"
+        r"[ \t]*\|[ \t]*(?:" + PIPED_INTO + ")", re.ASCII),
+        ("echo", "printf", "yes"), wrapper=True, guard="|"),
+)
+
+#: an argument, its quotes aside (the value in group ``v``)
+_VALUE: Final = lazy(r"'(?P<q>[^'\n]*)'|\"(?P<d>[^\"\n]*)\"|(?P<v>[^\s\"'`\\;|&<>(){}]+)",
+                     re.ASCII)
+#: a command of a group, and the arguments after it
+_COMMAND: Final = lazy(r"(?:echo|printf|yes)(?=[ \t])", re.ASCII)
+#: an echo's flags (``-n``, ``-e``); a printf format holding a conversion (``%s``)
+_ECHO_FLAG: Final = lazy(r"-[neE]+", re.ASCII)
+_FORMAT: Final = lazy(r"[^%]*%[^%]*(?:%[^%]*)*", re.ASCII | re.DOTALL)
+
+
+def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:
+    """The spans of the values a ``stdin_fed`` match writes to the command's standard
+    input: every argument of its ``echo``/``printf``/``yes`` commands but an echo's flags,
+    a format holding a conversion (``'%s\\n'``: its arguments are the values), and a
+    reference or a mask (``$PW``, ``****``, one already redacted)."""
+    from waymarks.core.secret_values import _is_reference
+
+    text = match.string
+    read = next(name for name in ("stdin_group", "stdin_printf", "stdin_yes")
+                if match.group(name) is not None)
+    start, end = match.span(read)
+    spans = []
+    command = _COMMAND.search(text, start, end)
+    while command is not None:
+        following = _COMMAND.search(text, command.end(), end)
+        until = end if following is None else following.start()
+        lead: re.Pattern[str] | None = _ECHO_FLAG if command.group() == "echo" else _FORMAT
+        for argument in _VALUE.finditer(text, command.end(), until):
+            group = argument.lastgroup or "v"
+            value = argument.group(group)
+            if lead is not None and lead.fullmatch(value):
+                continue  # (an echo's flags or a format lead; the values follow them)
+            lead = None
+            if not _is_reference(value) and any(c.isalnum() for c in value):
+                spans.append(argument.span(group))
+        command = following
+    return spans
