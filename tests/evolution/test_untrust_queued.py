@@ -182,3 +182,38 @@ def test_untrust_while_the_database_is_busy_still_holds(tmp_path: Path) -> None:
     with Evolution(home) as evo:
         assert evo.request_for(sid) is None
     assert _settled(home, sid) == "untrusted"
+
+
+def test_a_pi_yes_taken_back_in_pi_is_not_held(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project Pi trusted at capture, then set untrusted in Pi's own trust store and
+    never opened in Pi again: `waymarks evolve` outside Pi (no PI_CODING_AGENT_DIR in its
+    environment) sent its queued summary until `waymarks untrust DIR`. Pi's store is read
+    again where the capture read it; the yes it no longer holds is stale."""
+    from waymarks.service.capture_turns import capture_trusted
+    from waymarks.service.trust_held import HOST_TRUST_FILE, held_decision
+
+    home, shop, pi = tmp_path / "home", tmp_path / "shop", tmp_path / "pi-agent"
+    shop.mkdir()
+    pi.mkdir()
+    origin = str(shop.resolve())
+    (pi / "trust.json").write_text(json.dumps({origin: True}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(pi))  # the bridge's environment
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        env = _home(home, fake)
+        assert capture_trusted(home, origin, True)
+        first = _summary(home, origin, "c1")
+        monkeypatch.delenv("PI_CODING_AGENT_DIR")  # a terminal's: Pi's dir not named
+        cli(home, shop, "evolve", env=env)  # Pi's store still says yes: sent
+        assert any(PLANTED in json.dumps(r["body"]) for r in fake.requests)
+        assert _settled(home, first) not in (None, "untrusted")
+
+        second = _summary(home, origin, "c2")
+        (pi / "trust.json").write_text(json.dumps({origin: False}))  # Pi's /trust: no
+        sent = len(fake.requests)
+        cli(home, shop, "evolve", env=env)
+        assert len(fake.requests) == sent
+        assert _settled(home, second) == "untrusted"
+        kept = json.loads((home / HOST_TRUST_FILE).read_text())
+        assert origin not in kept["projects"]
+        assert held_decision(home, origin, True) is None  # a spool retry: the list decides

@@ -46,8 +46,9 @@ def agent_dir(explicit: str | None = None) -> Path:
                                "Pi does not look; give Pi's agent directory as an absolute "
                                "path (~/.pi/agent works); nothing was changed")
         return chosen
-    env = os.environ.get("PI_CODING_AGENT_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".pi" / "agent"
+    from waymarks.service.pi_trust_store import default_agent_dir
+
+    return default_agent_dir()
 
 
 def loader_path(directory: Path) -> Path:

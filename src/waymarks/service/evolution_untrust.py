@@ -13,8 +13,10 @@ The model step checks again (:func:`~waymarks.service.trust_held.sendable`): suc
 source is sent only while its project is still trusted by the rule that trusted it.
 Waymarks' list is read now; Pi's decision (a capture inside Pi, of a project Pi trusts
 and the list does not hold) is kept in the home (``host-trusted-projects.json``) when
-captured: Pi, when it runs the step, is asked again (its decision on its own project),
-another caller holds it as captured unless ``waymarks untrust`` took it back. A source
+captured, with Pi's agent directory: Pi, when it runs the step, is asked again (its
+decision on its own project); another caller reads Pi's trust store there again
+(:func:`~waymarks.service.trust_held.held_yes`: a yes the store no longer holds is stale)
+unless ``waymarks untrust`` took it back. A source
 whose origin no rule trusts (one captured anywhere by a version before these checks) is
 settled ``untrusted``, never sent.
 """
