@@ -217,3 +217,31 @@ def test_a_pi_yes_taken_back_in_pi_is_not_held(tmp_path: Path,
         kept = json.loads((home / HOST_TRUST_FILE).read_text())
         assert origin not in kept["projects"]
         assert held_decision(home, origin, True) is None  # a spool retry: the list decides
+
+
+def test_learn_status_counts_retired_sources_apart(tmp_path: Path) -> None:
+    """`learn status` counted a source retired unsent (settled `untrusted`) as plainly
+    settled: a never-trusted project's summary and a statement, both taken by `evolve`,
+    read "sources_settled: 2", as if both had been learned from."""
+    from waymarks.service.evolution import Evolution
+
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    origin = str(shop.resolve())
+    with FakeProvider([], default=anthropic_ok('{"claims": []}')) as fake:
+        env = _home(home, fake)
+        _summary(home, origin, "c1")
+        with Evolution(home) as evo:
+            assert evo.capture(origin, "statement", "Remember: the shop uses Postgres 16.",
+                               session="s1", key="u1") is not None
+        cli(home, shop, "evolve", env=env)
+        cli(home, shop, "evolve", env=env)
+    counts = cli(home, shop, "learn", "status")["counts"]
+    assert (counts["sources_settled"], counts["sources_pending"]) == (1, 0), counts
+    assert counts["sources_retired_untrusted"] == 1
+    said = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
+                           "learn", "status"], cwd=shop, capture_output=True, text=True,
+                          timeout=120)
+    assert "sources_retired_untrusted: 1 (retired unsent: their project is not trusted" \
+        in said.stdout, said.stdout
+    assert "sources_settled: 1" in said.stdout

@@ -19,6 +19,9 @@ from waymarks.commands.render import cell, refused, table_result
 from waymarks.core.text import typed_id
 
 T = TypeVar("T")
+#: what ``learn status`` says of sources settled ``untrusted`` (never in ``sources_settled``)
+RETIRED = (" (retired unsent: their project is not trusted, by `waymarks untrust` or "
+           "by the trust rule they were captured under; the ledger keeps them)")
 
 
 def how_to_turn_on(home_option: str = "") -> str:
@@ -112,7 +115,9 @@ def learn_group() -> Group:
             lines.append(f"Not running: {blocked}.")
         if problem is not None:
             lines.append(f"problem: {problem}")
-        lines += [f"{name}: {value}" for name, value in sorted(counts.items())]
+        lines += [f"{name}: {value}" + (RETIRED if name == "sources_retired_untrusted"
+                                         and value else "")
+                  for name, value in sorted(counts.items())]
         lines += [f"ignored: {note}" for note in state.ignored]
         lines += [f"malformed learned claim (left out of recall; `waymarks evolution forget "
                   f"{b}` removes it): {b}" for b in bad]

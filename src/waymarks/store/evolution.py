@@ -337,13 +337,17 @@ class EvolutionStore:
             "SELECT key FROM evo_suppressed ORDER BY key")]
 
     def counts(self) -> dict[str, int]:
-        """Claims by state, and sources pending/settled (no content)."""
+        """Claims by state, and sources pending, settled and retired unsent because their
+        project is not trusted (settled ``untrusted``: counted apart, never in settled;
+        no content)."""
         out = {f"claims_{state}": int(n) for state, n in self.db.execute(
             "SELECT state, count(*) FROM evo_claims GROUP BY state")}
-        pending, settled = self.db.execute(
+        pending, settled, retired = self.db.execute(
             "SELECT count(*) FILTER (WHERE settled IS NULL),"
-            " count(*) FILTER (WHERE settled IS NOT NULL) FROM evo_sources").fetchone()
+            " count(*) FILTER (WHERE settled IS NOT NULL AND settled != 'untrusted'),"
+            " count(*) FILTER (WHERE settled = 'untrusted') FROM evo_sources").fetchone()
         out["sources_pending"], out["sources_settled"] = int(pending), int(settled)
+        out["sources_retired_untrusted"] = int(retired)
         return out
 
     def explicit_targets(self, ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:
