@@ -59,3 +59,53 @@ def test_an_invalidated_claim_names_no_replacement(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "is invalid, not active" in done.stdout + done.stderr
     assert "replaced by" not in done.stdout + done.stderr
+
+
+# A write naming a pin or claim that no longer applies, with nothing replacing it, says
+# what to do instead: `memory supersede ID -- NEW` of an invalidated (or expired) claim
+# said only "Memory ID is invalid, not active": no command brings such a claim back, and
+# the person was not told that the new text is a new claim (`memory add`, with the old
+# one's scope and key, so that it lands where the old one was). `invalidate`, `expire`
+# and `unpin` of an item already closed said the same, where nothing is left to do. Still
+# exit 2, code `not_active`, nothing changed.
+
+
+def _refused(done: Ran) -> str:
+    assert done.returncode == 2, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    assert document["code"] == "not_active", document
+    return str(document["message"])
+
+
+def test_a_supersede_of_an_invalidated_claim_names_memory_add_with_its_scope_and_key(
+        tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir()
+    assert _cli(home, cwd, "trust", ".").returncode == 0
+    claim = _recorded(_cli(home, cwd, "--json", "memory", "add", "--scope", "project",
+                          "--key", "build time", "--", "Builds take 9 min."))
+    assert _cli(home, cwd, "memory", "invalidate", claim, "wrong").returncode == 0
+    said = _refused(_cli(home, cwd, "--json", "memory", "supersede", claim, "--",
+                         "Builds take 7 min."))
+    assert "is invalid, not active" in said, said
+    assert ("record the new text as a new claim: `waymarks memory add --scope project "
+            "--key build-time -- NEW CLAIM`") in said, said
+    # the command it names works as written
+    done = _cli(home, cwd, "--json", "memory", "add", "--scope", "project", "--key",
+                "build time", "--", "Builds take 7 min.")
+    assert json.loads(done.stdout)["outcome"] == "committed", done.stdout
+    again = _refused(_cli(home, cwd, "--json", "memory", "expire", claim))
+    assert "is invalid, not active; nothing to do: it no longer applies" in again, again
+
+
+def test_a_deleted_pin_names_pin_for_a_new_one(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir()
+    pin = _recorded(_cli(home, cwd, "--json", "pin", "--", "Run the tests first."))
+    assert _cli(home, cwd, "unpin", pin).returncode == 0
+    said = _refused(_cli(home, cwd, "--json", "pin", "--supersedes", pin, "--", "Lint first."))
+    assert "pin the new text as a new pin: `waymarks pin -- NEW TEXT`" in said, said
+    again = _refused(_cli(home, cwd, "--json", "unpin", pin))
+    assert "is deleted, not active; nothing to do: it no longer applies" in again, again
+    listed = json.loads(_cli(home, cwd, "--json", "pins").stdout)["items"]
+    assert [p["status"] for p in listed] == ["deleted"]  # the refusals changed nothing

@@ -177,15 +177,37 @@ def _replaced_by(ctx: WriteContext, state: ItemState, verb: tuple[str, ...]) -> 
         seen.add(newest.id)
         following = ctx.view.get(newest.superseded_by)
         if following is None or not ctx.visible(following):
-            return ""
+            newest = state
+            break
         newest = following
     if newest is state or newest.status != "active":
-        return ""
+        return _instead(ctx, state, verb)
     if not verb:
         return f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}"
     tail = {"supersede": " -- NEW CLAIM", "--supersedes": " -- NEW TEXT"}.get(verb[-1], "")
     return (f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}; use "
             f"`{suggested(ctx.prog, *verb, newest.id)}{tail}` to change that one")
+
+
+def _instead(ctx: WriteContext, state: ItemState, verb: tuple[str, ...]) -> str:
+    """What a write naming ``state``, closed and replaced by nothing in effect, does
+    instead: nothing brings it back, so a replacement is a new item where it was (its
+    scope and key), and closing it again has nothing left to do (said only "is invalid,
+    not active", with no way forward)."""
+    if not verb:
+        return ""
+    if verb[-1] not in ("supersede", "--supersedes"):
+        return "; nothing to do: it no longer applies"
+    item = state.item
+    words = ["memory", "add"] if state.kind == "memory" else ["pin"]
+    if item.scope != "session":
+        words += ["--scope", item.scope]
+    if isinstance(item, MemoryItem) and item.key:
+        words += ["--key", item.key]
+    step, tail = (("record the new text as a new claim", "CLAIM") if state.kind == "memory"
+                  else ("pin the new text as a new pin", "TEXT"))
+    return (f"; nothing makes it apply again: {step}: `{suggested(ctx.prog, *words)} -- "
+            f"NEW {tail}`")
 
 
 def decide_pin(
