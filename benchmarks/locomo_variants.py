@@ -91,11 +91,11 @@ def base() -> Calibration:
 
 
 def cal(**changes: float) -> Calibration:
-    b = base()
-    fields = {k: getattr(b, k) for k in ("floor", "ceil", "weight", "qualify", "support",
-                                         "cross_script", "veto", "relative")}
-    fields.update(changes)
-    return Calibration(**fields)
+    """The shipped calibration with ``changes``; every field it does not name stays the
+    shipped one (``beside``, ``qualify_han``, ``cross_from``, ``cross_margin`` too: a
+    variant that changed one threshold was measured without them, beside ``shipped``
+    measured with them)."""
+    return msgspec.structs.replace(base(), **changes)
 
 
 def variants() -> list[Variant]:
@@ -322,10 +322,8 @@ def run(data: Path, cache: Path, only: set[str] | None,
                 n += 1
         results[variant.name] = {
             "prefix": variant.prefix, "candidates": variant.candidates,
-            "calibration": None if variant.calibration is None else {
-                k: getattr(variant.calibration, k) for k in (
-                    "floor", "ceil", "weight", "qualify", "support", "cross_script", "veto",
-                    "relative")},
+            "calibration": None if variant.calibration is None
+            else msgspec.to_builtins(variant.calibration),
             **shares({**sums, "n": n}, variant.digest),
             "categories": {locomo.CATEGORIES[k]: shares(c, variant.digest)
                            for k, c in sorted(per_cat.items())},

