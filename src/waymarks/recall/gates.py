@@ -4,8 +4,8 @@ A candidate is refused automatic recall when it is not active, no focus feature 
 its body or aliases, it lacks a literal or a name the query asks, only generic or
 numeric words match, a query of three or more focus features finds one strong match, a
 single match stands beside words the store has never seen, the conversation's subject
-or a short "name + attribute" query's subject is not the record's, or its focus
-coverage is under :data:`COVERAGE_TO_QUALIFY` and the query names no topic of it.
+or a short "name + attribute" (or "name + concept") query's subject is not the record's,
+or its focus coverage is under :data:`COVERAGE_TO_QUALIFY` and the query names no topic of it.
 :func:`query_facts` works out once per query what these judgements need; scoring
 (:mod:`waymarks.recall.scoring`) weighs the matches and ranks. Pure: values in, values
 out, nothing read from the store or the clock.
@@ -88,10 +88,11 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
              and not is_generic(word) and not is_numeric(word)]
     naming = {word for word, _kind in pairs}
     named_kinds = {kind for _word, kind in pairs}
+    # (a generic word names no subject: "run" of "how do I run the payments tests?")
     words = [f for f in plan.focus if f in naming or (
         not f.startswith("c:") and not is_literal(f) and not is_numeric(f)
-        and f not in ATTRIBUTES and f not in plan.asks and f not in plan.asked_kinds
-        and f not in named_kinds)]
+        and not is_generic(f) and f not in ATTRIBUTES and f not in plan.asks
+        and f not in plan.asked_kinds and f not in named_kinds)]
     # without a word naming it, a concept is the subject ("database password?": a
     # database's port is no answer, however near in meaning)
     names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
@@ -101,6 +102,8 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         names = [*(f for f in names if f not in plan.bare_kinds), *referent]
     attributes = tuple(f for f in plan.focus if f not in naming and (f in plan.asks or (
         f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)))
+    if not attributes:
+        names, attributes = _name_and_concepts(plan, words, names, stats)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
              and len(names) == 1 and bool(attributes))
     return QueryFacts(
@@ -121,6 +124,21 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
                              and not stats.df.get(f) and not is_generic(f)), None),
         asked=tuple(dict.fromkeys(attributes)) if len(set(attributes)) >= 2 else (),
     )
+
+
+def _name_and_concepts(plan: QueryPlan, words: Sequence[str], names: list[str],
+                       stats: Stats) -> tuple[list[str], tuple[str, ...]]:
+    """The one name of a question of one name and concepts of software work, and those
+    concepts as what it asks of the thing named ("how does the mailer deploy?", "how does
+    the scheduler deploy?": a concept an article introduces names the thing), as an
+    attribute is asked: another thing's deploy, or the mailer's port, is no answer; else
+    ``names`` and no attribute. A word the store never saw names nothing a record could
+    say ("often" of "how often are dependencies updated?")."""
+    named = words if words else [f for f in names if f in plan.introduced]
+    if len(named) != 1 or (words and len(names) != 1) or not stats.df.get(named[0]):
+        return names, ()
+    return list(named), tuple(f for f in plan.focus if f.startswith("c:") and f != named[0]
+                              and not is_generic(f))
 
 
 def beside_unknown(plan: QueryPlan, facts: QueryFacts, strong: Sequence[str]) -> bool:

@@ -1,0 +1,61 @@
+"""A question of one name and a concept of software work ("how does the mailer deploy?")
+asks that concept of the thing named: a claim must name the thing and say the concept, as
+a short question of a name and an attribute needs both (issue 20's everyday store,
+:mod:`tests.recall.everyday_store`). Without it, the mailer's deploy recalled the release
+tags, the production approvals and the payments restart, and "how do I run the payments
+tests?" the analytics tests and the nightly integration tests ("run", a generic word,
+counted as a second name)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.recall.everyday_store import CLAIMS
+from tests.recall.test_everyday_questions import _asked
+from waymarks.service.app import Waymarks
+
+
+@pytest.mark.parametrize("question", [
+    "how does the mailer deploy?",
+    "how do I deploy the mailer?",
+    "how does the scheduler deploy?",
+])
+def test_a_name_and_a_concept_no_claim_says_together_recall_nothing(
+        app: Waymarks, question: str) -> None:
+    assert _asked(app, [question]) == {question: []}
+
+
+def test_a_generic_verb_is_no_second_name(app: Waymarks) -> None:
+    """"run" names nothing: the payments' tests are asked, and another service's tests or
+    the nightly integration tests are no answer (whatever names payments may still be)."""
+    recalled = _asked(app, ["how do I run the payments tests?"])["how do I run the payments tests?"]
+    assert [text for text in recalled if "ayments" not in text] == []
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("how does billing deploy?", "Billing deploys through"),
+    ("how does search deploy?", "Search deploys every Tuesday"),
+    ("how do I run the auth tests?", "Run the auth tests"),
+    ("how do I run the inventory tests?", "Run the inventory tests"),
+    ("where are the billing logs?", "Billing logs go to"),
+    # a word the store never saw names nothing a claim could say ("often")
+    ("how often are dependencies updated?", "Renovate"),
+])
+def test_the_name_and_the_concept_said_together_answer(app: Waymarks, question: str,
+                                                        answer: str) -> None:
+    recalled = _asked(app, [question])[question]
+    assert recalled and all(answer in text for text in recalled), recalled
+
+
+def test_the_gate_holds_in_a_store_of_other_words(app: Waymarks) -> None:
+    """Not the everyday store's words: a Rust service's build is no answer to its deploy,
+    nor the API's deploy to the worker's."""
+    ids = {app.remember(text).id: text for text in (  # type: ignore[union-attr]
+        "Deploy the API with `kamal deploy`.",
+        "The ingest service is written in Rust and listens on port 7000.",
+        "Ingest logs go to CloudWatch under /tally/ingest.",
+        "The web app deploys automatically when main is merged.")}
+    assert app.recall("how does ingest deploy?").selected == []
+    assert [ids[i] for i in app.recall("how does the web app deploy?").selected] == [
+        "The web app deploys automatically when main is merged."]
+    assert len(CLAIMS) > len(ids)  # (the everyday store is not used here)
