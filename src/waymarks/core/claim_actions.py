@@ -69,6 +69,12 @@ def _agent(norm: str) -> str | None:
     return _action(found.group(2))
 
 
+def action_of(verb: str) -> str | None:
+    """``verb`` when it is a participle saying an action (no value nor state), else
+    ``None`` (:mod:`waymarks.core.claim_apart` reads claims of no value by it)."""
+    return _action(verb)
+
+
 def _action(verb: str) -> str | None:
     """``verb`` when it is a participle saying an action (no value nor state), else
     ``None``."""
@@ -105,9 +111,11 @@ def action_beside_value(action: str, valued: str) -> bool:
 
 
 #: a verb done to the subject in the passive, then when ("are deleted after merge", "… once
-#: merged", "… when the PR closes"): a rule of its life, no value of it
+#: merged", "… when the PR closes", "… is locked during releases"): a rule of its life, no
+#: value of it
 _WHEN: Final = lazy(
-    r"^[^=]+? (?:is|are)(?: (?:automatically|always|only))? ([a-z]+) (?:after|once|when|upon)\b")
+    r"^[^=]+? (?:is|are)(?: (?:automatically|always|only))? ([a-z]+)"
+    r" (?:after|once|when|upon|during|while|before)\b")
 
 
 def _participle_ending(norm: str) -> str | None:
@@ -140,7 +148,9 @@ def other_actions(one: str, other: str) -> bool:
 
 #: a claim saying what its subject is, a noun phrase after an article ending it ("Dark mode
 #: is the default theme.", "… is a paid feature."): its kind or its role
-_DESCRIBED: Final = lazy(r"^[^=]+? (?:is|are) (?:the|a|an|our) [a-z][\w-]*(?: [a-z][\w-]*){0,3}$")
+#: (or what gates it: "The new checkout flow is behind the flag checkout_v2.")
+_DESCRIBED: Final = lazy(
+    r"^[^=]+? (?:is|are) (?:behind )?(?:the|a|an|our) [a-z][\w-]*(?: [a-z][\w-]*){0,3}$")
 
 
 #: a claim saying what its subject is like, one word after its copula ("The status page is

@@ -375,18 +375,23 @@ def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState)
     (:func:`said_beside`). Two facts in one partition (:func:`key_apart`) and across
     two (:func:`find_contradictions`)."""
     from waymarks.core.claim_actions import agent_beside_place, other_actions, said_beside
+    from waymarks.core.claim_apart import apart_without_values, quality_beside_value
     from waymarks.core.contradiction import signature
 
     if other_actions(candidate.norm, other.norm) or agent_beside_place(candidate.norm,
                                                                         other.norm):
         return True
     theirs = signature(other.text)
-    if (mine is None) == (theirs is None):
+    if mine is None and theirs is None:  # ("… is public." / "… is versioned.")
+        return apart_without_values(candidate.norm, other.norm)
+    if mine is not None and theirs is not None:
         return False
     # what it is ("… is the default theme.") beside whether it is on ("… is enabled."),
     # what it is like ("… is public.") beside where it is ("… is at status.example.com.")
     said, found = (candidate.norm, theirs) if mine is None else (other.norm, mine)
-    return (found is not None and said_beside(said, found.values - found.denied)) or (
+    valued = other.norm if mine is None else candidate.norm
+    return (found is not None and (said_beside(said, found.values - found.denied) or (
+        quality_beside_value(said, valued)))) or (
         _action_beside_value(candidate.norm, mine, other.norm, theirs))
 
 
