@@ -30,6 +30,7 @@ from waymarks.core.secret_commands import (
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
+from waymarks.core.secret_stdin import prompted
 from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, ascii_lower
 from waymarks.core.secret_values import (
     _NAME_ENDS,
@@ -96,6 +97,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             (line := value.partition(":")[2]) and _is_reference(line))):
         # ``echo "deploy:$PW" | sudo -S chpasswd``: a chpasswd line naming its password
         return False
+    if name == "expect_send" and not prompted(match):  # ``send "exit\r"``: read as random
+        return setting_is_secret(value)
     if name == "secret_set" and a_setting(match, end):
         return setting_is_secret(value)
     if name == "htpasswd" and (not _HTPASSWD_BATCH.search(flags := match.group(
@@ -112,7 +115,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _looks_like_secret(value, data=False, alone=False)
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
-                "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password"):
+                "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password",
+                "expect_send"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value

@@ -48,7 +48,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
-                                "smb_user", "stdin_fed",
+                                "smb_user", "stdin_fed", "expect_send",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -204,6 +204,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # the password ``echo … | sudo -S CMD`` gives sudo, ``| passwd --stdin USER``, the
         # token ``gh auth login --with-token`` reads: no name
         return True
+    if "send" in text and ("\\" in text or "line(" in text):
+        return True  # what Expect types, ``send "…\\r"``, and pexpect's ``sendline('…')``
     if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
         return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
     if equals and (("export" in text and _EXPORT.search(text) is not None)

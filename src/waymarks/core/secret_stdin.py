@@ -5,7 +5,13 @@ the lines a group of commands writes, ``(echo PW; echo PW) | smbpasswd -a -s USE
 arguments a ``printf`` format is given, ``printf '%s\\n%s\\n' PW PW | passwd USER``, and
 ``yes PW | passwd USER``: each went out in clear. Part of the rule table of
 :mod:`waymarks.core.secret_rules`; a match is several values, a span each
-(:func:`fed_values`), every one but a reference (``$PW``) or a mask.
+(:func:`fed_values`), every one but a reference (``$PW``) or a mask. And the password an
+Expect script types at a prompt, ``expect "password:"; send "PW\\r"`` (``expect -c '…'``,
+a script's lines, ``send -- …``, pexpect's ``child.sendline('PW')`` after its
+``child.expect('Password:')``): each went out in clear. After a prompt naming a password,
+passphrase, PIN or token (:func:`prompted`) the value is judged as a flag's; a ``send``
+with no such prompt before it only when it reads as random (``send "yes\\r"``, ``send
+"exit\\r"``, ``send "sudo -i\\r"`` stay).
 
 Pure: ASCII regular expressions only, no I/O, no state.
 """
@@ -17,7 +23,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import PIPED_INTO
-from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, Rule
 
 #: one argument of a command: quoted on its line, or bare to a space or a shell's operator
 _ARGUMENT: Final = r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\s\"'`\\;|&<>(){}]{1,4096}+)"
@@ -33,6 +39,15 @@ STDIN_RULES: Final = (
         r"|(?P<stdin_yes>yes[ \t]+" + _ARGUMENT + "))"
         r"[ \t]*\|[ \t]*(?:" + PIPED_INTO + ")", re.ASCII),
         ("echo", "printf", "yes"), wrapper=True, guard="|"),
+    # what Expect sends, Enter pressed after it (``\r`` or ``\n`` ends it), or pexpect's
+    # ``sendline`` (Enter implied), a literal string only
+    Rule("expect_send", "secret", lazy(
+        r"(?<![\w$-])send(?:[ \t]+-[-a-z]{1,6}){0,3}[ \t]+(?:\"(?P<expect_send>(?:[^\"\\\n]"
+        r"|\\[^rn\n]){1,4096}?)(?:\\[rn]){1,2}\"|\{(?P<expect_send_b>[^\s{}][^{}\n]{0,4095}?)"
+        r"(?:\\[rn]){1,2}\})"
+        r"|(?<![\w$-])sendline\([ \t]*b?(?:'(?P<expect_line_q>[^'\\\n]{1,4096})'"
+        r"|\"(?P<expect_line_d>[^\"\\\n]{1,4096})\")[ \t]*\)", re.ASCII),
+        ("send",), anchored=True, wrapper=True),
 )
 
 #: an argument, its quotes aside (the value in group ``v``)
@@ -43,6 +58,25 @@ _COMMAND: Final = lazy(r"(?:echo|printf|yes)(?=[ \t])", re.ASCII)
 #: an echo's flags (``-n``, ``-e``); a printf format holding a conversion (``%s``)
 _ECHO_FLAG: Final = lazy(r"-[neE]+", re.ASCII)
 _FORMAT: Final = lazy(r"[^%]*%[^%]*(?:%[^%]*)*", re.ASCII | re.DOTALL)
+
+
+#: a prompt for a secret, what an ``expect`` before a ``send`` waits for (``*assword*``)
+_PROMPT: Final = lazy(r"ass(?:word|phrase|wd|code)|\bpin\b|token|secret|credential",
+                      re.ASCII | re.IGNORECASE)
+#: a value already redacted (its kind may say "secret" or "token", and no prompt does)
+_PLACEHOLDER: Final = lazy(re.escape(PLACEHOLDER_PREFIX) + r"[\w-]*\]", re.ASCII)
+#: how far before a ``send`` its prompt is looked for
+_PROMPT_READ: Final = 256
+
+
+def prompted(match: re.Match[str]) -> bool:
+    """Whether the ``send`` of an ``expect_send`` match answers a prompt for a secret: one
+    named between it and the ``send`` before it (256 characters back at most)."""
+    text, at = match.string, match.start()
+    start = max(0, at - _PROMPT_READ)
+    before = text.rfind("send", start, at)
+    between = text[start if before == -1 else before + 4:at]
+    return _PROMPT.search(_PLACEHOLDER.sub("", between)) is not None
 
 
 def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:

@@ -1,0 +1,63 @@
+"""The password an Expect script types at a prompt: ``expect "password:"; send
+"PW\\r"`` (``expect -c '…'``, a script's lines, an ``expect { … }`` block, ``send --``,
+``send {…}``) and pexpect's ``child.sendline('PW')`` after ``child.expect('Password:')``
+went out in clear. After a prompt for a password, passphrase, PIN or token the value goes
+as a flag's does; a ``send`` with no such prompt before it only when it reads as random.
+What is typed after the password (``sudo -i``, ``exit``), ``yes`` at a host-key prompt and
+a variable stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from waymarks.core.secrets import redact
+
+PW = "Xk9vTq2mWz8rLp4n"
+
+#: each holds PW once, the typed password: what stays is the text with PW redacted
+TYPED = [
+    f"expect -c 'send \"{PW}\\r\"'",
+    f'spawn sudo -k true\nexpect "*assword*"\nsend -- "{PW}\\r"\nexpect eof',
+    'expect {\n  "(yes/no)?" { send "yes\\r"; exp_continue }\n'
+    f'  "password:" {{ send "{PW}\\r" }}\n}}',
+    f'expect "Enter PIN:"\nsend "{PW}\\n"',
+    f'expect "passphrase"\nsend {{{PW}\\r}}',
+    f"child = pexpect.spawn('ssh deploy@web')\nchild.expect('Password:')\nchild.sendline('{PW}')",
+    f'expect "password:"\nsend "{PW}\\r"\nexpect "$ "\nsend "sudo -i\\r"\nsend "exit\\r"',
+]
+
+UNCHANGED = [
+    'send "yes\\r"',
+    'expect "(yes/no)?"\nsend "yes\\r"\nexpect "$ "\nsend "uptime\\r"',
+    'expect "*assword*"\nsend "$env(SSH_PW)\\r"',
+    "child.expect('Password:')\nchild.sendline(os.environ['SSH_PW'])",
+    "child.sendline('ls -la')",
+    "We send the report every Monday\\n",
+]
+
+
+@pytest.mark.parametrize("text", TYPED)
+def test_the_typed_password_is_redacted(text: str) -> None:
+    kept = text.replace(PW, "[REDACTED:secret]")
+    assert PW not in kept
+    assert_one_secret_redacted(text, kept)
+    assert redact(kept) == (kept, 0)
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_other_input_and_a_variable_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"login: expect -c 'send \"{PW}\\r\"'", PW)
+
+
+def test_a_weak_password_goes_after_its_prompt_only() -> None:
+    # judged as a flag's value after a password prompt; as random without one
+    script = 'expect "password:"\nsend "hunter22\\r"'
+    assert redact(script) == ('expect "password:"\nsend "[REDACTED:secret]\\r"', 1)
+    assert redact('send "hunter22\\r"') == ('send "hunter22\\r"', 0)
