@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.privacy.digests import assert_one_secret_redacted, assert_pin_refused
+from tests.privacy.digests import assert_pin_refused, shape_tests
 from waymarks.core.secrets import redact
 
 PW = "Xk9vTq2mWz8rLp4n"
@@ -39,19 +37,6 @@ UNCHANGED = [
 ]
 
 
-@pytest.mark.parametrize("text", TYPED)
-def test_the_typed_password_is_redacted(text: str) -> None:
-    kept = text.replace(PW, "[REDACTED:secret]")
-    assert PW not in kept
-    assert_one_secret_redacted(text, kept)
-    assert redact(kept) == (kept, 0)
-
-
-@pytest.mark.parametrize("text", UNCHANGED)
-def test_other_input_and_a_variable_stay(text: str) -> None:
-    assert redact(text) == (text, 0)
-
-
 def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
     assert_pin_refused(tmp_path, f"login: expect -c 'send \"{PW}\\r\"'", PW)
 
@@ -61,3 +46,7 @@ def test_a_weak_password_goes_after_its_prompt_only() -> None:
     script = 'expect "password:"\nsend "hunter22\\r"'
     assert redact(script) == ('expect "password:"\nsend "[REDACTED:secret]\\r"', 1)
     assert redact('send "hunter22\\r"') == ('send "hunter22\\r"', 0)
+
+
+test_the_typed_password_is_redacted, test_other_input_and_a_variable_stay = shape_tests(
+    [(text, text.replace(PW, "[REDACTED:secret]")) for text in TYPED], UNCHANGED)

@@ -48,7 +48,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
-                                "smb_user", "stdin_fed", "expect_send",
+                                "smb_user", "stdin_fed", "expect_send", "hash_input",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -192,6 +192,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # a random-looking 40-character value named an AWS secret key
     if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True
+    named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if might_state_one(text, folded, colon, equals):
         return True  # "the staging password is …", "数据库密码是 …"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
@@ -206,6 +207,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if "send" in text and ("\\" in text or "line(" in text):
         return True  # what Expect types, ``send "…\\r"``, and pexpect's ``sendline('…')``
+    if "(" in text and ("'" in text or '"' in text) and (
+            "hash" in folded or "bcrypt" in folded or "checkpw" in folded
+            or (named_pass and ("password(" in folded or "encoder" in folded))):
+        return True  # a password hashed, ``Hash::make('…')``, ``bcrypt('…')``: no name
     if "base64" in text and ("-d" in text or "-D" in text or "--decode" in text):
         return True  # ``echo BASE64 | base64 -d``: a login written down encoded, no name
     if equals and (("export" in text and _EXPORT.search(text) is not None)
@@ -232,7 +237,6 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
-    named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |

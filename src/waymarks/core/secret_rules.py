@@ -413,6 +413,24 @@ _WRAPPERS: Final = (
         r"(?:'(?P<py_auth>[^'\\\n]{1,4096})'|\"(?P<py_auth_d>[^\"\\\n]{1,4096})\")"
         r"\s{0,64}[,)]", re.ASCII),
         ("auth",), folded=True, anchored=True, wrapper=True, guard="("),
+    # the password a hashing or checking call is given as a string literal: Laravel's
+    # ``Hash::make('…')`` and ``bcrypt('…')`` (in tinker, a seeder), PHP's
+    # ``password_hash('…', …)``, Django's ``make_password``/``set_password``, Werkzeug's
+    # ``generate_password_hash``, bcrypt's ``hashpw(b'…', …)``/``hash('…', 10)``, Ruby's
+    # ``BCrypt::Password.create``, Spring's ``passwordEncoder.encode("…")``, Go's
+    # ``GenerateFromPassword([]byte("…"), …)``, .NET's ``BCrypt.HashPassword``: a variable
+    # (``Hash::make($request->password)``) is code, and stays
+    Rule("hash_input", "secret", lazy(
+        r"(?:(?<![\w$])(?:Hash::make|bcrypt(?:\.(?:hash(?:Sync)?|hashpw|checkpw|compare(?:Sync)?))?"
+        r"|(?:hashpw|checkpw)|password_(?:hash|verify)|(?:make|check|set)_password"
+        r"|(?:generate|check)_password_hash|BCrypt::Password\.create"
+        r"|BCrypt\.(?:HashPassword|EnhancedHashPassword|Verify)|GenerateFromPassword)"
+        r"|(?<=[Pp]assword)Encoder(?:\(\))?\.(?:encode|matches))"
+        r"[ \t]*\([ \t]*(?:\[\]byte\([ \t]*)?[bB]?"
+        r"(?:'(?P<hash_input_q>(?:[^'\\\n]|\\[^\n]){1,4096})'"
+        r"|\"(?P<hash_input>(?:[^\"\\\n]|\\[^\n]){1,4096})\")", re.ASCII),
+        ("hash", "bcrypt", "checkpw", "password", "encoder"), folded=True, wrapper=True,
+        guard="("),
     # a PgBouncer userlist.txt entry, ``"USER" "PASSWORD"`` alone on its line (the
     # password in clear, or its MD5 or SCRAM secret, each of which logs in): judged by
     # ``accepts``, since two quoted words are common (a plain word only where the file is
