@@ -61,6 +61,13 @@ ENVIRONMENT_RULES: Final = (
         r"(?:\r?\n" + _DUMPED + r"){0,1024}+)", re.ASCII),
         ("export", "declare", "PATH=", "HOME=", "HOSTNAME="), anchored=True, wrapper=True,
         guard="="),
+    # one ``NAME=VALUE`` alone on its line, a .env file's or a pasted one's, its value a
+    # token's run (quoted or not): under a name that says nothing (``DB=…``), a generated
+    # value went out in clear
+    Rule("env_line", "secret", lazy(
+        r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,253}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
+        r"|(?P<env_q>['\"])[A-Za-z0-9+/_-]{16,4096}={0,2}(?P=env_q)))"
+        r"[ \t]*(?=\r?\n|\Z)", re.ASCII), ("=",), wrapper=True, guard="="),
 )
 
 #: an entry of ``env_list``: the string's name, then its value (its escapes kept)
@@ -125,7 +132,7 @@ def environment_values(name: str, match: re.Match[str]) -> list[tuple[int, int]]
     text = match.string
     entries = _LIST_ENTRY if name == "env_list" else _BLOCK_ENTRY
     start, end = match.span(name)
-    if name == "env_export":
+    if name in ("env_export", "env_line"):
         entries = _SHELL_ENTRY
         if match.group(name) is None:  # a dump: its lines before the one it was found at
             start, end = _dump_start(text, match.start("env_dump")), match.end("env_dump")

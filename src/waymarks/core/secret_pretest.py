@@ -25,6 +25,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_prose import might_state_one
 from waymarks.core.secret_tokens import (
+    ALONE_HEAD,
     DASH_FLAG,
     DISCORD,
     GITHUB,
@@ -48,7 +49,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user",
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
-                                "smb_user", "stdin_fed", "expect_send", "hash_input",
+                                "smb_user", "stdin_fed", "expect_send", "hash_input", "env_line",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -298,6 +299,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                                    or "config" in text)) \
             or ("k" in folded and "psk" in folded and "nmcli" in text)
     return named_pass \
+        or (equals and _ALONE.search(text) is not None) \
         or ("k" in folded and ("key" in folded or "token" in folded
                                or ((colon or equals) and "psk" in folded))) \
         or (colon and '"' in text and "sensitive" in text) \
@@ -313,6 +315,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or ("auth" in folded and _auth_key(folded))
 
 
+#: a line that is ``NAME=VALUE`` alone, a token's run its value (``env_line``: ``DB=…``)
+_ALONE: Final = lazy(ALONE_HEAD, re.ASCII)
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
 _EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=", re.ASCII)
 

@@ -1,0 +1,40 @@
+"""A ``NAME=VALUE`` line alone, a .env file's or one pasted into a note, whose name says
+nothing of a credential (``DB=…``): a generated value there went out in clear (only a
+credential's name, an ``export`` or an environment's dump was read). It goes now when it
+reads as generated, as a container's environment entries are judged
+(secret_environments.generated); settings, IDs, digests and a weak password under such a
+name stay, and so does a pair inside a command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.privacy.digests import assert_pin_refused, shape_tests
+
+PW = "Xk9vT2pQ7mLwR4sZ"
+
+#: each holds PW once, the value of a line alone: what stays is the text with PW redacted
+ALONE = [
+    f"DB={PW}",
+    f"The staging env file:\nDB={PW}\nREDIS_HOST=redis.internal",
+    f'  SESSION="{PW}"',
+    f"SIGNING='{PW}'\r\nLOG_LEVEL=debug",
+]
+
+#: settings, IDs and digests under a neutral name, each a line of its own (and read alone)
+SETTINGS = """NODE_ENV=production
+GIT_COMMIT=3f2504e04f8911d39a0c0305e82c3301abcdef12
+REQUEST_ID=3f2504e0-4f89-11d3-9a0c-0305e82c3301
+DB=hunter22
+ULID=01HF8XKQW3Z9G7R2B5N4M6P8TV
+AUTH0_DOMAIN=MyTenantProduction2024
+MODULE_PATH=src/waymarks/core/secret_environments"""
+UNCHANGED = [SETTINGS, *SETTINGS.splitlines(), "x = y\nWIDTH=1024"]
+
+
+def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, f"The staging env file:\nDB={PW}", PW)
+
+
+test_the_value_alone_on_its_line_is_redacted, test_a_setting_stays = shape_tests(
+    [(text, text.replace(PW, "[REDACTED:secret]")) for text in ALONE], UNCHANGED)
