@@ -81,6 +81,7 @@ def test_forget_of_a_memory_or_pin_id_says_what_it_is_and_what_retires_it(
     assert ledger.read_bytes() == before  # nothing appended
     assert json.loads(ok(home, project, "--json", "memory", "list"))["items"][0][
         "status"] == "active"
-    done = cli(home, project, *verb, "0" * 24)  # no such thing: "see" once
+    done = cli(home, project, *verb, "0" * 24)  # no such thing: where to look, once
     said = " ".join((done.stdout + done.stderr).split())
-    assert done.returncode == 2 and said.count("see ") == 1, said
+    assert done.returncode == 2 and (said.count("see ") + said.count("list them with ")
+                                     ) == 1, said

@@ -140,7 +140,7 @@ def test_an_unknown_id_is_named_briefly_and_history_of_one_is_not_found(
     assert unknown["sourceId"] in unknown["message"] and len(unknown["message"]) < 300
     missing = cli("evolution", "history", "--claim", "nope", expect=2)
     assert (missing["code"], missing["message"].split(";")[0]) == (
-        "not_found", "no learned claim has the ID 'nope'")
+        "not_found", "no learned claim 'nope' in this home")
     assert cli("evolution", "history", "--claim", kamal)["events"][0]["op"] == "claim"
 
 

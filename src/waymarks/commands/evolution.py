@@ -20,7 +20,7 @@ import click
 
 from waymarks.commands.base import EXIT_ERROR, Group, Result, command, runtime
 from waymarks.commands.render import refused
-from waymarks.core.text import echoed
+from waymarks.core.text import echoed, unknown_id
 
 if TYPE_CHECKING:
     from waymarks.core.model_port import ModelClient
@@ -41,8 +41,7 @@ _TEXT = {
     "busy": "{source} is being attempted by another process right now.",
     "late": "The reply for {source} came after its lease ended and was not applied.",
     "cancelled": "The attempt on {source} was cancelled; it stays pending.",
-    "unknown_source": "No captured source {source} is known to the queue; see `waymarks "
-                      "evolution status` (a source ID, or a unique prefix of 4+ characters)",
+    "unknown_source": "",  # (said as every unknown ID is: below)
     "bad_row": "The queue row of {source} is damaged and left out; see `waymarks evolution "
                "status`.",
 }
@@ -105,7 +104,10 @@ def register_evolution(root: Group) -> None:
                            provider=attempt.provider, model=attempt.model,
                            written=attempt.written or 0)
         if attempt.outcome == "unknown_source":  # an unknown ID: refused as every command's
-            refusal = refused("not_found", text)
+            refusal = refused("not_found", unknown_id(
+                "captured source", attempt.source_id or source or "", "in the learning queue",
+                "waymarks evolution status") + " (a source ID, or a unique prefix of 4+ "
+                "characters)")
             refusal.data["sourceId"] = shown
             return refusal
         if attempt.outcome in _DONE:

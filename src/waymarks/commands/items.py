@@ -16,6 +16,7 @@ from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.options import COUNT, classification_option, list_filters, sources_list
 from waymarks.commands.refs import explain_not_found, resolve
 from waymarks.commands.render import cell, refused, table_result, when, write_result
+from waymarks.core.text import unknown_id
 
 if TYPE_CHECKING:  # the service is imported when a command runs, not for help
     from waymarks.service.app import Waymarks
@@ -313,7 +314,8 @@ def register_inspection(memory: Group) -> None:
             return write_result(found, "")
         shown = provenance(app, "memory", found)
         if shown is None:  # gone meanwhile
-            return refused("not_found", f"No memory {found} in this session or project")
+            return refused("not_found", unknown_id("memory", found, "in this session or "
+                                                   "project", "waymarks memory"))
         return Result(shown.to_json(), _provenance_text(app, shown))
 
     @command(memory, "search", summary="Claims ranked by how well they match QUERY, with "

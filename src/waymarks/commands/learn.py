@@ -200,7 +200,7 @@ def learn_group() -> Group:
                   help="With --origin: the person confirmed it (no prompt). E.g. --yes")
     def forget(claim_id: str | None, origin: str | None, dry_run: bool, yes: bool) -> Result:
         from waymarks.service.evolution import evolution_for, has_ledger
-        from waymarks.service.item_refs import not_learned
+        from waymarks.service.item_refs import no_claim, not_learned
 
         if (claim_id is None) == (origin is None) or (origin is None and (dry_run or yes)):
             return refused("bad_input", "name one learned claim's ID, or --origin DIR "
@@ -211,7 +211,7 @@ def learn_group() -> Group:
         assert claim_id is not None
         if not has_ledger(app.home):
             return refused("not_found", not_learned(app, claim_id)
-                           or "nothing has been learned; see `waymarks learn list`")
+                           or no_claim(claim_id) + "; nothing has been learned yet")
         from waymarks.service.evolution_edits import forget as forget_claim
 
         claim_id = typed_id(claim_id)  # in either case, as `evolution forget` takes it

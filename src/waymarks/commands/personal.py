@@ -9,6 +9,7 @@ import click
 from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
+from waymarks.core.text import unknown_id
 from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
@@ -20,7 +21,8 @@ if TYPE_CHECKING:  # the store is imported when a command runs, not for help
 ENTRY_TYPES = ("user", "feedback", "project", "reference")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
-NO_ENTRY = "no such entry; see `waymarks personal list`"
+def _no_entry(slug: str) -> str:
+    return unknown_id("personal entry", slug, "", "waymarks personal list")
 
 
 def _store(app: Waymarks) -> PersonalStore:
@@ -143,7 +145,7 @@ def personal_group() -> Group:
         except PersonalMemoryError as exc:
             return refused(exc.code, str(exc))
         if entry is None:
-            return refused("not_found", NO_ENTRY)
+            return refused("not_found", _no_entry(slug))
         head = f"{entry.slug} [{entry.type}" + (
             f", {entry.classification}]" if entry.classification else "]")
         name = None if one_line(entry.body).startswith(one_line(entry.name)) else entry.name
@@ -164,7 +166,7 @@ def personal_group() -> Group:
         except PersonalMemoryError as exc:
             return refused(exc.code, str(exc))
         if not removed:
-            return refused("not_found", f"{NO_ENTRY}; nothing changed")
+            return refused("not_found", f"{_no_entry(slug)}; nothing changed")
         return Result({"slug": slug, "removed": True}, f"Forgot {slug}.")
 
     @command(personal, "index", summary="Rebuild MEMORY.md from the entry files and print "

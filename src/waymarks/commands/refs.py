@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from waymarks.core.text import echoed, shell_command
+from waymarks.core.text import echoed, shell_command, unknown_id
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -37,18 +37,18 @@ def resolve(app: Waymarks, kind: Kind, ref: str) -> str | Rejected:
     """The one full ID ``ref`` names, or why it names none."""
     from waymarks.service.outcomes import Rejected
 
-    listing = f"`waymarks {'pins' if kind == 'pin' else 'memory'}`"
+    listing = f"waymarks {'pins' if kind == 'pin' else 'memory'}"
     if not ref.strip():  # as a write refuses an empty ID
         return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
-                        f"with {listing})")
+                        f"with `{listing}`)")
     matches = matching(app, kind, ref)
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
         return ambiguous(kind, ref, matches)
     hint = _other_kind(app, kind, ref)
-    return Rejected("not_found", f"No {kind} '{echoed(ref)}' in this session or project; "
-                    f"list them with {listing}" + (f" ({hint})" if hint else ""))
+    return Rejected("not_found", unknown_id(kind, ref, "in this session or project", listing)
+                    + (f" ({hint})" if hint else ""))
 
 
 def explain_not_found(app: Waymarks, kind: Kind, ref: str | None,

@@ -78,6 +78,7 @@ from waymarks.core.text import (
     normalize,
     normalize_key,
     shell_command,
+    unknown_id,
     visible,
 )
 
@@ -158,8 +159,8 @@ def find_target(ctx: WriteContext, kind: str, ref: str,
                         "exclude its session with "
                         f"`{suggested(ctx.prog, 'memory', 'exclude', listed.session_id)}`)")
     if state is None or state.kind != kind or not ctx.visible(state):
-        return Rejected("not_found", f"No {kind} {echoed(ref)} in this session or project; "
-                        f"list them with {listing}")
+        return Rejected("not_found", unknown_id(kind, ref, "in this session or project",
+                                                listing.strip("`")))
     if state.status != "active":
         return Rejected("not_active",
                         f"{kind.capitalize()} {escaped(ref)} is {state.status}, not active"

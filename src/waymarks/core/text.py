@@ -404,6 +404,15 @@ def echoed(argument: str, limit: int = ECHO_CHARS) -> str:
     return escaped(argument[:limit]) + ("…" if len(argument) > limit else "")
 
 
+def unknown_id(kind: str, ref: str, where: str, listing: str) -> str:
+    """How every command says that an ID (or a name) it was given names nothing, one
+    shape: ``no KIND 'REF' WHERE; list them with `LISTING``` (the argument echoed: at most
+    :data:`ECHO_CHARS` of it, escaped; ``where`` may be empty). ``memory show`` quoted the
+    ID, ``unpin`` did not, the team commands gave Python's repr (a 100 KB argument whole),
+    ``personal show`` did not name it."""
+    return f"no {kind} '{echoed(ref)}'{' ' + where if where else ''}; list them with `{listing}`"
+
+
 def typed_id(ref: str) -> str:
     """An ID argument as a person typed it: stripped, and in lower case when it is hex
     digits alone (a learned claim's 24): those IDs are lower case and may be typed in either

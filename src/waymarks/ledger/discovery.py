@@ -465,8 +465,10 @@ def resolve_session(home: Path, cwd: str, ref: str) -> Path:
         # session" sent the person looking for one
         odd = [f"{path}: {what}, not a session file" for path, what in irregular_files(home, cwd)
                if any(_id_of(path).startswith(typed) for typed in (ref, ref.lower()))]
+        from waymarks.core.text import escaped, unknown_id
+
         raise SessionFileError(
-            f"no session {ref!r} for {cwd}; list them with `waymarks session list`"
+            unknown_id("session", ref, f"for {escaped(str(cwd))}", "waymarks session list")
             + "".join(f" ({said}: move it aside)" for said in odd[:1]))
     if len({_id_of(p) for p in matches}) == 1:  # typing more of it would not help
         paths = ", ".join(str(p) for p in matches[::-1])

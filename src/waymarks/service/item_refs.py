@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Literal
 
-from waymarks.core.text import echoed, ids_named
+from waymarks.core.text import ids_named, unknown_id
 
 if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
@@ -38,8 +38,8 @@ def named_ids(app: Waymarks, kind: Literal["pin", "memory"], ref: str) -> list[s
 def no_claim(ref: str) -> str:
     """What every learned-claim command says of an ID no claim has (``evolution show``
     said it in words of its own, without the ID or its shape)."""
-    return (f"no learned claim has the ID '{echoed(ref)}'; see `waymarks evolution list` "
-            "(IDs are 24 hex digits)")
+    return (unknown_id("learned claim", ref, "in this home", "waymarks evolution list")
+            + " (IDs are 24 hex digits)")
 
 
 def not_learned(app: Waymarks, ref: str) -> str | None:

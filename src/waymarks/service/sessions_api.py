@@ -387,8 +387,11 @@ def session_branch(app: Waymarks, from_id: str, summary: str | None = None) -> s
     refuse_open_in_pi(app, session)
     with session.locked():
         if not session.has_entry(from_id):
-            raise ServiceError("not_found", f"No entry {from_id} in session "
-                               f"{session.session_id}; see `waymarks session show`")
+            from waymarks.core.text import escaped, unknown_id
+
+            raise ServiceError("not_found", unknown_id(
+                "entry", from_id, f"in session {escaped(session.session_id)}",
+                "waymarks session show"))
         entry = session.append(
             {"type": "branch_summary", "timestamp": iso(app.clock.now()),
              "parentId": from_id, "fromId": from_id, "summary": summary or ""},

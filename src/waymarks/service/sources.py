@@ -398,8 +398,11 @@ def set_source_excluded(app: Waymarks, session_id: str, excluded: bool,
                f" one, {session_id}" if app.command_prefix == "waymarks" else "")
         raise ServiceError("active_source", "The active session cannot be excluded; exclude "
                            f"it from another session{how}")
-    unknown = ServiceError("not_found", f"No session {session_id} of {app.cwd} is known; "
-                           "list them with `waymarks memory sources`")
+    from waymarks.core.text import escaped, unknown_id
+
+    unknown = ServiceError("not_found", unknown_id("session", session_id,
+                                                   f"of {escaped(app.cwd)}",
+                                                   "waymarks memory sources"))
     if not app.projection.is_project_source(session_id, app.cwd) and (
             excluded or session_id not in app.projection.excluded_sessions()):
         # an include of a session neither known nor excluded: refused here, before a

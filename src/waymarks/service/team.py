@@ -521,8 +521,11 @@ def set_excluded(app: Waymarks, contributor: str, excluded: bool,
     with _policy_turn(app):
         state = _policy_state(app)
         if contributor not in state.sources:
-            raise ServiceError("not_found", f"no contributor {contributor!r} in this "
-                               "repository's team ledger; see `waymarks team status`")
+            from waymarks.core.text import unknown_id
+
+            raise ServiceError("not_found", unknown_id(
+                "contributor", contributor, "in this repository's team ledger",
+                "waymarks team status"))
         if excluded and contributor == stored_id(contributor_path(app)):
             raise ServiceError("own_contributor", f"{contributor} is your own ID: your team "
                                "writes would go to everyone, withdrawn only here; withdraw "

@@ -40,7 +40,7 @@ from waymarks.core.privacy import TEAM_PROVIDER, level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import LAST_AT, TeamEntry, genesis, make_line, record_of
 from waymarks.core.team_sharing import TEAM_LEVELS, share_problem
-from waymarks.core.text import escaped, ids_named, normalize, shell_command
+from waymarks.core.text import echoed, escaped, ids_named, normalize, shell_command, unknown_id
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
     SUFFIX,
@@ -446,11 +446,11 @@ def _local_item(app: Waymarks, ref: str) -> ItemView:
     found = [v for kind in ("pin", "memory") for v in app.items(kind, ids=named)
              ] if named else []
     if not found:
-        raise TeamRefused("not_found", f"no pin or memory {ref!r} here; list them with "
-                          "`waymarks pins` and `waymarks memory list`")
+        raise TeamRefused("not_found", unknown_id("pin or memory", ref, "here", "waymarks pins"
+                                                  "` and `waymarks memory list"))
     if len(found) > 1:
-        raise TeamRefused("ambiguous", f"{ref!r} starts {len(found)} item IDs; type more "
-                          "of it")
+        raise TeamRefused("ambiguous", f"'{echoed(ref)}' starts {len(found)} item IDs; type "
+                          "more of it")
     return found[0]
 
 
@@ -461,10 +461,9 @@ def _team_item(state: TeamState, ref: str, verb: str) -> ItemState:
     if withheld is not None:
         raise TeamRefused("excluded_contributor", withheld)
     if not found:
-        raise TeamRefused("not_found", f"no team item {ref!r}; list them with "
-                          "`waymarks team status`")
+        raise TeamRefused("not_found", unknown_id("team item", ref, "", "waymarks team status"))
     if len(found) > 1:
-        raise TeamRefused("ambiguous", f"{ref!r} starts {len(found)} team item IDs; "
+        raise TeamRefused("ambiguous", f"'{echoed(ref)}' starts {len(found)} team item IDs; "
                           "type more of it")
     state_ = found[0]
     if state_.status != "active":
