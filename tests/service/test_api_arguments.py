@@ -137,7 +137,7 @@ def test_the_constructor_refuses_a_cwd_that_does_not_exist_as_the_command_line_d
     import sys
 
     home, gone = tmp_path / "home", tmp_path / "nonexistent" / "proj"
-    assert f"cwd {gone}: not a directory" in _refused(home, str(gone))
+    assert f"cwd {gone}: no such directory" in _refused(home, str(gone))
     assert not home.exists()  # nothing was made
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"),
            "WAYMARKS_HOME": str(home), "HOME": str(tmp_path)}
@@ -146,7 +146,7 @@ def test_the_constructor_refuses_a_cwd_that_does_not_exist_as_the_command_line_d
                            "--cwd", str(gone), "memory", "add", "The port is 5433."],
                           env=env, capture_output=True, text=True, check=False, cwd=tmp_path)
     assert done.returncode == 2, done.stderr  # what the constructor now matches
-    assert f"{gone}: not a directory" in done.stderr
+    assert f"{gone}: no such directory" in done.stderr
     assert not (home / "sessions").exists()
 
 

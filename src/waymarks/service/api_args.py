@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from waymarks.core.model import CUSTOM_TYPE_FAMILY_PREFIX
-from waymarks.core.text import echoed, is_unicode, visible
+from waymarks.core.text import echoed, is_unicode, shell_command, visible
 from waymarks.ledger.identity import canonical_project_path
 from waymarks.ledger.session_file import not_a_file
 from waymarks.service.outcomes import Rejected, ServiceError
@@ -78,9 +78,26 @@ def working_directory(cwd: str | os.PathLike[str] | None, given: str = "cwd", *,
                                "deleted or moved); cd to an existing directory, or give "
                                f"{given} DIR") from None
     if not os.path.isdir(text) and (existing or os.path.lexists(text)):
-        raise ServiceError("invalid_argument",
-                           f"{given} {text}: {_not_a_directory(text)}")
+        raise ServiceError("invalid_argument", _no_project_directory(text, given))
     return text
+
+
+def _no_project_directory(text: str, given: str) -> str:
+    """Why ``text`` is no project directory, with the fix (it said only "not a
+    directory", of a path that does not exist too, and "a directory" of an empty one)."""
+    leave = f"or leave {given} out to act in the current directory"
+    if not text:
+        return f"{given} is empty; give the project's directory, {leave}"
+    if not os.path.lexists(text):
+        return (f"{given} {text}: no such directory; give an existing project directory "
+                f"(a new project: create it first, {shell_command(['mkdir', '-p', text])}), "
+                f"{leave}")
+    what = _not_a_directory(text)
+    folder = os.path.dirname(os.path.abspath(text))
+    if what == "not a directory" and os.path.isdir(folder):  # a file in the project
+        return (f"{given} {text}: not a directory (a file); give the project's directory, "
+                f"the file's own folder perhaps: {shell_command([given, folder])}")
+    return f"{given} {text}: {what}; give the project's directory, {leave}"
 
 
 def project_directory(cwd: str | os.PathLike[str] | None, *, existing: bool = False) -> str:
