@@ -62,6 +62,8 @@ ANSWERED: Final = {
     # an acronym of software work is its spelled-out name (the ADRs recalled nothing)
     "where are the ADRs?": ("architecture decision records",),
     "where are the architecture decision records?": ("architecture decision records",),
+    # a command's `deploy/auth` names what it restarts, no word of the claim
+    "how does auth deploy?": ("Auth deploys via",),
     "where is the login page?": ("login page",),
     "what's the OIDC issuer?": ("OIDC issuer",),
     "where do container images go?": ("Container images are pushed",),
@@ -128,6 +130,8 @@ UNSTORED: Final = (
     "who maintains the crawler?",
     "who should I ask about the crawler?",
     "what port does the crawler use this week?",
+    # a command's `deploy/payments` names what it restarts, no deploy of payments
+    "how does payments deploy?",
 )
 
 #: (turn before, follow-up, what each claim it recalls holds: one of them)

@@ -59,3 +59,12 @@ def test_the_gate_holds_in_a_store_of_other_words(app: Waymarks) -> None:
     assert [ids[i] for i in app.recall("how does the web app deploy?").selected] == [
         "The web app deploys automatically when main is merged."]
     assert len(CLAIMS) > len(ids)  # (the everyday store is not used here)
+
+
+def test_a_path_in_code_is_found_by_the_path_and_its_words_outside_the_code(
+        app: Waymarks) -> None:
+    """The `deploy/auth` of a command is held as the path alone (no "deploy" of auth), and
+    still found by it; the claim's words outside the code find it too."""
+    for question in ("how do I restart deploy/auth?", "how do I restart auth?"):
+        recalled = _asked(app, [question])[question]
+        assert recalled == ["Restart auth with `kubectl rollout restart deploy/auth`."], recalled

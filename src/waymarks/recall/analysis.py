@@ -217,6 +217,11 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             start, end = _path_span(match)
             raw = folded[start:end]
             reading = _slash_reading(raw, typed[start:end], query)
+            if reading == "both" and folded.count("`", 0, start) % 2:
+                # in a span of code, two words joined by a slash are what the command
+                # names (`kubectl rollout restart deploy/auth`), no words of the claim:
+                # "how does auth deploy?" recalled that restart by its "deploy"
+                reading = "path"
             if reading == "words" or _url_port(folded, start, raw):
                 continue  # its words are analysed as words
             literal = _literal_features(raw, query)
