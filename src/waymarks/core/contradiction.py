@@ -34,6 +34,10 @@ from typing import Final
 
 import msgspec
 
+from waymarks.core.claim_about import MAX_EXTRA_TERMS
+from waymarks.core.claim_about import MIN_CONTAINED_TERMS as MIN_CONTAINED_TERMS
+from waymarks.core.claim_about import about as _about
+from waymarks.core.claim_about import narrower as _narrower
 from waymarks.core.claim_bounds import bound_at, bounds_clash
 from waymarks.core.claim_denials import (
     NEGATION,
@@ -59,7 +63,6 @@ from waymarks.core.claim_names import (
 from waymarks.core.claim_states import stated_state
 from waymarks.core.claim_terms import HAN_NOUN_VERBS as _HAN_VERBS
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
-from waymarks.core.claim_terms import SAME_FACT
 from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
@@ -87,7 +90,6 @@ from waymarks.core.claim_words import STOP as _STOP
 from waymarks.core.claim_words import adds
 from waymarks.core.claim_words import subject_terms as _subject_terms
 from waymarks.core.claim_words import term as _term
-from waymarks.core.claim_words import words_of as _words_of
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import MAX_CLAIM_CHARS
 from waymarks.core.privacy import strip_markers
@@ -98,10 +100,6 @@ MAX_VALUES: Final = 3
 #: signatures kept per process: a write compares its claim with every active claim of the
 #: partitions it sees, so without the memo each write re-analysed all of them (O(n))
 SIGNATURE_MEMO: Final = 1 << 16
-MIN_CONTAINED_TERMS: Final = 2
-#: a paraphrase qualifies or rewords its subject a little ("the dev DB"); a claim with
-#: many more subject terms than the other is about something else
-MAX_EXTRA_TERMS: Final = 2
 
 #: where a value (:data:`_VALUE`) may start, tested before its alternatives (which cost
 #: 30 µs a claim tried at every position): not inside an ASCII word (only an IPv6 address
@@ -527,31 +525,6 @@ def _other_attributes(a: Signature, b: Signature) -> bool:
 
 
 _VERSION: Final = _TERMS["version"]
-
-
-def _about(small: Signature, large: Signature) -> bool:
-    """Whether ``large`` is about ``small``'s fact: its subject contains the smaller (of
-    at least two terms), with at most :data:`MAX_EXTRA_TERMS` more, none naming a
-    narrower thing (:func:`_narrower`)."""
-    return (len(small.subject) >= MIN_CONTAINED_TERMS and small.subject < large.subject
-            and len(large.subject) - len(small.subject) <= MAX_EXTRA_TERMS
-            and not _narrower(small, large))
-
-
-def _narrower(small: Signature, large: Signature) -> bool:
-    """Whether a term the larger subject adds names a narrower thing: a word of its subject
-    phrase other than a qualifier of the same fact (:data:`SAME_FACT`: "The API metrics
-    port is 9090." is not about "The API listens on port 8080.", "The dev DB listens on
-    5436." is about "The database port is 5435."), or an identifier not made of the
-    smaller's words ("db_port" is "db port", "test_db_port" is not)."""
-    extra = large.subject - small.subject
-    identifiers = {term for term in extra if "_" in term}
-    if any(not _words_of(term) <= small.subject for term in identifiers):
-        return True
-    # an identifier's pieces are its words ("api_v2" is "api v2", whose "v2" is a value)
-    pieces = {_term(piece) for term in identifiers for piece in term.split("_")}
-    return any(term in large.head and term not in SAME_FACT
-               for term in extra - identifiers - pieces)
 
 
 def two_facts(a: Signature, b: Signature) -> bool:
