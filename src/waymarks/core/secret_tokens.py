@@ -101,10 +101,12 @@ TOKENS: Final = (
     # its tail, the BEGIN line in another message or cut off (a paste split in two, a
     # tool's output read in parts): the base64 lines before the END line, from the first
     # of their run (the line before it does not end in 16 of their characters: each run
-    # is read once) and the END line
+    # is read once), the last of them as short as it falls (``Ab12==``: with it, the run
+    # went out whole) and the END line
     _token("pem_tail", "private-key",
            r"(?m:^)(?<![A-Za-z0-9+/=]{16}\n)(?<![A-Za-z0-9+/=]{16}\r\n)[ \t]*(?>(?:"
-           r"[A-Za-z0-9+/=]{16,}[ \t]*\r?\n[ \t]*)+)-----END" + _ARMOUR, "-----END"),
+           r"[A-Za-z0-9+/=]{16,}[ \t]*\r?\n[ \t]*)+(?:[A-Za-z0-9+/=]{1,15}[ \t]*\r?\n[ \t]*)?)"
+           r"-----END" + _ARMOUR, "-----END"),
     # the same block base64-encoded (kubeconfig's client-key-data, a TLS secret's tls.key):
     # "LS0tLS1CRUdJTi" is "-----BEGIN"; on one line, or wrapped (full lines, then a last
     # one standing alone); ``accepts`` decodes its head: a certificate is not a secret
