@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.privacy.digests import assert_pin_refused, shape_tests
+from waymarks.core.secrets import redact
 
 PW = "Xk9vT2pQ7mLwR4sZ"
 
@@ -38,3 +39,11 @@ def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
 
 test_the_value_alone_on_its_line_is_redacted, test_a_setting_stays = shape_tests(
     [(text, text.replace(PW, "[REDACTED:secret]")) for text in ALONE], UNCHANGED)
+
+
+def test_a_token_cut_after_its_padding_is_no_pair() -> None:
+    # the head of a wrapped base64 token (a Sentry org token's, its JSON's "=" then more):
+    # a name of 64+ characters is no variable's, and the token's own rule reads it whole
+    head = "sntrys_eyJpYXQiOiAxNzE3MTcxNzE3LjUsICJ1cmwiOiAiaHR0cHM6Ly9zZW50cnkuaW8iLCAi"
+    text = f"{head}In0={PW}"
+    assert redact(text) == (text, 0)

@@ -65,7 +65,7 @@ ENVIRONMENT_RULES: Final = (
     # token's run (quoted or not): under a name that says nothing (``DB=…``), a generated
     # value went out in clear
     Rule("env_line", "secret", lazy(
-        r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,253}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
+        r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,63}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
         r"|(?P<env_q>['\"])[A-Za-z0-9+/_-]{16,4096}={0,2}(?P=env_q)))"
         r"[ \t]*(?=\r?\n|\Z)", re.ASCII), ("=",), wrapper=True, guard="="),
 )

@@ -247,7 +247,7 @@ DASH_FLAG: Final = lazy(DASH_FLAG_PATTERN, re.ASCII | re.IGNORECASE)
 #: the start of a line that is ``NAME=VALUE`` alone, its value a token's run (16 of its
 #: characters: what the pre-test looks for, where secret_environments'
 #: ``env_line`` may match)
-ALONE_HEAD: Final = r"(?m:^)[ \t]*[A-Za-z_]\w{0,253}=['\"]?[A-Za-z0-9+/_-]{16}"
+ALONE_HEAD: Final = r"(?m:^)[ \t]*[A-Za-z_]\w{0,63}=['\"]?[A-Za-z0-9+/_-]{16}"
 PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
 GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
