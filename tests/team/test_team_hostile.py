@@ -855,3 +855,28 @@ def test_team_status_redacts_a_credential_written_as_an_items_id(repo: Path, hom
     assert text.returncode == 0 and "Use tabs" in text.stdout
     for shown in (json.dumps(data), text.stdout):
         assert SECRET[4:16].lower() not in shown.lower(), shown
+
+
+def test_a_share_outside_git_advises_git_init_before_team_init(project: Path, home: Path
+                                                               ) -> None:
+    """`team share` (and `team status`) in a trusted folder that is no git working tree
+    advised `waymarks team init`, which then refused: "not inside a git repository's
+    working tree". Both now name git first, then `team init`; the advice, followed, works."""
+    team.forget_process_state()
+    run(home, project, "trust", ".")
+    claim = run(home, project, "memory", "add", "--scope", "project", "--",
+                "The database port is 5433.")["id"]
+    refused = run(home, project, "team", "share", claim, expect=2)
+    assert refused["code"] == "not_a_repository", refused
+    assert re.search(r"run `git init` first, then `waymarks team init`", refused["message"]
+                     ), refused["message"]
+    status = run(home, project, "team", "status")
+    assert status["problem"] is not None and "`git init`" in status["problem"], status
+    shown = waymarks("--home", str(home), "team", "status", cwd=project)
+    assert "No team ledger here yet: `waymarks team init`" not in shown.stdout, shown.stdout
+    assert "git init" in shown.stdout, shown.stdout
+    assert not (project / ".waymarks").exists() and not (home / "team").exists()
+    _git(project, "init", "-q")  # the advice, in its order
+    _git(project, "config", "user.name", "Dana")
+    run(home, project, "team", "init")
+    assert run(home, project, "team", "share", "--yes", claim)["outcome"] == "committed"

@@ -84,6 +84,8 @@ def blocked(app: Waymarks) -> str | None:
     directory = team_dir(app)
     try:
         refuse_linked(directory)
+        if not directory.is_dir():  # outside git: init refuses (it said "team init")
+            refuse_without_git(app, repository=True, then=", then `waymarks team init`")
     except TeamRefused as linked:
         return str(linked)
     for each in (directory.parent, directory):

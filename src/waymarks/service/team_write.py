@@ -168,7 +168,8 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
         raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so it has no project "
                           "memory to share; trust it first (`waymarks trust .`)")
     refuse_linked(team_dir(app))  # (its files read as withdrawn, not as damaged)
-    if not team_dir(app).is_dir():
+    if not team_dir(app).is_dir():  # (outside git, `team init` refuses too: git first)
+        refuse_without_git(app, repository=True, then=", then `waymarks team init`")
         raise TeamRefused("not_initialized", "this repository has no team ledger yet; "
                           "create it with `waymarks team init`")
     me = contributor(app)
@@ -183,12 +184,13 @@ def _ready(app: Waymarks) -> tuple[TeamState, str | None]:
     return state, me
 
 
-def refuse_without_git(app: Waymarks, *, repository: bool) -> None:
+def refuse_without_git(app: Waymarks, *, repository: bool, then: str = "") -> None:
     """Refuse where git cannot be run, or refuses the checkout for its owner (another
     user's), and, if ``repository``, where there is no working tree: ``team init``, and
     every write, whose author is `git config user.name` (without git, the contributor ID
     was written in its place) and, at a home's first, its contributor ID (made without
-    git, it was ``contributor-…`` for good)."""
+    git, it was ``contributor-…`` for good). ``then``: the step after `git init` (a share
+    before `team init` advised only `team init`, which refused)."""
     cwd = Path(app.cwd)
     if team_git.is_repository(cwd):
         return
@@ -198,8 +200,8 @@ def refuse_without_git(app: Waymarks, *, repository: bool) -> None:
                           "memory travels through git)")
     if repository:
         raise TeamRefused("not_a_repository", f"{app.cwd} is not inside a git repository's "
-                          "working tree; team memory travels through git (run `git init` "
-                          "first, or run it in a clone, not a bare repository or .git)")
+                          "working tree; team memory travels through git: run `git init` "
+                          f"first{then} (or work in a clone, not a bare repository or .git)")
 
 
 def _refuse_unusable_own(state: TeamState, me: str) -> None:
