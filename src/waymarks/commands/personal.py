@@ -10,7 +10,7 @@ from waymarks.commands.base import Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
 from waymarks.commands.render import cell, refused, table_result
 from waymarks.core.text import unknown_id
-from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+from waymarks.personal.curation import MAX_PREFILL_CHARS, PrefillTooLong, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
     from waymarks.personal.entry import Entry
@@ -48,11 +48,10 @@ def register_remember(root: click.Group) -> None:
     def remember(text: tuple[str, ...]) -> Result:
         """TEXT (at most 2,000 characters) is offered as an untrusted candidate. Saving is
         `waymarks personal save`, or the MCP tool `remember` after the person confirms."""
-        candidate = " ".join(text) or None
-        if candidate is not None and len(candidate) > MAX_PREFILL_CHARS:
-            return refused("too_long", f"the text has {len(candidate)} characters; "
-                           f"the limit is {MAX_PREFILL_CHARS}. Nothing was saved")
-        prompt = curation_prompt(candidate)
+        try:
+            prompt = curation_prompt(" ".join(text))
+        except PrefillTooLong as exc:
+            return refused("too_long", str(exc))
         return Result({"saved": False, "prompt": prompt}, prompt)
 
 

@@ -409,19 +409,17 @@ class Bridge:
                               result.data, result.exit_code)
 
     def rpc_remember(self, params: dict[str, Any]) -> dict[str, Any]:
-        from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+        from waymarks.personal.curation import PrefillTooLong, curation_prompt
 
         text = params.get("text") if isinstance(params.get("text"), str) else None
         if text is not None and asks_help(text):
             return {"prompt": None, "exitCode": 0, "message": REMEMBER_HELP}
         if text is not None and text.strip().split(None, 1)[:1] == ["--"]:
             text = text.strip()[2:].strip()  # `--` before text that starts with `-`
-        if text is not None and not text.strip():
-            text = None
-        if text is not None and len(text) > MAX_PREFILL_CHARS:
-            return {"prompt": None, "exitCode": 2, "message": f"the text has {len(text)} "
-                    f"characters; the limit is {MAX_PREFILL_CHARS}. Nothing was saved"}
-        return {"prompt": curation_prompt(text)}
+        try:
+            return {"prompt": curation_prompt(text)}
+        except PrefillTooLong as exc:  # the one rule, the command line's and MCP's
+            return {"prompt": None, "exitCode": 2, "message": str(exc)}
 
     def rpc_notes(self, params: dict[str, Any]) -> dict[str, Any]:
         """``/notes …``: ``promote`` answers with the prompt for the visible promotion turn

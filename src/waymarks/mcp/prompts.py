@@ -3,7 +3,7 @@
 from mcp.server import MCPServer
 
 from waymarks.mcp.common import Serial
-from waymarks.personal.curation import MAX_PREFILL_CHARS, curation_prompt
+from waymarks.personal.curation import PrefillTooLong, curation_prompt
 from waymarks.personal.notes import left_out, not_promoted, promote_prompt
 from waymarks.service.app import Waymarks
 
@@ -13,10 +13,10 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                    description="The guided curation turn: gather lessons, ask what to keep, "
                                "save nothing until the person answers.")
     def remember_prompt(text: str | None = None) -> str:
-        if text and len(text) > MAX_PREFILL_CHARS:  # refused, not cut: nothing is saved
-            return (f"The text has {len(text)} characters; the limit is {MAX_PREFILL_CHARS}. "
-                    "Nothing was saved; shorten it and ask again.")
-        return curation_prompt(text or None)
+        try:
+            return curation_prompt(text)
+        except PrefillTooLong as exc:  # refused, not cut: nothing is saved
+            return str(exc)
 
     @server.prompt(name="promote_notes", title="Promote lesson notes to engineering docs",
                    description="Propose where this branch's lesson notes belong in "

@@ -78,11 +78,26 @@ def untrusted_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+class PrefillTooLong(ValueError):
+    """A candidate longer than :data:`MAX_PREFILL_CHARS`; the message says so, and the fix."""
+
+
+def prefill(text: str | None) -> str | None:
+    """The candidate a curation turn is given, by one rule for every host (the command
+    line, the MCP prompt and Pi's bridge each kept a copy of the check, and they had
+    drifted): the text without the spaces around it, none when blank, refused
+    (:class:`PrefillTooLong`) past :data:`MAX_PREFILL_CHARS`."""
+    candidate = (text or "").strip()
+    if len(candidate) > MAX_PREFILL_CHARS:
+        raise PrefillTooLong(f"the text has {len(candidate)} characters; the limit is "
+                             f"{MAX_PREFILL_CHARS}. Nothing was saved; shorten it and ask "
+                             "again")
+    return candidate or None
+
+
 def curation_prompt(prefilled: str | None = None) -> str:
-    if prefilled is not None and len(prefilled) > MAX_PREFILL_CHARS:
-        raise ValueError(f"the text has {len(prefilled)} characters; the limit is "
-                         f"{MAX_PREFILL_CHARS}")
-    return CURATION_PROMPT.replace("{prefilled}", untrusted_json(prefilled))
+    """The curation prompt with ``prefilled`` as its candidate (:func:`prefill`'s rule)."""
+    return CURATION_PROMPT.replace("{prefilled}", untrusted_json(prefill(prefilled)))
 
 
 def promotion_prompt(project: str, lessons: Sequence[dict[str, str]]) -> str:
