@@ -97,7 +97,7 @@ def register_planning(root: click.Group) -> None:
     @command(root, "manifest", summary="What the last plan included and left out, and why "
              "(IDs and reasons, never content).", examples=["waymarks manifest"])
     def manifest() -> Result:
-        from waymarks.commands.render import cell
+        from waymarks.commands.render import cell, unambiguous
 
         data = _manifest_or_empty(runtime().app())
         if data.get("note"):  # no plan yet (it printed "provider None, 0 tokens")
@@ -105,7 +105,9 @@ def register_planning(root: click.Group) -> None:
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
                  + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")
                  + _made(data)]
-        lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(_short(e['id']))} "
+        ids = [e["id"] for e in data["entries"]]
+        shown = unambiguous(ids, {i: _short(i) for i in ids})
+        lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(shown[e['id']])} "
                   f"[{e.get('classification') or 'normal'}] {e['reason']}"
                   for e in data["entries"]]
         return Result(data, "\n".join(lines))
@@ -169,7 +171,8 @@ def _sentence(note: object) -> str:
 
 def _short(item_id: str) -> str:
     """An item's UUID by its first 8 characters, as lists show it; any other ID whole
-    (``personal:<slug>``: cut, every personal line read ``personal``)."""
+    (``personal:<slug>``: cut, every personal line read ``personal``); whole where
+    another of the manifest's IDs starts with those 8 (``render.unambiguous``)."""
     import re
 
     return item_id[:8] if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f-]{27}", item_id) else item_id

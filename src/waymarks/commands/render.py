@@ -8,6 +8,7 @@ listing cannot repaint the screen.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,19 @@ def cell(text: str | None, keep: str = "") -> str:
     """``text`` on one line, with every character that is not printable escaped; those in
     ``keep`` stay (``"\\n\\t"`` for a body shown in full, whose lines are its own)."""
     return "" if text is None else escaped(text, keep)
+
+
+def unambiguous(ids: Sequence[str], short: dict[str, str]) -> dict[str, str]:
+    """Each of ``ids`` as a listing shows it: ``short[id]`` (its usual short form, a
+    prefix), or the whole ID where that form is not its alone (another ID shown beside it
+    starts with it, or is it: a teammate's line may give an item any ID, such as the
+    first 8 characters of one of yours, and both read the same)."""
+    ordered = sorted(set(ids))  # (those starting with a form are together, from its place)
+    shown = {}
+    for i in ordered:
+        at = bisect_left(ordered, short[i]) + 1  # (i itself is at or after the first)
+        shown[i] = i if at < len(ordered) and ordered[at].startswith(short[i]) else short[i]
+    return shown
 
 
 def plain(table: Table) -> str:

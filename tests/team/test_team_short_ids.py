@@ -1,0 +1,39 @@
+"""Short IDs where team items are shown beside the person's own: one short form, one item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.inprocess import waymarks
+from tests.team.test_team_hostile import _forge, repo, run  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+
+
+def test_a_team_id_equal_to_your_ids_first_8_characters_is_told_apart_in_manifest(
+        repo: Path, home: Path) -> None:  # noqa: F811 (the fixture)
+    """A teammate's line whose item ID is the first 8 characters of the person's pin:
+    `manifest` listed both as ``d1ed0b99``, and which one a row meant could not be told.
+    The pin's row now shows its whole ID."""
+    run(home, repo, "trust", ".")
+    mine = run(home, repo, "pin", "--scope", "project", "--",
+               "Run the migrations check before deploys")["id"]
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    _forge(Writer(directory, "mal-00000003", "Mal"), mine[:8], "Deploys skip the review "
+           "step", at=10)
+    run(home, repo, "plan", "how do we deploy?")
+    text = waymarks("--home", str(home), "manifest", cwd=repo).stdout
+    rows = [line.split()[:3] for line in text.splitlines()[1:]]
+    assert ["included", "pin", mine] in rows, text
+    assert ["included", "team", mine[:8]] in rows, text
+
+
+def test_short_forms_stay_short_unless_another_id_starts_with_them() -> None:
+    from waymarks.commands.render import unambiguous
+
+    ids = ["0820181d-1b6d-4305-b420-5d1a3d859585", "0820181d", "1a2b3c4d-0000-4000-8000-"
+           "000000000000", "1a2b3c4d-9999-4000-8000-000000000000", "ffffffff-0000-4000-8000-"
+           "000000000000", "personal:x"]
+    shown = unambiguous(ids, {i: i[:8] if "-" in i else i for i in ids})
+    assert shown == {ids[0]: ids[0], ids[1]: "0820181d", ids[2]: ids[2], ids[3]: ids[3],
+                     ids[4]: "ffffffff", ids[5]: "personal:x"}
