@@ -12,7 +12,13 @@ import pytest
 
 from tests.recall.everyday_store import CLAIMS
 from tests.recall.test_everyday_questions import _asked
+from waymarks.recall.asked_action import action_asked
 from waymarks.service.app import Waymarks
+
+
+def _store(app: Waymarks, claims: tuple[str, ...]) -> dict[str, str]:
+    """Each of ``claims`` remembered, by its ID."""
+    return {app.remember(text).id: text for text in claims}  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("question", [
@@ -50,11 +56,11 @@ def test_the_name_and_the_concept_said_together_answer(app: Waymarks, question: 
 def test_the_gate_holds_in_a_store_of_other_words(app: Waymarks) -> None:
     """Not the everyday store's words: a Rust service's build is no answer to its deploy,
     nor the API's deploy to the worker's."""
-    ids = {app.remember(text).id: text for text in (  # type: ignore[union-attr]
+    ids = _store(app, (
         "Deploy the API with `kamal deploy`.",
         "The ingest service is written in Rust and listens on port 7000.",
         "Ingest logs go to CloudWatch under /tally/ingest.",
-        "The web app deploys automatically when main is merged.")}
+        "The web app deploys automatically when main is merged."))
     assert app.recall("how does ingest deploy?").selected == []
     assert [ids[i] for i in app.recall("how does the web app deploy?").selected] == [
         "The web app deploys automatically when main is merged."]
@@ -68,3 +74,44 @@ def test_a_path_in_code_is_found_by_the_path_and_its_words_outside_the_code(
     for question in ("how do I restart deploy/auth?", "how do I restart auth?"):
         recalled = _asked(app, [question])[question]
         assert recalled == ["Restart auth with `kubectl rollout restart deploy/auth`."], recalled
+
+
+@pytest.mark.parametrize("question", [
+    "how do I reindex billing?",  # "Reindex search with …": rare, the verb alone was enough
+    "how do I reindex the billing service?",  # the billing service's port, owner, route
+    "how can we reindex billing?",
+    "how to reindex billing?",
+])
+def test_the_verb_asked_how_to_do_is_asked_of_the_thing_named(app: Waymarks,
+                                                              question: str) -> None:
+    assert _asked(app, [question]) == {question: []}
+
+
+def test_a_rare_verb_does_not_answer_for_another_thing(app: Waymarks) -> None:
+    """"how do I restart ingest?" in a store where one claim restarts (the workers) and
+    six name ingest: the rare verb outweighed the name and recalled the workers' restart."""
+    ids = _store(app, (
+        "Restart the workers with `systemctl restart sidekiq`.",
+        "The ingest service is written in Rust and listens on port 7000.",
+        "Ingest logs go to CloudWatch under /tally/ingest.",
+        "Build ingest with `cargo build`.",
+        "Run the ingest tests with `cargo test -p ingest`.",
+        "Yuki Tanaka owns the ingest service."))
+    assert app.recall("how do I restart ingest?").selected == []
+    assert [ids[i] for i in app.recall("how do I restart the workers?").selected] == [
+        "Restart the workers with `systemctl restart sidekiq`."]
+    assert [ids[i] for i in app.recall("how do I build ingest?").selected] == [
+        "Build ingest with `cargo build`."]
+
+
+@pytest.mark.parametrize(("question", "verb"), [
+    ("how do I reindex billing?", "w:reindex"),
+    ("How can we restart the mailer?", "w:restart"),
+    ("and how to deploy it?", "c:deploy"),
+    ("how should I test inventory?", "c:test"),
+    ("how does the mailer deploy?", None),  # the thing does it: no one is asked how to
+    ("how long do sessions last?", None),
+    ("how do I get the logs?", None),  # a stop word holds no feature
+])
+def test_the_verb_of_a_how_to_question(question: str, verb: str | None) -> None:
+    assert action_asked(question) == verb

@@ -88,20 +88,23 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
              and not is_generic(word) and not is_numeric(word)]
     naming = {word for word, _kind in pairs}
     named_kinds = {kind for _word, kind in pairs}
+    # the verb of "how do I reindex billing?" is asked of billing, as an attribute is
+    action = plan.action if (plan.action in plan.focus and plan.action not in naming
+                             and not is_generic(plan.action)) else None
     # (a generic word names no subject: "run" of "how do I run the payments tests?")
     words = [f for f in plan.focus if f in naming or (
         not f.startswith("c:") and not is_literal(f) and not is_numeric(f)
         and not is_generic(f) and f not in ATTRIBUTES and f not in plan.asks
-        and f not in plan.asked_kinds and f not in named_kinds)]
+        and f not in plan.asked_kinds and f not in named_kinds and f != action)]
     # without a word naming it, a concept is the subject ("database password?": a
     # database's port is no answer, however near in meaning)
     names = [*words, *(f for f in plan.focus if f.startswith("c:") and f in plan.co_subjects)]
     names = names or [f for f in plan.focus if f.startswith("c:") and f not in ATTRIBUTES
-                      and not is_generic(f) and f not in plan.asks]
+                      and not is_generic(f) and f not in plan.asks and f != action]
     if referent := _referent(plan):  # "the service" after "the billing service": billing
         names = [*(f for f in names if f not in plan.bare_kinds), *referent]
     attributes = tuple(f for f in plan.focus if f not in naming and (f in plan.asks or (
-        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES)))
+        f in ATTRIBUTES and f not in WEAK_ATTRIBUTES) or f == action))
     if not attributes:
         names, attributes = _name_and_concepts(plan, words, names, stats)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES

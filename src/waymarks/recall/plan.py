@@ -40,6 +40,7 @@ from waymarks.recall.analysis import (
     word_feature,
     word_order,
 )
+from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
@@ -407,7 +408,8 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
                      co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
                          fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
                      introduced=_introduced(text, analysis.features),
-                     agent=agent_asked(text) if analysis.features else ())
+                     agent=agent_asked(text) if analysis.features else (),
+                     action=action_asked(text) if analysis.features else None)
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a
