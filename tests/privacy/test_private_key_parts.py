@@ -1,7 +1,10 @@
 """A private key pasted in part: the tail of its block (the BEGIN line in another
 message, or cut off) whose last base64 line is short, as a key's length leaves it
 (``…\\nAb12==\\n-----END RSA PRIVATE KEY-----``): the whole run went out in clear, since
-only lines of 16 characters or more were read before the END line."""
+only lines of 16 characters or more were read before the END line. And its base64 body
+alone, no armour at all (an environment variable's value, a vault's field, the block
+pasted without its BEGIN and END lines), which opens as a private key's DER does: it went
+out in clear; a public key's or a certificate's body stays."""
 
 from __future__ import annotations
 
@@ -31,3 +34,43 @@ def test_a_short_line_after_a_certificate_stays() -> None:
     lines = key_lines(337)
     text = "\n".join(lines[2:]) + "\n-----END CERTIFICATE-----"
     assert find_secrets(text) == []
+
+
+#: the DER openings of private keys (then random bytes): PKCS#8 and PKCS#1 RSA, DSA, EC
+#: (SEC1 P-256 and P-384, PKCS#8), Ed25519, X25519
+PRIVATE_DER = ["308204bd020100300d06092a864886f70d0101010500048204a7", "308204a40201000282010100",
+               "308201bb02010002818100", "30770201010420", "3081a40201010430",
+               "308187020100301306072a8648ce3d020106082a8648ce3d030107",
+               "302e020100300506032b657004220420", "302e020100300506032b656e04220420"]
+#: a public key's (SubjectPublicKeyInfo, RSA) and a certificate's
+PUBLIC_DER = ["30820122300d06092a864886f70d01010105000382010f003082010a0282010100",
+              "3082037730820260a003020102020900"]
+
+
+def body(der_hex: str) -> str:
+    """A fake block body: ``der_hex`` then 140 seeded random bytes, in 64-character lines."""
+    encoded = base64.b64encode(bytes.fromhex(der_hex)
+                               + random.Random(der_hex).randbytes(140)).decode()
+    return "\n".join(encoded[i:i + 64] for i in range(0, len(encoded), 64))
+
+
+@pytest.mark.parametrize("der_hex", PRIVATE_DER)
+def test_a_private_key_body_alone_goes_whole(der_hex: str) -> None:
+    text = f"key for staging:\n{body(der_hex)}\nthat is it"
+    assert redact(text) == ("key for staging:\n[REDACTED:private-key]\nthat is it", 1)
+
+
+def test_an_openssh_key_body_alone_goes() -> None:
+    encoded = base64.b64encode(b"openssh-key-v1\0" + random.Random(5).randbytes(100)).decode()
+    assert redact(f"SSH_KEY_BODY {encoded}") == ("SSH_KEY_BODY [REDACTED:private-key]", 1)
+
+
+@pytest.mark.parametrize("der_hex", PUBLIC_DER)
+def test_a_public_key_or_certificate_body_stays(der_hex: str) -> None:
+    text = f"key for staging:\n{body(der_hex)}\nthat is it"
+    assert redact(text) == (text, 0)
+
+
+def test_a_prefix_named_in_prose_stays() -> None:
+    text = "PKCS#1 keys start with MIIEpAIBAAKCAQEA, public ones with MIIBIjAN"
+    assert redact(text) == (text, 0)

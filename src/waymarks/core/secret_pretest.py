@@ -157,7 +157,9 @@ def might_hold_visible(text: str) -> bool:
     # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
     if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
             or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
-            or ("B" in text and "-----BEGIN" in text) or ("E" in text and "-----END" in text):
+            or ("B" in text and "-----BEGIN" in text) or ("E" in text and "-----END" in text) \
+            or ("M" in text and ("MII" in text or "MIG" in text or "MHcC" in text
+                                 or "MC4C" in text)) or ("b3Bl" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)

@@ -114,6 +114,20 @@ TOKENS: Final = (
            r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{22,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/]"
            r"{60,}(?=\r?\n))*(?:\r?\n[A-Za-z0-9+/]+={0,2}(?=[ \t]*(?:\r?\n|\Z)))?)",
            "LS0tLS1CRUdJTi"),
+    # the block's base64 body alone, no armour (pasted without its BEGIN and END lines, an
+    # environment variable's value, a vault's field): its DER opens as a private key's
+    # does (PKCS#1 RSA or DSA ``MII…IBAAKC``, PKCS#8 RSA ``MII…IBADANBgkqhkiG9w0BAQEFAAS``,
+    # EC ``MHcCAQEE``/``MIGkAgEBBD``/PKCS#8 ``MIG…AgEAMBMGByqGSM49AgEG``, Ed25519 and
+    # X25519 ``MC4CAQAwBQYDK2V…``, OpenSSH's ``b3BlbnNzaC1rZXktdjE``, "openssh-key-v1"):
+    # it went out in clear. A public key (``MIIBIjAN…``) or a certificate (``MIID…gAwIBAgI``)
+    # opens otherwise and stays. 48 characters on its first line at least, then its
+    # wrapped lines (each whole)
+    _token("pem_der", "private-key",
+           r"(?<![A-Za-z0-9+/])(?=[A-Za-z0-9+/]{48})(?:MII[A-Za-z0-9+/]{3}IBA(?:AK[B-D]"
+           r"|DANBgkqhkiG9w0BAQEFAAS)|MIG[A-Za-z0-9+/](?:AgEAMBMGByqGSM49AgEG|AgEBBD)"
+           r"|MHcCAQEE|MC4CAQAwBQYDK2V[uw]BCIEI|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{24,}={0,2}"
+           r"(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/]{4,}={0,2}(?=[ \t]*(?:\r?\n|\\n|\Z|[\"',])))*",
+           "IBA", "AgE", "CAQ", "b3BlbnNzaC1rZXktdjE"),
     _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
     _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
     _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),

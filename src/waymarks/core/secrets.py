@@ -8,7 +8,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
 - ``private-key`` (PEM blocks, to the END line or the end of the text; also the block
   base64-encoded, as kubeconfig's ``client-key-data`` and a TLS secret's ``tls.key`` hold
   it, when its armour line says PRIVATE KEY, or an EC key's after its curve's parameters:
-  a base64 certificate stays), ``jwt``;
+  a base64 certificate stays; and its body alone, no armour, when its DER opens as a
+  private key's), ``jwt``;
 - vendor tokens: ``anthropic-key``, ``openai-key``, ``github-token``, ``gitlab-token``,
   ``slack-token``, ``slack-webhook``, ``stripe-key`` (secret and restricted keys, webhook
   secrets; publishable ``pk_`` keys are public), ``google-api-key``,
