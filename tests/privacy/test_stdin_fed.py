@@ -41,6 +41,9 @@ UNCHANGED = [
     "(echo hello; echo world) | wc -l",
     "printf '%s\\n' alpha beta gamma | xargs -n1 echo",
     "yes | apt-get install nginx",
+    # a placeholder as docs write one, an answer
+    "(echo PW; echo PW) | smbpasswd -a -s USER",
+    "yes y | passwd",
 ]
 
 

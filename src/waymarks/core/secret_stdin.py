@@ -79,11 +79,16 @@ def prompted(match: re.Match[str]) -> bool:
     return _PROMPT.search(_PLACEHOLDER.sub("", between)) is not None
 
 
+#: a value fed shorter than this is a placeholder (``echo PW``, as docs write it) or an
+#: answer (``yes y``), not a password
+_FED_MIN: Final = 4
+
+
 def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:
     """The spans of the values a ``stdin_fed`` match writes to the command's standard
     input: every argument of its ``echo``/``printf``/``yes`` commands but an echo's flags,
-    a format holding a conversion (``'%s\\n'``: its arguments are the values), and a
-    reference or a mask (``$PW``, ``****``, one already redacted)."""
+    a format holding a conversion (``'%s\\n'``: its arguments are the values), a reference
+    or a mask (``$PW``, ``****``, one already redacted) and one under 4 characters."""
     from waymarks.core.secret_values import _is_reference
 
     text = match.string
@@ -102,7 +107,8 @@ def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:
             if lead is not None and lead.fullmatch(value):
                 continue  # (an echo's flags or a format lead; the values follow them)
             lead = None
-            if not _is_reference(value) and any(c.isalnum() for c in value):
+            if len(value) >= _FED_MIN and not _is_reference(value) \
+                    and any(c.isalnum() for c in value):
                 spans.append(argument.span(group))
         command = following
     return spans
