@@ -163,8 +163,13 @@ _NAME: Final = (  # "key" then a separator ahead, then a prefix behind: prose fa
     "|pass(?=" + _QUALIFIER + _SEPARATOR + r")(?:(?<![A-Za-z0-9]pass)"
     r"|(?<=(?-i:[a-z0-9]Pass))|(?<=(?<![A-Za-z0-9])sshpass)))" + _QUALIFIER + ")"
 )
+#: a flag's key named for what it opens, as the Azure CLI's ``--account-key``, ``--secret-key``,
+#: ``--app-key`` and ``--master-key`` are (these went out in clear; ``--signing-key`` names a
+#: public key's ID, ``--private-key`` a file, so neither is one)
 _FLAG: Final = (r"--(?<![\w-]--)(?:[\w-]*[_-])?"  # "--" first: a literal the search skips to
-                r"(?:password|passwd|passphrase|token|secret|api[_-]?key)")
+                r"(?:password|passwd|passphrase|token|secret|(?:api|account|access|secret|master"
+                r"|app|client|storage|encryption|license|licence|subscription|session|webhook"
+                r"|hmac|jwt)[_-]?key)")
 #: what parts a flag from its value when a program's arguments are a list: the next item
 #: of a JSON or Python list (docker inspect's ``"Args": ["--password", "…"]``, Kubernetes'
 #: ``args: ["--db-password", "…"]``, ``subprocess.run([…, "--password", "…"])``), quoted,
