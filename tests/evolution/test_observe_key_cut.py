@@ -50,6 +50,7 @@ def test_a_claude_code_record_cut_inside_a_key_keeps_none_of_it(tmp_path: Path) 
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
     _here(home, project, "learn", "on")
+    _here(home, project, "trust", str(project))  # an untrusted one's output is not kept
     key, lines = _key(2_400)  # an RSA 4096 key's size
     output = _around(key, (2 * RECORD_OUTPUT_BYTES) // 3,
                      "deploy finished\n" * ((2 * RECORD_OUTPUT_BYTES // 3 - 1_600) // 16))

@@ -174,3 +174,24 @@ def test_pi_work_turn_of_a_trusted_project_is_captured(
             "2030-01-01T00:00:00.000Z")
     assert _agent_end(tmp_path, True)["work"] == "captured"
     assert PLANTED in (home / "evolution" / "ledger.jsonl").read_text()
+
+
+@pytest.mark.slow
+def test_claude_code_keeps_nothing_of_an_untrusted_projects_tool_output(
+        tmp_path: Path) -> None:
+    """PostToolUse in a project never trusted recorded the tool's redacted output (up to
+    24 KB a call) and its command in the home's session ledger, though it is never
+    learned there: now the record keeps the call's ID and the tool's name alone, and Stop
+    still says the turn was not kept because the project is not trusted."""
+    home, shop = tmp_path / "home", tmp_path / "shop"
+    shop.mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text("[evolution]\nlearn = true\n", encoding="utf-8")
+    _work_turn(home, shop, tmp_path, "3d3d3d3d-3d3d-4d3d-8d3d-3d3d3d3d3d3d")
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".jsonl" and b"3d3d3d3d-3d3d-4d3d-8d3d-3d3d3d3d3d3d1" in
+               p.read_bytes() for p in files)  # the call is still noted (its ID)
+    for needle in (PLANTED.encode(), b"cat DEPLOY.md", b"make deploy", b"deployed"):
+        assert not [p for p in files if needle in p.read_bytes()], needle
+    last = cli(home, shop, "evolution", "learning")["lastCapture"]
+    assert last["decision"] == "untrusted" and last["sourceId"] is None

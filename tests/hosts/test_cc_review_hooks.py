@@ -258,6 +258,7 @@ def test_a_helper_whose_socket_another_took_over_exits(learning: Path) -> None: 
 
 def test_a_lone_surrogate_in_a_tool_call_is_recorded_as_a_replacement_character(
         learning: Path, project: Path) -> None:  # noqa: F811
+    trust_project(learning, project)  # an untrusted project's output is not kept
     sid = str(uuid.uuid4())
     # JSON-escaped halves of a surrogate pair, as JavaScript writes a string cut in an emoji
     raw = json.dumps({"session_id": sid, "cwd": str(project), "hook_event_name": "PostToolUse",

@@ -309,6 +309,8 @@ def _work(event: str, payload: dict[str, Any], home: Path, project: str | None,
     data = observe.observation(event, payload)
     if data is None:
         return
+    if not observe.project_trusted(home, cwd):  # the repository's output: none of it kept
+        data = observe.withheld(data)
     if app is None:
         from waymarks.service.app import Waymarks
 

@@ -6,7 +6,11 @@
   the session's Waymarks ledger (the one ``UserPromptSubmit`` records the prompt in), as
   they happen: the tool's name, its ``tool_use_id``, the arguments a work observation
   reads (command, paths), and the head and tail of its response. Waymarks' own memory
-  tools are not recorded. Nothing is recorded while learning is off.
+  tools are not recorded. Nothing is recorded while learning is off. In a project the
+  person does not trust (``waymarks trust``) the record keeps the call's ID and the tool's
+  name alone (``withheld``): its arguments and output are the repository's, never learned
+  there, and a person who never trusted the repository expects none of it kept; the
+  record still lets ``Stop`` say the turn was not captured because of that.
 - ``Stop`` reads the records since the person's last prompt, the final reply from the
   transcript's tail (an interruption drops it), and captures one work source
   (:mod:`waymarks.hosts.work_turns`).
@@ -50,6 +54,28 @@ def observation(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
             "error": error if isinstance(error, str) and error else "failed",
             "is_error": True}}
     return observation_record(payload)
+
+
+#: what a record of an untrusted project's tool call says in place of its content
+WITHHELD: Final = "untrusted"
+
+
+def project_trusted(home: Path, cwd: str) -> bool:
+    """Whether the person trusts ``cwd``'s project (Waymarks' list: Claude Code has no
+    trust decision of its own), as a work turn's capture decides."""
+    from waymarks.ledger.identity import canonical_project_path
+    from waymarks.service.capture_turns import capture_trusted
+
+    return capture_trusted(home, canonical_project_path(cwd))
+
+
+def withheld(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with nothing of the repository's: the call's ID and the tool's name."""
+    return {"id": record["id"], "tool": record["tool"], "withheld": WITHHELD}
+
+
+def is_withheld(record: object) -> bool:
+    return isinstance(record, dict) and record.get("withheld") == WITHHELD
 
 
 #: how much of a ledger's end is read for a tool call recorded already
@@ -96,6 +122,15 @@ def close_turn(payload: dict[str, Any], home: Path, cwd: str, warm: Any = None,
 
     if not observed and any(kind == "observation" for kind, _v in entries):
         return {"decision": "closed_before"}  # capturing it again would be a duplicate
+    kept = [(kind, v) for kind, v in entries if not (kind == "observation" and is_withheld(v))]
+    if len(kept) < len(entries) and not any(kind == "observation" for kind, _v in kept):
+        # every tool call was an untrusted project's, none of its content kept: the
+        # snapshot counts the calls (no arguments, no output) and says why, as it says of
+        # a turn captured there and refused
+        return capture(home, cwd, session.session_id, from_claude_code(entries, None, False),
+                       host="claude-code", statements=statements, subagent=False,
+                       withheld=True)
+    entries = kept
     if not any(kind == "observation" for kind, _v in entries):
         if not entries:  # no prompt recorded either: nothing to say about this turn
             return {"decision": "no_observation"}

@@ -93,11 +93,13 @@ def pi_turn(messages: object) -> tuple[list[TurnItem], bool]:
 
 def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem], *,
             host: str, subagent: bool, warm: bool = True, statements: int | None = None,
-            scan_limited: bool = False, host_trust: bool | None = None) -> dict[str, Any]:
+            scan_limited: bool = False, host_trust: bool | None = None,
+            withheld: bool = False) -> dict[str, Any]:
     """Capture the work turn ``items`` (learning on, not a subagent, a project the person
     trusts); a content-free decision. ``scan_limited``: the host already left the turn's
     older items out. ``host_trust``: the host's decision on the project (Pi's; ``None``:
-    Waymarks' trust list decides).
+    Waymarks' trust list decides). ``withheld``: the host kept nothing of the turn's tool
+    calls, its project untrusted when they ran (the decision is ``untrusted``).
     ``subagent``: the turn is a subagent's (the host's process environment, or for Claude
     Code the hook's: a helper's own is whichever hook started it)."""
     if subagent:
@@ -112,7 +114,7 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
 
     # tool output is the repository's text, and learned memory is recalled in every
     # project: an untrusted one's work turn reaches no model (its person's words still do)
-    trusted = capture_trusted(home, origin, host_trust)
+    trusted = capture_trusted(home, origin, host_trust) and not withheld
     if not trusted or not any(isinstance(i, ToolCall) for i in items):
         # no work to capture, but the snapshot says what this turn was (item 46)
         from datetime import UTC, datetime
@@ -122,7 +124,7 @@ def capture(home: Path, origin_cwd: str, session: str, items: Sequence[TurnItem]
 
         return note_turn(home, items, at=iso(datetime.now(UTC)), host=host,
                          statements=statements, scan_limited=scan_limited,
-                         untrusted=not trusted)
+                         untrusted=not trusted, withheld=withheld)
     from waymarks.service.capture_spool import CAPTURE_BUSY_MS
     from waymarks.service.evolution import Evolution
     from waymarks.service.evolution import warm as warm_evolution

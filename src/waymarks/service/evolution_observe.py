@@ -149,16 +149,18 @@ def _without_keys(items: Sequence[TurnItem], keys: frozenset[str]) -> Sequence[T
 
 def note_turn(home: Path, items: Sequence[TurnItem], *, at: str, host: str,
               statements: int | None = None, scan_limited: bool = False,
-              untrusted: bool = False) -> dict[str, Any]:
+              untrusted: bool = False, withheld: bool = False) -> dict[str, Any]:
     """The decision for a turn with no tool call (a statement, a question), written as the
     home's last capture decision like any other: the snapshot then says what this turn
     was (its intent, the statements captured), not what an older work turn was. Opens
     nothing but the decision file; the gate is the pure one (it finds no observation).
     ``untrusted``: a turn of a project the person does not trust, whose tool output is
-    never captured (the decision ``untrusted`` where it would have been a work source)."""
+    never captured (the decision ``untrusted`` where it would have been a work source);
+    ``withheld``: the host kept none of the turn's tool calls, the project untrusted when
+    they ran (``untrusted`` too: nothing is left to tell a work turn by)."""
     _turn, scan = observe(items, cwd=None, state_dir=str(home), scan_limited=scan_limited)
     decision = _decision(host, at, scan, statements)
-    if untrusted and scan.reason == "captured":  # a work source it would have been
+    if untrusted and (scan.reason == "captured" or withheld):  # a work source it would be
         decision["decision"] = "untrusted"
     _note(home, decision)
     return decision
