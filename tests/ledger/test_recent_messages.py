@@ -69,6 +69,20 @@ def test_recent_messages_equal_the_line_by_line_reading(home: Path, project: Pat
         assert [m.text for m in recent_messages(session, 1 << 20, 4)] == said[-1:]
 
 
+def _reads(session: SessionLog) -> list[int]:
+    """The length of each read of ``session``'s tail from now on."""
+    read: list[int] = []
+    tail_bytes = session.tail_bytes
+
+    def counted(limit: int, skip: int = 0) -> bytes:
+        data = tail_bytes(limit, skip)
+        read.append(len(data))
+        return data
+
+    session.tail_bytes = counted  # type: ignore[method-assign]
+    return read
+
+
 def test_more_bytes_are_read_only_while_they_may_hold_the_window(home: Path,
                                                                  project: Path) -> None:
     """A prompt's hook asks for more of the tail while too few earlier prompts are found;
@@ -85,15 +99,7 @@ def test_more_bytes_are_read_only_while_they_may_hold_the_window(home: Path,
         app.session_say("the last prompt")
         session = app.current_session()
         assert session is not None
-        read: list[int] = []
-        tail_bytes = session.tail_bytes
-
-        def counted(limit: int, skip: int = 0) -> bytes:
-            data = tail_bytes(limit, skip)
-            read.append(len(data))
-            return data
-
-        session.tail_bytes = counted  # type: ignore[method-assign]
+        read = _reads(session)
         found = recent_messages(session, 1 << 20, 5, enough=lambda f: len(f) > 3,
                                 first_bytes=4096)
         assert [m.text for m in found] == ["the last prompt"]
@@ -170,3 +176,44 @@ def test_a_prompts_history_asks_the_branch_only_of_the_prompts_it_passes(
         assert history == [f"prompt {n}" for n in range(39 - HISTORY_PROMPTS, 39)]
         assert recent_messages(session, 1 << 20, 1000, last=3) == \
             reference(session, 1 << 20, 1000)[-3:]
+
+
+def test_the_last_bytes_alone_answer_when_they_hold_it(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook's history read asks for the last 25 prompts of the last 2 MiB: it reads the
+    last :data:`PROBE_BYTES` first, and stops there when they hold the 25 (or the whole
+    window of lines); otherwise it reads on as before. Either way the answer is the one
+    the whole first read gives (the probe switched off: as large as that read)."""
+    from waymarks.ledger import entries
+
+    output = "".join(f"line {i}: building the gateway image layer\n" for i in range(600))
+    with Waymarks(home, cwd=str(project)) as app:
+        app.session_say("the oldest prompt, before the tool output")
+        for call in range(12):  # ~330 KB of what is no message
+            app.append_record("waymarks-tool-observation-v1",
+                              {"id": f"toolu_{call}", "tool": "Bash", "response": output})
+        for n in range(30):
+            app.session_say(f"prompt {n}")
+        session = app.current_session()
+        assert session is not None and session.offset > entries.PROBE_BYTES
+        read = _reads(session)
+
+        def history(max_entries: int, last: int | None) -> list[Message]:
+            read.clear()
+            return recent_messages(session, 32 << 20, max_entries, first_bytes=2 << 20,
+                                   enough=lambda found: len(found) > 6, last=last)
+
+        answers = {case: (history(*case), sum(read))
+                   for case in ((4096, 25), (4096, 40), (10, None), (4096, None))}
+        probe = entries.PROBE_BYTES
+        monkeypatch.setattr(entries, "PROBE_BYTES", 2 << 20)  # the whole first read
+        for case, (found, probed) in answers.items():
+            assert found == history(*case), case
+            whole = sum(read)
+            assert whole == session.offset, case  # (the first read: all of this ledger)
+            if case in ((4096, 25), (10, None)):  # the 25 prompts; the 10 lines' window
+                assert probed == probe < whole, case
+            else:  # fewer than 40 prompts there, or no bound on them: read on, once
+                assert probed == whole, case
+        assert [m.text for m in answers[(4096, 25)][0]] == [f"prompt {n}" for n in range(5, 30)]
+        assert len(answers[(4096, 40)][0]) == 31  # the oldest prompt too
