@@ -87,6 +87,21 @@ def test_tokens_after_a_fallback_reports_the_fixed_tokens_given(home: Path,
     assert shown["fixedTokens"] == 2000, shown
 
 
+def test_tokens_after_a_fallback_add_up(home: Path, project: Path) -> None:
+    """After a plan that fell back, `tokens --json` said fixedTokens 2000 and totalTokens
+    0: a total smaller than one of its rows. The plan added nothing, so the total is the
+    host's own part, as the rows say (blocks none, fixed 2000); the text lists them."""
+    _json(home, project, "pin", "--", "Run the tests before every commit.")
+    _json(home, project, "plan", "--model-limit", "1000", "--fixed-tokens", "2000",
+          "--prompt", "hi")
+    shown = _json(home, project, "tokens")
+    assert shown["fallback"] and shown["blocks"] == [] and shown["fixedTokens"] == 2000
+    assert shown["totalTokens"] == 2000 and shown["addedTokens"] == 0, shown
+    lines = _text(home, project, "tokens").splitlines()
+    assert lines[0].startswith("The last plan fell back and added nothing: system, tools,")
+    assert [line.split() for line in lines[1:]] == [["fixed", "2000"], ["total", "2000"]]
+
+
 def test_team_supersede_names_the_item_it_asks_about_and_what_it_replaced(
         home: Path, project: Path) -> None:
     from waymarks.service import team

@@ -129,17 +129,20 @@ def register_planning(root: click.Group) -> None:
         fixed = data.get("fixedTokens", max(0, total - sum(b["tokens"] for b in blocks)))
         rows = [*((b["kind"], b["tokens"]) for b in blocks), *([("fixed", fixed)] if fixed
                                                                else [])]
-        text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in rows)
         fallback = data.get("fallback")
-        if blocks:
-            text += f"\n{'total':<9} {total:>7}"
-        else:  # a plan that fell back has no blocks, and is no "no plan yet"
+        added = sum(b["tokens"] for b in blocks)
+        if fallback and not blocks:  # it added nothing: the total is the host's own part
+            total = fixed  # (the manifest's 0, under a fixed part of 2000, did not add up)
+        text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in
+                         [*rows, *([("total", total)] if rows else [])])
+        if not blocks:  # a plan that fell back has no blocks, and is no "no plan yet"
             from waymarks.commands.render import cell
 
-            text = (f"The last plan fell back, with no blocks: {cell(str(fallback))}"
-                    if fallback else "No plan yet.")
-        return Result({"blocks": blocks, "fixedTokens": fixed, "totalTokens": total,
-                       "modelLimit": data.get("modelLimit"), "fallback": fallback}, text)
+            text = (f"The last plan fell back and added nothing: {cell(str(fallback))}\n"
+                    + text if fallback else "No plan yet.").rstrip("\n")
+        return Result({"blocks": blocks, "fixedTokens": fixed, "addedTokens": added,
+                       "totalTokens": total, "modelLimit": data.get("modelLimit"),
+                       "fallback": fallback}, text)
 
 
 def _decision_command(root: click.Group, decision: str, summary: str) -> None:
