@@ -381,6 +381,19 @@ def version_subjects(words: Iterable[str], names: Iterable[str]) -> frozenset[st
         for spelling in (name.casefold(), *_NAME_SPELLINGS.get(name.casefold(), ())))
 
 
+#: the scope an origin names before its place ("session:1f88…", "project:/home/me/shop")
+_ORIGIN_SCOPES: Final = frozenset({"session", "project", "branch"})
+
+
+def origin_features(origin: str) -> tuple[str, ...]:
+    """The features of a record's origin, the place it was written (a session's ID, a
+    project's path), without the scope word before it: "session" was a word of every
+    claim written in a session, so "what is the session timeout?" found any timeout or
+    expiry through it, as if the claim named a session."""
+    scope, colon, place = origin.partition(":")
+    return analyze(place if colon and scope in _ORIGIN_SCOPES else origin).features
+
+
 def is_generic(feature: str) -> bool:
     """Generic configuration words cannot qualify a record on their own."""
     return feature[2:] in GENERIC

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from waymarks.recall.analysis import analyze
+from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, Stats
 
 
@@ -38,7 +38,7 @@ def candidate(claim: LearnedClaim) -> Candidate:
     """The claim as scoring sees it, analysed as the recall index analyses a record."""
     body = analyze(claim.content)
     aliases = frozenset(f for term in claim.search_terms for f in analyze(term).features)
-    origin = frozenset(analyze(claim.origin).features) if claim.origin else frozenset()
+    origin = frozenset(origin_features(claim.origin)) if claim.origin else frozenset()
     # recallable learned claims pass the lifecycle gate as "active" (callers show them as
     # provisional); any other state stays what it is and is gated out
     status = "active" if claim.state == "provisional" else claim.state

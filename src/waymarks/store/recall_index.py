@@ -39,7 +39,7 @@ from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
 from waymarks.recall import analysis as _analysis
 from waymarks.recall import vocabulary as _vocabulary
-from waymarks.recall.analysis import analyze
+from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
@@ -218,7 +218,7 @@ class RecallIndex:
                 record.aliases) else []
             origin = origins.get(record.origin)
             if origin is None:
-                origin = analyze(record.origin).features if record.origin else ()
+                origin = origin_features(record.origin) if record.origin else ()
                 if len(origins) < ORIGIN_MEMO:
                     origins[record.origin] = origin
             features, quoted = body.features, body.quoted
