@@ -39,12 +39,20 @@ def narrower(small: Subjected, large: Subjected) -> bool:
     phrase other than a qualifier of the same fact (:data:`SAME_FACT`: "The API metrics
     port is 9090." is not about "The API listens on port 8080.", "The dev DB listens on
     5436." is about "The database port is 5435."), or an identifier not made of the
-    smaller's words ("db_port" is "db port", "test_db_port" is not)."""
+    smaller's words ("db_port" is "db port", "test_db_port" is not), or a verb of where a
+    copy goes (:data:`COPIES`)."""
     extra = large.subject - small.subject
     identifiers = {term for term in extra if "_" in term}
     if any(not _words_of(term) <= small.subject for term in identifiers):
         return True
     # an identifier's pieces are its words ("api_v2" is "api v2", whose "v2" is a value)
     pieces = {_term(piece) for term in identifiers for piece in term.split("_")}
-    return any(term in large.head and term not in SAME_FACT
+    return any((term in large.head and term not in SAME_FACT) or term in COPIES
                for term in extra - identifiers - pieces)
+
+
+#: the verbs of where a copy of the thing goes ("The primary region is replicated to
+#: eu-west-1.", "… is mirrored to …", "… is backed up to …"): the copy's place, a narrower
+#: thing than the thing's own ("The primary region is eu-central-1."), wherever they stand
+COPIES: Final = frozenset(
+    "replicated replicate mirrored copied copy synced sync backed archived exported".split())
