@@ -167,7 +167,10 @@ TOKENS: Final = (
     _token("discord_hook", "discord-webhook",
            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
            "/api/webhooks/"),
-    _token("telegram", "telegram-bot-token", r"(?<![\w:-])[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
+    # (in the Bot API's URL too, glued to its ``/bot``: ``api.telegram.org/bot<token>/sendMessage``
+    # went out in clear)
+    _token("telegram", "telegram-bot-token",
+           r"(?:(?<![\w:-])|(?<=/bot))[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
     _token("azure_client", "azure-client-secret",
            r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
     # HashiCorp Vault 1.10+: service, batch and recovery tokens (at least 95 characters;
