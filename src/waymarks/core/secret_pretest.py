@@ -50,6 +50,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
                                 "smb_user", "stdin_fed", "expect_send", "hash_input", "env_line",
+                                "add_mask",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -307,7 +308,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or (colon and '"' in text and "sensitive" in text) \
         or ("w" in folded and "pwd" in folded) or "secret" in folded \
         or "credential" in folded \
-        or (colon and "stringdata" in folded) \
+        or (colon and ("stringdata" in folded or "add-mask" in text)) \
         or (colon and "apiVersion" in text and "data:" in text) \
         or (colon and (('"' in text and '"Env"' in text)
                        or ("\n" in text and "nvironment:" in text))) \

@@ -452,6 +452,11 @@ _WRAPPERS: Final = (
         r"|\"value\"\s*:\s*\"(?P<tf_sensitive_v>(?:[^\"\\\n]|\\[^\n]){1,4096})\"\s*,"
         r"(?:" + _TF_MEMBER + r"){0,4}\s*\"sensitive\"\s*:\s*true(?![\w-])", re.ASCII),
         ("sensitive",), wrapper=True, guard=":"),
+    # what a GitHub Actions step masks in its log, ``echo "::add-mask::VALUE"``: a secret by
+    # the step's own word, and a CI log pasted with the command echoed (``run: echo
+    # "::add-mask::…"``, a debug log) sent it in clear; a reference stays
+    Rule("add_mask", "secret", lazy(r"::add-mask::(?P<add_mask>[^\s\"'`\\]{1,4096})", re.ASCII),
+         ("::add-mask::",), anchored=True, wrapper=True, guard=":"),
     KUBE_SECRET, KUBE_SECRET_FLOW, KUBE_SECRET_JSON,  # a Secret's base64 data: secret_manifest
     KUBE_SECRET_CUT,  # and its head, cut before its kind
     KUBE_STRING_DATA, KUBE_STRING_DATA_JSON,  # and its plain stringData
