@@ -5,6 +5,7 @@ hook path) and the step both ask it."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Final
 
@@ -141,8 +142,6 @@ def held_yes(home: Path, origin: str) -> bool:
     agent = Path(recorded) if recorded else default_agent_dir()
     if not agent.is_dir() or person_trusts(origin, agent):
         return True
-    import contextlib
-
     with contextlib.suppress(ServiceError, OSError):  # the next step finds it stale again
         forget_host_trust(home, origin)
     return False
