@@ -238,9 +238,48 @@ def test_a_newer_session_file_cut_short_is_named_as_the_command_line_names_it(
     cut.write_bytes(ledger.read_bytes()[:40])
     with Waymarks(app.home, cwd=str(app.cwd)) as server:  # a server started now
         answer = call(server, {"query": "which day do we deploy?"})
-    assert answer["outcome"] == "ok" and answer["passedOver"]["files"] == [str(cut)]
+    assert answer["outcome"] == "ok" and answer["passedOver"]["files"] == [cut.name]
     assert "what is shown comes from an older session" in answer["passedOver"]["message"]
+    assert str(app.home) not in json.dumps(answer)  # its name, not the home's path
     assert "Tuesday" in answer["digest"]
     cut.unlink()
     with Waymarks(app.home, cwd=str(app.cwd)) as server:
         assert "passedOver" not in call(server, {"query": "which day do we deploy?"})
+
+
+def test_the_real_server_names_a_newer_session_file_cut_short_without_its_path(
+        tmp_path: Path) -> None:
+    """`waymarks mcp` (its stdio server, a real process and client) follows the project's
+    newest session before each call, and that follow kept no word of a newer file cut
+    short: memory_recall answered from the older session without `passedOver`. It is
+    named now, by its file name: the answer holds no path (the home's path holds the
+    person's user name; a session folder's name, the project's path)."""
+    import subprocess
+
+    home, shop = tmp_path / "home-alice", tmp_path / "shop"
+    shop.mkdir()
+    subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "memory",
+                    "add", "The deploy day is Tuesday."], cwd=shop, check=True,
+                   capture_output=True, timeout=120)
+    [ledger] = (home / "sessions").rglob("*.jsonl")
+    cut = ledger.parent / ("9" + ledger.name[1:])  # sorts after it: the newer one
+    cut.write_bytes(ledger.read_bytes()[:40])
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "waymarks.cli.main", "--home", str(home), "mcp"], cwd=str(shop),
+        env=dict(os.environ))
+
+    async def run() -> str:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write) as client:
+                await client.initialize()
+                result = await client.call_tool("memory_recall",
+                                                {"query": "which day do we deploy?"})
+                return str(result.content[0].text)
+
+    text = anyio.run(run)
+    answer = json.loads(text)
+    assert "Tuesday" in answer["digest"]
+    assert answer["passedOver"]["files"] == [cut.name]
+    assert answer["passedOver"]["message"].startswith(cut.name + ": newer than")
+    assert str(tmp_path) not in text

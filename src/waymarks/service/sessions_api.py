@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from waymarks.ledger.discovery import (
     in_project_dirs,
@@ -19,6 +19,7 @@ from waymarks.ledger.discovery import (
     list_sessions,
     newest_name_ms,
     newest_session,
+    passed_over_note,
     read_header,
     resolve_session,
     session_dir,
@@ -135,10 +136,23 @@ def follow_newest(app: Waymarks) -> None:
     the deleted one, and every tool was unavailable until a command made a session."""
     if not app.follows_newest:
         return
-    newest = newest_session(app.home, app.cwd)
+    passed: list[Path] = []  # a newer file cut short, named as a new command names it
+    newest = newest_session(app.home, app.cwd, passed)
+    app._passed_over(passed, started=False)
     bound = app.bound_session  # (one whose file is gone is let go: :func:`still_there`)
     if newest is not None and (bound is None or Path(bound.path) != newest):
         app.bind_session(app.open_session(newest))
+
+
+def passed_over_named(files: Sequence[Path]) -> dict[str, Any]:
+    """What a model is told of the newer session files cut short that an answer passed
+    over (``memory_recall``'s ``passedOver``): their names, never their paths (a home's
+    path holds the person's user name, and a session folder's name the project's path;
+    the command line and ``health`` name the paths), and the note a command gives, of
+    those names."""
+    names = [Path(path.name) for path in files]
+    return {"files": [str(name) for name in names],
+            "message": passed_over_note(names, started=False)}
 
 
 def named_session(app: Waymarks) -> str | None:

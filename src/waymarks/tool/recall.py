@@ -18,6 +18,7 @@ from waymarks.service.evolution_recall import learned_digest, recall_learned
 from waymarks.service.planning import egress_for
 from waymarks.service.projection_fill import stale_for_model
 from waymarks.service.search import selected_rows
+from waymarks.service.sessions_api import passed_over_named
 from waymarks.service.team_here import held_here
 from waymarks.tool.unavailable import ENVIRONMENT_ERRORS, unavailable_for
 
@@ -59,11 +60,11 @@ def memory_recall(app: Waymarks, query: object, provider: str | None = None) -> 
     if (stale := stale_for_model(app)) is not None:  # a full disk: read as it is, as the
         answer["stale"] = stale  # command line says (without the home's path)
     if app.passed_over_note is not None:  # a newer session file cut short: as a command
-        answer["passedOver"] = {"files": [str(path) for path in app.passed_over],
-                                "message": app.passed_over_note}
+        answer["passedOver"] = passed_over_named(app.passed_over)
     if notes:
         answer["learnedUnavailable"] = "learned memory is unavailable (bad_state)"
     if no_session and not app.project_trusted:  # (a trusted project's claims are read
         # without a session: then the answer has them, and said there were none)
         answer["confirmedUnavailable"] = NO_SESSION
     return answer
+
