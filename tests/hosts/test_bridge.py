@@ -580,18 +580,27 @@ def _planted_pin(parent: str) -> dict[str, Any]:
                     "content": PLANTED, "createdAt": 1764496802000}}}
 
 
-@pytest.mark.parametrize("place", ["inside", "settings"])
+#: a project's ``.pi/settings.json`` naming ``sessionDir`` that Pi reads and Python's JSON
+#: reader did not: a byte that is not UTF-8 (Pi's reader makes it U+FFFD), past 4 MiB
+UNREAD_SETTINGS = {"settings": b'{"sessionDir": "../elsewhere"}',
+                   "settings-not-utf8": b'{"note": "caf\xe9", "sessionDir": "../elsewhere"}',
+                   "settings-large": b'{"sessionDir": "../elsewhere"}' + b" " * (4 << 20)}
+
+
+@pytest.mark.parametrize("place", ["inside", *UNREAD_SETTINGS])
 def test_a_session_the_repository_placed_is_not_the_persons_in_an_untrusted_project(
         tmp_path: Path, place: str) -> None:
     """A clone shipping ``.pi/settings.json`` (``sessionDir``) and a session file for
-    ``pi -c`` to continue had its pins injected as user-confirmed; trusted, they are."""
+    ``pi -c`` to continue had its pins injected as user-confirmed; trusted, they are. A
+    settings file Pi reads and Waymarks could not (not UTF-8, too large) was taken for
+    one naming no ``sessionDir``."""
     project = tmp_path / "project"
     project.mkdir()
     folder = project / ".pi" / "sessions" if place == "inside" else tmp_path / "elsewhere"
     folder.mkdir(parents=True)
-    if place == "settings":
+    if place in UNREAD_SETTINGS:
         (project / ".pi").mkdir()
-        (project / ".pi" / "settings.json").write_text('{"sessionDir": "../elsewhere"}')
+        (project / ".pi" / "settings.json").write_bytes(UNREAD_SETTINGS[place])
     planted = folder / "2026-11-30T10-00-00-000Z_planted.jsonl"
     planted.touch()
     opened = {"sessionFile": str(planted), "entries": [user("a1", None, "hi"),

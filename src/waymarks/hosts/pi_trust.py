@@ -40,12 +40,19 @@ def repository_placed(session_file: Path, project: str) -> str | None:
     opened, or ``None``: it lies inside the project's tree, or the project's own
     ``.pi/settings.json`` names a ``sessionDir`` (Pi reads that before it asks about
     trust, so a clone can ship a session file there, header and pins included, for
-    ``pi -c`` to continue). In an untrusted project such a file is not the person's."""
+    ``pi -c`` to continue). In an untrusted project such a file is not the person's; nor
+    is it when that settings file is there and Waymarks cannot read it as Pi does (a byte
+    that is not UTF-8, which Pi's reader takes as U+FFFD; past 4 MiB; nested past
+    Python's depth): it may name one (before, it was taken as naming none)."""
     root = Path(os.path.realpath(project))
     where = Path(os.path.realpath(session_file))
     if where == root or root in where.parents:
         return f"the session file {where} lies inside the project"
-    settings = json_object(root / ".pi" / "settings.json")
+    path = root / ".pi" / "settings.json"
+    settings = json_object(path)
     if settings is not None and "sessionDir" in settings:
         return f"the project's .pi/settings.json chose where it lies ({where})"
+    if settings is None and os.path.lexists(path):
+        return (f"the project's .pi/settings.json cannot be read here and may choose where "
+                f"it lies ({where})")
     return None
