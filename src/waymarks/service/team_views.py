@@ -211,13 +211,37 @@ def reusing_own(app: Waymarks, ids: list[str]) -> dict[str, str]:
                     for i in known_claims(app.db_path, part) for team_id in forms[i]}
 
 
+#: :func:`reusing_own` of each fold's active items, with what the answer was found under
+#: (the fold's version, the projection's change token, the session and directory): every
+#: plan asked the projection about all team IDs again (70 ms CPU at 20k team items)
+_REUSING: weakref.WeakKeyDictionary[TeamFold, tuple[tuple[Any, ...], dict[str, str]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def reusing_own_active(app: Waymarks, fold: TeamFold) -> dict[str, str]:
+    """:func:`reusing_own` of ``fold``'s active items, kept while neither the fold nor
+    the projection changed (its token moves with any commit, this connection's or
+    another's; none is kept inside a transaction) for one session and directory."""
+    token = app.projection.epoch.token()
+    session = app.refresh()
+    where = (app.cwd, app.project_trusted, session.session_id, session.entry_count,
+             session.leaf_id) if session is not None else (app.cwd, app.project_trusted)
+    key = (held_version(fold), token, str(app.db_path), *where)
+    kept = _REUSING.get(fold)
+    if token is not None and kept is not None and kept[0] == key:
+        return kept[1]
+    found = reusing_own(app, [i for i, s in fold.view.items.items() if s.status == "active"])
+    if token is not None and app.projection.epoch.token() == token:  # (nothing moved)
+        _REUSING[fold] = (key, found)
+    return found
+
+
 def reused_own_json(app: Waymarks, state: TeamState) -> list[dict[str, str]]:
     """The active team items that carry an ID of the person's own (:func:`reusing_own`),
     each with its contributor and the kind of the person's item: left out of plans."""
-    active = {i: e for i, e in state.fold.entries.items()
-              if i in state.fold.view.items and state.fold.view.items[i].status == "active"}
-    return [{"id": _shown(i) or "", "contributor": active[i].contributor, "kind": kind}
-            for i, kind in sorted(reusing_own(app, list(active)).items())]
+    entries = state.fold.entries
+    return [{"id": _shown(i) or "", "contributor": entries[i].contributor, "kind": kind}
+            for i, kind in sorted(reusing_own_active(app, state.fold).items()) if i in entries]
 
 
 def git_json(app: Waymarks) -> str | None:
@@ -288,7 +312,7 @@ def _team_blocks(app: Waymarks) -> list[TeamBlock]:
     held = {c.loser.id for c in checks.held}
     items = [i for i in team_items(app, state, active_only=True)
              if i.state.id not in reused and i.state.id not in held]
-    own_ids = reusing_own(app, [i.state.id for i in items])
+    own_ids = reusing_own_active(app, state.fold)  # (of all active items: kept)
     items = [i for i in items if i.state.id not in own_ids]
     mine.expect(_asked(state.fold, checks))  # (one read for all items)
     items = [i for i in items if not any(  # the person's own copy is already planned

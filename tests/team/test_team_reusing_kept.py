@@ -1,0 +1,61 @@
+"""Which team items reuse an ID of the person's own, kept between plans of one process (the
+hook helper, the MCP server) while neither the team's fold nor the projection changed:
+every plan asked the projection about all team IDs (70 ms CPU at 20k team items)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.evolution.test_aging import days_ago, learn
+from tests.team.test_team_hostile import _forge, run
+from tests.team.test_team_review import repo  # noqa: F401 (a fixture)
+from tests.team.test_team_source import Writer
+from waymarks.core.evolution.model import claim_id
+from waymarks.service import team_views
+from waymarks.service.app import Waymarks
+
+CLAIM = {"kind": "fact", "content": "The staging cache ttl is 60 seconds",
+         "searchTerms": ["staging"]}
+
+
+def _asked(app: Waymarks) -> list[int]:
+    """How many times the projection is asked for the classifications of IDs."""
+    asked = [0]
+    projection = app.projection
+    ask = projection.classifications
+
+    def counting(ids):  # type: ignore[no-untyped-def]
+        asked[0] += 1
+        return ask(ids)
+
+    projection.classifications = counting  # type: ignore[method-assign]
+    return asked
+
+
+def test_plans_of_one_process_ask_once_and_see_a_learned_claim_that_arrives(
+        repo: Path, home: Path, tmp_path: Path,  # noqa: F811 (the fixture)
+        make_app: Callable[..., Waymarks]) -> None:
+    """Three plans with nothing changed ask the projection once; a learned claim of the
+    ID a teammate's line carries, learned by another connection meanwhile, leaves that
+    team item out of the next plan (the kept answer is not used past a change)."""
+    origin = str(tmp_path / "elsewhere")
+    reused = claim_id(origin, "fact", str(CLAIM["content"]))
+    (repo / ".waymarks" / "team").mkdir(parents=True)
+    writer = Writer(repo / ".waymarks" / "team", "mal-00000003", "Mal")
+    writer.add("Deploys go through the staging gate", kind="memory")
+    _forge(writer, reused, "Staging cache entries never expire", at=10)
+    app = make_app()
+    asked = _asked(app)
+    for _ in range(3):
+        ids = [b.id for b in team_views.team_blocks(app)]
+        assert reused in ids and len(ids) == 2, ids
+    assert asked[0] == 1
+
+    learn(home, origin, CLAIM, days_ago(1))  # (its own connection to the projection)
+    ids = [b.id for b in team_views.team_blocks(app)]
+    assert reused not in ids and len(ids) == 1, ids
+    assert run(home, repo, "team", "status")["reusedOwn"] == [
+        {"id": reused, "contributor": "mal-00000003", "kind": "learned"}]
+    assert team_views.reused_own_json(app, team_views.refresh(app)) == [
+        {"id": reused, "contributor": "mal-00000003", "kind": "learned"}]
