@@ -185,8 +185,8 @@ def test_unreadable_and_linked_files_are_withdrawn_never_a_traceback(
     bob.path.unlink()
     bob.path.write_bytes(outside.read_bytes())
     assert active_ids(trusted) == [a, b]
-    real_read = ledger_team._read_from
-    ledger_team._read_from = lambda path, offset: (  # type: ignore[assignment]
+    real_read = ledger_team._opened  # (the file opened to be read, a line at a time)
+    ledger_team._opened = lambda path, offset: (  # type: ignore[assignment]
         (_ for _ in ()).throw(PermissionError(13, "denied")) if path.endswith("bob-00000002.jsonl")
         else real_read(path, offset))
     try:
@@ -195,7 +195,7 @@ def test_unreadable_and_linked_files_are_withdrawn_never_a_traceback(
         assert (source.status, source.detail) == ("unreadable", "cannot be read (EACCES)")
         assert active_ids(trusted) == [a]
     finally:
-        ledger_team._read_from = real_read  # type: ignore[assignment]
+        ledger_team._opened = real_read  # type: ignore[assignment]
     assert active_ids(trusted) == [a, b], "readable again: tried again without a new mtime"
 
 

@@ -21,10 +21,11 @@ import errno
 import fcntl
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 import msgspec
 
@@ -155,37 +156,60 @@ def read_chain(path: str, contributor: str, *, offset: int = 0, count: int = 0,
     prev = head if count else genesis(contributor)
     result = ChainRead(offset=offset, count=count, head=prev or "", head_start=head_start)
     try:
-        data = _read_from(path, offset)
+        with _opened(path, offset) as handle:
+            _read_lines(handle, contributor, result)
     except OSError as problem:
         result.unreadable = _why(problem)
-        return result
-    position = offset
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        line = _content(data[start:] if end < 0 else data[start:end])
+    return result
+
+
+def _read_lines(handle: BinaryIO, contributor: str, result: ChainRead) -> None:
+    """:func:`read_chain`'s lines, one at a time: a line longer than the limit is never
+    held whole (a pushed file of one 200 MB line made each plan's process take 420 MB)."""
+    position = result.offset
+    while raw := handle.readline(MAX_LINE_BYTES + 2):  # (the line, its CR and its LF)
+        ended = raw.endswith(b"\n")
+        line = _content(raw[:-1] if ended else raw)
         try:
             if len(line) > MAX_LINE_BYTES:
+                if not ended:  # (the rest of it, not kept: does a newline end it?)
+                    ended = _skip_line(handle)
                 raise TeamFormatError(f"longer than {MAX_LINE_BYTES} bytes")
             entry = verify_line(line, contributor, result.count + 1, result.head)
         except TeamFormatError as problem:
-            if end < 0:
+            if not ended:
                 result.partial = (f"line {result.count + 1} has no final newline and is no "
                                   f"complete entry ({problem}): it is left out until the "
                                   "file is mended in git")
                 break
             result.broken = f"line {result.count + 1}: {problem}"
-            result.lines = result.count + data.count(b"\n", start) + (
-                not data.endswith(b"\n"))
-            return result
+            result.lines = result.count + 1 + _lines_left(handle)
+            return
         result.entries.append(entry)
         result.count += 1
         result.head = entry.hash
-        result.head_start = position + start
-        start = len(data) if end < 0 else end + 1
-        result.offset = position + start
+        result.head_start = position
+        position += len(raw)
+        result.offset = position
     result.lines = result.count
-    return result
+
+
+def _skip_line(handle: BinaryIO) -> bool:
+    """Read past the rest of a line; whether a newline ends it."""
+    while chunk := handle.readline(1 << 20):
+        if chunk.endswith(b"\n"):
+            return True
+    return False
+
+
+def _lines_left(handle: BinaryIO) -> int:
+    """The lines from the handle's position to the end (a last one without a newline
+    counted), read in chunks."""
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
 
 
 def _content(line: bytes) -> bytes:
@@ -196,8 +220,17 @@ def _content(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\r") else line
 
 
-def _read_from(path: str, offset: int) -> bytes:
-    """The bytes of ``path`` from ``offset``, without following a symbolic link."""
+def _read_from(path: str, offset: int, size: int = -1) -> bytes:
+    """The bytes of ``path`` from ``offset`` (``size`` of them at most), without
+    following a symbolic link."""
+    with _opened(path, offset) as handle:
+        return handle.read(size)
+
+
+@contextmanager
+def _opened(path: str, offset: int) -> Iterator[BinaryIO]:
+    """``path`` open for reading at ``offset``, a regular file no larger than
+    :data:`MAX_FILE_BYTES`, without following a symbolic link."""
     # non-blocking: a FIFO in the team directory is refused here, never waited on
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
@@ -210,7 +243,7 @@ def _read_from(path: str, offset: int) -> bytes:
             raise OSError(errno.EFBIG, "too large")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             handle.seek(offset)
-            return handle.read()
+            yield handle
     finally:
         os.close(fd)
 
@@ -232,7 +265,7 @@ def anchor_holds(path: str, head_start: int, offset: int, head: str) -> bool:
     """Whether the line ending at ``offset`` (starting at ``head_start``) still carries
     ``head``: the cheap check that a file grew by appends only since it was read."""
     try:
-        line = _read_from(path, head_start)[:offset - head_start]
+        line = _read_from(path, head_start, max(0, offset - head_start))
     except OSError:
         return False
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
