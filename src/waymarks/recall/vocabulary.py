@@ -187,7 +187,7 @@ ATTRIBUTES: Final = frozenset(
     """
     c:port c:auth c:password c:version c:timeout c:config c:error c:log c:token c:key
     w:progress w:status w:path w:output w:input w:connect w:perform w:price w:host w:url
-    w:name w:size w:limit w:address w:date w:time c:owner
+    w:name w:size w:limit w:address w:date w:time c:owner w:threshold
     w:进度 w:状态 w:路径 w:输出 w:输入 w:连接 w:性能 w:价格 w:地址
     """.split()
 )
@@ -205,6 +205,11 @@ WEAK_ATTRIBUTES: Final = frozenset({"w:status", "w:progress", "c:error", "w:进�
 #: ("https://…"), whatever word it follows.
 ATTRIBUTE_VALUES: Final = {
     "c:version": lazy(r"(?<![\w.])[vV]\d+(?:\.\d+)*(?!\w|\.\d)"),
+    # a threshold is said by a bound before a number ("Coverage must stay above 80
+    # percent." for "what is the coverage threshold?", "must not drop below 90 percent",
+    # "at least 2 approvals"), which no claim calls a threshold
+    "w:threshold": lazy(r"(?i)\b(?:above|below|under|over|at\s+(?:least|most)|(?:no\s+)?"
+                        r"(?:more|less|fewer)\s+than|up\s+to)\s+\d"),
     # "Grafana is at https://grafana.example.internal." says Grafana's URL
     "w:url": lazy(r"\b(?:https?|wss?|ftp)://\w"),
     # a host is read from the start of its run of host characters, each part once: from
