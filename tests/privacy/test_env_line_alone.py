@@ -47,3 +47,14 @@ def test_a_token_cut_after_its_padding_is_no_pair() -> None:
     head = "sntrys_eyJpYXQiOiAxNzE3MTcxNzE3LjUsICJ1cmwiOiAiaHR0cHM6Ly9zZW50cnkuaW8iLCAi"
     text = f"{head}In0={PW}"
     assert redact(text) == (text, 0)
+
+
+def test_the_pretest_reads_such_a_line_from_its_equals_sign_back() -> None:
+    # alone_pair, the pre-test's reading: a name alone before the "=", a token's run after
+    from waymarks.core.secret_tokens import alone_pair
+
+    assert alone_pair(f"notes\n  DB='{PW}'\nmore")
+    assert alone_pair(f"DB={PW}")
+    assert not alone_pair(f"run DB={PW} rails s")  # a pair inside a command line
+    assert not alone_pair(f"x = {PW}")  # a space before the "=": code
+    assert not alone_pair("DB=short")

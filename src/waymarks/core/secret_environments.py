@@ -26,7 +26,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_tokens import ALONE_VALUE, Rule
 
 #: one JSON string (its escapes kept), possessive: read once
 _STRING: Final = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}+\""
@@ -67,7 +67,7 @@ ENVIRONMENT_RULES: Final = (
     Rule("env_line", "secret", lazy(
         r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,63}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
         r"|(?P<env_q>['\"])[A-Za-z0-9+/_-]{16,4096}={0,2}(?P=env_q)))"
-        r"[ \t]*(?=\r?\n|\Z)", re.ASCII), ("=",), wrapper=True, guard="="),
+        r"[ \t]*(?=\r?\n|\Z)", re.ASCII), ("=",), wrapper=True, guard="=", hint=ALONE_VALUE),
 )
 
 #: an entry of ``env_list``: the string's name, then its value (its escapes kept)

@@ -25,13 +25,13 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_prose import might_state_one
 from waymarks.core.secret_tokens import (
-    ALONE_HEAD,
     DASH_FLAG,
     DISCORD,
     GITHUB,
     GITLAB,
     MAILCHIMP,
     PGPASS_HINT,
+    alone_pair,
     named_aws_key,
 )
 
@@ -158,13 +158,14 @@ def might_hold_visible(text: str) -> bool:
     # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
     if ("J" in text and ("eyJ" in text or "LS0tLS1CRUdJTi" in text)) \
             or ("~" in text and "Q~" in text) or ("9" in text and "ya29." in text) \
-            or ("B" in text and "-----BEGIN" in text) or ("E" in text and "-----END" in text) \
-            or ("M" in text and ("MII" in text or "MIG" in text or "MHcC" in text
-                                 or "MC4C" in text)) or ("b3Bl" in text):
+            or ("B" in text and "-----BEGIN" in text) or ("E" in text and "-----END" in text):
         return True
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
-                        or ("3" in text and "ATATT3" in text) or "EAAA" in text):
+                        or ("3" in text and "ATATT3" in text) or "EAAA" in text
+                        # a private key's DER body (every opening holds an "A")
+                        or ("M" in text and ("MII" in text or "MIG" in text or "MHcC" in text
+                                             or "MC4C" in text)) or "b3Bl" in text):
         return True
     if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
@@ -302,7 +303,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
                                    or "config" in text)) \
             or ("k" in folded and "psk" in folded and "nmcli" in text)
     return named_pass \
-        or (equals and _ALONE.search(text) is not None) \
+        or (equals and alone_pair(text)) \
         or ("k" in folded and ("key" in folded or "token" in folded
                                or ((colon or equals) and "psk" in folded))) \
         or (colon and '"' in text and "sensitive" in text) \
@@ -318,8 +319,6 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or ("auth" in folded and _auth_key(folded))
 
 
-#: a line that is ``NAME=VALUE`` alone, a token's run its value (``env_line``: ``DB=…``)
-_ALONE: Final = lazy(ALONE_HEAD, re.ASCII)
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
 _EXPORT: Final = lazy(r"(?<![\w.-])export[ \t]+[A-Za-z_]\w*=", re.ASCII)
 
