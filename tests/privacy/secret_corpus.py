@@ -78,6 +78,16 @@ def mapbox_secret_token(seed: str) -> str:
                                                   + string.digits, 25)}, separators=(",", ":"))
     return "s" + "k." + b64url(claims.encode()) + "." + body(seed + "sig", URLSAFE, 22)
 
+def teams_webhook(seed: str) -> str:
+    """A Microsoft Teams incoming webhook's URL (Office 365 connector): the team's and the
+    tenant's IDs, the connector's, its creator's."""
+    def uuid(part: str) -> str:
+        hexes = body(seed + part, HEX, 32)
+        return "-".join((hexes[:8], hexes[8:12], hexes[12:16], hexes[16:20], hexes[20:]))
+    return ("https://contoso.webhook.office" + ".com/webhookb2/" + uuid("1") + "@" + uuid("2")
+            + "/Incoming" + "Webhook/" + body(seed + "3", HEX, 32) + "/" + uuid("4"))
+
+
 #: (kind, make(seed) -> a fake of that shape)
 MAKERS: list[tuple[str, Callable[[str], str]]] = [
     ("private-key", pem),
@@ -118,6 +128,7 @@ MAKERS: list[tuple[str, Callable[[str], str]]] = [
     ("discord-token", discord_token),
     ("discord-webhook", lambda s: "https://discord" + ".com/api/webhooks/"
      + body(s + "1", string.digits, 18) + "/" + body(s + "2", URLSAFE, 68)),
+    ("teams-webhook", teams_webhook),
     ("telegram-bot-token", lambda s: "1" + body(s + "1", string.digits, 9) + ":A" + "A"
      + body(s + "2", URLSAFE, 33)),
     ("azure-client-secret", lambda s: body(s + "1", ALNUM, 3) + "8Q" + "~"

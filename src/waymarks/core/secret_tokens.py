@@ -167,6 +167,13 @@ TOKENS: Final = (
     _token("discord_hook", "discord-webhook",
            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[\w-]{20,}",
            "/api/webhooks/"),
+    # a Microsoft Teams incoming webhook (an Office 365 connector's URL: anyone holding it
+    # posts to the channel), on a tenant's ``webhook.office.com`` or the older
+    # ``outlook.office.com``: it went out in clear
+    _token("teams_hook", "teams-webhook",
+           r"https://(?:[\w-]+\.webhook\.office|outlook\.office(?:365)?)\.com/webhook(?:b2)?/"
+           r"[0-9A-Fa-f-]{36}@[0-9A-Fa-f-]{36}/IncomingWebhook/[0-9A-Fa-f]{32}/[0-9A-Fa-f-]{36}"
+           r"(?:/[\w-]{1,64})?", "IncomingWebhook"),
     # (in the Bot API's URL too, glued to its ``/bot``: ``api.telegram.org/bot<token>/sendMessage``
     # went out in clear)
     _token("telegram", "telegram-bot-token",
