@@ -34,7 +34,9 @@ UNCHANGED: list[str] = [
     "cat .env | fly secrets import",
     "echo \"DB=$DB\" | fly secrets import",
     "fly secrets import <<EOF\nDB=${DATABASE_URL}\nEOF",
-    f"cat <<EOF > .env\nDB={PW}0\nEOF\nfly secrets list",  # written to a file, not fed to it
+    # written to a file, not fed to it (a value fly's rule would take, one case: a generated
+    # one alone on its line goes by env_line's now, whoever reads it)
+    f"cat <<EOF > .env\nDB={PW.lower()}0\nEOF\nfly secrets list",
 ]
 
 
