@@ -86,7 +86,10 @@ _AWS_VALUE: Final = (_AWS_EDGE_BEFORE + r"(?=[A-Za-z0-9/+]{{0,39}}[A-Z])"
 #: for a lone 40-character run costs about 10 µs per 200 characters, in every text
 #: holding a ``/``.
 _AWS_WORDS: Final = ("aws", "key", "secret", "credential")
-_AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?" + _AWS_EDGE_BEFORE
+_AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?"
+                     # ``aws configure``'s prompt, its default in brackets: ``AWS Secret Access
+                     # Key [None]: …`` (``[****EKEY]``): the key typed after it went out in clear
+                     r"(?:\[(?!REDACTED:)[^\[\]\n]{0,64}\]:[ \t]*)?" + _AWS_EDGE_BEFORE
                      + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
                      + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
 
