@@ -182,8 +182,9 @@ def test_the_last_bytes_alone_answer_when_they_hold_it(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A hook's history read asks for the last 25 prompts of the last 2 MiB: it reads the
     last :data:`PROBE_BYTES` first, and stops there when they hold the 25 (or the whole
-    window of lines); otherwise it reads on as before. Either way the answer is the one
-    the whole first read gives (the probe switched off: as large as that read)."""
+    window of lines); otherwise it reads the first read whole, as before. Either way the
+    answer is the one the whole first read gives (the probe switched off: as large as
+    that read)."""
     from waymarks.ledger import entries
 
     output = "".join(f"line {i}: building the gateway image layer\n" for i in range(600))
@@ -204,16 +205,17 @@ def test_the_last_bytes_alone_answer_when_they_hold_it(
                                    enough=lambda found: len(found) > 6, last=last)
 
         answers = {case: (history(*case), sum(read))
-                   for case in ((4096, 25), (4096, 40), (10, None), (4096, None))}
+                   for case in ((4096, 25), (4096, 40), (10, 25), (10, None), (4096, None))}
         probe = entries.PROBE_BYTES
         monkeypatch.setattr(entries, "PROBE_BYTES", 2 << 20)  # the whole first read
         for case, (found, probed) in answers.items():
             assert found == history(*case), case
             whole = sum(read)
             assert whole == session.offset, case  # (the first read: all of this ledger)
-            if case in ((4096, 25), (10, None)):  # the 25 prompts; the 10 lines' window
+            if case in ((4096, 25), (10, 25)):  # the 25 prompts; the 10 lines' window
                 assert probed == probe < whole, case
-            else:  # fewer than 40 prompts there, or no bound on them: read on, once
-                assert probed == whole, case
+            else:  # fewer than 40 prompts there, or no bound on them: the first read
+                assert probed == probe + whole, case  # (what was looked at, and it)
         assert [m.text for m in answers[(4096, 25)][0]] == [f"prompt {n}" for n in range(5, 30)]
         assert len(answers[(4096, 40)][0]) == 31  # the oldest prompt too
+        assert [m.text for m in answers[(10, 25)][0]] == [f"prompt {n}" for n in range(21, 30)]

@@ -224,17 +224,20 @@ def messages(session: SessionLog) -> Iterator[Message]:
 
 
 #: what a bounded read of the recent conversation (:func:`recent_messages` with
-#: ``first_bytes``) reads first: when the window of lines it asks for begins in them, or
-#: they hold the ``last`` messages it wants, that is its answer from ``first_bytes`` as
-#: well (those bytes' window holds these bytes' and their lines end the file). Read
-#: whole every prompt, the first 2 MiB of a Claude Code hook's history (10k claims of the
-#: session before its prompts) were ~5 ms of a hook's ~95 ms of CPU, its last 25 prompts
-#: in their last 8 KB
+#: ``first_bytes`` and ``last``) reads first: when they hold the ``last`` messages it
+#: wants, or the window of lines it asks for begins in them, that is its answer from
+#: ``first_bytes`` as well (those bytes' window holds these bytes' and their lines end
+#: the file). Read whole every prompt, the first 2 MiB of a Claude Code hook's history
+#: (10k claims of the session before its prompts) were ~2 ms of a hook's CPU, its last
+#: 25 prompts in their last 8 KB (~0.5 ms now); with fewer prompts than that, the look
+#: costs a read of them and a count (~0.1 ms)
 PROBE_BYTES: Final = 256 * 1024
 
 #: what every message line holds, the type's value as JSON encoders write it (a line
 #: spelling it with escapes is not taken as history: a follow-up loses context, nothing else)
 _MESSAGE_TYPE: Final = b'"message"'
+#: how a message line begins, as Waymarks and Pi write it
+_MESSAGE_LINE: Final = b'{"type":"message"'
 
 
 def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
@@ -267,12 +270,16 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
     size = session.offset
     read = min(first_bytes, max_bytes, size)
     tail = session.tail_bytes(min(PROBE_BYTES, read))
-    if len(tail) < read:  # the last bytes alone first (:data:`PROBE_BYTES`)
+    # the last bytes alone first (:data:`PROBE_BYTES`), when they may hold ``last``
+    # messages (a guess: looked at or not, the answer is the same; not looked at, they
+    # cost a read and a count)
+    if len(tail) < read and last is not None and tail.count(_MESSAGE_LINE) >= last:
         first, begin = _window(tail, size, max_entries)
         found = _messages_in(session, tail, begin, keep, last)
         if begin > first or (last is not None and len(found) >= last):
             return found
-        tail = session.tail_bytes(read, skip=len(tail)) + tail  # only the bytes not read yet
+    if len(tail) < read:
+        tail = session.tail_bytes(read)  # (read again whole: cheaper than joining the two)
     while True:
         first, begin = _window(tail, size, max_entries)
         found = _messages_in(session, tail, begin, keep, last)
