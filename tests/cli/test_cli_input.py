@@ -508,3 +508,25 @@ def test_help_or_the_version_that_cannot_be_written_fails(tmp_path: Path, args: 
     assert done.returncode == 1, done.stderr
     assert "standard output cannot be written" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_empty_or_too_long_text_names_the_fix(tmp_path: Path) -> None:
+    """`waymarks memory add -- <100,000 characters>` said "Memory claim has 100000
+    characters; the limit is 2000" and `waymarks pin` with no text "Pin content must not
+    be empty (nor only invisible characters)": what was wrong, not what to do. Each says
+    what to do now, and that nothing was written (exit 2, as before)."""
+    from tests.inprocess import waymarks as run
+
+    env = {"WAYMARKS_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    long = run("--json", "memory", "add", "--", "x" * 100_000, env=env, cwd=tmp_path)
+    said = json.loads(long.stdout)
+    assert (long.returncode, said["code"]) == (2, "too_long")
+    assert said["message"] == ("Memory claim has 100000 characters; the limit is 2000: "
+                               "shorten it (one fact a claim); nothing was written")
+    empty = run("--json", "pin", env=env, cwd=tmp_path)
+    said = json.loads(empty.stdout)
+    assert (empty.returncode, said["code"]) == (2, "empty")
+    assert said["message"] == ("Pin content must not be empty (nor only invisible "
+                               "characters): give its text; nothing was written")
+    listed = json.loads(run("--json", "memory", env=env, cwd=tmp_path).stdout)
+    assert listed["items"] == []

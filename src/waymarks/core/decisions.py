@@ -87,10 +87,14 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     if not is_unicode(text):
         return Rejected("invalid_argument", f"{what} is not valid Unicode (lone surrogates)")
     stripped = text.strip()
+    # what to do, and that nothing was written (it said only what was wrong)
     if not visible(stripped):
-        return Rejected("empty", f"{what} must not be empty (nor only invisible characters)")
+        return Rejected("empty", f"{what} must not be empty (nor only invisible characters)"
+                        ": give its text; nothing was written")
     if len(stripped) > limit:
-        return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is {limit}")
+        fact = " (one fact a claim)" if what == "Memory claim" else ""
+        return Rejected("too_long", f"{what} has {len(stripped)} characters; the limit is "
+                        f"{limit}: shorten it{fact}; nothing was written")
     return refuse_credentials(stripped, what) or stripped
 
 
