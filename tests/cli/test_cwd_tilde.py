@@ -51,3 +51,17 @@ def test_a_cwd_that_is_no_directory_names_the_fix(tmp_path: Path, run_main: Any)
     assert named.endswith(f"not a directory (a file); give the project's directory, the "
                           f"file's own folder perhaps: --cwd {tmp_path}"), named
     assert not home.exists() and not missing.parent.exists()
+
+
+def test_trusting_a_missing_folder_says_it_is_missing(tmp_path: Path, run_main: Any) -> None:
+    """`waymarks trust /nonexistent` said "not a directory", as of a file; it says the
+    folder is not there, and how to trust the right one. Nothing is trusted."""
+    home, missing = tmp_path / "home", tmp_path / "no-such-app"
+    said = run_main("--home", str(home), "trust", str(missing), expect=2)["message"]
+    assert said == (f"{missing}: no such directory; trust the project's root folder, an "
+                    "existing one (`waymarks trust .` in it)"), said
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x\n")
+    said = run_main("--home", str(home), "trust", str(a_file), expect=2)["message"]
+    assert said.startswith(f"{a_file}: not a directory; "), said
+    assert run_main("--home", str(home), "trust", "--list")["projects"] == []

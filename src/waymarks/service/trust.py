@@ -67,9 +67,10 @@ class TrustStore:
         is ``cwd``'s (``--cwd DIR trust .`` trusted the process's directory, not DIR)."""
         project = _canonical(_against(path, cwd), "trust")
         _host_decides(host, project, cwd, trusting=True)
-        if not os.path.isdir(project):
-            raise ServiceError("invalid_argument",
-                               f"{path}: not a directory; trust the project's root folder")
+        if not os.path.isdir(project):  # (a missing one said "not a directory" too)
+            what = "not a directory" if os.path.lexists(project) else "no such directory"
+            raise ServiceError("invalid_argument", f"{path}: {what}; trust the project's "
+                               "root folder, an existing one (`waymarks trust .` in it)")
         with self._turn():
             projects = self.projects()
             if project in projects:
