@@ -162,6 +162,10 @@ def test_memory_edit_without_a_terminal_opens_no_editor(home: Path, project: Pat
     refused = run(home, project, "memory", "edit", claim["id"][:8], expect=2,
                   stdin=subprocess.DEVNULL, env={"EDITOR": f"{sys.executable} {editor}"})
     assert refused["code"] == "invalid_argument" and "needs a terminal" in refused["message"]
+    # the command to use instead, whole, with the ID given (it said `memory supersede
+    # MEMORY_ID -- NEW TEXT`: no program, no ID)
+    assert refused["message"].endswith(
+        f"use `waymarks memory supersede {claim['id'][:8]} -- NEW TEXT`"), refused["message"]
     assert _stored(home, project) == ["The cache size is 64 MB."]
 
 

@@ -173,6 +173,7 @@ def test_context_runs_the_command_table_with_help_and_limits(tmp_path: Path) -> 
     assert results[3]["exitCode"] == 0 and [e["customType"] for e in host.entries] == [
         "ds4-context-memory-v1"]
     assert results[4]["exitCode"] == 2 and "needs a terminal" in results[4]["text"]
+    assert "use `/context memory supersede 0 -- NEW TEXT`" in results[4]["text"], results[4]
     assert results[5]["exitCode"] == 2 and "/context offers" in results[5]["text"]
     assert results[6]["exitCode"] == 2 and "nope" in results[6]["text"]
     assert results[7]["exitCode"] == 2 and "Unterminated" in results[7]["text"]

@@ -378,9 +378,14 @@ def register_inspection(memory: Group) -> None:
         An unchanged or empty text writes nothing. Only when standard input and output
         are a terminal (not in Pi, not in a script: refused, exit 2)."""
         run = runtime()
-        if not run.interactive:
+        if not run.interactive:  # the command to use, whole (it said `memory supersede
+            # MEMORY_ID`: no program, no ID); inside Pi, its /context
+            from waymarks.core.text import shell_command
+
+            prefix = click.get_current_context().find_root().info_name or "waymarks"
             return refused("invalid_argument", "memory edit opens an editor and needs a "
-                           "terminal; use `memory supersede MEMORY_ID -- NEW TEXT`")
+                           "terminal; from here, use `" + shell_command(
+                               [prefix, "memory", "supersede", memory_id]) + " -- NEW TEXT`")
         app = run.app()
         found = resolve(app, "memory", memory_id)
         if not isinstance(found, str):
