@@ -28,12 +28,33 @@ def test_a_team_id_equal_to_your_ids_first_8_characters_is_told_apart_in_manifes
     assert ["included", "team", mine[:8]] in rows, text
 
 
+def test_a_teammates_huge_item_id_is_cut_in_manifest_included_and_excluded(
+        repo: Path, home: Path) -> None:  # noqa: F811 (the fixture)
+    """An item ID of 100,000 characters (any line may hold one) was printed whole on its
+    row by `manifest` and `excluded`; it is cut as `team status` cuts it, and two such IDs
+    sharing their first 12 characters are still told apart."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    mal = Writer(directory, "mal-00000003", "Mal")
+    _forge(mal, "Z" * 100_000, "Deploys skip the review step", at=10)
+    _forge(mal, "Z" * 20 + "Y" * 80, "Deploys skip the lint step", at=20)
+    run(home, repo, "plan", "how do we deploy?")
+    for command in ("manifest", "excluded"):
+        text = waymarks("--home", str(home), command, cwd=repo).stdout
+        assert max(map(len, text.splitlines())) < 200, text[:300]
+        assert f" {'Z' * 21}… " in text, text[:300]  # (past the 20 both IDs start with)
+        assert command == "excluded" or f" {'Z' * 20}Y… " in text, text[:300]
+
+
 def test_short_forms_stay_short_unless_another_id_starts_with_them() -> None:
+    from waymarks.commands.planning import _short
     from waymarks.commands.render import unambiguous
 
     ids = ["0820181d-1b6d-4305-b420-5d1a3d859585", "0820181d", "1a2b3c4d-0000-4000-8000-"
            "000000000000", "1a2b3c4d-9999-4000-8000-000000000000", "ffffffff-0000-4000-8000-"
-           "000000000000", "personal:x"]
-    shown = unambiguous(ids, {i: i[:8] if "-" in i else i for i in ids})
-    assert shown == {ids[0]: ids[0], ids[1]: "0820181d", ids[2]: ids[2], ids[3]: ids[3],
-                     ids[4]: "ffffffff", ids[5]: "personal:x"}
+           "000000000000", "personal:x", "a" * 70, "a" * 30 + "b" * 40, "c" * 70]
+    assert unambiguous(ids, _short) == {
+        ids[0]: ids[0], ids[1]: "0820181d", ids[2]: ids[2], ids[3]: ids[3],
+        ids[4]: "ffffffff", ids[5]: "personal:x", ids[6]: "a" * 31 + "…",
+        ids[7]: "a" * 30 + "b…", ids[8]: "c" * 12 + "…"}

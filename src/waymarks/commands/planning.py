@@ -105,8 +105,7 @@ def register_planning(root: click.Group) -> None:
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
                  + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")
                  + _made(data)]
-        ids = [e["id"] for e in data["entries"]]
-        shown = unambiguous(ids, {i: _short(i) for i in ids})
+        shown = unambiguous((e["id"] for e in data["entries"]), _short)
         lines += [f"  {e['decision']:<8} {e['kind']:<7} {cell(shown[e['id']])} "
                   f"[{e.get('classification') or 'normal'}] {e['reason']}"
                   for e in data["entries"]]
@@ -151,8 +150,12 @@ def _decision_command(root: click.Group, decision: str, summary: str) -> None:
         data = _manifest_or_empty(runtime().app())
         if data.get("note"):  # no plan yet: "Nothing included in the last plan." said one ran
             return Result({"items": [], "note": data["note"]}, _sentence(data["note"]))
+        from waymarks.commands.render import cell, unambiguous
+
         entries = [e for e in data["entries"] if e["decision"] == decision]
-        text = "\n".join(f"{e['kind']:<7} {e['id']}  {e['reason']}" for e in entries)
+        shown = unambiguous((e["id"] for e in data["entries"]), _whole)
+        text = "\n".join(f"{e['kind']:<7} {cell(shown[e['id']])}  {e['reason']}"
+                         for e in entries)
         return Result({"items": entries}, text or f"Nothing {decision} in the last plan.")
 
 
@@ -172,13 +175,29 @@ def _sentence(note: object) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-def _short(item_id: str) -> str:
+def _whole(item_id: str, unique: int = 0) -> str:
+    """An ID as ``included`` and ``excluded`` show it: whole, unless longer than
+    :data:`LONG_ID` (:func:`_short`)."""
+    return _short(item_id, max(unique, len(item_id))) if len(item_id) <= LONG_ID else \
+        _short(item_id, unique)
+
+
+#: an ID longer than this (a teammate's line may make one 100,000 characters) is cut
+LONG_ID = 64
+
+
+def _short(item_id: str, unique: int = 0) -> str:
     """An item's UUID by its first 8 characters, as lists show it; any other ID whole
-    (``personal:<slug>``: cut, every personal line read ``personal``); whole where
-    another of the manifest's IDs starts with those 8 (``render.unambiguous``)."""
+    (``personal:<slug>``: cut, every personal line read ``personal``), or by its first 12
+    and ``…`` when longer than :data:`LONG_ID` (a teammate's ID of 100,000 characters was
+    printed whole); past them to its first ``unique`` characters (the fewest no other ID
+    shown starts with: ``render.unambiguous``), a UUID then whole."""
     import re
 
-    return item_id[:8] if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f-]{27}", item_id) else item_id
+    if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f-]{27}", item_id):
+        return item_id[:8] if unique <= 8 else item_id
+    cut = max(12, unique)
+    return item_id if len(item_id) <= max(LONG_ID, cut) else item_id[:cut] + "…"
 
 
 def _manifest_or_empty(app: Waymarks) -> dict[str, Any]:

@@ -8,8 +8,7 @@ listing cannot repaint the screen.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
@@ -32,17 +31,28 @@ def cell(text: str | None, keep: str = "") -> str:
     return "" if text is None else escaped(text, keep)
 
 
-def unambiguous(ids: Sequence[str], short: dict[str, str]) -> dict[str, str]:
-    """Each of ``ids`` as a listing shows it: ``short[id]`` (its usual short form, a
-    prefix), or the whole ID where that form is not its alone (another ID shown beside it
-    starts with it, or is it: a teammate's line may give an item any ID, such as the
-    first 8 characters of one of yours, and both read the same)."""
-    ordered = sorted(set(ids))  # (those starting with a form are together, from its place)
+def unambiguous(ids: Iterable[str], shorten: Callable[[str, int], str]) -> dict[str, str]:
+    """Each of ``ids`` as a listing shows it: ``shorten(id, n)``, its short form showing
+    at least its first ``n`` characters, ``n`` the fewest no other of ``ids`` starts with
+    (a teammate's line may give an item any ID, such as the first 8 characters of one of
+    yours: both read the same)."""
+    ordered = sorted(set(ids))  # (an ID's closest are its neighbours here)
     shown = {}
-    for i in ordered:
-        at = bisect_left(ordered, short[i]) + 1  # (i itself is at or after the first)
-        shown[i] = i if at < len(ordered) and ordered[at].startswith(short[i]) else short[i]
+    for n, item_id in enumerate(ordered):
+        near = ordered[max(0, n - 1):n] + ordered[n + 1:n + 2]
+        shown[item_id] = shorten(item_id, 1 + max((_common(item_id, o) for o in near),
+                                                  default=0))
     return shown
+
+
+def _common(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` start with alike."""
+    n = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
 
 
 def plain(table: Table) -> str:
