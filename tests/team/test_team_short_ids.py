@@ -58,3 +58,23 @@ def test_short_forms_stay_short_unless_another_id_starts_with_them() -> None:
         ids[0]: ids[0], ids[1]: "0820181d", ids[2]: ids[2], ids[3]: ids[3],
         ids[4]: "ffffffff", ids[5]: "personal:x", ids[6]: "a" * 31 + "…",
         ids[7]: "a" * 30 + "b…", ids[8]: "c" * 12 + "…"}
+
+
+def test_team_ids_sharing_their_first_12_characters_are_listed_apart(
+        repo: Path, home: Path) -> None:  # noqa: F811 (the fixture)
+    """Two items of a teammate's whose IDs share their first 12 characters: `team status`
+    listed both as ``abcdefabcdef``, and the unshare of that prefix is refused as
+    ambiguous. Each row now shows as much as tells it apart, which an unshare takes."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    mal = Writer(directory, "mal-00000003", "Mal")
+    _forge(mal, "abcdefabcdef0001", "Deploys skip review", at=10)
+    _forge(mal, "abcdefabcdef0002", "Deploys need two reviews", at=20)
+    mal.add("Deploys go out on Tuesdays")
+    text = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    rows = [line.split()[0] for line in text.splitlines()[1:4]]
+    assert rows == ["abcdefabcdef0001", "abcdefabcdef0002", "mal-00000003"], text
+    run(home, repo, "team", "unshare", "--yes", rows[1], "wrong")
+    assert [i["status"] for i in run(home, repo, "team", "status")["items"]] == [
+        "active", "deleted", "active"]

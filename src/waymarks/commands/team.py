@@ -20,7 +20,7 @@ import click
 
 from waymarks.commands.base import EXIT_ERROR, Column, Group, Result, command, runtime
 from waymarks.commands.options import classification_option
-from waymarks.commands.render import cell, refused, table_result
+from waymarks.commands.render import cell, refused, table_result, unambiguous
 from waymarks.core.text import shell_command
 
 if TYPE_CHECKING:
@@ -240,40 +240,47 @@ def team_group() -> Group:
         # everything here comes from the repository: escaped, as every stored text is
         # (IDs, keys and file names carried terminal escapes and line breaks through)
         # the author is what a line claims; the contributor is the file it is in
-        rows = [(_id_cell(i["id"]), i["kind"], i["status"], _author(i["author"]),
+        # one short form, one item: a teammate's IDs sharing their first 12 characters
+        # were listed alike (the unshare of that prefix is refused as ambiguous)
+        shorts = unambiguous((i["id"] for i in items), _short)
+
+        def short(item_id: str) -> str:
+            return shorts.get(item_id) or _short(item_id)
+
+        rows = [(_id_cell(i["id"], short(i["id"])), i["kind"], i["status"], _author(i["author"]),
                  cell(i["contributor"]),
                  _commit_cell(i["commit"]), _text_cell(i["kind"], i["text"]))
                 for i in items]
-        footer = [f"conflict on key {cell(c['key'])}: kept {cell(_short(c['kept']))} "
-                  f"({_author(c['keptAuthor'])}), invalid {cell(_short(c['invalid']))} "
+        footer = [f"conflict on key {cell(c['key'])}: kept {cell(short(c['kept']))} "
+                  f"({_author(c['keptAuthor'])}), invalid {cell(short(c['invalid']))} "
                   f"({_author(c['invalidAuthor'])}); settle with `{cell(c['resolve'])}`"
                   if c["rule"] == "key" else
-                  f"unshare of {cell(_short(c['invalid']))} ({_author(c['invalidAuthor'])}) came "
-                  f"after {cell(_short(c['kept']))} ({_author(c['keptAuthor'])}) replaced it, and "
+                  f"unshare of {cell(short(c['invalid']))} ({_author(c['invalidAuthor'])}) came "
+                  f"after {cell(short(c['kept']))} ({_author(c['keptAuthor'])}) replaced it, and "
                   f"did not apply: the replacement is planned; settle with "
                   f"`{cell(c['resolve'])}`, or, if it is right, replace it (its own text "
                   "says so)"
                   if c["rule"] == "withdrawal" else
-                  f"conflict: {cell(_short(c['invalid']))} ({_author(c['invalidAuthor'])}) says "
-                  f"otherwise than {cell(_short(c['kept']))} ({_author(c['keptAuthor'])}), and is "
+                  f"conflict: {cell(short(c['invalid']))} ({_author(c['invalidAuthor'])}) says "
+                  f"otherwise than {cell(short(c['kept']))} ({_author(c['keptAuthor'])}), and is "
                   f"not planned; settle with `{cell(c['resolve'])}` if the other is right, "
                   "else `"
-                  f"{cell(shell_command(['waymarks', 'team', 'unshare', _short(c['kept'])]))}`"
+                  f"{cell(shell_command(['waymarks', 'team', 'unshare', short(c['kept'])]))}`"
                   for c in data["conflicts"]]
-        footer += [f"item {cell(_short(d['id']))} was written by "
+        footer += [f"item {cell(short(d['id']))} was written by "
                    f"{', '.join(cell(c) for c in d['contributors'])}: a reused ID, left out "
                    "of plans; exclude the contributor who copied it (`waymarks team exclude "
                    "CONTRIBUTOR`: the first writer's item is planned again), or unshare it "
                    "(withdrawn for everyone)" if len(d["contributors"]) > 1 else
-                   f"item {cell(_short(d['id']))} was written twice by "
+                   f"item {cell(short(d['id']))} was written twice by "
                    f"{cell(d['contributors'][0])} (no share does that): left out of plans, "
                    "which text is meant cannot be told; unshare it (`"
-                   + cell(shell_command(["waymarks", "team", "unshare", _short(d["id"])]))
+                   + cell(shell_command(["waymarks", "team", "unshare", short(d["id"])]))
                    + "`), then share the right text again" for d in data["duplicates"]]
-        footer += [f"item {cell(_short(r['id']))} of {cell(r['contributor'])} reuses the ID of "
+        footer += [f"item {cell(short(r['id']))} of {cell(r['contributor'])} reuses the ID of "
                    f"your own {r['kind'].replace('learned', 'learned claim')} (no share "
                    "does that): left out of plans; unshare it "
-                   "(`" + cell(shell_command(["waymarks", "team", "unshare", _short(r["id"])]))
+                   "(`" + cell(shell_command(["waymarks", "team", "unshare", short(r["id"])]))
                    + "`), or exclude its contributor" for r in data["reusedOwn"]]
         footer += [f"{cell(s['path'])}: {s['status']} ({cell(s['detail'])}); "
                    + ("every item of it" if s["withdrawn"] is None  # (not read: unknown)
@@ -376,17 +383,19 @@ AUTHOR_SHOWN = 100
 
 
 
-def _short(item_id: str) -> str:
-    """An item's ID as a row shows it: its first 12 characters, or whole when a
-    credential in it was redacted (``[REDACTED:github-token]``: its start alone said
-    nothing, and the ID's own characters are never shown)."""
-    return item_id if "[REDACTED:" in item_id else item_id[:12]
+def _short(item_id: str, unique: int = 0) -> str:
+    """An item's ID as a row shows it: its first 12 characters (or the first ``unique``,
+    the fewest no other ID listed starts with, when more), or whole when a credential in
+    it was redacted (``[REDACTED:github-token]``: its start alone said nothing, and the
+    ID's own characters are never shown)."""
+    return item_id if "[REDACTED:" in item_id else item_id[:max(12, unique)]
 
-def _id_cell(item_id: str) -> str:
-    """An item's ID in the status table: :func:`_short`, cut on what is shown (an ID of
-    control characters, each shown as six, made the column 72 wide)."""
-    short = _short(item_id)  # (a redacted one whole, as _short gives it)
-    return cell(short) if "[REDACTED:" in item_id else _shown_within(short, 12)[0]
+
+def _id_cell(item_id: str, short: str) -> str:
+    """An item's ID in the status table: its ``short`` form, cut on what is shown (an ID
+    of control characters, each shown as six, made the column 72 wide)."""
+    return cell(short) if "[REDACTED:" in item_id else _shown_within(short, max(
+        12, len(short)))[0]
 
 
 def _author(author: str) -> str:
