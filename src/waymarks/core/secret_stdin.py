@@ -34,8 +34,10 @@ STDIN_RULES: Final = (
     Rule("stdin_fed", "secret", lazy(
         r"(?<![\w.-])(?:(?P<stdin_group>[({][ \t]*(?:" + _WRITES + r";[ \t]*){0,8}" + _WRITES
         + r";?[ \t]*[)}])"
-        r"|(?P<stdin_printf>printf[ \t]+(?:'[^'\n]{0,256}%[^'\n]{0,256}'|\"[^\"\n]{0,256}%"
-        r"[^\"\n]{0,256}\")(?:[ \t]+" + _ARGUMENT + r"){1,16}+)"
+        # (a format read to its first ``%``, one way: a format of 256 ``%`` tried each as
+        # the one took 1.2 s for 100 KB of them)
+        r"|(?P<stdin_printf>printf[ \t]+(?:'[^'\n%]{0,256}+%[^'\n]{0,256}+'"
+        r"|\"[^\"\n%]{0,256}+%[^\"\n]{0,256}+\")(?:[ \t]+" + _ARGUMENT + r"){1,16}+)"
         r"|(?P<stdin_yes>yes[ \t]+" + _ARGUMENT + "))"
         r"[ \t]*\|[ \t]*(?:" + PIPED_INTO + ")", re.ASCII),
         ("echo", "printf", "yes"), wrapper=True, guard="|"),
