@@ -151,10 +151,16 @@ def variants() -> list[Variant]:
 
 def query_vectors(embedder: Any, questions: Sequence[str], prefix: str,
                   cache: Path) -> list[bytes]:
+    """Each question's vector, kept in ``cache`` by the text the model is given: a query
+    in lower case (``e5.query_case``; a vector kept for the question as typed, before the
+    query was embedded in lower case, is not read again), a passage as it is."""
+    from waymarks.semantic.e5 import query_case
+
     db = sqlite3.connect(cache)
     db.execute("CREATE TABLE IF NOT EXISTS q (model TEXT, prefix TEXT, hash TEXT, vector BLOB,"
                " PRIMARY KEY (model, prefix, hash))")
-    hashes = [recall_vectors.text_hash(q) for q in questions]
+    hashes = [recall_vectors.text_hash(query_case(q) if prefix == "query" else q)
+              for q in questions]
     known = {h: bytes(v) for h, v in db.execute(
         "SELECT hash, vector FROM q WHERE model = ? AND prefix = ?", (embedder.model, prefix))}
     for h, q in zip(hashes, questions, strict=True):

