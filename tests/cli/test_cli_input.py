@@ -534,3 +534,18 @@ def test_an_empty_or_too_long_text_names_the_fix(tmp_path: Path) -> None:
                                "characters): give its text; nothing was written")
     listed = json.loads(run("--json", "memory", env=env, cwd=tmp_path).stdout)
     assert listed["items"] == []
+
+
+def test_a_key_of_no_letter_names_the_fix(tmp_path: Path) -> None:
+    """`memory add --key '$$$' -- …` said "Memory key must contain letters or numbers",
+    where `memory list --key ''` gives an example and the way out: the write does too."""
+    from tests.inprocess import waymarks as run
+
+    env = {"WAYMARKS_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    for key in ("", "$$$"):
+        done = run("--json", "memory", "add", "--key", key, "--", "The port is 5433.",
+                   env=env, cwd=tmp_path)
+        said = json.loads(done.stdout)
+        assert (done.returncode, said["code"]) == (2, "invalid_argument"), said
+        assert said["message"] == ("Memory key needs a letter or a digit (e.g. db-port); "
+                                   "give none to derive it from the text"), said

@@ -304,7 +304,8 @@ def decide_memory(
                             "--classification")
         folded_key = normalize_key(key, cut=False)
         if not folded_key:
-            return Rejected("invalid_argument", "Memory key must contain letters or numbers")
+            return Rejected("invalid_argument", "Memory key needs a letter or a digit (e.g. "
+                            "db-port); give none to derive it from the text")
         if len(folded_key) > MAX_KEY_CHARS:  # cut, two long keys were one (a conflict)
             return Rejected("too_long", f"Memory key has {len(folded_key)} characters as "
                             f"stored (folded to a slug); the limit is {MAX_KEY_CHARS}")
