@@ -12,7 +12,7 @@ import pytest
 
 from tests.service.test_item_refs import listings  # noqa: F401 (a fixture)
 from tests.team.test_team_source import Writer
-from waymarks.service import team, team_views
+from waymarks.service import own_claims, team, team_views
 from waymarks.service.app import Waymarks
 from waymarks.service.outcomes import Committed
 
@@ -88,9 +88,11 @@ def test_team_blocks_read_the_store_as_often_at_any_number_of_team_items(
     statements: list[str] = []
 
     def counted() -> list[tuple[str, str | None]]:
-        # each round as a plan right after a pull asks: the answer kept between plans of
-        # which items reuse an own ID (asked once per fold) is test_team_reusing_kept's
+        # each round as a plan right after a pull asks: the answers kept between plans of
+        # which items reuse an own ID (asked once per fold) and of which own claims may
+        # bear on them (once per fold and store) are test_team_reusing_kept's
         team_views._REUSING.clear()
+        own_claims._FOUND.clear()
         return _blocks_counting(app, statements)
 
     counted()  # (the first read catches the claims' subject rows up)
