@@ -45,7 +45,9 @@ _REPLACING: Final = frozenset("replaced superseded renamed migrated deprecated".
 #: a participle and the word of its opposite ("automated" / "manual")
 _OPPOSITES: Final = frozenset(frozenset(pair) for pair in (
     ("automated", "manual"), ("encrypted", "plaintext"), ("signed", "unsigned"),
-    ("versioned", "unversioned"), ("pinned", "floating"), ("managed", "unmanaged")))
+    ("versioned", "unversioned"), ("pinned", "floating"), ("managed", "unmanaged"),
+    ("public", "restricted"), ("shared", "dedicated"), ("maintained", "archived"),
+    ("maintained", "abandoned")))
 
 
 def _acted(norm: str) -> str | None:
@@ -98,6 +100,7 @@ _STATUS: Final = frozenset(
 
 def _opposed(one: str, other: str) -> bool:
     return (one == "un" + other or other == "un" + one or {one, other} <= _STATUS
+            or one == "self-" + other or other == "self-" + one  # ("self-hosted" / "hosted")
             or frozenset((one, other)) in _OPPOSITES or bool({one, other} & _REPLACING)
             or (one in _ENDING and other in _KEEPING) or (other in _ENDING and one in _KEEPING))
 
