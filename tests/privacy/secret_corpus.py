@@ -173,6 +173,8 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("kubernetes-secret", f"apiVersion: v1\ndata:\n  DATABASE_URL: {KUBE_DATA}\nkind: Secret\n",
      KUBE_DATA),
     ("url-password", "connect with postgres://admin:pw@db.internal:5432/app then migrate", "pw"),
+    ("ifttt-webhook-key", "curl -X POST https://maker.ifttt.com/trigger/door/with/key/"
+     "dGhpc2lzYXRlc3Rr" "ZXkxMjM0bQ", "dGhpc2lzYXRlc3Rr" "ZXkxMjM0bQ"),
     ("url-password", "REDIS_URL=redis://:Xk9mQ2vLp4@cache:6379/0", "Xk9mQ2vLp4"),
     ("url-password", '{"registry": "https://deploy:s3cr3t-Pa55@registry.example.com/v2/"}',
      "s3cr3t-Pa55"),

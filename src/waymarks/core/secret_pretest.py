@@ -173,8 +173,9 @@ def might_hold_visible(text: str) -> bool:
     if ("M" in text or "N" in text or "O" in text) and "." in text \
             and DISCORD.search(text) is not None:
         return True
-    if colon and (":AA" in text or ("://" in text and ("hooks" in text or "Webhook/" in text))):
-        return True  # a Telegram bot token, a Slack, Discord or Teams webhook
+    if colon and (":AA" in text or ("://" in text and ("hooks" in text or "Webhook/" in text
+                                                      or "ifttt" in text))):
+        return True  # a Telegram bot token, a Slack, Discord, Teams or IFTTT webhook
     size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
     if (size >= 94 and "hv" in text) \
             or (size >= 36 and "dapi" in text):

@@ -177,6 +177,13 @@ TOKENS: Final = (
            r"https://(?:[\w-]+\.webhook\.office|outlook\.office(?:365)?)\.com/webhook(?:b2)?/"
            r"[0-9A-Fa-f-]{36}@[0-9A-Fa-f-]{36}/IncomingWebhook/[0-9A-Fa-f]{32}/[0-9A-Fa-f-]{36}"
            r"(?:/[\w-]{1,64})?", "IncomingWebhook"),
+    # an IFTTT Webhooks key in the trigger URL (anyone holding it fires the applets):
+    # ``maker.ifttt.com/trigger/EVENT/with/key/KEY`` went out in clear; the key only goes
+    # (a random run holding a digit and a small letter: ``{key}``, ``YOUR_KEY`` stay)
+    _token("ifttt", "ifttt-webhook-key",
+           r"maker\.ifttt\.com/trigger/[\w.-]{1,128}/(?:json/)?with/key/"
+           r"(?P<ifttt>(?=[A-Za-z_-]{0,63}[0-9])(?=[0-9A-Z_-]{0,63}[a-z])[\w-]{16,64})" + _E,
+           "ifttt.com/trigger/"),
     # (in the Bot API's URL too, glued to its ``/bot``: ``api.telegram.org/bot<token>/sendMessage``
     # went out in clear)
     _token("telegram", "telegram-bot-token",

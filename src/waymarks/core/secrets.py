@@ -17,7 +17,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``huggingface-token``, ``groq-key``, ``shopify-token``, ``digitalocean-token``,
   ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
-  ``discord-token``, ``discord-webhook``, ``teams-webhook``, ``telegram-bot-token``,
+  ``discord-token``, ``discord-webhook``, ``teams-webhook``, ``ifttt-webhook-key``,
+  ``telegram-bot-token``,
   ``azure-client-secret``, ``azure-sas``, ``azure-storage-key``, ``vault-token`` (also the token
   ``vault login`` is given: a legacy ``s.…`` one has no prefix), ``atlassian-token``,
   ``linear-api-key``, ``square-token``, ``databricks-token``, ``sentry-token``,
