@@ -50,3 +50,13 @@ def test_a_weak_password_goes_after_its_prompt_only() -> None:
 
 test_the_typed_password_is_redacted, test_other_input_and_a_variable_stay = shape_tests(
     [(text, text.replace(PW, "[REDACTED:secret]")) for text in TYPED], UNCHANGED)
+
+
+def test_the_code_between_a_prompt_and_its_send_is_no_value() -> None:
+    # the assignment rule read `"password:"; send "` as a name and the quoted value
+    # `; send `: the output was `expect "password:"[REDACTED:secret]"[REDACTED:secret]\r"`
+    for prompt in ("password:", "Password: ", "db_password:"):
+        script = f'expect "{prompt}"; send "{PW}\\r"; interact'
+        assert redact(script) == (script.replace(PW, "[REDACTED:secret]"), 1), prompt
+    # a value quoted after a quoted name and separator still goes
+    assert redact(f'"password="{PW}"') == ('"password="[REDACTED:secret]"', 1)

@@ -175,6 +175,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             return False
         if name == "assign" and not _a_yaml_value(match):
             return False  # "Credentials:⏎  …": a heading, and what follows it prose
+        if name == "assign" and _SPACE.search(value) is not None and _between_strings(match):
+            return False  # expect "password:"; send "…": the send's rule reads its value
         quoted = match.lastgroup != name
         if not quoted and _a_call(match.string, value, end):
             return False  # a call, code: ``secret_v1 = SecretV1()``, ``key = Key2.load(p)``
@@ -278,6 +280,18 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
     return end if glued is None else glued.end()
 #: a heading: one capitalised word (``Credentials:``, ``Password:``), prose's, not a key's
 _HEADING: Final = lazy(r"[A-Z][a-z]+")
+
+
+def _between_strings(match: re.Match[str]) -> bool:
+    """Whether an assignment's quoted value (of words) is what lies between two strings:
+    its name opens a quoted string (``"password:"``, a prompt Expect waits for), its
+    separator holds no quote closing the name, and the quote after it is that string's
+    close, so the value read (``; send ``) is code between it and the next string."""
+    text, sep = match.string, match.group("sep")
+    opening = _name_start(text, match.start()) - 1
+    value_at = match.start("sep") + len(sep)
+    return opening >= 0 and text[opening] in "\"'" and value_at < len(text) \
+        and text[value_at] == text[opening] and not any(q in sep for q in "\"'`")
 
 
 def _a_yaml_value(match: re.Match[str]) -> bool:
