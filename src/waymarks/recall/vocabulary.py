@@ -87,7 +87,8 @@ _CONCEPT_GROUPS: Final[dict[str, tuple[str, ...]]] = {
     # a session, a token or a link that expires after a while has that while for its
     # timeout ("what's the auth session timeout?" of "Auth sessions expire after 12
     # hours."): expiring is timing out, said of what is held rather than what is waited on
-    "timeout": ("timeout", "expir", "expire", "expiri", "expiry", "超时", "过期"),
+    "timeout": ("timeout", "timesout", "timedout", "timingout", "expir", "expire", "expiri",
+                "expiry", "超时", "过期"),
     "version": ("version", "版本", "版本号"),
     "token": ("token", "令牌"),
     "key": ("apikey", "密钥"),
@@ -174,12 +175,15 @@ ASKED_WHOM: Final = lazy(
 #: cue of "log in", is in most texts). Apart, "who is on call?" matched "upstream calls"
 #: and "how do I log in?" every claim about logs. "log in" and "sign in" typed apart only
 #: as the verb, before "to", "with", "as", "using", "via" or the sentence's end: "the log
-#: in JSON" is a log
+#: in JSON" is a log; "time out" in each of its verb's forms ("timed out", "times out",
+#: "timing out") is the timeout concept's (a claim "Session cookies time out after 30
+#: minutes." said no timeout: "time" is filler and "out" a stop word)
 PHRASAL_WORDS: Final = (
     (("call",), lazy(r"\bon[\s-]call\b")),
     (("decision",), lazy(r"\barchitecture[\s-]decision[\s-]records?\b")),
     (("log", "sign"), lazy(r"\b(?:log|sign)(?:-in\b|\s+in(?=\s+(?:to|with|as|using|via)\b"
                            r"|\s*(?:[?.!,;:]|$)))")),
+    (("time", "timing"), lazy(r"\btim(?:e|es|ed|ing)[\s-]out\b")),
 )
 
 #: attribute words: they refine a subject but cannot start a new one
