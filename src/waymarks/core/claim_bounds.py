@@ -27,6 +27,37 @@ _CEILINGS: Final = frozenset(
 #: prefixes): a count or a plain number, a duration, a size, a percentage, a rate
 _SIZED: Final = frozenset(("c:", "v:", "d:", "b:", "p:", "r:"))
 
+#: a bound said in other words before a number, and the words :data:`_BOUND_BEFORE` reads
+#: ("never exceeds 50", "no longer than 8 hours", "is limited to 25 MB", "不超过 5 秒",
+#: "至少需要 2 个"): read as words of the subject ("exceed", "limited", 超) and a denied
+#: amount, the claim was about a narrower thing, and "uses 80 connections" was written
+#: beside "never exceeds 50 connections"
+_WORDED: Final = (
+    (lazy(r"\b(?:(?:does|do|did|must|should|will|can|may|shall)(?: not|n't)|never|cannot"
+          r"|can't|won't|not) (?:ever )?exceed(?:s|ing)? (?=\d)|\bnot exceeding (?=\d)"
+          r"|\bno (?:longer|larger|bigger|higher|greater|later) than (?=\d)"
+          r"|\b(?:(?:is|are) )?(?:limited|capped) (?:to|at) (?!at |up |max)(?=\d)"), "at most "),
+    (lazy(r"\bexceed(?:s|ing)? (?=\d)|\bno (?:shorter|smaller|lower) than (?=\d)"),
+     "more than "),
+    (lazy(r"(?:不超过|不得超过|不能超过|最多|不高于|不大于) ?(?=\d)"), " at most "),
+    (lazy(r"(?:不少于|不低于|不小于|至少|最少) ?(?=\d)"), " at least "),
+    (lazy(r"(?:至少|最少)(需要|要|有|保留|保持|运行)(?= ?\d)"), r"\1 at least"),
+    (lazy(r"(?:最多|不超过)(需要|要|有|保留|保持|运行)(?= ?\d)"), r"\1 at most"),
+)
+_WORDED_HINT: Final = lazy(
+    r"exceed|than|limited|capped|超过|最多|高于|大于|少于|低于|小于|至少|最少")
+
+
+def worded_bounds(text: str) -> str:
+    """``text`` (folded, in lower case) with each bound said in other words before a number
+    (:data:`_WORDED`) written as :data:`_BOUND_BEFORE` reads it."""
+    if _WORDED_HINT.search(text) is None:
+        return text
+    for pattern, words in _WORDED:
+        text = pattern.sub(words, text)
+    return text
+
+
 CEILING: Final = "<="
 FLOOR: Final = ">="
 

@@ -38,7 +38,7 @@ from waymarks.core.claim_about import MAX_EXTRA_TERMS
 from waymarks.core.claim_about import MIN_CONTAINED_TERMS as MIN_CONTAINED_TERMS
 from waymarks.core.claim_about import about as _about
 from waymarks.core.claim_about import narrower as _narrower
-from waymarks.core.claim_bounds import bound_at, bounds_clash
+from waymarks.core.claim_bounds import bound_at, bounds_clash, worded_bounds
 from waymarks.core.claim_denials import (
     NEGATION,
     clause_before,
@@ -250,7 +250,7 @@ def signature(claim: str) -> Signature | None:
     text = _dated(thousands(_folded(claim)))
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
-    text = durations(frequencies(spelled(text)))
+    text = worded_bounds(durations(frequencies(spelled(text))))
     values: set[str] = set()
     denied: set[str] = set()
     pieces: list[str] = []
