@@ -27,7 +27,7 @@ STOP: Final = frozenset(
     now currently still always usually actually also then there here which who what
     set sets use uses used using run runs running ran changed change changes moved
     configured configure value values equals equal every each per after before about
-    until till previously formerly
+    until till previously formerly only exclusively solely
     turned switched same new please note that's it's s serve serves served serving
     expose exposes exposed exposing
     seconds second secs sec minutes minute mins hours hour days day ms percent
