@@ -66,14 +66,15 @@ _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|ne
 _SUDO_STDIN: Final = (r"(?<![\w.-])sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+(?:-[A-Za-z]*S[A-Za-z]*"
                       r"|--stdin)(?![\w-])")
 #: a command that reads a token or a password on standard input: ``gh auth login
-#: --with-token``, RHEL's ``passwd --stdin [USER]``, ``passwd USER`` given both lines,
-#: ``smbpasswd -s`` (``-a -s``), ``openssl passwd -stdin`` (which hashes the password it
-#: reads: the hash's input went out in clear); chpasswd's lines are its own rule's
+#: --with-token``, RHEL's ``passwd --stdin [USER]``, ``passwd USER`` given both lines (a
+#: here-string or heredoc after it too), ``smbpasswd -s`` (``-a -s``), ``openssl passwd
+#: -stdin`` (which hashes the password it reads: the hash's input went out in clear);
+#: chpasswd's lines are its own rule's
 _TOKEN_STDIN: Final = (r"(?<![\w./-])(?:sudo[ \t]+)?(?:gh(?:\.exe)?[ \t]+auth[ \t]+login"
                        r"[^\n|;&`<>]{0,256}?--with-token"
                        r"|openssl(?:\.exe)?[ \t]+passwd[^\n|;&`<>]{0,256}?[ \t]-stdin"
                        r"|passwd(?:[ \t]+--stdin)?"
-                       r"(?:[ \t]+[a-z_][\w.-]{0,31})?(?=[ \t]*(?:[\n;|&)]|\Z))"
+                       r"(?:[ \t]+[a-z_][\w.-]{0,31})?(?=[ \t]*(?:[\n;|&)<]|\Z))"
                        r"|smbpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*s[A-Za-z]*)(?![\w-])")
 #: a secret store's command that reads the secret to keep on standard input: ``vercel env
 #: add NAME [ENV]``, ``gh secret set NAME``, ``wrangler secret put NAME`` (always, when it
@@ -116,6 +117,8 @@ _HEREDOC: Final = r"<<-?[ \t]*['\"]?\w+['\"]?"
 _QUOTED_OR_BARE: Final = (r"(?:'(?P<{name}_q>[^'\n]{{{least},4096}})'"
                           r"|\"(?P<{name}_d>[^\"\n]{{{least},4096}})\""
                           r"|(?P<{name}>[^\s\"'`\\;|&<>()]{{{least},4096}}))")
+#: a here-string's value in ANSI-C quotes, ``$'PW\nPW'`` (both of ``passwd``'s lines)
+_ANSI_C: Final = r"\$'(?P<stdin_login_a>(?:[^'\\\n]|\\[^\n]){6,4096})'"
 #: where a command's name starts: not inside a word or path (``unzip``'s "zip" too)
 _COMMAND_START: Final = r"(?:(?<![\w.-])|(?<=(?<![\w.-])un)(?=zip))"
 
@@ -231,8 +234,8 @@ COMMAND_RULES: Final = (
         r"[ \t]+" + _QUOTED_OR_BARE.format(name="stdin_login_e", least=1)
         + r"[ \t]*\|[ \t]*(?:" + PIPED_INTO + ")"
         r"|(?:" + _STDIN_COMMAND + "|" + _STORE_COMMAND + "|" + _TOKEN_STDIN
-        + r")[^\n]{0,256}?<<(?:<[ \t]*"
-        + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r"|-?[ \t]*['\"]?\w+['\"]?"
+        + r")[^\n]{0,256}?<<(?:<[ \t]*(?:" + _ANSI_C + "|"
+        + _QUOTED_OR_BARE.format(name="stdin_login_s", least=6) + r")|-?[ \t]*['\"]?\w+['\"]?"
         r"[^\n]{0,256}+\r?\n[ \t]*(?P<stdin_login>[^\s]{6,4096}))"
         # typed at the terminal: the line after the command, alone on its line (a prompt's
         # ``$`` before it; after a pipe or ``<``, standard input is not the terminal)

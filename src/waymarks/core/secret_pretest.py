@@ -207,9 +207,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
             and ("vercel" in text or "wrangler" in text or ("docker" in text and "secret" in text)):
         return True  # the secret ``vercel env add`` reads on its standard input
     if ("|" in text and (("sudo" in text and ("S" in text or "--stdin" in text))
-                         or "passwd" in text)) or "--with-token" in text:
-        # the password ``echo … | sudo -S CMD`` gives sudo, ``| passwd --stdin USER``, the
-        # token ``gh auth login --with-token`` reads: no name
+                         or "passwd" in text)) or "--with-token" in text \
+            or ("<<" in text and "passwd" in text):
+        # the password ``echo … | sudo -S CMD`` gives sudo, ``| passwd --stdin USER``,
+        # ``passwd USER <<< $'…\n…'``, the token ``gh auth login --with-token`` reads: no name
         return True
     if "send" in text and ("\\" in text or "line(" in text):
         return True  # what Expect types, ``send "…\\r"``, and pexpect's ``sendline('…')``
