@@ -25,6 +25,10 @@ CASES: list[tuple[str, str]] = [
      '    "permissions": "FULL",\n    "value": "{}"\n  }\n]', KEY),
     ('{"primaryMasterKey": "{}", "documentEndpoint": "https://x.documents.azure.com"}', KEY),
     ('{\n  "keyName": "RootManageSharedAccessKey",\n  "primaryKey": "{}"\n}', SHORT),
+    # its value alone, a ``--query "[].{permissions:permissions, value:value}"`` having
+    # dropped keyName (went out in clear): a storage key's 88 characters
+    ('[\n  {\n    "permissions": "FULL",\n    "value": "{}"\n  }\n]', KEY),
+    ('{"value": "{}"}', KEY),
 ]
 
 
@@ -42,6 +46,8 @@ def test_the_key_is_redacted(template: str, key: str) -> None:
     '{"primaryKey": "id", "table": "users"}',
     '{"keyName": "key1", "value": "abc"}',
     '{"primaryKey": "' + "a" * 44 + '"}',  # no padding: no base64 of a key
+    '{"value": "' + SHORT + '"}',  # a value alone: a storage key's length only
+    '{"value": "aGVsbG8gd29ybGQ="}',
 ])
 def test_a_value_that_is_no_key_stays(text: str) -> None:
     assert redact(text) == (text, 0)

@@ -233,9 +233,13 @@ TOKENS: Final = (
     Rule("azure_storage", "azure-storage-key", lazy(
         r"(?:accountkey|sharedaccesskey)[ \t]*=[ \t]*(?P<azure_storage>[A-Za-z0-9+/]{40,}={0,2})"
         r"|(?:\"keyName\"[^{}]{0,512}?\"value\"|\"(?:primary|secondary)[A-Za-z]{0,24}Key\")"
-        r"\s{0,64}:\s{0,64}\"(?P<azure_json>[A-Za-z0-9+/]{42,}={1,2})\"",
+        r"\s{0,64}:\s{0,64}\"(?P<azure_json>[A-Za-z0-9+/]{42,}={1,2})\""
+        # (its ``"value"`` alone, a ``--query`` having dropped ``keyName``: a storage key's
+        # length, 64 bytes)
+        r"|\"value\"\s{0,64}:\s{0,64}\"(?P<azure_value>[A-Za-z0-9+/]{86}==)\"",
         re.ASCII | re.IGNORECASE),
-        ("accountkey", "sharedaccesskey", '"keyname"', '"primary', '"secondary'), folded=True,
+        ("accountkey", "sharedaccesskey", '"keyname"', '"primary', '"secondary', '"value"'),
+        folded=True,
         anchored=True, guard="="),
     Rule("aws_secret", "aws-secret-access-key", lazy(
         r"aws_?secret_?(?:access_?)?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
