@@ -17,7 +17,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_commands import _COMMAND_END, _QUOTED_OR_BARE, _on
+from waymarks.core.secret_commands import _COMMAND_END, _NOT_TYPED, _QUOTED_OR_BARE, _on
 from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, Rule
 
 #: ipmitool's ``user set password ID PASSWORD [16|20]``: a BMC user's new password
@@ -62,6 +62,15 @@ ADMIN_RULES: Final = (
         + r")[ \t]+(?![/-])" + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
         ("ipmitool", "net", "openssl", "grafana", "drush", "mc"), folded=True, anchored=True,
         wrapper=True, guard=" "),
+    # what ``vault kv get -field=password secret/x`` (``vault read -field=token …``) prints,
+    # a field named for a credential: a pasted terminal session's next line, alone on it,
+    # went out in clear
+    Rule("vault_field", "secret", lazy(
+        r"(?<![\w.-])vault(?:\.exe)?[ \t]+(?:kv[ \t]+get|read)[ \t][^\n|;&`<>]{0,256}?"
+        r"-field=[\"']?[\w.-]{0,64}?(?:pass|pwd|token|secret|key|credential|auth)[\w.-]{0,64}+"
+        r"[\"']?(?![^\s;|&<>])[^\n|;&`<>]{0,256}+\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
+        r"(?P<vault_field>[^\s]{6,4096})(?=[ \t]*(?:\r?\n|\Z))", re.ASCII | re.IGNORECASE),
+        ("vault",), folded=True, anchored=True, wrapper=True, guard="="),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
     # each line's password went out in clear. One span per line (:func:`cloud_passwords`)

@@ -116,7 +116,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password",
-                "expect_send", "hash_input", "add_mask"):
+                "expect_send", "hash_input", "add_mask", "vault_field"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not _is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value

@@ -176,6 +176,8 @@ def might_hold_visible(text: str) -> bool:
     if colon and (":AA" in text or ("://" in text and ("hooks" in text or "Webhook/" in text
                                                       or "ifttt" in text))):
         return True  # a Telegram bot token, a Slack, Discord, Teams or IFTTT webhook
+    if "-field=" in text and "vault" in text:
+        return True  # what ``vault kv get -field=password …`` printed on its next line
     if colon and '=="' in text and '"value"' in text:
         return True  # an Azure storage key, ``"value": "…=="`` (az storage account keys)
     size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
