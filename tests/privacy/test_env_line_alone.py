@@ -3,7 +3,8 @@ nothing of a credential (``DB=…``): a generated value there went out in clear 
 credential's name, an ``export`` or an environment's dump was read). It goes now when it
 reads as generated, as a container's environment entries are judged
 (secret_environments.generated); settings, IDs, digests and a weak password under such a
-name stay, and so does a pair inside a command line."""
+name stay, and so does a pair inside a command line. A pair starting a command's line, the
+command's environment (``DB=… rails s``), went out in clear too: it goes now."""
 
 from __future__ import annotations
 
@@ -58,3 +59,15 @@ def test_the_pretest_reads_such_a_line_from_its_equals_sign_back() -> None:
     assert not alone_pair(f"run DB={PW} rails s")  # a pair inside a command line
     assert not alone_pair(f"x = {PW}")  # a space before the "=": code
     assert not alone_pair("DB=short")
+
+
+def test_a_pair_starting_a_command_line_is_redacted() -> None:
+    # the command's environment: went out in clear (env_line wanted the line's end)
+    for text in (f"DB={PW} rails s", f"SIGNING={PW} ./run.sh --port 3000",
+                 f"Start it with:\n  SESSION='{PW}' bundle exec puma\n"):
+        assert redact(text) == (text.replace(PW, "[REDACTED:secret]"), 1), text
+    for text in ("GIT_COMMIT=3f2504e04f8911d39a0c0305e82c3301abcdef12 make release",
+                 "AUTH0_DOMAIN=MyTenantProduction2024 npm start",
+                 "NODE_OPTIONS=--max-old-space-size=4096 node app.js",
+                 f"run DB={PW} rails s"):  # (not at its line's start: as before)
+        assert redact(text) == (text, 0), text

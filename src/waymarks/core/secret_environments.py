@@ -63,11 +63,13 @@ ENVIRONMENT_RULES: Final = (
         guard="="),
     # one ``NAME=VALUE`` alone on its line, a .env file's or a pasted one's, its value a
     # token's run (quoted or not): under a name that says nothing (``DB=…``), a generated
-    # value went out in clear
+    # value went out in clear; and so did one starting a command's line, the command's
+    # environment (``SIGNING=… ./run.sh``, ``DB=… rails s``: a command's word after it)
     Rule("env_line", "secret", lazy(
         r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,63}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
         r"|(?P<env_q>['\"])[A-Za-z0-9+/_-]{16,4096}={0,2}(?P=env_q)))"
-        r"[ \t]*(?=\r?\n|\Z)", re.ASCII), ("=",), wrapper=True, guard="=", hint=ALONE_VALUE),
+        r"(?=[ \t]*(?:\r?\n|\Z)|[ \t]+[\w./~-][^\s=]{0,255}(?:[ \t]|\r?\n|\Z))", re.ASCII),
+        ("=",), wrapper=True, guard="=", hint=ALONE_VALUE),
 )
 
 #: an entry of ``env_list``: the string's name, then its value (its escapes kept)
