@@ -74,3 +74,22 @@ def test_a_public_key_or_certificate_body_stays(der_hex: str) -> None:
 def test_a_prefix_named_in_prose_stays() -> None:
     text = "PKCS#1 keys start with MIIEpAIBAAKCAQEA, public ones with MIIBIjAN"
     assert redact(text) == (text, 0)
+
+
+def test_middle_lines_alone_go() -> None:
+    # a key's lines cut at both ends (no armour, no DER opening), or before an END line
+    # cut mid-word: they went out in clear
+    lines = key_lines(1190)
+    middle = "\n".join(lines[3:9])
+    assert redact(f"rest of the key:\n{middle}\nthanks") == \
+        ("rest of the key:\n[REDACTED:private-key]\nthanks", 1)
+    tail = "\n".join(lines[12:])
+    assert redact(f"{tail}\n-----END RSA PRIV") == ("[REDACTED:private-key]\n-----END RSA PRIV", 1)
+
+
+def test_lines_that_are_no_key_s_middle_stay() -> None:
+    digests = "\n".join(f"{n:064x}" for n in range(10**40, 10**40 + 4))  # hex: a digest's
+    two = "\n".join(key_lines(1190)[3:5])  # two lines only
+    words = "\n".join(["A" * 64] * 3)  # no digit, no small letter
+    for text in (digests, f"{two}\nok", words):
+        assert redact(text) == (text, 0), text

@@ -46,6 +46,8 @@ from waymarks.core.secret_values import (
 )
 
 _DIGIT, _LETTER = lazy("[0-9]"), lazy("[A-Za-z]")
+#: a capital, a small letter and a digit, in any order (a random base64 line holds them)
+_LETTER_MIX: Final = lazy(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])[^0-9]*[0-9]", re.ASCII)
 
 
 #: a random 40-character base64 value has about 29 distinct characters; below this, a
@@ -78,6 +80,14 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # signature has a random part (hex, base64), judged as a URL's token user's are
         return _DIGIT.search(value) is not None and _LETTER.search(value) is not None \
             and any(_random_part(part) for part in _USER_PARTS.split(value))
+    if name == "pem_middle":  # each full line random, as a key's DER is (a digest's hex
+        # not); a body's first line (DER's SEQUENCE, "M…": pem_der reads a private key's
+        # opening, a certificate's or public key's stays) or lines before an END line other
+        # than a private key's are no middle of a private key
+        after = match.string[end:end + 80].lstrip()
+        return not value.startswith("M") and all(
+            _LETTER_MIX.search(line) is not None for line in value.split()[:-1]) and (
+            not after.startswith("-----END") or "PRIV" in after.split("\n", 1)[0])
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":

@@ -30,6 +30,7 @@ from waymarks.core.secret_tokens import (
     GITHUB,
     GITLAB,
     MAILCHIMP,
+    PEM_LINES,
     PGPASS_HINT,
     alone_pair,
     named_aws_key,
@@ -176,6 +177,8 @@ def might_hold_visible(text: str) -> bool:
     if colon and (":AA" in text or ("://" in text and ("hooks" in text or "Webhook/" in text
                                                       or "ifttt" in text))):
         return True  # a Telegram bot token, a Slack, Discord, Teams or IFTTT webhook
+    if len(text) >= 195 and text.count("\n") >= 2 and PEM_LINES.search(text) is not None:
+        return True  # a private key's middle lines, no armour (three of 64 at least)
     if "-field=" in text and "vault" in text:
         return True  # what ``vault kv get -field=password …`` printed on its next line
     if colon and '=="' in text and '"value"' in text:

@@ -93,6 +93,8 @@ _AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?"
                      + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
                      + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
 
+#: a PEM body's full line, 64 base64 characters, ending its line: the middle lines' hint
+PEM_LINES: Final = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64}[ \t]*\r?\n", re.ASCII)
 #: the words of a private key's armour line after BEGIN or END, to its closing dashes
 _ARMOUR: Final = r"(?:[ \t\r\n]+[A-Z0-9]+)*?[ \t\r\n]+PRIVATE[ \t\r\n]+KEY(?:[ \t\r\n]+BLOCK)?-----"
 
@@ -131,6 +133,15 @@ TOKENS: Final = (
            r"|MHcCAQEE|MC4CAQAwBQYDK2V[uw]BCIEI|b3BlbnNzaC1rZXktdjEA)[A-Za-z0-9+/]{24,}={0,2}"
            r"(?:(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/]{4,}={0,2}(?=[ \t]*(?:\r?\n|\\n|\Z|[\"',])))*",
            "IBA", "AgE", "CAQ", "b3BlbnNzaC1rZXktdjEA"),
+    # its middle lines alone, no armour and no DER opening (a paste cut at both ends, an
+    # END line cut mid-word after them): three or more of PEM's full 64-character lines,
+    # then a short last one (not a word); ``accepts`` wants each line random (mixed case
+    # and digits: a digest's hex is not). It went out in clear
+    Rule("pem_middle", "private-key", lazy(
+        r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{64}[ \t]*\r?\n[ \t]*){2,}[A-Za-z0-9+/]{64}"
+        r"(?:[ \t]*\r?\n[ \t]*(?=[A-Za-z]{0,63}[0-9+/=])[A-Za-z0-9+/]{1,63}={0,2}"
+        r"(?=[ \t]*(?:\r?\n|\Z)))?"
+        r"(?![A-Za-z0-9+/=])", re.ASCII), ("\n",), hint=PEM_LINES),
     _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
     _token("anthropic", "anthropic-key", _B + r"sk-ant-[\w-]{20,}", "sk-ant-"),
     _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
