@@ -23,6 +23,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.text import straight_apostrophes, undotted_i
+from waymarks.recall.code_flags import flags_read
 from waymarks.recall.vocabulary import (
     AGENT_NOUNS,
     ASKED_WHOM,
@@ -246,11 +247,15 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
         rest = _blank_framing(rest)
         rest = owner_asked(rest)
     rest = _joined_phrasal(rest)
+    flags: tuple[tuple[str, int], ...] = ()
+    if "`" in rest and "-" in rest:  # a command's flags: its options, no work the text says
+        rest, flags = flags_read(rest, word_feature)
     if not quoted_spans and rest.isascii():  # the common case: every word is one feature
         for word in _WORDS.findall(rest):
             word_key = _ascii_word_feature(word)
             if word_key is not None:
                 features[word_key] = None
+        features.update(dict.fromkeys(feature for feature, _ in flags))
         return Analysis(tuple(features), frozenset(literals), frozenset(pasted - literals))
     for match in _WORDS.finditer(rest):
         word = match.group(0)
@@ -263,6 +268,8 @@ def analyze(text: str, *, query: bool = False) -> Analysis:
             word_key = word_feature(part)
             if word_key is not None:
                 add(word_key, match.start())
+    for feature, position in flags:
+        add(feature, position)
     for feature in quoted_only:
         features.pop(feature, None)
     return Analysis(tuple(features), frozenset(literals), frozenset(pasted - literals),

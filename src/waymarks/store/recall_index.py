@@ -38,6 +38,7 @@ from waymarks.core import text as _text
 from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
 from waymarks.recall import analysis as _analysis
+from waymarks.recall import code_flags as _code_flags
 from waymarks.recall import vocabulary as _vocabulary
 from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
@@ -122,7 +123,7 @@ def analysis_fingerprint() -> str:
 #: taken when this module is imported, right after the analysis: read at the first
 #: recall instead, a process started before an upgrade noted the new files' digest for
 #: records its old code analysed, and they were never analysed again
-_ANALYSIS: Final = sources_digest(_analysis, _vocabulary, _text)
+_ANALYSIS: Final = sources_digest(_analysis, _code_flags, _vocabulary, _text)
 
 
 def _note(watermark: object) -> str:
