@@ -115,3 +115,18 @@ def test_a_rare_verb_does_not_answer_for_another_thing(app: Waymarks) -> None:
 ])
 def test_the_verb_of_a_how_to_question(question: str, verb: str | None) -> None:
     assert action_asked(question) == verb
+
+
+def test_a_clause_asking_only_the_thing_named_needs_no_attribute(app: Waymarks) -> None:
+    """"what runs the staging database and on which port?" asks two things: what runs it
+    (a claim naming the staging database answers that) and its port. Once "run" named
+    nothing, the question read as the staging database's port alone, and the claim of what
+    runs it, which says no port, was refused (test_learning_cli's learned claim)."""
+    question = "what runs the staging database and on which port?"
+    texts = _store(app, ("The staging database runs Postgres 16.",
+                         "The staging database port is 5433.",
+                         "The billing database runs MySQL 8."))
+    recalled = [texts[i] for i in app.recall(question).selected]
+    assert "The staging database runs Postgres 16." in recalled
+    assert "The staging database port is 5433." in recalled
+    assert "The billing database runs MySQL 8." not in recalled

@@ -109,10 +109,15 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
         names, attributes = _name_and_concepts(plan, words, names, stats)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
              and len(names) == 1 and bool(attributes))
+    # a clause asking nothing but the thing named ("what runs the staging database and on
+    # which port?"): a record naming it answers that clause, whatever the other asks
+    open_clause = any(not {f for f in clause if f not in names and f not in named_kinds
+                           and not is_generic(f)} for clause in plan.clauses)
     return QueryFacts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        short_name=names[0] if short else None, short_attributes=attributes if short else (),
+        short_name=names[0] if short else None,
+        short_attributes=attributes if short and not open_clause else (),
         either=plan.asks if short else NONE,
         phrases=rare_phrases(plan.focus, stats),
         naming=frozenset(f for f in plan.focus if _names(f, False, stats)),

@@ -409,7 +409,8 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
                          fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
                      introduced=_introduced(text, analysis.features),
                      agent=agent_asked(text) if analysis.features else (),
-                     action=action_asked(text) if analysis.features else None)
+                     action=action_asked(text) if analysis.features else None,
+                     clauses=_clauses(text, analysis.features))
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a
@@ -514,6 +515,28 @@ def _asked_in_clauses(folded: str, focus: set[str]) -> set[str]:
     asked = [{f for f in word_order(clause) if f in focus and f in ATTRIBUTES}
              for clause in _CLAUSE.split(folded)]
     return set().union(*asked) if sum(map(bool, asked)) >= 2 else set()
+
+
+#: where a question joins another clause led by a question word, a preposition before it
+#: or not ("... and on which port?"); the first clause holds a question word too
+_WH_CLAUSE: Final = lazy(r"(?:,|\band\b|\bor\b)\s*(?:also\s+)?(?=(?:(?:on|in|at|to|from|for|"
+                         r"with|by|under|of)\s+)?(?:who|what|which|where|how)\b)")
+_WH: Final = lazy(r"\b(?:who|what|which|where|how)\b")
+
+
+def _clauses(text: str, focus: Sequence[str]) -> tuple[frozenset[str], ...]:
+    """The focus words of each clause of a short question of two or more clauses each led
+    by a question word (:attr:`QueryPlan.clauses`); none otherwise."""
+    if len(focus) > SHORT_QUERY_FEATURES or not focus:
+        return ()
+    folded = fold(text)
+    if "," not in folded and " and " not in folded and " or " not in folded:
+        return ()
+    parts = _WH_CLAUSE.split(folded)
+    if len(parts) < 2 or not _WH.search(parts[0]):
+        return ()
+    within = set(focus)
+    return tuple(frozenset(f for f in word_order(part) if f in within) for part in parts)
 
 
 def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:

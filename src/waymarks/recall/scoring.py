@@ -148,6 +148,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: the verb of a question asking how to do it ("how do I reindex billing?";
     #: :mod:`waymarks.recall.asked_action`): asked of the thing named, as an attribute is
     action: str | None = None
+    #: the focus words of each clause of a question joining two or more clauses led by a
+    #: question word, a preposition before it or not ("what runs the staging database and
+    #: on which port?"); worked out for a short question only, the one it changes
+    clauses: tuple[frozenset[str], ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
