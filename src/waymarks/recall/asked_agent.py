@@ -9,6 +9,13 @@ before the verb and none after, in the active voice (no "by": "Billing is owned 
 money team." names the owner), says what that thing owns, not who owns it
 (:func:`says_its_doing`).
 
+"What does the mailer send through?" asks what the mailer does (:func:`doer_asked`: "what
+does", then the thing in one or two words, then the verb and at most a preposition):
+"Password resets … send mail through the mailer." holds "send" and "mailer" too, but
+with the mailer after the verb
+and none before, it says what is done through the mailer (:func:`says_done_to_it`; a
+passive, "by the mailer", still names the mailer doing it).
+
 Read from the question's and the record's text when it is scored, as an asked time is
 (:mod:`waymarks.recall.asked_time`); records are not re-indexed for it.
 """
@@ -18,7 +25,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.recall.analysis import fold, owner_asked, word_order
+from waymarks.recall.analysis import fold, owner_asked, word_feature, word_order
 
 #: "who" and the verb right after it; the verb's object is the rest of the question
 _WHO_VERB: Final = lazy(r"^\W*who\s+([a-z]+)\b([^?]*)")
@@ -62,3 +69,38 @@ def says_its_doing(asked: tuple[str, ...], text: str) -> bool:
     at = order.index(verb)
     return (any(f in done_to for f in order[:at]) and not any(f in done_to for f in order[at:])
             and _BY.search(fold(text)) is None)
+
+
+#: "what does X VERB (preposition)?": the thing (one or two words), then its verb last
+_WHAT_DOES: Final = lazy(
+    r"^\W*what\s+(?:does|do|did)\s+((?:the\s+)?[^\s?]+(?:\s+[^\s?]+)??)\s+([a-z]+)"
+    r"(?:\s+(?:through|to|with|via|on|from|into|for|at))?\s*\?*\s*$")
+#: a passive's agent, kept in a word order as a word of its own
+_BY_MARK: Final = "w:byagent"
+
+
+def doer_asked(text: str) -> tuple[str, ...]:
+    """The verb's feature and the thing's, of a question asking what the thing does ("what
+    does the mailer send through?": ``("w:send", "w:mailer")``), else ``()``."""
+    match = _WHAT_DOES.match(fold(text))
+    if match is None:
+        return ()
+    verb = word_feature(match.group(2))
+    doer = word_order(match.group(1))
+    if verb is None or not doer or verb in doer:
+        return ()
+    return (verb, *dict.fromkeys(doer))
+
+
+def says_done_to_it(asked: tuple[str, ...], text: str) -> bool:
+    """Whether the record holds the verb of ``asked`` (:func:`doer_asked`) with the thing
+    only after it and not as a passive's agent ("by the mailer"): something else doing it
+    to or through the thing."""
+    verb, doer = asked[0], frozenset(asked[1:])
+    order = word_order(_BY.sub(" byagent ", fold(text)))
+    if verb not in order:
+        return False
+    at = order.index(verb)
+    after = [i for i, f in enumerate(order) if f in doer and i > at]
+    return (bool(after) and not any(f in doer for f in order[:at])
+            and order[after[0] - 1] != _BY_MARK)

@@ -26,7 +26,7 @@ from waymarks.recall.analysis import (
     says_value,
     version_subjects,
 )
-from waymarks.recall.asked_agent import says_its_doing
+from waymarks.recall.asked_agent import says_done_to_it, says_its_doing
 from waymarks.recall.asked_time import TIME_BONUS
 from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
@@ -207,6 +207,9 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     if plan.agent and says_its_doing(plan.agent, candidate.text):
         # "who owns billing?": "Billing owns the Stripe webhook." says what billing owns
         return f"says what {plan.agent[1][2:]} does, not who does it"
+    if plan.doer and says_done_to_it(plan.doer, candidate.text):
+        # "what does the mailer send through?": "… send mail through the mailer."
+        return f"says what is done through {plan.doer[1][2:]}, not what it does"
     # (every strong match generic or numeric; a record naming the thing a bare kind
     # refers to matched the subject too: "where is the service config?" of the search's,
     # and so does one about the subject a follow-up inherited, when it names a thing:

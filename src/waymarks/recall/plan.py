@@ -41,7 +41,7 @@ from waymarks.recall.analysis import (
     word_order,
 )
 from waymarks.recall.asked_action import action_asked
-from waymarks.recall.asked_agent import agent_asked
+from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
@@ -409,6 +409,7 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
                          fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
                      introduced=_introduced(text, analysis.features),
                      agent=agent_asked(text) if analysis.features else (),
+                     doer=doer_asked(text) if analysis.features else (),
                      action=action_asked(text) if analysis.features else None,
                      clauses=_clauses(text, analysis.features))
 

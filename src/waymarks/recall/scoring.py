@@ -145,6 +145,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: the verb of a question asking who does it and the words of what it is done to
     #: ("who owns billing?"; :mod:`waymarks.recall.asked_agent`)
     agent: tuple[str, ...] = ()
+    #: the verb of a question asking what a thing does and the thing's words ("what does
+    #: the mailer send through?"; :func:`waymarks.recall.asked_agent.doer_asked`)
+    doer: tuple[str, ...] = ()
     #: the verb of a question asking how to do it ("how do I reindex billing?";
     #: :mod:`waymarks.recall.asked_action`): asked of the thing named, as an attribute is
     action: str | None = None
