@@ -13,6 +13,7 @@ import platformdirs
 import pytest
 
 from tests.conftest import isolated_python
+from tests.documentation import section
 from waymarks.cli import home
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -162,8 +163,7 @@ def test_an_empty_or_relative_home_is_refused_and_nothing_is_written_here(
 
 def _readme_home() -> str:
     """The home README's "From Python" example computes (its lines up to ``home = …``)."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("### From Python", 1)[1].split("```python", 1)[1]
+    example = section("From Python").split("```python", 1)[1]
     example = example.split("with Waymarks(", 1)[0]
     found: dict[str, object] = {}
     exec(example, found)  # the README's own example

@@ -8,11 +8,10 @@ import re
 import subprocess
 from pathlib import Path
 
+from tests.documentation import documentation
 from tests.team.test_team_hostile import run
 from tests.team.test_team_review import _own_file, repo  # noqa: F401
 from waymarks.service import team
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> str:  # noqa: F811
@@ -32,7 +31,7 @@ def test_keeping_ones_side_of_a_conflict_redoes_the_other_sides_unshares(
     an item the other branch unshared came back for everyone. README now says to redo
     its unshares and supersedes too, listed with ``git show``; done so, the item stays
     withdrawn."""
-    recipe = " ".join(README.read_text(encoding="utf-8").split())
+    recipe = " ".join(documentation().split())
     start = recipe.index("If the merge conflicts: keep your side")
     said = recipe[start:start + 1200]
     assert "git show feat-x:.waymarks/team/<file>" in said, said
