@@ -4,6 +4,7 @@ renamed or moved must not leave a link behind it that leads nowhere."""
 
 from __future__ import annotations
 
+import ast
 import re
 import unicodedata
 from pathlib import Path
@@ -112,3 +113,38 @@ def test_anchors_are_githubs() -> None:
     assert slug("Learning what work was done (from the tools' own results)") == \
         "learning-what-work-was-done-from-the-tools-own-results"
     assert slug("数据库 端口") == "数据库-端口"
+
+
+def _messages() -> list[tuple[str, str]]:
+    """Every string literal under src/waymarks (adjacent literals joined, an f-string's
+    literal parts each), with its module."""
+    found = []
+    for module in sorted((ROOT / "src" / "waymarks").rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append((str(module.relative_to(ROOT)), node.value))
+    return found
+
+
+def test_what_the_program_tells_a_user_to_read_is_where_it_says() -> None:
+    """A message naming a documentation section (``(README, Team memory)``, ``(docs/team.md:
+    Team memory)``, ``see docs/hosts.md``) names a page that exists and holds those words:
+    after the README was split, four messages still sent the person to README for a
+    section that moved."""
+    heading = r"([A-Z][\w /-]*\w)"
+    problems = []
+    for module, text in _messages():
+        text = " ".join(text.split())
+        for match in re.finditer(rf"\bREADME[,:] {heading}", text):
+            if slug(match.group(1)) not in anchors(ROOT / "README.md"):
+                problems.append(f"{module}: README has no section {match.group(1)!r}: "
+                                f"{text[:90]}")
+        pointers = rf"(?:\(|[Ss]ee )(docs/[\w-]+\.md)(?:[,:] {heading})?"
+        for match in re.finditer(pointers, text):
+            page = ROOT / match.group(1)
+            if not page.is_file():
+                problems.append(f"{module}: no {match.group(1)}: {text[:90]}")
+            elif match.group(2) and " ".join(match.group(2).split()) not in \
+                    " ".join(page.read_text(encoding="utf-8").split()):
+                problems.append(f"{module}: {match.group(1)} has no {match.group(2)!r}")
+    assert problems == [], "\n".join(problems)

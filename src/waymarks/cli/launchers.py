@@ -237,7 +237,7 @@ def register(root: "click.Group") -> None:
                 " token and memory would cross the network unencrypted. Keep the default "
                 "--host 127.0.0.1 and reach it through an SSH tunnel (ssh -L "
                 "8765:127.0.0.1:8765 ...) or a TLS proxy on this machine that sends Host "
-                "127.0.0.1:8765 (README: MCP over HTTP); or add --allow-remote to accept "
+                "127.0.0.1:8765 (docs/hosts.md: MCP over HTTP); or add --allow-remote to accept "
                 "that risk")
         section = settings_for(app).raw.get("mcp")
         token = section.get("token") if isinstance(section, dict) else None

@@ -304,7 +304,7 @@ def team_group() -> Group:
         footer += [f"{cell(u['path'])}: unmerged (two branches wrote to it; read as it "
                    "stands, the other branch's entries not among them): keep your side "
                    f"(`{cell(u['keep'])}`), commit the merge, and redo what the other "
-                   "branch wrote to it (README, Team memory)" for u in data["unmerged"]]
+                   "branch wrote to it (docs/team.md: Team memory)" for u in data["unmerged"]]
         footer += [f"doc: {cell(d['path'])}"
                    + (f" ({cell(d['id'])}, {cell(d['status'] or '-')})" if d["id"] else "")
                    + (f"; not served: superseded by {cell(', '.join(d['supersededBy']))}"

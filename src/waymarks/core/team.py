@@ -186,8 +186,8 @@ def parse_line(line: bytes) -> TeamEntry:
         # git's own, from a merge without the ledger's merge=binary, committed unresolved:
         # "not an entry" sent the person looking for an attacker
         raise TeamFormatError("a merge conflict's marker, committed unresolved: keep one "
-                              "side's file and redo the other's entries (README, Team "
-                              "memory)")
+                              "side's file and redo the other's entries (docs/team.md: "
+                              "Team memory)")
     try:
         raw = _DECODER.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):

@@ -233,8 +233,8 @@ def _refuse_unmerged_own(app: Waymarks, me: str) -> None:
             raise TeamRefused("own_file_unmerged", f"your team file {escaped(held['path'])} "
                               "is in a merge git left unresolved; finish the merge first "
                               f"(keep your side, `{held['keep']}`, `git add` it, commit the "
-                              "merge, and redo what the other branch wrote to it: README, "
-                              "Team memory), then run the command again")
+                              "merge, and redo what the other branch wrote to it; see "
+                              "docs/team.md, Team memory), then run the command again")
 
 
 def _user_name(app: Waymarks) -> str | None:
