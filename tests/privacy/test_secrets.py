@@ -494,3 +494,14 @@ def test_a_url_password_with_at_or_hash_or_escaped_slashes_is_redacted(
 ])
 def test_url_lookalikes_with_at_and_hash_stay(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", ["--token sk-\x1e", "--password a\x1fb", "--api-key x\x1cy z"])
+def test_a_flag_value_holding_a_separator_control_is_judged_not_raised(text: str) -> None:
+    """A flag's value holding a control character Python counts as a space (\\x1c-\\x1f):
+    the check of a dotenv line's words asked the flag's match for its "=" group, which a
+    flag has none of (IndexError: found by test_redaction_is_idempotent's Hypothesis run in
+    the clean-clone CI, `--token sk-\\x1e`; the base tree raised it too). Redacting twice
+    gives what redacting once gave."""
+    once = redact(text)[0]
+    assert redact(once)[0] == once

@@ -195,7 +195,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
                 # no passphrase, under a name as often for a description: a word decides
                 return any(_looks_like_secret(word.strip(".,;:!?()"), data=False, alone=False)
                            for word in value.split())
-            if not quoted and match.group("sep") == "=":
+            if not quoted and match.groupdict().get("sep") == "=":  # (a flag has none)
                 # a dotenv line's words (:func:`_dotenv_end`): a passphrase, or a first
                 # word that reads random even as prose's (``password=9DMny3UWo2va key``
                 # went in clear once the line's rest was read with it; ``TODO fill me
