@@ -130,3 +130,14 @@ def test_a_clause_asking_only_the_thing_named_needs_no_attribute(app: Waymarks) 
     assert "The staging database runs Postgres 16." in recalled
     assert "The staging database port is 5433." in recalled
     assert "The billing database runs MySQL 8." not in recalled
+
+
+def test_a_question_asking_which_thing_needs_no_concept_said(app: Waymarks) -> None:
+    """"Which continuous integration service runs our builds?" asks which service: a claim
+    naming it is not refused for saying no "build" (the real Pi learning test's learned
+    claim, whose search terms name continuous integration, was refused so; other gates
+    still weigh it)."""
+    question = "Which continuous integration service runs our builds?"
+    texts = _store(app, ("Our continuous integration service is Buildkite.",))
+    reasons = [s.reason for s in app.recall(question).scored if s.candidate.id in texts]
+    assert reasons and not any("says nothing about build" in r for r in reasons), reasons

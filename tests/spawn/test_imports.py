@@ -200,7 +200,7 @@ def test_a_one_shot_recall_ends_its_process_without_the_teardown(tmp_path) -> No
     assert "5433" in done.stdout and done.stdout.endswith("[END WAYMARKS RECALLED MEMORY]\n")
     failed = _ending(tmp_path, ["--cwd", str(tmp_path / "missing"), "recall", "port"])
     assert failed.returncode == 2
-    assert failed.stderr.endswith("the current directory\natexit ran\n"), failed.stderr  # (cb436bd5)
+    assert failed.stderr.endswith("the current directory\natexit ran\n"), failed.stderr
 
 
 def test_a_running_thread_keeps_the_teardown(tmp_path) -> None:  # type: ignore[no-untyped-def]

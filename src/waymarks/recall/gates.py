@@ -142,6 +142,8 @@ def _name_and_concepts(plan: QueryPlan, words: Sequence[str], names: list[str],
     attribute is asked: another thing's deploy, or the mailer's port, is no answer; else
     ``names`` and no attribute. A word the store never saw names nothing a record could
     say ("often" of "how often are dependencies updated?")."""
+    if plan.asks_which:  # "which continuous integration service runs our builds?": a
+        return names, ()  # name answers it, a concept of its words need not be said
     named = words if words else [f for f in names if f in plan.introduced]
     if len(named) != 1 or (words and len(names) != 1) or not stats.df.get(named[0]):
         return names, ()

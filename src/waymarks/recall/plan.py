@@ -411,7 +411,9 @@ def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
                      agent=agent_asked(text) if analysis.features else (),
                      doer=doer_asked(text) if analysis.features else (),
                      action=action_asked(text) if analysis.features else None,
-                     clauses=_clauses(text, analysis.features))
+                     clauses=_clauses(text, analysis.features),
+                     asks_which=bool(analysis.features) and _WHICH_FIRST.match(fold(text))
+                     is not None)
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a
@@ -522,6 +524,7 @@ def _asked_in_clauses(folded: str, focus: set[str]) -> set[str]:
 #: or not ("... and on which port?"); the first clause holds a question word too
 _WH_CLAUSE: Final = lazy(r"(?:,|\band\b|\bor\b)\s*(?:also\s+)?(?=(?:(?:on|in|at|to|from|for|"
                          r"with|by|under|of)\s+)?(?:who|what|which|where|how)\b)")
+_WHICH_FIRST: Final = lazy(r"\s*(?:which|what)\b")
 _WH: Final = lazy(r"\b(?:who|what|which|where|how)\b")
 
 

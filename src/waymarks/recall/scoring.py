@@ -155,6 +155,9 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: question word, a preposition before it or not ("what runs the staging database and
     #: on which port?"); worked out for a short question only, the one it changes
     clauses: tuple[frozenset[str], ...] = ()
+    #: a question opening with "which" or "what" ("which continuous integration service
+    #: runs our builds?"): it asks which thing, answered by a name, not a concept of one
+    asks_which: bool = False
 
 
 class Scored(msgspec.Struct, frozen=True):
