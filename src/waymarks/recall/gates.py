@@ -111,8 +111,11 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
              and len(names) == 1 and bool(attributes))
     # a clause asking nothing but the thing named ("what runs the staging database and on
     # which port?"): a record naming it answers that clause, whatever the other asks
-    open_clause = any(not {f for f in clause if f not in names and f not in named_kinds
-                           and not is_generic(f)} for clause in plan.clauses)
+    # (a verb of no meaning of its own asked of it, "runs": a clause of the name alone,
+    # "…, and which warehouse?", asks about another thing)
+    rests = ([f for f in clause if f not in names and f not in named_kinds]
+             for clause in plan.clauses)
+    open_clause = any(rest and all(is_generic(f) for f in rest) for rest in rests)
     return QueryFacts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
