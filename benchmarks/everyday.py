@@ -14,7 +14,10 @@ Sets, reported apart:
   :mod:`tests.recall.test_everyday_more` (which their tests hold right) and the leftover
   questions below (wrong or missed when they were written down);
 - ``heldout``: another project's memory and questions (:mod:`everyday_heldout`), written
-  before the rules that answer them were read, and never tuned on.
+  before the rules that answer them were read, and never tuned on;
+- ``heldout2``: a third project's memory, questions and follow-ups (:mod:`everyday_heldout2`,
+  some in Chinese), written the same way a stop later. A follow-up is asked with its turn
+  before as the history.
 
     PYTHONPATH=src .venv/bin/python benchmarks/everyday.py [--show]
 
@@ -36,6 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO)]  # the tests' question sets
 
 import everyday_heldout  # noqa: E402
+import everyday_heldout2  # noqa: E402
 from tests.recall import everyday_store, test_everyday_more, test_everyday_questions  # noqa: E402
 from waymarks.service.app import Waymarks  # noqa: E402
 
@@ -57,21 +61,32 @@ LEFTOVER: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
-def _questions() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+Questions = dict[str, tuple[str, ...]]
+#: (turn before, follow-up, answers)
+FollowUps = Sequence[tuple[str, str, tuple[str, ...]]]
+
+
+def _held_out(module: Any) -> Questions:
+    questions = dict(module.ANSWERED)
+    questions.update({question: () for question in module.UNSTORED})
+    return questions
+
+
+def _questions() -> tuple[Questions, Questions]:
     everyday: dict[str, tuple[str, ...]] = {}
     for module in (test_everyday_questions, test_everyday_more):
         everyday.update(module.ANSWERED)
         everyday.update({question: () for question in module.UNSTORED})
     everyday.update(LEFTOVER)
-    heldout = dict(everyday_heldout.ANSWERED)
-    heldout.update({question: () for question in everyday_heldout.UNSTORED})
-    return everyday, heldout
+    return everyday, _held_out(everyday_heldout)
 
 
 def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
-            show: bool) -> dict[str, Any]:
+            show: bool, follow_ups: FollowUps = ()) -> dict[str, Any]:
     """Right, wrong and missed questions of one store (see the module's docstring)."""
-    counts = {"questions": len(questions), "right": 0, "wrong": 0, "missed": 0,
+    asked = [((), question, answers) for question, answers in questions.items()]
+    asked += [((before,), question, answers) for before, question, answers in follow_ups]
+    counts = {"questions": len(asked), "right": 0, "wrong": 0, "missed": 0,
               "wrong_claims": 0}
     shown: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as temp:
@@ -79,8 +94,8 @@ def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
         project.mkdir()
         with Waymarks(Path(temp, "home"), cwd=str(project)) as app:
             texts = {app.remember(claim).id: claim for claim in claims}  # type: ignore[union-attr]
-            for question, answers in questions.items():
-                recalled = [texts[i] for i in app.recall(question).selected]
+            for history, question, answers in asked:
+                recalled = [texts[i] for i in app.recall(question, history).selected]
                 stray = [text for text in recalled
                          if not answers or not any(part in text for part in answers)]
                 counts["wrong_claims"] += len(stray)
@@ -88,7 +103,7 @@ def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
                            else "right")
                 counts[outcome] += 1
                 if show and outcome != "right":
-                    shown[f"{outcome}: {question}"] = recalled
+                    shown[f"{outcome}: {' / '.join((*history, question))}"] = recalled
     return {**counts, **({"not_right": shown} if show else {})}
 
 
@@ -101,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps({
         "everyday": measure(everyday_store.CLAIMS, everyday, args.show),
         "heldout": measure(everyday_heldout.CLAIMS, heldout, args.show),
+        "heldout2": measure(everyday_heldout2.CLAIMS, _held_out(everyday_heldout2), args.show,
+                            everyday_heldout2.FOLLOW_UPS),
     }, indent=2, ensure_ascii=False))
     return 0
 
