@@ -3,7 +3,8 @@ staple``): a .env reader (python-dotenv, ``docker --env-file``, Compose) takes i
 line's end, but only its first word was redacted, and the rest of the passphrase went to
 the model in clear. The line's value goes whole when the rest of it is words; a command
 after an environment prefix (``PGPASSWORD=… psql -h db``), a comment, and a value inside a
-sentence keep what follows."""
+sentence keep what follows, and so does a command of words after a generated value
+(``DB_PASSWORD=Xk9vT2pQ7mLwR4sZ rails s``: `` rails s`` was redacted with it)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,13 @@ KEPT: list[tuple[str, str]] = [
     ("then set DB_PASSWORD=hunter22 and restart the app",
      "then set DB_PASSWORD=[REDACTED:secret] and restart the app"),
     ("password: see the vault", "password: see the vault"),  # prose after a colon stays
+    # a command of words after a generated value, the command's environment: the token is
+    # whole, and the command was redacted with it (`` rails s`` lost)
+    ("DB_PASSWORD=Xk9vT2pQ7mLwR4sZ rails s", "DB_PASSWORD=[REDACTED:secret] rails s"),
+    ("  SECRET_KEY_BASE='Xk9vT2pQ7mLwR4sZ' bundle exec puma\n",
+     "  SECRET_KEY_BASE='[REDACTED:secret]' bundle exec puma\n"),
+    ("RAILS_MASTER_KEY=3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c bin rails console",
+     "RAILS_MASTER_KEY=[REDACTED:secret] bin rails console"),
 ]
 
 

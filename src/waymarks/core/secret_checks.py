@@ -27,6 +27,7 @@ from waymarks.core.secret_commands import (
     reads_stdin,
     redis_auth_lead,
 )
+from waymarks.core.secret_environments import generated
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
@@ -332,9 +333,13 @@ def _dotenv_end(match: re.Match[str], end: int) -> int:
     line's rest as the value, so the passphrase goes whole, where its first word alone
     went. A command after an environment prefix (``PGPASSWORD=… psql -h db``: a flag, a
     path), a comment, and a value in a sentence (the name not starting its line) end it
-    where they did."""
+    where they did; so does a command of words after a generated value, the command's
+    environment (``DB_PASSWORD=Xk9vT2pQ7mLwR4sZ rails s``: a token is whole in itself, and
+    ``rails s`` was redacted with it), while a passphrase's words after a word of one
+    (``SMTP_PASS=Tr0ub4dor horse staple``) go with it."""
     rest = _DOTENV_WORDS.match(match.string, end)
-    if rest is None or not _starts_its_line(match.string, match.start()):
+    if rest is None or not _starts_its_line(match.string, match.start()) \
+            or generated("", match.string[match.start(match.lastgroup or 0):end]):
         return end
     return rest.end()
 
