@@ -102,6 +102,21 @@ def test_tokens_after_a_fallback_add_up(home: Path, project: Path) -> None:
     assert [line.split() for line in lines[1:]] == [["fixed", "2000"], ["total", "2000"]]
 
 
+def test_manifest_after_a_fallback_agrees_with_tokens(home: Path, project: Path) -> None:
+    """After a plan that fell back under ``--fixed-tokens 2000``, ``manifest --json`` said
+    ``totalTokens`` 0 (and its text "0 tokens") while ``tokens`` said 2000: the plan
+    added nothing, so its total is the host's own part in every document."""
+    _json(home, project, "pin", "--", "Run the tests before every commit.")
+    planned = _json(home, project, "plan", "--model-limit", "1000", "--fixed-tokens", "2000",
+                    "--prompt", "hi")
+    assert planned["manifest"]["fallback"], planned
+    assert planned["manifest"]["totalTokens"] == 2000, planned["manifest"]
+    shown = _json(home, project, "manifest")
+    assert (shown["totalTokens"], shown["fixedTokens"], shown["blocks"]) == (2000, 2000, [])
+    assert _json(home, project, "tokens")["totalTokens"] == shown["totalTokens"]
+    assert _text(home, project, "manifest").startswith("provider remote, 2000 tokens, FELL")
+
+
 def test_team_supersede_names_the_item_it_asks_about_and_what_it_replaced(
         home: Path, project: Path) -> None:
     from waymarks.service import team

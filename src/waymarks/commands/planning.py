@@ -102,6 +102,7 @@ def register_planning(root: click.Group) -> None:
         data = _manifest_or_empty(runtime().app())
         if data.get("note"):  # no plan yet (it printed "provider None, 0 tokens")
             return Result(data, _sentence(data["note"]))
+        data["totalTokens"] = _total(data)  # (a fallback saved before said 0)
         lines = [f"provider {data.get('provider')}, {data.get('totalTokens', 0)} tokens"
                  + (f", FELL BACK: {data['fallback']}" if data.get("fallback") else "")
                  + _made(data)]
@@ -120,18 +121,12 @@ def register_planning(root: click.Group) -> None:
     def tokens() -> Result:
         data = _manifest_or_empty(runtime().app())
         blocks = data.get("blocks", [])
-        total = data.get("totalTokens", 0)
-        # what the host sends anyway (system prompt, tools, conversation): in the total,
-        # and listed, so the rows add up (they did not after a host's plan); as the plan
-        # was given it (a fallback's, which has no blocks, said 0), else, in a manifest
-        # saved before it was stored, what the rows leave of the total
-        fixed = data.get("fixedTokens", max(0, total - sum(b["tokens"] for b in blocks)))
+        total = _total(data)
+        fixed = _fixed(data)
         rows = [*((b["kind"], b["tokens"]) for b in blocks), *([("fixed", fixed)] if fixed
                                                                else [])]
         fallback = data.get("fallback")
         added = sum(b["tokens"] for b in blocks)
-        if fallback and not blocks:  # it added nothing: the total is the host's own part
-            total = fixed  # (the manifest's 0, under a fixed part of 2000, did not add up)
         text = "\n".join(f"{kind:<9} {n:>7}" for kind, n in
                          [*rows, *([("total", total)] if rows else [])])
         if not blocks:  # a plan that fell back has no blocks, and is no "no plan yet"
@@ -142,6 +137,25 @@ def register_planning(root: click.Group) -> None:
         return Result({"blocks": blocks, "fixedTokens": fixed, "addedTokens": added,
                        "totalTokens": total, "modelLimit": data.get("modelLimit"),
                        "fallback": fallback}, text)
+
+
+def _fixed(manifest: dict[str, Any]) -> int:
+    """What the host sends anyway (system prompt, tools, conversation): in the total, and
+    listed by `tokens`, so the rows add up (they did not after a host's plan); as the plan
+    was given it, else, in a manifest saved before it was stored, what the rows leave of
+    the total."""
+    blocks = manifest.get("blocks", [])
+    return int(manifest.get("fixedTokens", max(0, manifest.get("totalTokens", 0)
+                                                - sum(b["tokens"] for b in blocks))))
+
+
+def _total(manifest: dict[str, Any]) -> int:
+    """The plan's total, as `manifest` and `tokens` both give it: a plan that fell back
+    added nothing, so its total is the host's own part (one saved before the planner
+    said so has 0 under a fixed part of 2000)."""
+    if manifest.get("fallback") and not manifest.get("blocks"):
+        return _fixed(manifest)
+    return int(manifest.get("totalTokens", 0))
 
 
 def _decision_command(root: click.Group, decision: str, summary: str) -> None:

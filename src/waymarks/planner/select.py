@@ -164,7 +164,7 @@ class Plan(msgspec.Struct, frozen=True):
     model_limit: int | None = None
     provider: str = ""
     notes: tuple[str, ...] = ()
-    #: the host's own tokens it was given (in ``total_tokens`` unless it fell back)
+    #: the host's own tokens it was given (in ``total_tokens``: after a fallback, all of it)
     fixed_tokens: int = 0
 
     @property
@@ -539,5 +539,7 @@ def _fallback(manifest: list[ManifestEntry], provider: str, model_limit: int | N
                       e.tokens) if e.decision == "included" else e
         for e in manifest
     ]
-    return Plan((), tuple(marked), reason, 0, model_limit, provider,
+    # it added nothing: its total is the host's own part (it said 0 under a fixed part
+    # of 2000, which `tokens` gave as the total)
+    return Plan((), tuple(marked), reason, fixed_tokens, model_limit, provider,
                 fixed_tokens=fixed_tokens)
