@@ -6,6 +6,7 @@ are handled by the auth service and send mail through the mailer." was recalled 
 from __future__ import annotations
 
 from tests.recall.everyday_store import CLAIMS
+from waymarks.recall.analysis import fold
 from waymarks.recall.asked_agent import doer_asked, says_done_to_it
 from waymarks.service.app import Waymarks
 
@@ -18,7 +19,7 @@ def test_what_the_mailer_sends_through_is_its_own_sending(app: Waymarks) -> None
 
 def test_the_doer_read_from_a_question() -> None:
     assert doer_asked("what does the mailer send through?") == ("w:send", "w:mailer")
-    assert doer_asked("What does the API call?") == ("w:call", "w:api")
+    assert doer_asked(fold("What does the API call?")) == ("w:call", "w:api")
     assert doer_asked("what does billing use?") == ()  # "use" says nothing
     assert doer_asked("who owns the mailer?") == ()
     assert doer_asked("what port does the mailer listen on?") == ()

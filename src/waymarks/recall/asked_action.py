@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.recall.analysis import fold, word_order
+from waymarks.recall.analysis import word_order
 
 #: "how do I", "how can we", "how should you", "how to", and the word after them
 _HOW_TO: Final = lazy(
@@ -25,11 +25,10 @@ _HOW_TO: Final = lazy(
     r"|will|shall|must)\s+(?:i|we|you|one)|to)\s+([a-z][a-z-]*)\b")
 
 
-def action_asked(text: str) -> str | None:
-    """The feature of the verb a question asks how to do ("how do I restart ingest?":
-    ``"w:restart"``), or ``None``: no such question, or a verb no feature holds (a stop
-    word, "get"; filler, "use")."""
-    folded = fold(text)
+def action_asked(folded: str) -> str | None:
+    """The feature of the verb a folded question asks how to do ("how do I restart
+    ingest?": ``"w:restart"``), or ``None``: no such question, or a verb no feature holds
+    (a stop word, "get"; filler, "use")."""
     if "how" not in folded:
         return None
     match = _HOW_TO.match(folded)

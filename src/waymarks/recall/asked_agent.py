@@ -42,10 +42,9 @@ _BY: Final = lazy(r"\bby\b")
 OWNING: Final = "c:owner"
 
 
-def agent_asked(text: str) -> tuple[str, ...]:
-    """The verb's feature and those of what it is done to, of a question asking who does
-    it ("who owns billing?": ``("c:owner", "w:bill")``), else ``()``."""
-    folded = fold(text)
+def agent_asked(folded: str) -> tuple[str, ...]:
+    """The verb's feature and those of what it is done to, of a folded question asking
+    who does it ("who owns billing?": ``("c:owner", "w:bill")``), else ``()``."""
     if "who" not in folded:
         return ()
     match = _WHO_VERB.match(owner_asked(folded))
@@ -79,10 +78,10 @@ _WHAT_DOES: Final = lazy(
 _BY_MARK: Final = "w:byagent"
 
 
-def doer_asked(text: str) -> tuple[str, ...]:
-    """The verb's feature and the thing's, of a question asking what the thing does ("what
-    does the mailer send through?": ``("w:send", "w:mailer")``), else ``()``."""
-    match = _WHAT_DOES.match(fold(text))
+def doer_asked(folded: str) -> tuple[str, ...]:
+    """The verb's feature and the thing's, of a folded question asking what the thing
+    does ("what does the mailer send through?": ``("w:send", "w:mailer")``), else ``()``."""
+    match = _WHAT_DOES.match(folded)
     if match is None:
         return ()
     verb = word_feature(match.group(2))

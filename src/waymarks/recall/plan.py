@@ -94,6 +94,10 @@ def _barrier(text: str) -> bool:
     return any(True for _name in _dropped_names(text))
 
 
+#: a name no feature stands for, and where it ends in the text (:func:`_dropped_names`)
+_Dropped = tuple[tuple[str, int], ...]
+
+
 def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
     """The names in ``text`` that no feature stands for ("Go", "R", "C#"), each with where
     it ends. Inside a sentence a capitalized stop word is one ("what about Go?", "what did
@@ -154,10 +158,11 @@ def _title_case(text: str) -> bool:
 _INITIAL: Final = lazy(r"\.(?:[A-Za-z]| [A-Z]\b)")
 
 
-def _asked_names(text: str) -> frozenset[str]:
-    """The dropped names a direct query asks about, which a record must hold: not a month
-    ("in May 2023") and not an initial ("J.K. Rowling"), which are no subject."""
-    return frozenset(name for name, end in _dropped_names(text)
+def _asked_names(text: str, dropped: _Dropped) -> frozenset[str]:
+    """The dropped names a direct query asks about (``dropped``, of ``text``), which a
+    record must hold: not a month ("in May 2023") and not an initial ("J.K. Rowling"),
+    which are no subject."""
+    return frozenset(name for name, end in dropped
                      if name != "May" and not _INITIAL.match(text, end))
 
 
@@ -242,14 +247,17 @@ def direct_plan(query: str) -> QueryPlan:
 
 
 def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
+    # (the turn is folded, and its dropped names found, once: each reading of the plan
+    # below takes them, where each folded the text again, nine times a question)
     folded = fold(text)
     if _resets(folded):  # the reset phrase itself is not a subject
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     # ("frontend/backend": the literal and its words, one kept once the store is known)
     analysis = with_words(_attribute_named(_duration_asked(analyze(text, query=True), folded)))
-    if _barrier(text) and (analysis.empty or _inherits(analysis, folded, previous)):
+    dropped = tuple(_dropped_names(text))
+    if dropped and (analysis.empty or _inherits(analysis, folded, previous)):
         # the name is the subject from now on: a later follow-up must be about it
-        names = frozenset(name for name, _end in _dropped_names(text))
+        names = frozenset(name for name, _end in dropped)
         return QueryPlan((), (), frozenset(), "barrier", names)
     barred = previous is not None and previous.reason == "barrier"
     if analysis.empty:
@@ -269,7 +277,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         context = (*subject, *(f for f in previous.parent if f not in subject))
         return QueryPlan(_asked(analysis), context, analysis.literals, "followup",
                          previous.names, parent=previous.parent, when=asks_when(folded))
-    plan = _direct(analysis, "direct", text)
+    plan = _direct(analysis, "direct", text, folded, dropped)
     if previous is None or not previous.focus:
         return plan
     plan = _referred(plan, previous, folded)
@@ -398,22 +406,23 @@ def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bo
     return cue and all(f in known for f in own)
 
 
-def _direct(analysis: Analysis, reason: str, text: str = "") -> QueryPlan:
+def _direct(analysis: Analysis, reason: str, text: str = "", folded: str = "",
+            dropped: _Dropped = ()) -> QueryPlan:
     """A plan of the query alone; a name in it the analysis cannot hold must be in a
-    record too (:attr:`QueryPlan.names`)."""
-    names = _asked_names(text) if analysis.features else frozenset()
-    asks, co_subjects = _joined(text, analysis.features)
-    named, bare, asked = _kinds(text, analysis.features)
-    return QueryPlan(analysis.features, (), analysis.literals, reason, names, asks=asks,
-                     co_subjects=co_subjects, when=bool(analysis.features) and asks_when(
-                         fold(text)), named_kinds=named, bare_kinds=bare, asked_kinds=asked,
-                     introduced=_introduced(text, analysis.features),
-                     agent=agent_asked(text) if analysis.features else (),
-                     doer=doer_asked(text) if analysis.features else (),
-                     action=action_asked(text) if analysis.features else None,
-                     clauses=_clauses(text, analysis.features),
-                     asks_which=bool(analysis.features) and _WHICH_FIRST.match(fold(text))
-                     is not None)
+    record too (:attr:`QueryPlan.names`). ``folded``: ``text`` folded, ``dropped``: its
+    dropped names (:func:`_dropped_names`), each worked out once by the caller."""
+    features = analysis.features
+    if not features:
+        return QueryPlan(features, (), analysis.literals, reason)
+    asks, co_subjects = _joined(folded, features)
+    named, bare, asked = _kinds(folded, features)
+    return QueryPlan(features, (), analysis.literals, reason, _asked_names(text, dropped),
+                     asks=asks, co_subjects=co_subjects, when=asks_when(folded),
+                     named_kinds=named, bare_kinds=bare, asked_kinds=asked,
+                     introduced=_introduced(folded, features), agent=agent_asked(folded),
+                     doer=doer_asked(folded), action=action_asked(folded),
+                     clauses=_clauses(folded, features),
+                     asks_which=_WHICH_FIRST.match(folded) is not None)
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a
@@ -426,15 +435,15 @@ _DEMONSTRATIVES: Final = frozenset({"this", "that", "these", "those"})
 _WORKSPACE: Final = frozenset({"w:repo", "w:repositori"})
 
 
-def _introduced(text: str, features: tuple[str, ...]) -> frozenset[str]:
-    """The words of a short question right after an article, each a thing's name ("does
-    the crawler use", "our importer"), not a verb ("what port does billing expose?")
-    (:attr:`QueryPlan.introduced`)."""
+def _introduced(folded: str, features: tuple[str, ...]) -> frozenset[str]:
+    """The words of a short (folded) question right after an article, each a thing's name
+    ("does the crawler use", "our importer"), not a verb ("what port does billing
+    expose?") (:attr:`QueryPlan.introduced`)."""
     if not features or len(features) > SHORT_QUERY_FEATURES:
         return frozenset()
     found: set[str] = set()
     word_before = ""
-    for word in han_words(fold(text)):
+    for word in han_words(folded):
         if word.isspace():
             continue
         feature = word_feature(word)
@@ -450,8 +459,8 @@ _Kinds = tuple[tuple[tuple[str, str], ...], frozenset[str], frozenset[str]]
 _NO_KINDS: Final[_Kinds] = ((), frozenset(), frozenset())
 
 
-def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
-    """The kinds of thing (:data:`~waymarks.recall.subject.KINDS`) the query holds, by
+def _kinds(folded: str, features: tuple[str, ...]) -> _Kinds:
+    """The kinds of thing (:data:`~waymarks.recall.subject.KINDS`) the (folded) query holds, by
     the word right before each: one that names which ("the healthz endpoint", "exporter
     服务"), with that word (:attr:`QueryPlan.named_kinds`); none after a word that asks
     which (:attr:`QueryPlan.asked_kinds`: "which service"); the subject itself after an
@@ -468,7 +477,7 @@ def _kinds(text: str, features: tuple[str, ...]) -> _Kinds:
     # the word joined by a slash to the one before ("the CI/CD pipeline": ci beside cd)
     joined: str | None = None
     slash_after: str | None = None
-    for word in han_words(fold(text)):
+    for word in han_words(folded):
         feature = word_feature(word)
         if feature is not None and before in asked:
             asked.discard(before)  # "which node version": the kind says whose version
@@ -528,12 +537,11 @@ _WHICH_FIRST: Final = lazy(r"\s*(?:which|what)\b")
 _WH: Final = lazy(r"\b(?:who|what|which|where|how)\b")
 
 
-def _clauses(text: str, focus: Sequence[str]) -> tuple[frozenset[str], ...]:
-    """The focus words of each clause of a short question of two or more clauses each led
-    by a question word (:attr:`QueryPlan.clauses`); none otherwise."""
+def _clauses(folded: str, focus: Sequence[str]) -> tuple[frozenset[str], ...]:
+    """The focus words of each clause of a short (folded) question of two or more clauses
+    each led by a question word (:attr:`QueryPlan.clauses`); none otherwise."""
     if len(focus) > SHORT_QUERY_FEATURES or not focus:
         return ()
-    folded = fold(text)
     if "," not in folded and " and " not in folded and " or " not in folded:
         return ()
     parts = _WH_CLAUSE.split(folded)
@@ -543,14 +551,13 @@ def _clauses(text: str, focus: Sequence[str]) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(f for f in word_order(part) if f in within) for part in parts)
 
 
-def _joined(text: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """The focus words joined to an attribute, directly or along a chain, and that
-    attribute (:attr:`QueryPlan.asks`): "which deploy host and key?" asks two things of
-    the deploy; and the words joined with no attribute among them, each a subject
+def _joined(folded: str, focus: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The focus words of a (folded) question joined to an attribute, directly or along a
+    chain, and that attribute (:attr:`QueryPlan.asks`): "which deploy host and key?" asks
+    two things of the deploy; and the words joined with no attribute among them, each a subject
     (:attr:`QueryPlan.co_subjects`: "redis and deploy host?")."""
     if len(focus) > SHORT_QUERY_FEATURES:  # read only by the rule for short questions
         return frozenset(), frozenset()
-    folded = fold(text)
     words = [(m.group(1), m.group(2)) for m in _JOINED.finditer(folded)] if any(
         joiner in folded for joiner in _JOINERS) else []
     if any(joiner in folded for joiner in "和或与及、"):
