@@ -60,3 +60,19 @@ def test_the_code_between_a_prompt_and_its_send_is_no_value() -> None:
         assert redact(script) == (script.replace(PW, "[REDACTED:secret]"), 1), prompt
     # a value quoted after a quoted name and separator still goes
     assert redact(f'"password="{PW}"') == ('"password="[REDACTED:secret]"', 1)
+
+
+def test_a_label_then_a_quoted_passphrase_is_no_code_between_strings(tmp_path: Path) -> None:
+    # `"password: "correct horse battery staple"`: a label in quotes, then the phrase up to
+    # a quote glued to its last word; read as the code between a prompt and its send, it
+    # went out in clear (memory add kept it, plan --provider openai showed it)
+    phrase = "correct horse battery staple"
+    for text in (f'"password: "{phrase}"', f"label 'Passphrase: '{phrase}' in the form",
+                 f'The wiki admin form: "password: "{phrase}"'):
+        assert redact(text) == (text.replace(phrase, "[REDACTED:secret]"), 1), text
+    assert_pin_refused(tmp_path, f'The wiki admin form: "password: "{phrase}"', phrase)
+    # code between the strings still is none: an operator first, or a space before the
+    # next string's opening quote
+    for script in (f'expect "password: "; send "{PW}\\r"',
+                   f"child.expect('Password:'); child.sendline('{PW}')"):
+        assert redact(script) == (script.replace(PW, "[REDACTED:secret]"), 1), script

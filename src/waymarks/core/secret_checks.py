@@ -297,8 +297,15 @@ def _between_strings(match: re.Match[str]) -> bool:
     """Whether an assignment's quoted value (of words) is what lies between two strings:
     its name opens a quoted string (``"password:"``, a prompt Expect waits for), its
     separator holds no quote closing the name, and the quote after it is that string's
-    close, so the value read (``; send ``) is code between it and the next string."""
+    close, so the value read (``; send ``) is code between it and the next string: code
+    there starts with an operator (``;``, ``)``, ``+``) or ends before the next string's
+    opening quote with a space. Words from a letter to a quote glued to the last one
+    (``"password: "correct horse battery staple"``, a label then a passphrase) are the
+    phrase quoted, judged as one (it went out in clear)."""
     text, sep = match.string, match.group("sep")
+    value = match.group(match.lastgroup or 0)
+    if value[:1].isalnum() and not value[-1:].isspace():
+        return False
     opening = _name_start(text, match.start()) - 1
     value_at = match.start("sep") + len(sep)
     return opening >= 0 and text[opening] in "\"'" and value_at < len(text) \
