@@ -69,7 +69,8 @@ ADMIN_RULES: Final = (
         r"(?<![\w.-])vault(?:\.exe)?[ \t]+(?:kv[ \t]+get|read)[ \t][^\n|;&`<>]{0,256}?"
         r"-field=[\"']?[\w.-]{0,64}?(?:pass|pwd|token|secret|key|credential|auth)[\w.-]{0,64}+"
         r"[\"']?(?![^\s;|&<>])[^\n|;&`<>]{0,256}+\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
-        r"(?P<vault_field>[^\s]{6,4096})(?=[ \t]*(?:\r?\n|\Z))", re.ASCII | re.IGNORECASE),
+        # (alone on its line, or a shell's next prompt glued to it: :func:`vault_value_end`)
+        r"(?P<vault_field>[^\s]{6,4096}+)(?![^\s])", re.ASCII | re.IGNORECASE),
         ("vault",), folded=True, anchored=True, wrapper=True, guard="="),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
@@ -96,6 +97,45 @@ def admin_value_in_prose(match: re.Match[str], end: int) -> bool:
         return False
     after = _SWITCH_AFTER if match.group("admin_net") is not None else _IPMITOOL_END
     return after.match(match.string, end) is None
+
+
+#: what a shell's prompt ends with (bash's ``$``/``#``, zsh's ``%``, PowerShell's ``>``,
+#: oh-my-zsh's and starship's arrows)
+_PROMPT_ENDS: Final = "$#%>\u279c\u276f"
+#: how far before ``vault`` the prompt it was typed at is read, and how far after a value
+#: what follows it on its line
+_PROMPT_READ: Final = 256
+
+
+def vault_value_end(match: re.Match[str], end: int) -> int:
+    """Where the value a ``vault_field`` match read ends (its start: none is there). ``vault
+    kv get -field=…`` prints no line break after the value, so a terminal's next prompt
+    stands glued to it, a command typed after it (``Xk9v…deploy@web-1:~$ exit``): the
+    value ends where the prompt the command was typed at begins again (its line's head
+    before ``vault``, up to its last prompt character), or, that prompt unknown, the run
+    goes whole when a prompt ends it or the next words (``…[deploy@web-1 ~]$ exit``, zsh's
+    ``…deploy@mbp app % ls``). Words of another kind after the run are not its line's
+    value alone: none (``Error: permission denied``)."""
+    text, start = match.string, match.start("vault_field")
+    line_end = text.find("\n", end, end + _PROMPT_READ)
+    rest_end = min(len(text), end + _PROMPT_READ) if line_end == -1 else line_end
+    head = text[max(0, match.start() - _PROMPT_READ):match.start()].rpartition("\n")[2]
+    prompt = head[:max(head.rfind(c) for c in _PROMPT_ENDS) + 1].strip()
+    if prompt:
+        at = text.find(prompt, start + 6, rest_end + len(prompt))
+        while start < at < end:  # (it starts inside the run: the value holds no space)
+            if text[at + len(prompt):at + len(prompt) + 1] in ("", " ", "\t", "\r", "\n"):
+                return at
+            at = text.find(prompt, at + 1, rest_end + len(prompt))
+    rest = text[end:rest_end].split(None, 3)[:3]
+    if not rest:
+        return end
+    if text[end - 1] in _PROMPT_ENDS:
+        return end - 1  # (the prompt's character stays with the command after it)
+    if any(
+            word[-1] in _PROMPT_ENDS and (len(word) > 1 or word == "%") for word in rest):
+        return end
+    return start
 
 
 #: what cloud-init reads as no password of the list's: a random one made there

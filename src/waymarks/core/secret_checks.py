@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_admin import admin_value_in_prose
+from waymarks.core.secret_admin import admin_value_in_prose, vault_value_end
 from waymarks.core.secret_commands import (
     a_setting,
     oracle_tool_login,
@@ -280,6 +280,8 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
     and redacted up to its ``(`` only, its rest sent; ``password=gR7(kP2mZ9qW4tY)``, its
     head too short for a password, went whole. The value is judged and redacted whole.
     A dotenv line's value goes on to the line's end over words (:func:`_dotenv_end`)."""
+    if name == "vault_field":
+        return vault_value_end(match, end)
     start = match.start(match.lastgroup or 0)
     if name == "assign" and match.lastgroup == name and match.group("sep") == "=":
         end = _dotenv_end(match, end)
