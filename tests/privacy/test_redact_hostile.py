@@ -29,3 +29,13 @@ def test_a_printf_format_of_percent_signs_costs_what_one_of_letters_costs() -> N
     # and the rule still reads a format whose first ``%`` comes late
     assert redact("printf '" + "x" * 200 + "%s\\n' Xk9vTq2mWz8rLp4n | passwd deploy")[0] \
         == "printf '" + "x" * 200 + "%s\\n' [REDACTED:secret] | passwd deploy"
+
+
+def test_refused_add_masks_glued_cost_what_spaced_ones_cost() -> None:
+    # a reference masked (refused) read to 4 KB at each ``::add-mask::`` glued after it:
+    # 100 KB cost 334 ms against 41 ms for the same apart by spaces; it ends before the next
+    hostile = _cpu(("::add-mask::$" * 7700)[:100_000])
+    plain = _cpu(("::add-mask::$ " * 7200)[:100_000])
+    assert hostile < 3 * plain, (hostile, plain)
+    assert redact("::add-mask::$T::add-mask::Xk9vTq2mWz8rLp4n") \
+        == ("::add-mask::$T::add-mask::[REDACTED:secret]", 1)
