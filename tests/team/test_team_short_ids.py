@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
+
+import pytest
 
 from tests.inprocess import waymarks
 from tests.team.test_team_hostile import _forge, repo, run  # noqa: F401 (a fixture)
@@ -78,3 +82,97 @@ def test_team_ids_sharing_their_first_12_characters_are_listed_apart(
     run(home, repo, "team", "unshare", "--yes", rows[1], "wrong")
     assert [i["status"] for i in run(home, repo, "team", "status")["items"]] == [
         "active", "deleted", "active"]
+
+
+def _forged(writer: Writer, item_id: str, text: str, at: int, key: str | None = None) -> None:
+    """A claim of ``writer``'s under ``item_id`` (a teammate's file may choose any)."""
+    from waymarks.core.team import make_line
+
+    writer.seq += 1
+    item = {"id": item_id, "text": text, **({"key": key} if key else {})}
+    line, writer.prev = make_line(contributor=writer.contributor, seq=writer.seq,
+                                  prev=writer.prev, entry_id=f"e-{writer.seq}", at=at,
+                                  author=writer.author, op="add", kind="memory", item=item)
+    with writer.path.open("ab") as handle:
+        handle.write(line)
+
+
+@pytest.mark.parametrize(("kept", "invalid", "key"), [
+    ("abcdefabcdef0001", "abcdefabcdef0002", "db-port"),  # the key rule: supersede
+    ("abcdefabcdef0001", "abcdefabcdef0002", None),  # a signature: unshare
+    ("abcdefabcdef", "abcdefabcdef0002", None)])  # one ID those 12 characters alone
+def test_the_command_a_conflict_suggests_settles_that_conflict(
+        repo: Path, home: Path, kept: str, invalid: str, key: str | None) -> None:  # noqa: F811
+    """Two teammates' claims conflict, their IDs sharing the first 12 characters: `team
+    status` suggested `waymarks team supersede abcdefabcdef -- TEXT` (or `unshare`), which
+    was refused as ambiguous; and where one ID is those 12 characters, the `unshare` meant
+    for the other withdrew it. The command names as much of the ID as tells it apart,
+    and run as given it settles the conflict it was suggested for."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    words = ("The database port is 5433.", "The database port is 5434.") if key else (
+        "The staging database runs 3 replicas.", "The staging database runs 5 replicas.")
+    _forged(Writer(directory, "ann-00000001", "Ann"), kept, words[0], 10, key)
+    _forged(Writer(directory, "bob-00000002", "Bob"), invalid, words[1], 20, key)
+    [conflict] = run(home, repo, "team", "status")["conflicts"]
+    assert (conflict["kept"], conflict["invalid"]) == (kept, invalid)
+    command = shlex.split(conflict["resolve"])
+    assert command[:3] == ["waymarks", "team", "supersede" if key else "unshare"]
+    named = command[3]
+    assert named == (kept if key else invalid)[:max(12, len(named))]
+    assert len(named) == (16 if key or kept != "abcdefabcdef" else 13), conflict
+    text = waymarks("--home", str(home), "team", "status", cwd=repo).stdout
+    assert f"`{conflict['resolve']}`" in text, text
+    given = ["--yes", *command[3:]]
+    run(home, repo, "team", *command[2:3], *(
+        [g.replace("TEXT", "The database port is 5435.") for g in given] if key else
+        [*given, "the other is right"]))
+    status = {i["id"]: i["status"] for i in run(home, repo, "team", "status")["items"]}
+    assert status[kept] == ("superseded" if key else "active"), status
+    assert status[invalid] == ("invalid" if key else "expired"), status  # (unshared)
+    assert not run(home, repo, "team", "status")["conflicts"]
+
+
+def test_a_share_refused_for_a_conflict_names_an_id_the_supersede_takes(
+        repo: Path, home: Path) -> None:  # noqa: F811 (the fixture)
+    """The refusal of a share a team claim contradicts names the command replacing that
+    claim: with two team IDs sharing their first 12 characters it named both alike."""
+    run(home, repo, "trust", ".")
+    directory = repo / ".waymarks" / "team"
+    directory.mkdir(parents=True)
+    ann = Writer(directory, "ann-00000001", "Ann")
+    _forged(ann, "abcdefabcdef0001", "The staging database runs 3 replicas.", 10)
+    _forged(ann, "abcdefabcdef0002", "Deploys go out on Tuesdays.", 20)
+    mine = run(home, repo, "memory", "add", "--scope", "project", "--",
+               "The staging database runs 5 replicas.")["id"]
+    refused = run(home, repo, "team", "share", "--yes", mine, expect=2)
+    assert refused["code"] == "conflict", refused
+    command = re.search(r"`(waymarks team supersede [^`]*)`", refused["message"])
+    assert command is not None, refused
+    words = shlex.split(command.group(1))
+    assert words[3] == "abcdefabcdef0001", refused
+    run(home, repo, "team", "supersede", "--yes", words[3], "--",
+        "The staging database runs 5 replicas.")
+    status = {i["id"]: i["status"] for i in run(home, repo, "team", "status")["items"]}
+    assert status["abcdefabcdef0001"] == "superseded" and status[
+        "abcdefabcdef0002"] == "active", status
+
+
+def test_a_share_id_is_named_by_its_first_12_characters() -> None:
+    """Random share IDs (32 hex digits) stay 12 characters in a suggested command;
+    only another ID starting alike makes one longer, and an ID another starts with
+    whole is named whole (an exact ID is taken before a prefix)."""
+    import uuid
+
+    from waymarks.core.text import Naming, ids_named
+
+    ids = [uuid.uuid4().hex for _ in range(2000)] + ["abcdefabcdef", "abcdefabcdef00",
+                                                      "abcdefabcdef0002"]
+    naming = Naming(ids)
+    for item_id in ids:
+        ref = naming.ref(item_id)
+        assert ids_named(ids, ref) == [item_id], (item_id, ref)
+    assert [naming.ref(i) for i in ids[-3:]] == ["abcdefabcdef", "abcdefabcdef00",
+                                                "abcdefabcdef000"]
+    assert sum(len(naming.ref(i)) == 12 for i in ids[:2000]) >= 1990

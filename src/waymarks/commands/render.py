@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
 from waymarks.core.codec import utc_text
-from waymarks.core.text import escaped
+from waymarks.core.text import common_start, escaped
 
 if TYPE_CHECKING:
     from waymarks.service.outcomes import WriteOutcome
@@ -40,19 +40,9 @@ def unambiguous(ids: Iterable[str], shorten: Callable[[str, int], str]) -> dict[
     shown = {}
     for n, item_id in enumerate(ordered):
         near = ordered[max(0, n - 1):n] + ordered[n + 1:n + 2]
-        shown[item_id] = shorten(item_id, 1 + max((_common(item_id, o) for o in near),
+        shown[item_id] = shorten(item_id, 1 + max((common_start(item_id, o) for o in near),
                                                   default=0))
     return shown
-
-
-def _common(one: str, other: str) -> int:
-    """How many characters ``one`` and ``other`` start with alike."""
-    n = 0
-    for a, b in zip(one, other, strict=False):
-        if a != b:
-            break
-        n += 1
-    return n
 
 
 def plain(table: Table) -> str:

@@ -432,3 +432,33 @@ def ids_named(ids: Iterable[str], ref: str) -> list[str]:
         if found:
             return found
     return []
+
+
+class Naming:
+    """The shortest prefix of an ID, of at least ``least`` characters, that
+    :func:`ids_named` over ``ids`` takes for that ID alone: a command a message suggests
+    must act on the item it names. Another ID starting with the same characters (any a
+    teammate's file chose) makes it longer; the ID whole when even that is the start of
+    another (it is then named exactly). The closest IDs are an ID's sorted neighbours."""
+
+    def __init__(self, ids: Iterable[str], least: int = 12) -> None:
+        self.ordered = sorted(set(ids))
+        self.least = least
+
+    def ref(self, item_id: str) -> str:
+        from bisect import bisect_left
+
+        at = bisect_left(self.ordered, item_id)
+        near = [o for o in self.ordered[max(0, at - 1):at + 2] if o != item_id]
+        common = max((common_start(item_id, o) for o in near), default=0)
+        return item_id[:max(self.least, common + 1)]
+
+
+def common_start(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` start with alike."""
+    n = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n

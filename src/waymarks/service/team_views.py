@@ -21,7 +21,7 @@ from waymarks.core.team import (
     lost_withdrawals,
     open_conflicts,
 )
-from waymarks.core.text import shell_command
+from waymarks.core.text import Naming, shell_command
 from waymarks.service import team_git
 from waymarks.service.own_claims import Asked, OwnClaims, OwnSignatures
 from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
@@ -136,6 +136,7 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
     replacement planned in its place; unsharing that settles it, and so does replacing
     it, its own text included)."""
     rows = []
+    among = Naming(state.fold.view.items)  # (what `team unshare|supersede` resolve by)
     for rule, conflicts in (("key", open_conflicts(state.fold)),
                             ("signature", held_back_here(app, state.fold))):
         for conflict in conflicts:
@@ -148,8 +149,9 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                     "invalid": _shown(conflict.loser.id),
                     "invalidAuthor": _shown(loser.author),
                     "invalidContributor": loser.contributor,
-                    "resolve": suggested("supersede", winner.id, "--", "TEXT")
-                    if rule == "key" else suggested("unshare", conflict.loser.id)})
+                    "resolve": suggested("supersede", winner.id, "--", "TEXT", among=among)
+                    if rule == "key" else suggested("unshare", conflict.loser.id,
+                                                    among=among)})
     for lost in lost_withdrawals(state.fold):
         kept = state.fold.entries[lost.winner.id]
         rows.append({"rule": "withdrawal", "key": _shown(lost.winner.key),
@@ -158,15 +160,19 @@ def conflicts_json(app: Waymarks, state: TeamState) -> list[dict[str, Any]]:
                      "keptContributor": kept.contributor, "invalid": _shown(lost.entry.target_id),
                      "invalidAuthor": _shown(lost.entry.author),
                      "invalidContributor": lost.entry.contributor,
-                     "resolve": suggested("unshare", lost.winner.id)})
+                     "resolve": suggested("unshare", lost.winner.id, among=among)})
     return rows
 
 
-def suggested(verb: str, item_id: str, *rest: str) -> str:
-    """``waymarks team VERB ID …`` with the item's ID (12 characters of it, whatever a
-    teammate's file made it) quoted as a shell reads it: an ID such as ``$(sh x)`` is
-    text in the command a person pastes, never a command of its own."""
-    return shell_command(["waymarks", "team", verb, item_id[:12], *rest])
+def suggested(verb: str, item_id: str, *rest: str, among: Naming | None = None) -> str:
+    """``waymarks team VERB ID …`` with the item's ID (12 characters of it, or as many
+    as name it alone ``among`` the team's IDs, whatever a teammate's file made it) quoted
+    as a shell reads it: an ID such as ``$(sh x)`` is text in the command a person
+    pastes, never a command of its own. Two IDs sharing their first 12 characters made
+    the command refused as ambiguous, and an ID of those 12 alone had the other's
+    ``team unshare`` withdraw it."""
+    return shell_command(["waymarks", "team", verb,
+                          item_id[:12] if among is None else among.ref(item_id), *rest])
 
 
 def duplicates_json(state: TeamState) -> list[dict[str, Any]]:

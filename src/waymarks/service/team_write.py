@@ -40,7 +40,15 @@ from waymarks.core.privacy import TEAM_PROVIDER, level_rank
 from waymarks.core.rules import ItemState, find_contradictions, new_state
 from waymarks.core.team import LAST_AT, TeamEntry, genesis, make_line, record_of
 from waymarks.core.team_sharing import TEAM_LEVELS, share_problem
-from waymarks.core.text import echoed, escaped, ids_named, normalize, shell_command, unknown_id
+from waymarks.core.text import (
+    Naming,
+    echoed,
+    escaped,
+    ids_named,
+    normalize,
+    shell_command,
+    unknown_id,
+)
 from waymarks.ledger.session_file import create_atomically
 from waymarks.ledger.team import (
     SUFFIX,
@@ -248,12 +256,12 @@ def _user_name(app: Waymarks) -> str | None:
 
 
 def _check(app: Waymarks, text: str, key: str | None, classification: str | None,
-           item: str | None = None) -> None:
+           item: str | None = None, among: Naming | None = None) -> None:
     """:func:`share_problem`, raised; ``item``: the team item whose ``key`` it is (the
     refusal of a key holding a credential names the command that withdraws it: it said
     `waymarks team unshare ID`, and left the person to find which)."""
     problem = share_problem(team_egress(app), text, key, classification,
-                            *([suggested("unshare", item)] if item else []))
+                            *([suggested("unshare", item, among=among)] if item else []))
     if problem is not None:
         raise TeamRefused(*problem)
 
@@ -426,8 +434,9 @@ def _refuse_conflict(state: TeamState, me: str | None, kind: str, item: dict[str
     hits = find_contradictions(state.fold.view, candidate, (candidate.partition,), ignore)
     if hits:
         # a teammate's file chose that ID: quoted as a shell reads it in the command
-        command = shell_command(["waymarks", "team", "supersede", hits[0][:12], "--", "TEXT"])
-        raise TeamRefused("conflict", f"team memory {escaped(hits[0][:12])} says otherwise; "
+        named = Naming(state.fold.view.items).ref(hits[0])  # (12 characters, or what names it)
+        command = shell_command(["waymarks", "team", "supersede", named, "--", "TEXT"])
+        raise TeamRefused("conflict", f"team memory {escaped(named)} says otherwise; "
                           f"replace it with `{command}`", conflicts=hits)
     excluded = team_excluded.contradicted(state, candidate, ignore)
     if excluded is not None:
@@ -531,7 +540,7 @@ def supersede(app: Waymarks, ref: str, text: str,
     if isinstance(cleaned, Rejected):
         _refuse(cleaned)
     text = cleaned
-    _check(app, text, key, level, target.id)
+    _check(app, text, key, level, target.id, Naming(state.fold.view.items))
     tightened = given is not None and level_rank(given) > level_rank(
         target.item.classification or "normal")  # (its own text at a stricter level)
     losers = _settled(state, target.id)
