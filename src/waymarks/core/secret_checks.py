@@ -37,10 +37,10 @@ from waymarks.core.secret_values import (
     _NAME_ENDS,
     _PLACEHOLDERS,
     _case_changes,
-    _is_reference,
     _looks_like_secret,
     _random_part,
     cookie_holds_secret,
+    is_reference,
     prose_value_is_secret,
     setting_is_secret,
     translated_label,
@@ -105,7 +105,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name == "netrc":  # data, but "password PASSWORD" or "password P" is documentation
         return _looks_like_secret(value, data=True, alone=False)
     if name == "stdin_login" and (not reads_stdin(match) or (
-            (line := value.partition(":")[2]) and _is_reference(line))):
+            (line := value.partition(":")[2]) and is_reference(line))):
         # ``echo "deploy:$PW" | sudo -S chpasswd``: a chpasswd line naming its password
         return False
     if name == "expect_send" and not prompted(match):  # ``send "exit\r"``: read as random
@@ -129,7 +129,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password",
                 "expect_send", "hash_input", "add_mask", "vault_field"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
-        return not _is_reference(value) and any(c.isalnum() for c in value) \
+        return not is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
     if name in ("cookie", "curl_cookie"):  # "theme=dark; lang=en" holds none; a session ID does
         return cookie_holds_secret(value)
@@ -144,7 +144,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name in ("url_user", "auth_raw"):  # random, not a name: "deploy-bot-2024" is one
         return any(_random_part(part) for part in _USER_PARTS.split(value))
     if name == "url":  # "USER:PASSWORD@HOST" names the field instead of holding it
-        return not _is_reference(value) and value.lower() not in _FIELD_NAMES
+        return not is_reference(value) and value.lower() not in _FIELD_NAMES
     if name == "php_define":  # named for a credential: an assignment's; else a setting's
         if NAMED_CONSTANT.fullmatch(match.group("php_name")) is None:
             return setting_is_secret(value)
@@ -379,7 +379,7 @@ def _a_quoted_phrase_secret(value: str) -> bool:
     words = [w for w in value.split() if any(c.isalnum() for c in w)]
     if len(words) < 2:  # one word among symbols (``"hunter2 !!"``) is judged as a word
         return bool(words) and _looks_like_secret(words[0], data=True, alone=False)
-    if _is_reference(words[0]) or _TEMPLATE.search(value) is not None \
+    if is_reference(words[0]) or _TEMPLATE.search(value) is not None \
             or words[0].lower().strip(".:!?,;-") in _PLACEHOLDERS:
         return False
     return not words[-1].lower().strip(".:!?").endswith(_NAME_ENDS)

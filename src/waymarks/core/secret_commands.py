@@ -16,6 +16,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_values import is_reference, setting_is_secret
 
 
 def _on(most: int) -> str:
@@ -507,8 +508,6 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
     but a reference (``$DB_URL``) or a mask; a config var's when it reads as random
     (``setting_is_secret``: ``RAILS_ENV=production``, ``WEB_CONCURRENCY=2`` and
     ``TZ=Europe/Berlin`` are settings, kept)."""
-    from waymarks.core.secret_values import _is_reference, setting_is_secret
-
     text = match.string
     secrets = match.group("store_secrets") is not None
     read = next(name for name in _READ if match.group(name) is not None)
@@ -522,7 +521,7 @@ def store_values(match: re.Match[str]) -> list[tuple[int, int]]:
     spans = []
     for at, until in places:
         value = text[at:until]
-        if value.startswith("[REDACTED:") or _is_reference(value) or "://" in value:
+        if value.startswith("[REDACTED:") or is_reference(value) or "://" in value:
             continue  # (a URL's password is its own rule's)
         if (secrets and any(c.isalnum() for c in value)) or setting_is_secret(value):
             spans.append((at, until))

@@ -24,6 +24,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_commands import PIPED_INTO
 from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, Rule
+from waymarks.core.secret_values import is_reference
 
 #: one argument of a command: quoted on its line, or bare to a space or a shell's operator
 _ARGUMENT: Final = r"(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|[^\s\"'`\\;|&<>(){}]{1,4096}+)"
@@ -91,8 +92,6 @@ def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:
     input: every argument of its ``echo``/``printf``/``yes`` commands but an echo's flags,
     a format holding a conversion (``'%s\\n'``: its arguments are the values), a reference
     or a mask (``$PW``, ``****``, one already redacted) and one under 4 characters."""
-    from waymarks.core.secret_values import _is_reference
-
     text = match.string
     read = next(name for name in ("stdin_group", "stdin_printf", "stdin_yes")
                 if match.group(name) is not None)
@@ -109,7 +108,7 @@ def fed_values(match: re.Match[str]) -> list[tuple[int, int]]:
             if lead is not None and lead.fullmatch(value):
                 continue  # (an echo's flags or a format lead; the values follow them)
             lead = None
-            if len(value) >= _FED_MIN and not _is_reference(value) \
+            if len(value) >= _FED_MIN and not is_reference(value) \
                     and any(c.isalnum() for c in value):
                 spans.append(argument.span(group))
         command = following

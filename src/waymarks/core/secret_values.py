@@ -104,7 +104,9 @@ def _letters(word: str) -> bool:
                for c in word) and any(c.isalpha() for c in word)
 
 
-def _is_reference(value: str) -> bool:
+def is_reference(value: str) -> bool:
+    """Whether a value only says where a credential is kept (``$PW``, ``os.environ[...]``,
+    ``secrets.X``) or masks one (``****``, ``xxxx``): nothing to redact."""
     folded = value.lower()
     return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
 
@@ -120,7 +122,7 @@ def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
     third letter); and a single word where it is data, not prose: quoted, after ``=``
     with no spaces, after a flag, or ``alone`` as the value of a key-value line
     (``password: postgres``)."""
-    if len(value) < 4 or value.lower() in _NOT_SECRETS or _is_reference(value) \
+    if len(value) < 4 or value.lower() in _NOT_SECRETS or is_reference(value) \
             or ((not value.isascii() or value.replace("-", "").isalpha())
                 and translated_label(value)):
         return False
@@ -221,7 +223,7 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool,
         return _random_part(value)
     lowered = value.lower()
     if lowered in _NOT_SECRETS or lowered in _PLACEHOLDERS \
-            or _is_reference(value) or "://" in value \
+            or is_reference(value) or "://" in value \
             or _ADDRESS_OR_VARIABLE.fullmatch(value) is not None or _CALL.match(value) \
             or (_PATH.fullmatch(value) is not None and not _random_segment(value)) \
             or _VERSION_OR_DATE.fullmatch(value) or _CODE_NAME.fullmatch(value):
