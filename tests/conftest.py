@@ -199,7 +199,8 @@ def two_sessions(make_app: Callable[..., Waymarks],
 
 
 #: variables of the test suite, not of Waymarks, read inside tests: the byte-flip soak's
-#: length and whether the browser test saves its screenshots (README, tests/test_suite_env.py)
+#: length and whether the browser test saves its screenshots (docs/development.md,
+#: tests/test_suite_env.py)
 SUITE_KNOBS = frozenset({"WAYMARKS_BYTE_FLIPS", "WAYMARKS_SCREENSHOTS"})
 
 

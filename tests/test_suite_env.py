@@ -1,6 +1,6 @@
 """The shell's ``WAYMARKS_*`` variables are dropped when the suite starts (a developer's
 ``WAYMARKS_HOME`` must not reach a test's commands, nor a module fixture's), except the
-suite's own knobs the README documents: ``WAYMARKS_BYTE_FLIPS=600`` (the byte-flip soak)
+suite's own knobs docs/development.md documents: ``WAYMARKS_BYTE_FLIPS=600`` (the byte-flip soak)
 and ``WAYMARKS_SCREENSHOTS=1`` (save the inspector's screenshots). Both are read inside a
 test, after that fixture ran: dropped with the rest, they silently did nothing."""
 

@@ -40,7 +40,7 @@ def test_write_outcomes_have_the_documented_shape(cli) -> None:  # type: ignore[
                    expect=2)
     assert rejected["outcome"] == "rejected" and rejected["code"] == "conflict"
     assert rejected["conflicts"] == [first["id"]]
-    # README: writes print {"outcome", "id", "code", "conflicts", "notices", …}: a script
+    # docs/cli.md: writes print {"outcome", "id", "code", "conflicts", "notices", …}: a script
     # reading a field the documentation names must find it whatever the outcome
     for outcome in (committed, duplicate, rejected):
         assert set(outcome) >= {"outcome", "id", "code", "conflicts", "notices"}, outcome

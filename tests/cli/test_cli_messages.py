@@ -1,4 +1,4 @@
-"""Everyday CLI messages and shapes read against README (each failing before its fix)."""
+"""Everyday CLI messages and shapes read against docs/cli.md (each failing before its fix)."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_an_import_of_what_is_stored_already_does_not_say_imported(home: Path,
     out = _text(home, project, "import", str(exported))
     assert out.startswith("Nothing new to import: 1 duplicate; nothing was written."), out
     again = _json(home, project, "import", str(exported))
-    assert again["outcome"] == "imported" and again["written"] is False  # (README's)
+    assert again["outcome"] == "imported" and again["written"] is False  # (docs/cli.md's)
     assert len(_json(home, project, "memory", "list")["items"]) == 1
 
 

@@ -1,6 +1,6 @@
 """Stop 50's review of everyday command-line use: `privacy sanitize` on a closed or
 endless standard input, `health` beside a configuration every other command refuses, and
-the failure shape README gives every `--json` failure."""
+the failure shape docs/cli.md gives every `--json` failure."""
 
 from __future__ import annotations
 

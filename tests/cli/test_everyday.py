@@ -258,7 +258,7 @@ def test_memory_search_ranks_with_scores(cli: Any) -> None:
 def test_memory_search_says_in_its_table_that_a_claim_is_withheld(cli: Any) -> None:
     """A claim the default provider may not receive is never recalled: the table's RECALLED
     cell was as blank as a weak match's, the best match of a search unexplained, while
-    `--json` said why (README: such a claim "says `eligible, withheld …`")."""
+    `--json` said why (docs/recall.md: such a claim "says `eligible, withheld …`")."""
     cli("memory", "add", "--classification", "internal", "--",
         "The billing queue name is invoices-q.")
     cli("memory", "add", "--", "The database port is 5433")

@@ -162,11 +162,11 @@ def test_an_empty_or_relative_home_is_refused_and_nothing_is_written_here(
 
 
 def _readme_home() -> str:
-    """The home README's "From Python" example computes (its lines up to ``home = …``)."""
+    """The home docs/python.md's "From Python" example computes (its lines up to ``home = …``)."""
     example = section("From Python").split("```python", 1)[1]
     example = example.split("with Waymarks(", 1)[0]
     found: dict[str, object] = {}
-    exec(example, found)  # the README's own example
+    exec(example, found)  # docs/python.md's own example
     return str(found["home"])
 
 
@@ -175,7 +175,7 @@ def _readme_home() -> str:
     {"XDG_DATA_HOME": "/data/ada"}, {}], ids=repr)
 def test_readme_shows_a_program_the_home_the_command_line_uses(
         monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]) -> None:
-    """An embedder following README's example opens the CLI's home, not a fixed
+    """An embedder following docs/python.md's example opens the CLI's home, not a fixed
     ``~/.local/share/waymarks`` (which ignored ``WAYMARKS_HOME`` and ``XDG_DATA_HOME``)."""
     for name in ("WAYMARKS_HOME", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)

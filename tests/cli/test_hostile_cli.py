@@ -227,7 +227,7 @@ def test_ctrl_c_writes_nothing_into_a_protocol_stream(home: Path, project: Path,
 def test_health_refuses_an_unknown_session_as_every_command_does(
         home: Path, project: Path) -> None:
     """A README audit: `health --session nosuch` reported it as a problem and exited 0;
-    README says an unknown `--session` is a bad argument (exit 2, `bad_session`)."""
+    docs/cli.md says an unknown `--session` is a bad argument (exit 2, `bad_session`)."""
     waymarks(home, project, "pin", "--", "Run the tests first")
     refused = waymarks(home, project, "--session", "nosuch", "health", expect=2)
     assert refused["code"] == "bad_session" and "nosuch" in refused["message"]

@@ -4,7 +4,7 @@ With ``--json`` every command prints exactly one JSON document on standard outpu
 nothing else there, success and failure alike; no traceback anywhere; a failure exits 2
 (refused or a bad argument, nothing changed: ``"outcome": "rejected"``) or 1 (an
 environment problem), and its document carries a machine-readable ``code`` and a
-``message`` saying what to do (README, "Global options").
+``message`` saying what to do (docs/cli.md, "Global options").
 
 Every command and subcommand of ``waymarks --help`` (groups too) goes through: ``--help``;
 an unknown option; a missing required argument; an unknown ID where it takes one. Then
@@ -50,9 +50,9 @@ def contract(ran: Ran) -> dict[str, Any]:
         assert ran.returncode in (1, 2), where
         assert isinstance(document.get("code"), str) and document["code"], where
         assert isinstance(document.get("message"), str) and document["message"].strip(), where
-        # README: every failure carries outcome, id, code, conflicts, notices and message
+        # docs/cli.md: every failure carries outcome, id, code, conflicts, notices and message
         assert {"outcome", "id", "conflicts", "notices"} <= document.keys(), where
-        # exit 2 is a refusal; exit 1 is never called one (README: exit status)
+        # exit 2 is a refusal; exit 1 is never called one (docs/cli.md: exit status)
         assert (document.get("outcome") == "rejected") == (ran.returncode == 2), where
     return document
 
@@ -161,7 +161,7 @@ UNKNOWN_IDS: dict[str, tuple[str, list[str]]] = {
     "memory invalidate": ("not_found", ["memory", "invalidate", UNKNOWN]),
     "memory expire": ("not_found", ["memory", "expire", UNKNOWN]),
     "memory show": ("not_found", ["memory", "show", UNKNOWN]),
-    # no terminal: refused before the ID is looked up (README: memory edit)
+    # no terminal: refused before the ID is looked up (docs/cli.md: memory edit)
     "memory edit": ("invalid_argument", ["memory", "edit", UNKNOWN]),
     "memory exclude": ("not_found", ["memory", "exclude", UNKNOWN]),
     "memory include": ("not_found", ["memory", "include", UNKNOWN]),
@@ -301,7 +301,7 @@ def test_a_confirmation_without_a_terminal_is_refused(shared: Home) -> None:
 
 
 def test_team_writes_print_the_write_shape(fresh: Home) -> None:
-    """README's writes: ``outcome``, ``id``, ``code``, ``conflicts``, ``notices`` (``team
+    """docs/cli.md's writes: ``outcome``, ``id``, ``code``, ``conflicts``, ``notices`` (``team
     share`` lacked the last three, ``team exclude|include|accept`` the outcome); ``team
     init|accept|exclude|include`` add ``contributor`` and ``changed`` (``init`` lacked
     ``changed``)."""

@@ -1,5 +1,5 @@
 """What a write says when its ledger line is durable but the projection cannot be updated
-(a full disk): README says it is committed with a warning, and how `--json` tells it
+(a full disk): docs/storage.md says it is committed with a warning, and how `--json` tells it
 apart. The line is the record, so the item is there once the projection catches up, and
 a retry is its duplicate. Real files, real SQLite, the real CLI; only the database's
 answer to the sync after the append is the failure of a full disk."""

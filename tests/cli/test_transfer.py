@@ -254,7 +254,7 @@ def test_every_refused_import_answers_in_the_write_shape(
         cli: Any, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file refused before it is parsed (too large, not UTF-8, a directory) answered
     ``{"outcome", "id", "code", "conflicts", "message"}``: no ``notices``, which every
-    write's document has (README: `--json`). Nothing is written to the ledger either."""
+    write's document has (docs/cli.md: `--json`). Nothing is written to the ledger either."""
     big = tmp_path / "big.jsonl"
     with big.open("wb") as out:
         out.truncate(64 * 1024 * 1024 + 1)  # sparse

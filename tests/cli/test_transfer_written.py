@@ -42,7 +42,7 @@ def test_lines_refused_by_a_write_made_after_the_check_are_a_partial_import(
         cli: Any, home: Path, project: Path, tmp_path: Path,  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Another session wrote a claim contradicting a line between the import's check and
-    its writes: the report was `rejected`, exit 2 (README: a refusal changes nothing)
+    its writes: the report was `rejected`, exit 2 (docs/cli.md: a refusal changes nothing)
     while the other lines were committed, and it blamed "lines imported before them". It
     is `partial` now, exit 1, naming the claim the line conflicts with."""
     cli("trust", str(project))

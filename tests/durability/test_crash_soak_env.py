@@ -1,7 +1,7 @@
 """The crash soak runs as ``scripts/crash_soak.py`` does, outside pytest's environment.
 
 The suite switches hybrid recall off for every test not marked ``semantic``, so the
-soak's harness never met the background embedding worker there; run as the README says
+soak's harness never met the background embedding worker there; run as docs/reliability.md says
 (``crash_soak.py --trials 40 --seed 7``, with the semantic extra installed) each rebuild
 it checks woke one, which wrote into the rebuild's scratch home while the harness
 removed it, and the soak died with ``FileExistsError``. Its subject is the ledger: it

@@ -518,7 +518,7 @@ def _session_with_a_pin(small_fs: Path, project: Path) -> tuple[Path, dict[str, 
 
 def test_a_prompt_hook_on_a_full_disk_says_its_context_may_be_stale(
         small_fs: Path, project: Path) -> None:
-    """README promises that a prompt's hook on a full disk says so, naming the fix; since
+    """docs/hosts.md promises that a prompt's hook on a full disk says so, naming the fix; since
     the database is read as it is there, it added the context without a word: the person
     never heard that nothing new is stored, nor the model that it may be stale. Both get
     the line the command line gives (``systemMessage``, and before the context)."""

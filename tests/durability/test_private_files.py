@@ -79,7 +79,7 @@ def test_evolution_jobs_database_is_private_and_narrowed(tmp_path: Path) -> None
 ], ids=lambda c: " ".join(c[:2]))
 def test_a_home_made_by_any_first_command_is_private(tmp_path: Path, project: Path,
                                                      command: tuple[str, ...]) -> None:
-    """README: "A home Waymarks creates is mode 0700". A first command that makes the
+    """docs/cli.md: "A home Waymarks creates is mode 0700". A first command that makes the
     home while creating something inside it (a session file, a personal entry, the Claude
     Code install lock) made it with the umask's 0755, readable by everyone."""
     home = tmp_path / "new" / "home"

@@ -1,4 +1,4 @@
-"""Learning off means nothing said meanwhile is ever captured (README: turning learning
+"""Learning off means nothing said meanwhile is ever captured (docs/learning.md: turning learning
 off stops capture). Capture took the last 16 statements of the whole session (Pi) or of
 the transcript's tail (Claude Code) at every turn's end, so what was said while learning
 was off, or before it was ever turned on, was captured at the first turn after ``learn

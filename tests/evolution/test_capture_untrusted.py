@@ -1,4 +1,4 @@
-"""A compaction summary of an untrusted project is never captured (README, Learning).
+"""A compaction summary of an untrusted project is never captured (docs/learning.md).
 
 A summary is written by the model from what the repository's files and tool output showed
 it, captured with no model step as learned claims, and learned memory is recalled in every

@@ -1,4 +1,4 @@
-"""``learn forget --origin DIR``: every learned claim of one directory at once (README,
+"""``learn forget --origin DIR``: every learned claim of one directory at once (docs/learning.md,
 Learning). Learned claims are recalled in every project, and those learned from a
 repository later found hostile (before an untrusted project's tool output and summaries
 were kept out) could only be forgotten one ID at a time. A dry run lists them, a person

@@ -168,7 +168,7 @@ def test_explain_prints_text_for_people_and_json_with_json(
 
 def test_learned_claim_and_source_ids_are_taken_in_either_case(
         cli: Callable[..., dict], home: Path, project: Path) -> None:
-    """The README accepts IDs in either case; a learned claim's ID and a source's given in
+    """docs/cli.md accepts IDs in either case; a learned claim's ID and a source's given in
     capitals were refused as unknown (``not_found``)."""
     claim = learn(home, str(project), {"kind": "fact", "content": "The staging port is 8080",
                                        "searchTerms": ["staging"]}, PAST)

@@ -160,7 +160,7 @@ def test_the_prompt_hook_still_injects_the_pins(home: Path, project: Path,
 
 def test_the_hosts_say_why_learned_memory_is_left_out(home: Path, project: Path,
                                                      pinned: None) -> None:
-    """README: with learning on and the learned ledger unreadable, plans and the Claude
+    """docs/learning.md: with learning on and the learned ledger unreadable, plans and the Claude
     Code hook leave learned memory out "with a one-line note naming the file and the mv".
     The command line's plan had it; the hook (and Pi's plan) passed on a plan's note only
     when it began "learned memory left out of this prompt", so the person using them

@@ -1,4 +1,4 @@
-"""`waymarks untrust DIR` retires DIR's queued repository-derived sources (README, Learning).
+"""`waymarks untrust DIR` retires DIR's queued repository-derived sources (docs/learning.md).
 
 A work turn's tool output or a compaction summary captured while the person trusted the
 project is the repository's text, waiting for the next `waymarks evolve`. Untrusting the

@@ -1,4 +1,4 @@
-"""A work turn of an untrusted project never reaches the model (README, Learning).
+"""A work turn of an untrusted project never reaches the model (docs/learning.md).
 
 A work (``progress``) source is the turn's tool calls and their output: what the
 repository's files and commands showed, not what the person said. Its model step rewrites

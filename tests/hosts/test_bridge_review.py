@@ -171,7 +171,7 @@ def test_a_plan_whose_pins_are_over_their_budget_says_why_for_the_person(
 def test_json_before_the_command_name_is_the_command_line_s(tmp_path: Path) -> None:
     """`/context --json pins` answered "/context offers: adr, config, …", naming the very
     command typed: `--json` may come before a command's name, as `waymarks --json pins`
-    and `waymarks context "--json pins"` take it (README)."""
+    and `waymarks context "--json pins"` take it (docs/hosts.md)."""
     out = converse(tmp_path, [
         {"id": 1, "method": "initialize", "params": {"provider": "openai"}},
         {"id": 2, "method": "command", "params": {"text": "pin -- Use tabs."}},

@@ -87,7 +87,7 @@ def test_a_project_install_into_a_file_git_tracks_says_so(tmp_path: Path) -> Non
     """A project's `.mcp.json` is often committed to share its servers: install wrote this
     machine's interpreter, launcher and home into it (and into a committed
     `.claude/settings.json`) without a word, and teammates who pulled it got hooks that
-    fail on every prompt. The README's advice (keep them out of shared commits, or
+    fail on every prompt. docs/hosts.md's advice (keep them out of shared commits, or
     --user) is now said where it applies: for each file git tracks."""
     from waymarks.hosts import claude_code_install as cc
 

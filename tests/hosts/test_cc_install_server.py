@@ -1,4 +1,4 @@
-"""``claude-code install`` run again (README asks for it after an upgrade) keeps what the
+"""``claude-code install`` run again (docs/hosts.md asks for it after an upgrade) keeps what the
 person added to Waymarks' own MCP server entry: only its command is Waymarks' to decide."""
 
 from __future__ import annotations

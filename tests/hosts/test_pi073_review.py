@@ -60,7 +60,7 @@ def test_a_pin_in_a_session_file_without_a_reply_is_refused_not_lost(pi: PiHome)
 def test_a_refusal_in_print_mode_is_pis_exit_status(tmp_path: Path, fake: FakeOpenAI,
                                                     variant: str) -> None:
     """``pi -p "/context pin -- …"`` in a new session printed "Rejected (not_saved)" and
-    ``pi -p "/context bogus"`` its error, both exit 0, though the README says a refusal
+    ``pi -p "/context bogus"`` its error, both exit 0, though docs/hosts.md says a refusal
     exits 2. Pi's exit status is the command's now; an answer still exits 0."""
     pi = PiHome(tmp_path, install(variant), fake.base_url)
     refused = pi.run("-p", "/context pin -- Use ruff.")

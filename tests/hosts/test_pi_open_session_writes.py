@@ -3,7 +3,7 @@
 ``waymarks --session <a Pi session file> pin …`` (and the MCP write path) appended into
 the file while Pi had it open (its bridge holding ``bridges/<sid>.lock``), reported the pin
 committed and "applies on the active branch", yet Pi's plans never included it while that
-session ran; the README says Waymarks never writes a file Pi holds open. Only the bridge
+session ran; docs/hosts.md says Waymarks never writes a file Pi holds open. Only the bridge
 looked at the lock. Now every append to a session file looks first (without waiting), and
 refuses with exit 2 and nothing written while a bridge holds it."""
 

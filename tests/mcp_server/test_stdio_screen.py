@@ -78,7 +78,7 @@ def _serve(home: Path, project: Path, lines: list[str | bytes], expect: int
     return [json.loads(line) for line in answers]
 
 
-@pytest.mark.slow  # over a second on a quiet machine (README: the fast lane)
+@pytest.mark.slow  # over a second on a quiet machine (docs/development.md: the fast lane)
 def test_every_request_line_is_answered(home: Path, project: Path) -> None:
     deep = '{"jsonrpc":"2.0","id":9,"method":"ping","params":' + "[" * 3000 + "]" * 3000 + "}"
     answers = _serve(home, project, [
@@ -129,7 +129,7 @@ def test_a_sound_request_passes_the_screen_unchanged() -> None:
     assert screen(_call(3, "emoji \\ud83d\\ude00 pairs are fine")) is None
 
 
-@pytest.mark.slow  # over a second on a quiet machine (README: the fast lane)
+@pytest.mark.slow  # over a second on a quiet machine (docs/development.md: the fast lane)
 def test_a_request_whose_id_is_not_a_string_or_an_integer_is_answered_not_run(
         home: Path, project: Path) -> None:
     """The SDK took such a request for a notification: it never answered (the client waited

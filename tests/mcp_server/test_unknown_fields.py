@@ -1,7 +1,7 @@
-"""Every MCP tool refuses a call naming a field it does not take (README, "MCP tools"),
-before any work and before the person could be asked: a misspelt or invented field is
-never silently ignored. Through the SDK's real client, over every tool the server lists,
-so a tool added later is held to it too."""
+"""Every MCP tool refuses a call naming a field it does not take (docs/hosts.md,
+"Connecting an agent (MCP)"), before any work and before the person could be asked: a
+misspelt or invented field is never silently ignored. Through the SDK's real client, over
+every tool the server lists, so a tool added later is held to it too."""
 
 from __future__ import annotations
 

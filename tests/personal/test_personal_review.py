@@ -167,7 +167,7 @@ def test_a_slug_whose_file_is_a_link_out_or_a_fifo_is_not_an_entry(
         cli: Callable[..., dict], tmp_path: Path) -> None:
     """A review: such a slug was refused with ``invalid_argument`` (the MCP tool's
     ``invalid-parameters``, ``remember``'s ``runtime-unavailable``), blaming the input;
-    README names it ``not_an_entry``, as a dangling link or a file that is not UTF-8."""
+    docs/personal.md names it ``not_an_entry``, as a dangling link or a file that is not UTF-8."""
     import os
 
     from waymarks.core.egress import Egress

@@ -93,7 +93,7 @@ def test_the_blank_lines_between_team_or_learned_items_count_against_the_budget(
 
 
 def test_a_claim_whose_key_the_request_names_reaches_the_plan(tmp_path: Path) -> None:
-    """The README's own example: `--key release-pipeline` on a claim whose words are not
+    """docs/privacy.md's own example: `--key release-pipeline` on a claim whose words are not
     the request's fell under recall's relative cutoff beside a claim repeating the words,
     and the planner's key-first order never saw it."""
     home, project = tmp_path / "home", tmp_path / "project"

@@ -1,6 +1,6 @@
 """A password whose first character is glued to a ``(`` (``PASSWORD=a(Xk9mQ2pL7vR3)``,
 as a generator with symbols writes one): a bare value's head before ``(`` had to be 2-3
-characters to be read at all (README's "known limit"), so it went to the model in clear,
+characters to be read at all (docs/privacy.md's "known limit"), so it went to the model in clear,
 and a pin holding it was stored. Read now from one character, told from a call as the
 longer heads are (``f(x)``, gettext's ``_("…")``, ``p(args.pw)`` stay)."""
 

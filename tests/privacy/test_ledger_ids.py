@@ -1,5 +1,5 @@
 """What a ledger carries beside an item's text (its ID, a superseding item's ID) reaches a
-model through the egress, as README promises: an ID that is not a plain identifier, or
+model through the egress, as docs/privacy.md promises: an ID that is not a plain identifier, or
 holds a credential, is quoted and redacted like the text, its marked spans withheld.
 ``context_persistence`` reads sent such IDs raw (a forged line, a directional override,
 a local-only span and an unredacted token, in the text and in structured content)."""

@@ -1,5 +1,5 @@
 """A platform's config var under a name that says nothing of a credential, holding a
-UUID (``heroku config:set REQUEST_ID=…``, ``docker run -e TENANT_ID=…``): README and
+UUID (``heroku config:set REQUEST_ID=…``, ``docker run -e TENANT_ID=…``): docs/privacy.md and
 ``setting_is_secret`` say an ID stays, but the one UUID the tests held (``550e8400-…``)
 was the exception: 989 of 1,000 random version-4 UUIDs were judged random (their hex
 parts switch between letters and digits) and redacted, and a pin naming a tenant or a

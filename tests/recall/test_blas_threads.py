@@ -96,7 +96,7 @@ def test_a_query_takes_a_second_thread_only_while_a_core_is_spare(
     assert "Invalid value" not in done.stderr
 
 
-@pytest.mark.slow  # over a second on a quiet machine (README: the fast lane)
+@pytest.mark.slow  # over a second on a quiet machine (docs/development.md: the fast lane)
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: one engine thread")
 def test_the_engine_spins_briefly_unless_the_person_chose() -> None:
     """The waiting threads spin 1,000 turns (``GOMP_SPINCOUNT`` while the engine loads),

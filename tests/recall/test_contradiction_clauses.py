@@ -42,7 +42,7 @@ def _both_kept(app: Waymarks, first: str, second: str) -> None:
 @pytest.mark.parametrize("scope", ["session", "project"])
 def test_a_marked_claim_is_compared_without_its_markers(app: Waymarks, project: Path,
                                                         scope: str) -> None:
-    """README's example with the second claim marked internal: the marker's words were
+    """docs/conflicts.md's example with the second claim marked internal: the marker's words were
     subject terms ({ds4, internal, dev, database, port}), another subject, so it was
     recorded beside the port it contradicts."""
     app.trust(str(project))
@@ -174,7 +174,7 @@ def test_an_explicit_key_keeps_a_new_claim_apart_from_one_without(
 ])
 def test_a_word_or_hyphenated_name_after_a_copula_is_a_value(app: Waymarks, first: str,
                                                              second: str) -> None:
-    """README promises another value "in English or Chinese": a Chinese claim has no
+    """docs/conflicts.md promises another value "in English or Chinese": a Chinese claim has no
     derived key, and its signature had no value in a word or in ``us-east-1`` (the number
     was glued to the name), so each pair was recorded."""
     _refused(app, first, second)

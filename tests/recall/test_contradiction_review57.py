@@ -274,7 +274,7 @@ def test_a_percentage_or_a_rate_is_one_value_with_trailing_zeros(
 def test_a_fractional_duration_is_its_amount(app: Waymarks) -> None:
     """1.5 seconds is kept as the fraction 3/2, and a bare number was compared with its
     numerator: "The timeout is 1.5." was refused beside "… 1.5 seconds." (its own amount,
-    which README says agrees), and "The timeout is 3." was not refused."""
+    which docs/conflicts.md says agrees), and "The timeout is 3." was not refused."""
     assert isinstance(app.remember("The request timeout is 1.5 seconds."), Committed)
     assert isinstance(app.remember("The request timeout is 1.5."), Committed)
     _refused(app, "The request timeout is 3.")

@@ -299,7 +299,7 @@ def test_a_word_value_ends_before_its_full_stop(
 ])
 def test_a_word_value_of_a_japanese_or_korean_claim_is_read_as_a_chinese_ones(
         app: Waymarks, first: str, restated: str, contradicting: str) -> None:
-    """README: a word that is the rest of its clause after 是, 为 or = is a value, and
+    """docs/conflicts.md: a word that is the rest of its clause after 是, 为 or = is a value, and
     Japanese and Korean claims of the same shapes are read so too; after は or a Korean
     topic particle, before です or 입니다, the word was no value (no signature), so
     "배포 브랜치는 release입니다." was written beside "배포 브랜치는 main입니다."."""

@@ -332,7 +332,7 @@ def test_a_translation_sharing_its_concepts_is_not_vetoed_as_far_in_meaning(
 
 def test_a_follow_up_is_recalled_by_its_inherited_subject_not_vetoed_by_its_own_meaning(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
-    """README's own example: "Which database?" then "and the port?". The follow-up's own
+    """docs/cli.md's own example: "Which database?" then "and the port?". The follow-up's own
     meaning ("and the port?") vetoed the port claim as far from the query, and let
     unrelated claims in by meaning: with the extra on, nothing or the wrong claims."""
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")

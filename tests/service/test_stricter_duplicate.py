@@ -181,7 +181,7 @@ def test_a_tightened_claim_keeps_its_key(home: Path, project: Path, tmp_path: Pa
 
 def test_the_same_text_marked_stricter_supersedes_and_marked_looser_is_a_duplicate(
         home: Path, project: Path, tmp_path: Path) -> None:
-    """README: the same text at a stricter level, by `--classification`, a marker or an
+    """docs/reference.md: the same text at a stricter level, by `--classification`, a marker or an
     import line, supersedes the stored item. With a marker it did not: the tags made the
     text another text, so `[ds4:local-only]X[/ds4:local-only]` (typed, or a line of an
     export whose item was marked) was added beside the plain `X`, which stayed active and
@@ -341,7 +341,7 @@ def test_a_keyed_claim_contradicting_a_claim_marked_whole_is_refused(home: Path,
     """A claim marked whole got a key derived with its tags' words
     (``ds4-internal-the-vpn-gateway``), so ``--key vpn-gateway`` stating another value
     was kept apart from it as another fact and accepted, both in effect, where the same
-    claim unmarked refused it: README says a claim is compared without its markers."""
+    claim unmarked refused it: docs/reference.md says a claim is compared without its markers."""
     for marked in (False, True):
         where = project / ("marked" if marked else "plain")
         where.mkdir()

@@ -271,7 +271,7 @@ def test_an_explicit_key_over_its_limit_is_refused_not_cut(app: Waymarks) -> Non
     became one, and the second claim was refused as a conflict with the first. A key
     longer than that as stored (folded) is refused ``too_long`` now; a key derived from
     the text is still cut, and 160 characters are kept whole."""
-    limit = 160  # README's caps row
+    limit = 160  # docs/reference.md's caps row
     base = "deployment target of the " + "very " * 40
     first = app.remember("Deploys go to staging.", key=base[:limit - 1] + "a")
     assert isinstance(first, Committed)

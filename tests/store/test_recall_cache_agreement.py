@@ -132,7 +132,7 @@ def test_cached_and_sqlite_candidates_agree_as_the_store_grows(tmp_path: Path) -
                 c.id for c in cache.candidates(plan, cache.stats(features), limit=20)], query
 
 
-@pytest.mark.slow  # over a second on a quiet machine (README: the fast lane)
+@pytest.mark.slow  # over a second on a quiet machine (docs/development.md: the fast lane)
 def test_queries_matching_many_rows_are_ranked_in_sqlite_with_the_same_candidates(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``SQLITE_PAST`` matched postings the cache asks SQLite (faster there at a

@@ -1,4 +1,4 @@
-"""README's recipe for one's own team file conflicting in a merge (each test failed
+"""docs/team.md's recipe for one's own team file conflicting in a merge (each test failed
 before its fix)."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def _own_source(home: Path, repo: Path) -> dict:  # type: ignore[type-arg]  # no
 
 def test_a_line_added_after_an_accepted_undo_is_someone_elses(repo: Path,  # noqa: F811
                                                               home: Path) -> None:
-    """README's way to undo an uncommitted share (``git checkout`` the file, then ``team
+    """docs/team.md's way to undo an uncommitted share (``git checkout`` the file, then ``team
     accept``) left the home's note of its own last entry at the undone one: a line
     someone then appended in its place, chained correctly, passed as the person's own
     and was planned."""

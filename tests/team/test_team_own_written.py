@@ -33,7 +33,7 @@ def _three_on_main(home: Path, repo: Path) -> None:  # noqa: F811
 
 def test_own_entry_merged_back_after_an_accepted_branch_switch_is_own(
         repo: Path, home: Path) -> None:  # noqa: F811
-    """README's advice after a branch switch (``team accept``) forgot that this home wrote
+    """docs/team.md's advice after a branch switch (``team accept``) forgot that this home wrote
     the branch's entry: merged back, it read as ``foreign``, every own item withdrawn."""
     _three_on_main(home, repo)
     _git(repo, "checkout", "-qb", "feat-a")

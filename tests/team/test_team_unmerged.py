@@ -283,7 +283,7 @@ def test_a_git_that_does_not_answer_is_named_and_makes_no_contributor_id(
     say) is given up on after a timeout, and its silence was read as answers: `team init`
     said the checkout was no repository, "run `git init` first", and a home's first share
     made its contributor ID without `user.name`, `contributor-…` for good, the author
-    that ID (what README says a missing git no longer does), 16 timeouts later. Each is
+    that ID (what docs/team.md says a missing git no longer does), 16 timeouts later. Each is
     refused as a missing git is, ``git_timeout``, nothing made; once git answers, the
     share goes in under the person's name."""
     team.forget_process_state()

@@ -150,7 +150,7 @@ def test_a_share_the_fold_does_not_apply_is_not_committed(
     pin = _project_pin(home, repo, "Squash commits before merging")
     done = run(home, repo, "team", "share", pin, "--yes", expect=1)
     assert done["outcome"] == "not_applied" and done["code"] == "not_applied", done
-    assert (done["conflicts"], done["notices"]) == ([], []), done  # README's failure keys
+    assert (done["conflicts"], done["notices"]) == ([], []), done  # docs/cli.md's failure keys
     assert "entry 2 was appended" in done["message"]
 
 

@@ -8,7 +8,7 @@ is shown as text and runs nothing: no dialog, no navigation away, no console err
 refusal answered with 400 (an over-long field) is swapped into the page and seen: htmx 2
 swaps no 4xx by default, the inspector's configuration does. The run takes screenshots of
 the overview, an item page and an explain page; with ``WAYMARKS_SCREENSHOTS=1`` it saves
-them into ``docs/screenshots/`` (shown in the README), else into a temporary folder, so a
+them into ``docs/screenshots/`` (shown in docs/web.md), else into a temporary folder, so a
 test run leaves the repository as it was.
 
 Chromium comes from the test setup: when it is missing, the session fixture installs

@@ -182,7 +182,7 @@ def test_an_engineering_doc_left_unread_is_named_with_its_own_reason(
         web: Any, project: Path) -> None:
     """Each doc no plan reads was named with every reason one may have ("larger than
     1,000,000 bytes, not UTF-8, not a regular file or a link out of the project"), the
-    person left to guess which to fix, where README says it is named "with why"."""
+    person left to guess which to fix, where docs/web.md says it is named "with why"."""
     docs = project / "docs" / "engineering"
     docs.mkdir(parents=True)
     (docs / "big.md").write_text("# Big\n\n" + "The deploy runs nightly.\n\n" * 50_000)

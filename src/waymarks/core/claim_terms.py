@@ -228,7 +228,7 @@ TERMS: Final[dict[str, str]] = {
 }
 
 #: subject terms that qualify a fact without naming another thing: the environment it
-#: holds in (README's "The dev DB listens on 5436." contradicts "The database port is
+#: holds in (docs/conflicts.md's "The dev DB listens on 5436." contradicts "The database port is
 #: 5435.") and generic words a paraphrase adds ("the payments service", "the worker
 #: count", "the request timeout defaults to …"). Any other word in a subject before its
 #: verb names a narrower thing ("the API metrics port", "the Redis sentinel port", "the

@@ -397,7 +397,7 @@ def _plan(app: Any, prompt: str,
                     f"(Claude Code takes at most {CONTEXT_CHARS:,} characters from a hook; "
                     f"`{home_command(app.home, 'manifest')}` shows what was left out)."), None
     # a plan's notes are learned memory's: left out for now, or its ledger unreadable
-    # (named with the fix; that one was dropped here, README says the hook gives it)
+    # (named with the fix; that one was dropped here, docs/hosts.md says the hook gives it)
     return context, None, f"Waymarks: {plan.notes[0]}." if plan.notes else None
 
 

@@ -402,7 +402,7 @@ SERVER_KEYS: Final = ("type", "command", "args")
 def refreshed_server(current: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
     """An earlier install's server entry with this install's command (:data:`SERVER_KEYS`),
     keeping what the person added to it (an ``env``, a ``timeout``) where it was: a
-    re-install, which README asks for after an upgrade, replaced the whole entry, and the
+    re-install, which docs/hosts.md asks for after an upgrade, replaced the whole entry, and the
     person's variables for the server were gone without a word."""
     entry = {k: wanted[k] if k in SERVER_KEYS else v for k, v in current.items()}
     return {**entry, **{k: v for k, v in wanted.items() if k not in entry}}

@@ -374,7 +374,7 @@ class Bridge:
         at = next((i for i, t in enumerate(tokens) if t.lower() != "--json"), len(tokens))
         if at == len(tokens):  # `--json` alone: `--json status`, as `/context` is `status`
             tokens.append("status")
-        if tokens[at].lower() in ("-h", "--help"):  # help is help (README), after --json too
+        if tokens[at].lower() in ("-h", "--help"):  # help is help (docs/hosts.md), after --json too
             return context_answer(
                 "/context runs the waymarks commands that make sense inside Pi: "
                 f"{', '.join(sorted(HOST_COMMANDS))}. `/context COMMAND -h` is a "

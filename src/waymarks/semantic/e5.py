@@ -32,7 +32,7 @@ from waymarks.semantic.record import Installed, engine_record, version
 #: cosines of this model: unrelated text sits near 0.75, a paraphrase near 0.9. Chosen on
 #: the LoCoMo development split with ``benchmarks/locomo_variants.py`` (turns; R@5 / R@10 /
 #: digest hit / foreign injection; lexical engine 57.8 / 65.4 / 44.9 / 5.1 in the same runs;
-#: the README lists every variant). The first calibration (floor 0.75, weight 0.5, support
+#: docs/recall.md lists every variant). The first calibration (floor 0.75, weight 0.5, support
 #: 0.6, qualify 0.8): 60.7 / 67.6 / 49.3 / 3.5. A lower floor buys digest hits with foreign
 #: injection (floor 0.70: 60.3 / 67.8 / 52.7 / 5.9); the *veto* takes that injection back
 #: (a record sharing words with the query but below cosine ~0.80 is not an answer: in
@@ -65,7 +65,7 @@ from waymarks.semantic.record import Installed, engine_record, version
 #: record, foreign injection 5.4 %; for the nearest by 0.01 / 0.02 / 0.03, 3.8 / 3.2 /
 #: 2.9 % (hit 52.6 / 52.4 / 52.4 %). LoCoMo dev, same run: R@5 / R@10 / hit / injection /
 #: precision 60.5 / 68.5 / 52.0 % / 2.5 % / 36.0 % -> 61.6 / 69.5 / 52.4 % / 2.9 % / 37.8 %
-#: (README).
+#: (docs/recall.md).
 CALIBRATION: Final = Calibration(floor=0.72, ceil=0.94, weight=0.4, qualify=0.68, support=0.6,
                                  cross_script=0.37, veto=0.40, qualify_han=0.82,
                                  cross_from=("han",), cross_margin=0.03, beside=0.40,
