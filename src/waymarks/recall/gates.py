@@ -28,6 +28,7 @@ from waymarks.recall.analysis import (
 )
 from waymarks.recall.asked_agent import says_done_to_it, says_its_doing
 from waymarks.recall.asked_time import TIME_BONUS
+from waymarks.recall.compound import one_name
 from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
@@ -48,7 +49,9 @@ class QueryFacts(msgspec.Struct, frozen=True):
     context: tuple[tuple[str, float], ...]
     focus_total: float
     unknown: bool  # the query has words the store has never seen (not generic)
-    short_name: str | None  # the one subject of a short "name + attribute" query
+    #: the one subject of a short "name + attribute" query: one word, or the words of
+    #: one name said side by side ("the edge proxy": :mod:`waymarks.recall.compound`)
+    short_names: tuple[str, ...]
     short_attributes: tuple[str, ...]
     phrases: tuple[tuple[str, str], ...]  # rare adjacent word pairs of the focus
     #: focus features that name a record matched strongly (:func:`_names`): whatever
@@ -108,7 +111,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     if not attributes:
         names, attributes = _name_and_concepts(plan, words, names, stats)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
-             and len(names) == 1 and bool(attributes))
+             and (len(names) == 1 or one_name(names, plan.runs)) and bool(attributes))
     # a clause asking nothing but the thing named ("what runs the staging database and on
     # which port?"): a record naming it answers that clause, whatever the other asks
     # (a verb of no meaning of its own asked of it, "runs": a clause of the name alone,
@@ -119,7 +122,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     return QueryFacts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        short_name=names[0] if short else None,
+        short_names=tuple(names) if short else (),
         short_attributes=attributes if short and not open_clause else (),
         either=plan.asks if short else NONE,
         phrases=rare_phrases(plan.focus, stats),
@@ -148,7 +151,9 @@ def _name_and_concepts(plan: QueryPlan, words: Sequence[str], names: list[str],
     if plan.asks_which:  # "which continuous integration service runs our builds?": a
         return names, ()  # name answers it, a concept of its words need not be said
     named = words if words else [f for f in names if f in plan.introduced]
-    if len(named) != 1 or (words and len(names) != 1) or not stats.df.get(named[0]):
+    one = len(named) == 1 or one_name(named, plan.runs)  # ("the edge proxy": one name)
+    if not one or (words and len(names) != len(named)) or not all(
+            stats.df.get(f) for f in named):
         return names, ()
     return list(named), tuple(f for f in plan.focus if f.startswith("c:") and f != named[0]
                               and not is_generic(f))
@@ -238,7 +243,7 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         asked = sorted(f[2:] for f in plan.focus if f not in kind_or_weak)
         return f"says nothing about {' or '.join(asked)}"
     mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
-    if not mismatch and facts.short_name is not None:
+    if not mismatch and facts.short_names:
         mismatch = _named_attribute_mismatch(facts, candidate)
     if mismatch:
         return mismatch
@@ -297,11 +302,9 @@ def _other_of_kind(facts: QueryFacts, candidate: Candidate) -> str | None:
 def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
     """A short query naming one subject and an attribute needs both ("SQLite auth?"); of
     attributes asked side by side ("the deploy host and key?"), one is enough."""
-    name = facts.short_name
-    if name is None:
-        return ""
-    if not _field_factor(name, candidate):
-        return f"does not name {name[2:]}"
+    for name in facts.short_names:  # (each word of a name of several)
+        if not _field_factor(name, candidate):
+            return f"does not name {name[2:]}"
     said = values_said(facts, candidate)
     unsaid = [a for a in facts.short_attributes
               if a not in candidate.body and a not in candidate.aliases and a not in said]

@@ -43,6 +43,7 @@ from waymarks.recall.analysis import (
 from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
+from waymarks.recall.compound import adjacent_runs
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
@@ -422,7 +423,9 @@ def _direct(analysis: Analysis, reason: str, text: str = "", folded: str = "",
                      introduced=_introduced(folded, features), agent=agent_asked(folded),
                      doer=doer_asked(folded), action=action_asked(folded),
                      clauses=_clauses(folded, features),
-                     asks_which=_WHICH_FIRST.match(folded) is not None)
+                     asks_which=_WHICH_FIRST.match(folded) is not None,
+                     runs=adjacent_runs(folded, features)
+                     if len(features) <= SHORT_QUERY_FEATURES else ())
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a

@@ -158,6 +158,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: a question opening with "which" or "what" ("which continuous integration service
     #: runs our builds?"): it asks which thing, answered by a name, not a concept of one
     asks_which: bool = False
+    #: the focus words said side by side, each run in the order said ("the edge proxy
+    #: config": edge, proxy, config), of a short question only: names all within one run
+    #: are one thing's name (:mod:`waymarks.recall.compound`)
+    runs: tuple[tuple[str, ...], ...] = ()
 
 
 class Scored(msgspec.Struct, frozen=True):
