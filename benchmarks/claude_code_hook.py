@@ -3,7 +3,11 @@
 The hook runs as Claude Code runs it: a new process, the command ``claude-code install``
 writes (``<venv python> -I -S <waymarks>/hosts/hook_entry.py --home H hook claude-code
 UserPromptSubmit``), the recorded payload on stdin. The session holds
-``--memories`` claims and 5 pins; each run records the prompt and prints the plan. Timed
+``--memories`` claims and 5 pins, then ``--prompts`` earlier prompts of the person (40:
+past the 24 earlier prompts a hook plans with, so each run finds its history in the
+ledger's last bytes, as the hook of a long conversation does; the session used to hold
+only the runs' own prompts, fewer than 25 but in the last rounds, and every run read the
+last 2 MiB of the ledger for them); each run records the prompt and prints the plan. Timed
 twice: without the warm helper (``WAYMARKS_CC_HELPER=off``, interleaved with ``python -c
 pass`` and, with ``--baseline-src DIR``, another checkout's hook; ``spawn_timing.py``),
 then with the helper (the way Claude Code runs it).
@@ -17,8 +21,8 @@ installed, every claim written wakes the background embedder (minutes of CPU on 
 cores) and a hook without the helper loads the model: run with ``WAYMARKS_SEMANTIC=off``
 for the lexical hook of issue 15's table (the report says which: ``semantic``).
 
-    .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--runs 30]
-        [--baseline-src DIR]
+    .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--prompts 40]
+        [--runs 30] [--baseline-src DIR]
 """
 
 from __future__ import annotations
@@ -81,11 +85,16 @@ def summary(values: list[float]) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--prompts", type=int, default=40,
+                        help="the person's earlier prompts in the session, after the "
+                             "memories (a hook plans with the last 24)")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder: its hook without the helper is "
                              "timed in the same rounds")
     args = parser.parse_args()
+    if args.memories < 0 or args.prompts < 0 or args.runs < 1:
+        parser.error("--memories and --prompts take a count (0 or more), --runs one or more")
     with tempfile.TemporaryDirectory(prefix="waymarks-cc-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         project.mkdir()
@@ -99,6 +108,8 @@ def main() -> int:
             for n in range(args.memories):
                 app.remember(f"Service {n} listens on port {2000 + n % 60000} in staging "
                              f"cluster {n % 97}")
+            for n in range(args.prompts):
+                app.session_say(f"what runs in staging cluster {n % 97}?")
             # the recall index brought up to date, as the baseline's rebuild-index leaves
             # it: past the 10,000 items a hook indexes itself (5 pins and 10k memories),
             # the first hook left them to a process of its own, and the timed rounds ran
@@ -133,6 +144,7 @@ def main() -> int:
     context = json.loads(output)["hookSpecificOutput"]["additionalContext"] if output else ""
     report = {
         "benchmark": "claude_code_hook", "memories": args.memories, "pins": 5,
+        "earlier_prompts": args.prompts,
         "load_average": load_average(), "steal_s": steal_during(steal_before),
         "baseline_src": args.baseline_src,
         "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
