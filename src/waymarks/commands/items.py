@@ -144,7 +144,8 @@ def register_pins(root: click.Group) -> None:
                        "E.g. --source 1a2b3c4d")
     @click.option("--file", "path", metavar="PATH",
                   help="Pin the contents of a UTF-8 text file (instead of TEXT, never "
-                       "with it); the path is kept as its source. E.g. --file docs/rules.md")
+                       "with it; no control characters but tabs and line breaks); the path "
+                       "is kept as its source. E.g. --file docs/rules.md")
     @click.option("--supersedes", metavar="PIN_ID",
                   help="Replace this pin (same scope; its classification is kept unless "
                        "given). E.g. --supersedes 1a2b3c4d")
@@ -167,6 +168,13 @@ def register_pins(root: click.Group) -> None:
             if run.read_file is None:
                 return refused("invalid_argument", "--file is not available here")
             content = run.read_file(path, MAX_PIN_FILE_BYTES)
+            from waymarks.core.text import stray_control
+
+            stray = stray_control(content)
+            if stray is not None:  # a binary file's NUL was pinned, kept as `\u0000`
+                return refused("invalid_argument", f"{cell(path)}: holds a control character "
+                               f"that is not text ({stray}): a pin is text (a binary file?); "
+                               "remove it and try again; nothing was written")
         app = run.app()
         # the source is the file read, where this command runs (with --cwd OTHER, the
         # service took it as OTHER's and named a file it did not read)

@@ -462,3 +462,27 @@ def common_start(one: str, other: str) -> int:
             break
         n += 1
     return n
+
+
+#: the control characters a text file holds as text: tab, line feed, carriage return (CRLF
+#: line ends) and form feed (a page break in source files)
+TEXT_CONTROLS: Final = frozenset("\t\n\r\f")
+_CONTROL_NAMES: Final = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x0B: "vertical tab",
+                         0x1B: "ESC", 0x7F: "DEL"}
+
+
+def stray_control(text: str) -> str | None:
+    """Where ``text`` first holds a control character that is not text (C0 but tab, line
+    feed, carriage return and form feed; DEL; C1), as ``"NUL (U+0000) at line 1, column
+    6"``; None when it holds none. What a binary file or a terminal's escape sequence
+    puts in a text: stored, it was kept escaped (``\\u0000``) and planned into prompts."""
+    if text.isprintable():
+        return None
+    for at, ch in enumerate(text):
+        if unicodedata.category(ch) == "Cc" and ch not in TEXT_CONTROLS:
+            line = text.count("\n", 0, at) + 1
+            column = at - (text.rfind("\n", 0, at) + 1) + 1
+            name = _CONTROL_NAMES.get(ord(ch))
+            shown = f"{name} (U+{ord(ch):04X})" if name else f"U+{ord(ch):04X}"
+            return f"{shown} at line {line}, column {column}"
+    return None

@@ -7,7 +7,8 @@ categories that never name or echo a field or a value:
 - ``egress-placeholder``: some string argument holds the output-only omission sentinel
   (checked first, whatever field it is in, so a replayed redacted call never runs);
 - ``invalid-parameters``: malformed transport input (not an object, unknown field, unknown
-  action, wrong type, out of range, bad ID or revision grammar);
+  action, wrong type, out of range, bad ID or revision grammar, a text to store holding a
+  control character that is not text: NUL, ESC, … but tab and line breaks);
 - ``unsupported-parameter``: a known action given a field it does not take;
 - ``missing-required-parameter``: a known action missing a field it needs.
 
@@ -24,7 +25,7 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import OMITTED as OMITTED  # re-exported
-from waymarks.core.text import is_unicode
+from waymarks.core.text import is_unicode, stray_control
 
 #: The identifiers seed 001 fixes, so that tools and tests written for DS4 interoperate: the
 #: tool contract names the tool, its actions, parameters and authorization behaviour; the
@@ -167,6 +168,8 @@ def _valid(action: Action, name: str, value: Any) -> bool:
     if name == "classification":
         return value in CLASSIFICATIONS
     limit = _TEXT_LIMITS[name]
+    if name != "query" and stray_control(value) is not None:
+        return False  # a stored text holds no NUL or ESC (it was kept as `\u0000`)
     return bool(value.strip()) and len(value) <= limit if name in ("query", "content") \
         else len(value) <= limit
 

@@ -1,0 +1,102 @@
+"""A text to store holds no control character that is not text: ``pin --file`` of a file
+holding a NUL (a binary file) pinned it, kept escaped as ``\\u0000`` and planned into
+every prompt; the ``context_persistence`` tool (MCP's and Pi's) stored what a model sent.
+Both refuse it now, naming what and where, and nothing is written. Tab, line breaks
+(CRLF too) and form feed are text, and stay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.inprocess import waymarks as run_waymarks
+from waymarks.service.app import Waymarks
+from waymarks.service.ports import ConfirmationRequest, Decision
+from waymarks.tool.persistence import ContextPersistence
+
+
+def _cli(home: Path, project: Path, *args: str, expect: int = 0) -> Any:
+    done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+    assert done.returncode == expect, (args, done.stdout, done.stderr)
+    return done
+
+
+def _ledgers(home: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted((home / "sessions").rglob("*.jsonl"))} \
+        if (home / "sessions").is_dir() else {}
+
+
+@pytest.mark.parametrize(("data", "where"), [
+    (b"hello\x00world\n", "NUL (U+0000) at line 1, column 6"),
+    (b"Use ruff.\n\x1b[31mred\x1b[0m\n", "ESC (U+001B) at line 2, column 1"),
+    ("line one\nzwei \u0085 drei\n".encode(), "U+0085 at line 2, column 6"),
+])
+def test_pin_file_holding_a_control_character_is_refused(home: Path, project: Path,
+                                                         data: bytes, where: str) -> None:
+    _cli(home, project, "pin", "--", "seed")
+    before = _ledgers(home)
+    path = project / "rules.bin"
+    path.write_bytes(data)
+    shown = json.loads(_cli(home, project, "--json", "pin", "--file", str(path),
+                            expect=2).stdout)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "invalid_argument"), shown
+    assert where in shown["message"] and "rules.bin" in shown["message"], shown
+    assert "nothing was written" in shown["message"]
+    text = _cli(home, project, "pin", "--file", str(path), expect=2)
+    assert where in text.stdout + text.stderr
+    assert _ledgers(home) == before  # nothing appended
+    pins = json.loads(_cli(home, project, "--json", "pins").stdout)["items"]
+    assert [p["text"] for p in pins] == ["seed"]
+
+
+def test_pin_file_of_text_with_tabs_and_crlf_is_pinned(home: Path, project: Path) -> None:
+    path = project / "rules.md"
+    path.write_bytes(b"Run\tthe tests\r\n\x0cbefore every commit.\r\n")
+    done = json.loads(_cli(home, project, "--json", "pin", "--file", str(path)).stdout)
+    assert done["outcome"] == "committed", done
+    [pin] = json.loads(_cli(home, project, "--json", "pins").stdout)["items"]
+    assert pin["text"].startswith("Run\tthe tests") and "\x0cbefore every commit." in pin["text"]
+
+
+def test_stray_control_names_the_first_one() -> None:
+    from waymarks.core.text import stray_control
+
+    assert stray_control("tab\there\r\nand\x0cpage") is None
+    assert stray_control("ok \x7f") == "DEL (U+007F) at line 1, column 4"
+    assert stray_control("a\nb\nc\x01") == "U+0001 at line 3, column 2"
+
+
+class _Person:
+    def __init__(self) -> None:
+        self.asked: list[ConfirmationRequest] = []
+
+    def confirm(self, request: ConfirmationRequest) -> Decision:
+        self.asked.append(request)
+        return "accepted"
+
+
+@pytest.mark.parametrize("arguments", [
+    {"action": "pin_add", "content": "Always run\x00 the linters"},
+    {"action": "memory_add", "content": "The database port is 5433.\x1b[2J"},
+    {"action": "memory_add", "content": "The cache TTL is 60 s.", "key": "ttl\x07"},
+])
+def test_the_write_tool_refuses_a_control_character_before_asking(
+        make_app: Callable[..., Waymarks], arguments: dict[str, str]) -> None:
+    app = make_app()
+    app.session_say("Please keep track of the database settings")
+    session = app.current_session()
+    assert session is not None
+    before = session.read_all()
+    person = _Person()
+    result = ContextPersistence(app).call(arguments, person)
+    assert (result.details["outcome"], result.details.get("errorCode")) == (
+        "rejected", "invalid-parameters"), result.details
+    assert person.asked == [] and session.read_all() == before
+    assert app.items("pin") == [] and app.items("memory") == []
+    clean = {k: v.replace("\x00", "").replace("\x1b", "").replace("\x07", "")
+             for k, v in arguments.items()}
+    assert ContextPersistence(app).call(clean, person).details["outcome"] == "committed"
