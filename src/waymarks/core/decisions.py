@@ -18,6 +18,9 @@ Pure: no I/O, no clock. What must stay true:
   ``not_active``, ``scope_mismatch``), scope and trust (``untrusted``) and branch
   (``off_branch``), and only then active state (a duplicate, ``conflict``); a status
   change checks its status, then its target, then trust, then its reason.
+
+The target a write names, and what a refusal of a closed one says, are
+:mod:`waymarks.core.decision_targets`' (re-exported here).
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ from typing import Final, Literal, cast
 
 import msgspec
 
+from waymarks.core.decision_targets import find_target as find_target
+from waymarks.core.decision_targets import suggested as suggested
 from waymarks.core.decision_types import Decision as Decision
 from waymarks.core.decision_types import Duplicate as Duplicate
 from waymarks.core.decision_types import Rejected as Rejected
 from waymarks.core.decision_types import RejectionCode as RejectionCode
 from waymarks.core.decision_types import WriteContext as WriteContext
-from waymarks.core.egress import quote
 from waymarks.core.marked_forms import marked_forms
 from waymarks.core.marker_near_miss import near_miss_markers
 from waymarks.core.model import (
@@ -66,7 +70,6 @@ from waymarks.core.rules import (
     is_auto_key,
     key_apart,
     new_state,
-    own_state,
 )
 from waymarks.core.secrets import credential_kinds
 from waymarks.core.text import (
@@ -77,8 +80,6 @@ from waymarks.core.text import (
     loose_key,
     normalize,
     normalize_key,
-    shell_command,
-    unknown_id,
     visible,
 )
 
@@ -136,83 +137,6 @@ def parse_scope(value: str | None, kind: Literal["pin", "memory"]) -> Scope | Re
     if scope not in allowed:
         return Rejected("invalid_argument", f"{kind} scope must be one of: {', '.join(allowed)}")
     return cast(Scope, scope)
-
-
-def find_target(ctx: WriteContext, kind: str, ref: str,
-                verb: tuple[str, ...] = ()) -> ItemState | Rejected:
-    """The visible item ``ref`` names (full ID), or a rejection saying why not; ``verb``, the
-    command words of the write (``memory supersede``), names its newest replacement's."""
-    listing = f"`{ctx.prog} {'pins' if kind == 'pin' else 'memory'}`"
-    if not ref.strip():  # said "No pin  in this session" as if one had been named
-        return Rejected("invalid_argument", f"the {kind} ID is empty; give one (list them "
-                        f"with {listing})")
-    state = own_state(ctx.view, ref, ctx.session_id)  # a fork's copy, if it has one
-    listed = ctx.view.get(ref)
-    if (listed is not None and state is not None and listed.id != state.id
-            and listed.kind == kind and ctx.visible(listed)):
-        # the ID names two items this session sees: the one listed under it (another
-        # session's, written first) and this session's own, kept as its copy. Replay reads
-        # the ID as the copy, so "unpin" of the other item as listed unpinned the
-        # person's own item instead, and left the other in effect
-        return Rejected("ambiguous", f"{kind.capitalize()} ID {echoed(ref)} names two "
-                        f"items here: the {kind} of session {escaped(listed.session_id)} "
-                        f"listed under it, and this session's own {state.kind} kept under "
-                        f"{escaped(state.id)} (the other session wrote that ID first). Give "
-                        f"{escaped(state.id)} for this session's own; the other cannot be "
-                        "named from this session (change it from another session, or "
-                        "exclude its session with "
-                        f"`{suggested(ctx.prog, 'memory', 'exclude', listed.session_id)}`)")
-    if state is None or state.kind != kind or not ctx.visible(state):
-        return Rejected("not_found", unknown_id(kind, ref, "in this session or project",
-                                                listing.strip("`")))
-    if state.status != "active":
-        return Rejected("not_active",
-                        f"{kind.capitalize()} {escaped(ref)} is {state.status}, not active"
-                        f"{_replaced_by(ctx, state, verb)}")
-    return state
-
-
-def _replaced_by(ctx: WriteContext, state: ItemState, verb: tuple[str, ...]) -> str:
-    """What a refusal of a write naming the replaced ``state`` adds: the newest item of its
-    chain of replacements still active (its ID, and its text quoted as data) and the
-    command that writes ``verb`` to it instead; nothing when none is (said only "is
-    superseded", the person had to list every item to find which one holds the fact)."""
-    newest, seen = state, set[str]()
-    while newest.superseded_by and newest.id not in seen:
-        seen.add(newest.id)
-        following = ctx.view.get(newest.superseded_by)
-        if following is None or not ctx.visible(following):
-            newest = state
-            break
-        newest = following
-    if newest is state or newest.status != "active":
-        return _instead(ctx, state, verb)
-    if not verb:
-        return f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}"
-    tail = {"supersede": " -- NEW CLAIM", "--supersedes": " -- NEW TEXT"}.get(verb[-1], "")
-    return (f": it was replaced by {escaped(newest.id)}, {quote(newest.text)}; use "
-            f"`{suggested(ctx.prog, *verb, newest.id)}{tail}` to change that one")
-
-
-def _instead(ctx: WriteContext, state: ItemState, verb: tuple[str, ...]) -> str:
-    """What a write naming ``state``, closed and replaced by nothing in effect, does
-    instead: nothing brings it back, so a replacement is a new item where it was (its
-    scope and key), and closing it again has nothing left to do (said only "is invalid,
-    not active", with no way forward)."""
-    if not verb:
-        return ""
-    if verb[-1] not in ("supersede", "--supersedes"):
-        return "; nothing to do: it no longer applies"
-    item = state.item
-    words = ["memory", "add"] if state.kind == "memory" else ["pin"]
-    if item.scope != "session":
-        words += ["--scope", item.scope]
-    if isinstance(item, MemoryItem) and item.key:
-        words += ["--key", item.key]
-    step, tail = (("record the new text as a new claim", "CLAIM") if state.kind == "memory"
-                  else ("pin the new text as a new pin", "TEXT"))
-    return (f"; nothing makes it apply again: {step}: `{suggested(ctx.prog, *words)} -- "
-            f"NEW {tail}`")
 
 
 def decide_pin(
@@ -502,13 +426,6 @@ def _already_said(prog: str, kind: Literal["pin", "memory"], target: str,
                     f"{kind.capitalize()} {escaped(holder)} already says this; {kind} "
                     f"{escaped(target)} is not changed. If {escaped(target)} is wrong, "
                     f"{retire}", (holder,))
-
-
-def suggested(prog: str, *words: str) -> str:
-    """A command a refusal suggests, quoted as a shell reads it: the IDs in it were chosen
-    by whoever wrote the item (another session's file, a teammate's team file), and one
-    such as ``$(sh x)`` must stay a word of the line a person pastes."""
-    return shell_command([prog, *words])
 
 
 def _conflict(ctx: WriteContext, conflicts: tuple[str, ...],
