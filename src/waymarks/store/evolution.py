@@ -21,6 +21,7 @@ Invariants:
 - nothing here decides authority: that is :mod:`waymarks.core.evolution.decide`'s, before
   records are appended.
 Operational state (jobs, leases, route health) is not here: it belongs to the job queue.
+The event history's reads are :mod:`waymarks.store.evolution_events`' (a base class).
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ from typing import Final, TypeVar
 
 import msgspec
 
-from waymarks.core.codec import INT64_MAX
 from waymarks.core.evolution.fold import ClaimRow, Effect, SourceRow, fold
 from waymarks.core.evolution.model import EVOLUTION_CUSTOM_TYPE, claim_id, decode_record
-from waymarks.core.evolution.rows import Analysis, Change
+from waymarks.core.evolution.rows import Analysis
 from waymarks.ledger.entries import Custom, marked_custom_entries
 from waymarks.ledger.log import SessionLog
 from waymarks.store import binding
+from waymarks.store.evolution_events import EVENT_COLUMNS as EVENT_COLUMNS
+from waymarks.store.evolution_events import EventReads
+from waymarks.store.evolution_events import EventRow as EventRow
 from waymarks.store.evolution_rows import (
     CLAIM_COLUMNS,
     SOURCE_COLUMNS,
@@ -101,7 +104,7 @@ def let_waiters_in(db_path: Path) -> None:
         time.sleep(PART_PAUSE_S)
 
 
-class EvolutionStore:
+class EvolutionStore(EventReads):
     """The evolution tables of one ``waymarks.db`` (its own connection; migrates on open)."""
 
     def __init__(self, path: Path, now_ms: int, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
@@ -389,43 +392,6 @@ class EvolutionStore:
         return (self._meta("ledger") or "", self._meta("folded") or "0",
                 self._meta("offset") or "0", self._meta("fingerprint") or "")
 
-    def event(self, seq: int) -> EventRow | None:
-        if not 0 < seq <= INT64_MAX:  # no such event; SQLite would refuse the number
-            return None
-        row = self.db.execute(f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq = ?",
-                              (seq,)).fetchone()
-        return None if row is None else self._event_row(row)
-
-    def undone_by(self, seq: int) -> int | None:
-        """The event that undid event ``seq`` (its latest), if one did."""
-        row = self.db.execute("SELECT max(seq) FROM evo_events WHERE op = 'undo' AND "
-                              "applied = 1 AND subject = ?", (str(seq),)).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
-
-    def history(self, limit: int = 10, claim_id: str | None = None,
-                before: int | None = None) -> list[EventRow]:
-        """Events that changed a claim (of ``claim_id`` when given), newest first."""
-        sql = (f"SELECT {EVENT_COLUMNS} FROM evo_events WHERE seq IN (SELECT seq FROM"
-               " evo_changes" + (" WHERE claim_id = ?" if claim_id else "") + ")")
-        args: list[object] = [claim_id] if claim_id else []
-        if before is not None:
-            sql += " AND seq < ?"
-            args.append(before)
-        rows = self.db.execute(sql + " ORDER BY seq DESC LIMIT ?", [*args, limit]).fetchall()
-        return [self._event_row(r) for r in rows]
-
-    def _event_row(self, row: Sequence[object]) -> EventRow:
-        seq, entry, op, subject, applied, reason, actor, at = row
-        return EventRow(int(seq), str(entry), str(op), str(subject),  # type: ignore[call-overload]
-                        bool(applied), str(reason), str(actor), str(at),
-                        tuple(self.view.changes(int(seq))))  # type: ignore[call-overload]
-
-    def receipts(self, claim_id: str) -> list[tuple[str, str, str, int]]:
-        """(source, verdict, at, seq) of every feedback receipt on ``claim_id``."""
-        return [(str(s), str(v), str(a), int(q)) for s, v, a, q in self.db.execute(
-            "SELECT source_id, verdict, at, seq FROM evo_receipts WHERE claim_id = ?"
-            " ORDER BY seq", (claim_id,))]
-
     def origin_generation(self, origin: str) -> int:
         """How many memory-changing events touched claims of ``origin`` (EVOLUTION item
         57, F2): a claim created, or its content, kind or state changed. Feedback,
@@ -577,21 +543,3 @@ def _readable(rows: Iterator[Sequence[object]] | sqlite3.Cursor
             continue
         good.append(row)
     return good, bad
-
-
-EVENT_COLUMNS: Final = "seq, entry_id, op, subject, applied, reason, actor, at"
-
-
-class EventRow(msgspec.Struct, frozen=True):
-    """One folded record: what it was, whether it applied (and why not), who, when, and
-    the claims it changed (before/after snapshots)."""
-
-    seq: int
-    entry_id: str
-    op: str
-    subject: str
-    applied: bool
-    reason: str
-    actor: str
-    at: str
-    changes: tuple[Change, ...]
