@@ -4,7 +4,7 @@ is pure and cannot look an item up, so a call naming no ``classification`` (a
 ``pin_supersede`` of a local-only pin, a ``memory_expire`` with an internal reason) said
 nothing of its level, and its arguments went to whichever model came next in the turn.
 The tool resolves the level when it runs the call and names it in the result
-(``classification``, :func:`waymarks.tool.persistence._carrying`), or refuses the call
+(``classification``, :func:`waymarks.tool.persistence_answers.carrying`), or refuses the call
 for it (``local-only-refused``, ``provider-disallowed``); either is read here.
 
 A result is found by the call it answers in every shape the guard reads (Chat

@@ -16,8 +16,8 @@ A call goes through three steps:
    then what is stored (a conflict is ``rejected`` with the conflicting IDs, a duplicate
    is ``ok`` with the existing ID, a branch problem is rejected). All of it comes before
    anyone is asked; the core's rejection codes become the tool's error categories through
-   one table (:data:`CATEGORIES`). Otherwise it returns the confirmation the person must
-   see.
+   one table (:data:`CATEGORIES`, :mod:`~waymarks.tool.persistence_answers`). Otherwise it
+   returns the confirmation the person must see.
 2. The host asks the person (a :class:`~waymarks.service.ports.Confirmer`, or MCP
    elicitation). ``unavailable`` (no UI) ends as ``unavailable``/``confirmation-required``;
    refusal, closure or abort as ``cancelled``, and so does an answer that is neither yes
@@ -47,7 +47,6 @@ import msgspec
 
 from waymarks.core.decisions import Decision as WriteDecision
 from waymarks.core.decisions import (
-    RejectionCode,
     WriteContext,
     clean_reason,
     decide_memory,
@@ -60,7 +59,6 @@ from waymarks.core.privacy import Classification, has_markers, highest
 from waymarks.planner.render import ident
 from waymarks.service.history import latest_user_entry
 from waymarks.service.outcomes import (
-    Committed,
     Duplicate,
     Rejected,
     ServiceError,
@@ -88,6 +86,14 @@ from waymarks.tool.confirmation import (
 )
 from waymarks.tool.contract import ACTIONS, DEFAULT_RESULTS, Refusal, Request, parse_request
 from waymarks.tool.egress import preview
+from waymarks.tool.persistence_answers import (
+    AFTER_EGRESS,
+    Rejector,
+    carrying,
+    over_level,
+    write_answer,
+)
+from waymarks.tool.persistence_answers import CATEGORIES as CATEGORIES
 from waymarks.tool.results import PersistenceClass, ToolResult, listing, read_noted, result
 from waymarks.tool.revisions import (
     Context,
@@ -102,20 +108,6 @@ if TYPE_CHECKING:
     from waymarks.service.app import Waymarks
 
 CONFIRMATION_RECORD: Final = "waymarks-confirmation-v1"
-#: the one table from the write decisions' rejection codes to the tool's error categories
-CATEGORIES: Final[dict[RejectionCode, str]] = {
-    "empty": "invalid-parameters", "invalid_argument": "invalid-parameters",
-    "too_long": "too-long", "credential": "credential-refused", "untrusted": "untrusted",
-    "not_found": "not-found", "not_active": "not-active", "ambiguous": "ambiguous",
-    "scope_mismatch": "scope-mismatch", "off_branch": "off-branch", "conflict": "conflict",
-    "target_changed": "target-changed", "no_session": "no-session",
-    "foreign_session": "foreign-session", "source_withheld": "source-withheld",
-    "not_applied": "not-applied", "clock_ahead": "clock-ahead", "not_saved": "not-saved",
-    "open_in_pi": "open-in-pi",
-}
-#: refusals that come from what is stored, answered (like a duplicate) only once the
-#: destination may receive the text: the tool never reports on stored text it refuses
-_AFTER_EGRESS: Final[frozenset[RejectionCode]] = frozenset({"conflict", "off_branch"})
 #: the person's answer; ``invalid``: the client answered with something that is not a
 #: yes or a no (it ends as ``cancelled``/``confirmation-invalid``, like a closed dialog)
 Answer = Decision | Literal["invalid"]
@@ -132,7 +124,7 @@ class WritePlan(msgspec.Struct, frozen=True):
     provenance: str | None  # entry ID of the latest user message on the branch
     level: Classification | None  # the classification to store (raised, never lowered)
     confirmation: ConfirmationRequest
-    carried: Classification | None = None  # the level of all the call carried (_carrying)
+    carried: Classification | None = None  # the level of all the call carried (carrying)
 
     @property
     def question(self) -> str:
@@ -224,7 +216,7 @@ class ContextPersistence:
             if not self._shown.spend(plan.question):
                 return result(name, "rejected", error="changed-since-confirmation")
             done = self._execute(plan)
-            return done if plan.carried is None else _carrying(done, plan.carried,
+            return done if plan.carried is None else carrying(done, plan.carried,
                                                                self._egress())
 
     # -- reads --------------------------------------------------------------------------
@@ -304,7 +296,7 @@ class ContextPersistence:
         now = self._now()
         context = self._context(session)
         branch = session.branch_set()
-        rejected = _Rejector(action.name)
+        rejected = Rejector(action.name)
         if action.kind == "source":
             return self._plan_source(request, session, rejected)
         kind: Literal["pin", "memory"] = "pin" if action.kind == "pin" else "memory"
@@ -329,15 +321,15 @@ class ContextPersistence:
         # answered now, before the person is asked about a doomed write.
         decided = self.app.dry_run(_decider(request, target.id if target else None,
                                             stored_level, provenance))
-        if isinstance(decided, Rejected) and decided.code not in _AFTER_EGRESS:
+        if isinstance(decided, Rejected) and decided.code not in AFTER_EGRESS:
             # the request itself is refused
-            return _carrying(_outcome(action.name, decided, egress), level, egress)
-        refused = _over_level(level, egress, rejected)
+            return carrying(write_answer(action.name, decided, egress), level, egress)
+        refused = over_level(level, egress, rejected)
         if refused is not None:
             return refused
         if isinstance(decided, Rejected | Duplicate) and not self._withholds(decided):
             # what is stored answers only now
-            return _carrying(_outcome(action.name, decided, egress), level, egress)
+            return carrying(write_answer(action.name, decided, egress), level, egress)
         # a duplicate of (or a conflict with) an item this provider may not receive: the
         # answer would confirm the model's guess at its text, silently; the person is
         # asked as for any add, and the answer after it names no such item
@@ -374,7 +366,7 @@ class ContextPersistence:
         return level
 
     def _plan_source(self, request: Request, session: SessionLog,
-                     rejected: _Rejector) -> ToolResult | WritePlan:
+                     rejected: Rejector) -> ToolResult | WritePlan:
         now = self._now()
         session_id = self.refs.resolve(str(request.get("id")), now)
         view = next((v for v in list_sources(self.app) if v.session_id == session_id), None)
@@ -392,13 +384,13 @@ class ContextPersistence:
         cleaned = clean_reason(str(request.get("reason") or ""))
         egress = self._egress()
         if isinstance(cleaned, Rejected):
-            return _outcome(request.action.name, cleaned, egress)
+            return write_answer(request.action.name, cleaned, egress)
         level = self._level(request, None, egress)
-        refused = _over_level(level, egress, rejected)
+        refused = over_level(level, egress, rejected)
         if refused is not None:
             return refused
         if excluding == view.excluded:  # already so: nothing to ask about
-            return _carrying(result(request.action.name, "ok",
+            return carrying(result(request.action.name, "ok",
                                     persistence=_PERSISTENCE[request.action.klass]),
                              level, egress)
         lines = [f"Action: {request.action.name}",
@@ -450,7 +442,7 @@ class ContextPersistence:
         if isinstance(outcome, Rejected | Duplicate) and self._withholds(outcome):
             return result(name, "ok", persistence=persistence, duplicate=True) if isinstance(
                 outcome, Duplicate) else result(name, "rejected", error=CATEGORIES["conflict"])
-        return _outcome(name, outcome, self._egress())
+        return write_answer(name, outcome, self._egress())
 
     def _withholds(self, outcome: Rejected | Duplicate) -> bool:
         """Whether the answer would name an item the destination may not receive."""
@@ -525,49 +517,6 @@ class _TargetGuard:
         if state is None or projected_state(state) != self.plan.state:
             return Rejected("target_changed", "The target changed since it was read")
         return None
-
-
-class _Rejector:
-    def __init__(self, action: str) -> None:
-        self.action = action
-
-    def __call__(self, code: str) -> ToolResult:
-        return result(self.action, "rejected", error=code)
-
-
-def _outcome(action: str, outcome: WriteOutcome, egress: Egress) -> ToolResult:
-    """A write's result; the stored items it names (a duplicate, conflicts) by their IDs as
-    a model may see them (:func:`~waymarks.planner.render.ident`: a ledger line can hold
-    any text as an ID)."""
-    if isinstance(outcome, Duplicate):
-        return result(action, "ok", persistence="canonical",
-                      id=ident(egress, outcome.id, None), duplicate=True)
-    if isinstance(outcome, Rejected):
-        return result(action, "rejected", error=CATEGORIES[outcome.code],
-                      conflicts=[ident(egress, c, None) for c in outcome.conflicts] or None)
-    assert isinstance(outcome, Committed)
-    pending = outcome.warning is not None
-    return result(action, "committed_projection_pending" if pending else "committed",
-                  persistence="canonical", id=outcome.id)
-
-
-def _carrying(done: ToolResult, level: Classification, egress: Egress) -> ToolResult:
-    """``done`` naming the level of what its call carried (content, key and reason, and
-    the text a replacement replaces): the call's arguments stay in the conversation, and
-    the history guard, which cannot look the item up, reads it there to keep them from a
-    model that may not receive it (a switch within the turn). Named only when the caller
-    may receive it: a level refusal (:func:`_over_level`) says enough."""
-    if not egress.admits(level):
-        return done
-    return ToolResult({**done.details, "classification": level}, done.previews)
-
-
-def _over_level(level: Classification, egress: Egress, rejected: _Rejector
-                ) -> ToolResult | None:
-    """Text above what the destination may receive is refused (it came through a model)."""
-    if level == "local-only":
-        return rejected("local-only-refused")
-    return None if egress.admits(level) else rejected("provider-disallowed")
 
 
 def _grew(session: SessionLog, size: int) -> bool:
