@@ -76,3 +76,18 @@ def test_what_a_claim_says_of_a_thing_of_two_words_is_recalled(
 ])
 def test_the_words_said_side_by_side(question: str, runs: tuple[tuple[str, ...], ...]) -> None:
     assert direct_plan(question).runs == runs
+
+
+def test_a_verb_before_a_name_is_no_word_of_it(app: Waymarks) -> None:
+    """"how do I restart search" asks a restart of search, no thing named "restart
+    search": the clause's claims are both recalled (the first reading of runs lost both)."""
+    claims = ("Search logs are in /var/log/search/search.log.",
+              "Restart search with `docker compose restart search`.",
+              "Restart billing with `systemctl restart billing-api`.")
+    texts = {app.remember(claim).id: claim for claim in claims}  # type: ignore[union-attr]
+    recalled = app.recall("where are the search logs and how do I restart search?").selected
+    assert sorted(texts[i] for i in recalled) == [
+        "Restart search with `docker compose restart search`.",
+        "Search logs are in /var/log/search/search.log."]
+    assert direct_plan("and how to restart the edge proxy?").runs == (("w:edg", "w:proxi"),)
+    assert direct_plan("how do I restart search?").runs == ()

@@ -57,6 +57,8 @@ def adjacent_runs(folded: str, focus: Sequence[str]) -> tuple[tuple[str, ...], .
 
 #: the auxiliaries of "what port does billing expose?", before the thing and its verb
 _AUXILIARIES: Final = frozenset({"do", "does", "did"})
+#: the words after which a verb comes first: "how do I restart search", "how to deploy"
+_BEFORE_A_VERB: Final = frozenset({"i", "we", "you", "to"})
 _ARTICLES: Final = frozenset({"the", "a", "an", "our", "your", "my", "their", "its"})
 
 
@@ -64,7 +66,11 @@ def _without_verb(run: list[str], before: list[str], after: str) -> tuple[str, .
     """``run`` without its last word when that is the verb of "does X VERB": the run
     follows "do", "does" or "did" (an article between them or not) and ends the clause,
     at a mark or a stop word ("what port does billing expose?", "… does the order-router
-    listen on?"); a filler word after it is the verb then ("… does the edge proxy use?")."""
+    listen on?"); a filler word after it is the verb then ("… does the edge proxy use?").
+    Its first word, too, after "I", "we", "you" or "to": "… and how do I restart search?"
+    asks a restart of search, no thing named "restart search"."""
+    if before and before[-1] in _BEFORE_A_VERB:
+        run = run[1:]
     auxiliary = bool(before) and (before[-1] in _AUXILIARIES or (
         before[-1] in _ARTICLES and len(before) == 2 and before[0] in _AUXILIARIES))
     if auxiliary and (not after or not after.isalnum() or after in STOP_WORDS):
