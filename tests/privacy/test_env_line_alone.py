@@ -3,8 +3,9 @@ nothing of a credential (``DB=…``): a generated value there went out in clear 
 credential's name, an ``export`` or an environment's dump was read). It goes now when it
 reads as generated, as a container's environment entries are judged
 (secret_environments.generated); settings, IDs, digests and a weak password under such a
-name stay, and so does a pair inside a command line. A pair starting a command's line, the
-command's environment (``DB=… rails s``), went out in clear too: it goes now."""
+name stay. A pair starting a command's line, the command's environment (``DB=… rails s``),
+went out in clear too, and so did one after a prefix on its line (``start: DB=… rails
+s``): they go now."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_the_pretest_reads_such_a_line_from_its_equals_sign_back() -> None:
 
     assert alone_pair(f"notes\n  DB='{PW}'\nmore")
     assert alone_pair(f"DB={PW}")
-    assert not alone_pair(f"run DB={PW} rails s")  # a pair inside a command line
+    assert alone_pair(f"run DB={PW} rails s")  # after a prefix's space (a command's env)
+    assert not alone_pair(f"start:DB={PW} rails s")  # glued to a word: no pair of its own
     assert not alone_pair(f"x = {PW}")  # a space before the "=": code
     assert not alone_pair("DB=short")
 
@@ -68,6 +70,23 @@ def test_a_pair_starting_a_command_line_is_redacted() -> None:
         assert redact(text) == (text.replace(PW, "[REDACTED:secret]"), 1), text
     for text in ("GIT_COMMIT=3f2504e04f8911d39a0c0305e82c3301abcdef12 make release",
                  "AUTH0_DOMAIN=MyTenantProduction2024 npm start",
-                 "NODE_OPTIONS=--max-old-space-size=4096 node app.js",
-                 f"run DB={PW} rails s"):  # (not at its line's start: as before)
+                 "NODE_OPTIONS=--max-old-space-size=4096 node app.js"):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_pair_after_a_prefix_on_its_line_is_redacted() -> None:
+    # ``start: DB=… rails s``: a pair not starting its line went out in clear (the rule
+    # read a line's start only); after a prefix's space, a backtick or a shell's operator
+    for text in (f"start: DB={PW} rails s", f"run DB={PW} rails s", f"$ DB={PW} rails s",
+                 f"sudo SIGNING='{PW}' ./run.sh", f"make it so: `SESSION={PW} bin/dev`",
+                 f"cd app && DB={PW} rails s", f"the env file has DB={PW}\nand more"):
+        assert redact(text) == (text.replace(PW, "[REDACTED:secret]"), 1), text
+    # settings, a commit, a logfmt line's pairs (a word with "=" after), an argument in
+    # code and a pair glued to a word stay
+    for text in ("run GIT_COMMIT=3f2504e04f8911d39a0c0305e82c3301abcdef12 make release",
+                 "then AUTH0_DOMAIN=MyTenantProduction2024 npm start",
+                 "run NODE_OPTIONS=--max-old-space-size=4096 node app.js",
+                 "docker run --label build=7f3a9c2b4e1d8f6a0b5c3e2d1f4a6b8c nginx",
+                 f"ts=2024 level=info span={PW} status=200", f"f(a, b={PW})",
+                 f"start:DB={PW} rails s", "$ DB=hunter22 rails s"):
         assert redact(text) == (text, 0), text

@@ -26,7 +26,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_tokens import ALONE_VALUE, Rule
+from waymarks.core.secret_tokens import ALONE_VALUE, PAIR_PREFIX, PAIR_START, Rule
 
 #: one JSON string (its escapes kept), possessive: read once
 _STRING: Final = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}+\""
@@ -39,6 +39,10 @@ _PAIR: Final = r"[A-Za-z_][\w]{0,253}=(?:'[^'\n]{0,4096}+'|\"[^\"\n]{0,4096}+\"|
 #: one line of an environment's dump: a variable in capitals (``env``'s), its value to
 #: the line's end
 _DUMPED: Final = r"[A-Z_][A-Z0-9_]{0,253}=[^\n]{0,4096}+"
+
+#: a pair whose value is hex alone, quoted or not
+_NO_HEX: Final = (r"(?![A-Za-z_]\w{0,63}=(?P<env_hq>['\"]?)(?:0[xX])?[0-9A-Fa-f]{16,4096}"
+                  r"(?P=env_hq)(?![A-Za-z0-9+/_=-]))")
 
 ENVIRONMENT_RULES: Final = (
     # docker inspect's ``"Env": [ … ]`` (pretty-printed or on one line), every entry a string
@@ -64,9 +68,16 @@ ENVIRONMENT_RULES: Final = (
     # one ``NAME=VALUE`` alone on its line, a .env file's or a pasted one's, its value a
     # token's run (quoted or not): under a name that says nothing (``DB=…``), a generated
     # value went out in clear; and so did one starting a command's line, the command's
-    # environment (``SIGNING=… ./run.sh``, ``DB=… rails s``: a command's word after it)
+    # environment (``SIGNING=… ./run.sh``, ``DB=… rails s``: a command's word after it),
+    # or after a prefix on its line (``start: DB=… rails s``, ``$ DB=…``, ``sudo DB=…``)
     Rule("env_line", "secret", lazy(
-        r"(?m:^)[ \t]*(?P<env_line>[A-Za-z_]\w{0,63}=(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
+        # (a digit in the value, as :func:`generated` wants: read in the expression, a
+        # run of capitals after every space, ``a=AAAA…= b``, was each judged; 100 KB 87 ms)
+        # (hex after a prefix, ``docker run --label build=<hex>``, is a tag or a build's ID
+        # as often as a key: a pair starting its line only)
+        f"(?:{PAIR_START}|{PAIR_PREFIX}{_NO_HEX})"
+        r"(?P<env_line>[A-Za-z_]\w{0,63}=(?=['\"]?[A-Za-z0-9+/_-]{0,4096}?[0-9])"
+        r"(?:[A-Za-z0-9+/_-]{16,4096}={0,2}"
         r"|(?P<env_q>['\"])[A-Za-z0-9+/_-]{16,4096}={0,2}(?P=env_q)))"
         r"(?=[ \t]*(?:\r?\n|\Z)|[ \t]+[\w./~-][^\s=]{0,255}(?:[ \t]|\r?\n|\Z))", re.ASCII),
         ("=",), wrapper=True, guard="=", hint=ALONE_VALUE),

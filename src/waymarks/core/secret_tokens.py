@@ -297,17 +297,22 @@ DASH_FLAG: Final = lazy(DASH_FLAG_PATTERN, re.ASCII | re.IGNORECASE)
 #: before its ``=`` on its line when the line is that alone (secret_environments'
 #: ``env_line``): searched from the ``=``, a literal the search skips to, then read back
 #: to the line's start (an expression led by ``(?m:^)`` tried every place of a text: 1.5 µs
-#: a 200-character excerpt of code, against 0.6)
+#: a 200-character excerpt of code, against 0.6), or to a prefix's space
 ALONE_VALUE: Final = lazy(r"=['\"]?[A-Za-z0-9+/_-]{16}", re.ASCII)
-_ALONE_NAME: Final = lazy(r"[ \t]*[A-Za-z_]\w{0,63}", re.ASCII)
+#: what may stand before such a pair's name on its line: its start, a space (``start: DB=…
+#: rails s``, ``$ DB=…``, ``sudo DB=…``), a backtick or a shell's ``(``, ``;``, ``&``, ``|``
+PAIR_START: Final = r"(?m:^)[ \t]*"
+PAIR_PREFIX: Final = r"(?<=[ \t`(;&|])"
+_PAIR_NAME: Final = lazy(f"(?:{PAIR_START}|{PAIR_PREFIX})" + r"[A-Za-z_]\w{0,63}\Z", re.ASCII)
 
 
 def alone_pair(text: str) -> bool:
-    """Whether a line of ``text`` is ``NAME=VALUE`` as ``env_line`` may read it: a name
-    alone before its ``=``, a token's run of 16 or more after it."""
+    """Whether a line of ``text`` holds ``NAME=VALUE`` as ``env_line`` may read it: a name
+    starting its line or after a space (:data:`PAIR_PREFIX`) before its ``=``, a token's
+    run of 16 or more after it."""
     for value in ALONE_VALUE.finditer(text):
         at = value.start()
-        if _ALONE_NAME.fullmatch(text, text.rfind("\n", 0, at) + 1, at) is not None:
+        if _PAIR_NAME.search(text, max(0, at - 64), at) is not None:
             return True
     return False
 
