@@ -21,8 +21,8 @@ What bounds it (``detail``): ``replay_only_cpu_s``, the pure fold of the same re
 rules alone, no SQLite); ``sqlite_only_cpu_s``, SQLite alone writing what the rebuild wrote
 (:func:`sqlite_only`: the same rows copied by SQL into empty tables of the same schema,
 indexes built after, committed and the log copied back as the projection does; no Python
-per row). No change to the code that runs between the two can bring the rebuild under
-their sum.
+per row; ``sqlite_only_parts_cpu_s``: rows, each index and all of them, commit). No change
+to the code that runs between the two can bring the rebuild under their sum.
 
 Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line;
 and the code of ``--baseline REF`` (default ``main``; ``none`` to skip), copied with
@@ -414,7 +414,7 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
         replay_only_s = time.perf_counter() - start
         replay_only_cpu_s = time.process_time() - cpu_start
         del session
-        sqlite_only_cpu_s = sqlite_only(root / "waymarks.db", root / "floor.db")
+        sqlite_parts = sqlite_only(root / "waymarks.db", root / "floor.db")
 
         json_lps = baseline_json(path)
         msgspec_lps = baseline_msgspec(path)
@@ -442,7 +442,8 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
             "projection_open_s": round(open_s, 4),
             "replay_only_s": round(replay_only_s, 3),
             "replay_only_cpu_s": round(replay_only_cpu_s, 3),
-            "sqlite_only_cpu_s": round(sqlite_only_cpu_s, 3),
+            "sqlite_only_cpu_s": sqlite_parts["total"],
+            "sqlite_only_parts_cpu_s": sqlite_parts,
             "parse_lines_per_s": round((size + 1) / parse_s),
             "mix": mix,
             "effects": effects,
@@ -456,11 +457,13 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
 BULK_TABLES = ("items", "mutations", "recall_records", "entries")
 
 
-def sqlite_only(rebuilt: Path, into: Path) -> float:
+def sqlite_only(rebuilt: Path, into: Path) -> dict[str, float]:
     """CPU seconds SQLite alone takes to write the rows of ``rebuilt``'s bulk-loaded tables
     into a new database ``into``: the same schema, rows copied by ``INSERT ... SELECT``,
     indexes created after them, one commit, then the log copied back and truncated, with
-    the projection's settings (WAL, synchronous NORMAL, the bulk load's page cache)."""
+    the projection's settings (WAL, synchronous NORMAL, the bulk load's page cache).
+    ``total`` and its parts: ``rows``, ``indexes`` (each index's beside, by name),
+    ``commit`` (the commit and the log copied back)."""
     db = sqlite3.connect(into, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode = WAL")
@@ -479,12 +482,19 @@ def sqlite_only(rebuilt: Path, into: Path) -> float:
         for table in BULK_TABLES:  # (LIMIT -1, no limit: not SQLite's raw copy of the
             # pages of a table of the same schema, which writes no row as a rebuild does)
             db.execute(f"INSERT INTO main.{table} SELECT * FROM rebuilt.{table} LIMIT -1")
-        for kind, _name, sql in schema:
+        spent = {"rows": time.process_time() - start}
+        for kind, name, sql in schema:
             if kind == "index":
+                began = time.process_time()
                 db.execute(sql)
+                spent[f"index {name}"] = time.process_time() - began
+        spent["indexes"] = time.process_time() - start - spent["rows"]
+        began = time.process_time()
         db.execute("COMMIT")
         db.execute("PRAGMA main.wal_checkpoint(TRUNCATE)")
-        return time.process_time() - start
+        spent["commit"] = time.process_time() - began
+        spent["total"] = time.process_time() - start
+        return {name: round(value, 3) for name, value in spent.items()}
     finally:
         db.close()
 
