@@ -405,6 +405,22 @@ def test_a_migration_that_fails_never_stops_a_plan_and_list_says_why(
     assert (home / "memory.md").exists() and not (home / "memory.md.bak").exists()
 
 
+def test_a_plan_in_a_home_without_a_memory_directory_converts_its_legacy_file(
+        make_app: Callable[..., Waymarks], home: Path) -> None:
+    """A plan imports the store only where it may list an entry (its directory, or a
+    legacy ``memory.md`` to convert): a home holding the legacy file alone is one."""
+    from waymarks.personal.setup import plan_with_memory
+
+    app = make_app()
+    app.session_say("hi")
+    (home / "memory.md").write_text("- 2024-01-01 — Alpha prefers tabs\n", encoding="utf-8")
+    assert not (home / "memory").exists()
+    plan = plan_with_memory(app, "hello")
+    assert (home / "memory.md.bak").exists() and not (home / "memory.md").exists()
+    [personal] = [m for m in plan.messages if m.kind == "personal"]
+    assert "Alpha prefers tabs" in personal.content
+
+
 def test_a_name_or_description_over_its_limit_is_refused_not_cut(
         store: PersonalStore) -> None:
     for name, description, limit in (("n" * 81, None, "limit is 80"),

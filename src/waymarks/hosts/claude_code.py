@@ -200,7 +200,6 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             raise
         return told(unreadable_ledger(app, payload["session_id"].lower()))
     from waymarks.service.planning import CLAUDE_CODE_PROVIDER
-    from waymarks.service.projection_fill import stale_for_model
 
     app.host_provider = CLAUDE_CODE_PROVIDER  # what it adds goes to Claude Code's model
     if event == "UserPromptSubmit":
@@ -232,8 +231,7 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
         note, app.recall_note = app.recall_note, None  # (memory left out: not indexed yet)
         # a full disk: the plan read the database as it is (the command line says so too;
         # the home's path to the person only)
-        stale = (Said(f"Waymarks: {app.stale_note}.", f"Waymarks: {stale_for_model(app)}.")
-                 if app.stale_note else None)
+        stale = _stale(app) if app.stale_note else None
         notes = [line for line in (receipt, dropped, stale, note,
                                    learned if dropped is None else None) if line is not None]
         if notes:
@@ -258,6 +256,14 @@ def handle(event: str, payload: dict[str, Any], home: Path, app: Any = None,
             if _pointed(pointer) == payload["session_id"].lower():
                 pointer.unlink(missing_ok=True)
     return None
+
+
+def _stale(app: Any) -> Said:
+    """What a plan on a full disk tells the person and the model (``app.stale_note``): the
+    full disk's module is imported only then."""
+    from waymarks.service.projection_fill import stale_for_model
+
+    return Said(f"Waymarks: {app.stale_note}.", f"Waymarks: {stale_for_model(app)}.")
 
 
 def _fill_first(app: Any) -> None:
@@ -332,14 +338,15 @@ def _bind(app: Any, session_id: str, pid: int | None = None) -> None:
         from waymarks.service.sessions_api import host_session
 
         app.bind_session(host_session(app, session_id))
-    from waymarks.files.atomic import write_atomic
-    from waymarks.files.dirs import make_private_dirs
-
     pointers = [("project", pointer_path(app.home, app.cwd))] + \
         ([("process", pid_pointer(app.home, pid))] if pid is not None else [])
     for kind, pointer in pointers:
         if _pointed(pointer) == session_id:
-            continue  # every prompt binds: a pointer already right costs no write
+            continue  # every prompt binds: a pointer already right costs no write (nor
+            # the import of the modules writing one)
+        from waymarks.files.atomic import write_atomic
+        from waymarks.files.dirs import make_private_dirs
+
         try:
             make_private_dirs(pointer.parent)  # under the home, which may be made here
             write_atomic(pointer, session_id)

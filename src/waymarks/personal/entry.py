@@ -47,11 +47,11 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.marker_spans import cut_before_marker
 from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.secrets import cut_before_secret
+from waymarks.personal.names import LEGACY_NAME as LEGACY_NAME  # re-exported
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 INDEX_NAME: Final = "MEMORY.md"
 INDEX_HEADING: Final = "# Personal memory index"
-LEGACY_NAME: Final = "memory.md"
 MAX_SLUG: Final = 64
 MAX_NAME: Final = 80
 MAX_DESCRIPTION: Final = 300

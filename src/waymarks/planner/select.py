@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
@@ -48,7 +48,9 @@ from waymarks.planner.render import (
     shows_key,
     wrap_personal,
 )
-from waymarks.planner.team import TEAM_PRIORITY, TeamBlock, choose_team
+
+if TYPE_CHECKING:
+    from waymarks.planner.team import TeamBlock
 
 PIN_PRIORITY: Final = 950
 MEMORY_PRIORITY: Final = 90
@@ -235,6 +237,8 @@ def build_plan(
     if chosen_pins:
         messages.append(Message("pins", PIN_PRIORITY, pin_text, pin_tokens))
     if team_text:
+        from waymarks.planner.team import TEAM_PRIORITY
+
         messages.append(Message("team", TEAM_PRIORITY, team_text, estimate_tokens(team_text)))
     if memory_blocks:
         text = "\n\n".join(memory_blocks)
@@ -411,7 +415,12 @@ def _choose_memories(
 
 def _team(request: str, team: Sequence[TeamBlock], egress: Egress, room: int | None,
           manifest: list[ManifestEntry]) -> tuple[str, int | None]:
-    """Teammates' shared items right after the person's own pins (planner.team)."""
+    """Teammates' shared items right after the person's own pins (planner.team). Most
+    plans have none (no team ledger): their module is not imported then."""
+    if not team:
+        return "", room
+    from waymarks.planner.team import choose_team
+
     included, excluded, room = choose_team(request, team, egress, room)
     # a team item's key is the one its file holds, which a share wrote from the claim's
     # words: named only where the model may read the item (as its rendering shows it)

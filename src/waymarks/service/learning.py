@@ -17,7 +17,6 @@ in it, and writes only a result that parses and says what was asked (atomic repl
 from __future__ import annotations
 
 import errno
-import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,6 +26,8 @@ from waymarks.core.lazy_re import lazy
 from waymarks.files.atomic import write_atomic
 from waymarks.files.paths import resolved
 from waymarks.service.config import in_project
+from waymarks.service.learning_ledger import has_ledger as has_ledger  # re-exported
+from waymarks.service.learning_ledger import ledger_path as ledger_path  # re-exported
 
 CONFIG_FILE: Final = "config.toml"
 PROJECT_CONFIG: Final = Path(".waymarks") / CONFIG_FILE
@@ -182,24 +183,3 @@ def _with_learn(text: str, on: bool) -> str:
         return "\n".join(lines) + "\n"
     prefix = text if not text or text.endswith("\n") else text + "\n"
     return f"{prefix}{'' if not text else chr(10)}[{TABLE}]\n{line}\n"
-
-
-def ledger_path(home: Path) -> Path:
-    """The home's evolution ledger (canonical learned state); absent until something is
-    captured, so recall in a home that never learned costs one ``stat``."""
-    return home / "evolution" / "ledger.jsonl"
-
-
-def has_ledger(home: Path) -> bool:
-    """Whether anything is at the evolution ledger's path. Not only a regular file: a
-    directory, a FIFO or a dangling link there is a damaged ledger (opening it says so),
-    never "nothing learned yet". Nor is a path this user may not look into (a folder of
-    mode 000 on the way): that was "nothing learned yet", learned memory gone with
-    ``health`` OK; opening it says why."""
-    try:
-        os.lstat(ledger_path(home))
-    except (FileNotFoundError, NotADirectoryError):  # (a file at the folder's name: as before)
-        return False
-    except OSError:
-        return True
-    return True

@@ -13,8 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from waymarks.files.dirs import make_private_dirs
-
 LOG_DIR = "logs"
 LOG_FILE = "waymarks.jsonl"
 #: the log's size past which it becomes ``waymarks.jsonl.1`` (the one before replaced):
@@ -39,6 +37,8 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
         try:
             fd = os.open(path, _APPEND, 0o666)
         except FileNotFoundError:  # the first event: the folder is made once, not per event
+            from waymarks.files.dirs import make_private_dirs  # (imported then only)
+
             make_private_dirs(path.parent)  # under the home, which may be made here
             fd = os.open(path, _APPEND, 0o666)  # as open(): the umask decides
         try:

@@ -15,7 +15,6 @@ import sqlite3
 from typing import TYPE_CHECKING, Final
 
 from waymarks.service.ports import iso
-from waymarks.service.projection_fill import filled_under, stale_too
 
 if TYPE_CHECKING:
     from waymarks.planner.select import Plan
@@ -29,8 +28,11 @@ UNSAVED: Final = ("this plan's manifest was not saved (`manifest` shows the last
 
 
 def remember_manifest(app: Waymarks, plan: Plan) -> None:
-    """Save ``plan``'s manifest, with when it was made; on a full disk, say it was not."""
+    """Save ``plan``'s manifest, with when it was made; on a full disk, say it was not
+    (the full disk's module is imported then only)."""
     if app.read_only:
+        from waymarks.service.projection_fill import stale_too
+
         stale_too(app, UNSAVED)
         return
     # the pins' entries come first, the same plan after plan: the store keeps them apart
@@ -41,5 +43,7 @@ def remember_manifest(app: Waymarks, plan: Plan) -> None:
         with app.projection.transaction():
             app.projection.save_manifest(made, shared=pins)
     except sqlite3.Error as exc:
+        from waymarks.service.projection_fill import filled_under, stale_too
+
         filled_under(app, exc)
         stale_too(app, UNSAVED)

@@ -389,9 +389,13 @@ def _contradicted(own: OwnClaims, personal: Sequence[TextBlock],
 def _learning(app: Waymarks) -> bool:
     """Whether a plan in ``app``'s directory injects learned claims (a home that never
     learned anything costs the ledger's ``stat``, not a read of the configuration)."""
-    from waymarks.service.learning import has_ledger, learning_enabled
+    from waymarks.service.learning_ledger import has_ledger
 
-    return has_ledger(app.home) and learning_enabled(app.home, app.cwd)
+    if not has_ledger(app.home):
+        return False
+    from waymarks.service.learning import learning_enabled
+
+    return learning_enabled(app.home, app.cwd)
 
 
 @recovering
