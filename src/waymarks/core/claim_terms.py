@@ -148,6 +148,7 @@ TERMS: Final[dict[str, str]] = {
         "access": ("access", "访问"),
         "anonymous": ("anonymous", "匿名"),
         "telemetry": ("telemetry", "遥测"),
+        "pipeline": ("pipeline", "pipelines", "流水线"),
     }.items()
     for word in words
 } | {

@@ -554,6 +554,9 @@ def kinds(values: Iterable[str], versioned: bool = False) -> set[str]:
         if value[:2] == "r:" and "@" in value:  # a rate of each user: another attribute
             found.add("r" + value[value.index("@"):])  # than the whole's rate
             continue
+        if value[:2] == "k:":  # a name of a kind ("k:ci:jenkins"): compared within it
+            found.add(value[:value.index(":", 2) + 1])
+            continue
         found.add(value[:2])
         if value[:2] == "v:":
             found |= MEASURES | {BYTE_RATE} if PLAIN_NUMBER.fullmatch(value[2:]) else {"a:"}

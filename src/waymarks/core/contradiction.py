@@ -46,6 +46,7 @@ from waymarks.core.claim_denials import (
     never_done,
     not_made,
 )
+from waymarks.core.claim_kinds import kind_subject, kind_values
 from waymarks.core.claim_names import (
     COUNTED,
     LISTENER_VERB,
@@ -251,8 +252,6 @@ def signature(claim: str) -> Signature | None:
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
     text = worded_bounds(durations(frequencies(spelled(text))))
-    values: set[str] = set()
-    denied: set[str] = set()
     pieces: list[str] = []
     text = _without_advice(text)
     if (added := adds(text)) is not None:  # "also listens on 9090": a value more, no other
@@ -260,6 +259,7 @@ def signature(claim: str) -> Signature | None:
     if " port " in text:
         text = LISTENER_VERB.sub("listens", text)
     worded = text  # (a state is read with its word values: "hosted on aws." is no "on.")
+    text, values, denied = kind_values(text, is_denied)  # "runs on CircleCI", "in eu-west-1"
     for start, end, said_not in word_values(text):
         word = "v:" + text[start:end]
         values.add(word)
@@ -339,7 +339,7 @@ def signature(claim: str) -> Signature | None:
         rest = made
     if not values or len(values) > MAX_VALUES:
         return None
-    subject = _subject_terms(rest)
+    subject = kind_subject(_subject_terms(rest), values)
     phrase = rest if phrase is None else phrase
     verb = _HEAD_END.search(phrase)
     head = _subject_terms(phrase[:verb.start()] if verb else phrase)

@@ -404,11 +404,12 @@ def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str
     not done ("is not protected"), the other states a value of it, denies none and does no
     such thing (:func:`action_beside_value`): two facts."""
     from waymarks.core.claim_actions import action_beside_value
+    from waymarks.core.claim_kinds import done_beside_kind
 
     action, valued, found = ((mine_norm, their_norm, theirs) if mine is None
                              else (their_norm, mine_norm, mine))
     return found is not None and bool(found.values) and not found.denied and (
-        action_beside_value(action, valued))
+        action_beside_value(action, valued) or done_beside_kind(action, valued, found.values))
 
 
 def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:
