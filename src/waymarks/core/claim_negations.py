@@ -36,6 +36,8 @@ _HAN_DENIED: Final = lazy(
     rf"^([^不没从]+?)(从不|不再|没有|不){HAN_NO_ACTION}([\u4e00-\u9fff].*)$")
 _HAN_DENIALS: Final = ("不", "从不", "不再", "没有")
 MAX_HAN_SUBJECT: Final = 12
+_HAN_ALWAYS: Final = ("总是要", "总是", "始终", "一直")
+_HAN_NEVER: Final = ("从来不", "从不")
 _SIBILANT_ENDS: Final = ("shes", "ches", "sses", "xes", "zes")
 
 
@@ -120,9 +122,17 @@ def opposite_norms(norm: str) -> tuple[str, ...]:
 
 
 def _han_opposites(norm: str) -> tuple[str, ...]:
+    # "always" (总是, 总是要, 始终, 一直) is the affirmative of 从不, "never", as in English
+    always = next((word for word in _HAN_ALWAYS if word in norm), None)
+    if always is not None:
+        return tuple(norm.replace(always, never, 1) for never in _HAN_NEVER)
+    nevers = tuple(norm.replace(never, word, 1) for never in _HAN_NEVER if never in norm
+                   for word in _HAN_ALWAYS)
     found = _HAN_DENIED.match(norm)
     if found is not None:
-        return (found.group(1) + found.group(3),)
+        return (found.group(1) + found.group(3), *nevers)
+    if nevers:
+        return nevers
     return tuple(norm[:at] + denial + norm[at:]
                  for at in range(1, min(len(norm), MAX_HAN_SUBJECT + 1))
                  if "\u4e00" <= norm[at] <= "\u9fff" and norm[at - 1] not in "不没从再"
