@@ -262,9 +262,10 @@ STATES: Final[dict[str, str]] = {
     "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
     "有効": "on", "無効": "off", "활성화": "on", "비활성화": "off", "켜짐": "on", "꺼짐": "off",
 }
-#: single function characters of a Han run (never terms)
+#: single function characters of a Han run (never terms; 有, "has", before a count: "有 6
+#: 个分片" is about the shards as "没有分片" is)
 HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没每")
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没每有")
 #: "from" (从, 由): a function character at the end of a Han run, before the value a change
 #: started from ("端口从 5432 改为 5433"); inside a run, a word's ("从节点": a replica node,
 #: dropped as "from", it was refused beside "节点数量是 5。")
@@ -276,6 +277,10 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
                          # negations of an action, as "never" and "no longer" are stop
                          # words (从 and 再 were subject characters)
                          "从不", "不再", "不会",
+                         # a count's verbs ("有 6 个分片", "分成 8 个分片": 6 and 8 shards, as
+                         # "has 6 shards"; read as characters, each was another subject than
+                         # "没有分片")
+                         "分成", "分为",
                          # "time" of a measure's name ("超时时间", the timeout), as the
                          # English "time" is a stop word
                          "时间",
