@@ -19,10 +19,14 @@ QueryPlan.runs`), for a short question only; records are not re-indexed for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
+from waymarks.core.lazy_re import lazy
 from waymarks.recall.analysis import han_words, word_feature, word_order
-from waymarks.recall.vocabulary import STOP_WORDS
+from waymarks.recall.vocabulary import ATTRIBUTES, STOP_WORDS
+
+if TYPE_CHECKING:
+    from waymarks.recall.scoring import QueryPlan
 
 
 def adjacent_runs(folded: str, focus: Sequence[str]) -> tuple[tuple[str, ...], ...]:
@@ -78,7 +82,35 @@ def _without_verb(run: list[str], before: list[str], after: str) -> tuple[str, .
     return tuple(run)
 
 
+#: a question opening with which or what, the two words after it ("which python version")
+_WHICH_TWO: Final = lazy(r"\s*(?:which|what)\s+([^\W_]+)\s+([^\W_]+)\s+(?:does|do|did)\b")
+
+
+def which_of(folded: str, focus: Sequence[str]) -> str | None:
+    """The word saying which of an attribute a question opening with it asks, when the
+    question then names whose ("which python version does the gateway use?": python),
+    else ``None``: the gateway is the subject, and Python a word its claim must say."""
+    match = _WHICH_TWO.match(folded)
+    if match is None:
+        return None
+    word, attribute = word_feature(match.group(1)), word_feature(match.group(2))
+    return word if word in focus and attribute in ATTRIBUTES else None
+
+
 def one_name(names: Sequence[str], runs: Sequence[Sequence[str]]) -> bool:
     """Whether ``names`` (two or more) are the words of one thing's name: all within one
     run of words said side by side (:func:`adjacent_runs`)."""
     return len(names) >= 2 and any(set(names).issubset(run) for run in runs)
+
+
+def one_subject(names: Sequence[str], plan: QueryPlan) -> bool:
+    """Whether ``names`` name one thing: one word, the words of one name (:func:`one_name`),
+    or either beside the word saying which of the attribute asked ("which python version
+    does the gateway use?": the gateway, :attr:`QueryPlan.which_of`), which a claim must
+    say too (another thing's Python version is no answer)."""
+    if len(names) == 1 or one_name(names, plan.runs):
+        return True
+    if plan.which_of not in names:
+        return False
+    subject = [f for f in names if f != plan.which_of]
+    return len(subject) == 1 or one_name(subject, plan.runs)

@@ -28,7 +28,7 @@ from waymarks.recall.analysis import (
 )
 from waymarks.recall.asked_agent import says_done_to_it, says_its_doing
 from waymarks.recall.asked_time import TIME_BONUS
-from waymarks.recall.compound import one_name
+from waymarks.recall.compound import one_name, one_subject
 from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
@@ -111,7 +111,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     if not attributes:
         names, attributes = _name_and_concepts(plan, words, names, stats)
     short = (not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
-             and (len(names) == 1 or one_name(names, plan.runs)) and bool(attributes))
+             and bool(attributes) and one_subject(names, plan))
     # a clause asking nothing but the thing named ("what runs the staging database and on
     # which port?"): a record naming it answers that clause, whatever the other asks
     # (a verb of no meaning of its own asked of it, "runs": a clause of the name alone,

@@ -43,7 +43,7 @@ from waymarks.recall.analysis import (
 from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
-from waymarks.recall.compound import adjacent_runs
+from waymarks.recall.compound import adjacent_runs, which_of
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
@@ -425,7 +425,8 @@ def _direct(analysis: Analysis, reason: str, text: str = "", folded: str = "",
                      clauses=_clauses(folded, features),
                      asks_which=_WHICH_FIRST.match(folded) is not None,
                      runs=adjacent_runs(folded, features)
-                     if len(features) <= SHORT_QUERY_FEATURES else ())
+                     if len(features) <= SHORT_QUERY_FEATURES else (),
+                     which_of=which_of(folded, features))
 
 
 #: the words that introduce a thing by its name ("the crawler", "our importer"); not a

@@ -162,6 +162,10 @@ class QueryPlan(msgspec.Struct, frozen=True):
     #: config": edge, proxy, config), of a short question only: names all within one run
     #: are one thing's name (:mod:`waymarks.recall.compound`)
     runs: tuple[tuple[str, ...], ...] = ()
+    #: the word saying which of an attribute a question opening with "which" or "what"
+    #: asks, before the thing it names ("which python version does the gateway use?":
+    #: python; :func:`~waymarks.recall.compound.which_of`)
+    which_of: str | None = None
 
 
 class Scored(msgspec.Struct, frozen=True):
