@@ -39,3 +39,12 @@ def test_refused_add_masks_glued_cost_what_spaced_ones_cost() -> None:
     assert hostile < 3 * plain, (hostile, plain)
     assert redact("::add-mask::$T::add-mask::Xk9vTq2mWz8rLp4n") \
         == ("::add-mask::$T::add-mask::[REDACTED:secret]", 1)
+
+
+def test_commands_that_print_a_secret_cost_what_other_commands_cost() -> None:
+    # 100 KB of ``pass show`` each with its value (secret_printed): each read once
+    value = "Xk9vT2pQ" + "7mLwR4sZ"
+    hostile = ("$ pass show x\n" + value + "\n") * 3200
+    assert redact(hostile)[1] == 3200
+    plain = ("$ pass list x\n" + value + "\n") * 3200
+    assert _cpu(hostile) < 20 * _cpu(plain) + 0.2

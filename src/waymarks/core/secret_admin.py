@@ -51,6 +51,16 @@ _CLOUD_LINE: Final = (r"[ \t]+(?:-[ \t]+)?[^\s:'\"#-][^\s:'\"]{0,63}:(?P<cloud_p
                       r"{1,4096})[ \t]*(?:\r?\n|\Z)")
 _CLOUD_LINES: Final = lazy(_CLOUD_LINE, re.ASCII)
 
+#: what a shell's prompt ends with (bash's ``$``/``#``, zsh's ``%``, PowerShell's ``>``,
+#: oh-my-zsh's and starship's arrows)
+_PROMPT_ENDS: Final = "$#%>\u279c\u276f"
+#: a value a command printed, the run of its line (its group's name before it): alone on its
+#: line, or with a shell's next prompt glued to it (:func:`vault_value_end` says where it
+#: ends): the run ends in a prompt's character, or one of the three words after it does
+PRINTED_VALUE: Final = (r"[^\s]{6,4096}+)(?![^\s])(?=[ \t]*(?:\r?\n|\Z)|(?<=[" + _PROMPT_ENDS
+                        + r"])[ \t]|(?:[ \t]+[^\s]+){0,2}?[ \t]+[^\s]*[" + _PROMPT_ENDS
+                        + r"](?![^\s]))")
+
 #: in :data:`waymarks.core.secret_rules.RULES`' order, after the command rules
 ADMIN_RULES: Final = (
     # the password an administrator's command is given as an argument: it went out in
@@ -69,8 +79,7 @@ ADMIN_RULES: Final = (
         r"(?<![\w.-])vault(?:\.exe)?[ \t]+(?:kv[ \t]+get|read)[ \t][^\n|;&`<>]{0,256}?"
         r"-field=[\"']?[\w.-]{0,64}?(?:pass|pwd|token|secret|key|credential|auth)[\w.-]{0,64}+"
         r"[\"']?(?![^\s;|&<>])[^\n|;&`<>]{0,256}+\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
-        # (alone on its line, or a shell's next prompt glued to it: :func:`vault_value_end`)
-        r"(?P<vault_field>[^\s]{6,4096}+)(?![^\s])", re.ASCII | re.IGNORECASE),
+        r"(?P<vault_field>" + PRINTED_VALUE, re.ASCII | re.IGNORECASE),
         ("vault",), folded=True, anchored=True, wrapper=True, guard="="),
     # cloud-init's ``chpasswd:`` module, its ``list:`` of ``USER:PASSWORD`` lines (a block
     # scalar, ``list: |``, or a YAML list) as a user-data file sets the machine's logins:
@@ -99,9 +108,6 @@ def admin_value_in_prose(match: re.Match[str], end: int) -> bool:
     return after.match(match.string, end) is None
 
 
-#: what a shell's prompt ends with (bash's ``$``/``#``, zsh's ``%``, PowerShell's ``>``,
-#: oh-my-zsh's and starship's arrows)
-_PROMPT_ENDS: Final = "$#%>\u279c\u276f"
 #: how far before ``vault`` the prompt it was typed at is read, and how far after a value
 #: what follows it on its line
 _PROMPT_READ: Final = 256
@@ -116,18 +122,22 @@ def vault_value_end(match: re.Match[str], end: int) -> int:
     goes whole when a prompt ends it or the next words (``…[deploy@web-1 ~]$ exit``, zsh's
     ``…deploy@mbp app % ls``). Words of another kind after the run are not its line's
     value alone: none (``Error: permission denied``)."""
-    text, start = match.string, match.start("vault_field")
+    text, start = match.string, match.start(match.lastgroup or 0)
     line_end = text.find("\n", end, end + _PROMPT_READ)
     rest_end = min(len(text), end + _PROMPT_READ) if line_end == -1 else line_end
+    rest = text[end:rest_end].split(None, 3)[:3]
+    if not rest and text[end - 1] not in _PROMPT_ENDS:
+        return end  # alone on its line, no prompt glued (most values: read no further)
     head = text[max(0, match.start() - _PROMPT_READ):match.start()].rpartition("\n")[2]
     prompt = head[:max(head.rfind(c) for c in _PROMPT_ENDS) + 1].strip()
+    if prompt and text.startswith(prompt, start):
+        return start  # the next prompt: the command printed nothing there
     if prompt:
         at = text.find(prompt, start + 6, rest_end + len(prompt))
         while start < at < end:  # (it starts inside the run: the value holds no space)
             if text[at + len(prompt):at + len(prompt) + 1] in ("", " ", "\t", "\r", "\n"):
                 return at
             at = text.find(prompt, at + 1, rest_end + len(prompt))
-    rest = text[end:rest_end].split(None, 3)[:3]
     if not rest:
         return end
     if text[end - 1] in _PROMPT_ENDS:

@@ -29,6 +29,7 @@ from waymarks.core.secret_commands import (
 )
 from waymarks.core.secret_environments import generated
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
+from waymarks.core.secret_printed import typed_at_prompt
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
 from waymarks.core.secret_stdin import prompted
@@ -108,6 +109,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             (line := value.partition(":")[2]) and is_reference(line))):
         # ``echo "deploy:$PW" | sudo -S chpasswd``: a chpasswd line naming its password
         return False
+    if name == "printed" and not typed_at_prompt(match):  # a sentence naming the command
+        return False
     if name == "expect_send" and not prompted(match):  # ``send "exit\r"``: read as random
         return setting_is_secret(value)
     if name == "secret_set" and a_setting(match, end):
@@ -127,7 +130,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password",
-                "expect_send", "hash_input", "add_mask", "vault_field"):
+                "expect_send", "hash_input", "add_mask", "vault_field", "printed"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
@@ -280,7 +283,7 @@ def glued_end(name: str, match: re.Match[str], end: int) -> int:
     and redacted up to its ``(`` only, its rest sent; ``password=gR7(kP2mZ9qW4tY)``, its
     head too short for a password, went whole. The value is judged and redacted whole.
     A dotenv line's value goes on to the line's end over words (:func:`_dotenv_end`)."""
-    if name == "vault_field":
+    if name in ("vault_field", "printed"):
         return vault_value_end(match, end)
     start = match.start(match.lastgroup or 0)
     if name == "assign" and match.lastgroup == name and match.group("sep") == "=":

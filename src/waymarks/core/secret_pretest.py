@@ -32,6 +32,7 @@ from waymarks.core.secret_tokens import (
     MAILCHIMP,
     PEM_LINES,
     PGPASS_HINT,
+    PRINTED_NEEDLES,
     alone_pair,
     named_aws_key,
 )
@@ -51,7 +52,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
                                 "smb_user", "stdin_fed", "expect_send", "hash_input", "env_line",
-                                "add_mask",
+                                "add_mask", "printed",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -181,6 +182,8 @@ def might_hold_visible(text: str) -> bool:
         return True  # a private key's middle lines, no armour (three of 64 at least)
     if "-field=" in text and "vault" in text:
         return True  # what ``vault kv get -field=password …`` printed on its next line
+    if "\n" in text and any(command in text for command in PRINTED_NEEDLES):
+        return True  # what ``op read op://…``, ``pass show …`` printed on its next line
     if colon and '=="' in text and '"value"' in text:
         return True  # an Azure storage key, ``"value": "…=="`` (az storage account keys)
     size = len(text)  # a Vault token is 94+ characters, a Databricks token 36

@@ -65,6 +65,7 @@ from waymarks.core.secret_manifest import (
     KUBE_STRING_DATA_JSON,
 )
 from waymarks.core.secret_markup import markup_rules
+from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
 from waymarks.core.secret_stdin import STDIN_RULES
 from waymarks.core.secret_tokens import (
@@ -285,6 +286,7 @@ _WRAPPERS: Final = (
         (":",), wrapper=True, guard=":", hint=PGPASS_HINT),
     *COMMAND_RULES,  # a password a command line gives: secret_commands
     *ADMIN_RULES,  # a password an administrator's command takes as an argument: secret_admin
+    PRINTED,  # what a command printed on the line after it: secret_printed
     *STDIN_RULES,  # the lines a group, a format's arguments or ``yes`` feed one: secret_stdin
     # a credential a tool's configuration command keeps, named for one, its value after a
     # space (``aws configure set aws_session_token …``, ``dotnet user-secrets set "ApiKey"

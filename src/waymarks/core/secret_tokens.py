@@ -317,6 +317,16 @@ def alone_pair(text: str) -> bool:
     return False
 
 
+#: the literal words of the commands that print a secret (secret_printed's ``printed``),
+#: single-spaced, as a pasted session writes them: the rule's needles and the pre-test's
+PRINTED_NEEDLES: Final = (
+    "op read", "bw get password", "pass show", "gopass show", "security find-",
+    "get-login-password", "kubectl get secret", "gcloud secrets versions access",
+    "az keyvault secret show", "get-secret-value", "ssm get-parameter", "doppler secrets get",
+    "infisical secrets get", "chamber read", "heroku auth:token", "lpass show",
+    "secret-tool lookup", "openssl rand", "rails secret", "phx.gen.secret")
+
+
 PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
 GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
