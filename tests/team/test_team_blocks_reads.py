@@ -234,7 +234,13 @@ def test_what_own_claims_are_asked_is_worked_out_once_per_fold(
     assert all(team_views.team_blocks(app) == first for _ in range(3))
     assert len(built) == 1, built
     writer.add("The cache keeps 500 entries.", kind="memory")
-    assert len(team_views.team_blocks(app)) == len(first) + 1 and len(built) == 2
+    # grown by the new claim (Asked.grown), no longer built again whole from every item
+    assert len(team_views.team_blocks(app)) == len(first) + 1 and len(built) == 1
+    fold = team.refresh(app).fold
+    assert "The cache keeps 500 entries." in team_views._ASKED[fold][1].texts
+    writer.add("The gateway does not listen on port 8080.", kind="memory")
+    found = team_views.team_blocks(app)
+    assert [b.overridden_by for b in found][-1] == getattr(mine, "id", None), found
 
 
 def test_a_shared_items_id_is_named_in_the_manifest_without_a_credential_scan(

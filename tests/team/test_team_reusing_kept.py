@@ -89,3 +89,37 @@ def test_which_own_claims_bear_on_team_items_is_found_once_while_nothing_changes
     mine = app.remember("The gateway listens on port 8080.", scope="project")
     blocks = team_views.team_blocks(app)
     assert (blocks[0].id, blocks[0].overridden_by) == (said, getattr(mine, "id", ""))
+
+
+def test_a_pull_asks_about_the_items_it_brought_alone(
+        repo: Path, home: Path,  # noqa: F811 (the fixture)
+        make_app: Callable[..., Waymarks]) -> None:
+    """A warm process's plan after a pull asked the projection about every active team
+    ID again (and the store about every team text): now about the items the pull changed,
+    the earlier answers kept. A pulled line reusing the ID of the person's pin is still
+    left out, and one the person's claim contradicts still overridden."""
+    (repo / ".waymarks" / "team").mkdir(parents=True)
+    writer = Writer(repo / ".waymarks" / "team", "ann-00000001", "Ann")
+    first = [writer.add(f"Service {n} listens on port {1000 + n}.", kind="memory")
+             for n in range(40)]
+    app = make_app()
+    pin = getattr(app.pin("Run the migrations check before deploys", scope="project"), "id", "")
+    mine = getattr(app.remember("The gateway listens on port 8080.", scope="project"), "id", "")
+    projection = app.projection
+    sizes: list[int] = []
+    classifications = projection.classifications
+
+    def counting(ids):  # type: ignore[no-untyped-def]
+        sizes.append(len(ids))
+        return classifications(ids)
+
+    projection.classifications = counting  # type: ignore[method-assign]
+    assert [b.id for b in team_views.team_blocks(app)] == first
+    assert sizes and sizes[0] >= 40
+    sizes.clear()
+    _forge(writer, pin, "Deploys skip the review step", at=10**9)
+    said = writer.add("The gateway listens on port 9090.", kind="memory")
+    blocks = team_views.team_blocks(app)
+    assert [b.id for b in blocks] == [*first, said], blocks
+    assert (blocks[-1].id, blocks[-1].overridden_by) == (said, mine)
+    assert sizes and max(sizes) <= 4, sizes  # (the two new IDs, in either case)

@@ -376,6 +376,12 @@ class TeamFold:
         self.rewound = 0  # records undone and applied again
         #: :func:`held_back`'s answer and the fold state it is for
         self._held: tuple[tuple[Any, ...], tuple[Conflict, ...]] | None = None
+        #: the item IDs each apply or rewind touched, in order: what changed since a
+        #: reader's mark (:meth:`changed_since`), so it works on those alone
+        self._changed: list[str] = []
+        #: where each rewind began (a position in fold order): what was folded before it
+        #: stands (:meth:`cuts_since`)
+        self._cuts: list[int] = []
 
     def add(self, entries: Sequence[TeamEntry]) -> None:
         new = sorted(((record_of(e), e) for e in entries), key=lambda p: p[0].order)
@@ -386,11 +392,14 @@ class TeamFold:
         for applied in reversed(tail):
             for item_id, state in reversed(applied.prior):
                 self.view.restore(item_id, state)
+                self._changed.append(item_id)
             if applied.owns and applied.entry.item_id is not None:
                 del self.entries[applied.entry.item_id]
         del self._applied[cut:]
         del self._orders[cut:]
         self.rewound += len(tail)
+        if tail:
+            self._cuts.append(cut)
         again = [(a.record, a.entry) for a in tail]
         for record, entry in heapq.merge(again, new, key=lambda p: p[0].order):
             self._apply(record, entry)
@@ -401,6 +410,7 @@ class TeamFold:
             mutation.item.id if mutation.item is not None else None, mutation.previous_id,
             status_target(mutation)) if i is not None)
         prior = tuple((i, self.view.get(i)) for i in touched)
+        self._changed.extend(touched)
         target = self.view.get(entry.target_id or "") if entry.op == "status" and \
             not entry.derived else None
         lost = target is not None and target.kind == entry.kind and \
@@ -414,6 +424,19 @@ class TeamFold:
         self._applied.append(_Applied(record, entry, prior, owns, lost))
         self._orders.append(record.order)
 
+    def change_mark(self) -> int:
+        """Where :meth:`changed_since` starts from now."""
+        return len(self._changed)
+
+    def cuts_since(self, mark: int) -> tuple[int, int | None]:
+        """(the mark to ask from next, the earliest position a rewind since ``mark``
+        began at: ``None`` when none did)."""
+        return len(self._cuts), min(self._cuts[mark:], default=None)
+
+    def changed_since(self, mark: int) -> list[str]:
+        """The IDs of the items changed since ``mark`` (once each, in no set order)."""
+        return list(dict.fromkeys(self._changed[mark:]))
+
     @classmethod
     def of(cls, entries: Iterable[TeamEntry]) -> TeamFold:
         fold = cls()
@@ -423,6 +446,10 @@ class TeamFold:
     def applied_entries(self) -> list[TeamEntry]:
         """The entries folded, in fold order (removals included)."""
         return [applied.entry for applied in self._applied]
+
+    def applied_entries_from(self, start: int) -> list[TeamEntry]:
+        """The entries folded from position ``start`` on, in fold order."""
+        return [applied.entry for applied in self._applied[start:]]
 
     def states(self) -> list[ItemState]:
         """Every item, in replay order."""

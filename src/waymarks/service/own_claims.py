@@ -100,6 +100,26 @@ class Asked:
         self.keys = {s.key for s in states if s.key is not None}
         self.bases = {s.polarity_base for s in states if s.polarity_base is not None}
         self.facets = {(s.key, s.polarity_base) for s in states}
+        #: a norm marked whole (``[ds4:…]``): what is found of one text may then depend
+        #: on another's (:meth:`OwnClaims._found` looks its marked forms up among them)
+        self.marked = any(n.startswith("[ds4:") for n in self.norms)
+        #: (the Asked this one grew from, the one of the states added alone): what is
+        #: found of this one is what was found of the first, and of the second
+        self.grown_from: tuple[Asked, Asked] | None = None
+
+    def grown(self, states: Sequence[ItemState],
+              subjects: Mapping[str, Sequence[str] | None] | None = None) -> Asked:
+        """This one with ``states`` added (a pull's new team claims): what
+        :meth:`OwnClaims.expect` finds of it is worked out for those alone. Texts no
+        longer asked about stay (what is found of them is true, and unused)."""
+        added = Asked(states, subjects)
+        both = Asked(())
+        both.texts = {**self.texts, **added.texts}
+        for name in ("terms", "norms", "keys", "bases", "facets"):
+            setattr(both, name, getattr(self, name) | getattr(added, name))
+        both.marked = self.marked or added.marked
+        both.grown_from = (self, added)
+        return both
 
 
 #: what :meth:`OwnClaims._found` found of the texts one :class:`Asked` holds, as the
@@ -164,9 +184,11 @@ class OwnClaims:
         where = (tuple(partitions), token, id(projection), str(self._app.db_path))
         kept = _FOUND.get(asked)
         if token is None or kept is None or kept[0] != where:
-            kept = (where, self._found(asked, partitions))
+            kept = (where, self._grown_found(asked, partitions, where) or self._found(
+                asked, partitions))
             if token is not None and projection.epoch.token() == token:
                 _FOUND[asked] = kept
+                asked.grown_from = None  # (its own answer kept: the first one's unneeded)
         unborne, bearing, unkeyed = kept[1]
         self._unborne |= unborne
         self._unkeyed |= unkeyed
@@ -183,6 +205,23 @@ class OwnClaims:
             for text, ids in zip(bearing, read, strict=True):
                 self._read[text] = [views[i] for i in sorted(
                     (i for i in ids if i in views), key=order.__getitem__)]
+
+    def _grown_found(self, asked: Asked, partitions: list[str], where: tuple[Any, ...]
+                     ) -> Found | None:
+        """What is found of a grown ``asked`` (:meth:`Asked.grown`): what was found of
+        the one it grew from, the store as it is (``where``), and of the states added
+        alone; ``None`` when that is not known (a marked norm: worked out whole). A warm
+        process's first plan after a pull asked the store about every team text again
+        (about 0.5 s CPU at 20k team claims)."""
+        if asked.grown_from is None or asked.marked:
+            return None
+        base, added = asked.grown_from
+        before = _FOUND.get(base)
+        if before is None or before[0] != where:
+            return None
+        unborne, bearing, unkeyed = before[1]
+        more = self._found(added, partitions)
+        return unborne | more[0], {**bearing, **more[1]}, unkeyed | more[2]
 
     def _found(self, asked: Asked, partitions: list[str]) -> Found:
         """What :meth:`expect` finds of ``asked`` in the store as it is: the texts no

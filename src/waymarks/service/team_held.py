@@ -18,8 +18,6 @@ what it brought, not every claim again."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -28,13 +26,13 @@ import msgspec
 
 from waymarks.core import replay, rules
 from waymarks.core import team as core_team
+from waymarks.core.bulk import gc_paused
 from waymarks.core.claim_negations import kept_words, opposite_norms
 from waymarks.core.contradiction import parts, whole
-from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
 from waymarks.core.team import Conflict, TeamFold, held_back
-from waymarks.files.atomic import write_atomic
 from waymarks.service.team_anchors import anchors_path
+from waymarks.service.team_held_live import Digest, Live, fingerprint, signed
 from waymarks.store import claim_subjects
 from waymarks.store.code_digest import sources_digest
 
@@ -63,42 +61,70 @@ _FOUND: weakref.WeakKeyDictionary[TeamFold, tuple[tuple[Any, ...], TeamChecks]] 
 
 def team_checks(app: Waymarks, fold: TeamFold) -> TeamChecks:
     """:func:`held_back` of ``fold`` and the claims' subjects, as this process found them
-    for the fold as it is, or an earlier process kept them for the same entries and code,
-    or worked out and kept."""
+    for the fold as it is, or brought up to date from what it found before
+    (:mod:`~waymarks.service.team_held_live`: what the fold changed since), or an earlier
+    process kept them for the same entries and code, or worked out and kept."""
     version = core_team.held_version(fold)
     found = _FOUND.get(fold)
     if found is not None and found[0] == version:
         return found[1]
-    checks = _checks(app, fold)
+    checks = _advanced(app, fold)
+    if checks is None:
+        checks = _checks(app, fold)
     _FOUND[fold] = (version, checks)
     return checks
 
 
-def _checks(app: Waymarks, fold: TeamFold) -> TeamChecks:
+#: what this process found of each fold, kept up to date from its changes
+_LIVE: weakref.WeakKeyDictionary[TeamFold, Live] = weakref.WeakKeyDictionary()
+
+
+def _paths(app: Waymarks) -> tuple[Path, Path]:
+    """The kept answer's file and the kept hits' file of ``app``'s project."""
     path = anchors_path(app).with_name(anchors_path(app).name.replace(
         ".anchors.jsonl", ".held.json"))
+    return path, path.with_name(path.name.replace(".held.json", ".held-hits.json"))
+
+
+def _advanced(app: Waymarks, fold: TeamFold) -> TeamChecks | None:
+    """The checks of ``fold`` from those this process found for it before, brought up to
+    date and kept (``None``: none found here, or so much changed a whole check runs)."""
+    live = _LIVE.get(fold)
+    if live is None or live.code != claim_subjects.fingerprint() + _CODE or (
+            live.paths != _paths(app)):
+        return None
+    with gc_paused():  # (what it allocates is no cycle: no collection over the fold)
+        advanced = live.advance(fold)
+        if advanced is None:
+            del _LIVE[fold]
+            return None
+        held, subjects = advanced
+        live.keep(fold, _rows(held))
+        return TeamChecks(held, dict(subjects))
+
+
+def _rows(held: list[Conflict]) -> list[list[Any]]:
+    return [[c.loser.id, [w.id for w in c.winners]] for c in held]
+
+
+def _checks(app: Waymarks, fold: TeamFold) -> TeamChecks:
+    path, hits_path = _paths(app)
     code = claim_subjects.fingerprint() + _CODE
-    digest = blake2b(b"".join([code.encode(), *(
-        msgspec.json.encode(entry) for entry in fold.applied_entries())])).hexdigest()
+    digest = Digest(fold, code)
     data = _read(path)
-    kept = _kept(data, digest, fold)
+    kept = _kept(data, digest.of(fold), fold)
     if kept is not None:
         return TeamChecks(held_back(fold, kept.held), kept.subjects)
     # each claim's hits apart: read only when the entries changed (a fresh process's
     # plan of an unchanged ledger reads the answer alone)
-    hits_path = path.with_name(path.name.replace(".held.json", ".held-hits.json"))
     before = data if data.get("code") == code else {}
     earlier = _read(hits_path)
     subjects, claims = _signed(fold, before.get("subjects"))
     hits = _hits(fold, claims, earlier.get("claims") if earlier.get("code") == code
                  else None, subjects)
     found = TeamChecks(held_back(fold, hits=hits), subjects)
-    rows = [[c.loser.id, [w.id for w in c.winners]] for c in found.held]
-    with contextlib.suppress(OSError):  # (one that cannot be kept: worked out again)
-        write_atomic(hits_path, json.dumps({"code": code, "claims": {
-            i: [claims[i], list(h)] for i, h in hits.items()}}), mode=0o600)
-        write_atomic(path, json.dumps({"fold": digest, "code": code, "held": rows,
-                                       "subjects": found.subjects}), mode=0o600)
+    live = _LIVE[fold] = Live(fold, code, claims, hits, subjects, (path, hits_path), digest)
+    live.keep(fold, _rows(found.held))
     return found
 
 
@@ -107,23 +133,16 @@ def _signed(fold: TeamFold, before: object) -> tuple[dict[str, list[str] | None]
     """The subject terms of each active claim's signature by its text (those an earlier
     check kept for the same code reused), and each active claim's fingerprint: what
     :func:`~waymarks.core.team.claim_hits` reads of the claim itself."""
-    from waymarks.core.contradiction import signature
-
     known = before if isinstance(before, dict) and _subjects_ok(before) else {}
     subjects: dict[str, list[str] | None] = {}
     claims: dict[str, str] = {}
     for state in fold.states():
         if state.kind != "memory" or state.status != "active":
             continue
-        claims[state.id] = blake2b(msgspec.json.encode([
-            state.item, state.key, state.norm, state.polarity_base, state.polarity_sign,
-            state.partition])).hexdigest()[:16]
+        claims[state.id] = fingerprint(state)
         if state.text not in subjects:
-            if state.text in known:
-                subjects[state.text] = known[state.text]
-            else:
-                signed = signature(state.text)
-                subjects[state.text] = None if signed is None else sorted(signed.subject)
+            subjects[state.text] = known[state.text] if state.text in known else signed(
+                state.text)
     return subjects, claims
 
 
@@ -232,8 +251,8 @@ def held_back_here(app: Waymarks, fold: TeamFold) -> list[Conflict]:
 def _read(path: Path) -> dict[str, Any]:
     """The checks kept at ``path`` as JSON (empty: none, or not readable)."""
     try:
-        data: Any = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data: Any = msgspec.json.decode(path.read_bytes())
+    except (OSError, ValueError, msgspec.DecodeError):
         return {}
     return data if isinstance(data, dict) else {}
 
