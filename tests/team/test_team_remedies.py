@@ -102,3 +102,30 @@ def test_team_writes_answer_in_the_write_contract(repo: Path, home: Path) -> Non
         done = run(home, repo, "team", *argv)
         assert done.keys() >= WRITE_KEYS and done["outcome"] == outcome, (argv, done)
         assert done["contributor"] == bob.contributor and "changed" in done, done
+
+
+def test_status_in_a_new_process_names_ones_own_file_gone(repo: Path,  # noqa: F811
+                                                          home: Path) -> None:
+    """Two clones of a bare repository: a teammate force-pushed a history without the
+    commit that added your file, and you reset to it. Your next share was refused
+    ("your team file is missing … `waymarks team accept ID`"), but `team status`, a new
+    process that never listed the file, said nothing of it: the file is listed
+    `missing` there with the same way out, which then lets the share through."""
+    _shared_pin(home, repo)
+    own = _own_file(home, repo)
+    me = own.stem
+    own.unlink()  # (what `git reset --hard` to a history without it leaves)
+    team.forget_process_state()  # (a new process: the file never listed in it)
+    data = run(home, repo, "team", "status")
+    rows = [s for s in data["sources"] if s["contributor"] == me]
+    assert [(s["status"], s["withdrawn"]) for s in rows] == [("missing", None)], data
+    assert rows[0]["path"] == f".waymarks/team/{me}.jsonl"
+    text = _status_text(home, repo)
+    assert f"waymarks team accept {me}" in text and "missing" in text, text
+    pin = run(home, repo, "pin", "--scope", "project", "--", "Tag releases by date")["id"]
+    assert run(home, repo, "team", "share", pin, "--yes",
+               expect=2)["code"] == "own_file_damaged"
+    run(home, repo, "team", "accept", me)
+    assert not [s for s in run(home, repo, "team", "status")["sources"]
+                if s["status"] != "available"]
+    assert run(home, repo, "team", "share", pin, "--yes")["outcome"] == "committed"

@@ -22,9 +22,10 @@ from waymarks.core.team import (
     open_conflicts,
 )
 from waymarks.core.text import Naming, shell_command
+from waymarks.ledger import TEAM_DIR
 from waymarks.service import team_git
 from waymarks.service.own_claims import Asked, OwnClaims, OwnSignatures
-from waymarks.service.team import FOREIGN, TeamState, counts, refresh, team_dir
+from waymarks.service.team import FOREIGN, TeamState, counts, refresh, seen_before, team_dir
 from waymarks.service.team_anchors import anchors_path
 from waymarks.service.team_excluded import exclusion_reason
 from waymarks.service.team_held import TeamChecks, held_back_here, team_checks
@@ -106,6 +107,15 @@ def source_json(state: TeamState, project: str) -> list[dict[str, Any]]:
                      else len({e.item_id for e in source.entries if e.item_id is not None}),
                      "unverified": source.lines - source.count,
                      "partial": source.partial})
+    seen = seen_before(state, state.me) if state.me else 0
+    if state.me and state.me not in state.sources and seen:
+        # one's own file gone before this process listed it (a reset to a history
+        # without it): a share is refused for it, and this said nothing
+        rows.append({"contributor": state.me, "path": f"{TEAM_DIR}/{state.me}.jsonl",
+                     "status": "missing", "detail": f"the file is gone; this home has seen "
+                     f"{seen} entries of it", "entries": 0, "excluded": False,
+                     "reason": None, "withdrawn": None, "unverified": 0, "partial": None})
+        rows.sort(key=lambda row: str(row["contributor"]))
     return rows
 
 
