@@ -38,8 +38,8 @@ def test_the_trust_command_a_refusal_suggests_quotes_the_projects_path(tmp_path:
     project.mkdir()
     done = _cli(tmp_path / "home", project, "pin", "--scope", "project", "--", "Use uv")
     assert done.returncode == 2, done.stdout + done.stderr
-    suggested = re.search(r"run `([^`]*)` first", done.stdout)
-    assert suggested, done.stdout
+    suggested = re.search(r"run `([^`]*)` first", done.stderr)
+    assert suggested, done.stderr
     paste = tmp_path / "paste"
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["trust", str(project)]
@@ -119,8 +119,8 @@ def test_the_include_command_a_refusal_suggests_quotes_the_session_id(tmp_path: 
     done = _cli(home, project, "--session", str(planted), "pin", "--scope", "project", "--",
                 "Use uv")
     assert done.returncode == 2, done.stdout + done.stderr
-    suggested = re.search(r"Nothing was written; `([^`]*)` first", done.stdout)
-    assert suggested, done.stdout
+    suggested = re.search(r"Nothing was written; `([^`]*)` first", done.stderr)
+    assert suggested, done.stderr
     paste = tmp_path / "paste"
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["memory", "include", "$(:>y)s"]
@@ -145,8 +145,8 @@ def test_a_conflict_refusal_quotes_the_other_claims_id_in_the_command_it_suggest
     done = _cli(home, project, "memory", "add", "--scope", "project", "--key", "db-port", "--",
                 "The database port is 5434")
     assert done.returncode == 2, done.stdout + done.stderr
-    suggested = re.search(r"Use `([^`]*)` to replace it", done.stdout)
-    assert suggested, done.stdout
+    suggested = re.search(r"Use `([^`]*)` to replace it", done.stderr)
+    assert suggested, done.stderr
     paste = tmp_path / "paste"
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["memory", "supersede", planted, "--", "NEW",
@@ -172,8 +172,8 @@ def test_a_team_share_refusal_quotes_the_teammates_item_id(tmp_path: Path) -> No
                             "--key", "db-port", "--", "The database port is 5434").stdout)
     done = _cli(home, project, "team", "share", added["id"], "--yes")
     assert done.returncode == 2, done.stdout + done.stderr
-    suggested = re.search(r"replace it with `([^`]*)`", done.stdout)
-    assert suggested, done.stdout
+    suggested = re.search(r"replace it with `([^`]*)`", done.stderr)
+    assert suggested, done.stderr
     paste = tmp_path / "paste"
     paste.mkdir()
     assert _pasted(suggested.group(1), paste) == ["team", "supersede", "$(:>x)ab0000", "--",

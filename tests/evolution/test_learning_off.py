@@ -134,7 +134,7 @@ def test_evolve_refuses_with_learning_off_and_sends_nothing(tmp_path: Path) -> N
                               cwd=project, env=env, capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 2, done.stderr
-        assert done.stdout.strip() == ("Refused (learning_off): learning is off for this "
+        assert done.stderr.strip() == ("Refused (learning_off): learning is off for this "
                                        "directory; `waymarks learn on` to turn it on")
         _config(home, fake.origin, learn=True)
         (project / ".waymarks").mkdir()
@@ -142,7 +142,7 @@ def test_evolve_refuses_with_learning_off_and_sends_nothing(tmp_path: Path) -> N
         done = subprocess.run([sys.executable, "-m", "tests.evolution.cli_with_step", "evolve"],
                               cwd=project, env=env, capture_output=True, text=True,
                               timeout=120)
-        assert done.returncode == 2 and "learn = false" in done.stdout
+        assert done.returncode == 2 and "learn = false" in done.stderr
         assert fake.requests == []
     assert not step.settled("s1")
 

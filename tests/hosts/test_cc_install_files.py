@@ -191,7 +191,7 @@ def test_uninstall_changes_nothing_when_one_file_cannot_be_read(
     (project / ".mcp.json").write_text('{"mcpServers": {,}')
     before = tree(project)
     done = cli(home, project, tmp_path / "u", "uninstall")
-    assert done.returncode == 2 and "Nothing was changed" in done.stdout
+    assert done.returncode == 2 and "Nothing was changed" in done.stderr
     assert tree(project) == before  # the settings still hold the hooks: nothing was changed
 
 
@@ -273,8 +273,8 @@ def test_a_read_only_settings_file_is_refused_and_left_alone(tmp_path: Path, hom
     before = tree(project)
     done = cli(home, project, user, "install")
     assert done.returncode == 2, (done.stdout, done.stderr)
-    assert "is read-only" in done.stdout and "chmod u+w" in done.stdout
-    assert "Nothing was changed" in done.stdout
+    assert "is read-only" in done.stderr and "chmod u+w" in done.stderr
+    assert "Nothing was changed" in done.stderr
     assert tree(project) == before and settings.stat().st_mode & 0o777 == 0o444
     settings.chmod(0o644)  # made writable: installed; read-only again: not uninstalled
     assert cc.install("project", project, user, home)
@@ -311,8 +311,8 @@ def test_a_file_where_the_claude_folder_goes_is_named_with_the_right_fix(
     before = tree(project)
     done = cli(home, project, tmp_path / "user", "install")
     assert done.returncode == 2, (done.stdout, done.stderr)
-    assert f"{project / '.claude'} is a file, not a folder" in done.stdout
-    assert "permissions" not in done.stdout and "Nothing was changed" in done.stdout
+    assert f"{project / '.claude'} is a file, not a folder" in done.stderr
+    assert "permissions" not in done.stderr and "Nothing was changed" in done.stderr
     assert tree(project) == before
 
 
@@ -550,7 +550,7 @@ def test_an_immutable_settings_file_is_named_not_given_chmod(
     before = tree(project)
     with immutable(settings):
         done = cli(home, project, tmp_path / "u", "uninstall")
-    assert done.returncode == 2 and "Nothing was changed" in done.stdout, done.stdout
-    assert f"{settings} is marked immutable" in done.stdout, done.stdout
-    assert clearing(settings) in done.stdout and "chmod" not in done.stdout
+    assert done.returncode == 2 and "Nothing was changed" in done.stderr, done.stderr
+    assert f"{settings} is marked immutable" in done.stderr, done.stderr
+    assert clearing(settings) in done.stderr and "chmod" not in done.stderr
     assert tree(project) == before

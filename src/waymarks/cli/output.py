@@ -36,6 +36,12 @@ def emit(result: Result, as_json: bool) -> None:
     if as_json:
         print_json(result.data)
         return
+    if result.exit_code != 0 and not result.report and result.table is None:
+        # a refusal or an error, on standard error as a usage error is: what a script
+        # reads on standard output (`privacy sanitize`'s payload, a redirect) never
+        # holds it, and the person sees it past `> file` (it was printed there)
+        _complain(message_safe(result.text))
+        return
     out = sys.stdout
     terminal = out.isatty()
     if result.table is not None and terminal:
@@ -52,6 +58,18 @@ def emit(result: Result, as_json: bool) -> None:
         click.echo_via_pager(text, color=True)
         return
     _write(text if text.endswith("\n") else text + "\n")
+
+
+def _complain(text: str) -> None:
+    """A refusal's or an error's text on standard error, when there is one that can be
+    written (the exit status says what happened either way)."""
+    if not text or sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # closed (`2>&-`), full, or gone
+        pass
 
 
 def _write(text: str, json: bool = False) -> None:

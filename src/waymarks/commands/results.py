@@ -56,6 +56,10 @@ class Result(msgspec.Struct, frozen=True):
     #: the output is what the command makes (`export` to standard output): output that
     #: cannot be written whole fails the command (exit 1), as a full disk fails `-o FILE`
     produced: bool = False
+    #: the text is the command's report even when its status is not 0 (`health`'s
+    #: ATTENTION, `import`'s lines): standard output's; any other text of a status that
+    #: is not 0 is a refusal or an error, said on standard error
+    report: bool = False
 
 
 def session_noted(result: Result, problem: str | None) -> Result:

@@ -189,7 +189,8 @@ def register_house(root: click.Group) -> None:
         message = (f"{len(problems)} problem(s) need attention (`problems`); the first: "
                    f"{problems[0]}" if problems else "the check found a problem")
         return Result({"outcome": "error", "id": None, "code": "attention", "conflicts": [],
-                       "notices": [], "message": message, **data}, text, EXIT_ERROR)
+                       "notices": [], "message": message, **data}, text, EXIT_ERROR,
+                      report=True)
 
     @command(root, "rebuild-index", summary="Rebuild the database from the session files "
              "(a progress bar shows on a terminal).",

@@ -469,7 +469,7 @@ def _summary(report: list[dict[str, Any]], *, wrote: bool, dry_run: bool,
                      "message": head, "conflicts": sorted(
                          {c for e in report for c in e.get("conflicts", [])})})
     return Result(data, "\n".join([head, *lines]),
-                  EXIT_ERROR if partial else EXIT_REJECTED if refusals else 0)
+                  EXIT_ERROR if partial else EXIT_REJECTED if refusals else 0, report=True)
 
 
 def _changed_since_check(report: list[dict[str, Any]], tally: str, partial: bool) -> str:
@@ -516,7 +516,7 @@ def _stopped(report: list[dict[str, Any]], tally: str, counts: dict[str, int],
     data = {"outcome": outcome, "code": code, "id": None, "conflicts": [],
             "notices": _notices(report), "message": head, "written": bool(imported),
             "counts": counts, "lines": report}
-    return Result(data, head, status)
+    return Result(data, head, status, report=True)
 
 
 def _notices(report: list[dict[str, Any]]) -> list[str]:

@@ -1,0 +1,77 @@
+"""Where a refusal or an error goes: standard error, as a usage error does. A write's
+refusal ("Rejected (conflict): …") and a command's own ("Refused (not_found): …") were
+printed on standard output, so ``waymarks memory add … > out.txt`` put the refusal in the
+file and showed the person nothing, and ``privacy sanitize``'s withheld payload put
+"Withheld: …" where a pipeline read the payload. The exit status is unchanged (2 refused,
+1 an error); ``--json`` stays one document on standard output; a report whose status is
+not 0 (``health``'s ATTENTION, ``import``'s lines) is still the command's output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.inprocess import Ran
+from tests.inprocess import waymarks as run_waymarks
+
+
+def _run(home: Path, project: Path, *args: str, stdin: str | None = None) -> Ran:
+    return run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project,
+                        input=stdin)
+
+
+def test_refusals_and_errors_go_to_standard_error(home: Path, project: Path) -> None:
+    assert _run(home, project, "memory", "add", "--", "The database port is 5433."
+                ).returncode == 0
+    cases = [
+        (("memory", "add", "--", "The database port is 5432."), 2, "Rejected (conflict): "),
+        (("unpin", "0000aaaa"), 2, "no pin"),
+        (("pin", "--nosuch"), 2, "waymarks: No such option"),
+        (("pin", "--", ""), 2, "Rejected (empty): "),
+    ]
+    for args, status, said in cases:
+        done = _run(home, project, *args)
+        assert done.returncode == status, (args, done.stdout, done.stderr)
+        assert done.stdout == "", (args, done.stdout)
+        assert said.lower() in done.stderr.lower(), (args, done.stderr)
+    listed = json.loads(_run(home, project, "--json", "memory").stdout)["items"]
+    assert [i["text"] for i in listed] == ["The database port is 5433."]
+
+
+def test_json_refusals_stay_one_document_on_standard_output(home: Path,
+                                                            project: Path) -> None:
+    _run(home, project, "memory", "add", "--", "The database port is 5433.")
+    done = _run(home, project, "--json", "memory", "add", "--", "The database port is 5432.")
+    assert done.returncode == 2 and done.stderr == ""
+    shown = json.loads(done.stdout)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "conflict")
+    assert set(shown) >= {"outcome", "id", "code", "conflicts", "notices", "message"}
+
+
+def test_a_withheld_payload_says_so_on_standard_error_only(home: Path, project: Path) -> None:
+    """A script pipes the sanitized payload on: a withheld one leaves standard output
+    empty (it held "Withheld: …", which the next program read as the payload)."""
+    done = _run(home, project, "privacy", "sanitize", "--provider", "openai",
+                stdin='{"foo": 1}')
+    assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+    assert done.stderr.startswith("Withheld: unknown payload shape"), done.stderr
+
+
+def test_an_import_refused_reports_its_lines_on_standard_output(home: Path,
+                                                                project: Path) -> None:
+    _run(home, project, "memory", "add", "--", "The database port is 5433.")
+    lines = project / "in.jsonl"
+    exported = _run(home, project, "export").stdout
+    lines.write_text(exported.replace("5433", "5432"), encoding="utf-8")
+    done = _run(home, project, "import", str(lines))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "line 1" in done.stdout and "conflict" in done.stdout, done.stdout
+
+
+def test_health_attention_is_its_report_on_standard_output(home: Path, project: Path) -> None:
+    _run(home, project, "pin", "--", "Run the tests first.")
+    [folder] = (home / "sessions").iterdir()
+    (folder / "2099-01-01T00-00-00-000Z_x.jsonl").symlink_to(project / "missing")
+    done = _run(home, project, "health")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert done.stdout.startswith("ATTENTION: ") and "problem: " in done.stdout, done.stdout
