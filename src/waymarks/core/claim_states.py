@@ -10,7 +10,9 @@ from waymarks.core.claim_terms import STATES as _STATES
 from waymarks.core.claim_words import ASCII_WORD as _ASCII_WORD
 from waymarks.core.lazy_re import lazy
 
-_ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)")
+#: "on"/"off" ending a clause, or after a verb of turning or switching anywhere ("We
+#: turned on query caching in production.", "… is switched off for the public API")
+_ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)|\b(?:turn|switch)(?:ed|s|ing)? (on|off)\b")
 
 
 def stated_state(text: str) -> tuple[str, int] | None:
@@ -25,7 +27,8 @@ def stated_state(text: str) -> tuple[str, int] | None:
         (m.start(), _STATES[m.group(0)]) for m in _ASCII_WORD.finditer(text)
         if m.group(0) in _STATES and m.group(0) not in ("on", "off")
     ] if _ASCII_STATES.search(text) else []
-    found.extend((m.start(1), m.group(1)) for m in _ON_OFF.finditer(text))
+    found.extend((m.start(m.lastindex or 1), m.group(m.lastindex or 1))
+                 for m in _ON_OFF.finditer(text))
     taken: list[tuple[int, int]] = []
     # longest first (활성화 of 비활성화 states nothing); none in an ASCII text
     for word, state in () if text.isascii() else _HAN_STATES:

@@ -257,6 +257,10 @@ STATES: Final[dict[str, str]] = {
     "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
     "forbidden": "off", "optional": "off", "activated": "on", "deactivated": "off",
     "permitted": "on", "prohibited": "off", "disallowed": "off",
+    # whether data is encrypted ("encrypted at rest" beside "encrypted in transit": one
+    # state in two places, two facts; "is unencrypted" its opposite)
+    "encrypted": "on", "unencrypted": "off", "plaintext": "off",
+    "加密": "on", "明文": "off", "未加密": "off",
     "允许": "on", "禁止": "off",
     "开启": "on", "启用": "on", "打开": "on", "开着": "on", "生效": "on", "必须": "on",
     "关闭": "off", "禁用": "off", "停用": "off", "关着": "off", "失效": "off", "可选": "off",
