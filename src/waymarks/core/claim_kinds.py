@@ -96,7 +96,7 @@ def kind_values(text: str, denied_at: Callable[[str, int, int], bool]
     from Jenkins to …")."""
     values: set[str] = set()
     denied: set[str] = set()
-    if not _HINT.search(text):
+    if not _HINT.search(text) and not _SHARING_HINT.search(text):
         return text, values, denied
     said = text
     for match in reversed(list(_KIND_NAME.finditer(said))):
@@ -114,7 +114,21 @@ def kind_values(text: str, denied_at: Callable[[str, int, int], bool]
                 match.group("since") and _TO.match(said, match.end())):
             denied.add(value)
         text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+    for match in _OWN_OR_SHARED.finditer(said):  # a thing of its own, or one it shares
+        values.add("k:own:" + ("own" if match.group("own") else "shared"))
+        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
     return text, values, denied
+
+
+#: a thing of its own ("has its own database", "uses a dedicated database", "有自己的数据库")
+#: or shared with another ("shares the main database", "和主服务共用一个数据库"): two values of
+#: one kind
+_OWN_OR_SHARED: Final = lazy(
+    r"(?P<own>\b(?:has|have|gets?|uses?|runs?) (?:its|their|an?) (?:own|dedicated|separate)\b"
+    r"|有自己的|有独立的|使用独立的)"
+    r"|\bshares? (?:the|a|one) (?:main |same |common |primary |single )?"
+    r"|\buses? the (?:main|same|shared|common) "
+    r"|(?:和|与)[\u4e00-\u9fff]{1,6}?(?:共用|共享)(?:一个|同一个)?|共用|共享")
 
 
 #: the words of a kind's own attribute: a claim of a package manager says what installs
@@ -155,6 +169,7 @@ _WHERE_VERB: Final = frozenset(
     "runs run running ran lives live living is are be been hosted deployed stored kept"
     " located based moved migrated served was were".split())
 _COPULAS: Final = frozenset(("is", "are", "be", "was", "were", "是", "为"))
+_SHARING_HINT: Final = lazy(r"own|dedicated|separate|share|自己|独立|共")
 _TO: Final = lazy(r" (?:to|into) ")
 
 
