@@ -91,3 +91,19 @@ def test_a_verb_before_a_name_is_no_word_of_it(app: Waymarks) -> None:
         "Search logs are in /var/log/search/search.log."]
     assert direct_plan("and how to restart the edge proxy?").runs == (("w:edg", "w:proxi"),)
     assert direct_plan("how do I restart search?").runs == ()
+
+
+def test_a_possessive_is_part_of_the_name(app: Waymarks) -> None:
+    """"the mailer's bounce handler" is one thing, the mailer's: a claim must name it
+    whole and say the port ("The mailer's bounce handler is mailer/bounces.rb." says none,
+    and was recalled: the apostrophe cut the name in two, mailer and bounce handler)."""
+    claims = ("The mailer's bounce handler is mailer/bounces.rb.",
+              "The mailer listens on port 2525.",
+              "The bounce handler of the mailer retries every 5 minutes.")
+    texts = {app.remember(claim).id: claim for claim in claims}  # type: ignore[union-attr]
+    assert app.recall("what port does the mailer's bounce handler use?").selected == []
+    recalled = app.recall("how often does the mailer's bounce handler retry?").selected
+    assert [texts[i] for i in recalled] == [
+        "The bounce handler of the mailer retries every 5 minutes."]
+    assert direct_plan("what port does the mailer’s bounce handler use?").runs == (
+        ("w:mailer", "w:bounc", "w:handler"),)

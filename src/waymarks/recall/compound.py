@@ -33,7 +33,7 @@ def adjacent_runs(folded: str, focus: Sequence[str]) -> tuple[tuple[str, ...], .
     """The runs of two or more focus words side by side in the folded question, each in
     the order said ("what is the order-router timeout?": ``(("w:order", "w:router",
     "c:timeout"),)``). A stop word, a mark, an adverb ("locally") or a word no focus
-    feature holds ends a run.
+    feature holds ends a run; a possessive does not ("the mailer's bounce handler").
     The verb of "does X VERB?" is no word of X's name (:func:`_without_verb`)."""
     within = frozenset(focus)
     runs: list[tuple[str, ...]] = []
@@ -42,6 +42,9 @@ def adjacent_runs(folded: str, focus: Sequence[str]) -> tuple[tuple[str, ...], .
     said: list[str] = []  # the words before the current one, nearest last
     for word in han_words(folded):
         if word.isspace():
+            continue
+        if run and (word == "'" or (word == "s" and said[-1:] == ["'"])):
+            said.append(word)  # ("the mailer's bounce handler": one thing, the mailer's)
             continue
         # ("order-router", "web.api" are one word of the cut, two of the analysis)
         features = (word_feature(word),) if word.isalnum() else word_order(word)
