@@ -35,6 +35,7 @@ from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
 from waymarks.core.secret_stdin import prompted
 from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, ascii_lower
 from waymarks.core.secret_values import (
+    _FIELD_NAMES,
     _NAME_ENDS,
     _PLACEHOLDERS,
     _case_changes,
@@ -470,7 +471,6 @@ def _decodes(text: str, check: Callable[[str], bool]) -> bool:
 
 
 _USER_PARTS: Final = lazy(r"[_.~+/=-]")
-_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
 #: the scheme and user of a URL's authority, up to a position (``https://x-access-``)
 _USERINFO: Final = lazy(r":(?://|\\/\\/)[^\s:/@?#\[\]\"'<>]*\Z", re.ASCII)
 #: what may follow a value alone on its line: spaces and a comment, whose start is enough

@@ -52,7 +52,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
                                 "smb_user", "stdin_fed", "expect_send", "hash_input", "env_line",
-                                "add_mask", "printed",
+                                "add_mask", "printed", "go_dsn",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -182,8 +182,6 @@ def might_hold_visible(text: str) -> bool:
         return True  # a private key's middle lines, no armour (three of 64 at least)
     if "-field=" in text and "vault" in text:
         return True  # what ``vault kv get -field=password …`` printed on its next line
-    if "\n" in text and any(command in text for command in PRINTED_NEEDLES):
-        return True  # what ``op read op://…``, ``pass show …`` printed on its next line
     if colon and '=="' in text and '"value"' in text:
         return True  # an Azure storage key, ``"value": "…=="`` (az storage account keys)
     size = len(text)  # a Vault token is 94+ characters, a Databricks token 36
@@ -198,8 +196,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     an AWS secret key named on its line, a command's password flag (:func:`_password_flag`),
     a .netrc entry, a flag, an assignment (``Authorization: token …`` among them: it holds
     "token" and a separator), base64 under an ``auth`` key, Azure's ``sig=``."""
-    if colon and ("://" in text or ":\\/\\/" in text) and "@" in text:
-        return True
+    if colon and "@" in text and ("://" in text or ":\\/\\/" in text or (
+            "(" in text and ("@tcp" in text or "@udp(" in text or "@unix(" in text))):
+        return True  # a URL's password, Go's MySQL DSN's (``USER:PASSWORD@tcp(…)``)
     folded = text.casefold()  # names and Bearer/Basic match case-insensitively
     if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded) \
             or ((colon or equals) and "authorization" in folded):
@@ -254,6 +253,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
+    if "\n" in text and any(command in text for command in PRINTED_NEEDLES):
+        return True  # what ``op read op://…``, ``pass show …`` printed on its next line
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |

@@ -55,6 +55,7 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import ADMIN_RULES
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
+from waymarks.core.secret_connections import CONNECTION_RULES
 from waymarks.core.secret_environments import ENVIRONMENT_RULES
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
@@ -287,6 +288,7 @@ _WRAPPERS: Final = (
     *COMMAND_RULES,  # a password a command line gives: secret_commands
     *ADMIN_RULES,  # a password an administrator's command takes as an argument: secret_admin
     PRINTED,  # what a command printed on the line after it: secret_printed
+    *CONNECTION_RULES,  # Go's MySQL DSN, ``USER:PASSWORD@tcp(…)``: secret_connections
     *STDIN_RULES,  # the lines a group, a format's arguments or ``yes`` feed one: secret_stdin
     # a credential a tool's configuration command keeps, named for one, its value after a
     # space (``aws configure set aws_session_token …``, ``dotnet user-secrets set "ApiKey"

