@@ -131,7 +131,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     if name in ("short_flag", "user_flag", "login_flag", "smb_user", "stdin_login",
                 "config_set", "config_named", "secret_set", "htpasswd", "rabbitmqctl",
                 "chpasswd", "oracle_login", "wifi_psk", "lftp_user", "admin_password",
-                "expect_send", "hash_input", "add_mask", "vault_field", "printed"):
+                "expect_send", "hash_input", "add_mask", "vault_field", "printed",
+                "secure_string"):
         # "-p****", "-u me:$TOKEN" and "curl -k https://…" (a URL after an option) hold none
         return not is_reference(value) and any(c.isalnum() for c in value) \
             and "://" not in value
@@ -171,7 +172,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _a_userlist_secret(match.string, start, value)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
-    if name in ("tf_default", "xml_value", "xml_pair", "py_auth"):
+    if name in ("tf_default", "xml_value", "xml_pair", "py_auth", "win_env", "setx"):
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
     if name in ("prose", "prose_cjk"):

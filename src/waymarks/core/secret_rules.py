@@ -77,6 +77,7 @@ from waymarks.core.secret_tokens import (
     WIDE,
     Rule,
 )
+from waymarks.core.secret_windows import windows_rules
 
 #: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
 #: password == expected:`` ends a statement there). A quoted value runs to its closing
@@ -345,6 +346,8 @@ _WRAPPERS: Final = (
     *ENVIRONMENT_RULES,  # a container's environment as a tool prints it: secret_environments
     # XML: an element or a key/value pair named for a credential (secret_markup)
     *markup_rules(_TF_SECRET_NAME, _QUALIFIER),
+    # PowerShell's and cmd's: a secure string's text, a variable set by name (secret_windows)
+    *windows_rules(_TF_SECRET_NAME, _QUALIFIER),
     # a YAML complex key named for a credential and its value on the next line (``?
     # password⏎: …``, as a YAML writer emits a key it will not write plain): judged as an
     # assignment's value
