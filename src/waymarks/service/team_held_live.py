@@ -68,6 +68,9 @@ class Live:
                  paths: tuple[Path, Path], digest: Digest) -> None:
         self.code, self.paths = code, paths
         self.claims, self.hits = dict(claims), dict(hits)
+        #: each claim's state when its fingerprint was taken (the index is built of
+        #: these: the fold may have changed since)
+        self.states = {i: fold.view.items[i] for i in claims}
         self.subjects = {fold.view.items[i].text: subjects.get(fold.view.items[i].text)
                          for i in claims}
         self.texts: dict[str, int] = {}  # how many active claims say each text
@@ -88,7 +91,7 @@ class Live:
         changed = fold.changed_since(self.mark)
         if len(changed) > WHOLE_FROM * max(len(self.claims), 64):
             return None
-        index = self._index or _Index(fold, self)
+        index = self._index or _Index(self)
         self._index = index
         items = fold.view.items
         new: dict[str, ItemState] = {}
@@ -118,6 +121,7 @@ class Live:
 
     def _add(self, item_id: str, state: ItemState, print_: str, index: _Index) -> None:
         self.claims[item_id] = print_
+        self.states[item_id] = state
         text = state.text
         self.texts[text] = self.texts.get(text, 0) + 1
         if text not in self.subjects:
@@ -125,7 +129,7 @@ class Live:
         index.add(item_id, state, self.subjects[text])
 
     def _drop(self, item_id: str, index: _Index) -> None:
-        del self.claims[item_id]
+        del self.claims[item_id], self.states[item_id]
         self._hit(item_id, ())
         del self.hits[item_id]
         text = index.drop(item_id)
@@ -187,7 +191,7 @@ class Digest:
 class _Index:
     """The active claims by what a new claim's check may find them under, or they it."""
 
-    def __init__(self, fold: TeamFold, live: Live) -> None:
+    def __init__(self, live: Live) -> None:
         self.facets: dict[str, set[str]] = {}  # n:/k:/p: -> claims
         self.words: dict[str, set[str]] = {}  # kept word -> claims
         self.kept: dict[str, frozenset[str] | None] = {}
@@ -199,8 +203,7 @@ class _Index:
         self.norm: dict[str, str] = {}
         self.text: dict[str, str] = {}
         self.facet_of: dict[str, set[str]] = {}
-        for item_id in live.claims:
-            state = fold.view.items[item_id]
+        for item_id, state in live.states.items():
             self.add(item_id, state, live.subjects.get(state.text))
 
     def add(self, item_id: str, state: ItemState, terms: Iterable[str] | None) -> None:
