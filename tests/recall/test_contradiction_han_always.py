@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.test_contradiction_review61 import _written
+from tests.recall.contradiction_lines import refused_beside_first
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
 
 #: a claim | its opposite | another rule of the same thing (written beside it)
 ALWAYS = """
@@ -23,9 +22,4 @@ ALWAYS = """
 def test_always_is_the_affirmative_of_never(app: Waymarks, line: str) -> None:
     """As English "always" beside "never": read as characters of the claim, 总是 made
     "合并前总是要跑完整测试" no very negation of "合并前从不跑完整测试", and both were written."""
-    first, opposite, other = (part.strip() for part in line.split(" | "))
-    kept = _written(app, first).id
-    refused = app.remember(opposite)
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-    assert refused.conflicts == (kept,)
-    assert _written(app, other).id != kept
+    refused_beside_first(app, line)

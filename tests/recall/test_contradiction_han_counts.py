@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.test_contradiction_review61 import _written
+from tests.recall.contradiction_lines import refused_beside_first
 from waymarks.core.contradiction import signature
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
 
 #: a claim | another count of it | another attribute (written beside it)
 COUNTS = """
@@ -24,12 +23,7 @@ COUNTS = """
 def test_a_count_after_its_verb_is_the_subjects(app: Waymarks, line: str) -> None:
     """有 was a subject character ("有 6 个分片": another subject than "没有分片"), and
     分成 two (the claim had too many subject terms to have a signature)."""
-    first, other_count, other = (part.strip() for part in line.split(" | "))
-    kept = _written(app, first).id
-    refused = app.remember(other_count)
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-    assert refused.conflicts == (kept,)
-    assert _written(app, other).id != kept
+    refused_beside_first(app, line)
 
 
 def test_the_count_verbs_are_no_subject_words() -> None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.test_contradiction_review61 import _written
+from tests.recall.contradiction_lines import refused_beside_first
 from waymarks.core.contradiction import signature
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
 
 #: a claim | another value of its kind | the same fact or another attribute (written)
 KINDS = """
@@ -39,12 +38,7 @@ The cleanup job runs every Sunday. | The cleanup job runs every Wednesday. \
 def test_a_name_of_a_kind_is_the_value(app: Waymarks, line: str) -> None:
     """Read as words, the name was a subject word (each claim another subject) or no
     value, and the second claim was written beside the first."""
-    first, other, kept_beside = (part.strip() for part in line.split(" | "))
-    kept = _written(app, first).id
-    refused = app.remember(other)
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-    assert refused.conflicts == (kept,)
-    assert _written(app, kept_beside).id != kept
+    refused_beside_first(app, line)
 
 
 @pytest.mark.parametrize(("claim", "value"), [

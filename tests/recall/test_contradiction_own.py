@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.test_contradiction_review61 import _written
+from tests.recall.contradiction_lines import refused_beside_first
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
 
 #: a claim | its other value (refused) | the same fact or another thing of its own (written)
 OWN = """
@@ -24,9 +23,4 @@ The ledger service shares the main database. | The ledger service has its own da
 @pytest.mark.parametrize("line", OWN.strip().splitlines())
 def test_own_or_shared_is_a_value(app: Waymarks, line: str) -> None:
     """Neither stated a value, and both were written."""
-    first, other, kept_beside = (part.strip() for part in line.split(" | "))
-    kept = _written(app, first).id
-    refused = app.remember(other)
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-    assert refused.conflicts == (kept,)
-    assert _written(app, kept_beside).id != kept
+    refused_beside_first(app, line)

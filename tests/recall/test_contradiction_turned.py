@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.recall.contradiction_lines import refused_beside_first
 from tests.recall.test_contradiction_review61 import _written
 from waymarks.service.app import Waymarks
-from waymarks.service.outcomes import Rejected
 
 #: a claim | the opposite state (refused) | the same state said otherwise (written)
 TURNED = """
@@ -27,12 +27,7 @@ def test_a_state_turned_mid_clause_is_the_state(app: Waymarks, line: str) -> Non
     """"on" was a state only ending its clause: "turned on query caching" stated none, and
     "… is turned on in production." was refused beside "… is enabled in production." by
     the replay rule's shared key."""
-    first, opposite, same = (part.strip() for part in line.split(" | "))
-    kept = _written(app, first).id
-    refused = app.remember(opposite)
-    assert isinstance(refused, Rejected) and refused.code == "conflict", refused
-    assert refused.conflicts == (kept,)
-    assert _written(app, same).id != kept
+    refused_beside_first(app, line)
 
 
 def test_encrypted_at_rest_and_in_transit_are_two_facts(app: Waymarks) -> None:
