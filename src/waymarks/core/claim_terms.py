@@ -149,6 +149,9 @@ TERMS: Final[dict[str, str]] = {
         "anonymous": ("anonymous", "匿名"),
         "telemetry": ("telemetry", "遥测"),
         "pipeline": ("pipeline", "pipelines", "流水线"),
+        "primary": ("primary", "主"),
+        "public": ("public", "公共"),
+        "application": ("application", "applications", "应用"),
     }.items()
     for word in words
 } | {
