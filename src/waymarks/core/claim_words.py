@@ -29,7 +29,7 @@ STOP: Final = frozenset(
     configured configure value values equals equal every each per after before about
     until till previously formerly only exclusively solely
     turned switched same new please note that's it's s serve serves served serving
-    expose exposes exposed exposing
+    expose exposes exposed exposing allow allows
     seconds second secs sec minutes minute mins hours hour days day ms percent
     times time mb gb kb bytes
     """.split()
