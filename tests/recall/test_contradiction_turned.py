@@ -9,6 +9,7 @@ import pytest
 
 from tests.recall.contradiction_lines import refused_beside_first
 from tests.recall.test_contradiction_review61 import _written
+from waymarks.core.claim_words import subject_terms
 from waymarks.service.app import Waymarks
 
 #: a claim | the opposite state (refused) | the same state said otherwise (written)
@@ -19,6 +20,8 @@ Rate limiting is enabled in production. | We switched off rate limiting in produ
 | Rate limiting is turned on in production.
 The disk of the build cache is encrypted. | The disk of the build cache is unencrypted. \
 | The disk of the build cache is encrypted with KMS.
+User uploads are encrypted at rest. | User uploads are stored in plaintext. \
+| User uploads are encrypted in transit.
 """
 
 
@@ -34,3 +37,9 @@ def test_encrypted_at_rest_and_in_transit_are_two_facts(app: Waymarks) -> None:
     """No state read, the replay rule's shared key refused the second beside the first."""
     kept = _written(app, "User uploads are encrypted at rest.").id
     assert _written(app, "User uploads are encrypted in transit.").id != kept
+
+
+def test_rest_is_a_word_of_the_subject_but_at_rest() -> None:
+    """"at rest" is where data is stored; "the REST API" names a thing."""
+    assert "rest" in subject_terms("the rest api listens on 8080")
+    assert "rest" not in subject_terms("user uploads are encrypted at rest")

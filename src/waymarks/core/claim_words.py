@@ -44,6 +44,9 @@ def subject_terms(text: str) -> set[str]:
         joined = word.group(0)
         if joined in CHANGE_WORDS and is_change_verb(text, word.end(), STOP):
             continue  # (a change's verb, by where it stands: not kept per word)
+        if joined == "rest" and text.endswith("at ", 0, word.start()):
+            continue  # "encrypted at rest": where it is stored, no narrower thing (a "REST
+            # API" is one)
         terms.update(_word_terms(joined))
     if not text.isascii():
         terms |= cjk_terms(text)
