@@ -16,6 +16,8 @@ The search service has its own database. | The search service shares the main da
 | The search service has its own deploy pipeline.
 The ledger service shares the main database. | The ledger service has its own database. \
 | The ledger service uses the same database.
+The audit service has its own database. | The audit service shares the main MySQL database. \
+| The audit service uses a dedicated database.
 报表服务有自己的数据库。 | 报表服务和主服务共用一个数据库。 | 报表服务有自己的部署流水线。
 """
 

@@ -127,6 +127,8 @@ _OWN_OR_SHARED: Final = lazy(
     r"(?P<own>\b(?:has|have|gets?|uses?|runs?) (?:its|their|an?) (?:own|dedicated|separate)\b"
     r"|有自己的|有独立的|使用独立的)"
     r"|\bshares? (?:the|a|one) (?:main |same |common |primary |single )?"
+    # (and the word saying which kind of it: "shares the main Postgres database")
+    r"(?:[a-z][\w-]* (?=(?:database|db|cluster|bucket|queue|cache|schema)\b))?"
     r"|\buses? the (?:main|same|shared|common) "
     r"|(?:和|与)[\u4e00-\u9fff]{1,6}?(?:共用|共享)(?:一个|同一个)?|共用|共享")
 
