@@ -77,6 +77,9 @@ class QueryFacts(msgspec.Struct, frozen=True):
     #: version?"), of any length: a record answering one the best match does not is
     #: measured against the others answering it (the relative cutoff's, in scoring)
     asked: tuple[str, ...] = ()
+    #: the subjects of a short question asking each the same attributes ("where is the
+    #: gateway config and the billing config?"): a record must name one and say them
+    co_names: tuple[str, ...] = ()
 
 
 def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
@@ -119,11 +122,15 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     rests = ([f for f in clause if f not in names and f not in named_kinds]
              for clause in plan.clauses)
     open_clause = any(rest and all(is_generic(f) for f in rest) for rest in rests)
+    # subjects joined, each asked the attributes ("the gateway config and the billing config")
+    co = (not short and not plan.context and len(plan.focus) <= SHORT_QUERY_FEATURES
+          and bool(attributes) and len(names) >= 2 and plan.co_subjects.issuperset(names))
     return QueryFacts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
         short_names=tuple(names) if short else (),
-        short_attributes=attributes if short and not open_clause else (),
+        co_names=tuple(names) if co else (),
+        short_attributes=attributes if (short or co) and not open_clause else (),
         either=plan.asks if short else NONE,
         phrases=rare_phrases(plan.focus, stats),
         naming=frozenset(f for f in plan.focus if _names(f, False, stats)),
@@ -245,6 +252,8 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
     if not mismatch and facts.short_names:
         mismatch = _named_attribute_mismatch(facts, candidate)
+    if not mismatch and facts.co_names:
+        mismatch = _co_subject_mismatch(facts, candidate)
     if mismatch:
         return mismatch
     # (a record naming the thing a bare kind refers to covers the kind's word too)
@@ -313,6 +322,20 @@ def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
             return f"says nothing about {attribute[2:]}"
     if facts.either and facts.either.issubset(unsaid):
         return f"says nothing about {' or '.join(sorted(a[2:] for a in facts.either))}"
+    return ""
+
+
+def _co_subject_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
+    """Subjects asked each the same attributes ("the gateway config and the billing
+    config?"): a record must name one of them and say every attribute ("The gateway routes
+    /api/billing to the billing service." names both and says no config)."""
+    if not any(_field_factor(name, candidate) for name in facts.co_names):
+        return f"does not name {' or '.join(sorted(n[2:] for n in facts.co_names))}"
+    said = values_said(facts, candidate)
+    for attribute in facts.short_attributes:
+        if attribute not in candidate.body and attribute not in candidate.aliases \
+                and attribute not in said:
+            return f"says nothing about {attribute[2:]}"
     return ""
 
 

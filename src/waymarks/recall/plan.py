@@ -44,6 +44,7 @@ from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.compound import adjacent_runs, which_of
+from waymarks.recall.same_asked import one_ask_each
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
@@ -562,8 +563,10 @@ def _joined(folded: str, focus: Sequence[str]) -> tuple[frozenset[str], frozense
     (:attr:`QueryPlan.co_subjects`: "redis and deploy host?")."""
     if len(focus) > SHORT_QUERY_FEATURES:  # read only by the rule for short questions
         return frozenset(), frozenset()
-    words = [(m.group(1), m.group(2)) for m in _JOINED.finditer(folded)] if any(
-        joiner in folded for joiner in _JOINERS) else []
+    joiner = any(joiner in folded for joiner in _JOINERS)
+    if joiner:  # "the gateway config and the billing config": the gateway and billing
+        folded = one_ask_each(folded)
+    words = [(m.group(1), m.group(2)) for m in _JOINED.finditer(folded)] if joiner else []
     if any(joiner in folded for joiner in "和或与及、"):
         cut = han_words(folded)
         words += [(before, after) for before, joiner, after in zip(cut, cut[1:], cut[2:],
