@@ -4,7 +4,9 @@ The report names the split from the data file it was given (``split``, ``data``)
 
 Each conversation gets its own in-memory recall index (``RecallIndex(db, items_backed=False)``);
 each turn (``--corpus turns``) or generated observation (``--corpus observations``) is one
-record, dated by its session. Each question is asked against its own conversation:
+record, dated by its session (a session's turns ``TURN_MS`` apart, in their order: the data
+gives the session's time only, and a host captures each turn as it comes). Each question
+is asked against its own conversation:
 
 - ranked Recall@1/5/10: ``ranked(direct_plan(q), candidates(plan, limit=LARGE), stats)``;
   records that are not candidates rank after every candidate (misses). For observations,
@@ -67,6 +69,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO / ".." / "shared" / "data" / "locomo" / "locomo-dev.json"
 DEFAULT_CACHE = Path.home() / ".cache" / "waymarks-bench" / "embeddings.sqlite"
 KS = (1, 5, 10)
+#: a session's turns are captured this far apart (ms), in order, from the session's time
+TURN_MS = 30_000
 RANK_LIMIT = 100_000  # "all candidates" for ranked measures
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
               5: "adversarial"}
@@ -142,11 +146,15 @@ def _conversations(samples: list[dict[str, Any]], corpus: str) -> list[Conversat
         valid = {t["dia_id"] for _, t in turns}
         docs: list[Doc] = []
         if corpus == "turns":
+            place: Counter[int] = Counter()
             for n, t in turns:
                 text = f"{t['speaker']}: {t['text']}"
                 if t.get("blip_caption"):
                     text += f" [image: {t['blip_caption']}]"
-                docs.append(Doc(t["dia_id"], text, t["text"], [t["dia_id"]], n, dates[n]))
+                # captured in turn order, TURN_MS apart (the data has the session's time only)
+                docs.append(Doc(t["dia_id"], text, t["text"], [t["dia_id"]], n,
+                                dates[n] + TURN_MS * place[n]))
+                place[n] += 1
         else:
             for n in sessions:
                 by_speaker = sample.get("observation", {}).get(f"session_{n}_observation", {})

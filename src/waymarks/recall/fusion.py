@@ -84,6 +84,9 @@ class Calibration(msgspec.Struct, frozen=True):
     #: one among many near ones does not (None: no such rule)
     qualify_nearest: float | None = None
     nearest_margin: float = 0.0
+    #: a record's relevance gains this share of the best of its conversational neighbours'
+    #: (:mod:`waymarks.recall.neighbours`; ranking only, no gate reads it; 0: none)
+    neighbours: float = 0.0
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
@@ -91,6 +94,7 @@ class Calibration(msgspec.Struct, frozen=True):
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
                 and 0.0 < self.beside <= 1.0 and 0.0 <= self.nearest_margin < 1.0
+                and 0.0 <= self.neighbours <= 1.0
                 and (self.qualify_nearest is None or 0.0 < self.qualify_nearest <= self.qualify)
                 and (self.qualify_han is None or self.qualify <= self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")

@@ -57,6 +57,15 @@ from waymarks.recall.subject import field_factor as _field_factor
 if TYPE_CHECKING:  # (a recall without a semantic side never imports the fusion)
     from waymarks.recall.fusion import Semantic
 
+
+def _with_neighbours(scored: list[Scored], semantic: Semantic,
+                     withheld: Collection[str] = frozenset()) -> list[Scored]:
+    """``scored`` with the conversational neighbours' share (hybrid only: imported then)."""
+    from waymarks.recall.neighbours import with_neighbours
+
+    return with_neighbours(scored, semantic.calibration.neighbours, withheld)
+
+
 CONTEXT_WEIGHT: Final = 0.35
 _BODY: Final = FIELD_FACTORS["body"]
 _ALIASES: Final = FIELD_FACTORS["aliases"]  # the weakest field a strong match is in
@@ -268,6 +277,8 @@ def score_all(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
                                              if c.status == "active")
         scored = [_score(plan, facts, c, stats, sides[c.id in withheld]) for c in candidates]
         scored = _beside(scored, withheld)
+        if semantic is not None:
+            scored = _with_neighbours(scored, semantic, withheld)
     kept = [s for s in scored if s.candidate.id not in withheld] if withheld else scored
     cut = {False: _cut(kept, semantic, facts)}
     cut[True] = _cut(scored, semantic, facts) if withheld else cut[False]
@@ -392,6 +403,8 @@ def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
         candidates = list(candidates)
         semantic = semantic.among((c.id, c.text) for c in candidates)
     scored = [_score(plan, facts, c, stats, semantic) for c in candidates]
+    if semantic is not None:
+        scored = _with_neighbours(scored, semantic)
     return sorted(scored, key=lambda s: (-s.relevance, -s.candidate.created_at, s.candidate.id))
 
 
