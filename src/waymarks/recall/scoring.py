@@ -549,7 +549,7 @@ def _score(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stat
         factor = _field_factor(feature, candidate)
         if factor:
             context_score += weight * factor * CONTEXT_WEIGHT
-    coverage = focus_score / focus_total
+    coverage = lexical_coverage = focus_score / focus_total
     relevance = ((focus_score + context_score) / focus_total * _length_norm(candidate)
                  * time_factor(plan.when, candidate.text))
     lexical = relevance
@@ -572,7 +572,12 @@ def _score(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stat
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
     if supported and beside_unknown(plan, facts, strong):
         supported = qualified
-    reason = gate(plan, facts, candidate, stats, strong, coverage, named or close, close,
+    # beside a word the store never saw (what is asked of, a name), a fair similarity does
+    # not lift a record of two matches or fewer over the coverage bar (docs/recall.md)
+    gated = lexical_coverage if (facts.unknown and not supported and len(strong) <= 2
+                                 and lexical_coverage < COVERAGE_TO_QUALIFY <= coverage
+                                 ) else coverage
+    reason = gate(plan, facts, candidate, stats, strong, gated, named or close, close,
                    supported)
     beside = (semantic is not None and sem is not None  # (fused: no vector, lexical)
               and reason.endswith(BELOW_COVERAGE) and coverage >= semantic.calibration.beside)
