@@ -27,8 +27,15 @@ _IPMITOOL: Final = (r"ipmitool(?:\.exe)?(?=[ \t])" + _on(256)
 #: a password a command hashes or sets: ``openssl passwd [-6] [-salt S] PASSWORD`` (a
 #: hash's input: ``usermod -p $(openssl passwd -1 …)``), ``grafana-cli admin
 #: reset-admin-password PASSWORD`` (``grafana cli``), Drush's ``user:password NAME
-#: PASSWORD`` (``upwd``, ``user-password``)
-_SETS: Final = (r"openssl(?:\.exe)?[ \t]+passwd(?:[ \t]+(?:-(?:salt|in)[ \t]+[^\s;|&<>()]{1,4096}"
+#: PASSWORD`` (``upwd``, ``user-password``); and a token a CLI logs in with, an argument:
+#: ``cargo login [--registry R] TOKEN``, ``ngrok authtoken TOKEN`` (``ngrok config
+#: add-authtoken``), which went out in clear: a token's run of 16 or more (crates.io's are
+#: 35, ngrok's 49; a word after the command is prose's, judged at each "cargo login" of a
+#: text: 100 KB of them took 470 ms)
+_SETS: Final = (r"(?:cargo(?:\.exe)?[ \t]+login(?:[ \t]+--registry[ \t=][^\s;|&<>()]{1,253})?"
+                r"|ngrok(?:\.exe)?[ \t]+(?:config[ \t]+add-)?authtoken)"
+                r"(?=[ \t]+[\"']?[A-Za-z0-9_-]{16})"
+                r"|openssl(?:\.exe)?[ \t]+passwd(?:[ \t]+(?:-(?:salt|in)[ \t]+[^\s;|&<>()]{1,4096}"
                 r"|-(?!in[ \t]|salt[ \t])[A-Za-z0-9]+))*+"
                 r"|grafana(?:-cli|[ \t]+cli)(?:\.exe)?(?=[ \t])" + _on(128)
                 + r"[ \t]admin[ \t]+reset-admin-password"
@@ -70,7 +77,8 @@ ADMIN_RULES: Final = (
     Rule("admin_password", "secret", lazy(
         r"(?<![\w.-])(?:" + _IPMITOOL + "|" + _NET_USER + "|" + _SETS + "|" + _MC_ALIAS
         + r")[ \t]+(?![/-])" + _QUOTED_OR_BARE.format(name="admin_password", least=1), re.ASCII),
-        ("ipmitool", "net", "openssl", "grafana", "drush", "mc"), folded=True, anchored=True,
+        ("ipmitool", "net", "openssl", "grafana", "drush", "mc", "cargo", "ngrok"), folded=True,
+        anchored=True,
         wrapper=True, guard=" "),
     # what ``vault kv get -field=password secret/x`` (``vault read -field=token …``) prints,
     # a field named for a credential: a pasted terminal session's next line, alone on it,

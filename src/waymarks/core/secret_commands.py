@@ -57,6 +57,10 @@ _LOGIN_FLAGS: Final = (
     # ssh-keygen's new and old passphrase (``-N ""``, empty, holds none), its quote glued
     # to the flag too (``-N'…'``, as getopt takes it)
     (r"ssh-keygen(?:\.exe)?", r"-[NP](?=[ \t'\"])"),
+    # a package index's token given to twine's and Poetry's ``-p`` (``-u __token__ -p …``),
+    # DigitalOcean's to ``doctl auth init -t``: these went out in clear
+    (r"twine(?:\.exe)?[ \t]+upload|poetry(?:\.exe)?[ \t]+publish", r"-p(?=[ \t])"),
+    (r"doctl(?:\.exe)?[ \t]+auth[ \t]+init", r"-t(?=[ \t])"),
 )
 #: a command that logs in to a registry and can read its password on standard input
 _STDIN_COMMAND: Final = (r"(?<![\w.-])(?:sudo[ \t]+)?(?:docker|podman|buildah|nerdctl|skopeo"
@@ -221,7 +225,7 @@ COMMAND_RULES: Final = (
         r"|(?P<login_flag>[^\s\"'`\\;|&<>()]{1,4096}))", re.ASCII),
         ("docker", "podman", "buildah", "nerdctl", "helm", "az", "sshpass", "redis-cli",
          "rabbitmqadmin", "openssl", "zip", "7z", "ldap", "sqlcmd", "bcp", "mongo", "ipmitool",
-         "ssh-keygen", "mosquitto_", "influx"),
+         "ssh-keygen", "mosquitto_", "influx", "twine", "poetry", "doctl"),
         anchored=True, wrapper=True, guard="-"),
     # the password a registry login, ``sudo -S``, ``gh auth login --with-token`` or ``passwd``
     # reads on its standard input (``--password-stdin``; ``echo … | sudo -S apt-get update``),

@@ -264,9 +264,10 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # chpasswd``, ``mosquitto_passwd -b FILE USER PASSWORD``: no separator, or no name
         return True
     if (named_pass and ("openssl" in text or "grafana" in text)) or "drush" in text \
-            or ("mc" in folded and ("alias" in folded or "host" in folded)):
+            or ("mc" in folded and ("alias" in folded or "host" in folded)) \
+            or ("login" in folded and "cargo" in folded) or "authtoken" in folded:
         # ``openssl passwd -6 PASSWORD``, a password reset's, ``mc alias set A URL KEY
-        # SECRET``: no separator
+        # SECRET``, ``cargo login TOKEN``, ``ngrok authtoken TOKEN``: no separator
         return True
     if "user" in folded and ((named_pass and "ipmitool" in text) or "net" in folded):
         # ``ipmitool user set password ID PASSWORD``, ``net user NAME PASSWORD /add``: no
@@ -358,7 +359,9 @@ def _password_flag(text: str) -> bool:
         or ("ldap" in text and "-w" in text) \
         or ((flag_big_p or "-N" in text) and "ssh-keygen" in text) \
         or ("," in text and ("lftp" in text or "open -u" in text)) \
-        or (flag_p and ("mongo" in text or "rabbitmqadmin" in text)) or "htpasswd" in text
+        or (flag_p and ("mongo" in text or "rabbitmqadmin" in text)) or "htpasswd" in text \
+        or (flag_p and ("twine" in text or "poetry" in text)) \
+        or ("-t" in text and "doctl" in text)
 
 
 def _auth_key(folded: str) -> bool:
