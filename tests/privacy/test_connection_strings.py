@@ -40,3 +40,15 @@ def test_dsns_glued_together_are_redacted_once() -> None:
     # ones before it, and the redaction's own placeholder was read as a password again
     once, count = redact("a:b@tcp(x)" * 50)
     assert count == 1 and redact(once) == (once, 0)
+
+
+def test_an_odbc_password_in_braces_is_redacted(tmp_path: Path) -> None:
+    # ``PWD={…}``: no assignment's value starts with a brace, and it went out in clear
+    for text in (f"Driver={{ODBC Driver 18 for SQL Server}};Server=db;UID=sa;PWD={{{PW}}};",
+                 f"DSN=prod;Uid=app;Pwd={{{PW}}}", f"Password={{{PW};x}}}}y}};"):
+        kept = text.replace(f"{PW};x}}}}y", PW).replace(PW, "[REDACTED:secret]")
+        assert redact(text) == (kept, 1), text
+    for text in ("<Input password={password} />", "<Login password={this.state.pw} />",
+                 "PWD={};"):
+        assert redact(text) == (text, 0), text
+    assert_pin_refused(tmp_path, f"The ODBC string: Server=db;UID=sa;PWD={{{PW}}};", PW)

@@ -172,7 +172,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return _a_userlist_secret(match.string, start, value)
     if name == "tf_sensitive":  # marked so by Terraform: any value that holds something
         return any(c.isalnum() for c in value) and not value.startswith(PLACEHOLDER_PREFIX)
-    if name in ("tf_default", "xml_value", "xml_pair", "py_auth", "win_env", "setx"):
+    if name in ("tf_default", "xml_value", "xml_pair", "py_auth", "win_env", "setx",
+                "odbc_braced"):
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
     if name in ("prose", "prose_cjk"):

@@ -1,7 +1,9 @@
-"""The credential rules of a connection string written in another language's syntax than a
-URL's: Go's MySQL driver's DSN, ``USER:PASSWORD@tcp(HOST:PORT)/DB`` (``@unix(…)``,
-``@udp(…)``; no scheme, so the URL rule never read it), in a ``sql.Open("mysql", "…")``
-call, a ``DSN=`` line or a config. Its password went out in clear. Part of the rule table
+"""The credential rules of a connection string written in another syntax than a URL's: an
+ODBC string's password in braces, ``Driver={…};UID=sa;PWD={…};`` (judged as an
+assignment's quoted value), and Go's MySQL driver's DSN, ``USER:PASSWORD@tcp(HOST:PORT)/DB``
+(``@unix(…)``, ``@udp(…)``; no scheme, so the URL rule never read it), in a
+``sql.Open("mysql", "…")`` call, a ``DSN=`` line or a config. Each password went out in
+clear. Part of the rule table
 of :mod:`waymarks.core.secret_rules`: the rule finds the protocol's ``@tcp(…)``, and
 :func:`dsn_password` reads the password back from it (to the ``:`` after the user, within
 the word: an expression reading forward from every place a user may start scanned the
@@ -23,6 +25,14 @@ from waymarks.core.secret_tokens import Rule
 from waymarks.core.secret_values import _FIELD_NAMES, _is_reference
 
 CONNECTION_RULES: Final = (
+    # an ODBC connection string's password in braces, ``PWD={…};`` (``Password={…}``), as
+    # a driver wants one holding ``;`` or ``}`` (``}}`` inside; not a ``{``: read to 256 at
+    # each of 100 KB of ``pwd={``, 270 ms): no assignment's value starts with a brace, and
+    # it went out in clear
+    Rule("odbc_braced", "secret", lazy(
+        r"(?<![\w-])(?:pwd|password)[ \t]*=[ \t]*\{(?P<odbc_braced>(?:[^{}\n]|\}\}){1,256}+)\}",
+        re.ASCII | re.IGNORECASE), ("pwd", "password"), folded=True, anchored=True,
+        wrapper=True, guard="{"),
     # (the address closed: ``@tcp(host:3306)``, ``@tcp()``)
     Rule("go_dsn", "secret", lazy(r"@(?:tcp6?|udp|unix)\([^\s()]{0,256}+\)", re.ASCII),
          ("@tcp(", "@tcp6(", "@udp(", "@unix("), anchored=True, wrapper=True, guard="@"),

@@ -52,7 +52,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "admin_password", "stdin_login", "query_key", "env_export",
                                 "config_named",
                                 "smb_user", "stdin_fed", "expect_send", "hash_input", "env_line",
-                                "add_mask", "printed", "go_dsn", "setx",
+                                "add_mask", "printed", "go_dsn", "setx", "odbc_braced",
                                 "xml_value",
                                 "xml_pair",
                                 "secret_set",
@@ -253,6 +253,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
+    if "={" in text and ("pwd" in folded or named_pass):
+        return True  # an ODBC string's password in braces, ``PWD={…};``
     if ("plaintext" in folded and "securestring" in folded) \
             or "setenvironmentvariable" in folded or "setx" in folded:
         return True  # PowerShell's ``ConvertTo-SecureString '…' -AsPlainText``, cmd's setx
