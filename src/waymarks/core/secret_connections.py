@@ -22,7 +22,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
-from waymarks.core.secret_values import _FIELD_NAMES, _is_reference
+from waymarks.core.secret_values import _FIELD_NAMES, is_reference
 
 CONNECTION_RULES: Final = (
     # an ODBC connection string's password in braces, ``PWD={…};`` (``Password={…}``), as
@@ -60,7 +60,7 @@ def dsn_password(match: re.Match[str]) -> list[tuple[int, int]]:
     if colon == -1 or _USER.search(text, word, colon) is None:
         return []
     password = text[colon + 1:at]
-    if not password or "@" in password or _is_reference(password) \
+    if not password or "@" in password or is_reference(password) \
             or password.lower() in _FIELD_NAMES:
         return []
     return [(colon + 1, at)]
