@@ -12,23 +12,15 @@ the fusion is as it was.
 
 from __future__ import annotations
 
-from waymarks.recall.analysis import analyze
+from tests.recall.test_fusion_neighbours import turn
 from waymarks.recall.fusion import Semantic, script
 from waymarks.recall.plan import direct_plan
-from waymarks.recall.scoring import Candidate, Stats, score_all
+from waymarks.recall.scoring import Stats, score_all
 from waymarks.semantic.e5 import CALIBRATION
 
-
-def turn(ident: str, text: str) -> Candidate:
-    features = analyze(text).features
-    return Candidate(id=ident, kind="turn", status="active", origin="s", created_at=0,
-                     text=text, body=frozenset(features), sequence=tuple(features),
-                     body_count=len(features))
-
-
-RECORDS = [turn("play", "Thanks! Appreciate it. You play any instruments?"),
-           turn("deploy", "The deploy script runs on Fridays."),
-           turn("hike", "We went hiking last weekend.")]
+RECORDS = [turn("play", "Thanks! Appreciate it. You play any instruments?", 0),
+           turn("deploy", "The deploy script runs on Fridays.", 0),
+           turn("hike", "We went hiking last weekend.", 0)]
 # instruments and play are everyday words in this store (20 of 40 records)
 STATS = Stats(40, {f: 20 for r in RECORDS for f in r.body})
 
