@@ -117,3 +117,14 @@ def one_subject(names: Sequence[str], plan: QueryPlan) -> bool:
         return False
     subject = [f for f in names if f != plan.which_of]
     return len(subject) == 1 or one_name(subject, plan.runs)
+
+
+def numbered(names: Sequence[str], runs: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """``names`` with the numbers said inside their run ("the catalog-917 service": 917),
+    which the name gate counts as no name, but which tell one thing from its siblings:
+    without them, "what port does the catalog-917 service use?" recalled the ports of
+    catalog-218 and catalog-79."""
+    for run in runs:
+        if names and set(names).issubset(run):
+            return (*names, *(f for f in run if f[2:].isdigit() and f not in names))
+    return tuple(names)

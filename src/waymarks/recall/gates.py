@@ -28,7 +28,7 @@ from waymarks.recall.analysis import (
 )
 from waymarks.recall.asked_agent import says_done_to_it, says_its_doing
 from waymarks.recall.asked_time import TIME_BONUS
-from waymarks.recall.compound import one_name, one_subject
+from waymarks.recall.compound import numbered, one_name, one_subject
 from waymarks.recall.subject import KINDS, context_mismatch, rare_phrases
 from waymarks.recall.subject import field_factor as _field_factor
 from waymarks.recall.vocabulary import ATTRIBUTE_VALUES, ATTRIBUTES, WEAK_ATTRIBUTES
@@ -128,7 +128,7 @@ def query_facts(plan: QueryPlan, stats: Stats) -> QueryFacts:
     return QueryFacts(
         focus=focus, context=context, focus_total=sum(w for _, w in focus) or 1.0,
         unknown=any(not stats.df.get(f) and not is_generic(f) for f in plan.focus),
-        short_names=tuple(names) if short else (),
+        short_names=numbered(names, plan.runs) if short else (),
         co_names=tuple(names) if co else (),
         short_attributes=attributes if (short or co) and not open_clause else (),
         either=plan.asks if short else NONE,
