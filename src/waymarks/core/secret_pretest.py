@@ -253,13 +253,18 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True  # ``heroku config:set DB=…``, ``docker run -e DB=…``: names that say nothing
     if "vault" in text and "login" in text:
         return True  # the token given to ``vault login``
-    if "={" in text and ("pwd" in folded or named_pass):
+    if equals and "={" in text and ("pwd" in folded or named_pass):
         return True  # an ODBC string's password in braces, ``PWD={…};``
-    if ("plaintext" in folded and "securestring" in folded) \
-            or "setenvironmentvariable" in folded or "setx" in folded:
+    if ("plaintext" in folded and "securestring" in folded) or ("set" in folded and (
+            "setx" in folded or "setenvironmentvariable" in folded)):
         return True  # PowerShell's ``ConvertTo-SecureString '…' -AsPlainText``, cmd's setx
-    if "\n" in text and any(command in text for command in PRINTED_NEEDLES):
-        return True  # what ``op read op://…``, ``pass show …`` printed on its next line
+    if "\n" in text and ("read" in text or "show" in text or "get" in text
+                          or "secret" in text or "find-" in text or "auth:" in text
+                          or "openssl" in text) \
+            and any(command in text for command in PRINTED_NEEDLES):
+        # what ``op read op://…``, ``pass show …`` printed on its next line (every command
+        # holds one of the words asked first: the twenty cost code 10 us a text)
+        return True
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
@@ -267,7 +272,7 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         return True
     if (named_pass and ("openssl" in text or "grafana" in text)) or "drush" in text \
             or ("mc" in folded and ("alias" in folded or "host" in folded)) \
-            or ("login" in folded and "cargo" in folded) or "authtoken" in folded:
+            or ("login" in folded and "cargo" in folded) or ("ngrok" in folded):
         # ``openssl passwd -6 PASSWORD``, a password reset's, ``mc alias set A URL KEY
         # SECRET``, ``cargo login TOKEN``, ``ngrok authtoken TOKEN``: no separator
         return True
