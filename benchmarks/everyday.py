@@ -19,9 +19,13 @@ Sets, reported apart:
   some in Chinese), written the same way a stop later. A follow-up is asked with its turn
   before as the history.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/everyday.py [--show]
+    PYTHONPATH=src .venv/bin/python benchmarks/everyday.py [--show] [--semantic]
 
-``--show`` lists each question that is not right with what it recalled.
+``--show`` lists each question that is not right with what it recalled. ``--semantic``
+measures hybrid recall instead (the ``semantic`` extra with its bundled model): the same
+stores, every claim embedded before the first question by the path ``waymarks index
+--semantic`` and the background worker take (:meth:`Waymarks.embed_recall`); the output
+says ``"engine": "hybrid"``, and a missing extra is an error (exit 2), not lexical figures.
 """
 
 from __future__ import annotations
@@ -82,7 +86,8 @@ def _questions() -> tuple[Questions, Questions]:
 
 
 def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
-            show: bool, follow_ups: FollowUps = ()) -> dict[str, Any]:
+            show: bool, follow_ups: FollowUps = (), *, semantic: bool = False
+            ) -> dict[str, Any]:
     """Right, wrong and missed questions of one store (see the module's docstring)."""
     asked = [((), question, answers) for question, answers in questions.items()]
     asked += [((before,), question, answers) for before, question, answers in follow_ups]
@@ -94,6 +99,8 @@ def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
         project.mkdir()
         with Waymarks(Path(temp, "home"), cwd=str(project)) as app:
             texts = {app.remember(claim).id: claim for claim in claims}  # type: ignore[union-attr]
+            if semantic:
+                _embed_all(app)
             for history, question, answers in asked:
                 recalled = [texts[i] for i in app.recall(question, history).selected]
                 stray = [text for text in recalled
@@ -107,17 +114,37 @@ def measure(claims: Sequence[str], questions: Mapping[str, tuple[str, ...]],
     return {**counts, **({"not_right": shown} if show else {})}
 
 
+def _embed_all(app: Waymarks) -> None:
+    """Embed every claim as the background worker does; fail when any is left lexical."""
+    from waymarks.service.semantic_recall import missing_vectors
+
+    counts = app.embed_recall()
+    if not counts.get("available") or missing_vectors(app):
+        raise SystemExit(f"everyday --semantic: the claims were not all embedded: {counts}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--show", action="store_true", help="list the questions not right")
+    parser.add_argument("--semantic", action="store_true",
+                        help="hybrid recall: every claim embedded with the bundled model")
     args = parser.parse_args(argv)
-    os.environ["WAYMARKS_SEMANTIC"] = "off"
+    os.environ["WAYMARKS_SEMANTIC"] = "on" if args.semantic else "off"
+    os.environ["WAYMARKS_SEMANTIC_BACKFILL"] = "off"  # (embedded here, in the foreground)
+    if args.semantic:
+        from waymarks import semantic
+
+        if semantic.load() is None:
+            print("everyday --semantic: the semantic extra is not installed", file=sys.stderr)
+            return 2
     everyday, heldout = _questions()
+    hybrid = args.semantic
     print(json.dumps({
-        "everyday": measure(everyday_store.CLAIMS, everyday, args.show),
-        "heldout": measure(everyday_heldout.CLAIMS, heldout, args.show),
+        "engine": "hybrid" if hybrid else "lexical",
+        "everyday": measure(everyday_store.CLAIMS, everyday, args.show, semantic=hybrid),
+        "heldout": measure(everyday_heldout.CLAIMS, heldout, args.show, semantic=hybrid),
         "heldout2": measure(everyday_heldout2.CLAIMS, _held_out(everyday_heldout2), args.show,
-                            everyday_heldout2.FOLLOW_UPS),
+                            everyday_heldout2.FOLLOW_UPS, semantic=hybrid),
     }, indent=2, ensure_ascii=False))
     return 0
 
