@@ -8,6 +8,7 @@ record's own; without the semantic side nothing changes.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from waymarks.recall.analysis import analyze
@@ -94,3 +95,24 @@ def test_the_bundled_model_weighs_neighbours_and_a_bad_weight_is_refused() -> No
     assert CALIBRATION.neighbours == pytest.approx(0.3)
     with pytest.raises(ValueError, match="invalid calibration"):
         Calibration(floor=0.75, ceil=0.92, weight=0.4, neighbours=1.5)
+
+
+def claim(ident: str, text: str, at: int) -> Candidate:
+    """A written claim of a project store, as the recall index holds it (kind "memory")."""
+    return msgspec.structs.replace(turn(ident, text, at, origin="project:/work/app"),
+                                   kind="memory")
+
+
+def test_a_written_claim_has_no_neighbours_however_near() -> None:
+    # a project's claims remembered a minute apart: the deploy claim is no answer to the
+    # question the port claim matches, and must not ride on it (everyday --semantic)
+    claims = [claim("ask", ASK.text, 0), claim("answer", ANSWER.text, MINUTE),
+              claim("later", LATER.text, 90 * MINUTE)]
+    assert order(CAL, claims) == ["ask", "later", "answer"]
+    side = Semantic(COSINES, CAL, script(QUESTION))
+    scored = ranked(direct_plan(QUESTION), claims, STATS, side)
+    assert with_neighbours(scored, 0.3) == scored
+    # a claim neither lends to a turn nor takes from one
+    mixed = [claim("ask", ASK.text, 0), ANSWER]
+    scored = ranked(direct_plan(QUESTION), mixed, STATS, side)
+    assert with_neighbours(scored, 0.3) == scored

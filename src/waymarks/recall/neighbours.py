@@ -8,6 +8,15 @@ captured at most :data:`NEIGHBOUR_SPAN` places before or after it, in capture or
 (``created_at``, then ID), and at most :data:`NEIGHBOUR_WINDOW_MS` apart in time (two
 records of one session an hour apart are not one exchange).
 
+Only a captured conversational *turn* (a record of kind ``"turn"``: :data:`CONVERSATIONAL`)
+has neighbours, and only turns lend: a written claim ("Payments deploys via Argo CD") says
+all it means, and the claim remembered a minute before it in the same project is another
+fact, not the question half of an exchange. Every record of a project store is such a
+claim (kind ``"memory"``; a host's capture keeps the person's statements as claims, never
+the turns), so there the gain is none: with it, the everyday stores of
+``benchmarks/everyday.py --semantic`` recalled the claims beside a right one
+(``docs/recall.md``).
+
 It is a ranking signal only: no gate reads it (coverage, eligibility and the meaning
 veto are the record's own), so a store whose digest is empty stays empty; it orders the
 records and moves the relative cutoff among those that pass. The neighbours' own
@@ -33,6 +42,8 @@ if TYPE_CHECKING:
 NEIGHBOUR_SPAN: Final = 2
 #: how far apart in capture time (ms) two records may be and still be neighbours
 NEIGHBOUR_WINDOW_MS: Final = 10 * 60 * 1000
+#: the kinds of record that are conversational turns, the only ones with neighbours
+CONVERSATIONAL: Final = frozenset({"turn"})
 
 
 def with_neighbours(scored: Sequence[Scored], weight: float,
@@ -43,6 +54,8 @@ def with_neighbours(scored: Sequence[Scored], weight: float,
         return list(scored)
     by_origin: dict[str, list[int]] = {}
     for at, s in enumerate(scored):
+        if s.candidate.kind not in CONVERSATIONAL:
+            continue  # a claim: neither gains nor lends (see the module)
         by_origin.setdefault(s.candidate.origin, []).append(at)
     gains: dict[int, tuple[float, float]] = {}
     for places in by_origin.values():

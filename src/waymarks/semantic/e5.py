@@ -65,7 +65,7 @@ from waymarks.semantic.record import Installed, engine_record, version
 #: record, foreign injection 5.4 %; for the nearest by 0.01 / 0.02 / 0.03, 3.8 / 3.2 /
 #: 2.9 % (hit 52.6 / 52.4 / 52.4 %). LoCoMo dev, same run: R@5 / R@10 / hit / injection /
 #: precision 60.5 / 68.5 / 52.0 % / 2.5 % / 36.0 % -> 61.6 / 69.5 / 52.4 % / 2.9 % / 37.8 %
-#: (docs/recall.md). A record gains 0.3 of its best conversational neighbour's relevance
+#: (docs/recall.md). A captured turn gains 0.3 of its best conversational neighbour's relevance
 #: (``neighbours``, :mod:`waymarks.recall.neighbours`): 61.6 / 69.5 / 52.4 % / 2.9 % / 37.8 %
 #: -> 67.3 / 75.7 / 54.9 % / 2.9 % / 35.4 % (docs/recall.md).
 CALIBRATION: Final = Calibration(floor=0.72, ceil=0.94, weight=0.4, qualify=0.68, support=0.6,
