@@ -239,3 +239,25 @@ def test_a_claim_the_analysis_fails_on_is_decided_as_before(
     monkeypatch.setattr(contradiction, "signature", fails_on_one)
     again = app.remember(claim)
     assert isinstance(again, Duplicate) and again.id == stored.id
+
+
+def test_a_claim_write_reads_how_far_the_subject_rows_are_once_before_its_check(
+        app: Waymarks) -> None:
+    """Under the session lock a claim's write read how far the claims' subject rows were
+    caught up four times (asked whether behind, then caught up by its check's two lookups,
+    then after its own row) and wrote the code's digest again with the same value: once
+    caught up inside the write's transaction, with nothing changed since, they still are.
+    A contradiction is still refused by the rows caught up there."""
+    assert isinstance(app.remember("Worker pool 1 runs 3 threads"), Committed)
+    seen: list[str] = []
+    app.projection.db.set_trace_callback(seen.append)
+    try:
+        assert isinstance(app.remember("Worker pool 2 runs 4 threads"), Committed)
+        assert isinstance(app.remember("Worker pool 1 runs 5 threads"), Rejected)  # says 3
+    finally:
+        app.projection.db.set_trace_callback(None)
+    asked = [s for s in seen if s.lstrip().startswith("SELECT") and "claim_subjects_upto" in s]
+    rewritten = [s for s in seen if "claim_subjects_code" in s and "INSERT" in s]
+    # the write: before its check and after its row; the refused one: before its check
+    assert len(asked) == 3, asked
+    assert rewritten == []

@@ -328,3 +328,31 @@ def test_catching_up_a_share_at_a_time_writes_what_one_catch_up_writes(
     for table in ("claim_subjects", "claim_terms"):
         rows = f"SELECT * FROM {table} ORDER BY 1, 2, 3"
         assert shares.db.execute(rows).fetchall() == whole.db.execute(rows).fetchall()
+
+
+def test_rows_caught_up_in_one_transaction_are_caught_up_again_in_the_next(
+        tmp_path: Path) -> None:
+    """A write's check catches the rows up once per transaction while its connection
+    changes nothing (no other connection writes inside a ``BEGIN IMMEDIATE``); a claim
+    another connection commits after it is found by the next transaction's lookup."""
+    path = tmp_path / "w.db"
+    mine = signature("The billing worker port is 8080.")
+    assert mine is not None
+    first = _projection_with(path, ["The billing worker port is 8080."])
+    seen: list[str] = []
+    with first.transaction():
+        assert [i for i, _ in first.view.active_texts("p", mine.subject)] == ["m0"]
+        first.db.set_trace_callback(seen.append)
+        assert [i for i, _ in first.view.active_texts("p", mine.subject)] == ["m0"]
+        first.db.set_trace_callback(None)
+    assert not any("claim_subjects_upto" in s for s in seen), seen  # caught up once in it
+    other = sqlite3.connect(path, isolation_level=None)  # another process's, say
+    row = ("m1", "memory", "session", "p", None, None, None, "The billing worker port "
+           "is 9090.", "the billing worker port is 9090.", None, 0, "active", None, None,
+           None, None, "s", "e1", None, 0, 1, b"{}")
+    other.execute(f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({', '.join('?' * 23)})",
+                  (*row, item_checksum(row)))
+    other.close()
+    with first.transaction():
+        assert [i for i, _ in first.view.active_texts("p", mine.subject)] == ["m0", "m1"]
+    first.close()

@@ -108,13 +108,13 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
     )
 
 
-def claims_caught_up(app: Waymarks, projection: Store, *, ask: bool = True) -> None:
+def claims_caught_up(app: Waymarks, projection: Store) -> None:
     """The claims' subject terms caught up for a write's check (inside a transaction), and
     a claim whose signature failed logged by its ID (``health`` lists them): the catch-up
     inside the check left it out in silence, and only ``rebuild-index`` named it.
-    ``ask=False``: known to be behind (a claim just added), not asked first."""
-    if ask and not projection.claim_subjects_behind():
-        return
+    The catch-up reads how far the rows are and writes nothing when they are caught up:
+    asking first (:meth:`claim_subjects_behind`) read the same rows twice under the
+    session lock on every write."""
     unsigned = projection.catch_up_claim_subjects()
     if unsigned:
         from waymarks.service.logs import log_event
@@ -411,7 +411,7 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
             if isinstance(mutation, MemoryMutation):
                 # its subject rows, while this process's memo holds its signature: left
                 # to the next write, in another process, that one worked it out again
-                claims_caught_up(app, projection, ask=False)
+                claims_caught_up(app, projection)
     except SiblingsWritten:
         fold_siblings(app)
         return write(app, decide, guard, retry=retry, fold=False)

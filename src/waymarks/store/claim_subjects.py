@@ -174,10 +174,12 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
         start = items[-1][0]
         if progress is not None:
             progress(looked, total)
+    # the code's row only when it changes: rewritten with the same value on every claim's
+    # write, it was one more statement under the session lock for nothing
     db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                    " DO UPDATE SET value = excluded.value",
                    [(_UPTO, str(last if limit is None or looked < limit else start)),
-                    (_CODE, fingerprint()),
+                    *([(_CODE, fingerprint())] if known.get(_CODE) != fingerprint() else []),
                     *([(_UNSIGNED, " ".join(dict.fromkeys([*left_out(db), *failed])))]
                       if failed else [])])
     if unsigned is not None:
@@ -206,22 +208,14 @@ def _rows(items: Iterable[tuple[int, str, str, str]], unsigned: list[str]
             yield str(partition), key, rowid
 
 
-def texts_sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
-                  ) -> list[tuple[str, str]]:
+def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
+            ) -> list[tuple[str, str]]:
     """``(id, text)`` of the memory items in ``partition`` (any status: the caller reads
     the verified row of each one it keeps and judges its status), oldest first, whose
     subject may equal, contain or be contained in ``subject``: those holding its rarest
-    term, and those whose whole subject is one of its :func:`parts` (inside a write
-    transaction: the rows are caught up first)."""
-    if not subject:
-        return []
-    catch_up(db)
-    return sharing(db, partition, subject)
-
-
-def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
-            ) -> list[tuple[str, str]]:
-    """:func:`texts_sharing` of rows already caught up (a read: :func:`behind` first)."""
+    term, and those whose whole subject is one of its :func:`parts`. The rows must be
+    caught up: a write's check catches them up first (``SqliteView.caught_up``), a read
+    asks :func:`behind` first."""
     if not subject:
         return []
     rows = db.execute(*_sharing_query(db, partition, subject, "i.id, i.text", ""))

@@ -139,6 +139,7 @@ class Projection(ProjectionReads, SourcePolicy):
         self.identity = file_identity(path)
         self.db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000,
                                   check_same_thread=False)
+        self.view = SqliteView(self.db)  # (a transaction clears its mark: the checks' too)
         self._checkpoints = Checkpointer(path, busy_timeout_ms / 1000)
         try:
             self.wait_for_others(busy_timeout_ms)
@@ -233,6 +234,8 @@ class Projection(ProjectionReads, SourcePolicy):
                     self.db.execute("ROLLBACK")
                 self._checkpoints.rolled_back()
                 raise
+            finally:  # (another connection may write once this one's has ended)
+                self.view.forget_caught_up()
             # still the writer's turn: starting the log over holds SQLite's write lock, and
             # one stopped there (Ctrl-Z) must look to the others like the stopped writer
             # it is (readers skip what needs the turn), not a free turn whose lock then

@@ -30,6 +30,7 @@ from waymarks.store.integrity import (
 )
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.rows import state_from_row
+from waymarks.store.view import SqliteView
 
 
 class KnownSource(NamedTuple):  # a tuple: built for every indexed source on every read
@@ -62,6 +63,7 @@ class ProjectionReads:
 
     db: sqlite3.Connection
     epoch: Epoch
+    view: SqliteView
     #: whole listings as last read and verified, and the change token they were read at
     _listings: dict[tuple[str, str, str, int | None, int | None, int | None, bool | None,
                           int], tuple[Token, tuple[ItemState, ...]]]
@@ -209,7 +211,10 @@ class ProjectionReads:
         from waymarks.store import claim_subjects
 
         unsigned: list[str] = []
-        claim_subjects.catch_up(self.db, progress, unsigned, limit)
+        if limit is None and progress is None:  # a write's (a read's share leaves some)
+            self.view.caught_up(unsigned)
+        else:
+            claim_subjects.catch_up(self.db, progress, unsigned, limit)
         return unsigned
 
     def memory_about(self, partitions: Sequence[str], subject: frozenset[str] | None,

@@ -28,6 +28,28 @@ class SqliteView:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        #: the connection's change count when the claims' subject rows were last caught
+        #: up inside the write transaction open now (:meth:`caught_up`), else ``None``
+        self.caught_up_at: int | None = None
+
+    def caught_up(self, unsigned: list[str] | None = None) -> None:
+        """The claims' subject rows caught up (inside a write transaction), once while
+        this connection changes nothing: in a ``BEGIN IMMEDIATE`` transaction no other
+        connection writes, so rows caught up at this change count still are. A claim's
+        write caught them up for its check and then again for each of the two lookups of
+        its check (the same rows read three times under the session lock). The
+        transaction clears the mark when it ends (:meth:`forget_caught_up`).
+        ``unsigned``: as :func:`~waymarks.store.claim_subjects.catch_up` takes it."""
+        from waymarks.store import claim_subjects  # a write's: not on a recall's path
+
+        if self.caught_up_at is not None and self.caught_up_at == self.db.total_changes \
+                and self.db.in_transaction:
+            return
+        claim_subjects.catch_up(self.db, unsigned=unsigned)
+        self.caught_up_at = self.db.total_changes if self.db.in_transaction else None
+
+    def forget_caught_up(self) -> None:
+        self.caught_up_at = None
 
     def get(self, item_id: str) -> ItemState | None:
         row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
@@ -90,7 +112,10 @@ class SqliteView:
         if subject is not None:  # the claims that may share it (inside a write transaction)
             from waymarks.store import claim_subjects  # a write's: not on a recall's path
 
-            return claim_subjects.texts_sharing(self.db, partition, subject)
+            if not subject:
+                return []
+            self.caught_up()
+            return claim_subjects.sharing(self.db, partition, subject)
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
             " ORDER BY seq", (partition,))
