@@ -4,7 +4,16 @@ commands, owners), written as a user writes them, for the questions a developer 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
+
+import pytest
+
+from tests.conftest import CountingIds, StepClock
+from waymarks.service.app import Waymarks
 
 CLAIMS: Final = (
     "The billing service listens on port 8041.",
@@ -204,3 +213,35 @@ CLAIMS: Final = (
     "Port 2000 is used by the legacy SOAP bridge.",
     "The SOAP bridge config lives in legacy/soap/bridge.xml.",
 )
+
+
+@dataclass(frozen=True)
+class Everyday:
+    """The everyday store written once (:func:`everyday_home`): its app and each claim's
+    text by its ID. Its tests only recall from it."""
+
+    app: Waymarks
+    texts: dict[str, str]
+
+    def asked(self, questions: Sequence[str] | dict[str, object],
+              history: Sequence[str] = ()) -> dict[str, list[str]]:
+        """The claims each question recalls (after ``history``), as their texts."""
+        return {question: [self.texts[i] for i in self.app.recall(question, history).selected]
+                for question in questions}
+
+
+@contextmanager
+def everyday_home(root: Path) -> Iterator[Everyday]:
+    """:data:`CLAIMS` written into a home below ``root`` as the suite's ``app`` fixture
+    writes them (its clock, its IDs, the semantic extra off as its autouse fixture sets):
+    each test asking of it wrote the ~190 claims again in a home of its own, half a second of
+    CPU each."""
+    (root / "project").mkdir()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv("WAYMARKS_SEMANTIC", "off")
+        with Waymarks(root / "home", cwd=str(root / "project"), clock=StepClock(),
+                      ids=CountingIds()) as app:
+            texts = {app.remember(claim).id: claim  # type: ignore[union-attr]
+                     for claim in CLAIMS}
+            assert len(texts) == len(CLAIMS)
+            yield Everyday(app, texts)

@@ -5,16 +5,15 @@ are handled by the auth service and send mail through the mailer." was recalled 
 
 from __future__ import annotations
 
-from tests.recall.everyday_store import CLAIMS
+from tests.recall.everyday_store import Everyday
 from waymarks.recall.analysis import fold
 from waymarks.recall.asked_agent import doer_asked, says_done_to_it
-from waymarks.service.app import Waymarks
 
 
-def test_what_the_mailer_sends_through_is_its_own_sending(app: Waymarks) -> None:
-    ids = {app.remember(text).id: text for text in CLAIMS}  # type: ignore[union-attr]
-    assert [ids[i] for i in app.recall("what does the mailer send through?").selected] == [
-        "The mailer sends through Amazon SES in eu-west-1."]
+def test_what_the_mailer_sends_through_is_its_own_sending(everyday: Everyday) -> None:
+    question = "what does the mailer send through?"
+    assert everyday.asked([question]) == {question: [
+        "The mailer sends through Amazon SES in eu-west-1."]}
 
 
 def test_the_doer_read_from_a_question() -> None:

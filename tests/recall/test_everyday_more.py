@@ -13,9 +13,8 @@ from typing import Final
 
 import pytest
 
-from tests.recall.everyday_store import CLAIMS
+from tests.recall.everyday_store import Everyday
 from tests.recall.test_everyday_questions import _asked
-from waymarks.service.app import Waymarks
 
 #: question -> what each claim it recalls holds (one of them), at least one recalled
 ANSWERED: Final = {
@@ -157,19 +156,18 @@ def _wrong(recalled: list[str], answers: tuple[str, ...]) -> bool:
     return not recalled or any(not any(part in text for part in answers) for text in recalled)
 
 
-def test_each_question_recalls_its_answer_and_nothing_else(app: Waymarks) -> None:
-    recalled = _asked(app, ANSWERED)
+def test_each_question_recalls_its_answer_and_nothing_else(everyday: Everyday) -> None:
+    recalled = _asked(everyday, ANSWERED)
     assert {q: texts for q, texts in recalled.items() if _wrong(texts, ANSWERED[q])} == {}
 
 
-def test_a_thing_no_claim_is_about_recalls_nothing(app: Waymarks) -> None:
-    assert {q: texts for q, texts in _asked(app, UNSTORED).items() if texts} == {}
+def test_a_thing_no_claim_is_about_recalls_nothing(everyday: Everyday) -> None:
+    assert {q: texts for q, texts in _asked(everyday, UNSTORED).items() if texts} == {}
 
 
 @pytest.mark.parametrize(("before", "question", "answers"), FOLLOW_UPS)
 def test_a_follow_up_recalls_the_answer_about_the_turn_before(
-        app: Waymarks, before: str, question: str, answers: tuple[str, ...]) -> None:
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    recalled = [texts[i] for i in app.recall(question, [before]).selected]
+        everyday: Everyday, before: str, question: str, answers: tuple[str, ...]) -> None:
+    recalled = everyday.asked([question], [before])[question]
     assert not _wrong(recalled, answers), recalled
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.everyday_store import CLAIMS
+from tests.recall.everyday_store import CLAIMS, Everyday
 from tests.recall.test_everyday_questions import _asked
 from waymarks.recall.analysis import fold
 from waymarks.recall.asked_action import action_asked
@@ -28,14 +28,15 @@ def _store(app: Waymarks, claims: tuple[str, ...]) -> dict[str, str]:
     "how does the scheduler deploy?",
 ])
 def test_a_name_and_a_concept_no_claim_says_together_recall_nothing(
-        app: Waymarks, question: str) -> None:
-    assert _asked(app, [question]) == {question: []}
+        everyday: Everyday, question: str) -> None:
+    assert _asked(everyday, [question]) == {question: []}
 
 
-def test_a_generic_verb_is_no_second_name(app: Waymarks) -> None:
+def test_a_generic_verb_is_no_second_name(everyday: Everyday) -> None:
     """"run" names nothing: the payments' tests are asked, and another service's tests or
     the nightly integration tests are no answer (whatever names payments may still be)."""
-    recalled = _asked(app, ["how do I run the payments tests?"])["how do I run the payments tests?"]
+    question = "how do I run the payments tests?"
+    recalled = _asked(everyday, [question])[question]
     assert [text for text in recalled if "ayments" not in text] == []
 
 
@@ -48,9 +49,9 @@ def test_a_generic_verb_is_no_second_name(app: Waymarks) -> None:
     # a word the store never saw names nothing a claim could say ("often")
     ("how often are dependencies updated?", "Renovate"),
 ])
-def test_the_name_and_the_concept_said_together_answer(app: Waymarks, question: str,
+def test_the_name_and_the_concept_said_together_answer(everyday: Everyday, question: str,
                                                         answer: str) -> None:
-    recalled = _asked(app, [question])[question]
+    recalled = _asked(everyday, [question])[question]
     assert recalled and all(answer in text for text in recalled), recalled
 
 
@@ -69,11 +70,11 @@ def test_the_gate_holds_in_a_store_of_other_words(app: Waymarks) -> None:
 
 
 def test_a_path_in_code_is_found_by_the_path_and_its_words_outside_the_code(
-        app: Waymarks) -> None:
+        everyday: Everyday) -> None:
     """The `deploy/auth` of a command is held as the path alone (no "deploy" of auth), and
     still found by it; the claim's words outside the code find it too."""
     for question in ("how do I restart deploy/auth?", "how do I restart auth?"):
-        recalled = _asked(app, [question])[question]
+        recalled = _asked(everyday, [question])[question]
         assert recalled == ["Restart auth with `kubectl rollout restart deploy/auth`."], recalled
 
 
@@ -83,9 +84,9 @@ def test_a_path_in_code_is_found_by_the_path_and_its_words_outside_the_code(
     "how can we reindex billing?",
     "how to reindex billing?",
 ])
-def test_the_verb_asked_how_to_do_is_asked_of_the_thing_named(app: Waymarks,
+def test_the_verb_asked_how_to_do_is_asked_of_the_thing_named(everyday: Everyday,
                                                               question: str) -> None:
-    assert _asked(app, [question]) == {question: []}
+    assert _asked(everyday, [question]) == {question: []}
 
 
 def test_a_rare_verb_does_not_answer_for_another_thing(app: Waymarks) -> None:

@@ -6,11 +6,12 @@ worker?" recalled the inventory's and the gateway's restart, "which service uses
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import pytest
 
-from tests.recall.everyday_store import CLAIMS
+from tests.recall.everyday_store import Everyday
 from waymarks.recall.analysis import analyze, says_value
 from waymarks.service.app import Waymarks
 
@@ -150,22 +151,22 @@ UNSTORED: Final = (
 )
 
 
-def _asked(app: Waymarks, questions: object) -> dict[str, list[str]]:
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    return {question: [texts[i] for i in app.recall(question).selected]
-            for question in questions}  # type: ignore[attr-defined]
+def _asked(everyday: Everyday, questions: Sequence[str] | dict[str, object]
+           ) -> dict[str, list[str]]:
+    """The claims of the everyday store each question recalls, as their texts."""
+    return everyday.asked(questions)
 
 
-def test_each_everyday_question_recalls_its_answer_and_no_other_subject(app: Waymarks) -> None:
-    recalled = _asked(app, ANSWERED)
+def test_each_everyday_question_recalls_its_answer_and_no_other_subject(everyday: Everyday) -> None:
+    recalled = _asked(everyday, ANSWERED)
     wrong = {question: texts for question, texts in recalled.items()
              if not texts or any(not any(part in text for part in ANSWERED[question])
                                  for text in texts)}
     assert wrong == {}
 
 
-def test_a_subject_no_claim_is_about_recalls_nothing(app: Waymarks) -> None:
-    assert {q: texts for q, texts in _asked(app, UNSTORED).items() if texts} == {}
+def test_a_subject_no_claim_is_about_recalls_nothing(everyday: Everyday) -> None:
+    assert {q: texts for q, texts in _asked(everyday, UNSTORED).items() if texts} == {}
 
 
 def test_the_auth_service_is_the_claims_about_auth(app: Waymarks) -> None:
@@ -235,29 +236,27 @@ def test_the_repository_worked_in_is_no_name_a_claim_must_say(app: Waymarks,
 
 
 #: (turn before, question, what the one claim recalled holds)
-def _asked_after(app: Waymarks, before: str, answers: dict[str, str]) -> None:
+def _asked_after(everyday: Everyday, before: str, answers: dict[str, str]) -> None:
     """Each question, asked after ``before`` of the everyday store, recalls one claim,
     which holds its answer."""
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    recalled = {question: [texts[i] for i in app.recall(question, [before]).selected]
-                for question in answers}
+    recalled = everyday.asked(answers, [before])
     assert {q: r for q, r in recalled.items() if len(r) != 1 or answers[q] not in r[0]} == {}
 
 
 @pytest.mark.parametrize("question", ["and the port?", "what port does it use?"])
 def test_a_follow_up_of_a_thing_named_by_an_attribute_word_is_about_it(
-        app: Waymarks, question: str) -> None:
+        everyday: Everyday, question: str) -> None:
     """"and the port?" after "the auth service" recalled the payments', the analytics'
     and the inventory service's ports, not the auth service's: "auth" is an attribute
     word, left out of the subject a follow-up inherits, which was "service" alone."""
-    _asked_after(app, "the auth service", {question: "auth service listens"})
+    _asked_after(everyday, "the auth service", {question: "auth service listens"})
 
 
-def test_another_thing_the_subjects_word_names_is_not_the_subject(app: Waymarks) -> None:
+def test_another_thing_the_subjects_word_names_is_not_the_subject(everyday: Everyday) -> None:
     """A claim naming the subject's word with another thing ("The search index is
     Elasticsearch 8.11 on es-search:9200.") is not about the search service, though a
     claim saying the search's own config without the kind is."""
-    _asked_after(app, "the search service", {"and the port?": "search service listens"})
+    _asked_after(everyday, "the search service", {"and the port?": "search service listens"})
 
 
 #: (turn before, follow-up asking a generic attribute, what the one claim recalled holds)
@@ -274,15 +273,15 @@ GENERIC_FOLLOW_UPS: Final = (
 
 @pytest.mark.parametrize(("before", "question", "answer"), GENERIC_FOLLOW_UPS)
 def test_a_generic_follow_up_is_asked_of_the_inherited_subject(
-        app: Waymarks, before: str, question: str, answer: str) -> None:
+        everyday: Everyday, before: str, question: str, answer: str) -> None:
     """"and the config?" after "let's look at billing" recalled nothing: "config" is a
     generic word, and a claim matching only such words was refused, though it is about
     the subject the follow-up inherited."""
-    _asked_after(app, before, {question: answer})
-    assert app.recall("where is the config?").selected == []  # no subject: as before
+    _asked_after(everyday, before, {question: answer})
+    assert everyday.app.recall("where is the config?").selected == []  # no subject: as before
     # a subject of a kind alone names no thing: "Node services use ESLint with the
     # airbnb config." is no config of "the services"
-    assert app.recall(question, ["tell me about the services"]).selected == []
+    assert everyday.app.recall(question, ["tell me about the services"]).selected == []
 
 
 PRONOUN_FOLLOW_UPS: Final = (
@@ -293,12 +292,12 @@ PRONOUN_FOLLOW_UPS: Final = (
 
 
 @pytest.mark.parametrize(("before", "question", "answer"), PRONOUN_FOLLOW_UPS)
-def test_a_pronoun_is_the_thing_the_turn_before_named(app: Waymarks, before: str,
+def test_a_pronoun_is_the_thing_the_turn_before_named(everyday: Everyday, before: str,
                                                       question: str, answer: str) -> None:
     """"restart it" after a turn naming the search service is the search's restart: every
     other service's restart was recalled beside it (and "how do I deploy it?" after
     billing every deploy claim). The "it" of "is it possible to …" stands for nothing."""
-    _asked_after(app, before, {question: answer,
+    _asked_after(everyday, before, {question: answer,
                                "is it possible to run migrations?": "migrations are run"})
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.recall.everyday_store import Everyday
 from tests.recall.test_everyday_questions import _asked
 from waymarks.recall.plan import direct_plan
-from waymarks.service.app import Waymarks
 
 
 @pytest.mark.parametrize(("question", "answers"), [
@@ -23,8 +23,8 @@ from waymarks.service.app import Waymarks
       "The search config lives in search/conf/search.yml."]),
 ])
 def test_each_thing_joined_is_asked_the_attribute(
-        app: Waymarks, question: str, answers: list[str]) -> None:
-    assert sorted(_asked(app, [question])[question]) == answers
+        everyday: Everyday, question: str, answers: list[str]) -> None:
+    assert sorted(_asked(everyday, [question])[question]) == answers
 
 
 def test_the_things_are_subjects_and_the_attribute_no_ask_of_one() -> None:

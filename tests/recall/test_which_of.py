@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recall.everyday_store import CLAIMS
+from tests.recall.everyday_store import Everyday
 from tests.recall.test_everyday_questions import _asked
 from waymarks.recall.plan import direct_plan
-from waymarks.service.app import Waymarks
 
 
 @pytest.mark.parametrize("question", [
@@ -21,9 +20,8 @@ from waymarks.service.app import Waymarks
     "what python version does the gateway use?",
     "which java version does the mailer run?",
 ])
-def test_another_things_version_of_it_is_no_answer(app: Waymarks, question: str) -> None:
-    texts = {app.remember(claim).id: claim for claim in CLAIMS}  # type: ignore[union-attr]
-    assert [texts[i] for i in app.recall(question).selected] == []
+def test_another_things_version_of_it_is_no_answer(everyday: Everyday, question: str) -> None:
+    assert everyday.asked([question]) == {question: []}
 
 
 @pytest.mark.parametrize(("question", "answer"), [
@@ -32,8 +30,8 @@ def test_another_things_version_of_it_is_no_answer(app: Waymarks, question: str)
     ("what java version does inventory use?",
      "Inventory is written in Java 21 with Spring Boot 3.2."),
 ])
-def test_its_own_version_is_recalled(app: Waymarks, question: str, answer: str) -> None:
-    assert _asked(app, [question]) == {question: [answer]}
+def test_its_own_version_is_recalled(everyday: Everyday, question: str, answer: str) -> None:
+    assert _asked(everyday, [question]) == {question: [answer]}
 
 
 @pytest.mark.parametrize(("question", "word"), [
