@@ -42,6 +42,7 @@ from waymarks.recall import code_flags as _code_flags
 from waymarks.recall import vocabulary as _vocabulary
 from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
+from waymarks.store import recall_rank
 from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
@@ -192,6 +193,8 @@ class RecallIndex:
                 batch = []
         if batch:
             count += self._add_batch(batch, origins, tokens, fresh)
+        recall_rank.compact(self.db, "recall_terms", count, int(self.db.execute(
+            "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0]))
         return count
 
     def _add_batch(self, batch: list[RecordInput], origins: dict[str, tuple[str, ...]],

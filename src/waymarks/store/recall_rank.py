@@ -95,6 +95,16 @@ def fts5_ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
             yield rowid
 
 
+def compact(db: sqlite3.Connection, table: str, added: int, records: int) -> None:
+    """Merge ``table``'s segments into one after an add that wrote at least a quarter of
+    its ``records`` (a rebuild, a first catch-up): every term a query names is looked up
+    in each segment, and a 100k build left 7 (84 of a query's 107 statements, CPU p99
+    7.9 ms against 6.7 merged, the same rows in the same order). The merge reads the whole
+    index (0.13 s CPU at 100k), so a smaller add leaves it to FTS5's own merging."""
+    if added and 4 * added >= records:
+        db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
 class Shape(NamedTuple):
     """What every score and bound of one query depends on."""
 
