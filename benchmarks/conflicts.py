@@ -301,6 +301,27 @@ ends a thing beside an instruction), "needs one approval" ("one" no number), "Ac
 are never written." beside "… are written for every request.", Chinese "encrypted when
 stored" / "stored in plaintext", "Always rebase … before merging." / "Never rebase …".
 
+The pairs tagged ``heldout-fresh`` (158: 79 conflicting, 79 not; 96 English, 46 Chinese,
+16 mixed; services, ports, regions, CI, owners, schedules, limits, versions, policies,
+feature flags, data retention, on-call) were written by one who read neither the rules of
+``core/*`` nor the pairs above (only this script and the top of docs/conflicts.md), each
+marked by judgement before any run, no rule changed with them; they measure, they were not
+fixed against. Measured once, the base tree b86001f5 and 01397925 in the same run (both
+deterministic): caught 65.8 %, false 1.3 % at b86001f5; 72.2 % / 1.3 % at 01397925
+(English 77.1 % / 2.1 %, Chinese 69.6 % / 0 %, mixed 50.0 % / 0 %; the replay rule alone
+26.6 % / 6.3 % at both). Missed at 01397925, by shape: a policy said in other words
+("blocked" / "allowed", "needs two approvals" / "a single approval is enough", "may skip
+code review" / "must go through …", squash-merge / merge commits, "stateless" / "keeps
+state on local disk"); a denial of a habit ("runs the e2e suite on every pull request" /
+"does not run …", 需要 / 不需要代码评审); a day or a Chinese clock time in a schedule
+("starts on Friday at 16:00" / "… Thursday …", 每周二 / 每周四, 凌晨两点 / 凌晨四点); a
+person or team as the value ("primary on-call is Chen" / "… Laura", 值班人, 负责人 in a
+mixed pair, 由平台组负责 / 由基础设施组负责); a product after "uses" / 使用 (Redis /
+Memcached, in English, Chinese and mixed); Chinese regions in words (华东 1 区 / 华北 2 区)
+and two mixed pairs of a port and a region; bounds said as rejected above / accepted up
+to. The one false conflict: "The beta_export flag is on in staging." / "… is off in
+production." (two states in two places).
+
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
 session write of a trusted project by :func:`waymarks.core.decisions.decide_memory`

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -49,6 +50,24 @@ def test_the_fixture_set_is_caught_without_new_false_conflicts() -> None:
     assert overall["write_check"]["false_pct"] <= 2.0 < overall["baseline"]["false_pct"]
     # every write the decision accepts replays as active (incremental == rebuild)
     assert report["replay_disagrees"] == []
+
+
+def test_the_fresh_held_out_set_is_balanced_and_reported_apart() -> None:
+    """``heldout-fresh``: written without reading the rules or the other pairs, reported
+    apart (``tag:heldout-fresh``), never in ``overall``."""
+    bench = _benchmark()
+    pairs = bench.load()
+    fresh = [p for p in pairs if p.get("tag") == "heldout-fresh"]
+    assert len(fresh) >= 150
+    assert 0.4 <= sum(p["conflict"] for p in fresh) / len(fresh) <= 0.6
+    langs = Counter(p["lang"] for p in fresh)
+    assert set(langs) == {"en", "zh", "mixed"} and langs["en"] > langs["zh"] > langs["mixed"]
+    others = {(p["a"], p["b"]) for p in pairs if p.get("tag") != "heldout-fresh"}
+    assert not others & {(p["a"], p["b"]) for p in fresh}
+    groups = bench.measure(fresh[:4] + [p for p in pairs if "tag" not in p][:2])["groups"]
+    apart, overall = groups["tag:heldout-fresh"]["write_check"], groups["overall"]["write_check"]
+    assert apart["conflicting"] + apart["other"] == 4
+    assert overall["conflicting"] + overall["other"] == 2
 
 
 @pytest.mark.parametrize(("first", "second"), [
