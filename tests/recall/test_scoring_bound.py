@@ -8,12 +8,12 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
+from waymarks.recall.asked_apart import answers
 from waymarks.recall.gates import NONE, query_facts, strong_needed, values_said
 from waymarks.recall.scoring import (
     Candidate,
     QueryPlan,
     Stats,
-    _answers,
     _bound,
     _may_be_eligible,
     _score,
@@ -107,7 +107,7 @@ def _bounds_shared_by_a_pattern_are_each_ones_own(
     scored = _may_be_eligible(query, facts, records, table)
     ids = [c.id for _, c in each]
     within = next((at for at, s in enumerate(scored) if s.candidate.id != ids[at]), len(scored))
-    past = [c for _, c in each[within:] if _answers(facts, c)]
+    past = [c for _, c in each[within:] if answers(facts, c)]
     assert [s.candidate.id for s in scored[within:]] == [
         c.id for c in past if c.id in {s.candidate.id for s in scored[within:]}]
     assert not scored[within:] or facts.asked

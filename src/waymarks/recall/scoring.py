@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from waymarks.recall.analysis import is_literal
+from waymarks.recall.asked_apart import answers, asked_apart, unanswered
 from waymarks.recall.asked_time import time_factor
 from waymarks.recall.gates import (
     BELOW_COVERAGE,
@@ -324,10 +324,10 @@ def _cut(scored: Sequence[Scored], semantic: Semantic | None,
 
     A query asking two attributes or more (:attr:`~waymarks.recall.gates.QueryFacts.asked`)
     may be answered by a record each: one that answers an attribute no record within the
-    cutoff answers, of their subject (:func:`_asked_apart`), is measured against the best
-    of those answering it ("which port and node version does the dev server use?": the
-    port's claim was cut below the node's, which says the version by its value too, and
-    the question lost its port)."""
+    cutoff answers, of their subject (:mod:`~waymarks.recall.asked_apart`), is measured
+    against the best of those answering it ("which port and node version does the dev
+    server use?": the port's claim was cut below the node's, which says the version by its
+    value too, and the question lost its port)."""
     best = max((s.relevance for s in scored if s.eligible), default=0.0)
     # fused, a record also stays when it is near the best *lexically* (the other language's
     # twin of a claim is closer in meaning to the query, not a better answer)
@@ -339,7 +339,7 @@ def _cut(scored: Sequence[Scored], semantic: Semantic | None,
             semantic is not None and s.lexical > 0
             and s.lexical >= RELATIVE_CUTOFF * best_lexical)
 
-    apart = _asked_apart(facts, [s for s in scored if s.eligible and within(s)])
+    apart = asked_apart(facts, [s for s in scored if s.eligible and within(s)])
     best_of: dict[str, float] = {}
     for s in scored:
         for attribute in apart(s) if s.eligible else NONE:
@@ -351,46 +351,6 @@ def _cut(scored: Sequence[Scored], semantic: Semantic | None,
             return s
         return _reject(s, f"below {cutoff:.0%} of the best match")
     return judge
-
-
-def _asked_apart(facts: QueryFacts, kept: Sequence[Scored]) -> Callable[[Scored], frozenset[str]]:
-    """The attributes a record answers that none of ``kept`` (the records within the
-    cutoff) answers, when it holds their subject: each focus feature they all hold, but
-    the asked attributes and the word right before one ("node" of "node version").
-    "The billing database port is 5433." is no answer to "which port and python version
-    does the billing service use?" beside "The billing service runs Python 3.12.": it
-    lacks the service."""
-    unanswered = _unanswered(facts, kept)
-    if not unanswered:
-        return lambda s: NONE
-    focus = [f for f, _ in facts.focus]
-    qualifiers = {before for before, f in pairwise(focus) if f in facts.asked}
-    subject = frozenset(focus).difference(facts.asked, qualifiers).intersection(
-        *({f for f in focus if f in s.candidate.body or f in s.candidate.aliases}
-          for s in kept))
-
-    def apart(s: Scored) -> frozenset[str]:
-        if any(f not in s.candidate.body and f not in s.candidate.aliases for f in subject):
-            return NONE
-        return unanswered.intersection(_answers(facts, s.candidate))
-    return apart
-
-
-def _answers(facts: QueryFacts, candidate: Candidate) -> frozenset[str]:
-    """The attributes of a query asking several (:attr:`QueryFacts.asked`) that the
-    candidate says, each a strong match: by its word, an alias, or a value of its shape."""
-    if not facts.asked:
-        return NONE
-    said = values_said(facts, candidate) if facts.valued else NONE
-    return frozenset(a for a in facts.asked
-                     if a in candidate.body or a in candidate.aliases or a in said)
-
-
-def _unanswered(facts: QueryFacts, kept: Iterable[Scored]) -> frozenset[str]:
-    """The asked attributes none of ``kept`` (the records within the cutoff) answers."""
-    if not facts.asked:
-        return NONE
-    return frozenset(facts.asked).difference(*(_answers(facts, s.candidate) for s in kept))
 
 
 def ranked(plan: QueryPlan, candidates: Iterable[Candidate], stats: Stats,
@@ -479,11 +439,11 @@ def _answering(plan: QueryPlan, facts: QueryFacts, scored: Sequence[Scored],
         return []
     eligible = [s for s in scored if s.eligible]
     top = max((s.relevance for s in eligible), default=0.0)
-    unanswered = _unanswered(facts, (s for s in eligible if s.candidate.id not in withheld
-                                     and s.relevance >= RELATIVE_CUTOFF * best))
-    unanswered |= _unanswered(facts, (s for s in eligible if s.relevance >= RELATIVE_CUTOFF * top))
+    left = unanswered(facts, (s for s in eligible if s.candidate.id not in withheld
+                               and s.relevance >= RELATIVE_CUTOFF * best))
+    left |= unanswered(facts, (s for s in eligible if s.relevance >= RELATIVE_CUTOFF * top))
     return [_score(plan, facts, candidate, stats) for _, candidate in rest
-            if not unanswered.isdisjoint(_answers(facts, candidate))]
+            if not left.isdisjoint(answers(facts, candidate))]
 
 
 def _bound(facts: QueryFacts, candidate: Candidate, needed: int) -> float | None:
