@@ -4,7 +4,9 @@ printed on standard output, so ``waymarks memory add … > out.txt`` put the ref
 file and showed the person nothing, and ``privacy sanitize``'s withheld payload put
 "Withheld: …" where a pipeline read the payload. The exit status is unchanged (2 refused,
 1 an error); ``--json`` stays one document on standard output; a report whose status is
-not 0 (``health``'s ATTENTION, ``import``'s lines) is still the command's output."""
+not 0 (``health``'s ATTENTION, ``import``'s lines) is still the command's output; an
+import stopped part way ("Stopped at line N by an error", "Interrupted") says so on
+standard error."""
 
 from __future__ import annotations
 
@@ -75,3 +77,28 @@ def test_health_attention_is_its_report_on_standard_output(home: Path, project: 
     done = _run(home, project, "health")
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert done.stdout.startswith("ATTENTION: ") and "problem: " in done.stdout, done.stdout
+
+
+def test_an_import_stopped_by_an_error_says_so_on_standard_error(home: Path, project: Path,
+                                                                 tmp_path: Path) -> None:
+    """A file-size limit (EFBIG) stops an import part way, as a full disk does: "Stopped
+    at line N by an error: …" was printed on standard output (`import f > log` hid it)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    source = tmp_path / "big.jsonl"
+    source.write_text("".join(json.dumps(
+        {"kind": "memory", "scope": "session", "status": "active", "key": f"g{n}",
+         "text": f"Entry {n} concerns gadget{n} " + "x" * 1500}) + "\n" for n in range(1, 401)))
+    env = {**os.environ, "WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
+           "WAYMARKS_CLI_HELPER": "off", "WAYMARKS_SEMANTIC": "off"}
+    done = subprocess.run(
+        [sys.executable, "-m", "waymarks.cli.main", "import", str(source)], cwd=project,
+        env=env, capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (409_600, 409_600)))
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert done.stdout == "", done.stdout
+    assert done.stderr.startswith("Stopped at line "), done.stderr
+    assert "line(s) written (lines 1-" in done.stderr and "Traceback" not in done.stderr

@@ -516,7 +516,7 @@ def _stopped(report: list[dict[str, Any]], tally: str, counts: dict[str, int],
     data = {"outcome": outcome, "code": code, "id": None, "conflicts": [],
             "notices": _notices(report), "message": head, "written": bool(imported),
             "counts": counts, "lines": report}
-    return Result(data, head, status, report=True)
+    return Result(data, head, status)  # said on standard error: no line report here
 
 
 def _notices(report: list[dict[str, Any]]) -> list[str]:
