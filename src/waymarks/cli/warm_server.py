@@ -88,7 +88,8 @@ PRELOAD_SEMANTIC = ("numpy", "waymarks.semantic.matrix", "waymarks.semantic.e5",
                     "waymarks.service.semantic_backfill",
                     # hybrid recall's own, which a recall imports only with the extra on
                     "waymarks.service.semantic_recall", "waymarks.service.semantic_unseen",
-                    "waymarks.service.failure_marks", "waymarks.store.recall_vectors")
+                    "waymarks.service.failure_marks", "waymarks.store.recall_vectors",
+                    "waymarks.recall.neighbours")
 #: what NumPy's and the engine's libraries read from the environment when they load: a
 #: request whose environment says otherwise is refused (it runs in its own process)
 IMPORT_TIME_VARIABLES = (b"OPENBLAS_", b"GOTO_", b"OMP_", b"GOMP_", b"KMP_", b"NPY_",
