@@ -158,7 +158,6 @@ _ADVICE: Final = lazy(
 _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capitals only)
     r"(?=[A-Z])(?:(?<=[\w)] )[A-Z](?![\w'’-])|(?:^|(?<=[\u4e00-\u9fff]))[A-Z]"
     r"(?= ?[\u30a1-\u30fa\u4e00-\u9fff\uac00-\ud7a3]))")
-#: an English "on"/"off" is a state only at the end of a clause ("is turned on.")
 #: where a claim's subject phrase ends: its copula (or the first value, when earlier)
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
