@@ -322,6 +322,14 @@ and two mixed pairs of a port and a region; bounds said as rejected above / acce
 to. The one false conflict: "The beta_export flag is on in staging." / "… is off in
 production." (two states in two places).
 
+The pairs tagged ``heldout-s68`` (186: 95 conflicting, 91 not; 106 English, 61 Chinese,
+19 mixed; ports, services, regions, CI, owners, schedules, limits, versions, policies,
+feature flags, retention, on-call, dependencies and environments, one ``area`` each) were
+written blind, as ``heldout-fresh`` was: neither the rules of ``core/*`` nor the pairs
+above read (only this script, the top of docs/conflicts.md and the set's field names), each
+marked by judgement before any run, no sentence of another pair; they measure, no rule is
+written for them. Reported apart (``tag:heldout-s68`` and by ``area``).
+
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
 session write of a trusted project by :func:`waymarks.core.decisions.decide_memory`
