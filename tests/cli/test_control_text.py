@@ -100,3 +100,47 @@ def test_the_write_tool_refuses_a_control_character_before_asking(
     clean = {k: v.replace("\x00", "").replace("\x1b", "").replace("\x07", "")
              for k, v in arguments.items()}
     assert ContextPersistence(app).call(clean, person).details["outcome"] == "committed"
+
+
+# -- notes: a working note is text too ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("typed", "where"), [
+    ("Run migrations \x1b[31min one transaction", "ESC (U+001B) at line 1, column 16"),
+    ("Ring\x07 the bell before deploys", "BEL (U+0007) at line 1, column 5"),
+    ("Keep the \x7f cache warm", "DEL (U+007F) at line 1, column 10"),
+])
+def test_a_note_holding_a_control_character_is_refused(home: Path, project: Path,
+                                                       typed: str, where: str) -> None:
+    """``notes add`` (and the ``capture_note`` tool, MCP's and Pi's) kept ESC, BEL and DEL
+    in a note (shown as ``\\u001b[31m`` by ``notes list`` and promoted into a prompt),
+    while a pin's file and the write tool refuse them: refused now, naming the character,
+    its line and column (exit 2, ``invalid_argument``), and nothing is appended."""
+    _cli(home, project, "notes", "add", "--", "seed note")
+    before = _ledgers(home)
+    shown = json.loads(_cli(home, project, "--json", "notes", "add", "--", typed,
+                            expect=2).stdout)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "invalid_argument"), shown
+    assert where in shown["message"] and "nothing was written" in shown["message"], shown
+    said = _cli(home, project, "notes", "add", "--", typed, expect=2)
+    assert said.stdout == "" and where in said.stderr  # a refusal, on standard error
+    assert _ledgers(home) == before
+    listed = json.loads(_cli(home, project, "--json", "notes", "list").stdout)["notes"]
+    assert [n["text"] for n in listed] == ["seed note"]
+
+
+def test_the_note_tool_refuses_a_control_character_as_invalid_parameters(
+        make_app: Callable[..., Waymarks]) -> None:
+    from waymarks.personal.bridge_tools import capture_note
+    from waymarks.personal.notes import active_notes
+
+    app = make_app()
+    app.session_say("Let us talk about migrations")
+    session = app.current_session()
+    assert session is not None
+    before = session.read_all()
+    for text in ("Run migrations\x00 in one transaction", "Use \x1b]0;PWNED\x07 ruff"):
+        answer = capture_note(app, text)
+        assert answer == {"outcome": "rejected", "category": "invalid-parameters"}, answer
+    assert session.read_all() == before and active_notes(app) == []
+    assert capture_note(app, "Run migrations\tin one transaction")["outcome"] == "saved"

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from waymarks.core.privacy import OMITTED, classify
-from waymarks.core.text import is_unicode
+from waymarks.core.text import is_unicode, stray_control
 from waymarks.personal.docs import EngineeringDocs
 from waymarks.personal.entry import PersonalMemoryError
 from waymarks.personal.index import PersonalIndex
@@ -66,7 +66,8 @@ def capture_note(app: Waymarks, text: object, note_type: object = None,
             return _rejected("egress-placeholder")
     kind = "lesson" if note_type is None else note_type
     if (not isinstance(text, str) or not text.strip() or not is_unicode(text)
-            or len(" ".join(text.split())) > MAX_NOTE_CHARS or kind not in NOTE_TYPES):
+            or len(" ".join(text.split())) > MAX_NOTE_CHARS or kind not in NOTE_TYPES
+            or stray_control(text) is not None):  # (NUL, ESC: a note is text)
         return _rejected("invalid-parameters")
     if classify(text) == "local-only":
         return _rejected("local-only-refused")

@@ -14,7 +14,7 @@ import msgspec
 
 from waymarks.core.decisions import refuse_credentials
 from waymarks.core.secrets import cut_before_secret
-from waymarks.core.text import is_unicode, normalize, visible
+from waymarks.core.text import is_unicode, normalize, stray_control, visible
 from waymarks.ledger.entries import custom_entries
 from waymarks.personal.curation import promotion_prompt
 from waymarks.service.outcomes import ServiceError
@@ -50,6 +50,9 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
     cleaned = " ".join(text.split())
     if not is_unicode(cleaned) or not visible(cleaned):  # (control characters alone too)
         raise ServiceError("empty", "Note text must not be empty")
+    stray = stray_control(text)
+    if stray is not None:  # kept as `\u001b[31m`, listed and promoted into a prompt
+        raise ServiceError("invalid_argument", note_control(stray))
     if len(cleaned) > MAX_NOTE_CHARS:
         raise ServiceError("invalid_argument", f"a note has at most {MAX_NOTE_CHARS} "
                            f"characters (this one has {len(cleaned)})")
@@ -71,6 +74,13 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
     if same:
         return same[0], False
     return Note(entry_id, note_type, cleaned, now), True
+
+
+def note_control(stray: str) -> str:
+    """Why a note holding ``stray`` (:func:`stray_control`'s where) is refused, as a pin's
+    file holding one is."""
+    return (f"the note holds a control character that is not text ({stray}): a note is "
+            "text; remove it and try again; nothing was written")
 
 
 def clear_notes(app: Waymarks) -> str:

@@ -30,7 +30,8 @@ DESCRIPTION = (
     "Capture a short discussion note (a lesson, decision, constraint, requirement, "
     "question, action, preference or implementation detail) for this session. Notes are "
     "working notes: the person promotes lessons to the engineering docs with `notes "
-    f"promote`. At most {MAX_NOTE_CHARS} characters; never credentials."
+    f"promote`. At most {MAX_NOTE_CHARS} characters of text (no control characters); "
+    "never credentials."
 )
 
 
