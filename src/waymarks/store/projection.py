@@ -69,7 +69,7 @@ from waymarks.store.source_policy import LOST_EXCLUSIONS, SourcePolicy
 from waymarks.store.view import INSERT_ITEM
 from waymarks.store.view import SqliteView as SqliteView  # re-exported
 from waymarks.store.wal import Checkpointer, enter_wal
-from waymarks.store.writer_lock import WriterBusy, file_identity, writer_turn
+from waymarks.store.writer_lock import WriterBusy, begin_immediate, file_identity, writer_turn
 
 __all__ = ["ITEM_COLUMNS", "Projection", "ProjectionDamaged", "SqliteView", "SyncReport",
            "item_row", "state_from_row"]
@@ -224,7 +224,7 @@ class Projection(ProjectionReads, SourcePolicy):
         ``wait=False``: :class:`WriterBusy` at once when another process has the turn.
         """
         with self._writer_turn(wait):
-            self._begin(wait)
+            begin_immediate(self.db, self.path, self.busy_timeout_ms, wait=wait)
             self._checkpoints.began()
             try:
                 yield self.db
@@ -241,25 +241,6 @@ class Projection(ProjectionReads, SourcePolicy):
             # it is (readers skip what needs the turn), not a free turn whose lock then
             # keeps them waiting the whole busy timeout
             self._checkpoints.committed(self.db)
-
-    def _begin(self, wait: bool) -> None:
-        """``BEGIN IMMEDIATE``; with ``wait=False`` not waiting for SQLite's write lock
-        either (:class:`WriterBusy`): a process that is no writer of ours (a `sqlite3`
-        shell's open write) holds it with our turn free, and every open of a small home
-        waited the whole busy timeout there (`pins` 10 s, a `pin` 30 s more than its own)."""
-        if wait:
-            self.db.execute("BEGIN IMMEDIATE")
-            return
-        self.db.execute("PRAGMA busy_timeout = 0")
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-                raise
-            raise WriterBusy(f"{self.path}: write-locked by another process",
-                             self.path) from exc
-        finally:
-            self.db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
 
     @contextmanager
     def _writer_turn(self, wait: bool = True) -> Iterator[None]:
