@@ -261,3 +261,65 @@ def test_a_claim_write_reads_how_far_the_subject_rows_are_once_before_its_check(
     # the write: before its check and after its row; the refused one: before its check
     assert len(asked) == 3, asked
     assert rewritten == []
+
+
+def _item_reads_before_the_first_change(said: list[str]) -> list[str]:
+    """The statements reading item rows a write made before it changed any row (its
+    decision), as SQLite ran them, values bound."""
+    reads: list[str] = []
+    for statement in said:
+        if statement.lstrip().startswith(("INSERT", "UPDATE", "DELETE")):
+            break
+        if statement.lstrip().startswith("SELECT id, kind, scope") and "FROM items" in statement:
+            reads.append(statement)
+    return reads
+
+
+def test_a_write_decision_reads_each_of_its_item_rows_once(app: Waymarks) -> None:
+    """Under the session lock, a claim's decision read the same item rows once for its
+    duplicate check, again for its key's check and again for its contradiction check (9
+    item reads a write of the concurrency benchmark's mix, under the lock every other
+    writer of the session waits for). Inside the write's transaction, while the
+    connection has changed nothing, a read is asked of SQLite once."""
+    app.trust(app.cwd)
+    assert isinstance(app.remember("Setting w0 n1 is value 1", scope="project"), Committed)
+    said: list[str] = []
+    app.projection.db.set_trace_callback(said.append)
+    try:
+        assert isinstance(app.remember("Setting w0 n2 is value 2", scope="project"),
+                          Committed)
+    finally:
+        app.projection.db.set_trace_callback(None)
+    reads = _item_reads_before_the_first_change(said)
+    assert reads  # (the decision does read items)
+    assert len(reads) == len(set(reads)), Counter(reads).most_common(2)
+
+
+def test_rows_kept_in_a_write_follow_its_changes_and_end_with_it(
+        make_app: Callable[..., Waymarks]) -> None:
+    """What a write transaction keeps is its own: a row this connection changes inside it
+    is read again, and the next transaction reads what another connection committed."""
+    import msgspec
+
+    app = make_app()
+    assert isinstance(app.remember("The cache holds 10 entries."), Committed)
+    [kept] = app.items("memory")
+    view = app.projection.view
+    with pytest.raises(KeyError), app.projection.transaction():  # (rolled back)
+        before = view.get(kept.id)
+        assert before is not None and before.status == "active"
+        view.put(msgspec.structs.replace(before, status="expired"))
+        changed = view.get(kept.id)
+        assert changed is not None and changed.status == "expired"
+        raise KeyError("roll back")
+    with app.projection.transaction():
+        again = view.get(kept.id)
+        assert again is not None and again.status == "active"
+    other = make_app()
+    with other.projection.transaction():
+        theirs = other.projection.view.get(kept.id)
+        assert theirs is not None
+        other.projection.view.put(msgspec.structs.replace(theirs, status="invalid"))
+    with app.projection.transaction():
+        after = view.get(kept.id)
+    assert after is not None and after.status == "invalid"

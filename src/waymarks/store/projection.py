@@ -225,6 +225,7 @@ class Projection(ProjectionReads, SourcePolicy):
         """
         with self._writer_turn(wait):
             begin_immediate(self.db, self.path, self.busy_timeout_ms, wait=wait)
+            self.view.began()  # (its reads kept until this connection changes a row)
             self._checkpoints.began()
             try:
                 yield self.db

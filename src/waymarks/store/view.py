@@ -4,7 +4,7 @@ over the ``items`` table, read inside the write's transaction."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Final
 
@@ -31,6 +31,32 @@ class SqliteView:
         #: the connection's change count when the claims' subject rows were last caught
         #: up inside the write transaction open now (:meth:`caught_up`), else ``None``
         self.caught_up_at: int | None = None
+        #: the rows read inside the write transaction open now (:meth:`began`), by the
+        #: read and its arguments, while this connection has changed nothing since
+        #: (:meth:`_read`); ``None`` outside one
+        self._reads: dict[Hashable, Any] | None = None
+        self._reads_at = -1
+
+    def began(self) -> None:
+        """A write transaction (``BEGIN IMMEDIATE``) began: the rows read inside it may be
+        kept until this connection changes one (:meth:`_read`)."""
+        self._reads = {}
+        self._reads_at = self.db.total_changes
+
+    def _read(self, key: Hashable, read: Callable[[], Any]) -> Any:
+        """``read()``, or what it gave earlier in this write transaction while this
+        connection has changed nothing since: inside ``BEGIN IMMEDIATE`` no other
+        connection writes, so the rows are still those. A write's decision asked for the
+        same rows up to three times (its duplicate, key and contradiction checks)."""
+        reads = self._reads
+        if reads is None or not self.db.in_transaction:
+            return read()
+        if self._reads_at != self.db.total_changes:
+            reads.clear()
+            self._reads_at = self.db.total_changes
+        if key not in reads:
+            reads[key] = read()
+        return reads[key]
 
     def caught_up(self, unsigned: list[str] | None = None) -> None:
         """The claims' subject rows caught up (inside a write transaction), once while
@@ -49,14 +75,28 @@ class SqliteView:
         self.caught_up_at = self.db.total_changes if self.db.in_transaction else None
 
     def forget_caught_up(self) -> None:
+        """The write transaction ended: its mark and its kept rows go."""
         self.caught_up_at = None
+        self._reads = None
 
     def get(self, item_id: str) -> ItemState | None:
+        found: ItemState | None = self._read(("get", item_id), lambda: self._get(item_id))
+        return found
+
+    def _get(self, item_id: str) -> ItemState | None:
         row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
         found = row.fetchone()
         return state_from_row(found) if found else None
 
     def active_matching(
+        self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
+    ) -> Sequence[ItemState]:
+        found: Sequence[ItemState] = self._read(
+            ("matching", kind, partition, norm, key, polarity_base),
+            lambda: self._matching(kind, partition, norm, key, polarity_base))
+        return found
+
+    def _matching(
         self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
     ) -> Sequence[ItemState]:
         # one indexed lookup per facet: an OR across them would scan the whole partition.
@@ -78,6 +118,13 @@ class SqliteView:
                           ) -> Sequence[ItemState]:
         if not norms:
             return []
+        found: Sequence[ItemState] = self._read(
+            ("norms", kind, partition, tuple(norms)),
+            lambda: self._with_norms(kind, partition, norms))
+        return found
+
+    def _with_norms(self, kind: str, partition: str, norms: Sequence[str]
+                    ) -> Sequence[ItemState]:
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = ? AND partition = ?"
             f" AND norm IN ({', '.join('?' * len(norms))}) ORDER BY seq",
@@ -146,7 +193,8 @@ def _verified_active(rows: Iterable[Sequence[Any]]) -> Iterator[Sequence[Any]]:
             yield row
 
 
-def _active(rows: Iterable[Sequence[Any]], limit: int | None = None) -> list[ItemState]:
+def _active(rows: Iterable[Sequence[Any]], limit: int | None = None
+            ) -> tuple[ItemState, ...]:
     """The active items among ``rows``, verified; only those are decoded (a key's
-    superseded chain is not)."""
-    return [state_from_row(row) for row in islice(_verified_active(rows), limit)]
+    superseded chain is not). A tuple: a kept read is shared by its askers."""
+    return tuple(state_from_row(row) for row in islice(_verified_active(rows), limit))
