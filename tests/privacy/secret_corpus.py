@@ -113,6 +113,8 @@ MAKERS: list[tuple[str, Callable[[str], str]]] = [
     ("google-api-key", lambda s: "AI" + "za" + body(s, URLSAFE, 35)),
     ("google-oauth-secret", lambda s: "GOC" + "SPX-" + body(s, URLSAFE, 28)),
     ("google-oauth-token", lambda s: "ya" + "29." + body(s, URLSAFE, 80)),
+    ("fcm-server-key", lambda s: "AA" + "AA" + body(s + "1", URLSAFE, 7) + ":APA" + "91b"
+     + body(s + "2", URLSAFE, 134)),
     ("npm-token", lambda s: "np" + "m_" + body(s, ALNUM, 36)),
     ("pypi-token", lambda s: "py" + "pi-AgEIcHlwaS5vcmc" + body(s, URLSAFE, 70)),
     ("huggingface-token", lambda s: "h" + "f_" + body(s, string.ascii_letters, 34)),

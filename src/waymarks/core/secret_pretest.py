@@ -165,6 +165,7 @@ def might_hold_visible(text: str) -> bool:
     if "A" in text and (("I" in text and ("IA" in text or "AIza" in text))
                         or ("C" in text and "ACCA" in text) or (dash and "-Ag" in text)
                         or ("3" in text and "ATATT3" in text) or "EAAA" in text
+                        or ":APA91b" in text  # an FCM legacy server key
                         # a private key's DER body (every opening holds an "A")
                         or ("M" in text and ("MII" in text or "MIG" in text or "MHcC" in text
                                              or "MC4C" in text)) or "b3Bl" in text):

@@ -199,6 +199,10 @@ TOKENS: Final = (
     # went out in clear)
     _token("telegram", "telegram-bot-token",
            r"(?:(?<![\w:-])|(?<=/bot))[0-9]{8,10}:AA[\w-]{33}" + _E, ":AA"),
+    # a Firebase Cloud Messaging legacy server key: ``AAAA``, 7 of the project's ID, ``:``,
+    # then ``APA91b`` and 130 or so more (``Authorization: key=…`` sends with it to any
+    # device of the app): it went out in clear
+    _token("fcm", "fcm-server-key", r"(?<![\w-])AAAA[\w-]{7}:APA91b[\w-]{100,}", ":APA91b"),
     _token("azure_client", "azure-client-secret",
            r"(?<![\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}(?![\w~-])", "Q~"),
     # HashiCorp Vault 1.10+: service, batch and recovery tokens (at least 95 characters;
