@@ -17,7 +17,11 @@ Sets, reported apart:
   before the rules that answer them were read, and never tuned on;
 - ``heldout2``: a third project's memory, questions and follow-ups (:mod:`everyday_heldout2`,
   some in Chinese), written the same way a stop later. A follow-up is asked with its turn
-  before as the history.
+  before as the history;
+- ``heldout3``: questions and follow-ups of the everyday store itself
+  (:mod:`everyday_heldout3`, English and Chinese, some in other words than the claims', some
+  of what no claim says), written blind: neither the recall rules nor the other sets'
+  questions read.
 
     PYTHONPATH=src .venv/bin/python benchmarks/everyday.py [--show] [--semantic]
 
@@ -44,6 +48,7 @@ sys.path[:0] = [str(REPO)]  # the tests' question sets
 
 import everyday_heldout  # noqa: E402
 import everyday_heldout2  # noqa: E402
+import everyday_heldout3  # noqa: E402
 from tests.recall import everyday_store, test_everyday_more, test_everyday_questions  # noqa: E402
 from waymarks.service.app import Waymarks  # noqa: E402
 
@@ -145,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "heldout": measure(everyday_heldout.CLAIMS, heldout, args.show, semantic=hybrid),
         "heldout2": measure(everyday_heldout2.CLAIMS, _held_out(everyday_heldout2), args.show,
                             everyday_heldout2.FOLLOW_UPS, semantic=hybrid),
+        "heldout3": measure(everyday_store.CLAIMS, _held_out(everyday_heldout3), args.show,
+                            everyday_heldout3.FOLLOW_UPS, semantic=hybrid),
     }, indent=2, ensure_ascii=False))
     return 0
 
