@@ -6,7 +6,8 @@ some about what no claim says (which must recall nothing), and follow-ups of a t
 Written blind: neither the recall rules (``recall/*``) nor the tests' questions of the store
 nor the questions of :mod:`everyday_heldout` and :mod:`everyday_heldout2` were read (only
 their format), each question's expected claim decided before any run. It measures; no rule
-may be written for its words."""
+may be written for its words. Measured once at dc0df8d4, right / wrong / missed of 77:
+lexical 39 / 6 / 32, hybrid 40 / 12 / 25 (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
