@@ -23,7 +23,7 @@ from tests.inprocess import waymarks as run_waymarks
 #: the examples refused here (exit 2), by the words that start them, with what the
 #: refusal says: the one the page says is refused, and two that need what a test run has
 #: not (a terminal for the editor; a teammate's file in the repository to count again)
-REFUSED = {"memory add -- The database port is 5432.": "Rejected (conflict)",
+REFUSED = {"memory add -- The database port is 5432.": "Refused (conflict)",
            "memory edit ": "needs a terminal",
            "team include alice-1a2b3c4d": "no contributor 'alice-1a2b3c4d'"}
 SERVERS = ("mcp", "ui")

@@ -1,12 +1,12 @@
 """Where a refusal or an error goes: standard error, as a usage error does. A write's
-refusal ("Rejected (conflict): …") and a command's own ("Refused (not_found): …") were
-printed on standard output, so ``waymarks memory add … > out.txt`` put the refusal in the
-file and showed the person nothing, and ``privacy sanitize``'s withheld payload put
-"Withheld: …" where a pipeline read the payload. The exit status is unchanged (2 refused,
-1 an error); ``--json`` stays one document on standard output; a report whose status is
-not 0 (``health``'s ATTENTION, ``import``'s lines) is still the command's output; an
-import stopped part way ("Stopped at line N by an error", "Interrupted") says so on
-standard error."""
+refusal ("Rejected (conflict): …", "Refused" now, as every refusal) and a command's own
+("Refused (not_found): …") were printed on standard output, so ``waymarks memory add …
+> out.txt`` put the refusal in the file and showed the person nothing, and ``privacy
+sanitize``'s withheld payload put "Withheld: …" where a pipeline read the payload. The
+exit status is unchanged (2 refused, 1 an error); ``--json`` stays one document on
+standard output; a report whose status is not 0 (``health``'s ATTENTION, ``import``'s
+lines) is still the command's output; an import stopped part way ("Stopped at line N by
+an error", "Interrupted") says so on standard error."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def test_refusals_and_errors_go_to_standard_error(home: Path, project: Path) -> 
     assert _run(home, project, "memory", "add", "--", "The database port is 5433."
                 ).returncode == 0
     cases = [
-        (("memory", "add", "--", "The database port is 5432."), 2, "Rejected (conflict): "),
+        (("memory", "add", "--", "The database port is 5432."), 2, "Refused (conflict): "),
         (("unpin", "0000aaaa"), 2, "no pin"),
         (("pin", "--nosuch"), 2, "waymarks: No such option"),
-        (("pin", "--", ""), 2, "Rejected (empty): "),
+        (("pin", "--", ""), 2, "Refused (empty): "),
     ]
     for args, status, said in cases:
         done = _run(home, project, *args)
@@ -102,3 +102,30 @@ def test_an_import_stopped_by_an_error_says_so_on_standard_error(home: Path, pro
     assert done.stdout == "", done.stdout
     assert done.stderr.startswith("Stopped at line "), done.stderr
     assert "line(s) written (lines 1-" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_refusal_is_said_in_one_word_whatever_refused_it(home: Path, project: Path) -> None:
+    """One outcome had two names: a write's refusal was "Rejected (CODE): …" and a
+    command's own "Refused (CODE): …", so an unknown ID was "Rejected (not_found)" from
+    ``unpin`` and "Refused (not_found)" from ``personal show``, an untrusted project
+    "Rejected (untrusted)" from ``pin`` and "Refused (untrusted)" from ``team include``.
+    Every refusal is "Refused (CODE): …" now (the inspector's word too); ``--json`` keeps
+    its documented ``"outcome": "rejected"``."""
+    assert _run(home, project, "memory", "add", "--", "The database port is 5433."
+                ).returncode == 0
+    cases = [
+        ("memory", "add", "--", "The database port is 5432."),  # a write's (conflict)
+        ("pin", "--", ""),
+        ("pin", "--scope", "project", "--", "Use ruff."),
+        ("unpin", "0000aaaa"),
+        ("memory", "supersede", "0000aaaa", "--", "The database port is 5434."),
+        ("personal", "show", "no-such-entry"),  # a command's own
+        ("team", "include", "bob-1a2b3c4d"),
+    ]
+    for args in cases:
+        done = _run(home, project, *args)
+        assert done.returncode == 2 and done.stdout == "", (args, done.stdout, done.stderr)
+        assert done.stderr.startswith("Refused ("), (args, done.stderr)
+        assert "Rejected" not in done.stderr, (args, done.stderr)
+        shown = json.loads(_run(home, project, "--json", *args).stdout)
+        assert shown["outcome"] == "rejected", (args, shown)

@@ -75,14 +75,15 @@ def table_result(data: dict[str, Any], columns: Sequence[Column],
 
 
 def write_result(outcome: WriteOutcome, verb: str) -> Result:
-    """A write's outcome: committed (with its notes), an existing duplicate, or refused."""
+    """A write's outcome: committed (with its notes), an existing duplicate, or refused
+    (said "Refused (CODE): …" as every refusal is; ``--json``'s outcome is ``rejected``)."""
     from waymarks.service.outcomes import Committed, Duplicate, Rejected
 
     if isinstance(outcome, Rejected):
         data = {"outcome": "rejected", "id": None, "code": outcome.code,
                 "conflicts": list(outcome.conflicts), "notices": [],
                 "message": outcome.message}
-        return Result(data, f"Rejected ({outcome.code}): {outcome.message}", EXIT_REJECTED)
+        return Result(data, f"Refused ({outcome.code}): {outcome.message}", EXIT_REJECTED)
     if isinstance(outcome, Duplicate):
         data = {"outcome": "duplicate", "id": outcome.id, "code": None, "conflicts": [],
                 "kind": outcome.kind, "notices": []}
