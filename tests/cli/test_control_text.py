@@ -43,7 +43,8 @@ def test_pin_file_holding_a_control_character_is_refused(home: Path, project: Pa
     path.write_bytes(data)
     shown = json.loads(_cli(home, project, "--json", "pin", "--file", str(path),
                             expect=2).stdout)
-    assert (shown["outcome"], shown["code"]) == ("rejected", "invalid_argument"), shown
+    # the file's content is wrong, not the command line: bad_input (invalid_argument before)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "bad_input"), shown
     assert where in shown["message"] and "rules.bin" in shown["message"], shown
     assert "nothing was written" in shown["message"]
     text = _cli(home, project, "pin", "--file", str(path), expect=2)

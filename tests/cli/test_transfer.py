@@ -197,7 +197,7 @@ def test_an_unknown_status_refuses_the_import_instead_of_skipping_the_line(
                                  _row("Delta ships daily.", status="actve")]) + "\n")
     for args in (("import", "--dry-run", str(source)), ("import", str(source))):
         refused = cli(*args, expect=2)
-        assert refused["code"] == "invalid_argument"
+        assert refused["code"] == "bad_input"  # (the file's content: invalid_argument before)
         assert "line 2: status must be one of active, superseded, deleted, invalid, " \
             "expired" in refused["message"]
     assert cli("memory")["items"] == []

@@ -363,17 +363,18 @@ def read_standard_input(limit: int) -> str:
 
 
 def _utf8(data: bytes, name: str) -> str:
-    """``data`` as text (a leading byte-order mark dropped), or one line on what is wrong."""
-    from waymarks.core.arguments import ArgumentError
+    """``data`` as text (a leading byte-order mark dropped), or one line on what is wrong:
+    the content's error (``bad_input``, exit 2), not the command line's (``usage``)."""
+    from waymarks.service.outcomes import ServiceError
 
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if exc.end == len(data) and exc.reason == "unexpected end of data":  # cut short
             left = len(data) - exc.start
-            raise ArgumentError(f"{name}: ends inside a character (the last {left} "
-                                "byte(s)): it was cut short; copy or export it again whole; "
-                                "nothing was read") from None
-        raise ArgumentError(f"{name}: not UTF-8 text (byte {exc.start} is 0x"
-                            f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
-                            "nothing was read") from None
+            raise ServiceError("bad_input", f"{name}: ends inside a character (the last "
+                               f"{left} byte(s)): it was cut short; copy or export it again "
+                               "whole; nothing was read", request=True) from None
+        raise ServiceError("bad_input", f"{name}: not UTF-8 text (byte {exc.start} is 0x"
+                           f"{data[exc.start]:02x}); save it as UTF-8 and try again; "
+                           "nothing was read", request=True) from None

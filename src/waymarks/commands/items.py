@@ -172,7 +172,7 @@ def register_pins(root: click.Group) -> None:
 
             stray = stray_control(content)
             if stray is not None:  # a binary file's NUL was pinned, kept as `\u0000`
-                return refused("invalid_argument", f"{cell(path)}: holds a control character "
+                return refused("bad_input", f"{cell(path)}: holds a control character "
                                f"that is not text ({stray}): a pin is text (a binary file?); "
                                "remove it and try again; nothing was written")
         app = run.app()

@@ -1,5 +1,6 @@
 """The lines of a ``waymarks-export-v1`` file, parsed and checked for ``waymarks import``
-(:mod:`.transfer`) before anything is decided or written: a malformed line is named, a
+(:mod:`.transfer`) before anything is decided or written: a malformed line is named
+(``bad_input``: the file's content, not the command line, is wrong), a
 line not active or a branch pin is skipped, and a file of more than
 :data:`MAX_IMPORT_LINES` items is refused at once."""
 
@@ -53,7 +54,7 @@ def parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     skipped: list[tuple[Line, str]] = []
     problems: list[str] = []
     if _JSON_DOCUMENT.match(raw.removeprefix("\ufeff").lstrip()):
-        return refused("invalid_argument", "this is the output of `waymarks --json export` "
+        return refused("bad_input", "this is the output of `waymarks --json export` "
                        "(one JSON document): import reads the file `waymarks export` writes "
                        "without --json (one item per line: `waymarks export -o FILE`). "
                        "Nothing was imported")
@@ -76,7 +77,7 @@ def parse(raw: str) -> tuple[list[Line], list[tuple[Line, str]]] | Result:
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more"
                                           if len(problems) > 5 else "")
-        return refused("invalid_argument", f"not a Waymarks export ({FORMAT}): {shown}. "
+        return refused("bad_input", f"not a Waymarks export ({FORMAT}): {shown}. "
                        "Nothing was imported")
     if not wanted and not skipped:
         return refused("empty", "the input holds no items; nothing was imported")
