@@ -145,3 +145,20 @@ def test_the_note_tool_refuses_a_control_character_as_invalid_parameters(
         assert answer == {"outcome": "rejected", "category": "invalid-parameters"}, answer
     assert session.read_all() == before and active_notes(app) == []
     assert capture_note(app, "Run migrations\tin one transaction")["outcome"] == "saved"
+
+
+def test_a_note_over_its_limit_is_too_long_as_every_length_limit(home: Path,
+                                                                  project: Path) -> None:
+    """A note over 480 characters was refused ``invalid_argument`` where every other text
+    over its limit (a pin, a claim, a personal entry, an ADR's title) is ``too_long``;
+    its message now says how to mend it too. Nothing is appended."""
+    _cli(home, project, "notes", "add", "--", "seed note")
+    before = _ledgers(home)
+    shown = json.loads(_cli(home, project, "--json", "notes", "add", "--",
+                            "lesson " * 80, expect=2).stdout)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "too_long"), shown
+    assert "at most 480 characters (this one has 559)" in shown["message"], shown
+    assert "nothing was written" in shown["message"], shown
+    assert _ledgers(home) == before
+    assert json.loads(_cli(home, project, "--json", "notes", "add", "--",
+                           "x" * 480).stdout)["added"] is True

@@ -54,8 +54,9 @@ def add_note(app: Waymarks, text: str, note_type: str = "lesson") -> tuple[Note,
     if stray is not None:  # kept as `\u001b[31m`, listed and promoted into a prompt
         raise ServiceError("invalid_argument", note_control(stray))
     if len(cleaned) > MAX_NOTE_CHARS:
-        raise ServiceError("invalid_argument", f"a note has at most {MAX_NOTE_CHARS} "
-                           f"characters (this one has {len(cleaned)})")
+        raise ServiceError("too_long", f"a note has at most {MAX_NOTE_CHARS} characters "
+                           f"(this one has {len(cleaned)}): shorten it, or split it into "
+                           "notes; nothing was written", request=True)
     refused = refuse_credentials(cleaned, "Note text")
     if refused is not None:
         raise ServiceError(refused.code, refused.message)
