@@ -30,6 +30,7 @@ from waymarks.core.secret_commands import (
 from waymarks.core.secret_environments import generated
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_printed import typed_at_prompt
+from waymarks.core.secret_prompts import at_a_prompt
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
 from waymarks.core.secret_stdin import prompted
@@ -110,6 +111,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             (line := value.partition(":")[2]) and is_reference(line))):
         # ``echo "deploy:$PW" | sudo -S chpasswd``: a chpasswd line naming its password
         return False
+    if name == "prompt_typed":  # a prompt starting its line, a value typed there
+        return at_a_prompt(match)
     if name == "printed" and not typed_at_prompt(match):  # a sentence naming the command
         return False
     if name == "expect_send" and not prompted(match):  # ``send "exit\r"``: read as random

@@ -67,6 +67,7 @@ from waymarks.core.secret_manifest import (
 )
 from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_printed import PRINTED
+from waymarks.core.secret_prompts import PROMPT_TYPED
 from waymarks.core.secret_prose import PROSE, PROSE_CJK
 from waymarks.core.secret_stdin import STDIN_RULES
 from waymarks.core.secret_tokens import (
@@ -480,6 +481,7 @@ _WRAPPERS: Final = (
                                      re.ASCII | re.IGNORECASE),
          ("pass", "token", "secret", "key"), folded=True, anchored=True, wrapper=True,
          hint=_DASH_HEAD),
+    PROMPT_TYPED,  # typed at a program's prompt: waymarks.core.secret_prompts
     Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
         r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])"
