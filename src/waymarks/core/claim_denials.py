@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.model import MAX_CLAIM_CHARS
 
 #: the auxiliaries a negation is glued to ("doesn't listen", "won't be enabled"; typed
 #: without the apostrophe too, "doesnt", "isnt": no English word ends so); their stems
@@ -130,9 +131,25 @@ def changed_from(text: str, start: int) -> bool:
 
 
 def clause_before(text: str, start: int) -> str:
-    """The text of the clause that ``start`` is in, up to ``start``."""
-    found = _CLAUSE_END.search(text[:start][::-1])
-    return text[start - found.start():start] if found else text[:start]
+    """The text of the clause that ``start`` is in, up to ``start``, and no more than
+    :data:`_LONGEST_CLAUSE` characters of it: read backwards from ``start`` in windows that
+    double. Reversing all the text before each value made a long text's values quadratic
+    (100 KB of names of a kind, :func:`waymarks.core.claim_kinds.kind_values`: 919 ms)."""
+    width = 256
+    while True:
+        begin = max(0, start - width, start - _LONGEST_CLAUSE)
+        found = _CLAUSE_END.search(text[begin:start][::-1])
+        if found is not None:  # (one cut at the window's edge is no match: read wider)
+            return text[start - found.start():start]
+        if begin == 0 or begin == start - _LONGEST_CLAUSE:
+            return text[begin:start]
+        width *= 2
+
+
+#: the longest clause read before a value: longer than any text signed (a claim a write
+#: accepts, :data:`~waymarks.core.model.MAX_CLAIM_CHARS`, its durations and numbers in
+#: words written out), so a bound only on text no signature reads
+_LONGEST_CLAUSE: Final = 4 * MAX_CLAIM_CHARS
 
 
 #: the verbs of a change ("The timeout went from 30s to 60s.", "… was raised to 200."): no
