@@ -58,6 +58,7 @@ from waymarks.store.integrity import (
     verify_blob_row,
     verify_item,
 )
+from waymarks.store.memory_seq import last_memory_seq
 from waymarks.store.recall_rank import RETIRED, fts5_ranked, in_effect, ranked, visible_rows
 
 if TYPE_CHECKING:
@@ -529,16 +530,6 @@ class RecallIndex:
         return top > watermark
 
 
-#: ``max(seq)`` of memory items, one index seek per session (see :func:`last_memory_seq`)
-_LAST_MEMORY_SEQ: Final = (
-    "WITH RECURSIVE owners (session_id) AS ("
-    " SELECT min(session_id) FROM items"
-    " UNION ALL SELECT (SELECT min(session_id) FROM items WHERE session_id > owners.session_id)"
-    " FROM owners WHERE owners.session_id IS NOT NULL)"
-    " SELECT coalesce(max((SELECT max(seq) FROM items WHERE session_id = owners.session_id"
-    " AND kind = 'memory')), 0) FROM owners WHERE owners.session_id IS NOT NULL")
-
-
 def _note_shortest(db: sqlite3.Connection, *, first: bool, terms: int) -> None:
     """Keep ``meta.recall_shortest``, the fewest terms a record holds (a bound of the
     ranking: :func:`~waymarks.store.recall_rank.ranked`), when records were added. Known
@@ -556,18 +547,6 @@ def _note_shortest(db: sqlite3.Connection, *, first: bool, terms: int) -> None:
 def shortest(db: sqlite3.Connection) -> int:
     """The fewest terms a record of the index holds, as far as known (at least 1)."""
     return max(1, integer_meta(db, "recall_shortest") or 1)
-
-
-def last_memory_seq(db: sqlite3.Connection) -> int:
-    """The largest ``seq`` of a memory item (0 without one): what
-    ``SELECT max(seq) FROM items WHERE kind = 'memory'`` returns.
-
-    That plain query has no index to seek (``items_by_session`` leads with the session),
-    so SQLite read all of it on every recall: 57 ms of a 114 ms recall at 100k memories.
-    Here the sessions are walked as a loose index scan (the next session ID after the last
-    one, one seek each) and each session's last memory is one seek in the same index: a
-    few seeks per session instead of a read of every item."""
-    return int(db.execute(_LAST_MEMORY_SEQ).fetchone()[0])
 
 
 def scan_features(features: Sequence[str], stats: Stats) -> list[str]:
