@@ -24,32 +24,26 @@ from pathlib import Path
 import msgspec
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.model import CLASSIFICATIONS
 from waymarks.core.privacy import Classification, classify, has_markers
-from waymarks.core.secrets import credential_kinds, redact
-from waymarks.core.text import escaped, is_unicode, visible
+from waymarks.core.secrets import redact
+from waymarks.core.text import escaped
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.dirs import make_private_dirs
 from waymarks.files.errors import fix_for
 from waymarks.files.paths import resolved
 from waymarks.files.reading import read_regular, stamp_of
 from waymarks.personal.entry import (
-    ENTRY_TYPES,
     INDEX_HEADING,
     INDEX_NAME,
     INDEX_STEM,
     LEGACY_NAME,
     MAX_BODY,
-    MAX_DESCRIPTION,
     MAX_FILE_BYTES,
-    MAX_NAME,
     MAX_SLUG,
     NOT_AN_ENTRY,
     SLUG,
-    CredentialRefused,
     Entry,
     PersonalMemoryError,
-    TooLong,
     check_slug,
     derive_slug,
     file_text,
@@ -60,6 +54,7 @@ from waymarks.personal.entry import (
     title_of,
 )
 from waymarks.personal.legacy import leveled_facts
+from waymarks.personal.save_checks import checked_save
 
 
 class Saved(msgspec.Struct, frozen=True):
@@ -346,29 +341,8 @@ class PersonalStore:
         Replacing keeps the entry's ``type`` and ``classification`` unless new ones are
         given (a replacement never silently turns feedback into ``user``, nor drops a
         privacy level); a new entry without a type is ``user``."""
-        if not isinstance(text, str) or not is_unicode(text) or not visible(text):
-            raise PersonalMemoryError("memory text must be non-empty Unicode text (not "
-                                      "control or invisible characters alone)")
-        if len(text.strip()) > limit:
-            raise TooLong(f"memory text has {len(text.strip())} characters; the "
-                                      f"limit is {limit}. Keep personal memory small")
-        if type is not None and type not in ENTRY_TYPES:
-            raise PersonalMemoryError(f"type must be one of {', '.join(ENTRY_TYPES)}")
-        if classification is not None and classification not in CLASSIFICATIONS:
-            raise PersonalMemoryError("classification must be normal, internal, sensitive "
-                                      "or local-only")
-        explicit = check_slug(slug) if slug is not None else None
-        kinds = credential_kinds("\n".join(filter(None, (text, name, description, explicit))))
-        if kinds:  # a credential would become a file, a slug, an index line in every plan
-            raise CredentialRefused(
-                f"the entry (its text, name, description or slug) holds what looks like a "
-                f"credential ({', '.join(kinds)}); Waymarks "
-                "does not store credentials. Say where it is kept instead")
-        for what, value, most in (("name", name, MAX_NAME),
-                                  ("description", description, MAX_DESCRIPTION)):
-            if value is not None and len(one_line(value)) > most:
-                raise TooLong(f"the {what} has {len(one_line(value))} characters; "
-                                          f"the limit is {most}. Shorten it")
+        explicit = checked_save(text, slug=slug, name=name, description=description,
+                                type=type, classification=classification, limit=limit)
         title = one_line(name) if name and name.strip() else title_of(text)
         summary = one_line(description) if description and description.strip() \
             else summary_of(text, title)
