@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from waymarks.commands.base import Column, Group, Result, command, runtime
-from waymarks.commands.render import cell, table_result
+from waymarks.commands.render import cell, refused, table_result
 from waymarks.commands.results import EXIT_ERROR
 from waymarks.service.helper_status import said as helper_said
 
@@ -91,6 +91,9 @@ def session_group() -> Group:
                   help="A summary of the branch left behind. E.g. --summary \"first try\"")
     @click.argument("entry_id", metavar="ENTRY_ID")
     def branch(summary: str | None, entry_id: str) -> Result:
+        if not entry_id.strip():  # as every command given an empty ID says (not_found)
+            return refused("invalid_argument", "the entry ID is empty; give one (list them "
+                           "with `waymarks session show`); nothing changed")
         entry = runtime().app().session_branch(entry_id, summary)
         return Result({"entryId": entry}, entry)
 
