@@ -162,3 +162,25 @@ def test_a_note_over_its_limit_is_too_long_as_every_length_limit(home: Path,
     assert _ledgers(home) == before
     assert json.loads(_cli(home, project, "--json", "notes", "add", "--",
                            "x" * 480).stdout)["added"] is True
+
+
+def test_a_note_type_is_checked_as_every_choice_in_any_case(home: Path, project: Path) -> None:
+    """``notes add --type bogus`` said "waymarks: note type must be one of …" (code
+    ``invalid_argument``, no help named) and ``--type Decision`` was refused, where
+    ``personal save --type Feedback`` takes any case and a wrong one is a usage error
+    naming the choices and the help. The note type is such a choice now."""
+    from waymarks.commands.personal import NOTE_TYPES
+    from waymarks.personal.notes import NOTE_TYPES as STORED_TYPES
+
+    assert NOTE_TYPES == STORED_TYPES  # (the command table's copy: help stays quick)
+    _cli(home, project, "notes", "add", "--", "seed note")
+    before = _ledgers(home)
+    shown = json.loads(_cli(home, project, "--json", "notes", "add", "--type", "bogus", "--",
+                            "We keep SQLite", expect=2).stdout)
+    assert shown["code"] == "usage", shown
+    assert "Invalid value for '--type': 'bogus' is not one of" in shown["message"], shown
+    assert "`waymarks notes add --help`" in shown["message"], shown
+    assert _ledgers(home) == before
+    added = json.loads(_cli(home, project, "--json", "notes", "add", "--type", "Decision",
+                            "--", "We keep SQLite").stdout)
+    assert (added["type"], added["added"]) == ("decision", True), added

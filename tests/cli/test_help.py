@@ -164,11 +164,13 @@ def test_help_loads_no_service_and_the_copied_names_agree(tmp_path: Path) -> Non
     """Help is answered from the command table alone (it stays quick); the names the
     table copies to avoid that import are the service's."""
     from waymarks.commands.options import LEVEL_NAMES
-    from waymarks.commands.personal import ENTRY_TYPES
+    from waymarks.commands.personal import ENTRY_TYPES, NOTE_TYPES
     from waymarks.core.model import CLASSIFICATIONS
     from waymarks.personal.entry import ENTRY_TYPES as STORE_TYPES
+    from waymarks.personal.notes import NOTE_TYPES as STORED_NOTE_TYPES
 
     assert LEVEL_NAMES == CLASSIFICATIONS and ENTRY_TYPES == STORE_TYPES
+    assert NOTE_TYPES == STORED_NOTE_TYPES
     probe = ("import sys, contextlib, io; from waymarks.cli.main import main\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
              "    main(['memory', 'add', '--help'])\n"

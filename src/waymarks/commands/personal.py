@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # the store is imported when a command runs, not for help
 
 #: ``waymarks.personal.entry.ENTRY_TYPES`` (a test keeps them equal)
 ENTRY_TYPES = ("user", "feedback", "project", "reference")
+#: ``waymarks.personal.notes.NOTE_TYPES`` (the same test keeps them equal)
+NOTE_TYPES = ("requirement", "decision", "constraint", "action", "question", "preference",
+              "implementation", "lesson")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
 def _no_entry(slug: str) -> str:
@@ -204,9 +207,10 @@ def notes_group() -> Group:
     @command(notes, "add", summary="Note something on this branch.",
              examples=["waymarks notes add -- Run migrations in one transaction",
                        "waymarks notes add --type decision -- We keep SQLite"])
-    @click.option("--type", "type_", metavar="TYPE", default="lesson", show_default=True,
-                  help="What kind of note (lesson notes are what `notes promote` offers). "
-                       "E.g. --type decision")
+    @click.option("--type", "type_", type=click.Choice(NOTE_TYPES, case_sensitive=False),
+                  metavar="TYPE", default="lesson", show_default=True,
+                  help=f"What kind of note: {', '.join(NOTE_TYPES)} (lesson notes are what "
+                       "`notes promote` offers). E.g. --type decision")
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
     def add(type_: str, text: tuple[str, ...]) -> Result:
         from waymarks.personal.notes import add_note
