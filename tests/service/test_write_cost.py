@@ -196,6 +196,20 @@ def test_a_write_reads_no_bytes_it_has_just_read_again(
     assert session.fingerprint_as_read(session.offset) == session.fingerprint(session.offset)
 
 
+def _statements_of_a_project_claim(app: Waymarks, first: str, second: str) -> list[str]:
+    """The statements (values bound) of a trusted project's claim ``second``'s write, made
+    after ``first``'s; both committed."""
+    app.trust(app.cwd)
+    assert isinstance(app.remember(first, scope="project"), Committed)
+    said: list[str] = []
+    app.projection.db.set_trace_callback(said.append)
+    try:
+        assert isinstance(app.remember(second, scope="project"), Committed)
+    finally:
+        app.projection.db.set_trace_callback(None)
+    return said
+
+
 def test_a_write_reads_how_far_the_claims_are_indexed_in_few_statements(
         app: Waymarks) -> None:
     """A claim's write asked how far the claims' subject rows were caught up 5 times under
@@ -203,15 +217,8 @@ def test_a_write_reads_how_far_the_claims_are_indexed_in_few_statements(
     own claim's catch-up, asked first and then asked again), each in two statements: 10
     of its ~55. Now once each time, in one statement, and the catch-up of its own claim,
     behind for sure, is not asked first."""
-    app.trust(app.cwd)
-    assert isinstance(app.remember("The cache holds 10 entries.", scope="project"), Committed)
-    said: list[str] = []
-    app.projection.db.set_trace_callback(said.append)
-    try:
-        assert isinstance(app.remember("Worker pool 7 runs 9 threads", scope="project"),
-                          Committed)
-    finally:
-        app.projection.db.set_trace_callback(None)
+    said = _statements_of_a_project_claim(app, "The cache holds 10 entries.",
+                                          "Worker pool 7 runs 9 threads")
     asked = [s for s in said if s.startswith("SELECT") and
              ("claim_subjects_upto" in s or "max(rowid), 0) FROM items" in s)]
     assert 1 <= len(asked) <= 4, asked
@@ -281,15 +288,8 @@ def test_a_write_decision_reads_each_of_its_item_rows_once(app: Waymarks) -> Non
     item reads a write of the concurrency benchmark's mix, under the lock every other
     writer of the session waits for). Inside the write's transaction, while the
     connection has changed nothing, a read is asked of SQLite once."""
-    app.trust(app.cwd)
-    assert isinstance(app.remember("Setting w0 n1 is value 1", scope="project"), Committed)
-    said: list[str] = []
-    app.projection.db.set_trace_callback(said.append)
-    try:
-        assert isinstance(app.remember("Setting w0 n2 is value 2", scope="project"),
-                          Committed)
-    finally:
-        app.projection.db.set_trace_callback(None)
+    said = _statements_of_a_project_claim(app, "Setting w0 n1 is value 1",
+                                          "Setting w0 n2 is value 2")
     reads = _item_reads_before_the_first_change(said)
     assert reads  # (the decision does read items)
     assert len(reads) == len(set(reads)), Counter(reads).most_common(2)
