@@ -401,21 +401,9 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
     assert {"waymarks.hosts.cc_client", "_socket"} <= extra, "the hook ran through the client"
 
 
-@pytest.mark.slow
-def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
-        tmp_path: Path) -> None:
-    """A prompt's hook in its own process (no helper): the plan leaves Waymarks' own
-    prompts out of the history, a test of two fixed first lines, and took the evolution
-    cues' module to ask it (~3 ms); the install's backup notes took ``hashlib`` (OpenSSL's
-    bindings, ~2 ms) into every prompt's hook. Neither is loaded now; nor, on a home that
-    never learned anything, learned recall's service module (~0.4 ms: the plan imported
-    it to ask whether learning is on and to note its choice of learned claims); nor,
-    hybrid recall switched off (the suite's default), its modules; nor the credential
-    rules, which no text of this prompt needs (the pre-test finds no candidate); nor a
-    write's rules (recording a prompt is no pin's nor claim's write); nor, the project
-    not trusted, the listing of its other sessions, which only a trusted one reads; nor
-    what a plan reads only where there is something to read (:data:`NOT_FOR_A_PLAIN_PLAN`:
-    ~3 % of the hook's instructions at 10k memories)."""
+def _prompt_hook(tmp_path: Path) -> tuple[list[str], bytes, dict[str, str], Path]:
+    """A prompt's hook in its own process (no helper), in a project holding a claim whose
+    session has started: its command line, its event, its environment and the project."""
     import json
     import uuid
 
@@ -437,6 +425,25 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
                         "prompt": "which database port do we use?"}).encode()
     argv = cc.hook_argv(cc.hook_command(Path(sys.executable), tmp_path / "home",
                                         "UserPromptSubmit"))
+    return argv, event, env, project
+
+
+@pytest.mark.slow
+def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
+        tmp_path: Path) -> None:
+    """A prompt's hook in its own process (no helper): the plan leaves Waymarks' own
+    prompts out of the history, a test of two fixed first lines, and took the evolution
+    cues' module to ask it (~3 ms); the install's backup notes took ``hashlib`` (OpenSSL's
+    bindings, ~2 ms) into every prompt's hook. Neither is loaded now; nor, on a home that
+    never learned anything, learned recall's service module (~0.4 ms: the plan imported
+    it to ask whether learning is on and to note its choice of learned claims); nor,
+    hybrid recall switched off (the suite's default), its modules; nor the credential
+    rules, which no text of this prompt needs (the pre-test finds no candidate); nor a
+    write's rules (recording a prompt is no pin's nor claim's write); nor, the project
+    not trusted, the listing of its other sessions, which only a trusted one reads; nor
+    what a plan reads only where there is something to read (:data:`NOT_FOR_A_PLAIN_PLAN`:
+    ~3 % of the hook's instructions at 10k memories)."""
+    argv, event, env, project = _prompt_hook(tmp_path)
     done = subprocess.run([argv[0], *suite_bytecode(), "-X", "importtime", *argv[1:]],
                           input=event, env=env, cwd=project, capture_output=True,
                           timeout=120, check=True)
@@ -554,3 +561,35 @@ def test_the_item_records_carry_their_types_not_their_texts() -> None:
     with pytest.raises(msgspec.ValidationError):
         msgspec.json.decode(b'{"id":"p1","scope":"team","content":"x","createdAt":1}',
                             type=model.PinItem)
+
+
+#: run as ``python -c``: the hook's entry point, every text given to the builtin
+#: ``compile()`` (not a module's source, whose file is named) written to standard error
+_COMPILES_SEEN = (
+    "import builtins, os, runpy, sys\n"
+    "real = builtins.compile\n"
+    "def seen(source, filename, *args, **kwargs):\n"
+    "    if filename == '<string>':\n"
+    "        os.write(2, b'compiled: %r\\n' % (source,))\n"
+    "    return real(source, filename, *args, **kwargs)\n"
+    "builtins.compile = seen\n"
+    "sys.argv = sys.argv[1:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+@pytest.mark.slow
+def test_a_prompt_hook_without_its_helper_compiles_no_text(tmp_path: Path) -> None:
+    """A process's first ``compile()`` sets up every node type of the ``ast`` module
+    (~9.3M instructions; then ~0.1M a text): a prompt's hook compiled 47 texts, the
+    annotations of five ``NamedTuple`` classes and of the ledger's two decoded records
+    (written as strings under ``from __future__ import annotations``: each became a
+    ``typing.ForwardRef``, which compiles its text) and msgspec's probe of
+    ``ForwardRef``'s signature at its import (``spawn/imports.py``): 3.8 % of the hook's
+    instructions at 10k memories. It compiles none now, and answers as before."""
+    argv, event, env, project = _prompt_hook(tmp_path)
+    assert argv[1:3] == ["-I", "-S"]
+    done = subprocess.run([argv[0], *suite_bytecode(), "-I", "-S", "-c", _COMPILES_SEEN,
+                           *argv[3:]], input=event, env=env, cwd=project,
+                          capture_output=True, timeout=120, check=True)
+    assert [line for line in done.stderr.decode().splitlines()
+            if line.startswith("compiled:")] == []

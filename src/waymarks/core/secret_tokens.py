@@ -21,7 +21,6 @@ keep true; the wrappers, the pre-test and the checks live there).
 Pure: ASCII regular expressions only, no I/O, no state.
 """
 
-from __future__ import annotations
 
 import re
 from typing import Final, NamedTuple

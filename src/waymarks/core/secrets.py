@@ -108,7 +108,6 @@ Redaction is idempotent.
 Pure: no I/O.
 """
 
-from __future__ import annotations
 
 import re
 from itertools import pairwise
@@ -299,7 +298,7 @@ def candidates(text: str) -> list[tuple[int, int, int, str]]:
     return found
 
 
-def _accept(rule: Rule, rank: int, match: re.Match[str],
+def _accept(rule: "Rule", rank: int, match: re.Match[str],
             found: list[tuple[int, int, int, str]]) -> bool:
     """Add ``match`` to ``found`` if the rule's check accepts it; whether it did (a rule
     whose match is several values: whether it was read, always)."""

@@ -4,7 +4,6 @@ alike, naming the file or the command that mends it, never what a file holds; ea
 logged (``claude_code_hook_skipped``).
 """
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Final, NamedTuple

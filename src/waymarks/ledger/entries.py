@@ -19,7 +19,6 @@ disagree about which line an ID names:
 - of two lines with one ID the first counts (the reader skips the later one).
 """
 
-from __future__ import annotations
 
 import itertools
 import re
@@ -174,7 +173,7 @@ def decode_line(line: bytes) -> EntryLine | None:
         return None
 
 
-def bodies(session: SessionLog, types: Collection[str] | None = None) -> Iterator[Body]:
+def bodies(session: "SessionLog", types: Collection[str] | None = None) -> Iterator[Body]:
     """Every entry the reader has read, in file order (only ``types``, when given)."""
     seen: set[str] = set()
     lines = session.tail_bytes(session.offset).split(b"\n")
@@ -193,7 +192,7 @@ def bodies(session: SessionLog, types: Collection[str] | None = None) -> Iterato
             yield body_of(raw)
 
 
-def entries_named(session: SessionLog, ids: Collection[str]) -> dict[str, EntryLine]:
+def entries_named(session: "SessionLog", ids: Collection[str]) -> dict[str, EntryLine]:
     """The entries of ``ids`` the reader has read, by :func:`bodies`' rules, decoding only
     the lines that name one: ``memory show`` of a claim with sources read every entry of
     the ledger to date them (60k entries: 3 s, the ledger's whole tree in memory)."""
@@ -216,7 +215,7 @@ def entries_named(session: SessionLog, ids: Collection[str]) -> dict[str, EntryL
     return found
 
 
-def messages(session: SessionLog) -> Iterator[Message]:
+def messages(session: "SessionLog") -> Iterator[Message]:
     """Every message entry, in file order."""
     for body in bodies(session, ("message",)):
         assert isinstance(body, Message)
@@ -240,7 +239,7 @@ _MESSAGE_TYPE: Final = b'"message"'
 _MESSAGE_LINE: Final = b'{"type":"message"'
 
 
-def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
+def recent_messages(session: "SessionLog", max_bytes: int, max_entries: int, *,
                     enough: Callable[[list[Message]], bool] | None = None,
                     first_bytes: int | None = None,
                     keep: Callable[[Message], bool] | None = None,
@@ -290,14 +289,14 @@ def recent_messages(session: SessionLog, max_bytes: int, max_entries: int, *,
         read = further
 
 
-def _messages(session: SessionLog, max_bytes: int, max_entries: int,
+def _messages(session: "SessionLog", max_bytes: int, max_entries: int,
               keep: Callable[[Message], bool] | None, last: int | None) -> list[Message]:
     size = session.offset
     tail = session.tail_bytes(min(size, max_bytes))
     return _messages_in(session, tail, _window(tail, size, max_entries)[1], keep, last)
 
 
-def _messages_in(session: SessionLog, tail: bytes, begin: int,
+def _messages_in(session: "SessionLog", tail: bytes, begin: int,
                  keep: Callable[[Message], bool] | None, last: int | None) -> list[Message]:
     kept: list[Message] = []
     for raw in _lines_in(tail, begin, _MESSAGE_TYPE):
@@ -317,7 +316,7 @@ def _messages_in(session: SessionLog, tail: bytes, begin: int,
     return out
 
 
-def recent_custom(session: SessionLog, custom_type: str, needle: bytes, max_bytes: int,
+def recent_custom(session: "SessionLog", custom_type: str, needle: bytes, max_bytes: int,
                   max_entries: int) -> list[Custom]:
     """The ``custom`` entries of ``custom_type`` whose line holds ``needle`` (an ID they
     carry, say) among the last ``max_entries`` lines of the last ``max_bytes`` of the
@@ -327,7 +326,7 @@ def recent_custom(session: SessionLog, custom_type: str, needle: bytes, max_byte
             and isinstance(body := body_of(raw), Custom)]
 
 
-def _recent_lines(session: SessionLog, needle: bytes, max_bytes: int,
+def _recent_lines(session: "SessionLog", needle: bytes, max_bytes: int,
                   max_entries: int) -> Iterator[EntryLine]:
     """The entry lines (with an ID and a timestamp) holding ``needle`` among the last
     ``max_entries`` lines of the last ``max_bytes`` of the ledger, in file order; only
@@ -380,14 +379,14 @@ def window_start(data: bytes, first: int, lines: int, block: int = 1 << 16) -> i
     return at + 1
 
 
-def custom_entries(session: SessionLog, custom_type: str) -> Iterator[Custom]:
+def custom_entries(session: "SessionLog", custom_type: str) -> Iterator[Custom]:
     """Every ``custom`` entry of ``custom_type``, in file order."""
     for body in bodies(session, ("custom",)):
         if isinstance(body, Custom) and body.custom_type == custom_type:
             yield body
 
 
-def last_entry(session: SessionLog) -> Body | None:
+def last_entry(session: "SessionLog") -> Body | None:
     """The leaf entry when it is the last line read, blank lines aside (what was just
     appended), read from the end of the ledger only; ``None`` when there is none, or a
     line the reader skipped follows it."""
@@ -407,7 +406,7 @@ def last_entry(session: SessionLog) -> Body | None:
     return body_of(raw)
 
 
-def _ends_skipped(session: SessionLog) -> bool:
+def _ends_skipped(session: "SessionLog") -> bool:
     """Whether the last line read, blank lines aside, is one the reader skipped."""
     line_no = session.lines
     for anomaly in reversed(session.anomalies):
@@ -461,7 +460,7 @@ def _decode_any(raw: msgspec.Raw) -> Any:
         return None
 
 
-def custom_entries_between(session: SessionLog, custom_type: str, start: int,
+def custom_entries_between(session: "SessionLog", custom_type: str, start: int,
                            end: int) -> Iterator[Custom]:
     """The ``custom`` entries of ``custom_type`` on the lines from byte ``start`` to
     ``end`` (line boundaries two checkpoints vouch for), decoded from those bytes alone,
@@ -483,7 +482,7 @@ def custom_entries_between(session: SessionLog, custom_type: str, start: int,
             yield body
 
 
-def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
+def custom_entries_since(session: "SessionLog", custom_type: str, offset: int,
                          entries: int) -> Iterator[Custom]:
     """The ``custom`` entries of ``custom_type`` on the lines past byte ``offset``, where
     the reader had read ``entries`` entries (a checkpoint an incremental reader kept):
@@ -494,7 +493,7 @@ def custom_entries_since(session: SessionLog, custom_type: str, offset: int,
         yield body
 
 
-def marked_custom_entries(session: SessionLog, custom_type: str, offset: int,
+def marked_custom_entries(session: "SessionLog", custom_type: str, offset: int,
                           entries: int) -> Iterator[tuple[Custom, int, int]]:
     """:func:`custom_entries_since`, each entry with where a checkpoint just past it
     stands: the byte offset of the end of its line, and the entries read up to there (a
@@ -531,7 +530,7 @@ def marked_custom_entries(session: SessionLog, custom_type: str, offset: int,
 LINES_WINDOW: Final = 1 << 20
 
 
-def _lines_from(session: SessionLog, offset: int) -> Iterator[bytes]:
+def _lines_from(session: "SessionLog", offset: int) -> Iterator[bytes]:
     """The lines (without their newlines) from byte ``offset`` to what the reader read,
     read a window at a time: a fold in parts stops after a part's records, and reading
     and splitting all the rest for each part (72 MB at 60k learned claims, 180 parts)

@@ -8,7 +8,6 @@ the protocol a second backend (a server database for teams) would implement:
 runs one contract against every implementation.
 """
 
-from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence

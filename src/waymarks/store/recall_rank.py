@@ -26,7 +26,6 @@ the lower row ID, as FTS5's sorter gives them: ``tests/store/test_recall_rank.py
 compares the order with FTS5's own on random stores.
 """
 
-from __future__ import annotations
 
 import heapq
 import itertools
@@ -225,7 +224,7 @@ def _merge(db: sqlite3.Connection, table: str, order: list[int],
         yield _pop(heap, streams)
 
 
-def _pop(heap: list[tuple[float, int, int]], streams: list[_Stream]) -> int:
+def _pop(heap: list[tuple[float, int, int]], streams: "list[_Stream]") -> int:
     _, rowid, place = heapq.heappop(heap)
     head = streams[place].next()
     if head is not None:
