@@ -23,7 +23,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_prose import might_state_one
+from waymarks.core.secret_prose import might_name_one, might_state_one
 from waymarks.core.secret_tokens import (
     DASH_FLAG,
     DISCORD,
@@ -58,7 +58,8 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "xml_pair",
                                 "secret_set",
                                 "store_pairs",
-                                "auth_b64", "pgpass", "prose", "prose_cjk", "kube_secret",
+                                "auth_b64", "pgpass", "prose", "prose_cjk", "prose_bare",
+                                "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
 
@@ -327,7 +328,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
             or ("auth" in folded and _auth_key(folded)) \
             or ("set" in text and ("configure" in text or "user-secrets" in text
                                    or "config" in text)) \
-            or ("k" in folded and "psk" in folded and "nmcli" in text)
+            or ("k" in folded and "psk" in folded and "nmcli" in text) \
+            or might_name_one(text, folded)  # "use token Xk9v… for staging": no separator
     return named_pass \
         or (equals and alone_pair(text)) \
         or ("k" in folded and ("key" in folded or "token" in folded

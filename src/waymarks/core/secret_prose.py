@@ -25,7 +25,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule, ascii_lower
-from waymarks.core.secret_values import prose_value_is_secret
+from waymarks.core.secret_values import prose_value_is_secret, setting_is_secret
 
 #: key nouns that name a credential ("the key is to…" names none)
 _KEY_QUALIFIERS: Final = ("api", "access", "secret", "private", "license", "licence",
@@ -73,8 +73,46 @@ PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
     anchored=True, wrapper=True)
 
 
+#: a credential's noun then its value, no verb nor separator between ("use token Xk9v… for
+#: staging", "the CI token Xk9v… expires Friday", Twilio's "auth token 3f9a…",
+#: ``VERCEL_TOKEN Xk9v…``): it went out in clear. Only a value that reads as random goes
+#: (:func:`waymarks.core.secret_values.setting_is_secret`): after a bare noun most words
+#: are prose ("token usage", "password reset", "token 4096"); the value is a token's run
+#: (a letter or digit, then 11-255 of ``[\w+/=~-]``), then a space, punctuation or the end
+_BARE_NOUN: Final = (
+    r"(?:(?<![A-Za-z])(?:token|passwor[dt]|passwd|passphrase|secret)"
+    r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
+                          for q in _KEY_QUALIFIERS) + r"))s?")
+PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
+    _BARE_NOUN + r"[ \t]+(?P<prose_bare>[A-Za-z0-9][\w+/=~-]{11,255}+)(?=[.,;:)]*(?:\s|\Z))",
+    re.ASCII | re.IGNORECASE),
+    ("token", "pass", "secret", "key"), folded=True, anchored=True, wrapper=True)
+
+
+def might_name_one(text: str, folded: str) -> bool:
+    """The pre-test's part for ``PROSE_BARE`` in a text with no separator: whether its
+    expression matches at one of its needles (:func:`might_state_one`'s way)."""
+    if not ("token" in folded or "pass" in folded or "secret" in folded or "key" in folded):
+        return False
+    return _matched_at_needles(PROSE_BARE, text)
+
+
+def _matched_at_needles(rule: Rule, text: str) -> bool:
+    """Whether ``rule``'s expression matches ``text`` where one of its needles stands."""
+    lowered = ascii_lower(text)
+    for needle in rule.needles:
+        at = lowered.find(needle)
+        while at != -1:
+            if rule.regex.match(text, at) is not None:
+                return True
+            at = lowered.find(needle, at + 1)
+    return False
+
+
 def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
-    """Whether the value ``PROSE`` or ``PROSE_CJK`` matched is a credential."""
+    """Whether the value ``PROSE``, ``PROSE_CJK`` or ``PROSE_BARE`` matched is a credential."""
+    if match.lastgroup == "prose_bare":
+        return setting_is_secret(match.string[start:end])
     found = match.groupdict()
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     return prose_value_is_secret(match.string[start:end], quoted=match.lastgroup != "prose",
@@ -101,12 +139,4 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
                  or " were" in folded or " be" in folded or " remains" in folded):
         rules.append(PROSE)
-    lowered = ascii_lower(text) if rules else text  # the rules' positions: ``text``'s
-    for rule in rules:
-        for needle in rule.needles:
-            at = lowered.find(needle)
-            while at != -1:
-                if rule.regex.match(text, at) is not None:
-                    return True
-                at = lowered.find(needle, at + 1)
-    return False
+    return any(_matched_at_needles(rule, text) for rule in rules)

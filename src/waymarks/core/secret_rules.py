@@ -68,7 +68,7 @@ from waymarks.core.secret_manifest import (
 from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prompts import PROMPT_TYPED
-from waymarks.core.secret_prose import PROSE, PROSE_CJK
+from waymarks.core.secret_prose import PROSE, PROSE_BARE, PROSE_CJK
 from waymarks.core.secret_stdin import STDIN_RULES
 from waymarks.core.secret_tokens import (
     DASH_FLAG_PATTERN,
@@ -495,6 +495,7 @@ _WRAPPERS: Final = (
         anchored=True,
         wrapper=True),
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
+    PROSE_BARE,  # (its noun, then its value: no verb)
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential
