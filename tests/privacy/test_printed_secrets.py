@@ -66,3 +66,26 @@ def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
 test_the_printed_secret_is_redacted, test_other_output_stays = shape_tests(
     [(text, text.replace(PW, "[REDACTED:secret]")) for text in PRINTED], UNCHANGED)
 
+
+
+#: what a command wrote on standard error before its value: heroku's (oclif's) ``›``
+#: lines, a ``Warning:`` line; the value after them went out in clear
+WARNED = [
+    f"$ heroku auth:token\n \u203a   Warning: token will expire 12/31/2026\n \u203a   Use heroku"
+    f" authorizations:create to generate a long-term token\n{PW}",
+    f"$ heroku auth:token\n \u203a   Warning: token will expire 12/31/2026\n{PW}\n$ ls",
+    f"$ gcloud secrets versions access latest --secret=db\nWARNING: Python 3.8 is deprecated\n{PW}",
+]
+#: a warning line is not the value, nor a sentence after one
+WARNED_KEPT = [
+    "$ heroku auth:token\n \u203a   Warning: token will expire 12/31/2026",
+    "$ heroku auth:token\n \u203a   Error: not logged in\nRun heroku login first",
+    "$ heroku auth:token\nWarning: Xk9vT2pQ7mLwR4sZ is the name of the app",
+]
+
+test_a_value_after_warnings_is_redacted, test_a_warning_alone_stays = shape_tests(
+    [(text, text.replace(PW, "[REDACTED:secret]")) for text in WARNED], WARNED_KEPT)
+
+
+def test_the_cli_refuses_a_value_after_warnings(tmp_path: Path) -> None:
+    assert_pin_refused(tmp_path, WARNED[0], PW)

@@ -13,7 +13,8 @@ and ``infisical secrets get … --plain``, ``chamber read -q``, ``heroku auth:to
 the rule table of :mod:`waymarks.core.secret_rules`, beside Vault's ``vault_field``; the
 value is judged as it is (a reference, or a line of no letters or digits, holds none), and
 a command whose output goes to a file or a pipe (but kubectl's into ``base64 -d``) prints
-nothing there. The command's literal words, single-spaced, are its needles
+nothing there; warnings it wrote before the value (:data:`_WARNINGS`) may stand between.
+The command's literal words, single-spaced, are its needles
 (:data:`waymarks.core.secret_tokens.PRINTED_NEEDLES`, the pre-test's too).
 
 Pure: ASCII regular expressions only, no I/O, no state.
@@ -59,8 +60,14 @@ _PRINTS: Final = "|".join((
     r"(?:(?<![\w.-])|(?<=bin/))rails secret(?![^\s])", r"phx\.gen\.secret",
 ))
 
+#: a warning the command wrote on standard error before its value, which a captured
+#: session shows between the two: oclif's ``›``-led lines (``heroku auth:token``'s ``›
+#: Warning: token will expire …`` and its advice), ``Warning:`` or ``WARNING:`` lines (the
+#: value after them went out in clear); four at most, each to its line's end
+_WARNINGS: Final = (r"(?:[ \t]*(?:\u203a|(?i:warning)[:!])[^\n]{0,512}\r?\n){0,4}+")
+
 PRINTED: Final = Rule("printed", "secret", lazy(
-    r"(?:" + _PRINTS + r")" + _REST + r"+[ \t]*\r?\n[ \t]*(?!" + _NOT_TYPED + ")"
+    r"(?:" + _PRINTS + r")" + _REST + r"+[ \t]*\r?\n" + _WARNINGS + r"[ \t]*(?!" + _NOT_TYPED + ")"
     r"(?P<printed>" + PRINTED_VALUE, re.ASCII),
     PRINTED_NEEDLES, anchored=True, wrapper=True, guard="\n")
 
