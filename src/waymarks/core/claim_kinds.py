@@ -84,7 +84,10 @@ _BEFORE_NAME: Final = (
     r"|(?P<han>(?:部署|运行|托管|存放|存储|保存|发送|上传|推送|迁移|迁到|放)?(?:在|到|至|于)"
     r"|改用|使用|采用|用|通过|是|为|(?P<han_denial>而不是|不是|不用|不再使用|不使用))\s*")
 _KIND_NAME: Final = lazy(
-    rf"(?:{_BEFORE_NAME})(?P<name>(?:{_NAMES})(?![\w-]|\.\w|\s*(?:v?\d|-))|(?P<region>{_REGION})(?![\w-]))"
+    # (a number after a name is its version, "Node 20", but after a day its time: "every
+    # tuesday 10:00", as a Chinese schedule reads, :mod:`waymarks.core.claim_schedules`)
+    rf"(?:{_BEFORE_NAME})(?P<name>(?:{_NAMES})(?![\w-]|\.\w|\s*-|(?<!day)(?<!days)\s*v?\d)"
+    rf"|(?P<region>{_REGION})(?![\w-]))"
     r"(?:\s*(?:上|中|里)(?![\u4e00-\u9fff]))?")
 
 

@@ -61,6 +61,7 @@ from waymarks.core.claim_names import (
 from waymarks.core.claim_names import (
     identifier as name_of,
 )
+from waymarks.core.claim_schedules import han_schedule
 from waymarks.core.claim_states import stated_state
 from waymarks.core.claim_terms import HAN_NOUN_VERBS as _HAN_VERBS
 from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
@@ -247,7 +248,7 @@ def signature(claim: str) -> Signature | None:
     claim = strip_markers(claim)
     if len(claim) > MAX_CLAIM_CHARS:  # (no one fact: see the module's docstring)
         return None
-    text = _dated(thousands(_folded(claim)))
+    text = _dated(thousands(han_schedule(_folded(claim))))
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
     text = worded_bounds(durations(frequencies(spelled(text))))
@@ -476,19 +477,28 @@ def _one_more(a: Signature, b: Signature) -> bool:
     return (a.adds or b.adds) and not any(v[:2] == "s:" for v in a.values | b.values)
 
 
-def _split(a: Signature, b: Signature, kind: str = "s:") -> list[tuple[Signature, Signature]]:
-    """``a`` and ``b`` whole, or, when both state a state (then a rate) and other values,
-    those and their other values apart: one in common of either was taken for agreement on
-    all ("The allowed ports are 9000-9010." agreed with "… 8000-8010.", both "allowed";
-    "runs once a day at 02:00" with "… at 03:00", both once a day)."""
-    ours = [frozenset(v for v in side.values if v[:2] == kind) for side in (a, b)]
+#: the kinds of value compared apart from the others (:func:`_split`): a state, a rate, a
+#: day of the week
+_APART: Final = ("s:", "r:", "k:weekday:")
+
+
+def _split(a: Signature, b: Signature, apart: tuple[str, ...] = _APART
+           ) -> list[tuple[Signature, Signature]]:
+    """``a`` and ``b`` whole, or, when both state a state (then a rate, then a day of the
+    week) and other values, those and their other values apart: one in common of either
+    was taken for agreement on all ("The allowed ports are 9000-9010." agreed with "…
+    8000-8010.", both "allowed"; "runs once a day at 02:00" with "… at 03:00", both once
+    a day; "starts on Friday at 16:00" with "… on Thursday at 16:00", both at 16:00)."""
+    if not apart:
+        return [(a, b)]
+    kind = apart[0]
+    ours = [frozenset(v for v in side.values if v.startswith(kind)) for side in (a, b)]
     if not all(ours) or ours[0] == a.values or ours[1] == b.values:
-        return _split(a, b, "r:") if kind == "s:" else [(a, b)]
+        return _split(a, b, apart[1:])
     # (where each holds is none of them: the same state on db-1 and on db-2 is two facts)
     mine, theirs = (_only(side, side.values - found - (side.where if kind == "s:" else set()))
                     for side, found in ((a, ours[0]), (b, ours[1])))
-    rest = _split(mine, theirs, "r:") if kind == "s:" else [(mine, theirs)]
-    return [(_only(a, ours[0]), _only(b, ours[1])), *rest]
+    return [(_only(a, ours[0]), _only(b, ours[1])), *_split(mine, theirs, apart[1:])]
 
 
 def _only(side: Signature, values: frozenset[str]) -> Signature:
