@@ -56,6 +56,15 @@ _KINDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     "cloud": (("aws",), ("gcp", "google cloud"), ("azure",), ("阿里云",), ("腾讯云",),
               ("华为云",), ("digitalocean",), ("hetzner",)),
     "tests": (("pytest",), ("unittest",), ("jest",), ("vitest",), ("mocha",)),
+    # what a thing keeps its data or cache in, and the language it is written in ("The
+    # cache cluster uses Redis.", "缓存使用 Memcached。", "订单服务用 Go 编写。")
+    "cache": (("redis",), ("memcached",), ("valkey",), ("keydb",), ("dragonfly",)),
+    "database": (("postgres", "postgresql"), ("mysql",), ("mariadb",), ("mongodb",),
+                 ("sqlite",), ("dynamodb",), ("cockroachdb",), ("cassandra",),
+                 ("clickhouse",), ("oracle database",), ("sql server",)),
+    "language": (("go", "golang"), ("java",), ("python",), ("rust",), ("typescript",),
+                 ("javascript",), ("kotlin",), ("ruby",), ("php",), ("scala",),
+                 ("elixir",), ("c#", "csharp"), ("c++", "cpp"), ("swift",)),
     # the day of the week a thing happens on ("changes every Monday", "runs on Sundays")
     "weekday": tuple((day, day + "s") for day in (
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")),
@@ -86,7 +95,7 @@ _BEFORE_NAME: Final = (
 _KIND_NAME: Final = lazy(
     # (a number after a name is its version, "Node 20", but after a day its time: "every
     # tuesday 10:00", as a Chinese schedule reads, :mod:`waymarks.core.claim_schedules`)
-    rf"(?:{_BEFORE_NAME})(?P<name>(?:{_NAMES})(?![\w-]|\.\w|\s*-|(?<!day)(?<!days)\s*v?\d)"
+    rf"(?:{_BEFORE_NAME})(?P<name>(?:{_NAMES})(?![\w-]|\.\w|:\S|\s*-|(?<!day)(?<!days)\s*v?\d)"
     rf"|(?P<region>{_REGION})(?![\w-]))"
     r"(?:\s*(?:上|中|里)(?![\u4e00-\u9fff]))?")
 
@@ -113,6 +122,10 @@ def kind_values(text: str, denied_at: Callable[[str, int, int], bool]
             value = "k:region:" + match.group("region")
         else:
             value = _CANONICAL[match.group("name")]
+            kind = value[2:value.index(":", 2)]
+            if kind in _USED and not _USED[kind].search(
+                    said, max(0, match.start() - 8), match.start("name")):
+                continue  # ("stored in Redis": the place read as before; "ready to go")
         values.add(value)
         if match.group("denial") or match.group("han_denial") or denied_at(
                 said, match.start(), match.end()) or (
@@ -156,12 +169,22 @@ _OWN_OR_SHARED: Final = lazy(
     r"|(?:和|与)[\u4e00-\u9fff]{1,6}?(?:共用|共享)(?:一个|同一个)?|共用|共享")
 
 
+#: the kinds named as a value only after a verb of using (or, a language, of writing):
+#: "uses Redis", "使用 Memcached", "is written in Go", "用 Go 编写"; after "stored in" or
+#: "kept in" a store is the place it is (:mod:`waymarks.core.claim_word_values`), after a
+#: copula a word ("The default language is Go.")
+_USING: Final = r"(?:\buse[sd]? |\busing |使用\s*|采用\s*|改用\s*|(?<!使)用\s*)"
+_USED: Final = {"cache": lazy(_USING + "$"), "database": lazy(_USING + "$"),
+                "language": lazy(rf"(?:{_USING}|\bwritten in |\bbuilt in )$")}
+
+
 #: the words of a kind's own attribute: a claim of a package manager says what installs
 #: the dependencies whatever it names of them ("Use yarn to install dependencies.", "Always
 #: use pnpm rather than yarn.", "使用 npm 管理依赖": one subject, the kind's)
 _KIND_WORDS: Final = {kind: frozenset(("dependency", "install", "package", "manage",
                                        "management", "manager", "管理", "安装"))
-                      for kind in ("js-packages", "py-packages")}
+                      for kind in ("js-packages", "py-packages")} | {
+    "language": frozenset(("written", "write", "language", "编", "写", "语", "言"))}
 
 
 def kind_subject(subject: set[str], values: set[str]) -> set[str]:
