@@ -87,6 +87,13 @@ class Calibration(msgspec.Struct, frozen=True):
     #: a record's relevance gains this share of the best of its conversational neighbours'
     #: (:mod:`waymarks.recall.neighbours`; ranking only, no gate reads it; 0: none)
     neighbours: float = 0.0
+    #: a similarity tells a record from others only by this much (raw cosine; None: any
+    #: does): a record the lexical relative cutoff cuts stays within the fused one only
+    #: when it is this much nearer in meaning than the records the words rank best
+    #: (:meth:`Semantic.nearer`). Claims of one shape ("The payments service listens on
+    #: port 8030.", "The billing service …") sit within about 0.02 of each other for any
+    #: question of that shape, so fusion lifted every one of them a little towards the best
+    distinct: float | None = None
 
     def __post_init__(self) -> None:
         if not (-1.0 <= self.floor < self.ceil <= 1.0 and 0.0 <= self.weight <= 1.0
@@ -95,6 +102,7 @@ class Calibration(msgspec.Struct, frozen=True):
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
                 and 0.0 < self.beside <= 1.0 and 0.0 <= self.nearest_margin < 1.0
                 and 0.0 <= self.neighbours <= 1.0
+                and (self.distinct is None or 0.0 <= self.distinct < 1.0)
                 and (self.qualify_nearest is None or 0.0 < self.qualify_nearest <= self.qualify)
                 and (self.qualify_han is None or self.qualify <= self.qualify_han <= 1.0)):
             raise ValueError(f"invalid calibration {self!r}")
@@ -207,6 +215,28 @@ class Semantic(msgspec.Struct, frozen=True):
         other = rest[0] if rest else self.calibration.floor
         return best - other >= self.calibration.nearest_margin and script(text) == "latin" \
             and says_enough(text)
+
+    def nearer(self, candidate_id: str, than: Iterable[str]) -> bool:
+        """Whether the record is nearer in meaning than each record of ``than`` that has
+        a vector by the calibration's ``distinct`` margin (raw cosine): its meaning, not the
+        question's shape they share, sets it apart. With no margin, any record is; without
+        a vector, or with none of ``than`` to compare, none is."""
+        margin = self.calibration.distinct
+        if margin is None:
+            return True
+        cosine = self.cosines.get(candidate_id)
+        rivals = [self.cosines[i] for i in than if i in self.cosines and i != candidate_id]
+        return cosine is not None and bool(rivals) and cosine - max(rivals) >= margin
+
+    def lifts(self, candidate_id: str, lexical: float, relevance: float,
+              best: Iterable[str]) -> bool:
+        """Whether fusion may keep a record (``lexical``, fused ``relevance``) within the
+        relative cutoff that its words alone would not reach (scoring's ``_cut``): nearer
+        in meaning than the records the words rank ``best`` (:meth:`nearer`), or raised by
+        its conversational neighbours (:mod:`waymarks.recall.neighbours`: the turn beside
+        a question's answer, which shares few of its words)."""
+        own = self.fuse(lexical, self.score(candidate_id))
+        return relevance > own or self.nearer(candidate_id, best)
 
     def supports(self, sem: float | None, text: str = "") -> bool:
         """Whether a record (``text``) with a lexical match is near enough in meaning to

@@ -334,10 +334,20 @@ def _cut(scored: Sequence[Scored], semantic: Semantic | None,
     best_lexical = max((s.lexical for s in scored if s.eligible), default=0.0)
     cutoff = RELATIVE_CUTOFF if semantic is None else semantic.calibration.relative
 
+    # fused, a record the words alone cut stays only when fusion lifted it for a reason
+    # of its own (:meth:`Semantic.lifts`): a similarity every claim of the question's
+    # shape shares lifted each towards the best ("The payments service listens on port
+    # 8030." beside billing's, for "what port does billing listen on?")
+    tops = [s.candidate.id for s in scored if s.eligible and s.lexical == best_lexical
+            ] if semantic is not None else []
+
     def within(s: Scored) -> bool:
-        return s.relevance >= cutoff * best or (
-            semantic is not None and s.lexical > 0
-            and s.lexical >= RELATIVE_CUTOFF * best_lexical)
+        if semantic is None:
+            return s.relevance >= cutoff * best
+        if s.lexical > 0 and s.lexical >= RELATIVE_CUTOFF * best_lexical:
+            return True
+        return s.relevance >= cutoff * best and (
+            s.lexical <= 0 or semantic.lifts(s.candidate.id, s.lexical, s.relevance, tops))
 
     apart = asked_apart(facts, [s for s in scored if s.eligible and within(s)])
     best_of: dict[str, float] = {}
