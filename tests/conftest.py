@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import real_home
+from tests import bytecode, real_home  # bytecode first: before anything of Waymarks
 from tests.temproot import memory_root
 from waymarks.service.app import Waymarks
 
@@ -110,6 +110,12 @@ def pytest_configure(config: pytest.Config) -> None:
     root = memory_root()
     if root is not None:
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+
+
+def pytest_report_header() -> str | None:
+    """Where the tests' own bytecode is kept when the shell leaves it out
+    (:mod:`tests.bytecode`)."""
+    return None if bytecode.KEPT is None else f"bytecode kept in {bytecode.KEPT}"
 
 
 _REAL_HOME = pytest.StashKey[tuple[tuple[list[Path], list[Path]], real_home.State]]()
