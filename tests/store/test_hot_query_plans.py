@@ -9,6 +9,7 @@ statements traced, their values bound; the plan does not depend on the rows (no
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -90,6 +91,15 @@ def _recall(app: Waymarks) -> object:
     return app.recall("which port does the staging database use?")
 
 
+def _recall_after_a_write(app: Waymarks) -> object:
+    """A recall whose index is one claim behind: the write before it catches it up."""
+    app.remember(f"Build {next(_BUILDS)} of the billing service passed.")
+    return _recall(app)
+
+
+_BUILDS = itertools.count(1)
+
+
 def _plan(app: Waymarks) -> object:
     from waymarks.service.planning import plan_request
 
@@ -98,6 +108,7 @@ def _plan(app: Waymarks) -> object:
 
 HOT: dict[str, Callable[[Waymarks], object]] = {
     "recall": _recall,
+    "recall after a write": _recall_after_a_write,
     "plan": _plan,
     "list memory": lambda app: app.items("memory"),
     "list pins": lambda app: app.items("pin"),

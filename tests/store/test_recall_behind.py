@@ -1,6 +1,7 @@
 """Whether the recall index is behind reads the last memory item's ``seq`` with a loose
 index scan over sessions (issue 15: the plain ``max`` read every item on every recall).
-It must return what the plain query returns, for any mix of sessions, kinds and seqs."""
+It must return what the plain query returns, for any mix of sessions, kinds and seqs; so
+must the catch-up's read of the memory items past a seq, by the same index."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import sqlite3
 from hypothesis import strategies as st
 
 from tests.lanes import lanes, run_property
+from waymarks.store.memory_seq import memory_items_after
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RecallIndex, last_memory_seq
 
 PLAIN = "SELECT coalesce(max(seq), 0) FROM items WHERE kind = 'memory'"
+AFTER = "SELECT id, seq FROM items WHERE kind = 'memory' AND seq > ? ORDER BY seq LIMIT ?"
 
 
 @functools.cache
@@ -37,6 +40,14 @@ def _last_memory_seq_is_the_plain_maximum(rows: list[tuple[str, str, int]]) -> N
         _migrated().backup(db)
         _insert(db, rows)
         assert last_memory_seq(db) == db.execute(PLAIN).fetchone()[0]
+        seqs = sorted({seq for _session, _kind, seq in rows})
+        # (items never share a seq; rows here may, and then their order is either's)
+        unique = len(seqs) == len(rows)
+        for after in (-1, *seqs[:3], *seqs[-2:]):  # the catch-up's read, as far as it goes
+            for limit in (-1, 1, 3) if unique else (-1,):
+                found = memory_items_after(db, "id, seq", after, limit)
+                plain = db.execute(AFTER, (after, limit)).fetchall()
+                assert found == plain if unique else sorted(found) == sorted(plain)
     finally:
         db.close()
 

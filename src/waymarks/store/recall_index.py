@@ -58,7 +58,7 @@ from waymarks.store.integrity import (
     verify_blob_row,
     verify_item,
 )
-from waymarks.store.memory_seq import last_memory_seq
+from waymarks.store.memory_seq import last_memory_seq, memory_items_after
 from waymarks.store.recall_rank import RETIRED, fts5_ranked, in_effect, ranked, visible_rows
 
 if TYPE_CHECKING:
@@ -256,11 +256,9 @@ class RecallIndex:
         if fresh:
             reset(self.db)
         watermark = integer_meta(self.db, "recall_seq") or 0
-        rows = self.db.execute(
-            "SELECT id, text, status, scope, coalesce(project_path, session_id), created_at,"
-            " seq, session_id || ':' || entry_id FROM items WHERE kind = 'memory' AND seq > ?"
-            " ORDER BY seq LIMIT ?", (watermark, -1 if limit is None else limit)
-        ).fetchall()
+        rows = memory_items_after(
+            self.db, "id, text, status, scope, coalesce(project_path, session_id), created_at,"
+            " seq, session_id || ':' || entry_id", watermark, -1 if limit is None else limit)
         return self._index_items(rows, int(rows[-1][6]) if rows else None, fresh=fresh)
 
     def current(self) -> bool:
