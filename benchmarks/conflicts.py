@@ -346,7 +346,7 @@ The pairs tagged ``dev-paraphrase`` (122: 64 conflicting, 58 not; 78 English, 34
 10 mixed) are the development set of the typed-slot check (``core/claim_slots.py``): a
 second claim saying another value in other words than the first ("The billing API listens
 on port 8085." / "Billing API: port 8086.", "runs at 01:00 UTC" / "starts at 3am UTC",
-"capped at 25 MB" / "The maximum upload size is 100 MB.", 日志保留 30 天 / 日志保存 90 天)
+"capped at 25 MB" / "Max upload size: 100 MB.", 日志保留 30 天 / 日志保存 90 天)
 and its look-alikes (the same kind of value of another subject or environment, a range
 holding the other value, a restatement in other words, a second attribute of one kind
 such as two ports of one service), each marked by judgement before any run. Written
