@@ -72,7 +72,17 @@ _OWNER_FIRST: Final = lazy(
     r"(?: owns| is the owner of| (?:no longer|never) (owns)| (?:does not|doesn't|did not|didn't)"
     r" (own)| is (?:no longer|not) (the owner) of) (?:the |our )?[a-z]")
 _HAN_OWNER: Final = lazy(
-    r"(?:负责人|所有者)\s*(?:是|为)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[。!;,?]|\.(?!\w)|$))")
+    r"(?:负责人|所有者|值班人|值班工程师|维护人|维护者)\s*(?:是|为)\s*"
+    r"([\u4e00-\u9fff]{2,4}|[a-z][\w-]*(?: [a-z][\w-]*){0,2})(?=\s*(?:[。!;,?]|\.(?!\w)|$))"
+    r"|由\s*([\u4e00-\u9fff]{2,8}?|[a-z][\w-]*(?: [a-z][\w-]*){0,2})\s*负责")
+#: a person or a team as the value of an attribute whose values are people, in a name of
+#: up to three words: "This week's primary on-call is Chen.", "… is owned by Wang Fang.",
+#: "The maintainer is the platform team." (beside the Chinese above: "本周值班人是赵磊。",
+#: "发布流程由平台组负责。", "搜索服务的负责人是 Liu Qiang。"); read as no value, or as
+#: characters of the subject, the claims of two people were both written
+_PERSON: Final = lazy(
+    r"(?:\b(?:on-call|oncall|owner|maintainer)s? (?:is|are)(?: now| currently)?|\bowned by)"
+    r" (?:the )?([a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?)(?=\s*(?:[;,!?]|\.(?!\w)|$))")
 #: words before an attribute that say which of its values without being one ("the old
 #: log format", "the usual region", "the configured log level")
 _WHICH: Final = frozenset(
@@ -99,8 +109,12 @@ def word_values(text: str) -> list[tuple[int, int, bool]]:
         spans.update((*owner.span(1), (owner.lastindex or 0) > 1)  # a denial's group
                      for owner in _OWNER_FIRST.finditer(text)
                      if STOP.isdisjoint(owner.group(1).split()))
-    if "负责人" in text or "所有者" in text:
-        spans.update((*owner.span(1), False) for owner in _HAN_OWNER.finditer(text))
+    if "负责" in text or "所有者" in text or "值班" in text or "维护" in text:
+        spans.update((*owner.span(owner.lastindex or 1), False)
+                     for owner in _HAN_OWNER.finditer(text))
+    if "on-call" in text or "oncall" in text or " own" in text or "maintainer" in text:
+        spans.update((*person.span(1), False) for person in _PERSON.finditer(text)
+                     if STOP.isdisjoint(person.group(1).split()))
     if _WORD_BEFORE.search(text) is not None:
         for made in (_WORD_FIRST, _WORD_USED):
             spans.update((*word.span(1), False) for word in made.for_text(text).finditer(text)
