@@ -342,7 +342,9 @@ times, 12 pairs): 16.7 % caught, 0 % false at dc0df8d4 (the one caught, "有 3 �
 verb of using (a cache, a database, a language: "uses Redis" / "uses Memcached", 使用,
 "written in Go", 用 Rust 编写; 9 pairs): 40.0 % / 0 % before, 100 % / 0 % after. People and
 teams as values ("on-call is Priya", "owned by the platform team", 值班人是, 由 … 负责, a
-mixed owner; 10 pairs): 40.0 % / 0 % before, 100 % / 0 % after.
+mixed owner; 10 pairs): 40.0 % / 0 % before, 100 % / 0 % after. Policies said in other
+words ("blocked" / "allowed", 需要 / 不需要 / 无需, Chinese words of policies; 9 pairs): 0 % /
+0 % before, 100 % / 0 % after.
 
 The pairs tagged ``dev-paraphrase`` (122: 64 conflicting, 58 not; 78 English, 34 Chinese,
 10 mixed) are the development set of the typed-slot check (``core/claim_slots.py``): a

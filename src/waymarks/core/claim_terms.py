@@ -105,6 +105,15 @@ TERMS: Final[dict[str, str]] = {
         "name": ("name", "名称", "名字"),
         "index": ("index", "indexes", "indices", "索引"),
         "schedule": ("schedule", "调度"),
+        # the words of policies and their things a Chinese claim says with its own
+        # ("合并到 main 分支需要代码评审。": 代码评审 was four characters of the subject,
+        # too many for one fact; "订单服务监听 7005 端口。" beside "The orders service …")
+        "review": ("review", "reviews", "reviewed", "评审", "代码评审", "审查", "代码审查"),
+        "approval": ("approval", "approvals", "审批"),
+        "merge": ("merge", "merges", "merged", "合并"),
+        "push": ("push", "pushes", "pushed", "推送"),
+        "direct": ("direct", "直接"),
+        "order": ("order", "orders", "订单"),
         # (not "keep"/"keeps", its own word as before: merged, "Jobs are kept for 9
         # days." was about every "… queue keeps jobs …" claim, all read to weigh it)
         "retention": ("retention", "kept", "retained", "保留"),
@@ -260,6 +269,9 @@ STATES: Final[dict[str, str]] = {
     "disabled": "off", "disable": "off", "off": "off", "false": "off", "inactive": "off",
     "forbidden": "off", "optional": "off", "activated": "on", "deactivated": "off",
     "permitted": "on", "prohibited": "off", "disallowed": "off",
+    # a policy said in other words ("Direct pushes to main are blocked." / "… allowed.",
+    # "合并需要代码评审。" / "合并不需要代码评审。", 无需 its negation)
+    "blocked": "off", "需要": "on", "无需": "off",
     # whether data is encrypted ("encrypted at rest" beside "encrypted in transit": one
     # state in two places, two facts; "is unencrypted" its opposite)
     "encrypted": "on", "unencrypted": "off", "plaintext": "off",
@@ -272,7 +284,7 @@ STATES: Final[dict[str, str]] = {
 #: single function characters of a Han run (never terms; 有, "has", before a count: "有 6
 #: 个分片" is about the shards as "没有分片" is)
 HAN_STOP: Final = frozenset(
-    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没每有")
+    "是的了在为和与及也都就还又很把被给让吧呢啊呀吗嘛哦么着过之其这那个我你他她它们号已秒天次不未没每有到")
 #: "from" (从, 由): a function character at the end of a Han run, before the value a change
 #: started from ("端口从 5432 改为 5433"); inside a run, a word's ("从节点": a replica node,
 #: dropped as "from", it was refused beside "节点数量是 5。")
