@@ -92,7 +92,11 @@ class Calibration(msgspec.Struct, frozen=True):
     #: when it is this much nearer in meaning than the records the words rank best
     #: (:meth:`Semantic.nearer`). Claims of one shape ("The payments service listens on
     #: port 8030.", "The billing service …") sit within about 0.02 of each other for any
-    #: question of that shape, so fusion lifted every one of them a little towards the best
+    #: question of that shape, so fusion lifted every one of them a little towards the best.
+    #: Likewise a fair similarity lifts the gates asking a record to name the question's
+    #: subject only for the nearest record that may be recalled, by this much
+    #: (:meth:`Semantic.apart`): "where does the tracker config live?" is near every "The
+    #: X config lives in …"
     distinct: float | None = None
 
     def __post_init__(self) -> None:
@@ -156,12 +160,12 @@ class Semantic(msgspec.Struct, frozen=True):
         With a ``qualify_nearest``, the two nearest of them too (:attr:`nearest`)."""
         calibration = self.calibration
         cross = bool(calibration.cross_margin) and self.query_script in calibration.cross_from
-        if not cross and calibration.qualify_nearest is None:
+        near = calibration.qualify_nearest is not None or calibration.distinct is not None
+        if not cross and not near:
             return self
         cosines = self.cosines
         known = [(cosines[i], text) for i, text in records if i in cosines]
-        nearest = () if calibration.qualify_nearest is None else tuple(
-            heapq.nlargest(2, {cosine for cosine, _ in known}))
+        nearest = tuple(heapq.nlargest(2, {cosine for cosine, _ in known})) if near else ()
         foreign = {cosine for cosine, text in known if script(text) != self.query_script
                    } if cross else set()
         return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)),
@@ -207,14 +211,29 @@ class Semantic(msgspec.Struct, frozen=True):
         0.859, the next claim 0.78) keeps the cosine it qualified at before (0.85), while
         the nearest of many near ones (another person's chat) does not."""
         low = self.calibration.qualify_nearest
-        if low is None or sem < low or not self.nearest:
+        if low is None or sem < low:
             return False  # (most candidates: the text is not looked at)
+        return self._nearest_by(candidate_id, self.calibration.nearest_margin) \
+            and script(text) == "latin" and says_enough(text)
+
+    def apart(self, candidate_id: str) -> bool:
+        """Whether the record is the nearest of those that may be recalled (:meth:`among`)
+        by the calibration's ``distinct`` margin: its similarity then says which thing it is
+        about, not only the question's shape, which every claim of that shape shares. With
+        no margin, any record is."""
+        margin = self.calibration.distinct
+        return True if margin is None else self._nearest_by(candidate_id, margin)
+
+    def _nearest_by(self, candidate_id: str, margin: float) -> bool:
+        """Whether the record is the nearest of those that may be recalled (:meth:`among`),
+        nearer than the next by ``margin`` (raw cosine; than ``floor`` when alone)."""
+        if not self.nearest:
+            return False
         best, *rest = self.nearest
         if self.cosines.get(candidate_id) != best:
             return False
         other = rest[0] if rest else self.calibration.floor
-        return best - other >= self.calibration.nearest_margin and script(text) == "latin" \
-            and says_enough(text)
+        return best - other >= margin
 
     def nearer(self, candidate_id: str, than: Iterable[str]) -> bool:
         """Whether the record is nearer in meaning than each record of ``than`` that has

@@ -177,12 +177,20 @@ def beside_unknown(plan: QueryPlan, facts: QueryFacts, strong: Sequence[str]) ->
 
 def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
           strong: Sequence[str], coverage: float, named: bool, close: bool = False,
-          supported: bool = False) -> str:
+          supported: bool = False, subject: bool | None = None) -> str:
     """Why the candidate may not be recalled automatically, or "" if it may.
 
     ``close``: the record is semantically close to the query (a strong calibrated
     similarity); it may then qualify without a lexical match, past the other gates.
-    ``supported``: a fair similarity, which lifts the gates that count matches."""
+    ``supported``: a fair similarity, which lifts the gates that count matches.
+    ``subject``: a similarity that sets the record apart from the others (``supported``
+    unless given): it lifts the gates asking the record to name the question's subject (a
+    kind, a name the store never saw, the word naming a kind, the one match beside words
+    the store does not know), which a similarity every claim of the question's shape
+    shares cannot answer; a ``close`` one, which qualifies a record with no word in
+    common, lifts the last of them too."""
+    if subject is None:
+        subject = supported
     if candidate.status != "active":
         return f"status {candidate.status}"
     if not plan.focus:
@@ -201,17 +209,17 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
     # (the question's similarity cannot say a record is about the thing a turn before
     # named: "the service" of "how do I restart the service?" does not hold "search")
     referred = bool(_referent(plan))
-    if (plan.bare_kinds and not supported) or referred:
+    if (plan.bare_kinds and not subject) or referred:
         # "how do I restart the worker?": the worker is the subject, and another thing's
         # restart no answer
         refusal = _bare_kind_mismatch(plan, candidate)
         if refusal:
             return refusal
-    if facts.unseen_subject is not None and not supported:
+    if facts.unseen_subject is not None and not subject:
         # "which python version does the crawler use?": the store knows no crawler, and
         # another thing's Python no answer
         return f"does not name {facts.unseen_subject[2:]}"
-    other = _other_of_kind(facts, candidate) if facts.named_kinds and not supported else None
+    other = _other_of_kind(facts, candidate) if facts.named_kinds and not subject else None
     if other is not None:
         # "where is the auth service?": the billing service is another one, and "the
         # search cache TTL?" is not the billing cache's
@@ -238,7 +246,7 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return "only generic or numeric words match"
     if len(plan.focus) >= 3 and len(strong) < 2 and not supported:
         return "three or more focus features need two matches"
-    if len(strong) == 1 and facts.unknown and not supported:
+    if len(strong) == 1 and facts.unknown and not (subject or close):
         return "a single match beside words the store does not know"
     # (a generic word beside the kind asks nothing either: "run" of "how do I run the
     # worker tests?" matched "… billing run on the worker pool")

@@ -538,17 +538,22 @@ def _score(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stat
         len(strong) >= 2 and coverage >= PHRASE_COVERAGE and not facts.unknown
         and names_phrase(facts.phrases, candidate))
     qualified = semantic is not None and semantic.qualifies(sem, candidate.text, candidate.id)
-    close = qualified or (semantic is not None and semantic.across(candidate.id, candidate.text))
+    across = not qualified and semantic is not None and semantic.across(candidate.id,
+                                                                          candidate.text)
+    close = qualified or across
     supported = close or (semantic is not None and semantic.supports(sem, candidate.text))
     if supported and beside_unknown(plan, facts, strong):
         supported = qualified
+    # which thing it is about: only a similarity that sets the record apart says so
+    # (:meth:`Semantic.apart`), not the question's shape ("the tracker config")
+    subject = supported and semantic is not None and (across or semantic.apart(candidate.id))
     # beside a word the store never saw (what is asked of, a name), a fair similarity does
     # not lift a record of two matches or fewer over the coverage bar (docs/recall.md)
     gated = lexical_coverage if (facts.unknown and not supported and len(strong) <= 2
                                  and lexical_coverage < COVERAGE_TO_QUALIFY <= coverage
                                  ) else coverage
     reason = gate(plan, facts, candidate, stats, strong, gated, named or close, close,
-                   supported)
+                   supported, subject)
     beside = (semantic is not None and sem is not None  # (fused: no vector, lexical)
               and reason.endswith(BELOW_COVERAGE) and coverage >= semantic.calibration.beside)
     if (not reason and not close and semantic is not None
