@@ -13,9 +13,10 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.ledger import discovery
 from waymarks.ledger.discovery import list_sessions, newest_session, session_dir
 from waymarks.ledger.session_file import SessionFile, SessionFileError
@@ -79,11 +80,7 @@ def _outcome(call: Callable[[], object]) -> object:
         return ("refused", str(exc))
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(ENTRY, max_size=12))
-def test_the_pick_and_the_lists_are_the_globs(
-        entries: list[tuple[bool, str, bytes, bytes, str]]) -> None:
+def check_the_pick_and_the_lists(entries: list[tuple[bool, str, bytes, bytes, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         folder = session_dir(home, PROJECT)
@@ -98,6 +95,13 @@ def test_the_pick_and_the_lists_are_the_globs(
             before = [_outcome(lambda: newest_session(home, PROJECT)),
                       _outcome(lambda: list_sessions(home, PROJECT))]
         assert now == before
+
+
+@lanes(quick=15, long=150)  # each example makes a folder of real files
+def test_the_pick_and_the_lists_are_the_globs(examples: int) -> None:
+    run_property(examples, check_the_pick_and_the_lists, st.lists(ENTRY, max_size=12),
+                 base=settings(deadline=None,
+                               suppress_health_check=[HealthCheck.function_scoped_fixture]))
 
 
 def test_a_pick_beside_many_sessions_sorts_no_path(tmp_path: Path,

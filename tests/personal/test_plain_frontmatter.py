@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from tests.personal.test_frontmatter import LEVELS, TEXT
 from waymarks.personal import entry as entry_module
 from waymarks.personal.entry import ENTRY_TYPES, Entry, render_entry
@@ -67,22 +68,27 @@ def _head(text: str) -> str:
     return text[4:text.index("\n---\n", 3)]
 
 
-@settings(max_examples=500, deadline=None)
-@given(shaped())
-def test_a_frontmatter_read_without_yaml_is_what_yaml_reads(head: str) -> None:
+def check_read_without_yaml(head: str) -> None:
     plain = plain_fields(head)
     if plain is not None:
         assert plain == entry_module._yaml_read(head), head
 
 
-@settings(max_examples=300, deadline=None)
-@given(TEXT, TEXT, st.sampled_from(ENTRY_TYPES), LEVELS)
-def test_what_waymarks_writes_is_read_the_same_without_yaml(
-        name: str, description: str, kind: str, level: str | None) -> None:
-    head = _head(render_entry(Entry("x", name, description, kind, "body", level)))
-    plain = plain_fields(head)
-    if plain is not None:
-        assert plain == entry_module._yaml_read(head), head
+@lanes(quick=50, long=500)
+def test_a_frontmatter_read_without_yaml_is_what_yaml_reads(examples: int) -> None:
+    run_property(examples, check_read_without_yaml, shaped(), base=settings(deadline=None))
+
+
+def check_written_read_without_yaml(name: str, description: str, kind: str,
+                                    level: str | None) -> None:
+    check_read_without_yaml(_head(render_entry(Entry("x", name, description, kind, "body",
+                                                     level))))
+
+
+@lanes(quick=30, long=300)
+def test_what_waymarks_writes_is_read_the_same_without_yaml(examples: int) -> None:
+    run_property(examples, check_written_read_without_yaml, TEXT, TEXT,
+                 st.sampled_from(ENTRY_TYPES), LEVELS, base=settings(deadline=None))
 
 
 def test_the_usual_entries_are_read_without_yaml() -> None:

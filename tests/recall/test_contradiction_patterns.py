@@ -12,9 +12,10 @@ import re
 import subprocess
 import sys
 
-from hypothesis import example, given, settings
+from hypothesis import example, settings
 from hypothesis import strategies as st
 
+from tests.lanes import lanes, run_property
 from waymarks.core import claim_word_values, contradiction
 from waymarks.core.claim_values import _NOT_HAN_WORD, unhan
 
@@ -32,18 +33,21 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[object, ...]]:
     return [(m.span(), m.groups()) for m in pattern.finditer(text)]
 
 
-@settings(max_examples=2000, deadline=None)
-@given(_TEXTS)
 @example("镜像是python:3.12-slim数据, 地址是https://例子.com/路径。")
 @example("The image is python:3.12-slim and the port 5432 at 7:45pm on 2026-12-20.")
 @example("默认分支是 main。")
 @example("Master is the default branch. données is the log level in 数据。")
 @example("我们 use the données log level。 We use the debug log level.")
-def test_each_expression_matches_as_the_one_with_the_class(text: str) -> None:
+def check_each_expression(text: str) -> None:
     for made in (contradiction._VALUE, claim_word_values._WORD_VALUE,
                  claim_word_values._WORD_FIRST, claim_word_values._WORD_USED):
         with_class = re.compile(unhan(made.source))
         assert _spans(made.for_text(text), text) == _spans(with_class, text), text
+
+
+@lanes(quick=100, long=2000)  # 2,000 took 3.9 s on a quiet machine, the fast lane's longest
+def test_each_expression_matches_as_the_one_with_the_class(examples: int) -> None:
+    run_property(examples, check_each_expression, _TEXTS, base=settings(deadline=None))
 
 
 def test_an_english_claim_is_signed_without_compiling_the_class() -> None:
