@@ -323,3 +323,21 @@ def test_rows_kept_in_a_write_follow_its_changes_and_end_with_it(
     with app.projection.transaction():
         after = view.get(kept.id)
     assert after is not None and after.status == "invalid"
+
+
+def test_a_write_reads_its_sessions_checkpoint_once_while_nothing_changed(
+        app: Waymarks) -> None:
+    """Under the session lock a write read its session's checkpoint row three times before
+    it changed a row (the check that the file is the one indexed, the sync before its
+    decision and the sync after its append, which found nothing else written): once now,
+    kept in the write's transaction as its item rows are."""
+    said = _statements_of_a_project_claim(app, "The cache holds 10 entries.",
+                                          "Worker pool 7 runs 9 threads")
+    before_a_change = []
+    for statement in said:
+        if statement.lstrip().startswith(("INSERT", "UPDATE", "DELETE")):
+            break
+        before_a_change.append(statement)
+    checkpoint = [s for s in before_a_change if "FROM sources WHERE session_id" in s
+                  and s.startswith("SELECT session_id, path, cwd, byte_offset")]
+    assert len(checkpoint) == 1, checkpoint

@@ -57,7 +57,6 @@ from waymarks.store.integrity import (
     groups_of,
     verify_all,
     verify_blob_row,
-    verify_source,
     write_groups,
 )
 from waymarks.store.migrations import migrate
@@ -255,12 +254,8 @@ class Projection(ProjectionReads, SourcePolicy):
 
     def checkpoint_offset(self, session_id: str) -> int | None:
         """How far into a source the projection has read, or ``None`` if never."""
-        row = self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"
-                              " WHERE session_id = ?", (session_id,)).fetchone()
-        if row is None:
-            return None
-        verify_source(row)
-        return int(row[3])
+        row = self.view.source_row(session_id)
+        return None if row is None else int(row[3])
 
     # -- incremental ----------------------------------------------------------------
 
@@ -332,11 +327,7 @@ class Projection(ProjectionReads, SourcePolicy):
         checkpoint, and whether a re-fold is due (its earlier state was forgotten because
         the file was replaced, or its location changed whether its project items count)."""
         sid = session.session_id
-        checkpoint = self.db.execute(
-            f"SELECT {SOURCE_FIELDS}, checksum FROM sources WHERE session_id = ?",
-            (sid,)).fetchone()
-        if checkpoint is not None:
-            verify_source(checkpoint)
+        checkpoint = self.view.source_row(sid)  # (kept from the write's earlier read)
         _sid, path, _cwd, offset, lines, entries, fingerprint, _project, _sum = (
             checkpoint or (sid, "", "", 0, 0, 0, "", "", 0))
         # shorter than what we read, or different bytes where we stopped: the file was

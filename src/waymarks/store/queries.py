@@ -428,6 +428,11 @@ def checkpoint_of(db: sqlite3.Connection, session_id: str
     if row is None:
         return None
     verify_source(row)
+    return checkpoint_in(row)
+
+
+def checkpoint_in(row: Sequence[Any]) -> tuple[str, int, int, int, str]:
+    """The checkpoint a verified source row holds (see :func:`checkpoint_of`)."""
     return str(row[1]), int(row[3]), int(row[4]), int(row[5]), str(row[6] or "")
 
 

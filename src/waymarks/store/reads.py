@@ -316,7 +316,8 @@ class ProjectionReads:
 
     def checkpoint_of(self, session_id: str) -> tuple[str, int, int, int, str] | None:
         """Where a session was indexed to: (path, offset, lines, entries, fingerprint)."""
-        return queries.checkpoint_of(self.db, session_id)
+        row = self.view.source_row(session_id)  # (kept inside a write transaction)
+        return None if row is None else queries.checkpoint_in(row)
 
     def entry_index(self, session_id: str, entries: int) -> entries_index.EntryIndex | None:
         """The index of a session's first ``entries`` entries, if the projection holds them

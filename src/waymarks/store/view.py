@@ -14,9 +14,11 @@ from waymarks.store.integrity import (
     ITEM_ID,
     ITEM_STATUS,
     ITEM_TEXT,
+    SOURCE_FIELDS,
     count_group,
     groups_of,
     verify_item,
+    verify_source,
 )
 from waymarks.store.rows import item_row, json_list, state_from_row
 
@@ -87,6 +89,20 @@ class SqliteView:
         row = self.db.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
         found = row.fetchone()
         return state_from_row(found) if found else None
+
+    def source_row(self, session_id: str) -> Sequence[Any] | None:
+        """A session's checkpoint row (its ``SOURCE_FIELDS`` and checksum), verified, or
+        ``None``; kept as item rows are (:meth:`_read`): a write read it three times."""
+        row: Sequence[Any] | None = self._read(("source", session_id),
+                                               lambda: self._source_row(session_id))
+        return row
+
+    def _source_row(self, session_id: str) -> Sequence[Any] | None:
+        row = self.db.execute(f"SELECT {SOURCE_FIELDS}, checksum FROM sources"
+                              " WHERE session_id = ?", (session_id,)).fetchone()
+        if row is not None:
+            verify_source(row)
+        return row  # type: ignore[no-any-return]
 
     def active_matching(
         self, kind: str, partition: str, norm: str, key: str | None, polarity_base: str | None
