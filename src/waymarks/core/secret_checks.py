@@ -92,6 +92,10 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return not value.startswith("M") and all(
             _LETTER_MIX.search(line) is not None for line in value.split()[:-1]) and (
             not after.startswith("-----END") or "PRIV" in after.split("\n", 1)[0])
+    if name == "notion" and value.startswith("secret_"):  # (a 43-letter name after
+        # ``secret_`` is code's): random, as its base62 is, digits and both cases
+        body = value[7:]
+        return _DIGIT.search(body) is not None and not body.islower() and not body.isupper()
     if name == "discord":
         return _decodes(value.split(".", 1)[0], str.isdigit)  # base64 of the user id
     if name == "aws_secret_named":

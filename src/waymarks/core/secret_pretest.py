@@ -150,13 +150,16 @@ def might_hold_visible(text: str) -> bool:
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
             or ("-us" in text and MAILCHIMP.search(text) is not None)
-            or ("q" in text and "sq0" in text)):
+            or ("q" in text and "sq0" in text) or "pul-" in text or "PMAK-" in text
+            or "NRAK-" in text or "NRII-" in text):
         return True
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
             or "gsk_" in text
             or "_v1_" in text or "lin_api_" in text or "sntry" in text
+            or "secret_" in text or "ntn_" in text or "glsa_" in text or "glc_" in text
+            or "sbp_" in text or "sb_secret_" in text or "pscale_" in text or "dckr_" in text
             or GITHUB.search(text) is not None):
         return True
     # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
@@ -183,6 +186,9 @@ def might_hold_visible(text: str) -> bool:
         return True  # a Telegram bot token, a Slack, Discord, Teams or IFTTT webhook
     if len(text) >= 195 and text.count("\n") >= 2 and PEM_LINES.search(text) is not None:
         return True  # a private key's middle lines, no armour (three of 64 at least)
+    if "dp." in text and (".pt." in text or ".st." in text or ".ct." in text
+                          or ".sa." in text or ".scim." in text or ".audit." in text):
+        return True  # a Doppler token
     if "-field=" in text and "vault" in text:
         return True  # what ``vault kv get -field=password …`` printed on its next line
     if colon and '=="' in text and '"value"' in text:

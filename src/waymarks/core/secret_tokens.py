@@ -229,6 +229,31 @@ TOKENS: Final = (
     # a Mapbox secret token: ``sk.``, base64url of ``{"u": …}``, ``.``, a signature (the
     # ``pk.`` public tokens are meant to be published)
     _token("mapbox", "mapbox-secret-token", _B + r"sk\.eyJ[\w-]{20,}\.[\w-]{20,}", "sk.eyJ"),
+    # tokens of services a coding agent's session configures, each by its vendor's published
+    # prefix (they went out in clear): Notion's integration secrets (the legacy ``secret_``
+    # and today's ``ntn_``), Doppler's personal, service, CLI, service account, SCIM and
+    # audit tokens, Pulumi's access tokens, Postman's API keys, New Relic's user API and
+    # Insights insert keys, Grafana's service account and Cloud tokens, Supabase's access
+    # and secret keys, PlanetScale's service tokens, OAuth tokens and passwords, Docker
+    # Hub's personal and organization access tokens
+    _token("notion", "notion-token",
+           _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})" + _E,
+           "secret_", "ntn_"),
+    _token("doppler", "doppler-token",
+           _B + r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[\w-]{1,64}\.)?[A-Za-z0-9]{40,44}" + _E,
+           "dp."),
+    _token("pulumi", "pulumi-token", _B + r"pul-[a-f0-9]{40}" + _E, "pul-"),
+    _token("postman", "postman-key", _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E, "PMAK-"),
+    _token("newrelic", "newrelic-key", _B + r"(?:NRAK-[A-Z0-9]{27}|NRII-[\w-]{32})" + _E,
+           "NRAK-", "NRII-"),
+    _token("grafana", "grafana-token",
+           _B + r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2})" + _E,
+           "glsa_", "glc_"),
+    _token("supabase", "supabase-token", _B + r"(?:sbp_[a-f0-9]{40}|sb_secret_[\w-]{20,})" + _E,
+           "sbp_", "sb_secret_"),
+    _token("planetscale", "planetscale-token", _B + r"pscale_(?:tkn|oauth|pw)_[\w.=-]{32,64}" + _E,
+           "pscale_"),
+    _token("docker_pat", "docker-token", _B + r"dckr_(?:pat|oat)_[\w-]{27,}" + _E, "dckr_"),
     _token("aws", "aws-access-key-id",
            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])",
            "AKIA", "ASIA", "ABIA", "ACCA"),
