@@ -357,6 +357,11 @@ def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple
 
 #: passes :func:`redact` makes at most (a pass finds what the one before uncovered)
 _REDACT_PASSES: Final = 4
+#: how far around a placeholder a later pass reads, each way, to the ends of the lines
+#: there (a line longer than that is cut at it): what the pass before changed is only the
+#: placeholders, and every rule that reads past its match reads at most 256 characters
+#: (an AWS key ID beside its secret) or the lines around it
+_AROUND: Final = 1024
 
 
 def redact(text: str) -> tuple[str, int]:
@@ -365,21 +370,59 @@ def redact(text: str) -> tuple[str, int]:
     Until nothing more is found: spans may overlap, and the one kept can hide another's
     start (``sk_live_x--token sk-sk-``: the key swallowed ``token``, whose value was then
     seen only once the key was a placeholder), so a second redaction of the result found
-    more (a property test's example). A pass after one that found nothing is not made."""
-    count = 0
-    for _ in range(_REDACT_PASSES):
-        spans = find_secrets(text)
+    more (a property test's example). What a later pass can find stands beside what the
+    pass before replaced (its lookbehind, its line, a word of the placeholder's own):
+    a later pass reads only the lines around each placeholder (:func:`_around`), not the
+    whole text again (one credential late in 100 KB cost two passes over all of it)."""
+    spans = find_secrets(text)
+    count = len(spans)
+    for _ in range(_REDACT_PASSES - 1):
         if not spans:
             break
-        parts: list[str] = []
-        pos = 0
-        for kind, start, end in spans:
-            parts.append(text[pos:start])
-            parts.append(f"{PLACEHOLDER_PREFIX}{kind}]")
-            pos = end
-        parts.append(text[pos:])
-        text, count = "".join(parts), count + len(spans)
+        text, places = _replaced(text, spans)
+        spans = [SecretSpan(kind, low + start, low + end) for low, high in _around(text, places)
+                 for kind, start, end in find_secrets(text[low:high])]
+        count += len(spans)
+    else:
+        if spans:
+            text = _replaced(text, spans)[0]
     return text, count
+
+
+def _replaced(text: str, spans: list[SecretSpan]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each of ``spans`` (in order, apart) a placeholder, and where those
+    placeholders stand in the text returned."""
+    parts: list[str] = []
+    places: list[tuple[int, int]] = []
+    pos = size = 0
+    for kind, start, end in spans:
+        parts.append(text[pos:start])
+        size += start - pos
+        placeholder = f"{PLACEHOLDER_PREFIX}{kind}]"
+        parts.append(placeholder)
+        places.append((size, size + len(placeholder)))
+        size += len(placeholder)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts), places
+
+
+def _around(text: str, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The stretches of ``text`` a later pass reads: from the start of the line
+    :data:`_AROUND` characters before each placeholder to the end of the line as far
+    after it (a longer line cut :data:`_AROUND` further), those that meet joined."""
+    stretches: list[tuple[int, int]] = []
+    for start, end in places:
+        low = max(0, start - _AROUND)
+        low = max(text.rfind("\n", 0, low) + 1, low - _AROUND)
+        high = min(len(text), end + _AROUND)
+        line_end = text.find("\n", high, high + _AROUND)
+        high = min(len(text), high + _AROUND) if line_end == -1 else line_end
+        if stretches and low <= stretches[-1][1]:
+            stretches[-1] = (stretches[-1][0], max(stretches[-1][1], high))
+        else:
+            stretches.append((low, high))
+    return stretches
 
 
 def cut_before_secret(text: str, end: int) -> int:
