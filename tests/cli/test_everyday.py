@@ -341,7 +341,8 @@ def test_import_refuses_conflicts_and_credentials_and_writes_nothing(
     text = cli("import", str(source), expect=2, text=True)
     assert "nothing was imported" in text and "ghp_" not in text
     source.write_text("not json\n")
-    assert cli("import", str(source), expect=2)["code"] == "invalid_argument"
+    # the file's content is wrong, not the command line: bad_input (invalid_argument before)
+    assert cli("import", str(source), expect=2)["code"] == "bad_input"
 
 
 def test_import_reads_standard_input(home: Path, project: Path, tmp_path: Path) -> None:
