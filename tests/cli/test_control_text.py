@@ -184,3 +184,17 @@ def test_a_note_type_is_checked_as_every_choice_in_any_case(home: Path, project:
     added = json.loads(_cli(home, project, "--json", "notes", "add", "--type", "Decision",
                             "--", "We keep SQLite").stdout)
     assert (added["type"], added["added"]) == ("decision", True), added
+
+
+@pytest.mark.parametrize("hollow", ["   ", "\u200b\u2060", "\x07\x1b\x07"])
+def test_a_personal_entry_with_nothing_in_it_is_empty_as_a_pin_is(home: Path, project: Path,
+                                                                   hollow: str) -> None:
+    """``personal save -- '   '`` answered ``invalid_argument`` ("memory text must be
+    non-empty Unicode text …"), where a pin, a claim and a note with nothing in them are
+    ``empty``: the code scripts test for. Nothing is written."""
+    pin = json.loads(_cli(home, project, "--json", "pin", "--", hollow, expect=2).stdout)
+    shown = json.loads(_cli(home, project, "--json", "personal", "save", "--", hollow,
+                            expect=2).stdout)
+    assert pin["code"] == shown["code"] == "empty", (pin, shown)
+    assert "nothing was written" in shown["message"], shown
+    assert not (home / "memory").exists() or not list((home / "memory").glob("*.md"))

@@ -81,7 +81,8 @@ EntryType = Literal["user", "feedback", "project", "reference"]
 class PersonalMemoryError(ValueError):
     """A request the store refuses; the message says what to do instead. ``code`` is
     the CLI's refusal code (``credential`` as ``memory add`` says it, ``too_long`` for a
-    text, name or description over its limit, ``not_an_entry``
+    text, name or description over its limit, ``empty`` for a text with nothing in it
+    (:mod:`waymarks.personal.save_checks`), ``not_an_entry``
     for a file there that is no entry, else ``invalid_argument``)."""
 
     code = "invalid_argument"

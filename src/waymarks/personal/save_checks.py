@@ -19,14 +19,22 @@ from waymarks.personal.entry import (
 )
 
 
+class EmptyText(PersonalMemoryError):
+    """A text with nothing in it: the code a pin, a claim and a note so refused give."""
+
+    code = "empty"
+
+
 def checked_save(text: str, *, slug: str | None, name: str | None,
                  description: str | None, type: str | None, classification: str | None,
                  limit: int) -> str | None:
     """Refuse a save :meth:`PersonalStore.save` must not make; the explicit slug checked
     (``None`` when none was given)."""
-    if not isinstance(text, str) or not is_unicode(text) or not visible(text):
-        raise PersonalMemoryError("memory text must be non-empty Unicode text (not "
-                                  "control or invisible characters alone)")
+    if not isinstance(text, str) or not is_unicode(text):
+        raise PersonalMemoryError("memory text must be Unicode text")
+    if not visible(text):  # (``empty``, as a pin's, a claim's and a note's)
+        raise EmptyText("memory text must not be empty (nor control or invisible "
+                        "characters alone): give its text; nothing was written")
     if len(text.strip()) > limit:
         raise TooLong(f"memory text has {len(text.strip())} characters; the "
                       f"limit is {limit}. Keep personal memory small")
