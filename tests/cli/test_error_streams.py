@@ -129,3 +129,26 @@ def test_a_refusal_is_said_in_one_word_whatever_refused_it(home: Path, project: 
         assert "Rejected" not in done.stderr, (args, done.stderr)
         shown = json.loads(_run(home, project, "--json", *args).stdout)
         assert shown["outcome"] == "rejected", (args, shown)
+
+
+def test_a_refusal_the_service_raised_is_said_as_every_refusal(home: Path,
+                                                               project: Path) -> None:
+    """A refusal raised by the service (exit 2, a code other than ``usage``) was said
+    ``waymarks: MESSAGE``, as a usage error is, while the same kind of refusal decided by
+    a command was ``Refused (CODE): MESSAGE`` (``session say ''``: "waymarks: Message
+    text must not be empty", ``pin -- ''``: "Refused (empty): …"). Both are said the
+    documented way now; a usage error keeps ``waymarks: ``."""
+    assert _run(home, project, "session", "say", "--", "Hello").returncode == 0
+    cases = [
+        (("session", "say", "--", ""), "Refused (empty): Message text must not be empty"),
+        (("session", "branch", "nope"), "Refused (not_found): no entry 'nope' in session"),
+        (("trust", str(project / "missing")), "Refused (invalid_argument): "),
+        (("--session", "nope", "pins"), "Refused (bad_session): no session 'nope'"),
+        (("notes", "add", "--", "a\x1b[2Jb"), "Refused (invalid_argument): the note holds"),
+        (("pin", "--nosuch"), "waymarks: No such option"),
+    ]
+    for args, said in cases:
+        done = _run(home, project, *args)
+        assert done.returncode == 2 and done.stdout == "", (args, done.stdout, done.stderr)
+        assert done.stderr.startswith(said) and done.stderr.count("\n") == 1, (args,
+                                                                                done.stderr)

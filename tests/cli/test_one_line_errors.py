@@ -23,15 +23,21 @@ def _stderr(tmp_path: Path, *args: str) -> tuple[int, str]:
     return done.returncode, done.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ("pins", FORGED), ("session", "show", FORGED), ("--cwd", FORGED, "pins"),
-    ("--home", FORGED, "pins"), ("trust", FORGED), ("pin", "--file", FORGED),
-    ("hook", "claude-code", "UserPromptSubmit", FORGED)])
-def test_an_error_repeating_an_argument_is_one_line(tmp_path: Path,
-                                                    args: tuple[str, ...]) -> None:
+#: a usage error and the environment's are said "waymarks: …"; a refusal (exit 2, a code
+#: other than usage) "Refused (CODE): …", as every refusal is
+REFUSED = "Refused (invalid_argument): "
+
+
+@pytest.mark.parametrize(("args", "starts"), [
+    (("pins", FORGED), "waymarks: "), (("session", "show", FORGED), "waymarks: "),
+    (("--cwd", FORGED, "pins"), REFUSED), (("--home", FORGED, "pins"), REFUSED),
+    (("trust", FORGED), REFUSED), (("pin", "--file", FORGED), "waymarks: "),
+    (("hook", "claude-code", "UserPromptSubmit", FORGED), "waymarks: ")])
+def test_an_error_repeating_an_argument_is_one_line(tmp_path: Path, args: tuple[str, ...],
+                                                    starts: str) -> None:
     status, said = _stderr(tmp_path, *args)
     assert status in (1, 2), said
-    assert said.startswith("waymarks: ") and said.count("\n") == 1, said
+    assert said.startswith(starts) and said.count("\n") == 1, said
     assert "\x1b" not in said
     assert "x\\nwaymarks: FORGED\\u001b[2J" in said
 

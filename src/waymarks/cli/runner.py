@@ -259,7 +259,10 @@ def error(code: str, message: str, status: int, want_json: bool,
         document["recovered"] = repaired
     try:
         if not want_json or not printed(lambda: print_json(document)):
-            note(message)
+            if status == EXIT_REJECTED and code != "usage":  # a refusal, said as every
+                refusal(code, message)  # refusal is (it was `waymarks: MESSAGE`)
+            else:
+                note(message)
     except BrokenPipeError:  # the reader left: the status still says what happened
         reader_left()
     return status
@@ -315,6 +318,17 @@ def note(message: str) -> None:
     try:
         if sys.stderr is not None:
             print(f"waymarks: {message_safe(message, one_line=True)}", file=sys.stderr)
+    except OSError:
+        pass
+
+
+def refusal(code: str, message: str) -> None:
+    """``Refused (CODE): message`` on standard error, one line, as a command's own refusal
+    is said (:func:`waymarks.commands.render.refused`)."""
+    try:
+        if sys.stderr is not None:
+            print(f"Refused ({message_safe(code, one_line=True)}): "
+                  f"{message_safe(message, one_line=True)}", file=sys.stderr)
     except OSError:
         pass
 
