@@ -593,3 +593,39 @@ def test_a_prompt_hook_without_its_helper_compiles_no_text(tmp_path: Path) -> No
                           capture_output=True, timeout=120, check=True)
     assert [line for line in done.stderr.decode().splitlines()
             if line.startswith("compiled:")] == []
+
+
+#: run as ``python -c``: the hook's entry point, saying on standard error whether the
+#: cyclic collector was on when msgspec and pathlib were imported
+_COLLECTOR_SEEN = (
+    "import gc, os, runpy, sys\n"
+    "sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(sys.argv[1]))))\n"
+    "from waymarks.spawn import imports\n"
+    "def watched(name):\n"
+    "    real = getattr(imports, name)\n"
+    "    def call():\n"
+    "        os.write(2, b'%s collector on: %r\\n' % (name.encode(), gc.isenabled()))\n"
+    "        return real()\n"
+    "    setattr(imports, name, call)\n"
+    "watched('import_msgspec')\n"
+    "watched('import_pathlib')\n"
+    "sys.argv = sys.argv[1:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+@pytest.mark.slow
+def test_a_prompt_hook_without_its_helper_imports_msgspec_without_the_collector(
+        tmp_path: Path) -> None:
+    """The hook turned the cyclic collector off for its work (``short_lived``) only after
+    importing msgspec and pathlib, whose imports (``msgspec._core``, ``typing``,
+    ``datetime``, ``decimal``) ran it as they made their objects, which live until the
+    process ends: 1.7M instructions of the hook's ~304M at 10k memories. Both come under
+    it now."""
+    argv, event, env, project = _prompt_hook(tmp_path)
+    assert argv[1:3] == ["-I", "-S"]
+    done = subprocess.run([argv[0], *suite_bytecode(), "-I", "-S", "-c", _COLLECTOR_SEEN,
+                           *argv[3:]], input=event, env=env, cwd=project,
+                          capture_output=True, timeout=120, check=True)
+    said = [line for line in done.stderr.decode().splitlines() if "collector on" in line]
+    assert said == ["import_msgspec collector on: False",
+                    "import_pathlib collector on: False"], done.stderr

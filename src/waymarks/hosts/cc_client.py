@@ -174,10 +174,10 @@ def run(argv: list[str], home: str) -> int:
         from waymarks.spawn.detached import complete_import_path
         from waymarks.spawn.imports import import_msgspec, import_pathlib, short_lived
 
-        complete_import_path()
-        import_msgspec()
-        import_pathlib()
-        with short_lived():
+        with short_lived():  # (from the first import on: msgspec's made 20 collections)
+            complete_import_path()
+            import_msgspec()
+            import_pathlib()
             from pathlib import Path
 
             from waymarks.hosts.claude_code import main as in_process
