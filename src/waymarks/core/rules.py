@@ -223,12 +223,12 @@ def find_contradictions(
     partition the writer sees (its session and its trusted project), applies the key and
     polarity rules there, and adds claims whose signatures contradict
     (:mod:`waymarks.core.contradiction`: same subject and attribute, no value in common,
-    in English, Chinese, Japanese or Korean). Used only to refuse a request, so ledgers
-    already written keep their meaning on replay.
+    in English, Chinese, Japanese or Korean), and claims stating another value of one
+    typed slot in other words (:mod:`waymarks.core.claim_slots`). Used only to refuse a
+    request, so ledgers already written keep their meaning on replay.
     """
     if candidate.kind != "memory":
         return ()
-    from waymarks.core.claim_actions import agent_beside_place
     from waymarks.core.claim_negations import opposite_norms
     from waymarks.core.contradiction import contradicts, signature  # (a write's, not a read's)
 
@@ -274,12 +274,26 @@ def find_contradictions(
                 if theirs is None or not contradicts(mine, theirs) or (
                         normalize(text) == candidate.norm):
                     continue
-                found = view.get(item_id)
-                if found is not None and found.status == "active" and not _keyed_apart(
-                        candidate, found) and not agent_beside_place(candidate.norm, found.norm):
-                    hits[item_id] = found.seq
+                _hit(view, candidate, item_id, hits)
+    from waymarks.core.claim_slots import slot_rivals  # another value in other words
+
+    for item_id in slot_rivals(view, candidate.text, partitions):
+        if item_id not in hits and item_id not in ignore and item_id != candidate.id:
+            _hit(view, candidate, item_id, hits)
     hits = hits or keyed_only  # the replay rule refuses it all the same
     return tuple(sorted(hits, key=lambda i: (hits[i], i)))
+
+
+def _hit(view: StateView, candidate: ItemState, item_id: str, hits: dict[str, int]) -> None:
+    """Count ``item_id`` among the claims ``candidate`` contradicts when it is an active
+    claim neither keyed apart from it nor a thing done beside where it is."""
+    from waymarks.core.claim_actions import agent_beside_place
+
+    found = view.get(item_id)
+    if found is not None and found.status == "active" and found.kind == "memory" and not (
+            _keyed_apart(candidate, found)) and not agent_beside_place(candidate.norm,
+                                                                       found.norm):
+        hits[item_id] = found.seq
 
 
 def _keyed_apart(one: ItemState, other: ItemState) -> bool:

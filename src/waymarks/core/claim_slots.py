@@ -1,0 +1,260 @@
+"""Typed slots: another value of one attribute said in other words (issue 20 item 4).
+
+A signature (:mod:`waymarks.core.contradiction`) finds "another value" when the two claims
+share their wording: "The billing API listens on port 8085." beside "… port 8086.". Said in
+other words, the subjects differ by a verb or an attribute word, or the value is read in
+one claim only: "The nightly export runs at 01:00 UTC." beside "Nightly export starts at
+3am UTC.", "Uploads are capped at 25 MB." beside "The maximum upload size is 100 MB.",
+日志保留 30 天 beside 日志保存 90 天. A claim's *slots* are
+
+- its typed values, each of one kind (a clock time, a size, a duration, a count or port, a
+  percentage, a version, a region, a URL or host), read from the signature of the claim
+  with its units written one way (3am and 凌晨 3 点 are 03:00, 4 GiB is 4 GB, one year is
+  365 days, 保存 is 保留);
+- its subject: the signature's subject terms without the verbs of doing it (runs,
+  starts, fires, 运行 …), the words naming a kind of value (size, limit, max, count,
+  version, region, URL …) and the words of one attribute said several ways (kept,
+  retained, expires, lifetime, TTL, evicted: one lifespan).
+
+Two claims conflict by their slots when their subjects are equal, they state values of
+the same kinds, one of each kind, and one of those differs. Anything that may make them
+two facts keeps them apart: another word in either subject (an environment, a region,
+another component, the thing counted), two values of a kind ("HTTP on 8080, metrics on
+9090", "3.10 to 3.12", a range), a bound, a denial, a value more ("also"), a state.
+Pure; a write's check only (:func:`waymarks.core.rules.find_contradictions`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import Final, Protocol
+
+from waymarks.core.lazy_re import lazy
+
+#: subject terms of no attribute: verbs of running or doing it, nouns of any job
+_DROP: Final = frozenset((
+    "run", "runs", "start", "begin", "kick", "fire", "happen", "leave", "depart", "get",
+    "use", "serve", "execute", "generated", "split", "hold", "service", "utc", "daily",
+    "at", "time", "size", "max", "maximum", "min", "minimum", "limit", "capacity", "cap",
+    "capped", "threshold", "interval", "count", "number", "total", "version", "region",
+    "url", "host", "hostname", "address", "share", "file", "上", "后", "所"))
+#: subject terms of no attribute beside a value of one kind only: a job or task beside
+#: its clock time ("The weekly report job kicks off at 7:30am."), the build beside the
+#: version it is built with ("The frontend is built with Node 18."); beside a duration,
+#: "The job timeout" and "The task timeout" are two things
+_DROP_BESIDE: Final = {"time": frozenset(("job", "task")),
+                       "number": frozenset(("build",)), "version": frozenset(("build",))}
+#: words making a value a bound of it ("The maximum upload size is 100 MB." is at most)
+_AT_MOST: Final = frozenset(("max", "maximum", "limit", "capacity", "cap", "capped"))
+_AT_LEAST: Final = frozenset(("min", "minimum"))
+#: one attribute said several ways
+_SAME: Final = {
+    "keep": "lifespan", "kept": "lifespan", "retention": "lifespan", "retain": "lifespan",
+    "retained": "lifespan", "expire": "lifespan", "expiry": "lifespan",
+    "lifetime": "lifespan", "evict": "lifespan", "evicted": "lifespan",
+    "eviction": "lifespan", "ttl": "lifespan", "out": "timeout"}
+
+_WORD_NUMBERS: Final = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4,
+                        "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                        "eleven": 11, "twelve": 12}
+_TWELVE_HOUR: Final = lazy(r"(?<![\w:.])(\d{1,2})(?::(\d{2}))? ?([ap])(?:m\b|\.m\.)", re.I)
+_HAN_CLOCK: Final = lazy(
+    r"(凌晨|早上|上午|中午|下午|晚上|夜里)? ?(\d{1,2}) ?点(?:钟)?(半|(\d{1,2}) ?分)?")
+_LONG_DURATION: Final = lazy(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r" (years?|months?)\b", re.I)
+_HAN_LONG_DURATION: Final = lazy(r"(\d+) ?(?:个)?(年|月)(?![份底初])")
+_BINARY_UNIT: Final = lazy(r"(\d) ?([kmgt])ib\b", re.I)
+_HAN_COUNT_WORD: Final = lazy(r"(?<=[\u4e00-\u9fff])数(?:量)?(?=\s*(?:是|为|:|：))")
+_HAN_AFTER: Final = lazy(r"(天|小时|分钟|秒|周|月|年) ?后")
+#: Chinese words said of one attribute several ways, or of no attribute, and a few nouns
+#: of project notes a mixed pair writes in English on one side
+_HAN_WORDS: Final = (
+    ("保存期限", "保留"), ("保存时间", "保留"), ("保留时间", "保留"), ("保留期", "保留"),
+    ("保存", "保留"), ("清除", "过期"), ("删除", "过期"), ("灰度发布", "灰度"),
+    ("执行时间", ""), ("所在", ""), ("每天", ""), ("每晚", " nightly "),
+    ("夜间", " nightly "), ("订单", " orders "), ("导出", " export "), ("导入", " import "),
+    ("清理", " cleanup "))
+#: a Chinese verb of doing it before its value or ending the clause (运行日志, "run logs",
+#: is a noun: another subject than 日志)
+_HAN_VERBS: Final = lazy(r"(?:执行|运行|开始|启动|分配|占比|分成)(?=[\s\d。，,.;；为是]|$)")
+_ENGLISH_WORDS: Final = lazy(r"\btimes? out\b", re.I)
+_CLOCK: Final = lazy(r"\d{1,2}:\d{2}(?::\d{2})?")
+_REGION: Final = lazy(r"[a-z]{2,}(?:-[a-z]+)+-\d+[a-z]?")
+_HOST: Final = lazy(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?")
+_IPV4: Final = lazy(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
+#: words of an attribute alone, naming no thing ("The build uses port 9001." says no more
+#: of what listens there than "服务监听 8080 端口。" does)
+_ATTRIBUTES: Final = frozenset(("port", "lifespan", "timeout", "memory", "default"))
+_VERSION_NUMBER: Final = lazy(r"v?\d+(?:\.\d+){1,2}")
+#: a host's last label that names a file instead ("nginx.conf", "config.yaml")
+_FILE_ENDINGS: Final = frozenset((
+    "conf", "cfg", "ini", "yaml", "yml", "json", "toml", "xml", "py", "js", "ts", "md",
+    "txt", "sh", "log", "env", "lock", "html", "sql"))
+
+
+def _clock(match: re.Match[str]) -> str:
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    if hour > 12 or minute > 59:
+        return match.group(0)
+    hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _han_clock(match: re.Match[str]) -> str:
+    hour = int(match.group(2))
+    minute = 30 if match.group(3) == "半" else int(match.group(4) or 0)
+    if match.group(1) in ("下午", "晚上", "夜里") and hour < 12:
+        hour += 12
+    if hour > 23 or minute > 59:
+        return match.group(0)
+    return f" {hour:02d}:{minute:02d} "
+
+
+def _long_duration(match: re.Match[str]) -> str:
+    amount = match.group(1).lower()
+    count = int(amount) if amount.isdigit() else _WORD_NUMBERS[amount]
+    return f"{count * (365 if match.group(2).lower().startswith('y') else 30)} days"
+
+
+def _han_long_duration(match: re.Match[str]) -> str:
+    return f"{int(match.group(1)) * (365 if match.group(2) == '年' else 30)} 天"
+
+
+def normalized(text: str) -> str:
+    """``text`` with its values and attribute words written one way (see the module)."""
+    text = _TWELVE_HOUR.sub(_clock, text)
+    text = _LONG_DURATION.sub(_long_duration, text)
+    text = _BINARY_UNIT.sub(r"\1 \2B", text)  # (one binary unit: "2 GB" is 2 GiB already)
+    text = _ENGLISH_WORDS.sub("timeout", text)
+    if re.search(r"[\u4e00-\u9fff]", text):
+        text = _HAN_CLOCK.sub(_han_clock, text)
+        text = _HAN_LONG_DURATION.sub(_han_long_duration, text)
+        text = _HAN_COUNT_WORD.sub("", text)
+        text = _HAN_AFTER.sub(r"\1 ", text)
+        text = _HAN_VERBS.sub("", text)
+        for word, said in _HAN_WORDS:
+            text = text.replace(word, said)
+    return re.sub(r"  +", " ", text).strip()
+
+
+def _kind(value: str) -> tuple[str, str] | None:
+    """A signature's value as (kind, canonical value), ``("", "")`` for one that says
+    nothing here (a weekday beside a clock time), ``None`` for one of no kind compared."""
+    prefix, rest = value[:2], value[2:]
+    if prefix == "k:":
+        kind, _, name = rest.partition(":")
+        return ("", "") if kind == "weekday" else (kind, name)
+    if prefix in ("b:", "d:", "p:"):
+        return prefix, rest
+    if prefix == "c:":
+        return ("number", rest) if rest.isdigit() else None
+    if prefix != "v:":
+        return None
+    if _CLOCK.fullmatch(rest):
+        return "time", rest
+    if rest.isdigit():
+        return "number", str(int(rest))
+    if _VERSION_NUMBER.fullmatch(rest):
+        return "version", rest.lstrip("v")
+    if _REGION.fullmatch(rest):
+        return "region", rest
+    if "://" in rest:
+        return "url", rest.rstrip("/")
+    if _IPV4.fullmatch(rest):  # (a name and an address may both be true of one machine)
+        return "ip", rest.partition(":")[0]
+    if _HOST.fullmatch(rest):  # (its port is another attribute: "smtp.example.com:587")
+        host = rest.partition(":")[0]
+        return None if host.rsplit(".", 1)[-1] in _FILE_ENDINGS else ("host", host)
+    return None
+
+
+class _Slots:
+    __slots__ = ("subject", "values")
+
+    def __init__(self, subject: frozenset[str], values: dict[str, str]) -> None:
+        self.subject = subject
+        self.values = values
+
+
+@lru_cache(maxsize=1 << 14)
+def slots(text: str) -> _Slots | None:
+    """The typed slots of a claim, or ``None`` when it has none to compare (no value, a
+    kind with two values, a bound, a denial, a state, a value more)."""
+    from waymarks.core.contradiction import negates, signature
+
+    found = signature(normalized(text))
+    if found is None or found.denied or found.adds or found.listed or (
+            negates(text)):
+        return None
+    bounds = dict(found.bounds)
+    said_bound = "<=" if found.subject & _AT_MOST else ">=" if found.subject & _AT_LEAST else ""
+    values: dict[str, str] = {}
+    for value in found.values:
+        typed = _kind(value)
+        if typed is None:
+            return None
+        kind, canonical = typed
+        if not kind:
+            continue
+        canonical += " " + bounds.get(value, said_bound)  # (at most 100 is no 100)
+        if kind in values and values[kind] != canonical:
+            return None  # two values of a kind: two attributes or a range, not one slot
+        values[kind] = canonical
+    weekdays = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+    dropped = _DROP.union(weekdays, *(_DROP_BESIDE.get(kind, ()) for kind in values))
+    subject = frozenset(_SAME.get(term, term) for term in found.subject if term not in dropped)
+    if not values or subject <= _ATTRIBUTES:
+        return None
+    return _Slots(subject, values)
+
+
+def slots_conflict(mine: str, theirs: str) -> bool:
+    """Whether two claims state another value of one slot (see the module): a bound
+    beside a plain value is none ("holds up to 500 jobs" / "currently holds 120 jobs")."""
+    one, other = slots(mine), slots(theirs)
+    if one is None or other is None or one.subject != other.subject:
+        return False
+    if one.values.keys() != other.values.keys() or any(
+            one.values[kind].rpartition(" ")[2] != other.values[kind].rpartition(" ")[2]
+            for kind in one.values):
+        return False
+    return any(not _same(kind, one.values[kind].rpartition(" ")[0],
+                         other.values[kind].rpartition(" ")[0]) for kind in one.values)
+
+
+def _same(kind: str, mine: str, theirs: str) -> bool:
+    """One value: equal, or a version and a release of it ("3.12" and "3.12.0", "1.4"
+    and "1.4.2": a line and a release on it, as :mod:`waymarks.core.contradiction` reads
+    them)."""
+    if kind != "version" or mine == theirs:
+        return mine == theirs
+    shorter, longer = sorted((mine.split("."), theirs.split(".")), key=len)
+    return longer[:len(shorter)] == shorter
+
+
+class _Texts(Protocol):
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None
+                     ) -> Iterable[tuple[str, str]]: ...
+
+
+def slot_rivals(view: _Texts, text: str, partitions: Iterable[str]) -> Iterator[str]:
+    """IDs of the claims of ``partitions`` (any status: the caller judges it) whose slots
+    conflict with those of ``text``: looked up by each term of its subject's signature
+    (a claim said in other words shares a term, not the whole subject)."""
+    from waymarks.core.contradiction import signature
+
+    if slots(text) is None:
+        return
+    said = [signature(text), signature(normalized(text))]
+    terms = sorted({term for found in said if found is not None for term in found.subject
+                    if term not in _DROP})
+    seen: set[str] = set()
+    for partition in dict.fromkeys(partitions):
+        for term in terms:
+            for item_id, other in view.active_texts(partition, frozenset((term,))):
+                if item_id not in seen:
+                    seen.add(item_id)
+                    if slots_conflict(text, other):
+                        yield item_id
