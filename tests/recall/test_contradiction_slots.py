@@ -84,3 +84,32 @@ def test_an_attribute_of_no_thing_or_an_address_beside_a_name_compares_nothing(
     may both be true of one machine."""
     assert not slots_conflict(first, second)
     assert slots_conflict("The billing API listens on port 8085.", "Billing API: port 8086.")
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("runs twelve replicas", "runs 12 replicas"),
+    ("runs twenty-four replicas", "runs 24 replicas"),
+    ("One of the replicas is down.", "One of the replicas is down."),
+    ("runs at noon", "runs at 12:00"),
+    ("runs at midnight", "runs at 00:00"),
+    ("日志保留三十天。", "日志保留 30 天。"),
+    ("日志保留一百二十天。", "日志保留 120 天。"),
+    ("日志保留三个月。", "日志保留 90 天。"),
+    ("凌晨两点", "02:00"),
+    ("慢一点", "慢一点"),
+])
+def test_numbers_in_words_are_numbers(typed: str, read: str) -> None:
+    assert normalized(typed) == read
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("日志保留 30 天。", "日志保留三十天。", "日志保存九十天。"),
+    ("The payments worker runs 4 replicas.", "The payments worker runs four replicas.",
+     "The payments worker runs twelve replicas."),
+    ("The export runs at 00:00.", "The export runs at midnight.", "The export runs at noon."),
+])
+def test_another_value_in_words_is_refused(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)

@@ -58,6 +58,21 @@ _SAME: Final = {
 _WORD_NUMBERS: Final = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4,
                         "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                         "eleven": 11, "twelve": 12}
+_TENS: Final = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+                 "seventy": 70, "eighty": 80, "ninety": 90}
+#: a number in words before a counted noun ("twelve replicas"; "one" stays a pronoun)
+_COUNT_WORDS: Final = lazy(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" + "|".join(_TENS)
+    + r")(?:[- ](one|two|three|four|five|six|seven|eight|nine))?(?= [a-z]+s\b)", re.I)
+_NOON: Final = lazy(r"\bat (noon|midday|midnight)\b", re.I)
+#: a Chinese number before a unit or a counter ("三十天", "四个副本", "十五分钟")
+_HAN_NUMBER: Final = lazy(r"([零一二两三四五六七八九十百]+)(?=个|天|小时|分钟|秒|周|月|年|次)")
+#: a Chinese hour in words after a part of the day ("凌晨两点", "每晚十二点"; "一点" alone is
+#: "a little")
+_HAN_HOUR: Final = lazy(
+    r"(?<=凌晨|早上|上午|中午|下午|晚上|夜里|每晚)([一二两三四五六七八九十]+)(?=点)")
+_HAN_DIGITS: Final = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+                      "六": 6, "七": 7, "八": 8, "九": 9}
 _TWELVE_HOUR: Final = lazy(r"(?<![\w:.])(\d{1,2})(?::(\d{2}))? ?([ap])(?:m\b|\.m\.)", re.I)
 _HAN_CLOCK: Final = lazy(
     r"(凌晨|早上|上午|中午|下午|晚上|夜里)? ?(\d{1,2}) ?点(?:钟)?(半|(\d{1,2}) ?分)?")
@@ -122,13 +137,36 @@ def _han_long_duration(match: re.Match[str]) -> str:
     return f"{int(match.group(1)) * (365 if match.group(2) == '年' else 30)} 天"
 
 
+def _count_words(match: re.Match[str]) -> str:
+    tens, ones = match.group(1).lower(), (match.group(2) or "").lower()
+    return str(_TENS.get(tens, _WORD_NUMBERS.get(tens, 0)) + _WORD_NUMBERS.get(ones, 0))
+
+
+def _han_number(match: re.Match[str]) -> str:
+    """"三十" as 30, "一百二十" as 120, "十五" as 15 (up to 999); else as written."""
+    total, digit = 0, None
+    for char in match.group(1):
+        if char in _HAN_DIGITS:
+            if digit is not None:
+                return match.group(1)  # ("一二": no number of one reading)
+            digit = _HAN_DIGITS[char]
+        else:
+            total += (1 if digit is None else digit) * (100 if char == "百" else 10)
+            digit = None
+    return f" {total + (digit or 0)} "
+
+
 def normalized(text: str) -> str:
     """``text`` with its values and attribute words written one way (see the module)."""
     text = _TWELVE_HOUR.sub(_clock, text)
+    text = _NOON.sub(lambda m: "at 00:00" if m.group(1).lower() == "midnight" else "at 12:00",
+                     text)
+    text = _COUNT_WORDS.sub(_count_words, text)
     text = _LONG_DURATION.sub(_long_duration, text)
     text = _BINARY_UNIT.sub(r"\1 \2B", text)  # (one binary unit: "2 GB" is 2 GiB already)
     text = _ENGLISH_WORDS.sub("timeout", text)
     if re.search(r"[\u4e00-\u9fff]", text):
+        text = _HAN_NUMBER.sub(_han_number, _HAN_HOUR.sub(_han_number, text))
         text = _HAN_CLOCK.sub(_han_clock, text)
         text = _HAN_LONG_DURATION.sub(_han_long_duration, text)
         text = _HAN_COUNT_WORD.sub("", text)
