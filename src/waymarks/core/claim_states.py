@@ -12,7 +12,11 @@ from waymarks.core.lazy_re import lazy
 
 #: "on"/"off" ending a clause, or after a verb of turning or switching anywhere ("We
 #: turned on query caching in production.", "… is switched off for the public API")
-_ON_OFF: Final = lazy(r"\b(on|off)\b\s*(?:[.!;,]|$)|\b(?:turn|switch)(?:ed|s|ing)? (on|off)\b")
+#: or before where it holds and the clause's end ("The beta_export flag is on in staging.":
+#: no state, the replay rule's shared key refused "… is off in production." beside it)
+_ON_OFF: Final = lazy(
+    r"\b(on|off)\b(?: (?:in|for) (?:the )?[\w-]+(?: [\w-]+)?)?\s*(?:[.!;,]|$)"
+    r"|\b(?:turn|switch)(?:ed|s|ing)? (on|off)\b")
 
 
 def stated_state(text: str) -> tuple[str, int] | None:
