@@ -13,7 +13,7 @@ from waymarks.core.text import unknown_id
 from waymarks.personal.curation import MAX_PREFILL_CHARS, PrefillTooLong, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
-    from waymarks.personal.entry import Entry
+    from waymarks.personal.entry import Entry, PersonalMemoryError
     from waymarks.personal.store import PersonalStore
     from waymarks.service.app import Waymarks
 
@@ -24,6 +24,16 @@ NOTE_TYPES = ("requirement", "decision", "constraint", "action", "question", "pr
               "implementation", "lesson")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
+def _refusal(exc: PersonalMemoryError) -> Result:
+    """What the store refused, said: a directory that cannot be used is the environment's
+    (exit 1, ``unavailable``), everything else the request's (exit 2)."""
+    if exc.code == "unavailable":
+        from waymarks.service.outcomes import ServiceError
+
+        raise ServiceError("unavailable", str(exc)) from exc
+    return refused(exc.code, str(exc))
+
+
 def _no_entry(slug: str) -> str:
     return unknown_id("personal entry", slug, "", "waymarks personal list")
 
@@ -119,7 +129,7 @@ def personal_group() -> Group:
                 " ".join(text), slug=slug, name=name, description=description, type=type_,
                 classification=classification, limit=SAVE_LIMIT)
         except PersonalMemoryError as exc:
-            return refused(exc.code, str(exc))
+            return _refusal(exc)
         if saved.duplicate:  # (nothing written: the entry was this one already)
             return Result({"outcome": "duplicate", "slug": saved.slug, "path": str(saved.path),
                            "replaced": False},
@@ -143,9 +153,10 @@ def personal_group() -> Group:
 
         try:
             store = _store(runtime().app())
+            store.check_readable()  # (every entry out of reach: not "no personal entry")
             entry = store.get(slug) if store.existing(slug) else None
         except PersonalMemoryError as exc:
-            return refused(exc.code, str(exc))
+            return _refusal(exc)
         if entry is None:
             return refused("not_found", _no_entry(slug))
         head = f"{entry.slug} [{entry.type}" + (
@@ -166,7 +177,7 @@ def personal_group() -> Group:
         try:
             removed = _store(runtime().app()).forget(slug)
         except PersonalMemoryError as exc:
-            return refused(exc.code, str(exc))
+            return _refusal(exc)
         if not removed:
             return refused("not_found", f"{_no_entry(slug)}; nothing changed")
         return Result({"slug": slug, "removed": True}, f"Forgot {slug}.")
@@ -180,7 +191,7 @@ def personal_group() -> Group:
         try:
             path = store.rebuild_index()
         except PersonalMemoryError as exc:
-            return refused(exc.code, str(exc))
+            return _refusal(exc)
         return Result({"index": str(path), "entries": len(store.entries())},
                       path.read_text(encoding="utf-8").rstrip())
 

@@ -79,6 +79,13 @@ class NotAnEntry(PersonalMemoryError):
     code = "not_an_entry"
 
 
+class DirectoryUnavailable(PersonalMemoryError):
+    """The directory cannot be used (a file where it should be, a link to nothing): the
+    environment's problem, not the request's (the CLI's exit 1)."""
+
+    code = "unavailable"
+
+
 #: the entry file an index line links to: the first link, as a description after it
 #: may link to another entry's file
 LISTED_FILE = lazy(rf"\]\(({SLUG.pattern}\.md)\)(?= — |$)")
@@ -165,6 +172,14 @@ class PersonalStore:
                 where = "is" if path == d else "is under"
                 return f"{where} {'a link to nothing' if resolved(path) else 'a loop of links'}"
         return None
+
+    def check_readable(self) -> None:
+        """Raise :class:`DirectoryUnavailable` when :meth:`unreadable` names a problem."""
+        problem = self.unreadable()
+        if problem is not None:
+            raise DirectoryUnavailable(NOT_A_DIRECTORY.format(self.directory)
+                                       if self.directory.exists() else
+                                       f"{self.directory} {problem}; {RELINK}")
 
     def unusable(self) -> str | None:
         """Why a save could not be made here, found without changing anything (a tool
@@ -469,11 +484,7 @@ class PersonalStore:
         """The exclusive lock on ``<dir>/.lock``. It is opened without waiting and without
         following a link, and must be a regular file: a FIFO there would hang every save
         and plan, and a link could make Waymarks create a file anywhere."""
-        problem = self.unreadable()
-        if problem is not None:
-            raise PersonalMemoryError(NOT_A_DIRECTORY.format(self.directory)
-                                      if self.directory.exists() else
-                                      f"{self.directory} {problem}; {RELINK}")
+        self.check_readable()
         try:
             make_private_dirs(self.directory)  # <home>/memory: the home may be made here
         except OSError as exc:
