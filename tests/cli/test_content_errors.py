@@ -98,3 +98,25 @@ def test_a_new_process_says_so_on_its_streams(home: Path, project: Path) -> None
         else:
             assert done.stdout == "" and "(bad_input)" in done.stderr, done.stderr
     assert not (home / "sessions").exists()
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    ("not json\n", "standard input is not a JSON payload: Expecting value"),
+    ('{"messages": ' + "[" * 3000 + "]" * 3000 + "}", "nested too deep"),
+])
+def test_a_payload_to_sanitize_that_is_not_json_is_a_data_error(home: Path, project: Path,
+                                                                payload: str,
+                                                                said: str) -> None:
+    """``privacy sanitize`` answered ``usage`` for a payload on standard input that is not
+    JSON, as for a mistyped option, and pointed at the help: the payload is what is
+    wrong. ``bad_input`` now, the message without the help's pointer; standard output
+    holds no payload."""
+    done = waymarks("--json", "privacy", "sanitize", "--provider", "openai",
+                    env={"WAYMARKS_HOME": str(home)}, cwd=project, input=payload)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    shown = json.loads(done.stdout)
+    assert (shown["outcome"], shown["code"]) == ("rejected", "bad_input"), shown
+    assert said in shown["message"] and "--help" not in shown["message"], shown
+    text = waymarks("privacy", "sanitize", "--provider", "openai",
+                    env={"WAYMARKS_HOME": str(home)}, cwd=project, input=payload)
+    assert text.returncode == 2 and text.stdout == "" and "(bad_input)" in text.stderr

@@ -266,6 +266,7 @@ def privacy_group() -> Group:
     @click.option("--provider", metavar="ID", required=True,
                   help="The provider the payload goes to. E.g. --provider openai")
     def sanitize(provider: str) -> Result:
+        from waymarks.commands.render import refused  # the documented shape
         from waymarks.service.planning import destination, settings_for
         from waymarks.tool.egress import outgoing_payload
 
@@ -280,17 +281,16 @@ def privacy_group() -> Group:
         # (< /dev/zero) is one line and exit 2, not a traceback
         text = run.stdin.read() if run.stdin is not None \
             else run.read_stdin(MAX_PAYLOAD_BYTES)  # type: ignore[misc]
-        try:
+        try:  # the payload is what is wrong, not the command line: bad_input (it was usage)
             payload = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"standard input is not a JSON payload: {exc}") from exc
-        except RecursionError as exc:
-            raise click.UsageError("standard input is not a JSON payload: nested too deep"
-                                   ) from exc
+            return refused("bad_input", f"standard input is not a JSON payload: {exc}; give "
+                           "the provider request's JSON body; nothing was written")
+        except RecursionError:
+            return refused("bad_input", "standard input is not a JSON payload: nested too "
+                           "deep; nothing was written")
         outcome = outgoing_payload(payload, to, settings.policy)
-        if outcome.withheld or outcome.payload is None:
-            from waymarks.commands.render import refused  # the documented shape
-
+        if outcome.withheld or outcome.payload is None:  # (refused: the documented shape)
             refusal = refused("withheld", outcome.reason or "withheld")
             return Result(refusal.data, f"Withheld: {outcome.reason}", EXIT_REJECTED)
         return Result(dict(outcome.payload), json.dumps(outcome.payload, ensure_ascii=False))
