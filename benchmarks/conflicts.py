@@ -346,7 +346,8 @@ mixed owner; 10 pairs): 40.0 % / 0 % before, 100 % / 0 % after. Policies said in
 words ("blocked" / "allowed", 需要 / 不需要 / 无需, Chinese words of policies; 9 pairs): 0 % /
 0 % before, 100 % / 0 % after. On/off before where it holds ("is on in staging" / "is off in
 production": heldout-fresh's false conflict; 5 pairs): 100 % / 66.7 % before, 100 % / 0 %
-after.
+after. Regions in Chinese words and mixed pairs (华东 2 区 / 华南 1 区, "Production is
+hosted in …" / "生产环境部署在 …"; 6 pairs): 33.3 % / 0 % before, 100 % / 0 % after.
 
 The pairs tagged ``dev-paraphrase`` (122: 64 conflicting, 58 not; 78 English, 34 Chinese,
 10 mixed) are the development set of the typed-slot check (``core/claim_slots.py``): a

@@ -79,7 +79,9 @@ _REGION: Final = (
     r"(?:east|west)?-\d"
     r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-"
     r"(?:north|south|east|west|central)(?:east|west)?\d{1,2}"
-    r"|(?:east|west|north|south|central)(?:us|europe|asia)\d?")
+    r"|(?:east|west|north|south|central)(?:us|europe|asia)\d?"
+    # a Chinese cloud's region in words ("华东 1 区", "华北2", "华南 3 区")
+    r"|(?:华东|华北|华南|华中|西南|西北|东北)\s*\d{1,2}(?:\s*区)?")
 #: the words that make a name an object: a verb of using, a preposition, a copula; the
 #: denials of one ("rather than", "instead of", "not")
 _BEFORE_NAME: Final = (
@@ -119,7 +121,7 @@ def kind_values(text: str, denied_at: Callable[[str, int, int], bool]
             if (words[-1] in _COPULAS if words else True) or (
                     match.group("han") is None and words[0] not in _WHERE_VERB):
                 continue  # (after a copula alone, the value the copula rule reads)
-            value = "k:region:" + match.group("region")
+            value = "k:region:" + "".join(match.group("region").split()).rstrip("区")
         else:
             value = _CANONICAL[match.group("name")]
             kind = value[2:value.index(":", 2)]
@@ -224,3 +226,4 @@ _TO: Final = lazy(r" (?:to|into) ")
 #: a cheap test before the expression: some name's first letters, or a region's digit
 _HINT: Final = lazy(
     "|".join(sorted({re.escape(name[:3]) for name in _CANONICAL})) + r"|\d|east|west")
+#: (a Chinese region holds a digit: the hint above finds it)

@@ -47,7 +47,8 @@ TERMS: Final[dict[str, str]] = {
         "key": ("key", "keys", "密钥"),
         "token": ("token", "tokens", "令牌"),
         "dev": ("dev", "development", "开发"),
-        "prod": ("prod", "production", "生产"),
+        # (生产环境 is production, as 生产 is: "environment" is no narrower thing there)
+        "prod": ("prod", "production", "生产", "生产环境"),
         "staging": ("staging", "预发"),
         "local": ("local", "本地"),
         # a participle is its verb's term: "is built with Node 20" and "Node 18 builds
