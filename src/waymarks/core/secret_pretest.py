@@ -150,8 +150,7 @@ def might_hold_visible(text: str) -> bool:
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
             or ("-us" in text and MAILCHIMP.search(text) is not None)
-            or ("q" in text and "sq0" in text) or "pul-" in text or "PMAK-" in text
-            or "NRAK-" in text or "NRII-" in text):
+            or ("q" in text and "sq0" in text) or "pul-" in text):
         return True
     if "_" in text and (
             ("k_" in text and ("k_live_" in text or "k_test_" in text or "k_prod_" in text))
@@ -159,7 +158,7 @@ def might_hold_visible(text: str) -> bool:
             or "gsk_" in text
             or "_v1_" in text or "lin_api_" in text or "sntry" in text
             or "secret_" in text or "ntn_" in text or "glsa_" in text or "glc_" in text
-            or "sbp_" in text or "sb_secret_" in text or "pscale_" in text or "dckr_" in text
+            or "sbp_" in text or "pscale_" in text or "dckr_" in text  # (sb_secret_: secret_)
             or GITHUB.search(text) is not None):
         return True
     # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token
@@ -175,7 +174,9 @@ def might_hold_visible(text: str) -> bool:
                         or ("M" in text and ("MII" in text or "MIG" in text or "MHcC" in text
                                              or "MC4C" in text)) or "b3Bl" in text):
         return True
-    if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text)) \
+    if ("K" in text and ("SK" in text or "HRKU-" in text or "AGE-SECRET-KEY-1" in text
+                         or "PMAK-" in text or "NRAK-" in text)) \
+            or ("II-" in text and "NRII-" in text) \
             or ("G" in text and ("SG." in text or "GOCSPX-" in text or "GR1348941" in text)):
         return True
     if ("M" in text or "N" in text or "O" in text) and "." in text \
@@ -212,7 +213,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if "bearer" in folded or "basic" in folded or (colon and "cookie" in folded) \
             or ((colon or equals) and "authorization" in folded):
         return True
-    if ("/" in text or "+" in text) and len(text) >= 40 and named_aws_key(text):
+    if ("/" in text or "+" in text) and len(text) >= 40 and (
+            "key" in folded or "secret" in folded or "aws" in folded
+            or "credential" in folded) and named_aws_key(text):
         return True  # a random-looking 40-character value named an AWS secret key
     if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True

@@ -139,4 +139,12 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
                  or " were" in folded or " be" in folded or " remains" in folded):
         rules.append(PROSE)
-    return any(_matched_at_needles(rule, text) for rule in rules)
+    lowered = ascii_lower(text) if rules else text  # the rules' positions: ``text``'s
+    for rule in rules:  # (inline: a call per rule cost clean claims 0.4 us a text)
+        for needle in rule.needles:
+            at = lowered.find(needle)
+            while at != -1:
+                if rule.regex.match(text, at) is not None:
+                    return True
+                at = lowered.find(needle, at + 1)
+    return False
