@@ -113,3 +113,28 @@ def test_another_value_in_words_is_refused(
     _written(app, first)
     _refused(app, contradicting)
     _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "restated", "contradicting"), [
+    ("The platform team owns the notifications service.",
+     "The notifications service is owned by the platform team.",
+     "Notifications service owner: payments team."),
+    ("Alice owns the billing service.", "The owner of the billing service is Alice.",
+     "The billing service is owned by Bob."),
+    ("计费服务的负责人是张伟。", "计费服务由张伟负责。", "计费服务由李娜负责。"),
+])
+def test_an_owner_said_in_the_passive_or_after_owner_is_refused(
+        app: Waymarks, first: str, restated: str, contradicting: str) -> None:
+    _written(app, first)
+    _refused(app, contradicting)
+    _written(app, restated)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Alice owns the billing service.", "The checkout service is owned by Bob."),
+    ("计费服务的负责人是张伟。", "搜索服务由李娜负责。"),
+])
+def test_an_owner_of_another_thing_is_another_fact(app: Waymarks, first: str,
+                                                   second: str) -> None:
+    _written(app, first)
+    _written(app, second)

@@ -73,6 +73,17 @@ _HAN_HOUR: Final = lazy(
     r"(?<=凌晨|早上|上午|中午|下午|晚上|夜里|每晚)([一二两三四五六七八九十]+)(?=点)")
 _HAN_DIGITS: Final = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
                       "六": 6, "七": 7, "八": 8, "九": 9}
+#: an owner said in the passive, after "owner:" or as "the owner of" ("The billing service
+#: is owned by Alice.", "Billing service owner: Bob.", 计费服务由平台组负责。): said as "Alice
+#: owns the billing service." (:mod:`waymarks.core.contradiction` reads that one)
+_OWNED: Final = lazy(
+    r"^(?:the )?(?P<thing>[\w .'-]+?)(?: is owned by|'s owner is| owner is| owner:)"
+    r" (?P<who>[\w -]+?)\.?$", re.I)
+_OWNER_OF: Final = lazy(r"^the owner of (?:the )?(?P<thing>[\w .'-]+?) is (?P<who>[\w -]+?)\.?$",
+                        re.I)
+_HAN_OWNED: Final = lazy(r"^(?P<thing>[^，。由]+?)由(?P<who>[^，。]+?)负责。?$")
+#: what names a team beside its name ("the platform team", 平台组): one owner either way
+_TEAM: Final = lazy(r"^the |(?: team|组|团队)$")
 _TWELVE_HOUR: Final = lazy(r"(?<![\w:.])(\d{1,2})(?::(\d{2}))? ?([ap])(?:m\b|\.m\.)", re.I)
 _HAN_CLOCK: Final = lazy(
     r"(凌晨|早上|上午|中午|下午|晚上|夜里)? ?(\d{1,2}) ?点(?:钟)?(半|(\d{1,2}) ?分)?")
@@ -98,6 +109,7 @@ _ENGLISH_WORDS: Final = lazy(r"\btimes? out\b", re.I)
 _CLOCK: Final = lazy(r"\d{1,2}:\d{2}(?::\d{2})?")
 _REGION: Final = lazy(r"[a-z]{2,}(?:-[a-z]+)+-\d+[a-z]?")
 _HOST: Final = lazy(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?")
+_WORDS: Final = lazy(r"[a-z\u4e00-\u9fff][a-z\u4e00-\u9fff ]*")
 _IPV4: Final = lazy(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 #: words of an attribute alone, naming no thing ("The build uses port 9001." says no more
 #: of what listens there than "服务监听 8080 端口。" does)
@@ -156,8 +168,18 @@ def _han_number(match: re.Match[str]) -> str:
     return f" {total + (digit or 0)} "
 
 
+def _owner_first(text: str) -> str:
+    stripped = text.strip()
+    found = _OWNED.match(stripped) or _OWNER_OF.match(stripped)
+    if found is not None:
+        return f"{found.group('who')} owns the {found.group('thing')}."
+    found = _HAN_OWNED.match(stripped)
+    return text if found is None else f"{found.group('thing')}的负责人是{found.group('who')}。"
+
+
 def normalized(text: str) -> str:
     """``text`` with its values and attribute words written one way (see the module)."""
+    text = _owner_first(text)
     text = _TWELVE_HOUR.sub(_clock, text)
     text = _NOON.sub(lambda m: "at 00:00" if m.group(1).lower() == "midnight" else "at 12:00",
                      text)
@@ -200,6 +222,8 @@ def _kind(value: str) -> tuple[str, str] | None:
         return "region", rest
     if "://" in rest:
         return "url", rest.rstrip("/")
+    if _WORDS.fullmatch(rest):  # a name, as of an owner ("the platform team": "platform")
+        return "word", _TEAM.sub("", rest)
     if _IPV4.fullmatch(rest):  # (a name and an address may both be true of one machine)
         return "ip", rest.partition(":")[0]
     if _HOST.fullmatch(rest):  # (its port is another attribute: "smtp.example.com:587")
