@@ -358,7 +358,12 @@ and its look-alikes (the same kind of value of another subject or environment, a
 holding the other value, a restatement in other words, a second attribute of one kind
 such as two ports of one service), each marked by judgement before any run. Written
 beside the check, not held out. Measured at dc0df8d4's rules before it: caught 25.0 %,
-false 3.4 %.
+false 3.4 %; with the slots, 87.5 % / 3.4 % (the two false conflicts are the signature
+rules', as before; the other sets unchanged but heldout-fresh, 72.2 % -> 73.4 % caught).
+Left: a stored claim whose text has no signature is not indexed, so not found ("Database
+backups run at 2am.", "… retained for one year."), a word more in one subject ("HTTP
+client requests time out …", "prefetches 10 messages"), a bound beside a plain value
+("max 10 attempts" / "allows 5 attempts"), "Port 9444 is where …".
 
 For each pair the first claim is stored as active state (in the project partition for
 ``"scopes": "cross"`` pairs, else in the session's) and the second is decided as a new
