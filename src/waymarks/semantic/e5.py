@@ -91,7 +91,9 @@ QUERY_TOKENS: Final = 32
 #: prompt twice in one process (Pi's bridge plans the turn with it, then the model's recall
 #: tool asks it again; an MCP client or a script repeats it), and the engine gives a text
 #: the same bits every time, so a text asked again costs a lookup instead of ~20 ms of CPU.
-#: Keyed by exactly what the engine would read of it; in this process's memory only
+#: Keyed by exactly what the engine reads of it (:meth:`E5Embedder.query`): prompts that
+#: differ only past the cut, in case or by a compatibility character are one; in this
+#: process's memory only
 RECENT_QUERIES: Final = 32
 #: a token spans at most about this many characters: the text counted is cut to
 #: ``QUERY_TOKENS`` times it first (the tokenizer costs ~3.5 us a character)
@@ -139,19 +141,24 @@ class E5Embedder:
         return CALIBRATION
 
     def query(self, text: str) -> bytes:
-        """The query's vector, from its first :data:`QUERY_TOKENS` tokens; a text embedded
-        lately in this process is answered from :data:`RECENT_QUERIES` (the same bits)."""
+        """The query's vector, from its first :data:`QUERY_TOKENS` tokens; a text the
+        engine was given lately in this process is answered from :data:`RECENT_QUERIES`
+        (the same bits). The key is the text as the engine reads it (in lower case, its
+        first tokens): a long prompt whose start was embedded before ("Review this diff:"
+        and another diff past the cut), or one differing in case, costs a count of its
+        tokens (~0.05 ms) instead of an embedding (~20 ms of CPU); keyed by the text's
+        first characters, each was embedded again."""
         start = text[:QUERY_TOKENS * CHARS_PER_TOKEN]  # (head reads no further)
+        read = head(engine_safe(query_case(start)), QUERY_TOKENS, self._query_tokens)
         with self._recent_lock:
-            kept = self._recent.get(start)
+            kept = self._recent.get(read)
             if kept is not None:
-                self._recent.move_to_end(start)
+                self._recent.move_to_end(read)
                 return kept
-        safe = engine_safe(query_case(start))
         with self._threads():
-            vector = _bytes(self._model.query(head(safe, QUERY_TOKENS, self._query_tokens)))
+            vector = _bytes(self._model.query(read))
         with self._recent_lock:
-            self._recent[start] = vector
+            self._recent[read] = vector
             while len(self._recent) > RECENT_QUERIES:
                 self._recent.popitem(last=False)
         return vector
