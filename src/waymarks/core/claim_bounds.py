@@ -39,13 +39,19 @@ _WORDED: Final = (
           r"|\b(?:(?:is|are) )?(?:limited|capped) (?:to|at) (?!at |up |max)(?=\d)"), "at most "),
     (lazy(r"\bexceed(?:s|ing)? (?=\d)|\bno (?:shorter|smaller|lower) than (?=\d)"),
      "more than "),
+    # what is refused past an amount is accepted up to it ("Request bodies larger than 2 MB
+    # are rejected." is "… up to 2 MB are accepted.": read as an amount, it agreed with
+    # nothing and "… up to 10 MB are accepted." was written beside it)
+    (lazy(r"\b(?:larger|bigger|greater|longer|higher|more|over|above)(?: than)? (?=\d)"
+          r"(\S+(?: [a-z]+)?) (are|is|get|gets) (?:rejected|refused|dropped|denied|blocked)\b"),
+     r"at most \1 \2 accepted"),
     (lazy(r"(?:不超过|不得超过|不能超过|最多|不高于|不大于) ?(?=\d)"), " at most "),
     (lazy(r"(?:不少于|不低于|不小于|至少|最少) ?(?=\d)"), " at least "),
     (lazy(r"(?:至少|最少)(需要|要|有|保留|保持|运行)(?= ?\d)"), r"\1 at least"),
     (lazy(r"(?:最多|不超过)(需要|要|有|保留|保持|运行)(?= ?\d)"), r"\1 at most"),
 )
 _WORDED_HINT: Final = lazy(
-    r"exceed|than|limited|capped|超过|最多|高于|大于|少于|低于|小于|至少|最少")
+    r"exceed|than|limited|capped|over|above|超过|最多|高于|大于|少于|低于|小于|至少|最少")
 
 
 def worded_bounds(text: str) -> str:
