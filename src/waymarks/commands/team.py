@@ -115,8 +115,6 @@ def team_group() -> Group:
         made = ", ".join(data["created"]) or "nothing new"
         text = (f"Team ledger at {data['directory']} ({made} created); you are contributor "
                 f"{data['contributor']}. Commit the directory to share it.")
-        if not data["trusted"]:
-            text += "\nThis project is not trusted: trust it (`waymarks trust .`) to share."
         changed = bool(data["created"])  # as accept, exclude and include say it
         return Result({"outcome": "committed" if changed else "unchanged", "id": None,
                        "code": None, "conflicts": [], **data, "changed": changed},

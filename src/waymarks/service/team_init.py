@@ -97,7 +97,13 @@ def blocked(app: Waymarks) -> str | None:
 
 def init(app: Waymarks) -> dict[str, Any]:
     """Create the team directory, its README and ``.gitattributes`` (existing files are
-    left as they are) and this home's contributor ID."""
+    left as they are) and this home's contributor ID. An untrusted project is refused
+    first, before git is asked anything: its ledger would not be read, and the init
+    wrote ``.waymarks/team`` into it all the same (and a contributor ID into the home)."""
+    if not app.project_trusted:
+        raise TeamRefused("untrusted", f"{app.cwd} is not trusted, so nothing is "
+                          "made for it; trust it first (`waymarks trust .`), then run "
+                          "`waymarks team init` again")
     refuse_without_git(app, repository=True)
     directory = team_dir(app)
     refuse_linked(directory)  # mkdir and the writes below would go where it points
