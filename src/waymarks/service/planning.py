@@ -9,6 +9,7 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 from __future__ import annotations
 
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from waymarks.core.egress import Egress, made_id
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.records import replace
+from waymarks.core.text import echoed
 from waymarks.service.config import Settings
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.recovery import recovering
@@ -98,13 +100,18 @@ def settings_for(app: Waymarks) -> Settings:
 
 def destination(settings: Settings, provider: str | None) -> str:
     """The provider text goes to: the one named, else the configured default. A blank name
-    names none and is refused (it used to get the default policy without a word)."""
+    names none and is refused (it used to get the default policy without a word), as is
+    one holding a control character (``x\\x1b[2J`` was planned for and kept in the manifest)."""
     if provider is None:
         return settings.default_provider
     if not provider.strip():
         raise ServiceError("invalid_argument", "an empty provider ID names no provider: name "
                            "one (e.g. --provider ollama), or leave it out for the configured "
                            "defaultProvider")
+    if any(unicodedata.category(ch) == "Cc" for ch in provider):  # ESC, a line break…
+        raise ServiceError("invalid_argument", f"the provider ID '{echoed(provider)}' holds a "
+                           "control character; name the provider as [privacy] spells it (e.g. "
+                           "--provider ollama)")
     return provider
 
 
