@@ -320,7 +320,12 @@ mixed pair, 由平台组负责 / 由基础设施组负责); a product after "use
 Memcached, in English, Chinese and mixed); Chinese regions in words (华东 1 区 / 华北 2 区)
 and two mixed pairs of a port and a region; bounds said as rejected above / accepted up
 to. The one false conflict: "The beta_export flag is on in staging." / "… is off in
-production." (two states in two places).
+production." (two states in two places). After the ``dev-s68`` rules (their commits, each
+measured in the same run as dc0df8d4 on the same pairs): 93.7 % caught, 0 % false
+(heldout-rr 93.9 % / 0.9 %, heldout-s66 92.8 % / 0 %, heldout-s67 90.1 % / 1.2 %, the
+1239 100 % / 0 %, dev-s68 96.4 % / 0 % from 28.6 % / 7.4 %); left: 1772, 1808, 1812,
+1816 and 1850 (a habit denied in other words, approvals in words, "may skip" / "must go
+through", squash / merge commits, stateless / keeps state).
 
 The pairs tagged ``heldout-s68`` (186: 95 conflicting, 91 not; 106 English, 61 Chinese,
 19 mixed; ports, services, regions, CI, owners, schedules, limits, versions, policies,
