@@ -16,11 +16,17 @@ one claim only: "The nightly export runs at 01:00 UTC." beside "Nightly export s
   version, region, URL …) and the words of one attribute said several ways (kept,
   retained, expires, lifetime, TTL, evicted: one lifespan).
 
-Two claims conflict by their slots when their subjects are equal, they state values of
-the same kinds, one of each kind, and one of those differs. Anything that may make them
-two facts keeps them apart: another word in either subject (an environment, a region,
-another component, the thing counted), two values of a kind ("HTTP on 8080, metrics on
-9090", "3.10 to 3.12", a range), a bound, a denial, a value more ("also"), a state.
+Two claims conflict by their slots when their subjects are one, they state values of
+the same kinds, one of each kind, and one of those differs. Two subjects are one when they
+are equal or one is the other with a single word more that qualifies it ("The checkout
+service's Redis cache" / "The checkout cache", "payments API gateway" / "payments gateway",
+"web frontend" / "frontend"), the shorter still naming a thing in two words or more.
+Anything that may make them two facts keeps them apart: another word in both subjects, two
+words more, a word more naming an environment, a region, a rank or a time ("staging",
+"us-east-1", "secondary", "next week") or another component ("cache", "broker",
+"exporter", "shard"), a shorter subject of one word ("checkout" and its port beside "the
+checkout service's Redis cache"), two values of a kind ("HTTP on 8080, metrics on 9090",
+"3.10 to 3.12", a range), a bound, a denial, a value more ("also"), a state.
 Pure; a write's check only (:func:`waymarks.core.rules.find_contradictions`)."""
 
 from __future__ import annotations
@@ -99,7 +105,8 @@ _HAN_AFTER: Final = lazy(r"(天|小时|分钟|秒|周|月|年) ?后")
 _HAN_WORDS: Final = (
     ("保存期限", "保留"), ("保存时间", "保留"), ("保留时间", "保留"), ("保留期", "保留"),
     ("保存", "保留"), ("清除", "过期"), ("删除", "过期"), ("灰度发布", "灰度"),
-    ("执行时间", ""), ("所在", ""), ("每天", ""), ("每晚", " nightly "),
+    ("执行时间", ""), ("所在", ""), ("已经升级到", " "), ("已升级到", " "), ("升级到", " "),
+    ("升级为", " "), ("系统", ""), ("每天", ""), ("每晚", " nightly "),
     ("夜间", " nightly "), ("订单", " orders "), ("导出", " export "), ("导入", " import "),
     ("清理", " cleanup "))
 #: a Chinese verb of doing it before its value or ending the clause (运行日志, "run logs",
@@ -114,6 +121,25 @@ _IPV4: Final = lazy(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 #: words of an attribute alone, naming no thing ("The build uses port 9001." says no more
 #: of what listens there than "服务监听 8080 端口。" does)
 _ATTRIBUTES: Final = frozenset(("port", "lifespan", "timeout", "memory", "default"))
+#: a word more in one subject that makes it another thing than the other's: an
+#: environment, a rank or role, a time, a side, another component (with a word holding a
+#: digit or a hyphen, a region or a name such as "us-east", and any Chinese character)
+_APART: Final = frozenset((
+    "staging", "stage", "prod", "production", "dev", "development", "test", "testing",
+    "qa", "uat", "preprod", "sandbox", "canary", "local", "environment", "env", "primary",
+    "secondary", "replica", "standby", "master", "slave", "leader", "follower", "read",
+    "write", "internal", "external", "public", "private", "legacy", "new", "old", "next",
+    "last", "previous", "week", "month", "tomorrow", "starting", "upstream", "downstream",
+    "health", "admin", "metric", "metrics", "http", "https", "grpc", "debug", "ui",
+    "console", "dashboard", "cache", "database", "db", "queue", "broker", "proxy",
+    "client", "server", "sidecar", "exporter", "agent", "scheduler", "shard", "partition",
+    "tier", "group", "region", "zone", "mobile", "desktop", "ios", "android", "pool",
+    "quarter", "half", "third"))
+#: words naming a kind of thing or an attribute, not which one ("The Redis instance" is
+#: named by "Redis" alone; "log level" by "log")
+_GENERIC: Final = frozenset((
+    "instance", "node", "app", "application", "server", "process", "pod", "container",
+    "machine", "level", "mode", "setting", "value", "name", "system"))
 _VERSION_NUMBER: Final = lazy(r"v?\d+(?:\.\d+){1,2}")
 #: a host's last label that names a file instead ("nginx.conf", "config.yaml")
 _FILE_ENDINGS: Final = frozenset((
@@ -276,7 +302,7 @@ def slots_conflict(mine: str, theirs: str) -> bool:
     """Whether two claims state another value of one slot (see the module): a bound
     beside a plain value is none ("holds up to 500 jobs" / "currently holds 120 jobs")."""
     one, other = slots(mine), slots(theirs)
-    if one is None or other is None or one.subject != other.subject:
+    if one is None or other is None or not _one_subject(one.subject, other.subject):
         return False
     if one.values.keys() != other.values.keys() or any(
             one.values[kind].rpartition(" ")[2] != other.values[kind].rpartition(" ")[2]
@@ -284,6 +310,21 @@ def slots_conflict(mine: str, theirs: str) -> bool:
         return False
     return any(not _same(kind, one.values[kind].rpartition(" ")[0],
                          other.values[kind].rpartition(" ")[0]) for kind in one.values)
+
+
+def _one_subject(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether two slots' subjects name one thing: equal, or the longer the shorter with
+    one word more that qualifies it (see the module)."""
+    if mine == theirs:
+        return True
+    shorter, longer = sorted((mine, theirs), key=len)
+    more = longer - shorter
+    if len(more) != 1 or not shorter < longer or len(shorter - _ATTRIBUTES - _GENERIC) < 2:
+        return False
+    word = next(iter(more))  # (a participle, "replicated", "upgraded", is a state or a deed;
+    # an attribute, "timeout" beside "The health check interval", another attribute)
+    return (word not in _APART and word not in _ATTRIBUTES and word.isascii()
+            and word.isalpha() and not word.endswith("ed"))
 
 
 def _same(kind: str, mine: str, theirs: str) -> bool:
