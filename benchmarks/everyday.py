@@ -128,8 +128,9 @@ def _embed_all(app: Waymarks) -> None:
         raise SystemExit(f"everyday --semantic: the claims were not all embedded: {counts}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+def parse_args(doc: str, name: str, argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """``--show`` and ``--semantic``, the engine set for them; None: no semantic extra."""
+    parser = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
     parser.add_argument("--show", action="store_true", help="list the questions not right")
     parser.add_argument("--semantic", action="store_true",
                         help="hybrid recall: every claim embedded with the bundled model")
@@ -140,8 +141,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from waymarks import semantic
 
         if semantic.load() is None:
-            print("everyday --semantic: the semantic extra is not installed", file=sys.stderr)
-            return 2
+            print(f"{name} --semantic: the semantic extra is not installed", file=sys.stderr)
+            return None
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(__doc__, "everyday", argv)
+    if args is None:
+        return 2
     everyday, heldout = _questions()
     hybrid = args.semantic
     print(json.dumps({

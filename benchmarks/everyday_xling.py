@@ -19,9 +19,7 @@ A development set, written before the recall rules it measures were read and tun
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -140,20 +138,9 @@ UNANSWERABLE_ZH_STORE: Final = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--show", action="store_true", help="list the questions not right")
-    parser.add_argument("--semantic", action="store_true",
-                        help="hybrid recall: every claim embedded with the bundled model")
-    args = parser.parse_args(argv)
-    os.environ["WAYMARKS_SEMANTIC"] = "on" if args.semantic else "off"
-    os.environ["WAYMARKS_SEMANTIC_BACKFILL"] = "off"
-    if args.semantic:
-        from waymarks import semantic
-
-        if semantic.load() is None:
-            print("everyday_xling --semantic: the semantic extra is not installed",
-                  file=sys.stderr)
-            return 2
+    args = everyday.parse_args(__doc__, "everyday_xling", argv)
+    if args is None:
+        return 2
     hybrid, show = args.semantic, args.show
     en = everyday_store.CLAIMS
     none_en = {question: () for question in UNANSWERABLE_EN_STORE}

@@ -34,11 +34,14 @@ from __future__ import annotations
 
 import functools
 import heapq
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
 import msgspec
+
+from waymarks.recall import cross_lingual
 
 #: a calibrated similarity at or above this qualifies a record with no lexical match
 SEMANTIC_QUALIFY: Final = 0.8
@@ -74,6 +77,9 @@ class Calibration(msgspec.Struct, frozen=True):
     #: next candidate of a script other than the query's (:meth:`Semantic.among`), or
     #: than ``floor`` when it is the only one
     cross_margin: float = 0.0
+    #: ``(query script, margin)``: that direction served at its own ``cross_margin``
+    #: (:mod:`waymarks.recall.cross_lingual`)
+    cross_margins: tuple[tuple[str, float], ...] = ()
     #: fused, a record whose one fault is coverage under the bar (0.45) but at or above
     #: this is eligible beside a record that passes every gate (scoring's ``_beside``),
     #: as one the veto alone refused is (1.0: none)
@@ -104,6 +110,7 @@ class Calibration(msgspec.Struct, frozen=True):
                 and 0.0 < self.qualify <= 1.0 and 0.0 < self.support <= 1.0
                 and 0.0 < self.cross_script <= 1.0 and 0.0 <= self.veto < 1.0
                 and 0.0 < self.relative <= 1.0 and 0.0 <= self.cross_margin < 1.0
+                and all(0.0 < margin < 1.0 for _, margin in self.cross_margins)
                 and 0.0 < self.beside <= 1.0 and 0.0 <= self.nearest_margin < 1.0
                 and 0.0 <= self.neighbours <= 1.0
                 and (self.distinct is None or 0.0 <= self.distinct < 1.0)
@@ -348,6 +355,8 @@ def script(text: str) -> str:
     least the letters of every other script; else ``latin`` (accented letters too) when
     they are at least every other's; else that script's Unicode name (``cyrillic``,
     ``hangul``, ``kana`` for Hiragana and Katakana, ``cherokee``); ``""`` with no letter."""
+    if text.isascii():  # (most records: one pass in C, as the loop below would answer)
+        return "latin" if _ASCII_LETTER.search(text) else ""
     han = latin = 0
     others: dict[str, int] = {}
     for ch in text:
@@ -382,6 +391,7 @@ def _script_of(ch: str) -> str:
     return words[0].lower() if words else "unnamed"
 
 
+_ASCII_LETTER: Final = re.compile("[A-Za-z]")
 _NAMED: Final = {"LATIN": "latin", "CJK": "han", "HIRAGANA": "kana", "KATAKANA": "kana"}
 
 
@@ -398,4 +408,5 @@ def semantic_side(ids: Sequence[str], cosines: Sequence[float], lexical: Sequenc
     known = {i: c for i, c in zip(ids, cosines, strict=True) if c == c}  # drop nan
     found = set(lexical)
     extra = sorted((i for i in known if i not in found), key=lambda i: (-known[i], i))[:limit]
-    return Semantic(known, calibration, script(query)), extra
+    kind = script(query)
+    return Semantic(known, cross_lingual.for_query(calibration, kind), kind), extra
