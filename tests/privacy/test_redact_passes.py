@@ -70,3 +70,19 @@ def test_glued_and_far_apart_credentials_redact_as_whole_passes_did() -> None:
         glued = a + rng.choice(["", " ", "\n", "--", "="]) + b
         for text in (glued, filler + a + "\n" + filler + b):
             assert redact(text) == whole_passes(text), text[:120]
+
+
+#: a private key glued to the end of a long line: pass one keeps the key's span, which
+#: hid the start of the line a printed value is read from (``vault read``'s output)
+_KEY = ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ\n"
+        "-----END PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize("glued", [1_100, 2_100, 4_000])
+def test_a_value_on_a_long_line_after_its_command_is_still_redacted(glued: int) -> None:
+    # a later pass read from 1,024 characters before the placeholder, cut mid-line: the
+    # value's line and the command line above it were out of its reach, so the value
+    # went out in clear (whole passes redact it; past ~4,075 characters neither does)
+    text = "vault read -field=token x\nXk9vT2pQ7mLwR4sZa8" + "x" * glued + _KEY
+    assert redact(text) == whole_passes(text)
+    assert "Xk9vT2pQ7mLwR4sZa8" not in redact(text)[0]

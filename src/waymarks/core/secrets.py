@@ -358,7 +358,7 @@ def _values(name: str, match: re.Match[str], start: int, end: int) -> list[tuple
 #: passes :func:`redact` makes at most (a pass finds what the one before uncovered)
 _REDACT_PASSES: Final = 4
 #: how far around a placeholder a later pass reads, each way, to the ends of the lines
-#: there (a line longer than that is cut at it): what the pass before changed is only the
+#: there and one line more (never cut inside a line): what the pass before changed is only the
 #: placeholders, and every rule that reads past its match reads at most 256 characters
 #: (an AWS key ID beside its secret) or the lines around it
 _AROUND: Final = 1024
@@ -408,16 +408,18 @@ def _replaced(text: str, spans: list[SecretSpan]) -> tuple[str, list[tuple[int, 
 
 
 def _around(text: str, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The stretches of ``text`` a later pass reads: from the start of the line
-    :data:`_AROUND` characters before each placeholder to the end of the line as far
-    after it (a longer line cut :data:`_AROUND` further), those that meet joined."""
+    """The stretches of ``text`` a later pass reads: whole lines, from the start of the
+    line before the one :data:`_AROUND` characters before each placeholder to the end of
+    the line after the one as far after it, those that meet joined. Never a line cut: a
+    value's line is read with the line above it (a command's or a prompt's head), and a
+    stretch cut inside a long line left such a value in clear that whole passes redact."""
     stretches: list[tuple[int, int]] = []
     for start, end in places:
-        low = max(0, start - _AROUND)
-        low = max(text.rfind("\n", 0, low) + 1, low - _AROUND)
-        high = min(len(text), end + _AROUND)
-        line_end = text.find("\n", high, high + _AROUND)
-        high = min(len(text), high + _AROUND) if line_end == -1 else line_end
+        low = text.rfind("\n", 0, max(0, start - _AROUND))
+        low = 0 if low <= 0 else text.rfind("\n", 0, low) + 1
+        high = text.find("\n", min(len(text), end + _AROUND))
+        high = -1 if high == -1 else text.find("\n", high + 1)
+        high = len(text) if high == -1 else high
         if stretches and low <= stretches[-1][1]:
             stretches[-1] = (stretches[-1][0], max(stretches[-1][1], high))
         else:
