@@ -86,8 +86,8 @@ class MemoryView:
                                  if s.norm != norm), limit))
         return list(found.values())
 
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None,
+                     most: int | None = None) -> Sequence[tuple[str, str]]:
         if subject is None:
             states: Iterable[ItemState] = self.items.values()
         elif not subject:
@@ -97,6 +97,8 @@ class MemoryView:
             index = self._subjects()
             rarest = min(sorted(subject), key=lambda term: len(index.get(
                 (partition, "t:" + term), _NO_IDS)))
+            if most is not None and len(index.get((partition, "t:" + rarest), _NO_IDS)) > most:
+                return []
             found: dict[str, None] = {}
             for key in ("t:" + rarest, *parts(subject)):
                 found.update(index.get((partition, key), _NO_IDS))
@@ -201,10 +203,10 @@ class OverlayView:
         return [*self._under(below)[:limit], *self.top.active_conflicting(
             kind, partition, norm, key, polarity_base, polarity_sign, limit)]
 
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
-        return [*((i, t) for i, t in self.base.active_texts(partition, subject)
-                  if i not in self.top.items), *self.top.active_texts(partition, subject)]
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None,
+                     most: int | None = None) -> Sequence[tuple[str, str]]:
+        return [*((i, t) for i, t in self.base.active_texts(partition, subject, most)
+                  if i not in self.top.items), *self.top.active_texts(partition, subject, most)]
 
     def put(self, state: ItemState) -> None:
         self.top.put(state)

@@ -113,14 +113,17 @@ class StateView(Protocol):
         ``limit`` earliest of them (by ``seq``), if there are that many."""
         ...
 
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None,
+                     most: int | None = None) -> Sequence[tuple[str, str]]:
         """``(id, text)`` of the active memory items in ``partition``, oldest first (the
         write-time contradiction check reads texts, and loads only the items it cites).
         With ``subject`` (a claim's signature subject), a view may leave out claims whose
         subject can neither equal, contain nor be contained in it (never one that can), and
         may return claims of other statuses too: the caller judges each one it cites by
-        its state from :meth:`get` (a view over a database verifies that row there)."""
+        its state from :meth:`get` (a view over a database verifies that row there). With
+        ``most``, nothing when even the subject's rarest term is held by more than ``most``
+        claims of the partition (a word that common names no subject alone: the typed-slot
+        check looks up one term at a time, and "port" read every claim per write)."""
         ...
 
     def put(self, state: ItemState) -> None: ...

@@ -210,17 +210,21 @@ def _rows(items: Iterable[tuple[int, str, str, str]], unsigned: list[str]
             yield str(partition), key, rowid
 
 
-def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str]
-            ) -> list[tuple[str, str]]:
+def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str],
+            most: int | None = None) -> list[tuple[str, str]]:
     """``(id, text)`` of the memory items in ``partition`` (any status: the caller reads
     the verified row of each one it keeps and judges its status), oldest first, whose
     subject may equal, contain or be contained in ``subject``: those holding its rarest
-    term, and those whose whole subject is one of its :func:`parts`. The rows must be
-    caught up: a write's check catches them up first (``SqliteView.caught_up``), a read
-    asks :func:`behind` first."""
+    term, and those whose whole subject is one of its :func:`parts`; none when its
+    rarest term is held by more than ``most`` claims. The rows must be caught up: a
+    write's check catches them up first (``SqliteView.caught_up``), a read asks
+    :func:`behind` first."""
     if not subject:
         return []
-    rows = db.execute(*_sharing_query(db, partition, subject, "i.id, i.text", ""))
+    query = _sharing_query(db, partition, subject, "i.id, i.text", "", most)
+    if query is None:
+        return []
+    rows = db.execute(*query)
     return [(str(item_id), str(text)) for item_id, text in rows]
 
 
@@ -337,15 +341,19 @@ def bearing_many(db: sqlite3.Connection, partition: str,
 
 
 def _sharing_query(db: sqlite3.Connection, partition: str, subject: frozenset[str],
-                   columns: str, where: str) -> tuple[str, tuple[object, ...]]:
+                   columns: str, where: str, most: int | None = None
+                   ) -> tuple[str, tuple[object, ...]] | None:
     """The query of :func:`sharing` selecting ``columns`` of ``items AS i``, with
-    ``where`` (its own parameters after those returned) added to its conditions."""
+    ``where`` (its own parameters after those returned) added to its conditions; None
+    when the rarest term is held by more than ``most`` claims."""
     terms = sorted(subject)
     marks = ",".join("?" * len(terms))
     counts = dict(db.execute(
         f"SELECT term, claims FROM claim_terms WHERE partition = ? AND term IN ({marks})",
         (partition, *("t:" + term for term in terms))).fetchall())
     rarest = min(terms, key=lambda term: (counts.get("t:" + term, 0), term))
+    if most is not None and counts.get("t:" + rarest, 0) > most:
+        return None
     keys = ["t:" + rarest, *parts(subject)]
     marks = ",".join("?" * len(keys))
     # the rows of the keys first (CROSS JOIN keeps that order): SQLite otherwise walked

@@ -170,15 +170,15 @@ class SqliteView:
              "base": polarity_base, "sign": -polarity_sign})
         return _active(rows, limit)
 
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None
-                     ) -> Sequence[tuple[str, str]]:
+    def active_texts(self, partition: str, subject: frozenset[str] | None = None,
+                     most: int | None = None) -> Sequence[tuple[str, str]]:
         if subject is not None:  # the claims that may share it (inside a write transaction)
             from waymarks.store import claim_subjects  # a write's: not on a recall's path
 
             if not subject:
                 return []
             self.caught_up()
-            return claim_subjects.sharing(self.db, partition, subject)
+            return claim_subjects.sharing(self.db, partition, subject, most)
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
             " ORDER BY seq", (partition,))
