@@ -23,13 +23,16 @@ def test_a_write_analyses_only_claims_it_has_not_seen(app: Waymarks) -> None:
     assert isinstance(app.remember("Worker pool 99 runs 7 threads"), Committed)
     after = signature.cache_info()
     # only the new claim analysed; and of the 40 earlier ones, only those that may share
-    # its subject compared (none do: store.claim_subjects), not all 40 as before
+    # its subject compared (none do: store.claim_subjects), not all 40 as before. The
+    # hits are the new claim's own signature asked again (the typed-slot check of
+    # core/claim_slots asks it too: 5 hits, every one of this text, none of the 40)
     assert after.misses - before.misses <= 1
-    assert after.hits - before.hits <= 2
+    assert after.hits - before.hits <= 6
     before = after
     assert isinstance(app.remember("Worker pool 5 runs 9 threads"), Rejected)  # says 7
     after = signature.cache_info()
-    assert after.misses - before.misses <= 1 and 1 <= after.hits - before.hits <= 3
+    # the claim it contradicts asked once, the rest its own text again (slots: see above)
+    assert after.misses - before.misses <= 1 and 1 <= after.hits - before.hits <= 6
 
 
 def test_memoised_signatures_still_refuse_a_contradiction(app: Waymarks) -> None:
