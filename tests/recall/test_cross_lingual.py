@@ -52,3 +52,16 @@ def test_a_direction_without_its_own_margin_keeps_the_calibrations() -> None:
     assert (cross_lingual.for_query(own, "latin").cross_from,
             cross_lingual.for_query(own, "latin").cross_margin) == (("han", "latin"), 0.04)
     assert cross_lingual.for_query(own, "han") is own
+
+
+def test_in_a_store_of_both_an_english_claim_nearer_keeps_the_chinese_one_out() -> None:
+    """heldout2: "which payment provider do we use?" recalled a Chinese claim about the
+    billing logs, 0.04 apart from the other Chinese claims but not the nearest claim."""
+    both = [*CLAIMS, record("en", "Payments use the Adyen API.")]
+    ids = [c.id for c in both]
+    cosines = {"port": 0.839, "owner": 0.798, "sms": 0.77, "review": 0.76, "en": 0.85}
+    side, _ = semantic_side(ids, [cosines[i] for i in ids], [], CALIBRATION,
+                            query="which port does the order service listen on?")
+    side = side.among((c.id, c.text) for c in both)
+    assert side.across("port", CLAIMS[0].text) is False
+    assert side.among((c.id, c.text) for c in CLAIMS).across("port", CLAIMS[0].text)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 if TYPE_CHECKING:
-    from waymarks.recall.fusion import Calibration
+    from waymarks.recall.fusion import Calibration, Semantic
 
 
 def for_query(calibration: Calibration, query_script: str) -> Calibration:
@@ -31,3 +31,13 @@ def for_query(calibration: Calibration, query_script: str) -> Calibration:
             return msgspec.structs.replace(calibration, cross_from=served,
                                            cross_margin=margin)
     return calibration
+
+
+def nearest_of_all(side: Semantic, cosine: float) -> bool:
+    """Whether a record at ``cosine`` may qualify across scripts for a query of a direction
+    served at its own margin: only as the nearest of every record that may be recalled, any
+    script. In a store of both, an English question an English claim answers, or none does,
+    put one of the few Chinese claims apart from the others ("which payment provider do we
+    use?": "计费服务的日志保存在 Loki 中，保留七天。")."""
+    own = any(kind == side.query_script for kind, _ in side.calibration.cross_margins)
+    return not own or not side.nearest or cosine >= side.nearest[0]

@@ -305,7 +305,8 @@ class Semantic(msgspec.Struct, frozen=True):
             return cosine >= max(self.cosines.values()) - NEAREST_MARGIN
         best, *rest = self.rivals or (cosine,)
         other = best if cosine < best else rest[0] if rest else calibration.floor
-        return cosine - other >= calibration.cross_margin
+        return cosine - other >= calibration.cross_margin \
+            and cross_lingual.nearest_of_all(self, cosine)
 
     def _paired(self, kind: str) -> bool:
         """Whether a record of script ``kind`` is across :data:`CROSS_PAIR` from the query
