@@ -408,11 +408,19 @@ production.").
 caught = conflicting pairs flagged / conflicting pairs; false = non-conflicting pairs
 flagged / non-conflicting pairs. Prints JSON.
 
+``--pairs PATH`` measures the pairs of that file instead of the fixture (same fields: ``a``,
+``b``, ``conflict``, ``scopes``, and ``tag`` with ``area`` or ``lang`` with ``kind``), the rest
+as above: a held-out set kept outside the repository is measured without being committed.
+A file that cannot be read or a pair without those fields is refused with a message and
+exit 2, before any pair is judged.
+
     .venv/bin/python benchmarks/conflicts.py
+    .venv/bin/python benchmarks/conflicts.py --pairs /elsewhere/heldout.json
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import defaultdict
@@ -432,6 +440,37 @@ PROJECT = "/work/project"
 def load(path: Path = PAIRS) -> list[dict[str, Any]]:
     pairs = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(pairs, list)
+    return pairs
+
+
+def _pair_problem(pair: object) -> str | None:
+    """Why one pair of a ``--pairs`` file cannot be measured, or None."""
+    if not isinstance(pair, dict):
+        return "is not an object"
+    for field in ("a", "b"):
+        if not isinstance(pair.get(field), str) or not pair[field].strip():
+            return f"has no text in {field!r}"
+    if not isinstance(pair.get("conflict"), bool):
+        return "has no true/false 'conflict'"
+    if pair.get("scopes") not in ("same", "cross"):
+        return "has no 'scopes' of \"same\" or \"cross\""
+    named = ("tag", "area") if "tag" in pair else ("lang", "kind")
+    missing = [field for field in named if not isinstance(pair.get(field), str)]
+    return f"has no {' or '.join(map(repr, missing))}" if missing else None
+
+
+def load_given(path: Path) -> list[dict[str, Any]]:
+    """The pairs of a ``--pairs`` file, checked whole first: ValueError says what is wrong."""
+    try:
+        pairs = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"cannot read the pairs of {path}: {error}") from error
+    if not isinstance(pairs, list) or not pairs:
+        raise ValueError(f"{path} holds no list of pairs")
+    for number, pair in enumerate(pairs):
+        problem = _pair_problem(pair)
+        if problem:
+            raise ValueError(f"{path}: pair {number} {problem}")
     return pairs
 
 
@@ -507,8 +546,20 @@ def measure(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    print(json.dumps(measure(load()), indent=2, ensure_ascii=False))
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=Path, metavar="PATH",
+                        help="measure the pairs of this JSON file instead of the fixture")
+    args = parser.parse_args(argv)
+    if args.pairs is None:
+        pairs = load()
+    else:
+        try:
+            pairs = load_given(args.pairs)
+        except ValueError as error:
+            print(f"conflicts.py: {error}", file=sys.stderr)
+            return 2
+    print(json.dumps(measure(pairs), indent=2, ensure_ascii=False))
     return 0
 
 
