@@ -30,6 +30,7 @@ from waymarks.core.secret_tokens import (
     GITHUB,
     GITLAB,
     MAILCHIMP,
+    MAILGUN,
     PEM_LINES,
     PGPASS_HINT,
     PRINTED_NEEDLES,
@@ -150,6 +151,7 @@ def might_hold_visible(text: str) -> bool:
             "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
             or ("-us" in text and MAILCHIMP.search(text) is not None)
+            or MAILGUN.search(text) is not None
             or ("q" in text and "sq0" in text) or "pul-" in text):
         return True
     if "_" in text and (

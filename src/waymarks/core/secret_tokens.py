@@ -62,6 +62,8 @@ def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") ->
 _GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
 _GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
 _MAILCHIMP_HINT: Final = r"-us[0-9]"
+#: the end of a Mailgun key of today's shape: a literal ``-`` the search skips to
+_MAILGUN_HINT: Final = r"-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])(?<=[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})"
 _DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
 
 
@@ -172,6 +174,12 @@ TOKENS: Final = (
     _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
     _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
     _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
+    # Mailgun's keys since 2023 (account and domain sending keys): 32 hex, then two groups
+    # of 8 with no ``key-`` label; it went out in clear. A UUID, an MD5 digest and a
+    # 32-hex run of one class (``0000…``, a name's letters) stay
+    _token("mailgun_v2", "mailgun-key",
+           _B + r"(?=[0-9]{0,31}[a-f])(?=[a-f]{0,31}[0-9])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}"
+           + _E, "-", hint=_MAILGUN_HINT),
     _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
            hint=_MAILCHIMP_HINT),
     _token("discord", "discord-token",
@@ -359,6 +367,7 @@ PGPASS_HINT: Final = lazy(r":(?:[0-9]{4,5}|\*):[^\s:]+:[^\s:]+:\S", re.ASCII)
 GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
 GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
 MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
+MAILGUN: Final = lazy(_MAILGUN_HINT, re.ASCII)
 DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
 _NAMED: Final = lazy(_AWS_NAMED, re.ASCII)
 

@@ -16,7 +16,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``google-oauth-secret``, ``google-oauth-token``, ``npm-token``, ``pypi-token``,
   ``huggingface-token``, ``groq-key``, ``shopify-token``, ``digitalocean-token``,
   ``heroku-key``,
-  ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key``, ``mailchimp-key``,
+  ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key`` (``key-…`` and today's unlabelled
+  ``<32 hex>-<8 hex>-<8 hex>``), ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``teams-webhook``, ``ifttt-webhook-key``,
   ``telegram-bot-token``,
   ``azure-client-secret``, ``azure-sas``, ``azure-storage-key``, ``vault-token`` (also the token
