@@ -18,8 +18,12 @@ none of them), then the noun (password, passphrase, pass phrase, passcode, secre
 token). The typed value is one run to its line's end: on the prompt's line it is data (a
 word goes, as after ``Password:``); on the next line, where a program's output may stand
 instead (``Welcome``, ``remote: …``, the next shell prompt), it must mix letters with
-digits or symbols and end in none of a message's or a prompt's characters. Part of the
-rule table of :mod:`waymarks.core.secret_rules`.
+digits or symbols and end in none of a message's or a prompt's characters. A value with
+more words after it on the prompt's line (``[sudo] password for dev: … and then the install
+ran``), or typed at a prompt quoted inside a line after a clause's ``,``, ``;``, ``:``,
+``then`` or ``and`` (its head then holds a prompt's word or marker), must read as typed
+too (no word alone: ``Sorry, try again``): each went out in clear. Part of the rule table
+of :mod:`waymarks.core.secret_rules`.
 
 Pure: ASCII regular expressions only, no I/O, no state.
 """
@@ -41,10 +45,14 @@ _BETWEEN: Final = (r"(?:[ \t]+for(?:[ \t]+(?:key|user))?[ \t]+(?:'[^'\n]{1,256}'
 #: the typed value (a run, not quoted: a quoted one is the assignment rule's), then its
 #: line's end
 _RUN: Final = r"[^\s\"'`][^\s]{3,255})[ \t]*(?=\r?\n|\Z)"
+#: or a run with more words after it on its line (a transcript's sentence going on: ``[sudo]
+#: password for dev: … and then the install ran``), its sentence's punctuation left out
+_RUN_MID: Final = r"[^\s\"'`][^\s]{3,255}?)(?=[.,;:!?)]*[ \t]+\S)"
 
 PROMPT_TYPED: Final = Rule("prompt_typed", "secret", lazy(
-    _NOUN + _BETWEEN + r"[ \t]*:(?:[ \t]*[\u203a\u00bb>][ \t]*|[ \t]+)(?P<prompt_typed>"
-    + _RUN + "|" + _NOUN + _BETWEEN + r"[ \t]*:[ \t]*\r?\n[ \t]*(?P<prompt_next>" + _RUN,
+    _NOUN + _BETWEEN + r"[ \t]*:(?:[ \t]*[\u203a\u00bb>][ \t]*|[ \t]+)(?:(?P<prompt_typed>"
+    + _RUN + r"|(?P<prompt_mid>" + _RUN_MID + ")|" + _NOUN + _BETWEEN
+    + r"[ \t]*:[ \t]*\r?\n[ \t]*(?P<prompt_next>" + _RUN,
     re.ASCII | re.IGNORECASE),
     ("pass", "secret", "token"), folded=True, anchored=True, wrapper=True, guard=":")
 
@@ -60,6 +68,11 @@ _HEAD: Final = lazy(
     re.ASCII | re.IGNORECASE)
 #: how far before the noun its line's head is read
 _HEAD_READ: Final = 80
+#: where a prompt quoted inside a line may start: after a clause's comma, semicolon or
+#: colon, or ``then``/``and`` (``ssh in, [sudo] password for dev: …``, ``sudo install:
+#: [sudo] password …``, ``… then Enter passphrase for key '…': …``); its head must then
+#: hold a prompt's word or marker
+_LEAD_IN: Final = lazy(r"(?:[,;:]|\b(?:then|and))[ \t]+", re.ASCII | re.IGNORECASE)
 #: a one-word noun glued to its colon: an assignment's name, or a heading
 _BARE_NOUN: Final = lazy(r"(?:password|passphrase|passcode|token)[ \t]*:",
                          re.ASCII | re.IGNORECASE)
@@ -73,13 +86,28 @@ def at_a_prompt(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     line = text.rfind("\n", max(0, at - _HEAD_READ), at) + 1
     if (line == 0 and at > _HEAD_READ) or _HEAD.fullmatch(text, line, at) is None:
-        return False
+        if not _quoted_in_line(text, max(line, at - _HEAD_READ), at):
+            return False
+        starts_line = False
+    else:
+        starts_line = True
     if _BARE_NOUN.match(text, at) is not None:
         # ``Password: …`` is the assignment rule's, judged as its value; ``Password:⏎  …``
         # a heading (tests/privacy/test_yaml_next_line.py)
         return False
     if match.lastgroup == "prompt_typed":
-        return _looks_like_secret(match.group("prompt_typed"), data=True, alone=False)
+        return _looks_like_secret(match.group("prompt_typed"), data=starts_line, alone=False)
+    if match.lastgroup == "prompt_mid":  # words after it: what reads as typed, not a word
+        return _looks_like_secret(match.group("prompt_mid"), data=False, alone=False)
     value = match.group("prompt_next")
     return not value.endswith(_NOT_TYPED_END) and _looks_like_secret(
         value, data=False, alone=False)
+
+
+def _quoted_in_line(text: str, low: int, at: int) -> bool:
+    """Whether a prompt's head ends at ``at`` after a clause's lead-in (:data:`_LEAD_IN`)
+    inside its line: a transcript's sentence quoting the prompt and what was typed."""
+    ends = [lead.end() for lead in _LEAD_IN.finditer(text, low, at)]
+    if not ends or ends[-1] == at:
+        return False
+    return _HEAD.fullmatch(text, ends[-1], at) is not None
