@@ -53,8 +53,6 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any, Final
 
-import msgspec
-
 from waymarks.core.arguments import tokenize
 from waymarks.core.egress import json_line
 from waymarks.core.text import escaped
@@ -74,6 +72,7 @@ from waymarks.hosts.pi_requests import (
     provider_param,
 )
 from waymarks.hosts.pi_trust import bridge_trust
+from waymarks.hosts.pi_wire import wire_line
 from waymarks.ledger.host import HostSessionLog
 from waymarks.ledger.log import SessionFileError
 from waymarks.service.app import Waymarks
@@ -86,22 +85,6 @@ from waymarks.service.waits import waiting_at_most
 START_WAIT_MS: Final = 3000
 
 PROTOCOL = "waymarks-pi-bridge-v1"
-
-_ENCODE: Final = msgspec.json.Encoder().encode
-
-
-def wire_line(message: dict[str, Any]) -> str:
-    """``message`` as the one line the extension reads: JSON in UTF-8 as msgspec writes it
-    (every control character escaped, so no line break but the last; a sanitized payload of
-    a long session: 0.04-0.2 s at 22-27 MB, against 0.16-0.6 s for ``json.dumps``). A lone
-    surrogate (JSON allows one, Pi's strings may hold one), which UTF-8 cannot hold, and
-    anything else msgspec refuses, go as ``json.dumps`` writes them: ASCII, the surrogate
-    as its escape, never as text the stream cannot encode."""
-    try:
-        return _ENCODE(message).decode() + "\n"
-    except (TypeError, ValueError, OverflowError):  # (UnicodeEncodeError: a surrogate)
-        return json.dumps(message) + "\n"
-
 
 class Bridge:
     def __init__(self, home: Path, stdin: IO[str], stdout: IO[str]) -> None:
