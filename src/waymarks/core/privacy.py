@@ -41,6 +41,8 @@ import msgspec
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import Classification as Classification  # re-exported
+from waymarks.core.provider_ids import provider_id_problem
+from waymarks.core.text import escaped
 
 Destination = Literal["local", "remote"]
 
@@ -68,7 +70,12 @@ _MARKER_HINT: Final = "4:"
 
 
 class PrivacyConfigError(ValueError):
-    """Privacy configuration that cannot be honoured; the message names the setting."""
+    """Privacy configuration that cannot be honoured; the message names the setting, and
+    ``provider`` the provider ID at fault, when it is one (its file's line is found by it)."""
+
+    def __init__(self, message: str, provider: str | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
 
 
 def is_level(value: object) -> TypeGuard[Classification]:
@@ -532,6 +539,11 @@ def _provider_id(value: object, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise PrivacyConfigError(f"{where}: provider IDs must be non-empty strings, "
                                  f"not {value!r}")
+    problem = provider_id_problem(value)
+    if problem is not None:
+        raise PrivacyConfigError(f"{escaped(where[:96])}: the provider ID "
+                                 f"'{escaped(value[:64])}' {problem}; "
+                                 "write it as the provider is named (e.g. ollama)", value)
     return normalize_provider(value)
 
 

@@ -69,6 +69,7 @@ from waymarks.hosts.pi_requests import (
     leading_id,
     leaf_param,
     plan_history,
+    provider_note,
     provider_param,
 )
 from waymarks.hosts.pi_trust import bridge_trust
@@ -334,6 +335,7 @@ class Bridge:
                 "learnedLeftOut": plan.notes[0] if plan.notes else None,
                 # a full disk: planned from the database as it is (the hook says so too)
                 "stale": self._app().stale_note,
+                "providerRefused": provider_note(params.get("provider")),  # (pi_requests)
                 "ms": round((time.perf_counter() - started) * 1000, 3)}
 
     def rpc_command(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -543,8 +545,10 @@ class Bridge:
     def _sync(self, sync: dict[str, Any]) -> None:
         provider = sync.get("provider")
         if isinstance(provider, str) and provider:
-            self.provider = provider  # Pi's active model's: a switch applies at once, to
-            if self.app is not None:  # what names none too (a write's privacy notice)
+            # Pi's active model's (one no provider ID may be: an unknown model's): a switch
+            # applies at once, to what names none too (a write's privacy notice)
+            self.provider = provider = provider_param(provider, None) or provider
+            if self.app is not None:
                 self.app.host_provider = provider
         if self.ledger is None:
             return

@@ -13,6 +13,7 @@ import re
 from typing import Any, Final
 
 from waymarks.core.arguments import tokenize
+from waymarks.core.provider_ids import provider_id_problem
 from waymarks.core.text import escaped
 
 #: the person's earlier turns a plan may carry (the extension reads them from Pi's context
@@ -81,13 +82,32 @@ def context_answer(text: str, data: Any, exit_code: int) -> dict[str, Any]:
 
 
 def provider_param(value: object, fallback: str | None) -> str | None:
-    """A request's ``provider`` (Pi's active model's); absent or empty is ``fallback``."""
+    """A request's ``provider`` (Pi's active model's); absent or empty is ``fallback``. One
+    no provider ID may be (:func:`~waymarks.core.provider_ids.provider_id_problem`: a
+    control, bidi or zero-width character, from a provider of Pi's ``models.json``) is
+    Pi's model as an unknown one, sent what an unknown remote model may receive, and said
+    by :func:`provider_note`: it was refused by every plan and payload of the bridge
+    (a control character) until Pi's model changed, or taken (a bidi override)."""
     if value is None or value == "":
         return fallback
     if not isinstance(value, str):
         raise BridgeError("invalid_argument", "provider must be the provider's ID, as text "
                           "(e.g. anthropic)")
+    if provider_id_problem(value) is not None:
+        from waymarks.service.planning import PI_UNKNOWN_PROVIDER
+
+        return PI_UNKNOWN_PROVIDER
     return value
+
+
+def provider_note(value: object) -> str | None:
+    """What the person is told of a provider Pi named that :func:`provider_param` took as
+    an unknown model (``None`` for any other)."""
+    if not isinstance(value, str) or (problem := provider_id_problem(value)) is None:
+        return None
+    return (f"Pi's model's provider ID '{escaped(value[:64])}' {problem}; it is taken as an "
+            "unknown remote model (sent what remoteDefaultAllowed allows): rename that "
+            "provider in Pi's models.json, or pick another model")
 
 
 def entries_param(value: object) -> list[dict[str, Any]]:

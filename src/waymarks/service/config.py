@@ -53,9 +53,12 @@ from waymarks.core.privacy import (
     ProviderPolicy,
     setting_names,
 )
+from waymarks.core.provider_ids import provider_id_problem
+from waymarks.core.text import echoed
 from waymarks.files.paths import leads_within
 from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
+from waymarks.service.config_lines import where_provider
 from waymarks.service.outcomes import ServiceError
 
 #: the budgets and limits when no file sets them
@@ -187,6 +190,10 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
         # (both were named, and the person was sent to a home file holding nothing wrong)
         at_fault = [str(project_file)] if local and home_view is not None and \
             _reads_well(home_view) else sources
+        provider = getattr(exc, "provider", None)
+        if provider is not None:  # the file and line that hold it
+            at_fault = [where_provider(provider, home_file, project_file if local else None)
+                        or ", ".join(at_fault)]
         raise ServiceError("bad_config", f"{', '.join(at_fault)}: {exc}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
@@ -257,6 +264,11 @@ def _table(config: dict[str, Any], name: str) -> dict[str, Any]:
 def _provider(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"defaultProvider must be a provider ID, not {value!r}")
+    problem = provider_id_problem(value)
+    if problem is not None:  # the check every provider ID gets (core/provider_ids.py)
+        raise PrivacyConfigError(f"defaultProvider: the provider ID '{echoed(value)}' "
+                                 f"{problem}; write it as the provider is named (e.g. "
+                                 "ollama)", value)
     return value
 
 

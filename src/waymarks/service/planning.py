@@ -9,13 +9,13 @@ manifest is kept in the projection database for ``manifest``/``included``/``excl
 from __future__ import annotations
 
 import sys
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from waymarks.core.egress import Egress, made_id
 from waymarks.core.privacy import Classification, highest
+from waymarks.core.provider_ids import provider_id_problem
 from waymarks.core.records import replace
 from waymarks.core.text import echoed
 from waymarks.service.config import Settings
@@ -101,16 +101,16 @@ def settings_for(app: Waymarks) -> Settings:
 def destination(settings: Settings, provider: str | None) -> str:
     """The provider text goes to: the one named, else the configured default. A blank name
     names none and is refused (it used to get the default policy without a word), as is
-    one holding a control character (``x\\x1b[2J`` was planned for and kept in the manifest)."""
+    one holding a control, bidi or zero-width character (``x\\x1b[2J`` was planned for)."""
     if provider is None:
         return settings.default_provider
     if not provider.strip():
         raise ServiceError("invalid_argument", "an empty provider ID names no provider: name "
                            "one (e.g. --provider ollama), or leave it out for the configured "
                            "defaultProvider")
-    if any(unicodedata.category(ch) == "Cc" for ch in provider):  # ESC, a line break…
-        raise ServiceError("invalid_argument", f"the provider ID '{echoed(provider)}' holds a "
-                           "control character; name the provider as [privacy] spells it (e.g. "
+    if (problem := provider_id_problem(provider)) is not None:  # core/provider_ids.py
+        raise ServiceError("invalid_argument", f"the provider ID '{echoed(provider)}' "
+                           f"{problem}; name the provider as [privacy] spells it (e.g. "
                            "--provider ollama)")
     return provider
 

@@ -284,6 +284,9 @@ export default function waymarks(pi: any) {
 				const stale = typeof plan.stale === "string" ? plan.stale : undefined;
 				if (stale && stale !== staleSaid && ctx.hasUI) ctx.ui.notify(`Waymarks: ${stale}`, "warning");
 				staleSaid = stale;
+				// Pi's provider ID holds a control, bidi or zero-width character: planned as an unknown model (said once)
+				const refused = typeof plan.providerRefused === "string" ? plan.providerRefused : undefined;
+				if (refused) warn(ctx, refused, "provider");
 			}
 			if (!bridge.cachedPlan.messages.length) return undefined;
 			const injected = bridge.cachedPlan.messages.map((m: Json) => ({

@@ -1,0 +1,36 @@
+"""Where in a configuration file a refused value is written: its file and line, for the
+refusal (``config.toml line 3: …``). Read only once a value was refused: the parsed
+document keeps no positions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Final
+
+#: a TOML string on one line: a basic one (escapes allowed) or a literal one
+_STRING: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+
+
+def where_provider(provider: str, *files: Path | None) -> str | None:
+    """``PATH line N`` of the first of ``files`` with a string on one line that reads as
+    ``provider`` (as a value or a quoted key), or ``None`` when none has (a file that
+    cannot be read again, a multi-line string)."""
+    import tomllib
+
+    for path in files:
+        if path is None:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            for token in _STRING.findall(line):
+                try:
+                    value = tomllib.loads(f"x = {token}")["x"]
+                except tomllib.TOMLDecodeError:
+                    continue
+                if value == provider:
+                    return f"{path} line {number}"
+    return None
