@@ -137,7 +137,7 @@ def test_health_says_what_was_repaired(cli: Any, home: Path) -> None:
 
 def test_pi_uninstall_removes_the_folders_install_created(cli: Any, tmp_path: Path) -> None:
     agent = tmp_path / "fresh" / "pi" / "agent"
-    installed = cli("pi", "install", "--agent-dir", str(agent))
+    installed = cli("pi", "install", "--create", "--agent-dir", str(agent))
     loader = Path(installed["path"])
     assert loader.is_file()
     extension = loader.read_text().split("from ")[-1].strip().strip(";").strip('"')

@@ -63,7 +63,7 @@ def test_an_installers_path_prints_no_line_of_its_own(tmp_path: Path) -> None:
     project = tmp_path / f"p\n{FORGED} line"
     project.mkdir()
     agent = tmp_path / f"agent\n{FORGED} line"
-    shown = [_cli(tmp_path, project, "pi", "install", "--agent-dir", str(agent)),
+    shown = [_cli(tmp_path, project, "pi", "install", "--create", "--agent-dir", str(agent)),
              _cli(tmp_path, project, "claude-code", "install")]
     for out in shown:
         assert not any(line.startswith(FORGED) for line in out.splitlines()), out

@@ -166,7 +166,7 @@ def test_installers_offer_learning_and_never_turn_it_on(
     assert {"Stop", "PreCompact", "UserPromptSubmit"} <= set(settings["hooks"])
     [group] = settings["hooks"]["Stop"]
     assert group["hooks"][0]["command"].endswith("hook claude-code Stop")
-    pi = cli("pi", "install", "--agent-dir", str(tmp_path / "pi"))
+    pi = cli("pi", "install", "--create", "--agent-dir", str(tmp_path / "pi"))
     assert pi["learning"] is False
     assert not (home / "config.toml").exists()  # offered, not turned on
     assert learning_state(home).enabled is False

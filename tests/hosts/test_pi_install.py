@@ -124,7 +124,7 @@ def test_an_install_for_another_home_than_this_shells_waymarks_home_warns(
     from that shell used A, while install reported B (and told how to turn learning on
     there), with nothing said."""
     shell_home, other, agent = tmp_path / "a", tmp_path / "b", tmp_path / "agent"
-    args = ["--home", str(other), "pi", "install", "--agent-dir", str(agent)]
+    args = ["--home", str(other), "pi", "install", "--create", "--agent-dir", str(agent)]
     env = {"WAYMARKS_HOME": str(shell_home), "HOME": str(tmp_path)}
     said = waymarks(*args, env=env)
     assert said.returncode == 0, said.stderr

@@ -144,7 +144,7 @@ def test_pi_install_names_the_home_it_was_run_for(tmp_path: Path) -> None:
     home, agent = tmp_path / "elsewhere-home", tmp_path / "agent"
     env = {k: v for k, v in os.environ.items() if k != "WAYMARKS_HOME"}
     done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "--home", str(home),
-                           "--json", "pi", "install", "--agent-dir", str(agent)],
+                           "--json", "pi", "install", "--create", "--agent-dir", str(agent)],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     loader = pi_install.loader_path(agent).read_text()

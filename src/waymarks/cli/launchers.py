@@ -378,11 +378,13 @@ def register(root: "click.Group") -> None:
         help="Pi's agent directory (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent). E.g. "
              "--agent-dir ~/.pi/agent")
 
-    def pi_action(install: bool, directory: str | None) -> Result:
+    def pi_action(install: bool, directory: str | None, create: bool = False) -> Result:
         from waymarks.commands.render import cell
         from waymarks.hosts import pi_install
 
         where = pi_install.agent_dir(directory)
+        if install and directory is not None:  # (Pi's own default is made when missing)
+            where = pi_install.checked_agent_dir(where, directory, runtime().app().cwd, create)
         try:
             path, changed = pi_install.install(where, _unless_default(runtime().app().home)) \
                 if install else pi_install.uninstall(where)
@@ -407,10 +409,13 @@ def register(root: "click.Group") -> None:
              "the extension from this installation.",
              examples=["waymarks pi install", "waymarks pi install --agent-dir /tmp/pi"])
     @agent_dir
-    def pi_install_command(agent_dir: str | None) -> Result:
+    @click.option("--create", is_flag=True,
+                  help="Make --agent-dir's folder when it does not exist (refused without)")
+    def pi_install_command(agent_dir: str | None, create: bool) -> Result:
         """Restart Pi afterwards. Refused (exit 2) if a waymarks.ts that Waymarks did not
-        write is in the way."""
-        return pi_action(True, agent_dir)
+        write is in the way, or if --agent-dir does not exist (unless --create), is inside
+        the project or in a system folder."""
+        return pi_action(True, agent_dir, create)
 
     @command(pi, "uninstall", summary="Remove what `pi install` added (the loader, and "
              "folders it created if they are empty).", examples=["waymarks pi uninstall"])

@@ -18,7 +18,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Final
 
+from waymarks.core.text import escaped
 from waymarks.files.atomic import NotARegularFile, kind_of, write_atomic
 from waymarks.files.reading import read_regular
 
@@ -49,6 +51,65 @@ def agent_dir(explicit: str | None = None) -> Path:
     from waymarks.service.pi_trust_store import default_agent_dir
 
     return default_agent_dir()
+
+
+#: folders of the system (and every folder under them): no agent directory of a person's
+#: is there, and a mistyped ``--agent-dir /etc/pi`` run as root made one
+SYSTEM_DIRS: Final = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
+                      "/proc", "/run", "/sbin", "/sys", "/usr", "/var", "/System", "/Library",
+                      "/private/etc", "/private/var/db")
+#: ...but these under them are for anyone's files
+_OPEN_DIRS: Final = ("/var/tmp", "/run/user", "/dev/shm", "/run/shm")
+
+
+def checked_agent_dir(chosen: Path, explicit: str, cwd: str, create: bool) -> Path:
+    """``--agent-dir`` ``chosen`` (already :func:`agent_dir`'s) as ``pi install`` may write
+    into it, else refused (``invalid_argument``, nothing made): a path that does not exist
+    unless ``create`` (a typo made a whole new tree, and "restart Pi" was said for a
+    folder Pi never reads), one that is no directory, one inside the project ``cwd`` is
+    in (its git checkout: a loader naming this machine's ``waymarks`` in the repository,
+    where a commit shares it), one in a system folder or ``/`` itself."""
+    from waymarks.service.outcomes import ServiceError
+
+    shown = f"--agent-dir {escaped(explicit)}"
+    usual = "Pi's agent directory is ~/.pi/agent (or $PI_CODING_AGENT_DIR)"
+    real = Path(os.path.realpath(chosen))  # (the part that exists, its links followed)
+    if real == Path(real.anchor) or any(
+            real.is_relative_to(d) and not any(real.is_relative_to(o) for o in _OPEN_DIRS)
+            for d in SYSTEM_DIRS):
+        raise ServiceError("invalid_argument", f"{shown}: {escaped(str(real))} is a system "
+                           f"folder or in one, not an agent directory; {usual}; nothing was "
+                           "changed")
+    project = _project_of(cwd)
+    if project is not None and real.is_relative_to(project):
+        raise ServiceError("invalid_argument", f"{shown}: inside the project "
+                           f"{escaped(str(project))}, where a commit would share a loader "
+                           f"naming this machine's waymarks; {usual}; nothing was changed")
+    if chosen.is_dir():
+        pass
+    elif chosen.exists() or chosen.is_symlink():
+        raise ServiceError("invalid_argument", f"{shown}: not a directory; {usual}; give "
+                           "that folder; nothing was changed")
+    elif not create:
+        raise ServiceError("invalid_argument", f"{shown}: no such directory; {usual}: give "
+                           "one that exists, or add --create to make this one; nothing "
+                           "was changed")
+    return chosen
+
+
+def _project_of(cwd: str) -> Path | None:
+    """The project a command runs in, as an agent directory may not lie in it: its git
+    checkout, else the folder itself; none when that holds the person's home (a dotfiles
+    repository at ``~``, a command run in ``/``: ``~/.pi/agent`` is in it)."""
+    from waymarks.service.evolution_observe import checkout_root
+
+    real = os.path.realpath(cwd)
+    project = Path(checkout_root(real) or real)
+    try:
+        user_home = Path(os.path.realpath(Path.home()))
+    except (RuntimeError, KeyError):
+        return project
+    return None if user_home.is_relative_to(project) else project
 
 
 def loader_path(directory: Path) -> Path:
