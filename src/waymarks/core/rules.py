@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from sys import intern
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
 import msgspec
 from msgspec.structs import replace
 
+from waymarks.core.claim_done import things_done
 from waymarks.core.digests import blake2b
 from waymarks.core.model import (
     MEMORY_STATUS_TARGETS,
@@ -53,9 +54,6 @@ from waymarks.core.text import (
     normalize_key,
     polarity_normalized,
 )
-
-if TYPE_CHECKING:
-    from waymarks.core.contradiction import Signature
 
 
 class ItemState(msgspec.Struct, frozen=True):
@@ -247,7 +245,7 @@ def find_contradictions(
             if not _contradicts_by_rule(candidate, other, ignore):
                 continue
             if partition != candidate.partition and not _opposite(candidate, other) and (
-                    _things_done(candidate, mine, other)):
+                    things_done(candidate, mine, other)):
                 continue  # two things done to it: the same partition writes it apart
             theirs = signature(other.text) if mine is not None else None
             if mine is not None and theirs is not None and not contradicts(mine, theirs):
@@ -371,7 +369,7 @@ def key_apart(view: StateView, candidate: ItemState,
         if isinstance(other.item, MemoryItem) and other.item.key and not is_auto_key(
                 other.item):
             return None  # a key a person or tool chose for that fact: it holds
-        if _things_done(candidate, mine, other):
+        if things_done(candidate, mine, other):
             tied = True
             continue
         theirs = signature(other.text)
@@ -384,49 +382,6 @@ def key_apart(view: StateView, candidate: ItemState,
         return None
     taken = view.active_matching("memory", candidate.partition, candidate.norm, key, None)
     return None if any(other.key == key for other in taken) else key
-
-
-def _things_done(candidate: ItemState, mine: Signature | None, other: ItemState) -> bool:
-    """Whether ``candidate`` (its signature ``mine``) and ``other`` say two things done to
-    one subject: two verbs in the passive ("… are signed with cosign." beside "… are
-    written to dist.") or one whose objects add up (:func:`other_actions`), or a verb done
-    to it beside a value of it ("… is reloaded on SIGHUP." beside "… is at
-    /etc/app/config.yaml."), or another attribute said beside its values
-    (:func:`said_beside`). Two facts in one partition (:func:`key_apart`) and across
-    two (:func:`find_contradictions`)."""
-    from waymarks.core.claim_actions import agent_beside_place, other_actions, said_beside
-    from waymarks.core.claim_apart import apart_without_values, quality_beside_value
-    from waymarks.core.contradiction import signature
-
-    if other_actions(candidate.norm, other.norm) or agent_beside_place(candidate.norm,
-                                                                        other.norm):
-        return True
-    theirs = signature(other.text)
-    if mine is None and theirs is None:  # ("… is public." / "… is versioned.")
-        return apart_without_values(candidate.norm, other.norm)
-    if mine is not None and theirs is not None:
-        return False
-    # what it is ("… is the default theme.") beside whether it is on ("… is enabled."),
-    # what it is like ("… is public.") beside where it is ("… is at status.example.com.")
-    said, found = (candidate.norm, theirs) if mine is None else (other.norm, mine)
-    valued = other.norm if mine is None else candidate.norm
-    return (found is not None and (said_beside(said, found.values - found.denied) or (
-        quality_beside_value(said, valued)))) or (
-        _action_beside_value(candidate.norm, mine, other.norm, theirs))
-
-
-def _action_beside_value(mine_norm: str, mine: Signature | None, their_norm: str,
-                        theirs: Signature | None) -> bool:
-    """One claim states no value and says a thing done to the subject in the passive, or
-    not done ("is not protected"), the other states a value of it, denies none and does no
-    such thing (:func:`action_beside_value`): two facts."""
-    from waymarks.core.claim_actions import action_beside_value
-    from waymarks.core.claim_kinds import done_beside_kind
-
-    action, valued, found = ((mine_norm, their_norm, theirs) if mine is None
-                             else (their_norm, mine_norm, mine))
-    return found is not None and bool(found.values) and not found.denied and (
-        action_beside_value(action, valued) or done_beside_kind(action, valued, found.values))
 
 
 def _contradicts_by_rule(candidate: ItemState, other: ItemState, ignore: frozenset[str]) -> bool:
