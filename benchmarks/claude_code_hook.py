@@ -19,10 +19,16 @@ complete before the first timed round (a hook leaves more than 10,000 items to a
 of its own, which would run beside the rounds). With the semantic extra
 installed, every claim written wakes the background embedder (minutes of CPU on the same
 cores) and a hook without the helper loads the model: run with ``WAYMARKS_SEMANTIC=off``
-for the lexical hook of issue 15's table (the report says which: ``semantic``).
+for the lexical hook of issue 15's table (the report says which: ``semantic``), or with
+``--embed`` (and ``WAYMARKS_SEMANTIC_BACKFILL=off``) for every claim embedded before the
+rounds, in the baseline's home too. ``first_prompt``: the hook as a session's first prompt
+meets it, the helper on but none running (the hook starts one; each round waits for it
+to end, idle 1 s): since it starts a helper, that hook recalls by words alone
+(``waymarks.service.recall_mode``); ``without_helper`` is the helper switched off, every
+prompt such a process (hybrid kept).
 
     .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--prompts 40]
-        [--runs 30] [--baseline-src DIR]
+        [--runs 30] [--embed] [--baseline-src DIR]
 """
 
 from __future__ import annotations
@@ -56,17 +62,45 @@ def hook_command(home: Path, entry: Path) -> list[str]:
 
 #: the baseline's own projection of the same ledgers, built by its own code
 REBUILD = ("import sys; sys.path.insert(0, sys.argv[1]); from waymarks.cli.main import main; "
-           "sys.exit(main(['--home', sys.argv[2], 'rebuild-index']))")
+           "sys.exit(main(['--home', sys.argv[2], *sys.argv[3:]]))")
 
 
-def baseline_home(home: Path, copy: Path, src: str, project: Path) -> Path:
+def baseline_home(home: Path, copy: Path, src: str, project: Path, embed: bool) -> Path:
     """A copy of ``home`` (its ledgers, its Claude Code state) projected by the code in
     ``src``: a database of a newer schema is refused by older code, whose hook would then
-    answer at once and be timed doing nothing."""
+    answer at once and be timed doing nothing. ``embed``: every claim embedded there too
+    (``index --semantic``), as in ``home``."""
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("waymarks.db*", "*.lock"))
-    subprocess.run([sys.executable, "-c", REBUILD, src, str(copy)], cwd=project, check=True,
-                   stdout=subprocess.DEVNULL, env=environment({"WAYMARKS_CC_HELPER": "off"}))
+    for command in (["rebuild-index"], ["index", "--semantic"]) if embed else \
+            (["rebuild-index"],):
+        subprocess.run([sys.executable, "-c", REBUILD, src, str(copy), *command], cwd=project,
+                       check=True, stdout=subprocess.DEVNULL,
+                       env=environment({"WAYMARKS_CC_HELPER": "off"}))
     return copy
+
+
+def helper_gone(home: Path) -> None:
+    """Wait for the helper a first prompt's hook started (idle 1 s) to have come and gone:
+    its socket there (``helper.sock``, or another name for other switches), then no socket
+    and its lock free (the next round's hook must find none)."""
+    import fcntl
+
+    folder = home / "claude-code"
+    deadline = time.monotonic() + 30
+    while not any(folder.glob("helper*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    while time.monotonic() < deadline:
+        held = False
+        for lock in folder.glob("helper*.lock"):
+            with open(lock, "a") as file:
+                try:
+                    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    held = True
+        if not held and not any(folder.glob("helper*.sock")):
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"the helper of {home} did not end within 30 s")
 
 
 def timed(argv: list[str], stdin: bytes = b"") -> float:
@@ -89,6 +123,9 @@ def main() -> int:
                         help="the person's earlier prompts in the session, after the "
                              "memories (a hook plans with the last 24)")
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--embed", action="store_true",
+                        help="embed every claim before the rounds (the semantic extra on; "
+                             "without it the background embedder runs beside them)")
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder: its hook without the helper is "
                              "timed in the same rounds")
@@ -115,6 +152,8 @@ def main() -> int:
             # the first hook left them to a process of its own, and the timed rounds ran
             # beside it, without recall until it ended, while the baseline's recalled
             app.recall("which port does service 1 use?")
+            if args.embed:
+                app.embed_recall()
         argv = hook_command(home, hook_entry())
         payloads = [json.dumps({"session_id": session_id, "cwd": str(project),
                                 "hook_event_name": "UserPromptSubmit",
@@ -124,14 +163,22 @@ def main() -> int:
         # without the helper first (no helper socket may exist yet: a client asks any
         # helper that listens), interleaved with python -c pass and the baseline
         off = environment({"WAYMARKS_CC_HELPER": "off"})
+        # the first prompt with no helper running: the hook starts one, gone 1 s later
+        first = {k: v for k, v in off.items() if k != "WAYMARKS_CC_HELPER"}
+        first["WAYMARKS_CC_HELPER_IDLE"] = "1"
         variants = {"python_pass": ([sys.executable, "-c", "pass"], off),
-                    "without_helper": (argv, off)}
+                    "without_helper": (argv, off), "first_prompt": (argv, first)}
+        after = {"first_prompt": lambda: helper_gone(home)}
         if args.baseline_src:  # its own launcher: it puts its own directory on the path
-            variants["without_helper_baseline"] = (hook_command(
-                baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project),
-                Path(args.baseline_src) / "waymarks/hosts/hook_entry.py"), off)
+            copy = baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project,
+                                 args.embed)
+            base_argv = hook_command(copy, Path(args.baseline_src)
+                                     / "waymarks/hosts/hook_entry.py")
+            variants["without_helper_baseline"] = (base_argv, off)
+            variants["first_prompt_baseline"] = (base_argv, first)
+            after["first_prompt_baseline"] = lambda: helper_gone(copy)
         steal_before = steal_s()
-        cold = interleaved(variants, args.runs, stdin=payloads)
+        cold = interleaved(variants, args.runs, stdin=payloads, after=after)
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
         output = subprocess.run(argv, input=payloads[1], capture_output=True,
@@ -147,10 +194,12 @@ def main() -> int:
         "earlier_prompts": args.prompts,
         "load_average": load_average(), "steal_s": steal_during(steal_before),
         "baseline_src": args.baseline_src,
-        "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"),
+        "semantic": os.environ.get("WAYMARKS_SEMANTIC", "on"), "embedded": args.embed,
         "user_prompt_submit": {**summary(hook), "target_median_ms": 60},
         "without_helper": {**cold["without_helper"], "target_median_ms": 90},
         "without_helper_baseline": cold.get("without_helper_baseline"),
+        "first_prompt": cold["first_prompt"],
+        "first_prompt_baseline": cold.get("first_prompt_baseline"),
         "without_helper_floor_python_pass": cold["python_pass"],
         "context_chars": len(context),
         "floor_refused_input": summary(refused),

@@ -18,7 +18,7 @@ import resource
 import statistics
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,18 +56,24 @@ def run_once(argv: list[str], env: Mapping[str, str], cwd: Path | None = None,
 
 def interleaved(variants: Mapping[str, tuple[list[str], Mapping[str, str]]], runs: int,
                 cwd: Path | None = None, stdin: bytes | list[bytes] = b"",
-                warmup: bool = True) -> dict[str, dict[str, Any]]:
+                warmup: bool = True,
+                after: Mapping[str, Callable[[], None]] | None = None
+                ) -> dict[str, dict[str, Any]]:
     """Each variant ``runs`` times, round-robin; per variant: wall p50/p90/min and CPU
-    p50 in milliseconds. ``stdin`` may give one input per run."""
+    p50 in milliseconds. ``stdin`` may give one input per run. ``after``: what to run,
+    untimed, after each run of the variant it names (waiting for a process it left)."""
     inputs = stdin if isinstance(stdin, list) else [stdin] * (runs + 1)
+    then = after or {}
     if warmup:
-        for argv, env in variants.values():
+        for name, (argv, env) in variants.items():
             run_once(argv, env, cwd, inputs[0])
+            then.get(name, _nothing)()
     walls: dict[str, list[float]] = {name: [] for name in variants}
     cpus: dict[str, list[float]] = {name: [] for name in variants}
     for n in range(runs):
         for name, (argv, env) in variants.items():
             wall, cpu = run_once(argv, env, cwd, inputs[n % len(inputs)])
+            then.get(name, _nothing)()
             walls[name].append(wall)
             cpus[name].append(cpu)
     return {name: {"runs": runs, "p50_ms": round(statistics.median(walls[name]), 1),
@@ -75,6 +81,10 @@ def interleaved(variants: Mapping[str, tuple[list[str], Mapping[str, str]]], run
                    "min_ms": round(min(walls[name]), 1),
                    "cpu_p50_ms": round(statistics.median(cpus[name]), 1)}
             for name in variants}
+
+
+def _nothing() -> None:
+    return None
 
 
 def load_average() -> list[float]:

@@ -182,8 +182,9 @@ def run(argv: list[str], home: str) -> int:
 
             from waymarks.hosts.claude_code import main as in_process
 
+            # a helper started next recalls by meaning too; this process by words alone
             code: int = in_process(argv, Path(home), raw, project or None, claude_pid(),
-                                   started)
+                                   started, helper_next=helper)
         if helper:
             _start_helper(home)
         return code

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-__all__ = ["StartUp", "drain_spool", "note_failure", "start_recovery", "warm_learned"]
+__all__ = ["StartUp", "drain_spool", "note_failure", "start_recovery", "warm_embedder",
+           "warm_learned"]
 
 
 class StartUp:
@@ -50,6 +51,7 @@ class StartUp:
             note_failure(self.home, exc)
         finally:
             self.drained.set()
+        warm_embedder()
         try:
             self.recovery = start_recovery(self.home)
         except Exception as exc:  # noqa: BLE001 (the helper serves on; logged)
@@ -74,6 +76,27 @@ def warm_learned(home: "Path") -> "Any":
     from waymarks.service.evolution_recall import warm_on_a_thread
 
     return warm_on_a_thread(home, lambda exc: note_failure(home, exc))  # (logged)
+
+
+def warm_embedder() -> None:
+    """Load hybrid recall's embedder (NumPy and the model, ~0.1 s of CPU) as the helper
+    starts, when the extra is on: the hook that started it answered by words alone
+    (:mod:`waymarks.service.recall_mode`), and the next prompt, this helper's first, is
+    recalled by meaning too without waiting for the load. A broken extra is left to that
+    prompt, which says so (``semantic_broken``)."""
+    import os
+
+    from waymarks.spawn.switches import SEMANTIC, switched_on
+
+    if not switched_on(os.environ.get(SEMANTIC, "")):
+        return
+    from waymarks.service.outcomes import ServiceError
+    from waymarks.service.semantic_recall import loaded
+
+    try:
+        loaded()
+    except ServiceError:
+        return
 
 
 def note_failure(home: "Path", exc: BaseException) -> None:

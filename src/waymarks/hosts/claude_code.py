@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Final
 
@@ -445,9 +446,11 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
 
 def main(argv: list[str], home: Path, raw: bytes | None = None,
          project: str | None = None, pid: int | None = None,
-         started_ms: int | None = None) -> int:
+         started_ms: int | None = None, *, helper_next: bool = False) -> int:
     """The hook entry point; always exits 0 (a failed hook must not block the prompt).
-    ``started_ms``: when the hook's client started, if it asked a helper first."""
+    ``started_ms``: when the hook's client started, if it asked a helper first.
+    ``helper_next``: a helper is started for the next prompts once this one is answered:
+    a prompt's recall here is by words only (:mod:`waymarks.service.recall_mode`)."""
     event = argv[0] if argv else ""
     from datetime import UTC, datetime
 
@@ -455,11 +458,17 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
     try:
         data = raw if raw is not None else sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         payload = parse_input(event, data)
-        output = handle(event, payload, home, project=project, pid=pid,
-                        started_ms=started_ms if started_ms is not None
-                        else int(now.timestamp() * 1000),
-                        # this process's own (``cc_client.SUBAGENT_ENV``)
-                        subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")))
+        mode: Any = nullcontext()
+        if helper_next and event == "UserPromptSubmit":
+            from waymarks.service.recall_mode import words_only
+
+            mode = words_only()
+        with mode:
+            output = handle(event, payload, home, project=project, pid=pid,
+                            started_ms=started_ms if started_ms is not None
+                            else int(now.timestamp() * 1000),
+                            # this process's own (``cc_client.SUBAGENT_ENV``)
+                            subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")))
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
             write_answer(json.dumps(output, ensure_ascii=False).encode("utf-8"))
     except HookInputError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, Protocol
@@ -70,6 +71,8 @@ _loaded: dict[str, Embedder | None] = {}
 #: why the extra could not be loaded, and when (:func:`_now`), once it failed
 _broken: dict[str, tuple[BaseException, float]] = {}
 _now: Callable[[], float] = time.monotonic
+#: held while the embedder loads (``_thread``'s: ``threading`` is off the recall path)
+_loading: Final = allocate_lock()
 
 
 def enabled() -> bool:
@@ -118,13 +121,16 @@ def load(threads: int | None = None) -> Embedder | None:
             raise EmbedderBroken(cause) from cause
         del _broken["e5"]
     if "e5" not in _loaded:
-        try:
-            _loaded["e5"] = _first_load(threads)
-        except EmbedderBroken as exc:
-            # remembered for RETRY_BROKEN: a long-lived process paid the failed import
-            # and load again on every recall, plan and status, each failing the same way
-            _broken["e5"] = (exc.__cause__ or exc, _now())
-            raise
+        with _loading:  # once: the Claude Code helper loads it on a thread as it starts
+            if "e5" in _loaded:
+                return _loaded["e5"]
+            try:
+                _loaded["e5"] = _first_load(threads)
+            except EmbedderBroken as exc:
+                # remembered for RETRY_BROKEN: a long-lived process paid the failed import
+                # and load again on every recall, plan and status, each failing the same way
+                _broken["e5"] = (exc.__cause__ or exc, _now())
+                raise
     return _loaded["e5"]
 
 

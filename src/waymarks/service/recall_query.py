@@ -13,6 +13,7 @@ from waymarks.recall.plan import INHERITED, direct_plan, plan_query
 from waymarks.recall.scoring import unheld_literal
 from waymarks.service import api_args
 from waymarks.service.planning import admission, egress_for
+from waymarks.service.recall_mode import meaning_allowed
 from waymarks.spawn.switches import SEMANTIC, switched_on
 
 if TYPE_CHECKING:
@@ -78,8 +79,11 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
                                             active_only=not every_status))
         # hybrid recall (issue 20): only the query is embedded (not a follow-up's: its
         # subject is an earlier turn's; by words). Switched off, no embedder is loaded
-        # (semantic.load): its modules are not even imported (~1.2 ms of a hook's CPU)
-        if plan.reason not in INHERITED and switched_on(os.environ.get(SEMANTIC, "")):
+        # (semantic.load): its modules are not even imported (~1.2 ms of a hook's CPU);
+        # nor by a hook's own process that starts a helper for the next prompts
+        # (:mod:`~waymarks.service.recall_mode`)
+        if plan.reason not in INHERITED and switched_on(os.environ.get(SEMANTIC, "")) \
+                and meaning_allowed():
             candidates, near = _semantic_side(app, index, query, candidates, visible, cache,
                                               active_only=not every_status)
     if not privacy:
