@@ -19,7 +19,6 @@ Invariants:
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -37,9 +36,9 @@ from waymarks.core.model import (
     mutation_kind,
     status_target,
 )
-from waymarks.core.rules import Applied, ItemState, MutationEffect, apply_mutation
+from waymarks.core.rules import Applied, MutationEffect, apply_mutation
 from waymarks.ledger.log import SessionLog
-from waymarks.store import binding, integrity, recall_index
+from waymarks.store import binding, integrity
 from waymarks.store import entries as entries_index
 from waymarks.store.epoch import Epoch
 from waymarks.store.evolution_schema import EXPECTED_COLUMNS as EVOLUTION_COLUMNS
@@ -54,18 +53,16 @@ from waymarks.store.integrity import (
     database_bytes,
     decoding,
     fts_problems,
-    groups_of,
     verify_all,
     verify_blob_row,
-    write_groups,
 )
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.reads import ProjectionReads
+from waymarks.store.rebuild import HELD_SEQ as HELD_SEQ  # re-exported
 from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
-from waymarks.store.source_policy import LOST_EXCLUSIONS, SourcePolicy
-from waymarks.store.view import INSERT_ITEM
+from waymarks.store.source_policy import SourcePolicy
 from waymarks.store.view import SqliteView as SqliteView  # re-exported
 from waymarks.store.wal import Checkpointer, enter_wal
 from waymarks.store.writer_lock import WriterBusy, begin_immediate, file_identity, writer_turn
@@ -87,11 +84,6 @@ FOREIGN_LOCATION: Final = "foreign-location"
 #: where a source file may speak for its project: ``None``, or (status, detail) saying why
 #: not (the service knows the home and its configured session roots)
 Placement = Callable[[SessionLog], tuple[str, str] | None]
-
-#: the ``seq`` a held-back mutation's row counts on from: it has no place in the replay
-#: order (a rebuild numbers 1..n what it applies), and one numbered right after those
-#: took the number of the next record applied, which a rebuild then gave it instead
-HELD_SEQ: Final = 1 << 60
 
 #: what each table must have for this version to work with it
 EXPECTED_COLUMNS: Final = {
@@ -398,89 +390,21 @@ class Projection(ProjectionReads, SourcePolicy):
         self.db.execute("DELETE FROM mutations")
         self._write_replay(records)
 
-    # -- full rebuild ---------------------------------------------------------------
+    # -- full rebuild (store/rebuild.py) ---------------------------------------------
 
     def rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
         """Replace all derived state with a replay of ``sessions``; returns mutations replayed.
 
-        Call inside :meth:`transaction`: a failed rebuild leaves the old projection intact.
-        The cyclic GC is paused for all of it (the recall index too: analysing every claim
-        while a million records are alive made each full collection rescan all of them).
-        """
-        from waymarks.core.bulk import gc_paused
+        Call inside :meth:`transaction`: a failed rebuild leaves the old projection intact
+        (:func:`waymarks.store.rebuild.rebuild_in_place`)."""
+        from waymarks.store.rebuild import rebuild_in_place
 
-        with gc_paused():
-            return self._rebuild(sessions, now_ms)
-
-    def _rebuild(self, sessions: Iterable[SessionLog], now_ms: int) -> int:
-        from waymarks.store.bulk import bulk_load
-
-        for table in ("items", "mutations", "anomalies", "sources"):
-            self.db.execute(f"DELETE FROM {table}")
-        # the recall generation survives (the reset below counts it up): other processes'
-        # in-memory recall copies compare it to notice a reset; back at 1 they kept
-        # postings for renumbered rows and set a healthy database aside as damaged
-        self.db.execute("DELETE FROM meta WHERE name NOT IN ('recall_generation', ?)",
-                        (LOST_EXCLUSIONS,))  # (local policy's note: not derived)
-        entries_index.forget(self.db)
-        records: list[MutationRecord] = []
-        with entries_index.bulk(self.db):
-            for session in sessions:
-                self._save_source(session, now_ms)
-                entries_index.record(self.db, session)
-                self.db.executemany(
-                    "INSERT OR IGNORE INTO anomalies (session_id, line, entry_id, kind, detail)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(session.session_id, a.line, a.entry_id, a.kind, a.detail)
-                     for a in session.anomalies],
-                )
-                records.extend(session.records)
-        with bulk_load(self.db, ("items", "mutations", "recall_records")):
-            items = self._write_replay_bulk(records)
-            # the recall index too, in the same transaction and from the fold's own states
-            # (built lazily, the first recall after a rebuild paid for all of it: about
-            # 17 s at 100k memories)
-            recall_index.RecallIndex(self.db).index_states(items)
-        # (the claims' subject terms are left to the next write, or to rebuild-index: a
-        # rebuild may run inside a read, a hook's, that signs no claim)
-        return len(records)
+        return rebuild_in_place(self, sessions, now_ms)
 
     def _write_replay(self, records: list[MutationRecord]) -> None:
-        from waymarks.core.bulk import gc_paused
-        from waymarks.store.bulk import bulk_load
+        from waymarks.store.rebuild import write_replay
 
-        with gc_paused(), bulk_load(self.db, ("items", "mutations")):
-            self._write_replay_bulk(records)
-
-    def _write_replay_bulk(self, records: list[MutationRecord]) -> Iterable[ItemState]:
-        """Fold ``records`` into emptied ``items`` and ``mutations`` (inside
-        :func:`~waymarks.store.bulk.bulk_load`); returns every item state written.
-        The fold's modules are imported here: a recall that finds its projection current
-        never folds (nor does any read)."""
-        from waymarks.core.replay import SOURCE_EXCLUDED, MemoryView, hold_back, replay_each
-        from waymarks.store import claim_subjects
-
-        kept, held = hold_back(records, self.withheld_sessions())
-        self._checkpoints.rewritten()  # (the log holds all of it: copied at the commit)
-        recall_index.reset(self.db)  # item sequence numbers change: re-index on demand
-        self.db.execute("DELETE FROM items")
-        claim_subjects.reset(self.db)  # items are numbered afresh: caught up on demand
-        # each mutation's row written as the fold applies it (no list of every effect)
-        ordered, view = sorted(kept, key=lambda r: r.order), MemoryView()
-        self._insert_mutations(replay_each(ordered, view))
-        self._insert_mutations(
-            (seq, record, SOURCE_EXCLUDED) for seq, record in enumerate(
-                sorted(held, key=lambda r: r.order), start=HELD_SEQ + 1))
-        states = view.items.values()
-        self.db.executemany(INSERT_ITEM, (item_row(s) for s in states))
-        write_groups(self.db, Counter(
-            group for s in states
-            for group in groups_of(s.kind, s.session_id, s.item.scope, s.item.project_path)))
-        if ordered:
-            self._set_last_order(ordered[-1].order)
-        else:
-            self.db.execute("DELETE FROM meta WHERE name = 'last_order'")
-        return states
+        write_replay(self, records)
 
     # -- helpers --------------------------------------------------------------------
 
