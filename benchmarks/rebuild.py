@@ -24,6 +24,16 @@ indexes built after, committed and the log copied back as the projection does; n
 per row; ``sqlite_only_parts_cpu_s``: rows, each index and all of them, commit). No change
 to the code that runs between the two can bring the rebuild under their sum.
 
+The floor (``floor_cpu_s``, ``floor_mutations_per_s``): reading the ledger and decoding
+each mutation line with the ledger's own typed decoders, payload included, and nothing
+else (:func:`ledger_decode_cpu`): what no rebuild in this Python can go under.
+
+Row for row (``dump``): a digest of every row of each derived table (and ``meta``, the
+claim subjects, the recall postings by term) after the rebuild (:func:`dump_digests`);
+``same_rows_as_baseline`` is ``true`` when the baseline's rebuild of the same ledger wrote
+the same rows, else the tables that differ. Both codes read one ledger (generated once,
+kept in ``--keep DIR`` or a temporary folder): its folder is in the rows.
+
 Baselines on the same file: stdlib ``json.loads`` and ``msgspec.json.decode`` of every line;
 and the code of ``--baseline REF`` (default ``main``; ``none`` to skip), copied with
 ``git archive`` and run on the same ledger in the same run, each size right after the
@@ -379,8 +389,11 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
         start = time.perf_counter()
         projection = Projection(root / "waymarks.db", now_ms)
         opened = time.perf_counter()
-        with projection.transaction():
-            replayed = projection.rebuild([session], now_ms)
+        if hasattr(projection, "rebuild_fresh"):  # rebuild-index's: into a new file
+            replayed = projection.rebuild_fresh([session], now_ms)
+        else:
+            with projection.transaction():
+                replayed = projection.rebuild([session], now_ms)
         rebuild_s = time.perf_counter() - start
         open_s = opened - start
         start = time.perf_counter()
@@ -404,6 +417,7 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
             ).fetchall()
         )
         projection.close()
+        dump = dump_digests(root / "waymarks.db")
 
         # pure in-memory fold of the same records (the share of rebuild that is Python rules),
         # with the cyclic GC paused as the projection runs it (else full collections over
@@ -418,6 +432,7 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
 
         json_lps = baseline_json(path)
         msgspec_lps = baseline_msgspec(path)
+        floor_cpu_s = ledger_decode_cpu(path)
         file_mb = path.stat().st_size / 1e6
 
     total_s = parse_s + rebuild_s
@@ -436,6 +451,9 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
         "cpu_s": round(cpu_s, 3),
         "recall_records": indexed,
         "peak_rss_mb": round(peak_rss_mb, 1),
+        "floor_cpu_s": round(floor_cpu_s, 3),
+        "floor_mutations_per_s": round(size / floor_cpu_s),
+        "dump": dump,
         "baseline_json_lines_per_s": round(json_lps),
         "baseline_msgspec_lines_per_s": round(msgspec_lps),
         "detail": {
@@ -450,6 +468,53 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
             "item_statuses": statuses,
         },
     }
+
+
+def ledger_decode_cpu(path: Path) -> float:
+    """CPU seconds to read the ledger and decode every mutation line with the ledger's own
+    typed decoders (``ledger.log_values.FAST_PATHS``, payload included) and nothing else:
+    no entry, record, fold or row. The floor under any rebuild in this Python."""
+    from waymarks.ledger.log_values import FAST_PATHS
+
+    start = time.process_time()
+    with open(path, "rb") as handle:
+        handle.readline()  # the header
+        for line in handle:
+            for mark, _custom_type, decoder in FAST_PATHS:
+                if mark in line:
+                    decoder.decode(line)
+                    break
+    return time.process_time() - start
+
+
+#: the tables a dump compares (``recall_vocab``: the recall postings, by term, read
+#: through FTS5's vocabulary: the postings' own table is contentless)
+DUMP_TABLES = ("items", "mutations", "recall_records", "entries", "anomalies", "sources",
+               "item_groups", "meta", "claim_subjects", "claim_terms", "recall_vocab")
+
+
+def dump_digests(db_path: Path) -> dict[str, str]:
+    """A digest of every row of each of :data:`DUMP_TABLES` (rowids included where the
+    table has them), in a fixed order: two rebuilds of one ledger are row-for-row the
+    same exactly when their digests are."""
+    import hashlib
+
+    db = sqlite3.connect(db_path)
+    try:
+        digests = {}
+        for table in DUMP_TABLES:
+            columns = [r[1] for r in db.execute(f"PRAGMA table_xinfo({table})")]
+            rowid = "" if db.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE"
+                                     " '%WITHOUT ROWID%'", (table,)).fetchone() or \
+                table == "recall_vocab" else "rowid, "
+            order = ", ".join(f"{c}" for c in columns)
+            digest = hashlib.sha256()
+            for row in db.execute(f"SELECT {rowid}* FROM {table} ORDER BY {order}"):
+                digest.update(repr(row).encode())
+            digests[table] = digest.hexdigest()[:16]
+        return digests
+    finally:
+        db.close()
 
 
 #: what a rebuild bulk-loads, row for row (the recall postings are in a contentless FTS
@@ -552,13 +617,17 @@ def main() -> int:
                        "--seed", str(args.seed)]
             if args.dir:
                 command += ["--dir", args.dir]
-            if args.keep:
-                command += ["--keep", args.keep]
+            # one ledger for both codes (its folder is in every row of ``sources``): the
+            # dumps are then comparable
+            command += ["--keep", args.keep or str(Path(base_dir) / "ledgers")]
             result = run_child(command, None)
             if base_src is not None and "error" not in result:
                 base = run_child(command, base_src)
                 result["baseline"] = base
                 if "error" not in base:
+                    result["same_rows_as_baseline"] = sorted(
+                        t for t in result["dump"] if result["dump"][t] != base["dump"].get(t)
+                    ) or True
                     result["speedup_cpu"] = round(base["cpu_s"] / result["cpu_s"], 2)
                     result["speedup_wall"] = round(base["usable_s"] / result["usable_s"], 2)
             result.setdefault("mutations", size)
