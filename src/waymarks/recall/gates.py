@@ -259,7 +259,7 @@ def gate(plan: QueryPlan, facts: QueryFacts, candidate: Candidate, stats: Stats,
         return f"says nothing about {' or '.join(asked)}"
     mismatch = context_mismatch(plan, candidate, stats, facts.parent) if plan.context else ""
     if not mismatch and facts.short_names:
-        mismatch = _named_attribute_mismatch(facts, candidate)
+        mismatch = named_attribute_mismatch(facts, candidate)
     if not mismatch and facts.co_names:
         mismatch = _co_subject_mismatch(facts, candidate)
     if mismatch:
@@ -316,7 +316,7 @@ def _other_of_kind(facts: QueryFacts, candidate: Candidate) -> str | None:
     return None
 
 
-def _named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
+def named_attribute_mismatch(facts: QueryFacts, candidate: Candidate) -> str:
     """A short query naming one subject and an attribute needs both ("SQLite auth?"); of
     attributes asked side by side ("the deploy host and key?"), one is enough."""
     for name in facts.short_names:  # (each word of a name of several)

@@ -44,6 +44,7 @@ from waymarks.recall.gates import (
     QueryFacts,
     beside_unknown,
     gate,
+    named_attribute_mismatch,
     query_facts,
     strong_needed,
     values_said,
@@ -407,7 +408,10 @@ def _may_be_eligible(plan: QueryPlan, facts: QueryFacts, candidates: Iterable[Ca
     patterns: dict[tuple[frozenset[str], frozenset[str], int], float | None] = {}
     valued = facts.valued
     bounded: list[tuple[float, Candidate]] = []
-    for candidate in candidates:
+    short = facts.short_names  # ("name + attribute": one lacking either is refused, as is
+    for candidate in candidates:  # one of fewer than ``needed``, whatever it scores)
+        if short and named_attribute_mismatch(facts, candidate):
+            continue
         if candidate.aliases or candidate.quoted or candidate.status != "active":
             bound = _bound(facts, candidate, needed)
         else:
