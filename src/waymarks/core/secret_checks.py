@@ -29,6 +29,7 @@ from waymarks.core.secret_commands import (
 )
 from waymarks.core.secret_environments import generated
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
+from waymarks.core.secret_passphrases import passphrase_is_secret
 from waymarks.core.secret_printed import typed_at_prompt
 from waymarks.core.secret_prompts import at_a_prompt
 from waymarks.core.secret_prose import accepts_prose
@@ -117,6 +118,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return False
     if name == "prompt_typed":  # a prompt starting its line, a value typed there
         return at_a_prompt(match)
+    if name == "passphrase_line":  # words after ``passphrase:``, quoted or to the line's end
+        return passphrase_is_secret(match)
     if name == "printed" and not typed_at_prompt(match):  # a sentence naming the command
         return False
     if name == "expect_send" and not prompted(match):  # ``send "exit\r"``: read as random

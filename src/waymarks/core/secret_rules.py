@@ -66,6 +66,7 @@ from waymarks.core.secret_manifest import (
     KUBE_STRING_DATA_JSON,
 )
 from waymarks.core.secret_markup import markup_rules
+from waymarks.core.secret_passphrases import PASSPHRASE_LINE
 from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prompts import PROMPT_TYPED
 from waymarks.core.secret_prose import PROSE, PROSE_BARE, PROSE_CJK
@@ -482,6 +483,7 @@ _WRAPPERS: Final = (
          ("pass", "token", "secret", "key"), folded=True, anchored=True, wrapper=True,
          hint=_DASH_HEAD),
     PROMPT_TYPED,  # typed at a program's prompt: waymarks.core.secret_prompts
+    PASSPHRASE_LINE,  # a passphrase's words after its label: secret_passphrases
     Rule("assign", "secret", lazy(
         _NAME + "(?P<sep>" + _SEPARATOR + r"(?:(?:(?<=[\"']:)|(?<=[\"'\t ]=>)|(?<=[A-Za-z0-9_]=))"
         r"(?:[ \t]*\r?\n){1,2}[ \t]*(?=\\?[\"'])"

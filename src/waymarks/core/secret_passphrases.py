@@ -1,0 +1,80 @@
+"""The credential rule of a passphrase stated after its label: ``passphrase: correct horse
+battery staple`` (a GPG key's, an SSH key's, a wallet's, a Wi-Fi network's). A
+passphrase is words with spaces, so the assignment rule, which reads an unquoted value
+to its first space, took ``correct`` alone, judged it a word and left the phrase in clear;
+one in typographic quotes (``“correct horse battery staple”``) lost its first word only,
+and one in backticks none.
+
+The value after ``passphrase:`` or ``passphrase =`` (``pass phrase``, ``pass-phrase``) is
+read quote-delimited (``“…”``, ``‘…’``, a backticked one with spaces; ASCII quotes are the
+assignment rule's) or, unquoted, to its line's end. It is a passphrase when it opens with
+:data:`_PHRASE_MIN` words of a passphrase's kind (:func:`_phrase_words`: letters, no word of
+a sentence's, :data:`_PROSE_WORDS`, none ending in ``-ly`` or ``-ed``), or opens with a word
+that reads as random (``Tr0ub4dor&3 …``). What stays: a note about it
+(``passphrase: see the vault``, ``passphrase: stored in 1Password``, ``passphrase: none``,
+``The key has no passphrase: it is used by CI``), a reference or template, one or two
+words (judged by the assignment rule as before). Part of the rule table of
+:mod:`waymarks.core.secret_rules`.
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_values import is_reference, prose_value_is_secret
+
+PASSPHRASE_LINE: Final = Rule("passphrase_line", "secret", lazy(
+    r"(?<![A-Za-z])pass[ \t_-]?phrase(?![A-Za-z])[ \t]*[:=][ \t]*(?:"
+    r"\u201c(?P<phrase_dq>[^\u201d\n]{1,256})\u201d"
+    r"|\u2018(?P<phrase_sq>[^\u2019\n]{1,256})\u2019"
+    r"|`(?P<phrase_bq>[^`\n]{1,256})`"
+    # unquoted: to its line's end (256 characters at most: a longer line is no phrase)
+    r"|(?P<passphrase_line>[^\s\"'`\u201c\u2018][^\n]{0,255}?)[ \t]*(?=\r?\n|\Z))",
+    re.ASCII | re.IGNORECASE), ("pass",), folded=True, anchored=True, wrapper=True)
+
+#: how many passphrase words must open an unquoted value (``ask Alice``, two, stays)
+_PHRASE_MIN: Final = 3
+#: words of a sentence about a passphrase, not of one (articles, pronouns, prepositions,
+#: the verbs and words a note says of a secret)
+_PROSE_WORDS: Final = frozenset("""
+a an the this that these those it its is are was were be been being has have had do does
+did not no none nil null empty unset blank same as in on at of for from to by with without
+into via per and or but if then than see ask use used uses stored kept lives live set
+saved held managed generated rotated required optional needed unknown changed provided
+found check read get got given sent shared here there where which what who whom whose
+our your their my his her we you they i me us them one ones any some all each every
+other another default usual usually only also still now just please should must may
+can will would could same above below under over after before when while tbd todo n/a
+""".split())
+_WORD: Final = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*", re.ASCII)
+
+
+def _phrase_words(words: list[str]) -> int:
+    """How many of ``words`` open the value as a passphrase's words."""
+    count = 0
+    for word in words:
+        bare = word.strip(".,;:!?")
+        if _WORD.fullmatch(bare) is None or bare.lower() in _PROSE_WORDS \
+                or bare.lower().endswith(("ly", "ed")):
+            break
+        count += 1
+    return count
+
+
+def passphrase_is_secret(match: re.Match[str]) -> bool:
+    """Whether a ``passphrase_line`` match's value is a passphrase."""
+    value = match.group(match.lastgroup or 0)
+    words = value.split()
+    if not words or is_reference(words[0]) or any(mark in value for mark in "{}<>$%"):
+        return False
+    if match.lastgroup in ("phrase_dq", "phrase_sq") and len(words) >= 2:
+        return True  # quoted whole: a phrase cannot be told from prose (as after ``"``)
+    if len(words) >= _PHRASE_MIN and _phrase_words(words) >= _PHRASE_MIN:
+        return True
+    # (its first word random itself: ``Tr0ub4dor&3 horse``; not ``1Password``, a name)
+    return prose_value_is_secret(words[0].rstrip(".,;:!?"), quoted=False, pin=False)
