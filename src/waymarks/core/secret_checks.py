@@ -35,7 +35,7 @@ from waymarks.core.secret_prompts import at_a_prompt
 from waymarks.core.secret_prose import accepts_prose
 from waymarks.core.secret_rules import LEAD_IN, NAMED_CONSTANT
 from waymarks.core.secret_stdin import prompted
-from waymarks.core.secret_tokens import PLACEHOLDER_PREFIX, ascii_lower
+from waymarks.core.secret_tokens import GLUED_RULES, PLACEHOLDER_PREFIX, ascii_lower
 from waymarks.core.secret_values import (
     _FIELD_NAMES,
     _NAME_ENDS,
@@ -70,6 +70,9 @@ _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
     value = match.string[start:end]
+    if name in GLUED_RULES and start and match.string[start - 1].isalpha() and (
+            not value.startswith(GLUED_RULES[name]) or _LETTER_MIX.search(value) is None):
+        return False  # glued to a word (``xxxxghp_…``): a distinctive prefix, random
     if name in ("openai", "anthropic"):
         # "sk-some-long-hyphenated-name" is not a key; a digit, mixed case or a key-type
         # prefix says it is (a random key rarely lacks digits, but may)
