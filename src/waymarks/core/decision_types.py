@@ -79,6 +79,10 @@ class WriteContext(msgspec.Struct, frozen=True):
     #: how the project becomes trusted where the host decides (inside Pi, when Pi reports
     #: it untrusted: ``trust`` is refused there); empty: ``prog trust PATH``
     trust_fix: str = ""
+    #: whether the session holds an entry of this ID, on any branch (``None``: not known,
+    #: every source off the branch is said to be so): a source that names no entry is
+    #: ``not_found``, as every unknown ID is, not "not on the active branch"
+    has_entry: Callable[[str], bool] | None = None
 
     def trust_step(self) -> str:
         """What to do first to make this project trusted (a refusal's last words)."""

@@ -80,6 +80,7 @@ from waymarks.core.text import (
     loose_key,
     normalize,
     normalize_key,
+    unknown_id,
     visible,
 )
 
@@ -309,8 +310,13 @@ def _check_scope_and_sources(
     for entry_id in sources:
         if entry_id not in ctx.branch:
             # (`session` is no command of a host's /context: inside Pi, no hint)
-            listed = (f"; `{suggested(ctx.prog, 'session', 'show')}` lists the entries on it"
-                      if ctx.prog == "waymarks" else "")
+            shows = suggested(ctx.prog, "session", "show")
+            if ctx.has_entry is not None and not ctx.has_entry(entry_id):
+                return Rejected("not_found", unknown_id(
+                    "session entry", entry_id, "in this session", shows)
+                    if ctx.prog == "waymarks" else
+                    f"no session entry '{echoed(entry_id)}' in this session")
+            listed = f"; `{shows}` lists the entries on it" if ctx.prog == "waymarks" else ""
             return Rejected("off_branch", f"{what} source entry {echoed(entry_id)} is not on "
                             f"the active branch{listed}")
     return None

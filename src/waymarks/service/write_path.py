@@ -105,6 +105,7 @@ def context(app: Waymarks, projection: Store, session: SessionLog | None) -> Wri
         now_ms=app._now_ms(), new_uuid=app.ids.uuid,
         default_level=settings.policy.default_classification, prog=app.command_prefix,
         trust_fix=HOST_TRUST_FIX if app.trust_override is False else "",
+        has_entry=session.has_entry if session is not None else None,
     )
 
 
