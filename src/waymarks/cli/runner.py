@@ -336,10 +336,19 @@ def refusal(code: str, message: str) -> None:
 def read_text_file(path: str, limit: int) -> str:
     """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes. A FIFO, a
     device or a directory is refused before a byte is read (never waited on), as is a
-    larger file; each with one line that names the path."""
+    larger file; each with one line that names the path. An empty or blank name (a
+    script's empty variable: ``import "$F"``) is refused as such (``invalid_argument``,
+    as an empty ID is): it said ": cannot read it (No such file or directory)"."""
     from waymarks.core.arguments import ArgumentError
     from waymarks.files.atomic import NotARegularFile
     from waymarks.files.reading import read_regular
+
+    if not path.strip() and not os.path.lexists(path):  # (a file named " " is read)
+        from waymarks.service.outcomes import ServiceError
+
+        what = "empty" if not path else "blank"
+        raise ServiceError("invalid_argument", f"the file name is {what}; give the file to "
+                           "read (e.g. ./notes.md); nothing was read or written")
 
     try:
         data = read_regular(path, limit=limit)
