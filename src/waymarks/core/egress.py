@@ -29,13 +29,13 @@ Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import Final
 
 import msgspec
 
+from waymarks.core.c_json import dumps
 from waymarks.core.lazy_re import lazy
 from waymarks.core.marked_filter import filter_text
 from waymarks.core.privacy import (
@@ -59,7 +59,7 @@ def json_line(value: object) -> str:
     and NEL, directional overrides, zero-width characters, U+2028, U+2029, a lone
     surrogate) are written as ``\\uXXXX`` (the same decoded value). Spaces other than
     ASCII's (no-break, ideographic) are text, and stay as they are."""
-    return _escape_unsafe(json.dumps(value, ensure_ascii=False))
+    return _escape_unsafe(dumps(value))  # (json's, without importing the package)
 
 
 def json_document(value: object, indent: int = 1) -> str:
@@ -67,6 +67,8 @@ def json_document(value: object, indent: int = 1) -> str:
     tool result's text): the same characters as :func:`json_line` are escaped, so the only
     line breaks are JSON's own and stored text inside it can neither start a line nor
     reorder what is read."""
+    import json
+
     return _escape_unsafe(json.dumps(value, ensure_ascii=False, indent=indent))
 
 

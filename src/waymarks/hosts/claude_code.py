@@ -32,13 +32,13 @@ nothing to add and logs why (event, code; never content).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Final
 
+from waymarks.core.c_json import dumps, loads
 from waymarks.core.lazy_re import lazy
 from waymarks.hosts.claude_code_said import (
     CONTEXT_CHARS,
@@ -102,7 +102,7 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_INPUT_BYTES:
         raise HookInputError("input_too_large")
     try:
-        payload = json.loads(raw.decode("utf-8"))
+        payload = loads(raw.decode("utf-8"))  # (json.loads without the json package)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise HookInputError("input_not_json") from exc
     if not isinstance(payload, dict):
@@ -470,14 +470,14 @@ def main(argv: list[str], home: Path, raw: bytes | None = None,
                             # this process's own (``cc_client.SUBAGENT_ENV``)
                             subagent=bool(os.environ.get("PI_SUBAGENT_AGENT_ID")))
         if output is not None:  # bytes: any locale's stdout encoding would do otherwise
-            write_answer(json.dumps(output, ensure_ascii=False).encode("utf-8"))
+            write_answer(dumps(output).encode("utf-8"))
     except HookInputError as exc:
         _log(home, now, event, exc.code)
     except Exception as exc:  # noqa: BLE001 (never block the person's prompt)
         _log(home, now, event, error_code(exc))
         said = unusable_home(event, exc)
         if said is not None:
-            write_answer(json.dumps(said, ensure_ascii=False).encode("utf-8"))
+            write_answer(dumps(said).encode("utf-8"))
     return 0
 
 

@@ -27,12 +27,12 @@ missing number never blocks a prompt: it only leaves the limit unchecked, as bef
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from typing import Any, Final
 
+from waymarks.core.c_json import loads
 from waymarks.core.lazy_re import lazy
 
 #: context windows of the models Claude Code runs, by model-name prefix (longest first
@@ -152,7 +152,7 @@ def _last_answer(transcript: object) -> tuple[str | None, int]:
         os.close(fd)
     for line in reversed(tail.splitlines()):
         try:
-            entry = json.loads(line)
+            entry = loads(line)  # (json.loads, no json package)
         except (ValueError, RecursionError):
             continue  # the first line of the tail may be cut
         if not isinstance(entry, dict) or entry.get("isSidechain"):

@@ -7,7 +7,6 @@ capped at 8,000 bytes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -81,6 +80,8 @@ def evaluate(plan: QueryPlan, candidates: Sequence[Candidate], stats: Stats,
 
 def explain(result: RecallResult) -> dict[str, Any]:
     """Diagnostics without record bodies, at most 8,000 bytes when serialized."""
+    import json  # (a recall that is not explained imports no json)
+
     verdicts = result.verdicts()
     report: dict[str, Any] = {
         "mode": result.plan.reason,

@@ -7,11 +7,12 @@ fields from :data:`ALLOWED_FIELDS`, and anything else is refused loudly in tests
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from waymarks.core.c_json import dumps
 
 LOG_DIR = "logs"
 LOG_FILE = "waymarks.jsonl"
@@ -31,7 +32,7 @@ def log_event(home: Path, now: datetime, event: str, **fields: Any) -> None:
     if unknown:
         raise ValueError(f"log fields not allowed (content must never be logged): {unknown}")
     record = {"ts": now.isoformat(), "event": event, **fields}
-    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode()
+    line = (dumps(record, sort_keys=True) + "\n").encode()  # (json's, no json package)
     path = home / LOG_DIR / LOG_FILE
     try:
         try:

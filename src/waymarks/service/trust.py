@@ -9,12 +9,12 @@ are identified by their canonical real path, so a symlink and its target are one
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from waymarks.core.c_json import loads
 from waymarks.core.text import is_unicode
 from waymarks.files.atomic import write_atomic
 from waymarks.files.reading import Stamp, read_regular, stamp_of
@@ -48,7 +48,7 @@ class TrustStore:
 
     def _read(self) -> list[str]:
         try:  # a FIFO in its place is refused, never waited on (it hung every command)
-            data = json.loads(read_regular(self.path))
+            data = loads(read_regular(self.path))  # (json.loads, no json package)
         except (OSError, ValueError, RecursionError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             message = f"{self.path}: unreadable trust list ({why}); fix or remove it"
@@ -105,6 +105,8 @@ class TrustStore:
 
     def _write(self, projects: list[str]) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home: private
+        import json
+
         text = json.dumps({"projects": sorted(projects)}, indent=2) + "\n"
         write_atomic(self.path, text, mode=0o600)  # private, as it always was
 

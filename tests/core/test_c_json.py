@@ -1,0 +1,71 @@
+"""``core.c_json`` is ``json.loads`` and ``json.dumps(value, ensure_ascii=False)`` byte for
+byte (values, and the exception and its words for input ``json`` refuses), without the
+``json`` package imported for what the hook's process reads and writes."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from functools import partial
+
+from waymarks.core import c_json
+
+#: characters that JSON escapes, or that its readers trip on
+ALPHABET = ('a', '"', '\\', '\n', '\t', '\x00', '\x1f', '\x7f', 'é', '中', '\u2028', '\ud83d',
+            '😀', ' ', '{', '}', '[', ']', ':', ',', '1', '-', '.', 'e', 'N', 'n', 't', 'r',
+            'u', '\ufeff', '\r', 'I', '\x0b')
+
+
+def _value(rng: random.Random, depth: int = 0) -> object:
+    kind = rng.randrange(8 if depth < 4 else 4)
+    if kind == 0:
+        return "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(6)))
+    if kind == 1:
+        return rng.choice([None, True, False])
+    if kind == 2:
+        return rng.randrange(-10**20, 10**20)
+    if kind == 3:
+        return rng.choice([1.5, float("nan"), -0.0, 1e300])
+    if kind in (4, 5):
+        return {"".join(rng.choice(ALPHABET) for _ in range(3)): _value(rng, depth + 1)
+                for _ in range(rng.randrange(4))}
+    return [_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+
+
+def _outcome(call: object, argument: object) -> str:
+    try:
+        return repr(("value", call(argument)))  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001 (the exception is what is compared)
+        return repr(("raised", type(exc), str(exc)))
+
+
+def test_the_same_text_and_values_as_json() -> None:
+    rng = random.Random(5)
+    for _ in range(3000):
+        value = _value(rng)
+        sort_keys = rng.random() < 0.5
+        written = _outcome(partial(json.dumps, ensure_ascii=False, sort_keys=sort_keys), value)
+        assert _outcome(partial(c_json.dumps, sort_keys=sort_keys), value) == written
+        text = json.dumps(value, ensure_ascii=False)
+        if rng.random() < 0.5:  # one character changed: mostly input json refuses
+            at = rng.randrange(len(text))
+            text = text[:at] + rng.choice(ALPHABET) + text[at + 1:]
+        text = rng.choice(["", " ", "\n", "\ufeff", "\x0b"]) + text + \
+            rng.choice(["", " ", "\r\n", "x", "\x0b"])
+        for given in (text, text.encode("utf-8", "surrogatepass"),
+                      text.encode("utf-16", "surrogatepass")):
+            assert _outcome(c_json.loads, given) == _outcome(json.loads, given), given
+
+
+def test_a_process_reading_and_writing_json_imports_no_json_package() -> None:
+    lines = ["import sys",
+             "from waymarks.core.c_json import dumps, loads",
+             "value = loads(b'{\"a\": [1, \"\\\\ud83d\", null]}')",
+             "text = dumps({'b': '\\u00e9', 'a': value}, sort_keys=True)",
+             "print(ascii(text), 'json' in sys.modules)"]
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (
+        0, """'{"a": {"a": [1, "\\ud83d", null]}, "b": "\\xe9"}' False"""), done.stderr
