@@ -34,6 +34,7 @@ from waymarks.core.secret_tokens import (
     PEM_LINES,
     PGPASS_HINT,
     PRINTED_NEEDLES,
+    SECRET_PREFIX,
     alone_pair,
     named_aws_key,
 )
@@ -160,8 +161,9 @@ def might_hold_visible(text: str) -> bool:
             or "whsec_" in text or "npm_" in text or "hf_" in text or "shp" in text
             or "gsk_" in text
             or "_v1_" in text or "lin_api_" in text or "sntry" in text
-            or "secret_" in text or "ntn_" in text or "glsa_" in text or "glc_" in text
-            or "sbp_" in text or "pscale_" in text or "dckr_" in text  # (sb_secret_: secret_)
+            or ("secret_" in text and SECRET_PREFIX.search(text) is not None)  # (sb_secret_)
+            or "ntn_" in text or "glsa_" in text or "glc_" in text
+            or "sbp_" in text or "pscale_" in text or "dckr_" in text
             or GITHUB.search(text) is not None):
         return True
     # "eyJ" also stands in a Mapbox secret token ("sk.eyJ") and a Sentry org token

@@ -74,6 +74,10 @@ GLUED_RULES: Final = {"github": ("gh", "github_pat_"), "gitlab": ("glpat-",),
 _GITLAB_HINT: Final = r"gl(?:pat|ptt|dt|rtr?|cbt|ft|imt|oas|soat|ffct|agent)-"
 _GITHUB_HINT: Final = r"_(?:(?<=gh[pousr]_)|(?<=github_pat_))"
 _MAILCHIMP_HINT: Final = r"-us[0-9]"
+#: a Notion integration secret's or a Supabase secret key's ``secret_`` and what must follow
+#: it (the pre-test's: ``secret_`` alone let a text of glued ``secret_`` through to every
+#: rule, 95 ms for 100 KB against 4.3 before Notion's rule)
+_SECRET_PREFIX_HINT: Final = r"secret_(?:[A-Za-z0-9]{43}|(?<=sb_secret_)[\w-]{20})"
 #: the end of a Mailgun key of today's shape: a literal ``-`` the search skips to
 _MAILGUN_HINT: Final = r"-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])(?<=[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})"
 _DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
@@ -105,6 +109,11 @@ _AWS_NAMED: Final = (r"(?i:aws|key|secret|credential)[^\[\]\n]{0,64}?"
                      r"(?:\[(?!REDACTED:)[^\[\]\n]{0,64}\]:[ \t]*)?" + _AWS_EDGE_BEFORE
                      + r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])"
                      + _AWS_VALUE[len(_AWS_EDGE_BEFORE):].format(name="aws_named"))
+#: what every such value holds: a ``/`` or ``+`` with 20 of its characters before or after
+#: it (its 40 hold one within them), searched once from the ``/`` or ``+`` before the
+#: expression is tried at each word: that try reads up to 64 characters for a value, and
+#: 100 KB of glued ``secret_`` (14,285 words, no value) cost it 53 ms, 0.5 ms now
+_AWS_NAMED_HINT: Final = r"[/+](?:(?<=[A-Za-z0-9/+]{20}[/+])|(?=[A-Za-z0-9/+]{20}))"
 
 #: a PEM body's full line, 64 base64 characters, ending its line: the middle lines' hint
 PEM_LINES: Final = lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64}[ \t]*\r?\n", re.ASCII)
@@ -313,7 +322,7 @@ TOKENS: Final = (
         + r"|" + _AWS_VALUE.format(name="aws_before") + r"(?=[^\[]{1,256}?" + _AWS_ID + ")",
         re.ASCII), ("AKIA", "ASIA", "ABIA", "ACCA")),
     Rule("aws_secret_named", "aws-secret-access-key", lazy(_AWS_NAMED, re.ASCII), _AWS_WORDS,
-         folded=True, anchored=True),
+         folded=True, anchored=True, hint=lazy(_AWS_NAMED_HINT, re.ASCII)),
 )
 
 
@@ -380,13 +389,17 @@ GITLAB: Final = lazy(_GITLAB_HINT, re.ASCII)
 GITHUB: Final = lazy(_GITHUB_HINT, re.ASCII)
 MAILCHIMP: Final = lazy(_MAILCHIMP_HINT, re.ASCII)
 MAILGUN: Final = lazy(_MAILGUN_HINT, re.ASCII)
+SECRET_PREFIX: Final = lazy(_SECRET_PREFIX_HINT, re.ASCII)
 DISCORD: Final = lazy(_DISCORD_HINT, re.ASCII)
 _NAMED: Final = lazy(_AWS_NAMED, re.ASCII)
+_NAMED_HINT: Final = lazy(_AWS_NAMED_HINT, re.ASCII)
 
 
 def named_aws_key(text: str) -> bool:
     """Whether ``aws_secret_named``'s expression matches where one of its words stands
     (the rule's own anchored search, without its ``accepts`` check)."""
+    if _NAMED_HINT.search(text) is None:
+        return False
     lowered = ascii_lower(text)
     for word in _AWS_WORDS:
         at = lowered.find(word)
