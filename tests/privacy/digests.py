@@ -96,6 +96,16 @@ def assert_pin_refused(root: Path, text: str, secret: str) -> None:
     assert "credential" in said and secret not in said, said
 
 
+def assert_kept_from_provider(root: Path, text: str, secret: str, word: str,
+                              placeholder: str) -> None:
+    """``text`` stored as a project claim below ``root`` (as an older version left it) and
+    recalled about ``word`` for a remote provider (``openai``): the digest holds
+    ``placeholder``, never ``secret``."""
+    with stored_home(root, [text]) as app:
+        digest = digest_for(app, word)
+    assert secret not in digest and placeholder in digest, digest
+
+
 def assert_one_secret_redacted(text: str, kept: str) -> None:
     """``text`` holds one credential every path takes out, leaving ``kept``: the pre-test
     lets it through to the rules, ``redact`` and the provider payload's ``sanitize`` give

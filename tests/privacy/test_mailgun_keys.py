@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.privacy.digests import assert_pin_refused, digest_for, stored_home
+from tests.privacy.digests import assert_kept_from_provider, assert_pin_refused
 from waymarks.core.secret_pretest import might_contain_secret
 from waymarks.core.secrets import redact
 
@@ -47,6 +47,5 @@ def test_the_cli_refuses_to_keep_one(tmp_path: Path) -> None:
 
 
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:
-    with stored_home(tmp_path, [f"The mailgun sending key for prod is {KEY}"]) as app:
-        digest = digest_for(app, "mailgun sending key")
-    assert KEY not in digest and GONE in digest, digest
+    assert_kept_from_provider(tmp_path, f"The mailgun sending key for prod is {KEY}", KEY,
+                              "mailgun sending key", GONE)

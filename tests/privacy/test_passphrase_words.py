@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.privacy.digests import assert_pin_refused, digest_for, stored_home
+from tests.privacy.digests import assert_kept_from_provider, assert_pin_refused
 from waymarks.core.secret_pretest import might_contain_secret
 from waymarks.core.secrets import credential_kinds, redact
 
@@ -68,6 +68,6 @@ def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
 
 
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:
-    with stored_home(tmp_path, [f"GPG release signing passphrase: {PHRASE}"]) as app:
-        digest = digest_for(app, "gpg release signing passphrase")
-    assert "battery staple" not in digest and "[REDACTED:secret]" in digest, digest
+    assert_kept_from_provider(tmp_path, f"GPG release signing passphrase: {PHRASE}",
+                              "battery staple", "gpg release signing passphrase",
+                              "[REDACTED:secret]")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.privacy.digests import assert_pin_refused, digest_for, shape_tests, stored_home
+from tests.privacy.digests import assert_kept_from_provider, assert_pin_refused, shape_tests
 
 PW = "hunter2" + "-long"
 GONE = "[REDACTED:secret]"
@@ -47,9 +47,7 @@ def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
 
 
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:
-    with stored_home(tmp_path, [f"sudo install: {TYPED[0]}"]) as app:
-        digest = digest_for(app, "sudo install")
-    assert PW not in digest and GONE in digest, digest
+    assert_kept_from_provider(tmp_path, f"sudo install: {TYPED[0]}", PW, "sudo install", GONE)
 
 
 test_the_typed_value_is_redacted, test_output_a_mask_or_prose_stays = shape_tests(
