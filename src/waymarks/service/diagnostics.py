@@ -136,7 +136,10 @@ def health(app: Waymarks) -> dict[str, Any]:
     except ServiceError as exc:
         if exc.refusal:
             raise
-        session, app.refresh_problem = None, str(exc)
+        session = None  # a configuration's fault (the trust list's too) is said once,
+        # below, as its own: it was also the "active session"'s, in a trusted project
+        if exc.code not in ("bad_config", "bad_trust_file"):
+            app.refresh_problem = str(exc)
     if session is not None and app.refresh_problem is None:
         app.refresh_problem = replaced_problem(app.projection, session, thorough=True) \
             or rewritten_problem(app.projection, session)
