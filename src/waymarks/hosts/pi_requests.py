@@ -85,7 +85,8 @@ def provider_param(value: object, fallback: str | None) -> str | None:
     """A request's ``provider`` (Pi's active model's); absent or empty is ``fallback``. One
     no provider ID may be (:func:`~waymarks.core.provider_ids.provider_id_problem`: a
     control, bidi or zero-width character, from a provider of Pi's ``models.json``) is
-    Pi's model as an unknown one, sent what an unknown remote model may receive, and said
+    Pi's model as an unknown one (:data:`~waymarks.service.planning.PI_UNKNOWN_PROVIDER`,
+    remote unless ``[privacy]`` names it otherwise), and said
     by :func:`provider_note`: it was refused by every plan and payload of the bridge
     (a control character) until Pi's model changed, or taken (a bidi override)."""
     if value is None or value == "":
@@ -105,9 +106,10 @@ def provider_note(value: object) -> str | None:
     an unknown model (``None`` for any other)."""
     if not isinstance(value, str) or (problem := provider_id_problem(value)) is None:
         return None
-    return (f"Pi's model's provider ID '{escaped(value[:64])}' {problem}; it is taken as an "
-            "unknown remote model (sent what remoteDefaultAllowed allows): rename that "
-            "provider in Pi's models.json, or pick another model")
+    return (f"Pi's model's provider ID '{escaped(value[:64])}' {problem}; it is taken as "
+            "Pi's unknown model (pi-model: remote, sent what remoteDefaultAllowed allows, "
+            "unless [privacy] names pi-model): rename that provider in Pi's models.json, or "
+            "pick another model")
 
 
 def entries_param(value: object) -> list[dict[str, Any]]:
