@@ -49,6 +49,9 @@ FAILED_FILE: Final = "projection-fill.failed"
 #: disk, a file size limit) was started again by every prompt's hook, seconds of CPU each,
 #: while every prompt said one "is filling it now"
 FILL_RETRY_S: Final = 300
+#: the filling process's CPU priority (its nice value and its session's): behind the
+#: prompts and writes a person waits for, yet not idle, since later prompts wait for it
+FILL_NICENESS: Final = 10
 #: the code of the ``ServiceError`` a hurried caller gets while that process fills it: the
 #: database is sound, only not filled yet, so the ledgers are still appended (a prompt's
 #: hook records the prompt: nothing else holds it), and it is said to the person
@@ -171,7 +174,8 @@ def start_worker(app: Waymarks) -> str | None:
 
     try:
         started = spawn(f"{__name__}_worker", [str(app.home)], cwd=str(app.home),
-                        env={**os.environ, "WAYMARKS_HOME": str(app.home)}, keep=fd)
+                        env={**os.environ, "WAYMARKS_HOME": str(app.home)}, keep=fd,
+                        niceness=FILL_NICENESS)
     finally:
         os.close(fd)  # the child holds the lock through its own copy
     return None if started is not None else "starting Python failed"

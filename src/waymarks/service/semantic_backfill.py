@@ -65,7 +65,8 @@ PROGRESS_LIMIT: Final = 1 << 16
 LOCK_FILE: Final = "semantic-backfill.lock"
 #: held exclusively while a process embeds in the foreground (``waymarks index --semantic``)
 FOREGROUND_FILE: Final = "semantic-foreground.lock"
-#: the worker's CPU priority: it yields to everything the person is waiting for
+#: the worker's CPU priority: it yields to everything the person is waiting for (its
+#: nice value and its session's: :func:`waymarks.spawn.detached.lower_priority`)
 NICENESS: Final = 10
 #: how long a worker waits before a batch for a process embedding in the foreground
 #: (``index --semantic``, which embeds every claim missing anyway) before it leaves this
@@ -291,7 +292,7 @@ def _spawn(home: Path, fd: int) -> int | None:
 
     return spawn("waymarks.service.semantic_worker", [str(home)], cwd=str(home),
                  env={**os.environ, "WAYMARKS_HOME": str(home)}, keep=fd,
-                 paths=_extra_paths() or ())
+                 paths=_extra_paths() or (), niceness=NICENESS)
 
 
 Waited = Literal["done", "timeout", "failed", "unavailable", "blocked"]

@@ -37,6 +37,7 @@ from waymarks.service.semantic_backfill import (
     progress,
     try_lock,
 )
+from waymarks.spawn.detached import lower_priority
 
 
 class HomeGone(Exception):
@@ -89,8 +90,7 @@ def run(home: Path, held: int | None = None) -> int:
         fd = fd if fd is not None else try_lock(place.check())
         if fd is None:
             return 0  # another worker has it
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
+        lower_priority(NICENESS)  # (started by wake: so it is already)
         state: dict[str, Any] = {"state": "running", "pid": os.getpid(),
                                  "started": _stamp(), "embedded": 0, "total": None}
         state["cpu_earlier_s"] = _earlier_cpu(home)  # the home's workers before this one
