@@ -151,12 +151,15 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         passed = state.opened.passed_over_note if state.opened is not None else None
         passed_files = state.opened.passed_over if state.opened is not None else ()
         stale = state.opened.stale_note if state.opened is not None else None  # full disk
+        started = started_worker(state)  # (counted before the service closes)
         state.close()
     as_json = (want_json or state.json) and not (failed is not None and state.protocol)
     if failed is not None:  # a command that failed after a repair says so too
         status = error(*failed, as_json, repaired)
         if repaired and not as_json:
             note(repair_note(repaired))
+        if started:
+            note(started)
         return status
     if repaired and as_json and "recovered" not in result.data:
         # a repair is part of what happened: a JSON reader gets it in the document
@@ -191,7 +194,20 @@ def perform(work: Callable[[CliRuntime], Result], want_json: bool) -> int:
         note(f"note: {passed}")  # (`health` names each file itself)
     if stale and not as_json:
         note(f"note: {stale}")
+    if started:  # on standard error, JSON or not: the document is the command's own
+        note(started)
     return result.exit_code
+
+
+def started_worker(state: CliRuntime) -> str | None:
+    """What the command says of the background embedding worker it started, if it started
+    one (:mod:`waymarks.service.semantic_notice`); looked into only when the module that
+    starts one was imported."""
+    if state.opened is None or "waymarks.service.semantic_backfill" not in sys.modules:
+        return None
+    from waymarks.service.semantic_notice import started_note
+
+    return started_note(state.opened, state.home_option(str(state.opened.home)))
 
 
 def repair_note(repaired: dict[str, Any]) -> str:

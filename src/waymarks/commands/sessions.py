@@ -102,11 +102,13 @@ def session_group() -> Group:
 
 def _worker_progress(background: dict[str, Any]) -> str:
     """The background embedder's last progress, in words: a worker still at work says how
-    far it is ("running, 120 of 400"); one that ended says how it ended and what it
-    embedded, if anything (a worker that found nothing missing had printed "done, 0 of ?")."""
+    far it is, and its pid, which stops it (``kill``) ("running, 120 of 400, pid 4242");
+    one that ended says how it ended and what it embedded, if anything (a worker that
+    found nothing missing had printed "done, 0 of ?")."""
     state, embedded = background["state"], background.get("embedded") or 0
     if state == "running":
-        return f"running, {embedded} of {background.get('total') or '?'}"
+        pid = f", pid {background['pid']}" if background.get("pid") else ""
+        return f"running, {embedded} of {background.get('total') or '?'}{pid}"
     return f"{state}, {embedded} embedded" if embedded else str(state)
 
 

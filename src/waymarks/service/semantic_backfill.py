@@ -131,9 +131,17 @@ def wake(home: Path) -> bool:
     if fd is None:
         return False  # one runs and will see this write
     try:
-        return not _broken_lately(home) and _spawn(home, fd) is not None
+        pid = None if _broken_lately(home) else _spawn(home, fd)
     finally:
         os.close(fd)  # the child holds the lock through its own copy
+    if pid is not None:
+        started.append((home, pid))
+    return pid is not None
+
+
+#: the workers :func:`wake` started in this process, ``(home, pid)``: the command line says
+#: so (:mod:`waymarks.service.semantic_notice`)
+started: list[tuple[Path, int]] = []
 
 
 def _broken_lately(home: Path) -> bool:
@@ -358,14 +366,18 @@ def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
 
 
 def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, Any] | None:
-    """The last worker's progress (``None`` if none ever ran): ``state`` is ``running``,
-    ``done``, ``failed``, ``deferred`` (it left the wake to a process embedding in the
+    """The last worker's progress (``None`` if none ever ran and none runs): ``state``
+    is ``running`` (one holds the lock before its first note, too), ``done``,
+    ``failed``, ``deferred`` (it left the wake to a process embedding in the
     foreground) or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times. ``pending``: how many records are
     missing a vector, counted after a look at the worker's lock (which holds it for an
     instant), waking a worker when some are."""
     data = _read_progress(home)
-    if data is not None and data["state"] == "running" and not _locked(home):
+    if data is None:  # a worker started and not yet at its first note (at its low
+        # priority on a busy machine, seconds): `status` said no worker at all
+        return {"state": "running", "embedded": 0} if _locked(home) else None
+    if data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
         if pending is not None and pending():
             # the probe held the lock for an instant: a write committed then found it
