@@ -478,6 +478,10 @@ def _answer(event: str, raw: bytes, home: "Path", apps: "dict[tuple[str, str], A
         while len(apps) >= WARM_APPS:
             apps.pop(next(iter(apps))).close()  # the least recently served
     apps[key] = app
+    if event == "UserPromptSubmit":  # its query embedded beside the prompt's record
+        from waymarks.service.query_ahead import embed_ahead
+
+        embed_ahead(app, payload["prompt"])
     output = handle(event, payload, home, app, pid=pid, started_ms=started_ms,
                     subagent=subagent)
     if event == "SessionEnd":

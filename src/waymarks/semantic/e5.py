@@ -130,6 +130,10 @@ class E5Embedder:
         #: the vectors of the latest queries, by the start of their text the engine reads
         self._recent: OrderedDict[str, bytes] = OrderedDict()
         self._recent_lock = threading.Lock()
+        #: one call of the engine at a time (its model's buffers are shared): a query
+        #: embedded ahead on a thread (:mod:`waymarks.service.query_ahead`) is waited for,
+        #: then read from :data:`RECENT_QUERIES`, not embedded twice
+        self._engine_lock = threading.Lock()
 
     @property
     def model(self) -> str:
@@ -152,19 +156,26 @@ class E5Embedder:
         tokens (~0.05 ms) instead of an embedding (~20 ms of CPU); keyed by the text's
         first characters, each was embedded again."""
         start = text[:QUERY_TOKENS * CHARS_PER_TOKEN]  # (head reads no further)
-        read = head(engine_safe(query_case(start)), QUERY_TOKENS, self._query_tokens)
-        with self._recent_lock:
-            kept = self._recent.get(read)
+        with self._engine_lock:  # (the tokenizer's count is the engine's too)
+            read = head(engine_safe(query_case(start)), QUERY_TOKENS, self._query_tokens)
+            kept = self._kept(read)  # (perhaps embedded by the thread it waited for)
             if kept is not None:
-                self._recent.move_to_end(read)
                 return kept
-        with self._threads():
-            vector = _bytes(self._model.query(read))
+            with self._threads():
+                vector = _bytes(self._model.query(read))
         with self._recent_lock:
             self._recent[read] = vector
             while len(self._recent) > RECENT_QUERIES:
                 self._recent.popitem(last=False)
         return vector
+
+    def _kept(self, read: str) -> bytes | None:
+        """The vector of ``read`` if it was embedded lately (:data:`RECENT_QUERIES`)."""
+        with self._recent_lock:
+            kept = self._recent.get(read)
+            if kept is not None:
+                self._recent.move_to_end(read)
+            return kept
 
     @contextmanager
     def _threads(self) -> Iterator[None]:
@@ -195,7 +206,7 @@ class E5Embedder:
     def passages(self, texts: Sequence[str]) -> list[bytes]:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
-            with self._threads():
+            with self._engine_lock, self._threads():
                 matrix = self._model.passage([engine_safe(text)
                                               for text in texts[start:start + BATCH]])
             out.extend(_bytes(row) for row in matrix)
