@@ -83,7 +83,7 @@ PHRASE_COVERAGE: Final = 0.3
 EARLIER_BONUS: Final = 0.1
 
 
-class Candidate(msgspec.Struct, frozen=True):
+class Candidate(msgspec.Struct, frozen=True, gc=False):
     """A stored record as scoring sees it: its features by field, and its policy weights."""
 
     id: str
@@ -178,7 +178,7 @@ class QueryPlan(msgspec.Struct, frozen=True):
     which_of: str | None = None
 
 
-class Scored(msgspec.Struct, frozen=True):
+class Scored(msgspec.Struct, frozen=True, gc=False):
     candidate: Candidate
     relevance: float
     coverage: float
