@@ -103,3 +103,21 @@ def test_pi_naming_a_provider_id_that_hides_characters_plans_as_for_an_unknown_m
         assert "models.json" in results[n]["providerRefused"]
     assert "Elm Street" in json.dumps(results[6]["messages"])  # the local one: everything
     assert results[6]["providerRefused"] is None
+
+
+@pytest.mark.parametrize("backup", [False, True])
+def test_a_learning_routes_provider_id_is_checked_alike(home: Path, project: Path,
+                                                        backup: bool) -> None:
+    """``[evolution]``'s ``provider`` (and a backup's) names a provider as ``[privacy]``
+    does: ``open\\u200bai`` was taken, a route whose provider no rule could ever match."""
+    home.mkdir()
+    route = 'api = "openai"\nendpoint = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+    bad, good = _toml("open\u200bai"), _toml("openai")
+    text = (f"[evolution]\nprovider = {good if backup else bad}\n{route}"
+            + (f"[[evolution.backups]]\nprovider = {bad}\n{route}" if backup else ""))
+    (home / "config.toml").write_text(text, encoding="utf-8")
+    code, answer = _run(home, project, "evolution", "status")
+    assert (code, answer["code"]) == (1, "bad_config"), answer
+    number = 7 if backup else 2
+    assert f"provider (line {number}): the provider ID 'open\\u200bai' holds an invisible " \
+        "(bidirectional or zero-width) formatting character (U+200B)" in answer["message"]

@@ -410,7 +410,8 @@ def register(root: "click.Group") -> None:
              examples=["waymarks pi install", "waymarks pi install --agent-dir /tmp/pi"])
     @agent_dir
     @click.option("--create", is_flag=True,
-                  help="Make --agent-dir's folder when it does not exist (refused without)")
+                  help="Make --agent-dir's folder when it does not exist (refused "
+                       "without). E.g. --agent-dir ~/pi-test/agent --create")
     def pi_install_command(agent_dir: str | None, create: bool) -> Result:
         """Restart Pi afterwards. Refused (exit 2) if a waymarks.ts that Waymarks did not
         write is in the way, or if --agent-dir does not exist (unless --create), is inside

@@ -16,21 +16,27 @@ def where_provider(provider: str, *files: Path | None) -> str | None:
     """``PATH line N`` of the first of ``files`` with a string on one line that reads as
     ``provider`` (as a value or a quoted key), or ``None`` when none has (a file that
     cannot be read again, a multi-line string)."""
+    for path in files:
+        number = line_of(provider, path) if path is not None else None
+        if number is not None:
+            return f"{path} line {number}"
+    return None
+
+
+def line_of(value: str, path: Path) -> int | None:
+    """The number of the first line of ``path`` holding a one-line TOML string that reads
+    as ``value``, else ``None``."""
     import tomllib
 
-    for path in files:
-        if path is None:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        for number, line in enumerate(text.splitlines(), 1):
-            for token in _STRING.findall(line):
-                try:
-                    value = tomllib.loads(f"x = {token}")["x"]
-                except tomllib.TOMLDecodeError:
-                    continue
-                if value == provider:
-                    return f"{path} line {number}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for number, line in enumerate(text.splitlines(), 1):
+        for token in _STRING.findall(line):
+            try:
+                if tomllib.loads(f"x = {token}")["x"] == value:
+                    return number
+            except tomllib.TOMLDecodeError:
+                continue
     return None

@@ -71,8 +71,11 @@ from waymarks.core.evolution.limits import RESERVED_OUTPUT_TOKENS, ModelLimits, 
 from waymarks.core.evolution_policy import ATTEMPT_DEADLINE_S, SOURCE_BUDGET_S
 from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import setting_names
+from waymarks.core.provider_ids import provider_id_problem
 from waymarks.core.records import replace
+from waymarks.core.text import echoed
 from waymarks.service.config import CONFIG_FILE, MAX_CONFIG_BYTES, PROJECT_CONFIG, in_project
+from waymarks.service.config_lines import line_of
 from waymarks.service.outcomes import ServiceError
 
 APIS: Final = ("openai", "anthropic", "claude-code")
@@ -307,7 +310,8 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
                                    f"are {', '.join(sorted(_TOP_KEYS))}")
     # an [evolution] table that names no route means Claude Code's headless mode (a Claude
     # Code user needs no key); it is used only where `claude` is on PATH
-    primary = _route(table, where) if (_ROUTE_KEYS & set(table)) else CLAUDE_CODE_ROUTE
+    primary = _route(table, where, path=path) if (_ROUTE_KEYS & set(table)) \
+        else CLAUDE_CODE_ROUTE
     backups_raw = table.get("backups", [])
     if not isinstance(backups_raw, list) or not all(isinstance(b, dict) for b in backups_raw):
         raise EvolutionConfigError(f"{where} backups must be [[evolution.backups]] tables")
@@ -317,7 +321,7 @@ def _parse(table: dict[str, Any], path: Path) -> EvolutionConfig:
         if extra:
             raise EvolutionConfigError(f"{where} backups[{index}] has unknown keys "
                                        f"{setting_names(extra)}")
-        backups.append(_route(entry, f"{where} backups[{index}]", need_model=True))
+        backups.append(_route(entry, f"{where} backups[{index}]", need_model=True, path=path))
     if not (_ROUTE_KEYS & set(table)) and backups:
         raise EvolutionConfigError(f"{where} names backups but no primary route; set "
                                    "provider/api/model first")
@@ -363,7 +367,8 @@ def _is_url(endpoint: object) -> bool:
     return bool(parts.hostname)
 
 
-def _route(table: dict[str, Any], where: str, need_model: bool = False) -> RouteConfig:
+def _route(table: dict[str, Any], where: str, need_model: bool = False,
+           path: Path | None = None) -> RouteConfig:
     api = table.get("api")
     endpoint = table.get("endpoint")
     if api is None:
@@ -382,6 +387,12 @@ def _route(table: dict[str, Any], where: str, need_model: bool = False) -> Route
                          else None)
     if not _name(provider):
         raise EvolutionConfigError(f"{where} provider must be the provider's ID, as "
+                                   "[privacy] names it (e.g. \"openai\", \"ollama\")")
+    assert isinstance(provider, str)  # (_name's)
+    if (problem := provider_id_problem(provider)) is not None:  # (every provider ID's check)
+        line = line_of(provider, path) if path is not None else None
+        raise EvolutionConfigError(f"{where} provider{f' (line {line})' if line else ''}: the "
+                                   f"provider ID '{echoed(provider)}' {problem}; write it as "
                                    "[privacy] names it (e.g. \"openai\", \"ollama\")")
     from waymarks.core.secrets import holds_credential
 
