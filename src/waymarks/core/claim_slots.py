@@ -32,7 +32,7 @@ Pure; a write's check only (:func:`waymarks.core.rules.find_contradictions`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -203,6 +203,7 @@ def _owner_first(text: str) -> str:
     return text if found is None else f"{found.group('thing')}的负责人是{found.group('who')}。"
 
 
+@lru_cache(maxsize=1 << 14)  # (the typed slots and the masked values read it of each rival)
 def normalized(text: str) -> str:
     """``text`` with its values and attribute words written one way (see the module)."""
     text = _owner_first(text)
@@ -256,6 +257,30 @@ def _kind(value: str) -> tuple[str, str] | None:
         host = rest.partition(":")[0]
         return None if host.rsplit(".", 1)[-1] in _FILE_ENDINGS else ("host", host)
     return None
+
+
+#: (the words apart, of any thing and said several ways, as the masked-text check reads
+#: them too: :mod:`waymarks.core.claim_masked`)
+APART: Final = _APART
+GENERIC: Final = _GENERIC
+SAME: Final = _SAME
+_BYTES_RATE: Final = lazy(r"r:[\d.]+b/")
+
+
+def kind_of(value: str) -> tuple[str, str]:
+    """Any signature value as (kind, canonical value): :func:`_kind`'s, a state as
+    ``"state"``, a rate as ``"rate@<scope>"`` (of bytes, ``"rate-b@<scope>"``: "per user"
+    is another attribute than the whole's), a count of a thing as ``"count"``; ``("",
+    "")`` for a value of no kind compared."""
+    prefix = value[:2]
+    if prefix == "s:":
+        return "state", value
+    if prefix == "r:":
+        rate = "rate-b" if _BYTES_RATE.match(value) else "rate"
+        return f"{rate}@{value.partition('@')[2]}", value
+    if prefix == "c:":
+        return "count", value[2:]
+    return _kind(value) or ("", "")
 
 
 class _Slots:
@@ -348,13 +373,17 @@ class _Texts(Protocol):
 COMMON_TERM = 48
 
 
-def slot_rivals(view: _Texts, text: str, partitions: Iterable[str]) -> Iterator[str]:
+def slot_rivals(view: _Texts, text: str, partitions: Iterable[str],
+                also: Callable[[str], bool] | None = None) -> Iterator[str]:
     """IDs of the claims of ``partitions`` (any status: the caller judges it) whose slots
-    conflict with those of ``text``: looked up by each term of its subject's signature
-    (a claim said in other words shares a term, not the whole subject)."""
+    conflict with those of ``text``, or of which ``also`` holds (another test of a
+    rival's text: :mod:`waymarks.core.claim_masked`'s, another value in other words with
+    the values masked): looked up by each term of its subject's signature (a claim said
+    in other words shares a term, not the whole subject)."""
     from waymarks.core.contradiction import signature
 
-    if slots(text) is None:
+    mine = slots(text)
+    if mine is None and also is None:
         return
     said = [signature(text), signature(normalized(text))]
     terms = sorted({term for found in said if found is not None for term in found.subject
@@ -366,5 +395,6 @@ def slot_rivals(view: _Texts, text: str, partitions: Iterable[str]) -> Iterator[
                                                     most=COMMON_TERM):
                 if item_id not in seen:
                     seen.add(item_id)
-                    if slots_conflict(text, other):
+                    if (mine is not None and slots_conflict(text, other)) or (
+                            also is not None and also(other)):
                         yield item_id

@@ -83,6 +83,9 @@ class WriteContext(msgspec.Struct, frozen=True):
     #: every source off the branch is said to be so): a source that names no entry is
     #: ``not_found``, as every unknown ID is, not "not on the active branch"
     has_entry: Callable[[str], bool] | None = None
+    #: a similarity of two claims' masked texts (:mod:`waymarks.core.claim_masked`), where
+    #: the caller has one (a semantic embedder's cosine); ``None``: their lexical overlap
+    similar: Callable[[str, str], float] | None = None
 
     def trust_step(self) -> str:
         """What to do first to make this project trusted (a refusal's last words)."""

@@ -365,7 +365,7 @@ def _add_or_supersede(
             item = msgspec.structs.replace(item, key=apart)
             candidate = new_state(item, ctx.session_id, "", 0)
     conflicts = find_contradictions(ctx.view, candidate, _seen_partitions(ctx, candidate),
-                                    ignore)
+                                    ignore, ctx.similar)
     if conflicts:
         return _conflict(ctx, conflicts, previous)
     fields = {"schema_version": SCHEMA_VERSION, "mutation_id": ctx.new_uuid(),

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from sys import intern
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
 from msgspec.structs import replace
@@ -54,6 +54,9 @@ from waymarks.core.text import (
     normalize_key,
     polarity_normalized,
 )
+
+if TYPE_CHECKING:
+    from waymarks.core.claim_masked import Similarity
 
 
 class ItemState(msgspec.Struct, frozen=True):
@@ -216,7 +219,7 @@ def find_conflicts(
 
 def find_contradictions(
     view: StateView, candidate: ItemState, partitions: Sequence[str],
-    ignore: frozenset[str] = frozenset(),
+    ignore: frozenset[str] = frozenset(), similar: Similarity | None = None,
 ) -> tuple[str, ...]:
     """IDs of active memory items in ``partitions`` that a *new write* contradicts.
 
@@ -225,7 +228,9 @@ def find_contradictions(
     polarity rules there, and adds claims whose signatures contradict
     (:mod:`waymarks.core.contradiction`: same subject and attribute, no value in common,
     in English, Chinese, Japanese or Korean), and claims stating another value of one
-    typed slot in other words (:mod:`waymarks.core.claim_slots`). Used only to refuse a
+    typed slot in other words (:mod:`waymarks.core.claim_slots`; with its values masked,
+    :mod:`waymarks.core.claim_masked`, ``similar`` the similarity of two masked texts a
+    caller may pass in place of their lexical overlap). Used only to refuse a
     request, so ledgers already written keep their meaning on replay.
     """
     if candidate.kind != "memory":
@@ -276,9 +281,12 @@ def find_contradictions(
                         normalize(text) == candidate.norm):
                     continue
                 _hit(view, candidate, item_id, hits)
+    from waymarks.core.claim_masked import masked_conflict, valued
     from waymarks.core.claim_slots import slot_rivals  # another value in other words
 
-    for item_id in slot_rivals(view, candidate.text, partitions):
+    masked = (None if valued(candidate.text) is None else  # (its values masked)
+              lambda other: masked_conflict(candidate.text, other, similar))
+    for item_id in slot_rivals(view, candidate.text, partitions, masked):
         if item_id not in hits and item_id not in ignore and item_id != candidate.id:
             _hit(view, candidate, item_id, hits)
     hits = hits or keyed_only  # the replay rule refuses it all the same
