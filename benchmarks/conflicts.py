@@ -450,13 +450,15 @@ import json
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from waymarks.core.claim_masked import Similarity
 from waymarks.core.decisions import Rejected, WriteContext, decide_memory
 from waymarks.core.model import MemoryItem, MemoryMutation, MutationRecord
 from waymarks.core.replay import MemoryView
 from waymarks.core.rules import Applied, apply_mutation, find_conflicts, new_state
+
+if TYPE_CHECKING:  # (an older tree has no such module: the script runs on it too)
+    from waymarks.core.claim_masked import Similarity
 
 PAIRS = Path(__file__).resolve().parent / "conflict_pairs.json"
 SESSION = "s-bench"
@@ -516,7 +518,7 @@ def judge(pair: dict[str, Any], similar: Similarity | None = None
     replay_rule = "first" in find_conflicts(view, new_state(second, SESSION, "e2", 2))
     ctx = WriteContext(view=view, session_id=SESSION, project_path=PROJECT, trusted=True,
                        leaf_id=None, branch=frozenset(), now_ms=2, new_uuid=lambda: "second",
-                       similar=similar)
+                       **({} if similar is None else {"similar": similar}))
     decided = decide_memory(ctx, pair["b"], scope="session", classification=None, key=None,
                             sources=())
     if isinstance(decided, Rejected):
