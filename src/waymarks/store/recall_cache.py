@@ -39,8 +39,8 @@ from waymarks.store.integrity import (
     ITEM_SESSION,
     ITEM_STATUS,
     VerifiedMemo,
-    decoding,
     may_see,
+    recall_fields,
     require,
     valid_scope,
     valid_status,
@@ -154,8 +154,7 @@ class RecallCache:
                 valid_scope(rest[11])
             self.set_owner(rowid, (rest[11], rest[12], rest[13]))
             loaded += 1
-            with decoding("a recall record"):
-                parts = _FIELDS_DECODER.decode(rest[9])
+            parts = recall_fields(_FIELDS_DECODER.decode, rest[9])
             features = {*parts["body"], *parts["aliases"], *parts["quoted"]}
             self._set_length(rowid, len(features))
             for feature in features:
@@ -535,8 +534,7 @@ class RecallCache:
         """A record row as a candidate, after checking it is exactly as written."""
         verify_blob_row(row, "recall_records")
         item_id, kind, status, origin, created, text, count_, evidence, source, fields, _ = row
-        with decoding("a recall record"):
-            parts = _FIELDS_DECODER.decode(fields)
+        parts = recall_fields(_FIELDS_DECODER.decode, fields)
         return Candidate(
             id=item_id, kind=kind, status=status, origin=origin,
             created_at=created, text=text, body=frozenset(parts["body"]),

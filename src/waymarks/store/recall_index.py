@@ -49,9 +49,9 @@ from waymarks.store.integrity import (
     ITEM_COLUMNS,
     VECTORS_DONE,
     checksum,
-    decoding,
     integer_meta,
     may_see,
+    recall_fields,
     require,
     snapshot,
     valid_status,
@@ -377,8 +377,7 @@ class RecallIndex:
                 row[:10])
             raw_status = row[RECORD_WIDTH]
             status = valid_status(raw_status) if self.items_backed else str(raw_status)
-            with decoding("a recall record"):
-                parts = _FIELDS_DECODER.decode(fields)
+            parts = recall_fields(_FIELDS_DECODER.decode, fields)
             # the full-text index named this record for one of the chosen features
             require(not wanted.isdisjoint((*parts["body"], *parts["aliases"], *parts["quoted"])),
                     "the recall index points at a record without the feature")
