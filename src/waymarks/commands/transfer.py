@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from waymarks.commands.base import EXIT_REJECTED, Result, command, runtime
+from waymarks.commands.options import KIND_STATUSES
 from waymarks.commands.render import cell, refused
 from waymarks.commands.results import EXIT_ERROR, EXIT_INTERRUPTED, interrupts_deferred
 from waymarks.commands.transfer_lines import FORMAT, MAX_IMPORT_BYTES, STATUSES, Line, parse
@@ -82,6 +83,13 @@ def register_transfer(root: click.Group) -> None:
         of one per line."""
         if output is not None and not output.strip():  # "" named the working directory
             raise click.UsageError("-o needs a FILE (or - for standard output)")
+        if kind.lower() != "all" and (wrong := [s for s in statuses if s.lower() not in
+                                                KIND_STATUSES[kind.lower()]]):
+            # as `pins --status expired` is: it wrote an empty export, exit 0
+            raise click.UsageError(f"--status {wrong[0]}: no {kind.lower()} has that status "
+                                   f"(a {kind.lower()}'s: "
+                                   f"{', '.join(KIND_STATUSES[kind.lower()])}); nothing was "
+                                   "written")
         if output is not None and output.startswith("-") and output != "-":
             # `export -o --json` wrote the items to a file named "--json": an option typed
             # where the file was expected, almost always a slip
