@@ -31,7 +31,7 @@ import heapq
 import itertools
 import math
 import sqlite3
-from collections.abc import Generator, Iterator, Sequence, Set
+from collections.abc import Generator, Iterable, Iterator, Sequence, Set
 from typing import Final, NamedTuple
 
 from waymarks.store.integrity import STATUSES, require
@@ -152,10 +152,15 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
         found = db.execute(f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?",
                            (terms[place],)).fetchone()[0]
         bit = 1 << place
+        ids: Iterable[int] = map(int, found.split(",")) if found else ()
+        if allowed is not None:
+            ids = filter(allowed.__contains__, ids)
+        if not masks:  # (the first term's rows in one step, in C)
+            masks = dict.fromkeys(ids, bit)
+            continue
         get = masks.get
-        for rowid in map(int, found.split(",")) if found else ():
-            if allowed is None or rowid in allowed:
-                masks[rowid] = get(rowid, 0) | bit
+        for rowid in ids:
+            masks[rowid] = get(rowid, 0) | bit
     if masks and common:
         any_rare = " OR ".join(terms[place] for place in rare)
         for place in common:
