@@ -187,6 +187,10 @@ IN_CONTEXT: list[tuple[str, str, str]] = [
     ("url-password", "connect with postgres://admin:pw@db.internal:5432/app then migrate", "pw"),
     ("ifttt-webhook-key", "curl -X POST https://maker.ifttt.com/trigger/door/with/key/"
      "dGhpc2lzYXRlc3Rr" "ZXkxMjM0bQ", "dGhpc2lzYXRlc3Rr" "ZXkxMjM0bQ"),
+    ("zapier-webhook", "POST the build to https://hooks.zapier.com/hooks/catch/" "4821937/b2x8k4j/",
+     "4821937/" "b2x8k4j"),
+    ("webhook-secret", "alerts go to https://chat.example.com/hooks/" "xk9vt2pq7mlwr4sz3abcd5efgh",
+     "xk9vt2pq7mlwr4sz" "3abcd5efgh"),
     ("url-password", "REDIS_URL=redis://:Xk9mQ2vLp4@cache:6379/0", "Xk9mQ2vLp4"),
     ("url-password", '{"registry": "https://deploy:s3cr3t-Pa55@registry.example.com/v2/"}',
      "s3cr3t-Pa55"),
@@ -291,6 +295,8 @@ def png_data_uri(width: int = 4, height: int = 4) -> str:
 
 
 LOOKALIKES: list[str] = [
+    "https://docs.example.com/webhooks/getting-started-with-webhooks",
+    "https://n8n.example.com/webhook/0f2b7c1e-1234-4abc-9def-0123456789ab",
     "apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: aGVsbG8gd29ybGQ=\n",
     "Cookie: theme=dark; lang=en-US",
     "vault login -method=userpass username=alice",

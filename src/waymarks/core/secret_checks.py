@@ -121,6 +121,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return False
     if name == "prompt_typed":  # a prompt starting its line, a value typed there
         return at_a_prompt(match)
+    if name == "webhook_path":  # a path segment after ``hooks/``: random, not a word
+        return setting_is_secret(value)
     if name == "passphrase_line":  # words after ``passphrase:``, quoted or to the line's end
         return passphrase_is_secret(match)
     if name == "printed" and not typed_at_prompt(match):  # a sentence naming the command

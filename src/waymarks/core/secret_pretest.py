@@ -187,9 +187,10 @@ def might_hold_visible(text: str) -> bool:
     if ("M" in text or "N" in text or "O" in text) and "." in text \
             and DISCORD.search(text) is not None:
         return True
-    if colon and (":AA" in text or ("://" in text and ("hooks" in text or "Webhook/" in text
-                                                      or "ifttt" in text))):
-        return True  # a Telegram bot token, a Slack, Discord, Teams or IFTTT webhook
+    if colon and (":AA" in text or ("://" in text and (
+            "hook" in text or "Hook" in text or "HOOK" in text or "Webhook/" in text
+            or "ifttt" in text or "ncoming" in text or "NCOMING" in text))):
+        return True  # a Telegram bot token, a webhook (Slack, Discord, Teams, IFTTT, any)
     if len(text) >= 195 and text.count("\n") >= 2 and PEM_LINES.search(text) is not None:
         return True  # a private key's middle lines, no armour (three of 64 at least)
     if "dp." in text and (".pt." in text or ".st." in text or ".ct." in text

@@ -79,6 +79,7 @@ from waymarks.core.secret_tokens import (
     WIDE,
     Rule,
 )
+from waymarks.core.secret_webhooks import WEBHOOK_PATH, ZAPIER_HOOK
 from waymarks.core.secret_windows import windows_rules
 
 #: the value of an assignment or flag: quoted, or bare (not ending in a colon: ``if
@@ -482,6 +483,7 @@ _WRAPPERS: Final = (
                                      re.ASCII | re.IGNORECASE),
          ("pass", "token", "secret", "key"), folded=True, anchored=True, wrapper=True,
          hint=_DASH_HEAD),
+    ZAPIER_HOOK, WEBHOOK_PATH,  # a webhook's secret in its URL's path: secret_webhooks
     PROMPT_TYPED,  # typed at a program's prompt: waymarks.core.secret_prompts
     PASSPHRASE_LINE,  # a passphrase's words after its label: secret_passphrases
     Rule("assign", "secret", lazy(

@@ -19,6 +19,8 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key`` (``key-…`` and today's unlabelled
   ``<32 hex>-<8 hex>-<8 hex>``), ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``teams-webhook``, ``ifttt-webhook-key``,
+  ``zapier-webhook``, ``webhook-secret`` (a random path segment after ``hooks/``,
+  ``webhook/`` or ``incoming/``: ``waymarks.core.secret_webhooks``),
   ``telegram-bot-token``,
   ``azure-client-secret``, ``azure-sas``, ``azure-storage-key``, ``vault-token`` (also the token
   ``vault login`` is given: a legacy ``s.…`` one has no prefix), ``atlassian-token``,
