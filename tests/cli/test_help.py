@@ -236,3 +236,30 @@ def test_an_option_where_the_command_goes_is_a_usage_error(argv: list[str],
 
     done = waymarks(*argv, env={"WAYMARKS_HOME": str(tmp_path / "home")}, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("path", [["pi", "install"], ["pi", "uninstall"],
+                                  ["claude-code", "install"], ["claude-code", "uninstall"]])
+def test_the_installers_help_examples_run_as_written(path: list[str], tmp_path: Path,
+                                                     project: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each example the installers' help shows runs as written on a fresh machine (a new
+    user's home, a git project): `pi install --agent-dir /tmp/pi` was refused (exit 2: no
+    such directory, add --create) once a missing --agent-dir needed --create."""
+    from tests.inprocess import waymarks as run_waymarks
+
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    shown = run_waymarks(*path, "--help").stdout
+    examples = [line.strip() for line in shown.split("Examples:", 1)[1].splitlines()
+                if line.strip().startswith("waymarks ")]
+    assert examples, shown
+    for example in examples:
+        words = [str(user) + w[1:] if w.startswith("~/") else w for w in example.split()[1:]]
+        assert not any(w.startswith("/") and not w.startswith(str(tmp_path)) for w in words), \
+            f"{example}: an example writes outside the user's home"
+        done = run_waymarks("--home", str(tmp_path / "home"), *words, cwd=project)
+        assert done.returncode == 0, (example, done.stdout, done.stderr)

@@ -407,7 +407,8 @@ def register(root: "click.Group") -> None:
 
     @command(pi, "install", summary="Write <agent dir>/extensions/waymarks.ts, which loads "
              "the extension from this installation.",
-             examples=["waymarks pi install", "waymarks pi install --agent-dir /tmp/pi"])
+             examples=["waymarks pi install",
+                       "waymarks pi install --agent-dir ~/pi-test/agent --create"])
     @agent_dir
     @click.option("--create", is_flag=True,
                   help="Make --agent-dir's folder when it does not exist (refused "
