@@ -38,6 +38,11 @@ def test_another_value_in_other_words_is_refused_naming_the_first(
      "The production media proxy gets 4 GB of memory."),
     ("Sync runs at 02:00.", "Sync verification runs at 04:00."),
     ("The media proxy supports Node 18 through 22.", "The media proxy runs Node 20."),
+    # a plain number of its own noun each: a port, a runtime's major version (the
+    # everyday store's claims, refused by the first version of the check)
+    ("The notifications service listens on port 8060.", "Notifications runs on Node 20."),
+    ("Notifications runs on Node 20.", "The notifications service listens on port 8060."),
+    ("The staging database runs Postgres 16.", "The staging database port is 5433."),
     ("Invite links stay valid for 48 hours.", "Invite links are refreshed every 6 hours."),
     ("The PDF renderer timeout is 60 seconds.", "The PDF renderer retry delay is 5 seconds."),
     ("The invite service answers on port 9300.", "The invite service version is 3.1."),

@@ -22,7 +22,9 @@ DURATION"), and two claims conflict when
   logs" / "Access logs", "Redis" / "Postgres"), and a word more on one side qualifies a
   subject the other still names by two words or more ("Backups" / "Backup
   verification" are two; a Chinese word more names another thing), and the start of a
-  thing is not its end ("starts at 01:00" / "ends at 02:00");
+  thing is not its end ("starts at 01:00" / "ends at 02:00"), and a plain number's own
+  noun (the word right before it, else the one attribute the claim names) is not
+  another in each ("port 8060" / "Node 20", "database port is 5433" / "runs Postgres 16");
 - and their masked texts are near: their subject words overlap, weighted by rarity
   (the words of any claim — verbs, attribute and function words, :data:`COMMON` — count
   a quarter of a word naming a thing), by :data:`LEXICAL_NEAR` or more; or, when the
@@ -192,6 +194,28 @@ def _values_masked(text: str) -> int:
     return len(_MASKED.findall(masked(text)))
 
 
+#: words before a value that are no noun of its own ("runs 8", "is 20", "在 8080")
+_NO_NOUN: Final = (frozenset(term(form) for verb in _PREDICATE for form in _forms(verb))
+                   | frozenset(term(word) for word in STOP) | _HAN_FUNCTION)
+
+
+@lru_cache(maxsize=1 << 12)
+def _number_noun(text: str) -> str:
+    """The noun right before a claim's one plain number ("port" of "on port 8060", "node"
+    of "runs on Node 20"), or "" (a verb, a function word or nothing before it)."""
+    words = masked(text).split()
+    at = words.index("NUMBER") if "NUMBER" in words else 0
+    before = term(words[at - 1].lower()) if at else ""
+    return "" if before in _NO_NOUN or not before.isalpha() else SAME.get(before, before)
+
+
+def _own_noun(text: str, value: Valued) -> str:
+    """What a claim's one plain number is a number of: the noun right before it, else
+    the one attribute its subject names ("The staging database port is 5433."), or ""."""
+    attributes = value.subject & _ATTRIBUTES
+    return _number_noun(text) or (next(iter(attributes)) if len(attributes) == 1 else "")
+
+
 def masked_conflict(mine: str, theirs: str, similar: Similarity | None = None) -> bool:
     """Whether two claims state another value of one thing in other words (see the
     module); ``similar``: a similarity of their masked texts, asked in place of the
@@ -207,6 +231,8 @@ def masked_conflict(mine: str, theirs: str, similar: Similarity | None = None) -
     overlap = _overlap(one, other)
     if overlap is None or _values_masked(mine) != 1 or _values_masked(theirs) != 1:
         return False  # (two values masked: "3.9 through 3.12", "on 8080 and 9090")
+    if one.kind == "number" and "" != _own_noun(mine, one) != _own_noun(theirs, other) != "":
+        return False  # (a number of its own noun each: "port 8060" / "Node 20")
     if similar is not None:
         return similar(masked(mine), masked(theirs)) >= SEMANTIC_NEAR
     return overlap >= LEXICAL_NEAR
