@@ -344,3 +344,38 @@ def test_a_write_reads_its_sessions_checkpoint_once_while_nothing_changed(
     checkpoint = [s for s in before_a_change if "FROM sources WHERE session_id" in s
                   and s.startswith("SELECT session_id, path, cwd, byte_offset")]
     assert len(checkpoint) == 1, checkpoint
+
+
+def test_a_claims_slot_check_reads_each_terms_count_once_and_skips_unheld_terms(
+        app: Waymarks) -> None:
+    """A claim's typed-slot check looks its rivals up one subject term at a time, and each
+    lookup read that term's count again, though its subject's lookup had just read them
+    all (the rows unchanged inside the write's transaction); and a term no claim holds
+    was looked up all the same. 2 count reads now where there were 16 (7 terms, 2
+    partitions, and the subject's own); no lookup of a term no claim holds."""
+    said = _statements_of_a_project_claim(app, "Writer 0 noted that build step 0-1 takes 1s",
+                                          "Writer 0 noted that build step 0-5 takes 5s")
+    counts = [s for s in said if "FROM claim_terms" in s]
+    assert 1 <= len(counts) <= 2, counts  # a partition's, each read once
+    unheld = [s for s in said if "FROM claim_subjects" in s and "('t:step-n0-5')" in s]
+    assert unheld == []
+    held = [s for s in said if "FROM claim_subjects" in s and "('t:build')" in s]
+    assert len(held) == 1  # the project's claim holding it: still looked up, once
+
+
+def test_a_claims_own_catch_up_asks_for_no_batch_past_its_row(app: Waymarks) -> None:
+    """The catch-up after a claim's row read the claims past its last batch again, and
+    found none, on every claim's write."""
+    said = _statements_of_a_project_claim(app, "The cache holds 10 entries.",
+                                          "Worker pool 7 runs 9 threads")
+    batches = [s for s in said if s.startswith("SELECT rowid, partition, text, id FROM items")]
+    assert len(batches) == 1, batches
+
+
+def test_a_write_reads_the_entry_index_in_one_statement(app: Waymarks) -> None:
+    """Indexing a write's entry read how many entries the index held (``max(idx)``), then
+    its last row: one statement now, the last row, whose position says how many."""
+    said = _statements_of_a_project_claim(app, "The cache holds 10 entries.",
+                                          "Worker pool 7 runs 9 threads")
+    reads = [s for s in said if s.startswith("SELECT") and "FROM entries" in s]
+    assert len(reads) == 1, reads

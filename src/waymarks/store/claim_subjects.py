@@ -176,6 +176,8 @@ def catch_up(db: sqlite3.Connection, progress: ProgressFn | None = None,
         start = items[-1][0]
         if progress is not None:
             progress(looked, total)
+        if len(items) < batch:  # the last: asking again read nothing, on every claim's write
+            break
     # the code's row only when it changes: rewritten with the same value on every claim's
     # write, it was one more statement under the session lock for nothing
     db.executemany("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
@@ -211,17 +213,20 @@ def _rows(items: Iterable[tuple[int, str, str, str]], unsigned: list[str]
 
 
 def sharing(db: sqlite3.Connection, partition: str, subject: frozenset[str],
-            most: int | None = None) -> list[tuple[str, str]]:
+            most: int | None = None, counts: dict[str, int] | None = None
+            ) -> list[tuple[str, str]]:
     """``(id, text)`` of the memory items in ``partition`` (any status: the caller reads
     the verified row of each one it keeps and judges its status), oldest first, whose
     subject may equal, contain or be contained in ``subject``: those holding its rarest
     term, and those whose whole subject is one of its :func:`parts`; none when its
     rarest term is held by more than ``most`` claims. The rows must be caught up: a
     write's check catches them up first (``SqliteView.caught_up``), a read asks
-    :func:`behind` first."""
+    :func:`behind` first. ``counts``: the partition's terms' claims read before while
+    the rows are unchanged (a write's, ``SqliteView``), read here only for the terms it
+    lacks, and added to."""
     if not subject:
         return []
-    query = _sharing_query(db, partition, subject, "i.id, i.text", "", most)
+    query = _sharing_query(db, partition, subject, "i.id, i.text", "", most, counts)
     if query is None:
         return []
     rows = db.execute(*query)
@@ -341,20 +346,29 @@ def bearing_many(db: sqlite3.Connection, partition: str,
 
 
 def _sharing_query(db: sqlite3.Connection, partition: str, subject: frozenset[str],
-                   columns: str, where: str, most: int | None = None
+                   columns: str, where: str, most: int | None = None,
+                   counts: dict[str, int] | None = None
                    ) -> tuple[str, tuple[object, ...]] | None:
     """The query of :func:`sharing` selecting ``columns`` of ``items AS i``, with
     ``where`` (its own parameters after those returned) added to its conditions; None
-    when the rarest term is held by more than ``most`` claims."""
+    when the rarest term is held by more than ``most`` claims, or when no claim holds it
+    and the subject has no parts (no row could answer: the terms' counts are kept with
+    the rows, :func:`catch_up`). ``counts``: as :func:`sharing` takes it."""
     terms = sorted(subject)
-    marks = ",".join("?" * len(terms))
-    counts = dict(db.execute(
-        f"SELECT term, claims FROM claim_terms WHERE partition = ? AND term IN ({marks})",
-        (partition, *("t:" + term for term in terms))).fetchall())
-    rarest = min(terms, key=lambda term: (counts.get("t:" + term, 0), term))
-    if most is not None and counts.get("t:" + rarest, 0) > most:
+    counts = {} if counts is None else counts
+    unknown = [term for term in terms if "t:" + term not in counts]
+    if unknown:  # (a write's check asks each term of its subject again, one by one)
+        marks = ",".join("?" * len(unknown))
+        counts.update(dict.fromkeys(("t:" + term for term in unknown), 0))
+        counts.update(db.execute(
+            f"SELECT term, claims FROM claim_terms WHERE partition = ? AND term IN ({marks})",
+            (partition, *("t:" + term for term in unknown))).fetchall())
+    rarest = min(terms, key=lambda term: (counts["t:" + term], term))
+    if most is not None and counts["t:" + rarest] > most:
         return None
     keys = ["t:" + rarest, *parts(subject)]
+    if counts["t:" + rarest] == 0 and len(keys) == 1:
+        return None
     marks = ",".join("?" * len(keys))
     # the rows of the keys first (CROSS JOIN keeps that order): SQLite otherwise walked
     # every active claim of the partition by its index, 13 ms at 100k, to test each one

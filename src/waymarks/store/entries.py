@@ -73,7 +73,11 @@ def record(db: sqlite3.Connection, session: SessionLog, upto: int | None = None)
     where the index stops (it resumed further on) adds nothing: the index stays
     contiguous."""
     sid = session.session_id
-    have = indexed(db, sid)
+    # the last row, which says how many the index holds too: one statement under a
+    # writer's session lock, where the count and then the row were two
+    row = db.execute(f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ?"
+                     " ORDER BY idx DESC LIMIT 1", (sid,)).fetchone()
+    have = 0 if row is None else int(row[1]) + 1
     fresh = session.entries_from(have)
     if upto is not None:
         fresh = fresh[:max(0, upto - have)]
@@ -81,8 +85,6 @@ def record(db: sqlite3.Connection, session: SessionLog, upto: int | None = None)
         return
     previous: tuple[str, int] | None = None
     if have:
-        row = db.execute(f"SELECT {FIELDS}, checksum FROM entries WHERE session_id = ?"
-                         " AND idx = ?", (sid, have - 1)).fetchone()
         verify(row)
         previous = (str(row[2]), int(row[4])) if row else None
     db.executemany(_INSERT, _rows(sid, fresh, previous))

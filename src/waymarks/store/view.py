@@ -178,7 +178,10 @@ class SqliteView:
             if not subject:
                 return []
             self.caught_up()
-            return claim_subjects.sharing(self.db, partition, subject, most)
+            # the terms' counts kept as rows are (a claim's check asks each term of its
+            # subject again, alone: one statement a term and partition for counts read)
+            counts: dict[str, int] = self._read(("term counts", partition), dict)
+            return claim_subjects.sharing(self.db, partition, subject, most, counts)
         rows = self.db.execute(
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
             " ORDER BY seq", (partition,))
