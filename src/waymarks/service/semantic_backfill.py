@@ -366,18 +366,14 @@ def _finished(home: Path, pid: int, missing: int, missing_then: int) -> bool:
 
 
 def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, Any] | None:
-    """The last worker's progress (``None`` if none ever ran and none runs): ``state``
-    is ``running`` (one holds the lock before its first note, too), ``done``,
-    ``failed``, ``deferred`` (it left the wake to a process embedding in the
+    """The last worker's progress (``None`` if none ever ran): ``state`` is ``running``,
+    ``done``, ``failed``, ``deferred`` (it left the wake to a process embedding in the
     foreground) or ``interrupted`` (it stopped mid-way; the next start resumes),
     with ``embedded``/``total`` counts and UTC times. ``pending``: how many records are
     missing a vector, counted after a look at the worker's lock (which holds it for an
     instant), waking a worker when some are."""
     data = _read_progress(home)
-    if data is None:  # a worker started and not yet at its first note (at its low
-        # priority on a busy machine, seconds): `status` said no worker at all
-        return {"state": "running", "embedded": 0} if _locked(home) else None
-    if data["state"] == "running" and not _locked(home):
+    if data is not None and data["state"] == "running" and not _locked(home):
         data["state"] = "interrupted"
         if pending is not None and pending():
             # the probe held the lock for an instant: a write committed then found it
@@ -385,6 +381,13 @@ def progress(home: Path, pending: Callable[[], int] | None = None) -> dict[str, 
             # the worker does after releasing it
             wake(home)
     return data
+
+
+def started_unnoted(home: Path) -> dict[str, Any] | None:
+    """``running`` for a worker that holds the lock and has written no progress yet (at
+    its low priority on a busy machine, seconds): ``status`` named no worker at all."""
+    return {"state": "running", "embedded": 0} if (
+        _read_progress(home) is None and _locked(home)) else None
 
 
 def _read_progress(home: Path) -> dict[str, Any] | None:

@@ -522,7 +522,7 @@ def wait_for_vectors(app: Waymarks, timeout: float) -> dict[str, Any]:
 def vector_status(app: Waymarks) -> dict[str, object]:
     """How far the stored vectors are (for ``waymarks status``): the model, records,
     records with a current vector, and the background worker's progress. Counts only."""
-    from waymarks.service.semantic_backfill import progress
+    from waymarks.service.semantic_backfill import progress, started_unnoted
 
     try:
         vectors = vectors_of(app)
@@ -537,7 +537,8 @@ def vector_status(app: Waymarks) -> dict[str, object]:
     return {"available": True, "model": vectors.embedder.model, "records": records,
             "vectors": stored, "missing": records - stored - aside, "skipped": aside,
             "otherModels": other_model_vectors(app),
-            "background": progress(app.home, partial(missing_vectors, app)),
+            "background": progress(app.home, partial(missing_vectors, app))
+            or started_unnoted(app.home),
             **worker_problem(app.home),
             **({"keptFile": kept} if (kept := kept_unwritable(
                 app.home, VectorStore(vectors.index.db))) else {})}
