@@ -25,6 +25,8 @@ TYPED = [
     f"ssh in, then Enter passphrase for key '/home/dev/.ssh/id': {PW} and it works",
     f"then enter password for root: {PW} and continue",
     f"Token (will be hidden): {PW} then Success!",
+    f"ran git push, Password for 'https://dev@github.com': {PW} then it pushed",
+    f"tried again; Password for 'https://git.example.com': {PW} and it went",
 ]
 
 KEPT = [
@@ -39,11 +41,19 @@ KEPT = [
     "Reset the password for the admin account: Xk9vT2pQ7mLwR4sZ",
     "git prints Password for 'https://host': when no helper is set",
     "We rotate the token for CI: weekly, then the deploy",
+    "on a push, Password for 'https://host': when no helper is set",
+    "and then Password for 'https://host': appears twice",
+    "in CI, Password for the deploy user: rotated weekly now",
 ]
 
 
 def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:
     assert_pin_refused(tmp_path, TYPED[0], PW)
+
+
+def test_the_cli_refuses_git_s_prompt_quoted_after_a_clause(tmp_path: Path) -> None:
+    # git's prompt has no prompt word before its noun: its quoted `for '…'` marks it
+    assert_pin_refused(tmp_path, TYPED[8], PW)
 
 
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:

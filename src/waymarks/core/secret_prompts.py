@@ -73,6 +73,10 @@ _HEAD_READ: Final = 80
 #: [sudo] password …``, ``… then Enter passphrase for key '…': …``); its head must then
 #: hold a prompt's word or marker
 _LEAD_IN: Final = lazy(r"(?:[,;:]|\b(?:then|and))[ \t]+", re.ASCII | re.IGNORECASE)
+#: the noun, then whose it is in quotes up to the colon: git's ``Password for
+#: 'https://dev@host':`` (a prompt with no prompt's word before its noun)
+_QUOTED_FOR: Final = lazy(r"password[ \t]+for[ \t]+(?:'[^'\n]{1,256}'|\"[^\"\n]{1,256}\")[ \t]*:",
+                          re.ASCII | re.IGNORECASE)
 #: a one-word noun glued to its colon: an assignment's name, or a heading
 _BARE_NOUN: Final = lazy(r"(?:password|passphrase|passcode|token)[ \t]*:",
                          re.ASCII | re.IGNORECASE)
@@ -86,7 +90,8 @@ def at_a_prompt(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     line = text.rfind("\n", max(0, at - _HEAD_READ), at) + 1
     if (line == 0 and at > _HEAD_READ) or _HEAD.fullmatch(text, line, at) is None:
-        if not _quoted_in_line(text, max(line, at - _HEAD_READ), at):
+        if not _quoted_in_line(text, max(line, at - _HEAD_READ), at,
+                               quoted_for=_QUOTED_FOR.match(text, at) is not None):
             return False
         starts_line = False
     else:
@@ -104,10 +109,14 @@ def at_a_prompt(match: re.Match[str]) -> bool:
         value, data=False, alone=False)
 
 
-def _quoted_in_line(text: str, low: int, at: int) -> bool:
+def _quoted_in_line(text: str, low: int, at: int, *, quoted_for: bool = False) -> bool:
     """Whether a prompt's head ends at ``at`` after a clause's lead-in (:data:`_LEAD_IN`)
-    inside its line: a transcript's sentence quoting the prompt and what was typed."""
+    inside its line: a transcript's sentence quoting the prompt and what was typed. The
+    head may be empty when the noun names whose it is in quotes (``quoted_for``: git's
+    ``Password for 'https://…':``, a prompt's shape no sentence has)."""
     ends = [lead.end() for lead in _LEAD_IN.finditer(text, low, at)]
-    if not ends or ends[-1] == at:
+    if not ends:
         return False
+    if ends[-1] == at:
+        return quoted_for
     return _HEAD.fullmatch(text, ends[-1], at) is not None
