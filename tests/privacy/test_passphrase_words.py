@@ -6,6 +6,9 @@ first word went. Notes about a passphrase (where it is kept, that there is none)
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,17 @@ def test_the_next_line_stays() -> None:
         "Passphrase: [REDACTED:secret]\nthen run make release"
 
 
+#: what a note says of a passphrase, in words that name a secret, its store or its rules
+#: (refused as a passphrase by the real CLI at 957f0d33)
+DESCRIBED = [
+    "GPG passphrase: Release Signing Key",
+    "Key passphrase: Bitwarden item release key",
+    "passphrase: twelve characters minimum length",
+    "wifi passphrase: office guest network password",
+    "GPG passphrase: ops team rotates it quarterly",
+]
+
+
 @pytest.mark.parametrize("text", [
     "passphrase: see the vault",
     'passphrase: stored in 1Password under "GPG"',
@@ -58,9 +72,21 @@ def test_the_next_line_stays() -> None:
     "passphrase_file: /etc/gpg/pass.txt",
     'passphrase: ENV["GPG_PASSPHRASE"]',
     "  passphrase: !vault |",
+    *DESCRIBED,
 ])
 def test_notes_about_a_passphrase_stay(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+def test_the_cli_keeps_a_note_describing_the_passphrase(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "WAYMARKS_HOME": str(tmp_path / "home"),
+           "WAYMARKS_SEMANTIC": "off"}
+    done = subprocess.run([sys.executable, "-m", "waymarks.cli.main", "pin", "--", DESCRIBED[4]],
+                          cwd=project, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Pinned" in done.stdout
 
 
 def test_the_cli_refuses_to_keep_it(tmp_path: Path) -> None:

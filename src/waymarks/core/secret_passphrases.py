@@ -51,6 +51,15 @@ our your their my his her we you they i me us them one ones any some all each ev
 other another default usual usually only also still now just please should must may
 can will would could same above below under over after before when while tbd todo n/a
 """.split())
+#: words a note says of a secret, its store or its rules (``passphrase: Release Signing
+#: Key``, ``Bitwarden item release key``, ``twelve characters minimum length``, ``office
+#: guest network password``, ``ops team rotates it quarterly``: each was refused by the CLI
+#: as a passphrase): like a sentence's, they end a passphrase's opening words
+_NOTE_WORDS: Final = frozenset("""
+password passwords passphrase passphrases passcode pin key keys secret secrets token
+vault vaults keychain keyring item entry entries team network wifi length characters
+chars minimum maximum min max random words rotate rotates expires
+""".split())
 _WORD: Final = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*", re.ASCII)
 
 
@@ -60,7 +69,7 @@ def _phrase_words(words: list[str]) -> int:
     for word in words:
         bare = word.strip(".,;:!?")
         if _WORD.fullmatch(bare) is None or bare.lower() in _PROSE_WORDS \
-                or bare.lower().endswith(("ly", "ed")):
+                or bare.lower() in _NOTE_WORDS or bare.lower().endswith(("ly", "ed")):
             break
         count += 1
     return count
