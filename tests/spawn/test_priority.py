@@ -112,3 +112,28 @@ def test_the_embedding_worker_and_the_fill_are_started_at_low_priority(
     assert [(m, o.get("niceness")) for m, o in started] == [
         ("waymarks.service.semantic_worker", 10),
         ("waymarks.service.projection_fill_worker", 10)]
+
+
+def test_the_claude_code_background_process_lowers_its_session_too(tmp_path: Path) -> None:
+    """The Claude Code hook's background process (draining captures, closing a turn's
+    observations) set its own nice value only: in a session of its own (it is spawned
+    detached) that ordered it against nothing. It now lowers its session's as every
+    detached worker does. Run in a child, with the lowering recorded in its place (the
+    child's turn has nothing to drain: no capture spool in an empty home)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, os, sys\n"
+        "from waymarks.spawn import detached\n"
+        "asked = []\n"
+        "detached.lower_priority = asked.append\n"
+        "os.nice = lambda n: asked.append(('os.nice', n))\n"
+        "from waymarks.hosts import cc_helper\n"
+        "cc_helper._background([sys.argv[1], '-'])\n"
+        "print(json.dumps(asked))\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    done = subprocess.run([sys.executable, "-c", probe, str(home)], capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [10], done.stdout

@@ -107,7 +107,9 @@ def _background(args: list[str]) -> int:
     """The detached process of :func:`_in_background`."""
     home, mode, close = args[0], args[1], args[2:5]
     try:
-        os.nice(10)  # background work: everyone's foreground first
+        from waymarks.spawn.detached import lower_priority
+
+        lower_priority(10)  # background work: everyone's foreground first (its session too)
         if mode == "drain":
             import time
             from pathlib import Path
