@@ -33,6 +33,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from waymarks.semantic.mapped_ids import MappedIds
+
 
 def dot_all(query: bytes, vectors: Sequence[bytes]) -> list[float]:
     """``query · v`` for each ``v`` (``nan`` where the lengths differ)."""
@@ -98,20 +100,33 @@ class VectorMatrix:
         self._rowids: list[int] = []
         self._rows: list[bytes] = []
         self._position: dict[str, int] = {}
+        #: the IDs as a file keeps them (:meth:`of`), looked up where they lie
+        self._mapped: MappedIds | None = None
         self._matrix: Any = None
         self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
         #: the last query's product: (query, the matrix it was taken of, the scores)
         self._scores: tuple[bytes, Any, Any] | None = None
 
     @classmethod
-    def of(cls, dim: int, ids: list[str], rowids: Any, rows: Any) -> VectorMatrix:
+    def of(cls, dim: int, ids: MappedIds, rowids: Any, rows: Any) -> VectorMatrix:
         """A matrix already built (:meth:`rows` of another, kept in a file): ``ids``, their
         record row IDs and their unit vectors, one row each. It cannot be extended."""
         held = cls(dim)
-        held.ids, held._rowids = ids, []
-        held._position = {item_id: n for n, item_id in enumerate(ids)}
+        held.ids, held._rowids, held._mapped = ids, [], ids  # type: ignore[assignment]
         held._matrix, held._keys = rows, np.asarray(rowids, dtype=np.int64)
         return held
+
+    def _find(self, item_id: str) -> int | None:
+        """The row of ``item_id``, ``None`` when it has none."""
+        if self._mapped is not None:
+            return self._mapped.position(item_id)
+        return self._position.get(item_id)
+
+    def _found(self, ids: Iterable[str]) -> list[int]:
+        """The rows of those of ``ids`` that have one."""
+        rows = self._mapped.positions(ids) if self._mapped is not None else map(
+            self._position.get, ids)
+        return [n for n in rows if n is not None]
 
     def rows(self) -> tuple[list[str], list[int], Any]:
         """The item IDs, record row IDs and vectors (a float32 matrix) of the rows kept:
@@ -119,7 +134,7 @@ class VectorMatrix:
         :attr:`rejected`)."""
         if self._matrix is None:
             self._matrix = self._build()
-        return self.ids, self._keys.tolist(), self._matrix
+        return list(self.ids), self._keys.tolist(), self._matrix
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -128,11 +143,11 @@ class VectorMatrix:
         """Whether the record ``item_id`` has a row here (once built: a unit vector)."""
         if self._matrix is None and self.ids:
             self._matrix = self._build()
-        return item_id in self._position
+        return isinstance(item_id, str) and self._find(item_id) is not None
 
     def extend(self, rows: Iterable[tuple[int, str, bytes]]) -> None:
         """Add ``(record row ID, item ID, vector)`` rows (a record already held is kept)."""
-        if self._matrix is not None and not self._rows and self.ids:
+        if self._mapped is not None:
             raise TypeError("a matrix made by VectorMatrix.of cannot be extended")
         for rowid, item_id, vector in rows:
             if item_id in self._position:
@@ -179,9 +194,8 @@ class VectorMatrix:
             self._matrix = self._build()
         keys = self._keys.tolist() if self.ids else []
         flags = bytearray(b"\x01") * (max(keys, default=-1) + 1)
-        for item_id in ids:
-            if (n := self._position.get(item_id)) is not None:
-                flags[keys[n]] = 0
+        for n in self._found(ids):
+            flags[keys[n]] = 0
         return flags
 
     def flag(self, retired: bytearray, ids: Iterable[str]) -> bytearray:
@@ -189,12 +203,11 @@ class VectorMatrix:
         flagged too, grown as far as their row IDs (in place)."""
         if self._matrix is None and self.ids:
             self._matrix = self._build()
-        for item_id in ids:
-            if (n := self._position.get(item_id)) is not None:
-                key = int(self._keys[n])
-                if key >= len(retired):
-                    retired.extend(bytes(key + 1 - len(retired)))
-                retired[key] = 1
+        for n in self._found(ids):
+            key = int(self._keys[n])
+            if key >= len(retired):
+                retired.extend(bytes(key + 1 - len(retired)))
+            retired[key] = 1
         return retired
 
     def shown(self, retired: bytes | bytearray) -> int:
@@ -232,7 +245,7 @@ class VectorMatrix:
                 k = min(k, len(out) - int(out.sum()))
         k = min(k, len(self.ids))
         near = _near(ranked, k) if k > 0 else []
-        asked = {self._position[w] for w in wanted if w in self._position}
+        asked = set(self._found(wanted))
         chosen = sorted({*near, *asked})
         exact = dict(zip(chosen, exact_cosines(self._matrix[chosen], query_row), strict=True))
         if len(near) > k:  # the k nearest, the lower ID first among equals
