@@ -129,6 +129,11 @@ def main() -> int:
     parser.add_argument("--compare-src", default=None,
                         help="another source tree's directory holding src/ (run first)")
     args = parser.parse_args()
+    if args.compare_src and not (Path(args.compare_src) / "src" / "waymarks").is_dir():
+        # (given the tree's src/ itself, PYTHONPATH named no package and the children ran
+        # the installed code: "both trees" were this one)
+        parser.error(f"--compare-src {args.compare_src}: no src/waymarks in it; give the "
+                     "tree's top directory (the one holding src/)")
 
     scenarios: dict[str, Any] = {}
     compared: dict[str, Any] = {}
