@@ -175,7 +175,6 @@ def rebuild_fresh(projection: Projection, sessions: Iterable[SessionLog], now_ms
         except BaseException:
             fresh.close()
             remove_fresh(path)
-            projection._checkpoints.rolled_back()  # (the replay's rewrite mark: not ours)
             raise
         fresh.close()
         _take_place(projection, fresh_path, now_ms)
