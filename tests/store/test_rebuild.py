@@ -437,14 +437,11 @@ def test_a_rebuild_counts_the_recall_generation_up_for_other_processes(
                       keep_recall_index=True)
     question = "which database does billing use"
     assert reader.recall(question).selected
+    db = sqlite3.connect(home / "waymarks.db")
 
-    def generation() -> int:  # (the file at the path: rebuild-index renames a new one there)
-        db = sqlite3.connect(home / "waymarks.db")
-        try:
-            return int(db.execute("SELECT value FROM meta WHERE name = 'recall_generation'"
-                                  ).fetchone()[0])
-        finally:
-            db.close()
+    def generation() -> int:
+        return int(db.execute("SELECT value FROM meta WHERE name = 'recall_generation'"
+                              ).fetchone()[0])
 
     before = generation()
     first.close()
@@ -457,6 +454,7 @@ def test_a_rebuild_counts_the_recall_generation_up_for_other_processes(
     assert reader.recovered is None
     assert len(after.selected) == 1 and "billing service" in after.digest
     assert not list(home.glob("waymarks.db.damaged-*"))
+    db.close()
     reader.close()
 
 

@@ -30,19 +30,9 @@ from waymarks.ledger.log import (
     header_line,
 )
 
-__all__ = [
-    "SESSION_VERSION",
-    "Anomaly",
-    "Entry",
-    "SessionBusy",
-    "SessionFile",
-    "SessionFileError",
-    "SessionHeader",
-    "create_atomically",
-    "fsync_dir",
-    "no_session_file",
-    "not_a_file",
-]
+__all__ = ["SESSION_VERSION", "Anomaly", "Entry", "SessionBusy", "SessionFile",
+           "SessionFileError", "SessionHeader", "create_atomically", "no_session_file",
+           "not_a_file"]
 
 
 def not_a_file(path: Path) -> str | None:
@@ -290,7 +280,7 @@ def create_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
     finally:
         with suppress(FileNotFoundError):
             os.unlink(temp)
-    fsync_dir(directory)
+    _fsync_dir(directory)
 
 
 def _create_directly(path: Path, data: bytes, mode: int) -> None:
@@ -323,8 +313,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def fsync_dir(path: Path) -> None:
-    """Make the names in directory ``path`` durable (a file created or renamed there)."""
+def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

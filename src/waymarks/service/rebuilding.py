@@ -381,22 +381,16 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
                    if not read.intersection(ids)]
     from waymarks.core.bulk import gc_paused  # (not at import: a fresh recall loads this)
 
-    unsigned: list[str] = []
-
-    def sign() -> None:
+    with app.projection.transaction():
+        stage(replaying)
+        count = app.projection.rebuild(sessions, app._now_ms())
         # and the claims' subject terms, which the first write after it worked out for
         # every claim (~10 s CPU at 65k); not in a rebuild a read runs (a hook's, in the
         # filled or repaired database: fill_if_new, recover), which signs no claim. The
         # cyclic GC paused, as for the rest of the rebuild (5 % more CPU at 20k claims)
         stage(indexing)
         with gc_paused():
-            unsigned.extend(projection.catch_up_claim_subjects(progress))
-
-    # into a new file that takes the old one's place once whole (store/rebuild.py)
-    stage(replaying)
-    projection = app.projection
-    count = projection.rebuild_fresh(sessions, app._now_ms(), sign) if isinstance(
-        projection, Projection) else _rebuild_here(projection, sessions, app._now_ms(), sign)
+            unsigned = app.projection.catch_up_claim_subjects(progress)
     from waymarks.service.evolution import LedgerDamaged, rebuild_evolution
     from waymarks.service.evolution_recall import post_every_claim
 
@@ -411,15 +405,6 @@ def _rebuild_index(app: Waymarks, progress: ProgressFn | None, stage: StageFn
     return {"sources": len(sessions), "mutations": count, "unreadable": unreadable,
             "evolutionRecords": evolution_records, "unsignedClaims": unsigned,
             "copiedFrom": copied}
-
-
-def _rebuild_here(projection: Store, sessions: Sequence[SessionLog], now_ms: int,
-                  then: Callable[[], None]) -> int:
-    """A store that is not a file of its own (none yet): rebuilt in its transaction."""
-    with projection.transaction():
-        count = projection.rebuild(sessions, now_ms)
-        then()
-    return count
 
 
 def _apart_from_the_original(home: Path, known: list[Path]) -> tuple[list[Path], list[str]]:

@@ -401,15 +401,6 @@ class Projection(ProjectionReads, SourcePolicy):
 
         return rebuild_in_place(self, sessions, now_ms)
 
-    def rebuild_fresh(self, sessions: Iterable[SessionLog], now_ms: int,
-                      then: Callable[[], object] | None = None) -> int:
-        """Rebuild into a new file that takes this projection's place once whole (not
-        inside :meth:`transaction`: it takes the writer's turn itself); ``then`` runs on
-        the new file before that (:func:`waymarks.store.rebuild.rebuild_fresh`)."""
-        from waymarks.store.rebuild import rebuild_fresh
-
-        return rebuild_fresh(self, sessions, now_ms, then)
-
     def _write_replay(self, records: list[MutationRecord]) -> None:
         from waymarks.store.rebuild import write_replay
 
