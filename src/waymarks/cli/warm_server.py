@@ -85,7 +85,7 @@ PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
 #: one whose runtime has started threads cannot use them
 PRELOAD_SEMANTIC = ("numpy", "waymarks.semantic.matrix", "waymarks.semantic.e5",
                     "waymarks.semantic.sidecar", "waymarks.service.logs",
-                    "waymarks.service.semantic_backfill",
+                    "waymarks.service.semantic_backfill", "waymarks.service.semantic_notice",
                     # hybrid recall's own, which a recall imports only with the extra on
                     "waymarks.service.semantic_recall", "waymarks.service.semantic_unseen",
                     "waymarks.service.failure_marks", "waymarks.store.recall_vectors",
