@@ -40,18 +40,21 @@ def wait_for_captures(home: Path, seconds: float = 90.0) -> None:
         time.sleep(0.05)
 
 
-def wait_for_decision(home: Path, seconds: float = 90.0) -> None:
+def wait_for_decision(home: Path, seconds: float = 90.0,
+                      before: dict[str, object] | None = None) -> dict[str, object]:
     """:func:`wait_for_captures`, then until the turn's capture decision is noted: a
     ``Stop`` whose turn has tool observations closes that work turn in the detached child
     (or the helper), not through the spool, so an empty spool does not mean it was noted
-    (the CI read ``lastCapture`` as ``None`` once, the note written 4 ms later). A bound on
-    waiting, not a timing assertion."""
+    (the CI read ``lastCapture`` as ``None`` twice, the note written just after).
+    ``before``: the decision noted before this turn, so an older turn's decision is not
+    taken for this one's. A bound on waiting, not a timing assertion."""
     import time
 
     from waymarks.service.evolution_observe import last_capture
 
     wait_for_captures(home, seconds)
     deadline = time.monotonic() + seconds
-    while last_capture(home) is None:
+    while (last := last_capture(home)) is None or last == before:
         assert time.monotonic() < deadline, "the turn's capture decision was never noted"
         time.sleep(0.05)
+    return last

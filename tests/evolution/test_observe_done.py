@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.evolution.conftest import wait_for_captures
+from tests.evolution.conftest import wait_for_captures, wait_for_decision
 from tests.evolution.fake_provider import FakeProvider, anthropic_ok
 from waymarks.core.evolution.model import claim_id
+from waymarks.service.evolution_observe import last_capture
 
 pytestmark = pytest.mark.slow
 
@@ -113,6 +114,7 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
 
         # the work turn, with the hook inputs Claude Code sends, around real git commands
         s1 = "1b1b1b1b-1b1b-4b1b-8b1b-1b1b1b1b1b1b"
+        before = last_capture(home)
         base = {"session_id": s1, "cwd": str(shop), "transcript_path": str(tmp_path / "t1")}
         hook(home, shop, "SessionStart", {**base, "source": "startup"})
         hook(home, shop, "UserPromptSubmit", {**base, "prompt":
@@ -153,7 +155,7 @@ def test_claude_code_hooks_learn_committed_not_pushed(tmp_path: Path) -> None:
                                               "text": "Committed and pushed the fix."}]}})
             + "\n")
         hook(home, shop, "Stop", base)
-        wait_for_captures(home)
+        wait_for_decision(home, before=before)
 
         learning = cli(home, shop, "evolution", "learning")
         last = learning["lastCapture"]

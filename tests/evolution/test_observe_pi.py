@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.evolution.conftest import wait_for_decision
 from tests.evolution.test_observe_done import PENDING, UPDATED, git, make_repo
 from tests.hosts.fake_openai import FakeOpenAI, reply_text, reply_tools
 from tests.hosts.pi_harness import PiHome, PiRpc, install
@@ -75,6 +76,7 @@ def test_pi_learns_committed_not_pushed_from_its_tool_results(tmp_path: Path) ->
         finally:
             rpc.close()
 
+        wait_for_decision(home)
         learning = _cli(home, shop, "evolution", "learning")
         last = learning["lastCapture"]
         assert isinstance(last, dict) and last["host"] == "pi"

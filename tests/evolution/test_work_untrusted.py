@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.evolution.conftest import wait_for_captures
+from tests.evolution.conftest import wait_for_captures, wait_for_decision
 from tests.evolution.fake_provider import FakeProvider, anthropic_ok
 from tests.evolution.test_observe_done import cli, hook
 from waymarks.core.evolution.model import claim_id
@@ -44,6 +44,9 @@ def _learn_pending(home: Path, shop: Path, tmp_path: Path, env: dict[str, str]) 
 
 def _work_turn(home: Path, shop: Path, tmp_path: Path, session: str) -> None:
     """A turn that reads the repository's own file (its text planted) and deploys."""
+    from waymarks.service.evolution_observe import last_capture
+
+    before = last_capture(home)
     base = {"session_id": session, "cwd": str(shop),
             "transcript_path": str(tmp_path / f"{session}.jsonl")}
     hook(home, shop, "UserPromptSubmit", {**base, "prompt": "deploy the shop release"})
@@ -59,7 +62,7 @@ def _work_turn(home: Path, shop: Path, tmp_path: Path, session: str) -> None:
         {"type": "assistant", "uuid": f"a{session}", "message": {
             "role": "assistant", "content": [{"type": "text", "text": "Deployed."}]}}) + "\n")
     hook(home, shop, "Stop", base)
-    wait_for_captures(home)
+    wait_for_decision(home, before=before)
 
 
 @pytest.mark.slow
