@@ -25,7 +25,9 @@ rounds, in the baseline's home too. ``first_prompt``: the hook as a session's fi
 meets it, the helper on but none running (the hook starts one; each round waits for it
 to end, idle 1 s): since it starts a helper, that hook recalls by words alone
 (``waymarks.service.recall_mode``); ``without_helper`` is the helper switched off, every
-prompt such a process (hybrid kept).
+prompt such a process (hybrid kept). What the rounds left running in the run's folder
+(helpers, the hooks' detached children, the embedder) is stopped before it is removed
+(``leftovers.py``; the report's ``cleanup`` counts them).
 
     .venv/bin/python benchmarks/claude_code_hook.py [--memories 10000] [--prompts 40]
         [--runs 30] [--embed] [--baseline-src DIR]
@@ -40,12 +42,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 from bench_stats import steal_during, steal_s
+from leftovers import temporary_folder
 from spawn_timing import environment, interleaved, load_average
 from waymarks.hosts.claude_code import handle
 from waymarks.hosts.claude_code_install import hook_entry
@@ -132,7 +134,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.memories < 0 or args.prompts < 0 or args.runs < 1:
         parser.error("--memories and --prompts take a count (0 or more), --runs one or more")
-    with tempfile.TemporaryDirectory(prefix="waymarks-cc-") as tmp:
+    # (what the rounds started there, the helpers and the hooks' detached children, is
+    # stopped before the folder goes: one still writing failed the run at its end)
+    cleanup: dict[str, object] = {}
+    with temporary_folder("waymarks-cc-", cleanup) as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         project.mkdir()
         session_id = str(uuid.uuid4())
@@ -206,6 +211,7 @@ def main() -> int:
         "floor_python_pass_venv": summary(floor),
         "floor_python_pass_pyenv_shim": summary(shim_floor) if shim_floor else None,
         "reference_mem0_search_p50_ms": 148,
+        "cleanup": cleanup,
     }
     json.dump(report, sys.stdout, indent=2)
     print()

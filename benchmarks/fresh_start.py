@@ -40,11 +40,9 @@ stopped.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -53,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_stats import steal_during, steal_s
+from leftovers import stop_started
 from rebuild import generate
 from spawn_timing import environment, interleaved, load_average, with_src
 from waymarks.ledger.discovery import session_dir
@@ -115,7 +114,8 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
             helpers_served_throughout = all(Path(f"/proc/{pid}").exists() for pid in helpers)
             children_s = sum(_children_cpu_s(pid) for pid in helpers) - children_before
         finally:
-            _stop_left_in(root)
+            # (the helpers run in their home, the baseline's too: all stopped, at once)
+            stop_started(root, grace_s=0)
         target = TARGET_MS.get(size, float("inf"))
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),
@@ -139,21 +139,6 @@ def _warm_helper(argv: list[str], env: dict[str, str], cwd: Path) -> int:
             return pids[0]
         time.sleep(0.05)
     raise SystemExit(f"no warm helper started for {home}")
-
-
-def _stop_left_in(root: Path) -> None:
-    """Stop every process whose working directory is in ``root`` (the helpers run in their
-    home, the baseline's too; before, the baseline's were left running)."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            continue
-        if cwd == str(root) or cwd.startswith(f"{root}/"):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(entry.name), signal.SIGTERM)
 
 
 def _helper_pids() -> list[int]:

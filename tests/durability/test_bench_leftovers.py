@@ -1,0 +1,90 @@
+"""A benchmark's rounds start detached workers in its temporary homes (the Claude Code
+helper, the hook's drainer, the embedder); ``benchmarks/claude_code_hook.py
+--baseline-src DIR`` removed the folder while one still wrote there and failed at its end
+("Directory not empty: 'home-baseline'"), losing its result. What runs under the folder
+is now stopped first (``benchmarks/leftovers.py``), and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def running_under(root: Path) -> list[str]:
+    """Command lines of the live processes that name ``root`` (none of the test's own)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = Path(entry.path, "cmdline").read_bytes().decode(errors="replace")
+            state = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if str(root) in argv and state != "Z":
+            found.append(argv.replace("\0", " ")[-200:])
+    return found
+
+
+WRITER = ("import os, sys, time\n"
+          "os.chdir(sys.argv[1])\n"
+          "for n in range(100000):\n"
+          "    os.makedirs(f'd{n % 7}', exist_ok=True)\n"
+          "    open(f'd{n % 7}/f{n}', 'w').close()\n"
+          "    time.sleep(0.001)\n")
+
+
+def test_a_detached_writer_in_the_folder_is_stopped_and_the_folder_removed(
+        tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from leftovers import temporary_folder
+    finally:
+        sys.path.remove(str(BENCH))
+    outside = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                               start_new_session=True)
+    report: dict[str, object] = {}
+    try:
+        with temporary_folder("waymarks-leftovers-", report) as root:
+            home = root / "home-baseline"
+            home.mkdir()
+            # detached as a hook's child is (its own session, not waited for here)
+            writer = subprocess.Popen([sys.executable, "-c", WRITER, str(home)],
+                                      start_new_session=True)
+            while not any(home.iterdir()):
+                time.sleep(0.01)
+        assert not root.exists()
+        assert writer.wait(timeout=30) != 0  # stopped, not left writing
+        assert report["removed"] is True
+        assert report["leftovers"] == {"found": 1, "terminated": 1, "killed": 0,
+                                       "still_running": 0}
+        assert outside.poll() is None  # a process not under the folder is left alone
+    finally:
+        outside.kill()
+        outside.wait()
+
+
+@pytest.mark.slow
+def test_the_hook_benchmark_leaves_nothing_running(tmp_path: Path) -> None:
+    home = tmp_path / "user"
+    env = {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(home),
+           "XDG_CACHE_HOME": str(home / ".cache"), "WAYMARKS_SEMANTIC": "off",
+           "WAYMARKS_CLI_HELPER": "off",
+           "PYTHONPATH": str(BENCH.parent / "src")}
+    done = subprocess.run([sys.executable, str(BENCH / "claude_code_hook.py"),
+                           "--memories", "20", "--prompts", "2", "--runs", "2",
+                           "--baseline-src", str(BENCH.parent / "src")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["first_prompt_baseline"]["runs"] == 2
+    assert running_under(tmp_path) == []  # the helper the warm rounds started: stopped
+    assert not list(tmp_path.glob("waymarks-cc-*"))
