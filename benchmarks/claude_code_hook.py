@@ -47,6 +47,7 @@ import uuid
 from pathlib import Path
 
 from bench_stats import steal_during, steal_s
+from code_baseline import checked_tree
 from leftovers import temporary_folder
 from spawn_timing import environment, interleaved, load_average
 from waymarks.hosts.claude_code import handle
@@ -132,6 +133,7 @@ def main() -> int:
                         help="another checkout's src folder: its hook without the helper is "
                              "timed in the same rounds")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     if args.memories < 0 or args.prompts < 0 or args.runs < 1:
         parser.error("--memories and --prompts take a count (0 or more), --runs one or more")
     # (what the rounds started there, the helpers and the hooks' detached children, is

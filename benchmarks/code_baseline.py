@@ -43,6 +43,26 @@ def env_with(source: Path | None) -> dict[str, str]:
     return env
 
 
+def checked_tree(parser: argparse.ArgumentParser, option: str, given: str | None, *,
+                 top: bool = False) -> str | None:
+    """``given``, an option's directory of another tree's code, or a usage error (exit 2,
+    nothing run) when the package is not in it: ``DIR/src/waymarks`` with ``top`` (the
+    tree's top directory: ``--compare-src``), else ``DIR/waymarks`` (the tree's ``src``:
+    ``--baseline-src``). Such a directory put no package on the children's path, and they
+    imported the installed code: "both trees" were this one."""
+    if given is None:
+        return None
+    wanted = "src/waymarks" if top else "waymarks"
+    if not (Path(given) / wanted).is_dir():
+        other = Path(given) / ("waymarks" if top else "src/waymarks")
+        hint = (" (that is its src/ folder: give its parent)" if top else
+                f" (give {Path(given) / 'src'})") if other.is_dir() else ""
+        what = ("the tree's top directory (the one holding src/)" if top else
+                "the tree's src/ folder (the one holding waymarks/)")
+        parser.error(f"{option} {given}: no {wanted} in it; give {what}{hint}")
+    return given
+
+
 def commit_of(ref: str) -> str:
     return subprocess.run(["git", "-C", str(ROOT), "rev-parse", ref], check=True,
                           capture_output=True, text=True).stdout.strip()

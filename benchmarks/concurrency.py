@@ -43,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.durability
 
+from code_baseline import checked_tree
 from tests.durability.concurrency_worker import SCENARIOS, run_scenario
 
 TARGET_WRITES_PER_S = 300.0
@@ -129,11 +130,7 @@ def main() -> int:
     parser.add_argument("--compare-src", default=None,
                         help="another source tree's directory holding src/ (run first)")
     args = parser.parse_args()
-    if args.compare_src and not (Path(args.compare_src) / "src" / "waymarks").is_dir():
-        # (given the tree's src/ itself, PYTHONPATH named no package and the children ran
-        # the installed code: "both trees" were this one)
-        parser.error(f"--compare-src {args.compare_src}: no src/waymarks in it; give the "
-                     "tree's top directory (the one holding src/)")
+    checked_tree(parser, "--compare-src", args.compare_src, top=True)
 
     scenarios: dict[str, Any] = {}
     compared: dict[str, Any] = {}

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from claude_code_hook import hook_command
+from code_baseline import checked_tree
 from learned_hook import learned_home
 from spawn_timing import environment, load_average
 
@@ -85,6 +86,7 @@ def main() -> int:
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder, measured in the same run")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     with tempfile.TemporaryDirectory(prefix="waymarks-fold-", ignore_cleanup_errors=True) as tmp:
         home, project, session_id, ledger_bytes = learned_home(Path(tmp), args.learned)
         payload = json.dumps({"session_id": session_id, "cwd": str(project),

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_stats import steal_during, steal_s
+from code_baseline import checked_tree
 from leftovers import stop_started
 from rebuild import generate
 from spawn_timing import environment, interleaved, load_average, with_src
@@ -185,6 +186,7 @@ def main() -> None:
     parser.add_argument("--semantic", action="store_true",
                         help="run with the semantic extra as installed (default: lexical)")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     if not args.semantic:
         os.environ["WAYMARKS_SEMANTIC"] = "off"  # (every command's environment is this one's)
     env = environment()

@@ -51,6 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_stats import steal_during, steal_s, summary
+from code_baseline import checked_tree
 from spawn_timing import environment, load_average, with_src
 
 WORDS = ("deploy", "service", "kafka", "region", "release", "flag", "checkout", "invoice",
@@ -211,7 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return child(Path(args.child[0]), Path(args.child[1]))
+    checked_tree(parser, "--baseline-src", args.baseline_src)
+    if bad := [item for item in args.also if "=" not in item]:
+        parser.error(f"--also {bad[0]}: give NAME=DIR")
     others = dict(item.split("=", 1) for item in args.also)
+    for src in others.values():
+        checked_tree(parser, "--also", src)
     print(json.dumps(run(args.mutations, args.rounds, args.queries, args.baseline_src, others),
                      indent=2))
     return 0

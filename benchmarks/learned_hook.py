@@ -41,6 +41,7 @@ from pathlib import Path
 
 from bench_stats import steal_during, steal_s
 from claude_code_hook import HELPER_ENV, baseline_home, hook_command, summary
+from code_baseline import checked_tree
 from spawn_timing import environment, interleaved, load_average, run_once
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
@@ -140,6 +141,7 @@ def main() -> int:
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder, timed in the same rounds")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     # (the helper may still write there as it idles out: cleaning up must not lose the report)
     with tempfile.TemporaryDirectory(prefix="waymarks-learned-", ignore_cleanup_errors=True) as tmp:
         home, project, session_id, ledger_bytes = learned_home(Path(tmp), args.learned)

@@ -37,6 +37,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
 from bench_stats import summary
+from code_baseline import checked_tree
 from spawn_timing import environment, load_average, with_src
 from waymarks.mcp.server import build_server
 from waymarks.service.app import Waymarks
@@ -151,6 +152,7 @@ def main() -> int:
     parser.add_argument("--stdio-only", action="store_true",
                         help="time the stdio start only (no in-process round trips)")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     report: dict[str, Any] = {"benchmark": "mcp_tools"}
     with tempfile.TemporaryDirectory(prefix="waymarks-mcp-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_stats import summary
+from code_baseline import checked_tree
 from tests.hosts.fake_openai import FakeOpenAI
 from tests.hosts.pi_harness import PiHome, PiRpc, install
 from waymarks.service.app import Waymarks
@@ -55,6 +56,7 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="REF", default=None,
                         help="(--start-mb) a git ref whose code is timed in the same run")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     if args.start_mb is not None:
         return start_report(args)
     command = install(args.variant)

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from code_baseline import checked_tree
 from evolution_first_fold import FOLD, WARM
 from learned_hook import write_ledger
 from spawn_timing import load_average
@@ -96,6 +97,7 @@ def main() -> int:
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="another checkout's src folder, measured in the same run")
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     with tempfile.TemporaryDirectory(prefix="waymarks-pi-learned-",
                                      ignore_cleanup_errors=True) as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")

@@ -36,6 +36,7 @@ from typing import Any
 
 import code_baseline
 from bench_stats import steal_during, steal_s, summary
+from code_baseline import checked_tree
 from cross_session import T0, memory_line, write_sibling
 from waymarks.ledger.discovery import session_dir
 from waymarks.service.app import Waymarks
@@ -116,6 +117,7 @@ def main() -> int:
     parser.add_argument("--history", default="fresh", help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    checked_tree(parser, "--baseline-src", args.baseline_src)
     if args.one is not None:
         print(json.dumps(run(args.one, args.plans, args.appends,
                              args.history == "accumulated")))

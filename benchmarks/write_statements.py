@@ -36,6 +36,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from code_baseline import checked_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -137,6 +139,7 @@ def main() -> int:
                         help="another source tree's directory holding src/ (run first)")
     parser.add_argument("--child", nargs=2, metavar=("HOME", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    checked_tree(parser, "--compare-src", args.compare_src, top=True)
     if args.child:
         report = _writes(args.writes, Path(args.child[0]))
         Path(args.child[1]).write_text(json.dumps(report))
