@@ -389,11 +389,8 @@ def run_one(size: int, seed: int, tmp_parent: str | None,
         start = time.perf_counter()
         projection = Projection(root / "waymarks.db", now_ms)
         opened = time.perf_counter()
-        if hasattr(projection, "rebuild_fresh"):  # rebuild-index's: into a new file
-            replayed = projection.rebuild_fresh([session], now_ms)
-        else:
-            with projection.transaction():
-                replayed = projection.rebuild([session], now_ms)
+        with projection.transaction():  # (rebuild-index's: in place, one transaction)
+            replayed = projection.rebuild([session], now_ms)
         rebuild_s = time.perf_counter() - start
         open_s = opened - start
         start = time.perf_counter()
