@@ -45,6 +45,7 @@ from waymarks.core.secret_values import (
     _random_part,
     cookie_holds_secret,
     is_reference,
+    name_like,
     prose_value_is_secret,
     setting_is_secret,
     translated_label,
@@ -67,9 +68,16 @@ _PEM_HEAD: Final = 4 * PEM_ARMOUR_BYTES // 3 + 8
 _KEY_TYPES: Final = ("proj-", "svcacct-", "admin-", "ant-")
 
 
+#: the rules whose value :func:`accepts` judges by :func:`_looks_like_secret` alone when it
+#: is bare or quoted words (no space, no ``@``): a name is never one
+_NAMED_VALUES: Final = frozenset({"assign", "flag", "yaml_key", "name_value"})
+
+
 def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
     """Whether ``match`` of rule ``name``, with span ``start:end``, is a credential."""
     value = match.string[start:end]
+    if name in _NAMED_VALUES and name_like(value):
+        return False  # a name, ``secret=secret=…``: declined as below, before the chain
     if name in GLUED_RULES and start and match.string[start - 1].isalpha() and (
             not value.startswith(GLUED_RULES[name]) or _LETTER_MIX.search(value) is None):
         return False  # glued to a word (``xxxxghp_…``): a distinctive prefix, random
