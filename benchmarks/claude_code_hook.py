@@ -188,7 +188,7 @@ def main() -> int:
         cold = interleaved(variants, args.runs, stdin=payloads, after=after)
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
-        output = subprocess.run(argv, input=payloads[1], capture_output=True,
+        output = subprocess.run(argv, input=payloads[1 % len(payloads)], capture_output=True,
                                 env=HELPER_ENV).stdout
         refused = [timed(argv, b"not json") for _ in range(args.runs)]
         floor = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
