@@ -164,7 +164,8 @@ def main() -> int:
         baseline_argv = None
         if args.baseline_src:
             baseline_argv = hook_command(
-                baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project),
+                baseline_home(home, Path(tmp, "home-baseline"), args.baseline_src, project,
+                              embed=False),
                 Path(args.baseline_src) / "waymarks/hosts/hook_entry.py")
             variants["without_helper_baseline"] = (baseline_argv, off)
         cold = interleaved(variants, args.runs, stdin=payloads)
