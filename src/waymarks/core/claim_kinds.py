@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from waymarks.core.claim_tool_kinds import KIND_WORDS, TOOL_KINDS, tool_said
 from waymarks.core.lazy_re import lazy
 
 #: kind -> its names, each as typed in lower case (the first is the canonical name)
@@ -68,7 +69,7 @@ _KINDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     # the day of the week a thing happens on ("changes every Monday", "runs on Sundays")
     "weekday": tuple((day, day + "s") for day in (
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")),
-}
+} | TOOL_KINDS
 _CANONICAL: Final = {name: f"k:{kind}:{names[0]}" for kind, groups in _KINDS.items()
                      for names in groups for name in names}
 _NAMES: Final = "|".join(re.escape(name) for name in sorted(_CANONICAL, key=len, reverse=True))
@@ -88,12 +89,13 @@ _BEFORE_NAME: Final = (
     r"\b(?P<verb>(?:(?:runs?|running|ran|lives?|living|is|are|be|been|hosted|deployed"
     r"|stored|kept|managed|backed|shipped|pushed|published|sent|built|bundled|tested"
     r"|handled|tracked|uploaded|go(?:es)?|moved|migrated|switched|served|located|based)"
-    r" )?(?:on|in|into|to|by|with|through|via|at|onto)|use[sd]?|using|is|are|be|was|were"
+    r" )?(?:on|in|into|to|by|with|through|via|at|onto|over|as)|use[sd]?|using|follows?|is|are|be"
+    r"|was|were"
     r"|every"
     r"|(?P<denial>rather than|instead of|not|never|no longer)|(?P<since>from))"
     r" (?:the |an? |our |a self-hosted )?"
     r"|(?P<han>(?:部署|运行|托管|存放|存储|保存|发送|上传|推送|迁移|迁到|放)?(?:在|到|至|于)"
-    r"|改用|使用|采用|用|通过|是|为|(?P<han_denial>而不是|不是|不用|不再使用|不使用))\s*")
+    r"|改用|使用|采用|用|通过|基于|由|是|为|(?P<han_denial>而不是|不是|不用|不再使用|不使用))\s*")
 _KIND_NAME: Final = lazy(
     # (a number after a name is its version, "Node 20", but after a day its time: "every
     # tuesday 10:00", as a Chinese schedule reads, :mod:`waymarks.core.claim_schedules`)
@@ -128,6 +130,8 @@ def kind_values(text: str, denied_at: Callable[[str, int, int], bool]
             if kind in _USED and not _USED[kind].search(
                     said, max(0, match.start() - 8), match.start("name")):
                 continue  # ("stored in Redis": the place read as before; "ready to go")
+            if kind in TOOL_KINDS and not tool_said(said, match.start(), match.start("name")):
+                continue  # ("stored in Terraform Cloud": a place; "encrypted at rest")
         values.add(value)
         if match.group("denial") or match.group("han_denial") or denied_at(
                 said, match.start(), match.end()) or (
@@ -186,7 +190,7 @@ _USED: Final = {"cache": lazy(_USING + "$"), "database": lazy(_USING + "$"),
 _KIND_WORDS: Final = {kind: frozenset(("dependency", "install", "package", "manage",
                                        "management", "manager", "管理", "安装"))
                       for kind in ("js-packages", "py-packages")} | {
-    "language": frozenset(("written", "write", "language", "编", "写", "语", "言"))}
+    "language": frozenset(("written", "write", "language", "编", "写", "语", "言"))} | KIND_WORDS
 
 
 def kind_subject(subject: set[str], values: set[str]) -> set[str]:
