@@ -67,7 +67,11 @@ def _token(name: str, kind: str, pattern: str, *needles: str, hint: str = "") ->
 #: prefixes distinctive enough there
 GLUED_RULES: Final = {"github": ("gh", "github_pat_"), "gitlab": ("glpat-",),
                       "slack": ("xoxb-", "xoxp-", "xoxa-", "xoxs-"),
-                      "anthropic": ("sk-ant-api",), "stripe": ("sk_live_", "rk_live_"),
+                      "anthropic": ("sk-ant-api",),
+                      # OpenAI's project, service-account and admin keys (``keysk-proj-…``:
+                      # a plain ``sk-`` after letters is a word's, ``task-…``, ``disk-…``)
+                      "openai": ("sk-proj-", "sk-svcacct-", "sk-admin-"),
+                      "stripe": ("sk_live_", "rk_live_"),
                       "google": ("AIza",), "npm": ("npm_",), "hf": ("hf_",)}
 
 #: literal-led hints behind needles too common to decide alone
@@ -166,7 +170,7 @@ TOKENS: Final = (
         r"(?![A-Za-z0-9+/=])", re.ASCII), ("\n",), hint=PEM_LINES),
     _token("jwt", "jwt", _B + r"eyJ[\w-]{6,}\.eyJ[\w-]{6,}\.[\w-]*", "eyJ"),
     _token("anthropic", "anthropic-key", _BG + r"sk-ant-[\w-]{20,}", "sk-ant-"),
-    _token("openai", "openai-key", _B + r"sk-[\w-]{20,}", "sk-"),
+    _token("openai", "openai-key", _BG + r"sk-[\w-]{20,}", "sk-"),
     _token("stripe", "stripe-key",
            _BG + r"(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
            "k_live_", "k_test_", "k_prod_", "whsec_"),

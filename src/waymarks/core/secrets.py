@@ -108,8 +108,8 @@ gap). A credential that ends its line takes the lines after it that continue it
 break escaped, ``\n``, is one; a random run with more after it on its line goes too,
 written as the head is: not a UUID or a commit's SHA after a token of both cases).
 Redaction is idempotent. A token of a distinctive prefix (GitHub's, ``glpat-``, Slack's,
-``sk-ant-api``, ``sk_live_``, ``AIza``, ``npm_``, ``hf_``) glued to the letters before it
-(``xxxxghp_…``) goes when it reads as random (``secret_tokens.GLUED_RULES``).
+OpenAI's ``sk-proj-``, ``sk-ant-api``, ``sk_live_``, ``AIza``, ``npm_``, ``hf_``) glued to
+the letters before it (``xxxxghp_…``) goes when it reads as random (``secret_tokens.GLUED_RULES``).
 Pure: no I/O.
 """
 
