@@ -17,7 +17,7 @@ What must stay true:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -288,13 +288,21 @@ def _examples(formatter: click.HelpFormatter, examples: Sequence[str]) -> None:
 
 
 def command(group: click.Group, name: str, *, summary: str, examples: Sequence[str],
-            **kwargs: Any) -> Callable[[F], F]:
-    """Register a command in ``group``; ``summary`` is its help's first paragraph."""
+            stores: Mapping[str, str] | None = None, **kwargs: Any) -> Callable[[F], F]:
+    """Register a command in ``group``; ``summary`` is its help's first paragraph.
+    ``stores``: the parameters whose text the command stores (name: what it is, as a
+    refusal names it), refused before it runs when they hold a control character that is
+    not text (:mod:`waymarks.commands.stored_text`)."""
 
     def decorate(function: F) -> F:
         doc = summary if function.__doc__ is None else \
             f"{summary}\n\n{inspect.cleandoc(function.__doc__)}"
-        cmd = Command(name, callback=function, help=doc, examples=examples,
+        callback: Callable[..., Any] = function
+        if stores:
+            from waymarks.commands.stored_text import checking
+
+            callback = checking(function, stores)
+        cmd = Command(name, callback=callback, help=doc, examples=examples,
                       params=list(reversed(getattr(function, "__click_params__", []))),
                       **kwargs)
         group.add_command(cmd)

@@ -128,6 +128,7 @@ def register_pins(root: click.Group) -> None:
                         since=since, in_effect=in_effect, limit=limit)
 
     @command(root, "pin", summary="Pin an instruction the person confirmed.",
+             stores={"text": "the pin's text"},
              examples=["waymarks pin -- Run the tests before every commit.",
                        "waymarks pin --scope branch -- Try the new parser here only.",
                        "waymarks pin --scope project --classification internal -- Use ruff.",
@@ -192,6 +193,7 @@ def register_pins(root: click.Group) -> None:
         return result
 
     @command(root, "unpin", summary="Unpin: the pin's status becomes deleted.",
+             stores={"reason": "the reason"},
              examples=["waymarks unpin 1a2b3c4d", "waymarks unpin 1a2b3c4d no longer needed"])
     @click.argument("pin_id", metavar="PIN_ID")
     @click.argument("reason", nargs=-1, metavar="[REASON]")
@@ -230,6 +232,7 @@ def memory_group() -> Group:
 
     @command(memory, "add", summary="Record a claim (refused, exit 2, if it contradicts an "
              "active one: supersede that one instead).",
+             stores={"text": "the claim's text", "key": "--key"},
              examples=["waymarks memory add -- The database port is 5433.",
                        "waymarks memory add --scope project --key db-port -- Port is 5433.",
                        "waymarks memory add --source 1a2b3c4d -- Deploys go to staging."])
@@ -257,6 +260,7 @@ def memory_group() -> Group:
 
     @command(memory, "supersede", summary="Replace a claim with a new one (the old one "
              "becomes superseded; scope, key and classification carry over).",
+             stores={"text": "the claim's text"},
              examples=["waymarks memory supersede 1a2b3c4d -- The database port is 5434.",
                        "waymarks memory supersede 1a2b --classification internal -- x"])
     @classification_option("new claim")
@@ -292,7 +296,8 @@ def _status_command(memory: Group, status: Literal["invalid", "expired"], verb: 
                     summary: str, example: str) -> None:
     name = "invalidate" if status == "invalid" else "expire"
 
-    @command(memory, name, summary=summary, examples=[example])
+    @command(memory, name, summary=summary, examples=[example],
+             stores={"reason": "the reason"})
     @click.argument("memory_id", metavar="MEMORY_ID")
     @click.argument("reason", nargs=-1, metavar="[REASON]")
     def set_status(memory_id: str, reason: tuple[str, ...]) -> Result:
@@ -418,6 +423,11 @@ def register_inspection(memory: Group) -> None:
         if not new:
             return refused("empty", "the edited text is empty; nothing was written (to "
                            "retire the claim: `waymarks memory invalidate ID`)")
+        from waymarks.commands.stored_text import stray_in
+
+        stray = stray_in({"text": new}, {"text": "the edited text"})
+        if stray is not None:  # (an older claim's escape left in, or one typed)
+            return stray
         outcome = app.supersede_memory(view.id, new)
         return write_result(_notices(app, outcome, "memory", scope_given="kept"),
                             "Recorded")

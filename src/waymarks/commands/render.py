@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.base import EXIT_REJECTED, Column, Result, Table
+from waymarks.commands.results import refused as refused  # re-exported
 from waymarks.core.codec import utc_text
 from waymarks.core.text import common_start, escaped
 
@@ -102,8 +103,3 @@ def write_result(outcome: WriteOutcome, verb: str) -> Result:
     return Result(data, text)
 
 
-def refused(code: str, message: str, conflicts: Sequence[str] = ()) -> Result:
-    """A refusal decided here (not by a write): exit 2, the documented JSON shape."""
-    return Result({"outcome": "rejected", "id": None, "code": code,
-                   "conflicts": list(conflicts), "notices": [], "message": message},
-                  f"Refused ({code}): {message}", EXIT_REJECTED)

@@ -10,7 +10,7 @@ it: commands keep importing from there.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
@@ -162,3 +162,10 @@ class Runtime(msgspec.Struct):
         if self._app is not None:
             self._app.close()
             self._app = None
+
+
+def refused(code: str, message: str, conflicts: Sequence[str] = ()) -> Result:
+    """A refusal decided here (not by a write): exit 2, the documented JSON shape."""
+    return Result({"outcome": "rejected", "id": None, "code": code,
+                   "conflicts": list(conflicts), "notices": [], "message": message},
+                  f"Refused ({code}): {message}", EXIT_REJECTED)

@@ -75,7 +75,7 @@ def session_group() -> Group:
                             empty="No sessions here.")
 
     @command(session, "say", summary="Append a user message entry; prints its entry ID, "
-             "usable as --source.",
+             "usable as --source.", stores={"text": "the message"},
              examples=["waymarks session say \"We moved the database to 5433\"",
                        "waymarks session say -- -1 is the sentinel"])
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
@@ -85,6 +85,7 @@ def session_group() -> Group:
 
     @command(session, "branch", summary="Branch the session at an entry: later entries form "
              "a new branch (branch pins follow it).",
+             stores={"summary": "--summary"},
              examples=["waymarks session branch 1a2b3c4d",
                        "waymarks session branch 1a2b3c4d --summary \"try the other parser\""])
     @click.option("--summary", metavar="TEXT",

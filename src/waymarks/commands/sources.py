@@ -59,7 +59,7 @@ def register_sources(memory: Group) -> None:
                             footer=footer, empty="No sessions of this project are known yet.")
 
     @command(memory, "exclude", summary="Stop counting a session's project pins and memory "
-             "here (local policy, kept in the database only).",
+             "here (local policy, kept in the database only).", stores={"reason": "the reason"},
              examples=["waymarks memory exclude 1f88e432 experiments, not facts"])
     @click.argument("session_id", metavar="SESSION_ID")
     @click.argument("reason", nargs=-1, metavar="[REASON]")

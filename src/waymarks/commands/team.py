@@ -143,6 +143,7 @@ def team_group() -> Group:
             return _refused(problem)
 
     @command(team, "unshare", summary="Withdraw a team item for everyone.",
+             stores={"reason": "the reason"},
              examples=["waymarks team unshare 9f3e --yes"])
     @click.argument("team_id", metavar="TEAM_ID")
     @click.argument("reason", nargs=-1, metavar="[REASON]")
@@ -169,7 +170,7 @@ def team_group() -> Group:
             return _refused(problem)
 
     @command(team, "supersede", summary="Replace a team item's text for everyone (also "
-             "settles a conflict).",
+             "settles a conflict).", stores={"text": "the new text"},
              examples=["waymarks team supersede 9f3e --yes -- Deploy to staging first.",
                        "waymarks team supersede 9f3e --classification internal -- x"])
     @click.argument("team_id", metavar="TEAM_ID")
@@ -329,7 +330,8 @@ def team_group() -> Group:
                             footer=footer, empty="No team items.")
 
     @command(team, "exclude", summary="Stop counting a contributor's team items here "
-             "(local policy).", examples=["waymarks team exclude alice-1a2b3c4d"])
+             "(local policy).", examples=["waymarks team exclude alice-1a2b3c4d"],
+             stores={"reason": "the reason"})
     @click.argument("contributor", metavar="CONTRIBUTOR")
     @click.argument("reason", nargs=-1, metavar="[REASON]")
     def exclude(contributor: str, reason: tuple[str, ...]) -> Result:
