@@ -80,7 +80,15 @@ def session_group() -> Group:
                        "waymarks session say -- -1 is the sentinel"])
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
     def say(text: tuple[str, ...]) -> Result:
-        entry_id = runtime().app().session_say(" ".join(text))
+        """TEXT is at most 4,000 characters, a pin's limit (it was taken at any length)."""
+        from waymarks.core.decisions import Rejected, clean_text
+        from waymarks.core.model import MAX_PIN_CHARS
+
+        said = " ".join(text)
+        long = clean_text(said, what="The message", limit=MAX_PIN_CHARS)
+        if isinstance(long, Rejected) and long.code == "too_long":  # as a pin's is said
+            return refused(long.code, long.message)
+        entry_id = runtime().app().session_say(said)
         return Result({"entryId": entry_id}, entry_id)
 
     @command(session, "branch", summary="Branch the session at an entry: later entries form "
