@@ -34,7 +34,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -42,6 +41,7 @@ from pathlib import Path
 from bench_stats import steal_during, steal_s
 from claude_code_hook import HELPER_ENV, baseline_home, hook_command, summary
 from code_baseline import checked_tree
+from leftovers import temporary_folder
 from spawn_timing import environment, interleaved, load_average, run_once
 from waymarks.core.evolution.model import (
     EVOLUTION_CUSTOM_TYPE,
@@ -142,8 +142,10 @@ def main() -> int:
                         help="another checkout's src folder, timed in the same rounds")
     args = parser.parse_args()
     checked_tree(parser, "--baseline-src", args.baseline_src)
-    # (the helper may still write there as it idles out: cleaning up must not lose the report)
-    with tempfile.TemporaryDirectory(prefix="waymarks-learned-", ignore_cleanup_errors=True) as tmp:
+    # (the helper and the hooks' detached children may still write there: they are stopped
+    # first, and cleaning up must not lose the report)
+    cleanup: dict[str, object] = {}
+    with temporary_folder("waymarks-learned-", cleanup) as tmp:
         home, project, session_id, ledger_bytes = learned_home(Path(tmp), args.learned)
         argv = hook_command(home, hook_entry())
         payloads = [json.dumps({"session_id": session_id, "cwd": str(project),
@@ -199,7 +201,7 @@ def main() -> int:
         "with_helper_first_ms": round(helper_first_ms, 1),
         "with_helper": summary(served),
         "with_helper_after_write": summary(after_write) if after_write else None,
-        "same_context": same,
+        "same_context": same, "cleanup": cleanup,
     }
     json.dump(report, sys.stdout, indent=2)
     print()

@@ -1,6 +1,7 @@
 """``benchmarks/learned_hook.py --baseline-src DIR`` end to end, at its smallest: it
 called ``claude_code_hook.baseline_home`` without the ``embed`` argument that function
-gained, and died with a TypeError once its home was built, printing nothing."""
+gained, and died with a TypeError once its home was built, printing nothing; and it left
+the helper its rounds started running in its removed folder (now stopped first)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.durability.test_bench_leftovers import running_under
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -29,3 +32,5 @@ def test_the_learned_hook_benchmark_runs_beside_a_baseline(tmp_path: Path) -> No
     report = json.loads(done.stdout)
     assert report["without_helper_baseline"]["runs"] == 1
     assert report["same_context"] is True  # (the same code on both sides)
+    assert running_under(tmp_path) == []
+    assert not list(tmp_path.glob("waymarks-learned-*"))
