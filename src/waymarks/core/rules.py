@@ -361,6 +361,7 @@ def key_apart(view: StateView, candidate: ItemState,
     if (candidate.kind != "memory" or candidate.key is None or not isinstance(item, MemoryItem)
             or item.key):
         return None
+    from waymarks.core.claim_descriptions import descriptions
     from waymarks.core.contradiction import signature, two_facts, unplaced_negation
 
     mine = signature(candidate.text)
@@ -381,6 +382,9 @@ def key_apart(view: StateView, candidate: ItemState,
             tied = True
             continue
         theirs = signature(other.text)
+        if mine is None and theirs is None and descriptions(candidate.norm, other.norm):
+            tied = True  # (what each says someone is doing: "Jon is starting …")
+            continue
         if mine is None or theirs is None or unplaced_negation(other.text, theirs) or not (
                 two_facts(mine, theirs)):
             return None
