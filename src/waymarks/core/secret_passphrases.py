@@ -3,9 +3,12 @@ battery staple`` (a GPG key's, an SSH key's, a wallet's, a Wi-Fi network's). A
 passphrase is words with spaces, so the assignment rule, which reads an unquoted value
 to its first space, took ``correct`` alone, judged it a word and left the phrase in clear;
 one in typographic quotes (``“correct horse battery staple”``) lost its first word only,
-and one in backticks none.
+and one in backticks none. Stated in a sentence, ``the passphrase is correct horse battery
+staple``, it went out whole: this rule read only after ``:`` or ``=``, and the prose rule,
+which reads one word after ``is``, judged ``correct`` a word.
 
-The value after ``passphrase:`` or ``passphrase =`` (``pass phrase``, ``pass-phrase``) is
+The value after ``passphrase:``, ``passphrase =`` or ``passphrase is`` (``was``; ``pass
+phrase``, ``pass-phrase``) is
 read quote-delimited (``“…”``, ``‘…’``, a backticked one with spaces; ASCII quotes are the
 assignment rule's) or, unquoted, to its line's end. It is a passphrase when it opens with
 :data:`_PHRASE_MIN` words of a passphrase's kind (:func:`_phrase_words`: letters, no word of
@@ -29,7 +32,8 @@ from waymarks.core.secret_tokens import Rule
 from waymarks.core.secret_values import is_reference, prose_value_is_secret
 
 PASSPHRASE_LINE: Final = Rule("passphrase_line", "secret", lazy(
-    r"(?<![A-Za-z])pass[ \t_-]?phrase(?![A-Za-z])[ \t]*[:=][ \t]*(?:"
+    r"(?<![A-Za-z])pass[ \t_-]?phrase(?![A-Za-z])(?:[ \t]*[:=]|[ \t]+(?:is|was)(?:[ \t]*:)?)"
+    r"[ \t]*(?:"
     r"\u201c(?P<phrase_dq>[^\u201d\n]{1,256})\u201d"
     r"|\u2018(?P<phrase_sq>[^\u2019\n]{1,256})\u2019"
     r"|`(?P<phrase_bq>[^`\n]{1,256})`"

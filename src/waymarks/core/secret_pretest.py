@@ -283,6 +283,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # what ``op read op://…``, ``pass show …`` printed on its next line (every command
         # holds one of the words asked first: the twenty cost code 10 us a text)
         return True
+    if named_pass and "phrase" in folded and (" is" in folded or " was" in folded):
+        return True  # "the passphrase is correct horse battery staple": its words, no separator
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
