@@ -49,3 +49,36 @@ def test_the_cli_refuses_to_keep_one(tmp_path: Path) -> None:
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:
     assert_kept_from_provider(tmp_path, f"The mailgun sending key for prod is {KEY}", KEY,
                               "mailgun sending key", GONE)
+
+
+UPPER = KEY.upper()
+OLD_UPPER = "KEY-" + "3AX6XNJP29JD6FDS4GC373SGVJXTEOL0"
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    (f"MAILGUN SENDING KEY IS {UPPER}", UPPER),
+    (f"MAILGUN_API_KEY={UPPER}", UPPER),
+    (f"mailgun key {OLD_UPPER} for prod", OLD_UPPER),
+    (f"MAILGUN: {OLD_UPPER}.", OLD_UPPER),
+])
+def test_a_key_in_capitals_is_redacted(text: str, key: str) -> None:
+    # a note written in capitals (``KEY-…``, today's shape's hex in capitals) went in clear
+    assert might_contain_secret(text)
+    redacted, _ = redact(text)
+    assert key not in redacted and GONE in redacted, redacted
+
+
+@pytest.mark.parametrize("text", [
+    "REQUEST 123E4567-E89B-12D3-A456-426614174000 FAILED",
+    "ABCDEFABCDEFABCDEFABCDEFABCDEFAB-ABCDEFAB-ABCDEFAB",
+    "KEY-ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEF",  # no digit: a name in capitals
+    "API-KEY-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",  # part of a longer name
+    f"{KEY[:32].upper()}-{KEY[33:41]}-{KEY[42:].upper()}",  # the cases mixed: no key's
+])
+def test_look_alikes_in_capitals_stay(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_a_stored_one_in_capitals_never_reaches_a_remote_provider(tmp_path: Path) -> None:
+    assert_kept_from_provider(tmp_path, f"The mailgun sending key for prod is {OLD_UPPER}",
+                              OLD_UPPER, "mailgun sending key", GONE)

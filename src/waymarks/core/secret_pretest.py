@@ -150,7 +150,8 @@ def might_hold_visible(text: str) -> bool:
             return True
         return _in_context(text, dash, colon, equals)
     if dash and (
-            "sk-" in text or "key-" in text or ("x" in text and ("xox" in text or "xapp-" in text))
+            "sk-" in text or "key-" in text or "KEY-" in text
+            or ("x" in text and ("xox" in text or "xapp-" in text))
             or ("gl" in text and GITLAB.search(text) is not None)
             or ("-us" in text and MAILCHIMP.search(text) is not None)
             or MAILGUN.search(text) is not None

@@ -83,7 +83,10 @@ _MAILCHIMP_HINT: Final = r"-us[0-9]"
 #: rule, 95 ms for 100 KB against 4.3 before Notion's rule)
 _SECRET_PREFIX_HINT: Final = r"secret_(?:[A-Za-z0-9]{43}|(?<=sb_secret_)[\w-]{20})"
 #: the end of a Mailgun key of today's shape: a literal ``-`` the search skips to
-_MAILGUN_HINT: Final = r"-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])(?<=[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})"
+_MAILGUN_HINT: Final = (r"-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])"
+                        r"(?<=[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})"
+                        r"|-[0-9A-F]{8}-[0-9A-F]{8}(?![\w-])"  # (in capitals, as a note shouts it)
+                        r"(?<=[0-9A-F]{32}-[0-9A-F]{8}-[0-9A-F]{8})")
 _DISCORD_HINT: Final = r"\.[\w-]{6}\."  # the middle of a bot token
 
 
@@ -198,12 +201,17 @@ TOKENS: Final = (
     _token("heroku", "heroku-key", _B + r"HRKU-[\w-]{40,}", "HRKU-"),
     _token("twilio", "twilio-api-key", _B + r"SK[0-9a-f]{32}" + _E, "SK"),
     _token("sendgrid", "sendgrid-key", _B + r"SG\.[\w-]{22}\.[\w-]{43}" + _E, "SG."),
-    _token("mailgun", "mailgun-key", _B + r"key-[A-Za-z0-9]{32}" + _E, "key-"),
+    # (in capitals too, as a shouted note or a config of capitals writes it: ``KEY-3AX6…``
+    # went out in clear; a digit in it, as a key's random body holds)
+    _token("mailgun", "mailgun-key",
+           _B + r"(?:key-[A-Za-z0-9]{32}|KEY-(?=[A-Z]{0,31}[0-9])[A-Z0-9]{32})" + _E,
+           "key-", "KEY-"),
     # Mailgun's keys since 2023 (account and domain sending keys): 32 hex, then two groups
     # of 8 with no ``key-`` label; it went out in clear. A UUID, an MD5 digest and a
     # 32-hex run of one class (``0000…``, a name's letters) stay
     _token("mailgun_v2", "mailgun-key",
-           _B + r"(?=[0-9]{0,31}[a-f])(?=[a-f]{0,31}[0-9])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}"
+           _B + r"(?:(?=[0-9]{0,31}[a-f])(?=[a-f]{0,31}[0-9])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}"
+           r"|(?=[0-9]{0,31}[A-F])(?=[A-F]{0,31}[0-9])[0-9A-F]{32}-[0-9A-F]{8}-[0-9A-F]{8})"
            + _E, "-", hint=_MAILGUN_HINT),
     _token("mailchimp", "mailchimp-key", _B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _E, "-us",
            hint=_MAILCHIMP_HINT),

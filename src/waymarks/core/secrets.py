@@ -17,7 +17,7 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   ``huggingface-token``, ``groq-key``, ``shopify-token``, ``digitalocean-token``,
   ``heroku-key``,
   ``twilio-api-key``, ``sendgrid-key``, ``mailgun-key`` (``key-…`` and today's unlabelled
-  ``<32 hex>-<8 hex>-<8 hex>``), ``mailchimp-key``,
+  ``<32 hex>-<8 hex>-<8 hex>``, in capitals too), ``mailchimp-key``,
   ``discord-token``, ``discord-webhook``, ``teams-webhook``, ``ifttt-webhook-key``,
   ``zapier-webhook``, ``webhook-secret`` (a random path segment after ``hooks/``,
   ``webhook/`` or ``incoming/``: ``waymarks.core.secret_webhooks``),
