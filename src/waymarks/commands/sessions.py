@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import os
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -327,6 +328,8 @@ def register_house(root: click.Group) -> None:
         # its text still queued for the learning model is not the person's any more
         retired = retire_untrusted(app.home, project, dry_run=app.rehearsing)
         said = f"{'No longer trusted' if removed else 'Was not trusted'}: {cell(project)}"
+        if removed and not os.path.isdir(project):  # (only its entry in the list was left)
+            said += " (the folder no longer exists: its entry in the trust list is removed)"
         if isinstance(retired, str):  # the untrust holds: the model step checks it too
             said += (f"\nIts queued summaries and work turns were not retired now ("
                      f"{cell(retired)}); none will be sent: the learning model's step "

@@ -79,11 +79,20 @@ class TrustStore:
         return project, True
 
     def untrust(self, path: str, host: bool | None = None, cwd: str = "") -> tuple[str, bool]:
+        """Stop trusting ``path``; returns its canonical form and whether it was removed.
+        A trusted folder that no longer exists is removed (its entry is all there is of
+        it); a missing one that is not trusted is refused (``not_found``): a typo."""
         project = _canonical(_against(path, cwd), "untrust")
         _host_decides(host, project, cwd, trusting=False)
         with self._turn():
             projects = self.projects()
             if project not in projects:
+                if not os.path.lexists(project):  # a typo said "Was not trusted", exit 0
+                    from waymarks.core.text import unknown_id
+
+                    raise ServiceError("not_found", unknown_id(
+                        "trusted project", path, "(no such directory, and not in the trust "
+                        "list)", "waymarks trust --list"))
                 return project, False
             self._write([p for p in projects if p != project])
         return project, True
