@@ -225,6 +225,13 @@ def memory_group() -> Group:
                     since: int | None, in_effect: bool, limit: int | None) -> Result:
         """`waymarks memory` alone runs this. On a terminal the list is a table (colour
         unless NO_COLOR is set) and long lists go through a pager."""
+        if key is not None:  # one rule with `memory add --key` (a longer one was cut)
+            from waymarks.core.decisions import long_key
+            from waymarks.core.text import normalize_key
+
+            too_long = long_key(normalize_key(key, cut=False))
+            if too_long is not None:
+                return refused("too_long", f"{too_long}; no claim has a longer one")
         run = runtime()
         return _listing(run.app(), "memory", json_only=run.json, scopes=scopes,
                         statuses=statuses,

@@ -100,6 +100,16 @@ def clean_text(text: str, *, what: str, limit: int) -> str | Rejected:
     return refuse_credentials(stripped, what) or stripped
 
 
+def long_key(folded_key: str) -> str | None:
+    """Why a key, folded as stored (``normalize_key(key, cut=False)``), is too long; None
+    when it is not. One rule for every command given ``--key``: `memory list --key` of a
+    longer one cut it and listed the claims of another key (its first 160 characters)."""
+    if len(folded_key) <= MAX_KEY_CHARS:
+        return None
+    return (f"Memory key has {len(folded_key)} characters as stored (folded to a slug); "
+            f"the limit is {MAX_KEY_CHARS}: give a shorter key (e.g. --key db-port)")
+
+
 def refuse_credentials(text: str, what: str) -> Rejected | None:
     """Waymarks stores no credentials: ledgers are plain text and what is stored is shown
     to models. The refusal names the kind of credential, never the value."""
@@ -231,9 +241,9 @@ def decide_memory(
         if not folded_key:
             return Rejected("invalid_argument", "Memory key needs a letter or a digit (e.g. "
                             "db-port); give none to derive it from the text")
-        if len(folded_key) > MAX_KEY_CHARS:  # cut, two long keys were one (a conflict)
-            return Rejected("too_long", f"Memory key has {len(folded_key)} characters as "
-                            f"stored (folded to a slug); the limit is {MAX_KEY_CHARS}")
+        too_long = long_key(folded_key)
+        if too_long is not None:  # cut, two long keys were one (a conflict)
+            return Rejected("too_long", f"{too_long}; nothing was written")
     previous: ItemState | None = None
     if supersedes is not None:
         target = find_target(ctx, "memory", supersedes, ("memory", "supersede"))
