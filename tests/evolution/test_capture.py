@@ -16,6 +16,7 @@ import pytest
 
 from waymarks.core.evolution.capture import is_statement, sanitize, summary_claims
 from waymarks.core.evolution.cues import intent
+from waymarks.service.capture_spool import BEHIND_TRIES, pending
 from waymarks.service.evolution import Evolution, drain_captures, ledger_path
 
 SESSION = "0f0e0d0c-0b0a-4009-8008-070605040302"
@@ -213,6 +214,19 @@ def _sources(home: Path) -> list[tuple[str, str]]:
         return [(s.kind, s.text) for s in evo.store.sources()]
 
 
+def _taken(home: Path) -> None:
+    """Drain until the spool is empty: a ``Stop`` whose transcript holds no new turn waits
+    there (``TranscriptBehind``) for :data:`BEHIND_TRIES` drains, its detached drainer's
+    few included, before it is taken and stores nothing or something. Reading the ledger
+    as the hook returns read it before any drain had taken the request (a bound on
+    draining, not a timing assertion)."""
+    for _ in range(2 * BEHIND_TRIES):
+        drain_captures(home)
+        if not pending(home):
+            return
+    raise AssertionError(f"the queued capture was never taken: {pending(home)}")
+
+
 def _learning_on(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text("[evolution]\nlearn = true\n")
@@ -249,6 +263,7 @@ def test_stop_captures_user_statements_only_and_is_idempotent(
         assert never not in raw
     size = ledger_path(home).stat().st_size
     _hook(home, project, "Stop", transcript)
+    _taken(home)
     assert ledger_path(home).stat().st_size == size  # same transcript, nothing new
     with Evolution(home) as evo:
         [origin] = {s.origin for s in evo.store.sources()}
