@@ -91,7 +91,7 @@ class Homes:
             # lexical recall throughout: the home is built in a module fixture, where the
             # suite's per-test switch is not yet set, and a rebuilt projection has no
             # vectors until `index --semantic` (its expected output would differ)
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "WAYMARKS_SEMANTIC": "off"})
+            env={**os.environ, "WAYMARKS_SEMANTIC": "off"})
 
 
 @pytest.fixture(scope="module")
