@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Final
 
 from waymarks.core.claim_about import COPIES
-from waymarks.core.claim_slots import APART, GENERIC, SAME, kind_of, normalized
+from waymarks.core.claim_slots import APART, GENERIC, SAME, kind_of, normalized, weekly_of_day
 from waymarks.core.claim_terms import IRREGULAR_PARTICIPLES
 from waymarks.core.claim_words import STOP, term
 from waymarks.core.lazy_re import lazy
@@ -173,7 +173,8 @@ def valued(text: str) -> Valued | None:
     found = signature(said)
     if found is None or found.where or found.denied or found.adds or found.listed:
         return None
-    values = [value for value in found.values if not value.startswith("k:weekday")]
+    values = [value for value in found.values - weekly_of_day(found.values)
+              if not value.startswith("k:weekday")]
     if len(values) != 1 or negates(text):
         return None
     kind, value = kind_of(values[0])

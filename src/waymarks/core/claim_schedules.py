@@ -44,6 +44,35 @@ def han_schedule(text: str) -> str:
     return _CLOCK.sub(_clock, text) if "点" in text else text
 
 
+#: a Chinese period after 每 that says how often, not how many ("每周五次" is a count, "每天
+#: 4 点" a time, read above; "每月" is left: no rate of months is read)
+_HAN_UNITS: Final = {"天": "day", "日": "day", "晚": "night", "夜": "night", "周": "week",
+                     "星期": "week", "小时": "hour"}
+_HAN_EVERY: Final = lazy(r"每\s*(天|日|晚|夜|周|星期|小时)"
+                        r"(?![一二三四五六七八九十两\d次遍回个]|\s*\d+(?:\.\d+)?\s*[次个遍回])")
+#: "every day", "every night", "every hour", "every week" saying how often (not "every day
+#: or two", "every 2 weeks", "every other day"), and a single day of the week
+#: ("every sunday", "sundays": once a week; not "every monday and thursday")
+_EVERY_PERIOD: Final = lazy(
+    r"\bevery (day|night|hour|week)\b(?! (?:or|and)\b)"
+    r"|\bevery (?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!s| ?(?:and|or|,|/|&)))"
+    r"|\b(?:on |(?<!on ))(?=(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+    r"(?! ?(?:and|or|,|/|&)))")
+_PERIOD_UNIT: Final = {"day": "day", "night": "day", "hour": "hour", "week": "week"}
+
+
+def every_period(text: str) -> str:
+    """``text`` (folded) with a period of its schedule as a rate ("every night" is "1 per
+    day", "every sunday" "1 per week every sunday", "tuesdays" "1 per week every
+    tuesdays"): read as words, "every night" stated no value and "nightly" one (the
+    derived key's "generated daily" refused "… every day"), and "nightly" beside "every
+    sunday" compared no values of one kind."""
+    if "每" in text:  # ("每晚": every night; "每周": every week; "每小时": every hour)
+        text = _HAN_EVERY.sub(lambda m: f" every {_HAN_UNITS[m.group(1)]} ", text)
+    return _EVERY_PERIOD.sub(lambda m: f"1 per {_PERIOD_UNIT[m.group(1)]}" if m.group(1)
+                             else "1 per week " + (m.group(0) or "every "), text)
+
+
 def _clock(match: re.Match[str]) -> str:
     hour, minute = _number(match.group("hour")), 0
     if match.group("minute"):

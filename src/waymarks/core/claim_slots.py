@@ -304,7 +304,7 @@ def slots(text: str) -> _Slots | None:
     bounds = dict(found.bounds)
     said_bound = "<=" if found.subject & _AT_MOST else ">=" if found.subject & _AT_LEAST else ""
     values: dict[str, str] = {}
-    for value in found.values:
+    for value in found.values - weekly_of_day(found.values):
         typed = _kind(value)
         if typed is None:
             return None
@@ -321,6 +321,15 @@ def slots(text: str) -> _Slots | None:
     if not values or subject <= _ATTRIBUTES:
         return None
     return _Slots(subject, values)
+
+
+def weekly_of_day(values: frozenset[str]) -> frozenset[str]:
+    """The rate "once a week" a day of the week says of itself ("every tuesday": a
+    schedule's day, its rate no other value), to be left out beside that day."""
+    return _WEEKLY if any(v.startswith("k:weekday:") for v in values) else frozenset()
+
+
+_WEEKLY: Final = frozenset(("r:1/w",))
 
 
 def slots_conflict(mine: str, theirs: str) -> bool:

@@ -11,6 +11,7 @@ from itertools import pairwise
 from typing import Final
 
 from waymarks.core.claim_denials import changed_from
+from waymarks.core.claim_schedules import every_period
 from waymarks.core.claim_terms import SECONDS
 from waymarks.core.lazy_re import lazy
 
@@ -125,11 +126,11 @@ def frequencies(text: str) -> str:
     either). After :func:`spelled` ("three times a week" is "3 times a week" by then)."""
     if "ly" in text:  # ("runs daily" is "runs 1 per day")
         text = _EVERY.sub(lambda m: f"1 per {_EVERY_UNIT[m.group(1)]}", text)
-    if "once" not in text and "twice" not in text and "thrice" not in text \
-            and "times" not in text:
-        return text
-    return _FREQUENCY.sub(lambda m: f"{m.group(2) or _TIMES[m.group(1)]} per {m.group(3)}",
-                          text)
+    if "once" in text or "twice" in text or "thrice" in text or "times" in text:
+        text = _FREQUENCY.sub(
+            lambda m: f"{m.group(2) or _TIMES[m.group(1)]} per {m.group(3)}", text)
+    # ("every night" is nightly, "every sunday" and "on sundays" once a week)
+    return every_period(text) if "every" in text or "days" in text or "每" in text else text
 
 
 #: a rate's time unit after a value and perhaps a count noun ("100 requests per minute"),
