@@ -54,7 +54,7 @@ NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
 ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks", "sentry",
          "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign", "prose",
          "prose_cjk", "kube_secret", "kube_secret_json", "mailgun_v2",
-         "passphrase_line", "zapier_hook", "webhook_path")
+         "passphrase_line", "zapier_hook", "webhook_path", "openai", "mailgun", "prose_named")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

@@ -199,7 +199,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
                 "odbc_braced"):
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
-    if name in ("prose", "prose_cjk", "prose_bare"):
+    if name in ("prose", "prose_cjk", "prose_bare", "prose_named"):
         return accepts_prose(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:

@@ -89,6 +89,46 @@ PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
     ("token", "pass", "secret", "key"), folded=True, anchored=True, wrapper=True)
 
 
+#: a password's noun then its value with no verb, glued to its separator or to none
+#: ("passwd hunter2", "password hunter2x9", ``pw=hunter2``, ``pw:hunter2``), a PIN's
+#: ("PIN 4821", "YubiKey PIN 123456", "PIN code 4821", "my yubikey pin is 482193", "PUK
+#: 12345678"; a lower-case "pin" is Waymarks' own word), and a Chinese noun then a space
+#: ("密钥 8f3kQ2mLx9Vb", "口令 hunter2"): each
+#: went out in clear (the prose rule wants a verb, the bare noun's a 12-character run).
+#: Judged by :func:`accepts_prose`: a password's value letters and digits both (not a
+#: hash's or protocol's name, ``argon2id``, ``sha256``), 6+ digits, or read as one in prose;
+#: a PIN's 4 to 12 digits; a key's or secret's read as random
+PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
+    r"(?:(?:(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)|(?<![A-Za-z0-9])pwd?)"
+    r"(?:[ \t]+|[ \t]*[:=][ \t]*)"
+    r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
+    r"|(?:(?-i:(?<![A-Za-z])(?:PIN|PUK))|(?<![A-Za-z])yubi ?key[ \t]+pin)(?: ?(?:code|number))?"
+    r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
+    r"(?P<prose_pin_bare>[0-9]{4,12})(?![0-9A-Za-z])"
+    r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
+    r"(?P<prose_cjk_bare>[!#-&(-~]{6,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
+    re.ASCII | re.IGNORECASE),
+    ("pass", "pw", "pin", "puk", "yubi", *_CJK_NOUNS), folded=True, anchored=True,
+    wrapper=True)
+#: hashes', ciphers' and protocols' names a password's noun stands before ("password
+#: argon2id hashing", "passwords sha256"): letters then digits, as a weak password is
+_ALGORITHM: Final = lazy(r"(?:sha|md|aes|rsa|hs|rs|es|ps|ed|x|utf|ipv|http|oauth|base|argon"
+                         r"|pbkdf|crc|blake|des|rc|tls|ssl|ntlm|scrypt|bcrypt|yescrypt)"
+                         r"[0-9]+[a-z]{0,3}|[0-9]+(?:fa|bit|bits|ms|s|h|d)", re.ASCII)
+
+
+def _weak_password(value: str) -> bool:
+    """Whether the value after a password's noun, with no verb, is a password: letters and
+    digits both, or digits alone, 6 or more (``hunter2``, ``482193``); not an algorithm's
+    name (:data:`_ALGORITHM`)."""
+    if not value.isalnum() or not value.isascii():
+        return False
+    if value.isdigit():
+        return True
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
+        and _ALGORITHM.fullmatch(value.lower()) is None
+
+
 #: what every match of ``PROSE_BARE`` holds after its noun: a gap, then a token's run of 12
 #: (searched once, from the gap's class, before its needles are tried one by one: 100 KB
 #: of glued ``secret_``, no gap, cost 14,285 tries of the expression, ~50 ms)
@@ -96,11 +136,16 @@ _BARE_RUN: Final = lazy(r"[ \t][A-Za-z0-9][\w+/=~-]{11}", re.ASCII)
 
 
 def might_name_one(text: str, folded: str) -> bool:
-    """The pre-test's part for ``PROSE_BARE`` in a text with no separator: whether its
-    expression matches at one of its needles (:func:`might_state_one`'s way)."""
-    if not ("token" in folded or "pass" in folded or "secret" in folded or "key" in folded):
-        return False
-    return _BARE_RUN.search(text) is not None and _matched_at_needles((PROSE_BARE,), text)
+    """The pre-test's part for ``PROSE_BARE`` and ``PROSE_NAMED`` in a text with no
+    separator: whether an expression of theirs matches at one of its needles
+    (:func:`might_state_one`'s way), each tried only where its literals stand."""
+    if ("token" in folded or "pass" in folded or "secret" in folded or "key" in folded) \
+            and _BARE_RUN.search(text) is not None \
+            and _matched_at_needles((PROSE_BARE,), text):
+        return True
+    return ("pass" in folded or "pw" in folded or "PIN" in text or "PUK" in text
+            or "yubi" in folded or (not text.isascii() and _CJK_HINT.search(text) is not None)) \
+        and _matched_at_needles((PROSE_NAMED,), text)
 
 
 def _matched_at_needles(rules: list[Rule] | tuple[Rule, ...], text: str) -> bool:
@@ -121,6 +166,15 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the value ``PROSE``, ``PROSE_CJK`` or ``PROSE_BARE`` matched is a credential."""
     if match.lastgroup == "prose_bare":
         return setting_is_secret(match.string[start:end])
+    value = match.string[start:end]
+    if match.lastgroup == "prose_pw":
+        return _weak_password(value) or prose_value_is_secret(value, quoted=False, pin=False)
+    if match.lastgroup == "prose_pin_bare":
+        return prose_value_is_secret(value, quoted=False, pin=True)
+    if match.lastgroup == "prose_cjk_bare":
+        password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
+        return (password and _weak_password(value)) or prose_value_is_secret(
+            value, quoted=False, pin=False, password=password)
     found = match.groupdict()
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     return prose_value_is_secret(match.string[start:end], quoted=match.lastgroup != "prose",

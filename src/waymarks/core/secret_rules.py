@@ -69,7 +69,7 @@ from waymarks.core.secret_markup import markup_rules
 from waymarks.core.secret_passphrases import PASSPHRASE_LINE
 from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prompts import PROMPT_TYPED
-from waymarks.core.secret_prose import PROSE, PROSE_BARE, PROSE_CJK
+from waymarks.core.secret_prose import PROSE, PROSE_BARE, PROSE_CJK, PROSE_NAMED
 from waymarks.core.secret_stdin import STDIN_RULES
 from waymarks.core.secret_tokens import (
     DASH_FLAG_PATTERN,
@@ -511,6 +511,7 @@ _WRAPPERS: Final = (
         wrapper=True),
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
     PROSE_BARE,  # (its noun, then its value: no verb)
+    PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential
