@@ -136,8 +136,15 @@ def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("EDITOR", "true")
     (tmp_path / "user").mkdir()
     walk = Walk(tmp_path / "home", _project(tmp_path))
+    failed = failures(walk, examples())
+    assert not failed, "\n".join(failed)
+
+
+def failures(walk: Walk, examples: list[str]) -> list[str]:
+    """The examples that did not answer as the page says (exit 0, or 2 and the refusal
+    :data:`REFUSED` names), each with its exit status and what it said."""
     failed = []
-    for example in examples():
+    for example in examples:
         if shlex.split(example)[1] in SERVERS:
             continue
         status, said = walk.run(example)
@@ -145,7 +152,7 @@ def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                         if example.split(" ", 1)[1].startswith(start)), None)
         if status != (0 if refusal is None else 2) or (refusal or "") not in said:
             failed.append(f"{example} -> exit {status}: {said.strip()[:300]}")
-    assert not failed, "\n".join(failed)
+    return failed
 
 
 def _options() -> set[str]:

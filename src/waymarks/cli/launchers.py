@@ -383,7 +383,9 @@ def register(root: "click.Group") -> None:
         from waymarks.hosts import pi_install
 
         where = pi_install.agent_dir(directory)
-        if install and directory is not None:  # (Pi's own default is made when missing)
+        # Pi's own default is made when missing, named (`--agent-dir ~/.pi/agent`, the
+        # docs' example, was refused on a fresh machine where no flag made it) or not
+        if install and directory is not None and where != pi_install.agent_dir():
             where = pi_install.checked_agent_dir(where, directory, runtime().app().cwd, create)
         try:
             path, changed = pi_install.install(where, _unless_default(runtime().app().home)) \
