@@ -33,3 +33,21 @@ def test_a_message_past_the_pin_limit_is_refused(home: Path, project: Path) -> N
     assert pinned["message"] == shown["message"].replace("The message", "Pin content")
     assert cli("session", "say", "a" * 4001, expect=2).startswith("Refused (too_long): ")
     assert _ledgers(home) == before
+
+
+def test_a_branch_summary_past_the_limit_is_refused(home: Path, project: Path) -> None:
+    """`session branch --summary` took any length too (20,000 characters appended)."""
+    def cli(*args: str, expect: int = 0) -> str:
+        done = run_waymarks("--home", str(home), "--cwd", str(project), *args, cwd=project)
+        assert done.returncode == expect, (args[:3], done.stdout[:300], done.stderr[:300])
+        return done.stdout + done.stderr
+
+    entry = json.loads(cli("--json", "session", "say", "A message."))["entryId"]
+    before = _ledgers(home)
+    shown = json.loads(cli("--json", "session", "branch", entry, "--summary", "x" * 20000,
+                           expect=2))
+    assert (shown["code"], shown["message"]) == ("too_long", "The summary has 20000 "
+                                                 "characters; the limit is 4000: shorten it; "
+                                                 "nothing was written")
+    assert _ledgers(home) == before
+    assert json.loads(cli("--json", "session", "branch", entry, "--summary", "y" * 4000))

@@ -82,13 +82,10 @@ def session_group() -> Group:
     @click.argument("text", nargs=-1, required=True, metavar="[--] TEXT")
     def say(text: tuple[str, ...]) -> Result:
         """TEXT is at most 4,000 characters, a pin's limit (it was taken at any length)."""
-        from waymarks.core.decisions import Rejected, clean_text
-        from waymarks.core.model import MAX_PIN_CHARS
-
         said = " ".join(text)
-        long = clean_text(said, what="The message", limit=MAX_PIN_CHARS)
-        if isinstance(long, Rejected) and long.code == "too_long":  # as a pin's is said
-            return refused(long.code, long.message)
+        too_long = _past_limit(said, "The message")
+        if too_long is not None:
+            return too_long
         entry_id = runtime().app().session_say(said)
         return Result({"entryId": entry_id}, entry_id)
 
@@ -104,6 +101,9 @@ def session_group() -> Group:
         if not entry_id.strip():  # as every command given an empty ID says (not_found)
             return refused("invalid_argument", "the entry ID is empty; give one (list them "
                            "with `waymarks session show`); nothing changed")
+        too_long = None if summary is None else _past_limit(summary, "The summary")
+        if too_long is not None:
+            return too_long
         entry = runtime().app().session_branch(entry_id, summary)
         return Result({"entryId": entry}, entry)
 
@@ -339,6 +339,18 @@ def register_house(root: click.Group) -> None:
                      "be sent to the learning model (the ledger keeps them)")
         return Result({"project": project, "changed": removed, "retiredSources":
                        retired if isinstance(retired, int) else None}, said)
+
+
+def _past_limit(text: str, what: str) -> Result | None:
+    """The refusal of a session entry's ``text`` past 4,000 characters, a pin's limit, in
+    a pin's words (`session say` and `session branch --summary` took any length)."""
+    from waymarks.core.decisions import Rejected, clean_text
+    from waymarks.core.model import MAX_PIN_CHARS
+
+    long = clean_text(text, what=what, limit=MAX_PIN_CHARS)
+    if isinstance(long, Rejected) and long.code == "too_long":
+        return refused(long.code, long.message)
+    return None
 
 
 def _health(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
