@@ -80,6 +80,10 @@ class Calibration(msgspec.Struct, frozen=True):
     #: ``(query script, margin)``: that direction served at its own ``cross_margin``
     #: (:mod:`waymarks.recall.cross_lingual`)
     cross_margins: tuple[tuple[str, float], ...] = ()
+    #: the query scripts whose cross-script margin is taken between cosines less each
+    #: record's mean cosine with the store's other records (:attr:`Semantic.hubs`): a
+    #: record near every record of the store is near every query of the other script too
+    centre_from: tuple[str, ...] = ()
     #: fused, a record whose one fault is coverage under the bar (0.45) but at or above
     #: this is eligible beside a record that passes every gate (scoring's ``_beside``),
     #: as one the veto alone refused is (1.0: none)
@@ -156,6 +160,10 @@ class Semantic(msgspec.Struct, frozen=True):
     #: the two highest distinct cosines of the candidates that may be recalled, any script
     #: (set by :meth:`among` when the calibration has a ``qualify_nearest``)
     nearest: tuple[float, ...] = ()
+    #: each candidate's mean cosine with the store's other records (a query of a script in
+    #: ``centre_from``): the cross-script margin (:attr:`rivals`, :meth:`across`) compares
+    #: the cosines less it
+    hubs: Mapping[str, float] = msgspec.field(default_factory=dict)
 
     def among(self, records: Iterable[tuple[str, str]]) -> Semantic:
         """This side for one list of candidates, ``(id, text)``: with the cosines of those
@@ -171,10 +179,10 @@ class Semantic(msgspec.Struct, frozen=True):
         if not cross and not near:
             return self
         cosines = self.cosines
-        known = [(cosines[i], text) for i, text in records if i in cosines]
-        nearest = tuple(heapq.nlargest(2, {cosine for cosine, _ in known})) if near else ()
-        foreign = {cosine for cosine, text in known if script(text) != self.query_script
-                   } if cross else set()
+        known = [(i, cosines[i], text) for i, text in records if i in cosines]
+        nearest = tuple(heapq.nlargest(2, {cosine for _, cosine, _ in known})) if near else ()
+        foreign = {self._apart_value(i, cosine) for i, cosine, text in known
+                   if script(text) != self.query_script} if cross else set()
         return msgspec.structs.replace(self, rivals=tuple(heapq.nlargest(2, foreign)),
                                        nearest=nearest)
 
@@ -303,10 +311,19 @@ class Semantic(msgspec.Struct, frozen=True):
             return False
         if not calibration.cross_margin:
             return cosine >= max(self.cosines.values()) - NEAREST_MARGIN
-        best, *rest = self.rivals or (cosine,)
-        other = best if cosine < best else rest[0] if rest else calibration.floor
-        return cosine - other >= calibration.cross_margin \
+        value = self._apart_value(candidate_id, cosine)
+        best, *rest = self.rivals or (value,)
+        if value >= best and not rest:  # the only one: by its cosine above the floor
+            value, best, rest = cosine, cosine, [calibration.floor]
+        other = best if value < best else rest[0]
+        return value - other >= calibration.cross_margin \
             and cross_lingual.nearest_of_all(self, cosine)
+
+    def _apart_value(self, candidate_id: str, cosine: float) -> float:
+        """The value the cross-script margin compares: the cosine, less the record's
+        mean cosine with the store's other records for a query whose script the
+        calibration centres (:attr:`hubs`)."""
+        return cosine - self.hubs[candidate_id] if candidate_id in self.hubs else cosine
 
     def _paired(self, kind: str) -> bool:
         """Whether a record of script ``kind`` is across :data:`CROSS_PAIR` from the query
@@ -402,12 +419,39 @@ SEMANTIC_CANDIDATES: Final = 20
 
 def semantic_side(ids: Sequence[str], cosines: Sequence[float], lexical: Sequence[str],
                   calibration: Calibration, limit: int = SEMANTIC_CANDIDATES,
-                  query: str = "") -> tuple[Semantic, list[str]]:
+                  query: str = "", hubs: Sequence[float] = ()) -> tuple[Semantic, list[str]]:
     """The query's :class:`Semantic` over ``ids`` (cosines in the same order; ``nan`` for
     a vector that cannot be compared), and the best ``limit`` IDs by cosine that the
-    lexical side did not find (they become candidates too)."""
+    lexical side did not find (they become candidates too). ``hubs``: each one's mean
+    cosine with the store's other records (:func:`centres`; empty: none), and then the best
+    :data:`CENTRED_CANDIDATES` by the cosine less it are candidates too."""
     known = {i: c for i, c in zip(ids, cosines, strict=True) if c == c}  # drop nan
     found = set(lexical)
     extra = sorted((i for i in known if i not in found), key=lambda i: (-known[i], i))[:limit]
     kind = script(query)
-    return Semantic(known, cross_lingual.for_query(calibration, kind), kind), extra
+    held = {i: h for i, h in zip(ids, hubs, strict=True) if i in known} if hubs else {}
+    if held:
+        taken = set(extra)
+        extra += [i for i in sorted((i for i in held if i not in found),
+                                    key=lambda i: (held[i] - known[i], i)
+                                    )[:CENTRED_CANDIDATES] if i not in taken]
+    return Semantic(known, cross_lingual.for_query(calibration, kind), kind,
+                    hubs=held), extra
+
+
+#: records found by their cosine less their hub value (:func:`semantic_side`) that join
+#: the candidates of a query whose script the calibration centres
+CENTRED_CANDIDATES: Final = 3
+
+
+def centres(calibration: Calibration, query: str, records: int) -> bool:
+    """Whether the cross-script margin of ``query`` over a store of ``records`` vectors
+    compares cosines less each record's mean cosine with the others (its script is in
+    ``centre_from``, and the store is a crowd of at least :data:`CENTRE_RECORDS`: in a
+    few records one claim kept in two scopes is most of its copy's mean)."""
+    return bool(calibration.centre_from) and records >= CENTRE_RECORDS \
+        and script(query) in calibration.centre_from
+
+
+#: the fewest records whose mean says how near one of them sits to the store as a whole
+CENTRE_RECORDS: Final = 30

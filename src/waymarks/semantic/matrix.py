@@ -106,6 +106,8 @@ class VectorMatrix:
         self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
         #: the last query's product: (query, the matrix it was taken of, the scores)
         self._scores: tuple[bytes, Any, Any] | None = None
+        #: each row's cosine with the rows' mean (:meth:`hubs`): (the matrix, the values)
+        self._hubs: tuple[Any, Any] | None = None
 
     @classmethod
     def of(cls, dim: int, ids: MappedIds, rowids: Any, rows: Any) -> VectorMatrix:
@@ -218,12 +220,35 @@ class VectorMatrix:
             self._matrix = self._build()
         return len(self.ids) - int(self._out(retired).sum())
 
+    def _hub_values(self) -> Any:
+        """Each row's mean cosine with every other row (float64), made once per matrix."""
+        held = self._hubs
+        if held is None or held[0] is not self._matrix:
+            rows = self._matrix
+            total = rows.sum(axis=0, dtype=np.float64).astype(np.float32)
+            others = max(1, len(rows) - 1)  # (a row's cosine with itself is 1)
+            held = self._hubs = (rows, ((rows @ total).astype(np.float64) - 1.0) / others)
+        return held[1]
+
+    def hubs(self, ids: Iterable[str]) -> list[float]:
+        """Each of ``ids``' (rows of :meth:`nearest`'s answer) mean cosine with every other
+        row held: how near it sits to the store as a whole, its *hubness* (a record near
+        every other is near every query too)."""
+        if not self.ids:
+            return []
+        if self._matrix is None:
+            self._matrix = self._build()
+        return self._hub_values()[self._found(ids)].tolist()  # type: ignore[no-any-return]
+
     def nearest(self, query: bytes, wanted: Iterable[str], k: int,
-                retired: bytes | bytearray | None = None) -> tuple[list[str], list[float]]:
+                retired: bytes | bytearray | None = None, centred: int = 0
+                ) -> tuple[list[str], list[float]]:
         """The cosines of the ``wanted`` records that have a vector, and of the ``k``
         nearest records (IDs and cosines, in no particular order). ``retired``: 1 at the
         row ID of each record left out of the ``k`` nearest (a row ID past its end is
-        not); a ``wanted`` one still gets its cosine."""
+        not); a ``wanted`` one still gets its cosine. ``centred``: also the ``centred``
+        nearest by the cosine less the record's :meth:`hubs` value, so that a caller
+        comparing those finds the first of them."""
         if not self.ids or len(query) != self.size:
             return [], []
         if self._matrix is None:
@@ -245,11 +270,16 @@ class VectorMatrix:
                 k = min(k, len(out) - int(out.sum()))
         k = min(k, len(self.ids))
         near = _near(ranked, k) if k > 0 else []
+        hubs = self._hub_values() if centred and k > 0 else None
+        apart = [] if hubs is None else _near(ranked - hubs, min(centred, k))
         asked = set(self._found(wanted))
-        chosen = sorted({*near, *asked})
+        chosen = sorted({*near, *apart, *asked})
         exact = dict(zip(chosen, exact_cosines(self._matrix[chosen], query_row), strict=True))
-        if len(near) > k:  # the k nearest, the lower ID first among equals
+        if len(near) > k or len(apart) > centred:  # the lower ID first among equals
             kept = {*sorted(near, key=lambda i: (-exact[i], self.ids[i]))[:k], *asked}
+            if hubs is not None:
+                kept.update(sorted(apart, key=lambda i: (hubs[i] - exact[i], self.ids[i])
+                                   )[:centred])
             chosen = [i for i in chosen if i in kept]
         return [self.ids[i] for i in chosen], [exact[i] for i in chosen]
 

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core.text import named_command, well_formed
-from waymarks.recall.fusion import SEMANTIC_CANDIDATES, Embedder, Semantic, semantic_side
+from waymarks.recall.fusion import (
+    CENTRED_CANDIDATES,
+    SEMANTIC_CANDIDATES,
+    Embedder,
+    Semantic,
+    centres,
+    semantic_side,
+)
 from waymarks.recall.scoring import Candidate
 from waymarks.semantic import (
     SWITCH,
@@ -147,14 +154,15 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
     vector = None if empty else embedder.query(well_formed(query))
+    centred = CENTRED_CANDIDATES if centres(embedder.calibration, query, len(held)) else 0
     while True:
         ids, cosines = ([], []) if vector is None else held.nearest(
-            vector, lexical_ids, SEMANTIC_CANDIDATES, retired)
+            vector, lexical_ids, SEMANTIC_CANDIDATES, retired, centred)
         if unseen is not None and unseen.found_among(ids):
             retired = unseen.flags  # (chosen again without them)
             continue
         side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
-                                    query=query)
+                                    query=query, hubs=held.hubs(ids) if centred else ())
         found = store.candidates(extra) if extra else []
         gone = [c.id for c in found if c.status != "active"] if active_only else []
         # (each time, at least one record noted retired: never again among the nearest)
