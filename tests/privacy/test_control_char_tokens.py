@@ -47,8 +47,12 @@ def _cli(home: Path, project: Path, *args: str, expect: int = 0) -> str:
 def test_a_token_with_an_escape_inside_is_refused_by_the_real_cli(home: Path,
                                                                   project: Path) -> None:
     hidden = f"CI deploy uses {GHP[:20]}\x1b{GHP[20:]} always"
-    answer = json.loads(_cli(home, project, "--json", "memory", "add", hidden, expect=2))
-    assert answer["code"] == "credential", answer
+    said = _cli(home, project, "--json", "memory", "add", hidden, expect=2)
+    answer = json.loads(said)
+    # typed text holding a control character is refused first (the CLI's own check, before
+    # the credential one); either way nothing is written and the answer does not echo it
+    assert answer["code"] == "invalid_argument" and "U+001B" in answer["message"], answer
+    assert GHP[20:] not in said and GHP[4:20] not in said
     listed = _cli(home, project, "--json", "memory")
     assert GHP[20:] not in listed
 
