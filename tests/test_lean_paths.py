@@ -367,8 +367,8 @@ def test_a_hook_answered_by_the_helper_imports_only_the_client(tmp_path: Path) -
                               stderr=subprocess.DEVNULL)
     try:
         socket = Path(cc_client.socket_path(home))
-        for _ in range(400):
-            if socket.exists():
+        for _ in range(400):  # until it answers: its socket's path is there from its
+            if cc_client._ask(home, "ping", b"") is not None:  # bind, before it listens
                 break
             time.sleep(0.05)
         assert socket.exists()
