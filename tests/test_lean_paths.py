@@ -629,3 +629,29 @@ def test_a_prompt_hook_without_its_helper_imports_msgspec_without_the_collector(
     said = [line for line in done.stderr.decode().splitlines() if "collector on" in line]
     assert said == ["import_msgspec collector on: False",
                     "import_pathlib collector on: False"], done.stderr
+
+
+def test_a_fresh_recall_ends_without_a_collection(tmp_path: Path) -> None:
+    """``waymarks recall`` run as the process's own command line answers and ends without
+    the cyclic collector running once: it is off from msgspec's import on, and the process
+    ends before it is on again (fails before: msgspec's and pathlib's imports ran ~11
+    collections, and the collector switched on after the answer collected at the next
+    allocation every object the recall's imports had made, ~100k: 6-13 ms of CPU)."""
+    project = _project_with_a_claim(tmp_path)
+    code = ("import gc, os, sys\n"
+            "from waymarks.cli.main import main\n"
+            "def seen(phase, info):\n"
+            "    if phase == 'start':\n"
+            "        os.write(2, b'collection %d of %d\\n' % (info['generation'],"
+            " gc.get_count()[0]))\n"
+            "gc.callbacks.append(seen)\n"
+            "sys.argv = ['waymarks', 'recall', 'what is the database port?']\n"
+            "main()\n"
+            "print('returned')")
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "off", "WAYMARKS_CLI_HELPER": "off",
+           "WAYMARKS_SEMANTIC": "off", "WAYMARKS_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=project, timeout=120)
+    assert done.returncode == 0 and "5433" in done.stdout, done.stderr
+    assert "returned" not in done.stdout, "the process ended after its answer"
+    assert "collection" not in done.stderr, done.stderr
