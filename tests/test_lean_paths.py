@@ -75,6 +75,9 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   # Protocol (annotations only), and an extension module (a shared library
                   # to load) only a rare credential shape needs
                   "waymarks.core.contradiction", "waymarks.files.space",
+                  # the person's own claims a learned claim is weighed against (a home
+                  # that learned nothing weighs none), and the weak references they keep
+                  "waymarks.service.own_claims", "weakref",
                   "waymarks.recall.learned", "waymarks.store.protocol", "binascii",
                   # what msgspec and pathlib take for one function each (spawn/imports.py)
                   "platform", "textwrap", "msgspec._json_schema", "urllib.parse",

@@ -35,7 +35,17 @@ def team_blocks_here(app: Waymarks) -> list[TeamBlock]:
 def held_here(app: Waymarks) -> Callable[[str], str | None]:
     """What a learned claim's text must not stand for in ``app``'s directory: a pin or
     claim of the person's saying or contradicting it, or a team item here contradicting
-    it (:meth:`~waymarks.service.own_claims.OwnClaims.held`)."""
-    from waymarks.service.own_claims import OwnClaims
+    it (:meth:`~waymarks.service.own_claims.OwnClaims.held`), made on the first text
+    asked: a home that never learned asks none, and a one-shot recall there imported
+    :mod:`.own_claims` (and :mod:`weakref`) for nothing."""
+    held: Callable[[str], str | None] | None = None
 
-    return OwnClaims(app, team=lambda: team_blocks_here(app)).held
+    def asked(text: str) -> str | None:
+        nonlocal held
+        if held is None:
+            from waymarks.service.own_claims import OwnClaims
+
+            held = OwnClaims(app, team=lambda: team_blocks_here(app)).held
+        return held(text)
+
+    return asked
