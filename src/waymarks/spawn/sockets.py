@@ -175,17 +175,30 @@ def _check_owner(client: "Any") -> None:
 
 def listen(path: str) -> "Any":
     """A server socket at ``path`` that only this user may reach (mode 0600), in place of
-    whatever a helper that died left there (the helpers' side: not lean)."""
+    whatever a helper that died left there (the helpers' side: not lean).
+
+    It is bound under a name of its own and renamed to ``path`` once it listens: a socket's
+    path is there from ``bind``, but a client connecting before ``listen`` is refused, and a
+    hook refused in that window ran the whole request in its own process (the slow path)."""
+    import contextlib
     import os
     import socket
 
-    if os.path.lexists(path):
-        os.unlink(path)
+    fresh = f"{path}.{os.getpid()}.new"
+    if os.path.lexists(fresh):
+        os.unlink(fresh)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
     try:
-        at_socket(path, server.bind)
-    finally:
-        os.umask(old_umask)
-    server.listen(16)
+        old_umask = os.umask(0o177)
+        try:
+            at_socket(fresh, server.bind)
+        finally:
+            os.umask(old_umask)
+        server.listen(16)
+        os.replace(fresh, path)  # in place of a dead helper's socket, in one step
+    except BaseException:
+        server.close()
+        with contextlib.suppress(OSError):
+            os.unlink(fresh)
+        raise
     return server
