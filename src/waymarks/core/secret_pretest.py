@@ -363,7 +363,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or (equals and ("sig=" in text or "Signature=" in text or "ignature=" in folded
                         or "digest" in folded)) \
         or (colon and ('"sig"' in folded or '"signature"' in folded)) \
-        or ("auth" in folded and _auth_key(folded))
+        or ("auth" in folded and _auth_key(folded)) \
+        or (("pagerduty" in folded or "datadog" in folded) and might_name_one(text, folded))
 
 
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)

@@ -29,7 +29,10 @@ from waymarks.core.secret_values import prose_value_is_secret, setting_is_secret
 
 #: key nouns that name a credential ("the key is to…" names none)
 _KEY_QUALIFIERS: Final = ("api", "access", "secret", "private", "license", "licence",
-                          "signing", "encryption", "master", "deploy")
+                          "signing", "encryption", "master", "deploy",
+                          # a service's, by its name or its kind (PagerDuty's integration and
+                          # routing keys, Datadog's API and application keys): judged random
+                          "pagerduty", "datadog", "integration", "routing", "application")
 _CJK_NOUNS: Final = ("密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "秘鑰", "金鑰", "令牌")
 _ENGLISH: Final = (
     r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?"
@@ -80,13 +83,16 @@ PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
 #: are prose ("token usage", "password reset", "token 4096"); the value is a token's run
 #: (a letter or digit, then 11-255 of ``[\w+/=~-]``), then a space, punctuation or the end
 _BARE_NOUN: Final = (
-    r"(?:(?<![A-Za-z])(?:token|passwor[dt]|passwd|passphrase|secret)"
+    # (a service's name alone, a colon after it or none: "pagerduty: y_Nb…", "Datadog 1b2c…")
+    r"(?:(?<![A-Za-z])(?:pagerduty|datadog)(?=:?[ \t])(?::(?=[ \t]))?"
+    r"|(?<![A-Za-z])(?:token|passwor[dt]|passwd|passphrase|secret)"
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
                           for q in _KEY_QUALIFIERS) + r"))s?")
 PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
     _BARE_NOUN + r"[ \t]+(?P<prose_bare>[A-Za-z0-9][\w+/=~-]{11,255}+)(?=[.,;:)]*(?:\s|\Z))",
     re.ASCII | re.IGNORECASE),
-    ("token", "pass", "secret", "key"), folded=True, anchored=True, wrapper=True)
+    ("token", "pass", "secret", "key", "pagerduty", "datadog"), folded=True, anchored=True,
+    wrapper=True)
 
 
 #: a password's noun then its value with no verb, glued to its separator or to none
@@ -139,9 +145,9 @@ def might_name_one(text: str, folded: str) -> bool:
     """The pre-test's part for ``PROSE_BARE`` and ``PROSE_NAMED`` in a text with no
     separator: whether an expression of theirs matches at one of its needles
     (:func:`might_state_one`'s way), each tried only where its literals stand."""
-    if ("token" in folded or "pass" in folded or "secret" in folded or "key" in folded) \
-            and _BARE_RUN.search(text) is not None \
-            and _matched_at_needles((PROSE_BARE,), text):
+    if ("token" in folded or "pass" in folded or "secret" in folded or "key" in folded
+            or "pagerduty" in folded or "datadog" in folded) \
+            and _BARE_RUN.search(text) is not None and _matched_at_needles((PROSE_BARE,), text):
         return True
     return ("pass" in folded or "pw" in folded or "PIN" in text or "PUK" in text
             or "yubi" in folded or (not text.isascii() and _CJK_HINT.search(text) is not None)) \
