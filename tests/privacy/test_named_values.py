@@ -1,10 +1,9 @@
 """A credential's noun then its value with no verb, glued to its separator or to none:
-``passwd hunter2``, ``password hunter2x9``, ``pw=hunter2``, a PIN's (``PIN 4821``, ``YubiKey
-PIN 123456``, ``PUK 12345678``) and a Chinese noun then a space (``密钥 8f3kQ2mLx9Vb``,
-``口令 hunter2``). Each was kept by ``memory add`` and shown to a remote provider in clear
-(reproduced with the real CLI on 85ebbbd2): the prose rule wants a verb, the bare noun's
-rule a 12-character random run, and ``pw=`` a value prose reads as random. Words,
-algorithms, paths and short numbers after the same nouns stay."""
+``passwd hunter2``, ``password hunter2x9``, ``pw=hunter2`` and a Chinese noun then a
+space (``密钥 8f3kQ2mLx9Vb``, ``口令 hunter2``). Each was kept by ``memory add`` and shown
+to a remote provider in clear (reproduced with the real CLI on 85ebbbd2): the prose rule
+wants a verb, the bare noun's rule a 12-character random run, and ``pw=`` a value prose
+reads as random. Words, algorithms, paths and short numbers after the same nouns stay."""
 
 from __future__ import annotations
 
@@ -23,11 +22,6 @@ test_each_value_goes_on_every_path, test_each_look_alike_stays = shape_tests([
     ("pw:hunter2", f"pw:{G}"),
     ("user admin pw hunter2x9", f"user admin pw {G}"),
     ("password 12345678", f"password {G}"),
-    ("PIN 4821", f"PIN {G}"),
-    ("my YubiKey PIN 123456.", f"my YubiKey PIN {G}."),
-    ("yubikey pin is 482193", f"yubikey pin is {G}"),
-    ("PIN code 4821", f"PIN code {G}"),
-    ("PUK 12345678", f"PUK {G}"),
     ("密钥 8f3kQ2mLx9Vb", f"密钥 {G}"),
     ("密钥 hunter2x9", f"密钥 {G}"),
     ("口令 hunter2", f"口令 {G}"),

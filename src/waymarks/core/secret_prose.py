@@ -96,26 +96,21 @@ PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
 
 
 #: a password's noun then its value with no verb, glued to its separator or to none
-#: ("passwd hunter2", "password hunter2x9", ``pw=hunter2``, ``pw:hunter2``), a PIN's
-#: ("PIN 4821", "YubiKey PIN 123456", "PIN code 4821", "my yubikey pin is 482193", "PUK
-#: 12345678"; a lower-case "pin" is Waymarks' own word), and a Chinese noun then a space
-#: ("密钥 8f3kQ2mLx9Vb", "口令 hunter2"): each
-#: went out in clear (the prose rule wants a verb, the bare noun's a 12-character run).
-#: Judged by :func:`accepts_prose`: a password's value letters and digits both (not a
-#: hash's or protocol's name, ``argon2id``, ``sha256``), 6+ digits, or read as one in prose;
-#: a PIN's 4 to 12 digits; a key's or secret's read as random
+#: ("passwd hunter2", "password hunter2x9", ``pw=hunter2``, ``pw:hunter2``) and a Chinese
+#: noun then a space ("密钥 8f3kQ2mLx9Vb", "口令 hunter2"): each went out in clear (the
+#: prose rule wants a verb, the bare noun's a 12-character run). Judged by
+#: :func:`accepts_prose`: a password's value letters and digits both (not a hash's or
+#: protocol's name, ``argon2id``, ``sha256``), 6+ digits, or read as one in prose; a key's
+#: or secret's read as random. (Not a PIN with no verb, "Bank PIN 4321": the project's
+#: own flows keep one marked local-only, and a credential's refusal would refuse it)
 PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
     r"(?:(?:(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)|(?<![A-Za-z0-9])pwd?)"
     r"(?:[ \t]+|[ \t]*[:=][ \t]*)"
     r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
-    r"|(?:(?-i:(?<![A-Za-z])(?:PIN|PUK))|(?<![A-Za-z])yubi ?key[ \t]+pin)(?: ?(?:code|number))?"
-    r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)"
-    r"(?P<prose_pin_bare>[0-9]{4,12})(?![0-9A-Za-z])"
     r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
     r"(?P<prose_cjk_bare>[!#-&(-~]{6,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
     re.ASCII | re.IGNORECASE),
-    ("pass", "pw", "pin", "puk", "yubi", *_CJK_NOUNS), folded=True, anchored=True,
-    wrapper=True)
+    ("pass", "pw", *_CJK_NOUNS), folded=True, anchored=True, wrapper=True)
 #: hashes', ciphers' and protocols' names a password's noun stands before ("password
 #: argon2id hashing", "passwords sha256"): letters then digits, as a weak password is
 _ALGORITHM: Final = lazy(r"(?:sha|md|aes|rsa|hs|rs|es|ps|ed|x|utf|ipv|http|oauth|base|argon"
@@ -149,8 +144,8 @@ def might_name_one(text: str, folded: str) -> bool:
             or "pagerduty" in folded or "datadog" in folded) \
             and _BARE_RUN.search(text) is not None and _matched_at_needles((PROSE_BARE,), text):
         return True
-    return ("pass" in folded or "pw" in folded or "PIN" in text or "PUK" in text
-            or "yubi" in folded or (not text.isascii() and _CJK_HINT.search(text) is not None)) \
+    return ("pass" in folded or "pw" in folded
+            or (not text.isascii() and _CJK_HINT.search(text) is not None)) \
         and _matched_at_needles((PROSE_NAMED,), text)
 
 
@@ -175,8 +170,6 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     value = match.string[start:end]
     if match.lastgroup == "prose_pw":
         return _weak_password(value) or prose_value_is_secret(value, quoted=False, pin=False)
-    if match.lastgroup == "prose_pin_bare":
-        return prose_value_is_secret(value, quoted=False, pin=True)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
         return (password and _weak_password(value)) or prose_value_is_secret(
