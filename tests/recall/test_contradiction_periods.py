@@ -51,3 +51,19 @@ def test_one_period_said_two_ways_is_one_fact(app: Waymarks, first: str, second:
 def test_a_period_that_is_no_single_rate_is_not_read_as_one(claim: str) -> None:
     found = signature(claim)
     assert found is None or ("r:1/w" not in found.values and "r:1/h" not in found.values)
+
+
+@pytest.mark.parametrize(("schedule", "exception"), [
+    ("Standup is every day at 9:30.", "Standup is skipped on Fridays."),
+    ("Standup is daily.", "Standup is cancelled on Fridays."),
+    ("The cron job runs every hour.", "The cron job is disabled on Sundays."),
+    ("Deploys happen every day.", "Deploys are frozen on Fridays."),
+])
+def test_a_day_the_schedule_is_off_is_its_exception_not_a_rate(
+        app: Waymarks, schedule: str, exception: str) -> None:
+    """A day said with "skipped", "cancelled", "disabled" was read as "once a week on
+    that day", another rate than the schedule's: the exception was refused as a
+    conflict with the schedule it is an exception to."""
+    assert app.remember(schedule).outcome == "committed"
+    outcome = app.remember(exception)
+    assert outcome.outcome == "committed", outcome

@@ -70,7 +70,23 @@ def every_period(text: str) -> str:
     if "每" in text:  # ("每晚": every night; "每周": every week; "每小时": every hour)
         text = _HAN_EVERY.sub(lambda m: f" every {_HAN_UNITS[m.group(1)]} ", text)
     return _EVERY_PERIOD.sub(lambda m: f"1 per {_PERIOD_UNIT[m.group(1)]}" if m.group(1)
+                             else m.group(0) if _off_day(m)
                              else "1 per week " + (m.group(0) or "every "), text)
+
+
+#: a word saying a schedule does not happen on a day ("standup is skipped on fridays":
+#: the daily schedule's exception, not a weekly rate of its own)
+_OFF: Final = lazy(r"\b(?:skip(?:s|ped)?|cancel(?:s|l?ed)?|disabled|paused|suspended|frozen"
+                   r"|off|not|no|never|none|except|excluding|excluded|without|holidays?)\b")
+
+
+def _off_day(match: re.Match[str]) -> bool:
+    """Whether the day of the week ``match`` found is said in a clause (up to ``.``, ``;``)
+    saying the schedule is off that day: the exception to a schedule, no rate."""
+    text, at = match.string, match.start()
+    start = max(text.rfind(".", 0, at), text.rfind(";", 0, at)) + 1
+    ends = [e for e in (text.find(".", at), text.find(";", at)) if e >= 0]
+    return _OFF.search(text, start, min(ends) if ends else len(text)) is not None
 
 
 def _clock(match: re.Match[str]) -> str:
