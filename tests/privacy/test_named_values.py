@@ -7,8 +7,10 @@ reads as random. Words, algorithms, paths and short numbers after the same nouns
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from tests.inprocess import waymarks
 from tests.privacy.digests import assert_kept_from_provider, shape_tests
 
 G = "[REDACTED:secret]"
@@ -32,7 +34,22 @@ test_each_value_goes_on_every_path, test_each_look_alike_stays = shape_tests([
     "sudo passwd deploy", "pwd /usr/src/app", "GPIO PIN 13 is high", "pin 4821 items",
     "the PIN is 4 digits", "密码长度至少 12 位。", "密钥 256 位", "password 2fa enabled",
     "passwd user1", "password hunter", "密钥 rotation",
+    # (the passwd command's argument is a user's name; a column's character set)
+    "sudo passwd alice2", "Run passwd alice2 to reset her account.", "$ passwd deploy2",
+    "The password utf8mb4 column was migrated.", "password latin1 encoding",
+    "password ascii85",
 ])
+
+
+def test_the_real_cli_stores_the_passwd_command_and_a_character_set(
+        home: Path, project: Path) -> None:
+    """Both were refused as credentials (exit 2) by ``memory add`` at 021b15d9."""
+    for text in ("Run sudo passwd alice2 to reset her account.",
+                 "The password utf8mb4 column was migrated."):
+        done = waymarks("--home", str(home), "--cwd", str(project), "--json", "memory",
+                        "add", text, cwd=project)
+        assert done.returncode == 0, done.stdout
+        assert json.loads(done.stdout)["outcome"] == "committed"
 
 
 def test_a_stored_one_never_reaches_a_remote_provider(tmp_path: Path) -> None:

@@ -115,7 +115,14 @@ PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
 #: argon2id hashing", "passwords sha256"): letters then digits, as a weak password is
 _ALGORITHM: Final = lazy(r"(?:sha|md|aes|rsa|hs|rs|es|ps|ed|x|utf|ipv|http|oauth|base|argon"
                          r"|pbkdf|crc|blake|des|rc|tls|ssl|ntlm|scrypt|bcrypt|yescrypt)"
-                         r"[0-9]+[a-z]{0,3}|[0-9]+(?:fa|bit|bits|ms|s|h|d)", re.ASCII)
+                         r"[0-9]+[a-z]{0,3}|[0-9]+(?:fa|bit|bits|ms|s|h|d)"
+                         # (a column's character set: "the password utf8mb4 column")
+                         r"|utf8mb[34]|latin[0-9]+|ascii[0-9]*|cp[0-9]+|ucs[0-9]+|win[0-9]+"
+                         r"|iso[0-9]+(?:[a-z0-9]*)", re.ASCII)
+#: what runs the ``passwd`` command, whose argument is a user's name ("sudo passwd
+#: alice2", "run passwd deploy1"), not a password
+_COMMAND_BEFORE: Final = lazy(r"(?:\b(?:sudo|doas|run|ran|runs|running|execute)|[`$#]) ?\Z",
+                              re.ASCII | re.IGNORECASE)
 
 
 def _weak_password(value: str) -> bool:
@@ -169,6 +176,11 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return setting_is_secret(match.string[start:end])
     value = match.string[start:end]
     if match.lastgroup == "prose_pw":
+        if match.group(0)[:6].lower() == "passwd" and _COMMAND_BEFORE.search(
+                match.string, max(0, match.start() - 12), match.start()) is not None:
+            return False  # (the passwd command's argument: a user's name)
+        if _ALGORITHM.fullmatch(value.lower()) is not None:
+            return False  # (a hash's, protocol's or character set's name)
         return _weak_password(value) or prose_value_is_secret(value, quoted=False, pin=False)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
