@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sys
@@ -32,6 +33,9 @@ def started_under(root: Path) -> list[int]:
     """Pids of this user's processes (this one and its parents aside) that name a path
     under ``root`` in their command line or run in a folder under it."""
     where = str(Path(root).resolve())
+    # (the folder itself or a path in it, not another folder whose name starts with its
+    # own: "/tmp/waymarks-cc-ab12" is no part of "/tmp/waymarks-cc-ab12-2/f")
+    names = re.compile(re.escape(where) + r"(?![^/\s:;,=\"'])")
     own = {os.getpid(), os.getppid()}
     found = []
     try:
@@ -52,7 +56,7 @@ def started_under(root: Path) -> list[int]:
                 cwd = ""
         except OSError:  # (ended meanwhile)
             continue
-        if cwd == where or cwd.startswith(where + "/") or any(where in a for a in argv):
+        if cwd == where or cwd.startswith(where + "/") or any(names.search(a) for a in argv):
             found.append(int(entry.name))
     return sorted(found)
 

@@ -89,3 +89,34 @@ def test_the_hook_benchmark_leaves_nothing_running(tmp_path: Path) -> None:
     assert report["context_chars"] > 0  # the printed plan's context, read after the rounds
     assert running_under(tmp_path) == []  # the helper the warm rounds started: stopped
     assert not list(tmp_path.glob("waymarks-cc-*"))
+
+
+def test_a_process_naming_another_folder_that_starts_alike_is_left_alone(
+        tmp_path: Path) -> None:
+    """The command line was searched for the folder's path as a substring: a process of
+    the user's naming ``<folder>-2/f`` (a sibling whose name starts with the folder's)
+    was sent SIGTERM by ``stop_started``, though the benchmark never started it."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from leftovers import stop_started
+    finally:
+        sys.path.remove(str(BENCH))
+    root = tmp_path / "waymarks-cc-ab12"
+    root.mkdir()
+    sibling = tmp_path / "waymarks-cc-ab12-2"
+    sibling.mkdir()
+    inside = subprocess.Popen(["sh", "-c", "sleep 60", f"{root}/home"],
+                              start_new_session=True)
+    outside = subprocess.Popen(["sh", "-c", "sleep 60", f"{sibling}/f"],
+                               start_new_session=True)
+    try:
+        while not running_under(root):
+            time.sleep(0.01)
+        report = stop_started(root, grace_s=0, stop_s=5)
+        assert inside.wait(timeout=30) != 0  # a path in the folder: stopped
+        assert report["terminated"] == 1
+        assert outside.poll() is None  # the sibling's: left running
+    finally:
+        for process in (inside, outside):
+            process.kill()
+            process.wait()
