@@ -103,3 +103,12 @@ def test_stored_control_characters_never_reach_human_output(home: Path,
         assert not [c for c in RAW if c in out], (args, out)
     shown = _cli(home, project, "pins").stdout
     assert "\\u001b[31mthe tests\\u001b[0m" in shown and pin[:8] in shown
+
+
+def test_a_line_break_pasted_from_word_is_text(home: Path, project: Path) -> None:
+    """Word and PowerPoint copy a Shift+Enter line break as U+000B (vertical tab), a line
+    break for ``str.splitlines`` as U+001C..U+001E and NEL are: ``memory add`` refused it
+    (exit 2, "vertical tab (U+000B) ... not text") where those were kept."""
+    done = json.loads(_cli(home, project, "--json", "memory", "add", "--",
+                           "Release checklist:\x0bbump the version\x0btag it").stdout)
+    assert done["outcome"] == "committed", done

@@ -20,11 +20,12 @@ from typing import Any
 from waymarks.commands.results import Result, refused
 
 #: the control characters Python's ``str.splitlines`` takes as line breaks besides those
-#: of :data:`~waymarks.core.text.TEXT_CONTROLS`: the file, group and record separators and
-#: NEL (U+0085), line breaks as U+2028 is. Typed text keeps them (no terminal acts on
-#: them; every view and an export show them escaped), where ``pin --file`` refuses them
-#: with the other C0 and C1 characters.
-BREAKS = str.maketrans(dict.fromkeys("\x1c\x1d\x1e\x85", " "))
+#: of :data:`~waymarks.core.text.TEXT_CONTROLS`: the line tabulation (U+000B, the line
+#: break Word and PowerPoint put in copied text for Shift+Enter), the file, group and
+#: record separators and NEL (U+0085), line breaks as U+2028 is. Typed text keeps them
+#: (no terminal acts on them; every view and an export show them escaped), where ``pin
+#: --file`` refuses them with the other C0 and C1 characters.
+BREAKS = str.maketrans(dict.fromkeys("\x0b\x1c\x1d\x1e\x85", " "))
 
 
 def stray_in(params: Mapping[str, Any], stores: Mapping[str, str]) -> Result | None:
