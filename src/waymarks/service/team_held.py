@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from waymarks.core import claim_done, claim_masked, claim_negations, claim_slots, replay, rules
+from waymarks.core import (
+    claim_descriptions,
+    claim_done,
+    claim_masked,
+    claim_negations,
+    claim_slots,
+    replay,
+    rules,
+)
 from waymarks.core import team as core_team
 from waymarks.core.bulk import gc_paused
 from waymarks.core.claim_negations import kept_words, opposite_norms
@@ -42,8 +50,8 @@ if TYPE_CHECKING:
 #: the code an answer was worked out by, beside the signature's (a test holds it, with
 #: :data:`~waymarks.store.claim_subjects.SIGNATURE_CODE`, to every ``core.claim_*``
 #: module the team's check loads)
-HELD_CODE: Final = (claim_done, claim_masked, claim_negations, claim_slots, core_team, replay,
-                    rules)
+HELD_CODE: Final = (claim_descriptions, claim_done, claim_masked, claim_negations, claim_slots,
+                    core_team, replay, rules)
 #: taken at import, with the code it stands for
 _CODE: Final = sources_digest(*HELD_CODE)
 
