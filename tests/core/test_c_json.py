@@ -10,6 +10,8 @@ import subprocess
 import sys
 from functools import partial
 
+import pytest
+
 from waymarks.core import c_json
 
 #: characters that JSON escapes, or that its readers trip on
@@ -41,13 +43,22 @@ def _outcome(call: object, argument: object) -> str:
         return repr(("raised", type(exc), str(exc)))
 
 
+def _walked(value: object, sort_keys: bool) -> str:
+    """``c_json.dumps`` as a process without the ``json`` package runs it (the hook's)."""
+    saved = sys.modules.pop("json")
+    try:
+        return c_json.dumps(value, sort_keys=sort_keys)
+    finally:
+        sys.modules["json"] = saved
+
+
 def test_the_same_text_and_values_as_json() -> None:
     rng = random.Random(5)
     for _ in range(3000):
         value = _value(rng)
         sort_keys = rng.random() < 0.5
         written = _outcome(partial(json.dumps, ensure_ascii=False, sort_keys=sort_keys), value)
-        assert _outcome(partial(c_json.dumps, sort_keys=sort_keys), value) == written
+        assert _outcome(partial(_walked, sort_keys=sort_keys), value) == written
         text = json.dumps(value, ensure_ascii=False)
         if rng.random() < 0.5:  # one character changed: mostly input json refuses
             at = rng.randrange(len(text))
@@ -69,3 +80,23 @@ def test_a_process_reading_and_writing_json_imports_no_json_package() -> None:
                           text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (
         0, """'{"a": {"a": [1, "\\ud83d", null]}, "b": "\\xe9"}' False"""), done.stderr
+
+
+def test_a_process_that_imported_json_has_json_write_the_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan's log line in a process that already has ``json`` (the CLI, a helper): its C
+    encoder writes the whole value in one call, the same text as the walk through ``_json``'s
+    string encoder, which calls a Python function for every value inside."""
+    calls: list[tuple[object, bool, bool]] = []
+    real = json.dumps
+
+    def recorded(value: object, *, ensure_ascii: bool, sort_keys: bool) -> str:
+        calls.append((value, ensure_ascii, sort_keys))
+        return real(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+
+    monkeypatch.setattr(json, "dumps", recorded)
+    record = {"ts": "2026-12-07T14:00:00+00:00", "event": "plan", "included": ["m1", "é"],
+              "excluded": [{"id": "m2", "reason": "not relevant"}], "fallback": False}
+    text = c_json.dumps(record, sort_keys=True)
+    assert calls == [(record, False, True)]
+    assert text == real(record, ensure_ascii=False, sort_keys=True)

@@ -15,6 +15,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -75,7 +76,13 @@ def _utf8(data: bytes) -> str | None:
 
 
 def dumps(value: object, *, sort_keys: bool = False) -> str:
-    """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``."""
+    """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``. In a process that
+    has imported ``json`` already (the CLI, a helper, the MCP server) that is what runs:
+    its C encoder writes the whole value in one call, about three times faster than the
+    walk below, which calls itself in Python for every value inside (a plan's log line)."""
+    loaded = sys.modules.get("json")
+    if loaded is not None:
+        return str(loaded.dumps(value, ensure_ascii=False, sort_keys=sort_keys))
     if _quote is not None:
         parts: list[str] = []
         if _encoded(value, parts, 0, sort_keys):
