@@ -1,0 +1,201 @@
+"""Benchmark: where a write's time goes with 8 processes writing to one session (issue 15).
+
+Runs ``tests/durability/concurrency_worker.py``'s ``shared`` scenario (``--writers``
+processes, ``--writes`` each, ``--readers`` readers) with every worker timing itself: a
+``sitecustomize`` put first on the workers' path (a temporary directory; nothing of the
+source tree is changed) wraps, in each writer process, the session file's lock
+(``SessionFile._exclusive``: the wait for its ``flock``, the hold, the flush after it),
+the writer's turn on the database (its ``flock``), the projection's transaction and its
+``COMMIT``, the decision, the syncs, the fold of sibling sessions and Python's ``fsync``
+calls; while the session lock is held it also counts the process's CPU (user + system)
+and the misses of the claim analyses' memos (``contradiction.signature`` and
+``claim_slots.slots``: a claim analysed under the lock). Per write, summed over the
+writers:
+
+- ``lock_wait_ms``, ``lock_hold_ms``, ``flush_ms``: the session lock waited for, held
+  (the critical section every other writer waits on), the ledger's flush after it;
+- ``cpu_under_lock_ms``: CPU while holding it (less sensitive to the machine's load
+  than the wall times), ``analysed_under_lock``: claims analysed while holding it;
+- ``fsync``: Python's ``fsync`` calls (the ledger's; SQLite's own are C: see
+  ``write_statements.py``), ``commit_ms``, ``turn_wait_ms``, ``decide_ms``, ``sync_ms``.
+
+``--compare-src DIR`` runs the same with another tree (``DIR/src``) first, in the same
+run. Not a test; prints one JSON document.
+
+    .venv/bin/python benchmarks/write_phases.py [--writers 8] [--writes 60] [--compare-src DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PHASES_ENV = "WAYMARKS_BENCH_PHASES"
+
+
+def install(out: str) -> None:
+    """Time this writer process's phases (see the module), written to ``out`` at exit."""
+    import atexit
+    import sqlite3
+    import time
+
+    from waymarks.core.claim_slots import slots
+    from waymarks.core.contradiction import signature
+    from waymarks.ledger import session_file
+    from waymarks.service import write_path
+    from waymarks.store import projection, writer_lock
+
+    clock, cpu = time.perf_counter, time.process_time
+    totals: dict[str, float] = {}
+
+    def add(name: str, value: float) -> None:
+        totals[name] = totals.get(name, 0.0) + value
+
+    def timed(owner: Any, attribute: str, name: str) -> None:
+        real = getattr(owner, attribute)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = clock()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                add(name, clock() - started)
+                add(name + ":calls", 1)
+        setattr(owner, attribute, wrapper)
+
+    timed(session_file, "flock_within", "lock_wait")
+    timed(writer_lock, "flock_within", "turn_wait")
+    timed(os, "fsync", "fsync")
+    timed(write_path, "write", "write")
+    timed(write_path, "decided_now", "decide")
+    timed(write_path, "fold_siblings", "fold")
+    timed(projection.Projection, "sync", "sync")
+
+    def misses() -> int:
+        return signature.cache_info().misses + slots.cache_info().misses
+
+    exclusive = session_file.SessionFile._exclusive
+
+    @contextlib.contextmanager
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        started = clock()
+        flushed = totals.get("fsync", 0.0)
+        with exclusive(self, *args, **kwargs):
+            took, cpu_took, missed = clock(), cpu(), misses()
+            try:
+                yield
+            finally:
+                add("lock_hold", clock() - took)
+                add("cpu_under_lock", cpu() - cpu_took)
+                add("analysed_under_lock", misses() - missed)
+        add("lock_all", clock() - started)
+        add("flush", totals.get("fsync", 0.0) - flushed)
+
+    session_file.SessionFile._exclusive = held  # type: ignore[method-assign]
+
+    class Timed(sqlite3.Connection):
+        def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+            if sql != "COMMIT":
+                return super().execute(sql, *args)
+            started = clock()
+            try:
+                return super().execute(sql, *args)
+            finally:
+                add("commit", clock() - started)
+
+    connect = sqlite3.connect
+    projection.sqlite3 = type("sqlite3", (), {  # (the projection's connections only)
+        **{name: getattr(sqlite3, name) for name in dir(sqlite3) if not name.startswith("__")},
+        "connect": staticmethod(lambda *a, **k: connect(*a, **{"factory": Timed, **k}))})
+
+    def dump() -> None:
+        if totals.get("write:calls"):
+            Path(out, f"{os.getpid()}.json").write_text(json.dumps(totals))
+    atexit.register(dump)
+
+
+def _hook(directory: Path) -> None:
+    """A ``sitecustomize`` for the writers: :func:`install` when the variable is set (the
+    readers' and the benchmark's own processes write nothing: no ``write`` is counted)."""
+    (directory / "sitecustomize.py").write_text(
+        "import os, sys\n"
+        f"if os.environ.get({PHASES_ENV!r}):\n"
+        f"    sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "    import write_phases\n"
+        f"    write_phases.install(os.environ[{PHASES_ENV!r}])\n"
+        "    sys.path.pop(0)\n")
+
+
+def _run(src: Path, args: argparse.Namespace) -> dict[str, Any]:
+    sys.path.insert(0, str(ROOT))  # for tests.durability
+    from tests.durability.concurrency_worker import run_scenario
+
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", PHASES_ENV)}
+    with tempfile.TemporaryDirectory(prefix="waymarks-phases-") as tmp:
+        hook, out = Path(tmp) / "hook", Path(tmp) / "out"
+        hook.mkdir()
+        out.mkdir()
+        _hook(hook)
+        os.environ["PYTHONPATH"] = f"{hook}{os.pathsep}{src}"
+        os.environ[PHASES_ENV] = str(out)
+        try:
+            report = run_scenario(Path(tmp) / "run", "shared", writers=args.writers,
+                                  writes=args.writes, readers=args.readers,
+                                  timeout=args.timeout)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        totals: dict[str, float] = {}
+        for name in glob.glob(str(out / "*.json")):
+            for key, value in json.loads(Path(name).read_text()).items():
+                totals[key] = totals.get(key, 0.0) + value
+    writes = totals.get("write:calls", 0.0) or 1.0
+    per = {key: round(value * (1000 if not key.endswith(":calls") and key not in (
+        "analysed_under_lock",) else 1) / writes, 3) for key, value in sorted(totals.items())}
+    return {"latency_ms": report["latency"], "lost": report["checks"]["lost"],
+            "problems": report["problems"][:3], "writes": int(writes),
+            "per_write": {
+                "lock_wait_ms": per.get("lock_wait"), "lock_hold_ms": per.get("lock_hold"),
+                "flush_ms": per.get("flush"), "cpu_under_lock_ms": per.get("cpu_under_lock"),
+                "analysed_under_lock": per.get("analysed_under_lock"),
+                "fsync": per.get("fsync:calls"), "commit_ms": per.get("commit"),
+                "turn_wait_ms": per.get("turn_wait"), "decide_ms": per.get("decide"),
+                "sync_ms": per.get("sync"), "fold_ms": per.get("fold"),
+                "write_ms": per.get("write")}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--writes", type=int, default=60, help="writes per writer")
+    parser.add_argument("--readers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--compare-src", default=None,
+                        help="another source tree's directory holding src/ (run first)")
+    args = parser.parse_args()
+    if args.compare_src and not (Path(args.compare_src) / "src" / "waymarks").is_dir():
+        parser.error(f"--compare-src {args.compare_src}: no src/waymarks in it")
+    result: dict[str, Any] = {"benchmark": "write_phases", "load_before": os.getloadavg()}
+    if args.compare_src:
+        result["compare_src"] = {"src": args.compare_src,
+                                 **_run(Path(args.compare_src).resolve() / "src", args)}
+    result["this_tree"] = _run(ROOT / "src", args)
+    result["load_after"] = os.getloadavg()
+    json.dump(result, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
