@@ -136,26 +136,20 @@ def _hook(directory: Path) -> None:
 
 def _run(src: Path, args: argparse.Namespace) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))  # for tests.durability
+    from unittest import mock
+
     from tests.durability.concurrency_worker import run_scenario
 
-    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", PHASES_ENV)}
     with tempfile.TemporaryDirectory(prefix="waymarks-phases-") as tmp:
         hook, out = Path(tmp) / "hook", Path(tmp) / "out"
         hook.mkdir()
         out.mkdir()
         _hook(hook)
-        os.environ["PYTHONPATH"] = f"{hook}{os.pathsep}{src}"
-        os.environ[PHASES_ENV] = str(out)
-        try:
+        with mock.patch.dict(os.environ, {"PYTHONPATH": f"{hook}{os.pathsep}{src}",
+                                          PHASES_ENV: str(out)}):
             report = run_scenario(Path(tmp) / "run", "shared", writers=args.writers,
                                   writes=args.writes, readers=args.readers,
                                   timeout=args.timeout)
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
         totals: dict[str, float] = {}
         for name in glob.glob(str(out / "*.json")):
             for key, value in json.loads(Path(name).read_text()).items():
@@ -191,9 +185,7 @@ def main() -> int:
         result["compare_src"] = {"src": args.compare_src,
                                  **_run(Path(args.compare_src).resolve() / "src", args)}
     result["this_tree"] = _run(ROOT / "src", args)
-    result["load_after"] = os.getloadavg()
-    json.dump(result, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    print(json.dumps({**result, "load_after": os.getloadavg()}, indent=2))
     return 0
 
 
