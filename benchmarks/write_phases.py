@@ -178,8 +178,9 @@ def main() -> int:
     parser.add_argument("--compare-src", default=None,
                         help="another source tree's directory holding src/ (run first)")
     args = parser.parse_args()
-    if args.compare_src and not (Path(args.compare_src) / "src" / "waymarks").is_dir():
-        parser.error(f"--compare-src {args.compare_src}: no src/waymarks in it")
+    from code_baseline import checked_tree  # (not at the top: the writers import this file)
+
+    checked_tree(parser, "--compare-src", args.compare_src, top=True)
     result: dict[str, Any] = {"benchmark": "write_phases", "load_before": os.getloadavg()}
     if args.compare_src:
         result["compare_src"] = {"src": args.compare_src,

@@ -18,7 +18,8 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 #: (script, option, the other arguments of its smallest run)
 TOP = [("write_statements.py", "--compare-src", ["--writes", "1"]),
-       ("concurrency.py", "--compare-src", ["--writes", "1", "--scenario", "shared"])]
+       ("concurrency.py", "--compare-src", ["--writes", "1", "--scenario", "shared"]),
+       ("write_phases.py", "--compare-src", ["--writes", "1"])]
 SRC = [("claude_code_hook.py", "--baseline-src", ["--memories", "1", "--prompts", "1",
                                                    "--runs", "2"]),
        ("evolution_first_fold.py", "--baseline-src", ["--learned", "10"]),
