@@ -34,9 +34,9 @@ def hook_fast_path(argv: list[str], default_home: "Any", *,
     """``[--home H] [--json] hook claude-code EVENT``: answered before anything heavy is
     imported. ``None``: not a hook (or a request for help): the full CLI answers.
     ``owns_process`` (the console script's own command line): a hook that ran in this
-    process ends it once answered, as its launcher's does (``hook_entry``:
-    :func:`~waymarks.hosts.cc_client.end_if_ran_here`, no teardown)."""
-    from waymarks.hosts.cc_client import end_if_ran_here, hook_arguments, run
+    process ends it once answered, as its launcher's does (``hook_entry``: no teardown,
+    the collector still off: :func:`~waymarks.hosts.cc_client.run`'s ``owns_process``)."""
+    from waymarks.hosts.cc_client import hook_arguments, run
 
     parsed = hook_arguments(argv)
     if parsed is None:
@@ -63,10 +63,9 @@ def hook_fast_path(argv: list[str], default_home: "Any", *,
         return None
     home, event = parsed
     # an empty --home is refused as the CLI refuses it, not taken for the default
-    status = run([event], os.path.expanduser(home) if home is not None else str(default_home()))
-    if owns_process:
-        end_if_ran_here(status)  # returns unless the hook ran here and no thread runs
-    return status
+    # owns_process: a hook done here ends the process (returns only while a thread runs)
+    return run([event], os.path.expanduser(home) if home is not None else str(default_home()),
+               owns_process=owns_process)
 
 
 def _names_the_hook(argv: list[str]) -> bool:

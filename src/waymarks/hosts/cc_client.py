@@ -130,8 +130,15 @@ def _others_home(home: str) -> int | None:
     return owner if owner != 0 else None
 
 
-def run(argv: list[str], home: str) -> int:
-    """The hook's entry point (lean): ask the helper, else do it here."""
+def run(argv: list[str], home: str, *, owns_process: bool = False) -> int:
+    """The hook's entry point (lean): ask the helper, else do it here. ``owns_process``
+    (the launcher, the console script's own command line): a hook done here ends the
+    process once answered, without the interpreter's teardown of the ~230 modules a
+    prompt's hook imports (~20-25 ms of CPU) and with the cyclic collector still off: the
+    hook closed what it opened, and :func:`~waymarks.spawn.imports.end_process` runs the
+    ``atexit`` functions, flushes the streams, and returns while a thread runs or a stream
+    cannot be flushed (the process then exits as usual). A helper's answer, a ``Stop``
+    queued and a refusal return as before: their processes import little."""
     if home.startswith("~"):  # expanded already: no such user, or no HOME
         sys.stderr.write(f"waymarks: the home {home}: '~' cannot be expanded (no such user, "
                          "or HOME is not set); nothing recorded. Give an absolute path "
@@ -172,7 +179,12 @@ def run(argv: list[str], home: str) -> int:
     answer = _ask(home, event, raw, project, started) if helper else None
     if answer is None:  # no helper took the request: nothing was done yet
         from waymarks.spawn.detached import complete_import_path
-        from waymarks.spawn.imports import import_msgspec, import_pathlib, short_lived
+        from waymarks.spawn.imports import (
+            end_process,
+            import_msgspec,
+            import_pathlib,
+            short_lived,
+        )
 
         with short_lived():  # (from the first import on: msgspec's made 20 collections)
             complete_import_path()
@@ -185,26 +197,16 @@ def run(argv: list[str], home: str) -> int:
             # a helper started next recalls by meaning too; this process by words alone
             code: int = in_process(argv, Path(home), raw, project or None, claude_pid(),
                                    started, helper_next=helper)
-        if helper:
-            _start_helper(home)
+            if helper:
+                _start_helper(home)
+            if owns_process:
+                # ended with the collector still off: switched on, it collected at the
+                # next allocation every object the hook's imports made (~45k objects)
+                end_process(code)  # returns only while a thread runs
         return code
     if answer:
         write_answer(answer.encode("utf-8"))
     return 0
-
-
-def end_if_ran_here(status: int) -> None:
-    """End the process now with ``status``, its answer written, if :func:`run` did the hook
-    in it (no helper took it: that path imported :mod:`waymarks.spawn.imports`); else
-    return. For a caller that owns the process (the launcher, the console script's
-    ``main``): the interpreter's teardown of the ~230 modules a prompt's hook imports, the
-    cyclic collector on again, cost ~20-25 ms of CPU after the answer, with nothing left to
-    write: the hook closed what it opened, and
-    :func:`~waymarks.spawn.imports.end_process` runs the ``atexit`` functions, flushes the
-    streams, and returns while a thread runs or a stream cannot be flushed."""
-    imports = sys.modules.get("waymarks.spawn.imports")
-    if imports is not None:
-        imports.end_process(status)
 
 
 def _now_ms() -> int:

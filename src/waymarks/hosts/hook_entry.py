@@ -22,7 +22,8 @@ and an optional ``--json`` in any order, then ``hook claude-code EVENT``). Anyth
 is a usage message naming ``waymarks hook claude-code`` on standard error and exit 1:
 never 2, which Claude Code reads as "block the tool call or prompt" (a broken hook
 command must not stop the person's work). A hook that ran in this process ends it once
-answered, without the interpreter's teardown (:func:`_end`). No ``from __future__``.
+answered, without the interpreter's teardown and with the cyclic collector still off
+(:func:`~waymarks.hosts.cc_client.run`, ``owns_process``). No ``from __future__``.
 """
 
 import sys
@@ -47,18 +48,8 @@ def _run(argv: list[str]) -> int:
         from os.path import expanduser
 
         home = expanduser(home)
-    return run([parsed[1]], home)
-
-
-def _end(status: int) -> None:
-    """End the process now, its answer written, if the hook ran in it; else return
-    (:func:`~waymarks.hosts.cc_client.end_if_ran_here`)."""
-    from waymarks.hosts.cc_client import end_if_ran_here
-
-    end_if_ran_here(status)
+    return run([parsed[1]], home, owns_process=True)  # (a hook done here: ends it)
 
 
 if __name__ == "__main__":
-    _status = _run(sys.argv[1:])
-    _end(_status)
-    sys.exit(_status)
+    sys.exit(_run(sys.argv[1:]))
