@@ -126,13 +126,13 @@ def test_promotion_withholds_what_the_provider_may_not_see(
         make_app: Callable[..., Waymarks]) -> None:
     app = make_app()
     app.session_say("hi")
-    add_note(app, "Rotate keys [ds4:local-only]prod pw hunter2[/ds4:local-only] monthly")
+    add_note(app, "Rotate keys [ds4:local-only]on the vault host prod-db7[/ds4:local-only] monthly")
     add_note(app, "[ds4:local-only]entirely private lesson[/ds4:local-only]")
     add_note(app, "Run the migrations before the tests")
     prompt, lessons = promote_prompt(app)
     # a note above what the provider may receive is left out whole, as a plan leaves it
     assert prompt is not None and len(lessons) == 1 and "Run the migrations" in prompt
-    assert "hunter2" not in prompt and "entirely private" not in prompt
+    assert "prod-db7" not in prompt and "entirely private" not in prompt
     assert "Rotate keys" not in prompt
 
 
