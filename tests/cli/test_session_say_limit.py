@@ -51,3 +51,13 @@ def test_a_branch_summary_past_the_limit_is_refused(home: Path, project: Path) -
                                                  "nothing was written")
     assert _ledgers(home) == before
     assert json.loads(cli("--json", "session", "branch", entry, "--summary", "y" * 4000))
+
+
+def test_each_help_names_the_limit(home: Path, project: Path) -> None:
+    """`session say -h` said the 4,000 characters; `session branch -h` said nothing of its
+    --summary's, which is the same limit since c43492ac."""
+    for command in ("say", "branch"):
+        done = run_waymarks("--home", str(home), "session", command, "-h", cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert "at most 4,000 characters" in " ".join(done.stdout.split()), (command,
+                                                                             done.stdout)

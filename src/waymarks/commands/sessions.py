@@ -95,7 +95,8 @@ def session_group() -> Group:
              examples=["waymarks session branch 1a2b3c4d",
                        "waymarks session branch 1a2b3c4d --summary \"try the other parser\""])
     @click.option("--summary", metavar="TEXT",
-                  help="A summary of the branch left behind. E.g. --summary \"first try\"")
+                  help="A summary of the branch left behind, at most 4,000 characters. "
+                       "E.g. --summary \"first try\"")
     @click.argument("entry_id", metavar="ENTRY_ID")
     def branch(summary: str | None, entry_id: str) -> Result:
         if not entry_id.strip():  # as every command given an empty ID says (not_found)
