@@ -48,3 +48,13 @@ def test_another_missing_agent_dir_is_still_refused(tmp_path: Path,
                         str(other), cwd=tmp_path / "user")
     assert done.returncode == 2 and "no such directory" in done.stderr, done
     assert not other.exists()
+
+
+def test_the_help_says_pi_s_default_is_made(tmp_path: Path) -> None:
+    """`pi install -h` said a missing --agent-dir is refused unless --create, while Pi's own
+    default is made, named or not (d25b0034)."""
+    done = run_waymarks("--home", str(tmp_path / "home"), "pi", "install", "-h",
+                        cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "does not exist (unless --create, or it is Pi's own default" in said, said

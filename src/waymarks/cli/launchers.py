@@ -416,8 +416,9 @@ def register(root: "click.Group") -> None:
                        "without). E.g. --agent-dir ~/pi-test/agent --create")
     def pi_install_command(agent_dir: str | None, create: bool) -> Result:
         """Restart Pi afterwards. Refused (exit 2) if a waymarks.ts that Waymarks did not
-        write is in the way, or if --agent-dir does not exist (unless --create), is inside
-        the project or in a system folder."""
+        write is in the way, or if --agent-dir does not exist (unless --create, or it is
+        Pi's own default, made as without the flag), is inside the project or in a system
+        folder."""
         return pi_action(True, agent_dir, create)
 
     @command(pi, "uninstall", summary="Remove what `pi install` added (the loader, and "
