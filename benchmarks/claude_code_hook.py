@@ -54,7 +54,13 @@ from waymarks.hosts.claude_code import handle
 from waymarks.hosts.claude_code_install import hook_entry
 from waymarks.service.app import Waymarks
 
-HELPER_ENV = {**os.environ, "WAYMARKS_CC_HELPER_IDLE": "15"}  # gone soon after the run
+
+def helper_env() -> dict[str, str]:
+    """The hook's environment with the helper on, gone soon after the run: read when
+    called (a copy made at import lacked the mark ``leftovers.marked`` puts in the
+    environment of the run's folder, and the helpers it started were not known as the
+    benchmark's)."""
+    return {**os.environ, "WAYMARKS_CC_HELPER_IDLE": "15"}
 
 
 def hook_command(home: Path, entry: Path) -> list[str]:
@@ -108,7 +114,7 @@ def helper_gone(home: Path) -> None:
 
 def timed(argv: list[str], stdin: bytes = b"") -> float:
     started = time.perf_counter()
-    subprocess.run(argv, input=stdin, capture_output=True, check=True, env=HELPER_ENV)
+    subprocess.run(argv, input=stdin, capture_output=True, check=True, env=helper_env())
     return (time.perf_counter() - started) * 1000
 
 
@@ -189,7 +195,7 @@ def main() -> int:
         timed(argv, payloads[0])  # warm the file cache and the database; starts the helper
         hook = [timed(argv, p) for p in payloads]
         output = subprocess.run(argv, input=payloads[1 % len(payloads)], capture_output=True,
-                                env=HELPER_ENV).stdout
+                                env=helper_env()).stdout
         refused = [timed(argv, b"not json") for _ in range(args.runs)]
         floor = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
         shim = shutil.which("python3", path=str(Path.home() / ".pyenv" / "shims"))

@@ -52,7 +52,7 @@ from typing import Any
 
 from bench_stats import steal_during, steal_s
 from code_baseline import checked_tree
-from leftovers import stop_started
+from leftovers import marked, stop_started
 from rebuild import generate
 from spawn_timing import environment, interleaved, load_average, with_src
 from waymarks.ledger.discovery import session_dir
@@ -69,7 +69,8 @@ def command() -> list[str]:
 
 
 def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="waymarks-fresh-") as tmp:
+    # (every process started here carries the run's mark: only those are stopped after)
+    with tempfile.TemporaryDirectory(prefix="waymarks-fresh-") as tmp, marked() as token:
         root = Path(tmp)
         home, project = root / "home", root / "project"
         project.mkdir()
@@ -116,7 +117,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
             children_s = sum(_children_cpu_s(pid) for pid in helpers) - children_before
         finally:
             # (the helpers run in their home, the baseline's too: all stopped, at once)
-            stop_started(root, grace_s=0)
+            stop_started(root, token, grace_s=0)
         target = TARGET_MS.get(size, float("inf"))
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
                 "rebuild_s": round(rebuild_s, 2),

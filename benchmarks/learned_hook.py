@@ -39,7 +39,7 @@ import uuid
 from pathlib import Path
 
 from bench_stats import steal_during, steal_s
-from claude_code_hook import HELPER_ENV, baseline_home, hook_command, summary
+from claude_code_hook import baseline_home, helper_env, hook_command, summary
 from code_baseline import checked_tree
 from leftovers import temporary_folder
 from spawn_timing import environment, interleaved, load_average, run_once
@@ -173,21 +173,21 @@ def main() -> int:
         cold = interleaved(variants, args.runs, stdin=payloads)
         same = None if baseline_argv is None else \
             context(argv, payloads[1], off) == context(baseline_argv, payloads[1], off)
-        helper_env = dict(HELPER_ENV)
-        subprocess.run(argv, input=payloads[0], capture_output=True, env=helper_env,
+        helper = helper_env()
+        subprocess.run(argv, input=payloads[0], capture_output=True, env=helper,
                        check=True)  # starts the helper (the hook did the work itself)
         started = time.perf_counter()
-        run_once(argv, helper_env, None, payloads[0])  # the helper builds its corpus
+        run_once(argv, helper, None, payloads[0])  # the helper builds its corpus
         helper_first_ms = (time.perf_counter() - started) * 1000
-        served = [run_once(argv, helper_env, None, p)[0] for p in payloads[1:args.runs + 1]]
+        served = [run_once(argv, helper, None, p)[0] for p in payloads[1:args.runs + 1]]
         after_write = []
         for n in range(args.writes):
             learn_one(home, str(project.resolve()), n)
-            after_write.append(run_once(argv, helper_env, None,
+            after_write.append(run_once(argv, helper, None,
                                         payloads[args.runs + n])[0])
         subprocess.run([*argv[:-2], "claude-code", "SessionEnd"], input=json.dumps(
             {"session_id": session_id, "cwd": str(project), "hook_event_name": "SessionEnd",
-             "reason": "exit"}).encode(), capture_output=True, env=helper_env)
+             "reason": "exit"}).encode(), capture_output=True, env=helper)
     report = {
         "benchmark": "learned_hook", "learned": args.learned, "pins": 5,
         "ledger_mb": round(ledger_bytes / 1e6, 1), "load_average": load_average(),
