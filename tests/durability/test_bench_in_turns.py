@@ -1,0 +1,95 @@
+"""``benchmarks/plan.py --baseline REF`` ran every round of the current tree first and the
+baseline's after, minutes apart: on a loaded machine that alone showed gaps of 2 ms a
+plan that were not the code's. The two trees now take the rounds in turns
+(``benchmarks/alternate.py``), and the report gives each round's wall and CPU figures,
+their spread and the gaps round by round, beside the keys it had."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+#: each plan a child makes, logged with the tree it runs (a sitecustomize put first on
+#: the children's path wraps the planner before plan.py imports it)
+LOGGER = """import os
+log = os.environ.get("BENCH_TURNS_LOG")
+if log:
+    import waymarks
+    import waymarks.service.planning as planning
+    tree = os.path.dirname(waymarks.__file__)
+    inner = planning.plan_request
+    def plan_request(*args, **kwargs):
+        with open(log, "a") as file:
+            file.write(tree + "\\n")
+        return inner(*args, **kwargs)
+    planning.plan_request = plan_request
+"""
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "user"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(LOGGER)
+    return {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(home),
+            "XDG_CACHE_HOME": str(home / ".cache"), "WAYMARKS_CLI_HELPER": "off",
+            "BENCH_TURNS_LOG": str(tmp_path / "turns.log"),
+            "PYTHONPATH": os.pathsep.join([str(site), str(BENCH.parent / "src")])}
+
+
+@pytest.mark.slow
+def test_plan_runs_both_trees_in_turns_and_reports_each_round(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCH / "plan.py"), "--sizes", "200",
+                           "--plans", "12", "--baseline", "HEAD"],
+                          capture_output=True, text=True, env=_env(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    trees = (tmp_path / "turns.log").read_text().split()
+    assert len(set(trees)) == 2  # this tree's planner and HEAD's exported one
+    # which tree planned, in order: one switch when the baseline ran after; in turns
+    # (6 rounds by default, the order reversed every other round) at least 6
+    switches = sum(1 for a, b in itertools.pairwise(trees) if a != b)
+    assert switches >= 6, switches
+    report = json.loads(done.stdout)
+    [entry] = report["results"]
+    assert entry["same_recall_selections"] is True and entry["same_plan_inclusions"]
+    for side in ("current", "baseline"):
+        result = entry[side]
+        # the keys the report had, and the rounds beside them
+        assert {"plan", "plan_cpu", "recall_only", "recall_only_cpu", "met",
+                "load_avg_before_after"} <= set(result)
+        assert [r["plans"] for r in result["rounds"]] == [2] * 6
+        low, high = result["round_spread"]["plan"]["cpu_mean_ms"]
+        assert 0 < low <= high
+    assert len(entry["round_gaps"]["plan"]["p50_ms"]) == 6
+    assert report["rounds"] == 6 and report["in_turns"] is True
+
+
+def test_rounds_beyond_the_plans_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCH / "plan.py"), "--plans", "4",
+                           "--rounds", "5"],
+                          capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert done.returncode == 2
+    assert "--rounds 5: give 1 to --plans (4)" in done.stderr
+    assert done.stdout == "" and not (tmp_path / "turns.log").exists()
+
+
+def test_a_child_that_fails_is_named_with_its_error(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from alternate import in_turns
+    finally:
+        sys.path.remove(str(BENCH))
+    ok = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+          "import alternate; [None for _ in alternate.turns(2)]; print('{}')", str(BENCH)]
+    bad = [sys.executable, "-c", "raise SystemExit('no store here')"]
+    with pytest.raises(RuntimeError, match=r"(?s)the baseline child failed .*no store here"):
+        in_turns({"current": (ok, dict(os.environ)), "baseline": (bad, dict(os.environ))},
+                 2)
