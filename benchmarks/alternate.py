@@ -109,6 +109,12 @@ def _failed(sync: Path, name: str, process: subprocess.Popen[bytes]) -> str:
     return f"the {name} child failed (status {process.returncode}):\n{err}"
 
 
+def share(total: int, rounds: int, number: int) -> tuple[int, int]:
+    """Round ``number``'s part of ``total`` operations split evenly in ``rounds``: the
+    first one's index and the one past its last."""
+    return number * total // rounds, (number + 1) * total // rounds
+
+
 def round_figures(wall: Sequence[float], cpu: Sequence[float]) -> dict[str, float]:
     """One round's figures: wall p50 and p99, CPU p50 and mean per operation (ms)."""
     return {"p50_ms": round(statistics.median(wall), 3),
@@ -128,3 +134,12 @@ def gaps(current: Sequence[Mapping[str, float]],
     """Round by round, current minus baseline, of each figure (ms; negative: faster)."""
     return {key: [round(c[key] - b[key], 3) for c, b in zip(current, baseline, strict=True)]
             for key in (current[0] if current else {})}
+
+
+def round_gaps(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, Any]:
+    """For two reports with ``rounds`` (lists of dicts of :func:`round_figures` by name):
+    :func:`gaps` of each name, round by round."""
+    first = current["rounds"][0] if current["rounds"] else {}
+    return {key: gaps([r[key] for r in current["rounds"]],
+                      [r[key] for r in baseline["rounds"]])
+            for key, value in first.items() if isinstance(value, dict)}

@@ -113,20 +113,36 @@ def sized_parser(doc: str, sizes: str) -> argparse.ArgumentParser:
 
 
 def sized_report(script: str, name: str, args: argparse.Namespace,
-                 extra: Sequence[str] = ()) -> dict[str, Any]:
+                 extra: Sequence[str] = (), rounds: int | None = None) -> dict[str, Any]:
     """Each size of ``args.sizes`` run by ``script`` in a child (``--one SIZE --seed N``
     and ``extra``), with the current code and, given ``--baseline``, right after with
-    that ref's: the report a sized benchmark prints."""
+    that ref's: the report a sized benchmark prints. ``rounds``: the script's child
+    times its work in that many rounds (``alternate.turns``), and with a baseline the two
+    children take them in turns (``alternate.in_turns``); each entry then adds
+    ``round_gaps``."""
+    import alternate
+
     results = []
     with source_of(args.baseline) as source:
         for size in (int(s) for s in args.sizes.split(",") if s.strip()):
             argv = ["--one", str(size), "--seed", str(args.seed), *extra]
-            entry = {"current": child_json(script, argv, None)}
-            if source is not None:
-                entry["baseline"] = child_json(script, argv, source)
+            if rounds is None:
+                entry = {"current": child_json(script, argv, None)}
+                if source is not None:
+                    entry["baseline"] = child_json(script, argv, source)
+            else:
+                trees = {"current": ([sys.executable, script, *argv], env_with(None))}
+                if source is not None:
+                    trees["baseline"] = ([sys.executable, script, *argv], env_with(source))
+                entry = dict(alternate.in_turns(trees, rounds))
+                if source is not None:
+                    entry["round_gaps"] = alternate.round_gaps(entry["current"],
+                                                               entry["baseline"])
             results.append(entry)
     return {"benchmark": name, "python": sys.version.split()[0],
-            "baseline": described(args.baseline), "results": results}
+            "baseline": described(args.baseline), "results": results,
+            **({} if rounds is None else {"rounds": rounds,
+                                          "in_turns": args.baseline is not None})}
 
 
 def same_answers(report: dict[str, Any], key: str) -> None:

@@ -121,9 +121,8 @@ def run(size: int, plans: int, seed: int, semantic: bool,
         load_before = code_baseline.load()
         steal_before = steal_s()
         # in turns with the other tree's child (alternate.py): a round of the prompts each
-        share = -(-plans // rounds)
         for number in alternate.turns(rounds):
-            chunk = prompts[number * share:(number + 1) * share]
+            chunk = prompts[slice(*alternate.share(plans, rounds, number))]
             wall: dict[str, list[float]] = {"recall": [], "plan": []}
             cpu: dict[str, list[float]] = {"recall": [], "plan": []}
             load = code_baseline.load()[0]
@@ -218,10 +217,7 @@ def main() -> int:
                 entry["same_recall_selections"] = answers[0] == base_answers[0]
                 entry["same_plan_inclusions"] = answers[1] == base_answers[1]
                 # round by round, measured in the same minutes: current minus baseline
-                entry["round_gaps"] = {
-                    key: alternate.gaps([r[key] for r in current["rounds"]],
-                                        [r[key] for r in base["rounds"]])
-                    for key in ("plan", "recall_only")}
+                entry["round_gaps"] = alternate.round_gaps(current, base)
             results.append(entry)
     json.dump({"benchmark": "plan", "python": sys.version.split()[0],
                "rounds": args.rounds, "in_turns": args.baseline is not None,

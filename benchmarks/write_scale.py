@@ -9,9 +9,13 @@ memories are written one after another through ``Waymarks.remember`` (claims abo
 subjects the store does not hold, so each is committed). Reported per size: the first
 write (before the rebuild caught up every claim's subject terms itself, the first write
 after it did: ``store/claim_subjects.py``) and p50 / p95 / max of the others, wall and
-CPU time, the load average and ``steal_s``. With ``--baseline REF`` each size also runs,
-right after, against the code of ``REF`` (``code_baseline.py``), on its own copy of the
-ledger.
+CPU time, the load average and ``steal_s``. With ``--baseline REF`` each size also runs
+against the code of ``REF`` (``code_baseline.py``), on its own copy of the ledger, in a
+second process: the two take the writes in turns (``--rounds``, 4; ``alternate.py``, the
+order reversed every other round), so both are timed in the same minutes (the baseline
+ran after the current code's last write before). Each round's figures (``rounds``),
+their spread (``round_spread``) and the gaps round by round (``round_gaps``) are
+reported beside the totals.
 
 No target of its own: issue 15 asks for a core that scales to a million memories, and a
 write compared its claim with every active claim (2.8 s a write at 100k).
@@ -24,7 +28,7 @@ told from the new records what such a source holds back (``store/withheld.py``):
 of CPU a write at 10k, 4.6 s at 60k.
 
     .venv/bin/python benchmarks/write_scale.py [--sizes 1000,10000,100000] [--writes 40]
-        [--baseline REF] [--withheld]
+        [--rounds 4] [--baseline REF] [--withheld]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import alternate
 import code_baseline
 from bench_stats import percentile, steal_during, steal_s
 from plan import write_ledger
@@ -54,7 +59,8 @@ def withheld_ledger(folder: Path, project: Path) -> Path:
     return ledger
 
 
-def run(size: int, writes: int, seed: int, withheld: bool = False) -> dict[str, Any]:
+def run(size: int, writes: int, seed: int, withheld: bool = False,
+        rounds: int = 1) -> dict[str, Any]:
     from waymarks.ledger.discovery import session_dir
     from waymarks.service.app import Waymarks
     from waymarks.service.outcomes import Committed
@@ -79,15 +85,25 @@ def run(size: int, writes: int, seed: int, withheld: bool = False) -> dict[str, 
             scope = "session"
         wall: list[float] = []
         cpu: list[float] = []
+        rounds_seen = []
         load_before, steal_before = code_baseline.load(), steal_s()
-        for n in range(writes + 1):
-            c0, t0 = time.process_time(), time.perf_counter()
-            outcome = app.remember(f"The stream-{n} consumer retries {n + 2} times"
-                                   " after a timeout", scope=scope)
-            wall.append((time.perf_counter() - t0) * 1000)
-            cpu.append((time.process_time() - c0) * 1000)
-            if not isinstance(outcome, Committed):
-                raise SystemExit(f"write {n} was not committed: {outcome}")
+        # in turns with the other tree's child (alternate.py): a share of the writes each
+        for number in alternate.turns(rounds):
+            load = code_baseline.load()[0]
+            first = len(wall)
+            for n in range(*alternate.share(writes + 1, rounds, number)):
+                c0, t0 = time.process_time(), time.perf_counter()
+                outcome = app.remember(f"The stream-{n} consumer retries {n + 2} times"
+                                       " after a timeout", scope=scope)
+                wall.append((time.perf_counter() - t0) * 1000)
+                cpu.append((time.process_time() - c0) * 1000)
+                if not isinstance(outcome, Committed):
+                    raise SystemExit(f"write {n} was not committed: {outcome}")
+            timed = slice(max(1, first), None)  # (the first write is reported apart)
+            if wall[timed]:
+                rounds_seen.append({"writes": len(wall[timed]), "load_1min": load,
+                                    "write": alternate.round_figures(wall[timed],
+                                                                     cpu[timed])})
         app.close()
     rest, rest_cpu = wall[1:], cpu[1:]
     return {"memories": size, "writes": writes, "withheld": withheld,
@@ -98,7 +114,10 @@ def run(size: int, writes: int, seed: int, withheld: bool = False) -> dict[str, 
             "write_cpu_ms": {"p50": round(statistics.median(rest_cpu), 3),
                              "p95": round(percentile(rest_cpu, 95), 3)},
             "load_avg_before_after": [load_before, code_baseline.load()],
-            "steal_s": steal_during(steal_before)}
+            "steal_s": steal_during(steal_before),
+            # per round: wall and CPU per write, and their spread across the rounds
+            "rounds": rounds_seen,
+            "round_spread": {"write": alternate.spread([r["write"] for r in rounds_seen])}}
 
 
 def main() -> int:
@@ -106,13 +125,19 @@ def main() -> int:
     parser.add_argument("--writes", type=int, default=40)
     parser.add_argument("--withheld", action="store_true",
                         help="write into a ledger outside the session directories")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="rounds the writes are split in; with --baseline the two "
+                             "trees take them in turns")
     args = parser.parse_args()
+    if not 1 <= args.rounds <= args.writes:
+        parser.error(f"--rounds {args.rounds}: give 1 to --writes ({args.writes})")
     if args.one is not None:
-        print(json.dumps(run(args.one, args.writes, args.seed, args.withheld)))
+        print(json.dumps(run(args.one, args.writes, args.seed, args.withheld, args.rounds)))
         return 0
     report = code_baseline.sized_report(
         __file__, "write_scale", args,
-        ["--writes", str(args.writes), *(["--withheld"] if args.withheld else [])])
+        ["--writes", str(args.writes), "--rounds", str(args.rounds),
+         *(["--withheld"] if args.withheld else [])], rounds=args.rounds)
     print(json.dumps(report, indent=2))
     return 0
 

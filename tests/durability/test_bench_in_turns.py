@@ -1,6 +1,7 @@
-"""``benchmarks/plan.py --baseline REF`` ran every round of the current tree first and the
-baseline's after, minutes apart: on a loaded machine that alone showed gaps of 2 ms a
-plan that were not the code's. The two trees now take the rounds in turns
+"""``benchmarks/plan.py --baseline REF`` (and ``write_scale.py``) ran every round of the
+current tree first and the baseline's after, minutes apart: on a loaded machine that
+alone showed gaps of 2 ms a plan that were not the code's. The two trees now take the
+rounds in turns
 (``benchmarks/alternate.py``), and the report gives each round's wall and CPU figures,
 their spread and the gaps round by round, beside the keys it had."""
 
@@ -12,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +33,21 @@ if log:
             file.write(tree + "\\n")
         return inner(*args, **kwargs)
     planning.plan_request = plan_request
+    import waymarks.service.app as app
+    inner_remember = app.Waymarks.remember
+    def remember(self, *args, **kwargs):
+        with open(log, "a") as file:
+            file.write(tree + "\\n")
+        return inner_remember(self, *args, **kwargs)
+    app.Waymarks.remember = remember
 """
+
+
+def _switches(tmp_path: Path) -> int:
+    """How many times the log passes from one tree to the other (it holds both)."""
+    trees = (tmp_path / "turns.log").read_text().split()
+    assert len(set(trees)) == 2  # this tree's code and HEAD's exported one
+    return sum(1 for a, b in itertools.pairwise(trees) if a != b)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -45,19 +61,22 @@ def _env(tmp_path: Path) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join([str(site), str(BENCH.parent / "src")])}
 
 
-@pytest.mark.slow
-def test_plan_runs_both_trees_in_turns_and_reports_each_round(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(BENCH / "plan.py"), "--sizes", "200",
-                           "--plans", "12", "--baseline", "HEAD"],
+def _against_head(tmp_path: Path, script: str, *argv: str) -> dict[str, Any]:
+    """The report of ``script`` at 200 memories with ``--baseline HEAD`` (its defaults
+    otherwise: they did not know ``--rounds``)."""
+    done = subprocess.run([sys.executable, str(BENCH / script), "--sizes", "200", *argv,
+                           "--baseline", "HEAD"],
                           capture_output=True, text=True, env=_env(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    trees = (tmp_path / "turns.log").read_text().split()
-    assert len(set(trees)) == 2  # this tree's planner and HEAD's exported one
+    return dict(json.loads(done.stdout))
+
+
+@pytest.mark.slow
+def test_plan_runs_both_trees_in_turns_and_reports_each_round(tmp_path: Path) -> None:
+    report = _against_head(tmp_path, "plan.py", "--plans", "12")
     # which tree planned, in order: one switch when the baseline ran after; in turns
     # (6 rounds by default, the order reversed every other round) at least 6
-    switches = sum(1 for a, b in itertools.pairwise(trees) if a != b)
-    assert switches >= 6, switches
-    report = json.loads(done.stdout)
+    assert _switches(tmp_path) >= 6
     [entry] = report["results"]
     assert entry["same_recall_selections"] is True and entry["same_plan_inclusions"]
     for side in ("current", "baseline"):
@@ -70,6 +89,21 @@ def test_plan_runs_both_trees_in_turns_and_reports_each_round(tmp_path: Path) ->
         assert 0 < low <= high
     assert len(entry["round_gaps"]["plan"]["p50_ms"]) == 6
     assert report["rounds"] == 6 and report["in_turns"] is True
+
+
+@pytest.mark.slow
+def test_write_scale_runs_both_trees_in_turns(tmp_path: Path) -> None:
+    """``write_scale.py --baseline REF`` did the same (``code_baseline.sized_report``)."""
+    report = _against_head(tmp_path, "write_scale.py", "--writes", "8")
+    # 4 rounds by default: the trees take 4 turns after the first (1 switch before)
+    assert _switches(tmp_path) >= 4
+    [entry] = report["results"]
+    for side in ("current", "baseline"):
+        result = entry[side]
+        assert {"first_write_ms", "write_ms", "write_cpu_ms", "steal_s"} <= set(result)
+        # 9 writes in 4 rounds (2, 2, 2, 3), the first write reported apart
+        assert [r["writes"] for r in result["rounds"]] == [1, 2, 2, 3]
+    assert len(entry["round_gaps"]["write"]["cpu_mean_ms"]) == 4
 
 
 def test_rounds_beyond_the_plans_are_refused_before_anything_runs(tmp_path: Path) -> None:
