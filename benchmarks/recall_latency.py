@@ -26,13 +26,18 @@ the same run.
 Each size runs in its own subprocess (hidden ``--one SIZE``) so RSS is that size's own.
 Targets (issue 15): SQLite-path p99 <= 10 ms at 100k and <= 25 ms at 1M (RSS <= 200 MB);
 fresh process <= 60 ms median. CPU time per query is reported beside wall time, and the
-load average beside both. ``--baseline REF``: each size also runs, right after, against
-the code of ``REF`` (its ``src`` exported with ``git archive``, see ``code_baseline.py``)
-on the same database, and the two versions' selections are compared query by query.
+load average beside both. ``--baseline REF``: each size also runs against the code of
+``REF`` (its ``src`` exported with ``git archive``, see ``code_baseline.py``) on the same
+database, in a second process, and the two versions' selections are compared query by
+query. The two take the timed queries in turns (``--rounds``, 5, for the SQLite path,
+then as many for the cache, then one turn each for the RSS and the fresh processes;
+``alternate.py``, the order reversed every other turn): the baseline ran after the
+current code's last query before. Each loop's rounds (``rounds``), their spread
+(``round_spread``) and, with a baseline, the gaps round by round (``round_gaps``).
 Not a test. Prints one JSON document to stdout.
 
     .venv/bin/python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 500]
-        [--fresh-runs 15] [--seed 7] [--keep DIR] [--baseline REF]
+        [--fresh-runs 15] [--seed 7] [--keep DIR] [--rounds 5] [--baseline REF]
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import alternate
 import code_baseline
 from waymarks.core.egress import Egress
 from waymarks.core.privacy import LEVELS
@@ -289,9 +295,12 @@ def rss_mb() -> tuple[float, float]:
 
 
 def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
-              cached: bool = False) -> dict[str, Any]:
+              cached: bool = False, turns: Iterator[int] | None = None,
+              rounds: int = 1) -> dict[str, Any]:
     """Queries in one process: through SQLite, or (``cached``) through the in-memory cache
-    a long-lived process keeps (RecallCache)."""
+    a long-lived process keeps (RecallCache). The queries are split in ``rounds``, each
+    begun at the next of ``turns`` (``alternate.turns``: the other tree's child has had
+    its turn; none: at once); each round's figures in ``rounds``."""
     db = open_db(path)
     index: Any = RecallIndex(db, items_backed=False)
     load_s = 0.0
@@ -312,32 +321,41 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
     candidate_counts = []
     selections: list[list[str]] = []
     cpu: list[float] = []  # CPU time per query: what a busy machine cannot inflate
-    for expected, query in queries:
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        plan = direct_plan(query)
-        t1 = time.perf_counter()
-        stats = index.stats((*plan.focus, *plan.context))
-        t2 = time.perf_counter()
-        # as Waymarks.recall does (the code before it read the candidates regardless)
-        skip = UNHELD_LITERAL is not None and UNHELD_LITERAL(plan, stats) is not None
-        cands = [] if skip else index.candidates(plan, stats=stats)
-        unheld += skip
-        t3 = time.perf_counter()
-        result = evaluate(plan, cands, stats, EXACT)
-        t4 = time.perf_counter()
-        times.append((t4 - t0) * 1000)
-        cpu.append((time.process_time() - c0) * 1000)
-        for key, (a, b) in zip(totals, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
-            totals[key] += b - a
-        candidate_counts.append(len(cands))
-        selections.append(list(result.selected))
-        if expected:
-            named += 1
-            named_hit += expected in result.selected
-        else:
-            unrelated += 1
-            unrelated_digest += bool(result.selected)
+    rounds_seen = []
+    for number in range(rounds):
+        if turns is not None:
+            next(turns)
+        first, load = len(times), code_baseline.load()[0]
+        part = queries[slice(*alternate.share(len(queries), rounds, number))]
+        for expected, query in part:
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            plan = direct_plan(query)
+            t1 = time.perf_counter()
+            stats = index.stats((*plan.focus, *plan.context))
+            t2 = time.perf_counter()
+            # as Waymarks.recall does (the code before it read the candidates regardless)
+            skip = UNHELD_LITERAL is not None and UNHELD_LITERAL(plan, stats) is not None
+            cands = [] if skip else index.candidates(plan, stats=stats)
+            unheld += skip
+            t3 = time.perf_counter()
+            result = evaluate(plan, cands, stats, EXACT)
+            t4 = time.perf_counter()
+            times.append((t4 - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            spans = ((t0, t1), (t1, t2), (t2, t3), (t3, t4))
+            for key, (a, b) in zip(totals, spans, strict=True):
+                totals[key] += b - a
+            candidate_counts.append(len(cands))
+            selections.append(list(result.selected))
+            if expected:
+                named += 1
+                named_hit += expected in result.selected
+            else:
+                unrelated += 1
+                unrelated_digest += bool(result.selected)
+        rounds_seen.append({"queries": len(part), "load_1min": load,
+                            "recall": alternate.round_figures(times[first:], cpu[first:])})
     db.close()
     slowest = sorted(zip(times, (q for _, q in queries), strict=True), reverse=True)[:3]
     return {
@@ -356,6 +374,8 @@ def warm_loop(path: Path, queries: Sequence[tuple[str, str]],
         "named_hit": round(named_hit / max(1, named), 3),
         "unrelated_digest": round(unrelated_digest / max(1, unrelated), 3),
         "selected": selections,  # per query, in order (compared, then dropped)
+        "rounds": rounds_seen,
+        "round_spread": alternate.spread([r["recall"] for r in rounds_seen]),
     }
 
 
@@ -449,7 +469,8 @@ def fresh(path: Path, queries: Sequence[tuple[str, str]], runs: int) -> dict[str
 
 
 def run_one(size: int, count: int, seed: int, fresh_runs: int,
-            keep: str | None = None, dump: str | None = None) -> dict[str, Any]:
+            keep: str | None = None, dump: str | None = None,
+            rounds: int = 1) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="waymarks-recall-") as tmp:
         # --keep DIR: build each (size, seed) once and reuse it (a 1M build takes minutes)
         folder = Path(keep) if keep else Path(tmp)
@@ -466,8 +487,12 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int,
         queries = query_mix(about, count, seed)
         disk = sum(p.stat().st_size for p in folder.iterdir()
                    if p.name.startswith(path.name))
-        warm = warm_loop(path, queries)
-        cached = warm_loop(path, queries, cached=True)
+        # in turns with the other tree's child (alternate.py): the SQLite path's rounds,
+        # the cache's, then one turn for the rest (the RSS, the fresh processes)
+        turns = alternate.turns(2 * rounds + 1)
+        warm = warm_loop(path, queries, turns=turns, rounds=rounds)
+        cached = warm_loop(path, queries, cached=True, turns=turns, rounds=rounds)
+        next(turns)
         chosen, chosen_cached = warm.pop("selected"), cached.pop("selected")
         if dump:  # what each query selected, to compare two versions of the code
             Path(dump).write_text(json.dumps(chosen))
@@ -496,6 +521,8 @@ def run_one(size: int, count: int, seed: int, fresh_runs: int,
             result["met_cached"] = cached["p99_ms"] <= target
         if size == FRESH_SIZE and fresh_runs:
             result["fresh_process"] = fresh(path, queries, fresh_runs)
+        for _ in turns:  # (the last turn told done)
+            pass
         return result
 
 
@@ -511,25 +538,37 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --one: write what each SQLite query selected to this file")
     parser.add_argument("--baseline", default=None,
                         help="a git ref whose code runs each size too, in the same run")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds the queries are split in; with --baseline the two "
+                             "trees take them in turns")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if not 1 <= args.rounds <= args.queries:
+        parser.error(f"--rounds {args.rounds}: give 1 to --queries ({args.queries})")
     if args.one is not None:
         print(json.dumps(run_one(args.one, args.queries, args.seed, args.fresh_runs, args.keep,
-                                 args.dump)))
+                                 args.dump, args.rounds)))
         return 0
     results = []
     with code_baseline.temporary() as tmp:
         source = (code_baseline.export_source(args.baseline, Path(tmp))
                   if args.baseline else None)
         for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-            current = _child(size, args, None, Path(tmp, "current.json"))
+            trees = {"current": _child(size, args, None, Path(tmp, "current.json"))}
+            if source is not None:
+                trees["baseline"] = _child(size, args, source, Path(tmp, "baseline.json"))
+            ran = alternate.in_turns(trees, 2 * args.rounds + 1)
+            current = ran["current"]
             if source is None:
                 results.append(current)
                 continue
-            base = _child(size, args, source, Path(tmp, "baseline.json"))
+            base = ran["baseline"]
             mine = json.loads(Path(tmp, "current.json").read_text())
             theirs = json.loads(Path(tmp, "baseline.json").read_text())
             results.append({"current": current, "baseline": base,
+                            # round by round, in the same minutes: current minus baseline
+                            "round_gaps": {key: alternate.round_gaps(current[key], base[key])
+                                           for key in ("warm", "warm_cached")},
                             # the SQLite path's selections, query by query
                             "same_selection_as_baseline": round(
                                 sum(a == b for a, b in zip(mine, theirs, strict=True))
@@ -543,13 +582,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _child(size: int, args: argparse.Namespace, source: Path | None,
-           dump: Path) -> dict[str, Any]:
-    child = subprocess.run(
-        [sys.executable, __file__, "--one", str(size), "--queries", str(args.queries),
-         "--fresh-runs", str(args.fresh_runs), "--seed", str(args.seed),
-         "--dump", str(dump), *(["--keep", args.keep] if args.keep else [])],
-        check=True, capture_output=True, text=True, env=code_baseline.env_with(source))
-    return dict(json.loads(child.stdout))
+           dump: Path) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of one size's child with ``source``'s code."""
+    return ([sys.executable, __file__, "--one", str(size), "--queries", str(args.queries),
+             "--fresh-runs", str(args.fresh_runs), "--seed", str(args.seed),
+             "--rounds", str(args.rounds), "--dump", str(dump),
+             *(["--keep", args.keep] if args.keep else [])], code_baseline.env_with(source))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
-"""``benchmarks/plan.py --baseline REF`` (and ``write_scale.py``) ran every round of the
-current tree first and the baseline's after, minutes apart: on a loaded machine that
-alone showed gaps of 2 ms a plan that were not the code's. The two trees now take the
-rounds in turns
-(``benchmarks/alternate.py``), and the report gives each round's wall and CPU figures,
-their spread and the gaps round by round, beside the keys it had."""
+"""``benchmarks/plan.py --baseline REF`` (``write_scale.py``, ``recall_latency.py``) ran
+all of the current tree first and the baseline's after, minutes apart: on a loaded
+machine that alone showed gaps of 2 ms a plan that were not the code's. The two trees now
+take the rounds in turns (``benchmarks/alternate.py``), and the report gives each round's
+wall and CPU figures, their spread and the gaps round by round, beside the keys it had."""
 
 from __future__ import annotations
 
@@ -19,27 +18,26 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
-#: each plan a child makes, logged with the tree it runs (a sitecustomize put first on
-#: the children's path wraps the planner before plan.py imports it)
+#: each plan, write or recall evaluation a child makes, logged with the tree it runs (a
+#: sitecustomize put first on the children's path wraps them before the script imports them)
 LOGGER = """import os
 log = os.environ.get("BENCH_TURNS_LOG")
 if log:
     import waymarks
+    import waymarks.recall.engine as engine
+    import waymarks.service.app as app
     import waymarks.service.planning as planning
     tree = os.path.dirname(waymarks.__file__)
-    inner = planning.plan_request
-    def plan_request(*args, **kwargs):
-        with open(log, "a") as file:
-            file.write(tree + "\\n")
-        return inner(*args, **kwargs)
-    planning.plan_request = plan_request
-    import waymarks.service.app as app
-    inner_remember = app.Waymarks.remember
-    def remember(self, *args, **kwargs):
-        with open(log, "a") as file:
-            file.write(tree + "\\n")
-        return inner_remember(self, *args, **kwargs)
-    app.Waymarks.remember = remember
+    def logged(owner, name):
+        inner = getattr(owner, name)
+        def call(*args, **kwargs):
+            with open(log, "a") as file:
+                file.write(tree + "\\n")
+            return inner(*args, **kwargs)
+        setattr(owner, name, call)
+    logged(planning, "plan_request")
+    logged(app.Waymarks, "remember")
+    logged(engine, "evaluate")
 """
 
 
@@ -104,6 +102,23 @@ def test_write_scale_runs_both_trees_in_turns(tmp_path: Path) -> None:
         # 9 writes in 4 rounds (2, 2, 2, 3), the first write reported apart
         assert [r["writes"] for r in result["rounds"]] == [1, 2, 2, 3]
     assert len(entry["round_gaps"]["write"]["cpu_mean_ms"]) == 4
+
+
+@pytest.mark.slow
+def test_recall_latency_runs_both_trees_in_turns(tmp_path: Path) -> None:
+    """``recall_latency.py --baseline REF`` too: the SQLite path's rounds, the cache's,
+    then a turn each for the RSS and the fresh processes (11 turns by default)."""
+    report = _against_head(tmp_path, "recall_latency.py", "--queries", "20",
+                           "--fresh-runs", "0")
+    assert _switches(tmp_path) >= 10  # (1 before)
+    [entry] = report["results"]
+    assert entry["same_selection_as_baseline"] == 1.0
+    for side in ("current", "baseline"):
+        for loop in ("warm", "warm_cached"):
+            result = entry[side][loop]
+            assert {"p50_ms", "p99_ms", "cpu_p50_ms", "named_hit"} <= set(result)
+            assert [r["queries"] for r in result["rounds"]] == [4] * 5
+    assert len(entry["round_gaps"]["warm"]["recall"]["cpu_mean_ms"]) == 5
 
 
 def test_rounds_beyond_the_plans_are_refused_before_anything_runs(tmp_path: Path) -> None:
