@@ -15,7 +15,15 @@ state "is failing."), or a word followed by a preposition that takes a complemen
 it, a place, a tool: "is kept in Redis", "is built with MkDocs", "are made from main")
 unless of a feeling or a stance ("interested in", "excited to", "involved in"). Two claims whose
 predicates are both descriptions, and neither of which states a value, are two facts to
-:func:`waymarks.core.rules.key_apart`: written with a key of their own. Pure."""
+:func:`waymarks.core.rules.key_apart`: written with a key of their own.
+
+What someone *is* beside what they are doing is two facts too: a role ("is a teacher",
+"is a fan of …", "is a member of …", "is part of …"), where they belong ("is on the
+backend team", "is in a beginner yoga class") or a trait ("is supportive and …", "is
+lactose intolerant") beside a description ("Jon is a teacher." / "Jon is learning to
+paint on weekends."). Two such states of one subject still key their value ("Jon is a
+teacher." / "Jon is a doctor.", "The API is stable and fast." / "… is slow and flaky."),
+as does a word ending the claim ("The build is green."). Pure."""
 
 from __future__ import annotations
 
@@ -29,7 +37,7 @@ _PREDICATE: Final = lazy(
     r"^[^,;:]+? (?:is|are|was|were) (?:(?:currently|now|still|also|very|really|actively"
     r"|particularly|always|often|usually|quite|so|deeply|increasingly|already|heavily"
     r"|totally|truly|genuinely|highly|extremely|incredibly|super) )*"
-    r"(?P<word>[a-z]+) (?P<next>[a-z]+)\b", )
+    r"(?P<word>[a-z]+) ['\"]?(?P<next>[a-z]+)\b(?P<rest>.*)", )
 _PREPOSITIONS: Final = frozenset(
     "of to in about for with on at by into toward towards from".split())
 #: participles of a feeling or a stance toward something ("excited to", "interested in",
@@ -41,6 +49,17 @@ _STANCES: Final = frozenset(
     invested stressed committed dedicated devoted thrilled pleased worried concerned
     obsessed fascinated hooked amazed impressed engaged absorbed consumed delighted
     overwhelmed frustrated disappointed surprised touched moved intrigued""".split())
+#: "is a teacher", "is an engineer", "is one of …", "is part of …", "is a member of …"
+_ROLES: Final = frozenset("a an one part member".split())
+#: "is on the backend team", "is in a beginner yoga class": where someone belongs (a
+#: determiner after it; "is in us-east-1" is a value)
+_PLACES: Final = frozenset("in on at".split())
+_BELONGING: Final = frozenset("a an the his her their our my its".split())
+#: the last word of a trait of two words or more, ending the claim or before "and" or a
+#: comma ("is lactose intolerant.", "… intolerant and …")
+_TRAIT: Final = lazy(r"(?:ant|ent|ive|ous|ful|ible|able)$")
+#: what may follow a trait: the claim's end, "and …", a comma
+_ENDS: Final = lazy(r"\s*(?:[.!]?\s*$|and |,)")
 #: words in "ing" that are no verb of doing ("thing", "string", "nothing")
 _NOT_DOING: Final = frozenset("thing string nothing something anything everything king"
                               " spring ring ceiling".split())
@@ -49,16 +68,31 @@ _NOT_DOING: Final = frozenset("thing string nothing something anything everythin
 def description(text: str) -> bool:
     """Whether ``text`` (lower case) says what its subject is doing or how it stands to
     something, no value of it (see the module)."""
+    return _kind(text) == "doing"
+
+
+def _kind(text: str) -> str | None:
+    """``"doing"`` (what its subject is doing, how it stands to something), ``"state"``
+    (a role, where it belongs, a trait) or ``None`` (maybe a value: see the module)."""
     found = _PREDICATE.match(text)
     if found is None:
-        return False
+        return None
     word, after = found.group("word"), found.group("next")
     if word.endswith("ing") and len(word) > 4 and word not in _NOT_DOING:
-        return True
-    return after in _PREPOSITIONS and (word in _STANCES or (
-        not word.endswith("ed") and word not in IRREGULAR_PARTICIPLES))
+        return "doing"
+    if word in _STANCES or (after in _PREPOSITIONS and not word.endswith("ed")
+                            and word not in IRREGULAR_PARTICIPLES):
+        return "doing"  # (a feeling before any word: "is determined not to …")
+    if word in _ROLES or (word in _PLACES and after in _BELONGING) or (
+            after == "and" and not word.isdigit()) or (
+            _TRAIT.search(after) is not None and _ENDS.match(found.group("rest"))):
+        return "state"
+    return None
 
 
 def descriptions(mine: str, theirs: str) -> bool:
-    """Whether both claims (normalized) are descriptions (:func:`description`)."""
-    return description(mine) and description(theirs)
+    """Whether both claims (normalized) describe their subject, one at least saying what
+    it is doing or how it stands to something (:func:`description`), the other that or
+    what it is (a role, where it belongs, a trait)."""
+    kinds = (_kind(mine), _kind(theirs))
+    return None not in kinds and "doing" in kinds

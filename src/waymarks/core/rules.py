@@ -382,11 +382,12 @@ def key_apart(view: StateView, candidate: ItemState,
             tied = True
             continue
         theirs = signature(other.text)
-        if mine is None and theirs is None and descriptions(candidate.norm, other.norm):
-            tied = True  # (what each says someone is doing: "Jon is starting …")
+        if theirs is not None and unplaced_negation(other.text, theirs):
+            return None
+        if (mine is None or theirs is None) and descriptions(candidate.norm, other.norm):
+            tied = True  # (what each says someone is doing or is: "Jon is starting …")
             continue
-        if mine is None or theirs is None or unplaced_negation(other.text, theirs) or not (
-                two_facts(mine, theirs)):
+        if mine is None or theirs is None or not two_facts(mine, theirs):
             return None
         tied = True
     key = normalize_key(candidate.norm)
