@@ -39,6 +39,7 @@ from waymarks.core.claim_about import MIN_CONTAINED_TERMS as MIN_CONTAINED_TERMS
 from waymarks.core.claim_about import about as _about
 from waymarks.core.claim_about import narrower as _narrower
 from waymarks.core.claim_bounds import bound_at, bounds_clash, worded_bounds
+from waymarks.core.claim_days import on_other_days
 from waymarks.core.claim_denials import (
     NEGATION,
     clause_before,
@@ -453,8 +454,9 @@ def contradicts(a: Signature, b: Signature) -> bool:
     A state and the values beside it are compared apart (:func:`_split`): a state in
     common is no agreement on the values ("enabled for 10% of users" / "… 50% …"), nor
     a value in common on the state ("enabled on port 8080" / "disabled on port 8080")."""
-    if not any(_clash(mine, theirs) for mine, theirs in _split(a, b)):
-        return False
+    if on_other_days(a.values, b.values) or not any(
+            _clash(mine, theirs) for mine, theirs in _split(a, b)):
+        return False  # (opposite states on other days: core/claim_days.py)
     return a.subject == b.subject or _about(a, b) or _about(b, a)
 
 
@@ -548,7 +550,8 @@ def two_facts(a: Signature, b: Signature) -> bool:
     if contradicts(a, b):
         return False
     if _agreeing(a, b) or _other_attributes(a, b) or _one_more(a, b) or bounds_clash(
-            a, b) is False:  # (a value in common, other attributes, one more, within a bound)
+            a, b) is False or on_other_days(a.values, b.values):
+        # (a value in common, other attributes, one more, within a bound, other days)
         return True
     if a.subject <= b.subject:
         return _narrower(a, b)
