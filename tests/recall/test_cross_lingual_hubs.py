@@ -83,9 +83,10 @@ def test_the_matrix_finds_the_nearest_by_the_centred_cosine_and_gives_hub_values
     assert int(np.argmax(cos)) != 30 and int(np.argmax(cos - hub)) == 30
     ids, _ = matrix.nearest(query.tobytes(), [], 1)
     assert "r30" not in ids
-    ids, cosines = matrix.nearest(query.tobytes(), [], 1, centred=1)
+    crowd = matrix.crowd()  # (every row: a one-shot process's matrix)
+    ids, cosines = matrix.nearest(query.tobytes(), [], 1, centred=1, crowd=crowd)
     assert "r30" in ids and len(ids) == 2
-    assert matrix.hubs(ids) == pytest.approx([float(hub[int(i[1:])]) for i in ids], abs=1e-6)
+    assert matrix.hubs(ids, crowd) == pytest.approx([float(hub[int(i[1:])]) for i in ids], abs=1e-6)
     assert cosines == pytest.approx([float(cos[int(i[1:])]) for i in ids], abs=1e-6)
 
 
@@ -108,3 +109,81 @@ def test_chinese_questions_recall_the_english_claims_that_answer_them(
     assert recalled("生产环境部署需要几个审批?") == ["Production deploys need two approvals."]
     assert recalled("搜索服务在哪个机房?") == []
     assert recalled("前端用了哪个 CSS 框架?") == []
+
+
+def test_a_rows_hub_value_is_the_same_in_a_matrix_of_the_rows_a_session_sees() -> None:
+    """A long-lived process's matrix holds the vectors its session sees and sums every
+    stored vector as it reads them (``Crowd.extend``, in batches); a one-shot process's
+    holds every vector (``VectorMatrix.crowd``). The two give each row the same hub value,
+    to the bit, and the same nearest by the centred cosine."""
+    from waymarks.semantic.matrix import Crowd
+
+    dim = 384
+    rng = np.random.default_rng(11)
+    rows = rng.standard_normal((90, dim)).astype(np.float32)
+    rows[:40] += rng.standard_normal(dim).astype(np.float32) * 3  # the others' crowd
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    stored = [(n + 1, f"r{n:02d}", row.astype("<f4").tobytes()) for n, row in enumerate(rows)]
+    seen = [row for row in stored if row[0] % 3 == 0]  # a third of them: 30
+    everything, visible = VectorMatrix(dim), VectorMatrix(dim)
+    everything.extend(stored)
+    visible.extend(seen)
+    read = Crowd(dim)
+    for start in range(0, len(stored), 17):  # read as a warm memo reads: past its last row
+        read.extend(stored[start:start + 17])
+    whole = everything.crowd()
+    assert (read.count, read.watermark) == (90, 90)
+    assert read.total.tobytes() == whole.total.tobytes()
+    ids = [item_id for _, item_id, _ in seen]
+    assert visible.hubs(ids, read) == everything.hubs(ids, whole)
+    # ... which a crowd of the visible rows alone does not give (what the warm path took)
+    assert visible.hubs(ids, visible.crowd()) != everything.hubs(ids, whole)
+    query = (rows[2] + rows[50]).astype("<f4")
+    query = (query / np.linalg.norm(query)).astype("<f4").tobytes()
+    retired = everything.flags_except(ids)  # (the one-shot path leaves the unseen out)
+    assert visible.nearest(query, [], 5, None, 3, read) == everything.nearest(
+        query, [], 5, retired, 3, whole)
+
+
+class _Store:
+    """What ``VectorMemo`` reads of a ``VectorStore``: rows by session, each read noted."""
+
+    def __init__(self, rows: dict[str, list[tuple[int, str, bytes]]]) -> None:
+        self.rows, self.reads = rows, []  # type: list[tuple[str | None, int]]
+
+    def rewrites(self) -> int:
+        return 0
+
+    def vectors(self, model: str, visible_to: tuple[str, str | None] | None = None,
+                after: int = 0) -> list[tuple[int, str, bytes]]:
+        session = None if visible_to is None else visible_to[0]
+        self.reads.append((session, after))
+        return sorted(row for who, rows in self.rows.items() if session in (None, who)
+                      for row in rows if row[0] > after)
+
+
+def test_a_long_lived_process_sums_every_sessions_vectors_once() -> None:
+    """The memo's crowd is every stored vector, whichever session it serves: kept when
+    it starts over for another session, read again on a new index generation."""
+    from waymarks.service.semantic_recall import VectorMemo
+
+    dim = 384
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((5, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    stored = [(n + 1, f"r{n}", row.astype("<f4").tobytes()) for n, row in enumerate(rows)]
+    store = _Store({"s1": stored[:2], "s2": stored[2:]})
+    embedder = type("E", (), {"model": "m", "dim": dim})()
+    memo = VectorMemo()
+    held = memo.current(store, embedder, ("s1", None), 1)  # type: ignore[arg-type]
+    crowd = memo.crowd_of(store, embedder)  # type: ignore[arg-type]
+    assert (len(held), crowd.count) == (2, 5)
+    whole = VectorMatrix(dim)
+    whole.extend(stored)
+    assert crowd.total.tobytes() == whole.crowd().total.tobytes()
+    memo.current(store, embedder, ("s2", None), 1)  # type: ignore[arg-type]
+    assert memo.crowd_of(store, embedder) is crowd  # type: ignore[arg-type]
+    assert store.reads[-1] == (None, 5)  # (past the last row read: nothing new)
+    memo.current(store, embedder, ("s2", None), 2)  # type: ignore[arg-type]
+    assert memo.crowd_of(store, embedder) is not crowd  # type: ignore[arg-type]
+    assert store.reads[-1] == (None, 0)

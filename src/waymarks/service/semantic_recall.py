@@ -30,6 +30,7 @@ from waymarks.recall.fusion import (
     SEMANTIC_CANDIDATES,
     Embedder,
     Semantic,
+    centred_script,
     centres,
     semantic_side,
 )
@@ -40,6 +41,7 @@ from waymarks.semantic import (
     Nearest,
     enabled,
     load,
+    new_crowd,
     new_matrix,
     switch_problem,
     unit_vector,
@@ -54,6 +56,7 @@ from waymarks.store.writer_lock import WriterBusy
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from waymarks.semantic.matrix import Crowd
     from waymarks.service.app import Waymarks
     from waymarks.service.semantic_skips import Guard
     from waymarks.store.recall_cache import RecallCache
@@ -76,6 +79,8 @@ class VectorMemo(msgspec.Struct):
     rewrites: int = -1
     watermark: int = 0
     held: Nearest | None = None
+    #: every vector of the model summed (a query whose script is centred: :meth:`crowd_of`)
+    crowd: Crowd | None = None
 
     def current(self, store: VectorStore, embedder: Embedder, visible: tuple[str, str | None],
                 generation: int) -> Nearest:
@@ -83,6 +88,8 @@ class VectorMemo(msgspec.Struct):
         rewrites = store.rewrites()  # a vector stored below what this copy read: start over
         if (self.held is None or (model, visible, generation, rewrites)
                 != (self.model, self.visible, self.generation, self.rewrites)):
+            if (model, generation, rewrites) != (self.model, self.generation, self.rewrites):
+                self.crowd = None  # (every session's vectors: kept for another session)
             self.model, self.visible, self.generation = model, visible, generation
             self.rewrites = rewrites
             self.watermark, self.held = 0, new_matrix(embedder.dim)
@@ -91,6 +98,16 @@ class VectorMemo(msgspec.Struct):
         if rows:
             self.watermark = rows[-1][0]
         return self.held
+
+    def crowd_of(self, store: VectorStore, embedder: Embedder) -> Crowd:
+        """Every current vector of the model summed, as a one-shot process sums its matrix
+        of them (:meth:`Nearest.crowd`), read past the last one read: hub values taken over
+        the vectors this session sees made a Chinese question at the margin recall
+        otherwise here than in a one-shot process. Call after :meth:`current`."""
+        if self.crowd is None:
+            self.crowd = new_crowd(embedder.dim)
+        self.crowd.extend(store.vectors(embedder.model, after=self.crowd.watermark))
+        return self.crowd
 
 
 #: the code of the error a broken extra raises (:func:`loaded`)
@@ -154,15 +171,20 @@ def semantic_side_for(app: Waymarks, index: RecallIndex, query: str,
     # the model's tokenizer encodes UTF-8: half of a surrogate pair (JSON may escape one)
     # raised there, where the lexical engine takes any str
     vector = None if empty else embedder.query(well_formed(query))
-    centred = CENTRED_CANDIDATES if centres(embedder.calibration, query, len(held)) else 0
+    # hub values over every stored vector, on both paths (:class:`VectorMemo.crowd_of`)
+    crowd = None if vector is None or not centred_script(embedder.calibration, query) else (
+        held.crowd() if memo is None else memo.crowd_of(store, embedder))
+    centred = CENTRED_CANDIDATES if crowd is not None and centres(
+        embedder.calibration, query, crowd.count) else 0
     while True:
         ids, cosines = ([], []) if vector is None else held.nearest(
-            vector, lexical_ids, SEMANTIC_CANDIDATES, retired, centred)
+            vector, lexical_ids, SEMANTIC_CANDIDATES, retired, centred, crowd)
         if unseen is not None and unseen.found_among(ids):
             retired = unseen.flags  # (chosen again without them)
             continue
         side, extra = semantic_side(ids, cosines, lexical_ids, embedder.calibration,
-                                    query=query, hubs=held.hubs(ids) if centred else ())
+                                    query=query, hubs=held.hubs(ids, crowd)
+                                    if centred and crowd is not None else ())
         found = store.candidates(extra) if extra else []
         gone = [c.id for c in found if c.status != "active"] if active_only else []
         # (each time, at least one record noted retired: never again among the nearest)
