@@ -67,3 +67,29 @@ def test_six_commands_at_once_in_a_new_project_share_one_session(tmp_path: Path)
                                        cwd=project, env=env, capture_output=True,
                                        text=True, check=True).stdout)
     assert [m["id"] for m in listed["items"]] == [answers[0]["id"]]
+
+
+def test_a_first_write_after_another_process_replaced_the_database(tmp_path: Path) -> None:
+    """The first write of a new project decides against an empty session before it creates
+    the session file; another process that set the database aside and started a new one
+    meanwhile (a CI run of six commands at once, under load) made that decision raise
+    ``ProjectionReplaced`` as a traceback. The write reopens the path and goes on."""
+    import os
+
+    from waymarks.service.app import Waymarks
+
+    home, project = tmp_path / "wm", tmp_path / "p"
+    project.mkdir()
+    app = Waymarks(home, cwd=str(project))
+    try:
+        assert app.items("memory") == [] and app.current_session() is None
+        db = home / "waymarks.db"
+        os.replace(db, home / "aside.db")  # another process set it aside ...
+        with Waymarks(home, cwd=str(project)) as other:  # ... and opened a new one
+            assert other.items("memory") == []
+        written = app.remember("The staging database listens on port 5544.")
+        assert isinstance(written, Committed), written
+        assert [v.text for v in app.items("memory")] == [
+            "The staging database listens on port 5544."]
+    finally:
+        app.close()

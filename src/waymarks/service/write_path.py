@@ -354,9 +354,15 @@ def write(app: Waymarks, decide: Callable[[WriteContext], Decision],
         fold_siblings(app)  # the session itself is brought up to date under the lock
     if app.current_session() is None:
         # decide against an empty session first, so a refused write creates no file
-        with app.projection.transaction():  # read-only: the decision writes nothing
-            ctx = context(app, app.projection, None)
-            first = decided(app, ctx, decide, guard)
+        try:
+            with app.projection.transaction():  # read-only: the decision writes nothing
+                ctx = context(app, app.projection, None)
+                first = decided(app, ctx, decide, guard)
+        except sqlite3.Error as exc:  # nothing appended: reopen (or repair) and decide again
+            if not is_damage(exc) or not retry:  # (another process replaced the file)
+                raise database_error(exc, app.db_path) from exc
+            app._recover(exc)
+            return write(app, decide, guard, retry=False, fold=fold)
         if not isinstance(first, PinMutation | MemoryMutation):
             return first
         if app.rehearsing:  # would create the session file and append: stop before either
