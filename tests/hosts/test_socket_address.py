@@ -74,7 +74,7 @@ def test_a_helper_socket_appears_only_once_it_listens(tmp_path: Path,
         assert seen == [False]
         assert path.is_socket() and oct(path.stat().st_mode & 0o777) == "0o600"
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        client.connect(str(path))  # reached at once, by its own name
+        sockets.at_socket(str(path), client.connect)  # reached at once, by its own name
         client.close()
         assert sorted(p.name for p in tmp_path.iterdir()) == ["helper.sock"]
     finally:
