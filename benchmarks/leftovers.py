@@ -141,10 +141,30 @@ def _wait(token: str, seconds: float) -> list[int]:
     return pids
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (not ended, not a zombie awaiting its parent)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"])
+
+
+def _unmarked_and_alive(pid: int, token: str) -> bool:
+    """Whether ``pid`` runs without the mark: a marked process ending just then (killed a
+    moment before) reads as unmarked while it exits, so it is asked a few times (CI
+    counted one such as left alone)."""
+    for _ in range(5):
+        if carries(pid, token) or not _alive(pid):
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def _left_alone(root: Path, token: str) -> int:
     """How many processes still work under ``root`` without ``token`` (not started by the
     benchmark, or not known to be: left running), each named on stderr."""
-    others = [pid for pid in working_under(root) if not carries(pid, token)]
+    others = [pid for pid in working_under(root) if _unmarked_and_alive(pid, token)]
     for pid in others:
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
