@@ -16,7 +16,7 @@ a stored claim and ~40% unrelated:
   cosines + the nearest records fetched + fused ``evaluate`` (what a one-shot process pays
   once the model is loaded);
 - ``hybrid_warm``: the same with the matrix held in memory (the warm Claude Code helper,
-  MCP server or Pi bridge: :class:`waymarks.service.semantic_recall.VectorMemo`);
+  MCP server or Pi bridge: :class:`waymarks.service.semantic_memo.VectorMemo`);
 - ``lexical_cached`` and ``hybrid_cached``: the lexical path and ``hybrid_warm`` with the
   lexical side answered from the in-memory postings a long-lived process also keeps
   (``RecallCache``, ``keep_recall_index=True``): what the warm helper pays per prompt.

@@ -42,7 +42,7 @@ from waymarks.store.writer_lock import FileIdentity
 
 if TYPE_CHECKING:  # imported where used: a one-shot recall never writes (issue 15), nor
     # keeps the recall index in memory
-    from waymarks.service.semantic_recall import VectorMemo
+    from waymarks.service.semantic_memo import VectorMemo
     from waymarks.service.writes import Decision, WriteContext
     from waymarks.store.protocol import Store
     from waymarks.store.recall_cache import RecallCache

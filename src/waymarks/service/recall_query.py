@@ -100,11 +100,12 @@ def _semantic_side(app: Waymarks, index: RecallIndex, query: str,
     """:func:`~waymarks.service.semantic_recall.semantic_side_for`, with the long-lived
     process's memo of the vectors (made at its first recall)."""
     from waymarks.service import semantic_recall
+    from waymarks.service.semantic_memo import VectorMemo
 
     memo = None
     if app.keep_recall_index:
         if app._vector_memo is None:
-            app._vector_memo = semantic_recall.VectorMemo()
+            app._vector_memo = VectorMemo()
         memo = app._vector_memo
     return semantic_recall.semantic_side_for(app, index, query, candidates, visible, memo,
                                              cache, active_only=active_only)

@@ -41,13 +41,13 @@ from waymarks.semantic import (
     Nearest,
     enabled,
     load,
-    new_crowd,
     new_matrix,
     switch_problem,
     unit_vector,
 )
 from waymarks.service.failure_marks import fresh, until
 from waymarks.service.outcomes import ServiceError
+from waymarks.service.semantic_memo import VectorMemo as VectorMemo
 from waymarks.service.semantic_unseen import Unseen
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
@@ -56,7 +56,6 @@ from waymarks.store.writer_lock import WriterBusy
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from waymarks.semantic.matrix import Crowd
     from waymarks.service.app import Waymarks
     from waymarks.service.semantic_skips import Guard
     from waymarks.store.recall_cache import RecallCache
@@ -68,46 +67,6 @@ BATCH: Final = 32
 KEPT_RETRY_S: Final = 300
 #: no record set aside
 NONE_SKIPPED: Final[Mapping[str, str]] = MappingProxyType({})
-
-
-class VectorMemo(msgspec.Struct):
-    """A long-lived process's copy of the visible vectors (read past a row watermark)."""
-
-    model: str = ""
-    visible: tuple[str, str | None] | None = None
-    generation: int = -1
-    rewrites: int = -1
-    watermark: int = 0
-    held: Nearest | None = None
-    #: every vector of the model summed (a query whose script is centred: :meth:`crowd_of`)
-    crowd: Crowd | None = None
-
-    def current(self, store: VectorStore, embedder: Embedder, visible: tuple[str, str | None],
-                generation: int) -> Nearest:
-        model = embedder.model
-        rewrites = store.rewrites()  # a vector stored below what this copy read: start over
-        if (self.held is None or (model, visible, generation, rewrites)
-                != (self.model, self.visible, self.generation, self.rewrites)):
-            if (model, generation, rewrites) != (self.model, self.generation, self.rewrites):
-                self.crowd = None  # (every session's vectors: kept for another session)
-            self.model, self.visible, self.generation = model, visible, generation
-            self.rewrites = rewrites
-            self.watermark, self.held = 0, new_matrix(embedder.dim)
-        rows = store.vectors(model, visible, after=self.watermark)
-        self.held.extend(rows)
-        if rows:
-            self.watermark = rows[-1][0]
-        return self.held
-
-    def crowd_of(self, store: VectorStore, embedder: Embedder) -> Crowd:
-        """Every current vector of the model summed, as a one-shot process sums its matrix
-        of them (:meth:`Nearest.crowd`), read past the last one read: hub values taken over
-        the vectors this session sees made a Chinese question at the margin recall
-        otherwise here than in a one-shot process. Call after :meth:`current`."""
-        if self.crowd is None:
-            self.crowd = new_crowd(embedder.dim)
-        self.crowd.extend(store.vectors(embedder.model, after=self.crowd.watermark))
-        return self.crowd
 
 
 #: the code of the error a broken extra raises (:func:`loaded`)
