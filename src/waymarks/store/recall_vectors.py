@@ -67,6 +67,8 @@ REWRITES: Final = "vectors_rewritten"
 KEPT_FAILED: Final = "vectors_file_failed"
 #: the meta name of :meth:`VectorStore.kept_written`
 KEPT_WRITTEN: Final = "vectors_file_written"
+#: the meta name prefix of :meth:`VectorStore.kept_sum` (then the model)
+KEPT_SUM: Final = "vectors_sum:"
 #: records read per statement
 CHUNK: Final = 500
 #: the records a session may see (``?2``: its ID, ``None`` for every record; ``?3``: its
@@ -140,6 +142,7 @@ class VectorStore:
             " model = excluded.model, text_hash = excluded.text_hash,"
             " vector = excluded.vector, checksum = excluded.checksum", values)
         self._forget_done(keep=model)  # another model's vectors may have been replaced
+        self.forget_sums(keep=model)
         before = done = self.done(model)
         ids = list(texts)
         for start in range(0, len(ids) if done else 0, CHUNK):
@@ -235,6 +238,35 @@ class VectorStore:
     def _set_text(self, name: str, value: str) -> None:
         self.db.execute("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name)"
                         " DO UPDATE SET value = excluded.value", (name, value))
+
+    def kept_sum(self, model: str) -> tuple[tuple[int, int, int, int], bytes] | None:
+        """The sum of ``model``'s current vectors kept with the projection
+        (:meth:`note_sum`): ``((index generation, rewrites, watermark, count), the float64
+        total's bytes)``, or ``None`` (none kept, or not one this wrote). It holds the
+        records up to the watermark while the generation and :meth:`rewrites` are those
+        it names: records are only appended, and a vector stored below a record that had
+        one bumps the rewrites."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?", (KEPT_SUM + model,)
+                              ).fetchone()
+        fields = str(row[0]).split(" ") if row is not None else []
+        if len(fields) != 5 or not all(n.isascii() and n.isdigit() for n in fields[:4]):
+            return None
+        try:
+            total = bytes.fromhex(fields[4])
+        except ValueError:
+            return None
+        generation, rewrites, watermark, count = (int(n) for n in fields[:4])
+        return (generation, rewrites, watermark, count), total
+
+    def note_sum(self, model: str, key: tuple[int, int, int, int], total: bytes) -> None:
+        """Keep the sum of ``model``'s current vectors (:meth:`kept_sum`). Call inside a
+        transaction."""
+        self._set_text(KEPT_SUM + model, " ".join([*map(str, key), total.hex()]))
+
+    def forget_sums(self, keep: str | None = None) -> None:
+        """Delete the kept sums (but ``keep``'s model's)."""
+        self.db.execute("DELETE FROM meta WHERE substr(name, 1, ?) = ? AND name IS NOT ?",
+                        (len(KEPT_SUM), KEPT_SUM, None if keep is None else KEPT_SUM + keep))
 
     def database_file(self) -> str:
         """The file of the database (``""`` for one in memory)."""
@@ -420,6 +452,7 @@ class VectorStore:
             dropped += len(gone)
         if dropped:
             self._forget_done()  # their records no longer have a vector
+            self.forget_sums()  # (summed before the bytes went bad: summed again)
         return dropped
 
     def unsound(self, model: str | None = None,
