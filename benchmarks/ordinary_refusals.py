@@ -12,7 +12,8 @@ projection), and counts the refusals:
 - the LoCoMo-derived claims the benchmarks use (``locomo.py --corpus observations``: each
   conversation's generated observations, one project a conversation), when the data file
   is there (``--data``, never copied into the repository);
-- each non-conflicting pair of ``conflict_pairs.json`` and ``conflict_pairs_words.json``
+- each non-conflicting pair of ``conflict_pairs.json``, ``conflict_pairs_words.json`` and
+  ``conflict_pairs_registers.json``
   (``conflict`` false, ``scopes`` same), its two claims in a project of their own
   (``--pairs`` for the fixture pairs: they are ~1,300 projects).
 
@@ -112,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data.is_file():
         sources["locomo"] = dict(observations(args.data))
     sources["pairs"] = dict(quiet_pairs(
-        ["conflict_pairs_words.json"] + (["conflict_pairs.json"] if args.pairs else [])))
+        ["conflict_pairs_words.json", "conflict_pairs_registers.json"]
+        + (["conflict_pairs.json"] if args.pairs else [])))
     result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
