@@ -704,3 +704,43 @@ def test_a_prompt_hook_without_its_helper_ends_without_a_collection(tmp_path: Pa
         assert [line for line in said if line.endswith("msgspec loaded: True")] == [], said
     assert b"returned" not in script.stdout, "the console script's process ended after it"
     assert launcher.stdout == script.stdout.replace(b"returned\n", b"")
+
+
+#: run as ``python -I -S -c``: the hook's entry point, writing each regular expression it
+#: compiles to standard error
+_EXPRESSIONS_SEEN = (
+    "import os, runpy, sys\n"
+    "import re._compiler as compiler\n"
+    "real = compiler.compile\n"
+    "def seen(pattern, flags=0):\n"
+    "    os.write(2, b'expression: %a\\n' % (pattern,))\n"
+    "    return real(pattern, flags)\n"
+    "compiler.compile = seen\n"
+    "sys.argv = sys.argv[1:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+@pytest.mark.slow
+def test_a_prompt_hook_without_its_helper_compiles_no_expression_a_string_method_answers(
+        tmp_path: Path) -> None:
+    """Each regular expression a fresh process compiles costs ~0.2-1M instructions of
+    Python (the parser and compiler of ``re``): a prompt's hook compiled 24 at 1k
+    memories, six of them for what a string method answers the same way: the session
+    ID's form (8-4-4-4-12 hex digits), the session folder's name (a leading separator
+    dropped, ``/ \\ :`` made hyphens), the glob that finds the session's ledger by its
+    name's end, a slash command looked for in prompts holding no ``/``, and a quoted
+    TOML string's, compiled at the import of the module that names a refused value's
+    line (none was refused). None of them is compiled now."""
+    argv, event, env, project = _prompt_hook(tmp_path)
+    assert argv[1:3] == ["-I", "-S"]
+    done = subprocess.run([argv[0], *suite_bytecode(), "-I", "-S", "-c", _EXPRESSIONS_SEEN,
+                           *argv[3:]], input=event, env=env, cwd=project,
+                          capture_output=True, timeout=120, check=True)
+    compiled = [line.removeprefix("expression: ") for line in
+                done.stderr.decode().splitlines() if line.startswith("expression: ")]
+    # the watch saw the plan's own expressions (memory_order's, when it orders memories)
+    assert r"'[-_./\\s]+'" in compiled, compiled
+    avoidable = [text for text in compiled if "[0-9a-fA-F]{8}" in text
+                 or text in (r"'[/\\:]'", r"'^[/\\]'") or ".jsonl" in text
+                 or text.startswith(r"'\\s*/") or text.startswith("'\"(?:")]
+    assert avoidable == [], compiled

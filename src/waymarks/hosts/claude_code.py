@@ -84,8 +84,16 @@ CONTEXT_TOKENS: Final = 2_300
 #: sets which port?", "/api/orders returns 500s") is a turn of the conversation: dropped
 #: as a command, a follow-up after it lost its subject
 SLASH_COMMAND: Final = lazy(r"\s*/[^\s/]+(?:\s|$)")
-_SESSION_ID: Final = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-                                r"-[0-9a-fA-F]{12}")
+#: where a session ID (8-4-4-4-12 hex digits, either case) has its hyphens
+_HYPHENS: Final = (8, 13, 18, 23)
+
+
+def is_session_id(value: str) -> bool:
+    """Whether ``value`` is a session ID as Claude Code writes one, read without a regular
+    expression (its compile was ~0.7M instructions of every hook that no helper answered)."""
+    return len(value) == 36 and all(
+        char == "-" if at in _HYPHENS else char in "0123456789abcdefABCDEF"
+        for at, char in enumerate(value))
 
 
 class HookInputError(ValueError):
@@ -108,7 +116,7 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise HookInputError("input_not_object")
     session_id, cwd = payload.get("session_id"), payload.get("cwd")
-    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+    if not isinstance(session_id, str) or not is_session_id(session_id):
         raise HookInputError("bad_session_id")
     if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         raise HookInputError("bad_cwd")
@@ -151,7 +159,7 @@ def _pointed(path: Path) -> str | None:
         value = read_regular(path, limit=128).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return value if _SESSION_ID.fullmatch(value) else None
+    return value if is_session_id(value) else None
 
 
 def project_of(payload: dict[str, Any], project: str | None) -> str:
@@ -424,8 +432,8 @@ def recent_prompts(session: Any, prompt: str) -> list[str]:
     from waymarks.service.planning import history_turns
 
     def said(message: Any) -> bool:
-        return bool(message.role == "user" and message.text.strip()
-                    and not SLASH_COMMAND.match(message.text))
+        return bool(message.role == "user" and message.text.strip()  # (no "/": no command)
+                    and not ("/" in message.text and SLASH_COMMAND.match(message.text)))
 
     import sqlite3
 
@@ -543,7 +551,7 @@ def follower(app: Any) -> Any:
     def follow() -> None:
         session = app.current_session()
         for wanted in (_pointed(pid_pointer(app.home, claude)),
-                       given if _SESSION_ID.fullmatch(given) else None,
+                       given if is_session_id(given) else None,
                        current_session_id(app.home, app.cwd)):
             if wanted is None:
                 continue

@@ -4,12 +4,13 @@ document keeps no positions."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Final
 
+from waymarks.core.lazy_re import lazy
+
 #: a TOML string on one line: a basic one (escapes allowed) or a literal one
-_STRING: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+_STRING: Final = lazy(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
 
 
 def where_provider(provider: str, *files: Path | None) -> str | None:
