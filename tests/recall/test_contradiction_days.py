@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from waymarks.core.decision_types import Rejected
+from tests.recall.contradiction_lines import second_refused_or_written
 from waymarks.service.app import Waymarks
 
 
@@ -24,13 +24,4 @@ from waymarks.service.app import Waymarks
 ])
 def test_opposite_states_on_other_days_are_both_written(
         app: Waymarks, first: str, second: str, conflict: bool) -> None:
-    kept = app.remember(first)
-    second_written = app.remember(second)
-    held = [(v.text, v.status) for v in app.items("memory")]
-    if conflict:
-        assert isinstance(second_written, Rejected), second_written
-        assert second_written.conflicts == (kept.id,)  # type: ignore[union-attr]
-        assert held == [(first, "active")]
-    else:
-        assert second_written.outcome == "committed", second_written
-        assert held == [(first, "active"), (second, "active")]
+    second_refused_or_written(app, first, second, conflict)

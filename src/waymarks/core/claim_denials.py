@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from waymarks.core.claim_change_verbs import CHANGE_FORMS, CHANGE_STEMS
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import MAX_CLAIM_CHARS
 
@@ -164,18 +165,32 @@ CHANGE_WORDS: Final = frozenset(
     """
     went goes bumped upgraded downgraded migrated increased decreased raised lowered reduced
     updated dropped grew renamed moves
-    """.split())
-#: the word after a change word, and "from" or "to" after that one (values are blanked)
-_AFTER_CHANGE_WORD: Final = lazy(r" *([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?: +(from|to)\b)?")
+    """.split()) | CHANGE_FORMS  # (every form of each verb: core/claim_change_verbs.py)
+#: the word after a change word, and "from" or "to" after it or after one more word (its
+#: object: "Bumped Node to 22.", "Increase worker count to 8"), or, after an imperative
+#: starting the claim, the clause's end (the values after the object are blanked: "Switch
+#: CI from CircleCI to GitHub Actions")
+_AFTER_CHANGE_WORD: Final = lazy(
+    r" *([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?:(?: +[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)??"
+    r"(?: +(from|to)\b|(?P<end>  +(?:[.;:,!?]|$)|$)))?")
 
 
-def is_change_verb(text: str, end: int, stop: frozenset[str]) -> bool:
+def is_change_verb(text: str, end: int, stop: frozenset[str], start: int = -1) -> bool:
     """Whether the word of :data:`CHANGE_WORDS` ending at ``end`` is a verb: no word of a
     subject follows it (a word of ``stop``, "from", "to", a value, the clause's end), or
-    its object does, then "from" or "to" ("Bumped Node to 22."); an adjective's noun is
-    followed by its verb ("Upgraded nodes run kernel 6.1.")."""
+    its object does (one word or two), then "from" or "to" ("Bumped Node to 22.",
+    "Increase worker count to 8"); an adjective's noun is followed by its verb
+    ("Upgraded nodes run kernel 6.1."); after a determiner it is a noun ("the update
+    window", :func:`waymarks.core.claim_words.subject_terms`). An imperative starting the
+    claim (its verb's stem at ``start`` 0: a commit's or ticket's subject) is one before
+    its object and the clause's end too ("Switch CI from CircleCI to GitHub Actions"); a
+    participle there is an adjective ("Migrated users number 1500.")."""
     after = _AFTER_CHANGE_WORD.match(text, end)
-    return after is None or after.group(1) in stop or after.group(2) is not None
+    if after is None or after.group(1) in stop:
+        return True
+    if after.group("end") is not None:
+        return start == 0 and text[:end] in CHANGE_STEMS
+    return after.end() > after.end(1)
 
 
 #: a claim that its subject is not made into parts by a verb, the participle ending it

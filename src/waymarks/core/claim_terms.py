@@ -10,6 +10,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Final
 
+from waymarks.core.claim_change_verbs import HAN_CHANGE_WORDS
+
 #: surface word -> canonical subject term (English words and Chinese words alike)
 TERMS: Final[dict[str, str]] = {
     word: name
@@ -307,7 +309,11 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
                          # the verbs English claims say with stop words ("uses", "runs",
                          # "set"): as characters, "构建使用 Node 18。" was another
                          # subject than "The build uses Node 20."
-                         "使用", "采用", "运行", "设置")
+                         "使用", "采用", "运行", "设置",
+                         # a change's verb and its particle ("升级到", "迁到", "换成"): as
+                         # characters, "构建已升级到 JDK 17" was another subject than
+                         # "构建用的是 JDK 11" (core/claim_change_verbs.py)
+                         *HAN_CHANGE_WORDS)
 #: those verbs, which also start a compound noun (运行日志, run logs; 设置页面, the settings
 #: page; 使用说明, the manual): at a Han run's start, before more of it, they are the noun's
 HAN_NOUN_VERBS: Final = frozenset(("使用", "采用", "运行", "设置"))

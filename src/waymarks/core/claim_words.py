@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
+from waymarks.core.claim_change_verbs import DETERMINERS
 from waymarks.core.claim_cjk_words import cjk_terms
 from waymarks.core.claim_denials import CHANGE_WORDS, NOT_AUXILIARIES, is_change_verb
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
@@ -42,7 +43,8 @@ def subject_terms(text: str) -> set[str]:
     terms: set[str] = set()
     for word in ASCII_WORD.finditer(text):
         joined = word.group(0)
-        if joined in CHANGE_WORDS and is_change_verb(text, word.end(), STOP):
+        if joined in CHANGE_WORDS and not _after_determiner(text, word.start()) \
+                and is_change_verb(text, word.end(), STOP, word.start()):
             continue  # (a change's verb, by where it stands: not kept per word)
         if joined == "rest" and text.endswith("at ", 0, word.start()):
             continue  # "encrypted at rest": where it is stored, no narrower thing (a "REST
@@ -51,6 +53,12 @@ def subject_terms(text: str) -> set[str]:
     if not text.isascii():
         terms |= cjk_terms(text)
     return terms
+
+
+def _after_determiner(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows a determiner ("the update window"): a noun."""
+    before = text[max(0, start - 8):start].split()
+    return bool(before) and before[-1] in DETERMINERS
 
 
 @lru_cache(maxsize=1 << 13)

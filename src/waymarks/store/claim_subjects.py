@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Final
 from waymarks.core import (
     claim_about,
     claim_bounds,
+    claim_change_verbs,
     claim_cjk_words,
     claim_days,
     claim_denials,
@@ -108,8 +109,9 @@ def fingerprint() -> str:
 
 #: the modules a claim's signature is read by (the digest's; a test holds it to the
 #: imports of ``core/contradiction.py`` and its ``claim_*`` modules)
-SIGNATURE_CODE: Final = (claim_about, claim_bounds, claim_cjk_words, claim_days, claim_denials,
-                          claim_kinds, claim_names, claim_schedules, claim_states, claim_terms,
+SIGNATURE_CODE: Final = (claim_about, claim_bounds, claim_change_verbs, claim_cjk_words,
+                          claim_days, claim_denials, claim_kinds, claim_names, claim_schedules,
+                          claim_states, claim_terms,
                           claim_tool_kinds, claim_values, claim_word_values,
                           claim_words, contradiction, model, privacy, text)
 #: taken at import, with the code it stands for (see recall_index._ANALYSIS)
