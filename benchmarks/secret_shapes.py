@@ -5,7 +5,9 @@ it (``ADDED``: vendor tokens such as Vault's and Sentry's, a .netrc password, ba
 an ``auth`` key, the password flags of openssl, zip, 7-Zip, the OpenLDAP clients and
 smbclient, names ending in ``PASS``: only those matches of the assignment rule, and a
 credential stated in a sentence, ``prose``: "the staging db password is Tr0ub4dor&3"; a
-Kubernetes Secret's base64 ``data:``, ``kube_secret`` and ``kube_secret_json``).
+Kubernetes Secret's base64 ``data:``, ``kube_secret`` and ``kube_secret_json``; a login's
+user and password side by side, ``login_pair``: "admin/admin123", and a password set or
+used in a sentence, ``password_set``: "set the admin password to trustno1").
 
 - ``false_positives``: every file under the given roots (default: this repository's
   ``src``, ``tests``, ``docs``, ``benchmarks``, ``/work/shared`` and the virtual
@@ -54,7 +56,8 @@ NAMES = ("aws_secret_pair", "aws_secret_named", "bearer")
 ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks", "sentry",
          "age", "mapbox", "auth_b64", "netrc", "login_flag", "smb_user", "assign", "prose",
          "prose_cjk", "kube_secret", "kube_secret_json", "mailgun_v2",
-         "passphrase_line", "zapier_hook", "webhook_path", "openai", "mailgun", "prose_named")
+         "passphrase_line", "zapier_hook", "webhook_path", "openai", "mailgun", "prose_named",
+         "login_pair", "password_set")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

@@ -37,7 +37,7 @@ def test_a_secret_on_a_continued_line_is_redacted(shape: str) -> None:
 @pytest.mark.parametrize("text", [
     "docker login ghcr.io\n  -p {} is how the old docs wrote it",
     "mysql -u root\n-p{}",
-    "curl -X POST https://x \\\n  -d 'a=b'; echo -u admin:{}",
+    "curl -X POST https://x \\\n  -d 'a=b'; echo -u ci:{}",
 ])
 def test_a_line_no_backslash_continues_to_is_another_command(text: str) -> None:
     assert redact(text.format(PW)) == (text.format(PW), 0)

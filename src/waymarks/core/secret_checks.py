@@ -28,6 +28,7 @@ from waymarks.core.secret_commands import (
     redis_auth_lead,
 )
 from waymarks.core.secret_environments import generated
+from waymarks.core.secret_logins import accepts_login
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
 from waymarks.core.secret_passphrases import passphrase_is_secret
 from waymarks.core.secret_printed import typed_at_prompt
@@ -201,6 +202,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             else _looks_like_secret(value, data=True, alone=False)
     if name in ("prose", "prose_cjk", "prose_bare", "prose_named"):
         return accepts_prose(match, start, end)
+    if name in ("login_pair", "password_set"):
+        return accepts_login(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

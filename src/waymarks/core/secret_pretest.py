@@ -23,6 +23,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_logins import might_log_in
 from waymarks.core.secret_prose import might_name_one, might_state_one
 from waymarks.core.secret_tokens import (
     DASH_FLAG,
@@ -62,7 +63,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "secret_set",
                                 "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "prose_bare",
-                                "prose_named",
+                                "prose_named", "login_pair", "password_set",
                                 "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})
@@ -228,8 +229,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
-    if might_state_one(text, folded, colon, equals):
-        return True  # "the staging password is …", "数据库密码是 …"
+    if might_state_one(text, folded, colon, equals) or might_log_in(text, folded):
+        return True  # "the staging password is …", "数据库密码是 …", "admin/admin123"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line
     if ("|" in text or "<<" in text) \

@@ -1,10 +1,14 @@
 """A credential stated in a sentence: its value after a credential's noun and ``is``,
-``was``, ``are``, ``=``, ``:`` or ``是``/``为`` ("remember: the staging db password is
-Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd", "记住：数据库
-密码是 Passw0rd123", "the PIN is 4821").
+``was``, ``are``, ``'s``, ``set to``, ``changed to``, an arrow (``->``, ``=>``, ``→``), a
+spaced ``=``, ``=``/``:`` after some nouns, or ``是``/``为``/``改成了`` ("remember: the
+staging db password is Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is
+a8f3kd93jf02kd", "记住：数据库密码是 Passw0rd123", "the PIN is 4821", "root password =
+toor", "password -> hunter2"). After a password's noun a weak or default password goes too
+(:func:`stated_password`: "The password is hunter2.", "the router's admin password is
+admin").
 
 The ``prose`` rule of :mod:`waymarks.core.secret_rules` (whose docstring states what every
-rule must keep true). The nouns: password, passphrase, passcode, passwd, pwd, pw, secret,
+rule must keep true). The nouns: password, pass, passphrase, passcode, passwd, pwd, pw, secret,
 token, a key named for a credential (API, access, secret, private, license, signing,
 encryption, master, deploy), ``PIN`` in capitals (a lower-case "pin" is Waymarks' own), and
 密码/密碼, 口令, 密钥/密鑰, 秘钥, 金鑰, 令牌; up to three words after "for", "of" or "on"
@@ -35,7 +39,7 @@ _KEY_QUALIFIERS: Final = ("api", "access", "secret", "private", "license", "lice
                           "pagerduty", "datadog", "integration", "routing", "application")
 _CJK_NOUNS: Final = ("密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "秘鑰", "金鑰", "令牌")
 _ENGLISH: Final = (
-    r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?"
+    r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)?|(?<![A-Za-z0-9])pwd?"
     r"|(?<![A-Za-z])secret(?:[ _-]?key)?|(?<![A-Za-z])token"
     r"|(?-i:(?<![A-Za-z])(?P<prose_pin>PIN)(?: ?(?i:code|number))?)"
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
@@ -44,8 +48,11 @@ _ENGLISH: Final = (
 #: "for the admin account", "of prod", "on staging": up to three words
 _QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
 _ENGLISH_VERB: Final = (
-    r" (?:is|was|are|were|will be|has been|remains)"
+    r"(?: (?:is|was|are|were|will be|has been|remains)"
     r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
+    # "the password's hunter2", "db password set to …", "password -> …", "pw = …"
+    r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated) to[ \t]+"
+    r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
     r"(?:(?:now|still|just|currently|set to|changed to|actually) ){0,2}")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
@@ -54,7 +61,8 @@ _SEPARATED: Final = (
     + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
     + r"))[ \t]*[:=][ \t]*")
 _CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
-                    r"(?:是|为|為|设为|設為|改为|改為|改成|[:：=＝])[ \t\u3000]*[“「『‘]?")
+                    r"(?:是|为|為|(?:设为|設為|设成|設成|改为|改為|改成)了?|[:：=＝])"
+                    r"[ \t\u3000]*[“「『‘]?")
 #: the value: quoted or backticked, else ASCII up to a space, a quote or other text, and
 #: without a sentence's closing punctuation
 _VALUE: Final = (
@@ -188,10 +196,56 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
             value, quoted=False, pin=False, password=password)
     found = match.groupdict()
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
-    return prose_value_is_secret(match.string[start:end], quoted=match.lastgroup != "prose",
-                                 pin=found.get("prose_pin") is not None
-                                 or found.get("prose_pin2") is not None,
-                                 password=noun.lower() in _PASSWORD_NOUNS)
+    password = noun.lower() in _PASSWORD_NOUNS
+    pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None
+    if password and match.lastgroup in ("prose", "prose_cjk") and not pin \
+            and stated_password(match.string, value, end):
+        return True
+    return prose_value_is_secret(value, quoted=match.lastgroup != "prose", pin=pin,
+                                 password=password)
+
+
+#: passwords set by default or chosen first (vendors' defaults, the most common lists'
+#: head): words a sentence leaves alone elsewhere, so one counts only after a password's
+#: noun and where it ends its clause ("the router's admin password is admin", "root
+#: password = toor"; not "the password is admin only")
+DEFAULT_PASSWORDS: Final = frozenset({
+    "admin", "administrator", "root", "toor", "letmein", "qwerty", "qwertyuiop", "guest",
+    "password", "passw0rd", "p@ssw0rd", "p@ssword", "iloveyou", "monkey", "dragon",
+    "trustno1", "postgres", "mysql", "oracle", "raspberry", "changeit", "sunshine",
+    "princess", "football", "baseball", "superman", "abc123", "1234", "12345", "123456",
+    "1111", "0000", "pass", "passwd", "tomcat", "ubnt", "cisco", "alpine", "vagrant",
+    "openelec", "calvin"})
+#: what ends a clause after a value: punctuation (then anything), or the line's end
+_CLAUSE_END: Final = lazy(r"[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z))")
+#: the digits of a passcode ("the passcode is 9931"): as many as a PIN's
+_PASSCODE: Final = lazy(r"pass ?code", re.IGNORECASE)
+
+
+def stated_password(text: str, value: str, end: int) -> bool:
+    """Whether ``value``, stated after a password's noun (``text[:end]`` ends with it), is
+    the password though prose's test (:func:`prose_value_is_secret`) reads it as a word: a
+    weak one, letters and digits both or digits alone (``hunter2``, ``qwe123``; not an
+    algorithm's name, :data:`_ALGORITHM`), or one of :data:`DEFAULT_PASSWORDS` where it
+    ends its clause; a passcode's 4 digits too."""
+    stripped = value.strip("\"'`")
+    if _weak_password(stripped) and len(stripped) >= _WEAK_MIN:
+        return True
+    ends = clause_ends(text, end)
+    if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends \
+            and _PASSCODE.search(text, max(0, end - 64), end) is not None:
+        return True
+    return ends and stripped.lower() in DEFAULT_PASSWORDS
+
+
+def clause_ends(text: str, at: int) -> bool:
+    """Whether a clause of ``text`` ends at ``at`` (:data:`_CLAUSE_END`)."""
+    return _CLAUSE_END.match(text, at) is not None
+
+
+#: a weak password is this long at least (``qwe123``; ``abc12``, ``v1.2``, ``2fa`` stay)
+_WEAK_MIN: Final = 6
+_PIN_MIN: Final = 4
 
 
 #: how a password's noun starts (pass…, pw, pwd; 密码/密碼, 口令): a quoted word after it
@@ -210,6 +264,7 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
     if ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
             or "key" in folded or "PIN" in text) \
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
-                 or " were" in folded or " be" in folded or " remains" in folded):
+                 or " were" in folded or " be" in folded or " remains" in folded
+                 or " to " in folded or "'s" in folded or "->" in text or "\u2192" in text):
         rules.append(PROSE)
     return _matched_at_needles(rules, text)

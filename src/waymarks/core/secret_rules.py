@@ -57,6 +57,7 @@ from waymarks.core.secret_admin import ADMIN_RULES
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
 from waymarks.core.secret_connections import CONNECTION_RULES
 from waymarks.core.secret_environments import ENVIRONMENT_RULES
+from waymarks.core.secret_logins import LOGIN_PAIR, PASSWORD_SET
 from waymarks.core.secret_manifest import (
     KUBE_SECRET,
     KUBE_SECRET_CUT,
@@ -512,6 +513,7 @@ _WRAPPERS: Final = (
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
     PROSE_BARE,  # (its noun, then its value: no verb)
     PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
+    LOGIN_PAIR, PASSWORD_SET,  # "admin/admin123", "set the password to …": secret_logins
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential

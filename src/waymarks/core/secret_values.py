@@ -236,8 +236,10 @@ def prose_value_is_secret(value: str, *, quoted: bool, pin: bool,
     Words (``hashed``, ``valid``), hyphenated words (``read-only``, ``correct-horse-…``),
     a word and a number (``argon2``, ``sha256``, ``HS256``, ``OAuth2``, ``3600s``,
     ``256-bit``) stay, and so do single-case words with one or two switches (``hunter2``,
-    ``argon2id``, ``abc123xyz``): a weak password stated in prose is missed unless
-    quoted, as the price of leaving everyday sentences about software alone."""
+    ``argon2id``, ``abc123xyz``) here: after a password's noun the prose rule takes a weak
+    or default one itself (:func:`waymarks.core.secret_prose.stated_password`), after a
+    token's, key's or secret's it stays, as the price of leaving everyday sentences about
+    software alone."""
     if pin:
         return value.isdigit() and len(value) in _PIN_DIGITS
     if quoted:

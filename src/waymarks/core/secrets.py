@@ -68,7 +68,11 @@ Each credential is replaced by ``[REDACTED:<kind>]``; the kinds (rules in
   (``"${PW}"``, ``"<your key>"``, ``"Access token"``); and ``secret``: a value stated
   after a credential's noun in a sentence ("the staging db password is Tr0ub4dor&3",
   "数据库密码是 Passw0rd123"), judged more strictly ("the password is stored in Vault",
-  "the key is 256-bit" stay; see ``waymarks.core.secret_values.prose_value_is_secret``).
+  "the key is 256-bit" stay; see ``waymarks.core.secret_values.prose_value_is_secret``),
+  a weak or default one after a password's noun ("The password is hunter2.", "root
+  password = toor"), one set or used in a sentence ("set the admin password to trustno1",
+  "use hunter2 as the password") and a login's user and password side by side ("login
+  with admin / admin123", ``admin/admin123``: ``waymarks.core.secret_logins``).
 
 Why our own rules and not a maintained scanner's (decided by reading and measuring the
 PyPI candidates in 2026; see also benchmarks/secret_redaction.py):

@@ -1,0 +1,121 @@
+"""A login written as its user and password side by side, and a password set or used in a
+sentence whose noun comes after it or after a verb of its own: "login with admin /
+admin123", "admin/admin123", "credentials are admin:admin123", "creds: bob / hunter22",
+"set the admin password to trustno1", "I set the password to hunter2", "use hunter2 as
+the password". Each went to a remote model in clear: the prose rule
+(:mod:`waymarks.core.secret_prose`) wants the noun before a verb (``is``, ``=``, ``->``).
+
+- ``login_pair``: a user then ``/`` or ``:`` then its password, where the user is an
+  account every system ships (``admin``, ``root``, ``sa``, ``postgres``, …) or follows a
+  login's word (login, log in, sign in, creds, credentials, account, username, 账号,
+  用户名). The password must read as one: a weak one (letters and digits both, or 6+
+  digits: ``admin123``), what prose's test takes (``Tr0ub4dor&3``), or a default
+  (``admin``, ``toor``: :data:`waymarks.core.secret_prose.DEFAULT_PASSWORDS`) where it
+  ends its clause. An owner and group (``chown root:root``, ``--chown=``, ``--user``), a
+  placeholder (``admin:password``), a path (``admin/settings``, ``admin/users``), a role list
+  (``admin / viewer``), an image (``postgres:16-alpine``) or a version stay; so does a
+  pair inside a longer path or URL (a ``/`` or ``.`` glued before it, a ``/`` after it).
+- ``password_set``: after set, change, reset or update and up to four words, a
+  password's noun then ``to`` and the value; or ``use`` the value ``as`` the password
+  (the noun ending its clause: "use 1Password as the password manager" names a tool).
+  The value is judged as after "the password is" (a word such as "expire" stays).
+
+Pure: ASCII regular expressions only, no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_prose import _matched_at_needles, clause_ends, stated_password
+from waymarks.core.secret_tokens import Rule
+from waymarks.core.secret_values import prose_value_is_secret
+
+#: accounts systems ship with, whose name alone says the pair is a login
+_USERS: Final = ("admin", "administrator", "root", "sa", "postgres", "guest", "pi",
+                 "ubuntu", "elastic", "oracle", "system", "ftp", "tomcat",
+                 "manager", "operator", "superuser", "mysql", "rabbitmq", "grafana",
+                 "jenkins", "vagrant", "ec2-user", "kibana")
+#: a login's words, then (optionally) "with", "as", "is", "are" or a separator
+_CONTEXT: Final = (r"(?:log ?in|sign ?in|creds|credentials|account|username|user"
+                   r"|\u8d26\u53f7|\u5e10\u53f7|\u7528\u6237\u540d)(?![A-Za-z])"
+                   r"(?:[ \t]*(?:with|as|is|are|=|:|\uff1a)(?![A-Za-z]))?[ \t]*")
+#: a password's characters: no space, quote, backtick, ``/`` or ``\\`` (a string's escaped
+#: line break, cloud-init's ``ubuntu:RANDOM\\n``); 4 to 64, then punctuation and a gap, or
+#: an ``@`` before a database's or host's name (Oracle's ``system/PASSWORD@db``)
+_PASSWORD: Final = (r"(?P<login_pw>[!#-&(-.0-\[\]-_a-~]{4,64}?)"
+                    r"(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z)|@[\w/])")
+
+LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
+    r"(?<![\w./:@-])(?:(?:" + "|".join(_USERS) + r")(?![\w@-])"
+    r"|(?<![A-Za-z])" + _CONTEXT + r"[A-Za-z][\w.@-]{0,31}(?<![.-]))"
+    r"(?:[ \t]*/[ \t]*|:)(?!//)" + _PASSWORD,
+    re.ASCII | re.IGNORECASE),
+    (*_USERS, "log", "sign", "cred", "account", "user",
+     "\u8d26\u53f7", "\u5e10\u53f7", "\u7528\u6237\u540d"),
+    folded=True, anchored=True, wrapper=True)
+
+_NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
+_VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
+                 r"(?=[.,;:)!?]*(?:\s|\Z))")
+PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
+    r"(?<![A-Za-z])(?:(?:set|sets|setting|change|changed|changes|changing|reset|resets"
+    r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + r" to[ \t]+" + _VALUE
+    + r"|use[ \t]+[\"'`]?(?P<use_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?[ \t]+as[ \t]+"
+    r"(?:(?:the|a|an|my|your|our|its|their)[ \t]+)?(?:[\w-]{1,32}[ \t]+)?" + _NOUN
+    + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z))))",
+    re.ASCII | re.IGNORECASE),
+    ("set", "chang", "reset", "updat", "use"), folded=True, anchored=True, wrapper=True)
+
+
+def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
+    """Whether the value ``LOGIN_PAIR`` or ``PASSWORD_SET`` matched is a password."""
+    value = match.string[start:end]
+    if match.lastgroup == "login_pw":
+        if value.lower() in _FIELD_NAMES or _owner_before(match.string, match.start()):
+            return False  # a placeholder (``admin:password``), an owner (``chown root:root``)
+        # (mid-sentence, a weak one wants two digits: ``admin/admin123``, not the
+        # ``admin/settings2`` page)
+        return ((sum(map(str.isdigit, value)) >= 2 or clause_ends(match.string, end)) \
+            and stated_password(match.string, value, end)) \
+            or prose_value_is_secret(value, quoted=False, pin=False)
+    # (the value used "as the password" is followed by its noun, not its clause's end)
+    at = end if match.lastgroup == "set_pw" else len(match.string)
+    return stated_password(match.string, value, at) or prose_value_is_secret(
+        value, quoted=False, pin=False)
+
+
+#: what gives a file or a process its owner and group, ``USER:GROUP``, before the pair on
+#: its line (``chown -R postgres:postgres .``, ``COPY --chown=root:root``, ``--user``)
+_OWNER: Final = lazy(r"(?:chown|chgrp|--user|(?-i:USER))\b[^\n]*\Z",
+                     re.ASCII | re.IGNORECASE)
+
+
+def _owner_before(text: str, at: int) -> bool:
+    """Whether :data:`_OWNER` stands before ``at`` on its line, 64 characters back
+    (literals first: a run of pairs searched it for each)."""
+    before = text[max(0, at - 64):at]
+    folded = before.lower()
+    return ("own" in folded or "grp" in folded or "user" in folded) \
+        and _OWNER.search(before) is not None
+
+
+#: a field's name where a pair's password would stand: the pair is a placeholder
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+
+
+#: the characters every login pair holds between its user and its password
+_PAIR_HINT: Final = lazy(r"[A-Za-z0-9][ \t]*[/:][ \t]*[!#-&(-.0-~]", re.ASCII)
+
+
+def might_log_in(text: str, folded: str) -> bool:
+    """The pre-test's part for both rules: their literals, then their expressions where
+    those stand (:func:`waymarks.core.secret_prose.might_state_one`'s way)."""
+    rules: list[Rule] = []
+    if ("/" in text or ":" in text) and _PAIR_HINT.search(text) is not None:
+        rules.append(LOGIN_PAIR)
+    if " to " in folded or " as " in folded:
+        rules.append(PASSWORD_SET)
+    return bool(rules) and _matched_at_needles(rules, text)
