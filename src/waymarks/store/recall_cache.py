@@ -55,8 +55,8 @@ from waymarks.store.recall_index import (
     RECORD_WIDTH,
     RecallIndex,
     scan_features,
-    token,
 )
+from waymarks.store.recall_postings import token
 from waymarks.store.recall_rank import RETIRED, Shape, bm25, ceiling, idf
 
 _FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])

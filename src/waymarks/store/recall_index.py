@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from waymarks.core import text as _text
-from waymarks.core.digests import blake2b
 from waymarks.core.rules import ItemState
 from waymarks.recall import analysis as _analysis
 from waymarks.recall import code_flags as _code_flags
@@ -59,6 +58,7 @@ from waymarks.store.integrity import (
     verify_item,
 )
 from waymarks.store.memory_seq import last_memory_seq, memory_items_after
+from waymarks.store.recall_postings import _memo_token, token
 from waymarks.store.recall_rank import RETIRED, fts5_ranked, in_effect, ranked, visible_rows
 
 if TYPE_CHECKING:
@@ -68,9 +68,8 @@ SCAN_BUDGET: Final = 15000
 MIN_SCAN_TERMS: Final = 2
 #: records written per statement by :meth:`RecallIndex.add`
 ADD_BATCH: Final = 5000
-#: bounds of the per-call memos of analysed origins and feature tokens
+#: bound of the per-call memo of analysed origins
 ORIGIN_MEMO: Final = 10_000
-TOKEN_MEMO: Final = 1_000_000
 #: bound of the memo of document frequencies (:meth:`RecallIndex.stats`)
 DF_MEMO: Final = 100_000
 CANDIDATE_LIMIT: Final = 100  # 300 cost 3x the p99 with the same digests (LoCoMo, synthetic)
@@ -101,19 +100,6 @@ class RecordInput(msgspec.Struct, frozen=True):
     aliases: tuple[str, ...] = ()
     evidence: str = "explicit"
     source: str = ""  # where the record came from (session:entry), shown in digests
-
-
-def token(feature: str) -> str:
-    """The FTS5 term standing for a feature."""
-    return "t" + blake2b(feature.encode(), digest_size=8).hexdigest()
-
-
-def _memo_token(tokens: dict[str, str], feature: str) -> str:
-    """:func:`token`, kept in ``tokens`` while it holds fewer than ``TOKEN_MEMO``."""
-    term = token(feature)
-    if len(tokens) < TOKEN_MEMO:
-        tokens[feature] = term
-    return term
 
 
 def analysis_fingerprint() -> str:
