@@ -13,7 +13,6 @@ so it creates no file and appends nothing.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
-from waymarks.core import contradiction
+from waymarks.core import check_ahead
 from waymarks.core.codec import custom_type_of
 from waymarks.core.decisions import Rejected, clean_text
 from waymarks.core.model import (
@@ -282,18 +281,18 @@ def write_memory(app: Waymarks, decide: Callable[[WriteContext], Decision],
 
 
 def analysed_ahead(claim: str) -> None:
-    """Work out the signature of ``claim`` as the write's check will store it (its text
-    cleaned), before the session lock is taken: the check under the lock finds it
+    """Work out the analyses of ``claim`` as the write's check will make them (its text
+    cleaned), before the session lock is taken: the check under the lock finds them
     memoised (:func:`~waymarks.core.contradiction.signature`), and a process's first
-    write compiles the signature's patterns here. With 8 processes writing to one
+    memory write loads the check's modules and compiles its patterns here
+    (:func:`~waymarks.core.check_ahead.prepare`). With 8 processes writing to one
     session, every other writer waited for that work. A text the check refuses is left
     to it (it refuses it before any analysis), as is one the analysis fails on: the check
     meets that failure again where it met it before (a memo keeps no failure), or never
     (a duplicate is answered first); raised here, it ended the write before its turn."""
     cleaned = clean_text(claim, what="Memory claim", limit=MAX_CLAIM_CHARS)
     if isinstance(cleaned, str):
-        with contextlib.suppress(Exception):  # (see above: decided by the check itself)
-            contradiction.signature(cleaned)
+        check_ahead.prepare(cleaned)
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
