@@ -1,5 +1,5 @@
-"""The verbs of a change, by their stems and endings, English and Chinese
-(:mod:`waymarks.core.contradiction`'s signatures). Pure.
+"""The verbs of a change, by their stems and endings, and the verbs of where a thing is,
+English and Chinese (:mod:`waymarks.core.contradiction`'s signatures). Pure.
 
 A claim that says a value was changed names the new one after its verb: "Upgrade Django
 to 5.0" (a commit's subject), "numpy pinned to 2.0.1", "web deploy scaled to 6 replicas",
@@ -77,3 +77,19 @@ HAN_CHANGE_WORDS: Final = tuple(
     [verb + result for verb in _HAN_CHANGES for result in _HAN_RESULTS]
     + [verb + "用" for verb in _HAN_TO_USING])
 
+#: the verbs of where a thing is, each form, before a preposition of place ("nginx conf
+#: lives in /etc/nginx", "config files are located in /etc/ledger", "… are kept in
+#: /opt/ledger/config", "sits under /srv"): no words of the subject, as "is in" has none;
+#: "kept" before a time is the retention ("kept for 30 days"), another attribute
+_WHERE_IS: Final = (*(f for stem in ("locate", "sit", "reside", "place") for f in forms(stem)),
+                    "housed", "kept", "stored", "sat")
+WHERE_IS: Final = (
+    r"\b(?:" + "|".join(sorted(_WHERE_IS))
+    # "live" not after a copula or "go" ("is live in production", "went live in May": a
+    # state, a launch)
+    + r"|(?<!is )(?<!are )(?<!be )(?<!go )(?<!went )(?:" + "|".join(sorted(forms("live")))
+    + r")) +(?=(?:in|at|on|under|inside|within)\b)"
+    # "is under /opt/nginx/conf": the preposition before a value (blanked) or the end
+    r"|\bunder(?=(?: {2,}| *$))")
+#: the same in Chinese, a verb and its particle ("放在", "位于", "存放在", "住在")
+HAN_WHERE_WORDS: Final = ("放在", "放到", "位于", "住在", "坐落在", "存放于", "放于")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Final
 
-from waymarks.core.claim_change_verbs import HAN_CHANGE_WORDS
+from waymarks.core.claim_change_verbs import HAN_CHANGE_WORDS, HAN_WHERE_WORDS
 
 #: surface word -> canonical subject term (English words and Chinese words alike)
 TERMS: Final[dict[str, str]] = {
@@ -313,7 +313,9 @@ HAN_STOP_WORDS: Final = ("已经", "目前", "现在", "改成", "改为", "设�
                          # a change's verb and its particle ("升级到", "迁到", "换成"): as
                          # characters, "构建已升级到 JDK 17" was another subject than
                          # "构建用的是 JDK 11" (core/claim_change_verbs.py)
-                         *HAN_CHANGE_WORDS)
+                         *HAN_CHANGE_WORDS,
+                         # a verb of where a thing is ("放在", "位于"), as "is in" is none
+                         *HAN_WHERE_WORDS)
 #: those verbs, which also start a compound noun (运行日志, run logs; 设置页面, the settings
 #: page; 使用说明, the manual): at a Han run's start, before more of it, they are the noun's
 HAN_NOUN_VERBS: Final = frozenset(("使用", "采用", "运行", "设置"))

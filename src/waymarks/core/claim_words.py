@@ -5,10 +5,11 @@ Japanese and Korean words from :mod:`waymarks.core.claim_cjk_words`."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Final
 
-from waymarks.core.claim_change_verbs import DETERMINERS
+from waymarks.core.claim_change_verbs import DETERMINERS, WHERE_IS
 from waymarks.core.claim_cjk_words import cjk_terms
 from waymarks.core.claim_denials import CHANGE_WORDS, NOT_AUXILIARIES, is_change_verb
 from waymarks.core.claim_terms import NOT_PLURAL as _NOT_PLURAL
@@ -17,6 +18,7 @@ from waymarks.core.claim_terms import TERMS as _TERMS
 from waymarks.core.lazy_re import lazy
 
 ASCII_WORD: Final = lazy(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+_WHERE_IS: Final = lazy(WHERE_IS)
 #: words that name no subject (articles, copulas, auxiliaries, state and unit words...;
 #: the verbs of serving a port: "The API exposes port 8080." is about the API port, as "…
 #: serves on port 8080." is, while a word of its own, "exposes" named a narrower thing)
@@ -40,6 +42,8 @@ STOP: Final = frozenset(
 
 
 def subject_terms(text: str) -> set[str]:
+    if "in" in text or "at" in text or "on" in text or "under" in text:
+        text = _WHERE_IS.sub(_blank, text)  # "lives in", "located at": no subject word
     terms: set[str] = set()
     for word in ASCII_WORD.finditer(text):
         joined = word.group(0)
@@ -53,6 +57,10 @@ def subject_terms(text: str) -> set[str]:
     if not text.isascii():
         terms |= cjk_terms(text)
     return terms
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * (match.end() - match.start())
 
 
 def _after_determiner(text: str, start: int) -> bool:
