@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from typing import Final
@@ -49,11 +48,8 @@ from waymarks.core.claim_denials import (
 )
 from waymarks.core.claim_kinds import kind_subject, kind_values
 from waymarks.core.claim_names import (
-    COUNTED,
     LISTENER_VERB,
     NUMBERED,
-    SOLE_VERBS,
-    VALUE_FOLLOWERS,
     after_name,
     failed_on,
     places,
@@ -65,13 +61,10 @@ from waymarks.core.claim_names import (
 from waymarks.core.claim_schedules import han_schedule
 from waymarks.core.claim_states import stated_state
 from waymarks.core.claim_terms import HAN_NOUN_VERBS as _HAN_VERBS
-from waymarks.core.claim_terms import RATE_NAMES as _RATE_NAMES
-from waymarks.core.claim_terms import SECONDS as _SECONDS
 from waymarks.core.claim_terms import TERMS as _TERMS
-from waymarks.core.claim_terms import UNIT_NAMES as _UNIT_NAMES
 from waymarks.core.claim_terms import UNITS as _UNITS
+from waymarks.core.claim_units import with_unit
 from waymarks.core.claim_values import MERIDIEM as _MERIDIEM
-from waymarks.core.claim_values import PER as _PER
 from waymarks.core.claim_values import PLAIN_NUMBER as _PLAIN_NUMBER
 from waymarks.core.claim_values import (
     WordPatterns,
@@ -86,13 +79,11 @@ from waymarks.core.claim_values import (
     thousands,
 )
 from waymarks.core.claim_values import dated as _dated
-from waymarks.core.claim_values import decimal as _decimal
 from waymarks.core.claim_values import place as _place
 from waymarks.core.claim_word_values import word_values
 from waymarks.core.claim_words import STOP as _STOP
 from waymarks.core.claim_words import adds
 from waymarks.core.claim_words import subject_terms as _subject_terms
-from waymarks.core.claim_words import term as _term
 from waymarks.core.lazy_re import lazy
 from waymarks.core.model import MAX_CLAIM_CHARS
 from waymarks.core.privacy import strip_markers
@@ -164,22 +155,9 @@ _LETTER_NAME: Final = lazy(  # (a capital first: the look-behinds tried at capit
 _HEAD_END: Final = lazy(r"\b(?:is|are|was|were|be|defaults?)\b|[=,;:!?]|是|为|。")
 #: where a clause ends, for text read forwards (:data:`_CLAUSE_END` is for reversed text)
 _FORWARD_CLAUSE: Final = lazy(r"[.;:,!?](?:\s|$)|。|[;:,!?](?=[\u3400-\u9fff])")
-#: a number and the unit glued to it ("30s", "512mb", "50%"), as :data:`_VALUE` matched it
-_NUMBER_AND_UNIT: Final = lazy(r"(\d+(?:\.\d+)?)([a-z%]*)")
-#: a unit word after a number ("30 seconds", "512 MB", "30 秒"; a lone "m" is no unit)
-_UNIT_AFTER: Final = lazy(
-    r" ?(milliseconds?|millis|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?"
-    r"|weeks?|(?:kilo|mega|giga|tera)?bytes?|[kmgt]i?b|%|percent|毫秒|秒|分钟|小时|天|周|ミリ秒|時間|分|밀리초|초|분|시간)"
-    r"(?![a-z0-9_-])")
 #: the verbs of no subject word, English and Chinese (:func:`never_done`: "doesn't use the
 #: default port", "不使用默认端口" deny which port, no count of uses)
 _NO_ACTION: Final = _STOP | frozenset(_HAN_VERBS)
-_SLASH_RATE: Final = lazy(r"(\d+(?:\.\d+)?)(/[a-z]+)")
-#: whose each a rate is, after its time unit ("100 req/min per user", "… per client", "…
-#: per API key"): a limit of each one is another attribute than the whole's ("10 req/s"),
-#: deliberately two facts (read as a subject word after the value, it qualified it, and
-#: the two were one rate with two values)
-_RATE_SCOPE: Final = lazy(r" per ([a-z][a-z0-9-]*)\b")
 
 
 class Signature(msgspec.Struct, frozen=True):
@@ -297,7 +275,7 @@ def signature(claim: str) -> Signature | None:
             continue
         if raw[:1] == "v" and raw[1:2].isdigit():
             raw = raw[1:]  # "v3.2" and "3.2" are one version
-        value, position, noun = _with_unit(text, raw, position)
+        value, position, noun = with_unit(text, raw, position)
         bound = bound_at(text, match.start())
         if bound is not None:  # its words qualify the value, no subject's ("most 100")
             bounds.add((value, bound[0]))
@@ -371,53 +349,6 @@ def _without_advice(text: str) -> str:
         if _ADVICE.match(clause) and _VALUE.for_text(clause).search(clause) is None:
             text = text[:start] + " " * len(clause) + text[end:]
     return text
-
-
-def _with_unit(text: str, raw: str, end: int) -> tuple[str, int, str]:
-    """A value with its unit folded in, where the text after it ends, and a count noun
-    between the value and its rate ("100 requests per minute": ``requests``, a subject
-    word). A duration is in seconds ("30s", "30 seconds" and "30 秒" are one value, "30
-    minutes" another); a size, a percentage and a rate keep their unit in its one name.
-    The value's prefix is its kind (:func:`contradicts` compares values of one kind):
-    ``v:`` a plain number, version, time, path or name, ``d:`` a duration, ``b:`` a size,
-    ``p:`` a percentage, ``r:`` a rate (``s:``, a state, is :func:`_state`'s)."""
-    number = _NUMBER_AND_UNIT.fullmatch(raw)
-    if number is None:
-        glued = _SLASH_RATE.fullmatch(raw)  # "100/min": a rate, not the path it looks like
-        slash = _PER.fullmatch(glued.group(2)) if glued is not None else None
-        if glued is None or slash is None:
-            return "v:" + raw, end, ""
-        return f"r:{_decimal(glued.group(1))}/{_RATE_NAMES[slash.group(4)]}", end, ""
-    amount, unit = number.group(1), number.group(2)
-    if not unit:
-        following = _UNIT_AFTER.match(text, end)
-        if following is not None and not (following.group(1) == "m" and following.start(1) > end):
-            unit, end = following.group(1), following.end()
-    value = "v:" + amount
-    if not unit and "." not in amount and _PER.match(text, end) is None:
-        counted = COUNTED.match(text, end)  # "1500 tests": a count of a thing, not a
-        if counted is not None and counted.group(1) not in _STOP | VALUE_FOLLOWERS | (
-                SOLE_VERBS):
-            return "c:" + amount, end, ""  # duration (the noun stays a subject word)
-    if unit in _SECONDS:
-        value = f"d:{Fraction(amount) * _SECONDS[unit]}s"
-    elif unit in ("%", "percent"):
-        value = f"p:{_decimal(amount)}%"
-    elif unit:  # a size in bytes ("1 GB" is "1024 MB"; binary multiples, as memory is)
-        unit = _UNIT_NAMES.get(unit, unit)
-        if unit[0] not in "bkmgt":  # no unit: "1.5x", "3.2rc" are the dotted names matched
-            return "v:" + raw, end, ""  # (looked up in "bkmgt", "x" raised ValueError)
-        value = f"b:{Fraction(amount) * 1024 ** 'bkmgt'.index(unit[0])}b"
-    rate = _PER.match(text, end)
-    if rate is None:
-        return value, end, ""
-    amount = _decimal(amount) if value[:2] == "v:" else value[2:]
-    per = _RATE_NAMES[rate.group(2) or rate.group(4)]
-    scope = _RATE_SCOPE.match(text, rate.end())
-    if scope is None or scope.group(1) in _STOP:
-        return f"r:{amount}/{per}", rate.end(), rate.group(1) or rate.group(3) or ""
-    return (f"r:{amount}/{per}@{_term(scope.group(1))}", scope.end(),
-            rate.group(1) or rate.group(3) or "")
 
 
 def unplaced_negation(claim: str, found: Signature) -> bool:

@@ -59,6 +59,7 @@ from waymarks.core import (
     claim_states,
     claim_terms,
     claim_tool_kinds,
+    claim_units,
     claim_values,
     claim_word_values,
     claim_words,
@@ -112,7 +113,7 @@ def fingerprint() -> str:
 SIGNATURE_CODE: Final = (claim_about, claim_bounds, claim_change_verbs, claim_cjk_words,
                           claim_days, claim_denials, claim_kinds, claim_names, claim_schedules,
                           claim_states, claim_terms,
-                          claim_tool_kinds, claim_values, claim_word_values,
+                          claim_tool_kinds, claim_units, claim_values, claim_word_values,
                           claim_words, contradiction, model, privacy, text)
 #: taken at import, with the code it stands for (see recall_index._ANALYSIS)
 _SIGNATURES: Final = sources_digest(*SIGNATURE_CODE)
