@@ -219,3 +219,44 @@ def test_the_last_bytes_alone_answer_when_they_hold_it(
         assert [m.text for m in answers[(4096, 25)][0]] == [f"prompt {n}" for n in range(5, 30)]
         assert len(answers[(4096, 40)][0]) == 31  # the oldest prompt too
         assert [m.text for m in answers[(10, 25)][0]] == [f"prompt {n}" for n in range(21, 30)]
+
+
+def test_a_line_read_last_time_is_not_decoded_again(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt's hook reads the conversation twice (its record, its history), and a warm
+    helper the same lines prompt after prompt: each message line was decoded every time
+    (at 40 prompts ~7 % of a helper's instructions a prompt). The lines the reader's last
+    read decoded are kept by their bytes: a second read decodes only the new line, and
+    gives what a new reader gives."""
+    from waymarks.ledger import entries
+
+    with Waymarks(home, cwd=str(project), session=_started(home, project)) as app:
+        for n in range(12):
+            app.session_say(f"prompt {n}: which port?")
+        session = app.current_session()
+        assert session is not None
+        decoded: list[bytes] = []
+        real = entries.decode_line
+
+        def counted(line: bytes):  # type: ignore[no-untyped-def]
+            decoded.append(line)
+            return real(line)
+
+        monkeypatch.setattr(entries, "decode_line", counted)
+        first = recent_messages(session, 1 << 20, 1000)
+        assert len(first) == 12 and len(decoded) == 12
+        app.session_say("prompt 12: and the host?")
+        decoded.clear()
+        again = recent_messages(session, 1 << 20, 1000)
+        assert [m.text for m in again] == [*(m.text for m in first), "prompt 12: and the host?"]
+        assert len(decoded) == 1 and b"prompt 12" in decoded[0]
+        assert again == reference(session, 1 << 20, 1000)
+
+
+def _started(home: Path, project: Path) -> str:
+    """A Claude Code session started in ``project``: its ID."""
+    sid = str(uuid.uuid4())
+    start = {"session_id": sid, "cwd": str(project), "hook_event_name": "SessionStart",
+             "source": "startup"}
+    handle("SessionStart", start, home)
+    return sid

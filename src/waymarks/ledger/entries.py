@@ -299,12 +299,17 @@ def _messages(session: "SessionLog", max_bytes: int, max_entries: int,
 def _messages_in(session: "SessionLog", tail: bytes, begin: int,
                  keep: Callable[[Message], bool] | None, last: int | None) -> list[Message]:
     kept: list[Message] = []
-    for raw in _lines_in(tail, begin, _MESSAGE_TYPE):
-        if raw.type != "message":
-            continue
-        body = body_of(raw)  # (in memory: the branch may be a query, asked below)
+    # a line read by the reader's last call is not decoded again: a prompt's hook reads
+    # the conversation twice (the prompt's record, then its history), and a warm helper
+    # the same lines prompt after prompt. Kept by the line's bytes (the same bytes, the
+    # same message), only those of this call: at most its window
+    known, read = session.messages_read, {}
+    for line in _line_spans(tail, begin, _MESSAGE_TYPE):
+        body = known[line] if line in known else _message_line(line)
+        read[line] = body
         if isinstance(body, Message) and (keep is None or keep(body)):
             kept.append(body)
+    session.messages_read = read
     branch = session.branch_set()
     out: list[Message] = []
     for body in reversed(kept):
@@ -346,16 +351,31 @@ def _window(tail: bytes, size: int, max_entries: int) -> tuple[int, int]:
 def _lines_in(tail: bytes, begin: int, needle: bytes) -> Iterator[EntryLine]:
     """:func:`_recent_lines` of ``tail`` from ``begin``, where its window of lines
     starts (:func:`_window`)."""
+    for line in _line_spans(tail, begin, needle):
+        raw = decode_line(line)
+        if raw is not None and raw.id is not None and raw.timestamp is not None:
+            yield raw
+
+
+def _line_spans(tail: bytes, begin: int, needle: bytes) -> Iterator[bytes]:
+    """The lines of ``tail`` from ``begin`` that hold ``needle``, undecoded."""
     at = tail.find(needle, begin)
     while at >= 0:
         line_start = max(tail.rfind(b"\n", begin, at) + 1, begin)
         line_end = tail.find(b"\n", at)
         if line_end < 0:
             line_end = len(tail)
-        raw = decode_line(tail[line_start:line_end])
-        if raw is not None and raw.id is not None and raw.timestamp is not None:
-            yield raw
+        yield tail[line_start:line_end]
         at = tail.find(needle, line_end)
+
+
+def _message_line(line: bytes) -> Body | None:
+    """What a line holding a message's type says: its body when it is a message entry
+    line (with an ID and a timestamp), else ``None``."""
+    raw = decode_line(line)
+    if raw is None or raw.id is None or raw.timestamp is None or raw.type != "message":
+        return None
+    return body_of(raw)
 
 
 def window_start(data: bytes, first: int, lines: int, block: int = 1 << 16) -> int:

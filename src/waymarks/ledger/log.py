@@ -98,6 +98,9 @@ class SessionLog(ABC):
         self._locked = False
         self._entry_base = 0  # entries before the first one read (a reader resumed mid-file)
         self.header_bytes = b""  # the header line as read, to notice it being replaced
+        #: the message lines the last bounded read of the conversation decoded, by their
+        #: bytes (:func:`waymarks.ledger.entries.recent_messages`: read again next time)
+        self.messages_read: dict[bytes, object] = {}
 
     # -- storage, supplied by subclasses ---------------------------------------------
 
