@@ -282,3 +282,45 @@ def test_every_term_common_or_no_candidate_wanted(tmp_path: Path) -> None:
         assert [c.id for c in cache.candidates(plan, stats, limit=limit)] == [
             c.id for c in index.candidates(plan, limit=limit, stats=index.stats(
                 (*plan.focus, *plan.context)))]
+
+
+def test_a_common_terms_set_is_kept_between_queries_and_follows_rows_added(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The set of a common term's postings is made once, not for every query that looks
+    its rows up (a long-lived process asks about the same common words prompt after
+    prompt), and a row added since is found in it: the same candidates as SQLite's."""
+    from waymarks.store import recall_cache
+
+    monkeypatch.setattr(recall_cache, "COMMON_PAST", 100)
+    made: list[int] = []
+
+    def counting(rows: object = ()) -> set[int]:
+        out = set(rows)  # type: ignore[call-overload]
+        if len(out) > 100:  # (the module's other sets are of a few rows)
+            made.append(len(out))
+        return out
+
+    monkeypatch.setattr(recall_cache, "set", counting, raising=False)
+    claims = [RecordInput(id=f"c{n:04d}", text=f"The zeppelin {n} hangar note.",
+                          created_at=n, source="s") for n in range(400)]
+    claims += [RecordInput(id=f"q{n:04d}", text=f"Quokka {n} zeppelin.", created_at=n,
+                           source="s") for n in range(30)]
+    index, cache = _loaded(tmp_path / "store.sqlite3", claims)
+    plan = direct_plan("quokka zeppelin")
+
+    def both() -> list[str]:
+        features = (*plan.focus, *plan.context)
+        chosen = [c.id for c in cache.candidates(plan, cache.stats(features), limit=10)]
+        assert chosen == [c.id for c in index.candidates(plan, limit=10,
+                                                         stats=index.stats(features))]
+        return chosen
+
+    first = both()
+    assert made == [430] and first[0].startswith("q")
+    assert both() == first and made == [430]  # kept: not made again
+    # a shorter row holding both terms, added after the set was made, ranks first
+    index.db.execute("BEGIN")
+    index.add([RecordInput(id="new", text="Quokka zeppelin.", created_at=999, source="s")])
+    index.db.execute("COMMIT")
+    assert cache.refresh() == 1
+    assert both()[0] == "new" and made == [430]

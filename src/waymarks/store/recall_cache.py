@@ -71,6 +71,9 @@ COMMON_PAST: Final = 4 * CANDIDATE_LIMIT
 #: a common term's postings are made a set to look rows up in while they are at most so
 #: many times the rows looked up (a bisection costs about as much as that many set items)
 SET_LOOKUP_PAST: Final = 16
+#: the most row IDs the sets of common terms' postings hold together, kept between queries
+#: (~40 bytes each): past it they are all made again as queries ask
+KEPT_SET_ROWS: Final = 200_000
 #: who may see a row: (scope, owning session, project path) of its item
 Owner = tuple[str | None, str | None, str | None]
 _NO_OWNER: Final = -1
@@ -134,6 +137,12 @@ class RecallCache:
         self._live: dict[str, tuple[int, int, array[int]]] = {}
         #: the rows of a feature the query being answered lists (set by :meth:`candidates`)
         self._listing: Callable[[str], Sequence[int]] = self._all
+        #: a common term's postings as a set (:meth:`_posting_set`), with the array and its
+        #: length it was made from: the same few common words ("service") are looked up
+        #: query after query, and the set was made again each time (1k ints per plan at 1k
+        #: claims, 10k at 10k)
+        self._sets: dict[str, tuple[array[int], int, set[int]]] = {}
+        self._set_rows = 0
 
     def refresh(self) -> int:
         """Load rows added since the last refresh; returns how many."""
@@ -252,6 +261,8 @@ class RecallCache:
             self._terms = 0
             self.watermark = 0
             self.generation = generation
+            self._sets.clear()
+            self._set_rows = 0
             self._known.clear()
             self._retired = bytearray()
             self._retired_count = 0
@@ -397,14 +408,14 @@ class RecallCache:
         posting, or only those in effect: :meth:`live`); a row is looked up in every
         posting."""
         listed: list[tuple[Sequence[int], int]] = []
-        lookups: list[tuple[array[int], int]] = []
+        lookups: list[tuple[str, array[int], int]] = []
         for feature in chosen:
             postings = self.postings.get(feature)
             if postings is None:
                 continue
             bit = 1 << place[token(feature)]
             if bit & common:
-                lookups.append((postings, bit))
+                lookups.append((feature, postings, bit))
             else:
                 listed.append((self._listing(feature), bit))
         masks: dict[int, int] = {}  # row -> the query terms it holds
@@ -415,11 +426,12 @@ class RecallCache:
         for rows, bit in listed:
             for rowid in rows:
                 masks[rowid] = get(rowid, 0) | bit
-        for postings, bit in lookups:
-            if len(postings) <= SET_LOOKUP_PAST * len(masks):
-                # a set of the postings, made in C, then one probe a row: a bisection of
-                # an array makes an int object per step (0.5 us a row, ~100 us a plan)
-                for rowid in masks.keys() & set(postings):
+        for feature, postings, bit in lookups:
+            kept = self._posting_set(feature, postings, len(masks))
+            if kept is not None:
+                # one probe a row: a bisection of an array makes an int object per step
+                # (0.5 us a row, ~100 us a plan)
+                for rowid in masks.keys() & kept:
                     masks[rowid] |= bit
                 continue
             end = len(postings)  # row IDs are ascending in every postings array
@@ -445,6 +457,30 @@ class RecallCache:
             rows.sort()  # ascending: equal scores go to the lower row ID
             levels.setdefault(bm25(key & held, key >> shift, shape), []).append(rows)
         return levels
+
+    def _posting_set(self, feature: str, postings: array[int], rows: int) -> set[int] | None:
+        """``feature``'s postings as a set, kept for the next query (the rows appended
+        since added: postings only grow within a generation); ``None`` (bisect instead)
+        when none is kept and they are more than ``SET_LOOKUP_PAST`` times the ``rows``
+        looked up."""
+        kept = self._sets.get(feature)
+        if kept is not None and kept[0] is postings:
+            if kept[1] != len(postings):
+                kept[2].update(postings[kept[1]:])
+                self._set_rows += len(postings) - kept[1]
+                kept = self._sets[feature] = (postings, len(postings), kept[2])
+            return kept[2]
+        if len(postings) > SET_LOOKUP_PAST * rows:
+            return None
+        if self._set_rows + len(postings) > KEPT_SET_ROWS:
+            self._sets.clear()
+            self._set_rows = 0
+        made = set(postings)  # (made in C)
+        if kept is not None:
+            self._set_rows -= kept[1]
+        self._sets[feature] = (postings, len(postings), made)
+        self._set_rows += len(postings)
+        return made
 
     def _records(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
                  full: bool) -> list[tuple[Candidate | None, str | None]]:
