@@ -78,7 +78,8 @@ def visible_items(
                                descending=not first,
                                trusted=trusted if active_only else None,
                                skip=0 if active_only else skip)
-    return [state_from_row(r) for r in rows]
+    # (each row was verified where it was read: item_rows, _Side.rows)
+    return [state_from_row(r, verified=True) for r in rows]
 
 
 def ids_with_keys(db: sqlite3.Connection, kind: str, session_id: str, project: str,
