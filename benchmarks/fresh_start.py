@@ -11,7 +11,9 @@ rebuild-index`` (timed: ``rebuild_s``). Then, each in a new process, timed wall 
   is started and warm before the timed rounds); ``recall_cold``: the same with
   ``WAYMARKS_CLI_HELPER=off``, the command run by the process itself;
 - ``pins`` and ``pins_cold``: ``waymarks --json pins`` (a listing that needs the session's
-  branch), warm and in its own process;
+  branch), warm and in its own process: every pin the generator made (``pins_listed``: a
+  quarter of the mutations, 24,814 at 100k), so it grows with them, where a handful of
+  pins among as many memories costs what it costs in a small store;
 - ``recall_new_session``: the same recall in the project's next session (after ``waymarks
   session new``), which may see none of the generated memory (the earlier session's own);
 - baselines in the same run, interleaved round by round (``spawn_timing.py``):
@@ -77,7 +79,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
         directory = session_dir(home, str(project.resolve()))
         directory.mkdir(parents=True)
         ledger = directory / "2026-01-01T00-00-00-000Z_bench.jsonl"
-        generate(ledger, size, 1, str(project.resolve()))
+        mix = generate(ledger, size, 1, str(project.resolve()))
         env = environment({"WAYMARKS_HOME": str(home), "WAYMARKS_CC_HELPER": "off",
                            "WAYMARKS_CLI_HELPER_IDLE": "1800"})
         env.pop("WAYMARKS_CLI_HELPER", None)
@@ -120,6 +122,7 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
             stop_started(root, token, grace_s=0)
         target = TARGET_MS.get(size, float("inf"))
         return {"size": size, "ledger_mb": round(ledger.stat().st_size / 1e6, 1),
+                "pins_listed": mix.get("pin_add", 0),
                 "rebuild_s": round(rebuild_s, 2),
                 "rebuild_mutations_per_s": round(size / rebuild_s), **timed,
                 # (three warm variants a round; warm-up runs are outside the rounds)
