@@ -225,12 +225,17 @@ def masked_conflict(mine: str, theirs: str, similar: Similarity | None = None) -
     other = valued(theirs) if one is not None else None
     if one is None or other is None or one.kind != other.kind or one.bound != other.bound:
         return False
+    if one.value == other.value:
+        return False
+    # the subjects first: a write compares its claim with every claim sharing a term of
+    # it (up to 48 a term), and most stand apart there, before their values are compared
+    overlap = _overlap(one, other)
+    if overlap is None:
+        return False
     from waymarks.core.claim_values import agreeing
 
-    if one.value == other.value or agreeing([one.said], [other.said]):
-        return False
-    overlap = _overlap(one, other)
-    if overlap is None or _values_masked(mine) != 1 or _values_masked(theirs) != 1:
+    if agreeing([one.said], [other.said]) or _values_masked(mine) != 1 or (
+            _values_masked(theirs) != 1):
         return False  # (two values masked: "3.9 through 3.12", "on 8080 and 9090")
     if one.kind == "number" and "" != _own_noun(mine, one) != _own_noun(theirs, other) != "":
         return False  # (a number of its own noun each: "port 8060" / "Node 20")
@@ -239,11 +244,15 @@ def masked_conflict(mine: str, theirs: str, similar: Similarity | None = None) -
     return overlap >= LEXICAL_NEAR
 
 
+#: the words apart and those of a copy, either of which separates two subjects
+_APART_COPIES: Final = APART | COPIES
+
+
 def _overlap(one: Valued, other: Valued) -> float | None:
     """The two subjects' overlap weighted by rarity, or ``None`` when a word of one
     separates them (see the module)."""
     mine, theirs = one.subject, other.subject
-    if (mine ^ theirs) & (APART | COPIES) or (
+    if (mine ^ theirs) & _APART_COPIES or (
             (mine & _ATTRIBUTES) - theirs and (theirs & _ATTRIBUTES) - mine):
         return None
     if (mine & _STARTS and theirs & _ENDS) or (mine & _ENDS and theirs & _STARTS):
