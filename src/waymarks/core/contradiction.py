@@ -46,6 +46,7 @@ from waymarks.core.claim_denials import (
     never_done,
     not_made,
 )
+from waymarks.core.claim_frames import active
 from waymarks.core.claim_kinds import kind_subject, kind_values
 from waymarks.core.claim_names import (
     LISTENER_VERB,
@@ -227,7 +228,7 @@ def signature(claim: str) -> Signature | None:
     claim = strip_markers(claim)
     if len(claim) > MAX_CLAIM_CHARS:  # (no one fact: see the module's docstring)
         return None
-    text = _dated(thousands(han_schedule(_folded(claim))))
+    text = _dated(thousands(han_schedule(active(_folded(claim)))))  # (the passive of use)
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
     text = worded_bounds(durations(frequencies(spelled(text))))

@@ -53,6 +53,7 @@ from waymarks.core import (
     claim_cjk_words,
     claim_days,
     claim_denials,
+    claim_frames,
     claim_kinds,
     claim_names,
     claim_schedules,
@@ -111,7 +112,8 @@ def fingerprint() -> str:
 #: the modules a claim's signature is read by (the digest's; a test holds it to the
 #: imports of ``core/contradiction.py`` and its ``claim_*`` modules)
 SIGNATURE_CODE: Final = (claim_about, claim_bounds, claim_change_verbs, claim_cjk_words,
-                          claim_days, claim_denials, claim_kinds, claim_names, claim_schedules,
+                          claim_days, claim_denials, claim_frames, claim_kinds, claim_names,
+                          claim_schedules,
                           claim_states, claim_terms,
                           claim_tool_kinds, claim_units, claim_values, claim_word_values,
                           claim_words, contradiction, model, privacy, text)
