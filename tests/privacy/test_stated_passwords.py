@@ -45,6 +45,8 @@ test_each_password_goes_on_every_path, test_each_look_alike_stays = shape_tests(
     ("password -> hunter2", f"password -> {G}"),
     ("pw -> Tr0ub4dor", f"pw -> {G}"),
     ("password \u2192 hunter2", f"password \u2192 {G}"),
+    ("the password became hunter22", f"the password became {G}"),
+    ("password was reset to Spring2025", f"password was reset to {G}"),
     # set ... password to, use ... as the password
     ("I set the password to hunter2", f"I set the password to {G}"),
     ("set the admin password to trustno1", f"set the admin password to {G}"),
@@ -86,6 +88,9 @@ test_each_password_goes_on_every_path, test_each_look_alike_stays = shape_tests(
     "username: alice", "admin / viewer roles", "log in as admin to approve",
     "mysql -u root -p", "密码是必填项", "密码存储在 Vault 中", "密码改成了大写", "密码设为必填",
     "用户名 admin 不能删除", "The PIN 1234 default must be changed", "Bank PIN 4321",
+    "the password became invalid", "the password was updated to meet the policy",
+    "the password for prod db: see the vault", "the token for CI: rotated monthly",
+    "docker run -e POSTGRES_PASSWORD postgres",
 ])
 
 

@@ -1,11 +1,11 @@
 """A credential stated in a sentence: its value after a credential's noun and ``is``,
-``was``, ``are``, ``'s``, ``set to``, ``changed to``, an arrow (``->``, ``=>``, ``→``), a
-spaced ``=``, ``=``/``:`` after some nouns, or ``是``/``为``/``改成了`` ("remember: the
-staging db password is Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is
-a8f3kd93jf02kd", "记住：数据库密码是 Passw0rd123", "the PIN is 4821", "root password =
-toor", "password -> hunter2"). After a password's noun a weak or default password goes too
-(:func:`stated_password`: "The password is hunter2.", "the router's admin password is
-admin").
+``was``, ``are``, ``became``, ``'s``, ``set to``, ``changed to``, ``was reset to``, an
+arrow (``->``, ``=>``, ``→``), a spaced ``=``, ``=``/``:`` after some nouns, or
+``是``/``为``/``改成了`` ("remember: the staging db password is Tr0ub4dor&3", "my pw:
+Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd", "记住：数据库密码是 Passw0rd123",
+"the PIN is 4821", "root password = toor", "password -> hunter2"). After a password's
+noun a weak or default password goes too (:func:`stated_password`: "The password is
+hunter2.", "the router's admin password is admin").
 
 The ``prose`` rule of :mod:`waymarks.core.secret_rules` (whose docstring states what every
 rule must keep true). The nouns: password, pass, passphrase, passcode, passwd, pwd, pw, secret,
@@ -48,12 +48,12 @@ _ENGLISH: Final = (
 #: "for the admin account", "of prod", "on staging": up to three words
 _QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
 _ENGLISH_VERB: Final = (
-    r"(?: (?:is|was|are|were|will be|has been|remains)"
+    r"(?: (?:is|was|are|were|will be|has been|remains|became|becomes)"
     r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
     # "the password's hunter2", "db password set to …", "password -> …", "pw = …"
     r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated) to[ \t]+"
     r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
-    r"(?:(?:now|still|just|currently|set to|changed to|actually) ){0,2}")
+    r"(?:(?:now|still|just|currently|set to|changed to|reset to|updated to|actually) ){0,2}")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
 _SEPARATED: Final = (
