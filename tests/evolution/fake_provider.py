@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from tests.hosts.fake_server import LoopbackServer, QuietHandler
@@ -28,6 +29,16 @@ def anthropic_ok(text: str, stop: str = "end_turn", usage: tuple[int, int] = (13
     return (200, {"id": "m", "type": "message", "role": "assistant",
                   "content": [{"type": "text", "text": text}], "stop_reason": stop,
                   "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}, {}, 0.0)
+
+
+def learning_home(home: Path, origin: str, key_env: str) -> None:
+    """Make ``home`` with learning on, routed to an Anthropic-compatible server at
+    ``origin`` (model ``claude-test``), its key read from ``key_env``."""
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[evolution]\nlearn = true\nprovider = "anthropic"\napi = "anthropic"\n'
+        f'endpoint = "{origin}"\nmodel = "claude-test"\nkeyEnv = "{key_env}"\n',
+        encoding="utf-8")
 
 
 def error(status: int, body: Any = None, headers: dict[str, str] | None = None,

@@ -110,7 +110,7 @@ def test_both_halves_through_the_cli_a_loopback_anthropic_model_and_the_next_pro
     captures, ``waymarks evolve`` (the queue, the real step, the Anthropic adapter) calls a
     loopback Anthropic-compatible server, and the next session's prompt hook in another
     directory injects the learned claim. The request the model received is sanitized."""
-    from tests.evolution.fake_provider import FakeProvider, anthropic_ok
+    from tests.evolution.fake_provider import FakeProvider, anthropic_ok, learning_home
 
     home, a, b = tmp_path / "home", tmp_path / "a", tmp_path / "b"
     a.mkdir()
@@ -128,11 +128,7 @@ def test_both_halves_through_the_cli_a_loopback_anthropic_model_and_the_next_pro
                                      "searchTerms": ["pnpm", "package manager"]}]})
     key = "sk-ant-e2e-" + "k" * 24
     with FakeProvider([anthropic_ok(answer)]) as fake:
-        home.mkdir()
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "anthropic"\napi = "anthropic"\n'
-            f'endpoint = "{fake.origin}"\nmodel = "claude-test"\nkeyEnv = "EVO_E2E_KEY"\n',
-            encoding="utf-8")
+        learning_home(home, fake.origin, "EVO_E2E_KEY")
         _hook(home, a, "Stop", {"session_id": "3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c",
                                 "cwd": str(a), "transcript_path": str(transcript)})
         assert fake.requests == []  # capture never calls a model

@@ -104,7 +104,7 @@ def test_what_a_loopback_provider_receives(tmp_path: Path) -> None:
     """A person's statements holding each shape, captured by the real Stop hook and sent
     by ``waymarks evolve`` to a loopback Anthropic-compatible server: the body it received
     holds none of the passwords (each was in it at ec5c421f)."""
-    from tests.evolution.fake_provider import FakeProvider, anthropic_ok
+    from tests.evolution.fake_provider import FakeProvider, anthropic_ok, learning_home
 
     home, project = tmp_path / "home", tmp_path / "a"
     project.mkdir()
@@ -124,11 +124,7 @@ def test_what_a_loopback_provider_receives(tmp_path: Path) -> None:
            "EVO_KEY": "sk-ant-test-" + "k" * 24}
     env.pop("PI_SUBAGENT_AGENT_ID", None)
     with FakeProvider([anthropic_ok(answer)]) as fake:
-        home.mkdir()
-        (home / "config.toml").write_text(
-            f'[evolution]\nlearn = true\nprovider = "anthropic"\napi = "anthropic"\n'
-            f'endpoint = "{fake.origin}"\nmodel = "claude-test"\nkeyEnv = "EVO_KEY"\n',
-            encoding="utf-8")
+        learning_home(home, fake.origin, "EVO_KEY")
         hook = subprocess.run(
             [sys.executable, "-m", "waymarks.cli.main", "--home", str(home), "hook",
              "claude-code", "Stop"], input=json.dumps({
