@@ -371,7 +371,9 @@ def test_nothing_in_the_project_runs_in_the_helper(home: Path, project: Path, si
     marker = tmp_path / "PWNED"
     for name in ("socket.py", "json.py", "datetime.py"):
         (project / name).write_text(f"open({str(marker)!r}, 'w').close()\n")
-    env = {**os.environ, "WAYMARKS_CC_HELPER": "on", "WAYMARKS_CC_HELPER_IDLE": "2"}
+    # idle 15 s, not 2: the helper's idle time starts once it listens, and at CI's load the
+    # test's first ping could come after a 2-second helper had already ended
+    env = {**os.environ, "WAYMARKS_CC_HELPER": "on", "WAYMARKS_CC_HELPER_IDLE": "15"}
     subprocess.run([str(WAYMARKS), "--home", str(home), "hook", "claude-code", "SessionStart"],
                    input=json.dumps(payload(sid, project, "SessionStart")).encode(),
                    cwd=project, env=env, capture_output=True, timeout=60, check=True)
