@@ -88,6 +88,10 @@ _PERSON: Final = lazy(
 _WHICH: Final = frozenset(
     "old latest previous next other right wrong correct proper usual existing own current"
     " whole first last preferred recommended chosen configured".split())
+#: a handle or a channel named by its sigil ("@kate", "#ops-alerts"): a value wherever it
+#: stands (as a subject word, "alerts now go to #sre-pager" was another subject than "…
+#: go to #ops-alerts"); not inside a word (an address, "C#") nor a heading's "# "
+_HANDLE: Final = lazy(r"(?<![\w@#.+-])[@#][a-z][\w.-]*[a-z0-9_]")
 #: the texts the two expressions above are tried on: each holding the word class costs a
 #: Chinese, Japanese or Korean text's process a compile of its own
 _WORD_BEFORE: Final = lazy(r" (?:is|are) (?:the|our) |\b(?:us(?:e[sd]?|ing)|runs?|ran) ")
@@ -115,6 +119,8 @@ def word_values(text: str) -> list[tuple[int, int, bool]]:
     if "on-call" in text or "oncall" in text or " own" in text or "maintainer" in text:
         spans.update((*person.span(1), False) for person in _PERSON.finditer(text)
                      if STOP.isdisjoint(person.group(1).split()))
+    if "@" in text or "#" in text:  # a handle or a channel: a value by its shape
+        spans.update((*handle.span(), False) for handle in _HANDLE.finditer(text))
     if _WORD_BEFORE.search(text) is not None:
         for made in (_WORD_FIRST, _WORD_USED):
             spans.update((*word.span(1), False) for word in made.for_text(text).finditer(text)
