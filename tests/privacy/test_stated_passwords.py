@@ -90,7 +90,8 @@ test_each_password_goes_on_every_path, test_each_look_alike_stays = shape_tests(
     "用户名 admin 不能删除", "The PIN 1234 default must be changed", "Bank PIN 4321",
     "the password became invalid", "the password was updated to meet the policy",
     "the password for prod db: see the vault", "the token for CI: rotated monthly",
-    "docker run -e POSTGRES_PASSWORD postgres",
+    "docker run -e POSTGRES_PASSWORD postgres", "        self.password = password",
+    "pw = passwd", "password -> password",
 ])
 
 

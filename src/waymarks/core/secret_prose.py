@@ -208,13 +208,14 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
 #: passwords set by default or chosen first (vendors' defaults, the most common lists'
 #: head): words a sentence leaves alone elsewhere, so one counts only after a password's
 #: noun and where it ends its clause ("the router's admin password is admin", "root
-#: password = toor"; not "the password is admin only")
+#: password = toor"; not "the password is admin only"). Not the noun's own words
+#: (``password``, ``pass``, ``passwd``): code's ``self.password = password`` was redacted
 DEFAULT_PASSWORDS: Final = frozenset({
     "admin", "administrator", "root", "toor", "letmein", "qwerty", "qwertyuiop", "guest",
-    "password", "passw0rd", "p@ssw0rd", "p@ssword", "iloveyou", "monkey", "dragon",
+    "passw0rd", "p@ssw0rd", "p@ssword", "iloveyou", "monkey", "dragon",
     "trustno1", "postgres", "mysql", "oracle", "raspberry", "changeit", "sunshine",
     "princess", "football", "baseball", "superman", "abc123", "1234", "12345", "123456",
-    "1111", "0000", "pass", "passwd", "tomcat", "ubnt", "cisco", "alpine", "vagrant",
+    "1111", "0000", "tomcat", "ubnt", "cisco", "alpine", "vagrant",
     "openelec", "calvin"})
 #: what ends a clause after a value: punctuation (then anything), or the line's end
 _CLAUSE_END: Final = lazy(r"[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z))")
