@@ -29,7 +29,12 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
-from waymarks.core.secret_prose import _matched_at_needles, clause_ends, stated_password
+from waymarks.core.secret_prose import (
+    DEFAULT_PASSWORDS,
+    _matched_at_needles,
+    clause_ends,
+    stated_password,
+)
 from waymarks.core.secret_tokens import Rule
 from waymarks.core.secret_values import prose_value_is_secret
 
@@ -76,6 +81,9 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
     if match.lastgroup == "login_pw":
         if value.lower() in _FIELD_NAMES or _owner_before(match.string, match.start()):
             return False  # a placeholder (``admin:password``), an owner (``chown root:root``)
+        head = match.string[match.start():start]
+        if _BARE_HEAD.fullmatch(head) is not None and not _bare_pair_password(head, value):
+            return False  # "admin/users2024", "root/node18", "postgres:postgres"
         # (mid-sentence, a weak one wants two digits: ``admin/admin123``, not the
         # ``admin/settings2`` page)
         return ((sum(map(str.isdigit, value)) >= 2 or clause_ends(match.string, end)) \
@@ -85,6 +93,45 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
     at = end if match.lastgroup == "set_pw" else len(match.string)
     return stated_password(match.string, value, at) or prose_value_is_secret(
         value, quoted=False, pin=False)
+
+
+#: a pair's head with no login's word before it: a shipped account, then ``/`` or ``:``
+_BARE_HEAD: Final = lazy(r"(?:" + "|".join(_USERS) + r")[ \t]*[/:][ \t]*",
+                         re.ASCII | re.IGNORECASE)
+#: groups a file's owner is written with (``root:wheel``, ``root:admin``, ``www-data``)
+_GROUPS: Final = frozenset({*_USERS, "wheel", "staff", "docker", "users", "adm", "sudo",
+                            "www-data", "nogroup", "nobody", "daemon", "admin"})
+#: what a weak password's letters are, in a pair no login's word introduces (after
+#: :data:`_LEET` undoes a digit or symbol for a letter): the account's own name, a default
+#: password (:data:`DEFAULT_PASSWORDS`), a password's noun, a keyboard's row, a season
+_WEAK_STEMS: Final = ("pass", "pwd", "pw", "qwe", "asd", "zxc", "abc", "test", "welcome",
+                      "changeme", "secret", "hello", "hunter", "summer", "winter", "spring",
+                      "autumn", "letmein", "admin", "master", "login")
+_LEET: Final = str.maketrans("013457@$", "oieastas")
+
+
+def _bare_pair_password(head: str, value: str) -> bool:
+    """Whether ``value``, after a shipped account and ``/`` or ``:`` with no login's word
+    before them (``head``), reads as that account's password and not as a path's segment,
+    an image's tag or a group: "admin/admin123", "pi:raspberry", "root/123456",
+    "admin/hunter22", "tomcat/s3cret" go; "admin/users2024", "root/node18",
+    "guest/room101", "ubuntu:focal20240123" (another word and a number: a page, a tag)
+    and "postgres:postgres", "root:wheel" (a colon before an account or a group: a file's
+    owner; "admin:admin" goes, admin owns no files) stay."""
+    lowered = value.lower()
+    user = head.rstrip(" \t/:").lower()
+    if head.rstrip(" \t").endswith(":") and lowered in _GROUPS \
+            and (user, lowered) != ("admin", "admin"):
+        return False
+    if prose_value_is_secret(value, quoted=False, pin=False) or lowered in DEFAULT_PASSWORDS:
+        return True
+    if value.isdigit():
+        return len(value) >= 6
+    if value[0].isdigit() and value[-1].isalpha():
+        return True  # "1234abcd": no page or tag is numbered before its word
+    letters = lowered.rstrip("0123456789!#$%&*?.").translate(_LEET)
+    return letters == user or letters in DEFAULT_PASSWORDS \
+        or any(letters.startswith(stem) for stem in _WEAK_STEMS)
 
 
 #: what gives a file or a process its owner and group, ``USER:GROUP``, before the pair on
