@@ -58,7 +58,7 @@ from waymarks.store.integrity import (
     verify_item,
 )
 from waymarks.store.memory_seq import last_memory_seq, memory_items_after
-from waymarks.store.recall_postings import _memo_token, token
+from waymarks.store.recall_postings import Memo, analysed, token
 from waymarks.store.recall_rank import RETIRED, fts5_ranked, in_effect, ranked, visible_rows
 
 if TYPE_CHECKING:
@@ -171,21 +171,21 @@ class RecallIndex:
         so the lookup of each batch's IDs among the indexed ones is skipped."""
         count = 0
         origins: dict[str, tuple[str, ...]] = {}  # few distinct origins: analysed once
-        tokens: dict[str, str] = {}
+        memo = Memo()  # each text analysed once (a fork's copy, a repeated claim)
         batch: list[RecordInput] = []
         for record in records:
             batch.append(record)
             if len(batch) >= ADD_BATCH:
-                count += self._add_batch(batch, origins, tokens, fresh)
+                count += self._add_batch(batch, origins, memo, fresh)
                 batch = []
         if batch:
-            count += self._add_batch(batch, origins, tokens, fresh)
+            count += self._add_batch(batch, origins, memo, fresh)
         recall_rank.compact(self.db, "recall_terms", count, int(self.db.execute(
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0]))
         return count
 
     def _add_batch(self, batch: list[RecordInput], origins: dict[str, tuple[str, ...]],
-                   tokens: dict[str, str], fresh_index: bool) -> int:
+                   memo: Memo, fresh_index: bool) -> int:
         fresh: dict[str, RecordInput] = {}
         for record in batch:
             fresh.setdefault(record.id, record)
@@ -200,31 +200,26 @@ class RecallIndex:
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
         rows: list[tuple[object, ...]] = []
         postings: list[tuple[int, str]] = []
-        encode, get_token = _FIELDS_CODEC.encode, tokens.get
+        encode, texts = _FIELDS_CODEC.encode, memo.texts
         fewest = 0  # the fewest terms of a record with any (for meta recall_shortest)
         for record in fresh.values():
             rowid += 1
-            body = analyze(record.text)
-            aliases = [f for a in record.aliases for f in analyze(a).features] if (
-                record.aliases) else []
+            known = None if record.aliases else texts.get(record.text)
+            features, aliases, quoted, terms, distinct = known or analysed(
+                record.text, record.aliases, memo, analyze)
             origin = origins.get(record.origin)
             if origin is None:
                 origin = origin_features(record.origin) if record.origin else ()
                 if len(origins) < ORIGIN_MEMO:
                     origins[record.origin] = origin
-            features, quoted = body.features, body.quoted
             blob = encode({"body": features, "aliases": aliases, "quoted": quoted,
                            "origin": origin})
             values = (record.id, record.kind, record.status, record.origin, record.created_at,
                       record.text, len(features), record.evidence, record.source)
             rows.append((rowid, *values, blob, checksum(values, blob)))
-            terms = [get_token(f) or _memo_token(tokens, f)
-                     for f in ((*features, *aliases, *quoted) if aliases or quoted
-                               else features)]
-            unique = set(terms)
-            if unique and (not fewest or len(unique) < fewest):
-                fewest = len(unique)
-            postings.append((rowid, " ".join(sorted(unique))))
+            if distinct and (not fewest or distinct < fewest):
+                fewest = distinct
+            postings.append((rowid, terms))
         self.db.executemany(
             "INSERT INTO recall_records (rowid, item_id, kind, status, origin, created_at,"
             " text, body_count, evidence, source, fields, checksum)"
