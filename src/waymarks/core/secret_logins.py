@@ -33,6 +33,7 @@ from waymarks.core.secret_prose import (
     DEFAULT_PASSWORDS,
     _matched_at_needles,
     clause_ends,
+    pass_names_a_password,
     stated_password,
 )
 from waymarks.core.secret_tokens import Rule
@@ -65,6 +66,8 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
 _NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
 _VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
                  r"(?=[.,;:)!?]*(?:\s|\Z))")
+#: where :data:`PASSWORD_SET`'s noun stands in its match (the last one, the set's or use's)
+_NOUN_AT: Final = lazy(r"(?<![A-Za-z])" + _NOUN + r"(?![A-Za-z])", re.ASCII | re.IGNORECASE)
 PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
     r"(?<![A-Za-z])(?:(?:set|sets|setting|change|changed|changes|changing|reset|resets"
     r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + r" to[ \t]+" + _VALUE
@@ -89,6 +92,9 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
         return ((sum(map(str.isdigit, value)) >= 2 or clause_ends(match.string, end)) \
             and stated_password(match.string, value, end)) \
             or prose_value_is_secret(value, quoted=False, pin=False)
+    nouns = list(_NOUN_AT.finditer(match.group(0)))
+    if nouns and not pass_names_a_password(match.string, match.start() + nouns[-1].start()):
+        return False  # "use mem2reg as the pass", "set the ski pass to season2024"
     # (the value used "as the password" is followed by its noun, not its clause's end)
     at = end if match.lastgroup == "set_pw" else len(match.string)
     return stated_password(match.string, value, at) or prose_value_is_secret(

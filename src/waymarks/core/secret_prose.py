@@ -195,6 +195,8 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return (password and _weak_password(value)) or prose_value_is_secret(
             value, quoted=False, pin=False, password=password)
     found = match.groupdict()
+    if match.lastgroup == "prose" and not pass_names_a_password(match.string, match.start()):
+        return False  # "The boarding pass is BA2490.", "The LLVM pass is mem2reg."
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     password = noun.lower() in _PASSWORD_NOUNS
     pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None
@@ -203,6 +205,28 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return True
     return prose_value_is_secret(value, quoted=match.lastgroup != "prose", pin=pin,
                                  password=password)
+
+
+#: the words before a bare "pass" that make it a password's noun ("db pass is s3cr3t!",
+#: "my pass is hunter2"); after any other word it is a ticket, a permit or a compiler's or
+#: reviewer's round ("bus pass", "boarding pass", "day pass", "LLVM pass", "first pass")
+_PASS_OWNERS: Final = frozenset({
+    "db", "database", "admin", "root", "user", "wifi", "wi-fi", "vpn", "ssh", "ftp", "sftp",
+    "sql", "mysql", "postgres", "pg", "redis", "login", "account", "email", "mail", "server",
+    "router", "sudo", "api", "app", "my", "your", "our", "his", "her", "their", "staging",
+    "prod", "production", "dev"})
+#: a bare "pass" (no -word, -wd, -phrase, -code after it) and the word before it, if any
+_BARE_PASS: Final = lazy(r"(?:([\w-]+)[ \t]+)?pass(?![A-Za-z0-9])\Z", re.ASCII | re.IGNORECASE)
+
+
+def pass_names_a_password(text: str, at: int) -> bool:
+    """Whether the noun starting at ``at`` names a password: any of its nouns but a bare
+    "pass" does; a bare "pass" does starting its text or clause, or after one of
+    :data:`_PASS_OWNERS`."""
+    if text[at:at + 4].lower() != "pass" or text[at + 4:at + 5].isalnum():
+        return True
+    bare = _BARE_PASS.search(text, max(0, at - 40), at + 4)
+    return bare is None or bare.group(1) is None or bare.group(1).lower() in _PASS_OWNERS
 
 
 #: passwords set by default or chosen first (vendors' defaults, the most common lists'
