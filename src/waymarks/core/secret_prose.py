@@ -1,10 +1,11 @@
 """A credential stated in a sentence: its value after a credential's noun and ``is``,
 ``was``, ``are``, ``became``, ``'s``, ``set to``, ``changed to``, ``was reset to``, an
 arrow (``->``, ``=>``, ``→``), a spaced ``=``, ``=``/``:`` after some nouns, or
-``是``/``为``/``改成了`` ("remember: the staging db password is Tr0ub4dor&3", "my pw:
-Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd", "记住：数据库密码是 Passw0rd123",
-"the PIN is 4821", "root password = toor", "password -> hunter2"). After a password's
-noun a weak or default password goes too (:func:`stated_password`: "The password is
+``是``/``为``/``改成了``/``设置为``/``更新为`` ("remember: the staging db password is
+Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd",
+"记住：数据库密码是 Passw0rd123", "the PIN is 4821", "root password = toor",
+"password -> hunter2", "密码设置为 hunter22"). After a password's noun a weak or
+default password goes too (:func:`stated_password`: "The password is
 hunter2.", "the router's admin password is admin").
 
 The ``prose`` rule of :mod:`waymarks.core.secret_rules` (whose docstring states what every
@@ -61,7 +62,10 @@ _SEPARATED: Final = (
     + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
     + r"))[ \t]*[:=][ \t]*")
 _CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
-                    r"(?:是|为|為|(?:设为|設為|设成|設成|改为|改為|改成)了?|[:：=＝])"
+                    r"(?:是[ \t\u3000]*[:：]?|为|為"
+                    # "密码设置为 …", "密码更新为 …", "密码重置成了 …": a verb of setting
+                    r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變)(?:为|為|成)了?"
+                    r"|[:：=＝])"
                     r"[ \t\u3000]*[“「『‘]?")
 #: the value: quoted or backticked, else ASCII up to a space, a quote or other text, and
 #: without a sentence's closing punctuation
