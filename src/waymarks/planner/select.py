@@ -176,13 +176,15 @@ class Plan(msgspec.Struct, frozen=True):
         not go (a fallback for the model's own limit stays silent: its context is full)."""
         return self.fallback is not None and self.fallback.startswith(PINS_NEED)
 
-    def manifest_json(self) -> dict[str, Any]:
+    def manifest_json(self, skip: int = 0) -> dict[str, Any]:
+        """The manifest as JSON; ``skip``: its first entries left out (saved apart)."""
         return {"provider": self.provider, "fallback": self.fallback,
                 "totalTokens": self.total_tokens, "fixedTokens": self.fixed_tokens,
                 "modelLimit": self.model_limit,
                 "blocks": [{"kind": m.kind, "priority": m.priority, "tokens": m.tokens}
                            for m in self.messages],
-                "entries": [e.to_json() for e in self.manifest], "notes": list(self.notes)}
+                "entries": [e.to_json() for e in self.manifest[skip:]],
+                "notes": list(self.notes)}
 
 
 def build_plan(

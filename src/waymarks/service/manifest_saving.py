@@ -38,10 +38,11 @@ def remember_manifest(app: Waymarks, plan: Plan) -> None:
     # the pins' entries come first, the same plan after plan: the store keeps them apart
     pins = next((at for at, e in enumerate(plan.manifest) if e.kind != "pin"),
                 len(plan.manifest))
-    made = {**plan.manifest_json(), MADE_AT: iso(app.clock.now())}
+    # (handed over as they are: made into JSON only when they changed)
+    made = {**plan.manifest_json(skip=pins), MADE_AT: iso(app.clock.now())}
     try:
         with app.projection.transaction():
-            app.projection.save_manifest(made, shared=pins)
+            app.projection.save_manifest(made, head=plan.manifest[:pins])
     except sqlite3.Error as exc:
         from waymarks.service.projection_fill import filled_under, stale_too
 

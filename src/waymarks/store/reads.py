@@ -73,7 +73,7 @@ class ProjectionReads:
     _known: tuple[str, Token, tuple[KnownSource, ...]] | None
     #: the manifest's shared first entries (the pins') as this connection last saved them,
     #: and their encoding: the same plan after plan
-    _manifest_head: tuple[list[Any], str] | None = None
+    _manifest_head: tuple[Any, str] | None = None
 
     # -- items ----------------------------------------------------------------------
 
@@ -342,7 +342,8 @@ class ProjectionReads:
     def last_manifest(self) -> dict[str, Any] | None:
         return stored_manifest(self.db)
 
-    def save_manifest(self, manifest: dict[str, Any], shared: int = 0) -> None:
+    def save_manifest(self, manifest: dict[str, Any], shared: int = 0,
+                      head: Sequence[Any] | None = None) -> None:
         """Keep a plan's manifest (call inside a transaction). It changes nothing a reader
         keeps, so the change token stays (:meth:`~waymarks.store.epoch.Epoch.quiet`).
 
@@ -354,18 +355,28 @@ class ProjectionReads:
         (:data:`~waymarks.store.integrity.SHARED_ENTRIES`), and both rows change in one
         transaction, so whichever process wrote last, they belong together. The row is
         compared with them in SQL (another process may have written other pins' since),
-        and their encoding is this connection's last while they are equal."""
+        and their encoding is this connection's last while they are equal.
+
+        ``head``: those first entries as the planner's values instead (each with
+        ``to_json()``, equal only when their JSON is), ``manifest``'s entries then the rest
+        only: compared as they are, their JSON is made and encoded only when they changed
+        (every entry's dict a plan before: 5.76 -> 5.45 M instructions a plan at 1k memories)."""
         entries = manifest["entries"]
-        shared = max(0, min(shared, len(entries)))
+        if head is None:
+            shared = max(0, min(shared, len(entries)))
+            first: Any = entries[:shared]
+            rest = entries[shared:]
+        else:
+            first, shared, rest = tuple(head), len(head), entries
         with self.epoch.quiet():
             if shared:
-                first = entries[:shared]
                 kept = self._manifest_head
                 if kept is None or kept[0] != first:
+                    made = first if head is None else [e.to_json() for e in first]
                     kept = self._manifest_head = (first,
-                                                  _MANIFEST_ENCODER.encode(first).decode())
+                                                  _MANIFEST_ENCODER.encode(made).decode())
                 self._set_meta("manifest_head", kept[1])
-                manifest = {**manifest, "entries": entries[shared:], SHARED_ENTRIES: shared}
+                manifest = {**manifest, "entries": rest, SHARED_ENTRIES: shared}
             self._set_meta("last_manifest", _MANIFEST_ENCODER.encode(manifest).decode())
 
     def _set_meta(self, name: str, value: str) -> None:
