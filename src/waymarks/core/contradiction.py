@@ -38,6 +38,7 @@ from waymarks.core.claim_about import MIN_CONTAINED_TERMS as MIN_CONTAINED_TERMS
 from waymarks.core.claim_about import about as _about
 from waymarks.core.claim_about import narrower as _narrower
 from waymarks.core.claim_bounds import bound_at, bounds_clash, worded_bounds
+from waymarks.core.claim_change_verbs import describing
 from waymarks.core.claim_days import on_other_days
 from waymarks.core.claim_denials import (
     NEGATION,
@@ -228,7 +229,8 @@ def signature(claim: str) -> Signature | None:
     claim = strip_markers(claim)
     if len(claim) > MAX_CLAIM_CHARS:  # (no one fact: see the module's docstring)
         return None
-    text = _dated(thousands(han_schedule(active(_folded(claim)))))  # (the passive of use)
+    # (the passive of use; a change describing a noun, "升到 v2 的用户数", is the noun's)
+    text = _dated(thousands(han_schedule(active(describing(_folded(claim))))))
     if "," in text:  # (no thousands without one: the expression not tried, nor below)
         text = _THOUSANDS.sub(_grouped, text)
     text = worded_bounds(durations(frequencies(spelled(text))))
