@@ -138,3 +138,13 @@ def shape_tests(cases: list[tuple[str, str]], unchanged: list[str]
         assert redact(text) == (text, 0)
 
     return redacted, stays
+
+
+def stated_tests(stated: list[tuple[str, str]], unchanged: list[str]
+                 ) -> tuple[Callable[[str, str], None], Callable[[str], None]]:
+    """:func:`shape_tests` of ``stated``, each a text and the credential it states: that
+    credential (its last occurrence) alone becomes ``[REDACTED:secret]``."""
+    redacted = [(text, "[REDACTED:secret]".join(text.rsplit(secret, 1)))
+                for text, secret in stated]
+    return shape_tests(redacted, unchanged)
+

@@ -5,18 +5,15 @@
 
 from __future__ import annotations
 
-from tests.privacy.digests import shape_tests
+from tests.privacy.digests import stated_tests
 
-G = "[REDACTED:secret]"
-#: (text, its password): the password alone becomes G
+#: (text, its password): the password alone is redacted
 PASSWORDS = [("密码是：hunter22", "hunter22"), ("密码设置为 hunter22", "hunter22"),
              ("密码更新为 hunter22", "hunter22"), ("密码重置成了 qwe123", "qwe123"),
              ("密码修改为 abc12345", "abc12345"), ("登录密码变成了 hunter22", "hunter22"),
              ("密碼設置為 hunter22", "hunter22"), ("WiFi 密码更改为 Tr0ub4dor&3", "Tr0ub4dor&3")]
 
-test_each_password_goes, test_each_rule_stays = shape_tests([
-    (text, G.join(text.rsplit(password, 1))) for text, password in PASSWORDS
-], [
+test_each_password_goes, test_each_rule_stays = stated_tests(PASSWORDS, [
     "密码设置为必填", "密码更新为每 90 天一次", "密码设置为 8 位以上", "密码更新为 sha256 哈希",
     "密码修改为 v2 格式", "密码设置为 bcrypt 加密", "密码是：见 Vault", "密码长度设置为 12 位",
     "密码策略更新为 v2", "密码重置为默认值", "密码变为空", "密码更新为 argon2id",

@@ -6,20 +6,16 @@ passwords beside them, a default or a weak one built on a password's stem, still
 
 from __future__ import annotations
 
-from tests.privacy.digests import shape_tests
+from tests.privacy.digests import stated_tests
 
-G = "[REDACTED:secret]"
-
-#: (text, its password): the password, its last occurrence, alone becomes G
+#: (text, its password): the password, its last occurrence, alone is redacted
 LOGINS = [("admin/admin123", "admin123"), ("root/123456 is a default on many routers.", "123456"),
           ("the router is admin/hunter22, change it", "hunter22"), ("tomcat/s3cret", "s3cret"),
           ("root/Summer2024", "Summer2024"), ("admin/1234abcd", "1234abcd"),
           ("guest/guest123", "guest123"), ("admin:admin", "admin"), ("pi:raspberry", "raspberry"),
           ("login with postgres:postgres", "postgres"), ("creds: bob/hunter22", "hunter22")]
 
-test_each_login_goes, test_each_path_tag_or_owner_stays = shape_tests([
-    (text, G.join(text.rsplit(password, 1))) for text, password in LOGINS
-], [
+test_each_login_goes, test_each_path_tag_or_owner_stays = stated_tests(LOGINS, [
     "See admin/reports2024 for the numbers.", "Open admin/users2024 in the browser.",
     "The page admin/stats2023 is slow.", "Check root/build123 output.",
     "Build output lands in root/dist2024.", "Upload to admin/uploads2025.",

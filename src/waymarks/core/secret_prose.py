@@ -1,6 +1,7 @@
 """A credential stated in a sentence: its value after a credential's noun and ``is``,
-``was``, ``are``, ``became``, ``'s``, ``set to``, ``changed to``, ``was reset to``, an
-arrow (``->``, ``=>``, ``→``), a spaced ``=``, ``=``/``:`` after some nouns, or
+``was``, ``are``, ``should be``, ``used to be``, ``became``, ``'s``, ``set to``,
+``changed to``, ``was reset to``, an arrow (``->``, ``=>``, ``→``), a spaced ``=``,
+``=``/``:`` after some nouns, or
 ``是``/``为``/``改成了``/``设置为``/``更新为`` ("remember: the staging db password is
 Tr0ub4dor&3", "my pw: Tr0ub4dor&3", "the API key for prod is a8f3kd93jf02kd",
 "记住：数据库密码是 Passw0rd123", "the PIN is 4821", "root password = toor",
@@ -49,7 +50,8 @@ _ENGLISH: Final = (
 #: "for the admin account", "of prod", "on staging": up to three words
 _QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
 _ENGLISH_VERB: Final = (
-    r"(?: (?:is|was|are|were|will be|has been|remains|became|becomes)"
+    r"(?: (?:is|was|are|were|will be|has been|remains|became|becomes|should be|must be|would be"
+    r"|used to be)"
     r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
     # "the password's hunter2", "db password set to …", "password -> …", "pw = …"
     r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated) to[ \t]+"
