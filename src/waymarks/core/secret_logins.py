@@ -30,6 +30,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_prose import (
+    CJK_STOPS,
     DEFAULT_PASSWORDS,
     _matched_at_needles,
     clause_ends,
@@ -65,7 +66,7 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
 
 _NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
 _VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
-                 r"(?=[.,;:)!?]*(?:\s|\Z))")
+                 r"(?=[.,;:)!?]*(?:\s|\Z|" + CJK_STOPS + "))")
 #: where :data:`PASSWORD_SET`'s noun stands in its match (the last one, the set's or use's)
 _NOUN_AT: Final = lazy(r"(?<![A-Za-z])" + _NOUN + r"(?![A-Za-z])", re.ASCII | re.IGNORECASE)
 PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
@@ -73,7 +74,7 @@ PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
     r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + r" to[ \t]+" + _VALUE
     + r"|use[ \t]+[\"'`]?(?P<use_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?[ \t]+as[ \t]+"
     r"(?:(?:the|a|an|my|your|our|its|their)[ \t]+)?(?:[\w-]{1,32}[ \t]+)?" + _NOUN
-    + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z))))",
+    + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + ")))",
     re.ASCII | re.IGNORECASE),
     ("set", "chang", "reset", "updat", "use"), folded=True, anchored=True, wrapper=True)
 

@@ -247,8 +247,10 @@ DEFAULT_PASSWORDS: Final = frozenset({
     "princess", "football", "baseball", "superman", "abc123", "1234", "12345", "123456",
     "1111", "0000", "tomcat", "ubnt", "cisco", "alpine", "vagrant",
     "openelec", "calvin"})
+#: Chinese punctuation that ends a clause (。，；！？、）: "root/toor。", "pi:raspberry，默认的")
+CJK_STOPS: Final = "[\u3002\uff0c\uff1b\uff01\uff1f\u3001\uff09]"
 #: what ends a clause after a value: punctuation (then anything), or the line's end
-_CLAUSE_END: Final = lazy(r"[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z))")
+_CLAUSE_END: Final = lazy(r"[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + ")")
 #: the digits of a passcode ("the passcode is 9931"): as many as a PIN's
 _PASSCODE: Final = lazy(r"pass ?code", re.IGNORECASE)
 
