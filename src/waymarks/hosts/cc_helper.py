@@ -142,6 +142,7 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
 
     from waymarks.hosts.cc_helper_start import StartUp, note_failure, warm_learned
     from waymarks.hosts.claude_code import _log, error_code, unusable_home
+    from waymarks.ledger.flush_later import flushes_deferred
 
     code = LoadedCode()  # from its start: what it imports meanwhile (a drain) counts too
     path = socket_path(home)
@@ -271,21 +272,24 @@ def serve(home: "Path", idle_seconds: float = IDLE_SECONDS) -> None:
                             connection.shutdown(socket.SHUT_RDWR)
                 except Exception:  # noqa: BLE001 (nothing was done: the client may do it)
                     continue
-                try:
-                    answer = _answer(event, raw, home, apps,
-                                     project.decode("utf-8", "replace") or None,
-                                     _pid(request.get("pid")), _started(request),
-                                     subagent)
-                except Exception as exc:  # noqa: BLE001 (never block the prompt)
-                    from datetime import UTC, datetime
+                # the ledger's lines written before the answer, flushed after it is sent
+                with flushes_deferred(lambda exc: _note_unflushed(home, exc)):
+                    try:
+                        answer = _answer(event, raw, home, apps,
+                                         project.decode("utf-8", "replace") or None,
+                                         _pid(request.get("pid")), _started(request),
+                                         subagent)
+                    except Exception as exc:  # noqa: BLE001 (never block the prompt)
+                        from datetime import UTC, datetime
 
-                    _log(home, datetime.now(UTC), event, error_code(exc))
-                    _close_all(apps)  # start clean: a broken app must not answer again
-                    said = unusable_home(event, exc)
-                    answer = "" if said is None else json.dumps(said, ensure_ascii=False)
-                if event not in _ANSWER_FIRST:
-                    with contextlib.suppress(OSError):
-                        connection.sendall(b"ok\n" + answer.encode("utf-8"))
+                        _log(home, datetime.now(UTC), event, error_code(exc))
+                        _close_all(apps)  # start clean: a broken app must not answer again
+                        said = unusable_home(event, exc)
+                        answer = "" if said is None else json.dumps(said, ensure_ascii=False)
+                    if event not in _ANSWER_FIRST:
+                        with contextlib.suppress(OSError):
+                            connection.sendall(b"ok\n" + answer.encode("utf-8"))
+                            connection.shutdown(socket.SHUT_RDWR)  # the client reads it now
                 if event == "UserPromptSubmit" and start_up.drained.is_set():
                     try:  # (else the start-up drain takes it)
                         _drain_waiting(home)
@@ -314,6 +318,17 @@ def _note_unavailable(home: "Path", exc: OSError) -> None:
     from waymarks.service.logs import log_event
 
     log_event(home, datetime.now(UTC), "claude_code_helper_unavailable",
+              code=type(exc).__name__)
+
+
+def _note_unflushed(home: "Path", exc: OSError) -> None:
+    """Log that a session ledger's deferred flush failed after the answer went out (the
+    lines were written; a power cut could lose them): the error's kind, never a path."""
+    from datetime import UTC, datetime
+
+    from waymarks.service.logs import log_event
+
+    log_event(home, datetime.now(UTC), "claude_code_helper_unflushed",
               code=type(exc).__name__)
 
 

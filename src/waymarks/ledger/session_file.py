@@ -18,6 +18,7 @@ from pathlib import Path
 
 from waymarks.core.model import MutationRecord
 from waymarks.ledger.flock_wait import flock_within
+from waymarks.ledger.flush_later import defer
 from waymarks.ledger.log import (
     SESSION_VERSION,
     Anomaly,
@@ -188,7 +189,9 @@ class SessionFile(SessionLog):
         finally:
             self._fd = None
             try:
-                if self._dirty:  # even when the body failed: its lines may be reported
+                # even when the body failed: its lines may be reported. Put off inside
+                # flush_later.flushes_deferred (a warm helper's answer goes out first)
+                if self._dirty and not defer(self.path):
                     fcntl.flock(fd, fcntl.LOCK_UN)  # the next writer appends meanwhile
                     with _naming(self.path):
                         os.fsync(fd)  # the whole file: every line before ours too
@@ -202,7 +205,7 @@ class SessionFile(SessionLog):
             _write_all(self._fd, data)
             if self._deferred:
                 self._dirty = True
-            else:
+            elif not defer(self.path):  # (else flushed once a warm helper has answered)
                 os.fsync(self._fd)
 
 
