@@ -13,7 +13,7 @@ import pytest
 
 from waymarks.hosts import claude_code
 from waymarks.ledger.log import SessionLog
-from waymarks.service import app as app_module
+from waymarks.service import session_refresh
 from waymarks.service.app import Waymarks
 from waymarks.tool.persistence import ContextPersistence
 from waymarks.tool.recall import memory_recall
@@ -33,8 +33,8 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
         return wrapper
 
     monkeypatch.setattr(Waymarks, "_refresh_now", counting("refresh", Waymarks._refresh_now))
-    monkeypatch.setattr(app_module, "refresh_sources",
-                        counting("sources", app_module.refresh_sources))
+    monkeypatch.setattr(session_refresh, "refresh_sources",
+                        counting("sources", session_refresh.refresh_sources))
     monkeypatch.setattr(SessionLog, "refresh", counting("ledger_reads", SessionLog.refresh))
     monkeypatch.setattr(SessionLog, "read_header_line",
                         counting("header_reads", SessionLog.read_header_line))

@@ -33,8 +33,7 @@ from waymarks.service.recovery import (
     recovering,
 )
 from waymarks.service.serialized import CallLock, serialized
-from waymarks.service.session_checks import out_of_date, refuse_replaced, replaced_problem
-from waymarks.service.sources import refresh_sources
+from waymarks.service.session_checks import refuse_replaced, replaced_problem
 from waymarks.service.trust import TrustStore
 from waymarks.service.views import ItemView, SessionInfo, ViewMemo
 from waymarks.store.projection import BUSY_TIMEOUT_MS, ProjectionDamaged
@@ -324,43 +323,11 @@ class Waymarks:
         return rebuilding.refreshed(self)
 
     def _refresh_now(self) -> SessionLog | None:
-        """Reads complete lines without the lock first; only if the projection is behind
-        does it take the session lock and a write transaction, so readers do not queue
-        behind writers when there is nothing new.
-        """
-        self.refresh_problem = None
-        session = self.current_session()
-        if self.read_only:  # (read as it is: nothing can be brought up to date)
-            return session
-        if session is None:  # the project's sessions are read all the same
-            refresh_sources(self, None)
-            return None
-        with session.reads_held():  # (its header, the bytes indexed and what follows)
-            behind = self._read_on(session)
-        if behind:  # behind, or found elsewhere (a home moved)
-            with self._synced(session):
-                pass
-        if behind is not None:
-            refresh_sources(self, session)
-        return session
+        """The active session read on, the projection brought up to it when behind
+        (:func:`.session_refresh.refresh_now`)."""
+        from waymarks.service.session_refresh import refresh_now
 
-    def _read_on(self, session: SessionLog) -> bool | None:
-        """Whether the projection is behind ``session`` once its file is read on; ``None``:
-        the file is not what was indexed (:attr:`refresh_problem` says why)."""
-        if session.read_header_line() != session.header_bytes:
-            # the file was replaced under us: keep the last transactional projection in
-            # force rather than read it again as something else; `health` says why
-            self.refresh_problem = (f"{session.path}: the session header changed since it "
-                                    "was read; using the last projection")
-            return None
-        found = self.projection.checkpoint_of(session.session_id)  # (read once: both ask)
-        if (replaced := replaced_problem(self.projection, session,
-                                         checkpoint=found)) is not None:
-            # the same, noticed by a process that read it only now
-            self.refresh_problem = replaced
-            return None
-        session.refresh()
-        return out_of_date(self.projection, session, found)
+        return refresh_now(self)
 
     # -- sessions (service/sessions_api.py) -----------------------------------------
 
