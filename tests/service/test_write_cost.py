@@ -352,14 +352,15 @@ def test_a_claims_slot_check_reads_each_terms_count_once_and_skips_unheld_terms(
     lookup read that term's count again, though its subject's lookup had just read them
     all (the rows unchanged inside the write's transaction); and a term no claim holds
     was looked up all the same. 2 count reads now where there were 16 (7 terms, 2
-    partitions, and the subject's own); no lookup of a term no claim holds."""
+    partitions, and the subject's own); no lookup of a term no claim holds. (Its terms
+    are now looked up together, one statement a partition: their JSON array.)"""
     said = _statements_of_a_project_claim(app, "Writer 0 noted that build step 0-1 takes 1s",
                                           "Writer 0 noted that build step 0-5 takes 5s")
     counts = [s for s in said if "FROM claim_terms" in s]
     assert 1 <= len(counts) <= 2, counts  # a partition's, each read once
-    unheld = [s for s in said if "FROM claim_subjects" in s and "('t:step-n0-5')" in s]
+    unheld = [s for s in said if "FROM claim_subjects" in s and '"t:step-n0-5"' in s]
     assert unheld == []
-    held = [s for s in said if "FROM claim_subjects" in s and "('t:build')" in s]
+    held = [s for s in said if "FROM claim_subjects" in s and '"t:build"' in s]
     assert len(held) == 1  # the project's claim holding it: still looked up, once
 
 

@@ -400,3 +400,62 @@ def test_rows_caught_up_in_one_transaction_are_caught_up_again_in_the_next(
     with first.transaction():
         assert [i for i, _ in first.view.active_texts("p", mine.subject)] == ["m0", "m1"]
     first.close()
+
+
+def test_the_claims_holding_any_term_are_those_of_each_term_alone(tmp_path: Path) -> None:
+    """The typed-slot check asked each subject term alone (one statement a term and
+    partition, ~8.5 a write under the session lock); asked every term at once, each view
+    (the store's, in memory, the overlay) gives the same claims, a common term's left out
+    alike, oldest first."""
+    from waymarks.core.model import MemoryItem
+    from waymarks.core.replay import MemoryView, OverlayView
+    from waymarks.core.rules import new_state
+
+    rng = random.Random(15)
+    texts = list(dict.fromkeys(_claim(rng) for _ in range(300)))
+    projection = _projection_with(tmp_path / "h.db", texts)
+    memory, overlay = MemoryView(), OverlayView(MemoryView())
+    for n, text in enumerate(texts):
+        state = msgspec.structs.replace(new_state(
+            MemoryItem(id=f"m{n}", scope="session", claim=text, created_at=0,
+                       source_entry_ids=()), "s", f"e{n}", n), partition="p")
+        memory.put(state)
+        overlay.put(state)
+    common = 0
+    for _probe, mine, _stored in _probes(rng, projection, 60):
+        terms = sorted(mine.subject)
+        for most in (8, 48):  # (inside the probe's transaction)
+            alone = {pair for term in terms for pair in projection.view.active_texts(
+                "p", frozenset((term,)), most)}
+            together = projection.view.active_texts_holding("p", terms, most)
+            common += len(alone) < len({p for t in terms
+                                        for p in memory.active_texts("p", frozenset((t,)))})
+            expected = sorted(alone, key=lambda pair: int(pair[0][1:]))
+            assert list(together) == expected, (terms, most)
+            assert list(memory.active_texts_holding("p", terms, most)) == expected
+            assert list(overlay.active_texts_holding("p", terms, most)) == expected
+    assert common > 0  # (some term was held by more claims than ``most``: left out)
+    with projection.transaction():
+        assert projection.view.active_texts_holding("p", [], 48) == []
+        assert projection.view.active_texts_holding("p", ["nowhere"], 48) == []
+
+
+def test_the_typed_slot_check_reads_its_rivals_in_one_statement_a_partition(
+        tmp_path: Path) -> None:
+    """A claim of four subject terms checked against two partitions read its rivals one
+    term at a time (eight lookups); now one statement a partition reads them all, and
+    the rival is still found."""
+    from waymarks.core.claim_slots import slot_rivals
+
+    texts = ["The billing api worker port is 8080.", "The billing api worker timeout is 30."]
+    projection = _projection_with(tmp_path / "r.db", texts)
+    statements: list[str] = []
+    with projection.transaction():
+        projection.view.active_texts("p", frozenset(("billing",)))  # (rows caught up)
+        projection.db.set_trace_callback(statements.append)
+        found = list(slot_rivals(projection.view, "The billing api worker port is 9090.",
+                                 ["p", "q"]))
+        projection.db.set_trace_callback(None)
+    assert found == ["m0"]
+    reads = [s for s in statements if "claim_subjects" in s]
+    assert len(reads) == 1, reads  # (partition "q" holds none of its terms: no read)

@@ -32,7 +32,7 @@ Pure; a write's check only (:func:`waymarks.core.rules.find_contradictions`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -372,8 +372,8 @@ def _same(kind: str, mine: str, theirs: str) -> bool:
 
 
 class _Texts(Protocol):
-    def active_texts(self, partition: str, subject: frozenset[str] | None = None,
-                     most: int | None = None) -> Iterable[tuple[str, str]]: ...
+    def active_texts_holding(self, partition: str, terms: Collection[str], most: int
+                             ) -> Iterable[tuple[str, str]]: ...
 
 
 # A subject term more claims of a partition hold than this names no subject alone: the
@@ -398,12 +398,10 @@ def slot_rivals(view: _Texts, text: str, partitions: Iterable[str],
     terms = sorted({term for found in said if found is not None for term in found.subject
                     if term not in _DROP})
     seen: set[str] = set()
-    for partition in dict.fromkeys(partitions):
-        for term in terms:
-            for item_id, other in view.active_texts(partition, frozenset((term,)),
-                                                    most=COMMON_TERM):
-                if item_id not in seen:
-                    seen.add(item_id)
-                    if (mine is not None and slots_conflict(text, other)) or (
-                            also is not None and also(other)):
-                        yield item_id
+    for partition in dict.fromkeys(partitions):  # (every term at once: one lookup each)
+        for item_id, other in view.active_texts_holding(partition, terms, COMMON_TERM):
+            if item_id not in seen:
+                seen.add(item_id)
+                if (mine is not None and slots_conflict(text, other)) or (
+                        also is not None and also(other)):
+                    yield item_id

@@ -103,6 +103,20 @@ class MemoryView:
             for key in ("t:" + rarest, *parts(subject)):
                 found.update(index.get((partition, key), _NO_IDS))
             states = [self.items[item_id] for item_id in found]
+        return self._active_texts(partition, states)
+
+    def active_texts_holding(self, partition: str, terms: Collection[str], most: int
+                             ) -> Sequence[tuple[str, str]]:
+        index = self._subjects()
+        found: dict[str, None] = {}
+        for term in terms:
+            ids = index.get((partition, "t:" + term), _NO_IDS)
+            if len(ids) <= most:
+                found.update(ids)
+        return self._active_texts(partition, (self.items[item_id] for item_id in found))
+
+    def _active_texts(self, partition: str, states: Iterable[ItemState]
+                      ) -> list[tuple[str, str]]:
         return [(s.id, s.text) for s in sorted(states, key=lambda s: s.seq)
                 if s.kind == "memory" and s.status == "active" and s.partition == partition]
 
@@ -207,6 +221,12 @@ class OverlayView:
                      most: int | None = None) -> Sequence[tuple[str, str]]:
         return [*((i, t) for i, t in self.base.active_texts(partition, subject, most)
                   if i not in self.top.items), *self.top.active_texts(partition, subject, most)]
+
+    def active_texts_holding(self, partition: str, terms: Collection[str], most: int
+                             ) -> Sequence[tuple[str, str]]:
+        return [*((i, t) for i, t in self.base.active_texts_holding(partition, terms, most)
+                  if i not in self.top.items),
+                *self.top.active_texts_holding(partition, terms, most)]
 
     def put(self, state: ItemState) -> None:
         self.top.put(state)

@@ -4,7 +4,7 @@ over the ``items`` table, read inside the write's transaction."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Final
 
@@ -186,6 +186,16 @@ class SqliteView:
             f"SELECT {ITEM_COLUMNS} FROM items WHERE kind = 'memory' AND partition = ?"
             " ORDER BY seq", (partition,))
         return [(str(row[ITEM_ID]), str(row[ITEM_TEXT])) for row in _verified_active(rows)]
+
+    def active_texts_holding(self, partition: str, terms: Collection[str], most: int
+                             ) -> Sequence[tuple[str, str]]:
+        from waymarks.store import claim_subjects  # a write's: not on a recall's path
+
+        if not terms:
+            return []
+        self.caught_up()
+        counts: dict[str, int] = self._read(("term counts", partition), dict)
+        return claim_subjects.holding(self.db, partition, terms, most, counts)
 
     def put(self, state: ItemState) -> None:
         row = item_row(state)
