@@ -34,7 +34,8 @@ def index_rows(db: sqlite3.Connection) -> list[tuple[object, ...]]:
         "SELECT rowid, item_id, kind, status, origin, created_at, text, fields, body_count,"
         " evidence, source, checksum FROM recall_records ORDER BY rowid").fetchall()
     vocab = db.execute("SELECT term, doc, cnt FROM recall_vocab ORDER BY term").fetchall()
-    return [*records, *vocab]
+    counts = db.execute("SELECT term, docs FROM recall_df ORDER BY term").fetchall()
+    return [*records, *vocab, *counts]
 
 
 def run_cli(home: Path, cwd: Path, *args: str) -> dict:

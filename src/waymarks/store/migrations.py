@@ -350,6 +350,18 @@ def _m024_given_keys(db: sqlite3.Connection) -> None:
                " WHERE instr(record, X'226b6579223a') > 0")  # the bytes '"key":'
 
 
+def _m025_recall_frequencies(db: sqlite3.Connection) -> None:
+    # A recall's statistics counted each query term's records through fts5vocab, which
+    # walks the term's whole posting list (4-10 ms of CPU for a common word at a million
+    # claims). The counts are kept in a table (store/recall_df.py), filled here from the
+    # index as it is (an index whose migration 2 made the table has it already: refilled).
+    from waymarks.store import recall_df
+
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'recall_df'").fetchone():
+        db.execute(recall_df.CREATE)
+    recall_df.refill(db)
+
+
 #: the step that made ``source_exclusions`` (a copy set aside from before it held none)
 EXCLUSIONS_STEP = 5
 MIGRATIONS: tuple[Migration, ...] = (
@@ -386,6 +398,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(23, "covering indexes for a one-shot hybrid recall's reads",
               _m023_hybrid_reads),
     Migration(24, "the items whose key was given, for a plan's key lookup", _m024_given_keys),
+    Migration(25, "each recall term's document count, kept beside the index",
+              _m025_recall_frequencies),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

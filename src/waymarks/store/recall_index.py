@@ -2,8 +2,9 @@
 
 Each record's features are stored per field, and every feature is also a term of an FTS5
 table, so that candidate generation (``MATCH`` ranked by bm25, bounded) and document
-frequencies (``fts5vocab``) come from SQLite. Only candidates are scored in Python. A fresh
-process answering one query therefore reads a few hundred rows, not the store.
+frequencies (a table kept beside it: :mod:`waymarks.store.recall_df`) come from SQLite.
+Only candidates are scored in Python. A fresh process answering one query therefore reads
+a few hundred rows, not the store.
 
 Features are arbitrary strings (paths, CJK words), so each is stored in FTS5 as a short
 hash token; a collision can only add a candidate, never change a score, because scoring
@@ -41,7 +42,7 @@ from waymarks.recall import code_flags as _code_flags
 from waymarks.recall import vocabulary as _vocabulary
 from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
-from waymarks.store import recall_rank
+from waymarks.store import recall_df, recall_rank
 from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
@@ -120,7 +121,8 @@ def _note(watermark: object) -> str:
 
 
 def create_tables(db: sqlite3.Connection) -> None:
-    """Schema of the recall index (migration 2)."""
+    """Schema of the recall index (migration 2; its document frequencies, ``recall_df``,
+    since migration 25, which adds and fills them for an index made before)."""
     for statement in (
         "CREATE TABLE recall_records (rowid INTEGER PRIMARY KEY, item_id TEXT NOT NULL,"
         " kind TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,"
@@ -130,6 +132,7 @@ def create_tables(db: sqlite3.Connection) -> None:
         "CREATE VIRTUAL TABLE recall_terms USING fts5 (terms, content = '',"
         " tokenize = 'ascii')",
         "CREATE VIRTUAL TABLE recall_vocab USING fts5vocab (recall_terms, 'row')",
+        recall_df.CREATE,
     ):
         db.execute(statement)
 
@@ -138,6 +141,7 @@ def reset(db: sqlite3.Connection) -> None:
     """Forget every indexed record (the projection was rebuilt; items will be re-read)."""
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
+    recall_df.clear(db)
     # the vectors' watermarks name these records' row IDs: they go with them
     db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest', ?)"
                " OR substr(name, 1, ?) = ?", (ANALYSIS_CODE, len(VECTORS_DONE), VECTORS_DONE))
@@ -170,22 +174,27 @@ class RecallIndex:
         ``fresh``: the caller knows no record is indexed yet (the index was just reset),
         so the lookup of each batch's IDs among the indexed ones is skipped."""
         count = 0
+        # written from empty: the frequencies are read from the index once, at the end
+        empty = fresh or not self.db.execute("SELECT max(rowid) FROM recall_records"
+                                             ).fetchone()[0]
         origins: dict[str, tuple[str, ...]] = {}  # few distinct origins: analysed once
         memo = Memo()  # each text analysed once (a fork's copy, a repeated claim)
         batch: list[RecordInput] = []
         for record in records:
             batch.append(record)
             if len(batch) >= ADD_BATCH:
-                count += self._add_batch(batch, origins, memo, fresh)
+                count += self._add_batch(batch, origins, memo, fresh, empty)
                 batch = []
         if batch:
-            count += self._add_batch(batch, origins, memo, fresh)
+            count += self._add_batch(batch, origins, memo, fresh, empty)
         recall_rank.compact(self.db, "recall_terms", count, int(self.db.execute(
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0]))
+        if empty and count:
+            recall_df.refill(self.db)
         return count
 
     def _add_batch(self, batch: list[RecordInput], origins: dict[str, tuple[str, ...]],
-                   memo: Memo, fresh_index: bool) -> int:
+                   memo: Memo, fresh_index: bool, empty: bool) -> int:
         fresh: dict[str, RecordInput] = {}
         for record in batch:
             fresh.setdefault(record.id, record)
@@ -225,6 +234,8 @@ class RecallIndex:
             " text, body_count, evidence, source, fields, checksum)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
+        if not empty:
+            recall_df.note(self.db, postings)
         _note_shortest(self.db, first=rows[0][0] == 1, terms=fewest)
         return len(rows)
 
@@ -289,8 +300,9 @@ class RecallIndex:
         The count is the largest row ID: records are only ever appended with the next row
         ID (:meth:`add`) and removed all at once (:func:`reset`), so the two are equal, and
         ``max`` is one B-tree step where ``count(*)`` reads the whole table (a million rows
-        at scale). Each frequency is one equality lookup in the vocabulary: ``IN`` made
-        SQLite scan all of it.
+        at scale). Each frequency is one primary-key lookup in ``recall_df``
+        (:mod:`~waymarks.store.recall_df`; the vocabulary, ``fts5vocab``, read the term's
+        whole posting list: 4-10 ms for a common word at a million claims).
 
         A long-lived process asks for the same words again and again: frequencies are kept
         while the index has neither grown nor been reset (checked on every call; never
@@ -309,9 +321,7 @@ class RecallIndex:
             if feature in memo:
                 known = memo[feature]
             else:
-                row = self.db.execute("SELECT doc FROM recall_vocab WHERE term = ?",
-                                      (token(feature),)).fetchone()
-                known = memo[feature] = None if row is None else int(row[0])
+                known = memo[feature] = recall_df.frequency(self.db, token(feature))
             if known is not None:
                 df[feature] = known
         return Stats(records, df)
