@@ -120,7 +120,7 @@ PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
 PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
     r"(?:(?:(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)|(?<![A-Za-z0-9])pwd?)"
     r"(?:[ \t]+|[ \t]*[:=][ \t]*)"
-    r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
+    r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~_-]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
     r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
     r"(?P<prose_cjk_bare>[!#-&(-~]{6,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
     re.ASCII | re.IGNORECASE),
@@ -195,10 +195,12 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
             return False  # (the passwd command's argument: a user's name)
         if _ALGORITHM.fullmatch(value.lower()) is not None:
             return False  # (a hash's, protocol's or character set's name)
-        return _weak_password(value) or prose_value_is_secret(value, quoted=False, pin=False)
+        return _weak_password(value) or joined_password(match.string, value, end) \
+            or prose_value_is_secret(value, quoted=False, pin=False)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
-        return (password and _weak_password(value)) or prose_value_is_secret(
+        return (password and _weak_password(value)) or joined_password(
+            match.string, value, end) or prose_value_is_secret(
             value, quoted=False, pin=False, password=password)
     found = match.groupdict()
     if match.lastgroup == "prose" and not pass_names_a_password(match.string, match.start()):
@@ -209,6 +211,9 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     if password and match.lastgroup in ("prose", "prose_cjk") and not pin \
             and stated_password(match.string, value, end):
         return True
+    if noun in _CJK_KEY_NOUNS and match.lastgroup == "prose" \
+            and joined_password(match.string, value, end):
+        return True  # "密钥是 Tun-Key-Beijing-07": a Chinese key's noun names a secret
     return prose_value_is_secret(value, quoted=match.lastgroup != "prose", pin=pin,
                                  password=password)
 
@@ -262,13 +267,38 @@ def stated_password(text: str, value: str, end: int) -> bool:
     algorithm's name, :data:`_ALGORITHM`), or one of :data:`DEFAULT_PASSWORDS` where it
     ends its clause; a passcode's 4 digits too."""
     stripped = value.strip("\"'`")
-    if _weak_password(stripped) and len(stripped) >= _WEAK_MIN:
+    if (_weak_password(stripped) and len(stripped) >= _WEAK_MIN) \
+            or joined_password(text, stripped, end):
         return True
     ends = clause_ends(text, end)
     if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends \
             and _PASSCODE.search(text, max(0, end - 64), end) is not None:
         return True
     return ends and stripped.lower() in DEFAULT_PASSWORDS
+
+
+#: words or runs of letters and digits joined by hyphens or underscores (``Kq4-Wd8-Mz2``,
+#: ``Ora_Prod_07``, ``Temp-7731-Now``): prose's test reads them as hyphenated words
+_JOINED: Final = lazy(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+", re.ASCII)
+_JOINED_PARTS: Final = lazy(r"[-_]")
+
+
+def joined_password(text: str, value: str, end: int) -> bool:
+    """Whether ``value``, after a password's noun and ending its clause at ``end``, is a
+    password of parts joined by ``-`` or ``_``: 6+ characters, capitals, small letters
+    and digits all, every part holding a capital or a digit and none an algorithm's or
+    format's name (:data:`_ALGORITHM`). "Kq4-Wd8-Mz2", "Ora_Prod_07", "Lobby-Screen-12"
+    go; "Base64-encoded", "OAuth2-Compatible", "SHA-256", ``DB_PASSWORD_2``, "read-only",
+    "red-fox-42", "Python3-compatible" stay (each went out in clear before, as these
+    still do)."""
+    if len(value) < _WEAK_MIN or _JOINED.fullmatch(value) is None \
+            or not any(c.isdigit() for c in value) or value.lower() == value \
+            or value.upper() == value:
+        return False
+    parts = _JOINED_PARTS.split(value)
+    return all(part.lower() != part or any(c.isdigit() for c in part) for part in parts) \
+        and not any(_ALGORITHM.fullmatch(part.lower()) for part in parts) \
+        and clause_ends(text, end)
 
 
 def clause_ends(text: str, at: int) -> bool:
@@ -285,6 +315,8 @@ _PIN_MIN: Final = 4
 #: is a password; after a token's, a key's or a secret's it names one ("the token is
 #: "include"", "the signing key is "primary"")
 _PASSWORD_NOUNS: Final = frozenset({"pa", "pw", "密码", "密碼", "口令"})
+#: the Chinese nouns of a secret key (not 令牌, a token): a joined value after one goes
+_CJK_KEY_NOUNS: Final = frozenset({"密钥", "密鑰", "秘钥", "秘鑰", "金鑰"})
 
 
 def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
