@@ -13,9 +13,12 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.store.test_migrations import database_at
 from waymarks.recall.analysis import analyze
 from waymarks.store import recall_index
+from waymarks.store.integrity import ProjectionDamaged
 from waymarks.store.migrations import migrate
 from waymarks.store.recall_index import RecallIndex, RecordInput
 from waymarks.store.recall_postings import token
@@ -107,3 +110,21 @@ def test_a_reset_before_migration_25_needs_no_table(tmp_path: Path) -> None:
     recall_index.reset(db)
     db.execute("COMMIT")
     assert migrate(db, 2) == [25] and frequencies(db) == []
+
+
+def test_a_count_no_index_can_hold_is_damage_not_a_crash(tmp_path: Path) -> None:
+    """A count past the records made bm25's IDF a math domain error (a traceback from
+    `waymarks recall`): it is the database's damage, set aside and rebuilt."""
+    db = fresh_db(tmp_path / "d.db")
+    index = RecallIndex(db, items_backed=False)
+    db.execute("BEGIN")
+    index.add(claims(5, 40))
+    db.execute("COMMIT")
+    (billing,) = analyze("billing").features
+    for damage in ("docs + 40", "0", "-1"):
+        db.execute("BEGIN")
+        db.execute(f"UPDATE recall_df SET docs = {damage} WHERE term = ?", (token(billing),))
+        with pytest.raises(ProjectionDamaged, match="recall_df"):
+            RecallIndex(db, items_backed=False).stats([billing])
+        db.execute("ROLLBACK")
+    assert 0 < RecallIndex(db, items_backed=False).stats([billing]).df[billing] <= 40

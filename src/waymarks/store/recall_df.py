@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
+from waymarks.store.integrity import require
+
 #: the table (``create_tables``, migration 2's schema, and migration 25)
 CREATE: Final = ("CREATE TABLE recall_df (term TEXT PRIMARY KEY, docs INTEGER NOT NULL)"
                  " STRICT, WITHOUT ROWID")
@@ -47,7 +49,16 @@ def clear(db: sqlite3.Connection) -> None:
         db.execute("DELETE FROM recall_df")
 
 
-def frequency(db: sqlite3.Connection, term: str) -> int | None:
-    """How many records hold ``term``; ``None`` when none does."""
+def frequency(db: sqlite3.Connection, term: str, records: int) -> int | None:
+    """How many of the index's ``records`` hold ``term``; ``None`` when none does. A
+    count no index of ``records`` rows can hold (none, more than all) is damage, the
+    database's (:class:`~waymarks.store.integrity.ProjectionDamaged`: set aside and
+    rebuilt); bm25's IDF of a count past the rows was a math domain error. (A count off
+    by less only moves the ranking; ``STRICT`` keeps it an integer.)"""
     row = db.execute("SELECT docs FROM recall_df WHERE term = ?", (term,)).fetchone()
-    return None if row is None else int(row[0])
+    if row is None:
+        return None
+    docs = int(row[0])
+    require(0 < docs <= records,
+            f"recall_df holds a count outside the index's {records} records")
+    return docs

@@ -321,7 +321,7 @@ class RecallIndex:
             if feature in memo:
                 known = memo[feature]
             else:
-                known = memo[feature] = recall_df.frequency(self.db, token(feature))
+                known = memo[feature] = recall_df.frequency(self.db, token(feature), records)
             if known is not None:
                 df[feature] = known
         return Stats(records, df)
