@@ -272,3 +272,55 @@ def test_the_ceiling_bounds_every_part_of_its_terms_at_every_length_in_linear_ti
     # a long prompt's many common words: a bound over every part took 2^k steps
     wide = Shape([f"t{n}" for n in range(60)], [1.5] * 60, 7.5, 1, 100)
     assert ceiling((1 << 60) - 1, wide) == bm25((1 << 60) - 1, 1, wide)
+
+
+class _RowCounting:
+    """A connection whose statements count the rows they hand to Python (issue 20's p99:
+    a common term's rows beside the rare ones were read and checked one by one)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.statements: list[list[object]] = []  # [SQL, its parameters, rows handed]
+
+    def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> _RowCounting:
+        self.cursor = self.db.execute(sql, parameters)
+        self.statements.append([sql, parameters, 0])
+        return self
+
+    def _count(self, rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+        self.statements[-1][2] += len(rows)  # type: ignore[operator]
+        return rows
+
+    def fetchone(self) -> tuple[object, ...] | None:
+        row = self.cursor.fetchone()
+        return None if row is None else self._count([row])[0]
+
+    def fetchmany(self, size: int) -> list[tuple[object, ...]]:
+        return self._count(self.cursor.fetchmany(size))
+
+    def __iter__(self) -> _RowCounting:
+        return self
+
+    def __next__(self) -> tuple[object, ...]:
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+
+def test_the_rows_of_each_term_reach_python_as_one_value() -> None:
+    """Which query terms each row holds is read one value per statement (the row IDs as
+    one JSON array), not a row each: a common term held beside a rare one by 1,200 rows
+    handed them over one by one, each then checked by a call of its own."""
+    rows = [["t00", "t01"] for _ in range(1200)] + [["t01"] for _ in range(300)]
+    rows += [["t00", *FILLER[:n % 5]] for n in range(2500)]
+    db = fts(rows)
+    counting = _RowCounting(db)
+    terms = ["t00", "t01"]  # t00 (3,700 rows) is common, t01 (1,500) rare
+    mine = list(itertools.islice(ranked(counting, "idx", terms), 100))  # type: ignore[arg-type]
+    assert mine == fts5_order(db, terms, 100)
+    postings = [(parameters, n) for sql, parameters, n in counting.statements
+                if "MATCH" in str(sql) and "_docsize" not in str(sql)
+                and "count(" not in str(sql)]
+    # t01's rows, then t00's among them
+    assert postings == [(("t01",), 1), (("t00 AND (t01)",), 1)], postings
