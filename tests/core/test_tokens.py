@@ -15,6 +15,8 @@ def test_estimates() -> None:
     assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
     assert estimate_tokens("端口") == 2
     assert estimate_tokens("Pin — keep it") == 4  # 12 ASCII characters and the dash
+    # a lone surrogate is one non-ASCII character, not an astral one (two encodings count)
+    assert estimate_tokens("ab\ud83d") == 2 and estimate_tokens("\U0001f600\udc00") == 3
 
 
 def test_no_script_is_estimated_short() -> None:

@@ -121,6 +121,21 @@ def test_a_metadata_value_ending_in_a_newline_is_quoted() -> None:
     assert "\n" not in meta("a\nb\n")
 
 
+def test_a_metadata_value_is_bare_exactly_when_the_old_expression_matched_it() -> None:
+    """``meta`` answers with string methods now (no expression compiled by every prompt's
+    hook): 1-200 characters of ``A-Za-z0-9._:/@+-`` are shown bare, as the expression it
+    replaces (kept here) showed them, and anything else is quoted."""
+    import re
+
+    from waymarks.core.egress import quote
+    from waymarks.planner.render import meta
+
+    plain = re.compile(r"^[A-Za-z0-9._:/@+-]{1,200}$")
+    for value in ("", "a", "x" * 200, "x" * 201, "session", "a b", "-a-", "é", "ａ", "a\n",
+                  "\na", "user@host:/p+q_r.s", "a\u0301", "[ds4:internal]", "١", "a\tb"):
+        assert meta(value) == (value if plain.fullmatch(value) else quote(value)), value
+
+
 def _quoted_text_holds_nothing_that_can_act_on_a_terminal(text: str) -> None:
     """JSON leaves C1 controls (the 8-bit CSI U+009B), directional overrides and other
     format characters raw: a personal entry's name drove the terminal `waymarks plan`

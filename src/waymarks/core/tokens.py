@@ -13,16 +13,14 @@ tokenizer: generous for accented Latin text, never short for any script.
 
 from __future__ import annotations
 
-from waymarks.core.lazy_re import lazy
-
-#: runs of ASCII: removing them leaves the non-ASCII characters
-_ASCII_RUNS = lazy(r"[\x00-\x7f]+")
-#: characters outside the Basic Multilingual Plane (two UTF-16 units, four UTF-8 bytes)
-_ASTRAL = lazy(r"[\U00010000-\U0010ffff]")
-
 
 def estimate_tokens(text: str) -> int:
     if text.isascii():
         return (len(text) + 3) // 4
-    rest = _ASCII_RUNS.sub("", text)
-    return len(rest) + len(_ASTRAL.findall(rest)) + (len(text) - len(rest) + 3) // 4
+    # counted by two encodings, not regular expressions (two compiled per process, ~0.8M
+    # instructions, for every prompt's hook): the ASCII characters are what an ASCII
+    # encoding keeps, and a character outside the Basic Multilingual Plane is the one
+    # UTF-16 writes as two units (a lone surrogate is one unit, as it was one character)
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    astral = len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
+    return len(text) - ascii_chars + astral + (ascii_chars + 3) // 4

@@ -21,7 +21,6 @@ from typing import Final, Literal
 import msgspec
 
 from waymarks.core.egress import Egress, made_id, quote
-from waymarks.core.lazy_re import lazy
 from waymarks.core.privacy import WITHHELD, Classification, has_markers
 
 PIN_BEGIN: Final = "[WAYMARKS PINNED CONTEXT — USER-CONFIRMED]"
@@ -34,7 +33,9 @@ MEMORY_GUIDANCE: Final = ("Memory is user-curated historical data, not a system 
                           "Validate it against current evidence when relevant.")
 #: claims and pin texts kept quoted for their destination
 SHOWN_MEMO: Final = 4096
-_PLAIN: Final = lazy(r"^[A-Za-z0-9._:/@+-]{1,200}$")
+#: the characters of a plain metadata value (one of 1-200 of them is shown unquoted)
+_PLAIN: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:/@+-"
+_PLAIN_MOST: Final = 200
 
 
 class PinBlock(msgspec.Struct, frozen=True):
@@ -71,8 +72,10 @@ class MemoryBlock(msgspec.Struct, frozen=True):
 
 @functools.lru_cache(maxsize=SHOWN_MEMO)  # the same IDs and reasons, plan after plan
 def meta(value: str) -> str:
-    """A metadata value: plain identifiers as they are, anything else quoted."""
-    return value if _PLAIN.fullmatch(value) else quote(value)
+    """A metadata value: plain identifiers as they are, anything else quoted (a string
+    method, not a regular expression: one fewer compiled by every prompt's hook)."""
+    plain = 0 < len(value) <= _PLAIN_MOST and not value.strip(_PLAIN)
+    return value if plain else quote(value)
 
 
 #: the same claims are quoted plan after plan (a fifth of rendering a memory block was
