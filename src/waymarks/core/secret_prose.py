@@ -85,9 +85,20 @@ PROSE: Final = Rule("prose", "secret", lazy(
 _CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOUNS)) + "]")
 #: the Chinese nouns, a rule apart: in ASCII text (most) looking for its needles costs
 #: next to nothing (``str.find`` of a wider needle returns at once)
+#: the Chinese verbs after an English noun or a variable named for one ("把 MYSQL_PASSWORD
+#: 设成 …", "门禁 PIN 是 520133"): each went out in clear; not a bare separator, which the
+#: English rules read after those nouns
+_CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
+                         r"(?:是[ \t\u3000]*[:：]?|为|為"
+                         r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變)(?:为|為|成)了?)"
+                         r"[ \t\u3000]*[“「『‘]?")
 PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
-    "(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB + _VALUE, re.ASCII), _CJK_NOUNS,
+    "(?:(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB
+    + "|(?i:" + _ENGLISH + ")" + _CJK_WORD_VERB + ")" + _VALUE, re.ASCII),
+    (*_CJK_NOUNS, "pass", "pw", "secret", "token", "key", "pin"), folded=True,
     anchored=True, wrapper=True)
+#: the first characters of the Chinese verbs above (an English noun's rule looks for one)
+_CJK_VERB_HINT: Final = lazy("[是为為设設改更修重变變]")
 
 
 #: a credential's noun then its value, no verb nor separator between ("use token Xk9v… for
@@ -325,7 +336,11 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
     first: no noun, or no verb nor separator, and none can; an expression is tried only
     where a noun stands, so text that merely names a token or a password ("Rotate the API
     token every 90 days.") does not pay for every other rule."""
-    rules = [PROSE_CJK] if not text.isascii() and _CJK_HINT.search(text) else []
+    rules = [PROSE_CJK] if not text.isascii() and (
+        _CJK_HINT.search(text) is not None or (
+            ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
+             or "key" in folded or "PIN" in text)
+            and _CJK_VERB_HINT.search(text) is not None)) else []
     if ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
             or "key" in folded or "PIN" in text) \
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
