@@ -98,6 +98,8 @@ class Waymarks:
         self._recovered: dict[str, Any] | None = None  # set when a damaged database was rebuilt
         self._recoveries_before = recoveries_so_far()  # the learned store's, before this object
         self.refresh_problem: str | None = None  # why the active session was not re-read
+        #: the session file and projection a refresh last found nothing new in (its stamp)
+        self.refreshed_unchanged: object = None
         #: newer session files the pick passed over (no header), and what to say of them
         self.passed_over: tuple[Path, ...] = ()
         self.passed_over_note: str | None = None
