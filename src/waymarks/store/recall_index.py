@@ -42,7 +42,7 @@ from waymarks.recall import code_flags as _code_flags
 from waymarks.recall import vocabulary as _vocabulary
 from waymarks.recall.analysis import analyze, origin_features
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
-from waymarks.store import recall_df, recall_rank
+from waymarks.store import recall_df, recall_lengths, recall_rank
 from waymarks.store.code_digest import sources_digest
 from waymarks.store.integrity import (
     ITEM_CLASS,
@@ -122,7 +122,8 @@ def _note(watermark: object) -> str:
 
 def create_tables(db: sqlite3.Connection) -> None:
     """Schema of the recall index (migration 2; its document frequencies, ``recall_df``,
-    since migration 25, which adds and fills them for an index made before)."""
+    since migration 25, and its packed lengths, ``recall_lengths``, since 26, each of which
+    adds and fills its table for an index made before)."""
     for statement in (
         "CREATE TABLE recall_records (rowid INTEGER PRIMARY KEY, item_id TEXT NOT NULL,"
         " kind TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,"
@@ -133,6 +134,7 @@ def create_tables(db: sqlite3.Connection) -> None:
         " tokenize = 'ascii')",
         "CREATE VIRTUAL TABLE recall_vocab USING fts5vocab (recall_terms, 'row')",
         recall_df.CREATE,
+        recall_lengths.CREATE,
     ):
         db.execute(statement)
 
@@ -142,6 +144,7 @@ def reset(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM recall_records")
     db.execute("INSERT INTO recall_terms (recall_terms) VALUES ('delete-all')")
     recall_df.clear(db)
+    recall_lengths.clear(db)
     # the vectors' watermarks name these records' row IDs: they go with them
     db.execute("DELETE FROM meta WHERE name IN ('recall_seq', 'recall_shortest', ?)"
                " OR substr(name, 1, ?) = ?", (ANALYSIS_CODE, len(VECTORS_DONE), VECTORS_DONE))
@@ -209,6 +212,7 @@ class RecallIndex:
             "SELECT coalesce(max(rowid), 0) FROM recall_records").fetchone()[0])
         rows: list[tuple[object, ...]] = []
         postings: list[tuple[int, str]] = []
+        lengths: list[tuple[int, int]] = []
         encode, texts = _FIELDS_CODEC.encode, memo.texts
         fewest = 0  # the fewest terms of a record with any (for meta recall_shortest)
         for record in fresh.values():
@@ -229,6 +233,7 @@ class RecallIndex:
             if distinct and (not fewest or distinct < fewest):
                 fewest = distinct
             postings.append((rowid, terms))
+            lengths.append((rowid, distinct))
         self.db.executemany(
             "INSERT INTO recall_records (rowid, item_id, kind, status, origin, created_at,"
             " text, body_count, evidence, source, fields, checksum)"
@@ -236,6 +241,7 @@ class RecallIndex:
         self.db.executemany("INSERT INTO recall_terms (rowid, terms) VALUES (?, ?)", postings)
         if not empty:
             recall_df.note(self.db, postings)
+        recall_lengths.note(self.db, lengths)
         _note_shortest(self.db, first=rows[0][0] == 1, terms=fewest)
         return len(rows)
 
@@ -416,7 +422,7 @@ class RecallIndex:
         with snapshot(self.db):
             allowed = self._visible_rows(visible_to, limit, sum(counts), records, active_only)
             ranking = ranked(self.db, "recall_terms", terms, shortest(self.db), limit, counts,
-                             allowed)
+                             allowed, recall_lengths.reader(self.db))
             try:
                 return self._take(ranking, limit, visible_to, classify, active_only)
             finally:

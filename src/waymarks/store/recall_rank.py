@@ -30,8 +30,9 @@ compares the order with FTS5's own on random stores.
 import heapq
 import itertools
 import math
+import operator
 import sqlite3
-from collections.abc import Generator, Iterable, Iterator, Sequence, Set
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence, Set
 from typing import Final, NamedTuple
 
 import msgspec
@@ -56,6 +57,12 @@ _CHUNK: Final = 64
 #: a bound is exact arithmetic; a computed score may differ from it in the last place
 _SLACK: Final = 1 + 1e-12
 _decode: Final = msgspec.json.Decoder(list[int]).decode
+#: a group found by its terms whose rarest term at least this many rows hold is ordered by
+#: the packed lengths (``store/recall_lengths.py``), when the caller gives them: reading
+#: them all (1 MB at a million claims) pays only for a large group
+_PACKED_GROUP: Final = 4096
+#: the one-byte lengths (a row of 128 terms or more has a two-byte varint: read from SQL)
+_SHORT: Final = bytes(range(128))
 
 
 def varints(blob: bytes) -> list[int]:
@@ -116,11 +123,14 @@ class Shape(NamedTuple):
     shortest: int  # no row holds fewer terms
     want: int  # rows the caller takes at most (unless it asks for more after all)
     allowed: Set[int] | None = None  # the only rows given out, when not None
+    counts: Sequence[int] = ()  # rows holding each term
+    lengths: Callable[[], bytes] | None = None  # every row's length byte, by row ID
 
 
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
            shortest: int = 1, want: int = 100, counts: Sequence[int] | None = None,
-           allowed: Set[int] | None = None) -> Generator[int, None, None]:
+           allowed: Set[int] | None = None, lengths: Callable[[], bytes] | None = None,
+           ) -> Generator[int, None, None]:
     """Row IDs matching any of ``terms`` in the order of FTS5's
     ``WHERE table MATCH 't1 OR t2 ...' ORDER BY rank`` (``terms`` in the query's order,
     distinct), produced lazily: stop reading when enough rows were taken. ``shortest``:
@@ -134,6 +144,10 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     ``allowed``: give out only these rows (the same order with the others left out). The
     scores still use every row's counts, as FTS5's do; a row left out is never looked at
     again (its document size is not read, nor is it merged).
+
+    ``lengths``: every row's length, one byte a row by row ID
+    (:func:`waymarks.store.recall_lengths.reader`): a large group found by its terms is
+    ordered from them instead of a document-size lookup per row.
 
     Read in several statements: call it inside one read transaction. Not inside a write
     transaction that added rows to ``table``: FTS5 counts them in its averages record only
@@ -185,7 +199,7 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    shape = Shape(terms, idfs, avgdl, shortest, max(1, want), allowed)
+    shape = Shape(terms, idfs, avgdl, shortest, max(1, want), allowed, counts, lengths)
     bounds = {mask: _bound(mask, shape) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
     yield from _merge(db, table, order, groups, bounds, shape)
@@ -270,6 +284,7 @@ class _Stream:
         self.rest: str | None = None  # the query for the rows after the first page
         # one more than wanted: the merge looks at the row after the last one it gives out
         self.page = shape.want + 1
+        self.cursor: sqlite3.Cursor | _Listed
         if members is not None and len(members) <= _LISTED:
             self.cursor = db.execute(
                 f"SELECT length(sz), sz, id FROM {table}_docsize"
@@ -279,8 +294,36 @@ class _Stream:
             query = (f"SELECT length(sz), sz, id FROM {table}"
                      f" JOIN {table}_docsize ON id = {table}.rowid WHERE {table} MATCH ?")
             self.rest = f"{query} AND (length(sz), sz, id) > (?, ?, ?){_ORDER}"
-            self.cursor = db.execute(f"{query}{_ORDER} LIMIT ?", (self.match, self.page))
+            if not self._packed(mask):
+                self.cursor = db.execute(f"{query}{_ORDER} LIMIT ?", (self.match, self.page))
         self.buffer: list[tuple[int, bytes, int]] = []
+
+    def _packed(self, mask: int) -> bool:
+        """Order a large group by the packed lengths (``shape.lengths``): its rows of
+        fewer than 128 terms, shortest first, then the rest from SQL after them (a longer
+        varint sorts after); ``False`` (nothing changed) for a small group or when a row's
+        length is not known there."""
+        shape = self.shape
+        if shape.lengths is None or min(
+                (n for place, n in enumerate(shape.counts) if mask >> place & 1),
+                default=0) < _PACKED_GROUP:
+            return False
+        packed = shape.lengths()
+        found = self.db.execute(f"SELECT group_concat(rowid) FROM {self.table}"
+                                f" WHERE {self.table} MATCH ?", (self.match,)).fetchone()[0]
+        ids = list(map(int, found.split(","))) if found else []
+        if ids and ids[-1] >= len(packed):
+            return False
+        sizes = bytes(operator.itemgetter(*ids)(packed)) if len(ids) > 1 else bytes(
+            packed[rowid] for rowid in ids)
+        if 0 in sizes:
+            return False
+        longer = len(sizes.translate(None, _SHORT))
+        self.page = len(sizes) - longer  # after the short rows, the long ones from SQL
+        if not longer:
+            self.rest = None
+        self.cursor = _Listed(_shortest_first(sizes, ids))
+        return True
 
     def next(self) -> tuple[float, int] | None:
         allowed = self.shape.allowed
@@ -314,6 +357,29 @@ class _Stream:
             require(self.expected in (None, self.kept),
                     f"{self.table} has a row without its size")
         return bool(self.buffer)
+
+
+class _Listed:
+    """Rows made in Python, read as a cursor's are."""
+
+    def __init__(self, rows: Iterator[tuple[int, bytes, int]]) -> None:
+        self.rows = rows
+
+    def fetchmany(self, size: int) -> list[tuple[int, bytes, int]]:
+        return list(itertools.islice(self.rows, size))
+
+
+def _shortest_first(sizes: bytes, ids: list[int]) -> Iterator[tuple[int, bytes, int]]:
+    """The rows of ``ids`` (ascending) whose ``sizes`` byte is below 128, in (length,
+    row ID) order, as the SQL order gives them: (varint bytes, varint, row ID)."""
+    for length in sorted(set(sizes)):
+        if length >= 128:
+            return
+        byte = bytes((length,))
+        place = sizes.find(byte)
+        while place >= 0:
+            yield 1, byte, ids[place]
+            place = sizes.find(byte, place + 1)
 
 
 def _exactly(mask: int, terms: Sequence[str]) -> str:
