@@ -47,8 +47,10 @@ _ENGLISH: Final = (
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
                           for q in _KEY_QUALIFIERS) + r"))s?"
 )
-#: "for the admin account", "of prod", "on staging": up to three words
-_QUALIFIED: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,3}?)?"
+#: "for the admin account", "of prod", "on staging", "for the android release build": up
+#: to five words (three left "the keystore password for the android release build is …")
+_QUALIFIER: Final = r" (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?"
+_QUALIFIED: Final = "(?:" + _QUALIFIER + ")?"
 _ENGLISH_VERB: Final = (
     r"(?: (?:is|was|are|were|will be|has been|remains|became|becomes|should be|must be|would be"
     r"|used to be)"
@@ -78,7 +80,10 @@ _VALUE: Final = (
     r"|(?=[!-~]{4,256}(?:[^!-~]|\Z))(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z)))")
 
 PROSE: Final = Rule("prose", "secret", lazy(
-    "(?:" + _ENGLISH + _QUALIFIED + _ENGLISH_VERB + "|" + _SEPARATED + ")" + _VALUE,
+    "(?:" + _ENGLISH + "(?:" + _QUALIFIED + _ENGLISH_VERB
+    # a colon after a qualified noun ("the passphrase for restic backups: …", "auth token
+    # for the SMS fallback: 9b2e…"); a noun glued to its colon is the assignment rule's
+    + "|" + _QUALIFIER + r"[ \t]*:(?P<prose_colon>)[ \t]*)|" + _SEPARATED + ")" + _VALUE,
     re.ASCII | re.IGNORECASE), ("pass", "pw", "secret", "token", "key", "pin"),
     folded=True, anchored=True, wrapper=True)
 #: the first characters of the Chinese nouns (the pre-test looks for one)
@@ -216,6 +221,9 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     found = match.groupdict()
     if match.lastgroup == "prose" and not pass_names_a_password(match.string, match.start()):
         return False  # "The boarding pass is BA2490.", "The LLVM pass is mem2reg."
+    if found.get("prose_colon") is not None and _INSTRUCTION.search(
+            match.string, max(0, match.start() - 64), match.start()) is not None:
+        return False  # "Reset the password for the admin account: …": a step's heading
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     password = noun.lower() in _PASSWORD_NOUNS
     pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None
@@ -227,6 +235,13 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return True  # "密钥是 Tun-Key-Beijing-07": a Chinese key's noun names a secret
     return prose_value_is_secret(value, quoted=match.lastgroup != "prose", pin=pin,
                                  password=password)
+
+
+#: a clause that starts with a verb of setting or asking before a qualified noun and its
+#: colon: the heading of a step ("Reset the password for the admin account: …"), which a
+#: program's prompt rule (:mod:`waymarks.core.secret_prompts`) leaves alone too
+_INSTRUCTION: Final = lazy(r"(?:\A|[.;!?\n][ \t]*)(?:reset|change|rotate|set|update|enter|type)"
+                           r"[ \t][^.;!?\n]*\Z", re.ASCII | re.IGNORECASE)
 
 
 #: the words before a bare "pass" that make it a password's noun ("db pass is s3cr3t!",
