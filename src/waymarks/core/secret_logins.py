@@ -34,6 +34,7 @@ from waymarks.core.secret_prose import (
     DEFAULT_PASSWORDS,
     _matched_at_needles,
     clause_ends,
+    joined_password,
     pass_names_a_password,
     stated_password,
 )
@@ -49,16 +50,25 @@ _USERS: Final = ("admin", "administrator", "root", "sa", "postgres", "guest", "p
 _CONTEXT: Final = (r"(?:log ?in|sign ?in|creds|credentials|account|username|user"
                    r"|\u8d26\u53f7|\u5e10\u53f7|\u7528\u6237\u540d)(?![A-Za-z])"
                    r"(?:[ \t]*(?:with|as|is|are|=|:|\uff1a)(?![A-Za-z]))?[ \t]*")
+#: an ``@`` then a database's or host's name ending at a gap or the end (``@orcl``,
+#: ``@//db:1521/svc``): not the rest of a password (``Adm1n@Prod!``, ``Admin@123``, whose
+#: head alone went as the password, judged too short to be one)
+_AT_NAME: Final = r"@[A-Za-z/][\w./:-]*(?=[,;)]?(?:[^!-~]|\Z))"
 #: a password's characters: no space, quote, backtick, ``/`` or ``\\`` (a string's escaped
 #: line break, cloud-init's ``ubuntu:RANDOM\\n``); 4 to 64, then punctuation and a gap, or
 #: an ``@`` before a database's or host's name (Oracle's ``system/PASSWORD@db``)
 _PASSWORD: Final = (r"(?P<login_pw>[!#-&(-.0-\[\]-_a-~]{4,64}?)"
-                    r"(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z)|@[\w/])")
+                    r"(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z)|" + _AT_NAME + ")")
 
 LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
     r"(?<![\w./:@-])(?:(?:" + "|".join(_USERS) + r")(?![\w@-])"
     r"|(?<![A-Za-z])" + _CONTEXT + r"[A-Za-z][\w.@-]{0,31}(?<![.-]))"
-    r"(?:[ \t]*/[ \t]*|:)(?!//)" + _PASSWORD,
+    r"(?:[ \t]*/[ \t]*|:)(?!//)" + _PASSWORD
+    # "logging into the vpn with jdoe and Summer!Rain9?": a login's verb, then "with" the
+    # user "and" the password (judged strong: "sign in with Google and Okta" stays)
+    + r"|(?<![A-Za-z])(?:log(?:ging)?|sign(?:ing)?)[ \t]?in(?:to)?(?:[ \t][\w.@-]{1,64}){0,4}?"
+    r"[ \t]with[ \t](?:user(?:name)?[ \t])?[A-Za-z][\w.@-]{0,31}[ \t]and[ \t]"
+    r"(?P<login_and>[!#-&(-.0-\[\]-_a-~]{6,64}?)(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z))",
     re.ASCII | re.IGNORECASE),
     (*_USERS, "log", "sign", "cred", "account", "user",
      "\u8d26\u53f7", "\u5e10\u53f7", "\u7528\u6237\u540d"),
@@ -82,6 +92,9 @@ PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
 def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the value ``LOGIN_PAIR`` or ``PASSWORD_SET`` matched is a password."""
     value = match.string[start:end]
+    if match.lastgroup == "login_and":
+        return prose_value_is_secret(value, quoted=False, pin=False) \
+            or joined_password(match.string, value, end)
     if match.lastgroup == "login_pw":
         if value.lower() in _FIELD_NAMES or _owner_before(match.string, match.start()):
             return False  # a placeholder (``admin:password``), an owner (``chown root:root``)
@@ -168,7 +181,8 @@ def might_log_in(text: str, folded: str) -> bool:
     """The pre-test's part for both rules: their literals, then their expressions where
     those stand (:func:`waymarks.core.secret_prose.might_state_one`'s way)."""
     rules: list[Rule] = []
-    if ("/" in text or ":" in text) and _PAIR_HINT.search(text) is not None:
+    if (("/" in text or ":" in text) and _PAIR_HINT.search(text) is not None) \
+            or (" with " in text and " and " in text and ("log" in folded or "sign" in folded)):
         rules.append(LOGIN_PAIR)
     if " to " in folded or " as " in folded:
         rules.append(PASSWORD_SET)
