@@ -162,6 +162,7 @@ class Projection(ProjectionReads, SourcePolicy):
         self._by_id = {}
         self._by_id_token = None
         self._known = None
+        self._given_keys = None
         self.placement: Placement = lambda _session: None
 
     def wait_for_others(self, busy_timeout_ms: int) -> None:
