@@ -38,6 +38,15 @@ NOT_FOR_A_PLAIN_PLAN = ("waymarks.personal.store", "waymarks.personal.entry",
                         "waymarks.personal.index", "waymarks.personal.legacy",
                         "waymarks.personal.docs", "waymarks.service.search",
                         "waymarks.planner.team", "waymarks.service.learning")
+#: what a prompt's hook (no helper) never runs: a rebuild (a held row's number is in
+#: store/rows.py), a credential's value rules (its shape matched first), a refused
+#: configuration's line and a project configuration's links, a failed write's diagnosis,
+#: the recall-by-meaning switch (hybrid recall off) and a joined question's split: ~4M
+#: instructions at 1k memories
+NOT_FOR_A_PROMPT_HOOK = ("waymarks.store.rebuild", "waymarks.core.secret_values",
+                         "waymarks.service.config_lines", "waymarks.files.paths",
+                         "waymarks.files.errors", "waymarks.service.recall_mode",
+                         "waymarks.recall.same_asked")
 #: never on the recall path: the CLI library, the terminal UI, the command table
 NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.commands.table", "waymarks.hosts",
@@ -445,7 +454,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     write's rules (recording a prompt is no pin's nor claim's write); nor, the project
     not trusted, the listing of its other sessions, which only a trusted one reads; nor
     what a plan reads only where there is something to read (:data:`NOT_FOR_A_PLAIN_PLAN`:
-    ~3 % of the hook's instructions at 10k memories)."""
+    ~3 % of the hook's instructions at 10k memories); nor what this hook never runs
+    (:data:`NOT_FOR_A_PROMPT_HOOK`)."""
     argv, event, env, project = _prompt_hook(tmp_path)
     done = subprocess.run([argv[0], *suite_bytecode(), "-X", "importtime", *argv[1:]],
                           input=event, env=env, cwd=project, capture_output=True,
@@ -456,7 +466,8 @@ def test_a_prompt_hook_without_its_helper_imports_neither_the_cues_nor_openssl(
     assert _matching(modules, ("waymarks.core.evolution", "_hashlib",
                                "waymarks.service.evolution_recall", *SEMANTIC_MODULES,
                                *SECRET_RULE_MODULES, *WRITE_DECISION_MODULES,
-                               *OTHER_SESSIONS_MODULES, *NOT_FOR_A_PLAIN_PLAN)) == []
+                               *OTHER_SESSIONS_MODULES, *NOT_FOR_A_PLAIN_PLAN,
+                               *NOT_FOR_A_PROMPT_HOOK)) == []
 
 
 def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -> None:

@@ -39,7 +39,6 @@ from waymarks.core.secret_prose import (
     stated_password,
 )
 from waymarks.core.secret_tokens import Rule
-from waymarks.core.secret_values import prose_value_is_secret
 
 #: accounts systems ship with, whose name alone says the pair is a login
 _USERS: Final = ("admin", "administrator", "root", "sa", "postgres", "guest", "pi",
@@ -91,6 +90,8 @@ PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
 
 def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the value ``LOGIN_PAIR`` or ``PASSWORD_SET`` matched is a password."""
+    from waymarks.core.secret_values import prose_value_is_secret  # (as secret_prose's)
+
     value = match.string[start:end]
     if match.lastgroup == "login_and":
         return prose_value_is_secret(value, quoted=False, pin=False) \
@@ -143,6 +144,8 @@ def _bare_pair_password(head: str, value: str) -> bool:
     if head.rstrip(" \t").endswith(":") and lowered in _GROUPS \
             and (user, lowered) != ("admin", "admin"):
         return False
+    from waymarks.core.secret_values import prose_value_is_secret
+
     if prose_value_is_secret(value, quoted=False, pin=False) or lowered in DEFAULT_PASSWORDS:
         return True
     if value.isdigit():

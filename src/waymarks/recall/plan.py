@@ -44,7 +44,6 @@ from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.compound import adjacent_runs, which_of
-from waymarks.recall.same_asked import one_ask_each
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
@@ -565,6 +564,8 @@ def _joined(folded: str, focus: Sequence[str]) -> tuple[frozenset[str], frozense
         return frozenset(), frozenset()
     joiner = any(joiner in folded for joiner in _JOINERS)
     if joiner:  # "the gateway config and the billing config": the gateway and billing
+        from waymarks.recall.same_asked import one_ask_each  # (a joined question's)
+
         folded = one_ask_each(folded)
     words = [(m.group(1), m.group(2)) for m in _JOINED.finditer(folded)] if joiner else []
     if any(joiner in folded for joiner in "和或与及、"):

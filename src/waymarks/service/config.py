@@ -55,10 +55,8 @@ from waymarks.core.privacy import (
 )
 from waymarks.core.provider_ids import provider_id_problem
 from waymarks.core.text import echoed
-from waymarks.files.paths import leads_within
 from waymarks.files.reading import stamp_of
 from waymarks.planner.budgets import Budgets
-from waymarks.service.config_lines import where_provider
 from waymarks.service.outcomes import ServiceError
 
 #: the budgets and limits when no file sets them
@@ -192,6 +190,8 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
             _reads_well(home_view) else sources
         provider = getattr(exc, "provider", None)
         if provider is not None:  # the file and line that hold it
+            from waymarks.service.config_lines import where_provider  # (a refusal's alone)
+
             at_fault = [where_provider(provider, home_file, project_file if local else None)
                         or ", ".join(at_fault)]
         raise ServiceError("bad_config", f"{', '.join(at_fault)}: {exc}") from exc
@@ -251,6 +251,8 @@ def in_project(path: Path, project: str) -> bool:
     """Whether ``path`` (a project's configuration) is a file of the project, not a link
     to one elsewhere: a repository's link to ``~/.cargo/credentials.toml`` was read as its
     configuration, and ``config show`` printed the token it holds."""
+    from waymarks.files.paths import leads_within  # (a project with a configuration's)
+
     return leads_within(path, Path(project))  # a loop of links: not the project's
 
 

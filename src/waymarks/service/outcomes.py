@@ -18,7 +18,6 @@ import msgspec
 from waymarks.core.decision_types import Duplicate, Rejected, RejectionCode
 from waymarks.core.model import Mutation, PinMutation
 from waymarks.core.records import replace
-from waymarks.files.errors import fix_for, os_error_cause
 
 __all__ = [
     "Committed",
@@ -77,6 +76,8 @@ def io_error(exc: OSError) -> ServiceError:
     """A request the file system stopped (a full disk, a file-size limit, a file that
     cannot be written, a lock held too long), as the command line reports it:
     ``io_error``, what failed on which file, and how to mend it."""
+    from waymarks.files.errors import fix_for, os_error_cause  # (a failure's alone)
+
     return ServiceError("io_error", f"{os_error_cause(exc)}; nothing was acknowledged"
                         f"{fix_for(exc)}")
 

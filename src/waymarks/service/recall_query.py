@@ -13,7 +13,6 @@ from waymarks.recall.plan import INHERITED, direct_plan, plan_query
 from waymarks.recall.scoring import unheld_literal
 from waymarks.service import api_args
 from waymarks.service.planning import admission, egress_for
-from waymarks.service.recall_mode import meaning_allowed
 from waymarks.spawn.switches import SEMANTIC, switched_on
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def recall(app: Waymarks, query: str, history: Sequence[str], *, inherit: bool,
         # nor by a hook's own process that starts a helper for the next prompts
         # (:mod:`~waymarks.service.recall_mode`)
         if plan.reason not in INHERITED and switched_on(os.environ.get(SEMANTIC, "")) \
-                and meaning_allowed():
+                and _meaning_allowed():
             candidates, near = _semantic_side(app, index, query, candidates, visible, cache,
                                               active_only=not every_status)
     if not privacy:
@@ -109,3 +108,11 @@ def _semantic_side(app: Waymarks, index: RecallIndex, query: str,
         memo = app._vector_memo
     return semantic_recall.semantic_side_for(app, index, query, candidates, visible, memo,
                                              cache, active_only=active_only)
+
+
+def _meaning_allowed() -> bool:
+    """Whether this process may recall by meaning (:mod:`~waymarks.service.recall_mode`),
+    asked only with hybrid recall on: a lexical hook imports no more of it."""
+    from waymarks.service.recall_mode import meaning_allowed
+
+    return meaning_allowed()

@@ -59,7 +59,7 @@ from waymarks.store.integrity import (
 from waymarks.store.migrations import migrate
 from waymarks.store.private import private_database
 from waymarks.store.reads import ProjectionReads
-from waymarks.store.rebuild import HELD_SEQ as HELD_SEQ  # re-exported
+from waymarks.store.rows import HELD_SEQ as HELD_SEQ  # re-exported
 from waymarks.store.rows import item_row as item_row  # re-exported
 from waymarks.store.rows import state_from_row as state_from_row  # re-exported
 from waymarks.store.source_policy import SourcePolicy

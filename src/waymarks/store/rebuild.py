@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from waymarks.core.model import MutationRecord
 from waymarks.core.rules import ItemState
@@ -19,18 +19,12 @@ from waymarks.ledger.log import SessionLog
 from waymarks.store import entries as entries_index
 from waymarks.store import recall_index
 from waymarks.store.integrity import groups_of, write_groups
-from waymarks.store.rows import item_row
+from waymarks.store.rows import HELD_SEQ, item_row
 from waymarks.store.source_policy import LOST_EXCLUSIONS
 from waymarks.store.view import INSERT_ITEM
 
 if TYPE_CHECKING:
     from waymarks.store.projection import Projection
-
-#: the ``seq`` a held-back mutation's row counts on from: it has no place in the replay
-#: order (a rebuild numbers 1..n what it applies), and one numbered right after those
-#: took the number of the next record applied, which a rebuild then gave it instead
-HELD_SEQ: Final = 1 << 60
-
 
 def rebuild_in_place(projection: Projection, sessions: Iterable[SessionLog],
                      now_ms: int) -> int:

@@ -15,6 +15,11 @@ from waymarks.core.records import json_decoder
 from waymarks.core.rules import ItemState
 from waymarks.store.integrity import VerifiedMemo, decoding, item_checksum, verify_item
 
+#: the ``seq`` a held-back mutation's row counts on from: it has no place in the replay
+#: order (a rebuild numbers 1..n what it applies), and one numbered right after those
+#: took the number of the next record applied, which a rebuild then gave it instead
+#: (here, not in ``store/rebuild.py``: a hook that rebuilds nothing imports no rebuild)
+HELD_SEQ: Final = 1 << 60
 _ENCODER: Final = msgspec.json.Encoder()
 #: items already decoded from verified rows (an ``ItemState`` is immutable: shared safely)
 _STATES: Final = VerifiedMemo[ItemState]()
