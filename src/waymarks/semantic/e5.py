@@ -6,8 +6,6 @@ an ``ImportError`` here as "the extra is not installed".
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
 import threading
@@ -295,7 +293,12 @@ def _known(path: Path) -> dict[str, list[object]]:
 
 
 def _digest(path: str, mode: str) -> str:
-    """The file's digest as an install record writes it (URL-safe base64, unpadded)."""
+    """The file's digest as an install record writes it (URL-safe base64, unpadded).
+    Imported here: a process whose engine files were found whole before (every one after
+    the first) takes no digest, and OpenSSL's bindings cost every load ~1.2M instructions."""
+    import base64
+    import hashlib
+
     digest = hashlib.new(mode)
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
