@@ -74,13 +74,16 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
     folded=True, anchored=True, wrapper=True)
 
 _NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
+#: what it was changed from, up to three words ("changed the admin password from the
+#: default to Ab7#qPz0vW": the rule wanted "to" right after the noun)
+_FROM: Final = r"(?: from(?: [^\s]{1,64}){1,3}?)?"
 _VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
                  r"(?=[.,;:)!?]*(?:\s|\Z|" + CJK_STOPS + "))")
 #: where :data:`PASSWORD_SET`'s noun stands in its match (the last one, the set's or use's)
 _NOUN_AT: Final = lazy(r"(?<![A-Za-z])" + _NOUN + r"(?![A-Za-z])", re.ASCII | re.IGNORECASE)
 PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
     r"(?<![A-Za-z])(?:(?:set|sets|setting|change|changed|changes|changing|reset|resets"
-    r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + r" to[ \t]+" + _VALUE
+    r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + _FROM + r" to[ \t]+" + _VALUE
     + r"|use[ \t]+[\"'`]?(?P<use_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?[ \t]+as[ \t]+"
     r"(?:(?:the|a|an|my|your|our|its|their)[ \t]+)?(?:[\w-]{1,32}[ \t]+)?" + _NOUN
     + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + ")))",

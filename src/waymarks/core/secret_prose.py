@@ -50,14 +50,19 @@ _ENGLISH: Final = (
 #: to five words (three left "the keystore password for the android release build is …")
 _QUALIFIER: Final = r" (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?"
 _QUALIFIED: Final = "(?:" + _QUALIFIER + ")?"
+#: "to", or "from" what it was (up to three words) then "to": "… changed from hunter21 to
+#: …", "was changed from the old one to …" (the rules wanted "to" right after the verb)
+_FROM_TO: Final = r"(?: from(?: [^\s]{1,64}){1,3}?)? to"
 _ENGLISH_VERB: Final = (
     r"(?: (?:is|was|are|were|will be|has been|remains|became|becomes|should be|must be|would be"
     r"|used to be)"
     r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
     # "the password's hunter2", "db password set to …", "password -> …", "pw = …"
-    r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated) to[ \t]+"
+    r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated)" + _FROM_TO
+    + r"[ \t]+"
     r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
-    r"(?:(?:now|still|just|currently|set to|changed to|reset to|updated to|actually) ){0,2}")
+    r"(?:(?:now|still|just|currently|(?:set|changed|reset|updated)" + _FROM_TO
+    + r"|actually) ){0,2}")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
 _SEPARATED: Final = (
