@@ -141,6 +141,9 @@ PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
     r"(?:(?:(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)|(?<![A-Za-z0-9])pwd?)"
     r"(?:[ \t]+|[ \t]*[:=][ \t]*)"
     r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~_-]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
+    # backticked or double-quoted ("user `ops`, password `0ps-C0ns0le!`"): judged as data
+    r"|(?:(?<![A-Za-z])(?:passwor[dt]|passphrase|passcode)|(?<![A-Za-z0-9])pwd?)[ \t]+"
+    r"(?:`(?P<prose_pw_bq>[^\s`]{4,128})`|\"(?P<prose_pw_dq>[^\s\"]{4,128})\")"
     r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
     r"(?P<prose_cjk_bare>[!#-&(-~]{6,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
     re.ASCII | re.IGNORECASE),
@@ -221,6 +224,8 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
             return False  # (a hash's, protocol's or character set's name)
         return _weak_password(value) or joined_password(match.string, value, end) \
             or prose_value_is_secret(value, quoted=False, pin=False)
+    if match.lastgroup in ("prose_pw_bq", "prose_pw_dq"):  # (a word alone names a field)
+        return not value.isalpha() and prose_value_is_secret(value, quoted=True, pin=False)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
         return (password and _weak_password(value)) or joined_password(
