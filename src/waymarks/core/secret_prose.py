@@ -246,6 +246,8 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     if noun in _CJK_KEY_NOUNS and match.lastgroup == "prose" \
             and joined_password(match.string, value, end):
         return True  # "密钥是 Tun-Key-Beijing-07": a Chinese key's noun names a secret
+    if match.lastgroup == "prose" and _ALGORITHM.fullmatch(value.lower()) is not None:
+        return False  # "the password is utf8mb4 encoded": a character set's name
     return prose_value_is_secret(value, quoted=match.lastgroup != "prose", pin=pin,
                                  password=password)
 
@@ -310,7 +312,7 @@ def stated_password(text: str, value: str, end: int) -> bool:
             or joined_password(text, stripped, end):
         return True
     ends = clause_ends(text, end)
-    if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends \
+    if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends and not _YEAR.fullmatch(stripped) \
             and _PASSCODE.search(text, max(0, end - 64), end) is not None:
         return True
     return ends and stripped.lower() in DEFAULT_PASSWORDS
@@ -345,6 +347,8 @@ def clause_ends(text: str, at: int) -> bool:
     return _CLAUSE_END.match(text, at) is not None
 
 
+#: a year, 1900 to 2099: "The passcode is 2024." names when, not the code
+_YEAR: Final = lazy(r"(?:19|20)[0-9]{2}")
 #: a weak password is this long at least (``qwe123``; ``abc12``, ``v1.2``, ``2fa`` stay)
 _WEAK_MIN: Final = 6
 _PIN_MIN: Final = 4
