@@ -496,15 +496,15 @@ def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -
     token tails' at the secrets module's import (1 ms) when no token was found (a compiled
     pattern, one ``re.compile`` made, has no ``__dict__``: counted as compiled)."""
     probe = (
-        "from waymarks.recall import plan\n"
+        "from waymarks.recall import plan, dropped_names\n"
         "from waymarks.core import secrets\n"
         "plan.plan_query('which port does the staging db use?', ['and the é one?'])\n"
         "secrets.find_secrets('nothing secret here')\n"
         "print(sorted(n for n in ('_DROPPED_NAME', '_LEADING_NAME')"
-        " if 'match' in getattr(getattr(plan, n), '__dict__', 'match')))\n"
+        " if 'match' in getattr(getattr(dropped_names, n), '__dict__', 'match')))\n"
         "print(sorted(n for n in ('_TAIL_LINE', '_DIGIT', '_LETTER', '_LINE_ENDS')"
         " if 'match' in getattr(getattr(secrets, n), '__dict__', 'match')))\n"
-        "print(sorted(plan._dropped_names('what about Go?')))\n")
+        "print(sorted(dropped_names.dropped_names('what about Go?')))\n")
     assert _probe(probe, tmp_path) == ["[]", "[]", "[('Go', 13)]"]
 
 

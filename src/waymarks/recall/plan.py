@@ -25,8 +25,8 @@ turn by turn; the live prompt, bounded separately at 65,536 bytes, is the last t
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import Final
 
 import msgspec
 
@@ -44,13 +44,11 @@ from waymarks.recall.asked_action import action_asked
 from waymarks.recall.asked_agent import agent_asked, doer_asked
 from waymarks.recall.asked_time import asks_when
 from waymarks.recall.compound import adjacent_runs, which_of
+from waymarks.recall.dropped_names import Dropped, asked_names, barrier, dropped_names
 from waymarks.recall.scoring import SHORT_QUERY_FEATURES, QueryPlan
 from waymarks.recall.slashed import with_words
 from waymarks.recall.subject import KINDS
-from waymarks.recall.vocabulary import ATTRIBUTES, NAME_LIKE_STOP_WORDS, STOP_WORDS
-
-if TYPE_CHECKING:
-    import re
+from waymarks.recall.vocabulary import ATTRIBUTES
 
 MAX_HISTORY_TURNS: Final = 6
 MAX_HISTORY_BYTES: Final = 2048
@@ -70,101 +68,6 @@ _FOLLOWUP: Final = lazy(
     r"继续|接着|接上|这个|那个|它|其|呢\s*[?？。.!]*\s*$|^\s*(?:and|also|what about|how about)\b"
     r"|\b(?:this|that|it|its|their|continue|resume)\b"
 )
-
-
-#: a name the analysis drops: one capital letter (not "I"), or a capitalized stop word,
-#: after the first word of a sentence ("what about Go?", "and in C?", "C++ or C#?")
-#: (Chinese is typed with no space around a name: "那Go呢？" is "what about Go?")
-_DROPPED_NAME: Final = lazy(
-    r"(?:(?<=[^\W\d_] )|(?<=[\u3400-\u9fff]))(?:[A-HJ-Z](?:\+\+|#)?|[A-Z][a-z]{1,4})"
-    r"(?!['’+#-]|[^\W\u3400-\u9fff])")
-#: the same at the start of a prompt, where every sentence has a capital: one letter but
-#: the article "A" (and "I"), or a capitalized word
-_LEADING_NAME: Final = lazy(
-    r"\s*(?:([B-HJ-Z](?:\+\+|#)?|[A-Z](?:\+\+|#))|([A-Z][a-z]{1,4}))"
-    r"(?!['’+#-]|[^\W\u3400-\u9fff])")
-#: a name asked about in Chinese: "Go 呢？" ("what about Go?")
-_ASKED_ABOUT: Final = lazy(r"\s*呢")
-_NEXT_WORD: Final = lazy(r" (\w+)")
-#: the words of a text, for telling Title Case ("What Is Our Default Branch?")
-_CASED_WORD: Final = lazy(r"\b[^\W\d_][\w'’]*")
-
-
-def _barrier(text: str) -> bool:
-    """Whether ``text`` names a subject that no feature stands for (see the docstring)."""
-    return any(True for _name in _dropped_names(text))
-
-
-#: a name no feature stands for, and where it ends in the text (:func:`_dropped_names`)
-_Dropped = tuple[tuple[str, int], ...]
-
-
-def _dropped_names(text: str) -> Iterator[tuple[str, int]]:
-    """The names in ``text`` that no feature stands for ("Go", "R", "C#"), each with where
-    it ends. Inside a sentence a capitalized stop word is one ("what about Go?", "what did
-    Will say?"); in Title Case, where every word has a capital, only a letter (not the
-    article "A") or a name-like stop word before an attribute ("What Is The Go Version?";
-    "Is", "Our" and "To" are function words there). Both expressions need a capital A-Z:
-    a prompt typed without one compiles neither (3 ms of a hook's CPU)."""
-    if text.islower() or not any("A" <= c <= "Z" for c in text):
-        return
-    leading = _LEADING_NAME.match(text)
-    if leading is not None and _leading_name(text, leading):
-        group = 1 if leading.group(1) else 2
-        yield leading.group(group), leading.end(group)
-    titled: bool | None = None
-    for match in _DROPPED_NAME.finditer(text):
-        word = match.group(0)
-        single = len(word.rstrip("+#")) == 1
-        if not single and word.casefold() not in STOP_WORDS:
-            continue
-        if titled is None:
-            titled = _title_case(text)
-        # a capital inside a sentence names something ("what did Will say"); in Title
-        # Case, a letter (not the article) or a name-like stop word before an attribute
-        if not titled or (single and word != "A") or (
-                (single or word.casefold() in NAME_LIKE_STOP_WORDS)
-                and _next_feature(text, match.end()) in ATTRIBUTES):
-            yield word, match.end()
-
-
-def _leading_name(text: str, match: re.Match[str]) -> bool:
-    """Whether a prompt's first word is a name no feature stands for: ``C#`` or ``C++``,
-    a letter before a word that is a feature ("R version?"; not a reply "Y" or "K
-    thanks"), or a stop word that is no function word ("What", "Is" and "The" are) before
-    an attribute ("Go version?"; not "Go ahead")."""
-    feature = _next_feature(text, match.end())
-    asked = _ASKED_ABOUT.match(text, match.end()) is not None
-    if match.group(1):
-        return match.group(1)[1:] != "" or feature is not None or asked
-    return match.group(2).casefold() in NAME_LIKE_STOP_WORDS and (
-        feature in ATTRIBUTES or asked)
-
-
-def _next_feature(text: str, end: int) -> str | None:
-    """The feature of the word right after ``end``, if any."""
-    following = _NEXT_WORD.match(text, end)
-    return word_feature(fold(following.group(1))) if following is not None else None
-
-
-def _title_case(text: str) -> bool:
-    """Whether most words of ``text`` after its first (two at least) start with a capital.
-    A sentence's first word has one anyway: counted, "What about Go?" (two capitals of
-    three words) was Title Case, so "Go" was no name and the subject before went on."""
-    words = _CASED_WORD.findall(text)[1:]
-    return len(words) >= 2 and 2 * sum(word[0].isupper() for word in words) > len(words)
-
-
-#: a capital letter that is an initial or part of an abbreviation ("J.K.", "C. S.", "U.S.")
-_INITIAL: Final = lazy(r"\.(?:[A-Za-z]| [A-Z]\b)")
-
-
-def _asked_names(text: str, dropped: _Dropped) -> frozenset[str]:
-    """The dropped names a direct query asks about (``dropped``, of ``text``), which a
-    record must hold: not a month ("in May 2023") and not an initial ("J.K. Rowling"),
-    which are no subject."""
-    return frozenset(name for name, end in dropped
-                     if name != "May" and not _INITIAL.match(text, end))
 
 
 #: (the plan's own word lists live here, not in :mod:`waymarks.recall.vocabulary`: that
@@ -214,7 +117,7 @@ def _plan_query(prompt: str, history: tuple[str, ...]) -> QueryPlan:
     for text in reversed(history):
         turn = clip_utf8(text, MAX_HISTORY_BYTES)
         topicless = (analyze(turn, query=True).empty and not _resets(fold(turn))
-                     and not _barrier(turn))
+                     and not barrier(turn))
         if topicless and turns and turns[-1] == "":
             continue  # shares the slot of the topic-less turn after it
         turns.append("" if topicless else turn)
@@ -255,7 +158,7 @@ def _advance(text: str, previous: QueryPlan | None) -> QueryPlan:
         return _direct(analyze(_RESET.sub(" ", folded), query=True), "reset")
     # ("frontend/backend": the literal and its words, one kept once the store is known)
     analysis = with_words(_attribute_named(_duration_asked(analyze(text, query=True), folded)))
-    dropped = tuple(_dropped_names(text))
+    dropped = tuple(dropped_names(text))
     if dropped and (analysis.empty or _inherits(analysis, folded, previous)):
         # the name is the subject from now on: a later follow-up must be about it
         names = frozenset(name for name, _end in dropped)
@@ -408,16 +311,17 @@ def _inherits(analysis: Analysis, folded: str, previous: QueryPlan | None) -> bo
 
 
 def _direct(analysis: Analysis, reason: str, text: str = "", folded: str = "",
-            dropped: _Dropped = ()) -> QueryPlan:
+            dropped: Dropped = ()) -> QueryPlan:
     """A plan of the query alone; a name in it the analysis cannot hold must be in a
     record too (:attr:`QueryPlan.names`). ``folded``: ``text`` folded, ``dropped``: its
-    dropped names (:func:`_dropped_names`), each worked out once by the caller."""
+    dropped names (:mod:`~waymarks.recall.dropped_names`), each worked out once by the
+    caller."""
     features = analysis.features
     if not features:
         return QueryPlan(features, (), analysis.literals, reason)
     asks, co_subjects = _joined(folded, features)
     named, bare, asked = _kinds(folded, features)
-    return QueryPlan(features, (), analysis.literals, reason, _asked_names(text, dropped),
+    return QueryPlan(features, (), analysis.literals, reason, asked_names(text, dropped),
                      asks=asks, co_subjects=co_subjects, when=asks_when(folded),
                      named_kinds=named, bare_kinds=bare, asked_kinds=asked,
                      introduced=_introduced(folded, features), agent=agent_asked(folded),
