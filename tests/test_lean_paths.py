@@ -508,6 +508,21 @@ def test_a_prompt_without_capitals_compiles_no_name_expression(tmp_path: Path) -
     assert _probe(probe, tmp_path) == ["[]", "[]", "[('Go', 13)]"]
 
 
+def test_a_question_naming_no_letter_nor_stop_word_compiles_no_name_expression(
+        tmp_path: Path) -> None:
+    """A one-shot recall of a question with a capital ("which service uses Kafka for event
+    fan-out?", issue 15's) compiled both expressions of dropped names (~3 ms of its CPU:
+    each holds the Han range in a class) to find none: only a capital letter alone or a
+    capitalized stop word can be one, and an ASCII pre-test says there is none."""
+    probe = (
+        "from waymarks.recall import plan, dropped_names\n"
+        "plan.plan_query('which service uses Kafka for event fan-out?', ['Redis on PostgreSQL?'])\n"
+        "print(sorted(n for n in ('_DROPPED_NAME', '_LEADING_NAME')"
+        " if 'match' in getattr(getattr(dropped_names, n), '__dict__', 'match')))\n"
+        "print(sorted(dropped_names.dropped_names('and in C?')))\n")
+    assert _probe(probe, tmp_path) == ["[]", "[('C', 8)]"]
+
+
 def test_a_plan_without_personal_memory_or_docs_compiles_neither_of_their_expressions(
         tmp_path: Path) -> None:
     """Every prompt's hook imports the personal memory and engineering docs modules to
