@@ -59,6 +59,46 @@ def test_two_threads_asking_one_query_embed_it_once(monkeypatch: pytest.MonkeyPa
     assert len(vectors) == 2 and vectors[0] == vectors[1]
 
 
+def test_a_caller_waiting_for_the_engine_finds_the_vector_its_holder_made(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's holder files its vector before it lets the next caller in: filed
+    after, a caller let in between found nothing filed and embedded the query again
+    (the fast lane saw the warm prompt's test below embed twice at load 16)."""
+    embedder = semantic.load()
+    assert embedder is not None
+    calls = _engine_calls(embedder, monkeypatch)
+    text = f"which region serves the eu tenants? {time.time_ns()}"  # (new to it)
+    engine: Any = embedder  # (its lock of the recent vectors is its own business)
+    filing, real = threading.Event(), engine._recent_lock
+    holder: list[threading.Thread] = []
+
+    class SlowFiling:  # the holder's second look at the recent vectors is its filing
+        seen = 0
+
+        def __enter__(self) -> None:
+            if threading.current_thread() is holder[0]:
+                SlowFiling.seen += 1
+                if SlowFiling.seen == 2:
+                    filing.set()
+                    time.sleep(0.3)  # (the window a second caller came in by)
+            real.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            real.release()
+
+    monkeypatch.setattr(embedder, "_recent_lock", SlowFiling())
+    vectors: list[bytes] = []
+    holder.append(threading.Thread(target=lambda: vectors.append(embedder.query(text))))
+    holder[0].start()
+    assert filing.wait(10)
+    second = threading.Thread(target=lambda: vectors.append(embedder.query(text)))
+    second.start()
+    holder[0].join()
+    second.join()
+    assert len(calls) == 1, calls
+    assert len(vectors) == 2 and vectors[0] == vectors[1]
+
+
 def test_a_warm_prompt_s_query_is_embedded_ahead_and_read_by_its_recall(
         make_app: Callable[..., Waymarks], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAYMARKS_SEMANTIC_BACKFILL", "off")

@@ -164,10 +164,10 @@ class E5Embedder:
                 return kept
             with self._threads():
                 vector = _bytes(self._model.query(read))
-        with self._recent_lock:
-            self._recent[read] = vector
-            while len(self._recent) > RECENT_QUERIES:
-                self._recent.popitem(last=False)
+            with self._recent_lock:  # (filed before the next caller is let in)
+                self._recent[read] = vector
+                while len(self._recent) > RECENT_QUERIES:
+                    self._recent.popitem(last=False)
         return vector
 
     def _kept(self, read: str) -> bytes | None:
