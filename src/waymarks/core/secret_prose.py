@@ -145,7 +145,7 @@ PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
     r"|(?:(?<![A-Za-z])(?:passwor[dt]|passphrase|passcode)|(?<![A-Za-z0-9])pwd?)[ \t]+"
     r"(?:`(?P<prose_pw_bq>[^\s`]{4,128})`|\"(?P<prose_pw_dq>[^\s\"]{4,128})\")"
     r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
-    r"(?P<prose_cjk_bare>[!#-&(-~]{6,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
+    r"(?P<prose_cjk_bare>[!#-&(-~]{4,128}?)(?=[.,;:)。，；]*(?:[^!-~]|\Z)))",
     re.ASCII | re.IGNORECASE),
     ("pass", "pw", *_CJK_NOUNS), folded=True, anchored=True, wrapper=True)
 #: hashes', ciphers' and protocols' names a password's noun stands before ("password
@@ -228,6 +228,8 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return not value.isalpha() and prose_value_is_secret(value, quoted=True, pin=False)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
+        if len(value) < _WEAK_MIN:  # "管理员密码 8866，别告诉别人": a PIN's digits, ending a clause
+            return password and value.isdigit() and clause_ends(match.string, end)
         return (password and _weak_password(value)) or joined_password(
             match.string, value, end) or prose_value_is_secret(
             value, quoted=False, pin=False, password=password)
