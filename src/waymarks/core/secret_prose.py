@@ -38,13 +38,21 @@ _KEY_QUALIFIERS: Final = ("api", "access", "secret", "private", "license", "lice
                           # a service's, by its name or its kind (PagerDuty's integration and
                           # routing keys, Datadog's API and application keys): judged random
                           "pagerduty", "datadog", "integration", "routing", "application")
+#: what a code opens or guards, whose code is a PIN's digits ("the gate code is 4417"; not
+#: an error's, exit's, zip's or area's code)
+_LOCK_QUALIFIERS: Final = ("alarm", "door", "gate", "safe", "lock", "keypad", "entry",
+                           "garage", "panel", "locker", "building", "access", "unlock",
+                           "disarm", "security")
 _CJK_NOUNS: Final = ("密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "秘鑰", "金鑰", "令牌")
 _ENGLISH: Final = (
     r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)?|(?<![A-Za-z0-9])pwd?"
     r"|(?<![A-Za-z])secret(?:[ _-]?key)?|(?<![A-Za-z])token"
     r"|(?-i:(?<![A-Za-z])(?P<prose_pin>PIN)(?: ?(?i:code|number))?)"
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
-                          for q in _KEY_QUALIFIERS) + r"))s?"
+                          for q in _KEY_QUALIFIERS) + r")"
+    # a lock's code, judged as a PIN ("the alarm panel code for the server room is 662914")
+    r"|code(?:" + "|".join(f"(?<=(?<![A-Za-z]){q} code)" for q in _LOCK_QUALIFIERS)
+    + r")(?P<prose_lock>))s?"
 )
 #: "for the admin account", "of prod", "on staging", "for the android release build": up
 #: to five words (three left "the keystore password for the android release build is …")
@@ -88,7 +96,7 @@ PROSE: Final = Rule("prose", "secret", lazy(
     # a colon after a qualified noun ("the passphrase for restic backups: …", "auth token
     # for the SMS fallback: 9b2e…"); a noun glued to its colon is the assignment rule's
     + "|" + _QUALIFIER + r"[ \t]*:(?P<prose_colon>)[ \t]*)|" + _SEPARATED + ")" + _VALUE,
-    re.ASCII | re.IGNORECASE), ("pass", "pw", "secret", "token", "key", "pin"),
+    re.ASCII | re.IGNORECASE), ("pass", "pw", "secret", "token", "key", "pin", "code"),
     folded=True, anchored=True, wrapper=True)
 #: the first characters of the Chinese nouns (the pre-test looks for one)
 _CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOUNS)) + "]")
@@ -104,7 +112,7 @@ _CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
 PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
     "(?:(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB
     + "|(?i:" + _ENGLISH + ")" + _CJK_WORD_VERB + ")" + _VALUE, re.ASCII),
-    (*_CJK_NOUNS, "pass", "pw", "secret", "token", "key", "pin"), folded=True,
+    (*_CJK_NOUNS, "pass", "pw", "secret", "token", "key", "pin", "code"), folded=True,
     anchored=True, wrapper=True)
 #: the first characters of the Chinese verbs above (an English noun's rule looks for one)
 _CJK_VERB_HINT: Final = lazy("[是为為设設改更修重变變]")
@@ -241,7 +249,8 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return False  # "Reset the password for the admin account: …": a step's heading
     noun = match.string[match.start():match.start() + 2]  # (the expressions start at it)
     password = noun.lower() in _PASSWORD_NOUNS
-    pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None
+    pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None \
+        or found.get("prose_lock") is not None
     if password and match.lastgroup in ("prose", "prose_cjk") and not pin \
             and stated_password(match.string, value, end):
         return True
@@ -373,10 +382,10 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
     rules = [PROSE_CJK] if not text.isascii() and (
         _CJK_HINT.search(text) is not None or (
             ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
-             or "key" in folded or "PIN" in text)
+             or "key" in folded or "PIN" in text or "code" in folded)
             and _CJK_VERB_HINT.search(text) is not None)) else []
     if ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
-            or "key" in folded or "PIN" in text) \
+            or "key" in folded or "PIN" in text or "code" in folded) \
             and (colon or equals or " is" in folded or " was" in folded or " are" in folded
                  or " were" in folded or " be" in folded or " remains" in folded
                  or " to " in folded or "'s" in folded or "->" in text or "\u2192" in text):
