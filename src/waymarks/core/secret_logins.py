@@ -122,6 +122,10 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
 #: a pair's head with no login's word before it: a shipped account, then ``/`` or ``:``
 _BARE_HEAD: Final = lazy(r"(?:" + "|".join(_USERS) + r")[ \t]*[/:][ \t]*",
                          re.ASCII | re.IGNORECASE)
+#: a pre-release's tag: a version then alpha, beta, rc, … (``pg15beta2``, ``16rc1``,
+#: ``3.13.0a4``): prose's test read its switches of letters and digits as a password's
+_PRERELEASE: Final = lazy(r"[a-z]{0,12}[0-9]+(?:\.[0-9]+)*[-.]?"
+                          r"(?:alpha|beta|rc|dev|pre|preview|post|a|b)[0-9]*(?:[-.][a-z0-9]+)?")
 #: groups a file's owner is written with (``root:wheel``, ``root:admin``, ``www-data``)
 _GROUPS: Final = frozenset({*_USERS, "wheel", "staff", "docker", "users", "adm", "sudo",
                             "www-data", "nogroup", "nobody", "daemon", "admin"})
@@ -147,6 +151,8 @@ def _bare_pair_password(head: str, value: str) -> bool:
     if head.rstrip(" \t").endswith(":") and lowered in _GROUPS \
             and (user, lowered) != ("admin", "admin"):
         return False
+    if head.rstrip(" \t").endswith(":") and _PRERELEASE.fullmatch(lowered) is not None:
+        return False  # "postgres:pg15beta2": an image's pre-release tag
     from waymarks.core.secret_values import prose_value_is_secret
 
     if prose_value_is_secret(value, quoted=False, pin=False) or lowered in DEFAULT_PASSWORDS:
