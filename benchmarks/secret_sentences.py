@@ -52,6 +52,15 @@ HOSTILE: dict[str, str] = {
     "pair_at": "admin / Ab1@",
     "noun_quoted": "password `a",
     "from_to": "password from a to ",
+    # each shape a rule of this series reads, judged at every repeat
+    "pw_joined": "pw Ab1-",
+    "pin_cjk_verb_digits": "PIN 是 12",
+    "qualified_colon": "token for a b c d e: ",
+    "login_verb_with_and": "logging into a b c d with x and Ab1!",
+    "password_from_to_value": "change the password from a b c to x ",
+    "noun_backticked": "password `Ab1!` ",
+    "cjk_noun_four_digits": "密码 1234，",
+    "lock_code": "the alarm code for a b c d e is 12345 ",
 }
 _TARGET = 100_000
 
