@@ -50,7 +50,7 @@ _CONTEXT: Final = (r"(?:log ?in|sign ?in|creds|credentials|account|username|user
                    r"|\u8d26\u53f7|\u5e10\u53f7|\u7528\u6237\u540d)(?![A-Za-z])"
                    r"(?:[ \t]*(?:with|as|is|are|=|:|\uff1a)(?![A-Za-z]))?[ \t]*")
 #: an ``@`` then a database's or host's name ending at a gap or the end (``@orcl``,
-#: ``@//db:1521/svc``): not the rest of a password (``Adm1n@Prod!``, ``Admin@123``, whose
+#: ``@//db:1521/svc``): not the rest of a password (``Root@Stage9!``, ``Admin@456``, whose
 #: head alone went as the password, judged too short to be one)
 _AT_NAME: Final = r"@[A-Za-z/][\w./:-]*(?=[,;)]?(?:[^!-~]|\Z))"
 #: a password's characters: no space, quote, backtick, ``/`` or ``\\`` (a string's escaped
@@ -63,7 +63,7 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
     r"(?<![\w./:@-])(?:(?:" + "|".join(_USERS) + r")(?![\w@-])"
     r"|(?<![A-Za-z])" + _CONTEXT + r"[A-Za-z][\w.@-]{0,31}(?<![.-]))"
     r"(?:[ \t]*/[ \t]*|:)(?!//)" + _PASSWORD
-    # "logging into the vpn with jdoe and Summer!Rain9?": a login's verb, then "with" the
+    # "try logging into the vpn with mkim and Autumn!Leaf4": a login's verb, then "with" the
     # user "and" the password (judged strong: "sign in with Google and Okta" stays)
     + r"|(?<![A-Za-z])(?:log(?:ging)?|sign(?:ing)?)[ \t]?in(?:to)?(?:[ \t][\w.@-]{1,64}){0,4}?"
     r"[ \t]with[ \t](?:user(?:name)?[ \t])?[A-Za-z][\w.@-]{0,31}[ \t]and[ \t]"
@@ -75,7 +75,7 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
 
 _NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
 #: what it was changed from, up to three words ("changed the admin password from the
-#: default to Ab7#qPz0vW": the rule wanted "to" right after the noun)
+#: default to Xq9#mLp2Tz": the rule wanted "to" right after the noun)
 _FROM: Final = r"(?: from(?: [^\s]{1,64}){1,3}?)?"
 _VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
                  r"(?=[.,;:)!?]*(?:\s|\Z|" + CJK_STOPS + "))")

@@ -50,12 +50,12 @@ _ENGLISH: Final = (
     r"|(?-i:(?<![A-Za-z])(?P<prose_pin>PIN)(?: ?(?i:code|number))?)"
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
                           for q in _KEY_QUALIFIERS) + r")"
-    # a lock's code, judged as a PIN ("the alarm panel code for the server room is 662914")
+    # a lock's code, judged as a PIN ("the gate code for the loading dock is 558213")
     r"|code(?:" + "|".join(f"(?<=(?<![A-Za-z]){q} code)" for q in _LOCK_QUALIFIERS)
     + r")(?P<prose_lock>))s?"
 )
-#: "for the admin account", "of prod", "on staging", "for the android release build": up
-#: to five words (three left "the keystore password for the android release build is …")
+#: "for the admin account", "of prod", "on staging", "for the ios release build": up
+#: to five words (three left "the signing password for the ios release build is …")
 _QUALIFIER: Final = r" (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?"
 _QUALIFIED: Final = "(?:" + _QUALIFIER + ")?"
 #: "to", or "from" what it was (up to three words) then "to": "… changed from hunter21 to
@@ -93,8 +93,8 @@ _VALUE: Final = (
 
 PROSE: Final = Rule("prose", "secret", lazy(
     "(?:" + _ENGLISH + "(?:" + _QUALIFIED + _ENGLISH_VERB
-    # a colon after a qualified noun ("the passphrase for restic backups: …", "auth token
-    # for the SMS fallback: 9b2e…"); a noun glued to its colon is the assignment rule's
+    # a colon after a qualified noun ("the passphrase for the nightly backups: …", "auth token
+    # for the pager bridge: 4c7e…"); a noun glued to its colon is the assignment rule's
     + "|" + _QUALIFIER + r"[ \t]*:(?P<prose_colon>)[ \t]*)|" + _SEPARATED + ")" + _VALUE,
     re.ASCII | re.IGNORECASE), ("pass", "pw", "secret", "token", "key", "pin", "code"),
     folded=True, anchored=True, wrapper=True)
@@ -102,8 +102,8 @@ PROSE: Final = Rule("prose", "secret", lazy(
 _CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOUNS)) + "]")
 #: the Chinese nouns, a rule apart: in ASCII text (most) looking for its needles costs
 #: next to nothing (``str.find`` of a wider needle returns at once)
-#: the Chinese verbs after an English noun or a variable named for one ("把 MYSQL_PASSWORD
-#: 设成 …", "门禁 PIN 是 520133"): each went out in clear; not a bare separator, which the
+#: the Chinese verbs after an English noun or a variable named for one ("把 REDIS_PASSWORD
+#: 设成 …", "机房门禁 PIN 是 739146"): each went out in clear; not a bare separator, which the
 #: English rules read after those nouns
 _CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
                          r"(?:是[ \t\u3000]*[:：]?|为|為"
@@ -149,7 +149,7 @@ PROSE_NAMED: Final = Rule("prose_named", "secret", lazy(
     r"(?:(?:(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)|(?<![A-Za-z0-9])pwd?)"
     r"(?:[ \t]+|[ \t]*[:=][ \t]*)"
     r"(?P<prose_pw>[A-Za-z0-9!#$%&*+?@^~_-]{6,64})(?=[.,;:)!?]*(?:\s|\Z))"
-    # backticked or double-quoted ("user `ops`, password `0ps-C0ns0le!`"): judged as data
+    # backticked or double-quoted ("user `ops`, password `W3b-C0ns0le!`"): judged as data
     r"|(?:(?<![A-Za-z])(?:passwor[dt]|passphrase|passcode)|(?<![A-Za-z0-9])pwd?)[ \t]+"
     r"(?:`(?P<prose_pw_bq>[^\s`]{4,128})`|\"(?P<prose_pw_dq>[^\s\"]{4,128})\")"
     r"|(?P<prose_cjk_noun>" + "|".join(_CJK_NOUNS) + r")[ \t\u3000]+"
@@ -236,7 +236,7 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
         return not value.isalpha() and prose_value_is_secret(value, quoted=True, pin=False)
     if match.lastgroup == "prose_cjk_bare":
         password = match.group("prose_cjk_noun") in _PASSWORD_NOUNS
-        if len(value) < _WEAK_MIN:  # "管理员密码 8866，别告诉别人": a PIN's digits, ending a clause
+        if len(value) < _WEAK_MIN:  # "管理员密码 7391，别外传": a PIN's digits, ending a clause
             return password and value.isdigit() and clause_ends(match.string, end)
         return (password and _weak_password(value)) or joined_password(
             match.string, value, end) or prose_value_is_secret(
