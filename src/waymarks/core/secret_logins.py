@@ -86,9 +86,19 @@ PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
     r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + _FROM + r" to[ \t]+" + _VALUE
     + r"|use[ \t]+[\"'`]?(?P<use_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?[ \t]+as[ \t]+"
     r"(?:(?:the|a|an|my|your|our|its|their)[ \t]+)?(?:[\w-]{1,32}[ \t]+)?" + _NOUN
-    + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + ")))",
+    + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + "))"
+    # "grafana admin/admin was changed, it's now …": what a login's password became
+    r"|(?:changed|reset|rotated|updated)(?: [\w'/-]{1,32}){0,4}?[,;]?[ \t]+(?:and[ \t]+)?"
+    r"(?:now[ \t]+)?(?:it's|it[ \t]+is)"
+    r"[ \t]+(?:now[ \t]+)?(?P<now_pw>[!#-&(-\[\]-_a-~]{6,64}?)(?=[.,;:)!?]*(?:\s|\Z)))",
     re.ASCII | re.IGNORECASE),
-    ("set", "chang", "reset", "updat", "use"), folded=True, anchored=True, wrapper=True)
+    ("set", "chang", "reset", "updat", "use", "rotat"), folded=True, anchored=True,
+    wrapper=True)
+#: what says the thing changed was a login's (its password's noun, a login's word, a
+#: shipped account), read from 64 characters before the verb to the value
+_LOGIN_BEFORE: Final = lazy(r"(?<![A-Za-z])(?:pass|pwd|pw(?![A-Za-z])|creds?(?![A-Za-z])"
+                            r"|credentials|log ?in|sign ?in|account|admin|root)",
+                            re.ASCII | re.IGNORECASE)
 
 
 def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
@@ -96,6 +106,11 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
     from waymarks.core.secret_values import prose_value_is_secret  # (as secret_prose's)
 
     value = match.string[start:end]
+    if match.lastgroup == "now_pw":  # (a strong value, no number: "it's now 20261207")
+        return not value.isdigit() and _LOGIN_BEFORE.search(
+            match.string, max(0, match.start() - 64), start) is not None \
+            and (prose_value_is_secret(value, quoted=False, pin=False)
+                 or joined_password(match.string, value, end))
     if match.lastgroup == "login_and":
         return prose_value_is_secret(value, quoted=False, pin=False) \
             or joined_password(match.string, value, end)
@@ -196,6 +211,6 @@ def might_log_in(text: str, folded: str) -> bool:
     if (("/" in text or ":" in text) and _PAIR_HINT.search(text) is not None) \
             or (" with " in text and " and " in text and ("log" in folded or "sign" in folded)):
         rules.append(LOGIN_PAIR)
-    if " to " in folded or " as " in folded:
+    if " to " in folded or " as " in folded or "it" in folded:
         rules.append(PASSWORD_SET)
     return bool(rules) and _matched_at_needles(rules, text)
