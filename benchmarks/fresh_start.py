@@ -18,7 +18,9 @@ rebuild-index`` (timed: ``rebuild_s``). Then, each in a new process, timed wall 
   session new``), which may see none of the generated memory (the earlier session's own);
 - baselines in the same run, interleaved round by round (``spawn_timing.py``):
   ``python -c pass``, ``python -c "import waymarks.cli.main"``, and with
-  ``--baseline-src DIR`` the same two commands from another checkout's ``src``.
+  ``--baseline-src DIR`` the same two commands from another checkout's ``src``, and
+  ``recall``, ``recall_cold``, ``pins`` and ``recall_new_session`` from it
+  (``*_baseline``; ``recall_cold_baseline``: without the helper, as ``recall_cold``).
 
 Targets (issue 15): fresh recall <= 60 / 80 / 150 ms at 10k / 100k / 1M memories,
 independent of ledger length (``met``: the warm recall; ``met_cold``: in its own process).
@@ -106,6 +108,8 @@ def run_size(size: int, runs: int, baseline_src: str | None) -> dict[str, Any]:
             subprocess.run([*waymarks, "rebuild-index"], cwd=project, env=base_env,
                            check=True, stdout=subprocess.DEVNULL)
             variants["recall_baseline"] = (recall, base_env)
+            variants["recall_cold_baseline"] = (recall, {**base_env,
+                                                         "WAYMARKS_CLI_HELPER": "off"})
             variants["pins_baseline"] = (pins, base_env)
             variants["recall_new_session_baseline"] = (recall, _new_session(
                 home, root / "home-new-baseline", project, base_env, waymarks))
