@@ -24,42 +24,28 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, islice
-from typing import Any, Final
+from typing import Final
 
-import msgspec
-
-from waymarks.core.records import replace
 from waymarks.recall.scoring import Candidate, QueryPlan, Stats
 from waymarks.store.epoch import Token
 from waymarks.store.integrity import (
-    ITEM_CLASS,
-    ITEM_ID,
-    ITEM_PROJECT,
-    ITEM_SCOPE,
-    ITEM_SESSION,
-    ITEM_STATUS,
     VerifiedMemo,
     may_see,
     recall_fields,
-    require,
     valid_scope,
-    valid_status,
     verify_blob_row,
-    verify_item,
 )
 from waymarks.store.recall_index import (
     CANDIDATE_LIMIT,
-    JOINED_ITEM_COLUMNS,
     READ_AHEAD,
     RECORD_COLUMNS,
-    RECORD_WIDTH,
     RecallIndex,
     scan_features,
 )
 from waymarks.store.recall_postings import token
 from waymarks.store.recall_rank import RETIRED, Shape, bm25, ceiling, idf
+from waymarks.store.recall_rows import FIELDS_DECODER, read_rows, to_candidates
 
-_FIELDS_DECODER = msgspec.json.Decoder(dict[str, list[str]])
 #: the matched features' postings past which SQLite ranks instead (its full-text index
 #: leaves the rows of common words to FTS5, which finds the shortest without reading all):
 #: at a million records, matched postings of 50-100k rows cost 43 ms on average in memory
@@ -77,11 +63,6 @@ KEPT_SET_ROWS: Final = 200_000
 #: who may see a row: (scope, owning session, project path) of its item
 Owner = tuple[str | None, str | None, str | None]
 _NO_OWNER: Final = -1
-#: what visibility and status need of an item (ID, scope, project, status, session)
-_OWNER_COLUMNS: Final = "i.id, i.scope, i.project_path, i.status, i.session_id"
-_NARROW: Final = (0, 1, 2, 3, 4)
-#: the same in a whole ``items`` row (``ITEM_COLUMNS`` order), and its classification
-_FULL: Final = (ITEM_ID, ITEM_SCOPE, ITEM_PROJECT, ITEM_STATUS, ITEM_SESSION)
 #: rows kept between queries while nothing changes (a query reads at most 100)
 KEPT_ROWS: Final = 8192
 #: the statuses of an item no longer in effect, as SQL (a status outside the grammar is
@@ -163,7 +144,7 @@ class RecallCache:
                 valid_scope(rest[11])
             self.set_owner(rowid, (rest[11], rest[12], rest[13]))
             loaded += 1
-            parts = recall_fields(_FIELDS_DECODER.decode, rest[9])
+            parts = recall_fields(FIELDS_DECODER.decode, rest[9])
             features = {*parts["body"], *parts["aliases"], *parts["quoted"]}
             self._set_length(rowid, len(features))
             for feature in features:
@@ -381,10 +362,10 @@ class RecallCache:
                 found, last = self._best(chain(first, ranking), limit, visible_to, full,
                                          active_only)
                 if len(found) >= limit and last > bar:
-                    return _candidates(found, classes)
+                    return to_candidates(found, classes)
         found, _ = self._best(self._ranked(self._levels(chosen, place, shape, 0), visible_to),
                               limit, visible_to, full, active_only)
-        return _candidates(found, classes)
+        return to_candidates(found, classes)
 
     @staticmethod
     def _rarer_likely_win(counts: list[int], common: int, shape: Shape, limit: int) -> bool:
@@ -504,85 +485,5 @@ class RecallCache:
 
     def _read(self, rowids: list[int], visible_to: tuple[str, str | None] | None,
               full: bool) -> dict[int, tuple[Candidate | None, str | None]]:
-        """Rows ``rowids`` read from SQLite and checked there (a row the postings name but
-        the table lacks is damage): each as a candidate with its item's status and
-        explicit classification (``full``: read and verified), or ``None`` when the
-        session may not see it.
-
-        One query reads each row with its item (lifecycle status, who may see it, its
-        explicit classification): three queries per recall before, a fifth of its time."""
-        backed = self.index.items_backed
-        # the whole items row (to verify its classification) only when admission needs it
-        item_columns = "" if not backed else f", {JOINED_ITEM_COLUMNS}" if (
-            full) else f", {_OWNER_COLUMNS}"
-        places = _FULL if full else _NARROW
-        join = " LEFT JOIN items i ON i.id = r.item_id" if backed else ""
-        found = {rowid: tuple(row) for rowid, *row in self.index.db.execute(
-            f"SELECT r.rowid, {RECORD_COLUMNS}{item_columns} FROM recall_records r{join}"
-            f" WHERE r.rowid IN ({','.join('?' * len(rowids))})", rowids)}
-        require(len(found) == len(set(rowids)),
-                "the in-memory recall index names a missing record")
-        statuses = self._statuses([row[RECORD_WIDTH:] for row in found.values()], places,
-                                  visible_to) if backed else {}
-        out: dict[int, tuple[Candidate | None, str | None]] = {}
-        for rowid, whole in found.items():
-            row = whole[:RECORD_WIDTH]
-            candidate = self._known.get(rowid, row)
-            if candidate is None:
-                candidate = self._candidate(row)
-                self._known.put(rowid, row, candidate)
-            item_class = None
-            if backed:
-                status = statuses.get(candidate.id)
-                if status is None:
-                    out[rowid] = (None, None)
-                    continue
-                if status != candidate.status:
-                    candidate = replace(candidate, status=status)
-                if full:
-                    item = whole[RECORD_WIDTH:]
-                    verify_item(item)
-                    item_class = item[ITEM_CLASS]
-            out[rowid] = (candidate, item_class)
-        return out
-
-    @staticmethod
-    def _statuses(items: list[tuple[Any, ...]], places: tuple[int, ...],
-                  visible_to: tuple[str, str | None] | None) -> dict[str, str]:
-        """The status of each item the session may see, by ID (:func:`may_see`, from the
-        joined rows; ``places``: where ID, scope, project, status and session are in
-        them)."""
-        at_id, at_scope, at_project, at_status, at_session = places
-        session_id, project = visible_to if visible_to is not None else (None, None)
-        statuses: dict[str, str] = {}
-        for item in items:
-            if item[at_id] is None:  # a record without its item: not a candidate
-                continue
-            status = valid_status(item[at_status])
-            scope = valid_scope(item[at_scope])
-            if visible_to is None or may_see(scope, item[at_project], item[at_session],
-                                             session_id, project):
-                statuses[item[at_id]] = status
-        return statuses
-
-    @staticmethod
-    def _candidate(row: tuple[Any, ...]) -> Candidate:
-        """A record row as a candidate, after checking it is exactly as written."""
-        verify_blob_row(row, "recall_records")
-        item_id, kind, status, origin, created, text, count_, evidence, source, fields, _ = row
-        parts = recall_fields(_FIELDS_DECODER.decode, fields)
-        return Candidate(
-            id=item_id, kind=kind, status=status, origin=origin,
-            created_at=created, text=text, body=frozenset(parts["body"]),
-                sequence=tuple(parts["body"]),
-            aliases=frozenset(parts["aliases"]), quoted=frozenset(parts["quoted"]),
-            origin_features=frozenset(parts["origin"]), body_count=count_,
-            evidence=evidence, source=source)
-
-
-def _candidates(found: list[tuple[Candidate, str | None]],
-                classes: dict[str, str | None] | None) -> list[Candidate]:
-    """The candidates of ``found``, their classifications put in ``classes`` (when given)."""
-    if classes is not None:
-        classes.update((candidate.id, item_class) for candidate, item_class in found)
-    return [candidate for candidate, _ in found]
+        """Rows ``rowids`` read from SQLite and checked there (:func:`read_rows`)."""
+        return read_rows(self.index, self._known, rowids, visible_to, full)
