@@ -323,7 +323,7 @@ def stated_password(text: str, value: str, end: int) -> bool:
             or joined_password(text, stripped, end):
         return True
     ends = clause_ends(text, end)
-    if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends and not _YEAR.fullmatch(stripped) \
+    if stripped.isdigit() and len(stripped) >= _PIN_MIN and ends \
             and _PASSCODE.search(text, max(0, end - 64), end) is not None:
         return True
     return ends and stripped.lower() in DEFAULT_PASSWORDS
@@ -358,8 +358,6 @@ def clause_ends(text: str, at: int) -> bool:
     return _CLAUSE_END.match(text, at) is not None
 
 
-#: a year, 1900 to 2099: "The passcode is 2024." names when, not the code
-_YEAR: Final = lazy(r"(?:19|20)[0-9]{2}")
 #: a weak password is this long at least (``qwe123``; ``abc12``, ``v1.2``, ``2fa`` stay)
 _WEAK_MIN: Final = 6
 _PIN_MIN: Final = 4
