@@ -23,6 +23,9 @@ STATED: list[tuple[str, str]] = [
     ("隧道的密钥是 Tun-Key-Beijing-07", "Tun-Key-Beijing-07"),
     ("ssh deploy@web-1, pw Dep!oy-31", "Dep!oy-31"),
     ("login pw Harbor_Light-9, for now", "Harbor_Light-9"),
+    # (a look-alike here before: after a password's noun and "is" it is the password, and
+    # went out in clear; denied by default now, core/secret_deny.py)
+    ("the password is red-fox-42", "red-fox-42"),
 ]
 
 UNCHANGED: list[str] = [
@@ -31,7 +34,6 @@ UNCHANGED: list[str] = [
     "the password is SHA-256 hashed",
     "the password is DB_PASSWORD_2",
     "the password is read-only",
-    "the password is red-fox-42",
     "the password is Python3-compatible and rotated weekly",
     "password reset_token_v2 expired",
     "the token is Build-2024-Ready",

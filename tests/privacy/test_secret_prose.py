@@ -38,6 +38,10 @@ STATED = [
     # "is:" ending its line, a Chinese quotation mark before the value
     ("The staging password is:\nTr0ub4dor&3", "The staging password is:\n[REDACTED:secret]"),
     ("密码是“Passw0rd123”。", "密码是“[REDACTED:secret]”。"),
+    # (kept as everyday prose before, though it states the passphrase: denied by default
+    # after a password's noun and "is" now, core/secret_deny.py)
+    ("the passphrase is correct-horse-battery-staple",
+     "the passphrase is [REDACTED:secret]"),
     ("口令为「Xk9#mQ2」", "口令为「[REDACTED:secret]」"),
     # a quoted word after a password's noun; a parameter judged by its value
     ('the wifi password is "postgres"', 'the wifi password is "[REDACTED:secret]"'),
@@ -78,7 +82,7 @@ EVERYDAY = [
     "The secret is admin@example.com", "The key is to keep the cache warm.",
     "令牌是 OAuth2 格式。", "密码是必填项。", "密钥为 256 位。",
     "The token is 128-bit, base64url-encoded.", "pwd is /usr/src/app",
-    "The token is eu-west-1-scoped", "the passphrase is correct-horse-battery-staple",
+    "The token is eu-west-1-scoped",
     "the registry token is the CI secret REGISTRY_TOKEN",
     'the password is "password"', "The token is 'none'.",
     # code read as prose (found in site-packages by benchmarks/secret_shapes.py)

@@ -66,21 +66,21 @@ _ENGLISH_VERB: Final = (
     r"|used to be)"
     r"(?:[ \t]*:[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"  # "is:" may end its line
     # "the password's hunter2", "db password set to …", "password -> …", "pw = …"
-    r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated)" + _FROM_TO
+    r"|'s[ \t]+|(?: (?:was|is|has been|got))? (?:set|changed|reset|updated|rotated)" + _FROM_TO
     + r"[ \t]+"
     r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
-    r"(?:(?:now|still|just|currently|(?:set|changed|reset|updated)" + _FROM_TO
-    + r"|actually) ){0,2}")
+    r"(?:(?:now|still|just|currently|literally|simply|always|(?:set|changed|reset|updated|rotated)"
+    + _FROM_TO + r"|actually) ){0,2}")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
 _SEPARATED: Final = (
     r"(?:(?<![A-Za-z0-9])pw|(?-i:(?<![A-Za-z])(?P<prose_pin2>PIN))|key(?:"
     + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
     + r"))[ \t]*[:=][ \t]*")
-_CJK_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
+_CJK_VERB: Final = (r"[ \t\u3000]*(?:现在|現在|目前|统一|統一|一律|就|都|也|还|仍|仍然)?"
                     r"(?:是[ \t\u3000]*[:：]?|为|為"
                     # "密码设置为 …", "密码更新为 …", "密码重置成了 …": a verb of setting
-                    r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變)(?:为|為|成)了?"
+                    r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變|轮换|輪換)(?:为|為|成)了?"
                     r"|[:：=＝])"
                     r"[ \t\u3000]*[“「『‘]?")
 #: the value: quoted or backticked, else ASCII up to a space, a quote or other text, and
@@ -105,9 +105,9 @@ _CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOU
 #: the Chinese verbs after an English noun or a variable named for one ("把 REDIS_PASSWORD
 #: 设成 …", "机房门禁 PIN 是 739146"): each went out in clear; not a bare separator, which the
 #: English rules read after those nouns
-_CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:就|都|也|还|仍|仍然)?"
+_CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:现在|現在|目前|统一|統一|一律|就|都|也|还|仍|仍然)?"
                          r"(?:是[ \t\u3000]*[:：]?|为|為"
-                         r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變)(?:为|為|成)了?)"
+                         r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變|轮换|輪換)(?:为|為|成)了?)"
                          r"[ \t\u3000]*[“「『‘]?")
 PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
     "(?:(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB
@@ -251,6 +251,17 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
     password = noun.lower() in _PASSWORD_NOUNS
     pin = found.get("prose_pin") is not None or found.get("prose_pin2") is not None \
         or found.get("prose_lock") is not None
+    if password and not pin and match.lastgroup in _DENIED_GROUPS \
+            and pass_names_a_password(match.string, match.start(), owned=False) \
+            and _POSSESSIVE.search(match.string, match.start(), start) is None:
+        from waymarks.core.secret_deny import password_is_denied
+
+        if _ALGORITHM.fullmatch(value.strip("\"'`").lower()) is not None:
+            return False  # "the password is utf8mb4 encoded": a character set's name
+        denied = password_is_denied(match.string, value, end,
+                                    quoted=match.lastgroup not in ("prose", "prose_cjk"))
+        if denied is not None:
+            return denied
     if password and match.lastgroup in ("prose", "prose_cjk") and not pin \
             and stated_password(match.string, value, end):
         return True
@@ -282,12 +293,22 @@ _PASS_OWNERS: Final = frozenset({
 _BARE_PASS: Final = lazy(r"(?:([\w-]+)[ \t]+)?pass(?![A-Za-z0-9])\Z", re.ASCII | re.IGNORECASE)
 
 
-def pass_names_a_password(text: str, at: int) -> bool:
+#: a password's "'s" before the value: a possessive as often as "is" ("a password's noun"),
+#: so the value is judged by its shape
+_POSSESSIVE: Final = lazy(r"'s[ \t]+['\"`]?\Z")
+#: the groups of a value after a password's noun and an assignment, denied by default
+_DENIED_GROUPS: Final = frozenset({"prose", "prose_cjk", "prose_dq", "prose_sq", "prose_bq"})
+
+
+def pass_names_a_password(text: str, at: int, *, owned: bool = True) -> bool:
     """Whether the noun starting at ``at`` names a password: any of its nouns but a bare
     "pass" does; a bare "pass" does starting its text or clause, or after one of
-    :data:`_PASS_OWNERS`."""
+    :data:`_PASS_OWNERS` (``owned`` false: a bare "pass" never does, the noun a value after
+    which is denied by default being an explicit one)."""
     if text[at:at + 4].lower() != "pass" or text[at + 4:at + 5].isalnum():
         return True
+    if not owned:
+        return False  # (a bare "pass": not denied by default)
     bare = _BARE_PASS.search(text, max(0, at - 40), at + 4)
     return bare is None or bare.group(1) is None or bare.group(1).lower() in _PASS_OWNERS
 
