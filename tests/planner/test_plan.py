@@ -308,14 +308,14 @@ def test_a_plan_in_a_store_without_given_keys_looks_no_key_up(
     """Every plan slugged its request's words into ~50 runs and probed the key index with
     each, for the claims whose explicit key (`--key`) it names, in a store that holds
     none: the key index holds every claim's key, given or derived from its words. One
-    probe of the items whose key was given (migration 24) now tells there is none; a key
-    given later, by another process, is found by the next plan."""
+    probe of the items whose key was given (migration 24) now tells there is none, and
+    the answer is kept while the database does not change (04e23b23): the next plan
+    probes nothing; a key given later, by another process, is found by the next plan."""
     from waymarks.service import planning
 
     app.trust(str(project))
     app.remember("The deploy job runs at midnight", scope="project")
     app.remember("Releases go through GitHub Actions.", scope="project")
-    plan_request(app, "what is the release-pipeline?")
     slugged: list[str] = []
     original = planning.named_keys
 
@@ -324,18 +324,25 @@ def test_a_plan_in_a_store_without_given_keys_looks_no_key_up(
         return original(prompt)
 
     monkeypatch.setattr(planning, "named_keys", counting)
-    statements: list[str] = []
-    app.projection.db.set_trace_callback(statements.append)
-    try:
-        plan = plan_request(app, "what is the release-pipeline?")
-    finally:
-        app.projection.db.set_trace_callback(None)
+
+    def traced() -> list[str]:
+        statements: list[str] = []
+        app.projection.db.set_trace_callback(statements.append)
+        try:
+            plan_request(app, "what is the release-pipeline?")
+        finally:
+            app.projection.db.set_trace_callback(None)
+        return statements
+
+    statements = traced()  # the first plan since the writes
     assert slugged == []
     assert not [s for s in statements if "key IN" in s]
     [probe] = [s for s in statements if "X'226b6579223a'" in s]
     found = " ".join(str(row[-1]) for row in app.projection.db.execute(
         f"EXPLAIN QUERY PLAN {probe}"))
     assert "items_given_key" in found, found
+    statements = traced()  # nothing changed since: the answer is kept
+    assert slugged == [] and not [s for s in statements if "X'226b6579223a'" in s]
     with Waymarks(home, cwd=str(project)) as other:  # another process gives a key
         other.remember("Releases are signed by the release bot.", scope="project",
                        key="release-pipeline")

