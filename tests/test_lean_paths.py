@@ -155,11 +155,19 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
             " codec._MEMORY_DECODER, rows._PIN_DECODER, rows._MEMORY_DECODER)))\n"
             # msgspec's submodules Waymarks does not use stay stand-ins (spawn/imports.py)
             "print('msgspec', [n for n in ('msgspec.inspect', 'msgspec.msgpack',"
-            " 'msgspec.toml', 'msgspec.yaml') if '__file__' in vars(sys.modules[n])])")
+            " 'msgspec.toml', 'msgspec.yaml') if '__file__' in vars(sys.modules[n])])\n"
+            # each NamedTuple declared compiles its constructor's source (~100 us): the
+            # credential rules' two stay tuples, their fields unpacked in a hot loop
+            "print('namedtuples', sorted({f'{c.__module__}.{c.__name__}' for m in"
+            " list(sys.modules.values()) for c in vars(m).values() if isinstance(c, type)"
+            " and issubclass(c, tuple) and hasattr(c, '_fields')"
+            " and c.__module__.startswith('waymarks')}))")
     modules, out = _loaded_after(code, tmp_path, project)
     assert _matching(modules, NOT_FOR_RECALL) == []
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
     assert "compiled 0" in out and "decoders 0" in out and "msgspec []" in out, out
+    assert ("namedtuples ['waymarks.core.secret_tokens.Rule', 'waymarks.core.secrets.SecretSpan']"
+            in out), out
 
 
 #: the command modules ``waymarks pins`` does not run (the table builds a command when it

@@ -11,7 +11,7 @@ runs one contract against every implementation.
 
 import sqlite3
 from collections.abc import Collection, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
@@ -32,7 +32,7 @@ from waymarks.store.rows import state_from_row
 from waymarks.store.view import SqliteView
 
 
-class KnownSource(NamedTuple):  # a tuple: built for every indexed source on every read
+class KnownSource(msgspec.Struct, frozen=True):  # built for every indexed source on every read
     """A session file the projection indexed for a project, as it was when checked."""
 
     session_id: str

@@ -33,7 +33,7 @@ import math
 import operator
 import sqlite3
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence, Set
-from typing import Final, NamedTuple
+from typing import Final
 
 import msgspec
 
@@ -114,7 +114,7 @@ def compact(db: sqlite3.Connection, table: str, added: int, records: int) -> Non
         db.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
 
-class Shape(NamedTuple):
+class Shape(msgspec.Struct, frozen=True):
     """What every score and bound of one query depends on."""
 
     terms: Sequence[str]
