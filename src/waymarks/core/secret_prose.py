@@ -77,7 +77,14 @@ _SEPARATED: Final = (
     r"(?:(?<![A-Za-z0-9])pw|(?-i:(?<![A-Za-z])(?P<prose_pin2>PIN))|key(?:"
     + "|".join(f"(?<=(?<![A-Za-z]){q} key)" for q in _KEY_QUALIFIERS)
     + r"))[ \t]*[:=][ \t]*")
-_CJK_VERB: Final = (r"[ \t\u3000]*(?:现在|現在|目前|统一|統一|一律|就|都|也|还|仍|仍然)?"
+#: between a Chinese noun and its verb: up to two adverbs or aspect words ("密码已经轮换为
+#: …", "密码现在是 …"), after the change told first when "now" follows ("改过密码了，现在是
+#: …", "密码改了，目前是 …"): each went out in clear
+_CJK_ADVERB: Final = (r"(?:现在|現在|目前|统一|統一|一律|已经|已經|已|刚刚|剛剛|刚|剛|又|均|就|都"
+                      r"|也|还|還|仍然|仍)")
+_CJK_GAP: Final = (r"[ \t\u3000]*(?:(?:(?:改|换|換|重置|更新|修改|更改|轮换|輪換)(?:过|過)?)?"
+                   r"了?[,，][ \t\u3000]*(?=现在|現在|目前))?" + _CJK_ADVERB + "{0,2}")
+_CJK_VERB: Final = (_CJK_GAP +
                     r"(?:是[ \t\u3000]*[:：]?|为|為"
                     # "密码设置为 …", "密码更新为 …", "密码重置成了 …": a verb of setting
                     r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變|轮换|輪換)(?:为|為|成)了?"
@@ -105,7 +112,7 @@ _CJK_HINT: Final = lazy("[" + "".join(dict.fromkeys(noun[0] for noun in _CJK_NOU
 #: the Chinese verbs after an English noun or a variable named for one ("把 REDIS_PASSWORD
 #: 设成 …", "机房门禁 PIN 是 739146"): each went out in clear; not a bare separator, which the
 #: English rules read after those nouns
-_CJK_WORD_VERB: Final = (r"[ \t\u3000]*(?:现在|現在|目前|统一|統一|一律|就|都|也|还|仍|仍然)?"
+_CJK_WORD_VERB: Final = (_CJK_GAP +
                          r"(?:是[ \t\u3000]*[:：]?|为|為"
                          r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變|轮换|輪換)(?:为|為|成)了?)"
                          r"[ \t\u3000]*[“「『‘]?")
