@@ -53,8 +53,11 @@ NOT_FOR_RECALL = ("click", "rich", "waymarks.cli.app", "waymarks.commands.base",
                   "waymarks.mcp", "waymarks.personal", "waymarks.tool",
                   "waymarks.planner.select", "waymarks.planner.render",
                   # a home that never learned anything: learned recall costs one stat
+                  # (nor are its recall and learning's switches imported: ~2.4M
+                  # instructions of a one-shot recall at 10k memories)
                   "waymarks.service.evolution", "waymarks.core.evolution",
-                  "waymarks.store.evolution",
+                  "waymarks.store.evolution", "waymarks.service.evolution_recall",
+                  "waymarks.service.learning", "waymarks.files.paths",
                   # the hook's launchers, the terminal's spinner off a terminal, and the
                   # service's write, diagnostics and backfill modules (issue 15)
                   "waymarks.cli.launchers", "waymarks.cli.progress",
