@@ -194,11 +194,22 @@ def _load_settings(home: Path, project: str, trusted: bool) -> Settings:
 
             at_fault = [where_provider(provider, home_file, project_file if local else None)
                         or ", ".join(at_fault)]
-        raise ServiceError("bad_config", f"{', '.join(at_fault)}: {exc}") from exc
+        raise ServiceError("bad_config", f"{', '.join(at_fault)}: {_said(exc)}") from exc
     return Settings(policy, default_provider, budgets, tuple(sources), tuple(ignored), merged,
                     cross_session, max_sessions,
                     tuple(Path(r).expanduser() for r in roots), home_default_local,
                     home_sets_window)
+
+
+def _said(exc: Exception) -> str:
+    """What a refusal of a setting's value says, a credential in it redacted: the value
+    is echoed so a typo is seen (``'normall'``), and a key pasted into the wrong setting
+    (``remoteProviders.openai = "sk-proj-…"``) went out whole in every command's error,
+    which the Claude Code hook sends the model to read (`waymarks status`). ``[evolution]``
+    echoes no value at all (:mod:`waymarks.service.evolution_config`)."""
+    from waymarks.core.secrets import redact  # (a refusal's alone: not on a plan's path)
+
+    return redact(str(exc))[0]
 
 
 def _limits(merged: dict[str, Any]) -> tuple[Budgets, bool, int, list[Any]]:
