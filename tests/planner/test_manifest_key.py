@@ -50,3 +50,30 @@ def test_a_memorys_manifest_entry_names_the_key_the_model_was_shown(tmp_path: Pa
     keys = _memory_keys(home, project)
     assert keys[ids["deploy-target"]] == "deploy-target"
     assert keys[ids[derived]] is None
+
+
+def test_an_item_the_provider_may_not_receive_is_named_without_its_key(tmp_path: Path) -> None:
+    """A claim left out for its level was never shown, so neither is its key: the
+    manifest named a person's key of a local-only claim (``zeta-9-host``) in every plan
+    for a remote model, as it named a team item's until ca3e29fb."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (home / "config.toml").write_text('[privacy]\nlocalProviders = ["ollama"]\n')
+    _run(home, project, "memory", "add", "--key", "zeta-9-host", "--classification",
+         "local-only", "--", "The staging box is zeta-9.")
+    _run(home, project, "memory", "add", "--key", "merger-codename", "--classification",
+         "sensitive", "--", "The merger codename is Bluebird.")
+    listed = json.loads(_run(home, project, "--json", "memory", "list"))
+    ids = {item["key"]: item["id"] for item in listed["items"]}
+    prompt = ["--prompt", "staging box and the merger codename"]
+    plan = json.loads(_run(home, project, "--json", "plan", "--provider", "openai", *prompt))
+    assert "zeta-9" not in json.dumps(plan) and "merger-codename" not in json.dumps(plan)
+    keys = _memory_keys(home, project)
+    assert keys[ids["zeta-9-host"]] is None and keys[ids["merger-codename"]] is None
+    excluded = json.loads(_run(home, project, "--json", "excluded"))
+    assert "zeta-9" not in json.dumps(excluded)
+    _run(home, project, "plan", "--provider", "ollama", *prompt)  # shown: named
+    keys = _memory_keys(home, project)
+    assert keys[ids["zeta-9-host"]] == "zeta-9-host"
+    assert keys[ids["merger-codename"]] == "merger-codename"

@@ -383,9 +383,10 @@ def _choose_memories(
         level = egress.level(block.claim, block.classification)
         # seed 000: a manifest names each item's key. One a person or tool gave, as the
         # model is shown it; not a key derived from the claim (its words: a manifest holds
-        # none, issue 14), nor one the rendering leaves out (a credential, a marked span)
-        key = block.key if block.given_key and shows_key(egress, block.claim,
-                                                           block.given_key) else None
+        # none, issue 14), nor one the rendering leaves out (a credential, a marked span),
+        # nor that of a claim the model may not receive: never shown, so never named
+        key = block.key if block.given_key and egress.admits(level) and shows_key(
+            egress, block.claim, block.given_key) else None
         entry = dict(id=block.id, kind="memory", scope=block.scope, classification=level,
                      key=key, source_session=block.session_id, source_entry=block.entry_id,
                      score=block.score)
