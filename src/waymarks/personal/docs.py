@@ -33,7 +33,7 @@ from waymarks.core.marker_spans import SpanLevels
 from waymarks.core.privacy import Classification, highest
 from waymarks.core.secrets import cut_before_secret
 from waymarks.files.atomic import NotARegularFile
-from waymarks.files.paths import leads_within
+from waymarks.files.paths import leads_within, resolved
 from waymarks.files.reading import read_regular
 from waymarks.personal.entry import file_text
 from waymarks.service.planning import doc_snippet, first_admitted
@@ -330,7 +330,8 @@ def doc_paths(project: Path) -> list[Path]:
 
 def read_doc(project: Path, path: Path) -> str | None:
     """The text of one of :func:`doc_paths`, ``None`` when it is not to be read: a link
-    out of the project or a loop of links (one stopped every plan and hook of a trusted
+    out of the project or to a file of it that is no markdown doc (:func:`_leads_to_a_doc`)
+    or a loop of links (one stopped every plan and hook of a trusted
     project), not a regular file (a FIFO is never waited on, /dev/zero never read),
     larger than an entry file, or not UTF-8. Its lines end in LF, and a byte-order mark
     is read past, as an editor shows the file (with one, a decision record's frontmatter
@@ -338,6 +339,15 @@ def read_doc(project: Path, path: Path) -> str | None:
     decision it supersedes as current)."""
     text = _doc_text(project, path)
     return None if isinstance(text, _Unread) else text
+
+
+def _leads_to_a_doc(project: Path, path: Path) -> bool:
+    """Whether ``path``, its links followed, is a markdown file of the project, outside its
+    ``.git``: a committed link to a file of the checkout that git never carried (the
+    person's ``.env``, ``.git/config`` with its remote's token) served it as docs."""
+    target, base = resolved(path), resolved(project)
+    return target is not None and base is not None and target.is_relative_to(base) \
+        and target.suffix.lower() == ".md" and ".git" not in target.relative_to(base).parts
 
 
 class _Unread(str):
@@ -349,8 +359,9 @@ def _doc_text(project: Path, path: Path) -> str | _Unread:
     plan reads, and named them with every reason one may have, leaving the person to
     guess which to fix."""
     try:
-        if not leads_within(path, project):
-            return _Unread("a link out of the project, or a loop of links")
+        if not _leads_to_a_doc(project, path):
+            return _Unread("a link out of the project or to a file of it that is no "
+                           "markdown doc (.env, .git/config), or a loop of links")
         text = read_regular(path, limit=MAX_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         return _Unread("not UTF-8")
