@@ -108,6 +108,15 @@ def _python(code: str, **options: object) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, **options)
 
 
+def _recalled_off(code: str, project: Path, env: dict[str, str]
+                  ) -> subprocess.CompletedProcess[str]:
+    """``code`` run in ``project`` with the helper switched off; it recalled the claim."""
+    done = _python(code, cwd=project, env={**env, warm.ENV_OFF: "off"})
+    assert done.returncode == 0, done.stderr
+    assert "5433" in done.stdout
+    return done
+
+
 def _sockets(home: Path) -> list[Path]:
     return sorted((home / "cli").glob("warm-*.sock"))
 
@@ -363,6 +372,21 @@ def test_what_runs_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     for on in ("on", "1", "", "yes", "maybe"):  # a value neither on nor off leaves it on
         monkeypatch.setenv(warm.ENV_OFF, on)
         assert warm.routed(["recall", "x"], home) is not None, on
+
+
+def test_a_command_with_the_helper_switched_off_never_imports_its_client(
+        filled: tuple[Path, Path, dict[str, str]]) -> None:
+    """``WAYMARKS_CLI_HELPER=off``: the entry point reads the switch itself, and the
+    helper's client (this module and its sockets) is not imported for the command."""
+    _home, project, env = filled
+    code = ("import atexit, sys\n"
+            "sys.argv = ['waymarks', 'recall', 'database port']\n"
+            "atexit.register(lambda: print('client', [m for m in ('waymarks.cli.warm',"
+            " 'waymarks.spawn.sockets') if m in sys.modules], file=sys.stderr))\n"
+            "from waymarks.cli.main import main\n"
+            "sys.exit(main())\n")
+    done = _recalled_off(code, project, env)
+    assert "client []" in done.stderr, done.stderr
 
 
 def test_output_to_a_terminal_is_answered_by_the_process_itself(
@@ -628,9 +652,7 @@ def test_a_warm_command_finds_its_modules_imported(
             "assert main(['--json', 'pins']) == 0\n"
             "print(sorted({m for m in sys.modules if m.startswith('waymarks')} - before),"
             " file=sys.stderr)\n")
-    done = _python(code, cwd=project, env={**env, warm.ENV_OFF: "off"})
-    assert done.returncode == 0, done.stderr
-    assert "5433" in done.stdout
+    done = _recalled_off(code, project, env)
     assert done.stderr.strip().splitlines()[-1] == "[]"
 
 

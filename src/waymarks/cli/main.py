@@ -15,6 +15,7 @@ import os
 import sys
 
 from waymarks.cli.home import default_home
+from waymarks.spawn.switches import CLI_HELPER, switched_off
 
 
 def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
@@ -66,7 +67,9 @@ def _main(argv: list[str], owns_process: bool, warm: bool) -> int:
 
         return complete()
     helper = None
-    if owns_process and warm:  # a one-shot command: a warm helper's child runs it, if any
+    # a one-shot command: a warm helper's child runs it, if any (switched off: the helper's
+    # client is not even imported, ~1.2M instructions of a one-shot recall)
+    if owns_process and warm and not switched_off(os.environ.get(CLI_HELPER, "")):
         from waymarks.cli import warm as warm_start
 
         helper = warm_start.routed(argv, default_home())

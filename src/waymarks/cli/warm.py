@@ -42,7 +42,7 @@ import posix
 import sys
 
 from waymarks.spawn.sockets import connect, installation_key
-from waymarks.spawn.switches import IDLE_RANGE, seconds, switched_off
+from waymarks.spawn.switches import CLI_HELPER, IDLE_RANGE, seconds, switched_off
 
 #: the commands run warm: one-shot reads a script or a person runs often. Anything else
 #: (servers, installers, interactive confirmations) runs in the process as before
@@ -58,7 +58,7 @@ CONNECT_TIMEOUT_S = 0.5
 #: how long the helper may take to accept the command (fork included); after it has, the
 #: command runs as long as it takes
 ACCEPT_TIMEOUT_S = 5.0
-ENV_OFF = "WAYMARKS_CLI_HELPER"
+ENV_OFF = CLI_HELPER
 ENV_IDLE = "WAYMARKS_CLI_HELPER_IDLE"
 #: how long a helper waits for a command before it exits, unless :data:`ENV_IDLE` says
 IDLE_SECONDS = 1800.0

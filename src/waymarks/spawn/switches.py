@@ -13,6 +13,9 @@ TYPE_CHECKING = False  # not typing's: this module imports nothing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+#: the CLI's warm helper's switch (:mod:`waymarks.cli.warm`): read by the entry point
+#: before the helper's client is imported, which a command run without it never needs
+CLI_HELPER = "WAYMARKS_CLI_HELPER"
 #: the values that switch it off (compared stripped and case-folded)
 OFF = frozenset({"0", "off", "false", "no"})
 #: the values that leave it on (unset, or set to say so)
