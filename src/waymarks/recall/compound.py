@@ -92,7 +92,12 @@ _WHICH_TWO: Final = lazy(r"\s*(?:which|what)\s+([^\W_]+)\s+([^\W_]+)\s+(?:does|d
 def which_of(folded: str, focus: Sequence[str]) -> str | None:
     """The word saying which of an attribute a question opening with it asks, when the
     question then names whose ("which python version does the gateway use?": python),
-    else ``None``: the gateway is the subject, and Python a word its claim must say."""
+    else ``None``: the gateway is the subject, and Python a word its claim must say.
+    A question without the words the expression spells ("which" or "what", then "do",
+    "does" or "did") is answered without it, as :func:`.asked_agent.doer_asked` is."""
+    if ("which" not in folded and "what" not in folded) or (
+            "do" not in folded and "did" not in folded):
+        return None
     match = _WHICH_TWO.match(folded)
     if match is None:
         return None
