@@ -31,18 +31,47 @@ from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
 from waymarks.core.secret_values import is_reference, prose_value_is_secret
 
+#: "for the deploy key", "of the backup vault", "on the NAS": up to five words between the
+#: noun and its separator (the prose rule's qualifier): "passphrase for the deploy key: …"
+#: went out whole, the rule wanting the separator right after the noun
+
+
+def _qualifier(name: str) -> str:
+    """The qualifier, its end marked by an empty group ``name`` when it stands."""
+    return r"(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.@-]{1,64}){1,5}?(?P<" + name + r">))?"
+
+
+_SEPARATOR: Final = r"(?:[ \t]*[:=]|[ \t]+(?:is|was)(?:[ \t]*:)?)[ \t]*"
+#: ASCII quotes around words with spaces (one word quoted is the prose rule's): after
+#: "is", no other rule read past the first space ('… passphrase is "four words here 42"')
+
+
+def _ascii_quoted(double: str, single: str) -> str:
+    """Words with spaces in ASCII quotes, groups ``double`` and ``single``."""
+    return (r"\"(?=[^\"\n]{1,256}\")(?P<" + double + r">[^\"\n \t]+(?:[ \t]+[^\"\n \t]+)+)\""
+            r"|'(?=[^'\n]{1,256}')(?P<" + single + r">[^'\n \t]+(?:[ \t]+[^'\n \t]+)+)'")
+
+
 PASSPHRASE_LINE: Final = Rule("passphrase_line", "secret", lazy(
-    r"(?<![A-Za-z])pass[ \t_-]?phrase(?![A-Za-z])(?:[ \t]*[:=]|[ \t]+(?:is|was)(?:[ \t]*:)?)"
-    r"[ \t]*(?:"
+    r"(?<![A-Za-z])pass[ \t_-]?phrase(?![A-Za-z])" + _qualifier("phrase_for") + _SEPARATOR + r"(?:"
     r"\u201c(?P<phrase_dq>[^\u201d\n]{1,256})\u201d"
     r"|\u2018(?P<phrase_sq>[^\u2019\n]{1,256})\u2019"
-    r"|`(?P<phrase_bq>[^`\n]{1,256})`"
+    r"|`(?P<phrase_bq>[^`\n]{1,256})`|" + _ascii_quoted("phrase_adq", "phrase_asq")
     # unquoted: to its line's end (256 characters at most: a longer line is no phrase)
-    r"|(?P<passphrase_line>[^\s\"'`\u201c\u2018][^\n]{0,255}?)[ \t]*(?=\r?\n|\Z))",
+    + r"|(?P<passphrase_line>[^\s\"'`\u201c\u2018][^\n]{0,255}?)[ \t]*(?=\r?\n|\Z))"
+    # a password's noun: words quoted with spaces, or 4-8 plain words that are the whole
+    # clause ("the wifi password is amber falcon orbit lagoon", :func:`passphrase_is_secret`)
+    r"|(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)s?(?![A-Za-z])"
+    + _qualifier("phrase_pw_for") + _SEPARATOR
+    + r"(?:" + _ascii_quoted("phrase_pw_dq", "phrase_pw_sq")
+    + r"|(?P<phrase_pw_words>[A-Za-z][A-Za-z0-9-]{0,31}(?:[ \t]+[A-Za-z0-9][A-Za-z0-9-]{0,31})"
+    r"{3,7})(?=[ \t]*(?:[.,;!?]|\r?\n|\Z)))",
     re.ASCII | re.IGNORECASE), ("pass",), folded=True, anchored=True, wrapper=True)
 
 #: how many passphrase words must open an unquoted value (``ask Alice``, two, stays)
 _PHRASE_MIN: Final = 3
+#: how many plain words after a password's noun, all a passphrase's, make the clause one
+_PLAIN_MIN: Final = 4
 #: words of a sentence about a passphrase, not of one (articles, pronouns, prepositions,
 #: the verbs and words a note says of a secret)
 _PROSE_WORDS: Final = frozenset("""
@@ -65,6 +94,9 @@ vault vaults keychain keyring item entry entries team network wifi length charac
 chars minimum maximum min max random words rotate rotates expires
 """.split())
 _WORD: Final = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*", re.ASCII)
+#: a clause opening with a verb of setting or asking: a step's heading before the colon
+_QUALIFIED_HEADING: Final = lazy(r"(?:\A|[.;!?\n][ \t]*)(?:reset|change|rotate|set|update|enter"
+                                 r"|type)[ \t][^.;!?\n]*\Z", re.ASCII | re.IGNORECASE)
 
 
 def _phrase_words(words: list[str]) -> int:
@@ -80,12 +112,29 @@ def _phrase_words(words: list[str]) -> int:
 
 
 def passphrase_is_secret(match: re.Match[str]) -> bool:
-    """Whether a ``passphrase_line`` match's value is a passphrase."""
+    """Whether a ``passphrase_line`` match's value is a passphrase. After a password's
+    noun, quoted words go when two open it as a passphrase's or one reads as random, plain
+    words only when all of them (3 to 8, the whole clause) are a passphrase's."""
     value = match.group(match.lastgroup or 0)
     words = value.split()
     if not words or is_reference(words[0]) or any(mark in value for mark in "{}<>$%"):
         return False
-    if match.lastgroup in ("phrase_dq", "phrase_sq") and len(words) >= 2:
+    if (match.group("phrase_for") is not None or match.group("phrase_pw_for") is not None) \
+            and _QUALIFIED_HEADING.search(match.string, max(0, match.start() - 64),
+                                          match.start()) is not None:
+        return False  # "Reset the passphrase for the admin account: …": a step's heading
+    if match.lastgroup == "phrase_pw_words":  # (a clause of prose holds a prose word, or
+        # a verb's -ing: "the password is changing next week")
+        return len(words) >= _PLAIN_MIN and all(
+            word.isdigit() or (_phrase_words([word]) and not word.lower().endswith("ing"))
+            for word in words)
+    if match.lastgroup in ("phrase_pw_dq", "phrase_pw_sq"):  # (two words quoted after
+        # "the password is" may name one as well: 'the password is "correct horse"' stays)
+        return len(words) >= _PHRASE_MIN and (
+            sum(_phrase_words([word]) for word in words) >= 2
+            or any(prose_value_is_secret(word, quoted=False, pin=False) for word in words))
+    if match.lastgroup in ("phrase_dq", "phrase_sq", "phrase_adq", "phrase_asq") \
+            and len(words) >= 2:
         return True  # quoted whole: a phrase cannot be told from prose (as after ``"``)
     if len(words) >= _PHRASE_MIN and _phrase_words(words) >= _PHRASE_MIN:
         return True

@@ -24,7 +24,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_logins import might_log_in
-from waymarks.core.secret_prose import might_name_one, might_state_one
+from waymarks.core.secret_prose import _matched_at_needles, might_name_one, might_state_one
 from waymarks.core.secret_tokens import (
     DASH_FLAG,
     DISCORD,
@@ -286,8 +286,11 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         # what ``op read op://…``, ``pass show …`` printed on its next line (every command
         # holds one of the words asked first: the twenty cost code 10 us a text)
         return True
-    if named_pass and "phrase" in folded and (" is" in folded or " was" in folded):
-        return True  # "the passphrase is correct horse battery staple": its words, no separator
+    if named_pass and (" is" in folded or " was" in folded) and (
+            "phrase" in folded or _spaced_value(text)):
+        # "the passphrase is correct horse battery staple", 'the password is "four words
+        # here"': its words, no separator
+        return True
     if named_pass and (("nmcli" in text or "wpa_passphrase" in text)
                        or (colon and "chpasswd" in text) or "mosquitto_passwd" in text):
         # ``nmcli … password …``, ``wpa_passphrase SSID …``, ``echo 'USER:PASSWORD' |
@@ -366,6 +369,14 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
         or (colon and ('"sig"' in folded or '"signature"' in folded)) \
         or ("auth" in folded and _auth_key(folded)) \
         or (("pagerduty" in folded or "datadog" in folded) and might_name_one(text, folded))
+
+
+def _spaced_value(text: str) -> bool:
+    """Whether the passphrase rule's expression matches at a ``pass`` in ``text`` (its
+    module, and the value judge it imports, are loaded only for such a text)."""
+    from waymarks.core.secret_passphrases import PASSPHRASE_LINE
+
+    return _matched_at_needles((PASSPHRASE_LINE,), text)
 
 
 #: a shell's ``export NAME=VALUE`` (``export default …`` and ``export const`` are code)
