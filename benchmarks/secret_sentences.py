@@ -61,6 +61,12 @@ HOSTILE: dict[str, str] = {
     "noun_backticked": "password `Ab1!` ",
     "cjk_noun_four_digits": "密码 1234，",
     "lock_code": "the alarm code for a b c d e is 12345 ",
+    # a clause between the noun and its colon (core/secret_clauses.py)
+    "far_open": "password for a b c d e f g h i j k ",
+    "far_colon": "token on a b c: Ab1",
+    # words with spaces after a password's noun (core/secret_passphrases.py)
+    "pw_words": "password is ab cd ef gh ",
+    "pw_quoted_open": 'password is "a b ',
 }
 _TARGET = 100_000
 

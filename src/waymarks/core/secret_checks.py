@@ -21,6 +21,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import admin_value_in_prose, vault_value_end
+from waymarks.core.secret_clauses import far_value_is_secret
 from waymarks.core.secret_commands import (
     a_setting,
     oracle_tool_login,
@@ -204,6 +205,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return accepts_prose(match, start, end)
     if name in ("login_pair", "password_set"):
         return accepts_login(match, start, end)
+    if name == "prose_far":
+        return far_value_is_secret(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

@@ -64,8 +64,8 @@ PASSPHRASE_LINE: Final = Rule("passphrase_line", "secret", lazy(
     r"|(?<![A-Za-z])(?:passwor[dt]|passwd|passcode)s?(?![A-Za-z])"
     + _qualifier("phrase_pw_for") + _SEPARATOR
     + r"(?:" + _ascii_quoted("phrase_pw_dq", "phrase_pw_sq")
-    + r"|(?P<phrase_pw_words>[A-Za-z][A-Za-z0-9-]{0,31}(?:[ \t]+[A-Za-z0-9][A-Za-z0-9-]{0,31})"
-    r"{3,7})(?=[ \t]*(?:[.,;!?]|\r?\n|\Z)))",
+    + r"|(?P<phrase_pw_words>[A-Za-z][A-Za-z0-9-]{0,31}+(?:[ \t]+[A-Za-z0-9][A-Za-z0-9-]{0,31}+)"
+    r"{3,7}+)(?=[ \t]*(?:[.,;!?]|\r?\n|\Z)))",
     re.ASCII | re.IGNORECASE), ("pass",), folded=True, anchored=True, wrapper=True)
 
 #: how many passphrase words must open an unquoted value (``ask Alice``, two, stays)

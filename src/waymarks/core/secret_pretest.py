@@ -63,7 +63,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "secret_set",
                                 "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "prose_bare",
-                                "prose_named", "login_pair", "password_set",
+                                "prose_named", "prose_far", "login_pair", "password_set",
                                 "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
                                 "kube_string_data_json"})

@@ -54,6 +54,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import ADMIN_RULES
+from waymarks.core.secret_clauses import FAR_COLON
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
 from waymarks.core.secret_connections import CONNECTION_RULES
 from waymarks.core.secret_environments import ENVIRONMENT_RULES
@@ -513,6 +514,7 @@ _WRAPPERS: Final = (
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
     PROSE_BARE,  # (its noun, then its value: no verb)
     PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
+    FAR_COLON,  # (its noun, a clause about it, then a colon: secret_clauses)
     LOGIN_PAIR, PASSWORD_SET,  # "admin/admin123", "set the password to …": secret_logins
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
