@@ -67,6 +67,10 @@ HOSTILE: dict[str, str] = {
     # words with spaces after a password's noun (core/secret_passphrases.py)
     "pw_words": "password is ab cd ef gh ",
     "pw_quoted_open": 'password is "a b ',
+    # the shapes of core/secret_more.py's modules
+    "device_code_spaced": "alarm code 1 2 3 4 5 6 7 8 9 ",
+    "keypad_dashed_open": "keypad 1-2-3-4-5-6-7-8-9x",
+    "cjk_safe_combination": "保险柜密码 12-34-",
 }
 _TARGET = 100_000
 

@@ -31,6 +31,7 @@ from waymarks.core.secret_commands import (
 from waymarks.core.secret_environments import generated
 from waymarks.core.secret_logins import accepts_login
 from waymarks.core.secret_manifest import PEM_ARMOUR_BYTES, base64_bytes, private_pem
+from waymarks.core.secret_more import CHECKS as MORE_CHECKS
 from waymarks.core.secret_passphrases import passphrase_is_secret
 from waymarks.core.secret_printed import typed_at_prompt
 from waymarks.core.secret_prompts import at_a_prompt
@@ -207,6 +208,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return accepts_login(match, start, end)
     if name == "prose_far":
         return far_value_is_secret(match, start, end)
+    if name in MORE_CHECKS:  # (a shape in a module of its own: secret_more)
+        return MORE_CHECKS[name](match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

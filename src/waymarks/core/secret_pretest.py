@@ -24,6 +24,8 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_logins import might_log_in
+from waymarks.core.secret_more import SHORT as MORE_SHORT
+from waymarks.core.secret_more import might_hold as might_hold_more
 from waymarks.core.secret_prose import _matched_at_needles, might_name_one, might_state_one
 from waymarks.core.secret_tokens import (
     DASH_FLAG,
@@ -66,7 +68,7 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "prose_named", "prose_far", "login_pair", "password_set",
                                 "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
-                                "kube_string_data_json"})
+                                "kube_string_data_json"}) | MORE_SHORT
 
 
 #: the characters that render as nothing: Unicode's Default_Ignorable_Code_Point (15.1:
@@ -229,6 +231,8 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     if dash and (" -" in text or "\t-" in text) and _password_flag(text):
         return True
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
+    if might_hold_more(text):
+        return True  # a shape in a module of its own (a lock's code, …): secret_more
     if might_state_one(text, folded, colon, equals) or might_log_in(text, folded):
         return True  # "the staging password is …", "数据库密码是 …", "admin/admin123"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:

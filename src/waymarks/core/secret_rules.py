@@ -68,6 +68,7 @@ from waymarks.core.secret_manifest import (
     KUBE_STRING_DATA_JSON,
 )
 from waymarks.core.secret_markup import markup_rules
+from waymarks.core.secret_more import RULES as MORE_RULES
 from waymarks.core.secret_passphrases import PASSPHRASE_LINE
 from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prompts import PROMPT_TYPED
@@ -516,6 +517,7 @@ _WRAPPERS: Final = (
     PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
     FAR_COLON,  # (its noun, a clause about it, then a colon: secret_clauses)
     LOGIN_PAIR, PASSWORD_SET,  # "admin/admin123", "set the password to …": secret_logins
+    *MORE_RULES,  # the shapes each in a module of its own (a lock's code …): secret_more
 )
 RULES: Final = (*TOKENS, *_WRAPPERS)
 #: a value that is itself a name and separator (or a flag): the lead-in of a credential

@@ -1,0 +1,34 @@
+"""The rules of the shapes each in a module of its own (a lock's code, …), registered in one
+place: their expressions (:data:`RULES`, after the others in
+:mod:`waymarks.core.secret_rules`), their checks (:data:`CHECKS`, asked by
+:func:`waymarks.core.secret_checks.accepts`), those that match in fewer than 20
+characters (:data:`SHORT`, :mod:`waymarks.core.secret_pretest`) and their part of the
+pre-test (:func:`might_hold`). A new shape's module adds a line to each here, not to the
+shared files.
+
+Pure: no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from waymarks.core.secret_codes import LOCK_CODE, code_is_secret, might_open_a_lock
+from waymarks.core.secret_tokens import ascii_lower
+
+RULES: Final = (LOCK_CODE,)
+#: each rule's check: whether its match (the value ``start:end``) is a credential
+CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
+    "lock_code": code_is_secret,
+}
+SHORT: Final = frozenset({"lock_code"})
+
+
+def might_hold(text: str) -> bool:
+    """Whether a rule of this registry could match ``text``: its literals first, then its
+    expression where they stand (each module's part reads ``text`` ASCII-lower-cased,
+    whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
+    folded = ascii_lower(text)
+    return might_open_a_lock(text, folded)
