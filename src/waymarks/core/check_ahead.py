@@ -26,7 +26,7 @@ def prepare(text: str) -> None:
     with contextlib.suppress(Exception):  # (see the module: decided by the check itself)
         from waymarks.core.claim_actions import agent_beside_place
         from waymarks.core.claim_descriptions import descriptions
-        from waymarks.core.claim_masked import masked_conflict
+        from waymarks.core.claim_masked import masked_ahead, masked_conflict
         from waymarks.core.claim_negations import opposite_norms
         from waymarks.core.claim_slots import slots_conflict
         from waymarks.core.contradiction import contradicts, signature, unplaced_negation
@@ -40,5 +40,6 @@ def prepare(text: str) -> None:
         opposite_norms(norm)
         slots_conflict(text, text)
         masked_conflict(text, text)
+        masked_ahead(text)  # (the claim beside one of another value: its masks)
         descriptions(norm, norm)
         agent_beside_place(norm, norm)

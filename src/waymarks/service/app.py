@@ -482,6 +482,7 @@ class Waymarks:
                                            source_file=source_file, supersedes=supersedes):
             return refused
         source_file = api_args.source_path(self.cwd, source_file)
+        write_path.pin_checked_ahead(content)
         return with_notices(self._write(lambda ctx: decide_pin(
             ctx, content, scope=scope, classification=classification, source=source,
             source_file=source_file, supersedes=write_path.full_id(self, ctx, "pin", supersedes)),

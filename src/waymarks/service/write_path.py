@@ -26,6 +26,7 @@ from waymarks.core.codec import custom_type_of
 from waymarks.core.decisions import Rejected, clean_text
 from waymarks.core.model import (
     MAX_CLAIM_CHARS,
+    MAX_PIN_CHARS,
     MemoryMutation,
     Mutation,
     MutationRecord,
@@ -293,6 +294,15 @@ def analysed_ahead(claim: str) -> None:
     cleaned = clean_text(claim, what="Memory claim", limit=MAX_CLAIM_CHARS)
     if isinstance(cleaned, str):
         check_ahead.prepare(cleaned)
+
+
+def pin_checked_ahead(content: str) -> None:
+    """Check a pin's text for credentials as its decision will (:func:`clean_text`), before
+    the session lock is taken: a process's first pin compiles the credential rules' patterns
+    here (4 of them, 3-4 ms of CPU, measured) instead of while every other writer waits
+    for the lock, as a claim's are (:func:`analysed_ahead`). It decides nothing: the
+    decision under the lock checks the text again (10-25 us for a short one)."""
+    clean_text(content, what="Pin content", limit=MAX_PIN_CHARS)
 
 
 def embed_written(app: Waymarks, outcome: WriteOutcome) -> None:
