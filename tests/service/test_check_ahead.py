@@ -148,3 +148,30 @@ def test_a_writer_that_serves_no_host_does_not_load_the_host_ledger(tmp_path: Pa
                                        if name in sys.modules]}))
     """))
     assert held == {"outcomes": ["Committed", "Committed"], "imported": []}
+
+
+def test_a_write_starts_its_folder_watch_outside_the_session_lock(tmp_path: Path) -> None:
+    """A process watches its project's session folders from its second listing of them
+    (``service/source_listing.py``); a write lists them twice, before its lock and, for
+    the entries appended since, under it, where the watch was started (``ctypes`` imported,
+    inotify set up: ~3 ms of CPU while every other writer waited). The listing under the
+    lock starts none now: a process's second write starts it, before its lock."""
+    held = _run_writer(tmp_path, _WATCHED + textwrap.dedent("""
+        from waymarks.files.watch import FolderWatch
+        started, start = [], FolderWatch.start.__func__
+
+        def counted(cls, *args, **kwargs):
+            started.append("under the lock" if inside[0] else "outside")
+            return start(cls, *args, **kwargs)
+
+        FolderWatch.start = classmethod(counted)
+        app.pin("Run the alpha check first.")
+        first = list(started)
+        app.remember("The nightly build step takes 40 minutes.")
+        app.remember("The billing API listens on port 8080.")
+        app.close()
+        print(json.dumps({"first": first, "started": started, "modules": held["modules"]}))
+    """))
+    assert held["first"] == [], held
+    assert held["started"] == ["outside"], held
+    assert "ctypes" not in held["modules"], held

@@ -82,15 +82,20 @@ def _forget_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def newest_sessions(folders: Sequence[str], leave_out: str | None, limit: int) -> Listed:
+def newest_sessions(folders: Sequence[str], leave_out: str | None, limit: int, *,
+                    watch: bool = True) -> Listed:
     """The ``limit`` most recently modified regular ``*.jsonl`` files directly in
     ``folders`` (a symbolic link followed), but ``leave_out``, newest first (the same
-    time: by path), with their stamps (see the module docstring)."""
+    time: by path), with their stamps (see the module docstring). ``watch=False``: a
+    listing that starts no watch and does not count as one (a write's, under the session
+    lock: the watch is started by a listing outside it, and a one-shot write, which lists
+    twice, starts none)."""
     with _TURN:
-        return _newest_sessions(tuple(folders), leave_out, limit)
+        return _newest_sessions(tuple(folders), leave_out, limit, watch)
 
 
-def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int) -> Listed:
+def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int,
+                     watch: bool = True) -> Listed:
     kept = _WATCHED.pop(key, None)
     if kept is not None:
         if _still_true(kept):
@@ -102,7 +107,11 @@ def _newest_sessions(key: tuple[str, ...], leave_out: str | None, limit: int) ->
                 newest = kept.newest[(leave_out, limit)] = _newest(kept.found, leave_out, limit)
             return Listed(list(newest), kept.found)  # (a list: the caller's to keep)
         kept.watch.close()
-    found = _listed_in_full(key)
+    found: dict[str, Candidate] = {}
+    if watch:
+        found = _listed_in_full(key)
+    else:
+        _list(key, found)
     return Listed(_newest(found, leave_out, limit), found)
 
 

@@ -188,8 +188,8 @@ def siblings_written(app: Waymarks, active: SessionLog) -> bool:
     if not app.project_trusted or not (settings := app.settings()).cross_session:
         return False
     plan = plan_refresh(app.projection.known_sources(app.cwd), _candidates(
-        app, settings.session_roots, active, settings.max_project_sessions).newest,
-        active.session_id)
+        app, settings.session_roots, active, settings.max_project_sessions, watch=False
+    ).newest, active.session_id)
     return any(row.status == "available" for _candidate, row in plan.changed) or any(
         _REJECTED.get((name, app.cwd), False) != stamp_of(Path(name))
         for name, *_stamp in plan.new)
@@ -242,7 +242,7 @@ def active_status(app: Waymarks, active: SessionLog) -> tuple[str, str | None] |
 
 
 def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | None,
-                limit: int) -> Listed:
+                limit: int, *, watch: bool = True) -> Listed:
     """(path, size, mtime, ctime) of this project's session files, newest first, at most
     ``limit`` besides the active one, and every one found. Plain strings: this runs on
     every read, and looks only at what changed since the last
@@ -250,7 +250,8 @@ def _candidates(app: Waymarks, roots: tuple[Path, ...], active: SessionLog | Non
     from waymarks.service.source_listing import newest_sessions
 
     folders = [str(folder) for folder in project_session_dirs(app.home, roots, app.cwd)]
-    return newest_sessions(folders, str(active.path) if active is not None else None, limit)
+    return newest_sessions(folders, str(active.path) if active is not None else None, limit,
+                           watch=watch)
 
 
 #: (path, project) -> the stamp (device, inode, size, mtime, ctime) of a file found not to
