@@ -143,10 +143,15 @@ def _project_with_a_claim(tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: Path) -> None:
     project = _project_with_a_claim(tmp_path)
-    code = ("from waymarks.cli.main import main\n"
+    code = ("import re._compiler as compiler\n"
+            "real, seen = compiler.compile, []\n"
+            "compiler.compile = lambda p, f=0: (seen.append(str(p)), real(p, f))[1]\n"
+            "from waymarks.cli.main import main\n"
             "out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out):\n"
             "    status = main(['recall', 'what is the database port?'])\n"
+            # the session folder's names are read with string methods (ledger/discovery)
+            "print('named', [p for p in seen if '.jsonl' in p])\n"
             "assert status == 0 and '5433' in out.getvalue(), out.getvalue()\n"
             # nor does it compile the framing expressions (the question has none of their
             # cues) or make the records' typed decoders (it decodes no mutation)
@@ -173,7 +178,7 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
     assert _matching(modules, NOT_FOR_RECALL) == []
     assert "waymarks.service.app" in modules, "the recall really ran in this process"
     assert "compiled 0" in out and "decoders 0" in out and "msgspec []" in out, out
-    assert "asked 0" in out, out
+    assert "asked 0" in out and "named []" in out, out
     assert ("namedtuples ['waymarks.core.secret_tokens.Rule', 'waymarks.core.secrets.SecretSpan']"
             in out), out
 

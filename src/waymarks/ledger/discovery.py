@@ -126,8 +126,24 @@ def _named(folder: Path, session_id: str) -> list[Path]:
     return sorted(folder / name for name in names)
 
 
-#: a session file's name as :func:`session_file_name` (and Pi) make it
-_SESSION_NAME = lazy(r"\d{4}-\d\d-\d\dT[\d-]+Z_[^/]+\.jsonl")
+#: a session file's name as :func:`session_file_name` (and Pi) make it (what
+#: :func:`session_named` reads with string methods: tests/ledger keep them the same)
+SESSION_NAME_PATTERN = r"\d{4}-\d\d-\d\dT[\d-]+Z_[^/]+\.jsonl"
+
+
+def session_named(name: str) -> bool:
+    """Whether ``name`` has a session file's form (:data:`SESSION_NAME_PATTERN`, read
+    without compiling it: every recall lists the session folder): a date of decimal
+    digits, ``T``, digits and dashes, ``Z_``, an ID without ``/``, ``.jsonl``."""
+    if len(name) < 19 or not name.endswith(".jsonl") or name[10] != "T" \
+            or name[4] != "-" or name[7] != "-" or not (
+                name[:4] + name[5:7] + name[8:10]).isdecimal():
+        return False
+    end = 11
+    while end < len(name) and (name[end] == "-" or name[end].isdecimal()):
+        end += 1
+    return end > 11 and name.startswith("Z_", end) and end + 2 < len(name) - 6 \
+        and "/" not in name[end + 2:-6]
 
 
 def session_file_name(timestamp_iso: str, session_id: str) -> str:
@@ -141,7 +157,7 @@ def newest_name_ms(directory: Path) -> int | None:
         names = os.listdir(directory)
     except OSError:  # none yet; one that cannot be listed is said where it is read
         return None
-    return max((ms for name in names if _SESSION_NAME.fullmatch(name)
+    return max((ms for name in names if session_named(name)
                 and (ms := _name_ms(name)) is not None), default=None)
 
 
@@ -294,7 +310,7 @@ def shared_session_ids(home: Path, cwd: str) -> dict[str, list[Path]]:
     while the CLI used the newest."""
     named: dict[str, list[Path]] = {}
     for path in reversed(_files_newest_first(home, cwd)):
-        if _SESSION_NAME.fullmatch(path.name):
+        if session_named(path.name):
             named.setdefault(_id_of(path), []).append(path)
     return {sid: paths for sid, paths in named.items() if len(paths) > 1}
 
@@ -417,7 +433,7 @@ def newest_session(home: Path, cwd: str,
     project = canonical_project_path(cwd)
     for name in names:  # (a path made only for the names reached: usually one)
         path = directory / name
-        named = _SESSION_NAME.fullmatch(name) is not None  # else a stray, passed over
+        named = session_named(name)  # else a stray, passed over
         what = not_a_file(path)
         if what is not None:
             if named:
