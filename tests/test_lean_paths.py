@@ -159,10 +159,11 @@ def test_a_fresh_recall_imports_no_cli_library_nor_the_command_table(tmp_path: P
             "from waymarks.core import codec\n"
             "from waymarks.store import rows\n"
             "print('compiled', sum('sub' in vars(p) for _, p in FRAMING_PATTERNS))\n"
-            # nor the two whose words ("what"/"which", then "do"/"does"/"did") it lacks
-            "from waymarks.recall import asked_agent, compound\n"
+            # nor the two whose words ("what"/"which", then "do"/"does"/"did") it lacks,
+            # nor a leading condition's (it has no comma)
+            "from waymarks.recall import asked_agent, compound, plan\n"
             "print('asked', sum('match' in vars(p) for p in (asked_agent._WHAT_DOES,"
-            " compound._WHICH_TWO)))\n"
+            " compound._WHICH_TWO, plan._CONDITION)))\n"
             "print('decoders', sum('decode' in vars(d) for d in (codec._PIN_DECODER,"
             " codec._MEMORY_DECODER, rows._PIN_DECODER, rows._MEMORY_DECODER)))\n"
             # msgspec's submodules Waymarks does not use stay stand-ins (spawn/imports.py)

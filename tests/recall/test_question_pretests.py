@@ -2,14 +2,15 @@
 compiled (issue 15: a one-shot recall compiled both for a question holding neither):
 a question the pre-test turns away is one the expression could not have matched, so the
 answer is the same (:func:`~waymarks.recall.asked_agent.doer_asked`,
-:func:`~waymarks.recall.compound.which_of`)."""
+:func:`~waymarks.recall.compound.which_of`, a leading condition's comma in
+:func:`~waymarks.recall.plan.plan_query`)."""
 
 from __future__ import annotations
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from waymarks.recall import asked_agent, compound
+from waymarks.recall import asked_agent, compound, plan
 from waymarks.recall.analysis import fold
 
 #: words either expression spells, beside others and near misses, in any order
@@ -38,6 +39,18 @@ def test_a_question_either_expression_matches_passes_its_pre_test(question: str)
     if compound._WHICH_TWO.match(folded) is not None:
         assert ("which" in folded or "what" in folded) and (
             "do" in folded or "did" in folded)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["When", "if", "once", "the build breaks", ",", ", ", "?",
+                                 "who owns it", "how do I restart it", " ", "\u3001"]),
+                max_size=8).map("".join))
+@example("When the build breaks, who owns the frontend?")
+def test_a_prompt_with_a_leading_condition_holds_a_comma(prompt: str) -> None:
+    """A leading condition (:data:`~waymarks.recall.plan._CONDITION`) ends with a comma:
+    a prompt without one is planned without the expression."""
+    if plan._CONDITION.match(prompt) is not None:
+        assert "," in prompt
 
 
 def test_the_pre_tests_keep_the_answers_the_expressions_give() -> None:

@@ -128,7 +128,8 @@ def _plan_query(prompt: str, history: tuple[str, ...]) -> QueryPlan:
     for turn in turns:
         previous = _advance(turn, previous)
     prompt = clip_utf8(prompt, MAX_PROMPT_BYTES)
-    condition = _CONDITION.match(prompt)
+    # (the comma it ends with looked for first: compiled only for a prompt holding one)
+    condition = _CONDITION.match(prompt) if "," in prompt else None
     if condition is not None:
         # "When the build breaks, who owns the frontend?" asks who owns the frontend; the
         # condition is said before it, as a turn before would be ("If search is down, how
