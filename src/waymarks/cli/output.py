@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 from waymarks.commands.results import Result, Table
+from waymarks.core.lazy_re import lazy
 from waymarks.core.text import escaped
 
 if TYPE_CHECKING:
@@ -131,7 +131,8 @@ def terminal_safe(text: str) -> str:
 #: a refusal or an error repeats at most this many characters of any one word (an ID, a
 #: path, an argument: a 100 KB argument is not echoed whole)
 MESSAGE_WORD = 300
-_LONG_WORD = re.compile(rf"\S{{{MESSAGE_WORD + 1},}}")
+#: (compiled on first use: a command that refuses nothing, a one-shot recall, needs none)
+_LONG_WORD = lazy(rf"\S{{{MESSAGE_WORD + 1},}}")
 
 
 def message_safe(text: str, *, one_line: bool = False) -> str:
