@@ -38,6 +38,7 @@ from typing import Final
 import msgspec
 
 from waymarks.store.integrity import STATUSES, require
+from waymarks.store.recall_lengths import CHUNK
 
 #: FTS5's bm25 parameters (``fts5_aux.c``)
 K1: Final = 1.2
@@ -63,6 +64,9 @@ _decode: Final = msgspec.json.Decoder(list[int]).decode
 _PACKED_GROUP: Final = 4096
 #: the one-byte lengths (a row of 128 terms or more has a two-byte varint: read from SQL)
 _SHORT: Final = bytes(range(128))
+#: a listed group's lookup of its rows' document sizes (a statement) costs about as much
+#: as reading this many chunks of the packed lengths (``recall_lengths.CHUNK`` rows each)
+_CHUNKS_A_LOOKUP: Final = 3
 
 
 def varints(blob: bytes) -> list[int]:
@@ -125,6 +129,9 @@ class Shape(msgspec.Struct, frozen=True):
     allowed: Set[int] | None = None  # the only rows given out, when not None
     counts: Sequence[int] = ()  # rows holding each term
     lengths: Callable[[], bytes] | None = None  # every row's length byte, by row ID
+    #: the listed groups' size lookups made so far, and the chunks of packed lengths worth
+    #: as many (:meth:`_Stream._listed`)
+    lookups: list[int] | None = None
 
 
 def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
@@ -199,7 +206,9 @@ def ranked(db: sqlite3.Connection, table: str, terms: Sequence[str],
     for size in range(1, len(common) + 1):
         for chosen in itertools.combinations(common, size):
             groups[sum(1 << place for place in chosen)] = None
-    shape = Shape(terms, idfs, avgdl, shortest, max(1, want), allowed, counts, lengths)
+    chunks = -(-rows // CHUNK)
+    shape = Shape(terms, idfs, avgdl, shortest, max(1, want), allowed, counts, lengths,
+                  [0, chunks])
     bounds = {mask: _bound(mask, shape) for mask in groups}
     order = sorted(groups, key=bounds.__getitem__, reverse=True)
     yield from _merge(db, table, order, groups, bounds, shape)
@@ -286,9 +295,10 @@ class _Stream:
         self.page = shape.want + 1
         self.cursor: sqlite3.Cursor | _Listed
         if members is not None and len(members) <= _LISTED:
-            self.cursor = db.execute(
-                f"SELECT length(sz), sz, id FROM {table}_docsize"
-                f" WHERE id IN ({','.join('?' * len(members))}){_ORDER}", members)
+            if not self._listed(members):
+                self.cursor = db.execute(
+                    f"SELECT length(sz), sz, id FROM {table}_docsize"
+                    f" WHERE id IN ({','.join('?' * len(members))}){_ORDER}", members)
         else:  # the full-text index finds a large group's rows faster than a list of IDs
             self.match = _exactly(mask, shape.terms)
             query = (f"SELECT length(sz), sz, id FROM {table}"
@@ -297,6 +307,31 @@ class _Stream:
             if not self._packed(mask):
                 self.cursor = db.execute(f"{query}{_ORDER} LIMIT ?", (self.match, self.page))
         self.buffer: list[tuple[int, bytes, int]] = []
+
+    def _listed(self, members: list[int]) -> bool:
+        """Order a listed group by the packed lengths (``shape.lengths``) once the query's
+        size lookups cost as much as reading them all (at 10k records, three chunks: from
+        the first group on; the packed lengths are read once a query); ``False``
+        (nothing changed: a lookup, counted) before, or when a row's length is not known
+        there or is 128 terms or more. A query of several common words opened 20-35 such
+        groups, a statement each for a few rows."""
+        shape = self.shape
+        lookups = shape.lookups
+        if shape.lengths is None or lookups is None:
+            return False
+        if (lookups[0] + 1) * _CHUNKS_A_LOOKUP < lookups[1]:
+            lookups[0] += 1
+            return False
+        packed = shape.lengths()
+        ids = sorted(members)
+        if not ids or ids[-1] >= len(packed):
+            return False
+        sizes = bytes(operator.itemgetter(*ids)(packed)) if len(ids) > 1 else bytes(
+            (packed[ids[0]],))
+        if 0 in sizes or sizes.translate(None, _SHORT):
+            return False
+        self.cursor = _Listed(_shortest_first(sizes, ids))
+        return True
 
     def _packed(self, mask: int) -> bool:
         """Order a large group by the packed lengths (``shape.lengths``): its rows of
