@@ -71,6 +71,10 @@ HOSTILE: dict[str, str] = {
     "device_code_spaced": "alarm code 1 2 3 4 5 6 7 8 9 ",
     "keypad_dashed_open": "keypad 1-2-3-4-5-6-7-8-9x",
     "cjk_safe_combination": "保险柜密码 12-34-",
+    # Chinese: a value in Chinese characters, the change told before "now"
+    "cjk_words_joined": "密码是 蓝色-鲸",
+    "cjk_words_digits": "口令:芝麻开门20",
+    "cjk_gap": "密码改了，现在",
 }
 _TARGET = 100_000
 

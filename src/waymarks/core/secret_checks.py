@@ -202,7 +202,7 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
                 "odbc_braced"):
         return _a_quoted_phrase_secret(value) if _SPACE.search(value) is not None \
             else _looks_like_secret(value, data=True, alone=False)
-    if name in ("prose", "prose_cjk", "prose_bare", "prose_named"):
+    if name in ("prose", "prose_cjk", "prose_bare", "prose_named", "prose_cjk_words"):
         return accepts_prose(match, start, end)
     if name in ("login_pair", "password_set"):
         return accepts_login(match, start, end)

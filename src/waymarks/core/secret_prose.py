@@ -121,6 +121,20 @@ PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
     + "|(?i:" + _ENGLISH + ")" + _CJK_WORD_VERB + ")" + _VALUE, re.ASCII),
     (*_CJK_NOUNS, "pass", "pw", "secret", "token", "key", "pin", "code"), folded=True,
     anchored=True, wrapper=True)
+#: a password written in Chinese characters after a Chinese password's noun and its verb
+#: ("解压密码是 芝麻开花2031", "口令：绿色-海豚-周五-17"): the rules read an ASCII value, and
+#: each went out in clear. Chinese words then digits (a symbol between or after them), or
+#: parts joined by ``-`` or ``_`` (three or more, two in Chinese), then the clause's
+#: end; digits before a unit ("16位"), a step ("第3步") or words alone (必填) stay
+_CJK_WORD: Final = r"[\u4e00-\u9fff]"
+_PASSWORD_CJK: Final = ("密码", "密碼", "口令")
+PROSE_CJK_WORDS: Final = Rule("prose_cjk_words", "secret", lazy(
+    "(?:" + "|".join(_PASSWORD_CJK) + ")" + _CJK_VERB
+    + r"(?P<prose_cjk_words>" + _CJK_WORD + r"{2,16}[-_.@#!$%&*]?[0-9]{2,8}[!@#$%&*]?"
+    r"|(?=[^\s]{0,80}?" + _CJK_WORD + r")[\u4e00-\u9fff0-9A-Za-z]{1,12}+"
+    r"(?:[-_][\u4e00-\u9fff0-9A-Za-z]{1,12}+){2,7}+)"
+    r"(?=[\s。，；！？、）),.;!?”」』’]|\Z)", re.ASCII),
+    _PASSWORD_CJK, anchored=True, wrapper=True)
 #: the first characters of the Chinese verbs above (an English noun's rule looks for one)
 _CJK_VERB_HINT: Final = lazy("[是为為设設改更修重变變]")
 
@@ -230,6 +244,10 @@ def accepts_prose(match: re.Match[str], start: int, end: int) -> bool:
 
     if match.lastgroup == "prose_bare":
         return setting_is_secret(match.string[start:end])
+    if match.lastgroup == "prose_cjk_words":  # (joined: two parts in Chinese characters)
+        parts = _JOINED_PARTS.split(match.string[start:end])
+        return len(parts) == 1 or sum(any("\u4e00" <= c <= "\u9fff" for c in part)
+                                      for part in parts) >= 2
     value = match.string[start:end]
     if match.lastgroup == "prose_pw":
         if match.group(0)[:6].lower() == "passwd" and _COMMAND_BEFORE.search(
@@ -405,7 +423,7 @@ def might_state_one(text: str, folded: str, colon: bool, equals: bool) -> bool:
     first: no noun, or no verb nor separator, and none can; an expression is tried only
     where a noun stands, so text that merely names a token or a password ("Rotate the API
     token every 90 days.") does not pay for every other rule."""
-    rules = [PROSE_CJK] if not text.isascii() and (
+    rules = [PROSE_CJK, PROSE_CJK_WORDS] if not text.isascii() and (
         _CJK_HINT.search(text) is not None or (
             ("pass" in folded or "pw" in folded or "secret" in folded or "token" in folded
              or "key" in folded or "PIN" in text or "code" in folded)

@@ -72,7 +72,13 @@ from waymarks.core.secret_more import RULES as MORE_RULES
 from waymarks.core.secret_passphrases import PASSPHRASE_LINE
 from waymarks.core.secret_printed import PRINTED
 from waymarks.core.secret_prompts import PROMPT_TYPED
-from waymarks.core.secret_prose import PROSE, PROSE_BARE, PROSE_CJK, PROSE_NAMED
+from waymarks.core.secret_prose import (
+    PROSE,
+    PROSE_BARE,
+    PROSE_CJK,
+    PROSE_CJK_WORDS,
+    PROSE_NAMED,
+)
 from waymarks.core.secret_stdin import STDIN_RULES
 from waymarks.core.secret_tokens import (
     DASH_FLAG_PATTERN,
@@ -513,6 +519,7 @@ _WRAPPERS: Final = (
         anchored=True,
         wrapper=True),
     PROSE, PROSE_CJK,  # a credential stated in a sentence: waymarks.core.secret_prose
+    PROSE_CJK_WORDS,  # (in Chinese characters)
     PROSE_BARE,  # (its noun, then its value: no verb)
     PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
     FAR_COLON,  # (its noun, a clause about it, then a colon: secret_clauses)
