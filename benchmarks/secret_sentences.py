@@ -75,6 +75,7 @@ HOSTILE: dict[str, str] = {
     "cjk_words_joined": "密码是 蓝色-鲸",
     "cjk_words_digits": "口令:芝麻开门20",
     "cjk_gap": "密码改了，现在",
+    "cjk_camel_key": "AppKey 是 Ab1",
 }
 _TARGET = 100_000
 

@@ -116,9 +116,16 @@ _CJK_WORD_VERB: Final = (_CJK_GAP +
                          r"(?:是[ \t\u3000]*[:：]?|为|為"
                          r"|(?:设|設|设置|設置|改|更新|修改|更改|重置|变|變|轮换|輪換)(?:为|為|成)了?)"
                          r"[ \t\u3000]*[“「『‘]?")
+#: before a Chinese verb, a bare key's, secret's or token's English noun, or one glued to
+#: its qualifier in camel case or by ``_`` ("机器人的 key 是 …", "短信平台 AppSecret 为 …",
+#: "app_secret 为 …"): in Chinese, no idiom's "key" ("the key is to …") stands there; each
+#: went out in clear (the value is judged as after a token's noun)
+_CJK_NAMED: Final = (r"(?:(?<![A-Za-z])(?i:secret|key|token)|(?<=[a-z])(?:Secret|Key|Token)"
+                     r"|(?<=[A-Za-z]_)(?i:secret|key|token))s?")
 PROSE_CJK: Final = Rule("prose_cjk", "secret", lazy(
     "(?:(?:" + "|".join(_CJK_NOUNS) + ")" + _CJK_VERB
-    + "|(?i:" + _ENGLISH + ")" + _CJK_WORD_VERB + ")" + _VALUE, re.ASCII),
+    + "|(?:(?i:" + _ENGLISH + ")|" + _CJK_NAMED + ")" + _CJK_WORD_VERB + ")" + _VALUE,
+    re.ASCII),
     (*_CJK_NOUNS, "pass", "pw", "secret", "token", "key", "pin", "code"), folded=True,
     anchored=True, wrapper=True)
 #: a password written in Chinese characters after a Chinese password's noun and its verb
