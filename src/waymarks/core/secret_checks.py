@@ -215,6 +215,9 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not
         # an assignment; the URL's rule takes the password and leaves host and path
         return False
+    if name == "flag" and value.lower() in _FLAG_NOUNS \
+            and _GOES_ON.match(match.string, end) is not None:
+        return False  # "pass the --token flag with …": the flag named, not given a value
     if name in ("assign", "flag", "yaml_key", "name_value"):
         if match.string.startswith(PLACEHOLDER_PREFIX, end) and LEAD_IN.fullmatch(value):
             # a credential's own lead-in running into its redaction ("AccountKey=AccountKey=
@@ -252,6 +255,14 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
             and _starts_its_line(match.string, match.start())
         return _looks_like_secret(value, data, alone)
     return True
+
+
+#: the nouns prose names a flag with, after it ("the --token flag", "the --password option")
+_FLAG_NOUNS: Final = frozenset({"flag", "flags", "option", "options", "argument", "arguments",
+                                "arg", "args", "parameter", "parameters", "param", "params",
+                                "switch", "setting", "field", "value", "variable"})
+#: prose going on after such a noun, or the text's end: a word, punctuation, a line's end
+_GOES_ON: Final = lazy(r"(?:[ \t]+[A-Za-z(]|[.,;:!?)]|[ \t]*(?:\r?\n|\Z))", re.ASCII)
 
 
 #: PgBouncer's hashed entries (``md5`` and 32 hex digits, a SCRAM secret): they log in
