@@ -123,7 +123,13 @@ def is_reference(value: str) -> bool:
 
 
 #: a URL's or DSN's password that names the field instead of holding it (``USER:PASSWORD@``)
-_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token"})
+#: (in the languages a template is written in too: "mysql://用户名:密码@主机:端口/库名" is a
+#: format, the password's noun where the password goes, and went out redacted)
+_FIELD_NAMES: Final = frozenset({"password", "passwd", "pass", "pwd", "secret", "token",
+                                 "密码", "密碼", "口令", "密钥", "密鑰", "パスワード", "비밀번호",
+                                 "passwort", "kennwort", "contraseña", "senha", "пароль",
+                                 "mot_de_passe", "motdepasse", "wachtwoord", "parola",
+                                 "hasło", "lösenord", "salasana", "heslo", "jelszó"})
 
 
 def _looks_like_secret(value: str, data: bool, alone: bool) -> bool:
