@@ -76,6 +76,12 @@ PROSE_WORDS: Final = frozenset({
     "necessary", "enough", "sufficient", "insufficient", "too-short", "tbd", "another",
     "other", "data", "text", "input", "sorry", "strict", "lenient", "simple", "complex",
     "easy", "hard", "clear", "plain", "common", "weaker", "stronger", "longer", "shorter",
+    # a password's state or quality, in words no suffix of :data:`_ADJECTIVE` tells ("The
+    # password is stale.", "… is obsolete": redacted, and a write of them refused)
+    "stale", "obsolete", "dead", "alive", "live", "void", "moot", "fake", "bogus", "dummy",
+    "legacy", "complete", "incomplete", "private", "rare", "cheap", "lame", "poor", "awful",
+    "great", "nice", "solid", "robust", "brittle", "fragile", "obscure", "lowercase",
+    "uppercase", "numeric", "alphanumeric", "guessable", "unguessable", "outdated", "old-style",
 })
 #: how a lower-case English adjective or participle ends ("salted", "configurable",
 #: "case-sensitive", "generated"): prose about the password, not one
