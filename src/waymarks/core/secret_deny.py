@@ -87,6 +87,9 @@ PROSE_WORDS: Final = frozenset({
 #: "case-sensitive", "generated"): prose about the password, not one
 _ADJECTIVE: Final = lazy(r"[a-z]+(?:-[a-z]+)*(?:ed|en|ing|able|ible|ive|ful|less|ous|al|ent"
                          r"|ant|ary|ory|ic|ly|ated|ized|ised|ure)", re.ASCII)
+#: numbers in words, which end like an adjective or participle ("seventeen", "eleven")
+_NUMBER_WORDS: Final = frozenset({"seven", "ten", "eleven", "thirteen", "fourteen", "fifteen",
+                                  "sixteen", "seventeen", "eighteen", "nineteen"})
 #: code's assignment of a variable or an expression (``password = raw``, ``self.password =
 #: password``, ``get_password = (lambda: password)``)
 _CODE_ASSIGNED: Final = lazy(r"=[ \t]*\Z")
@@ -126,9 +129,11 @@ def password_is_denied(text: str, value: str, end: int, *, quoted: bool) -> bool
         return True
     if lowered.rstrip(".,;:!?") in PROSE_WORDS:
         return False
+    last = bare.rsplit("-", 1)[-1].lower()
     if "-" in bare and bare.replace("-", "").isalnum() \
-            and _ADJECTIVE.fullmatch(bare.rsplit("-", 1)[1].lower()) is not None:
-        return False  # "sha256-hashed", "base64-encoded", "Python3-compatible"
+            and _ADJECTIVE.fullmatch(last) is not None and last not in _NUMBER_WORDS:
+        return False  # "sha256-hashed", "base64-encoded", "Python3-compatible"; not
+        # "blue-otter-seventeen", whose number ends like a participle (-en)
     following = _NEXT_WORD.match(text, end)
     if following is not None and (_ADJECTIVE.fullmatch(following[1]) is not None or (
             bare.istitle() and bare.isalpha() and following[1].istitle())):
@@ -137,7 +142,8 @@ def password_is_denied(text: str, value: str, end: int, *, quoted: bool) -> bool
         return prose_value_is_secret(bare, quoted=False, pin=False)  # "min_length=12"
     # a lower-case word the sentence goes on after, or an adjective's or participle's
     return not (bare.isascii() and bare.islower() and bare.replace("-", "").isalpha() and (
-        _ADJECTIVE.fullmatch(bare) is not None or _GOES_ON.match(text, end) is not None))
+        (_ADJECTIVE.fullmatch(bare) is not None and last not in _NUMBER_WORDS)
+        or _GOES_ON.match(text, end) is not None))
 
 
 def _number_unit(text: str, end: int) -> bool:
