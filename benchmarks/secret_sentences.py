@@ -76,6 +76,9 @@ HOSTILE: dict[str, str] = {
     "cjk_words_digits": "口令:芝麻开门20",
     "cjk_gap": "密码改了，现在",
     "cjk_camel_key": "AppKey 是 Ab1",
+    "dated_noun_open": "the password is 2024-10-0",
+    "dated_login_open": "login is a / 1.2.",
+    "dated_cjk_open": "密码就是 2024.10.",
 }
 _TARGET = 100_000
 

@@ -1,6 +1,6 @@
-"""The rules of the shapes each in a module of its own (a lock's code, …), registered in one
-place: their expressions (:data:`RULES`, after the others in
-:mod:`waymarks.core.secret_rules`), their checks (:data:`CHECKS`, asked by
+"""The rules of the shapes each in a module of its own (a lock's code, a date after a
+password's noun, …), registered in one place: their expressions (:data:`RULES`, after the
+others in :mod:`waymarks.core.secret_rules`), their checks (:data:`CHECKS`, asked by
 :func:`waymarks.core.secret_checks.accepts`), those that match in fewer than 20
 characters (:data:`SHORT`, :mod:`waymarks.core.secret_pretest`) and their part of the
 pre-test (:func:`might_hold`). A new shape's module adds a line to each here, not to the
@@ -16,14 +16,16 @@ from collections.abc import Callable
 from typing import Final
 
 from waymarks.core.secret_codes import LOCK_CODE, code_is_secret, might_open_a_lock
+from waymarks.core.secret_dated import DATED_PASSWORD, dated_is_secret, might_be_dated
 from waymarks.core.secret_tokens import ascii_lower
 
-RULES: Final = (LOCK_CODE,)
+RULES: Final = (LOCK_CODE, DATED_PASSWORD)
 #: each rule's check: whether its match (the value ``start:end``) is a credential
 CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "lock_code": code_is_secret,
+    "dated_password": dated_is_secret,
 }
-SHORT: Final = frozenset({"lock_code"})
+SHORT: Final = frozenset({"lock_code", "dated_password"})
 
 
 def might_hold(text: str) -> bool:
@@ -31,4 +33,4 @@ def might_hold(text: str) -> bool:
     expression where they stand (each module's part reads ``text`` ASCII-lower-cased,
     whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
     folded = ascii_lower(text)
-    return might_open_a_lock(text, folded)
+    return might_open_a_lock(text, folded) or might_be_dated(text, folded)
