@@ -19,6 +19,12 @@ writers:
 - ``fsync``: Python's ``fsync`` calls (the ledger's; SQLite's own are C: see
   ``write_statements.py``), ``commit_ms``, ``turn_wait_ms``, ``decide_ms``, ``sync_ms``.
 
+``anatomy``: how the latency distribution is made, from each write the writers timed
+(its start on the system's monotonic clock, its process CPU, the CPU while it held the
+session lock): by the writer's write index (its 1st, 2nd, 3rd, 4th, 5th-10th, ... write),
+by tenth of the run's time, and the share of the slowest 5 % that were a writer's first
+two writes or its first ten (a start burst: every writer imports and compiles at once).
+
 ``--compare-src DIR`` runs the same with another tree (``DIR/src``) first, in the same
 run. Not a test; prints one JSON document.
 
@@ -35,7 +41,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES_ENV = "WAYMARKS_BENCH_PHASES"
@@ -101,6 +107,31 @@ def install(out: str) -> None:
 
     session_file.SessionFile._exclusive = held  # type: ignore[method-assign]
 
+    from waymarks.service.app import Waymarks
+
+    calls: list[dict[str, float]] = []  # one a write the worker made, in its order
+    depth = [0]
+
+    def per_write(attribute: str) -> None:
+        real = getattr(Waymarks, attribute)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if depth[0]:
+                return real(*args, **kwargs)
+            depth[0], before = 1, dict(totals)
+            start, cpu_start = time.clock_gettime_ns(time.CLOCK_MONOTONIC), cpu()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                depth[0] = 0
+                calls.append({"start_ns": start, "cpu": cpu() - cpu_start, **{
+                    name: totals.get(name, 0.0) - before.get(name, 0.0)
+                    for name in ("cpu_under_lock", "lock_wait", "lock_hold")}})
+        setattr(Waymarks, attribute, wrapper)
+
+    for attribute in ("pin", "remember", "supersede_memory"):
+        per_write(attribute)
+
     class Timed(sqlite3.Connection):
         def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
             if sql != "COMMIT":
@@ -119,6 +150,8 @@ def install(out: str) -> None:
     def dump() -> None:
         if totals.get("write:calls"):
             Path(out, f"{os.getpid()}.json").write_text(json.dumps(totals))
+            writer = json.loads(sys.argv[1])["index"]  # (the worker's configuration)
+            Path(out, f"writer-{writer}.calls").write_text(json.dumps(calls))
     atexit.register(dump)
 
 
@@ -150,6 +183,7 @@ def _run(src: Path, args: argparse.Namespace) -> dict[str, Any]:
             report = run_scenario(Path(tmp) / "run", "shared", writers=args.writers,
                                   writes=args.writes, readers=args.readers,
                                   timeout=args.timeout)
+        anatomy = _anatomy(Path(tmp) / "run", out)
         totals: dict[str, float] = {}
         for name in glob.glob(str(out / "*.json")):
             for key, value in json.loads(Path(name).read_text()).items():
@@ -166,7 +200,67 @@ def _run(src: Path, args: argparse.Namespace) -> dict[str, Any]:
                 "fsync": per.get("fsync:calls"), "commit_ms": per.get("commit"),
                 "turn_wait_ms": per.get("turn_wait"), "decide_ms": per.get("decide"),
                 "sync_ms": per.get("sync"), "fold_ms": per.get("fold"),
-                "write_ms": per.get("write")}}
+                "write_ms": per.get("write")},
+            "anatomy": anatomy}
+
+
+#: the write indexes the anatomy groups (a writer's 1st, 2nd, ... write; end excluded)
+_BY_INDEX: Final = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 10), (10, 50), (50, 1 << 30))
+
+
+def _anatomy(run: Path, out: Path) -> dict[str, Any]:
+    """The writes the workers acknowledged (their ``writer-N.json``: the latency each
+    timed), each with what its process measured of it (``writer-N.calls``)."""
+    writes: list[dict[str, Any]] = []
+    for result in sorted(run.glob("writer-*.json")):
+        calls_file = out / (result.stem + ".calls")
+        if not calls_file.exists():
+            continue
+        calls = json.loads(calls_file.read_text())
+        records = json.loads(result.read_text())["records"]
+        writes += [{**call, "i": record["i"], "latency": record["latency"]}
+                   for record, call in zip(records, calls, strict=False)
+                   if record["outcome"] == "committed"]
+    if not writes:
+        return {}
+    slow = _percentile([w["latency"] for w in writes], 95)
+    top = [w for w in writes if w["latency"] >= slow]
+    first, last = min(w["start_ns"] for w in writes), max(w["start_ns"] for w in writes)
+    tenth = max(1, (last - first) // 10 + 1)
+    return {
+        "by_write_index": {f"{lo + 1}" if hi == lo + 1 else f"{lo + 1}+" if hi > 1 << 20
+                           else f"{lo + 1}-{hi}": _group([w for w in writes
+                                                          if lo <= w["i"] < hi])
+                           for lo, hi in _BY_INDEX},
+        "by_tenth_of_time": [_group([w for w in writes
+                                     if (w["start_ns"] - first) // tenth == n])
+                             for n in range(10)],
+        "slowest_5_percent": {"from_ms": round(slow * 1000, 1), "writes": len(top),
+                              "first_two_of_a_writer": round(
+                                  sum(w["i"] < 2 for w in top) / len(top), 3),
+                              "first_ten_of_a_writer": round(
+                                  sum(w["i"] < 10 for w in top) / len(top), 3)}}
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(1, -(-len(ordered) * int(pct) // 100)) - 1]
+
+
+def _group(writes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Latency percentiles and mean CPU (all, under the lock), lock wait and hold, in ms."""
+    if not writes:
+        return {"writes": 0}
+    n = len(writes)
+
+    def mean(key: str) -> float:
+        return round(sum(w[key] for w in writes) / n * 1000, 2)
+
+    latencies = [w["latency"] for w in writes]
+    return {"writes": n, "p50_ms": round(_percentile(latencies, 50) * 1000, 1),
+            "p95_ms": round(_percentile(latencies, 95) * 1000, 1),
+            "cpu_ms": mean("cpu"), "cpu_under_lock_ms": mean("cpu_under_lock"),
+            "lock_wait_ms": mean("lock_wait"), "lock_hold_ms": mean("lock_hold")}
 
 
 def main() -> int:
