@@ -70,7 +70,9 @@ _ENGLISH_VERB: Final = (
     + r"[ \t]+"
     r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
     r"(?:(?:now|still|just|currently|literally|simply|always|(?:set|changed|reset|updated|rotated)"
-    + _FROM_TO + r"|actually) ){0,2}")
+    + _FROM_TO + r"|actually) ){0,2}"
+    # "the password is literally the word 'Password1'": the value named as a word or string
+    r"(?:(?:the|a|an) (?:word|string|phrase|text) )?")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
 _SEPARATED: Final = (
