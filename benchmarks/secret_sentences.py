@@ -79,6 +79,7 @@ HOSTILE: dict[str, str] = {
     "dated_noun_open": "the password is 2024-10-0",
     "dated_login_open": "login is a / 1.2.",
     "dated_cjk_open": "密码就是 2024.10.",
+    "set_var_to": "set A_PASSWORD to ab-1 ",
 }
 _TARGET = 100_000
 

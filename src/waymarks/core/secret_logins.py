@@ -83,7 +83,9 @@ _VALUE: Final = (r"[\"'`]?(?P<set_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?"
 _NOUN_AT: Final = lazy(r"(?<![A-Za-z])" + _NOUN + r"(?![A-Za-z])", re.ASCII | re.IGNORECASE)
 PASSWORD_SET: Final = Rule("password_set", "secret", lazy(
     r"(?<![A-Za-z])(?:(?:set|sets|setting|change|changed|changes|changing|reset|resets"
-    r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? " + _NOUN + _FROM + r" to[ \t]+" + _VALUE
+    r"|update|updated|updates)(?: [\w'-]{1,32}){0,4}? "
+    # (or a variable named for it: "set REDIS_PASSWORD to …")
+    r"(?:[A-Za-z0-9]{1,32}_){0,3}" + _NOUN + _FROM + r" to[ \t]+" + _VALUE
     + r"|use[ \t]+[\"'`]?(?P<use_pw>[!#-&(-\[\]-_a-~]{4,64}?)[\"'`]?[ \t]+as[ \t]+"
     r"(?:(?:the|a|an|my|your|our|its|their)[ \t]+)?(?:[\w-]{1,32}[ \t]+)?" + _NOUN
     + r"(?=[)\]'\"`]*(?:[.,;!?]|[ \t]*(?:\r?\n|\Z)|" + CJK_STOPS + "))"
@@ -130,8 +132,22 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
         return False  # "use mem2reg as the pass", "set the ski pass to season2024"
     # (the value used "as the password" is followed by its noun, not its clause's end)
     at = end if match.lastgroup == "set_pw" else len(match.string)
-    return stated_password(match.string, value, at) or prose_value_is_secret(
-        value, quoted=False, pin=False)
+    if stated_password(match.string, value, at) or prose_value_is_secret(
+            value, quoted=False, pin=False):
+        return True
+    # set to a value of parts, digits or capitals after a password's own noun: denied by
+    # default, as after "the password is" ("set REDIS_PASSWORD to bluefin-kettle-93"); a
+    # plain lower-case word may be a verb ("set the password to expire")
+    if match.lastgroup != "set_pw" or (value.isalpha() and value.islower()) \
+            or not nouns or not nouns[-1][0].lower().startswith(_OWN_NOUNS):
+        return False
+    from waymarks.core.secret_deny import password_is_denied
+
+    return bool(password_is_denied(match.string, value, end, quoted=False))
+
+
+#: a password's own nouns (a bare "pass" is as often a ticket's)
+_OWN_NOUNS: Final = ("password", "passwd", "passphrase", "passcode", "pwd", "pw")
 
 
 #: a pair's head with no login's word before it: a shipped account, then ``/`` or ``:``
