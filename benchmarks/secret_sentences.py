@@ -80,6 +80,8 @@ HOSTILE: dict[str, str] = {
     "dated_login_open": "login is a / 1.2.",
     "dated_cjk_open": "密码就是 2024.10.",
     "set_var_to": "set A_PASSWORD to ab-1 ",
+    "prefixed_token_run": "key dk_Ab1Cd2Ef3Gh4Ij5",
+    "sendgrid_open": "SG.Ab1Cd2Ef3Gh.",
 }
 _TARGET = 100_000
 

@@ -18,14 +18,23 @@ from typing import Final
 from waymarks.core.secret_codes import LOCK_CODE, code_is_secret, might_open_a_lock
 from waymarks.core.secret_dated import DATED_PASSWORD, dated_is_secret, might_be_dated
 from waymarks.core.secret_tokens import ascii_lower
+from waymarks.core.secret_vendor import (
+    PREFIXED_TOKEN,
+    SENDGRID_ANY,
+    might_be_vendor,
+    prefixed_is_secret,
+    sendgrid_is_secret,
+)
 
-RULES: Final = (LOCK_CODE, DATED_PASSWORD)
+RULES: Final = (LOCK_CODE, DATED_PASSWORD, SENDGRID_ANY, PREFIXED_TOKEN)
 #: each rule's check: whether its match (the value ``start:end``) is a credential
 CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "lock_code": code_is_secret,
     "dated_password": dated_is_secret,
+    "sendgrid_any": sendgrid_is_secret,
+    "prefixed_token": prefixed_is_secret,
 }
-SHORT: Final = frozenset({"lock_code", "dated_password"})
+SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token"})
 
 
 def might_hold(text: str) -> bool:
@@ -33,4 +42,5 @@ def might_hold(text: str) -> bool:
     expression where they stand (each module's part reads ``text`` ASCII-lower-cased,
     whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
     folded = ascii_lower(text)
-    return might_open_a_lock(text, folded) or might_be_dated(text, folded)
+    return might_open_a_lock(text, folded) or might_be_dated(text, folded) \
+        or might_be_vendor(text)
