@@ -72,13 +72,32 @@ _YEAR: Final = lazy(r"(?:19|20)[0-9]{2}")
 _CLAUSE_END: Final = lazy(r"[ \t]*(?:[#*]|[.,;!?)\]]|\r?\n|\Z|[\u3000-\u303f\uff01-\uff1f])")
 
 
+#: a plural noun before the digits ("pins", "codes"): a board's pins or a range of codes,
+#: unless a separator says what they are ("door codes: 4826")
+_PLURAL: Final = lazy(r"(?:code|pin|combination|combo)s(?![A-Za-z])(?P<said>[ \t]*[:=]"
+                      r"|[ \t]+(?:is|are|was|were)(?![A-Za-z]))?", re.ASCII | re.IGNORECASE)
+#: a date or a span of years ("2024-05-01", "2023-2024"), not a code
+_DATED: Final = lazy(r"(?:19|20)[0-9]{2}-(?:[01][0-9]-[0-3][0-9]|(?:19|20)[0-9]{2})")
+#: a count and its unit after the digits ("code 1000 lines", "1200 events per second")
+_COUNTED: Final = lazy(r"[ \t]+(?:lines?|bytes?|[kmg]?b|ms|seconds?|minutes?|hours?|days?"
+                       r"|times|events?|requests?|rows?|files?|tests?|errors?|px|loc"
+                       r"|percent|%)(?![A-Za-z])", re.ASCII | re.IGNORECASE)
+
+
 def code_is_secret(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the digits ``LOCK_CODE`` matched are a code: 4 to 12 in all, and a year's
     four only where they end their clause ("alarm code 2019." goes; "the fire alarm code
-    2019 edition" names a standard)."""
+    2019 edition" names a standard). After a plural noun only one run said to be it ("door
+    codes: 4826"; "the H-bridge pins 5 6 9 10", "Access error codes 4001-4099" are a board's
+    pins and a range); neither a date nor a count with its unit ("code 1000 lines")."""
     value = match.string[start:end]
     digits = sum(c.isdigit() for c in value)
     if not _CODE_DIGITS[0] <= digits <= _CODE_DIGITS[1]:
+        return False
+    plural = _PLURAL.search(match.string, match.start(), start)
+    if plural is not None and (plural.group("said") is None or not value.isdigit()):
+        return False
+    if _DATED.fullmatch(value) is not None or _COUNTED.match(match.string, end) is not None:
         return False
     if _YEAR.fullmatch(value) is not None:
         return _CLAUSE_END.match(match.string, end) is not None
