@@ -96,6 +96,21 @@ def assert_pin_refused(root: Path, text: str, secret: str) -> None:
     assert "credential" in said and secret not in said, said
 
 
+def assert_note_recorded(root: Path, text: str, kept: str) -> None:
+    """``waymarks memory add -- TEXT`` run by the CLI (in this process) in a project below
+    ``root`` records the note, ``kept`` in it as written: an ordinary note a rule took
+    for a credential was refused (exit 2)."""
+    from tests.inprocess import waymarks
+
+    home, project = root / "home", root / "project"
+    project.mkdir(exist_ok=True)
+    env = {"WAYMARKS_SEMANTIC": "off"}
+    done = waymarks("--home", str(home), "memory", "add", "--", text, cwd=project, env=env)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    listed = waymarks("--home", str(home), "--json", "memory", "list", cwd=project, env=env)
+    assert kept in listed.stdout, listed.stdout
+
+
 def assert_kept_from_provider(root: Path, text: str, secret: str, word: str,
                               placeholder: str) -> None:
     """``text`` stored as a project claim below ``root`` (as an older version left it) and

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.inprocess import waymarks
-from tests.privacy.digests import stated_tests
+from tests.privacy.digests import assert_note_recorded, stated_tests
 
 LOOK_ALIKES = [
     "The H-bridge pins 5 6 9 10 drive the two motors.",
@@ -42,12 +41,4 @@ test_a_code_still_goes, test_a_look_alike_stays = stated_tests(STILL_SECRET, LOO
 
 
 def test_the_cli_records_a_note_about_a_board_s_pins(tmp_path: Path) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    project.mkdir()
-    text = "The H-bridge pins 5 6 9 10 drive the two motors."
-    done = waymarks("--home", str(home), "memory", "add", "--", text, cwd=project,
-                    env={"WAYMARKS_SEMANTIC": "off"})
-    assert done.returncode == 0, (done.stdout, done.stderr)
-    listed = waymarks("--home", str(home), "--json", "memory", "list", cwd=project,
-                      env={"WAYMARKS_SEMANTIC": "off"})
-    assert "5 6 9 10" in listed.stdout
+    assert_note_recorded(tmp_path, 'The H-bridge pins 5 6 9 10 drive the two motors.', '5 6 9 10')

@@ -93,6 +93,16 @@ password passwords passphrase passphrases passcode pin key keys secret secrets t
 vault vaults keychain keyring item entry entries team network wifi length characters
 chars minimum maximum min max random words rotate rotates expires
 """.split())
+#: words of a clause about a password, not of one: when, how often, compared with what
+#: ("The password was wrong three times today", "… plaintext until last month"), and what
+#: a message quoted after "is" says of one ('"Invalid username or password"'): each was
+#: redacted as a passphrase of plain or quoted words
+_CLAUSE_WORDS: Final = frozenset("""
+until since across between through during among about against within except because
+although though unless too very again twice today yesterday tomorrow tonight last next
+week weeks month months year years day days time times wrong different invalid
+incorrect credentials username usernames user login error format least short weak
+""".split())
 _WORD: Final = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*", re.ASCII)
 #: a clause opening with a verb of setting or asking: a step's heading before the colon
 _QUALIFIED_HEADING: Final = lazy(r"(?:\A|[.;!?\n][ \t]*)(?:reset|change|rotate|set|update|enter"
@@ -123,18 +133,22 @@ def passphrase_is_secret(match: re.Match[str]) -> bool:
             and _QUALIFIED_HEADING.search(match.string, max(0, match.start() - 64),
                                           match.start()) is not None:
         return False  # "Reset the passphrase for the admin account: …": a step's heading
+    if match.lastgroup in ("phrase_pw_words", "phrase_pw_dq", "phrase_pw_sq", "phrase_adq",
+                           "phrase_asq") and any(
+            word.strip(".,;:!?()").lower() in _CLAUSE_WORDS | _NOTE_WORDS for word in words):
+        return False  # a clause or a message about one ('"Invalid username or password"')
     if match.lastgroup == "phrase_pw_words":  # (a clause of prose holds a prose word, or
         # a verb's -ing: "the password is changing next week")
         return len(words) >= _PLAIN_MIN and all(
             word.isdigit() or (_phrase_words([word]) and not word.lower().endswith("ing"))
             for word in words)
-    if match.lastgroup in ("phrase_pw_dq", "phrase_pw_sq"):  # (two words quoted after
-        # "the password is" may name one as well: 'the password is "correct horse"' stays)
-        return len(words) >= _PHRASE_MIN and (
-            sum(_phrase_words([word]) for word in words) >= 2
-            or any(prose_value_is_secret(word, quoted=False, pin=False) for word in words))
-    if match.lastgroup in ("phrase_dq", "phrase_sq", "phrase_adq", "phrase_asq") \
-            and len(words) >= 2:
+    if match.lastgroup in ("phrase_pw_dq", "phrase_pw_sq", "phrase_adq", "phrase_asq"):
+        # (two words quoted after "the password is" may name one as well: 'the password
+        # is "correct horse"' stays; after a passphrase's noun two go, not "the usual one")
+        return len(words) >= (_PHRASE_MIN if match.lastgroup.startswith("phrase_pw") else 2) \
+            and (sum(_phrase_words([word]) for word in words) >= 2
+                 or any(prose_value_is_secret(word, quoted=False, pin=False) for word in words))
+    if match.lastgroup in ("phrase_dq", "phrase_sq") and len(words) >= 2:
         return True  # quoted whole: a phrase cannot be told from prose (as after ``"``)
     if len(words) >= _PHRASE_MIN and _phrase_words(words) >= _PHRASE_MIN:
         return True
