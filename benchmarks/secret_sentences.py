@@ -82,6 +82,8 @@ HOSTILE: dict[str, str] = {
     "set_var_to": "set A_PASSWORD to ab-1 ",
     "prefixed_token_run": "key dk_Ab1Cd2Ef3Gh4Ij5",
     "sendgrid_open": "SG.Ab1Cd2Ef3Gh.",
+    "user_pass": "user a, pass Ab1",
+    "cjk_login": "登录 a / Ab1",
 }
 _TARGET = 100_000
 

@@ -45,9 +45,12 @@ _USERS: Final = ("admin", "administrator", "root", "sa", "postgres", "guest", "p
                  "ubuntu", "elastic", "oracle", "system", "ftp", "tomcat",
                  "manager", "operator", "superuser", "mysql", "rabbitmq", "grafana",
                  "jenkins", "vagrant", "ec2-user", "kibana")
+#: Chinese verbs of logging in ("登录 airflow / …": went out in clear)
+_CJK_LOGINS: Final = ("\u767b\u5f55", "\u767b\u5165", "\u767b\u9646", "\u767b\u9678")
 #: a login's words, then (optionally) "with", "as", "is", "are" or a separator
 _CONTEXT: Final = (r"(?:log ?in|sign ?in|creds|credentials|account|username|user"
-                   r"|\u8d26\u53f7|\u5e10\u53f7|\u7528\u6237\u540d)(?![A-Za-z])"
+                   r"|\u8d26\u53f7|\u5e10\u53f7|\u7528\u6237\u540d|" + "|".join(_CJK_LOGINS)
+                   + r")(?![A-Za-z])"
                    r"(?:[ \t]*(?:with|as|is|are|=|:|\uff1a)(?![A-Za-z]))?[ \t]*")
 #: an ``@`` then a database's or host's name ending at a gap or the end (``@orcl``,
 #: ``@//db:1521/svc``): not the rest of a password (``Root@Stage9!``, ``Admin@456``, whose
@@ -67,10 +70,15 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
     # user "and" the password (judged strong: "sign in with Google and Okta" stays)
     + r"|(?<![A-Za-z])(?:log(?:ging)?|sign(?:ing)?)[ \t]?in(?:to)?(?:[ \t][\w.@-]{1,64}){0,4}?"
     r"[ \t]with[ \t](?:user(?:name)?[ \t])?[A-Za-z][\w.@-]{0,31}[ \t]and[ \t]"
-    r"(?P<login_and>[!#-&(-.0-\[\]-_a-~]{6,64}?)(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z))",
+    r"(?P<login_and>[!#-&(-.0-\[\]-_a-~]{6,64}?)(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z))"
+    # "user sensor, pass Tmp$ensor77": a user's word and name, then a password's, a bare
+    # "pass" among them, and its value (judged strong): it went out in clear
+    r"|(?<![A-Za-z])(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*[A-Za-z][\w.@-]{0,31}[ \t]*[,;]"
+    r"[ \t]*(?:pass(?:word)?|passwd|pwd|pw)[ \t]*[:=]?[ \t]*"
+    r"(?P<login_user_pass>[!#-&(-.0-\[\]-_a-~]{6,64}?)(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z))",
     re.ASCII | re.IGNORECASE),
     (*_USERS, "log", "sign", "cred", "account", "user",
-     "\u8d26\u53f7", "\u5e10\u53f7", "\u7528\u6237\u540d"),
+     "\u8d26\u53f7", "\u5e10\u53f7", "\u7528\u6237\u540d", *_CJK_LOGINS),
     folded=True, anchored=True, wrapper=True)
 
 _NOUN: Final = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw)s?"
@@ -113,7 +121,7 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
             match.string, max(0, match.start() - 64), start) is not None \
             and (prose_value_is_secret(value, quoted=False, pin=False)
                  or joined_password(match.string, value, end))
-    if match.lastgroup == "login_and":
+    if match.lastgroup in ("login_and", "login_user_pass"):
         return prose_value_is_secret(value, quoted=False, pin=False) \
             or joined_password(match.string, value, end)
     if match.lastgroup == "login_pw":
@@ -225,7 +233,9 @@ def might_log_in(text: str, folded: str) -> bool:
     those stand (:func:`waymarks.core.secret_prose.might_state_one`'s way)."""
     rules: list[Rule] = []
     if (("/" in text or ":" in text) and _PAIR_HINT.search(text) is not None) \
-            or (" with " in text and " and " in text and ("log" in folded or "sign" in folded)):
+            or (" with " in text and " and " in text and ("log" in folded or "sign" in folded)) \
+            or (("user" in folded or "login" in folded) and ("," in text or ";" in text)
+                and ("pass" in folded or "pw" in folded)):
         rules.append(LOGIN_PAIR)
     if " to " in folded or " as " in folded or "it" in folded:
         rules.append(PASSWORD_SET)
