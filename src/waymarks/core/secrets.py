@@ -435,14 +435,30 @@ def _around(text: str, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
     line before the one :data:`_AROUND` characters before each placeholder to the end of
     the line after the one as far after it, those that meet joined. Never a line cut: a
     value's line is read with the line above it (a command's or a prompt's head), and a
-    stretch cut inside a long line left such a value in clear that whole passes redact."""
+    stretch cut inside a long line left such a value in clear that whole passes redact.
+
+    ``places`` are in order, so each search for a line break starts where the one before
+    stopped: searched from the text's start (and forward to the line's end) for each
+    placeholder, one long line holding a credential every few characters cost a square of
+    its length (800 KB of "密码就是 2024.10." repeated: 9.5 s of CPU, 400 KB 2.5 s)."""
     stretches: list[tuple[int, int]] = []
+    last = second = -1  # the last two line breaks before ``scanned``
+    scanned = 0
+    ahead: tuple[int, int] | None = None  # the first line break at or after ``at``, the next
     for start, end in places:
-        low = text.rfind("\n", 0, max(0, start - _AROUND))
-        low = 0 if low <= 0 else text.rfind("\n", 0, low) + 1
-        high = text.find("\n", min(len(text), end + _AROUND))
-        high = -1 if high == -1 else text.find("\n", high + 1)
-        high = len(text) if high == -1 else high
+        cut = max(0, start - _AROUND)
+        if cut > scanned:
+            found = text.rfind("\n", scanned, cut)
+            if found != -1:
+                before = text.rfind("\n", scanned, found)
+                second, last = (last if before == -1 else before), found
+            scanned = cut
+        low = 0 if last <= 0 else second + 1
+        at = min(len(text), end + _AROUND)
+        if ahead is None or -1 < ahead[0] < at:
+            first = text.find("\n", at)
+            ahead = (first, -1 if first == -1 else text.find("\n", first + 1))
+        high = len(text) if ahead[1] == -1 else ahead[1]
         if stretches and low <= stretches[-1][1]:
             stretches[-1] = (stretches[-1][0], max(stretches[-1][1], high))
         else:
