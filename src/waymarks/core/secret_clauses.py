@@ -52,8 +52,21 @@ _HEADING: Final = lazy(r"(?:\A|[.;!?\n][ \t]*)(?:reset|change|rotate|set|update|
                        re.ASCII | re.IGNORECASE)
 
 
+#: a clause saying where the credential is kept, who or what made it or what it is named
+#: after: its colon opens a place's, a person's or an item's name ("was added by:
+#: Jane-Doe-42", "is kept on the host: Web-Prod-01", "in 1Password under: Prod-DB-Admin2"),
+#: not the credential (one written or printed there is: "is written on the label: …")
+_NAMES_ITS_PLACE: Final = lazy(
+    r"(?<![A-Za-z])(?:kept|stored|saved|held|lives?|located|hosted|added|created|generated"
+    r"|made|issued|owned|managed|named|called|referenced|listed|found|under|by)(?![A-Za-z])",
+    re.ASCII | re.IGNORECASE)
+
+
 def far_value_is_secret(match: re.Match[str], start: int, end: int) -> bool:
-    """Whether the value :data:`FAR_COLON` matched reads as a credential by its shape."""
+    """Whether the value :data:`FAR_COLON` matched reads as a credential by its shape: a
+    strong one after any clause, one joined of parts (``Kite-Rain-Oak-5``) only after a
+    clause that does not name where it is kept or who made it (:data:`_NAMES_ITS_PLACE`),
+    where such a value is a host's, a person's or an item's name."""
     from waymarks.core.secret_prose import joined_password
     from waymarks.core.secret_values import prose_value_is_secret
 
@@ -63,5 +76,7 @@ def far_value_is_secret(match: re.Match[str], start: int, end: int) -> bool:
     value = text[start:end]
     if value.isdigit() and not match.group(0).lower().startswith(("pass", "pwd")):
         return False  # "tokens for the model in this run: 128000": a count
-    return prose_value_is_secret(value, quoted=False, pin=False) \
-        or joined_password(text, value, end)
+    if prose_value_is_secret(value, quoted=False, pin=False):
+        return True
+    return joined_password(text, value, end) \
+        and _NAMES_ITS_PLACE.search(text, match.start(), start) is None
