@@ -25,7 +25,7 @@ from waymarks.recall.engine import RecallResult
 from waymarks.service import api_args, rebuilding, recall_query
 from waymarks.service.config import Settings, load_settings
 from waymarks.service.outcomes import Rejected, ServiceError, WriteOutcome, with_notices
-from waymarks.service.planning import PinInputs
+from waymarks.service.pin_inputs import PinInputs
 from waymarks.service.ports import Clock, IdSource, RandomIds, SystemClock, epoch_ms
 from waymarks.service.recovery import (
     recovered_alone,

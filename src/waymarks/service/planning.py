@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     # the planner is imported where a plan is made, not here: every request needs
     # egress_for, a one-shot recall never plans
     from waymarks.planner.learned import LearnedBlock
-    from waymarks.planner.render import MemoryBlock, PinBlock, TextBlock
-    from waymarks.planner.select import ManifestEntry, MemoryInput, PinInput
+    from waymarks.planner.render import MemoryBlock, TextBlock
+    from waymarks.planner.select import ManifestEntry, MemoryInput
     from waymarks.planner.select import Plan as Plan  # re-exported for the layers above
     from waymarks.planner.select import TextInput as TextInput
     from waymarks.planner.team import TeamBlock
@@ -491,41 +491,6 @@ def _memories(app: Waymarks, prompt: str, history: Sequence[str],
     return first_of((MemoryInput(_memory_block(v, 0.0, "recent continuity (no memory matched)"),
                                  v.created_at, False) for v in recent), CONTINUITY_ITEMS,
                     lambda m: egress.admits(egress.level(m.block.claim, m.block.classification)))
-
-
-class PinInputs:
-    """The planner's input for each pin that applies, kept while its view is the same
-    object (:class:`~waymarks.service.views.ViewMemo` hands over the same view while
-    nothing changed): every plan lists the same pins, and building their blocks again was
-    a twentieth of a plan at 1k memories. Only the last listing's pins are kept."""
-
-    def __init__(self) -> None:
-        self._kept: dict[int, tuple[ItemView, PinInput]] = {}
-
-    def inputs(self, views: Sequence[ItemView]) -> list[PinInput]:
-        from waymarks.planner.select import PinInput
-
-        kept: dict[int, tuple[ItemView, PinInput]] = {}
-        out = []
-        for view in views:
-            if not view.applies:
-                continue
-            known = self._kept.get(id(view))  # (the memo holds the view: its ID is not reused)
-            pin = (known[1] if known is not None and known[0] is view
-                   else PinInput(_pin_block(view), view.created_at))
-            kept[id(view)] = (view, pin)
-            out.append(pin)
-        self._kept = kept
-        return out
-
-
-def _pin_block(view: ItemView) -> PinBlock:
-    from waymarks.planner.render import PinBlock
-
-    return PinBlock(view.id, view.scope, view.text, view.session_id, view.entry_id,
-                    view.branch_leaf_id, view.supersedes,
-                    view.source_entry_ids[0] if view.source_entry_ids else None,
-                    view.source_file, view.classification)
 
 
 def _keyed(app: Waymarks, prompt: str, exclude: dict[str, ItemView]) -> list[MemoryInput]:
