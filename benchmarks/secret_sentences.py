@@ -84,6 +84,7 @@ HOSTILE: dict[str, str] = {
     "sendgrid_open": "SG.Ab1Cd2Ef3Gh.",
     "user_pass": "user a, pass Ab1",
     "cjk_login": "登录 a / Ab1",
+    "from_old": "password from Ab1- to ",
 }
 _TARGET = 100_000
 

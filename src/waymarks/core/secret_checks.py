@@ -21,7 +21,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import admin_value_in_prose, vault_value_end
-from waymarks.core.secret_clauses import far_value_is_secret
+from waymarks.core.secret_clauses import far_value_is_secret, old_value_is_secret
 from waymarks.core.secret_commands import (
     a_setting,
     oracle_tool_login,
@@ -210,6 +210,8 @@ def accepts(name: str, match: re.Match[str], start: int, end: int) -> bool:
         return far_value_is_secret(match, start, end)
     if name in MORE_CHECKS:  # (a shape in a module of its own: secret_more)
         return MORE_CHECKS[name](match, start, end)
+    if name in ("prose_from", "prose_from_to"):
+        return old_value_is_secret(match, start, end)
     if name == "assign" and "@" in value and _USERINFO.search(
             match.string, max(0, match.start() - 256), match.start()) is not None:
         # "https://x-access-token:ghs_…@github.com/o/r.git": a user named for a token, not

@@ -80,3 +80,38 @@ def far_value_is_secret(match: re.Match[str], start: int, end: int) -> bool:
         return True
     return joined_password(text, value, end) \
         and _NAMES_ITS_PLACE.search(text, match.start(), start) is None
+
+
+#: a password changed from one value to another: the old value ("the wifi password changed
+#: from autumn31 to autumn32", "changed the vpn password from Xq9-Lm2 to …"). Only the new
+#: one went: the old is often still valid somewhere (another host, a cached login, a
+#: replica not yet rotated). A value with no spaces, then "to"
+_FROM_HEAD: Final = (
+    r"(?<![A-Za-z])(?:passwor[dt]|passwd|passphrase|passcode|pwd|pw)s?(?![A-Za-z])"
+    r"(?:[ \t]+(?:was|is|has been|had been|got))?"
+    r"(?:[ \t]+(?:changed|rotated|reset|updated|switched|moved|went))?[ \t]+from[ \t]+")
+FROM_VALUE: Final = Rule("prose_from", "secret", lazy(
+    _FROM_HEAD + r"[\"'`]?(?P<prose_from>[!#-&(-~]{4,64}?)[\"'`]?[ \t]+to[ \t]",
+    re.ASCII | re.IGNORECASE), ("pass", "pw"), folded=True, anchored=True, wrapper=True)
+#: and the new one, after the same head ("rotated … from A to B", "went from A to B": the
+#: prose rule's verbs are set, changed, reset, updated and rotated right before "to")
+FROM_TO_VALUE: Final = Rule("prose_from_to", "secret", lazy(
+    _FROM_HEAD + r"[\"'`]?[!#-&(-~]{4,64}?[\"'`]?[ \t]+to[ \t]+[\"'`]?"
+    r"(?P<prose_from_to>[!#-&(-~]{4,64}?)[\"'`]?(?=[.,;:)!?]*(?:\s|\Z))",
+    re.ASCII | re.IGNORECASE), ("pass", "pw"), folded=True, anchored=True, wrapper=True)
+
+
+def old_value_is_secret(match: re.Match[str], start: int, end: int) -> bool:
+    """Whether the old value :data:`FROM_VALUE` matched is a password: as the new one would
+    be after "the password is" (a plain lower-case word, "from weekly to monthly", stays)."""
+    from waymarks.core.secret_deny import password_is_denied
+    from waymarks.core.secret_prose import joined_password, stated_password
+    from waymarks.core.secret_values import prose_value_is_secret
+
+    text, value = match.string, match.string[start:end]
+    if stated_password(text, value, len(text)) or joined_password(text, value, len(text)) \
+            or prose_value_is_secret(value, quoted=False, pin=False):
+        return True
+    if (value.isalpha() and value.islower()) or value.lower().startswith(("the", "a ")):
+        return False
+    return bool(password_is_denied(text, value, end, quoted=False))

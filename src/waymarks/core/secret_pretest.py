@@ -23,6 +23,7 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_clauses import FROM_TO_VALUE, FROM_VALUE
 from waymarks.core.secret_logins import might_log_in
 from waymarks.core.secret_more import SHORT as MORE_SHORT
 from waymarks.core.secret_more import might_hold as might_hold_more
@@ -65,7 +66,8 @@ SHORT_RULES: Final = frozenset({"stripe", "slack", "bearer", "basic", "cookie", 
                                 "secret_set",
                                 "store_pairs",
                                 "auth_b64", "pgpass", "prose", "prose_cjk", "prose_bare",
-                                "prose_named", "prose_far", "prose_cjk_words", "login_pair",
+                                "prose_named", "prose_far", "prose_cjk_words", "prose_from",
+                                "prose_from_to", "login_pair",
                                 "password_set",
                                 "kube_secret",
                                 "kube_secret_flow", "kube_secret_json", "kube_string_data",
@@ -234,7 +236,9 @@ def _in_context(text: str, dash: bool, colon: bool, equals: bool) -> bool:
     named_pass = "pass" in folded  # password, passphrase, DB_PASS
     if might_hold_more(text):
         return True  # a shape in a module of its own (a lock's code, …): secret_more
-    if might_state_one(text, folded, colon, equals) or might_log_in(text, folded):
+    if might_state_one(text, folded, colon, equals) or might_log_in(text, folded) or (
+            " from " in folded and " to" in folded
+            and _matched_at_needles((FROM_VALUE, FROM_TO_VALUE), text)):
         return True  # "the staging password is …", "数据库密码是 …", "admin/admin123"
     if colon and text.count(":") >= 4 and PGPASS_HINT.search(text) is not None:
         return True  # a .pgpass line

@@ -54,7 +54,7 @@ from typing import Final
 
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_admin import ADMIN_RULES
-from waymarks.core.secret_clauses import FAR_COLON
+from waymarks.core.secret_clauses import FAR_COLON, FROM_TO_VALUE, FROM_VALUE
 from waymarks.core.secret_commands import _QUOTED_OR_BARE, COMMAND_RULES
 from waymarks.core.secret_connections import CONNECTION_RULES
 from waymarks.core.secret_environments import ENVIRONMENT_RULES
@@ -523,6 +523,7 @@ _WRAPPERS: Final = (
     PROSE_BARE,  # (its noun, then its value: no verb)
     PROSE_NAMED,  # (a password's, a PIN's or a Chinese noun, then its value: no verb)
     FAR_COLON,  # (its noun, a clause about it, then a colon: secret_clauses)
+    FROM_VALUE, FROM_TO_VALUE,  # (a password changed from one value to another)
     LOGIN_PAIR, PASSWORD_SET,  # "admin/admin123", "set the password to …": secret_logins
     *MORE_RULES,  # the shapes each in a module of its own (a lock's code …): secret_more
 )
