@@ -85,6 +85,8 @@ HOSTILE: dict[str, str] = {
     "user_pass": "user a, pass Ab1",
     "cjk_login": "登录 a / Ab1",
     "from_old": "password from Ab1- to ",
+    "dotted_open": "creds: a / Ab1.Cd2.",
+    "pair_works_open": "a/a still w",
 }
 _TARGET = 100_000
 

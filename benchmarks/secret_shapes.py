@@ -58,7 +58,8 @@ ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks"
          "prose_cjk", "kube_secret", "kube_secret_json", "mailgun_v2",
          "passphrase_line", "zapier_hook", "webhook_path", "openai", "mailgun", "prose_named",
          "login_pair", "password_set", "lock_code",
-         "dated_password", "sendgrid_any", "prefixed_token")
+         "dated_password", "sendgrid_any", "prefixed_token",
+         "dotted_password", "pair_works")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

@@ -17,6 +17,13 @@ from typing import Final
 
 from waymarks.core.secret_codes import LOCK_CODE, code_is_secret, might_open_a_lock
 from waymarks.core.secret_dated import DATED_PASSWORD, dated_is_secret, might_be_dated
+from waymarks.core.secret_pairs import (
+    DOTTED_PASSWORD,
+    PAIR_WORKS,
+    dotted_is_secret,
+    might_pair,
+    works_is_secret,
+)
 from waymarks.core.secret_tokens import ascii_lower
 from waymarks.core.secret_vendor import (
     PREFIXED_TOKEN,
@@ -26,15 +33,19 @@ from waymarks.core.secret_vendor import (
     sendgrid_is_secret,
 )
 
-RULES: Final = (LOCK_CODE, DATED_PASSWORD, SENDGRID_ANY, PREFIXED_TOKEN)
+RULES: Final = (LOCK_CODE, DATED_PASSWORD, SENDGRID_ANY, PREFIXED_TOKEN, DOTTED_PASSWORD,
+                PAIR_WORKS)
 #: each rule's check: whether its match (the value ``start:end``) is a credential
 CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "lock_code": code_is_secret,
     "dated_password": dated_is_secret,
     "sendgrid_any": sendgrid_is_secret,
     "prefixed_token": prefixed_is_secret,
+    "dotted_password": dotted_is_secret,
+    "pair_works": works_is_secret,
 }
-SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token"})
+SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token", "dotted_password",
+                          "pair_works"})
 
 
 def might_hold(text: str) -> bool:
@@ -43,4 +54,4 @@ def might_hold(text: str) -> bool:
     whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
     folded = ascii_lower(text)
     return might_open_a_lock(text, folded) or might_be_dated(text, folded) \
-        or might_be_vendor(text)
+        or might_be_vendor(text) or might_pair(text, folded)
