@@ -341,13 +341,23 @@ def read_doc(project: Path, path: Path) -> str | None:
     return None if isinstance(text, _Unread) else text
 
 
+#: what a markdown doc a link may lead to is named: its suffix, or a project's
+#: conventional name without one (``CHANGELOG``, ``README``: a link to one was skipped)
+_DOC_SUFFIXES: Final = frozenset({".md", ".markdown", ".mdown", ".mkd"})
+_DOC_NAMES: Final = frozenset({"README", "CHANGELOG", "CHANGES", "HISTORY", "NEWS",
+                               "CONTRIBUTING", "AUTHORS", "NOTICE", "HACKING", "INSTALL",
+                               "TODO"})
+
+
 def _leads_to_a_doc(project: Path, path: Path) -> bool:
-    """Whether ``path``, its links followed, is a markdown file of the project, outside its
-    ``.git``: a committed link to a file of the checkout that git never carried (the
-    person's ``.env``, ``.git/config`` with its remote's token) served it as docs."""
+    """Whether ``path``, its links followed, is a markdown file of the project (named
+    ``*.md``, ``*.markdown``, or ``CHANGELOG``, ``README``, …), outside its ``.git``: a
+    committed link to a file of the checkout that git never carried (the person's
+    ``.env``, ``.git/config`` with its remote's token) served it as docs."""
     target, base = resolved(path), resolved(project)
     return target is not None and base is not None and target.is_relative_to(base) \
-        and target.suffix.lower() == ".md" and ".git" not in target.relative_to(base).parts
+        and (target.suffix.lower() in _DOC_SUFFIXES or target.name in _DOC_NAMES) \
+        and ".git" not in target.relative_to(base).parts
 
 
 class _Unread(str):
