@@ -87,6 +87,7 @@ HOSTILE: dict[str, str] = {
     "from_old": "password from Ab1- to ",
     "dotted_open": "creds: a / Ab1.Cd2.",
     "pair_works_open": "a/a still w",
+    "glued_note": "password is Ab1(x y ",
 }
 _TARGET = 100_000
 

@@ -98,7 +98,10 @@ _VALUE: Final = (
     r"(?:\"(?P<prose_dq>[^\s\"]{4,256})\"|'(?P<prose_sq>[^\s']{4,256})'"
     r"|`(?P<prose_bq>[^\s`]{4,256})`"
     # (ending within 256 characters: a run of them, minified code, is not tried step by step)
-    r"|(?=[!-~]{4,256}(?:[^!-~]|\Z))(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z)))")
+    r"|(?=[!-~]{4,256}(?:[^!-~]|\Z))(?P<prose>[!#-&(-_a-~]{4,256}?)(?=[.,;:)]*(?:[^!-~]|\Z"
+    # or a note in brackets glued to it, in Chinese or in words ("新密码:X(注意大小写)",
+    # "… is X(case matters)": the value ran into the bracket, read as a call, in clear)
+    r"|\((?=[^!-~]|[A-Za-z]{1,32} ))))")
 
 PROSE: Final = Rule("prose", "secret", lazy(
     "(?:" + _ENGLISH + "(?:" + _QUALIFIED + _ENGLISH_VERB
