@@ -58,10 +58,20 @@ DATED_PASSWORD: Final = Rule("dated_password", "secret", lazy(
 _DIGITS_MIN: Final = 6
 
 
+#: a qualifier that tells what happened to the password, and when, before a colon: the
+#: date is that event's ("… expires at: 2024-12-31", "… was emailed on: 2024-05-01")
+_EVENT: Final = lazy(r"(?<![A-Za-z])(?:expir[a-z]*|valid|due|emailed|sent|created|changed"
+                     r"|rotated|updated|issued|generated|set|last|since|until|before|after)"
+                     r"(?![A-Za-z])[^:=]*[ \t]*(?:[:=]|->|\u2192)", re.ASCII | re.IGNORECASE)
+
+
 def dated_is_secret(match: re.Match[str], start: int, end: int) -> bool:
     """Whether the value ``DATED_PASSWORD`` matched is long enough to be a password: 6
-    digits at least."""
-    return sum(c.isdigit() for c in match.string[start:end]) >= _DIGITS_MIN
+    digits at least, and not after a qualifier and a colon that tell when something
+    happened to it (:data:`_EVENT`)."""
+    if sum(c.isdigit() for c in match.string[start:end]) < _DIGITS_MIN:
+        return False
+    return _EVENT.search(match.string, match.start(), start) is None
 
 
 #: two numbers parted by ``-``, ``.`` or ``/``, which every match holds
