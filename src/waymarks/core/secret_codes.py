@@ -10,7 +10,8 @@ written.
   locker, garage, entry, access, intercom, lockbox, padlock, mailbox, bridge, conference,
   dial-in, voicemail, moderator, participant; 保险柜, 门禁, 门锁, 密码锁, 车库, 报警器, 电话会议,
   语音信箱, 储物柜), at most one word after it, then code, PIN, passcode, combination or
-  combo (密码, 口令, PIN, 码), an optional verb or separator (is, was, now, ``:``, ``=``,
+  combo (密码, 口令, PIN, 码; after a Chinese word a space may stand before it), an
+  optional verb or separator (is, was, now, ``:``, ``=``,
   ``-``, 是, 为, 改成), then the digits: one run, or runs parted by single spaces or dashes
   ("889 2071", "8 0 6 1", "37-12-58"), 4 to 12 digits in all; a keypad, lockbox or
   padlock alone before its digits ("keypad: 8061"), a combination or combo only with a
@@ -60,7 +61,9 @@ _CJK_SEPARATOR: Final = (r"[ \t\u3000]*(?:就是|是|为|為|改成了?|改为|�
 LOCK_CODE: Final = Rule("lock_code", "secret", lazy(
     r"(?:(?<![A-Za-z])(?:(?:" + "|".join(_DEVICES) + r")(?:[ \t][A-Za-z]{2,12})?[ \t-]?"
     + _NOUN + _SEPARATOR + "|" + _ALONE + r"|(?:combination|combo)[ \t]*[:=][ \t]*)"
-    r"|(?:" + "|".join(_CJK_DEVICES) + ")" + _CJK_NOUN + _CJK_SEPARATOR + ")" + _DIGITS,
+    # (a space may part a Chinese word and its noun: "车库门禁 PIN 4826")
+    r"|(?:" + "|".join(_CJK_DEVICES) + r")[ \t\u3000]?" + _CJK_NOUN + _CJK_SEPARATOR + ")"
+    + _DIGITS,
     re.ASCII | re.IGNORECASE),
     (*_DEVICES, "combination", "combo", *_CJK_DEVICES), folded=True, anchored=True,
     wrapper=True)
