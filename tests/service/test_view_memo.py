@@ -69,3 +69,70 @@ def test_a_plan_reuses_unchanged_pins_and_sees_changed_ones(
         assert stored is not None and stored.pop("madeAt")  # (when it was made)
         assert stored == plan.manifest_json()
         assert stored is not None and stored["entries"][0]["kind"] == "pin"
+
+
+class _CountedGets(dict):  # type: ignore[type-arg]
+    """A memo's per-item dict, counting the items looked up in it."""
+
+    gets = 0
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def]
+        type(self).gets += 1
+        return super().get(key, default)
+
+
+def test_a_listing_of_the_same_states_is_kept_whole(
+        make_app: Callable[..., Waymarks], project: Path) -> None:
+    """Every plan lists the same pins: the second listing of the same states (same
+    objects, same order, seen the same way) gets the same views without a look at each
+    state, and so do the pins' inputs; a changed pin, another session or another trust
+    is looked at again."""
+    app = make_app(keep_recall_index=True)
+    app.trust(str(project))
+    for n in range(12):
+        assert isinstance(app.pin(f"Rule {n}", scope="project" if n % 3 else "session"),
+                          Committed)
+    session = app.current_session()
+    assert session is not None
+    sid = session.session_id
+    states = app.projection.visible_items("pin", sid, app.cwd)
+    memo = ViewMemo()
+    first = memo.views(states, sid, frozenset(), app.cwd, True)
+    memo._kept = _CountedGets(memo._kept)
+    _CountedGets.gets = 0
+    again = memo.views(list(states), sid, frozenset(), app.cwd, True)
+    assert _CountedGets.gets == 0  # (12 before: a lookup a state)
+    assert all(a is b for a, b in zip(first, again, strict=True)) and again is not first
+    untrusted = memo.views(states, sid, frozenset(), app.cwd, False)
+    assert [v.applies for v in untrusted] == [n % 3 == 0 for n in range(12)]
+    assert [v.applies for v in memo.views(states, "another", frozenset(), app.cwd, True)] \
+        == [n % 3 != 0 for n in range(12)]
+    changed = [*states[:-1], states[0]]  # another state in the last place
+    assert memo.views(changed, sid, frozenset(), app.cwd, True)[-1] == first[0] != first[-1]
+    # the pins' inputs: the same views again, the same inputs without a look at each
+    pins = app.pin_inputs.inputs(first)
+    app.pin_inputs._kept = _CountedGets(app.pin_inputs._kept)
+    _CountedGets.gets = 0
+    assert all(a is b for a, b in zip(pins, app.pin_inputs.inputs(list(first)), strict=True))
+    assert _CountedGets.gets == 0  # (12 before)
+    assert len(app.pin_inputs.inputs(untrusted)) == 4  # another listing: looked at again
+
+
+def test_a_listing_with_a_branch_pin_is_never_kept_whole(
+        make_app: Callable[..., Waymarks]) -> None:
+    """A pin scoped to a branch depends on the branch: a listing holding one is looked at
+    item by item every time."""
+    app = make_app()
+    for n in range(9):
+        assert isinstance(app.pin(f"Rule {n}", scope="branch" if n == 4 else "session"),
+                          Committed)
+    session = app.current_session()
+    assert session is not None
+    sid = session.session_id
+    states = app.projection.visible_items("pin", sid, app.cwd)
+    memo = ViewMemo()
+    memo.views(states, sid, session.branch_set(), app.cwd, False)
+    assert not memo._listings
+    on_branch = memo.views(states, sid, session.branch_set(), app.cwd, False)
+    off_branch = memo.views(states, sid, frozenset(), app.cwd, False)
+    assert on_branch[4].applies and not off_branch[4].applies
