@@ -88,6 +88,7 @@ HOSTILE: dict[str, str] = {
     "dotted_open": "creds: a / Ab1.Cd2.",
     "pair_works_open": "a/a still w",
     "glued_note": "password is Ab1(x y ",
+    "bare_symbols": "token a$b$c$d$e$f$g$h$ ",
 }
 _TARGET = 100_000
 

@@ -164,7 +164,9 @@ _BARE_NOUN: Final = (
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
                           for q in _KEY_QUALIFIERS) + r"))s?")
 PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
-    _BARE_NOUN + r"[ \t]+(?P<prose_bare>[A-Za-z0-9][\w+/=~-]{11,255}+)(?=[.,;:)]*(?:\s|\Z))",
+    # (a symbol inside it too: "secret key Mn10Ci$ecretKey2026" went out in clear)
+    _BARE_NOUN + r"[ \t]+(?P<prose_bare>[A-Za-z0-9][\w+/=~!#$%^&*@-]{11,255}+)"
+    r"(?=[.,;:)]*(?:\s|\Z))",
     re.ASCII | re.IGNORECASE),
     ("token", "pass", "secret", "key", "pagerduty", "datadog"), folded=True, anchored=True,
     wrapper=True)
@@ -218,7 +220,7 @@ def _weak_password(value: str) -> bool:
 #: what every match of ``PROSE_BARE`` holds after its noun: a gap, then a token's run of 12
 #: (searched once, from the gap's class, before its needles are tried one by one: 100 KB
 #: of glued ``secret_``, no gap, cost 14,285 tries of the expression, ~50 ms)
-_BARE_RUN: Final = lazy(r"[ \t][A-Za-z0-9][\w+/=~-]{11}", re.ASCII)
+_BARE_RUN: Final = lazy(r"[ \t][A-Za-z0-9][\w+/=~!#$%^&*@-]{11}", re.ASCII)
 
 
 def might_name_one(text: str, folded: str) -> bool:
