@@ -202,6 +202,18 @@ class Egress(msgspec.Struct, frozen=True):
             return shown
         return redact(shown)[0]
 
+    def typed(self, typed: str) -> str:
+        """Text a person typed for this request (a plan's ``request`` message, a curation
+        prompt's candidate) as this destination may receive it: as typed where nothing of
+        it is withheld and nothing is redacted (a local provider admitting every level it
+        is under: its markers stay, as the person wrote them); otherwise through
+        :meth:`text`, its spans above the destination's levels ``WITHHELD``, its markers
+        removed, its credentials redacted (``WITHHELD`` when nothing of it may be sent).
+        Unquoted: it is the person's own turn, not stored data."""
+        if not self.redacts and self.admits_all_up_to(self.level(typed)):
+            return typed
+        return self.text(typed) or WITHHELD
+
     def redacts_in(self, stored: str) -> bool:
         """Whether this destination would see a credential of ``stored`` redacted (so
         anything derived from ``stored``, such as a memory's key, must not be shown)."""

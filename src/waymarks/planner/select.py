@@ -211,7 +211,8 @@ def build_plan(
     provider = egress.provider
     chosen_pins, pin_text, pin_tokens, pin_entries = _pins_part(tuple(pins), egress)
     manifest = list(pin_entries)
-    request_tokens = estimate_tokens(request)
+    sent = egress.typed(request)  # the one message not from storage: the same rules
+    request_tokens = estimate_tokens(sent)
     over = _pins_over(pin_tokens, budgets)
     if over is not None:
         return _fallback(manifest, provider, model_limit, chosen_pins, over, fixed_tokens)
@@ -258,7 +259,7 @@ def build_plan(
     if learned_text:
         messages.append(Message("learned", LEARNED_PRIORITY, learned_text,
                                 estimate_tokens(learned_text)))
-    messages.append(Message("request", REQUEST_PRIORITY, request, request_tokens))
+    messages.append(Message("request", REQUEST_PRIORITY, sent, request_tokens))
     if model_limit is not None:
         messages = _within(messages, manifest, model_limit - fixed_tokens)
     if cap is not None:
