@@ -1,5 +1,5 @@
 """Words joined by hyphens whose last is a number in words (``core/secret_deny.py``,
-``_NUMBER_WORDS``): "the passphrase is blue-otter-seventeen" went to a remote model in
+``_NUMBER_WORDS``): "the passphrase is green-heron-fifteen" went to a remote model in
 clear, "seventeen" ending like a participle (-en), so the value read as a compound
 adjective ("case-sensitive", "sha256-hashed"), which stays."""
 

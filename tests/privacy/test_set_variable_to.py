@@ -1,5 +1,5 @@
 """A password set in a sentence to a value of parts, digits or capitals, the noun a
-variable's name too (``core/secret_logins.py``): "set REDIS_PASSWORD to bluefin-kettle-93 in
+variable's name too (``core/secret_logins.py``): "set SMTP_PASSWORD to walnut-meadow-71 in
 your .env" went to a remote model in clear (the rule wanted the noun after a space, and
 judged a lower-case joined value by its shape). After a password's own noun such a value
 is denied by default, as after "the password is"; a plain lower-case word may be a verb and

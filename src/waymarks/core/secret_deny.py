@@ -133,7 +133,7 @@ def password_is_denied(text: str, value: str, end: int, *, quoted: bool) -> bool
     if "-" in bare and bare.replace("-", "").isalnum() \
             and _ADJECTIVE.fullmatch(last) is not None and last not in _NUMBER_WORDS:
         return False  # "sha256-hashed", "base64-encoded", "Python3-compatible"; not
-        # "blue-otter-seventeen", whose number ends like a participle (-en)
+        # "green-heron-fifteen", whose number ends like a participle (-en)
     following = _NEXT_WORD.match(text, end)
     if following is not None and (_ADJECTIVE.fullmatch(following[1]) is not None or (
             bare.istitle() and bare.isalpha() and following[1].istitle())):

@@ -71,7 +71,7 @@ LOGIN_PAIR: Final = Rule("login_pair", "secret", lazy(
     + r"|(?<![A-Za-z])(?:log(?:ging)?|sign(?:ing)?)[ \t]?in(?:to)?(?:[ \t][\w.@-]{1,64}){0,4}?"
     r"[ \t]with[ \t](?:user(?:name)?[ \t])?[A-Za-z][\w.@-]{0,31}[ \t]and[ \t]"
     r"(?P<login_and>[!#-&(-.0-\[\]-_a-~]{6,64}?)(?=[.,;:)!?`'\"]*(?:[^!-~]|\Z))"
-    # "user sensor, pass Tmp$ensor77": a user's word and name, then a password's, a bare
+    # "user probe, pass Pr0be$77x": a user's word and name, then a password's, a bare
     # "pass" among them, and its value (judged strong): it went out in clear
     r"|(?<![A-Za-z])(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*[A-Za-z][\w.@-]{0,31}[ \t]*[,;]"
     r"[ \t]*(?:pass(?:word)?|passwd|pwd|pw)[ \t]*[:=]?[ \t]*"
@@ -144,7 +144,7 @@ def accepts_login(match: re.Match[str], start: int, end: int) -> bool:
             value, quoted=False, pin=False):
         return True
     # set to a value of parts, digits or capitals after a password's own noun: denied by
-    # default, as after "the password is" ("set REDIS_PASSWORD to bluefin-kettle-93"); a
+    # default, as after "the password is" ("set SMTP_PASSWORD to walnut-meadow-71"); a
     # plain lower-case word may be a verb ("set the password to expire")
     if match.lastgroup != "set_pw" or (value.isalpha() and value.islower()) \
             or not nouns or not nouns[-1][0].lower().startswith(_OWN_NOUNS):

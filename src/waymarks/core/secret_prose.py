@@ -71,7 +71,7 @@ _ENGLISH_VERB: Final = (
     r"|[ \t]*(?:->|=>|\u2192)[ \t]*|[ \t]+=[ \t]+)"
     r"(?:(?:now|still|just|currently|literally|simply|always|(?:set|changed|reset|updated|rotated)"
     + _FROM_TO + r"|actually) ){0,2}"
-    # "the password is literally the word 'Password1'": the value named as a word or string
+    # "the password is literally the word 'Sunflower7'": the value named as a word or string
     r"(?:(?:the|a|an) (?:word|string|phrase|text) )?")
 #: nouns an assignment's name does not cover (``api key: …``, ``pw = …``, ``PIN: …``): a
 #: name glued to ``:`` or ``=`` is the assignment rule's, with its own checks
@@ -164,7 +164,7 @@ _BARE_NOUN: Final = (
     r"|key(?:" + "|".join(f"(?<=(?<![A-Za-z]){q}[ _-]key)|(?<=(?<![A-Za-z]){q}key)"
                           for q in _KEY_QUALIFIERS) + r"))s?")
 PROSE_BARE: Final = Rule("prose_bare", "secret", lazy(
-    # (a symbol inside it too: "secret key Mn10Ci$ecretKey2026" went out in clear)
+    # (a symbol inside it too: "secret key St0rE$ecret2031x" went out in clear)
     _BARE_NOUN + r"[ \t]+(?P<prose_bare>[A-Za-z0-9][\w+/=~!#$%^&*@-]{11,255}+)"
     r"(?=[.,;:)]*(?:\s|\Z))",
     re.ASCII | re.IGNORECASE),
