@@ -15,9 +15,9 @@ STATED: list[tuple[str, str]] = [
     ("旧密码 Lao-mima-01 已经停用，新密码 Xin_Mima.2026", "Xin_Mima.2026"),
     ("the password is ferret.Mango.88", "ferret.Mango.88"),
     ("账号 ops / Blue.Whale.2024，别外传", "Blue.Whale.2024"),
-    ("Unifi controller: ubnt / ubnt still works on the old AP in the garage", "ubnt"),
+    ("Unifi controller: ubnt / ubnt still works on the old AP in the garage", "ubnt / ubnt"),
     ("pi / raspberry works fine on the lab board", "raspberry"),
-    ("the camera's admin/admin still lets you in", "admin"),
+    ("the camera's admin/admin still lets you in", "admin/admin"),
 ]
 
 UNCHANGED: list[str] = [

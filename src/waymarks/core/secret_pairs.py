@@ -17,10 +17,11 @@ word before it and no shipped account is a path or a role list to
   ``password = cfg.Db2.password``.
 - ``pair_works``: a user and a password side by side, ``/`` between, then "(still) works",
   "worked", "logs in", "gets you in", "lets me in": the second half the first again
-  (``ubnt / ubnt``, ``admin/admin``), a system's default (``pi / raspberry``), or strong
-  after a shipped account. "read/write still works", "linux/arm64 works", "CI/CD works"
-  stay, and so does a documented default with no word of it working ("the default login
-  is admin/admin").
+  (``ubnt / ubnt``, ``admin/admin``: both halves go, the user telling the password), a
+  system's default (``pi / raspberry``), or strong after a shipped account. "read/write
+  still works", "linux/arm64 works", "CI/CD works" stay. (A pair with no word of it
+  working is the login rule's: "the default login is admin/admin" is redacted there, as
+  at eaddfd3d.)
 
 Pure: ASCII regular expressions only, no I/O, no state.
 """
@@ -79,8 +80,10 @@ _WORKS: Final = (r"(?:(?:still|also|now|both)[ \t]+)?(?:works|worked|work"
                  r"|logs?[ \t]+(?:(?:you|me|us)[ \t]+)?in|gets?[ \t]+(?:you|me|us)[ \t]+in"
                  r"|lets?[ \t]+(?:you|me|us)[ \t]+in)(?![A-Za-z])")
 PAIR_WORKS: Final = Rule("pair_works", "secret", lazy(
-    r"(?<![\w./:@-])(?P<pair_user>[A-Za-z][\w@-]{0,31})[ \t]*/[ \t]*"
-    r"(?P<pair_works>[!#-&(-.0-\[\]-~]{3,64}?)[.,;]?[ \t]+" + _WORKS,
+    # the same word twice: both halves (the user, the password again, tells it)
+    r"(?<![\w./:@-])(?:(?P<pair_same>(?P<pair_one>[A-Za-z][\w@-]{2,31})[ \t]*/[ \t]*"
+    r"(?P=pair_one))|(?P<pair_user>[A-Za-z][\w@-]{0,31})[ \t]*/[ \t]*"
+    r"(?P<pair_works>[!#-&(-.0-\[\]-~]{3,64}?))[.,;]?[ \t]+" + _WORKS,
     re.ASCII | re.IGNORECASE),
     ("work", "log", "get", "let"), folded=True, hint=lazy(r"/"))
 
@@ -92,6 +95,8 @@ def works_is_secret(match: re.Match[str], start: int, end: int) -> bool:
     from waymarks.core.secret_prose import DEFAULT_PASSWORDS
     from waymarks.core.secret_values import prose_value_is_secret
 
+    if match.lastgroup == "pair_same":
+        return True  # "ubnt / ubnt still works": the word is the login, both halves of it
     user, value = match.group("pair_user").lower(), match.string[start:end]
     if not any(c.isalnum() for c in value):
         return False
