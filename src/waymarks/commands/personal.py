@@ -13,6 +13,7 @@ from waymarks.core.text import unknown_id
 from waymarks.personal.curation import MAX_PREFILL_CHARS, PrefillTooLong, curation_prompt
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not for help
+    from waymarks.core.egress import Egress
     from waymarks.personal.entry import Entry, PersonalMemoryError
     from waymarks.personal.store import PersonalStore
     from waymarks.service.app import Waymarks
@@ -24,6 +25,20 @@ NOTE_TYPES = ("requirement", "decision", "constraint", "action", "question", "pr
               "implementation", "lesson")
 
 SAVE_LIMIT = MAX_PREFILL_CHARS
+PASTE_PROVIDER_HELP = ("The provider of the model you will give the prompt to (without it: "
+                       "the defaultProvider unless that is local, then an unknown, remote "
+                       "one). E.g. --provider ollama")
+
+
+def _pasted_egress(provider: str | None) -> Egress:
+    """The egress of the model a printed prompt is pasted into: ``provider``'s, or when
+    none is named one this does not know (``notes promote``'s rule)."""
+    from waymarks.service.planning import PASTED_PROVIDER, egress_for
+
+    app = runtime().app()
+    if provider is None:
+        app.host_provider = PASTED_PROVIDER
+    return egress_for(app, provider)
 def _refusal(exc: PersonalMemoryError) -> Result:
     """What the store refused, said: a directory that cannot be used is the environment's
     (exit 1, ``unavailable``), everything else the request's (exit 2)."""
@@ -56,13 +71,17 @@ def _entry_json(entry: Entry, *, body: bool = False) -> dict[str, object]:
 def register_remember(root: click.Group) -> None:
     @command(root, "remember", summary="The guided curation prompt for personal memory: it "
              "asks the person what to keep and saves nothing.",
-             examples=["waymarks remember", "waymarks remember \"I prefer small PRs\""])
+             examples=["waymarks remember", "waymarks remember \"I prefer small PRs\"",
+                       "waymarks remember --provider ollama \"I prefer small PRs\""])
+    @click.option("--provider", metavar="ID", default=None, help=PASTE_PROVIDER_HELP)
     @click.argument("text", nargs=-1, metavar="[TEXT]")
-    def remember(text: tuple[str, ...]) -> Result:
-        """TEXT (at most 2,000 characters) is offered as an untrusted candidate. Saving is
-        `waymarks personal save`, or the MCP tool `remember` after the person confirms."""
+    def remember(provider: str | None, text: tuple[str, ...]) -> Result:
+        """TEXT (at most 2,000 characters) is offered as an untrusted candidate, as the
+        model may receive it (a local-only part withheld, a credential redacted, unless
+        the provider is local). Saving is `waymarks personal save`, or the MCP tool
+        `remember` after the person confirms."""
         try:
-            prompt = curation_prompt(" ".join(text))
+            prompt = curation_prompt(" ".join(text), _pasted_egress(provider))
         except PrefillTooLong as exc:
             return refused("too_long", str(exc))
         return Result({"saved": False, "prompt": prompt}, prompt)
@@ -242,10 +261,7 @@ def notes_group() -> Group:
     @command(notes, "promote", summary="A prompt proposing where lesson notes belong in "
              "docs/engineering (edits nothing).",
              examples=["waymarks notes promote", "waymarks notes promote --provider ollama"])
-    @click.option("--provider", metavar="ID", default=None,
-                  help="The provider of the model you will give the prompt to (without it: "
-                  "the defaultProvider unless that is local, then an unknown, remote one). "
-                  "E.g. --provider ollama")
+    @click.option("--provider", metavar="ID", default=None, help=PASTE_PROVIDER_HELP)
     def promote(provider: str | None) -> Result:
         from waymarks.personal.notes import (
             left_out,

@@ -394,17 +394,22 @@ class Bridge:
                               result.data, result.exit_code)
 
     def rpc_remember(self, params: dict[str, Any]) -> dict[str, Any]:
+        from waymarks.core.privacy import PrivacyConfigError
         from waymarks.personal.curation import PrefillTooLong, curation_prompt
+        from waymarks.service.planning import egress_for
 
         text = params.get("text") if isinstance(params.get("text"), str) else None
         if text is not None and asks_help(text):
             return {"prompt": None, "exitCode": 0, "message": REMEMBER_HELP}
         if text is not None and text.strip().split(None, 1)[:1] == ["--"]:
             text = text.strip()[2:].strip()  # `--` before text that starts with `-`
-        try:
-            return {"prompt": curation_prompt(text)}
+        try:  # Pi starts it as the person's turn: it stays for every later model
+            return {"prompt": curation_prompt(text, egress_for(self._app(), self.provider,
+                                                               history=True))}
         except PrefillTooLong as exc:  # the one rule, the command line's and MCP's
             return {"prompt": None, "exitCode": 2, "message": str(exc)}
+        except PrivacyConfigError as exc:  # no model of the conversation may receive any
+            return {"prompt": None, "exitCode": 2, "message": f"Nothing to curate: {exc}"}
 
     def rpc_notes(self, params: dict[str, Any]) -> dict[str, Any]:
         """``/notes …``: ``promote`` answers with the prompt for the visible promotion turn

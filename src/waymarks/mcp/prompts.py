@@ -6,6 +6,7 @@ from waymarks.mcp.common import Serial
 from waymarks.personal.curation import PrefillTooLong, curation_prompt
 from waymarks.personal.notes import left_out, not_promoted, promote_prompt
 from waymarks.service.app import Waymarks
+from waymarks.service.planning import egress_for
 
 
 def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
@@ -14,7 +15,9 @@ def register(server: MCPServer, app: Waymarks, serial: Serial) -> None:
                                "save nothing until the person answers.")
     def remember_prompt(text: str | None = None) -> str:
         try:
-            return curation_prompt(text)
+            with serial.turn():  # the model of this server's host (else the default)
+                egress = egress_for(app)
+            return curation_prompt(text, egress)
         except PrefillTooLong as exc:  # refused, not cut: nothing is saved
             return str(exc)
 

@@ -18,11 +18,14 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from waymarks.core.egress import json_line
 from waymarks.core.evolution.cues import CURATION_MARK, PROMOTION_MARK
 from waymarks.core.lazy_re import lazy
+
+if TYPE_CHECKING:
+    from waymarks.core.egress import Egress
 
 MAX_PREFILL_CHARS: Final = 2000
 
@@ -95,9 +98,15 @@ def prefill(text: str | None) -> str | None:
     return candidate or None
 
 
-def curation_prompt(prefilled: str | None = None) -> str:
-    """The curation prompt with ``prefilled`` as its candidate (:func:`prefill`'s rule)."""
-    return CURATION_PROMPT.replace("{prefilled}", untrusted_json(prefill(prefilled)))
+def curation_prompt(prefilled: str | None = None, egress: Egress | None = None) -> str:
+    """The curation prompt with ``prefilled`` as its candidate (:func:`prefill`'s rule),
+    as the model it goes to may receive it (:meth:`Egress.typed`: for a remote one, spans
+    above its levels withheld and credentials redacted). Every host passes its
+    destination's ``egress``; without one (tests of the prompt's shape) it is as typed."""
+    candidate = prefill(prefilled)
+    if candidate is not None and egress is not None:
+        candidate = egress.typed(candidate)
+    return CURATION_PROMPT.replace("{prefilled}", untrusted_json(candidate))
 
 
 def promotion_prompt(project: str, lessons: Sequence[dict[str, str]]) -> str:
