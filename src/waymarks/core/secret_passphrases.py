@@ -41,7 +41,10 @@ def _qualifier(name: str) -> str:
     return r"(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.@-]{1,64}){1,5}?(?P<" + name + r">))?"
 
 
-_SEPARATOR: Final = r"(?:[ \t]*[:=]|[ \t]+(?:is|was)(?:[ \t]*:)?)[ \t]*"
+#: (after "is" or "was", "now" or "still": "the wifi password is now amber falcon orbit
+#: lagoon" went out in clear while "… is amber falcon orbit lagoon" did not)
+_SEPARATOR: Final = (r"(?:[ \t]*[:=]|[ \t]+(?:is|was)(?:[ \t]+(?:now|still)(?![A-Za-z]))?"
+                     r"(?:[ \t]*:)?)[ \t]*")
 #: ASCII quotes around words with spaces (one word quoted is the prose rule's): after
 #: "is", no other rule read past the first space ('… passphrase is "four words here 42"')
 
