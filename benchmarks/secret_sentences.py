@@ -89,6 +89,8 @@ HOSTILE: dict[str, str] = {
     "pair_works_open": "a/a still w",
     "glued_note": "password is Ab1(x y ",
     "bare_symbols": "token a$b$c$d$e$f$g$h$ ",
+    "shell_named_run": "export A_PASS=Ab_Cd1 ",
+    "shell_named_open": "-e DB_TOKEN=Ab_Cd1_",
 }
 _TARGET = 100_000
 

@@ -59,7 +59,7 @@ ADDED = ("vault", "atlassian", "linear", "square", "square_access", "databricks"
          "passphrase_line", "zapier_hook", "webhook_path", "openai", "mailgun", "prose_named",
          "login_pair", "password_set", "lock_code",
          "dated_password", "sendgrid_any", "prefixed_token",
-         "dotted_password", "pair_works")
+         "dotted_password", "pair_works", "shell_named")
 SKIP_DIRS = {".git", "node_modules", ".cache", "__pycache__", ".mypy_cache", ".ruff_cache"}
 PIECE = 4096
 

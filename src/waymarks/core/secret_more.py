@@ -24,6 +24,7 @@ from waymarks.core.secret_pairs import (
     might_pair,
     works_is_secret,
 )
+from waymarks.core.secret_shell import SHELL_NAMED, might_shell, shell_is_secret
 from waymarks.core.secret_tokens import ascii_lower
 from waymarks.core.secret_vendor import (
     PREFIXED_TOKEN,
@@ -34,7 +35,7 @@ from waymarks.core.secret_vendor import (
 )
 
 RULES: Final = (LOCK_CODE, DATED_PASSWORD, SENDGRID_ANY, PREFIXED_TOKEN, DOTTED_PASSWORD,
-                PAIR_WORKS)
+                PAIR_WORKS, SHELL_NAMED)
 #: each rule's check: whether its match (the value ``start:end``) is a credential
 CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "lock_code": code_is_secret,
@@ -43,9 +44,10 @@ CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "prefixed_token": prefixed_is_secret,
     "dotted_password": dotted_is_secret,
     "pair_works": works_is_secret,
+    "shell_named": shell_is_secret,
 }
 SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token", "dotted_password",
-                          "pair_works"})
+                          "pair_works", "shell_named"})
 
 
 def might_hold(text: str) -> bool:
@@ -54,4 +56,4 @@ def might_hold(text: str) -> bool:
     whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
     folded = ascii_lower(text)
     return might_open_a_lock(text, folded) or might_be_dated(text, folded) \
-        or might_be_vendor(text) or might_pair(text, folded)
+        or might_be_vendor(text) or might_pair(text, folded) or might_shell(text)
