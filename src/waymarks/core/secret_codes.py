@@ -111,16 +111,8 @@ def code_is_secret(match: re.Match[str], start: int, end: int) -> bool:
 _ANY_DIGIT: Final = lazy(r"[0-9]")
 
 
-def might_open_a_lock(text: str, folded: str) -> bool:
-    """The pre-test's part: a digit, a device's word, then the expression where it stands
-    (``folded`` is ``text`` ASCII-lower-cased: the same length, so a place in one is the
-    same in the other)."""
-    if _ANY_DIGIT.search(text) is None:
-        return False
-    for needle in LOCK_CODE.needles:
-        at = folded.find(needle)
-        while at != -1:
-            if LOCK_CODE.regex.match(text, at) is not None:
-                return True
-            at = folded.find(needle, at + 1)
-    return False
+def might_open_a_lock(text: str) -> bool:
+    """The pre-test's part: a digit, then the expression at a device's word."""
+    from waymarks.core.secret_prose import _matched_at_needles
+
+    return _ANY_DIGIT.search(text) is not None and _matched_at_needles((LOCK_CODE,), text)

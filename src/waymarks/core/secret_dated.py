@@ -30,8 +30,9 @@ from typing import Final
 from waymarks.core.lazy_re import lazy
 from waymarks.core.secret_tokens import Rule
 
-_NOUN: Final = r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?)s?"
-_QUALIFIER: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?)?"
+#: a password's noun, and up to five words after "for", "of" or "on" (secret_pairs' too)
+NOUN: Final = r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?)s?"
+QUALIFIER: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?)?"
 _VERB: Final = (r"(?:[ \t]+(?:is|was|are|were|became|remains|(?:was |is |got )?(?:set|changed"
                 r"|reset|updated|rotated) to)(?:[ \t]*:)?|[ \t]*(?:[:=]|->|\u2192))[ \t]*"
                 r"(?:(?:now|still|just|literally|simply|actually)[ \t]+)?")
@@ -39,20 +40,23 @@ _CJK_NOUN: Final = r"(?:密码|密碼|口令)"
 _CJK_VERB: Final = (r"[ \t\u3000]*(?:现在|現在|目前|统一|統一|一律|还|仍然|仍)?"
                     r"(?:就是|是|为|為|[:：=＝]|(?:改|设|設|设置|設置|重置|更新)(?:成|为|為)了?)"
                     r"[ \t\u3000]*")
-_LOGIN: Final = (r"(?:(?<![A-Za-z])(?:log ?in|sign ?in|creds|credentials|account)"
-                 r"(?:[ \t]+(?:is|are|was|were))?[ \t]*:?"
-                 r"|(?:账号|帳號|帐号|用户名|用戶名|登录|登錄)[ \t]*[:：]?)[ \t]*"
-                 r"[A-Za-z][\w.@-]{0,31}[ \t]*/[ \t]*")
+#: a login's word, then is/are or a colon (secret_pairs' too), and (here) a user and ``/``
+LOGIN_WORD: Final = (r"(?:(?<![A-Za-z])(?:log ?in|sign ?in|creds|credentials|account)"
+                     r"(?:[ \t]+(?:is|are|was|were))?[ \t]*:?"
+                     r"|(?:账号|帳號|帐号|用户名|用戶名|登录|登錄)[ \t]*[:：]?)[ \t]*")
+_LOGIN: Final = LOGIN_WORD + r"[A-Za-z][\w.@-]{0,31}[ \t]*/[ \t]*"
+#: the needles of a rule reading after those nouns and words
+NEEDLES: Final = ("pass", "pw", "密码", "密碼", "口令", "log", "sign", "cred", "account", "账号",
+                  "帳號", "帐号", "用户名", "用戶名", "登录", "登錄")
 #: the value: numbers parted by ``-``, ``.`` or ``/``, two to four of them, not going on
 #: as a word, a longer version or a time does
 _VALUE: Final = (r"(?P<dated_password>[0-9]{1,4}(?:[-./][0-9]{1,4}){1,3})"
                  r"(?![\w.:/-]*[\w])(?![ \t]*[T ]?[0-9]{1,2}:[0-9]{2})")
 
 DATED_PASSWORD: Final = Rule("dated_password", "secret", lazy(
-    r"(?:" + _NOUN + _QUALIFIER + _VERB + "|" + _CJK_NOUN + _CJK_VERB + "|" + _LOGIN + ")"
+    r"(?:" + NOUN + QUALIFIER + _VERB + "|" + _CJK_NOUN + _CJK_VERB + "|" + _LOGIN + ")"
     + _VALUE, re.ASCII | re.IGNORECASE),
-    ("pass", "pw", "密码", "密碼", "口令", "log", "sign", "cred", "account", "账号", "帳號",
-     "帐号", "用户名", "用戶名", "登录", "登錄"), folded=True, anchored=True, wrapper=True)
+    NEEDLES, folded=True, anchored=True, wrapper=True)
 
 #: a date or version this long at least (``2024.10.01``, ``20.11.2019``; not ``1.2``)
 _DIGITS_MIN: Final = 6
@@ -78,15 +82,8 @@ def dated_is_secret(match: re.Match[str], start: int, end: int) -> bool:
 _NUMBERS: Final = lazy(r"[0-9][-./][0-9]")
 
 
-def might_be_dated(text: str, folded: str) -> bool:
-    """The pre-test's part: two numbers parted, a needle, then the expression there
-    (``folded`` is ``text`` ASCII-lower-cased: its places are ``text``'s)."""
-    if _NUMBERS.search(text) is None:
-        return False
-    for needle in DATED_PASSWORD.needles:
-        at = folded.find(needle)
-        while at != -1:
-            if DATED_PASSWORD.regex.match(text, at) is not None:
-                return True
-            at = folded.find(needle, at + 1)
-    return False
+def might_be_dated(text: str) -> bool:
+    """The pre-test's part: two numbers parted, then the expression at a needle."""
+    from waymarks.core.secret_prose import _matched_at_needles
+
+    return _NUMBERS.search(text) is not None and _matched_at_needles((DATED_PASSWORD,), text)

@@ -25,7 +25,6 @@ from waymarks.core.secret_pairs import (
     works_is_secret,
 )
 from waymarks.core.secret_shell import SHELL_NAMED, might_shell, shell_is_secret
-from waymarks.core.secret_tokens import ascii_lower
 from waymarks.core.secret_vendor import (
     PREFIXED_TOKEN,
     SENDGRID_ANY,
@@ -52,8 +51,7 @@ SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token", "dott
 
 def might_hold(text: str) -> bool:
     """Whether a rule of this registry could match ``text``: its literals first, then its
-    expression where they stand (each module's part reads ``text`` ASCII-lower-cased,
-    whose places are ``text``'s: ``str.casefold`` makes "ß" two letters)."""
-    folded = ascii_lower(text)
-    return might_open_a_lock(text, folded) or might_be_dated(text, folded) \
-        or might_be_vendor(text) or might_pair(text, folded) or might_shell(text)
+    expression where they stand (:func:`waymarks.core.secret_prose._matched_at_needles`,
+    reading ``text`` ASCII-lower-cased, whose places are ``text``'s)."""
+    return might_open_a_lock(text) or might_be_dated(text) or might_be_vendor(text) \
+        or might_pair(text) or might_shell(text)

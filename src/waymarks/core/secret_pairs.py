@@ -32,10 +32,9 @@ import re
 from typing import Final
 
 from waymarks.core.lazy_re import lazy
+from waymarks.core.secret_dated import LOGIN_WORD, NEEDLES, NOUN, QUALIFIER
 from waymarks.core.secret_tokens import Rule
 
-_NOUN: Final = r"(?:(?<![A-Za-z])pass(?:word|wd|phrase|code)|(?<![A-Za-z0-9])pwd?)s?"
-_QUALIFIER: Final = r"(?: (?:for|of|on)(?: [\w.@-]{1,64}){1,5}?)?"
 _VERB: Final = (r"(?:[ \t]+(?:is|was|are|were|became|remains|(?:was |is |got )?(?:set|changed"
                 r"|reset|updated|rotated) to)(?:[ \t]*:)?[ \t]+"
                 r"(?:(?:now|still|just|literally|simply|actually)[ \t]+)?"
@@ -43,20 +42,16 @@ _VERB: Final = (r"(?:[ \t]+(?:is|was|are|were|became|remains|(?:was |is |got )?(
 _CJK: Final = (r"(?:密码|密碼|口令)[ \t\u3000]*(?:现在|現在|目前|还|仍然|仍)?"
                r"(?:就是|是|为|為|[:：]|(?:改|设|設|设置|設置|重置|更新)(?:成|为|為)了?)?"
                r"[ \t\u3000]*")
-_LOGIN: Final = (r"(?:(?<![A-Za-z])(?:log ?in|sign ?in|creds|credentials|account)"
-                 r"(?:[ \t]+(?:is|are|was|were))?[ \t]*:?"
-                 r"|(?:账号|帳號|帐号|用户名|用戶名|登录|登錄)[ \t]*[:：]?)[ \t]*"
-                 r"[A-Za-z][\w@-]{0,31}[ \t]*/[ \t]*")
+_LOGIN: Final = LOGIN_WORD + r"[A-Za-z][\w@-]{0,31}[ \t]*/[ \t]*"
 #: parts of letters and digits joined by ``.``, ``-`` or ``_``, one ``.`` at least
 _DOTTED: Final = (r"(?P<dotted_password>[A-Za-z0-9]{2,64}(?:[_-][A-Za-z0-9]+)*"
                   r"(?:\.[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*)+)"
                   r"(?=[.,;:)!?]*(?:[^\w.@/-]|\Z))")
 
 DOTTED_PASSWORD: Final = Rule("dotted_password", "secret", lazy(
-    r"(?:" + _NOUN + _QUALIFIER + _VERB + "|" + _CJK + "|" + _LOGIN + ")" + _DOTTED,
+    r"(?:" + NOUN + QUALIFIER + _VERB + "|" + _CJK + "|" + _LOGIN + ")" + _DOTTED,
     re.ASCII | re.IGNORECASE),
-    ("pass", "pw", "密码", "密碼", "口令", "log", "sign", "cred", "account", "账号", "帳號",
-     "帐号", "用户名", "用戶名", "登录", "登錄"), folded=True, anchored=True, wrapper=True)
+    NEEDLES, folded=True, anchored=True, wrapper=True)
 
 _MIN: Final = 6
 _LOWER_WORD: Final = lazy(r"[a-z]+")
@@ -108,16 +103,12 @@ def works_is_secret(match: re.Match[str], start: int, end: int) -> bool:
 _PAIR_HINT: Final = lazy(r"[A-Za-z0-9][ \t]*/[ \t]*[!-~]{3}")
 
 
-def might_pair(text: str, folded: str) -> bool:
-    """The pre-test's part for both rules (``folded`` is ``text`` ASCII-lower-cased: its
-    places are ``text``'s): a dot and a needle, then the expression there; a ``/`` and a
-    word of working, then the expression."""
-    if "." in text:
-        for needle in DOTTED_PASSWORD.needles:
-            at = folded.find(needle)
-            while at != -1:
-                if DOTTED_PASSWORD.regex.match(text, at) is not None:
-                    return True
-                at = folded.find(needle, at + 1)
-    return "/" in text and any(needle in folded for needle in PAIR_WORKS.needles) \
+def might_pair(text: str) -> bool:
+    """The pre-test's part for both rules: a dot, then the expression at a needle; a ``/``
+    and a word of working, then the expression."""
+    from waymarks.core.secret_prose import _matched_at_needles
+
+    if "." in text and _matched_at_needles((DOTTED_PASSWORD,), text):
+        return True
+    return "/" in text and any(needle in text.lower() for needle in PAIR_WORKS.needles) \
         and _PAIR_HINT.search(text) is not None and PAIR_WORKS.regex.search(text) is not None
