@@ -17,10 +17,6 @@ from typing import Final
 
 from waymarks.core.secret_codes import LOCK_CODE, code_is_secret, might_open_a_lock
 from waymarks.core.secret_dated import DATED_PASSWORD, dated_is_secret, might_be_dated
-from waymarks.core.secret_denied import NAMES as DENIED_NAMES
-from waymarks.core.secret_denied import RULES as DENIED_RULES
-from waymarks.core.secret_denied import denied_is_secret
-from waymarks.core.secret_denied import might_hold as might_be_denied
 from waymarks.core.secret_pairs import (
     DOTTED_PASSWORD,
     PAIR_WORKS,
@@ -29,7 +25,6 @@ from waymarks.core.secret_pairs import (
     works_is_secret,
 )
 from waymarks.core.secret_shell import SHELL_NAMED, might_shell, shell_is_secret
-from waymarks.core.secret_tokens import ascii_lower
 from waymarks.core.secret_vendor import (
     PREFIXED_TOKEN,
     SENDGRID_ANY,
@@ -39,7 +34,7 @@ from waymarks.core.secret_vendor import (
 )
 
 RULES: Final = (LOCK_CODE, DATED_PASSWORD, SENDGRID_ANY, PREFIXED_TOKEN, DOTTED_PASSWORD,
-                PAIR_WORKS, SHELL_NAMED, *DENIED_RULES)
+                PAIR_WORKS, SHELL_NAMED)
 #: each rule's check: whether its match (the value ``start:end``) is a credential
 CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "lock_code": code_is_secret,
@@ -49,10 +44,9 @@ CHECKS: Final[dict[str, Callable[[re.Match[str], int, int], bool]]] = {
     "dotted_password": dotted_is_secret,
     "pair_works": works_is_secret,
     "shell_named": shell_is_secret,
-    **dict.fromkeys(DENIED_NAMES, denied_is_secret),
 }
 SHORT: Final = frozenset({"lock_code", "dated_password", "prefixed_token", "dotted_password",
-                          "pair_works", "shell_named"}) | DENIED_NAMES
+                          "pair_works", "shell_named"})
 
 
 def might_hold(text: str) -> bool:
@@ -60,4 +54,4 @@ def might_hold(text: str) -> bool:
     expression where they stand (:func:`waymarks.core.secret_prose._matched_at_needles`,
     reading ``text`` ASCII-lower-cased, whose places are ``text``'s)."""
     return might_open_a_lock(text) or might_be_dated(text) or might_be_vendor(text) \
-        or might_pair(text) or might_shell(text) or might_be_denied(text, ascii_lower(text))
+        or might_pair(text) or might_shell(text)
